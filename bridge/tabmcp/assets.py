@@ -1,0 +1,76 @@
+"""Where the extension, the polyfill and the demo site live, in a checkout or a wheel.
+
+The polyfill has one source, ``polyfill/webmcp-polyfill.js``. Chromium will not follow a
+symlink inside an unpacked extension, so :func:`stage_extension` copies the polyfill into
+the extension folder (the copy is git-ignored) before anything loads the extension.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+__all__ = [
+    "EXTENSION_ID",
+    "demo_site_dir",
+    "extension_dir",
+    "polyfill_path",
+    "repo_root",
+    "stage_extension",
+]
+
+EXTENSION_ID = "gfigonejdkomjpdmhgkpaofngngajldi"
+"""Fixed by the ``key`` in ``extension/manifest.json``; the bridge admits this ID by default."""
+
+_PKG = Path(__file__).resolve().parent
+
+
+def repo_root() -> Path | None:
+    """The checkout this package runs from, or ``None`` when installed from a wheel."""
+    root = _PKG.parent.parent
+    return root if (root / "extension" / "manifest.json").exists() else None
+
+
+def extension_dir() -> Path:
+    root = repo_root()
+    return root / "extension" if root else _PKG / "_assets" / "extension"
+
+
+def polyfill_path() -> Path:
+    root = repo_root()
+    return root / "polyfill" / "webmcp-polyfill.js" if root else _PKG / "_assets" / "webmcp-polyfill.js"
+
+
+def demo_site_dir() -> Path:
+    return _PKG / "demo" / "site"
+
+
+def stage_extension() -> Path:
+    """Copy the polyfill into the extension folder if it is missing or stale; return the folder."""
+    ext = extension_dir()
+    target = ext / "webmcp-polyfill.js"
+    source = polyfill_path()
+    data = source.read_bytes()
+    if not target.exists() or target.read_bytes() != data:
+        try:
+            target.write_bytes(data)
+        except OSError:
+            # A read-only install: stage a private copy of the whole extension instead.
+            private = Path.home() / ".cache" / "tabmcp" / "extension"
+            shutil.copytree(ext, private, dirs_exist_ok=True)
+            (private / "webmcp-polyfill.js").write_bytes(data)
+            return private
+    return ext
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tabmcp.assets")
+    parser.add_argument("--stage", action="store_true", help="stage the polyfill into the extension")
+    args = parser.parse_args(argv)
+    print(stage_extension() if args.stage else extension_dir())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

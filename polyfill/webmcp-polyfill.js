@@ -1,0 +1,1 @@
+/* placeholder: the polyfill is being written */
