@@ -1,0 +1,261 @@
+"""The ``tabmcp`` command: serve · demo · tools · call · config check.
+
+Everything goes to stderr except command output meant for pipes (``tools``, ``call``,
+``config check``), so ``serve --stdio`` keeps stdout for MCP alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from typing import Any
+
+from . import __version__
+from .config import DEFAULT_PORT, Config, load_config
+from .errors import BridgeError, ConfigError
+
+__all__ = ["main"]
+
+log = logging.getLogger("tabmcp")
+
+
+def _eprint(*parts: object) -> None:
+    print(*parts, file=sys.stderr, flush=True)
+
+
+def _setup_logging(level: str) -> None:
+    logging.basicConfig(
+        level=getattr(logging, level.upper(), logging.INFO),
+        format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+        datefmt="%H:%M:%S",
+        stream=sys.stderr,
+    )
+
+
+def _load(args: argparse.Namespace) -> Config:
+    config = load_config(getattr(args, "config", None))
+    overrides: dict[str, dict[str, Any]] = {
+        "server": {"port": getattr(args, "port", None), "host": getattr(args, "host", None)},
+        "disclosure": {"profile": getattr(args, "profile", None)},
+    }
+    return config.with_overrides(overrides)
+
+
+def _client_snippets(port: int) -> str:
+    url = f"http://127.0.0.1:{port}/mcp"
+    return (
+        f"  MCP (Streamable HTTP): {url}\n"
+        f"  Claude Code:  claude mcp add --transport http tabmcp {url}\n"
+        f'  Cursor / VS Code / Claude Desktop: see README ("Connect a client")\n'
+    )
+
+
+# -- serve -------------------------------------------------------------------------------
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from .server.app import BridgeApp, PortInUse
+
+    config = _load(args)
+    app = BridgeApp(config)
+
+    def ready(port: int) -> None:
+        _eprint(f"tabmcp {__version__} bridge on 127.0.0.1:{port}")
+        _eprint(f"  extension WebSocket: ws://127.0.0.1:{port}/extension")
+        if args.stdio:
+            _eprint("  MCP: stdio (and Streamable HTTP at the URL below)")
+        _eprint(_client_snippets(port), end="")
+        _eprint(f"  disclosure profile: {config.disclosure.profile}")
+
+    try:
+        await app.serve(stdio=args.stdio, on_ready=ready, log_level="warning")
+    except PortInUse as exc:
+        _eprint(f"tabmcp: {exc}. Is another bridge running? Try --port.")
+        return 3
+    return 0
+
+
+# -- demo --------------------------------------------------------------------------------
+
+
+async def _demo(args: argparse.Namespace) -> int:
+    from .demo.server import serve_demo_site
+    from .launcher import launch_browser
+    from .server.app import PortInUse, running_bridge
+
+    config = _load(args)
+    try:
+        bridge_cm = running_bridge(config)
+        bridge = await bridge_cm.__aenter__()
+    except PortInUse as exc:
+        _eprint(f"tabmcp: {exc}. Is another bridge running? Try --port.")
+        return 3
+    try:
+        async with serve_demo_site(port=args.site_port) as site_url:
+            port = bridge.port
+            assert port is not None
+            bridge_url = f"ws://127.0.0.1:{port}/extension"
+            headless = True if args.headless else (False if args.headed else None)
+            async with launch_browser(bridge_url=bridge_url, headless=headless, webmcp=args.webmcp) as browser:
+                page = browser.context.pages[0] if browser.context.pages else await browser.context.new_page()
+                await page.goto(site_url)
+                connected = await bridge.hub.wait_connected(15)
+                for _ in range(100):
+                    if bridge.hub.registry.counts()["tools"]:
+                        break
+                    await asyncio.sleep(0.1)
+                counts = bridge.hub.registry.counts()
+                _eprint(f"tabmcp demo: Chromium with the extension on {site_url}")
+                _eprint(
+                    f"  extension {'connected' if connected else 'NOT connected'}; "
+                    f"{counts['tools']} page tools in {counts['categories']} categories on {counts['tabs']} tab(s)"
+                )
+                _eprint(_client_snippets(port), end="")
+                _eprint("  try: tabmcp tools   |   tabmcp call user_management   |   Ctrl-C to stop")
+                if args.exit_after is not None:
+                    await asyncio.sleep(args.exit_after)
+                else:
+                    await asyncio.Event().wait()
+    finally:
+        await bridge_cm.__aexit__(None, None, None)
+    return 0
+
+
+# -- tools / call ------------------------------------------------------------------------
+
+
+def _mcp_url(args: argparse.Namespace) -> str:
+    return args.url or f"http://127.0.0.1:{args.port or DEFAULT_PORT}/mcp"
+
+
+async def _tools(args: argparse.Namespace) -> int:
+    from mcp import Client
+
+    async with Client(_mcp_url(args)) as client:
+        result = await client.list_tools(cache_mode="bypass")
+    tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in result.tools]
+    if args.json:
+        print(json.dumps(tools, indent=2))
+        return 0
+    for tool in tools:
+        meta = tool.get("_meta") or {}
+        cat = meta.get("tabmcp/category")
+        kind = "builtin" if meta.get("tabmcp/builtin") else ("category" if isinstance(cat, dict) else "tool")
+        source = (meta.get("tabmcp/source") or {}).get("origin", "")
+        extra = f" ({cat['toolCount']} tools)" if isinstance(cat, dict) else ""
+        print(f"{tool['name']:<40} {kind:<9}{extra:<12} {source}")
+    print(f"{len(tools)} tools", file=sys.stderr)
+    return 0
+
+
+async def _call(args: argparse.Namespace) -> int:
+    from mcp import Client
+
+    try:
+        arguments = json.loads(args.args) if args.args else {}
+    except json.JSONDecodeError as exc:
+        _eprint(f"tabmcp: --args is not valid JSON: {exc}")
+        return 2
+    if not isinstance(arguments, dict):
+        _eprint("tabmcp: --args must be a JSON object")
+        return 2
+    async with Client(_mcp_url(args)) as client:
+        result = await client.call_tool(args.name, arguments)
+    if args.json:
+        print(json.dumps(result.model_dump(by_alias=True, exclude_none=True, mode="json"), indent=2))
+    else:
+        for block in result.content:
+            print(getattr(block, "text", None) or block.model_dump_json())
+    return 1 if result.is_error else 0
+
+
+# -- config ------------------------------------------------------------------------------
+
+
+def _config_check(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    config.check_binding()
+    print(json.dumps(config.model_dump(mode="json"), indent=2))
+    _eprint("config OK")
+    return 0
+
+
+# -- entry -------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tabmcp", description="Serve your browser tabs' WebMCP tools over MCP.")
+    parser.add_argument("--version", action="version", version=f"tabmcp {__version__}")
+    parser.add_argument("--log-level", default="warning", help="debug, info, warning (default), error")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--config", help="config file (default: $TABMCP_CONFIG or ~/.config/tabmcp/config.toml)")
+        p.add_argument("--port", type=int, help=f"bridge port (default {DEFAULT_PORT})")
+        p.add_argument("--host", help="address to bind (default 127.0.0.1; loopback only unless allowed)")
+        p.add_argument("--profile", choices=["categories", "passthrough"], help="disclosure profile")
+
+    serve = sub.add_parser("serve", help="run the bridge (extension WebSocket + MCP)")
+    common(serve)
+    serve.add_argument("--stdio", action="store_true", help="serve MCP on stdin/stdout (for clients that launch it)")
+
+    demo = sub.add_parser("demo", help="bridge + Chromium with the extension on the demo site")
+    common(demo)
+    demo.add_argument("--site-port", type=int, default=0, help="port of the demo site (default: any free)")
+    demo.add_argument("--headless", action="store_true", help="no browser window (default when there is no display)")
+    demo.add_argument("--headed", action="store_true", help="show the browser window")
+    demo.add_argument("--webmcp", action="store_true", help="enable Chromium's native WebMCP (the polyfill layers on it)")
+    demo.add_argument("--exit-after", type=float, help=argparse.SUPPRESS)
+
+    tools = sub.add_parser("tools", help="list what the running bridge exposes")
+    tools.add_argument("--port", type=int)
+    tools.add_argument("--url", help="MCP URL (default http://127.0.0.1:PORT/mcp)")
+    tools.add_argument("--json", action="store_true")
+
+    call = sub.add_parser("call", help="run a tool through the running bridge")
+    call.add_argument("name")
+    call.add_argument("--args", default="{}", help="arguments as a JSON object")
+    call.add_argument("--port", type=int)
+    call.add_argument("--url")
+    call.add_argument("--json", action="store_true", help="print the whole CallToolResult")
+
+    config = sub.add_parser("config", help="configuration")
+    config_sub = config.add_subparsers(dest="config_command", required=True)
+    check = config_sub.add_parser("check", help="validate a config file and print the effective settings")
+    check.add_argument("--config")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    _setup_logging(args.log_level)
+    try:
+        if args.command == "serve":
+            return asyncio.run(_serve(args))
+        if args.command == "demo":
+            return asyncio.run(_demo(args))
+        if args.command == "tools":
+            return asyncio.run(_tools(args))
+        if args.command == "call":
+            return asyncio.run(_call(args))
+        if args.command == "config":
+            return _config_check(args)
+    except KeyboardInterrupt:
+        return 130
+    except ConfigError as exc:
+        _eprint(f"tabmcp: {exc}")
+        return 2
+    except BridgeError as exc:
+        _eprint(f"tabmcp: {exc}")
+        return 1
+    except OSError as exc:
+        _eprint(f"tabmcp: {exc}")
+        return 1
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Configuration: a TOML file validated by pydantic, overridden by command-line flags.
+
+The file is looked up at ``--config PATH``, then ``$TABMCP_CONFIG``, then
+``~/.config/tabmcp/config.toml``; every setting has a default, so no file is needed.
+``tabmcp config check`` validates a file and prints the effective settings.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .assets import EXTENSION_ID
+from .errors import ConfigError
+
+__all__ = ["DEFAULT_PORT", "Config", "default_config_path", "load_config"]
+
+DEFAULT_PORT = 7797
+"""One port for the extension's WebSocket (``/extension``) and MCP over HTTP (``/mcp``)."""
+
+_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(DEFAULT_PORT, ge=0, le=65535)
+    allow_remote: bool = False
+    """Binding to anything but loopback needs this set explicitly (and is not recommended)."""
+    extension_ids: list[str] = Field(default_factory=list)
+    """Extension IDs admitted besides our own (for a self-signed fork of the extension)."""
+    extension_token: str | None = None
+    """If set, the extension must present this token in its hello (set it on the options page)."""
+    reconnect_grace_s: float = Field(5.0, ge=0)
+    """How long tabs survive an extension disconnect before their tools are dropped."""
+
+    @field_validator("extension_ids")
+    @classmethod
+    def _ids(cls, v: list[str]) -> list[str]:
+        for ext_id in v:
+            if len(ext_id) != 32 or not all("a" <= c <= "p" for c in ext_id):
+                raise ValueError(f"{ext_id!r} is not a Chrome extension ID (32 letters a-p)")
+        return v
+
+    @property
+    def allowed_extension_origins(self) -> frozenset[str]:
+        return frozenset(f"chrome-extension://{i}" for i in [EXTENSION_ID, *self.extension_ids])
+
+
+class CallSettings(_Section):
+    timeout_s: float = Field(30.0, gt=0, le=3600)
+
+
+class DisclosureSettings(_Section):
+    profile: Literal["categories", "passthrough"] = "categories"
+
+
+class McpSettings(_Section):
+    tools_ttl_ms: int = Field(5_000, ge=0)
+    """How long 2026-07-28 clients may cache tools/list; changes are also pushed on listen streams."""
+
+
+class Config(_Section):
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    calls: CallSettings = Field(default_factory=CallSettings)
+    disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
+
+    def check_binding(self) -> None:
+        """Refuse a non-loopback bind unless explicitly allowed."""
+        if self.server.host not in _LOOPBACK and not self.server.allow_remote:
+            raise ConfigError(
+                f"refusing to bind {self.server.host}: the bridge listens on loopback only "
+                "(set server.allow_remote = true to override)"
+            )
+
+    def with_overrides(self, overrides: dict[str, dict[str, Any]]) -> Config:
+        """A copy with ``{"section": {"key": value}}`` overrides (from flags) applied and validated."""
+        data = self.model_dump()
+        for section, values in overrides.items():
+            data.setdefault(section, {}).update({k: v for k, v in values.items() if v is not None})
+        try:
+            return Config.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(_explain(exc)) from exc
+
+
+def default_config_path() -> Path:
+    env = os.environ.get("TABMCP_CONFIG")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "tabmcp" / "config.toml"
+
+
+def _explain(exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"])
+        lines.append(f"{where}: {err['msg']}")
+    return "invalid configuration:\n  " + "\n  ".join(lines)
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
+    """Load and validate a config file; a missing default file means all defaults.
+
+    Raises:
+        ConfigError: the file does not parse as TOML or a setting is invalid.
+    """
+    explicit = path is not None or "TABMCP_CONFIG" in os.environ
+    file = Path(path) if path is not None else default_config_path()
+    if not file.exists():
+        if explicit:
+            raise ConfigError(f"config file {file} does not exist")
+        return Config()
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from exc
+    try:
+        return Config.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{file}: {_explain(exc)}") from exc

@@ -1,0 +1,194 @@
+"""Validated page tools and categories: what the registry keeps after checking a snapshot.
+
+Everything a page sends is untrusted input. Each tool is validated on its own (name rules,
+length limits, a JSON Schema that is itself valid), so one bad tool is rejected with a
+named reason while the rest of the tab is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "MAX_DESCRIPTION",
+    "MAX_SCHEMA_BYTES",
+    "MAX_TITLE",
+    "TOOL_NAME_RE",
+    "PageCategory",
+    "PageTool",
+    "Rejection",
+    "Scope",
+    "parse_category",
+    "parse_tool",
+]
+
+TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+"""The WebMCP draft's (and Chromium's) rule for tool names; MCP allows the same set."""
+
+MAX_DESCRIPTION = 8_000
+MAX_TITLE = 200
+MAX_SCHEMA_BYTES = 64 * 1024
+MAX_STATES = 64
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+
+
+class Scope(_Model):
+    """A page's own statement of where and when a tool applies (our extension to WebMCP)."""
+
+    routes: tuple[str, ...] | None = None
+    """URL path or hash globs (``/admin/*``, ``#/users*``); the tool applies on any of them."""
+    states: tuple[str, ...] | None = None
+    """Page states that must all be set (``modelContext.setStates([...])``)."""
+    danger_level: Literal["safe", "moderate", "destructive"] | None = None
+    ai_enabled: bool | None = None
+    requires_approval: bool | None = None
+    core: bool | None = None
+    """The page suggests listing this tool directly in the ``hybrid`` profile."""
+
+
+class PageTool(_Model):
+    name: str
+    title: str | None = None
+    description: str
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
+    annotations: dict[str, Any] = Field(default_factory=dict)
+    category: str | None = None
+    scope: Scope | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not TOOL_NAME_RE.match(v):
+            raise ValueError("tool names are 1-128 characters of A-Z a-z 0-9 _ . -")
+        return v
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, v: str | None) -> str | None:
+        if v is not None and len(v) > MAX_TITLE:
+            raise ValueError(f"title longer than {MAX_TITLE} characters")
+        return v or None
+
+    @field_validator("description")
+    @classmethod
+    def _description(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("description is required")
+        if len(v) > MAX_DESCRIPTION:
+            raise ValueError(f"description longer than {MAX_DESCRIPTION} characters")
+        return v
+
+    @field_validator("input_schema", mode="before")
+    @classmethod
+    def _schema(cls, v: Any) -> dict[str, Any]:
+        if v is None:
+            return {"type": "object", "properties": {}}
+        if not isinstance(v, dict):
+            raise ValueError("inputSchema must be a JSON object")
+        size = len(json.dumps(v))
+        if size > MAX_SCHEMA_BYTES:
+            raise ValueError(f"inputSchema is {size} bytes, more than {MAX_SCHEMA_BYTES}")
+        if v.get("type", "object") != "object":
+            raise ValueError("inputSchema must describe an object (type: 'object')")
+        try:
+            Draft202012Validator.check_schema(v)
+        except SchemaError as exc:
+            path = "/".join(str(p) for p in exc.path) or "(root)"
+            raise ValueError(f"inputSchema is not a valid JSON Schema at {path}: {exc.message}") from None
+        if "type" not in v:
+            v = {"type": "object", **v}
+        return v
+
+    @field_validator("annotations", mode="before")
+    @classmethod
+    def _annotations(cls, v: Any) -> dict[str, Any]:
+        if v is None:
+            return {}
+        if not isinstance(v, dict):
+            raise ValueError("annotations must be an object")
+        return {k: val for k, val in v.items() if isinstance(val, bool | str | int | float)}
+
+    @property
+    def read_only(self) -> bool:
+        return bool(self.annotations.get("readOnlyHint"))
+
+    @property
+    def destructive(self) -> bool:
+        if self.scope and self.scope.danger_level == "destructive":
+            return True
+        return bool(self.annotations.get("destructiveHint"))
+
+
+class PageCategory(_Model):
+    name: str
+    description: str
+    tools: tuple[str, ...] = ()
+    scope: Scope | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not TOOL_NAME_RE.match(v):
+            raise ValueError("category names are 1-128 characters of A-Z a-z 0-9 _ . -")
+        return v
+
+    @field_validator("description")
+    @classmethod
+    def _description(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("description is required")
+        if len(v) > MAX_DESCRIPTION:
+            raise ValueError(f"description longer than {MAX_DESCRIPTION} characters")
+        return v
+
+
+class Rejection(_Model):
+    """A tool or category the registry refused, and why (shown by introspection, logged)."""
+
+    kind: Literal["tool", "category", "state"]
+    name: str
+    reason: str
+
+
+def _reason(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err["loc"]) or "(root)"
+        msg = err["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}")
+    return "; ".join(parts)
+
+
+def _name_of(raw: Any) -> str:
+    name = raw.get("name") if isinstance(raw, dict) else None
+    return name[:128] if isinstance(name, str) else "(unnamed)"
+
+
+def parse_tool(raw: Any) -> PageTool | Rejection:
+    """Validate one tool from a snapshot; a :class:`Rejection` says why it was refused."""
+    if not isinstance(raw, dict):
+        return Rejection(kind="tool", name="(unnamed)", reason="a tool must be a JSON object")
+    try:
+        return PageTool.model_validate(raw)
+    except ValidationError as exc:
+        return Rejection(kind="tool", name=_name_of(raw), reason=_reason(exc))
+
+
+def parse_category(raw: Any) -> PageCategory | Rejection:
+    """Validate one category from a snapshot."""
+    if not isinstance(raw, dict):
+        return Rejection(kind="category", name="(unnamed)", reason="a category must be a JSON object")
+    try:
+        return PageCategory.model_validate(raw)
+    except ValidationError as exc:
+        return Rejection(kind="category", name=_name_of(raw), reason=_reason(exc))

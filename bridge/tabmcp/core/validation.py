@@ -1,0 +1,51 @@
+"""Check tool arguments against the tool's inputSchema before anything reaches the page."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from ..errors import ToolValidationError
+
+__all__ = ["validate_arguments"]
+
+
+@lru_cache(maxsize=4096)
+def _validator(schema_json: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def validate_arguments(tool_name: str, schema: dict[str, Any], arguments: Any) -> dict[str, Any]:
+    """Return ``arguments`` if they satisfy ``schema``.
+
+    Raises:
+        ToolValidationError: with the failing field, what the schema expected, and the
+            schema's ``required`` list so the agent can fix the call in one go.
+    """
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ToolValidationError(
+            f"{tool_name}: arguments must be a JSON object, got {type(arguments).__name__}", tool=tool_name
+        )
+    validator = _validator(json.dumps(schema, sort_keys=True))
+    error = best_match(validator.iter_errors(arguments))
+    if error is None:
+        return arguments
+    field = "/".join(str(p) for p in error.absolute_path) or None
+    if error.validator == "required" and isinstance(error.validator_value, list):
+        missing = [r for r in error.validator_value if isinstance(error.instance, dict) and r not in error.instance]
+        field = field + "/" + missing[0] if field and missing else (missing[0] if missing else field)
+    expected: Any = error.validator_value if error.validator not in ("properties", "additionalProperties") else None
+    raise ToolValidationError(
+        f"{tool_name}: {'argument ' + repr(field) + ': ' if field else ''}{error.message}",
+        tool=tool_name,
+        field=field,
+        rule=str(error.validator),
+        expected=expected,
+        required=schema.get("required"),
+    )

@@ -1,0 +1,1 @@
+"""The demo: a back-office web app whose pages register WebMCP tools, and its little server."""

@@ -1,0 +1,103 @@
+"""Start a real Chromium with the tabmcp extension loaded (demo, tests, benchmarks).
+
+Extensions need a persistent profile, so this uses Playwright's
+``launch_persistent_context`` with a throwaway user-data directory. The extension's bridge
+URL lives in ``chrome.storage.local`` (key ``bridgeUrl``); :meth:`ExtensionBrowser.set_bridge_url`
+writes it through the service worker, which reconnects at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from playwright.async_api import BrowserContext, Playwright, Worker, async_playwright
+
+from .assets import EXTENSION_ID, stage_extension
+from .browser import chromium_launch_args, find_chromium
+
+__all__ = ["ExtensionBrowser", "launch_browser"]
+
+
+@dataclass
+class ExtensionBrowser:
+    context: BrowserContext
+    service_worker: Worker | None
+    user_data_dir: str
+
+    async def set_bridge_url(self, url: str) -> None:
+        worker = await self.worker()
+        await worker.evaluate("(url) => chrome.storage.local.set({bridgeUrl: url})", url)
+
+    async def worker(self) -> Worker:
+        """The extension's service worker (waiting for it if the browser restarted it)."""
+        for worker in self.context.service_workers:
+            if EXTENSION_ID in worker.url:
+                self.service_worker = worker
+                return worker
+        worker = await self.context.wait_for_event(
+            "serviceworker", predicate=lambda w: EXTENSION_ID in w.url, timeout=15_000
+        )
+        self.service_worker = worker
+        return worker
+
+    async def status(self) -> dict[str, object]:
+        """What the popup shows: connection state and per-tab counts."""
+        worker = await self.worker()
+        result: dict[str, object] = await worker.evaluate(
+            "() => new Promise((resolve) => chrome.runtime.sendMessage({type: 'tabmcp.status'}, resolve))"
+        )
+        return result
+
+
+def _headless_default() -> bool:
+    """Headed where there is a screen (a person running the demo), headless otherwise (CI)."""
+    if os.name == "nt" or os.uname().sysname == "Darwin":
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+@contextlib.asynccontextmanager
+async def launch_browser(
+    *,
+    bridge_url: str | None = None,
+    headless: bool | None = None,
+    webmcp: bool = False,
+    extension: bool = True,
+    playwright: Playwright | None = None,
+    extra_args: list[str] | None = None,
+) -> AsyncIterator[ExtensionBrowser]:
+    """A Chromium with our extension (unless ``extension=False``), closed on exit."""
+    user_data_dir = tempfile.mkdtemp(prefix="tabmcp-profile-")
+    ext_dir = stage_extension() if extension else None
+    args = chromium_launch_args(ext_dir, webmcp=webmcp) + (extra_args or [])
+    owns_playwright = playwright is None
+    pw_cm = async_playwright() if owns_playwright else None
+    pw = await pw_cm.__aenter__() if pw_cm is not None else playwright
+    assert pw is not None
+    try:
+        context = await pw.chromium.launch_persistent_context(
+            user_data_dir,
+            executable_path=find_chromium(),
+            headless=_headless_default() if headless is None else headless,
+            args=args,
+            viewport={"width": 1280, "height": 800},
+        )
+        try:
+            browser = ExtensionBrowser(context=context, service_worker=None, user_data_dir=user_data_dir)
+            if extension:
+                await browser.worker()
+                if bridge_url:
+                    await browser.set_bridge_url(bridge_url)
+            yield browser
+        finally:
+            with contextlib.suppress(Exception):
+                await context.close()
+    finally:
+        if pw_cm is not None:
+            await pw_cm.__aexit__(None, None, None)
+        shutil.rmtree(user_data_dir, ignore_errors=True)

@@ -1,0 +1,217 @@
+"""The wire protocol between the tabmcp extension and the bridge: one source of truth.
+
+Every frame is one JSON object with a ``type``. Field names are camelCase on the wire
+(they come from JavaScript) and snake_case in Python. ``docs/protocol.md`` describes the
+same messages for humans, and ``extension/protocol.js`` mirrors the names; bump
+:data:`PROTOCOL_VERSION` whenever a message or field changes meaning.
+
+A connection starts with the extension's ``hello``; the bridge answers ``welcome`` (or an
+``error`` with ``PROTOCOL_MISMATCH`` and closes). Either side may ``ping`` at any time.
+Tool snapshots are lenient about individual tools (a bad tool is rejected alone by the
+registry, with a named error), strict about the envelope.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
+
+from .errors import MalformedMessage, UnknownMessageType
+
+__all__ = [
+    "MAX_FRAME_BYTES",
+    "PROTOCOL_VERSION",
+    "BridgeMessage",
+    "CallCancel",
+    "CallResult",
+    "CallStart",
+    "ExtensionMessage",
+    "Hello",
+    "Ping",
+    "Pong",
+    "TabClosed",
+    "TabSnapshot",
+    "TabUpdate",
+    "TabsSync",
+    "WireError",
+    "Welcome",
+    "dump",
+    "parse_extension_message",
+]
+
+PROTOCOL_VERSION = 1
+"""Bumped whenever a message or a field changes meaning. Mirrored in extension/protocol.js."""
+
+MAX_FRAME_BYTES = 16 * 1024 * 1024
+"""Frames larger than this are refused (the WebSocket closes with 1009 Message Too Big)."""
+
+
+class WireModel(BaseModel):
+    """Base of every wire message: camelCase aliases, unknown fields ignored (forward compatible)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+
+
+class ErrorBody(WireModel):
+    code: str
+    message: str
+    details: dict[str, Any] | None = None
+
+
+# -- payloads ---------------------------------------------------------------------------
+
+
+class TabSnapshot(WireModel):
+    """Everything the bridge needs to know about one tab's top-level document.
+
+    ``tools`` and ``categories`` stay raw dicts here: the registry validates each one on its
+    own so that a single bad tool is rejected without losing the rest of the tab.
+    """
+
+    tab_id: int
+    window_id: int | None = None
+    url: str = ""
+    title: str = ""
+    document_id: str | None = None
+    active: bool = False
+    native: bool = False
+    """True when the page runs Chromium's native ``document.modelContext``."""
+    tools: list[Any] = Field(default_factory=list)
+    categories: list[Any] = Field(default_factory=list)
+    states: list[Any] = Field(default_factory=list)
+
+
+# -- extension → bridge -----------------------------------------------------------------
+
+
+class Hello(WireModel):
+    type: Literal["hello"]
+    protocol: int
+    extension_version: str = ""
+    extension_id: str | None = None
+    browser: str | None = None
+    instance_id: str | None = None
+    """Random per service-worker start: tells a reconnect from a restart in the logs."""
+    token: str | None = None
+
+
+class TabsSync(WireModel):
+    """The full state of every tab; replaces whatever the bridge knew (sent after each connect)."""
+
+    type: Literal["tabs.sync"]
+    tabs: list[TabSnapshot]
+
+
+class TabUpdate(WireModel):
+    """One tab changed: opened, navigated (also SPA routes), tools, categories or states."""
+
+    type: Literal["tab.update"]
+    tab: TabSnapshot
+
+
+class TabClosed(WireModel):
+    type: Literal["tab.closed"]
+    tab_id: int
+
+
+class CallResult(WireModel):
+    """The outcome of a ``call.start``. ``result`` is an MCP CallToolResult object."""
+
+    type: Literal["call.result"]
+    call_id: str
+    ok: bool
+    result: dict[str, Any] | None = None
+    error: ErrorBody | None = None
+
+
+class Ping(WireModel):
+    type: Literal["ping"]
+    ts: float | None = None
+
+
+class Pong(WireModel):
+    type: Literal["pong"]
+    ts: float | None = None
+
+
+class WireError(WireModel):
+    """A named error about a frame the other side sent (``ref`` names it when possible)."""
+
+    type: Literal["error"]
+    code: str
+    message: str
+    ref: str | None = None
+
+
+ExtensionMessage = Annotated[
+    Hello | TabsSync | TabUpdate | TabClosed | CallResult | Ping | Pong | WireError,
+    Field(discriminator="type"),
+]
+
+# -- bridge → extension -----------------------------------------------------------------
+
+
+class Welcome(WireModel):
+    type: Literal["welcome"] = "welcome"
+    protocol: int = PROTOCOL_VERSION
+    bridge_version: str
+    session_id: str
+    heartbeat_ms: int = 20_000
+    """How often the extension should ping: under MV3's 30 s idle limit, so the worker stays alive."""
+
+
+class CallStart(WireModel):
+    type: Literal["call.start"] = "call.start"
+    call_id: str
+    tab_id: int
+    document_id: str | None = None
+    tool: str
+    """The tool's name as the page registered it (not the bridge's public name)."""
+    arguments: dict[str, Any]
+    timeout_ms: int
+
+
+class CallCancel(WireModel):
+    type: Literal["call.cancel"] = "call.cancel"
+    call_id: str
+    reason: str = ""
+
+
+BridgeMessage = Welcome | CallStart | CallCancel | Ping | Pong | WireError
+
+_EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
+_KNOWN_TYPES = frozenset({"hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "ping", "pong", "error"})
+
+
+def parse_extension_message(frame: str | bytes) -> Any:
+    """Parse one frame from the extension into its message model.
+
+    Raises:
+        MalformedMessage: not JSON, not an object, no ``type``, or fields of the wrong shape.
+        UnknownMessageType: a ``type`` this protocol version does not define.
+    """
+    try:
+        data = json.loads(frame)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise MalformedMessage(f"frame is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise MalformedMessage(f"frame must be a JSON object, got {type(data).__name__}")
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise MalformedMessage("frame has no string 'type' field")
+    if kind not in _KNOWN_TYPES:
+        raise UnknownMessageType(f"unknown message type {kind!r}", ref=kind)
+    try:
+        return _EXTENSION_ADAPTER.validate_python(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "(root)"
+        raise MalformedMessage(f"{kind}: {where}: {first['msg']}", ref=kind) from exc
+
+
+def dump(message: WireModel) -> str:
+    """Serialize a message for the wire (camelCase, no nulls)."""
+    return message.model_dump_json(by_alias=True, exclude_none=True)

@@ -1,0 +1,164 @@
+"""One ASGI app on one port, and the two ways to run it.
+
+* ``/extension`` — the extension's WebSocket (see :mod:`tabmcp.server.extension`)
+* ``/mcp`` — MCP Streamable HTTP (every protocol version the SDK speaks)
+* ``/health`` — a JSON status line
+
+:meth:`BridgeApp.serve` runs the HTTP server; with ``stdio=True`` it also serves MCP on
+stdin/stdout (for clients that launch the bridge) while still listening for the extension.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import uvicorn
+from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+
+from ..config import Config
+from ..protocol import MAX_FRAME_BYTES
+from .extension import extension_endpoint, is_loopback_host
+from .hub import Hub
+from .mcp import build_mcp_server
+
+__all__ = ["BridgeApp", "PortInUse", "bind_socket", "running_bridge"]
+
+log = logging.getLogger("tabmcp.app")
+
+
+class PortInUse(OSError):
+    """The port is taken (most likely by another tabmcp bridge)."""
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """Bind the listening socket up front, so the real port is known and a clash is clear."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise PortInUse(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+class BridgeApp:
+    """The hub, its MCP server and the ASGI app that exposes both."""
+
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or Config()
+        self.hub = Hub(self.config)
+        self.mcp, self.notifier = build_mcp_server(self.hub)
+        self.port: int | None = None
+        self._uvicorn: uvicorn.Server | None = None
+        self.started = asyncio.Event()
+
+    def asgi(self, port: int) -> Starlette:
+        host_names = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=host_names,
+            allowed_origins=[],  # no browser origin may drive MCP; non-browser clients send none
+        )
+
+        async def health(request: Request) -> Response:
+            if not is_loopback_host(request.headers.get("host")):
+                return Response("Invalid Host header", status_code=421)
+            return JSONResponse(self.hub.status())
+
+        return self.mcp.streamable_http_app(
+            streamable_http_path="/mcp",
+            transport_security=security,
+            host=self.config.server.host,
+            custom_starlette_routes=[
+                WebSocketRoute("/extension", extension_endpoint(self.hub)),
+                Route("/health", health),
+            ],
+        )
+
+    async def serve(
+        self,
+        *,
+        stdio: bool = False,
+        sock: socket.socket | None = None,
+        on_ready: Callable[[int], None] | None = None,
+        log_level: str = "warning",
+    ) -> None:
+        """Serve until cancelled (or, with ``stdio``, until the MCP client closes stdin)."""
+        self.config.check_binding()
+        if sock is None:
+            sock = bind_socket(self.config.server.host, self.config.server.port)
+        self.port = sock.getsockname()[1]
+        app = self.asgi(self.port)
+        server = uvicorn.Server(
+            uvicorn.Config(
+                app,
+                ws="websockets-sansio",
+                ws_max_size=MAX_FRAME_BYTES,
+                ws_ping_interval=None,  # the extension's own heartbeat keeps the worker alive
+                log_level=log_level,
+                lifespan="on",
+                timeout_graceful_shutdown=2,
+            )
+        )
+        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        self._uvicorn = server
+        http = asyncio.create_task(server.serve(sockets=[sock]))
+        try:
+            while not server.started:
+                if http.done():
+                    await http  # surface the startup error
+                    return
+                await asyncio.sleep(0.01)
+            self.started.set()
+            if on_ready is not None:
+                on_ready(self.port)
+            if stdio:
+                async with stdio_server() as (read, write):
+                    await self.mcp.run(read, write, self.mcp.create_initialization_options())
+            else:
+                await http
+        finally:
+            server.should_exit = True
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(http, 5)
+            sock.close()
+
+    def stop(self) -> None:
+        if self._uvicorn is not None:
+            self._uvicorn.should_exit = True
+
+
+@contextlib.asynccontextmanager
+async def running_bridge(config: Config | None = None, **kwargs: Any) -> AsyncIterator[BridgeApp]:
+    """Run a bridge in this event loop for the duration of the block (tests, demo)."""
+    app = BridgeApp(config)
+    task = asyncio.create_task(app.serve(**kwargs))
+    started = asyncio.create_task(app.started.wait())
+    done, _ = await asyncio.wait({task, started}, return_when=asyncio.FIRST_COMPLETED)
+    if task in done:
+        started.cancel()
+        await task
+        raise RuntimeError("bridge stopped during startup")
+    try:
+        yield app
+    finally:
+        app.stop()
+        try:
+            await asyncio.wait_for(task, 10)
+        except (TimeoutError, asyncio.CancelledError):
+            task.cancel()
+

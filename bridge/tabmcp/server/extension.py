@@ -1,0 +1,70 @@
+"""The WebSocket endpoint the extension connects to (``ws://127.0.0.1:PORT/extension``).
+
+Only our extension may connect: the handshake's ``Origin`` must be an allowed
+``chrome-extension://`` origin (a web page's origin never is), and the ``Host`` must be a
+loopback name (defeats DNS rebinding). A refused handshake is answered with HTTP 403 and
+logged. After that, every frame goes to the hub, which answers bad frames with named errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .hub import Hub, Link
+
+__all__ = ["IDLE_TIMEOUT_S", "extension_endpoint", "is_loopback_host"]
+
+log = logging.getLogger("tabmcp.extension")
+
+IDLE_TIMEOUT_S = 75.0
+"""A connection that sends nothing (not even its 20 s heartbeat) for this long is closed."""
+
+
+def is_loopback_host(host_header: str | None) -> bool:
+    if not host_header:
+        return False
+    host = host_header.rsplit(":", 1)[0] if not host_header.endswith("]") else host_header
+    return host in ("127.0.0.1", "localhost", "[::1]")
+
+
+def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
+    allowed = hub.config.server.allowed_extension_origins
+
+    async def endpoint(ws: WebSocket) -> None:
+        origin = ws.headers.get("origin")
+        peer = f"{ws.client.host}:{ws.client.port}" if ws.client else "?"
+        if origin not in allowed:
+            log.warning("refused extension WebSocket from %s: origin %r is not an allowed extension", peer, origin)
+            await ws.close(code=1008)
+            return
+        if not is_loopback_host(ws.headers.get("host")):
+            log.warning("refused extension WebSocket from %s: Host %r is not loopback", peer, ws.headers.get("host"))
+            await ws.close(code=1008)
+            return
+        await ws.accept()
+        link = Link(ws, peer=peer)
+        log.debug("extension socket open from %s (%s)", peer, origin)
+        try:
+            while True:
+                try:
+                    message = await asyncio.wait_for(ws.receive(), IDLE_TIMEOUT_S)
+                except TimeoutError:
+                    log.info("extension %s idle for %.0fs; closing", peer, IDLE_TIMEOUT_S)
+                    await link.close(1001, "idle")
+                    break
+                if message["type"] == "websocket.disconnect":
+                    break
+                frame = message.get("text")
+                if frame is None:
+                    frame = message.get("bytes") or b""
+                await hub.handle_frame(link, frame)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await hub.link_closed(link)
+
+    return endpoint

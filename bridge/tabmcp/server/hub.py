@@ -1,0 +1,379 @@
+"""The hub: one extension connection, the registry it feeds, and the calls routed through it.
+
+The extension endpoint hands every frame to :meth:`Hub.handle_frame`; the MCP layer reads
+``hub.registry`` / ``hub.disclosure`` and runs page tools with :meth:`Hub.call_tool`. All
+decisions live in ``core``; this module pairs call ids with futures, enforces deadlines and
+turns a closed tab, a navigation or a disconnect into named errors for every waiting call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from .. import __version__
+from ..config import Config
+from ..core.builtins import BUILTIN_NAMES, BUILTINS
+from ..core.calls import CallState, CallTable
+from ..core.disclosure import Disclosure
+from ..core.registry import Registry, RegistryChange, ToolEntry
+from ..errors import (
+    ExtensionDisconnected,
+    InvalidState,
+    NotReady,
+    ProtocolError,
+    ProtocolVersionMismatch,
+    TabClosed,
+    TabNavigated,
+    ToolCallError,
+    ToolTimeout,
+    error_for_code,
+)
+from ..protocol import (
+    PROTOCOL_VERSION,
+    CallCancel,
+    CallResult,
+    CallStart,
+    Hello,
+    Ping,
+    Pong,
+    TabClosed as TabClosedMsg,
+    TabsSync,
+    TabUpdate,
+    Welcome,
+    WireError,
+    WireModel,
+    dump,
+    parse_extension_message,
+)
+
+__all__ = ["Hub", "Link", "LinkState"]
+
+log = logging.getLogger("tabmcp.hub")
+
+
+class LinkState(enum.Enum):
+    CONNECTED = "connected"
+    """Socket open, no hello yet."""
+    READY = "ready"
+    CLOSED = "closed"
+
+
+class _Socket(Protocol):
+    async def send_text(self, data: str) -> None: ...
+    async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
+
+
+class Link:
+    """One WebSocket connection from an extension, with its handshake state."""
+
+    def __init__(self, socket: _Socket, *, peer: str = "") -> None:
+        self._socket = socket
+        self._lock = asyncio.Lock()
+        self.peer = peer
+        self.state = LinkState.CONNECTED
+        self.hello: Hello | None = None
+        self.connected_at = time.time()
+        self.last_seen = time.monotonic()
+
+    async def send(self, message: WireModel) -> None:
+        if self.state is LinkState.CLOSED:
+            raise InvalidState("link is closed")
+        async with self._lock:
+            await self._socket.send_text(dump(message))
+
+    async def close(self, code: int = 1000, reason: str = "") -> None:
+        if self.state is LinkState.CLOSED:
+            return
+        self.state = LinkState.CLOSED
+        try:
+            await self._socket.close(code=code, reason=reason)
+        except Exception:  # the socket may already be gone; closing is best effort
+            log.debug("closing link %s failed", self.peer, exc_info=True)
+
+
+class Hub:
+    """Owns the registry, the pending calls and the current extension link."""
+
+    def __init__(self, config: Config | None = None) -> None:
+        self.config = config or Config()
+        self.registry = Registry(reserved_names=BUILTIN_NAMES)
+        self.calls = CallTable()
+        self.disclosure = Disclosure(self.registry, profile=self.config.disclosure.profile, builtins=BUILTINS)
+        self.session_id = secrets.token_hex(8)
+        self._futures: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._link: Link | None = None
+        self._listeners: list[Callable[[], None]] = []
+        self._grace: asyncio.TimerHandle | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self._link_ready = asyncio.Event()
+        self.protocol_errors = 0
+
+    # -- change fan-out ------------------------------------------------------------------
+
+    def add_change_listener(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Call ``callback`` after every page-driven change of the registry; returns a remover."""
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    def _changed(self) -> None:
+        for callback in list(self._listeners):
+            try:
+                callback()
+            except Exception:  # a listener's bug must not stop the hub
+                log.exception("change listener failed")
+
+    # -- extension side ------------------------------------------------------------------
+
+    @property
+    def link(self) -> Link | None:
+        return self._link
+
+    @property
+    def connected(self) -> bool:
+        return self._link is not None and self._link.state is LinkState.READY
+
+    async def wait_connected(self, timeout: float) -> bool:
+        """Wait until an extension has completed its handshake (for the CLI and tests)."""
+        try:
+            await asyncio.wait_for(self._link_ready.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def handle_frame(self, link: Link, frame: str | bytes) -> None:
+        """Process one frame from an extension. Never raises for bad input: it answers it."""
+        link.last_seen = time.monotonic()
+        try:
+            message = parse_extension_message(frame)
+            if link.state is not LinkState.READY and not isinstance(message, Hello):
+                raise NotReady(f"{message.type} before hello", ref=message.type)
+            await self._dispatch(link, message)
+        except ProtocolError as exc:
+            self.protocol_errors += 1
+            log.warning("extension %s: %s: %s", link.peer, exc.code, exc.message)
+            await self._send_quietly(link, WireError(type="error", code=exc.code, message=exc.message, ref=exc.ref))
+            if isinstance(exc, ProtocolVersionMismatch):
+                await link.close(1002, "protocol version mismatch")
+
+    async def _dispatch(self, link: Link, message: Any) -> None:
+        if isinstance(message, Hello):
+            await self._on_hello(link, message)
+        elif isinstance(message, TabsSync):
+            self._apply(self.registry.sync(message.tabs))
+            await self._report_rejections(link, self.registry.counts())
+        elif isinstance(message, TabUpdate):
+            change = self.registry.apply(message.tab)
+            self._apply(change)
+            if change.rejected:
+                await self._send_rejections(link, change)
+        elif isinstance(message, TabClosedMsg):
+            self._apply(self.registry.remove(message.tab_id))
+        elif isinstance(message, CallResult):
+            self._on_result(message)
+        elif isinstance(message, Ping):
+            await link.send(Pong(type="pong", ts=message.ts))
+        elif isinstance(message, Pong):
+            pass
+        elif isinstance(message, WireError):
+            log.warning("extension reported %s: %s (ref %s)", message.code, message.message, message.ref)
+
+    async def _on_hello(self, link: Link, hello: Hello) -> None:
+        if hello.protocol != PROTOCOL_VERSION:
+            raise ProtocolVersionMismatch(
+                f"extension speaks protocol {hello.protocol}, this bridge speaks {PROTOCOL_VERSION}: "
+                "update the extension or the bridge so they match",
+                ref="hello",
+            )
+        token = self.config.server.extension_token
+        if token and not secrets.compare_digest(hello.token or "", token):
+            log.warning("extension %s: refused, wrong or missing token", link.peer)
+            await self._send_quietly(
+                link, WireError(type="error", code="UNAUTHORIZED", message="wrong or missing extension token")
+            )
+            await link.close(1008, "unauthorized")
+            return
+        old = self._link
+        link.hello = hello
+        link.state = LinkState.READY
+        self._link = link
+        if self._grace is not None:
+            self._grace.cancel()
+            self._grace = None
+        if old is not None and old is not link:
+            log.info("extension reconnected; closing the previous connection")
+            self._fail_all(ExtensionDisconnected("the extension reconnected while the call was running"))
+            await old.close(4000, "replaced by a newer connection")
+        await link.send(Welcome(bridge_version=__version__, session_id=self.session_id))
+        self._link_ready.set()
+        log.info(
+            "extension %s connected (version %s, instance %s)", hello.extension_id, hello.extension_version,
+            hello.instance_id,
+        )
+
+    async def link_closed(self, link: Link) -> None:
+        """The socket closed. Waiting calls fail now; tabs survive a short grace period."""
+        was_current = link is self._link
+        link.state = LinkState.CLOSED
+        if not was_current:
+            return
+        self._link = None
+        self._link_ready.clear()
+        self._fail_all(ExtensionDisconnected("the browser extension disconnected during the call"))
+        grace = self.config.server.reconnect_grace_s
+        loop = asyncio.get_running_loop()
+        if self._grace is not None:
+            self._grace.cancel()
+        self._grace = loop.call_later(grace, self._grace_expired)
+        log.info("extension disconnected; keeping tabs for %.1fs", grace)
+
+    def _grace_expired(self) -> None:
+        self._grace = None
+        if self._link is None:
+            self._apply(self.registry.clear())
+
+    def _apply(self, change: RegistryChange) -> None:
+        for tab_id in change.closed:
+            for call in self.calls.for_tab(tab_id):
+                self._fail(call.call_id, TabClosed(f"tab {tab_id} closed during the call", tab_id=tab_id))
+        for tab_id in change.navigated:
+            tab = self.registry.tab(tab_id)
+            for call in self.calls.for_tab(tab_id, document_id=tab.document_id if tab else None):
+                self._fail(call.call_id, TabNavigated(f"tab {tab_id} navigated away during the call", tab_id=tab_id))
+        if change.changed:
+            self._changed()
+
+    async def _report_rejections(self, link: Link, _counts: dict[str, int]) -> None:
+        for tab in self.registry.tabs.values():
+            if tab.rejected:
+                await self._send_rejections(link, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=tab.rejected))
+
+    async def _send_rejections(self, link: Link, change: RegistryChange) -> None:
+        text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
+        log.warning("tab %s: rejected %d definitions: %s", change.tab_id, len(change.rejected), text)
+        await self._send_quietly(
+            link, WireError(type="error", code="INVALID_TOOL", message=text, ref=f"tab:{change.tab_id}")
+        )
+
+    async def _send_quietly(self, link: Link, message: WireModel) -> None:
+        try:
+            await link.send(message)
+        except Exception:  # the peer is gone; its close handler cleans up
+            log.debug("could not send %s to %s", message.__class__.__name__, link.peer, exc_info=True)
+
+    # -- calls ---------------------------------------------------------------------------
+
+    def _on_result(self, message: CallResult) -> None:
+        future = self._futures.get(message.call_id)
+        if future is None or future.done():
+            log.info("result for unknown or finished call %s ignored", message.call_id)
+            return
+        if message.ok:
+            self.calls.finish(message.call_id, CallState.DONE, message.result)
+            future.set_result(message.result or {"content": []})
+        else:
+            err = message.error
+            code, text = (err.code, err.message) if err else ("PAGE_ERROR", "the page reported a failure")
+            details = (err.details or {}) if err else {}
+            self.calls.finish(message.call_id, CallState.FAILED)
+            future.set_exception(error_for_code(code, text, **details))
+
+    def _fail(self, call_id: str, error: ToolCallError) -> None:
+        future = self._futures.get(call_id)
+        self.calls.finish(call_id, CallState.FAILED)
+        if future is not None and not future.done():
+            future.set_exception(error)
+
+    def _fail_all(self, error: ToolCallError) -> None:
+        for call in self.calls.all():
+            self._fail(call.call_id, error)
+
+    async def call_tool(
+        self,
+        entry: ToolEntry,
+        arguments: dict[str, Any],
+        *,
+        timeout_s: float | None = None,
+        client_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Run a page tool in its tab and return the page's CallToolResult (a dict).
+
+        Raises:
+            ToolCallError: a named failure (timeout, tab closed, navigation, disconnect,
+                cancellation, or the page's own error).
+        """
+        link = self._link
+        if link is None or link.state is not LinkState.READY:
+            raise ExtensionDisconnected("the browser extension is not connected to the bridge")
+        timeout = timeout_s if timeout_s is not None else self.config.calls.timeout_s
+        call = self.calls.new(
+            tab_id=entry.tab.tab_id,
+            document_id=entry.tab.document_id,
+            page_tool=entry.tool.name,
+            public_name=entry.public_name,
+            arguments=arguments,
+            deadline=time.monotonic() + timeout,
+            client_id=client_id,
+        )
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._futures[call.call_id] = future
+        try:
+            await link.send(
+                CallStart(
+                    call_id=call.call_id,
+                    tab_id=call.tab_id,
+                    document_id=call.document_id,
+                    tool=call.page_tool,
+                    arguments=arguments,
+                    timeout_ms=int(timeout * 1000),
+                )
+            )
+            self.calls.mark_sent(call.call_id)
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except TimeoutError:
+            self._cancel_in_page(call.call_id, "timeout")
+            self.calls.finish(call.call_id, CallState.FAILED)
+            raise ToolTimeout(
+                f"{entry.public_name} did not answer within {timeout:g}s", timeout_s=timeout
+            ) from None
+        except asyncio.CancelledError:
+            if self.calls.finish(call.call_id, CallState.CANCELLED) is not None:
+                self._cancel_in_page(call.call_id, "the MCP client cancelled the call")
+            raise
+        except InvalidState as exc:
+            self.calls.finish(call.call_id, CallState.FAILED)
+            raise ExtensionDisconnected("the browser extension disconnected before the call was sent") from exc
+        finally:
+            self._futures.pop(call.call_id, None)
+            if not future.done():
+                future.cancel()
+
+    def _cancel_in_page(self, call_id: str, reason: str) -> None:
+        link = self._link
+        if link is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._send_quietly(link, CallCancel(call_id=call_id, reason=reason)))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def status(self) -> dict[str, Any]:
+        """A JSON-able summary for ``/health`` and ``tabmcp tools``."""
+        link = self._link
+        return {
+            "bridge": __version__,
+            "protocol": PROTOCOL_VERSION,
+            "extension": {
+                "connected": self.connected,
+                "id": link.hello.extension_id if link and link.hello else None,
+                "version": link.hello.extension_version if link and link.hello else None,
+            },
+            **self.registry.counts(),
+            "pendingCalls": len(self.calls),
+            "profile": self.disclosure.profile,
+        }
+

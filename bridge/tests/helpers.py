@@ -1,0 +1,121 @@
+"""Test helpers: a scripted extension peer speaking the real wire protocol over a real WebSocket.
+
+Bridge-level tests use it where a browser would only slow things down; the e2e suite drives
+the real extension in Chromium.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import websockets
+
+from tabmcp.assets import EXTENSION_ID
+from tabmcp.protocol import PROTOCOL_VERSION
+
+ORIGIN = f"chrome-extension://{EXTENSION_ID}"
+
+
+def tool(name: str, description: str = "", **extra: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description or f"The {name} tool.",
+        "inputSchema": extra.pop("inputSchema", {"type": "object", "properties": {}}),
+        **extra,
+    }
+
+
+def tab(tab_id: int, *, url: str = "", tools: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
+    return {
+        "tabId": tab_id,
+        "url": url or f"http://site{tab_id}.test/",
+        "title": f"Site {tab_id}",
+        "documentId": extra.pop("documentId", f"doc-{tab_id}"),
+        "tools": tools or [],
+        "categories": extra.pop("categories", []),
+        "states": extra.pop("states", []),
+        **extra,
+    }
+
+
+Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
+
+
+class ScriptedExtension:
+    """Connects like the extension, answers call.start with a handler you supply."""
+
+    def __init__(self, port: int, *, origin: str = ORIGIN, token: str | None = None) -> None:
+        self.url = f"ws://127.0.0.1:{port}/extension"
+        self.origin = origin
+        self.token = token
+        self.ws: Any = None
+        self.received: list[dict[str, Any]] = []
+        self.handler: Handler | None = None
+        self._reader: asyncio.Task[None] | None = None
+        self._waiters: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Future[dict[str, Any]]]] = []
+        self.cancelled: list[str] = []
+
+    async def connect(self, *, hello: bool = True, protocol: int = PROTOCOL_VERSION) -> dict[str, Any] | None:
+        self.ws = await websockets.connect(self.url, origin=self.origin, max_size=None)  # type: ignore[arg-type]
+        self._reader = asyncio.create_task(self._read())
+        if not hello:
+            return None
+        await self.send(
+            {"type": "hello", "protocol": protocol, "extensionVersion": "test", "extensionId": EXTENSION_ID,
+             "instanceId": "test", **({"token": self.token} if self.token else {})}
+        )
+        return await self.wait_for(lambda m: m["type"] in ("welcome", "error"))
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self.ws:
+                msg = json.loads(frame)
+                self.received.append(msg)
+                for pred, fut in list(self._waiters):
+                    if not fut.done() and pred(msg):
+                        fut.set_result(msg)
+                if msg["type"] == "call.start":
+                    asyncio.create_task(self._answer(msg))
+                elif msg["type"] == "call.cancel":
+                    self.cancelled.append(msg["callId"])
+                elif msg["type"] == "ping":
+                    await self.send({"type": "pong", "ts": msg.get("ts")})
+        except websockets.ConnectionClosed:
+            pass
+
+    async def _answer(self, msg: dict[str, Any]) -> None:
+        if self.handler is None:
+            return
+        reply = await self.handler(msg)
+        if reply is not None:
+            await self.send({"type": "call.result", "callId": msg["callId"], **reply})
+
+    async def send(self, msg: dict[str, Any] | str) -> None:
+        await self.ws.send(msg if isinstance(msg, str) else json.dumps(msg))
+
+    async def wait_for(self, pred: Callable[[dict[str, Any]], bool], timeout: float = 5) -> dict[str, Any]:
+        for msg in self.received:
+            if pred(msg):
+                self.received.remove(msg)
+                return msg
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiters.append((pred, fut))
+        try:
+            msg = await asyncio.wait_for(fut, timeout)
+            if msg in self.received:
+                self.received.remove(msg)
+            return msg
+        finally:
+            self._waiters.remove((pred, fut))
+
+    async def sync(self, *tabs: dict[str, Any]) -> None:
+        await self.send({"type": "tabs.sync", "tabs": list(tabs)})
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)

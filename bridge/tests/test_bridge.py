@@ -1,0 +1,370 @@
+"""The bridge over real sockets: a scripted extension on the WebSocket, official MCP clients on /mcp."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import mcp_types as types
+import pytest
+import websockets
+from mcp import Client
+
+from tabmcp.server.app import running_bridge
+
+from .conftest import eventually, make_config
+from .helpers import ScriptedExtension, tab, tool
+
+SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+
+def mcp_url(bridge) -> str:
+    return f"http://127.0.0.1:{bridge.port}/mcp"
+
+
+def names(result) -> list[str]:
+    return [t.name for t in result.tools]
+
+
+def echo_handler(delay: float = 0.0):
+    async def handler(msg: dict[str, Any]) -> dict[str, Any]:
+        if delay:
+            await asyncio.sleep(delay)
+        return {"ok": True, "result": {"content": [{"type": "text", "text": f"{msg['tabId']}:{msg['tool']}:"
+                                                    f"{json.dumps(msg['arguments'])}"}]}}
+    return handler
+
+
+# -- the extension endpoint ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("origin", ["https://evil.test", "http://127.0.0.1:8000", "chrome-extension://" + "a" * 32, None])
+async def test_only_our_extension_origin_may_connect(bridge, origin, caplog):
+    with pytest.raises(websockets.InvalidStatus) as info:
+        await websockets.connect(f"ws://127.0.0.1:{bridge.port}/extension", origin=origin)
+    assert info.value.response.status_code == 403
+    assert "refused extension WebSocket" in caplog.text
+
+
+async def test_extra_extension_ids_are_admitted_by_config():
+    other = "b" * 32
+    async with running_bridge(make_config(server={"extension_ids": [other]})) as app:
+        ext = ScriptedExtension(app.port, origin=f"chrome-extension://{other}")
+        assert (await ext.connect())["type"] == "welcome"
+        await ext.close()
+
+
+async def test_bad_frames_get_named_errors_and_the_link_survives(bridge):
+    ext = ScriptedExtension(bridge.port)
+    await ext.connect(hello=False)
+    await ext.send({"type": "tabs.sync", "tabs": []})
+    assert (await ext.wait_for(lambda m: m["type"] == "error"))["code"] == "NOT_READY"
+    await ext.send({"type": "hello", "protocol": 1})
+    await ext.wait_for(lambda m: m["type"] == "welcome")
+    for frame, code in [("{oops", "MALFORMED_MESSAGE"), ('{"type": "warp"}', "UNKNOWN_TYPE"),
+                        ('{"type": "tab.closed", "tabId": "x"}', "MALFORMED_MESSAGE"), ("[]", "MALFORMED_MESSAGE")]:
+        await ext.send(frame)
+        err = await ext.wait_for(lambda m: m["type"] == "error")
+        assert err["code"] == code
+    await ext.sync(tab(1, tools=[tool("still_works")]))
+    await eventually(lambda: bridge.hub.registry.resolve("still_works"))
+    assert bridge.hub.protocol_errors == 5
+    await ext.close()
+
+
+async def test_protocol_mismatch_is_refused_and_closed(bridge):
+    ext = ScriptedExtension(bridge.port)
+    reply = await ext.connect(protocol=99)
+    assert reply["code"] == "PROTOCOL_MISMATCH" and "99" in reply["message"]
+    await asyncio.wait_for(ext.ws.wait_closed(), 5)
+    assert ext.ws.close_code == 1002
+    assert not bridge.hub.connected
+
+
+async def test_token_is_required_when_configured():
+    async with running_bridge(make_config(server={"extension_token": "s3cret"})) as app:
+        bad = ScriptedExtension(app.port, token="wrong")
+        assert (await bad.connect())["code"] == "UNAUTHORIZED"
+        await asyncio.wait_for(bad.ws.wait_closed(), 5)
+        good = ScriptedExtension(app.port, token="s3cret")
+        assert (await good.connect())["type"] == "welcome"
+        await good.close()
+
+
+async def test_invalid_tools_are_reported_back(bridge, extension):
+    await extension.sync(tab(1, tools=[tool("ok"), {"name": "no good!", "description": "x"}]))
+    err = await extension.wait_for(lambda m: m["type"] == "error")
+    assert err["code"] == "INVALID_TOOL" and "no good!" in err["message"] and err["ref"] == "tab:1"
+    assert bridge.hub.registry.resolve("ok")
+
+
+# -- listing and calling ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_list_and_call_routes_to_the_right_tab(bridge, extension, mode):
+    extension.handler = echo_handler()
+    await extension.sync(tab(1, tools=[tool("echo", inputSchema=SCHEMA)]), tab(2, tools=[tool("echo", inputSchema=SCHEMA)]))
+    await eventually(lambda: bridge.hub.registry.counts()["tools"] == 2)
+    async with Client(mcp_url(bridge), mode=mode) as client:
+        listed = await client.list_tools(cache_mode="bypass")
+        assert names(listed) == ["call_tool", "describe_tools", "echo", "t2.echo"]
+        first = await client.call_tool("echo", {"text": "hi"})
+        second = await client.call_tool("t2.echo", {"text": "yo"})
+        via = await client.call_tool("call_tool", {"name": "t2.echo", "arguments": {"text": "x"}})
+    assert first.content[0].text == '1:echo:{"text": "hi"}'
+    assert second.content[0].text == '2:echo:{"text": "yo"}'
+    assert via.content[0].text == '2:echo:{"text": "x"}'
+    assert first.meta["tabmcp/source"]["tabId"] == 1
+
+
+async def test_invalid_arguments_never_reach_the_page(bridge, extension):
+    extension.handler = echo_handler()
+    await extension.sync(tab(1, tools=[tool("echo", inputSchema=SCHEMA)]))
+    await eventually(lambda: bridge.hub.registry.resolve("echo"))
+    async with Client(mcp_url(bridge)) as client:
+        result = await client.call_tool("echo", {"text": 5})
+    assert result.is_error
+    assert result.structured_content["error"]["code"] == "VALIDATION_ERROR"
+    assert result.structured_content["error"]["field"] == "text"
+    assert not [m for m in extension.received if m["type"] == "call.start"]
+
+
+async def test_unknown_tool_suggests_close_names(bridge, extension):
+    await extension.sync(tab(1, tools=[tool("create_user")]))
+    await eventually(lambda: bridge.hub.registry.resolve("create_user"))
+    async with Client(mcp_url(bridge)) as client:
+        result = await client.call_tool("creat_user", {})
+    err = result.structured_content["error"]
+    assert err["code"] == "TOOL_NOT_FOUND" and err["closest"][0] == "create_user"
+
+
+async def test_page_errors_keep_the_page_message(bridge, extension):
+    async def fail(msg):
+        return {"ok": False, "error": {"code": "PAGE_ERROR", "message": "No user with id 999"}}
+
+    extension.handler = fail
+    await extension.sync(tab(1, tools=[tool("get_user")]))
+    await eventually(lambda: bridge.hub.registry.resolve("get_user"))
+    async with Client(mcp_url(bridge)) as client:
+        result = await client.call_tool("get_user", {})
+    assert result.is_error
+    assert result.structured_content["error"] == {"code": "PAGE_ERROR", "message": "No user with id 999"}
+
+
+async def test_timeout_cancels_in_the_page():
+    async with running_bridge(make_config(calls={"timeout_s": 0.3})) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+
+        async def never(msg):
+            return None
+
+        ext.handler = never
+        await ext.sync(tab(1, tools=[tool("hang")]))
+        await eventually(lambda: app.hub.registry.resolve("hang"))
+        async with Client(mcp_url(app)) as client:
+            result = await client.call_tool("hang", {})
+        assert result.structured_content["error"]["code"] == "TIMEOUT"
+        start = next(m for m in ext.received if m["type"] == "call.start")
+        cancel = await ext.wait_for(lambda m: m["type"] == "call.cancel")
+        assert cancel["callId"] == start["callId"] and cancel["reason"] == "timeout"
+        assert len(app.hub.calls) == 0
+        await ext.close()
+
+
+async def test_tab_closed_during_a_call(bridge, extension):
+    async def close_tab(msg):
+        await extension.send({"type": "tab.closed", "tabId": msg["tabId"]})
+        return None
+
+    extension.handler = close_tab
+    await extension.sync(tab(4, tools=[tool("slow")]))
+    await eventually(lambda: bridge.hub.registry.resolve("slow"))
+    async with Client(mcp_url(bridge)) as client:
+        result = await client.call_tool("slow", {})
+    assert result.structured_content["error"]["code"] == "TAB_CLOSED"
+    assert bridge.hub.registry.resolve("slow") is None
+
+
+async def test_navigation_during_a_call(bridge, extension):
+    async def navigate(msg):
+        await extension.send({"type": "tab.update", "tab": tab(4, documentId="doc-new")})
+        return None
+
+    extension.handler = navigate
+    await extension.sync(tab(4, tools=[tool("slow")]))
+    await eventually(lambda: bridge.hub.registry.resolve("slow"))
+    async with Client(mcp_url(bridge)) as client:
+        result = await client.call_tool("slow", {})
+    assert result.structured_content["error"]["code"] == "TAB_NAVIGATED"
+
+
+async def test_disconnect_mid_call_then_grace_then_resync(bridge, extension):
+    async def drop(msg):
+        await extension.ws.close()
+        return None
+
+    extension.handler = drop
+    await extension.sync(tab(1, tools=[tool("a")]))
+    await eventually(lambda: bridge.hub.registry.resolve("a"))
+    async with Client(mcp_url(bridge)) as client:
+        result = await client.call_tool("a", {})
+        assert result.structured_content["error"]["code"] == "EXTENSION_DISCONNECTED"
+        # Tabs survive the grace period (0.2 s in tests), then go.
+        await eventually(lambda: bridge.hub.registry.counts()["tools"] == 0)
+        again = ScriptedExtension(bridge.port)
+        await again.connect()
+        again.handler = echo_handler()
+        await again.sync(tab(1, tools=[tool("a")]))
+        await eventually(lambda: bridge.hub.registry.resolve("a"))
+        ok = await client.call_tool("a", {})
+        assert not ok.is_error and ok.content[0].text == "1:a:{}"
+        await again.close()
+
+
+async def test_calls_fail_fast_without_an_extension(bridge):
+    async with Client(mcp_url(bridge)) as client:
+        result = await client.call_tool("anything", {})
+    assert result.structured_content["error"]["code"] == "TOOL_NOT_FOUND"
+
+
+async def test_client_cancellation_reaches_the_page(bridge, extension):
+    started = asyncio.Event()
+
+    async def slow(msg):
+        started.set()
+        await asyncio.sleep(30)
+        return None
+
+    extension.handler = slow
+    await extension.sync(tab(1, tools=[tool("slow")]))
+    await eventually(lambda: bridge.hub.registry.resolve("slow"))
+    async with Client(mcp_url(bridge), mode="legacy") as client:
+        task = asyncio.create_task(client.call_tool("slow", {}))
+        await asyncio.wait_for(started.wait(), 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        cancel = await extension.wait_for(lambda m: m["type"] == "call.cancel")
+        assert "cancel" in cancel["reason"]
+    await eventually(lambda: len(bridge.hub.calls) == 0)
+
+
+# -- categories and change delivery ----------------------------------------------------------
+
+
+def category_tab(tab_id: int = 1) -> dict[str, Any]:
+    return tab(tab_id, tools=[tool("list_users"), tool("create_user", inputSchema=SCHEMA), tool("ping")],
+               categories=[{"name": "users", "description": "User management", "tools": ["list_users", "create_user"]}])
+
+
+async def test_category_expansion_on_a_legacy_connection_grows_its_listing(bridge, extension):
+    await extension.sync(category_tab())
+    await eventually(lambda: bridge.hub.registry.resolve("users"))
+    notes: list[Any] = []
+
+    async def on_message(message):
+        if isinstance(message, types.ServerNotification):
+            notes.append(message)
+
+    async with Client(mcp_url(bridge), mode="legacy", message_handler=on_message) as client:
+        assert names(await client.list_tools()) == ["call_tool", "describe_tools", "users", "ping"]
+        result = await client.call_tool("users", {})
+        assert [t["name"] for t in result.structured_content["tools"]] == ["list_users", "create_user"]
+        await eventually(lambda: any(isinstance(n, types.ToolListChangedNotification) for n in notes))
+        assert names(await client.list_tools()) == [
+            "call_tool", "describe_tools", "users", "list_users", "create_user", "ping"]
+        # Another legacy client has not expanded anything.
+        async with Client(mcp_url(bridge), mode="legacy") as other:
+            assert names(await other.list_tools()) == ["call_tool", "describe_tools", "users", "ping"]
+
+
+async def test_category_expansion_on_2026_connections_leaves_the_listing_alone(bridge, extension):
+    extension.handler = echo_handler()
+    await extension.sync(category_tab())
+    await eventually(lambda: bridge.hub.registry.resolve("users"))
+    async with Client(mcp_url(bridge)) as client:
+        assert client.protocol_version == "2026-07-28"
+        before = await client.list_tools(cache_mode="bypass")
+        assert before.ttl_ms == bridge.config.mcp.tools_ttl_ms
+        result = await client.call_tool("users", {})
+        assert "call_tool" in result.content[0].text
+        after = await client.list_tools(cache_mode="bypass")
+        assert names(after) == names(before)
+        member = await client.call_tool("call_tool", {"name": "create_user", "arguments": {"text": "Ada"}})
+        assert member.content[0].text == '1:create_user:{"text": "Ada"}'
+
+
+async def test_page_changes_notify_legacy_clients(bridge, extension):
+    notes: list[Any] = []
+
+    async def on_message(message):
+        if isinstance(message, types.ToolListChangedNotification):
+            notes.append(message)
+
+    async with Client(mcp_url(bridge), mode="legacy", message_handler=on_message) as client:
+        await client.list_tools()
+        await extension.sync(tab(1, tools=[tool("a")]))
+        await eventually(lambda: notes)
+        assert "a" in names(await client.list_tools())
+        count = len(notes)
+        await extension.send({"type": "tab.closed", "tabId": 1})
+        await eventually(lambda: len(notes) > count)
+        assert "a" not in names(await client.list_tools())
+
+
+async def test_page_changes_reach_2026_listen_streams(bridge, extension):
+    async with Client(mcp_url(bridge)) as client:
+        first = await client.list_tools()
+        async with client.listen(tools_list_changed=True) as sub:
+            await extension.sync(tab(1, tools=[tool("fresh")]))
+            event = await asyncio.wait_for(anext(aiter(sub)), 5)
+            assert type(event).__name__ == "ToolsListChanged"
+        # The notification evicted the cached listing: a plain list_tools sees the change.
+        after = await client.list_tools()
+        assert "fresh" in names(after) and "fresh" not in names(first)
+
+
+async def test_a_burst_of_changes_is_coalesced(bridge, extension):
+    notes: list[Any] = []
+
+    async def on_message(message):
+        if isinstance(message, types.ToolListChangedNotification):
+            notes.append(message)
+
+    async with Client(mcp_url(bridge), mode="legacy", message_handler=on_message) as client:
+        await client.list_tools()
+        for i in range(30):
+            await extension.send({"type": "tab.update", "tab": tab(1, tools=[tool(f"t{j}") for j in range(i + 1)])})
+        await eventually(lambda: bridge.hub.registry.counts()["tools"] == 30)
+        await asyncio.sleep(0.3)
+    assert 1 <= len(notes) < 10
+
+
+async def test_describe_tools(bridge, extension):
+    await extension.sync(category_tab())
+    await eventually(lambda: bridge.hub.registry.resolve("users"))
+    async with Client(mcp_url(bridge)) as client:
+        result = await client.call_tool("describe_tools", {"tools": ["create_user", "nope"]})
+    assert result.structured_content["tools"][0]["inputSchema"] == SCHEMA
+    assert result.structured_content["notFound"] == ["nope"]
+
+
+# -- HTTP hygiene ---------------------------------------------------------------------------
+
+
+async def test_mcp_endpoint_refuses_browser_origins_and_foreign_hosts(bridge):
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    async with httpx.AsyncClient() as http:
+        evil = await http.post(mcp_url(bridge), json=body, headers={**headers, "origin": "https://evil.test"})
+        rebinding = await http.post(mcp_url(bridge), json=body, headers={**headers, "host": "evil.test"})
+        health = await http.get(f"http://127.0.0.1:{bridge.port}/health")
+        health_rebinding = await http.get(f"http://127.0.0.1:{bridge.port}/health", headers={"host": "evil.test"})
+    assert evil.status_code == 403
+    assert rebinding.status_code == 421
+    assert health.status_code == 200 and health.json()["extension"]["connected"] is False
+    assert health_rebinding.status_code == 421

@@ -1,0 +1,92 @@
+from tabmcp.core.builtins import BUILTIN_NAMES, BUILTINS
+from tabmcp.core.disclosure import META_CATEGORY, META_SOURCE, ClientView, Disclosure
+from tabmcp.core.registry import Registry
+from tabmcp.protocol import TabSnapshot
+
+from .helpers import tab, tool
+
+SCHEMA = {"type": "object", "properties": {"id": {"type": "integer"}, "note": {"type": "string"}}, "required": ["id"]}
+
+
+def setup():
+    reg = Registry(reserved_names=BUILTIN_NAMES)
+    reg.apply(
+        TabSnapshot.model_validate(
+            tab(1, url="https://shop.test/admin", tools=[
+                tool("get_user", inputSchema=SCHEMA, annotations={"readOnlyHint": True}),
+                tool("delete_user", annotations={"destructiveHint": True}),
+                tool("ping"),
+            ], categories=[{"name": "users", "description": "User management.", "tools": ["get_user", "delete_user"]}])
+        )
+    )
+    return reg, Disclosure(reg, builtins=BUILTINS)
+
+
+def names(tools):
+    return [t["name"] for t in tools]
+
+
+def test_categories_profile_collapses_categories():
+    _, disc = setup()
+    listed = disc.list_tools(ClientView())
+    assert names(listed) == ["call_tool", "describe_tools", "users", "ping"]
+    users = listed[2]
+    assert users["description"].startswith("[https://shop.test] User management. Category of 2 tools: get_user, delete_user")
+    assert users["_meta"][META_CATEGORY] == {"isCategory": True, "toolCount": 2, "tools": ["get_user", "delete_user"]}
+    assert users["inputSchema"]["properties"] == {}
+
+
+def test_every_page_tool_carries_its_source():
+    _, disc = setup()
+    ping = disc.list_tools()[3]
+    assert ping["_meta"][META_SOURCE] == {"tabId": 1, "origin": "https://shop.test", "url": "https://shop.test/admin",
+                                          "title": "Site 1"}
+    assert ping["description"].startswith("[https://shop.test] ")
+
+
+def test_passthrough_flattens():
+    reg, _ = setup()
+    disc = Disclosure(reg, profile="passthrough", builtins=BUILTINS)
+    assert names(disc.list_tools()) == ["call_tool", "describe_tools", "get_user", "delete_user", "ping"]
+
+
+def test_expansion_joins_the_listing_only_on_dynamic_connections():
+    reg, disc = setup()
+    entry = reg.resolve("users")
+    static = ClientView(dynamic=False)
+    text, structured, changed = disc.expand(entry, static)
+    assert not changed and "call_tool" in text
+    assert names(disc.list_tools(static)) == ["call_tool", "describe_tools", "users", "ping"]
+
+    dynamic = ClientView(dynamic=True)
+    _, _, changed = disc.expand(entry, dynamic)
+    assert changed
+    assert names(disc.list_tools(dynamic)) == ["call_tool", "describe_tools", "users", "get_user", "delete_user", "ping"]
+    _, _, changed_again = disc.expand(entry, dynamic)
+    assert not changed_again
+
+
+def test_expand_returns_members_with_schemas():
+    reg, disc = setup()
+    text, structured, _ = disc.expand(reg.resolve("users"))
+    assert structured["category"] == "users"
+    assert [t["name"] for t in structured["tools"]] == ["get_user", "delete_user"]
+    assert structured["tools"][0]["inputSchema"] == SCHEMA
+    assert structured["tools"][1]["annotations"] == {"destructiveHint": True}
+    assert "- get_user(id, note?):" in text
+
+
+def test_describe_reports_missing_names():
+    _, disc = setup()
+    found, missing = disc.describe(["get_user", "nope", "users"])
+    assert names(found) == ["get_user", "users"]
+    assert missing == ["nope"]
+
+
+def test_annotations_are_filtered_to_mcp_hints():
+    reg = Registry()
+    reg.apply(TabSnapshot.model_validate(tab(1, tools=[
+        tool("x", annotations={"readOnlyHint": True, "untrustedContentHint": True, "weird": "y"},
+             scope={"dangerLevel": "destructive"})])))
+    listed = Disclosure(reg).list_tools()
+    assert listed[0]["annotations"] == {"readOnlyHint": True, "destructiveHint": True}

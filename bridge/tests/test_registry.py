@@ -1,0 +1,136 @@
+from tabmcp.core.builtins import BUILTIN_NAMES
+from tabmcp.core.registry import CategoryEntry, Registry, ToolEntry, origin_of
+from tabmcp.protocol import TabSnapshot
+
+from .helpers import tab, tool
+
+
+def snap(tab_id, **kw):
+    return TabSnapshot.model_validate(tab(tab_id, **kw))
+
+
+def test_origin_of():
+    assert origin_of("https://a.test:8443/x?y#z") == "https://a.test:8443"
+    assert origin_of("about:blank") == ""
+    assert origin_of("http://[::1]:80/") == "http://[::1]:80"
+
+
+def test_a_bad_tool_is_rejected_alone():
+    reg = Registry()
+    change = reg.apply(
+        snap(1, tools=[tool("good"), {"name": "bad name", "description": "x"}, {"name": "nodesc", "description": ""},
+                       tool("badschema", inputSchema={"type": "object", "properties": {"a": {"type": "wat"}}}),
+                       tool("notobject", inputSchema={"type": "string"}), 42])
+    )
+    assert change.changed
+    assert list(reg.tab(1).tools) == ["good"]
+    reasons = {r.name: r.reason for r in change.rejected}
+    assert "1-128 characters" in reasons["bad name"]
+    assert "description is required" in reasons["nodesc"]
+    assert "not a valid JSON Schema" in reasons["badschema"]
+    assert "describe an object" in reasons["notobject"]
+    assert "(unnamed)" in reasons
+
+
+def test_same_name_in_two_tabs_first_keeps_plain_name():
+    reg = Registry()
+    reg.apply(snap(7, tools=[tool("search")]))
+    reg.apply(snap(3, tools=[tool("search")]))
+    first = reg.resolve("search")
+    second = reg.resolve("t3.search")
+    assert isinstance(first, ToolEntry) and first.tab.tab_id == 7
+    assert isinstance(second, ToolEntry) and second.tab.tab_id == 3
+    # The first tab closes: the next-oldest copy takes the plain name.
+    reg.remove(7)
+    assert reg.resolve("search").tab.tab_id == 3
+    assert reg.resolve("t3.search") is None
+
+
+def test_naming_is_deterministic_for_the_same_history():
+    def build():
+        reg = Registry()
+        reg.apply(snap(2, tools=[tool("a"), tool("b")]))
+        reg.apply(snap(1, tools=[tool("b"), tool("c")]))
+        reg.apply(snap(5, tools=[tool("b")]))
+        return sorted(reg.all_public_names())
+
+    assert build() == build() == ["a", "b", "c", "t1.b", "t5.b"]
+
+
+def test_builtin_names_are_reserved():
+    reg = Registry(reserved_names=BUILTIN_NAMES)
+    reg.apply(snap(4, tools=[tool("call_tool"), tool("other")]))
+    assert reg.resolve("call_tool") is None
+    assert reg.resolve("t4.call_tool").tool.name == "call_tool"
+
+
+def test_generated_names_never_collide_with_page_names():
+    reg = Registry()
+    reg.apply(snap(1, tools=[tool("x")]))
+    reg.apply(snap(2, tools=[tool("t2.x")]))  # a page that names a tool like our qualified form
+    reg.apply(snap(2, tools=[tool("t2.x"), tool("x")]))
+    names = reg.all_public_names()
+    assert len(names) == len(set(names)) == 3
+    assert reg.resolve("t2.x").tool.name == "t2.x"
+
+
+def test_long_names_are_shortened_but_unique():
+    long = "a" * 128
+    reg = Registry()
+    reg.apply(snap(1, tools=[tool(long)]))
+    reg.apply(snap(2, tools=[tool(long)]))
+    names = reg.all_public_names()
+    assert all(len(n) <= 128 for n in names)
+    assert len(set(names)) == 2
+
+
+def test_categories_own_their_members():
+    reg = Registry()
+    reg.apply(
+        snap(1, tools=[tool("a", category="stale"), tool("b"), tool("c")],
+             categories=[{"name": "cat", "description": "Cat tools", "tools": ["a", "b", "ghost"]}])
+    )
+    entry = reg.resolve("cat")
+    assert isinstance(entry, CategoryEntry)
+    assert [m.public_name for m in entry.members] == ["a", "b"]  # the missing member is dropped
+    assert reg.resolve("a").tool.category == "cat"
+    assert reg.resolve("c").tool.category is None
+
+
+def test_category_name_clash_with_tool_in_same_tab_is_rejected():
+    reg = Registry()
+    change = reg.apply(snap(1, tools=[tool("a")], categories=[{"name": "a", "description": "d", "tools": []}]))
+    assert reg.resolve("a").__class__ is ToolEntry
+    assert change.rejected[0].kind == "category"
+
+
+def test_unchanged_snapshot_is_not_a_change():
+    reg = Registry()
+    reg.apply(snap(1, tools=[tool("a")]))
+    version = reg.version
+    change = reg.apply(snap(1, tools=[tool("a")]))
+    assert not change.changed and reg.version == version
+
+
+def test_navigation_is_reported_when_the_document_changes():
+    reg = Registry()
+    reg.apply(snap(1, documentId="d1"))
+    change = reg.apply(snap(1, documentId="d2"))
+    assert change.navigated == (1,)
+
+
+def test_sync_replaces_everything_and_reports_closed_tabs():
+    reg = Registry()
+    reg.apply(snap(1, tools=[tool("a")]))
+    reg.apply(snap(2, tools=[tool("b")]))
+    change = reg.sync([snap(2, tools=[tool("b")]), snap(3, tools=[tool("c")])])
+    assert change.closed == (1,)
+    assert sorted(reg.all_public_names()) == ["b", "c"]
+
+
+def test_states_are_deduplicated_and_bounded():
+    reg = Registry()
+    change = reg.apply(snap(1, states=["a", "a", "", "b"] + [f"s{i}" for i in range(100)]))
+    assert reg.tab(1).states[:2] == ("a", "b")
+    assert len(reg.tab(1).states) == 64
+    assert any(r.kind == "state" for r in change.rejected)

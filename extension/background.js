@@ -1,0 +1,485 @@
+// tabmcp service worker: one router between the pages' agents and the bridge.
+//
+// Listeners are registered synchronously at the top (MV3 may start this worker for any of
+// them); work that needs settings waits on `ready`. One WebSocket to the bridge: hello →
+// welcome → full tabs.sync, a 20 s heartbeat (which also keeps the worker alive while
+// connected), reconnect with backoff capped at 2 s, and a keepalive alarm that brings the
+// worker back to reconnect if the browser stopped it.
+import {
+  CALL_ERRORS,
+  DEFAULT_BRIDGE_URL,
+  IN,
+  OUT,
+  PROTOCOL_VERSION,
+  STORAGE,
+  normalizeBridgeUrl,
+} from './protocol.js';
+
+const HEARTBEAT_MS = 20_000;
+const BACKOFF_START_MS = 250;
+const BACKOFF_MAX_MS = 2_000;
+const UPDATE_DEBOUNCE_MS = 30;
+const KEEPALIVE_ALARM = 'tabmcp-keepalive';
+const startedAt = Date.now();
+
+/**
+ * @typedef {{port: chrome.runtime.Port, documentId?: string, frameId: number}} PagePort
+ * @typedef {{url:string, title:string, native:boolean, tools:object[], categories:object[], states:string[]}} PageState
+ */
+
+const state = {
+  /** @type {WebSocket | null} */ ws: null,
+  /** @type {'disconnected'|'connecting'|'open'|'ready'} */ status: 'disconnected',
+  url: DEFAULT_BRIDGE_URL,
+  /** @type {string | null} */ token: null,
+  backoffMs: BACKOFF_START_MS,
+  /** @type {ReturnType<typeof setTimeout> | null} */ reconnectTimer: null,
+  /** @type {ReturnType<typeof setInterval> | null} */ heartbeat: null,
+  instanceId: crypto.randomUUID(),
+  /** @type {string | null} */ sessionId: null,
+  /** @type {string | null} */ lastError: null,
+  connects: 0,
+  /** @type {Map<number, PagePort>} */ ports: new Map(),
+  /** @type {Map<number, PageState>} */ pages: new Map(),
+  /** @type {Map<number, chrome.tabs.Tab>} */ tabs: new Map(),
+  /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ calls: new Map(),
+  /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
+};
+
+// ---- listeners (synchronous, top level) -------------------------------------------------
+
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name === 'tabmcp-page') ready.then(() => onPageConnect(port));
+});
+chrome.tabs.onCreated.addListener((tab) => ready.then(() => onTabChanged(tab)));
+chrome.tabs.onUpdated.addListener((_id, change, tab) => {
+  if (change.url !== undefined || change.title !== undefined || change.status !== undefined) {
+    ready.then(() => onTabChanged(tab));
+  }
+});
+chrome.tabs.onActivated.addListener(({ tabId }) =>
+  ready.then(async () => {
+    try {
+      const tabs = await chrome.tabs.query({ windowId: (await chrome.tabs.get(tabId)).windowId });
+      for (const tab of tabs) onTabChanged(tab);
+    } catch {
+      /* the tab vanished meanwhile */
+    }
+  }),
+);
+chrome.tabs.onRemoved.addListener((tabId) => ready.then(() => onTabRemoved(tabId)));
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area === 'local' && (STORAGE.bridgeUrl in changes || STORAGE.bridgeToken in changes)) {
+    ready.then(async () => {
+      await loadSettings();
+      reconnectNow('settings changed');
+    });
+  }
+});
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === KEEPALIVE_ALARM) ready.then(() => {
+    if (state.status === 'disconnected' && !state.reconnectTimer) connect();
+  });
+});
+chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
+  if (msg && msg.type === 'tabmcp.status') {
+    ready.then(() => sendResponse(statusReport()));
+    return true;
+  }
+  if (msg && msg.type === 'tabmcp.reconnect') {
+    ready.then(() => {
+      reconnectNow('asked by the popup');
+      sendResponse({ ok: true });
+    });
+    return true;
+  }
+  return false;
+});
+chrome.runtime.onInstalled.addListener(() => ready.then(injectIntoOpenTabs));
+
+const ready = init();
+
+// ---- setup --------------------------------------------------------------------------------
+
+async function loadSettings() {
+  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken]);
+  try {
+    state.url = normalizeBridgeUrl(stored[STORAGE.bridgeUrl] || DEFAULT_BRIDGE_URL);
+  } catch (err) {
+    state.lastError = `invalid bridge URL in settings: ${err.message}`;
+    state.url = DEFAULT_BRIDGE_URL;
+  }
+  state.token = stored[STORAGE.bridgeToken] || null;
+}
+
+async function init() {
+  await loadSettings();
+  await chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 0.5 });
+  for (const tab of await chrome.tabs.query({})) {
+    if (tab.id !== undefined) state.tabs.set(tab.id, tab);
+  }
+  connect();
+}
+
+/** After an install or reload, pages opened earlier have no (live) content scripts: add them. */
+async function injectIntoOpenTabs() {
+  const tabs = await chrome.tabs.query({ url: ['http://*/*', 'https://*/*', 'file://*/*'] });
+  await Promise.all(
+    tabs.map(async (tab) => {
+      if (tab.id === undefined || state.ports.has(tab.id)) return;
+      try {
+        await chrome.scripting.executeScript({
+          target: { tabId: tab.id },
+          files: ['webmcp-polyfill.js', 'page/agent.js'],
+          world: 'MAIN',
+          injectImmediately: true,
+        });
+        await chrome.scripting.executeScript({ target: { tabId: tab.id }, files: ['content.js'] });
+      } catch {
+        /* pages the extension may not touch (the web store, chrome://) */
+      }
+    }),
+  );
+}
+
+// ---- bridge connection --------------------------------------------------------------------
+
+function send(message) {
+  const ws = state.ws;
+  if (!ws || ws.readyState !== WebSocket.OPEN) return false;
+  ws.send(JSON.stringify(message));
+  return true;
+}
+
+function connect() {
+  if (state.ws && (state.status === 'connecting' || state.status === 'open' || state.status === 'ready')) return;
+  clearTimeout(state.reconnectTimer);
+  state.reconnectTimer = null;
+  state.status = 'connecting';
+  state.connects += 1;
+  let ws;
+  try {
+    ws = new WebSocket(state.url);
+  } catch (err) {
+    state.lastError = `cannot open ${state.url}: ${err.message}`;
+    state.status = 'disconnected';
+    scheduleReconnect();
+    return;
+  }
+  state.ws = ws;
+  ws.onopen = () => {
+    if (state.ws !== ws) return;
+    state.status = 'open';
+    send({
+      type: OUT.hello,
+      protocol: PROTOCOL_VERSION,
+      extensionVersion: chrome.runtime.getManifest().version,
+      extensionId: chrome.runtime.id,
+      browser: navigator.userAgent,
+      instanceId: state.instanceId,
+      token: state.token || undefined,
+    });
+  };
+  ws.onmessage = (event) => {
+    if (state.ws !== ws) return;
+    let msg;
+    try {
+      msg = JSON.parse(event.data);
+    } catch {
+      send({ type: OUT.error, code: 'MALFORMED_MESSAGE', message: 'frame is not valid JSON' });
+      return;
+    }
+    onBridgeMessage(msg);
+  };
+  ws.onclose = (event) => {
+    if (state.ws !== ws) return;
+    state.ws = null;
+    state.status = 'disconnected';
+    state.sessionId = null;
+    clearInterval(state.heartbeat);
+    state.heartbeat = null;
+    if (event.code !== 1000 && event.code !== 1005) {
+      state.lastError = `connection closed (${event.code}${event.reason ? `: ${event.reason}` : ''})`;
+    }
+    scheduleReconnect();
+  };
+  ws.onerror = () => {
+    if (state.ws === ws) state.lastError = `cannot reach the bridge at ${state.url}`;
+  };
+}
+
+function scheduleReconnect() {
+  if (state.reconnectTimer) return;
+  const delay = state.backoffMs + Math.floor(Math.random() * 100);
+  state.backoffMs = Math.min(state.backoffMs * 2, BACKOFF_MAX_MS);
+  state.reconnectTimer = setTimeout(() => {
+    state.reconnectTimer = null;
+    connect();
+  }, delay);
+}
+
+function reconnectNow(reason) {
+  state.backoffMs = BACKOFF_START_MS;
+  const ws = state.ws;
+  state.ws = null;
+  state.status = 'disconnected';
+  clearInterval(state.heartbeat);
+  state.heartbeat = null;
+  if (ws) ws.close(1000, reason);
+  clearTimeout(state.reconnectTimer);
+  state.reconnectTimer = null;
+  connect();
+}
+
+async function onBridgeMessage(msg) {
+  switch (msg && msg.type) {
+    case IN.welcome: {
+      state.status = 'ready';
+      state.sessionId = msg.sessionId;
+      state.lastError = null;
+      state.backoffMs = BACKOFF_START_MS;
+      clearInterval(state.heartbeat);
+      state.heartbeat = setInterval(() => send({ type: OUT.ping, ts: Date.now() }), msg.heartbeatMs || HEARTBEAT_MS);
+      // A freshly started worker gives the pages' relays a moment to reconnect first.
+      const age = Date.now() - startedAt;
+      if (age < 1000) await new Promise((r) => setTimeout(r, 1000 - age));
+      await sendFullSync();
+      break;
+    }
+    case IN.callStart:
+      startCall(msg);
+      break;
+    case IN.callCancel:
+      cancelCall(msg.callId, msg.reason);
+      break;
+    case IN.ping:
+      send({ type: OUT.pong, ts: msg.ts });
+      break;
+    case IN.pong:
+      break;
+    case IN.error:
+      state.lastError = `${msg.code}: ${msg.message}`;
+      console.warn('[tabmcp] bridge error', msg.code, msg.message);
+      break;
+    default:
+      send({ type: OUT.error, code: 'UNKNOWN_TYPE', message: `unknown message type ${msg && msg.type}` });
+  }
+}
+
+// ---- tabs ---------------------------------------------------------------------------------
+
+/** @returns {import('./protocol.js').TabSnapshot | null} */
+function snapshotOf(tabId) {
+  const tab = state.tabs.get(tabId);
+  if (!tab) return null;
+  const page = state.pages.get(tabId);
+  const port = state.ports.get(tabId);
+  return {
+    tabId,
+    windowId: tab.windowId,
+    url: (page && page.url) || tab.url || tab.pendingUrl || '',
+    title: (page && page.title) || tab.title || '',
+    documentId: port ? port.documentId : undefined,
+    active: !!tab.active,
+    native: !!(page && page.native),
+    tools: page ? page.tools : [],
+    categories: page ? page.categories : [],
+    states: page ? page.states : [],
+  };
+}
+
+async function sendFullSync() {
+  try {
+    state.tabs.clear();
+    for (const tab of await chrome.tabs.query({})) if (tab.id !== undefined) state.tabs.set(tab.id, tab);
+  } catch {
+    /* keep what we know */
+  }
+  const tabs = [...state.tabs.keys()].map(snapshotOf).filter(Boolean);
+  send({ type: OUT.tabsSync, tabs });
+  updateBadges();
+}
+
+function scheduleTabUpdate(tabId) {
+  if (state.updateTimers.has(tabId)) return;
+  state.updateTimers.set(
+    tabId,
+    setTimeout(() => {
+      state.updateTimers.delete(tabId);
+      const snap = snapshotOf(tabId);
+      if (snap && state.status === 'ready') send({ type: OUT.tabUpdate, tab: snap });
+      updateBadge(tabId);
+    }, UPDATE_DEBOUNCE_MS),
+  );
+}
+
+function onTabChanged(tab) {
+  if (tab.id === undefined) return;
+  state.tabs.set(tab.id, tab);
+  scheduleTabUpdate(tab.id);
+}
+
+function onTabRemoved(tabId) {
+  state.tabs.delete(tabId);
+  state.pages.delete(tabId);
+  state.ports.delete(tabId);
+  clearTimeout(state.updateTimers.get(tabId));
+  state.updateTimers.delete(tabId);
+  failCallsInTab(tabId, CALL_ERRORS.tabClosed, `tab ${tabId} was closed`);
+  if (state.status === 'ready') send({ type: OUT.tabClosed, tabId });
+}
+
+function onPageConnect(port) {
+  const sender = port.sender || {};
+  const tabId = sender.tab && sender.tab.id;
+  if (tabId === undefined || sender.frameId !== 0) {
+    port.disconnect();
+    return;
+  }
+  state.tabs.set(tabId, sender.tab);
+  const previous = state.ports.get(tabId);
+  state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId });
+  if (previous && previous.documentId !== sender.documentId) {
+    state.pages.delete(tabId);
+    failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `tab ${tabId} navigated to another page`);
+  }
+  port.onMessage.addListener((msg) => onPageMessage(tabId, port, msg));
+  port.onDisconnect.addListener(() => {
+    const current = state.ports.get(tabId);
+    if (current && current.port === port) {
+      state.ports.delete(tabId);
+      state.pages.delete(tabId);
+      failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `the page in tab ${tabId} unloaded during the call`);
+      scheduleTabUpdate(tabId);
+    }
+  });
+  scheduleTabUpdate(tabId);
+}
+
+function onPageMessage(tabId, port, msg) {
+  const current = state.ports.get(tabId);
+  if (!current || current.port !== port || !msg) return; // a stale document
+  if (msg.type === 'snapshot') {
+    state.pages.set(tabId, {
+      url: String(msg.url || ''),
+      title: String(msg.title || ''),
+      native: !!msg.native,
+      tools: Array.isArray(msg.tools) ? msg.tools : [],
+      categories: Array.isArray(msg.categories) ? msg.categories : [],
+      states: Array.isArray(msg.states) ? msg.states : [],
+    });
+    scheduleTabUpdate(tabId);
+  } else if (msg.type === 'result') {
+    const call = state.calls.get(msg.callId);
+    if (!call || call.tabId !== tabId) return; // a page may not answer another tab's call
+    finishCall(msg.callId, {
+      ok: !!msg.ok,
+      result: msg.ok ? msg.result : undefined,
+      error: msg.ok ? undefined : msg.error || { code: CALL_ERRORS.pageError, message: 'the page reported a failure' },
+    });
+  }
+}
+
+// ---- calls --------------------------------------------------------------------------------
+
+function startCall(msg) {
+  const reply = (error) =>
+    send({ type: OUT.callResult, callId: msg.callId, ok: false, error });
+  const entry = state.ports.get(msg.tabId);
+  if (!entry) {
+    const exists = state.tabs.has(msg.tabId);
+    reply({
+      code: exists ? CALL_ERRORS.tabNavigated : CALL_ERRORS.tabClosed,
+      message: exists ? `the page in tab ${msg.tabId} is not ready (loading or unloaded)` : `tab ${msg.tabId} is closed`,
+    });
+    return;
+  }
+  if (msg.documentId && entry.documentId && msg.documentId !== entry.documentId) {
+    reply({ code: CALL_ERRORS.tabNavigated, message: `tab ${msg.tabId} navigated to another page` });
+    return;
+  }
+  const timer = setTimeout(() => {
+    try {
+      entry.port.postMessage({ type: 'cancel', callId: msg.callId, reason: 'timeout' });
+    } catch {
+      /* port gone */
+    }
+    finishCall(msg.callId, {
+      ok: false,
+      error: { code: CALL_ERRORS.timeout, message: `${msg.tool} did not answer within ${msg.timeoutMs} ms` },
+    });
+  }, (msg.timeoutMs || 30_000) + 500);
+  state.calls.set(msg.callId, { tabId: msg.tabId, timer });
+  try {
+    entry.port.postMessage({ type: 'call', callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
+  } catch (err) {
+    finishCall(msg.callId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
+  }
+}
+
+function finishCall(callId, outcome) {
+  const call = state.calls.get(callId);
+  if (!call) return;
+  clearTimeout(call.timer);
+  state.calls.delete(callId);
+  send({ type: OUT.callResult, callId, ...outcome });
+}
+
+function cancelCall(callId, reason) {
+  const call = state.calls.get(callId);
+  if (!call) return;
+  const entry = state.ports.get(call.tabId);
+  try {
+    if (entry) entry.port.postMessage({ type: 'cancel', callId, reason: reason || 'cancelled' });
+  } catch {
+    /* the page is gone */
+  }
+  clearTimeout(call.timer);
+  state.calls.delete(callId); // the bridge already gave up on it
+}
+
+function failCallsInTab(tabId, code, message) {
+  for (const [callId, call] of [...state.calls]) {
+    if (call.tabId === tabId) finishCall(callId, { ok: false, error: { code, message } });
+  }
+}
+
+// ---- popup and badge ----------------------------------------------------------------------
+
+function statusReport() {
+  const tabs = [...state.tabs.values()]
+    .filter((t) => t.id !== undefined)
+    .map((t) => {
+      const page = state.pages.get(t.id);
+      return {
+        tabId: t.id,
+        title: (page && page.title) || t.title || '',
+        url: (page && page.url) || t.url || '',
+        active: !!t.active,
+        tools: page ? page.tools.length : 0,
+        categories: page ? page.categories.length : 0,
+        native: !!(page && page.native),
+      };
+    });
+  return {
+    status: state.status,
+    url: state.url,
+    sessionId: state.sessionId,
+    lastError: state.lastError,
+    connects: state.connects,
+    instanceId: state.instanceId,
+    pendingCalls: state.calls.size,
+    tabs,
+  };
+}
+
+function updateBadge(tabId) {
+  const page = state.pages.get(tabId);
+  const count = page ? page.tools.length : 0;
+  chrome.action.setBadgeText({ tabId, text: count ? String(count) : '' }).catch(() => {});
+  chrome.action.setBadgeBackgroundColor({ tabId, color: state.status === 'ready' ? '#2563eb' : '#9ca3af' }).catch(() => {});
+}
+
+function updateBadges() {
+  for (const tabId of state.tabs.keys()) updateBadge(tabId);
+}

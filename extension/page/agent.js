@@ -1,0 +1,106 @@
+// tabmcp page agent (page's main world, document_start, after webmcp-polyfill.js).
+// Watches the page's WebMCP tools, categories and states through the polyfill's internal hook
+// and reports snapshots; runs tool calls the bridge routes here. Talks to the content script
+// with window.postMessage ({__tabmcp: 'page'} out, {__tabmcp: 'content'} in). Idempotent.
+(() => {
+  const AGENT = Symbol.for('tabmcp.agent');
+  if (window[AGENT]) {
+    window[AGENT].resync();
+    return;
+  }
+  /** @type {{native:boolean, snapshot():Promise<any>, call(name:string,args:object,opts?:{signal?:AbortSignal}):Promise<any>, subscribe(cb:()=>void):()=>void} | undefined} */
+  const hook = globalThis[Symbol.for('tabmcp.webmcp')];
+
+  const post = (msg) => window.postMessage({ __tabmcp: 'page', msg }, '*');
+
+  let timer = 0;
+  let lastSent = '';
+
+  async function sendSnapshot(force) {
+    timer = 0;
+    let snap = { tools: [], categories: [], states: [] };
+    if (hook) {
+      try {
+        snap = await hook.snapshot();
+      } catch (err) {
+        console.warn('[tabmcp] could not read the page tools:', err);
+      }
+    }
+    const msg = {
+      type: 'snapshot',
+      url: location.href,
+      title: document.title,
+      native: !!(hook && hook.native),
+      tools: snap.tools || [],
+      categories: snap.categories || [],
+      states: snap.states || [],
+    };
+    let key;
+    try {
+      key = JSON.stringify(msg);
+    } catch {
+      key = String(Math.random());
+    }
+    if (!force && key === lastSent) return;
+    lastSent = key;
+    post(msg);
+  }
+
+  function schedule() {
+    if (!timer) timer = setTimeout(() => sendSnapshot(false), 25);
+  }
+
+  if (hook) hook.subscribe(schedule);
+
+  // SPA route changes: the Navigation API sees pushState, replaceState and hash changes.
+  if (window.navigation && typeof window.navigation.addEventListener === 'function') {
+    window.navigation.addEventListener('navigatesuccess', schedule);
+  }
+  window.addEventListener('popstate', schedule);
+  window.addEventListener('hashchange', schedule);
+  document.addEventListener('DOMContentLoaded', () => {
+    schedule();
+    const title = document.querySelector('title');
+    if (title) new MutationObserver(schedule).observe(title, { childList: true, characterData: true, subtree: true });
+  });
+  window.addEventListener('load', schedule);
+
+  /** @type {Map<string, AbortController>} */
+  const running = new Map();
+
+  async function runCall(msg) {
+    const controller = new AbortController();
+    running.set(msg.callId, controller);
+    let outcome;
+    if (!hook) {
+      outcome = { ok: false, error: { code: 'TOOL_NOT_FOUND', message: 'this page has no WebMCP tools' } };
+    } else {
+      try {
+        outcome = await hook.call(msg.tool, msg.arguments || {}, { signal: controller.signal });
+      } catch (err) {
+        outcome = { ok: false, error: { code: 'PAGE_ERROR', message: String((err && err.message) || err) } };
+      }
+    }
+    running.delete(msg.callId);
+    post({ type: 'result', callId: msg.callId, ok: !!outcome.ok, result: outcome.result, error: outcome.error });
+  }
+
+  window.addEventListener('message', (event) => {
+    if (event.source !== window) return;
+    const data = event.data;
+    if (!data || data.__tabmcp !== 'content' || !data.msg) return;
+    const msg = data.msg;
+    if (msg.type === 'resync') {
+      lastSent = '';
+      schedule();
+    } else if (msg.type === 'call' && typeof msg.callId === 'string') {
+      runCall(msg);
+    } else if (msg.type === 'cancel') {
+      const controller = running.get(msg.callId);
+      if (controller) controller.abort(new DOMException(msg.reason || 'cancelled by the agent', 'AbortError'));
+    }
+  });
+
+  Object.defineProperty(window, AGENT, { value: Object.freeze({ resync: () => sendSnapshot(true) }) });
+  schedule();
+})();

@@ -1,0 +1,51 @@
+// Popup: connection state and, per tab, how many tools and categories the page offers.
+
+const LABELS = { ready: 'connected', open: 'handshaking', connecting: 'connecting', disconnected: 'disconnected' };
+
+async function render() {
+  /** @type {any} */
+  const report = await chrome.runtime.sendMessage({ type: 'tabmcp.status' });
+  const status = document.getElementById('status');
+  status.textContent = LABELS[report.status] || report.status;
+  status.className = `pill ${report.status}`;
+  document.getElementById('bridge').textContent = `Bridge: ${report.url}`;
+  const error = document.getElementById('error');
+  error.hidden = !report.lastError || report.status === 'ready';
+  error.textContent = report.lastError || '';
+  const body = document.getElementById('tabs');
+  body.replaceChildren(
+    ...report.tabs
+      .sort((a, b) => b.tools - a.tools || a.tabId - b.tabId)
+      .map((tab) => {
+        const row = document.createElement('tr');
+        row.dataset.tabId = String(tab.tabId);
+        if (tab.active) row.className = 'active';
+        const title = document.createElement('td');
+        title.className = 'title';
+        title.textContent = tab.title || tab.url || `tab ${tab.tabId}`;
+        title.title = tab.url;
+        const tools = document.createElement('td');
+        tools.className = 'n';
+        tools.dataset.testid = 'tool-count';
+        tools.textContent = String(tab.tools);
+        const cats = document.createElement('td');
+        cats.className = 'n';
+        cats.dataset.testid = 'category-count';
+        cats.textContent = String(tab.categories);
+        row.append(title, tools, cats);
+        return row;
+      }),
+  );
+}
+
+document.getElementById('reconnect').addEventListener('click', async () => {
+  await chrome.runtime.sendMessage({ type: 'tabmcp.reconnect' });
+  setTimeout(render, 300);
+});
+document.getElementById('options').addEventListener('click', (e) => {
+  e.preventDefault();
+  chrome.runtime.openOptionsPage();
+});
+
+render();
+setInterval(render, 1000);
