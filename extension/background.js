@@ -483,3 +483,6 @@ function updateBadge(tabId) {
 function updateBadges() {
   for (const tabId of state.tabs.keys()) updateBadge(tabId);
 }
+
+// For tests and debugging from the worker's console: the popup's report.
+globalThis.tabmcpStatus = statusReport;

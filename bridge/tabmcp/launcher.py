@@ -48,9 +48,7 @@ class ExtensionBrowser:
     async def status(self) -> dict[str, object]:
         """What the popup shows: connection state and per-tab counts."""
         worker = await self.worker()
-        result: dict[str, object] = await worker.evaluate(
-            "() => new Promise((resolve) => chrome.runtime.sendMessage({type: 'tabmcp.status'}, resolve))"
-        )
+        result: dict[str, object] = await worker.evaluate("() => globalThis.tabmcpStatus()")
         return result
 
 

@@ -55,7 +55,7 @@ export const fmtNum = (n) => new Intl.NumberFormat('en-US').format(n);
 export const fmtSize = (kb) => (kb >= 1024 ? `${(kb / 1024).toFixed(1)} MB` : `${kb} KB`);
 
 /** A coloured status pill. @param {string} value */
-export const badge = (value) => `<span class="badge badge-${esc(value)}">${esc(String(value).replace(/_/g, ' '))}</span>`;
+export const badge = (value) => `<span class="badge badge-${esc(String(value).replace(/[\s_]+/g, '-'))}">${esc(String(value).replace(/_/g, ' '))}</span>`;
 
 /** Initials avatar. @param {string} name */
 export function avatar(name) {

@@ -1,0 +1,130 @@
+"""End-to-end fixtures: a real bridge, a real Chromium with the real extension, real MCP clients.
+
+The browser runs in two flavours (``polyfill``: no native API, our polyfill provides it;
+``native``: Chromium's ``--enable-features=WebMCP``, our polyfill layers on top); tests
+that take the ``env`` fixture run in both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from playwright.async_api import Page
+
+from tabmcp.config import Config
+from tabmcp.demo.server import serve_demo_site
+from tabmcp.launcher import ExtensionBrowser, launch_browser
+from tabmcp.server.app import BridgeApp, running_bridge
+
+PAGES = Path(__file__).parent / "pages"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if Path(str(item.fspath)).parent == Path(__file__).parent:
+            item.add_marker(pytest.mark.e2e)
+
+
+def e2e_config(**server: Any) -> Config:
+    return Config().with_overrides({"server": {"port": 0, "reconnect_grace_s": 1.0, **server}, "calls": {"timeout_s": 10}})
+
+
+async def eventually(check: Callable[[], Any], timeout: float = 10.0, interval: float = 0.05) -> Any:
+    """Poll ``check`` (sync or async) until it returns something truthy."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = check()
+        if asyncio.iscoroutine(value):
+            value = await value
+        if value:
+            return value
+        if loop.time() > deadline:
+            raise AssertionError(f"condition not met within {timeout}s")
+        await asyncio.sleep(interval)
+
+
+@dataclass
+class Env:
+    bridge: BridgeApp
+    browser: ExtensionBrowser
+    pages_url: str
+    demo_url: str
+    flavour: str
+
+    @property
+    def mcp_url(self) -> str:
+        return f"http://127.0.0.1:{self.bridge.port}/mcp"
+
+    def client(self, **kwargs: Any) -> Client:
+        return Client(self.mcp_url, **kwargs)
+
+    async def open(self, path: str, *, wait_for_tool: str | None = None) -> Page:
+        """Open a page of e2e/pages (or an absolute URL) and wait until the bridge sees ``wait_for_tool``."""
+        page = await self.browser.context.new_page()
+        url = path if "://" in path else self.pages_url + path
+        await page.goto(url)
+        if wait_for_tool:
+            await self.wait_tool(wait_for_tool, page)
+        return page
+
+    async def wait_tool(self, page_name: str, page: Page | None = None, timeout: float = 10.0) -> str:
+        """Wait until a tool with this page name is registered (in ``page``'s tab if given); its public name."""
+
+        def find() -> str | None:
+            for entry in self.bridge.hub.registry.tool_entries():
+                if entry.tool.name == page_name and (page is None or entry.tab.url == page.url):
+                    return entry.public_name
+            return None
+
+        return await eventually(find, timeout)
+
+
+@pytest.fixture(scope="session")
+async def pages_url() -> AsyncIterator[str]:
+    async with serve_demo_site(site_dir=PAGES) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+async def demo_url() -> AsyncIterator[str]:
+    async with serve_demo_site() as url:
+        yield url
+
+
+@pytest.fixture(scope="session", params=["polyfill", "native"])
+async def env(request: pytest.FixtureRequest, pages_url: str, demo_url: str) -> AsyncIterator[Env]:
+    async with running_bridge(e2e_config()) as bridge:
+        url = f"ws://127.0.0.1:{bridge.port}/extension"
+        async with launch_browser(bridge_url=url, headless=True, webmcp=request.param == "native") as browser:
+            assert await bridge.hub.wait_connected(15), "the extension did not connect to the bridge"
+            yield Env(bridge, browser, pages_url, demo_url, request.param)
+
+
+@pytest.fixture
+async def page_closer(env: Env) -> AsyncIterator[list[Page]]:
+    """Pages appended here are closed after the test, and the bridge forgets them."""
+    pages: list[Page] = []
+    yield pages
+    urls = {page.url for page in pages}
+    for page in pages:
+        if not page.is_closed():
+            await page.close()
+    await eventually(lambda: not urls & {t.url for t in env.bridge.hub.registry.tabs.values()})
+
+
+def inspector_bin() -> str | None:
+    root = Path(__file__).resolve().parent.parent
+    path = root / "node_modules" / ".bin" / "mcp-inspector"
+    return str(path) if path.exists() else None
+
+
+def headless() -> bool:
+    return os.environ.get("TABMCP_E2E_HEADED") != "1"

@@ -1,0 +1,250 @@
+"""The whole chain: MCP client → bridge → extension → page → back, in real Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+from typing import Any
+
+import mcp_types as types
+import pytest
+
+from tabmcp.assets import EXTENSION_ID
+from tabmcp.launcher import launch_browser
+from tabmcp.server.app import running_bridge
+
+from .conftest import Env, e2e_config, eventually, inspector_bin
+
+
+def names(result: Any) -> list[str]:
+    return [t.name for t in result.tools]
+
+
+async def test_categories_collapsed_then_expanded_and_called(env: Env, page_closer):
+    page = await env.open("basic.html", wait_for_tool="add_note")
+    page_closer.append(page)
+    async with env.client() as client:
+        listed = await client.list_tools(cache_mode="bypass")
+        tools = {t.name: t for t in listed.tools}
+        assert "notes" in tools and "add_note" not in tools and "page_title" in tools
+        notes = tools["notes"]
+        assert notes.meta["tabmcp/category"]["toolCount"] == 3
+        assert notes.meta["tabmcp/source"]["url"] == page.url
+
+        expanded = await client.call_tool("notes", {})
+        members = {t["name"]: t for t in expanded.structured_content["tools"]}
+        assert set(members) == {"add_note", "count_notes", "clear_notes"}
+        assert members["add_note"]["inputSchema"]["required"] == ["text"]
+
+        result = await client.call_tool("call_tool", {"name": "add_note", "arguments": {"text": "from the agent"}})
+        assert not result.is_error
+        assert result.structured_content == {"added": "from the agent", "count": 1}
+    assert await page.get_by_test_id("note").all_inner_texts() == ["from the agent"]
+
+
+async def test_legacy_clients_can_call_expanded_members_by_name(env: Env, page_closer):
+    page = await env.open("basic.html", wait_for_tool="add_note")
+    page_closer.append(page)
+    changed = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with env.client(mode="legacy", message_handler=on_message) as client:
+        assert "count_notes" not in names(await client.list_tools())
+        await client.call_tool("notes", {})
+        await asyncio.wait_for(changed.wait(), 5)
+        assert "count_notes" in names(await client.list_tools())
+        await client.call_tool("add_note", {"text": "one"})
+        counted = await client.call_tool("count_notes", {})
+    assert counted.structured_content == {"count": 1}
+
+
+async def test_page_exceptions_arrive_with_their_message(env: Env, page_closer):
+    page = await env.open("basic.html", wait_for_tool="fail")
+    page_closer.append(page)
+    async with env.client() as client:
+        result = await client.call_tool("fail", {})
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert error["code"] == "PAGE_ERROR"
+    assert "the database is on fire" in error["message"]
+
+
+async def test_tool_changes_reach_the_client(env: Env, page_closer):
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(page)
+    notes: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            notes.append(message)
+
+    async with env.client(mode="legacy", message_handler=on_message) as client:
+        await client.list_tools()
+        await page.evaluate("""() => {
+            window.extra = new AbortController();
+            return document.modelContext.registerTool({name: 'late_tool', description: 'Registered after load.',
+              inputSchema: {type: 'object', properties: {}}, execute: () => 'late'}, {signal: window.extra.signal});
+        }""")
+        await eventually(lambda: notes)
+        assert "late_tool" in names(await client.list_tools())
+        assert (await client.call_tool("late_tool", {})).content[0].text == "late"
+        seen = len(notes)
+        await page.evaluate("() => window.extra.abort()")
+        await eventually(lambda: len(notes) > seen)
+        assert "late_tool" not in names(await client.list_tools())
+
+
+async def test_closing_a_tab_removes_its_tools_and_notifies(env: Env):
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    public = await env.wait_tool("page_title", page)
+    notes: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            notes.append(message)
+
+    async with env.client(mode="legacy", message_handler=on_message) as client:
+        assert public in names(await client.list_tools())
+        await page.close()
+        await eventually(lambda: notes)
+        assert public not in names(await client.list_tools())
+    async with env.client() as modern:
+        assert public not in names(await modern.list_tools(cache_mode="bypass"))
+
+
+async def test_cancelling_a_call_cancels_it_in_the_page(env: Env, page_closer):
+    page = await env.open("basic.html", wait_for_tool="wait")
+    page_closer.append(page)
+    async with env.client(mode="legacy") as client:
+        task = asyncio.create_task(client.call_tool("wait", {"ms": 20000}))
+        await eventually(lambda: len(env.bridge.hub.calls) == 1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert await eventually(lambda: page.evaluate("document.body.dataset.cancelled")) == "wait"
+
+
+async def test_spa_route_changes_update_the_tab_and_its_tools(env: Env, page_closer):
+    page = await env.open("spa.html", wait_for_tool="list_items")
+    page_closer.append(page)
+    await page.evaluate("route('/spa/settings')")
+    await eventually(lambda: any(
+        e.tool.name == "save_settings" and e.tab.url.endswith("/spa/settings")
+        for e in env.bridge.hub.registry.tool_entries()
+    ))
+    assert not any(e.tool.name == "list_items" and e.tab.url == page.url for e in env.bridge.hub.registry.tool_entries())
+
+
+async def test_a_page_that_brings_its_own_polyfill(env: Env, page_closer):
+    page = await env.open("own-polyfill.html", wait_for_tool="increment")
+    page_closer.append(page)
+    async with env.client() as client:
+        result = await client.call_tool("increment", {"by": 5})
+    assert result.content[0].text == "5"
+    assert await page.get_by_test_id("counter").inner_text() == "5"
+
+
+async def test_native_and_polyfill_flavours_are_reported(env: Env, page_closer):
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(page)
+    tab = next(t for t in env.bridge.hub.registry.tabs.values() if t.url == page.url)
+    assert tab.native is (env.flavour == "native")
+    has_native = await page.evaluate("() => typeof ModelContext === 'function' && !!document.modelContext")
+    assert has_native
+
+
+async def test_popup_shows_connection_and_counts(env: Env, page_closer):
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(page)
+    popup = await env.browser.context.new_page()
+    page_closer.append(popup)
+    await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
+    await eventually(lambda: popup.get_by_test_id("status").inner_text(), timeout=5)
+    assert await popup.get_by_test_id("status").inner_text() == "connected"
+    row = popup.locator("tr", has_text="Basic tools")
+    await row.wait_for()
+    assert await row.get_by_test_id("tool-count").inner_text() == "6"
+    assert await row.get_by_test_id("category-count").inner_text() == "1"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_bridge_restart_gets_every_tool_back(pages_url: str):
+    port = free_port()
+    config = e2e_config(port=port)
+    bridge_cm = running_bridge(config)
+    bridge = await bridge_cm.__aenter__()
+    try:
+        async with launch_browser(bridge_url=f"ws://127.0.0.1:{port}/extension", headless=True) as browser:
+            page = await browser.context.new_page()
+            await page.goto(pages_url + "basic.html")
+            await eventually(lambda: bridge.hub.registry.counts()["tools"] == 6)
+            await bridge_cm.__aexit__(None, None, None)
+            bridge_cm = running_bridge(config)
+            bridge = await bridge_cm.__aenter__()
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            await eventually(lambda: bridge.hub.registry.counts()["tools"] == 6, timeout=10)
+            reconnect_s = loop.time() - started
+            assert reconnect_s < 5, f"took {reconnect_s:.1f}s to reconnect and resync"
+            async with bridge_client(port) as client:
+                result = await client.call_tool("call_tool", {"name": "add_note", "arguments": {"text": "after restart"}})
+            assert not result.is_error
+            assert await page.get_by_test_id("note").all_inner_texts() == ["after restart"]
+    finally:
+        await bridge_cm.__aexit__(None, None, None)
+
+
+def bridge_client(port: int) -> Any:
+    from mcp import Client
+
+    return Client(f"http://127.0.0.1:{port}/mcp")
+
+
+async def test_options_page_points_the_extension_at_another_bridge(env: Env, page_closer):
+    async with running_bridge(e2e_config()) as other:
+        options = await env.browser.context.new_page()
+        page_closer.append(options)
+        await options.goto(f"chrome-extension://{EXTENSION_ID}/options/options.html")
+        await options.fill("#bridgeUrl", f"127.0.0.1:{other.port}")
+        await options.click("button[type=submit]")
+        assert await other.hub.wait_connected(10)
+        stored = await (await env.browser.worker()).evaluate("() => chrome.storage.local.get('bridgeUrl')")
+        assert stored["bridgeUrl"] == f"ws://127.0.0.1:{other.port}/extension"
+        # Point it back so the rest of the session keeps its bridge.
+        await options.fill("#bridgeUrl", f"ws://127.0.0.1:{env.bridge.port}/extension")
+        await options.click("button[type=submit]")
+        assert await env.bridge.hub.wait_connected(10)
+
+
+@pytest.mark.skipif(inspector_bin() is None, reason="npm packages not installed (run ./dev setup)")
+async def test_mcp_inspector_cli_lists_and_calls(env: Env, page_closer):
+    if env.flavour != "polyfill":
+        pytest.skip("one flavour is enough for an outside client")
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(page)
+    base = [inspector_bin(), "--cli", env.mcp_url, "--transport", "http"]
+
+    def run(*extra: str) -> dict[str, Any]:
+        out = subprocess.run([*base, *extra], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return json.loads(out.stdout)
+
+    listed = await asyncio.to_thread(run, "--method", "tools/list")
+    tool_names = [t["name"] for t in listed["tools"]]
+    assert {"call_tool", "notes", "page_title"} <= set(tool_names)
+    called = await asyncio.to_thread(
+        run, "--method", "tools/call", "--tool-name", "call_tool", "--tool-arg", "name=add_note",
+        "--tool-arg", 'arguments={"text": "from the inspector"}',
+    )
+    assert not called.get("isError"), called
+    assert await page.get_by_test_id("note").all_inner_texts() == ["from the inspector"]
