@@ -1,0 +1,1 @@
+"""tabmcp benchmarks: one module per measure, each printing a table with its baseline."""

@@ -1,0 +1,32 @@
+"""Run benchmarks: ``python -m bench`` (all) or ``python -m bench NAME [NAME...]``."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+
+
+def available() -> list[str]:
+    here = Path(__file__).parent
+    return sorted(m.name for m in pkgutil.iter_modules([str(here)]) if not m.name.startswith("_"))
+
+
+def main(argv: list[str]) -> int:
+    names = argv or available()
+    unknown = [n for n in names if n not in available()]
+    if unknown:
+        print(f"unknown benchmark(s): {', '.join(unknown)}; available: {', '.join(available())}", file=sys.stderr)
+        return 2
+    for name in names:
+        print(f"\n## bench.{name}")
+        module = importlib.import_module(f"bench.{name}")
+        rc = module.main([])
+        if rc:
+            return int(rc)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
