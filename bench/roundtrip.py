@@ -37,7 +37,7 @@ async def _time(n: int, fn) -> list[float]:  # type: ignore[no-untyped-def]
 
 async def measure(calls: int, warmup: int) -> list[list[str]]:
     rows: list[list[str]] = []
-    config = Config().with_overrides({"server": {"port": 0}})
+    config = Config().with_overrides({"server": {"port": 0}, "store": {"path": ":memory:"}})
     async with running_bridge(config) as bridge, serve_demo_site(site_dir=PAGES) as site:
         for flavour in ("polyfill", "native"):
             url = f"ws://127.0.0.1:{bridge.port}/extension"

@@ -32,8 +32,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
-def e2e_config(**server: Any) -> Config:
-    return Config().with_overrides({"server": {"port": 0, "reconnect_grace_s": 1.0, **server}, "calls": {"timeout_s": 10}})
+def e2e_config(**sections: dict[str, Any]) -> Config:
+    base: dict[str, dict[str, Any]] = {
+        "server": {"port": 0, "reconnect_grace_s": 1.0},
+        "calls": {"timeout_s": 10},
+        "policy": {"allow_writes": True},
+        "store": {"path": ":memory:"},
+    }
+    for key, values in sections.items():
+        base.setdefault(key, {}).update(values)
+    return Config().with_overrides(base)
 
 
 async def eventually(check: Callable[[], Any], timeout: float = 10.0, interval: float = 0.05) -> Any:

@@ -180,7 +180,7 @@ def free_port() -> int:
 
 async def test_bridge_restart_gets_every_tool_back(pages_url: str):
     port = free_port()
-    config = e2e_config(port=port)
+    config = e2e_config(server={"port": port})
     bridge_cm = running_bridge(config)
     bridge = await bridge_cm.__aenter__()
     try:

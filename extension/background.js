@@ -44,6 +44,7 @@ const state = {
   /** @type {Map<number, chrome.tabs.Tab>} */ tabs: new Map(),
   /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ calls: new Map(),
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
+  /** @type {Map<string, number>} */ approvals: new Map(),
 };
 
 // ---- listeners (synchronous, top level) -------------------------------------------------
@@ -252,6 +253,9 @@ async function onBridgeMessage(msg) {
     case IN.callCancel:
       cancelCall(msg.callId, msg.reason);
       break;
+    case IN.approvalRequest:
+      startApproval(msg);
+      break;
     case IN.ping:
       send({ type: OUT.pong, ts: msg.ts });
       break;
@@ -326,6 +330,7 @@ function onTabRemoved(tabId) {
   clearTimeout(state.updateTimers.get(tabId));
   state.updateTimers.delete(tabId);
   failCallsInTab(tabId, CALL_ERRORS.tabClosed, `tab ${tabId} was closed`);
+  denyApprovalsInTab(tabId, 'the tab was closed');
   if (state.status === 'ready') send({ type: OUT.tabClosed, tabId });
 }
 
@@ -350,6 +355,7 @@ function onPageConnect(port) {
       state.ports.delete(tabId);
       state.pages.delete(tabId);
       failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `the page in tab ${tabId} unloaded during the call`);
+      denyApprovalsInTab(tabId, 'the page unloaded before anyone answered');
       scheduleTabUpdate(tabId);
     }
   });
@@ -369,6 +375,10 @@ function onPageMessage(tabId, port, msg) {
       states: Array.isArray(msg.states) ? msg.states : [],
     });
     scheduleTabUpdate(tabId);
+  } else if (msg.type === 'approval') {
+    if (state.approvals.get(msg.approvalId) !== tabId) return;
+    state.approvals.delete(msg.approvalId);
+    send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: !!msg.approved, reason: String(msg.reason || '') });
   } else if (msg.type === 'result') {
     const call = state.calls.get(msg.callId);
     if (!call || call.tabId !== tabId) return; // a page may not answer another tab's call
@@ -441,6 +451,31 @@ function cancelCall(callId, reason) {
 function failCallsInTab(tabId, code, message) {
   for (const [callId, call] of [...state.calls]) {
     if (call.tabId === tabId) finishCall(callId, { ok: false, error: { code, message } });
+  }
+}
+
+// ---- approvals ----------------------------------------------------------------------------
+
+function startApproval(msg) {
+  const entry = state.ports.get(msg.tabId);
+  if (!entry) {
+    send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: false, reason: `no page in tab ${msg.tabId} to ask` });
+    return;
+  }
+  state.approvals.set(msg.approvalId, msg.tabId);
+  try {
+    entry.port.postMessage({ ...msg, type: 'approval' });
+  } catch {
+    state.approvals.delete(msg.approvalId);
+    send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: false, reason: 'the page went away' });
+  }
+}
+
+function denyApprovalsInTab(tabId, reason) {
+  for (const [approvalId, owner] of [...state.approvals]) {
+    if (owner !== tabId) continue;
+    state.approvals.delete(approvalId);
+    send({ type: OUT.approvalResult, approvalId, approved: false, reason });
   }
 }
 

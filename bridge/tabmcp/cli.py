@@ -40,6 +40,7 @@ def _load(args: argparse.Namespace) -> Config:
     overrides: dict[str, dict[str, Any]] = {
         "server": {"port": getattr(args, "port", None), "host": getattr(args, "host", None)},
         "disclosure": {"profile": getattr(args, "profile", None)},
+        "policy": {"allow_writes": getattr(args, "allow_writes", None), "focus": getattr(args, "focus", None)},
     }
     return config.with_overrides(overrides)
 
@@ -172,6 +173,29 @@ async def _call(args: argparse.Namespace) -> int:
     return 1 if result.is_error else 0
 
 
+async def _tokens(args: argparse.Namespace) -> int:
+    import httpx
+
+    from .core.tokens import get_counter, profile_report
+
+    base = f"http://127.0.0.1:{args.port or DEFAULT_PORT}"
+    async with httpx.AsyncClient(timeout=30) as http:
+        response = await http.get(base + "/api/listings")
+        response.raise_for_status()
+        listings = response.json()
+    counter = get_counter()
+    reports = profile_report(listings, counter)
+    if args.json:
+        print(json.dumps({"encoding": counter.label, "profiles": [r.__dict__ for r in reports]}, indent=2))
+        return 0
+    print(f"tools/list cost per disclosure profile ({counter.label})")
+    print(f"{'profile':<12} {'tools':>6} {'tokens':>8}  saving vs passthrough")
+    for r in reports:
+        saving = "baseline" if r.saving is None else f"{r.saving:.1%}"
+        print(f"{r.profile:<12} {r.tools:>6} {r.tokens:>8}  {saving}")
+    return 0
+
+
 # -- config ------------------------------------------------------------------------------
 
 
@@ -196,7 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--config", help="config file (default: $TABMCP_CONFIG or ~/.config/tabmcp/config.toml)")
         p.add_argument("--port", type=int, help=f"bridge port (default {DEFAULT_PORT})")
         p.add_argument("--host", help="address to bind (default 127.0.0.1; loopback only unless allowed)")
-        p.add_argument("--profile", choices=["categories", "passthrough"], help="disclosure profile")
+        p.add_argument("--profile", choices=["passthrough", "categories", "meta", "hybrid"], help="disclosure profile")
+        p.add_argument("--allow-writes", action="store_true", default=None, help="let tools that may change data run")
+        p.add_argument("--focus", help="focus mode: full, read-only, or one from the config")
 
     serve = sub.add_parser("serve", help="run the bridge (extension WebSocket + MCP)")
     common(serve)
@@ -222,6 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("--url")
     call.add_argument("--json", action="store_true", help="print the whole CallToolResult")
 
+    tokens = sub.add_parser("tokens", help="tokens tools/list costs in each disclosure profile, now")
+    tokens.add_argument("--port", type=int)
+    tokens.add_argument("--json", action="store_true")
+
     config = sub.add_parser("config", help="configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     check = config_sub.add_parser("check", help="validate a config file and print the effective settings")
@@ -241,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_tools(args))
         if args.command == "call":
             return asyncio.run(_call(args))
+        if args.command == "tokens":
+            return asyncio.run(_tokens(args))
         if args.command == "config":
             return _config_check(args)
     except KeyboardInterrupt:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .assets import EXTENSION_ID
+from .core.scoping import PolicySettings
 from .errors import ConfigError
 
 __all__ = ["DEFAULT_PORT", "Config", "default_config_path", "load_config"]
@@ -59,7 +60,21 @@ class CallSettings(_Section):
 
 
 class DisclosureSettings(_Section):
-    profile: Literal["categories", "passthrough"] = "categories"
+    profile: Literal["passthrough", "categories", "meta", "hybrid"] = "categories"
+    core_tools: list[str] = Field(default_factory=list)
+    """hybrid profile: globs of tools to list directly. Empty: page-marked core tools and the most used."""
+    core_from_usage: int = Field(5, ge=0, le=100)
+    """hybrid profile, when core_tools is empty: how many of the most used tools to list directly."""
+
+
+class SearchSettings(_Section):
+    semantic: bool | str = False
+    """Add embedding ranking (needs the [semantic] extra): true for the default model, or a model name/path."""
+
+
+class StoreSettings(_Section):
+    path: str | None = None
+    """SQLite file for usage counts and telemetry snapshots (default ~/.local/state/tabmcp/tabmcp.db)."""
 
 
 class McpSettings(_Section):
@@ -71,7 +86,10 @@ class Config(_Section):
     server: ServerSettings = Field(default_factory=ServerSettings)
     calls: CallSettings = Field(default_factory=CallSettings)
     disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    policy: PolicySettings = Field(default_factory=PolicySettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
+    store: StoreSettings = Field(default_factory=StoreSettings)
 
     def check_binding(self) -> None:
         """Refuse a non-loopback bind unless explicitly allowed."""
@@ -103,8 +121,8 @@ def default_config_path() -> Path:
 def _explain(exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
-        where = ".".join(str(p) for p in err["loc"])
-        lines.append(f"{where}: {err['msg']}")
+        where = ".".join(str(p) for p in err["loc"]) or "(root)"
+        lines.append(f"{where}: {err['msg'].removeprefix('Value error, ')}")
     return "invalid configuration:\n  " + "\n  ".join(lines)
 
 

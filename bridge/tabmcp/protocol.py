@@ -24,6 +24,8 @@ from .errors import MalformedMessage, UnknownMessageType
 __all__ = [
     "MAX_FRAME_BYTES",
     "PROTOCOL_VERSION",
+    "ApprovalRequest",
+    "ApprovalResult",
     "BridgeMessage",
     "CallCancel",
     "CallResult",
@@ -127,6 +129,15 @@ class CallResult(WireModel):
     error: ErrorBody | None = None
 
 
+class ApprovalResult(WireModel):
+    """The person's answer to an ``approval.request`` (or why nobody answered)."""
+
+    type: Literal["approval.result"]
+    approval_id: str
+    approved: bool
+    reason: str = ""
+
+
 class Ping(WireModel):
     type: Literal["ping"]
     ts: float | None = None
@@ -147,7 +158,7 @@ class WireError(WireModel):
 
 
 ExtensionMessage = Annotated[
-    Hello | TabsSync | TabUpdate | TabClosed | CallResult | Ping | Pong | WireError,
+    Hello | TabsSync | TabUpdate | TabClosed | CallResult | ApprovalResult | Ping | Pong | WireError,
     Field(discriminator="type"),
 ]
 
@@ -180,10 +191,26 @@ class CallCancel(WireModel):
     reason: str = ""
 
 
-BridgeMessage = Welcome | CallStart | CallCancel | Ping | Pong | WireError
+class ApprovalRequest(WireModel):
+    """Ask the person at a tab whether a tool may run (when the MCP client cannot ask)."""
+
+    type: Literal["approval.request"] = "approval.request"
+    approval_id: str
+    tab_id: int
+    tool: str
+    title: str
+    description: str = ""
+    arguments: dict[str, Any]
+    reason: str
+    timeout_ms: int
+
+
+BridgeMessage = Welcome | CallStart | CallCancel | ApprovalRequest | Ping | Pong | WireError
 
 _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
-_KNOWN_TYPES = frozenset({"hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "ping", "pong", "error"})
+_KNOWN_TYPES = frozenset(
+    {"hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result", "ping", "pong", "error"}
+)
 
 
 def parse_extension_message(frame: str | bytes) -> Any:

@@ -13,7 +13,12 @@ from .helpers import ScriptedExtension
 
 
 def make_config(**sections: dict[str, Any]) -> Config:
-    base: dict[str, dict[str, Any]] = {"server": {"port": 0, "reconnect_grace_s": 0.2}, "calls": {"timeout_s": 5}}
+    base: dict[str, dict[str, Any]] = {
+        "server": {"port": 0, "reconnect_grace_s": 0.2},
+        "calls": {"timeout_s": 5},
+        "policy": {"allow_writes": True},
+        "store": {"path": ":memory:"},
+    }
     for key, values in sections.items():
         base.setdefault(key, {}).update(values)
     return Config().with_overrides(base)

@@ -1,4 +1,4 @@
-from tabmcp.core.builtins import BUILTIN_NAMES, BUILTINS
+from tabmcp.core.builtins import BUILTIN_NAMES
 from tabmcp.core.disclosure import META_CATEGORY, META_SOURCE, ClientView, Disclosure
 from tabmcp.core.registry import Registry
 from tabmcp.protocol import TabSnapshot
@@ -19,7 +19,7 @@ def setup():
             ], categories=[{"name": "users", "description": "User management.", "tools": ["get_user", "delete_user"]}])
         )
     )
-    return reg, Disclosure(reg, builtins=BUILTINS)
+    return reg, Disclosure(reg)
 
 
 def names(tools):
@@ -29,8 +29,8 @@ def names(tools):
 def test_categories_profile_collapses_categories():
     _, disc = setup()
     listed = disc.list_tools(ClientView())
-    assert names(listed) == ["call_tool", "describe_tools", "users", "ping"]
-    users = listed[2]
+    assert names(listed) == ["search_tools", "describe_tools", "call_tool", "users", "ping"]
+    users = listed[3]
     assert users["description"].startswith("[https://shop.test] User management. Category of 2 tools: get_user, delete_user")
     assert users["_meta"][META_CATEGORY] == {"isCategory": True, "toolCount": 2, "tools": ["get_user", "delete_user"]}
     assert users["inputSchema"]["properties"] == {}
@@ -38,7 +38,7 @@ def test_categories_profile_collapses_categories():
 
 def test_every_page_tool_carries_its_source():
     _, disc = setup()
-    ping = disc.list_tools()[3]
+    ping = disc.list_tools()[4]
     assert ping["_meta"][META_SOURCE] == {"tabId": 1, "origin": "https://shop.test", "url": "https://shop.test/admin",
                                           "title": "Site 1"}
     assert ping["description"].startswith("[https://shop.test] ")
@@ -46,8 +46,8 @@ def test_every_page_tool_carries_its_source():
 
 def test_passthrough_flattens():
     reg, _ = setup()
-    disc = Disclosure(reg, profile="passthrough", builtins=BUILTINS)
-    assert names(disc.list_tools()) == ["call_tool", "describe_tools", "get_user", "delete_user", "ping"]
+    disc = Disclosure(reg, profile="passthrough")
+    assert names(disc.list_tools()) == ["search_tools", "call_tool", "get_user", "delete_user", "ping"]
 
 
 def test_expansion_joins_the_listing_only_on_dynamic_connections():
@@ -56,12 +56,12 @@ def test_expansion_joins_the_listing_only_on_dynamic_connections():
     static = ClientView(dynamic=False)
     text, structured, changed = disc.expand(entry, static)
     assert not changed and "call_tool" in text
-    assert names(disc.list_tools(static)) == ["call_tool", "describe_tools", "users", "ping"]
+    assert names(disc.list_tools(static)) == ["search_tools", "describe_tools", "call_tool", "users", "ping"]
 
     dynamic = ClientView(dynamic=True)
     _, _, changed = disc.expand(entry, dynamic)
     assert changed
-    assert names(disc.list_tools(dynamic)) == ["call_tool", "describe_tools", "users", "get_user", "delete_user", "ping"]
+    assert names(disc.list_tools(dynamic)) == ["search_tools", "describe_tools", "call_tool", "users", "get_user", "delete_user", "ping"]
     _, _, changed_again = disc.expand(entry, dynamic)
     assert not changed_again
 
@@ -73,7 +73,7 @@ def test_expand_returns_members_with_schemas():
     assert [t["name"] for t in structured["tools"]] == ["get_user", "delete_user"]
     assert structured["tools"][0]["inputSchema"] == SCHEMA
     assert structured["tools"][1]["annotations"] == {"destructiveHint": True}
-    assert "- get_user(id, note?):" in text
+    assert "- get_user(id: integer, note?: string):" in text
 
 
 def test_describe_reports_missing_names():
@@ -88,5 +88,5 @@ def test_annotations_are_filtered_to_mcp_hints():
     reg.apply(TabSnapshot.model_validate(tab(1, tools=[
         tool("x", annotations={"readOnlyHint": True, "untrustedContentHint": True, "weird": "y"},
              scope={"dangerLevel": "destructive"})])))
-    listed = Disclosure(reg).list_tools()
-    assert listed[0]["annotations"] == {"readOnlyHint": True, "destructiveHint": True}
+    listed = {t["name"]: t for t in Disclosure(reg).list_tools()}
+    assert listed["x"]["annotations"] == {"readOnlyHint": True, "destructiveHint": True}

@@ -1,36 +1,45 @@
-"""What an MCP client sees: the tools/list view and the answers of category tools.
+"""What an MCP client sees: the tools/list view, category answers, describe, introspect, context.
 
 Profiles (``disclosure.profile``):
 
+* ``passthrough`` — every page tool as registered, categories flattened (the baseline).
 * ``categories`` (default) — each page category is one tool; calling it returns its members.
   On connections whose protocol lets tools/list change after a call (before 2026-07-28),
   the expanded members then join that client's tools/list.
-* ``passthrough`` — every page tool as registered, categories flattened (the baseline).
+* ``meta`` — only the built-ins: introspect, search_tools, describe_tools, call_tool, context.
+* ``hybrid`` — core page tools listed directly, plus the meta built-ins. Core tools come from
+  ``disclosure.core_tools`` (globs) or, if unset, from tools the page marks ``core`` and the
+  most used tools (usage counts kept by the bridge).
 
-Built-in tools come first, then tabs in id order. Every page tool and category carries its
-source (tab, origin, URL) in ``_meta`` and its origin in its description, so an agent never
-mistakes one site's tool for another's.
+Every profile lists ``search_tools`` and ``call_tool``, so every allowed tool stays reachable
+by a client that never re-reads tools/list. Tools the page state or the user's policy rules
+out are never listed, searched or described (see :mod:`tabmcp.core.scoping`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import fnmatch
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .builtins import builtin_tool
+from .builtins import PROFILE_BUILTINS, builtin_tool
 from .registry import CategoryEntry, Registry, ToolEntry
+from .scoping import Gate
 
 __all__ = [
     "META_CATEGORY",
     "META_PAGE_NAME",
     "META_SOURCE",
+    "PROFILES",
     "ClientView",
     "Disclosure",
     "Profile",
+    "one_line",
 ]
 
-Profile = Literal["categories", "passthrough"]
+Profile = Literal["passthrough", "categories", "meta", "hybrid"]
+PROFILES: tuple[Profile, ...] = ("passthrough", "categories", "meta", "hybrid")
 
 META_SOURCE = "tabmcp/source"
 META_PAGE_NAME = "tabmcp/pageName"
@@ -52,6 +61,16 @@ class ClientView:
     """(tab id, category name as the page registered it) of categories this client opened."""
 
 
+def one_line(text: str, limit: int = 160) -> str:
+    """The first sentence or line of a description, cut to ``limit`` characters."""
+    first = text.strip().split("\n", 1)[0]
+    for stop in (". ", "? ", "! "):
+        if stop in first:
+            first = first.split(stop, 1)[0] + stop.strip()
+            break
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
 def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
     ann = {k: entry.tool.annotations[k] for k in _MCP_ANNOTATIONS if k in entry.tool.annotations}
     if entry.tool.destructive:
@@ -63,13 +82,57 @@ def _described(origin: str, text: str) -> str:
     return f"[{origin}] {text}" if origin else text
 
 
-class Disclosure:
-    """Turns the registry into MCP tool definitions for one profile."""
+def _signature(entry: ToolEntry) -> str:
+    schema = entry.tool.input_schema
+    props = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    parts = []
+    for name, spec in props.items():
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        if isinstance(spec, dict) and "enum" in spec:
+            kind = "|".join(str(v) for v in spec["enum"][:6])
+        parts.append(f"{name}{'' if name in required else '?'}{': ' + str(kind) if kind else ''}")
+    return ", ".join(parts)
 
-    def __init__(self, registry: Registry, *, profile: Profile = "categories", builtins: Iterable[str] = ()) -> None:
+
+class Disclosure:
+    """Turns the registry into what one profile shows, under one gate."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        profile: Profile = "categories",
+        gate: Gate | None = None,
+        core_tools: Iterable[str] = (),
+        usage_core: Callable[[], set[tuple[str, str]]] | None = None,
+    ) -> None:
         self.registry = registry
         self.profile: Profile = profile
-        self.builtins = tuple(builtins)
+        self.gate = gate or Gate()
+        self.core_tools = tuple(core_tools)
+        self.usage_core = usage_core
+
+    # -- what is allowed ------------------------------------------------------------------
+
+    def allowed_tools(self) -> Iterator[ToolEntry]:
+        for entry in self.registry.tool_entries():
+            if self.gate.visible(entry):
+                yield entry
+
+    def visible_members(self, entry: CategoryEntry) -> tuple[ToolEntry, ...]:
+        return self.gate.visible_members(entry)
+
+    def is_core(self, entry: ToolEntry) -> bool:
+        names = [entry.public_name, entry.tool.name]
+        if self.core_tools:
+            return any(fnmatch.fnmatchcase(n, g) for g in self.core_tools for n in names)
+        scope = entry.tool.scope
+        if scope is not None and scope.core:
+            return True
+        if self.usage_core is not None:
+            return (entry.tab.origin, entry.tool.name) in self.usage_core()
+        return False
 
     # -- single definitions ---------------------------------------------------------------
 
@@ -77,8 +140,7 @@ class Disclosure:
         tool = entry.tool
         meta: dict[str, Any] = {META_SOURCE: entry.tab.source_meta(), META_PAGE_NAME: tool.name}
         if entry.category is not None:
-            cat_public = self.registry.public_name(entry.tab.tab_id, entry.category.name)
-            meta[META_CATEGORY] = cat_public
+            meta[META_CATEGORY] = self.registry.public_name(entry.tab.tab_id, entry.category.name)
         out: dict[str, Any] = {
             "name": entry.public_name,
             "description": _described(entry.tab.origin, tool.description),
@@ -92,15 +154,14 @@ class Disclosure:
             out["annotations"] = ann
         return out
 
-    def category_definition(self, entry: CategoryEntry) -> dict[str, Any]:
-        names = [m.public_name for m in entry.members]
+    def category_definition(self, entry: CategoryEntry, members: tuple[ToolEntry, ...]) -> dict[str, Any]:
+        names = [m.public_name for m in members]
         shown = ", ".join(names[:_MAX_NAMES_IN_DESCRIPTION])
         if len(names) > _MAX_NAMES_IN_DESCRIPTION:
             shown += f", and {len(names) - _MAX_NAMES_IN_DESCRIPTION} more"
         text = (
             f"{entry.category.description.rstrip('.')}. Category of {len(names)} tools: {shown}. "
-            "Call it (no arguments) to get their descriptions and input schemas; "
-            "run them with call_tool."
+            "Call it (no arguments) for their schemas; run them with call_tool."
         )
         return {
             "name": entry.public_name,
@@ -117,20 +178,27 @@ class Disclosure:
 
     # -- listings -------------------------------------------------------------------------
 
-    def list_tools(self, view: ClientView | None = None) -> list[dict[str, Any]]:
-        """The tools/list answer for a client."""
+    def list_tools(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[dict[str, Any]]:
+        """The tools/list answer for a client (``profile`` overrides the configured one)."""
         view = view or ClientView()
-        out = [builtin_tool(name) for name in self.builtins]
-        for entry in self.registry.entries():
-            if self.profile == "passthrough":
-                if isinstance(entry, ToolEntry):
+        profile = profile or self.profile
+        out = [builtin_tool(name) for name in PROFILE_BUILTINS[profile]]
+        if profile == "meta":
+            return out
+        if profile in ("passthrough", "hybrid"):
+            for entry in self.allowed_tools():
+                if profile == "passthrough" or self.is_core(entry):
                     out.append(self.tool_definition(entry))
-                continue
+            return out
+        for entry in self.registry.entries():
             if isinstance(entry, CategoryEntry):
-                out.append(self.category_definition(entry))
+                members = self.visible_members(entry)
+                if not members:
+                    continue
+                out.append(self.category_definition(entry, members))
                 if view.dynamic and (entry.tab.tab_id, entry.category.name) in view.expanded:
-                    out.extend(self.tool_definition(m) for m in entry.members)
-            elif entry.category is None:
+                    out.extend(self.tool_definition(m) for m in members)
+            elif entry.category is None and self.gate.visible(entry):
                 out.append(self.tool_definition(entry))
         return out
 
@@ -138,8 +206,9 @@ class Disclosure:
         """Answer a call of a category tool.
 
         Returns the readable listing, the ``structuredContent`` and whether this client's
-        tools/list changed (members join it only on dynamic connections).
+        tools/list changed (members join it only on dynamic connections, categories profile).
         """
+        members = self.visible_members(entry)
         tools = [
             {
                 "name": m.public_name,
@@ -148,19 +217,15 @@ class Disclosure:
                 **({"title": m.tool.title} if m.tool.title else {}),
                 **({"annotations": a} if (a := _tool_annotations(m)) else {}),
             }
-            for m in entry.members
+            for m in members
         ]
         lines = [
             f"Category {entry.public_name} on {entry.tab.title or entry.tab.url} ({entry.tab.origin}): "
             f"{len(tools)} tools."
         ]
-        for m in entry.members:
-            props = m.tool.input_schema.get("properties") or {}
-            required = set(m.tool.input_schema.get("required") or [])
-            args = ", ".join(f"{k}{'' if k in required else '?'}" for k in props)
-            lines.append(f"- {m.public_name}({args}): {m.tool.description}")
+        lines += [f"- {m.public_name}({_signature(m)}): {m.tool.description}" for m in members]
         changed = False
-        if view is not None and view.dynamic:
+        if view is not None and view.dynamic and self.profile == "categories":
             key = (entry.tab.tab_id, entry.category.name)
             if key not in view.expanded:
                 view.expanded.add(key)
@@ -172,15 +237,94 @@ class Disclosure:
         return "\n".join(lines), structured, changed
 
     def describe(self, names: Iterable[str]) -> tuple[list[dict[str, Any]], list[str]]:
-        """Full definitions of the named tools; the second list holds names not found."""
+        """Full definitions of the named tools; the second list holds names not found or not allowed."""
         found: list[dict[str, Any]] = []
         missing: list[str] = []
         for name in names:
             entry = self.registry.resolve(name)
-            if isinstance(entry, ToolEntry):
+            if isinstance(entry, ToolEntry) and self.gate.visible(entry):
                 found.append(self.tool_definition(entry))
-            elif isinstance(entry, CategoryEntry):
-                found.append(self.category_definition(entry))
+            elif isinstance(entry, CategoryEntry) and (members := self.visible_members(entry)):
+                found.append(self.category_definition(entry, members))
             else:
                 missing.append(name)
         return found, missing
+
+    # -- overviews ------------------------------------------------------------------------
+
+    def introspect(self) -> dict[str, Any]:
+        """Sources, categories, counts and states: the meta profile's map of the browser."""
+        sources: dict[int, dict[str, Any]] = {}
+        hidden = 0
+        for tab in self.registry.tabs.values():
+            sources[tab.tab_id] = {
+                "tabId": tab.tab_id,
+                "origin": tab.origin,
+                "url": tab.url,
+                "title": tab.title,
+                "states": list(tab.states),
+                "native": tab.native,
+                "tools": 0,
+                "categories": [],
+                "uncategorized": [],
+            }
+        for entry in self.registry.entries():
+            src = sources[entry.tab.tab_id]
+            if isinstance(entry, CategoryEntry):
+                members = self.visible_members(entry)
+                if members:
+                    src["categories"].append(
+                        {"name": entry.public_name, "description": one_line(entry.category.description),
+                         "toolCount": len(members)}
+                    )
+            elif self.gate.visible(entry):
+                src["tools"] += 1
+                if entry.category is None:
+                    src["uncategorized"].append(entry.public_name)
+            else:
+                hidden += 1
+        policy = self.gate.policy
+        return {
+            "profile": self.profile,
+            "sources": [s for s in sources.values()],
+            "counts": {
+                "tabs": len(sources),
+                "tools": sum(s["tools"] for s in sources.values()),
+                "categories": sum(len(s["categories"]) for s in sources.values()),
+                "hidden": hidden,
+            },
+            "policy": {"allowWrites": policy.allow_writes, "focus": policy.focus, "role": policy.role},
+        }
+
+    def context_markdown(self, *, source: str | None = None, category: str | None = None) -> str:
+        """Every allowed tool, grouped by tab and category, one line each with its arguments."""
+        lines: list[str] = []
+        by_tab: dict[int, list[ToolEntry]] = {}
+        for entry in self.allowed_tools():
+            if source and source not in (entry.tab.origin, str(entry.tab.tab_id)) and source not in entry.tab.url:
+                continue
+            cat_public = (
+                self.registry.public_name(entry.tab.tab_id, entry.category.name) if entry.category else None
+            )
+            if category and category not in (cat_public, entry.category.name if entry.category else None):
+                continue
+            by_tab.setdefault(entry.tab.tab_id, []).append(entry)
+        for tab_id, entries in by_tab.items():
+            tab = entries[0].tab
+            lines.append(f"## {tab.title or tab.url} — {tab.origin} (tab {tab_id})")
+            groups: dict[str | None, list[ToolEntry]] = {}
+            for e in entries:
+                groups.setdefault(e.category.name if e.category else None, []).append(e)
+            for cat_name, members in groups.items():
+                if cat_name:
+                    cat = members[0].category
+                    assert cat is not None
+                    lines.append(f"### {cat_name}: {one_line(cat.description)}")
+                for e in members:
+                    flags = "" if e.tool.read_only else " (writes)"
+                    lines.append(f"- `{e.public_name}({_signature(e)})`{flags}: {one_line(e.tool.description)}")
+            lines.append("")
+        if not lines:
+            return "No tools are available in the open tabs."
+        lines.append("Run any of them with call_tool(name, arguments).")
+        return "\n".join(lines)

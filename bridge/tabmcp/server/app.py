@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
 from ..config import Config
+from ..core.disclosure import PROFILES
 from ..protocol import MAX_FRAME_BYTES
 from .extension import extension_endpoint, is_loopback_host
 from .hub import Hub
@@ -81,6 +82,14 @@ class BridgeApp:
                 return Response("Invalid Host header", status_code=421)
             return JSONResponse(self.hub.status())
 
+        async def listings(request: Request) -> Response:
+            """tools/list as each disclosure profile would answer it now (for ``tabmcp tokens``)."""
+            if not is_loopback_host(request.headers.get("host")) or request.headers.get("origin"):
+                return Response("Forbidden", status_code=403)
+            return JSONResponse(
+                {profile: self.hub.disclosure.list_tools(profile=profile) for profile in PROFILES}
+            )
+
         return self.mcp.streamable_http_app(
             streamable_http_path="/mcp",
             transport_security=security,
@@ -88,6 +97,7 @@ class BridgeApp:
             custom_starlette_routes=[
                 WebSocketRoute("/extension", extension_endpoint(self.hub)),
                 Route("/health", health),
+                Route("/api/listings", listings),
             ],
         )
 
@@ -138,6 +148,7 @@ class BridgeApp:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(http, 5)
             sock.close()
+            self.hub.usage.flush()
 
     def stop(self) -> None:
         if self._uvicorn is not None:

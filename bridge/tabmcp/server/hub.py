@@ -18,10 +18,13 @@ from typing import Any, Protocol
 
 from .. import __version__
 from ..config import Config
-from ..core.builtins import BUILTIN_NAMES, BUILTINS
+from ..core.builtins import BUILTIN_NAMES
 from ..core.calls import CallState, CallTable
 from ..core.disclosure import Disclosure
 from ..core.registry import Registry, RegistryChange, ToolEntry
+from ..core.scoping import Gate
+from ..core.search import SearchDoc, SearchIndex
+from ..store import UsageStore
 from ..errors import (
     ExtensionDisconnected,
     InvalidState,
@@ -36,6 +39,8 @@ from ..errors import (
 )
 from ..protocol import (
     PROTOCOL_VERSION,
+    ApprovalRequest,
+    ApprovalResult,
     CallCancel,
     CallResult,
     CallStart,
@@ -104,15 +109,71 @@ class Hub:
         self.config = config or Config()
         self.registry = Registry(reserved_names=BUILTIN_NAMES)
         self.calls = CallTable()
-        self.disclosure = Disclosure(self.registry, profile=self.config.disclosure.profile, builtins=BUILTINS)
+        self.gate = Gate(self.config.policy)
+        self.usage = UsageStore(self.config.store.path)
+        core_n = self.config.disclosure.core_from_usage
+        self.disclosure = Disclosure(
+            self.registry,
+            profile=self.config.disclosure.profile,
+            gate=self.gate,
+            core_tools=self.config.disclosure.core_tools,
+            usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
+        )
+        self._search = SearchIndex(semantic=self.config.search.semantic)
+        self._indexed: dict[int, tuple[Any, ...]] = {}
+        self._index_version = -1
         self.session_id = secrets.token_hex(8)
         self._futures: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._approvals: dict[str, tuple[int, asyncio.Future[tuple[bool, str]]]] = {}
         self._link: Link | None = None
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
         self.protocol_errors = 0
+
+    # -- search index --------------------------------------------------------------------
+
+    @property
+    def search(self) -> SearchIndex:
+        """The search index, brought up to date first (lazily: page churn costs nothing until a search)."""
+        if self._index_version != self.registry.version:
+            self._reindex()
+            self._index_version = self.registry.version
+        return self._search
+
+    def _reindex(self) -> None:
+        """Update the index one tab at a time, only the tabs whose tools or names changed."""
+        seen: set[int] = set()
+        by_tab: dict[int, list[ToolEntry]] = {}
+        for entry in self.registry.tool_entries():
+            by_tab.setdefault(entry.tab.tab_id, []).append(entry)
+        for tab_id, entries in by_tab.items():
+            seen.add(tab_id)
+            signature = tuple((e.public_name, e.tool, e.tab.origin, e.category) for e in entries)
+            if self._indexed.get(tab_id) == signature:
+                continue
+            self._indexed[tab_id] = signature
+            self._search.replace_source(str(tab_id), (self._search_doc(e) for e in entries))
+        for tab_id in [t for t in self._indexed if t not in seen]:
+            del self._indexed[tab_id]
+            self._search.remove_source(str(tab_id))
+
+    def _search_doc(self, entry: ToolEntry) -> SearchDoc:
+        props = entry.tool.input_schema.get("properties") or {}
+        cat = entry.category
+        return SearchDoc(
+            key=entry.public_name,
+            name=entry.public_name,
+            title=entry.tool.title,
+            description=entry.tool.description,
+            category=self.registry.public_name(entry.tab.tab_id, cat.name) if cat else None,
+            source=entry.tab.origin,
+            arg_names=tuple(props),
+            arg_descriptions=tuple(
+                str(v.get("description")) for v in props.values() if isinstance(v, dict) and v.get("description")
+            ),
+        )
 
     # -- change fan-out ------------------------------------------------------------------
 
@@ -176,6 +237,10 @@ class Hub:
             self._apply(self.registry.remove(message.tab_id))
         elif isinstance(message, CallResult):
             self._on_result(message)
+        elif isinstance(message, ApprovalResult):
+            pending = self._approvals.get(message.approval_id)
+            if pending is not None and not pending[1].done():
+                pending[1].set_result((message.approved, message.reason))
         elif isinstance(message, Ping):
             await link.send(Pong(type="pong", ts=message.ts))
         elif isinstance(message, Pong):
@@ -225,6 +290,9 @@ class Hub:
         self._link = None
         self._link_ready.clear()
         self._fail_all(ExtensionDisconnected("the browser extension disconnected during the call"))
+        for _tab, future in self._approvals.values():
+            if not future.done():
+                future.set_result((False, "the browser extension disconnected"))
         grace = self.config.server.reconnect_grace_s
         loop = asyncio.get_running_loop()
         if self._grace is not None:
@@ -238,6 +306,9 @@ class Hub:
             self._apply(self.registry.clear())
 
     def _apply(self, change: RegistryChange) -> None:
+        for approval_id, (tab_id, future) in list(self._approvals.items()):
+            if tab_id in change.closed and not future.done():
+                future.set_result((False, f"tab {tab_id} closed before anyone answered"))
         for tab_id in change.closed:
             for call in self.calls.for_tab(tab_id):
                 self._fail(call.call_id, TabClosed(f"tab {tab_id} closed during the call", tab_id=tab_id))
@@ -334,7 +405,9 @@ class Hub:
                 )
             )
             self.calls.mark_sent(call.call_id)
-            return await asyncio.wait_for(asyncio.shield(future), timeout)
+            result = await asyncio.wait_for(asyncio.shield(future), timeout)
+            self.usage.record(entry.tab.origin, entry.tool.name)
+            return result
         except TimeoutError:
             self._cancel_in_page(call.call_id, "timeout")
             self.calls.finish(call.call_id, CallState.FAILED)
@@ -352,6 +425,37 @@ class Hub:
             self._futures.pop(call.call_id, None)
             if not future.done():
                 future.cancel()
+
+    async def request_approval(
+        self, entry: ToolEntry, arguments: dict[str, Any], reason: str, timeout_s: float
+    ) -> tuple[bool, str]:
+        """Ask the person at the tab to allow a call; ``(approved, why)``. Never raises."""
+        link = self._link
+        if link is None or link.state is not LinkState.READY:
+            return False, "the browser extension is not connected, so nobody can be asked"
+        approval_id = secrets.token_hex(8)
+        future: asyncio.Future[tuple[bool, str]] = asyncio.get_running_loop().create_future()
+        self._approvals[approval_id] = (entry.tab.tab_id, future)
+        try:
+            await link.send(
+                ApprovalRequest(
+                    approval_id=approval_id,
+                    tab_id=entry.tab.tab_id,
+                    tool=entry.public_name,
+                    title=entry.tool.title or entry.tool.name,
+                    description=entry.tool.description,
+                    arguments=arguments,
+                    reason=reason,
+                    timeout_ms=int(timeout_s * 1000),
+                )
+            )
+            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
+        except TimeoutError:
+            return False, f"nobody answered within {timeout_s:g}s"
+        except InvalidState:
+            return False, "the browser extension disconnected"
+        finally:
+            self._approvals.pop(approval_id, None)
 
     def _cancel_in_page(self, call_id: str, reason: str) -> None:
         link = self._link

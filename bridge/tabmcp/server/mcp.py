@@ -30,10 +30,11 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..core.builtins import BUILTINS
-from ..core.disclosure import ClientView
+from ..core.disclosure import ClientView, one_line
 from ..core.registry import CategoryEntry, ToolEntry
 from ..core.validation import validate_arguments
-from ..errors import ToolCallError, ToolNotFound, ToolValidationError
+from ..errors import OutOfScope, ToolCallError, ToolNotFound, ToolValidationError, WritesDisabled
+from .approvals import Approvals
 from .hub import Hub
 
 __all__ = ["ChangeNotifier", "build_mcp_server", "error_result"]
@@ -60,15 +61,18 @@ def is_dynamic(protocol_version: str) -> bool:
 class ChangeNotifier:
     """Tells every MCP client that tools/list changed, in the way its protocol expects.
 
-    Page-driven changes are coalesced (a page registering 75 tools one by one produces one
-    notification per ``debounce_s``).
+    Page-driven changes are coalesced: the notification goes out once the registry has been
+    quiet for ``debounce_s``, or ``max_wait_s`` after the first change of a burst at the latest
+    (a page registering 75 tools one by one produces one notification).
     """
 
-    def __init__(self, hub: Hub, *, debounce_s: float = 0.05) -> None:
+    def __init__(self, hub: Hub, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
         self.bus = InMemorySubscriptionBus()
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         self._debounce_s = debounce_s
+        self._max_wait_s = max_wait_s
         self._pending: asyncio.TimerHandle | None = None
+        self._burst_started = 0.0
         self._tasks: set[asyncio.Task[None]] = set()
         self.sent = 0
         hub.add_change_listener(self.schedule)
@@ -88,13 +92,17 @@ class ChangeNotifier:
         return view
 
     def schedule(self) -> None:
-        if self._pending is not None:
-            return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        self._pending = loop.call_later(self._debounce_s, self._fire)
+        now = loop.time()
+        if self._pending is None:
+            self._burst_started = now
+        else:
+            self._pending.cancel()
+        delay = min(self._debounce_s, max(0.0, self._burst_started + self._max_wait_s - now))
+        self._pending = loop.call_later(delay, self._fire)
 
     def _fire(self) -> None:
         self._pending = None
@@ -153,14 +161,32 @@ def _page_result(entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _closest(hub: Hub, name: str) -> list[str]:
-    candidates = list(BUILTINS) + hub.registry.all_public_names()
-    return difflib.get_close_matches(name, candidates, n=5, cutoff=0.5)
+    allowed = _allow(hub)
+    names = hub.search.closest_names(name, 5, allow=allowed)
+    builtins = difflib.get_close_matches(name, list(BUILTINS), n=2, cutoff=0.6)
+    return (builtins + names)[:5]
+
+
+def _allow(hub: Hub) -> Any:
+    def allow(key: str) -> bool:
+        entry = hub.registry.resolve(key)
+        return isinstance(entry, ToolEntry) and hub.gate.visible(entry)
+
+    return allow
 
 
 class _Handlers:
     def __init__(self, hub: Hub, notifier: ChangeNotifier) -> None:
         self.hub = hub
         self.notifier = notifier
+        self.approvals = Approvals(hub, hub.config.policy.approval)
+        self._builtins = {
+            "call_tool": self._call_tool,
+            "describe_tools": self._describe_tools,
+            "search_tools": self._search_tools,
+            "introspect": self._introspect,
+            "context": self._context,
+        }
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -172,47 +198,130 @@ class _Handlers:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
         try:
-            result = await self._call(ctx, params.name, params.arguments or {})
+            result = await self._call(ctx, params, params.name, params.arguments or {})
         except ToolCallError as exc:
             log.info("call %s failed: %s %s", params.name, exc.code, exc.message)
             result = error_result(exc)
         return _complete(ctx, result)
 
     async def _call(
-        self, ctx: ServerRequestContext[Any, Any], name: str, arguments: dict[str, Any]
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        name: str,
+        arguments: dict[str, Any],
     ) -> dict[str, Any]:
-        if name == "call_tool":
+        builtin = self._builtins.get(name)
+        if builtin is not None:
             validate_arguments(name, BUILTINS[name]["inputSchema"], arguments)
-            target = arguments["name"]
-            if target in BUILTINS:
-                raise ToolValidationError(f"call_tool runs page tools; call {target} directly", field="name")
-            return await self._call(ctx, target, arguments.get("arguments") or {})
-        if name == "describe_tools":
-            validate_arguments(name, BUILTINS[name]["inputSchema"], arguments)
-            found, missing = self.hub.disclosure.describe(arguments["tools"])
-            text = json.dumps(found, indent=1)
-            if missing:
-                text += "\nNot found: " + ", ".join(missing)
-            return {
-                "content": [_text(text)],
-                "structuredContent": {"tools": found, "notFound": missing},
-            }
+            return await builtin(ctx, params, arguments)
         entry = self.hub.registry.resolve(name)
         if isinstance(entry, CategoryEntry):
+            if not self.hub.disclosure.visible_members(entry):
+                raise OutOfScope(f"no tool of category {name} is available now", tool=name)
             view = self.notifier.view_for(ctx)
             text, structured, changed = self.hub.disclosure.expand(entry, view)
             if changed:
                 await self.notifier.notify_one(ctx)
             return {"content": [_text(text)], "structuredContent": structured}
         if isinstance(entry, ToolEntry):
-            args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
-            result = await self.hub.call_tool(entry, args)
-            return _page_result(entry, result)
+            return await self._call_page_tool(ctx, params, entry, arguments)
         raise ToolNotFound(
-            f"no tool named {name!r} in any open tab",
-            tool=name,
-            closest=_closest(self.hub, name) or None,
+            f"no tool named {name!r} in any open tab", tool=name, closest=_closest(self.hub, name) or None
         )
+
+    async def _call_page_tool(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        entry: ToolEntry,
+        arguments: dict[str, Any],
+    ) -> dict[str, Any]:
+        decision = self.hub.gate.decide(entry)
+        if not decision.visible:
+            raise OutOfScope(f"{entry.public_name} is not available: {decision.reason}", tool=entry.public_name)
+        if decision.code == "WRITES_DISABLED":
+            raise WritesDisabled(
+                f"{entry.public_name} may change data and writes are disabled. Enable them with {decision.setting}",
+                tool=entry.public_name,
+                setting=decision.setting,
+            )
+        args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
+        if decision.needs_approval:
+            pending = await self.approvals.check(ctx, params, entry, args, modern=not is_dynamic(ctx.protocol_version))
+            if pending is not None:
+                return pending
+        result = await self.hub.call_tool(entry, args)
+        return _page_result(entry, result)
+
+    # -- built-in tools ----------------------------------------------------------------------
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        target = arguments["name"]
+        if target in BUILTINS:
+            raise ToolValidationError(f"call_tool runs page tools; call {target} directly", field="name")
+        return await self._call(ctx, params, target, arguments.get("arguments") or {})
+
+    async def _describe_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        found, missing = self.hub.disclosure.describe(arguments["tools"])
+        text = json.dumps(found, indent=1)
+        if missing:
+            text += "\nNot found or not available: " + ", ".join(missing)
+        return {"content": [_text(text)], "structuredContent": {"tools": found, "notFound": missing}}
+
+    async def _search_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        query = (arguments.get("query") or "").strip() or None
+        category = arguments.get("category") or None
+        source = arguments.get("source") or None
+        limit = int(arguments.get("limit") or 10)
+        hits = self.hub.search.search(
+            query, category=category, source=source, limit=limit, allow=_allow(self.hub)
+        )
+        tools = []
+        for hit in hits:
+            entry = self.hub.registry.resolve(hit.key)
+            if not isinstance(entry, ToolEntry):
+                continue
+            cat = entry.category
+            tools.append(
+                {
+                    "name": entry.public_name,
+                    "description": one_line(entry.tool.description),
+                    "category": self.hub.registry.public_name(entry.tab.tab_id, cat.name) if cat else None,
+                    "source": entry.tab.origin,
+                    "score": round(hit.score, 4),
+                }
+            )
+        lines = [f"{t['name']} — {t['description']} [{t['category'] or '-'}; {t['source']}]" for t in tools]
+        if not tools:
+            lines = ["No matching tools. Try other words, or introspect to see categories."]
+        else:
+            lines.append("Get schemas with describe_tools, run with call_tool.")
+        return {
+            "content": [_text("\n".join(lines))],
+            "structuredContent": {"tools": tools, "total": len(tools), "query": query, "category": category},
+        }
+
+    async def _introspect(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        data = self.hub.disclosure.introspect()
+        data["extension"] = self.hub.status()["extension"]
+        return {"content": [_text(json.dumps(data, indent=1))], "structuredContent": data}
+
+    async def _context(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams, arguments: dict[str, Any]
+    ) -> dict[str, Any]:
+        text = self.hub.disclosure.context_markdown(
+            source=arguments.get("source") or None, category=arguments.get("category") or None
+        )
+        return {"content": [_text(text)]}
 
 
 class _Server(Server[Any]):

@@ -1,0 +1,267 @@
+"""May the agent see this tool, and may it run it now? Page scope and user policy, decided together.
+
+Pure functions over the registry and the policy settings, evaluated at request time: a state or
+route change in a page changes the answer at once (and the registry change notifies clients).
+
+Order of checks (the first that says no wins):
+
+1. user policy, per origin: the origin is disabled → hidden
+2. the page says ``aiEnabled: false`` → hidden
+3. the page's route patterns do not match the tab's URL, or a required page state is not set → hidden
+4. user policy allow/block globs (allow first, then block) → hidden
+5. the focus mode (``read-only`` = tools with ``readOnlyHint`` only, or a named set) → hidden
+6. the role forbids destructive tools → hidden
+7. writes are disabled (the default) and the tool may write → visible, but a call answers
+   ``WRITES_DISABLED`` with the setting that enables writes
+8. the tool requires approval, or is destructive → visible; a call asks a human first
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .models import Scope
+from .registry import CategoryEntry, Tab, ToolEntry
+
+__all__ = [
+    "ApprovalSettings",
+    "Decision",
+    "FocusMode",
+    "Gate",
+    "OriginRule",
+    "PolicySettings",
+    "Role",
+    "effective_scope",
+    "route_matches",
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FocusMode(_Section):
+    """A named set of tools the agent may see (globs over tool and category names)."""
+
+    description: str = ""
+    allow: list[str] = Field(default_factory=list)
+    block: list[str] = Field(default_factory=list)
+    read_only: bool = False
+
+
+class Role(_Section):
+    description: str = ""
+    allow_destructive: bool = False
+    allow_writes: bool | None = None
+    """Overrides ``policy.allow_writes`` for this role when set."""
+
+
+class OriginRule(_Section):
+    """Policy for origins matching ``match`` (a glob: ``https://*.shop.test``)."""
+
+    match: str
+    enabled: bool = True
+    allow: list[str] = Field(default_factory=list)
+    block: list[str] = Field(default_factory=list)
+    allow_writes: bool | None = None
+
+
+class ApprovalSettings(_Section):
+    mode: Literal["auto", "elicitation", "browser", "off"] = "auto"
+    """auto: MCP elicitation when the client supports it, else ask in the browser; off: never ask."""
+    destructive: bool = True
+    """Destructive tools need approval even when the page does not ask for it."""
+    timeout_s: float = Field(120.0, gt=0)
+
+
+BUILTIN_FOCUS_MODES = {
+    "full": FocusMode(description="every tool"),
+    "read-only": FocusMode(description="only tools marked readOnlyHint", read_only=True),
+}
+BUILTIN_ROLES = {
+    "admin": Role(description="every tool", allow_destructive=True),
+    "editor": Role(description="no destructive tools"),
+    "viewer": Role(description="read-only", allow_writes=False),
+}
+
+
+class PolicySettings(_Section):
+    """The ``[policy]`` section of the config file."""
+
+    allow_writes: bool = False
+    """Writes are off until you turn them on: tools without ``readOnlyHint`` answer WRITES_DISABLED."""
+    focus: str = "full"
+    focus_modes: dict[str, FocusMode] = Field(default_factory=dict)
+    role: str = "admin"
+    roles: dict[str, Role] = Field(default_factory=dict)
+    allow: list[str] = Field(default_factory=list)
+    block: list[str] = Field(default_factory=list)
+    origins: list[OriginRule] = Field(default_factory=list)
+    approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
+
+    @model_validator(mode="after")
+    def _known_names(self) -> PolicySettings:
+        if self.focus not in self.all_focus_modes:
+            raise ValueError(f"focus {self.focus!r} is not a focus mode ({', '.join(self.all_focus_modes)})")
+        if self.role not in self.all_roles:
+            raise ValueError(f"role {self.role!r} is not a role ({', '.join(self.all_roles)})")
+        return self
+
+    @property
+    def all_focus_modes(self) -> dict[str, FocusMode]:
+        return {**BUILTIN_FOCUS_MODES, **self.focus_modes}
+
+    @property
+    def all_roles(self) -> dict[str, Role]:
+        return {**BUILTIN_ROLES, **self.roles}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the gate says about one tool right now."""
+
+    visible: bool
+    code: str | None = None
+    """Why it may not run: OUT_OF_SCOPE or WRITES_DISABLED."""
+    reason: str = ""
+    needs_approval: bool = False
+    setting: str | None = None
+    """For WRITES_DISABLED: the config setting that enables writes."""
+
+    @property
+    def callable(self) -> bool:
+        return self.visible and self.code is None
+
+
+_VISIBLE = Decision(visible=True)
+
+
+def _merge(tool: Scope | None, category: Scope | None) -> Scope:
+    """A tool's own scope, with its category's scope filling what it leaves open."""
+    if tool is None and category is None:
+        return Scope()
+    if tool is None:
+        return category or Scope()
+    if category is None:
+        return tool
+    data = category.model_dump(exclude_none=True)
+    data.update(tool.model_dump(exclude_none=True))
+    if tool.states and category.states:
+        data["states"] = tuple(dict.fromkeys([*category.states, *tool.states]))
+    return Scope.model_validate(data)
+
+
+def effective_scope(entry: ToolEntry) -> Scope:
+    cat = entry.category
+    return _merge(entry.tool.scope, cat.scope if cat else None)
+
+
+def route_matches(patterns: Iterable[str], url: str) -> bool:
+    """Does any pattern match the URL? ``#/x*`` patterns match the hash; others the path (and query).
+
+    Globs use ``*`` and ``?``; a pattern with a scheme (``https://shop.test/admin/*``) matches the
+    whole URL.
+    """
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    with_query = f"{path}?{parts.query}" if parts.query else path
+    fragment = f"#{parts.fragment}" if parts.fragment else "#"
+    for pattern in patterns:
+        if "://" in pattern:
+            target = url
+        elif pattern.startswith("#"):
+            target = fragment
+        else:
+            target = with_query if "?" in pattern else path
+        if fnmatch.fnmatchcase(target, pattern):
+            return True
+    return False
+
+
+def _glob_hit(globs: Iterable[str], names: Iterable[str]) -> bool:
+    names = list(names)
+    return any(fnmatch.fnmatchcase(n, g) for g in globs for n in names)
+
+
+def _is_write(entry: ToolEntry) -> bool:
+    return not entry.tool.read_only
+
+
+class Gate:
+    """Decides visibility and callability of page tools under one policy."""
+
+    def __init__(self, policy: PolicySettings | None = None) -> None:
+        self.policy = policy or PolicySettings()
+
+    def _origin_rules(self, tab: Tab) -> list[OriginRule]:
+        return [r for r in self.policy.origins if fnmatch.fnmatchcase(tab.origin, r.match)]
+
+    def origin_enabled(self, tab: Tab) -> bool:
+        return all(r.enabled for r in self._origin_rules(tab))
+
+    def decide(self, entry: ToolEntry) -> Decision:
+        policy = self.policy
+        tab = entry.tab
+        rules = self._origin_rules(tab)
+        if not all(r.enabled for r in rules):
+            return Decision(False, "OUT_OF_SCOPE", f"tools of {tab.origin} are disabled by policy")
+        scope = effective_scope(entry)
+        if scope.ai_enabled is False:
+            return Decision(False, "OUT_OF_SCOPE", "the page does not offer this tool to AI agents")
+        if scope.routes and not route_matches(scope.routes, tab.url):
+            return Decision(
+                False, "OUT_OF_SCOPE", f"only available on {', '.join(scope.routes)} (the tab is at {tab.url})"
+            )
+        if scope.states:
+            missing = [s for s in scope.states if s not in tab.states]
+            if missing:
+                return Decision(False, "OUT_OF_SCOPE", f"needs page state {', '.join(missing)}")
+        names = [entry.public_name, entry.tool.name]
+        if entry.category is not None:
+            names += [entry.category.name, f"{entry.category.name}/{entry.tool.name}"]
+        for allow, block, where in [(policy.allow, policy.block, "policy")] + [
+            (r.allow, r.block, f"policy for {r.match}") for r in rules
+        ]:
+            if allow and not _glob_hit(allow, names):
+                return Decision(False, "OUT_OF_SCOPE", f"not in the allow list of the {where}")
+            if block and _glob_hit(block, names):
+                return Decision(False, "OUT_OF_SCOPE", f"blocked by the {where}")
+        focus = policy.all_focus_modes[policy.focus]
+        if focus.read_only and not entry.tool.read_only:
+            return Decision(False, "OUT_OF_SCOPE", f"focus mode {policy.focus!r} shows read-only tools only")
+        if focus.allow and not _glob_hit(focus.allow, names):
+            return Decision(False, "OUT_OF_SCOPE", f"not part of focus mode {policy.focus!r}")
+        if focus.block and _glob_hit(focus.block, names):
+            return Decision(False, "OUT_OF_SCOPE", f"excluded by focus mode {policy.focus!r}")
+        role = policy.all_roles[policy.role]
+        destructive = entry.tool.destructive or scope.danger_level == "destructive"
+        if destructive and not role.allow_destructive:
+            return Decision(False, "OUT_OF_SCOPE", f"role {policy.role!r} may not use destructive tools")
+        writes = policy.allow_writes if role.allow_writes is None else role.allow_writes
+        for rule in rules:
+            if rule.allow_writes is not None:
+                writes = rule.allow_writes
+        needs_approval = bool(scope.requires_approval) or (destructive and policy.approval.destructive)
+        if policy.approval.mode == "off":
+            needs_approval = False
+        if _is_write(entry) and not writes:
+            return Decision(
+                True,
+                "WRITES_DISABLED",
+                "writes are disabled: this tool is not marked read-only",
+                needs_approval=needs_approval,
+                setting="policy.allow_writes = true (config file) or --allow-writes",
+            )
+        return Decision(True, needs_approval=needs_approval) if needs_approval else _VISIBLE
+
+    def visible(self, entry: ToolEntry) -> bool:
+        return self.decide(entry).visible
+
+    def visible_members(self, entry: CategoryEntry) -> tuple[ToolEntry, ...]:
+        return tuple(m for m in entry.members if self.visible(m))

@@ -1,0 +1,137 @@
+"""Ask a human before a tool that needs approval runs.
+
+Where the MCP client can show a form (elicitation), the question goes there: on handshake-era
+connections as an ``elicitation/create`` request on the call's own stream, on 2026-07-28
+connections as an ``InputRequiredResult`` the client answers by retrying the call with its
+``inputResponses`` (stateless: the ``requestState`` is an HMAC-signed fingerprint of the call,
+so an answer cannot be replayed for other arguments or after it expires). Otherwise the
+extension asks the person on the page itself. A decline, a cancel, a timeout or nobody to ask
+all end in ``APPROVAL_DENIED``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+
+from ..core.registry import ToolEntry
+from ..core.scoping import ApprovalSettings
+from ..errors import ApprovalDenied
+from .hub import Hub
+
+__all__ = ["APPROVAL_KEY", "Approvals"]
+
+APPROVAL_KEY = "tabmcp.approval"
+_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def _fingerprint(entry: ToolEntry, arguments: dict[str, Any]) -> str:
+    canon = json.dumps({"tool": entry.public_name, "tab": entry.tab.tab_id, "args": arguments}, sort_keys=True)
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+class Approvals:
+    def __init__(self, hub: Hub, settings: ApprovalSettings) -> None:
+        self.hub = hub
+        self.settings = settings
+        self._secret = secrets.token_bytes(32)
+        self.asked = {"elicitation": 0, "input_required": 0, "browser": 0}
+
+    # -- signed request state (2026-07-28 multi-round-trip) ----------------------------------
+
+    def _sign(self, fingerprint: str) -> str:
+        payload = json.dumps({"fp": fingerprint, "exp": time.time() + self.settings.timeout_s}).encode()
+        mac = hmac.new(self._secret, payload, hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(payload).decode() + "." + base64.urlsafe_b64encode(mac).decode()
+
+    def _verify(self, state: str | None, fingerprint: str) -> bool:
+        if not state or "." not in state:
+            return False
+        try:
+            raw_payload, raw_mac = state.split(".", 1)
+            payload = base64.urlsafe_b64decode(raw_payload)
+            mac = base64.urlsafe_b64decode(raw_mac)
+            data = json.loads(payload)
+        except (ValueError, json.JSONDecodeError):
+            return False
+        good = hmac.compare_digest(mac, hmac.new(self._secret, payload, hashlib.sha256).digest())
+        return good and data.get("fp") == fingerprint and float(data.get("exp", 0)) > time.time()
+
+    # -- the decision --------------------------------------------------------------------
+
+    @staticmethod
+    def _message(entry: ToolEntry, arguments: dict[str, Any], reason: str) -> str:
+        args = json.dumps(arguments, ensure_ascii=False)
+        if len(args) > 500:
+            args = args[:499] + "…"
+        return (
+            f"Allow the agent to run {entry.public_name} on {entry.tab.origin} ({entry.tab.title})?\n"
+            f"{reason}\nArguments: {args}"
+        )
+
+    async def check(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        entry: ToolEntry,
+        arguments: dict[str, Any],
+        *,
+        modern: bool,
+    ) -> dict[str, Any] | None:
+        """Return ``None`` when approved, an ``InputRequiredResult`` dict to send back, or raise.
+
+        Raises:
+            ApprovalDenied: declined, cancelled, timed out, or nobody could be asked.
+        """
+        mode = self.settings.mode
+        reason = "The page marks this tool as needing approval." if not entry.tool.destructive else (
+            "This tool is destructive."
+        )
+        caps = ctx.session.client_capabilities
+        can_elicit = caps is not None and caps.elicitation is not None
+        if mode in ("auto", "elicitation") and can_elicit:
+            message = self._message(entry, arguments, reason)
+            if modern:
+                fingerprint = _fingerprint(entry, arguments)
+                responses = params.input_responses or {}
+                answer = responses.get(APPROVAL_KEY)
+                if answer is not None and self._verify(params.request_state, fingerprint):
+                    if isinstance(answer, types.ElicitResult) and answer.action == "accept":
+                        return None
+                    raise ApprovalDenied(
+                        f"the user declined {entry.public_name}", channel="elicitation",
+                        action=getattr(answer, "action", None),
+                    )
+                self.asked["input_required"] += 1
+                request = types.ElicitRequest(
+                    params=types.ElicitRequestFormParams(message=message, requested_schema=_SCHEMA)
+                )
+                return {
+                    "resultType": "input_required",
+                    "inputRequests": {APPROVAL_KEY: request.model_dump(by_alias=True, mode="json", exclude_none=True)},
+                    "requestState": self._sign(fingerprint),
+                }
+            self.asked["elicitation"] += 1
+            result = await ctx.session.elicit_form(message, _SCHEMA, related_request_id=ctx.request_id)
+            if result.action == "accept":
+                return None
+            raise ApprovalDenied(f"the user declined {entry.public_name}", channel="elicitation", action=result.action)
+        if mode == "elicitation":
+            raise ApprovalDenied(
+                f"{entry.public_name} needs approval and this client cannot ask (no elicitation support); "
+                "approval.mode = 'auto' would ask in the browser instead",
+                channel="none",
+            )
+        self.asked["browser"] += 1
+        approved, why = await self.hub.request_approval(entry, arguments, reason, self.settings.timeout_s)
+        if approved:
+            return None
+        raise ApprovalDenied(f"{entry.public_name} was not approved in the browser: {why}", channel="browser")

@@ -1,0 +1,92 @@
+"""The bridge's SQLite file: tool usage counts (for the hybrid profile's core tools).
+
+Counts are kept in memory and written in batches (:meth:`UsageStore.flush`), so a call never
+waits for the disk.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+__all__ = ["UsageStore", "default_db_path"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS tool_usage (
+    origin TEXT NOT NULL,
+    name TEXT NOT NULL,
+    calls INTEGER NOT NULL DEFAULT 0,
+    last_used REAL NOT NULL,
+    PRIMARY KEY (origin, name)
+);
+"""
+
+
+def default_db_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "tabmcp" / "tabmcp.db"
+
+
+class UsageStore:
+    """How often each page tool (by origin and page name) was called, across bridge runs."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        target = str(path) if path is not None else str(default_db_path())
+        if target != ":memory:":
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+        self._pending: Counter[tuple[str, str]] = Counter()
+        self._top_cache: dict[int, set[tuple[str, str]]] = {}
+        self._flushed_at = time.monotonic()
+
+    FLUSH_EVERY_S = 10.0
+
+    def record(self, origin: str, name: str) -> None:
+        with self._lock:
+            self._pending[(origin, name)] += 1
+        if time.monotonic() - self._flushed_at > self.FLUSH_EVERY_S:
+            self.flush()
+
+    def flush(self) -> int:
+        """Write pending counts; returns how many tools were updated."""
+        self._flushed_at = time.monotonic()
+        with self._lock:
+            pending, self._pending = self._pending, Counter()
+        if not pending:
+            return 0
+        now = time.time()
+        self._db.execute("BEGIN")
+        self._db.executemany(
+            "INSERT INTO tool_usage (origin, name, calls, last_used) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (origin, name) DO UPDATE SET calls = calls + excluded.calls, "
+            "last_used = excluded.last_used",
+            [(o, n, c, now) for (o, n), c in pending.items()],
+        )
+        self._db.execute("COMMIT")
+        self._top_cache.clear()
+        return len(pending)
+
+    def top(self, n: int) -> list[tuple[str, str, int]]:
+        """The ``n`` most called tools: (origin, name, calls), most first."""
+        self.flush()
+        rows = self._db.execute(
+            "SELECT origin, name, calls FROM tool_usage ORDER BY calls DESC, last_used DESC LIMIT ?", (n,)
+        ).fetchall()
+        return [(str(o), str(name), int(c)) for o, name, c in rows]
+
+    def top_set(self, n: int) -> set[tuple[str, str]]:
+        """The top ``n`` as a set, cached until the next flush."""
+        if n not in self._top_cache:
+            self._top_cache[n] = {(o, name) for o, name, _ in self.top(n)}
+        return self._top_cache[n]
+
+    def close(self) -> None:
+        self.flush()
+        self._db.close()
