@@ -1,0 +1,764 @@
+"""The tool search index: BM25 keyword ranking, fuzzy names, optional semantic ranking, fusion.
+
+Pure Python + numpy, no I/O. One :class:`SearchIndex` holds every page tool the agent can
+see, grouped in *sources* (the bridge's tabs). Design (details in docs/search.md):
+
+* **Incremental by construction.** An inverted index maps each term to its postings
+  ``{slot: weighted term frequency}``; BM25's global statistics (document count, document
+  frequencies, average length) are plain counters read at query time, so replacing or
+  removing one tab touches only that tab's postings and is exact: there is no segment merge
+  and no idf snapshot to go stale. Per-term numpy arrays are materialised lazily and cached
+  until that term's postings change, so a query over 5,000 tools is a handful of vectorised
+  operations.
+* **Fields.** Name (weight 3), title (2), category (1), description (1), argument names (1)
+  and argument descriptions (0.5) feed one weighted bag of terms (a simplified BM25F).
+* **Fuzzy.** Query words that no tool uses are matched to close vocabulary words (one or two
+  edits) when the query is short or looks like a tool name; name-like queries are also
+  compared with every candidate's name (``creat_usr`` → ``create_user``), and
+  :meth:`SearchIndex.closest_names` suggests names for TOOL_NOT_FOUND.
+* **Semantic (optional).** Each tool's text is embedded once and cached by content hash;
+  each search embeds the query. Keyword and semantic rankings are combined with reciprocal
+  rank fusion, which favours tools ranked well by both.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+from rapidfuzz import fuzz, process
+from rapidfuzz.distance import OSA
+
+from .semantic import (
+    Embedder,
+    EmbeddingCache,
+    SemanticUnavailableError,
+    SentenceTransformerEmbedder,
+    content_hash,
+    resolve_model,
+)
+from .text import is_identifier, name_words, normalize_name, query_words, stem, tokenize, tokenize_name
+
+__all__ = ["SearchDoc", "SearchHit", "SearchIndex", "SearchMode"]
+
+SearchMode = Literal["keyword", "semantic", "fused"]
+
+FIELD_WEIGHTS: dict[str, float] = {
+    "name": 3.0,
+    "title": 2.0,
+    "category": 1.0,
+    "description": 1.0,
+    "arg_names": 1.0,
+    "arg_descriptions": 0.5,
+}
+BM25_K1 = 1.2
+BM25_B = 0.75
+RRF_K = 60
+"""Reciprocal rank fusion constant (the usual 60): a tool's fused score is Σ 1/(60 + rank)."""
+FUSION_DEPTH = 100
+"""How deep each ranking is read for fusion (grown automatically when ``allow`` rejects)."""
+NAME_MATCH_CUTOFF = 70.0
+"""Minimum name similarity (0-100) for the fuzzy name ranking of name-like queries."""
+SUGGEST_CUTOFF = 55.0
+"""Minimum name similarity (0-100) for :meth:`SearchIndex.closest_names`."""
+TYPO_WEIGHT = 0.7
+"""Query weight of a vocabulary word reached through a typo correction (exact words: 1)."""
+SHORT_QUERY_TERMS = 3
+"""Typo correction of unknown words is tried on queries of at most this many terms (and on
+name-like queries): in prose, an unknown word is usually a word no tool uses, not a typo."""
+
+
+@dataclass(frozen=True)
+class SearchDoc:
+    """What the index knows of one tool."""
+
+    key: str
+    """Unique public tool name (the hit's identity)."""
+    name: str
+    """Name to match (usually the key)."""
+    title: str | None
+    description: str
+    category: str | None
+    """Public category name, or None."""
+    source: str
+    """Where the tool comes from, e.g. the tab's origin ``https://shop.test`` (filterable)."""
+    arg_names: tuple[str, ...] = ()
+    arg_descriptions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    key: str
+    score: float
+    """Higher is better; comparable within one result list only (BM25, cosine or fused)."""
+    keyword_score: float | None
+    """BM25 score (None when the keyword ranking did not find the tool or was not used)."""
+    semantic_score: float | None
+    """Cosine similarity of query and tool embeddings (None without semantic ranking)."""
+    fuzzy: bool
+    """Found through fuzzy matching (a misspelled name or word), not exact words alone."""
+
+
+@dataclass
+class _Entry:
+    slot: int
+    doc: SearchDoc
+    source_id: str
+    terms: dict[str, float]
+    length: float
+    words: frozenset[str]
+    name_norm: str
+    suffixes: tuple[tuple[str, str, int], ...]
+    embed_text: str
+    embed_hash: str = ""
+
+
+@dataclass
+class _Source:
+    seq: int
+    keys: list[str] = field(default_factory=list)
+
+
+Int = npt.NDArray[np.int64]
+Float = npt.NDArray[np.float64]
+
+
+def _embed_text(doc: SearchDoc) -> str:
+    """The text a tool is embedded from: most telling first (the model truncates long texts)."""
+    parts = [" ".join(name_words(doc.name))]
+    if doc.title:
+        parts.append(doc.title)
+    if doc.description:
+        parts.append(doc.description)
+    if doc.category:
+        parts.append("Category: " + " ".join(name_words(doc.category)))
+    if doc.arg_names:
+        parts.append("Arguments: " + ", ".join(" ".join(name_words(a)) for a in doc.arg_names))
+    return ". ".join(p.strip().rstrip(".") for p in parts if p.strip())
+
+
+def _name_suffixes(words: list[str]) -> tuple[tuple[str, str, int], ...]:
+    """(spaced, compact, words dropped) for each word-suffix of a name: ``github merge pull
+    request``, ``merge pull request``, ... so a query naming the action part matches."""
+    out = []
+    for i in range(len(words)):
+        tail = words[i:]
+        out.append((" ".join(tail), "".join(tail), i))
+    return tuple(out)
+
+
+def _name_similarity(query_norm: str, query_compact: str, entry: _Entry) -> float:
+    """0-100: how well a name-like query matches a tool name (typos, casing, missing prefix)."""
+    best = 0.0
+    for spaced, compact, dropped in entry.suffixes:
+        s = max(fuzz.ratio(query_norm, spaced), fuzz.ratio(query_compact, compact)) - 0.5 * dropped
+        if s > best:
+            best = s
+    return best
+
+
+class SearchIndex:
+    """Incremental search over the tools of many sources (tabs). Thread-safe."""
+
+    def __init__(
+        self,
+        *,
+        semantic: bool | str | Embedder = False,
+        embedding_cache_size: int = 20_000,
+    ) -> None:
+        """``semantic``: False (keyword only), True (the default local model), a model name or
+        path for sentence-transformers, or any :class:`Embedder`. Asking for a model without
+        the ``[semantic]`` extra raises :class:`SemanticUnavailableError`."""
+        self._lock = threading.RLock()
+        self._entries: dict[str, _Entry] = {}
+        self._slots: list[_Entry | None] = []
+        self._free: list[int] = []
+        self._sources: dict[str, _Source] = {}
+        self._source_seq = 0
+        self._postings: dict[str, dict[int, float]] = {}
+        self._arrays: dict[str, tuple[Int, Float]] = {}
+        self._words: Counter[str] = Counter()
+        self._word_list: list[str] | None = None
+        self._names: tuple[list[str], Int] | None = None
+        self._total_len = 0.0
+        cap = 256
+        self._cap = cap
+        self._alive = np.zeros(cap, dtype=bool)
+        self._doc_len = np.zeros(cap, dtype=np.float64)
+        self._order = np.zeros(cap, dtype=np.float64)
+        self._cat_id = np.full(cap, -1, dtype=np.int64)
+        self._src_id = np.full(cap, -1, dtype=np.int64)
+        self._categories: dict[str, int] = {}
+        self._src_keys: dict[tuple[str, str], int] = {}
+        # semantic state
+        self._embedder: Embedder | None
+        if semantic is False:
+            self._embedder = None
+        elif isinstance(semantic, (bool, str)):
+            self._embedder = SentenceTransformerEmbedder(resolve_model(semantic))
+        elif isinstance(semantic, Embedder):
+            self._embedder = semantic
+        else:  # pragma: no cover - defensive
+            raise TypeError(f"semantic must be a bool, a model name or an Embedder, not {semantic!r}")
+        self._emb_cache = EmbeddingCache(embedding_cache_size)
+        self._query_cache = EmbeddingCache(512)
+        self._vecs: npt.NDArray[np.float32] | None = None
+        self._has_vec = np.zeros(cap, dtype=bool)
+        self._pending: set[int] = set()
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def semantic(self) -> bool:
+        """Is semantic ranking configured?"""
+        return self._embedder is not None
+
+    @property
+    def model_name(self) -> str | None:
+        return self._embedder.name if self._embedder is not None else None
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def get(self, key: str) -> SearchDoc | None:
+        entry = self._entries.get(key)
+        return entry.doc if entry is not None else None
+
+    def source_ids(self) -> list[str]:
+        with self._lock:
+            return sorted(self._sources, key=lambda s: self._sources[s].seq)
+
+    def keys(self, source_id: str | None = None) -> list[str]:
+        """Keys in listing order (sources in arrival order, tools in their source's order)."""
+        with self._lock:
+            if source_id is not None:
+                src = self._sources.get(source_id)
+                return list(src.keys) if src else []
+            return [k for s in self.source_ids() for k in self._sources[s].keys]
+
+    def stats(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                "docs": len(self._entries),
+                "sources": len(self._sources),
+                "terms": len(self._postings),
+                "embedded": int(self._has_vec[: len(self._slots)].sum()),
+                "pending_embeddings": len(self._pending),
+                "embedding_cache": len(self._emb_cache),
+            }
+
+    # ------------------------------------------------------------------ updates
+
+    def replace_source(self, source_id: str, docs: Iterable[SearchDoc]) -> None:
+        """Make ``docs`` the complete tool list of one source (one tab).
+
+        Cost is proportional to the tools that changed: a tool identical to the one already
+        indexed (same source, same :class:`SearchDoc`) is kept as is; others are removed and
+        added. Keys are unique across sources: a key that another source held moves here.
+        """
+        new: dict[str, SearchDoc] = {}
+        for doc in docs:
+            new[doc.key] = doc  # last one wins within a batch
+        with self._lock:
+            src = self._sources.get(source_id)
+            if src is None:
+                self._source_seq += 1
+                src = self._sources[source_id] = _Source(self._source_seq)
+            for key in src.keys:
+                entry = self._entries[key]
+                if new.get(key) != entry.doc:
+                    self._remove_entry(entry)
+            keys: list[str] = []
+            for pos, doc in enumerate(new.values()):
+                entry = self._entries.get(doc.key)
+                if entry is not None and entry.source_id == source_id and entry.doc == doc:
+                    pass
+                else:
+                    if entry is not None:  # held by another source: it moves here
+                        self._remove_entry(entry)
+                        other = self._sources.get(entry.source_id)
+                        if other is not None:
+                            other.keys.remove(doc.key)
+                    entry = self._add_entry(doc, source_id)
+                self._order[entry.slot] = src.seq * 1_000_000 + pos
+                keys.append(doc.key)
+            src.keys = keys
+            if not keys:
+                del self._sources[source_id]
+
+    def remove_source(self, source_id: str) -> None:
+        """Drop every tool of one source (the tab closed or navigated away)."""
+        with self._lock:
+            src = self._sources.pop(source_id, None)
+            if src is None:
+                return
+            for key in src.keys:
+                self._remove_entry(self._entries[key])
+
+    def clear(self) -> None:
+        with self._lock:
+            for source_id in list(self._sources):
+                self.remove_source(source_id)
+
+    def _grow(self) -> None:
+        old = self._cap
+        cap = old * 2
+
+        def grow(a: npt.NDArray[np.generic], fill: object) -> npt.NDArray[np.generic]:
+            b = np.full(cap, fill, dtype=a.dtype)
+            b[:old] = a
+            return b
+
+        self._alive = grow(self._alive, False)  # type: ignore[assignment]
+        self._doc_len = grow(self._doc_len, 0.0)  # type: ignore[assignment]
+        self._order = grow(self._order, 0.0)  # type: ignore[assignment]
+        self._cat_id = grow(self._cat_id, -1)  # type: ignore[assignment]
+        self._src_id = grow(self._src_id, -1)  # type: ignore[assignment]
+        self._has_vec = grow(self._has_vec, False)  # type: ignore[assignment]
+        if self._vecs is not None:
+            vecs = np.zeros((cap, self._vecs.shape[1]), dtype=np.float32)
+            vecs[:old] = self._vecs
+            self._vecs = vecs
+        self._cap = cap
+
+    def _add_entry(self, doc: SearchDoc, source_id: str) -> _Entry:
+        terms: dict[str, float] = {}
+
+        def add(tokens: Iterable[str], weight: float) -> None:
+            for t in tokens:
+                terms[t] = terms.get(t, 0.0) + weight
+
+        words: set[str] = set()
+        nwords = name_words(doc.name)
+        add(tokenize_name(doc.name), FIELD_WEIGHTS["name"])
+        words.update(nwords)
+        for fname, texts in (
+            ("title", (doc.title,) if doc.title else ()),
+            ("description", (doc.description,)),
+            ("arg_descriptions", doc.arg_descriptions),
+        ):
+            for text in texts:
+                toks = tokenize(text)
+                add(toks, FIELD_WEIGHTS[fname])
+        if doc.category:
+            add(tokenize_name(doc.category), FIELD_WEIGHTS["category"])
+            words.update(name_words(doc.category))
+        for arg in doc.arg_names:
+            add(tokenize_name(arg), FIELD_WEIGHTS["arg_names"])
+            words.update(name_words(arg))
+        if doc.title:
+            words.update(w for w in name_words(doc.title) if w.isalpha())
+        words.update(w for w in name_words(doc.description) if w.isalpha())
+
+        if self._free:
+            slot = self._free.pop()
+        else:
+            slot = len(self._slots)
+            self._slots.append(None)
+            if slot >= self._cap:
+                self._grow()
+        entry = _Entry(
+            slot=slot,
+            doc=doc,
+            source_id=source_id,
+            terms=terms,
+            length=sum(terms.values()),
+            words=frozenset(w for w in words if len(w) >= 4 and w.isalpha()),
+            name_norm=" ".join(nwords),
+            suffixes=_name_suffixes(nwords),
+            embed_text=_embed_text(doc) if self._embedder is not None else "",
+        )
+        self._slots[slot] = entry
+        self._entries[doc.key] = entry
+        for t, tf in terms.items():
+            self._postings.setdefault(t, {})[slot] = tf
+            self._arrays.pop(t, None)
+        self._words.update(entry.words)
+        self._word_list = None
+        self._names = None
+        self._total_len += entry.length
+        self._alive[slot] = True
+        self._doc_len[slot] = entry.length
+        cat = doc.category.casefold() if doc.category else None
+        self._cat_id[slot] = -1 if cat is None else self._categories.setdefault(cat, len(self._categories))
+        self._src_id[slot] = self._src_keys.setdefault((source_id, doc.source), len(self._src_keys))
+        if self._embedder is not None:
+            entry.embed_hash = content_hash(self._embedder.name, entry.embed_text)
+            vec = self._emb_cache.get(entry.embed_hash)
+            if vec is not None:
+                self._set_vec(slot, vec)
+            else:
+                self._pending.add(slot)
+        return entry
+
+    def _remove_entry(self, entry: _Entry) -> None:
+        slot = entry.slot
+        for t in entry.terms:
+            postings = self._postings[t]
+            del postings[slot]
+            if not postings:
+                del self._postings[t]
+            self._arrays.pop(t, None)
+        self._words.subtract(entry.words)
+        for w in entry.words:
+            if self._words[w] <= 0:
+                del self._words[w]
+        self._word_list = None
+        self._names = None
+        self._total_len -= entry.length
+        self._alive[slot] = False
+        self._doc_len[slot] = 0.0
+        self._has_vec[slot] = False
+        self._pending.discard(slot)
+        self._slots[slot] = None
+        self._free.append(slot)
+        del self._entries[entry.doc.key]
+        if not self._entries:
+            self._total_len = 0.0  # no float drift across many updates
+
+    # ------------------------------------------------------------------ semantic
+
+    def _set_vec(self, slot: int, vec: npt.NDArray[np.float32]) -> None:
+        if self._vecs is None:
+            self._vecs = np.zeros((self._cap, vec.shape[0]), dtype=np.float32)
+        self._vecs[slot] = vec
+        self._has_vec[slot] = True
+
+    @property
+    def pending_embeddings(self) -> int:
+        return len(self._pending)
+
+    def compute_embeddings(self, max_docs: int | None = None) -> int:
+        """Embed tools that have no vector yet; returns how many were embedded.
+
+        Searches do this themselves for whatever is pending, so calling it is optional; the
+        bridge can call it from a worker thread after a tab changes (the model runs outside
+        the index lock) to keep the next search fast.
+        """
+        if self._embedder is None:
+            return 0
+        with self._lock:
+            slots = sorted(self._pending)[:max_docs]
+            batch = [(s, e.embed_hash, e.embed_text) for s in slots if (e := self._slots[s]) is not None]
+        if not batch:
+            return 0
+        vecs = self._embedder.encode([text for _, _, text in batch])
+        with self._lock:
+            done = 0
+            for (slot, h, _), vec in zip(batch, vecs, strict=True):
+                self._emb_cache.put(h, vec)
+                entry = self._slots[slot]
+                if entry is not None and entry.embed_hash == h and slot in self._pending:
+                    self._set_vec(slot, vec)
+                    self._pending.discard(slot)
+                    done += 1
+            return done
+
+    def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
+        assert self._embedder is not None
+        vec = self._query_cache.get(query)
+        if vec is None:
+            vec = self._embedder.encode([query])[0]
+            self._query_cache.put(query, vec)
+        return vec
+
+    def _semantic_scores(self, query: str, mask: npt.NDArray[np.bool_]) -> tuple[Int, Float]:
+        """Candidate slots and their cosine similarity (unsorted)."""
+        while self._pending:
+            self.compute_embeddings()
+        if self._vecs is None:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        n = len(self._slots)
+        cand = np.flatnonzero(mask[:n] & self._has_vec[:n])
+        qv = self._query_vector(query)
+        sims = (self._vecs[cand] @ qv).astype(np.float64)
+        return cand, sims
+
+    # ------------------------------------------------------------------ keyword
+
+    def _term_arrays(self, term: str) -> tuple[Int, Float]:
+        arr = self._arrays.get(term)
+        if arr is None:
+            postings = self._postings[term]
+            arr = (
+                np.fromiter(postings.keys(), dtype=np.int64, count=len(postings)),
+                np.fromiter(postings.values(), dtype=np.float64, count=len(postings)),
+            )
+            self._arrays[term] = arr
+        return arr
+
+    def _typo_candidates(self, word: str) -> list[str]:
+        """Vocabulary words within one edit (two for 8+ letters) of an unknown query word."""
+        if len(word) < 4 or not word.isalpha() or not self._words:
+            return []
+        if self._word_list is None:
+            self._word_list = list(self._words)
+        max_dist = 1 if len(word) < 8 else 2
+        found = process.extract(
+            word, self._word_list, scorer=OSA.distance, score_cutoff=max_dist, limit=5
+        )
+        if not found:
+            return []
+        best = min(d for _, d, _ in found)
+        return [w for w, d, _ in found if d == best]
+
+    def _query_terms(self, query: str, name_like: bool) -> tuple[dict[str, float], list[str], set[str]]:
+        """Weighted query terms, the query's own tokens, and the typo-corrected terms added."""
+        pairs = query_words(query, name_like=name_like)
+        weights: dict[str, float] = {}
+        for _, t in pairs:
+            weights[t] = weights.get(t, 0.0) + 1.0
+        tokens = list(weights)
+        corrected: set[str] = set()
+        if name_like or len(weights) <= SHORT_QUERY_TERMS:
+            for word, t in pairs:
+                if t in self._postings:
+                    continue
+                for fix in self._typo_candidates(word):
+                    ft = stem(fix)
+                    if ft in self._postings and ft not in weights:
+                        weights[ft] = TYPO_WEIGHT
+                        corrected.add(ft)
+        return weights, tokens, corrected
+
+    def _bm25(self, weights: dict[str, float]) -> Float:
+        n = len(self._slots)
+        scores = np.zeros(n, dtype=np.float64)
+        n_docs = len(self._entries)
+        if not n_docs:
+            return scores
+        avgdl = self._total_len / n_docs
+        for term, qw in weights.items():
+            if term not in self._postings:
+                continue
+            slots, tfs = self._term_arrays(term)
+            df = len(slots)
+            idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * self._doc_len[slots] / avgdl)
+            scores[slots] += (qw * idf * (BM25_K1 + 1.0)) * tfs / (tfs + norm)
+        return scores
+
+    # ------------------------------------------------------------------ names
+
+    def _name_list(self) -> tuple[list[str], Int]:
+        if self._names is None:
+            slots = [e.slot for e in self._entries.values()]
+            self._names = (
+                [self._slots[s].name_norm for s in slots],  # type: ignore[union-attr]
+                np.asarray(slots, dtype=np.int64),
+            )
+        return self._names
+
+    def _name_ranking(
+        self, query: str, seeds: Iterable[int], cutoff: float, mask: npt.NDArray[np.bool_] | None
+    ) -> list[tuple[int, float]]:
+        """Slots whose name resembles ``query``, best first, with similarity (0-100)."""
+        qn = normalize_name(query)
+        if not qn:
+            return []
+        qc = qn.replace(" ", "")
+        cands = set(seeds)
+        names, slots = self._name_list()
+        if names:
+            for _, _, i in process.extract(qn, names, scorer=fuzz.ratio, limit=50):
+                cands.add(int(slots[i]))
+        out = []
+        for s in cands:
+            entry = self._slots[s]
+            if entry is None or (mask is not None and not mask[s]):
+                continue
+            sim = _name_similarity(qn, qc, entry)
+            if sim >= cutoff:
+                out.append((s, sim))
+        out.sort(key=lambda x: (-x[1], self._order[x[0]]))
+        return out
+
+    def closest_names(self, name: str, n: int = 5, *, allow: Callable[[str], bool] | None = None) -> list[str]:
+        """Up to ``n`` tool keys whose names are closest to ``name`` (for TOOL_NOT_FOUND)."""
+        with self._lock:
+            if n <= 0 or not self._entries:
+                return []
+            weights, _, _ = self._query_terms(name, name_like=True)
+            scores = self._bm25(weights)
+            seeds = _top(np.flatnonzero(scores > 0), scores, 50)
+            out: list[str] = []
+            for slot, _ in self._name_ranking(name, seeds, SUGGEST_CUTOFF, None):
+                key = self._slots[slot].doc.key  # type: ignore[union-attr]
+                if allow is None or allow(key):
+                    out.append(key)
+                    if len(out) >= n:
+                        break
+            return out
+
+    # ------------------------------------------------------------------ search
+
+    def _mask(self, category: str | None, source: str | None) -> npt.NDArray[np.bool_]:
+        n = len(self._slots)
+        mask = self._alive[:n].copy()
+        if category is not None:
+            cid = self._categories.get(category.casefold())
+            if cid is None:
+                return np.zeros(n, dtype=bool)
+            mask &= self._cat_id[:n] == cid
+        if source is not None:
+            needle = source.casefold()
+            ids = [i for (sid, src), i in self._src_keys.items() if sid == source or needle in src.casefold()]
+            mask &= np.isin(self._src_id[:n], np.asarray(ids, dtype=np.int64))
+        return mask
+
+    def search(
+        self,
+        query: str | None,
+        *,
+        category: str | None = None,
+        source: str | None = None,
+        limit: int = 10,
+        allow: Callable[[str], bool] | None = None,
+        mode: SearchMode | None = None,
+    ) -> list[SearchHit]:
+        """Rank tools for ``query`` (or list them, without a query), best first.
+
+        ``category`` (case-insensitive equality) and ``source`` (substring of the source, or
+        the source id) restrict the candidates; ``allow(key)`` drops tools the caller rules
+        out and is applied before ``limit``. ``mode`` defaults to ``"fused"`` when semantic
+        ranking is configured and ``"keyword"`` otherwise.
+        """
+        if mode is None:
+            mode = "fused" if self._embedder is not None else "keyword"
+        elif mode not in ("keyword", "semantic", "fused"):
+            raise ValueError(f"unknown search mode {mode!r}")
+        elif mode != "keyword" and self._embedder is None:
+            raise SemanticUnavailableError(f"mode {mode!r} needs an index built with semantic=...")
+        with self._lock:
+            if limit <= 0 or not self._entries:
+                return []
+            mask = self._mask(category, source)
+            q = (query or "").strip()
+            if not q:
+                return self._listing(mask, limit, allow)
+            return self._ranked(q, mask, limit, allow, mode)
+
+    def _listing(self, mask: npt.NDArray[np.bool_], limit: int, allow: Callable[[str], bool] | None) -> list[SearchHit]:
+        cand = np.flatnonzero(mask)
+        cand = cand[np.argsort(self._order[cand], kind="stable")]
+        hits: list[SearchHit] = []
+        for s in cand.tolist():
+            key = self._slots[s].doc.key  # type: ignore[union-attr]
+            if allow is None or allow(key):
+                hits.append(SearchHit(key, 0.0, None, None, False))
+                if len(hits) >= limit:
+                    break
+        return hits
+
+    def _ranked(
+        self,
+        q: str,
+        mask: npt.NDArray[np.bool_],
+        limit: int,
+        allow: Callable[[str], bool] | None,
+        mode: SearchMode,
+    ) -> list[SearchHit]:
+        name_like = is_identifier(q)
+        empty_i: Int = np.zeros(0, dtype=np.int64)
+        kw_scores: Float | None = None
+        kw_cand: Int = empty_i
+        tokens: list[str] = []
+        corrected: set[str] = set()
+        if mode != "semantic":
+            weights, tokens, corrected = self._query_terms(q, name_like)
+            kw_scores = self._bm25(weights)
+            kw_scores[~mask] = 0.0
+            kw_cand = np.flatnonzero(kw_scores > 0)
+        sem: tuple[Int, Float] | None = None
+        sem_map: dict[int, float] = {}
+        if mode != "keyword":
+            sem = self._semantic_scores(q, mask)
+            sem_map = dict(zip(sem[0].tolist(), sem[1].tolist(), strict=True))
+        name_rank: list[tuple[int, float]] = []
+        pinned: list[int] = []
+        if name_like and kw_scores is not None:
+            name_rank = self._name_ranking(q, _top(kw_cand, kw_scores, 50), NAME_MATCH_CUTOFF, mask)
+            qn = normalize_name(q)
+            pinned = [s for s, _ in name_rank if self._is_exact_name(s, q, qn)]
+        # Found through fuzzy matching: via the name ranking or a typo-corrected word, while
+        # lacking some word of the query itself.
+        fuzzy_slots = {s for s, _ in name_rank}
+        if corrected:
+            fuzzy_slots.update(kw_cand.tolist())
+
+        depth = max(FUSION_DEPTH, limit)
+        while True:
+            exhausted = True
+            fused: list[tuple[int, float]]
+            if kw_scores is not None and sem is None and not name_rank:
+                order = _top(kw_cand, kw_scores, depth, self._order)
+                fused = [(s, float(kw_scores[s])) for s in order]
+                exhausted = depth >= len(kw_cand)
+            else:
+                lists: list[list[int]] = []
+                if kw_scores is not None:
+                    lists.append(_top(kw_cand, kw_scores, depth, self._order))
+                    exhausted &= depth >= len(kw_cand)
+                if sem is not None:
+                    top = _top(np.arange(len(sem[0])), sem[1], depth)
+                    lists.append([int(sem[0][i]) for i in top])
+                    exhausted &= depth >= len(sem[0])
+                if name_rank:
+                    lists.append([s for s, _ in name_rank[:depth]])
+                    exhausted &= depth >= len(name_rank)
+                if pinned:
+                    lists.append(pinned)
+                fused = _rrf(lists, self._order)
+            hits: list[SearchHit] = []
+            for s, score in fused:
+                entry = self._slots[s]
+                assert entry is not None
+                key = entry.doc.key
+                if allow is not None and not allow(key):
+                    continue
+                kws = float(kw_scores[s]) if kw_scores is not None and kw_scores[s] > 0 else None
+                fz = s in fuzzy_slots and not all(t in entry.terms for t in tokens)
+                hits.append(SearchHit(key, score, kws, sem_map.get(s), fz))
+                if len(hits) >= limit:
+                    return hits
+            if exhausted:
+                return hits
+            depth *= 4
+
+    def _is_exact_name(self, slot: int, q: str, qn: str) -> bool:
+        entry = self._slots[slot]
+        assert entry is not None
+        return entry.doc.key.casefold() == q.casefold() or entry.name_norm == qn
+
+
+def _top(cand: Int, scores: Float, k: int, tiebreak: Float | None = None) -> list[int]:
+    """The ``k`` best of ``cand`` by ``scores[cand]`` (descending; ties by ``tiebreak``)."""
+    if len(cand) == 0:
+        return []
+    vals = scores[cand]
+    if len(cand) > k:
+        part = np.argpartition(-vals, k - 1)[:k]
+        cand, vals = cand[part], vals[part]
+    if tiebreak is not None:
+        order = np.lexsort((tiebreak[cand], -vals))
+    else:
+        order = np.argsort(-vals, kind="stable")
+    return [int(x) for x in cand[order]]
+
+
+def _rrf(lists: Sequence[Sequence[int]], tiebreak: Float) -> list[tuple[int, float]]:
+    """Reciprocal rank fusion: Σ 1/(RRF_K + rank), rank from 1, over the given rankings."""
+    scores: dict[int, float] = {}
+    for ranking in lists:
+        for rank, s in enumerate(ranking, start=1):
+            scores[s] = scores.get(s, 0.0) + 1.0 / (RRF_K + rank)
+    return sorted(scores.items(), key=lambda kv: (-kv[1], tiebreak[kv[0]]))
