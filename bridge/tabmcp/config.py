@@ -82,6 +82,17 @@ class McpSettings(_Section):
     """How long 2026-07-28 clients may cache tools/list; changes are also pushed on listen streams."""
 
 
+class MediatorSection(BaseModel):
+    """``[mediator]``: everything but ``enabled`` and ``timeout_s`` goes to tabmcp-mediator's MediatorConfig."""
+
+    model_config = ConfigDict(extra="allow")
+    enabled: bool = False
+    timeout_s: float = Field(60.0, gt=0)
+
+    def mediator_settings(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
 class Config(_Section):
     server: ServerSettings = Field(default_factory=ServerSettings)
     calls: CallSettings = Field(default_factory=CallSettings)
@@ -90,6 +101,7 @@ class Config(_Section):
     policy: PolicySettings = Field(default_factory=PolicySettings)
     mcp: McpSettings = Field(default_factory=McpSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
+    mediator: MediatorSection = Field(default_factory=MediatorSection)
 
     def check_binding(self) -> None:
         """Refuse a non-loopback bind unless explicitly allowed."""

@@ -29,6 +29,7 @@ from .scoping import Gate
 
 __all__ = [
     "META_CATEGORY",
+    "META_ENHANCEMENT",
     "META_PAGE_NAME",
     "META_SOURCE",
     "PROFILES",
@@ -44,6 +45,7 @@ PROFILES: tuple[Profile, ...] = ("passthrough", "categories", "meta", "hybrid")
 META_SOURCE = "tabmcp/source"
 META_PAGE_NAME = "tabmcp/pageName"
 META_CATEGORY = "tabmcp/category"
+META_ENHANCEMENT = "tabmcp/enhancement"
 _MCP_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _MAX_NAMES_IN_DESCRIPTION = 12
 
@@ -141,6 +143,8 @@ class Disclosure:
         meta: dict[str, Any] = {META_SOURCE: entry.tab.source_meta(), META_PAGE_NAME: tool.name}
         if entry.category is not None:
             meta[META_CATEGORY] = self.registry.public_name(entry.tab.tab_id, entry.category.name)
+        if tool.enhancement:
+            meta[META_ENHANCEMENT] = tool.enhancement
         out: dict[str, Any] = {
             "name": entry.public_name,
             "description": _described(entry.tab.origin, tool.description),

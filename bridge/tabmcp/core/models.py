@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "BRIDGE_ONLY_FIELDS",
     "MAX_DESCRIPTION",
     "MAX_SCHEMA_BYTES",
     "MAX_TITLE",
@@ -36,6 +37,8 @@ MAX_DESCRIPTION = 8_000
 MAX_TITLE = 200
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_STATES = 64
+BRIDGE_ONLY_FIELDS = ("pageName", "page_name", "argumentMap", "argument_map", "enhancement")
+"""Fields only the bridge's own middleware may set; stripped from what pages send."""
 
 
 class _Model(BaseModel):
@@ -64,6 +67,12 @@ class PageTool(_Model):
     annotations: dict[str, Any] = Field(default_factory=dict)
     category: str | None = None
     scope: Scope | None = None
+    page_name: str | None = None
+    """The name the page registered, when the tool middleware renamed the tool."""
+    argument_map: dict[str, str] | None = None
+    """Middleware renames of arguments: new name → the page's name."""
+    enhancement: dict[str, Any] | None = None
+    """What the middleware did (original name, enhancedBy, confidence), shown in ``_meta``."""
 
     @field_validator("name")
     @classmethod
@@ -71,6 +80,17 @@ class PageTool(_Model):
         if not TOOL_NAME_RE.match(v):
             raise ValueError("tool names are 1-128 characters of A-Z a-z 0-9 _ . -")
         return v
+
+    @property
+    def call_name(self) -> str:
+        """The name to call on the page."""
+        return self.page_name or self.name
+
+    def page_arguments(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Arguments under the page's own names (undoing middleware renames)."""
+        if not self.argument_map:
+            return arguments
+        return {self.argument_map.get(k, k): v for k, v in arguments.items()}
 
     @field_validator("title")
     @classmethod

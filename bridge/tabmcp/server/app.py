@@ -27,6 +27,7 @@ from starlette.routing import Route, WebSocketRoute
 
 from ..config import Config
 from ..core.disclosure import PROFILES
+from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
 from .extension import extension_endpoint, is_loopback_host
 from .hub import Hub
@@ -64,6 +65,9 @@ class BridgeApp:
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
         self.hub = Hub(self.config)
+        if self.config.mediator.enabled:
+            middleware, mode = load_mediator(self.config.mediator.mediator_settings())
+            self.hub.set_tool_middleware(middleware, mode=mode, timeout_s=self.config.mediator.timeout_s)
         self.mcp, self.notifier = build_mcp_server(self.hub)
         self.port: int | None = None
         self._uvicorn: uvicorn.Server | None = None

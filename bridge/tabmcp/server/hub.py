@@ -10,20 +10,25 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import hashlib
+import json
 import logging
 import secrets
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from .. import __version__
 from ..config import Config
 from ..core.builtins import BUILTIN_NAMES
 from ..core.calls import CallState, CallTable
 from ..core.disclosure import Disclosure
-from ..core.registry import Registry, RegistryChange, ToolEntry
+from ..core.models import BRIDGE_ONLY_FIELDS
+from ..core.registry import Registry, RegistryChange, ToolEntry, origin_of
 from ..core.scoping import Gate
 from ..core.search import SearchDoc, SearchIndex
+from ..mediation import ToolMiddleware
 from ..store import UsageStore
 from ..errors import (
     ExtensionDisconnected,
@@ -48,6 +53,7 @@ from ..protocol import (
     Ping,
     Pong,
     TabClosed as TabClosedMsg,
+    TabSnapshot,
     TabsSync,
     TabUpdate,
     Welcome,
@@ -125,12 +131,102 @@ class Hub:
         self.session_id = secrets.token_hex(8)
         self._futures: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._approvals: dict[str, tuple[int, asyncio.Future[tuple[bool, str]]]] = {}
+        self._middleware: ToolMiddleware | None = None
+        self._middleware_mode = "eager"
+        self._middleware_timeout = 60.0
+        self._mediated: dict[str, dict[str, Any] | None] = {}
+        self._mediating: dict[int, tuple[str, asyncio.Task[None]]] = {}
+        self._withheld: dict[int, tuple[TabSnapshot, str]] = {}
+        self._raw: dict[int, TabSnapshot] = {}
         self._link: Link | None = None
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
         self.protocol_errors = 0
+
+    # -- tool middleware (the mediator hook) -----------------------------------------------
+
+    def set_tool_middleware(
+        self, middleware: ToolMiddleware | None, *, mode: str = "eager", timeout_s: float = 60.0
+    ) -> None:
+        """Apply ``middleware`` to each tab's tools before disclosure (see :mod:`tabmcp.mediation`).
+
+        ``eager``: a tab's tools are enhanced as soon as the page reports them; ``lazy``: on the
+        first request that needs them. Until enhancement finishes (or fails, or takes longer than
+        ``timeout_s``) the tab's tools are withheld, so agents never see names that then change.
+        """
+        self._middleware = middleware
+        self._middleware_mode = mode
+        self._middleware_timeout = timeout_s
+        self._mediated.clear()
+
+    @staticmethod
+    def _mediation_key(snap: TabSnapshot) -> str:
+        data = json.dumps([origin_of(snap.url), snap.tools, snap.categories], sort_keys=True, default=str)
+        return hashlib.sha256(data.encode()).hexdigest()
+
+    def _intake(self, snap: TabSnapshot) -> TabSnapshot:
+        """What to put in the registry for an incoming snapshot, now."""
+        if any(isinstance(t, dict) and any(f in t for f in BRIDGE_ONLY_FIELDS) for t in snap.tools):
+            snap = snap.model_copy(update={"tools": [
+                {k: v for k, v in t.items() if k not in BRIDGE_ONLY_FIELDS} if isinstance(t, dict) else t
+                for t in snap.tools
+            ]})
+        self._raw[snap.tab_id] = snap
+        if self._middleware is None or not snap.tools:
+            return snap
+        key = self._mediation_key(snap)
+        if key in self._mediated:
+            return _merge_enhanced(snap, self._mediated[key])
+        if self._middleware_mode == "eager":
+            self._start_mediation(snap, key)
+        else:
+            self._withheld[snap.tab_id] = (snap, key)
+        return snap.model_copy(update={"tools": [], "categories": []})
+
+    def _start_mediation(self, snap: TabSnapshot, key: str) -> None:
+        running = self._mediating.get(snap.tab_id)
+        if running is not None and running[0] == key:
+            return
+        if running is not None:
+            running[1].cancel()
+        task = asyncio.get_running_loop().create_task(self._mediate(snap, key))
+        self._mediating[snap.tab_id] = (key, task)
+
+    async def _mediate(self, snap: TabSnapshot, key: str) -> None:
+        assert self._middleware is not None
+        host = urlsplit(snap.url).hostname or origin_of(snap.url) or "unknown"
+        context = {"source": host, "sourceType": "web", "origin": origin_of(snap.url), "url": snap.url,
+                   "tabId": snap.tab_id, "title": snap.title}
+        tools = [t for t in snap.tools if isinstance(t, dict)]
+        result: dict[str, Any] | None
+        try:
+            result = await asyncio.wait_for(self._middleware(tools, context), self._middleware_timeout)
+        except TimeoutError:
+            log.warning("tool middleware took longer than %.0fs for %s; serving the page's tools",
+                        self._middleware_timeout, host)
+            result = None
+        except Exception:  # a middleware bug must not lose the page's tools
+            log.exception("tool middleware failed for %s; serving the page's tools", host)
+            result = None
+        self._mediated[key] = result
+        current = self._mediating.get(snap.tab_id)
+        if current is not None and current[0] == key:
+            del self._mediating[snap.tab_id]
+        latest = self._raw.get(snap.tab_id)
+        if latest is not None and self._mediation_key(latest) == key and self.registry.tab(snap.tab_id):
+            self._apply(self.registry.apply(_merge_enhanced(latest, result)))
+
+    async def settle(self, timeout_s: float | None = None) -> None:
+        """Let pending enhancement finish (lazy mode starts it here) before answering a request."""
+        for tab_id, (snap, key) in list(self._withheld.items()):
+            del self._withheld[tab_id]
+            if self._raw.get(tab_id) is snap:
+                self._start_mediation(snap, key)
+        tasks = [task for _, task in self._mediating.values()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout_s if timeout_s is not None else self._middleware_timeout)
 
     # -- search index --------------------------------------------------------------------
 
@@ -226,10 +322,10 @@ class Hub:
         if isinstance(message, Hello):
             await self._on_hello(link, message)
         elif isinstance(message, TabsSync):
-            self._apply(self.registry.sync(message.tabs))
+            self._apply(self.registry.sync([self._intake(t) for t in message.tabs]))
             await self._report_rejections(link, self.registry.counts())
         elif isinstance(message, TabUpdate):
-            change = self.registry.apply(message.tab)
+            change = self.registry.apply(self._intake(message.tab))
             self._apply(change)
             if change.rejected:
                 await self._send_rejections(link, change)
@@ -306,6 +402,12 @@ class Hub:
             self._apply(self.registry.clear())
 
     def _apply(self, change: RegistryChange) -> None:
+        for tab_id in change.closed:
+            self._raw.pop(tab_id, None)
+            self._withheld.pop(tab_id, None)
+            running = self._mediating.pop(tab_id, None)
+            if running is not None:
+                running[1].cancel()
         for approval_id, (tab_id, future) in list(self._approvals.items()):
             if tab_id in change.closed and not future.done():
                 future.set_result((False, f"tab {tab_id} closed before anyone answered"))
@@ -382,10 +484,11 @@ class Hub:
         if link is None or link.state is not LinkState.READY:
             raise ExtensionDisconnected("the browser extension is not connected to the bridge")
         timeout = timeout_s if timeout_s is not None else self.config.calls.timeout_s
+        arguments = entry.tool.page_arguments(arguments)
         call = self.calls.new(
             tab_id=entry.tab.tab_id,
             document_id=entry.tab.document_id,
-            page_tool=entry.tool.name,
+            page_tool=entry.tool.call_name,
             public_name=entry.public_name,
             arguments=arguments,
             deadline=time.monotonic() + timeout,
@@ -481,3 +584,49 @@ class Hub:
             "profile": self.disclosure.profile,
         }
 
+
+
+def _merge_enhanced(snap: TabSnapshot, result: dict[str, Any] | None) -> TabSnapshot:
+    """The snapshot with the middleware's tools and categories (the page's own fields kept)."""
+    if not result or not isinstance(result.get("tools"), list):
+        return snap
+    raw_by_name = {t["name"]: t for t in snap.tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
+    renamed: dict[str, str] = {}
+    tools: list[Any] = []
+    for enhanced in result["tools"]:
+        if not isinstance(enhanced, dict):
+            continue
+        original = enhanced.get("originalName") or enhanced.get("name")
+        raw = raw_by_name.get(original)
+        if raw is None:
+            continue  # never a tool the page does not have
+        name = enhanced.get("name") or original
+        renamed[original] = name
+        tool = {k: raw[k] for k in ("title", "annotations", "scope") if k in raw}
+        tool.update(
+            name=name,
+            description=enhanced.get("description") or raw.get("description"),
+            inputSchema=enhanced.get("inputSchema") or raw.get("inputSchema"),
+        )
+        if name != original:
+            tool["pageName"] = original
+        if enhanced.get("argumentMap"):
+            tool["argumentMap"] = enhanced["argumentMap"]
+        tool["enhancement"] = {
+            "originalName": original,
+            "enhancedBy": enhanced.get("enhancedBy", "middleware"),
+            "confidence": enhanced.get("confidence"),
+        }
+        tools.append(tool)
+    for original, raw in raw_by_name.items():
+        if original not in renamed:
+            tools.append(raw)  # tools the middleware left out stay as the page registered them
+            renamed[original] = original
+    if snap.categories:
+        categories: list[Any] = [
+            {**c, "tools": [renamed.get(m, m) for m in c.get("tools", [])]} if isinstance(c, dict) else c
+            for c in snap.categories
+        ]
+    else:
+        categories = [c for c in result.get("categories") or [] if isinstance(c, dict)]
+    return snap.model_copy(update={"tools": tools, "categories": categories})

@@ -91,6 +91,12 @@ class ChangeNotifier:
             self._connections.add(conn)
         return view
 
+    async def track(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+        """Server middleware: know every handshake-era connection from its first message on."""
+        if is_dynamic(ctx.protocol_version) and ctx.session is not None:
+            self.view_for(ctx)
+        return await call_next(ctx)
+
     def schedule(self) -> None:
         try:
             loop = asyncio.get_running_loop()
@@ -191,12 +197,14 @@ class _Handlers:
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> dict[str, Any]:
+        await self.hub.settle()
         view = self.notifier.view_for(ctx)
         return _complete(ctx, {"tools": self.hub.disclosure.list_tools(view)})
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
+        await self.hub.settle()
         try:
             result = await self._call(ctx, params, params.name, params.arguments or {})
         except ToolCallError as exc:
@@ -352,4 +360,5 @@ def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier]:
         on_subscriptions_listen=ListenHandler(notifier.bus),
         cache_hints={"tools/list": CacheHint(ttl_ms=hub.config.mcp.tools_ttl_ms, scope="private")},
     )
+    server.middleware.append(notifier.track)
     return server, notifier

@@ -23,9 +23,9 @@ see, grouped in *sources* (the bridge's tabs). Design (details in docs/search.md
 
 from __future__ import annotations
 
+import heapq
 import math
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -33,7 +33,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz, process
-from rapidfuzz.distance import OSA
+
+from .fuzzy import TypoIndex
 
 from .semantic import (
     Embedder,
@@ -113,6 +114,7 @@ class _Entry:
     terms: dict[str, float]
     length: float
     words: frozenset[str]
+    name_terms: frozenset[str]
     name_norm: str
     suffixes: tuple[tuple[str, str, int], ...]
     embed_text: str
@@ -183,9 +185,9 @@ class SearchIndex:
         self._source_seq = 0
         self._postings: dict[str, dict[int, float]] = {}
         self._arrays: dict[str, tuple[Int, Float]] = {}
-        self._words: Counter[str] = Counter()
-        self._word_list: list[str] | None = None
-        self._names: tuple[list[str], Int] | None = None
+        self._typos = TypoIndex()
+        self._name_postings: dict[str, set[int]] = {}
+        self._names: dict[str, list[int]] | None = None
         self._total_len = 0.0
         cap = 256
         self._cap = cap
@@ -339,7 +341,8 @@ class SearchIndex:
 
         words: set[str] = set()
         nwords = name_words(doc.name)
-        add(tokenize_name(doc.name), FIELD_WEIGHTS["name"])
+        name_terms = tokenize_name(doc.name)
+        add(name_terms, FIELD_WEIGHTS["name"])
         words.update(nwords)
         for fname, texts in (
             ("title", (doc.title,) if doc.title else ()),
@@ -373,6 +376,7 @@ class SearchIndex:
             terms=terms,
             length=sum(terms.values()),
             words=frozenset(w for w in words if len(w) >= 4 and w.isalpha()),
+            name_terms=frozenset(name_terms),
             name_norm=" ".join(nwords),
             suffixes=_name_suffixes(nwords),
             embed_text=_embed_text(doc) if self._embedder is not None else "",
@@ -382,8 +386,9 @@ class SearchIndex:
         for t, tf in terms.items():
             self._postings.setdefault(t, {})[slot] = tf
             self._arrays.pop(t, None)
-        self._words.update(entry.words)
-        self._word_list = None
+        self._typos.add(entry.words)
+        for t in entry.name_terms:
+            self._name_postings.setdefault(t, set()).add(slot)
         self._names = None
         self._total_len += entry.length
         self._alive[slot] = True
@@ -408,11 +413,12 @@ class SearchIndex:
             if not postings:
                 del self._postings[t]
             self._arrays.pop(t, None)
-        self._words.subtract(entry.words)
-        for w in entry.words:
-            if self._words[w] <= 0:
-                del self._words[w]
-        self._word_list = None
+        self._typos.remove(entry.words)
+        for t in entry.name_terms:
+            named = self._name_postings[t]
+            named.discard(slot)
+            if not named:
+                del self._name_postings[t]
         self._names = None
         self._total_len -= entry.length
         self._alive[slot] = False
@@ -496,21 +502,6 @@ class SearchIndex:
             self._arrays[term] = arr
         return arr
 
-    def _typo_candidates(self, word: str) -> list[str]:
-        """Vocabulary words within one edit (two for 8+ letters) of an unknown query word."""
-        if len(word) < 4 or not word.isalpha() or not self._words:
-            return []
-        if self._word_list is None:
-            self._word_list = list(self._words)
-        max_dist = 1 if len(word) < 8 else 2
-        found = process.extract(
-            word, self._word_list, scorer=OSA.distance, score_cutoff=max_dist, limit=5
-        )
-        if not found:
-            return []
-        best = min(d for _, d, _ in found)
-        return [w for w, d, _ in found if d == best]
-
     def _query_terms(self, query: str, name_like: bool) -> tuple[dict[str, float], list[str], set[str]]:
         """Weighted query terms, the query's own tokens, and the typo-corrected terms added."""
         pairs = query_words(query, name_like=name_like)
@@ -523,7 +514,7 @@ class SearchIndex:
             for word, t in pairs:
                 if t in self._postings:
                     continue
-                for fix in self._typo_candidates(word):
+                for fix in self._typos.corrections(word):
                     ft = stem(fix)
                     if ft in self._postings and ft not in weights:
                         weights[ft] = TYPO_WEIGHT
@@ -549,33 +540,51 @@ class SearchIndex:
 
     # ------------------------------------------------------------------ names
 
-    def _name_list(self) -> tuple[list[str], Int]:
+    def _name_candidates(self, query: str, mask: npt.NDArray[np.bool_] | None, k: int = 50) -> list[int]:
+        """Slots whose names share (possibly typo-corrected) words with a name-like query,
+        the rarest words weighing most; a scan of all names only when no word matches."""
+        n_docs = len(self._entries)
+        scores: dict[int, float] = {}
+        seen: set[str] = set()
+        for word, t in query_words(query, name_like=True):
+            terms = [(t, 1.0)] if t in self._name_postings else [
+                (stem(fix), TYPO_WEIGHT) for fix in self._typos.corrections(word)
+            ]
+            for term, w in terms:
+                slots = self._name_postings.get(term)
+                if not slots or term in seen:
+                    continue
+                seen.add(term)
+                weight = w * math.log(1.0 + n_docs / len(slots))
+                for s in slots:
+                    scores[s] = scores.get(s, 0.0) + weight
+        if mask is not None:
+            scores = {s: v for s, v in scores.items() if mask[s]}
+        if scores:
+            return heapq.nlargest(k, scores, key=scores.__getitem__)
         if self._names is None:
-            slots = [e.slot for e in self._entries.values()]
-            self._names = (
-                [self._slots[s].name_norm for s in slots],  # type: ignore[union-attr]
-                np.asarray(slots, dtype=np.int64),
-            )
-        return self._names
+            names: dict[str, list[int]] = {}
+            for e in self._entries.values():
+                names.setdefault(e.name_norm, []).append(e.slot)
+            self._names = names
+        choices = list(self._names)
+        out: list[int] = []
+        for name, _, _ in process.extract(normalize_name(query), choices, scorer=fuzz.ratio, limit=k):
+            out.extend(s for s in self._names[name] if mask is None or mask[s])
+        return out
 
     def _name_ranking(
-        self, query: str, seeds: Iterable[int], cutoff: float, mask: npt.NDArray[np.bool_] | None
+        self, query: str, cutoff: float, mask: npt.NDArray[np.bool_] | None
     ) -> list[tuple[int, float]]:
         """Slots whose name resembles ``query``, best first, with similarity (0-100)."""
         qn = normalize_name(query)
         if not qn:
             return []
         qc = qn.replace(" ", "")
-        cands = set(seeds)
-        names, slots = self._name_list()
-        if names:
-            for _, _, i in process.extract(qn, names, scorer=fuzz.ratio, limit=50):
-                cands.add(int(slots[i]))
         out = []
-        for s in cands:
+        for s in self._name_candidates(query, mask):
             entry = self._slots[s]
-            if entry is None or (mask is not None and not mask[s]):
-                continue
+            assert entry is not None
             sim = _name_similarity(qn, qc, entry)
             if sim >= cutoff:
                 out.append((s, sim))
@@ -587,11 +596,8 @@ class SearchIndex:
         with self._lock:
             if n <= 0 or not self._entries:
                 return []
-            weights, _, _ = self._query_terms(name, name_like=True)
-            scores = self._bm25(weights)
-            seeds = _top(np.flatnonzero(scores > 0), scores, 50)
             out: list[str] = []
-            for slot, _ in self._name_ranking(name, seeds, SUGGEST_CUTOFF, None):
+            for slot, _ in self._name_ranking(name, SUGGEST_CUTOFF, None):
                 key = self._slots[slot].doc.key  # type: ignore[union-attr]
                 if allow is None or allow(key):
                     out.append(key)
@@ -686,7 +692,7 @@ class SearchIndex:
         name_rank: list[tuple[int, float]] = []
         pinned: list[int] = []
         if name_like and kw_scores is not None:
-            name_rank = self._name_ranking(q, _top(kw_cand, kw_scores, 50), NAME_MATCH_CUTOFF, mask)
+            name_rank = self._name_ranking(q, NAME_MATCH_CUTOFF, mask)
             qn = normalize_name(q)
             pinned = [s for s, _ in name_rank if self._is_exact_name(s, q, qn)]
         # Found through fuzzy matching: via the name ranking or a typo-corrected word, while
@@ -699,10 +705,14 @@ class SearchIndex:
         while True:
             exhausted = True
             fused: list[tuple[int, float]]
-            if kw_scores is not None and sem is None and not name_rank:
+            if kw_scores is not None and sem is None and not name_rank:  # BM25 alone
                 order = _top(kw_cand, kw_scores, depth, self._order)
                 fused = [(s, float(kw_scores[s])) for s in order]
                 exhausted = depth >= len(kw_cand)
+            elif sem is not None and kw_scores is None:  # cosine alone
+                top = _top(np.arange(len(sem[0])), sem[1], depth, self._order[sem[0]])
+                fused = [(int(sem[0][i]), float(sem[1][i])) for i in top]
+                exhausted = depth >= len(sem[0])
             else:
                 lists: list[list[int]] = []
                 if kw_scores is not None:

@@ -32,14 +32,21 @@ let betaQueue = Promise.resolve();
  */
 export function setBetaFeatures(enabled) {
   const run = betaQueue.catch(() => {}).then(async () => {
+    const was = db.settings.beta_features;
+    db.settings.beta_features = enabled; // first, so every render from here on shows the new state
     if (enabled === Boolean(unregisterBeta)) return;
-    if (enabled) {
-      unregisterBeta = await registerRemovable(betaCategory);
-    } else {
-      unregisterBeta?.();
-      unregisterBeta = null;
+    try {
+      if (enabled) {
+        unregisterBeta = await registerRemovable(betaCategory);
+      } else {
+        unregisterBeta?.();
+        unregisterBeta = null;
+      }
+    } catch (e) {
+      db.settings.beta_features = was;
+      changed();
+      throw e;
     }
-    db.settings.beta_features = enabled;
     log(`${enabled ? 'enabled' : 'disabled'} beta features`);
     toast(enabled ? 'Beta features enabled: custom reports and forecasts are available.' : 'Beta features disabled.', { kind: 'info', title: 'Beta features' });
     changed();

@@ -184,7 +184,7 @@ function seedComments(posts) {
       author_email: spammy ? `deals${int(10, 99)}@spam.example` : `${first.toLowerCase()}${int(1, 99)}@mail.example`,
       body,
       status,
-      created_at: iso(int(0, 40)),
+      created_at: iso(int(0, 40) + ((i * 7) % 24) / 24 + ((i * 13) % 60) / 1440),
       replies: [],
     });
   }
@@ -251,6 +251,8 @@ function seedOrders(products) {
       refunded_amount: status === 'refunded' ? total : 0,
     });
   }
+  // Two fresh orders still wait for payment.
+  for (const o of orders) if (o.id === 1039 || o.id === 1037) o.status = 'pending';
   return orders.sort((a, b) => a.id - b.id);
 }
 
@@ -266,6 +268,7 @@ function seedTickets(users) {
   return TICKET_SUBJECTS.map((subject, i) => {
     const first = pick(FIRST).toLowerCase();
     const status = i < 6 ? 'open' : i < 9 ? 'pending' : i < 13 ? 'solved' : 'closed';
+    const created = iso(int(0, 20) + ((i * 5) % 24) / 24);
     return {
       id: 501 + i,
       subject,
@@ -273,8 +276,8 @@ function seedTickets(users) {
       priority: i === 0 || i === 8 ? 'urgent' : i % 4 === 1 ? 'high' : i % 4 === 3 ? 'low' : 'normal',
       status,
       assignee_id: i % 5 === 2 ? null : pick(agents).id,
-      created_at: iso(int(0, 20)),
-      messages: [{ from: 'customer', body: `Hi, ${subject.toLowerCase()}. Can you help?`, at: iso(int(0, 20)), internal: false }],
+      created_at: created,
+      messages: [{ from: 'customer', body: `Hi, ${subject.toLowerCase()}. Can you help?`, at: created, internal: false }],
     };
   });
 }
@@ -326,13 +329,19 @@ function seed() {
   const users = seedUsers();
   const posts = seedPosts(users);
   const products = seedProducts();
+  const lastPost = posts.filter((p) => p.status === 'published').sort((a, b) => String(b.publish_at).localeCompare(String(a.publish_at)))[0];
+  // Same order of PRNG draws as the table order below (changing it reshuffles all data).
+  const media = seedMedia();
+  const comments = seedComments(posts);
+  const orders = seedOrders(products);
+  const refunded = orders.find((o) => o.status === 'refunded');
   return {
     users,
     posts,
-    media: seedMedia(),
-    comments: seedComments(posts),
+    media,
+    comments,
     products,
-    orders: seedOrders(products),
+    orders,
     tickets: seedTickets(users),
     campaigns: seedCampaigns(),
     discounts: [
@@ -359,9 +368,10 @@ function seed() {
     },
     /** @type {{at:string,actor:string,text:string,via?:string}[]} */
     activity: [
-      { at: iso(0.1), actor: 'Grace Kim', text: 'published “Introducing Dark Mode”' },
+      { at: iso(0.1), actor: users.find((u) => u.id === lastPost.author_id)?.name ?? 'System', text: `published “${lastPost.title}”` },
       { at: iso(0.3), actor: 'System', text: 'nightly inventory sync finished' },
-      { at: iso(0.8), actor: 'Ada Lovelace', text: 'refunded order #1023' },
+      { at: iso(0.8), actor: users[1].name, text: `refunded order #${refunded?.id ?? 1014}` },
+      { at: iso(1.2), actor: users[10].name, text: 'solved ticket #510' },
     ],
   };
 }

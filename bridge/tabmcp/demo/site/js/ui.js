@@ -32,23 +32,21 @@ const ESC = /** @type {Record<string,string>} */ ({ '&': '&amp;', '<': '&lt;', '
 /** Escape text for HTML (every value from the store or a tool goes through this). @param {unknown} v */
 export const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ESC[c]);
 
-/** @param {string} isoDate */
-export function fmtDate(isoDate) {
-  if (!isoDate) return '—';
-  const d = new Date(isoDate);
-  return d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
-}
+const dateFmt = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+const dateTimeFmt = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
 
-/** @param {string} isoDate */
-export function fmtDateTime(isoDate) {
-  if (!isoDate) return '—';
-  const d = new Date(isoDate);
-  return d.toLocaleString('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
-}
+/** "12 Jan 2026" (UTC). @param {string|null|undefined} isoDate */
+export const fmtDate = (isoDate) => (isoDate ? dateFmt.format(new Date(isoDate)) : '—');
+
+/** "12 Jan, 09:00" (UTC). @param {string|null|undefined} isoDate */
+export const fmtDateTime = (isoDate) => (isoDate ? dateTimeFmt.format(new Date(isoDate)) : '—');
 
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
 /** @param {number} n */
 export const fmtMoney = (n) => usd.format(n);
+const usdCompact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', notation: 'compact', maximumFractionDigits: 1 });
+/** $157.8K @param {number} n */
+export const fmtMoneyShort = (n) => usdCompact.format(n);
 /** @param {number} n */
 export const fmtNum = (n) => new Intl.NumberFormat('en-US').format(n);
 /** @param {number} kb */

@@ -54,7 +54,7 @@ function forAgent(def) {
         throw e;
       } finally {
         caller.agent = false;
-        changed();
+        if (ui.route === 'activity') changed(); // the call log is on screen; data changes render by themselves
       }
     },
   };

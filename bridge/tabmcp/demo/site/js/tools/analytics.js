@@ -1,5 +1,5 @@
 // @ts-check
-import { db, money, rangeDays } from '../store.js';
+import { db, money, rangeDays, changed } from '../store.js';
 import { ui, toast } from '../ui.js';
 import { navigate } from '../router.js';
 import { tool, obj, S, READ, IDEMPOTENT } from './kit.js';
@@ -159,6 +159,7 @@ export default {
       run: ({ range: r }) => {
         ui.analyticsRange = r;
         if (ui.route !== 'analytics') navigate('analytics');
+        changed();
         toast(`Showing the last ${rangeDays(r)} days.`, { kind: 'info' });
         return { range: r, ...totals(window_(r).current) };
       },

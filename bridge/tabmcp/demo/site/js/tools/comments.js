@@ -10,15 +10,12 @@ export const commentSummary = (c) => ({ id: c.id, post_id: c.post_id, post_title
 /** Blocked commenter emails (ban_commenter). */
 export const banned = new Set(/** @type {string[]} */ ([]));
 
-/**
- * @param {number} id @param {'approved'|'rejected'|'spam'} status @param {string} verb
- */
-function moderate(id, status, verb) {
+/** @param {number} id @param {'approved'|'rejected'|'spam'} status */
+function moderate(id, status) {
   const c = byId(db.comments, id, 'comment');
-  const before = c.status;
   c.status = status;
   changed();
-  return { c, before, verb };
+  return { c };
 }
 
 /** @type {import('./kit.js').CategoryDef} */
@@ -46,7 +43,7 @@ export default {
       input: obj({ id: S.id('comment') }, ['id']),
       annotations: IDEMPOTENT,
       run: ({ id }) => {
-        const { c } = moderate(id, 'approved', 'approved');
+        const { c } = moderate(id, 'approved');
         log(`approved a comment by ${c.author_name}`);
         toast(`Comment by ${c.author_name} approved.`);
         return { updated: commentSummary(c) };
@@ -59,7 +56,7 @@ export default {
       input: obj({ id: S.id('comment'), reason: S.str('Why it was rejected (kept in the audit log).', { maxLength: 200 }) }, ['id']),
       annotations: IDEMPOTENT,
       run: ({ id, reason }) => {
-        const { c } = moderate(id, 'rejected', 'rejected');
+        const { c } = moderate(id, 'rejected');
         log(`rejected a comment by ${c.author_name}${reason ? ` (${reason})` : ''}`);
         toast(`Comment by ${c.author_name} rejected.`, { kind: 'info' });
         return { updated: commentSummary(c) };
@@ -72,7 +69,7 @@ export default {
       input: obj({ id: S.id('comment') }, ['id']),
       annotations: IDEMPOTENT,
       run: ({ id }) => {
-        const { c } = moderate(id, 'spam', 'marked as spam');
+        const { c } = moderate(id, 'spam');
         log(`marked a comment by ${c.author_name} as spam`);
         toast(`Comment by ${c.author_name} moved to spam.`, { kind: 'info' });
         return { updated: commentSummary(c) };
@@ -90,7 +87,7 @@ export default {
         c.status = 'approved';
         c.replies.push({ body, at: new Date().toISOString() });
         log(`replied to ${c.author_name}`);
-        toast(`Reply posted to ${c.author_name}.`);
+        toast(`Reply posted under the comment by ${c.author_name.replace(/\.$/, '')}.`);
         return { updated: commentSummary(c) };
       },
     }),

@@ -1,6 +1,6 @@
 // @ts-check
 /** Tools that belong to no area of the app: where am I, go somewhere, find anything, tell the user. */
-import { db, currentUser } from '../store.js';
+import { db, currentUser, changed, byId } from '../store.js';
 import { ui, toast } from '../ui.js';
 import { navigate, ROUTES, ROUTE_KEYS, currentHash } from '../router.js';
 import { webmcp, categoryCount } from '../webmcp.js';
@@ -8,6 +8,17 @@ import { pageStates } from '../features.js';
 import { tool, obj, S, READ, IDEMPOTENT, WRITE } from './kit.js';
 
 export const VERSION = '1.4.0';
+
+/** Pages that can open one record (navigate_to with id), and where their records live. */
+const RECORDS = /** @type {Record<string, {list: () => {id: number}[], label: string}>} */ ({
+  users: { list: () => db.users, label: 'user' },
+  content: { list: () => db.posts, label: 'post' },
+  media: { list: () => db.media, label: 'media file' },
+  orders: { list: () => db.orders, label: 'order' },
+  products: { list: () => db.products, label: 'product' },
+  support: { list: () => db.tickets, label: 'ticket' },
+  marketing: { list: () => db.campaigns, label: 'campaign' },
+});
 
 /** Record types search_everything looks through. */
 const SEARCH_TYPES = ['user', 'post', 'order', 'product', 'ticket', 'media', 'campaign'];
@@ -58,7 +69,7 @@ export default [
   tool({
     name: 'navigate_to',
     title: 'Go to a page',
-    description: 'Show a page of the back office to the user, optionally with one record opened (e.g. page "users" with id 12 opens that user).',
+    description: 'Show a page of the back office to the user, optionally with one record opened: page "users" with id 12 opens user 12 (records open on users, content, media, orders, products, support and marketing).',
     input: obj({
       page: S.enum(ROUTE_KEYS, 'The page to open.'),
       id: S.int('Optional record to open on that page (user, post, media file, order, product, ticket or campaign id).', { minimum: 1 }),
@@ -66,6 +77,11 @@ export default [
     annotations: IDEMPOTENT,
     scope: { core: true },
     run: ({ page, id }) => {
+      if (id !== undefined) {
+        const records = RECORDS[page];
+        if (!records) throw new Error(`The ${page} page has no records to open; call navigate_to without id`);
+        byId(records.list(), id, records.label);
+      }
       navigate(page, id ?? null);
       return { route: currentHash(), page: ROUTES.find((r) => r.key === page)?.label };
     },
@@ -84,6 +100,7 @@ export default [
     run: ({ query, types, limit }) => {
       const results = searchAll(query, types);
       ui.search = { query, results };
+      changed();
       return { query, total: results.length, results: results.slice(0, limit) };
     },
   }),

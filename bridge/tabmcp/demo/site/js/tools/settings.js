@@ -127,7 +127,8 @@ export default {
         const key = { id, label, prefix: `acme_live_${(0x1000 + id * 2749).toString(16).slice(-4)}`, scopes, created_at: new Date().toISOString() };
         db.apiKeys.push(key);
         log(`created API key “${label}”`);
-        toast(`API key “${label}” created. Copy the secret from Settings › API keys now.`, { title: 'API key created', kind: 'warning' });
+        const secret = `${key.prefix}_${Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+        toast(`Secret for “${label}” (shown only now, never sent to the agent): ${secret}`, { title: 'API key created', kind: 'warning', timeout: 20000 });
         return { created: keySummary(key) };
       },
     }),

@@ -114,7 +114,7 @@ export default {
         const before = u.role;
         u.role = role;
         log(`changed ${u.name}'s role from ${before} to ${role}`);
-        toast(`${u.name} is now ${role === 'admin' ? 'an' : 'a'} ${role}.`);
+        toast(`${u.name} is now ${/^[aeiou]/.test(role) ? 'an' : 'a'} ${role}.`);
         return { updated: userSummary(u), previous_role: before };
       },
     }),

@@ -1,6 +1,6 @@
 // @ts-check
 import { db, ORDER_STATUSES, PRODUCT_CATEGORIES, CAMPAIGN_STATUSES } from '../store.js';
-import { ui, esc, badge, fmtDate, fmtDateTime, fmtMoney, fmtNum, emptyRow } from '../ui.js';
+import { ui, esc, badge, fmtDate, fmtDateTime, fmtMoney, fmtMoneyShort, fmtNum, emptyRow } from '../ui.js';
 import { filterOrders } from '../tools/orders.js';
 import { filterProducts, LOW_STOCK } from '../tools/products.js';
 import { campaignStats } from '../tools/marketing.js';
@@ -39,17 +39,17 @@ export function renderOrders() {
       <td class="num">${o.items.reduce((n, it) => n + it.quantity, 0)}</td>
       <td class="num">${esc(fmtMoney(o.total))}</td>
       <td>${badge(o.status)}</td>
-      <td class="muted">${esc(fmtDate(o.created_at))}</td>
+      <td class="muted date hide-narrow">${esc(fmtDate(o.created_at))}</td>
     </tr>`).join('');
   const revenue = rows.reduce((s, o) => s + o.total, 0);
   return `
     ${pageHeader('Orders', `${rows.length} orders · ${fmtMoney(revenue)}`)}
-    <div class="toolbar" role="search">
+    <div class="toolbar">
       ${searchInput('orders.query', f.query, 'Search customer or order number')}
       ${filterSelect('orders.status', ORDER_STATUSES, f.status, 'Status', 'All statuses')}
     </div>
     <div class="${selected ? 'with-detail' : ''}">
-      <div>${table('<th>Order</th><th>Customer</th><th class="num">Items</th><th class="num">Total</th><th>Status</th><th>Date</th>', body || emptyRow(6, 'No orders match these filters.'), 'orders-table')}
+      <div>${table('<th>Order</th><th>Customer</th><th class="num">Items</th><th class="num">Total</th><th>Status</th><th class="hide-narrow">Date</th>', body || emptyRow(6, 'No orders match these filters.'), 'orders-table')}
       ${countLine(rows.length, db.orders.length, 'orders')}</div>
       ${selected ? orderDetail(selected) : ''}
     </div>`;
@@ -69,7 +69,7 @@ export function renderProducts() {
   const body = rows.map((p) => `
     <tr data-testid="product-row" data-id="${p.id}"${p.archived ? ' class="archived"' : selected?.id === p.id ? ' class="selected"' : ''}>
       <td><a href="#/products/${p.id}" class="strong">${esc(p.name)}</a><div class="muted small"><code>${esc(p.sku)}</code></div></td>
-      <td>${esc(p.category)}</td>
+      <td class="hide-narrow">${esc(p.category)}</td>
       <td class="num">${esc(fmtMoney(p.price))}</td>
       <td class="num" data-testid="product-stock">${stockBadge(p)}</td>
       <td>${p.archived ? badge('archived') : p.visible ? badge('visible') : badge('hidden')}</td>
@@ -88,13 +88,13 @@ export function renderProducts() {
     </aside>` : '';
   return `
     ${pageHeader('Products', 'Catalogue and inventory.', formButton('Add product', 'create_product'))}
-    <div class="toolbar" role="search">
+    <div class="toolbar">
       ${searchInput('products.query', f.query, 'Search name or SKU')}
       ${filterSelect('products.category', PRODUCT_CATEGORIES, f.category, 'Category', 'All categories')}
       ${filterSelect('products.stock', ['in', 'low', 'out'], f.stock, 'Stock', 'Any stock')}
     </div>
     <div class="${selected ? 'with-detail' : ''}">
-      <div>${table('<th>Product</th><th>Category</th><th class="num">Price</th><th class="num">Stock</th><th>Shop</th><th><span class="sr-only">Actions</span></th>', body || emptyRow(6, 'No products match these filters.'), 'products-table')}
+      <div>${table('<th>Product</th><th class="hide-narrow">Category</th><th class="num">Price</th><th class="num">Stock</th><th>Shop</th><th><span class="sr-only">Actions</span></th>', body || emptyRow(6, 'No products match these filters.'), 'products-table')}
       ${countLine(rows.length, db.products.length, 'products')}</div>
       ${detail}
     </div>`;
@@ -111,7 +111,7 @@ export function renderMarketing() {
       <td><span class="strong">${esc(c.name)}</span><div class="muted small">${esc(c.audience)} · starts ${esc(fmtDate(c.start_date))}</div></td>
       <td>${esc(c.channel)}</td>
       <td>${badge(c.status)}</td>
-      <td><div class="meter" title="${esc(fmtMoney(c.spent))} of ${esc(fmtMoney(c.budget))}"><span style="width:${spentPct.toFixed(0)}%"></span></div><span class="muted small">${esc(fmtMoney(c.spent))} / ${esc(fmtMoney(c.budget))}</span></td>
+      <td><div class="meter" title="${esc(fmtMoney(c.spent))} of ${esc(fmtMoney(c.budget))}"><span style="width:${spentPct.toFixed(0)}%"></span></div><span class="muted small budget">${esc(fmtMoneyShort(c.spent))} of ${esc(fmtMoneyShort(c.budget))}</span></td>
       <td class="num">${s.sent ? `${s.open_rate}%` : '—'}</td>
       <td class="num">${s.sent ? fmtNum(s.conversions) : '—'}</td>
       <td class="actions">${c.status === 'active' ? toolButton('Pause', 'pause_campaign', { id: c.id }) : c.status !== 'completed' ? toolButton('Launch', 'launch_campaign', { id: c.id }, { cls: 'btn-sm btn-primary' }) : ''}

@@ -1,6 +1,6 @@
 // @ts-check
 import { db, currentUser } from '../store.js';
-import { esc, fmtMoney, fmtNum, badge, fmtDateTime, avatar } from '../ui.js';
+import { esc, fmtMoney, fmtMoneyShort, fmtNum, badge, fmtDateTime, avatar } from '../ui.js';
 import { dashboardSummary, window_ } from '../tools/analytics.js';
 import { pageHeader, card, table } from './common.js';
 import { barChart } from './charts.js';
@@ -30,7 +30,7 @@ export function render() {
   return `
     ${pageHeader(`Good morning, ${first}`, 'Here is what needs your attention today.')}
     <div class="kpis">
-      ${kpi('revenue', 'Revenue · 30 days', fmtMoney(s.revenue_30d), `${fmtNum(s.visits_30d)} visits`, '#/analytics')}
+      ${kpi('revenue', 'Revenue · 30 days', fmtMoneyShort(s.revenue_30d), `${fmtNum(s.visits_30d)} visits`, '#/analytics')}
       ${kpi('orders', 'Orders to fulfil', String(s.orders_to_fulfil), 'pending or paid', '#/orders')}
       ${kpi('comments', 'Comments to review', String(s.comments_pending), 'in the moderation queue', '#/comments')}
       ${kpi('tickets', 'Open tickets', String(s.tickets_open), 'waiting for an agent', '#/support')}
@@ -39,7 +39,7 @@ export function render() {
     </div>
     <div class="grid-2-1">
       ${card('Revenue, last 30 days', barChart(current.map((d) => d.revenue), { label: 'Daily revenue for the last 30 days', format: fmtMoney, dates: current.map((d) => d.date) }), `<a href="#/analytics" class="link">Analytics →</a>`)}
-      ${card('Recent activity', activityFeed(6), `<a href="#/activity" class="link">All →</a>`)}
+      ${card('Recent activity', activityFeed(4), `<a href="#/activity" class="link">All →</a>`)}
     </div>
     ${card('Latest orders', table('<th>Order</th><th>Customer</th><th>Status</th><th class="num">Total</th>',
       recent.map((o) => `<tr data-testid="recent-order-row" data-id="${o.id}"><td><a href="#/orders/${o.id}">#${o.id}</a></td><td>${esc(o.customer_name)}</td><td>${badge(o.status)}</td><td class="num">${esc(fmtMoney(o.total))}</td></tr>`).join('')),

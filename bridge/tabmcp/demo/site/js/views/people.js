@@ -32,9 +32,9 @@ export function renderUsers() {
     <tr data-testid="user-row" data-id="${u.id}"${selected?.id === u.id ? ' class="selected" aria-current="true"' : ''}>
       <td><a class="person" href="#/users/${u.id}">${avatar(u.name)}<span><span class="person-name">${esc(u.name)}</span><span class="muted small">${esc(u.email)}</span></span></a></td>
       <td>${badge(u.role)}</td>
-      <td>${esc(u.department)}</td>
+      <td class="hide-narrow">${esc(u.department)}</td>
       <td>${badge(u.status)}</td>
-      <td class="muted">${esc(u.last_login ? fmtDate(u.last_login) : '—')}</td>
+      <td class="muted date hide-narrow">${esc(u.last_login ? fmtDate(u.last_login) : '—')}</td>
       <td class="actions">
         ${u.status === 'suspended' ? toolButton('Activate', 'set_user_status', { id: u.id, status: 'active' }) :
           toolButton('Suspend', 'set_user_status', { id: u.id, status: 'suspended' }, { disabled: u.id === currentUser.id, title: u.id === currentUser.id ? 'You cannot suspend yourself' : undefined })}
@@ -43,13 +43,13 @@ export function renderUsers() {
     </tr>`).join('');
   return `
     ${pageHeader('Users', 'Everyone with access to the back office.', formButton('Invite user', 'create_user'))}
-    <div class="toolbar" role="search">
+    <div class="toolbar">
       ${searchInput('users.query', f.query, 'Search name, email, department')}
       ${filterSelect('users.role', ROLES, f.role, 'Role', 'All roles')}
       ${filterSelect('users.status', USER_STATUSES, f.status, 'Status', 'All statuses')}
     </div>
     <div class="${selected ? 'with-detail' : ''}">
-      <div>${table('<th>Name</th><th>Role</th><th>Department</th><th>Status</th><th>Last sign-in</th><th><span class="sr-only">Actions</span></th>',
+      <div>${table('<th>Name</th><th>Role</th><th class="hide-narrow">Department</th><th>Status</th><th class="hide-narrow">Last sign-in</th><th><span class="sr-only">Actions</span></th>',
         body || emptyRow(6, 'No users match these filters.'), 'users-table')}
       ${countLine(rows.length, db.users.length, 'users')}</div>
       ${selected ? userDetail(selected) : ''}

@@ -27,10 +27,10 @@ export function renderContent() {
   const body = rows.map((p) => `
     <tr data-testid="post-row" data-id="${p.id}"${selected?.id === p.id ? ' class="selected" aria-current="true"' : ''}>
       <td><a href="#/content/${p.id}" class="strong">${esc(p.title)}</a><div class="muted small">${p.tags.map((t) => `#${esc(t)}`).join(' ')}</div></td>
-      <td>${esc(authorName(p.author_id))}</td>
+      <td class="hide-narrow">${esc(authorName(p.author_id))}</td>
       <td>${badge(p.status)}</td>
       <td class="num">${p.views ? fmtNum(p.views) : '—'}</td>
-      <td class="muted">${esc(fmtDate(p.created_at))}</td>
+      <td class="muted date hide-narrow">${esc(fmtDate(p.created_at))}</td>
       <td class="actions">
         ${p.status === 'published' ? toolButton('Unpublish', 'unpublish_post', { id: p.id }) : toolButton('Publish', 'publish_post', { id: p.id })}
         ${toolButton('Delete', 'delete_post', { id: p.id }, { cls: 'btn-sm btn-danger-ghost', confirm: `Delete “${p.title}” and its comments? This cannot be undone.` })}
@@ -38,13 +38,13 @@ export function renderContent() {
     </tr>`).join('');
   return `
     ${pageHeader('Content', 'Blog posts and articles.', formButton('New post', 'create_post'))}
-    <div class="toolbar" role="search">
+    <div class="toolbar">
       ${searchInput('posts.query', f.query, 'Search titles and text')}
       ${filterSelect('posts.status', POST_STATUSES, f.status, 'Status', 'All statuses')}
       ${filterSelect('posts.tag', TAGS, f.tag, 'Tag', 'All tags')}
     </div>
     <div class="${selected ? 'with-detail' : ''}">
-      <div>${table('<th>Title</th><th>Author</th><th>Status</th><th class="num">Views</th><th>Created</th><th><span class="sr-only">Actions</span></th>',
+      <div>${table('<th>Title</th><th class="hide-narrow">Author</th><th>Status</th><th class="num">Views</th><th class="hide-narrow">Created</th><th><span class="sr-only">Actions</span></th>',
         body || emptyRow(6, 'No posts match these filters.'), 'posts-table')}
       ${countLine(rows.length, db.posts.length, 'posts')}</div>
       ${selected ? postDetail(selected) : ''}
@@ -53,11 +53,15 @@ export function renderContent() {
 
 const TYPE_LABEL = /** @type {Record<string,string>} */ ({ image: 'IMG', video: 'VIDEO', document: 'PDF' });
 
-/** A generated preview tile (no image files needed). @param {import('../store.js').Media} m @param {string} [cls] */
-function thumb(m, cls = '') {
+/**
+ * A generated preview tile (no image files needed).
+ * @param {import('../store.js').Media} m @param {string} [cls] @param {boolean} [decorative] hidden from screen readers
+ */
+function thumb(m, cls = '', decorative = false) {
   const ratio = m.width && m.height ? `${m.width} / ${m.height}` : '4 / 3';
-  return `<div class="thumb thumb-${esc(m.type)} ${cls}" style="--hue:${m.hue};--ratio:${ratio}" role="img" aria-label="${esc(m.alt_text || `${m.type} ${m.filename}`)}">
-    <span class="thumb-type">${TYPE_LABEL[m.type] ?? 'FILE'}</span></div>`;
+  const a11y = decorative ? 'aria-hidden="true"' : `role="img" aria-label="${esc(m.alt_text || `${m.type} ${m.filename}`)}"`;
+  return `<div class="thumb thumb-${esc(m.type)} ${cls}" style="--hue:${m.hue};--ratio:${ratio}" ${a11y}>
+    <span class="thumb-type" aria-hidden="true">${TYPE_LABEL[m.type] ?? 'FILE'}</span></div>`;
 }
 
 /** @param {import('../store.js').Media} m */
@@ -85,13 +89,13 @@ export function renderMedia() {
   const missing = db.media.filter((m) => m.type === 'image' && !m.alt_text).length;
   const grid = rows.map((m) => `
     <li data-testid="media-card" data-id="${m.id}" class="media-card${selected?.id === m.id ? ' selected' : ''}">
-      <a href="#/media/${m.id}" aria-label="${esc(m.filename)}">${thumb(m)}</a>
+      <a href="#/media/${m.id}"><span class="sr-only">Open ${esc(m.filename)}</span>${thumb(m, '', true)}</a>
       <div class="media-meta"><span class="media-name" title="${esc(m.filename)}">${esc(m.filename)}</span>
       <span class="muted small">${esc(m.folder)} · ${esc(fmtSize(m.size_kb))}${m.type === 'image' && !m.alt_text ? ' · <span class="warn">no alt text</span>' : ''}</span></div>
     </li>`).join('');
   return `
     ${pageHeader('Media library', `${db.media.length} files · ${missing} image${missing === 1 ? '' : 's'} without alt text`, formButton('Upload', 'upload_media'))}
-    <div class="toolbar" role="search">
+    <div class="toolbar">
       ${searchInput('media.query', f.query, 'Search file names and alt text')}
       ${filterSelect('media.type', MEDIA_TYPES, f.type, 'Type', 'All types')}
       ${filterSelect('media.folder', MEDIA_FOLDERS, f.folder, 'Folder', 'All folders')}
