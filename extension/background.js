@@ -349,14 +349,19 @@ function onPageConnect(port) {
     failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `tab ${tabId} navigated to another page`);
   }
   port.onMessage.addListener((msg) => onPageMessage(tabId, port, msg));
-  port.onDisconnect.addListener(() => {
+  port.onDisconnect.addListener(async () => {
     const current = state.ports.get(tabId);
-    if (current && current.port === port) {
-      state.ports.delete(tabId);
-      state.pages.delete(tabId);
+    if (!current || current.port !== port) return;
+    state.ports.delete(tabId);
+    state.pages.delete(tabId);
+    // Closing a tab also disconnects its port first: tell a close from a navigation.
+    const stillOpen = await chrome.tabs.get(tabId).then(() => true, () => false);
+    if (stillOpen) {
       failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `the page in tab ${tabId} unloaded during the call`);
       denyApprovalsInTab(tabId, 'the page unloaded before anyone answered');
       scheduleTabUpdate(tabId);
+    } else {
+      onTabRemoved(tabId);
     }
   });
   scheduleTabUpdate(tabId);

@@ -22,8 +22,8 @@ __all__ = ["main"]
 log = logging.getLogger("tabmcp")
 
 
-def _eprint(*parts: object) -> None:
-    print(*parts, file=sys.stderr, flush=True)
+def _eprint(*parts: object, end: str = "\n") -> None:
+    print(*parts, file=sys.stderr, flush=True, end=end)
 
 
 def _setup_logging(level: str) -> None:
@@ -87,7 +87,8 @@ async def _demo(args: argparse.Namespace) -> int:
     from .launcher import launch_browser
     from .server.app import PortInUse, running_bridge
 
-    config = _load(args)
+    # The demo site is a sandbox: let the agent change it (writes stay off for `serve`).
+    config = _load(args).with_overrides({"policy": {"allow_writes": True}})
     try:
         bridge_cm = running_bridge(config)
         bridge = await bridge_cm.__aenter__()
@@ -115,7 +116,8 @@ async def _demo(args: argparse.Namespace) -> int:
                     f"{counts['tools']} page tools in {counts['categories']} categories on {counts['tabs']} tab(s)"
                 )
                 _eprint(_client_snippets(port), end="")
-                _eprint("  try: tabmcp tools   |   tabmcp call user_management   |   Ctrl-C to stop")
+                flag = "" if port == DEFAULT_PORT else f" --port {port}"
+                _eprint(f"  try: tabmcp tools{flag}   |   tabmcp call user_management{flag}   |   Ctrl-C to stop")
                 if args.exit_after is not None:
                     await asyncio.sleep(args.exit_after)
                 else:
