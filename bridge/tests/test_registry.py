@@ -1,5 +1,9 @@
+import pytest
+
 from tabmcp.core.builtins import BUILTIN_NAMES
 from tabmcp.core.registry import CategoryEntry, Registry, ToolEntry, origin_of
+from tabmcp.core.validation import validate_arguments
+from tabmcp.errors import ToolValidationError
 from tabmcp.protocol import TabSnapshot
 
 from .helpers import tab, tool
@@ -30,6 +34,21 @@ def test_a_bad_tool_is_rejected_alone():
     assert "not a valid JSON Schema" in reasons["badschema"]
     assert "describe an object" in reasons["notobject"]
     assert "(unnamed)" in reasons
+
+
+def test_older_schema_dialects_are_read_not_rejected():
+    tuple_items = {"type": "object", "properties": {"headers": {"type": "array", "items": {
+        "type": "array", "items": [{"type": "string"}, {"type": "string"}]}}}}
+    draft4 = {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+              "properties": {"n": {"type": "integer", "minimum": 0, "exclusiveMinimum": True}}}
+    reg = Registry()
+    change = reg.apply(snap(1, tools=[tool("a", inputSchema=tuple_items), tool("b", inputSchema=draft4)]))
+    assert change.rejected == ()
+    validate_arguments("a", tuple_items, {"headers": [["X-Key", "v"]]})
+    with pytest.raises(ToolValidationError):
+        validate_arguments("a", tuple_items, {"headers": [[1, "v"]]})
+    with pytest.raises(ToolValidationError):
+        validate_arguments("b", draft4, {"n": 0})
 
 
 def test_same_name_in_two_tabs_first_keeps_plain_name():

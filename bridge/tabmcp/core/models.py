@@ -11,8 +11,10 @@ import json
 import re
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
@@ -28,6 +30,7 @@ __all__ = [
     "Scope",
     "parse_category",
     "parse_tool",
+    "schema_validator_class",
 ]
 
 TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
@@ -39,6 +42,22 @@ MAX_SCHEMA_BYTES = 64 * 1024
 MAX_STATES = 64
 BRIDGE_ONLY_FIELDS = ("pageName", "page_name", "argumentMap", "argument_map", "enhancement")
 """Fields only the bridge's own middleware may set; stripped from what pages send."""
+
+
+def schema_validator_class(schema: dict[str, Any]) -> type[Validator]:
+    """The JSON Schema dialect a tool's inputSchema is written in.
+
+    ``$schema`` decides when present. Without it MCP means 2020-12, but real servers still
+    publish older shapes (array-form ``items``); a schema that is invalid as 2020-12 yet valid
+    as Draft 7 is read as Draft 7 rather than rejected.
+    """
+    if "$schema" in schema:
+        return validator_for(schema, default=Draft202012Validator)  # type: ignore[no-any-return]
+    if Draft202012Validator(Draft202012Validator.META_SCHEMA).is_valid(schema):
+        return Draft202012Validator
+    if Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(schema):
+        return Draft7Validator
+    return Draft202012Validator
 
 
 class _Model(BaseModel):
@@ -121,7 +140,7 @@ class PageTool(_Model):
         if v.get("type", "object") != "object":
             raise ValueError("inputSchema must describe an object (type: 'object')")
         try:
-            Draft202012Validator.check_schema(v)
+            schema_validator_class(v).check_schema(v)
         except SchemaError as exc:
             path = "/".join(str(p) for p in exc.path) or "(root)"
             raise ValueError(f"inputSchema is not a valid JSON Schema at {path}: {exc.message}") from None

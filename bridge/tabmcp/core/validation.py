@@ -6,17 +6,19 @@ import json
 from functools import lru_cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
 
 from ..errors import ToolValidationError
+from .models import schema_validator_class
 
 __all__ = ["validate_arguments"]
 
 
 @lru_cache(maxsize=4096)
-def _validator(schema_json: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_json))
+def _validator(schema_json: str) -> Validator:
+    schema = json.loads(schema_json)
+    return schema_validator_class(schema)(schema)
 
 
 def validate_arguments(tool_name: str, schema: dict[str, Any], arguments: Any) -> dict[str, Any]:

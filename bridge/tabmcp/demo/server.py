@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -19,27 +20,30 @@ from ..server.app import bind_socket
 __all__ = ["demo_app", "serve_demo_site"]
 
 
-def demo_app(site_dir: Path | None = None) -> Starlette:
-    """The site in ``site_dir`` (default: the demo site) plus the polyfill at ``/webmcp-polyfill.js``."""
-    async def polyfill(_request: object) -> Response:
-        return FileResponse(polyfill_path(), media_type="text/javascript", headers={"Cache-Control": "no-store"})
+def demo_app(site_dir: Path | None = None, files: dict[str, Path] | None = None) -> Starlette:
+    """The site in ``site_dir`` (default: the demo site), the polyfill at ``/webmcp-polyfill.js``,
+    and any extra ``files`` (URL path → file), e.g. a tool catalog for a benchmark page."""
 
-    return Starlette(
-        routes=[
-            Route("/webmcp-polyfill.js", polyfill),
-            Mount("/", StaticFiles(directory=site_dir or demo_site_dir(), html=True), name="site"),
-        ]
-    )
+    def serve(path: Path, media_type: str | None = None) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(_request: Request) -> Response:
+            return FileResponse(path, media_type=media_type, headers={"Cache-Control": "no-store"})
+
+        return endpoint
+
+    routes: list[Route | Mount] = [Route("/webmcp-polyfill.js", serve(polyfill_path(), "text/javascript"))]
+    routes += [Route(url, serve(path)) for url, path in (files or {}).items()]
+    routes.append(Mount("/", StaticFiles(directory=site_dir or demo_site_dir(), html=True), name="site"))
+    return Starlette(routes=routes)
 
 
 @contextlib.asynccontextmanager
 async def serve_demo_site(
-    host: str = "127.0.0.1", port: int = 0, *, site_dir: Path | None = None
+    host: str = "127.0.0.1", port: int = 0, *, site_dir: Path | None = None, files: dict[str, Path] | None = None
 ) -> AsyncIterator[str]:
     """Run the demo site (or ``site_dir``) for the duration of the block; yields its base URL."""
     sock = bind_socket(host, port)
     real_port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(demo_app(site_dir), log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(demo_app(site_dir, files), log_level="warning", lifespan="off"))
     server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:

@@ -1,0 +1,273 @@
+"""Latency of the tool search index: searches at 100, 1,000 and 5,000 tools, and updates.
+
+Run from the repository root::
+
+    .venv/bin/python -m bench.search_latency [--no-semantic] [--rounds N]
+
+Tools are the MCP catalog's 682 real tools (``$TABMCP_DATA/mcp_catalog.json``, default
+``../shared/data``), sampled for 100 and replicated with distinct names for more, as the bridge
+names copies from several tabs (``t3.github_create_issue``); one source (tab) per category and
+replica. Queries are the 157 labeled catalog queries of ``bench/data/mcp_catalog_queries.json``
+(task-style prose, a few keywords and name-like queries), each run once to warm up and then
+``--rounds`` times.
+
+Baselines measured in the same run: a naive linear substring scan over all tools, plain BM25
+from ``bm25s`` when installed (a static index: any change means re-indexing), and a full
+rebuild of our index against the incremental update of one 50-tool tab.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from functools import partial
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from tabmcp.core.search import EmbeddingCache, SearchDoc, SearchIndex, semantic_available
+from tabmcp.core.search.semantic import SentenceTransformerEmbedder, resolve_model
+
+from ._table import percentile, print_table
+from .search_quality import bm25s_ranker, catalog_queries, catalog_sources, substring_ranker
+
+SIZES = (100, 1_000, 5_000)
+Sources = list[tuple[str, list[SearchDoc]]]
+
+
+def corpus(n: int, base: Sources) -> Sources:
+    """``n`` tools in sources: a sample of the catalog, or replicas of it with distinct names."""
+    flat = [(sid, d) for sid, docs in base for d in docs]
+    picked: list[tuple[int, str, SearchDoc]] = []
+    replica = 0
+    while len(picked) < n:
+        take = (
+            flat if n - len(picked) >= len(flat) else random.Random(7 + replica).sample(flat, n - len(picked))
+        )
+        picked += [(replica, sid, d) for sid, d in take]
+        replica += 1
+    out: dict[str, list[SearchDoc]] = {}
+    for r, sid, d in picked:
+        if r:
+            d = dataclasses.replace(
+                d, key=f"t{r}.{d.key}", name=f"t{r}.{d.key}", source=d.source.replace(".test", f"{r}.test")
+            )
+        out.setdefault(f"{r}:{sid}", []).append(d)
+    return list(out.items())
+
+
+def build(sources: Sources, **kw: object) -> SearchIndex:
+    index = SearchIndex(**kw)  # type: ignore[arg-type]
+    for sid, docs in sources:
+        index.replace_source(sid, docs)
+    return index
+
+
+def timed(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1e3
+
+
+def run_queries(fn: Callable[[str], object], queries: Sequence[str], rounds: int) -> list[float]:
+    for q in queries:
+        fn(q)  # warm-up (and, for fused, the query vector cache)
+    out = []
+    for _ in range(rounds):
+        for q in queries:
+            t0 = time.perf_counter()
+            fn(q)
+            out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def row(label: str, n: int, samples: Sequence[float], base: float | None = None) -> list[str]:
+    p50 = percentile(samples, 50)
+    return [
+        label,
+        f"{n:,}",
+        f"{p50:.3f}",
+        f"{percentile(samples, 99):.3f}",
+        f"{statistics.fmean(samples):.3f}",
+        f"{base / p50:.0f}x" if base else "",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--no-semantic", action="store_true", help="keyword ranking only")
+    ap.add_argument("--rounds", type=int, default=3, help="timed passes over the query set (default 3)")
+    args = ap.parse_args(argv)
+
+    base = catalog_sources()
+    queries = catalog_queries()
+    texts = [q["query"] for q in queries]
+    names = [q["query"] for q in queries if q["style"] == "name"]
+    semantic = not args.no_semantic and semantic_available()
+    if not args.no_semantic and not semantic:
+        print("note: sentence-transformers not installed: keyword ranking only ([semantic] extra)")
+    load0 = os.getloadavg()
+    embedder = SentenceTransformerEmbedder(resolve_model(True), threads=1) if semantic else None
+    shared = EmbeddingCache()
+
+    rows: list[list[str]] = []
+    indexes: dict[int, SearchIndex] = {}
+    for n in SIZES:
+        sources = corpus(n, base)
+        docs = [d for _, ds in sources for d in ds]
+        assert len({d.key for d in docs}) == n
+        index = build(sources)
+        indexes[n] = index
+        scan = substring_ranker(docs)
+        scan_t = run_queries(scan, texts, 1)
+        scan_p50 = percentile(scan_t, 50)
+        rows.append(row("substring scan (baseline)", n, scan_t))
+        ref = bm25s_ranker(docs)
+        if ref is not None:
+            rows.append(
+                row("bm25s, static index (reference)", n, run_queries(ref, texts, args.rounds), scan_p50)
+            )
+        rows.append(
+            row(
+                "keyword, all queries",
+                n,
+                run_queries(index.search, texts, args.rounds),
+                scan_p50,
+            )
+        )
+        rows.append(
+            row(
+                "keyword, name-like queries",
+                n,
+                run_queries(index.search, names, args.rounds * 5),
+            )
+        )
+        if embedder is not None:
+            t0 = time.perf_counter()
+            warm = build(sources, semantic=embedder, embedding_cache=shared)
+            warm.compute_embeddings()
+            took = time.perf_counter() - t0
+            print(f"{n:,} tools: embedded in {took:.1f} s ({len(shared)} distinct texts so far)")
+            cold = build(sources, semantic=embedder, embedding_cache=shared, query_cache_size=0)
+            cold.compute_embeddings()  # all from the shared cache
+            rows.append(
+                row(
+                    "fused, query vector cached",
+                    n,
+                    run_queries(warm.search, texts, args.rounds),
+                    scan_p50,
+                )
+            )
+            rows.append(row("fused, embedding the query", n, run_queries(cold.search, texts, 1)))
+        print(f"{n:,} tools: measured")
+
+    print_table(
+        "Search latency in ms (limit 10; p99 over all timed queries; speed-up = scan p50 / p50)",
+        ["ranking", "tools", "p50", "p99", "mean", "vs scan"],
+        rows,
+    )
+
+    # ---------------------------------------------------------------- updates at 5,000 tools
+    n = SIZES[-1]
+    sources = corpus(n, base)
+    index = indexes[n]
+    tab = [
+        dataclasses.replace(d, key=f"big.{d.key}", name=f"big.{d.key}", source="https://big.test")
+        for d in random.Random(1).sample([d for _, ds in base for d in ds], 50)
+    ]
+    tab_v2 = [dataclasses.replace(d, description=d.description + " (v2)") for d in tab]
+    index.replace_source("big", tab)
+    upd: list[list[str]] = []
+    changed = [timed(partial(index.replace_source, "big", tab_v2 if i % 2 == 0 else tab)) for i in range(40)]
+    same = [timed(partial(index.replace_source, "big", tab)) for _ in range(40)]
+
+    def remove_add() -> None:
+        index.remove_source("big")
+        index.replace_source("big", tab)
+
+    readd = [timed(remove_add) for _ in range(40)]
+    after = []
+    for i in range(20):
+        index.replace_source("big", tab_v2 if i % 2 == 0 else tab)
+        after.append(timed(lambda: index.search("take a screenshot of the current page")))
+    steady = [timed(lambda: index.search("take a screenshot of the current page")) for _ in range(20)]
+    rebuild = [timed(lambda: build([*sources, ("big", tab)])) for _ in range(3)]
+    rb = statistics.median(rebuild)
+    upd.append(["full rebuild of the index", f"{n + 50:,}", f"{rb:.1f}", ""])
+    for label, samples in (
+        ("replace a 50-tool tab, all tools changed", changed),
+        ("replace a 50-tool tab, unchanged (re-sent)", same),
+        ("remove a 50-tool tab and add it back", readd),
+    ):
+        p50 = percentile(samples, 50)
+        upd.append([label, f"{n + 50:,}", f"{p50:.2f}", f"{rb / p50:.0f}x"])
+    upd.append(
+        ["first search after an update (lazy arrays)", f"{n + 50:,}", f"{percentile(after, 50):.3f}", ""]
+    )
+    upd.append(["same search, steady state", f"{n + 50:,}", f"{percentile(steady, 50):.3f}", ""])
+    docs = [d for _, ds in sources for d in ds] + tab
+    try:
+        import bm25s  # type: ignore[import-untyped]  # noqa: F401
+
+        bm = [timed(lambda: bm25s_ranker(docs)) for _ in range(3)]
+        upd.append(
+            [
+                "bm25s: re-index everything (its only update)",
+                f"{n + 50:,}",
+                f"{statistics.median(bm):.1f}",
+                "",
+            ]
+        )
+    except ImportError:
+        pass
+    if embedder is not None:
+        sem = build([*sources, ("big", tab)], semantic=embedder, embedding_cache=shared)
+        sem.compute_embeddings()
+        fresh = [
+            [dataclasses.replace(d, description=d.description + f" (edit {i})") for d in tab]
+            for i in range(3)
+        ]
+
+        def update_and_embed(docs: list[SearchDoc]) -> None:
+            sem.replace_source("big", docs)
+            sem.compute_embeddings()
+
+        emb = [timed(partial(update_and_embed, v)) for v in fresh]
+        cached = [timed(partial(update_and_embed, tab)) for _ in range(3)]
+        upd.append(
+            [
+                "semantic: replace 50 changed tools + embed them",
+                f"{n + 50:,}",
+                f"{statistics.median(emb):.1f}",
+                "",
+            ]
+        )
+        upd.append(
+            [
+                "semantic: tab reload, vectors from the cache",
+                f"{n + 50:,}",
+                f"{statistics.median(cached):.2f}",
+                "",
+            ]
+        )
+    print_table(
+        "Index updates in ms (p50; speed-up = full rebuild / update)",
+        ["operation", "tools", "ms", "vs rebuild"],
+        upd,
+    )
+    load1 = os.getloadavg()
+    print(
+        f"\nmachine: {os.cpu_count()} CPUs; load average {load0[0]:.1f} at start, {load1[0]:.1f} at end "
+        "(other processes share the CPUs: compare rows of one run, not runs)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,75 @@
+"""The one result shape of every telemetry tool, and the helpers that validate their arguments.
+
+Each entry point returns a :class:`ToolAnswer`: readable ``text`` for the model (many
+clients show only that) and ``data`` for ``structuredContent``. "No data yet" is an
+ordinary answer with a hint, never an error: the spec wants a mode called without data to
+explain itself, not to fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .errors import InvalidTelemetryArguments
+
+__all__ = ["ToolAnswer", "fmt_time", "iso_time", "parse_args"]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    """A telemetry tool's answer.
+
+    Attributes:
+        text: what the agent reads.
+        data: the same, structured (``structuredContent``); always a JSON object.
+        empty: the mode had no data in the requested scope (the text says what to try).
+    """
+
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+    empty: bool = False
+
+    def to_call_result(self) -> dict[str, Any]:
+        """The MCP ``CallToolResult`` body (never ``isError``: errors are raised instead)."""
+        return {"content": [{"type": "text", "text": self.text}], "structuredContent": self.data}
+
+
+def parse_args(model: type[M], arguments: Mapping[str, Any] | None) -> M:
+    """Validate tool arguments, turning pydantic's error into a named, agent-readable one.
+
+    Raises:
+        InvalidTelemetryArguments: with ``field`` and ``expected`` details.
+    """
+    try:
+        return model.model_validate(dict(arguments or {}))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        msg = err["msg"].removeprefix("Value error, ")
+        raise InvalidTelemetryArguments(
+            f"{where}: {msg}", field=where, input=_short(err.get("input"))
+        ) from None
+
+
+def _short(value: Any) -> Any:
+    text = repr(value)
+    return value if len(text) <= 200 else text[:200] + "…"
+
+
+def iso_time(ms: float) -> str:
+    """Epoch milliseconds as ISO 8601 UTC with milliseconds (HAR, SARIF, summaries)."""
+    return (
+        datetime.fromtimestamp(ms / 1000.0, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    )
+
+
+def fmt_time(ms: float) -> str:
+    """Epoch milliseconds as ``HH:MM:SS.mmm`` UTC, for compact text listings."""
+    return datetime.fromtimestamp(ms / 1000.0, tz=UTC).strftime("%H:%M:%S.%f")[:-3]

@@ -1,0 +1,185 @@
+"""Which telemetry tools and modes a client sees: data-driven filtering and progressive disclosure.
+
+Two independent rules decide the tools/list view (spec: ``telemetry-dynamic-tool-exposure``):
+
+* **Data availability** (browser-driven, every protocol): each mode is listed only when the
+  store holds data for it (tables below); a tool left with no mode is omitted.
+* **Progressive disclosure** (request-driven, so only on connections that negotiated a
+  protocol before 2026-07-28, where tools/list may change as a side effect of a request):
+  until the client's first successful ``observe``, only ``observe`` and ``query_dom``.
+
+``dynamic_exposure = false`` switches both off: every tool, every mode, always (``_meta``
+counts are still reported).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from .counts import DataCounts
+
+__all__ = [
+    "ANALYZE_MODES",
+    "CONFIGURE_MODES",
+    "GENERATE_MODES",
+    "LIVE_MODES",
+    "OBSERVE_MODES",
+    "TELEMETRY_TOOLS",
+    "TOOL_MODES",
+    "ExposureState",
+    "Signature",
+    "available_modes",
+    "mode_counts",
+    "signature",
+    "visible_tools",
+]
+
+OBSERVE_MODES: Final = (
+    "errors",
+    "logs",
+    "network",
+    "websocket_events",
+    "websocket_status",
+    "actions",
+    "vitals",
+    "page",
+)
+ANALYZE_MODES: Final = ("performance", "api", "accessibility", "changes", "timeline")
+GENERATE_MODES: Final = ("reproduction", "test", "pr_summary", "sarif", "har")
+CONFIGURE_MODES: Final = (
+    "status",
+    "noise",
+    "clear",
+    "buffers",
+    "redaction",
+    "exposure",
+    "save_snapshot",
+    "load_snapshot",
+    "list_snapshots",
+    "delete_snapshot",
+)
+
+TOOL_MODES: Final[dict[str, tuple[str, ...]]] = {
+    "observe": OBSERVE_MODES,
+    "analyze": ANALYZE_MODES,
+    "generate": GENERATE_MODES,
+    "configure": CONFIGURE_MODES,
+}
+TELEMETRY_TOOLS: Final = ("observe", "analyze", "generate", "configure", "query_dom")
+"""Every tool this package defines, in tools/list order."""
+
+LIVE_MODES: Final[dict[str, frozenset[str]]] = {
+    "observe": frozenset({"page"}),
+    "analyze": frozenset({"accessibility"}),
+    "generate": frozenset({"sarif"}),
+}
+"""Modes the extension answers from the live page: the bridge asks the tab first (page info,
+an ``axe.run()`` result) and hands the answer to the core entry point."""
+
+_BEFORE_FIRST_OBSERVE: Final = frozenset({"observe", "query_dom"})
+
+_Count = Callable[[DataCounts], int | None]
+"""A mode's data count; ``None`` means the mode has no meaningful count (always available)."""
+
+_COUNTS: Final[dict[str, dict[str, _Count]]] = {
+    "observe": {
+        "errors": lambda c: c.errors,
+        "logs": lambda c: c.logs,
+        "network": lambda c: c.network,
+        "websocket_events": lambda c: c.websocket_events,
+        "websocket_status": lambda c: c.websocket_connections,
+        "actions": lambda c: c.actions,
+        "vitals": lambda c: c.vitals,
+        "page": lambda c: None,
+    },
+    "analyze": {
+        "performance": lambda c: c.vitals,
+        "api": lambda c: c.api_endpoints,
+        "accessibility": lambda c: None,
+        "changes": lambda c: c.total,
+        "timeline": lambda c: c.actions,
+    },
+    "generate": {
+        "reproduction": lambda c: c.actions,
+        "test": lambda c: c.actions,
+        "pr_summary": lambda c: c.total,
+        "sarif": lambda c: None,
+        "har": lambda c: c.network,
+    },
+}
+
+_ALWAYS: Final[dict[str, frozenset[str]]] = {
+    "observe": frozenset({"errors", "logs", "page"}),
+    "analyze": frozenset({"accessibility"}),
+    "generate": frozenset({"sarif"}),
+}
+"""Modes listed with or without data: errors/logs may arrive any moment; page,
+accessibility and sarif are live queries the extension answers on demand."""
+
+
+def mode_counts(counts: DataCounts) -> dict[str, dict[str, int]]:
+    """``_meta.data_counts`` of each tool: every mode that has a meaningful count."""
+    out: dict[str, dict[str, int]] = {}
+    for tool, modes in _COUNTS.items():
+        out[tool] = {mode: n for mode, fn in modes.items() if (n := fn(counts)) is not None}
+    return out
+
+
+def available_modes(counts: DataCounts) -> dict[str, tuple[str, ...]]:
+    """Modes with data (or always available), in the tool's canonical order."""
+    out: dict[str, tuple[str, ...]] = {}
+    for tool, modes in _COUNTS.items():
+        always = _ALWAYS[tool]
+        out[tool] = tuple(m for m, fn in modes.items() if m in always or (fn(counts) or 0) > 0)
+    out["configure"] = CONFIGURE_MODES
+    return out
+
+
+def visible_tools(*, dynamic: bool, observed: bool, exposure_enabled: bool) -> frozenset[str]:
+    """Telemetry tools a client may see, before data filtering.
+
+    Progressive disclosure hides analyze/generate/configure until the first observe, but only
+    where tools/list may change as a side effect of a request (``dynamic``, pre-2026-07-28).
+    """
+    if exposure_enabled and dynamic and not observed:
+        return _BEFORE_FIRST_OBSERVE
+    return frozenset(TELEMETRY_TOOLS)
+
+
+Signature = tuple[bool, tuple[tuple[str, tuple[str, ...]], ...]]
+
+
+def signature(counts: DataCounts, *, exposure_enabled: bool) -> Signature:
+    """What data-driven availability looks like now; when it changes, tools/list changed.
+
+    Counts alone changing is not a change (they are informational ``_meta``).
+    """
+    if not exposure_enabled:
+        return (False, ())
+    return (True, tuple(available_modes(counts).items()))
+
+
+@dataclass
+class ExposureState:
+    """Progressive-disclosure state of one MCP client connection.
+
+    ``dynamic`` is fixed at the handshake (protocol before 2026-07-28). ``observed`` becomes
+    true at the first successful observe and is never persisted: a new connection, or a
+    bridge restart, starts over.
+    """
+
+    dynamic: bool
+    observed: bool = False
+
+    def note_observe(self, *, exposure_enabled: bool) -> bool:
+        """Record a successful observe; ``True`` if that changed this client's tools/list.
+
+        Call after an observe call that did not raise (a "no data yet" answer is a success).
+        The bridge then sends ``notifications/tools/list_changed`` to this client only.
+        """
+        if self.observed:
+            return False
+        self.observed = True
+        return self.dynamic and exposure_enabled

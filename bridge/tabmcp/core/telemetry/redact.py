@@ -1,0 +1,251 @@
+"""Defence-in-depth redaction: the bridge re-applies the page's rules to every event it keeps.
+
+The extension redacts before anything leaves the page; the bridge does it again on ingest,
+so a missed rule, an older extension or a page-side bug does not put a token into a buffer,
+a snapshot, a HAR file or an agent's context. Rules (see :class:`RedactionSettings`):
+
+* header, query-parameter and JSON / form field *names* containing a secret-looking key;
+* free-text *patterns* (bearer tokens, JWTs, API key shapes, ``password=...``);
+* payment card numbers (digit runs that start like a card and pass the Luhn check);
+* passwords in URLs (``https://user:pass@host``).
+
+Redaction is idempotent: running it twice changes nothing more.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from .models import (
+    ActionEvent,
+    ConsoleEvent,
+    ErrorEvent,
+    Event,
+    NavigationEvent,
+    NetworkEvent,
+    SourceLocation,
+    WebSocketEvent,
+    header_value,
+)
+from .settings import RedactionSettings, normalize_key
+
+__all__ = ["Redactor", "luhn_valid"]
+
+_CARD_RUN = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))")
+_SENSITIVE_FIELD_HINT = re.compile(r"(?i)pass(word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp")
+
+
+def luhn_valid(digits: str) -> bool:
+    """The Luhn checksum that every payment card number satisfies."""
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+class Redactor:
+    """Applies one :class:`RedactionSettings` to events; rebuilt when the settings change."""
+
+    def __init__(self, settings: RedactionSettings | None = None) -> None:
+        self.settings = settings or RedactionSettings()
+        self.marker = self.settings.replacement
+        self._keys = tuple(self.settings.keys)
+        self._exact = frozenset(self.settings.exact_keys)
+        self._patterns = [re.compile(p) for p in self.settings.patterns]
+
+    # -- building blocks ------------------------------------------------------------------
+
+    def is_secret_key(self, name: str) -> bool:
+        """Is a header / parameter / field with this name redacted whatever its value?"""
+        norm = normalize_key(name)
+        return norm in self._exact or any(k in norm for k in self._keys)
+
+    def text(self, value: str) -> str:
+        """Redact secrets inside free text (patterns, then card numbers)."""
+        if not value:
+            return value
+        for pattern in self._patterns:
+            value = pattern.sub(self._replace, value)
+        if self.settings.card_numbers:
+            value = _CARD_RUN.sub(self._card, value)
+        return value
+
+    def _replace(self, match: re.Match[str]) -> str:
+        whole = match.group(0)
+        if "secret" not in match.re.groupindex or match.group("secret") is None:
+            return self.marker
+        if match.group("secret") == self.marker:
+            return whole
+        start, end = (i - match.start(0) for i in match.span("secret"))
+        return whole[:start] + self.marker + whole[end:]
+
+    def _card(self, match: re.Match[str]) -> str:
+        digits = re.sub(r"[ -]", "", match.group(0))
+        if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and luhn_valid(digits):
+            return self.marker
+        return match.group(0)
+
+    def url(self, url: str) -> str:
+        """Redact query (and fragment) parameters by name, URL passwords, then patterns."""
+        if not url:
+            return url
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return self.text(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            userinfo, _, host = netloc.rpartition("@")
+            if ":" in userinfo:
+                user = userinfo.split(":", 1)[0]
+                netloc = f"{user}:{self.marker}@{host}"
+        query = self._params(parts.query)
+        fragment = parts.fragment
+        if "=" in fragment:
+            path, sep, frag_query = fragment.partition("?")
+            if sep:
+                fragment = f"{path}?{self._params(frag_query)}"
+            elif "/" not in fragment:
+                fragment = self._params(fragment)
+        rebuilt = urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
+        return self.text(rebuilt)
+
+    def _params(self, query: str) -> str:
+        if not query or "=" not in query:
+            return query
+        pairs = parse_qsl(query, keep_blank_values=True)
+        if not any(self.is_secret_key(k) and v != self.marker for k, v in pairs):
+            return query
+        return urlencode([(k, self.marker if self.is_secret_key(k) else v) for k, v in pairs], safe="[]/:@")
+
+    def headers(self, headers: dict[str, str]) -> dict[str, str]:
+        return {k: (self.marker if self.is_secret_key(k) else self.text(v)) for k, v in headers.items()}
+
+    def json_value(self, value: Any) -> Any:
+        """Walk parsed JSON: secret keys lose their values, strings go through :meth:`text`."""
+        if isinstance(value, dict):
+            return {
+                k: (self.marker if self.is_secret_key(k) and v is not None else self.json_value(v))
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self.json_value(v) for v in value]
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, int) and not isinstance(value, bool) and self.settings.card_numbers:
+            as_text = str(value)
+            if self._card_digits(as_text):
+                return self.marker
+        return value
+
+    def _card_digits(self, digits: str) -> bool:
+        return 13 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn_valid(digits)
+
+    def body(self, body: str | None, mime_type: str | None = None) -> str | None:
+        """Redact a request/response body or a WebSocket frame, keeping its format.
+
+        JSON is parsed and re-serialized (compact) so key-based rules apply; form bodies are
+        parsed as such; anything else (including truncated JSON) gets the text patterns.
+        """
+        if not body:
+            return body
+        stripped = body.lstrip()
+        mime = (mime_type or "").lower()
+        if stripped[:1] in ("{", "[") or "json" in mime:
+            try:
+                parsed = json.loads(body)
+            except ValueError:
+                pass
+            else:
+                redacted = self.json_value(parsed)
+                if redacted == parsed:
+                    return body  # keep the page's own formatting when nothing was secret
+                return json.dumps(redacted, ensure_ascii=False, separators=(",", ":"))
+        if "x-www-form-urlencoded" in mime or _looks_like_form(stripped):
+            return self.text(self._params(body))
+        return self.text(body)
+
+    def _source(self, source: SourceLocation | None) -> SourceLocation | None:
+        if source is None or not source.url:
+            return source
+        return source.model_copy(update={"url": self.url(source.url)})
+
+    # -- events ---------------------------------------------------------------------------
+
+    def event(self, event: Event) -> Event:
+        """A copy of ``event`` with every rule applied (the event itself is frozen)."""
+        handler = self._BY_TYPE.get(type(event))
+        return handler(self, event) if handler else event
+
+    def _console(self, e: ConsoleEvent) -> ConsoleEvent:
+        args = [self.body(a) or "" for a in e.args]
+        return e.model_copy(update={"args": args, "source": self._source(e.source)})
+
+    def _error(self, e: ErrorEvent) -> ErrorEvent:
+        return e.model_copy(
+            update={
+                "message": self.text(e.message),
+                "stack": self.text(e.stack) if e.stack else e.stack,
+                "source": self._source(e.source),
+            }
+        )
+
+    def _network(self, e: NetworkEvent) -> NetworkEvent:
+        request_mime = header_value(e.request_headers, "content-type")
+        return e.model_copy(
+            update={
+                "url": self.url(e.url),
+                "status_text": self.text(e.status_text),
+                "request_headers": self.headers(e.request_headers),
+                "response_headers": self.headers(e.response_headers),
+                "request_body": self.body(e.request_body, request_mime),
+                "response_body": self.body(e.response_body, e.mime_type),
+                "failure": self.text(e.failure) if e.failure else e.failure,
+            }
+        )
+
+    def _websocket(self, e: WebSocketEvent) -> WebSocketEvent:
+        return e.model_copy(
+            update={
+                "url": self.url(e.url),
+                "data": self.body(e.data),
+                "reason": self.text(e.reason) if e.reason else e.reason,
+            }
+        )
+
+    def _action(self, e: ActionEvent) -> ActionEvent:
+        value = e.value
+        if value and value != self.marker:
+            s = e.selectors
+            hints = " ".join(x for x in (s.test_id, s.name, s.label, s.css) if x)
+            value = self.marker if _SENSITIVE_FIELD_HINT.search(hints) else self.text(value)
+        return e.model_copy(update={"url": self.url(e.url), "value": value})
+
+    def _navigation(self, e: NavigationEvent) -> NavigationEvent:
+        return e.model_copy(update={"url": self.url(e.url)})
+
+    _BY_TYPE: dict[type, Callable[[Redactor, Any], Any]] = {
+        ConsoleEvent: _console,
+        ErrorEvent: _error,
+        NetworkEvent: _network,
+        WebSocketEvent: _websocket,
+        ActionEvent: _action,
+        NavigationEvent: _navigation,
+    }
+
+
+_FORM = re.compile(r"^[\w.\-\[\]%+]+=[^&\s]*(?:&[\w.\-\[\]%+]+=[^&\s]*)*$")
+
+
+def _looks_like_form(text: str) -> bool:
+    return len(text) < 100_000 and "=" in text and bool(_FORM.match(text))

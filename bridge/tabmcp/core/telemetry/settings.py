@@ -1,0 +1,217 @@
+"""Telemetry settings: buffer sizes, memory ceiling, redaction, noise rules, exposure switch.
+
+One pydantic model, :class:`TelemetrySettings`, meant to become the ``[telemetry]`` section of
+the bridge's TOML config. ``configure`` changes a live copy at run time; the file is never
+rewritten. Every field has a default, so an empty section is valid.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "DEFAULT_BUFFER_LIMITS",
+    "DEFAULT_EXACT_KEYS",
+    "DEFAULT_REDACTION_KEYS",
+    "DEFAULT_REDACTION_PATTERNS",
+    "BufferLimits",
+    "NoiseRule",
+    "RedactionSettings",
+    "TelemetrySettings",
+    "normalize_key",
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+DEFAULT_BUFFER_LIMITS: dict[str, int] = {
+    "errors": 500,
+    "logs": 1000,
+    "network": 300,
+    "websocket": 500,
+    "actions": 500,
+    "vitals": 50,
+    "longtasks": 200,
+    "navigations": 100,
+    "websocket_connections": 50,
+}
+"""Entries kept per tab and kind (``websocket_connections``: connections tracked per tab)."""
+
+
+class BufferLimits(_Section):
+    """How many entries each tab keeps per kind before the oldest goes.
+
+    Per tab, so a chatty tab never pushes another tab's data out; the global byte ceiling
+    (:attr:`TelemetrySettings.max_bytes`) bounds the total.
+    """
+
+    errors: int = Field(default=DEFAULT_BUFFER_LIMITS["errors"], ge=1, le=100_000)
+    logs: int = Field(default=DEFAULT_BUFFER_LIMITS["logs"], ge=1, le=100_000)
+    network: int = Field(default=DEFAULT_BUFFER_LIMITS["network"], ge=1, le=100_000)
+    websocket: int = Field(default=DEFAULT_BUFFER_LIMITS["websocket"], ge=1, le=100_000)
+    actions: int = Field(default=DEFAULT_BUFFER_LIMITS["actions"], ge=1, le=100_000)
+    vitals: int = Field(default=DEFAULT_BUFFER_LIMITS["vitals"], ge=1, le=10_000)
+    longtasks: int = Field(default=DEFAULT_BUFFER_LIMITS["longtasks"], ge=1, le=100_000)
+    navigations: int = Field(default=DEFAULT_BUFFER_LIMITS["navigations"], ge=1, le=10_000)
+    websocket_connections: int = Field(
+        default=DEFAULT_BUFFER_LIMITS["websocket_connections"], ge=1, le=10_000
+    )
+
+
+DEFAULT_REDACTION_KEYS: list[str] = [
+    "authorization",
+    "cookie",
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "sessionid",
+    "creditcard",
+    "cardnumber",
+    "cvv",
+    "cvc",
+    "ssn",
+]
+"""Substrings of header, query-parameter and JSON/form field names whose values are replaced.
+
+Names are compared lower-cased with ``-``, ``_`` and ``.`` removed, so ``apiKey``,
+``api_key`` and ``X-Api-Key`` all contain ``apikey``, and ``set-cookie`` contains ``cookie``.
+"""
+
+DEFAULT_EXACT_KEYS: list[str] = [
+    "key",
+    "pwd",
+    "pass",
+    "pin",
+    "sig",
+    "signature",
+    "auth",
+    "code",
+    "otp",
+    "sid",
+]
+"""Short names redacted only on an exact (normalized) match, since as substrings they would
+hit ``monkey`` or ``zipcode``."""
+
+DEFAULT_REDACTION_PATTERNS: list[str] = [
+    # Authorization schemes inside free text (a header echoed in a log line, for example).
+    r"(?i)\b(?:bearer|basic|token)\s+(?P<secret>[A-Za-z0-9._~+/=-]{8,})",
+    # JSON Web Tokens.
+    r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*",
+    # Well-known API key shapes: OpenAI/Anthropic, Stripe, AWS, GitHub, Slack, Google, GitLab.
+    r"\bsk-[A-Za-z0-9_-]{16,}",
+    r"\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}",
+    r"\bAKIA[0-9A-Z]{16}\b",
+    r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
+    r"\bAIza[0-9A-Za-z_-]{35}",
+    r"\bglpat-[A-Za-z0-9_-]{20,}",
+    # name=value / "name": "value" pairs in free text, for secret-looking names.
+    r"(?i)[\"']?\b(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?token|client[_-]?secret)[\"']?"
+    r"\s*[:=]\s*[\"']?(?P<secret>[^\s\"'&,;}]+)",
+]
+"""Regular expressions applied to every free-text value (bodies, log arguments, stacks,
+URLs, WebSocket frames). A named group ``secret`` limits the replacement to that group."""
+
+
+class RedactionSettings(_Section):
+    """What the bridge re-redacts on ingest, as defence in depth behind the extension.
+
+    Keep these equal to the extension's own rules: the bridge applies them again in case a
+    page-side rule was missed or the extension is an older build.
+    """
+
+    keys: list[str] = Field(default_factory=lambda: list(DEFAULT_REDACTION_KEYS))
+    exact_keys: list[str] = Field(default_factory=lambda: list(DEFAULT_EXACT_KEYS))
+    patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_REDACTION_PATTERNS))
+    card_numbers: bool = True
+    """Replace digit runs that pass the Luhn check and start like a payment card number."""
+    replacement: str = "[REDACTED]"
+
+    @field_validator("keys", "exact_keys")
+    @classmethod
+    def _normalize_keys(cls, v: list[str]) -> list[str]:
+        out: list[str] = []
+        for key in v:
+            norm = normalize_key(key)
+            if not norm:
+                raise ValueError(f"{key!r} is empty once normalized")
+            if norm not in out:
+                out.append(norm)
+        return out
+
+    @field_validator("patterns")
+    @classmethod
+    def _compile(cls, v: list[str]) -> list[str]:
+        for pattern in v:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
+        return v
+
+
+def normalize_key(name: str) -> str:
+    """Lower-case a field or header name and drop ``-``, ``_``, ``.`` and spaces."""
+    return re.sub(r"[-_.\s]", "", name.lower())
+
+
+class NoiseRule(_Section):
+    """Ignore matching telemetry at ingest (and purge what is already buffered).
+
+    ``console`` rules match the text of console messages and errors; ``url`` rules match
+    request and WebSocket URLs and the source URL of console messages and errors.
+    """
+
+    id: str = ""
+    """Assigned by ``configure`` when empty; used to remove the rule."""
+    match: Literal["console", "url"]
+    pattern: str = Field(min_length=1, max_length=1000)
+    regex: bool = False
+    """Treat ``pattern`` as a regular expression; otherwise a case-insensitive substring."""
+
+    @model_validator(mode="after")
+    def _valid_regex(self) -> NoiseRule:
+        if self.regex:
+            try:
+                re.compile(self.pattern)
+            except re.error as exc:
+                raise ValueError(f"{self.pattern!r} is not a valid regular expression: {exc}") from None
+        return self
+
+
+class TelemetrySettings(_Section):
+    """The ``[telemetry]`` section: every knob of the telemetry core."""
+
+    buffers: BufferLimits = Field(default_factory=lambda: BufferLimits())
+    max_bytes: int = Field(default=32 * 1024 * 1024, ge=64 * 1024, le=4 * 1024 * 1024 * 1024)
+    """Ceiling on the serialized size of everything buffered, all tabs together. Over it,
+    the lowest-priority kinds lose their oldest entries first (logs before errors)."""
+    max_event_bytes: int = Field(default=256 * 1024, ge=1024)
+    """One event larger than this is truncated (bodies, frames, arguments), then dropped if
+    it still does not fit. Must be at most a quarter of ``max_bytes``."""
+    dynamic_exposure: bool = True
+    """Filter tools/list to modes that have data (and, on pre-2026-07-28 connections, hide
+    analyze/generate/configure until the first observe). Off: every mode, always."""
+    api_max_endpoints: int = Field(default=300, ge=1, le=100_000)
+    """Endpoints kept by the API schema store; the least recently seen goes first."""
+    redaction: RedactionSettings = Field(default_factory=lambda: RedactionSettings())
+    noise: list[NoiseRule] = Field(default_factory=list)
+    session_db: str | None = None
+    """Path of the SQLite session store for named snapshots. The core never opens it; the
+    bridge passes a :class:`SessionStore` built from it (its own default when unset)."""
+
+    @model_validator(mode="after")
+    def _event_fits(self) -> TelemetrySettings:
+        if self.max_event_bytes * 4 > self.max_bytes:
+            raise ValueError("max_event_bytes must be at most a quarter of max_bytes")
+        return self

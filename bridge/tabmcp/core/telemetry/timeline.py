@@ -1,0 +1,111 @@
+"""``analyze(timeline)``: actions, requests, errors and navigations merged in time order.
+
+The point is cause and effect: "clicked Save → POST /api/orders 500 → TypeError". Events
+are ordered by the page's own timestamps (requests by when they started), ties broken by
+arrival order, since batches from several tabs can interleave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .answer import ToolAnswer, fmt_time
+from .buffers import BufferKind, Entry
+from .models import (
+    ActionEvent,
+    ConsoleEvent,
+    ErrorEvent,
+    NavigationEvent,
+    NetworkEvent,
+    WebSocketEvent,
+)
+from .store import Scope, TelemetryStore
+
+__all__ = ["DEFAULT_TIMELINE_KINDS", "TIMELINE_KINDS", "describe_entry", "timeline", "timeline_items"]
+
+TIMELINE_KINDS = ("actions", "network", "errors", "navigations", "logs", "websocket")
+DEFAULT_TIMELINE_KINDS = ("actions", "network", "errors", "navigations")
+
+
+def _time_of(entry: Entry) -> float:
+    ev = entry.event
+    return ev.started_at if isinstance(ev, NetworkEvent) else ev.ts
+
+
+def describe_entry(entry: Entry) -> tuple[str, str]:
+    """A (type, one-line summary) pair for any entry, shared with the PR summary."""
+    ev = entry.event
+    if isinstance(ev, ActionEvent):
+        if ev.action in ("navigate", "route"):
+            return "action", f"{ev.action} to {ev.url}"
+        value = f" = {ev.value!r}" if ev.value is not None and ev.action in ("input", "change") else ""
+        key = f" {ev.key}" if ev.key else ""
+        return "action", f"{ev.action}{key} {ev.selectors.describe()}{value}"
+    if isinstance(ev, NetworkEvent):
+        outcome = str(ev.status) if ev.status else f"failed: {ev.failure or 'no response'}"
+        return "request", f"{ev.method} {ev.url} → {outcome} ({ev.duration:.0f} ms)"
+    if isinstance(ev, ErrorEvent):
+        return "error", f"{ev.error_type}: {ev.message}"
+    if isinstance(ev, NavigationEvent):
+        return "navigation", f"{ev.nav_type} {ev.url}"
+    if isinstance(ev, ConsoleEvent):
+        return "console", f"{ev.level}: {ev.text}"
+    if isinstance(ev, WebSocketEvent):
+        return (
+            "websocket",
+            f"{ev.event} {ev.connection_id} {ev.url if ev.event == 'open' else (ev.data or '')}".strip(),
+        )
+    return ev.kind, ev.kind
+
+
+def timeline_items(
+    store: TelemetryStore,
+    *,
+    scope: Scope,
+    tab_id: int | None,
+    kinds: Iterable[str] = DEFAULT_TIMELINE_KINDS,
+    keep: Callable[[Entry], bool] = lambda e: True,
+) -> list[Entry]:
+    """Entries of the chosen kinds in scope, in time order."""
+    entries: list[Entry] = []
+    for kind in kinds:
+        entries.extend(e for e in store.select(BufferKind(kind), scope=scope, tab_id=tab_id) if keep(e))
+    entries.sort(key=lambda e: (_time_of(e), e.seq))
+    return entries
+
+
+def timeline(
+    store: TelemetryStore,
+    *,
+    scope: Scope,
+    tab_id: int | None,
+    limit: int,
+    kinds: Iterable[str] = DEFAULT_TIMELINE_KINDS,
+    keep: Callable[[Entry], bool] = lambda e: True,
+) -> ToolAnswer:
+    """The most recent ``limit`` timeline items, oldest first, with offsets from the first."""
+    kinds = tuple(kinds)
+    entries = timeline_items(store, scope=scope, tab_id=tab_id, kinds=kinds, keep=keep)
+    if not entries:
+        text = (
+            "Nothing to put on a timeline in this scope yet. Use the page (click, type, navigate) "
+            "or widen it with scope='tab' or scope='all'."
+        )
+        return ToolAnswer(text=text, data={"target": "timeline", "items": [], "message": text}, empty=True)
+    shown = entries[-limit:]
+    start = _time_of(shown[0])
+    items: list[dict[str, Any]] = []
+    lines = []
+    for e in shown:
+        kind, summary = describe_entry(e)
+        t = _time_of(e)
+        items.append(
+            {"ts": t, "offsetMs": round(t - start, 1), "type": kind, "summary": summary, "tabId": e.tab_id}
+        )
+        lines.append(f"+{(t - start) / 1000:8.3f}s {fmt_time(t)} {kind:10} {summary}")
+    head = f"Timeline of {len(shown)} events" + (
+        f" (last {len(shown)} of {len(entries)})" if len(entries) > limit else ""
+    )
+    data = {"target": "timeline", "kinds": list(kinds), "items": items, "total": len(entries)}
+    return ToolAnswer(text="\n".join([head + ":", *lines]), data=data)
