@@ -11,13 +11,15 @@ import mcp_types as types
 import pytest
 from playwright.async_api import Page
 
+from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import BridgeApp, running_bridge
 
 from .conftest import Env, e2e_config, eventually
 
 
 def names(result: Any) -> list[str]:
-    return [t.name for t in result.tools]
+    """Listed tool names, less the telemetry tools (tested on their own)."""
+    return [t.name for t in result.tools if t.name not in TELEMETRY_TOOLS]
 
 
 @contextlib.asynccontextmanager

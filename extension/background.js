@@ -45,6 +45,8 @@ const state = {
   /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ calls: new Map(),
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
   /** @type {Map<string, number>} */ approvals: new Map(),
+  /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ queries: new Map(),
+  /** @type {number | null} */ focusedWindowId: null,
 };
 
 // ---- listeners (synchronous, top level) -------------------------------------------------
@@ -69,6 +71,13 @@ chrome.tabs.onActivated.addListener(({ tabId }) =>
   }),
 );
 chrome.tabs.onRemoved.addListener((tabId) => ready.then(() => onTabRemoved(tabId)));
+chrome.windows.onFocusChanged.addListener((windowId) =>
+  ready.then(() => {
+    if (windowId === chrome.windows.WINDOW_ID_NONE) return; // keep the last real window
+    state.focusedWindowId = windowId;
+    for (const tab of state.tabs.values()) if (tab.id !== undefined) scheduleTabUpdate(tab.id);
+  }),
+);
 chrome.storage.onChanged.addListener((changes, area) => {
   if (area === 'local' && (STORAGE.bridgeUrl in changes || STORAGE.bridgeToken in changes)) {
     ready.then(async () => {
@@ -118,6 +127,11 @@ async function init() {
   await chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 0.5 });
   for (const tab of await chrome.tabs.query({})) {
     if (tab.id !== undefined) state.tabs.set(tab.id, tab);
+  }
+  try {
+    state.focusedWindowId = (await chrome.windows.getLastFocused()).id ?? null;
+  } catch {
+    state.focusedWindowId = null;
   }
   connect();
 }
@@ -256,6 +270,9 @@ async function onBridgeMessage(msg) {
     case IN.approvalRequest:
       startApproval(msg);
       break;
+    case IN.pageQuery:
+      startPageQuery(msg);
+      break;
     case IN.ping:
       send({ type: OUT.pong, ts: msg.ts });
       break;
@@ -285,6 +302,7 @@ function snapshotOf(tabId) {
     title: (page && page.title) || tab.title || '',
     documentId: port ? port.documentId : undefined,
     active: !!tab.active,
+    focused: !!tab.active && (state.focusedWindowId === null || tab.windowId === state.focusedWindowId),
     native: !!(page && page.native),
     tools: page ? page.tools : [],
     categories: page ? page.categories : [],
@@ -380,6 +398,20 @@ function onPageMessage(tabId, port, msg) {
       states: Array.isArray(msg.states) ? msg.states : [],
     });
     scheduleTabUpdate(tabId);
+  } else if (msg.type === 'telemetry') {
+    if (state.status !== 'ready' || !Array.isArray(msg.events)) return;
+    send({
+      type: OUT.telemetry,
+      tabId,
+      documentId: current.documentId,
+      url: String(msg.url || ''),
+      events: msg.events,
+      dropped: msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
+    });
+  } else if (msg.type === 'page.result') {
+    const query = state.queries.get(msg.requestId);
+    if (!query || query.tabId !== tabId) return;
+    finishPageQuery(msg.requestId, { ok: !!msg.ok, result: msg.result, error: msg.error });
   } else if (msg.type === 'approval') {
     if (state.approvals.get(msg.approvalId) !== tabId) return;
     state.approvals.delete(msg.approvalId);
@@ -457,6 +489,48 @@ function failCallsInTab(tabId, code, message) {
   for (const [callId, call] of [...state.calls]) {
     if (call.tabId === tabId) finishCall(callId, { ok: false, error: { code, message } });
   }
+}
+
+// ---- live page queries (query_dom, page facts, axe-core audits) ----------------------------
+
+async function startPageQuery(msg) {
+  const fail = (code, message) =>
+    send({ type: OUT.pageResult, requestId: msg.requestId, ok: false, error: { code, message } });
+  const entry = state.ports.get(msg.tabId);
+  if (!entry) {
+    fail(state.tabs.has(msg.tabId) ? CALL_ERRORS.tabNavigated : CALL_ERRORS.tabClosed,
+      `no page to ask in tab ${msg.tabId}`);
+    return;
+  }
+  const timer = setTimeout(
+    () => finishPageQuery(msg.requestId, { ok: false, error: { code: CALL_ERRORS.timeout, message: 'the page did not answer' } }),
+    (msg.timeoutMs || 15000) + 500,
+  );
+  state.queries.set(msg.requestId, { tabId: msg.tabId, timer });
+  if (msg.kind === 'axe') {
+    try {
+      await chrome.scripting.executeScript({ target: { tabId: msg.tabId }, files: ['vendor/axe.min.js'], world: 'MAIN' });
+    } catch (err) {
+      finishPageQuery(msg.requestId, {
+        ok: false,
+        error: { code: 'AXE_MISSING', message: `could not load axe-core into the page: ${err.message}` },
+      });
+      return;
+    }
+  }
+  try {
+    entry.port.postMessage({ type: 'page.query', requestId: msg.requestId, kind: msg.kind, args: msg.args || {} });
+  } catch (err) {
+    finishPageQuery(msg.requestId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
+  }
+}
+
+function finishPageQuery(requestId, outcome) {
+  const query = state.queries.get(requestId);
+  if (!query) return;
+  clearTimeout(query.timer);
+  state.queries.delete(requestId);
+  send({ type: OUT.pageResult, requestId, ...outcome });
 }
 
 // ---- approvals ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from pathlib import Path
 
 __all__ = [
     "EXTENSION_ID",
+    "axe_path",
     "demo_site_dir",
     "extension_dir",
     "polyfill_path",
@@ -46,21 +47,41 @@ def demo_site_dir() -> Path:
     return _PKG / "demo" / "site"
 
 
+def axe_path() -> Path | None:
+    """axe-core's browser build, installed from npm (``./dev setup``); never committed."""
+    root = repo_root()
+    candidates = [root / "node_modules" / "axe-core" / "axe.min.js"] if root else []
+    candidates.append(Path.cwd() / "node_modules" / "axe-core" / "axe.min.js")
+    return next((c for c in candidates if c.exists()), None)
+
+
+def _staged_files() -> dict[str, bytes]:
+    files = {"webmcp-polyfill.js": polyfill_path().read_bytes()}
+    axe = axe_path()
+    if axe is not None:
+        files["vendor/axe.min.js"] = axe.read_bytes()
+    return files
+
+
 def stage_extension() -> Path:
-    """Copy the polyfill into the extension folder if it is missing or stale; return the folder."""
+    """Copy the polyfill (and axe-core, when installed) into the extension folder if missing or
+    stale; return the folder to load."""
     ext = extension_dir()
-    target = ext / "webmcp-polyfill.js"
-    source = polyfill_path()
-    data = source.read_bytes()
-    if not target.exists() or target.read_bytes() != data:
-        try:
-            target.write_bytes(data)
-        except OSError:
-            # A read-only install: stage a private copy of the whole extension instead.
-            private = Path.home() / ".cache" / "tabmcp" / "extension"
-            shutil.copytree(ext, private, dirs_exist_ok=True)
-            (private / "webmcp-polyfill.js").write_bytes(data)
-            return private
+    files = _staged_files()
+    try:
+        for name, data in files.items():
+            target = ext / name
+            if not target.exists() or target.read_bytes() != data:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+    except OSError:
+        # A read-only install: stage a private copy of the whole extension instead.
+        private = Path.home() / ".cache" / "tabmcp" / "extension"
+        shutil.copytree(ext, private, dirs_exist_ok=True)
+        for name, data in files.items():
+            (private / name).parent.mkdir(parents=True, exist_ok=True)
+            (private / name).write_bytes(data)
+        return private
     return ext
 
 

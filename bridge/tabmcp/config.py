@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .assets import EXTENSION_ID
 from .core.scoping import PolicySettings
+from .core.telemetry import TelemetrySettings
 from .errors import ConfigError
 
 __all__ = ["DEFAULT_PORT", "Config", "default_config_path", "load_config"]
@@ -102,6 +103,7 @@ class Config(_Section):
     mcp: McpSettings = Field(default_factory=McpSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
     mediator: MediatorSection = Field(default_factory=MediatorSection)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
 
     def check_binding(self) -> None:
         """Refuse a non-loopback bind unless explicitly allowed."""

@@ -31,6 +31,8 @@ __all__ = [
     "CallResult",
     "CallStart",
     "ExtensionMessage",
+    "PageQuery",
+    "PageResult",
     "Hello",
     "Ping",
     "Pong",
@@ -38,6 +40,7 @@ __all__ = [
     "TabSnapshot",
     "TabUpdate",
     "TabsSync",
+    "Telemetry",
     "WireError",
     "Welcome",
     "dump",
@@ -79,6 +82,8 @@ class TabSnapshot(WireModel):
     title: str = ""
     document_id: str | None = None
     active: bool = False
+    focused: bool = False
+    """Active in the browser's focused window: the tab the person looks at."""
     native: bool = False
     """True when the page runs Chromium's native ``document.modelContext``."""
     tools: list[Any] = Field(default_factory=list)
@@ -138,6 +143,27 @@ class ApprovalResult(WireModel):
     reason: str = ""
 
 
+class Telemetry(WireModel):
+    """A batch of captured events from one tab (the event shapes are in docs/telemetry.md)."""
+
+    type: Literal["telemetry"]
+    tab_id: int
+    document_id: str | None = None
+    url: str = ""
+    events: list[Any] = Field(default_factory=list)
+    dropped: dict[str, int] = Field(default_factory=dict)
+
+
+class PageResult(WireModel):
+    """The answer to a ``page.query`` (a live DOM query, page facts, an axe-core audit)."""
+
+    type: Literal["page.result"]
+    request_id: str
+    ok: bool
+    result: Any = None
+    error: ErrorBody | None = None
+
+
 class Ping(WireModel):
     type: Literal["ping"]
     ts: float | None = None
@@ -158,7 +184,17 @@ class WireError(WireModel):
 
 
 ExtensionMessage = Annotated[
-    Hello | TabsSync | TabUpdate | TabClosed | CallResult | ApprovalResult | Ping | Pong | WireError,
+    Hello
+    | TabsSync
+    | TabUpdate
+    | TabClosed
+    | CallResult
+    | ApprovalResult
+    | Telemetry
+    | PageResult
+    | Ping
+    | Pong
+    | WireError,
     Field(discriminator="type"),
 ]
 
@@ -205,11 +241,25 @@ class ApprovalRequest(WireModel):
     timeout_ms: int
 
 
-BridgeMessage = Welcome | CallStart | CallCancel | ApprovalRequest | Ping | Pong | WireError
+class PageQuery(WireModel):
+    """Ask a tab's page something live: ``dom`` (query_dom), ``page`` (facts), ``axe`` (audit), ``vitals``."""
+
+    type: Literal["page.query"] = "page.query"
+    request_id: str
+    tab_id: int
+    kind: Literal["dom", "page", "axe", "vitals"]
+    args: dict[str, Any] = Field(default_factory=dict)
+    timeout_ms: int
+
+
+BridgeMessage = Welcome | CallStart | CallCancel | ApprovalRequest | PageQuery | Ping | Pong | WireError
 
 _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(
-    {"hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result", "ping", "pong", "error"}
+    {
+        "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result",
+        "telemetry", "page.result", "ping", "pong", "error",
+    }
 )
 
 

@@ -12,6 +12,7 @@ import pytest
 import websockets
 from mcp import Client
 
+from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge
 
 from .conftest import eventually, make_config
@@ -25,7 +26,8 @@ def mcp_url(bridge) -> str:
 
 
 def names(result) -> list[str]:
-    return [t.name for t in result.tools]
+    """Listed tool names, less the telemetry tools (tested on their own)."""
+    return [t.name for t in result.tools if t.name not in TELEMETRY_TOOLS]
 
 
 def echo_handler(delay: float = 0.0):

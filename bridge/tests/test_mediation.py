@@ -11,6 +11,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.errors import ConfigError
 from tabmcp.mediation import load_mediator
 from tabmcp.server.app import running_bridge
@@ -22,7 +23,8 @@ CRYPTIC = Path(__file__).resolve().parents[2] / "mediator" / "tests" / "fixtures
 
 
 def names(result: Any) -> list[str]:
-    return [t.name for t in result.tools]
+    """Listed tool names, less the telemetry tools (tested on their own)."""
+    return [t.name for t in result.tools if t.name not in TELEMETRY_TOOLS]
 
 
 async def renaming_middleware(tools: list[dict[str, Any]], context: dict[str, Any]) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from .builtins import PROFILE_BUILTINS, builtin_tool
 from .registry import CategoryEntry, Registry, ToolEntry
 from .scoping import Gate
+from .telemetry import ExposureState
 
 __all__ = [
     "META_CATEGORY",
@@ -61,6 +62,11 @@ class ClientView:
     dynamic: bool = False
     expanded: set[tuple[int, str]] = field(default_factory=set)
     """(tab id, category name as the page registered it) of categories this client opened."""
+    exposure: ExposureState = field(init=False)
+    """Progressive disclosure of the telemetry tools for this client."""
+
+    def __post_init__(self) -> None:
+        self.exposure = ExposureState(dynamic=self.dynamic)
 
 
 def one_line(text: str, limit: int = 160) -> str:

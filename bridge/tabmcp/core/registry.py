@@ -68,6 +68,7 @@ class Tab:
     tools: dict[str, PageTool]
     categories: dict[str, PageCategory]
     rejected: tuple[Rejection, ...] = ()
+    focused: bool = False
 
     def source_meta(self) -> dict[str, object]:
         return {"tabId": self.tab_id, "origin": self.origin, "url": self.url, "title": self.title}
@@ -158,6 +159,7 @@ def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
         document_id=snap.document_id,
         native=snap.native,
         active=snap.active,
+        focused=snap.focused,
         states=states,
         tools=tools,
         categories=categories,

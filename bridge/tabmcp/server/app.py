@@ -91,7 +91,7 @@ class BridgeApp:
             if not is_loopback_host(request.headers.get("host")) or request.headers.get("origin"):
                 return Response("Forbidden", status_code=403)
             return JSONResponse(
-                {profile: self.hub.disclosure.list_tools(profile=profile) for profile in PROFILES}
+                {profile: self.hub.listing(profile=profile) for profile in PROFILES}
             )
 
         return self.mcp.streamable_http_app(

@@ -21,13 +21,20 @@ from urllib.parse import urlsplit
 
 from .. import __version__
 from ..config import Config
-from ..core.builtins import BUILTIN_NAMES
+from ..core.builtins import BUILTIN_NAMES, PROFILE_BUILTINS
 from ..core.calls import CallState, CallTable
-from ..core.disclosure import Disclosure
+from ..core.disclosure import ClientView, Disclosure
 from ..core.models import BRIDGE_ONLY_FIELDS
 from ..core.registry import Registry, RegistryChange, ToolEntry, origin_of
 from ..core.scoping import Gate
 from ..core.search import SearchDoc, SearchIndex
+from ..core.telemetry import (
+    TELEMETRY_TOOLS,
+    MalformedBatch,
+    SessionStore,
+    TelemetryStore,
+    build_tool_definitions,
+)
 from ..mediation import ToolMiddleware
 from ..store import UsageStore
 from ..errors import (
@@ -49,13 +56,17 @@ from ..protocol import (
     CallCancel,
     CallResult,
     CallStart,
+    ErrorBody,
     Hello,
+    PageQuery,
+    PageResult,
     Ping,
     Pong,
     TabClosed as TabClosedMsg,
     TabSnapshot,
     TabsSync,
     TabUpdate,
+    Telemetry,
     Welcome,
     WireError,
     WireModel,
@@ -113,7 +124,7 @@ class Hub:
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
-        self.registry = Registry(reserved_names=BUILTIN_NAMES)
+        self.registry = Registry(reserved_names=BUILTIN_NAMES | frozenset(TELEMETRY_TOOLS))
         self.calls = CallTable()
         self.gate = Gate(self.config.policy)
         self.usage = UsageStore(self.config.store.path)
@@ -138,6 +149,10 @@ class Hub:
         self._mediating: dict[int, tuple[str, asyncio.Task[None]]] = {}
         self._withheld: dict[int, tuple[TabSnapshot, str]] = {}
         self._raw: dict[int, TabSnapshot] = {}
+        self.telemetry = TelemetryStore(self.config.telemetry)
+        self.telemetry.add_listener(self._changed)
+        self.sessions = SessionStore(self.config.telemetry.session_db or self.config.store.path or ":memory:")
+        self._queries: dict[str, tuple[int, asyncio.Future[PageResult]]] = {}
         self._link: Link | None = None
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
@@ -333,6 +348,16 @@ class Hub:
             self._apply(self.registry.remove(message.tab_id))
         elif isinstance(message, CallResult):
             self._on_result(message)
+        elif isinstance(message, Telemetry):
+            try:
+                self.telemetry.ingest(message.model_dump(by_alias=True))
+            except MalformedBatch as exc:
+                await self._send_quietly(link, WireError(type="error", code=exc.code, message=exc.message,
+                                                         ref="telemetry"))
+        elif isinstance(message, PageResult):
+            pending_query = self._queries.get(message.request_id)
+            if pending_query is not None and not pending_query[1].done():
+                pending_query[1].set_result(message)
         elif isinstance(message, ApprovalResult):
             pending = self._approvals.get(message.approval_id)
             if pending is not None and not pending[1].done():
@@ -411,6 +436,15 @@ class Hub:
         for approval_id, (tab_id, future) in list(self._approvals.items()):
             if tab_id in change.closed and not future.done():
                 future.set_result((False, f"tab {tab_id} closed before anyone answered"))
+        for tab_id, (query_tab, future) in list(self._queries.items()):
+            if query_tab in change.closed and not future.done():
+                future.set_result(PageResult(type="page.result", request_id=tab_id, ok=False,
+                                             error=ErrorBody(code="TAB_CLOSED", message=f"tab {query_tab} closed")))
+        if change.changed:
+            for tab in self.registry.tabs.values():
+                self.telemetry.set_tab_info(tab.tab_id, url=tab.url, title=tab.title)
+                if tab.focused:
+                    self.telemetry.focus(tab.tab_id)
         for tab_id in change.closed:
             for call in self.calls.for_tab(tab_id):
                 self._fail(call.call_id, TabClosed(f"tab {tab_id} closed during the call", tab_id=tab_id))
@@ -559,6 +593,60 @@ class Hub:
             return False, "the browser extension disconnected"
         finally:
             self._approvals.pop(approval_id, None)
+
+    def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
+        """tools/list for a client: built-ins, the telemetry tools (not in ``meta``), page tools."""
+        view = view or ClientView()
+        chosen = profile or self.disclosure.profile
+        tools = self.disclosure.list_tools(view, profile=chosen)  # type: ignore[arg-type]
+        if chosen != "meta":
+            telemetry = build_tool_definitions(
+                self.telemetry.counts(),
+                dynamic=view.dynamic,
+                observed=view.exposure.observed,
+                exposure_enabled=self.telemetry.settings.dynamic_exposure,
+            )
+            at = len(PROFILE_BUILTINS[chosen])
+            tools[at:at] = telemetry
+        return tools
+
+    def focused_tab(self) -> int | None:
+        """The tab the person looks at (else the tab that last sent telemetry, else any tab)."""
+        tabs = self.registry.tabs
+        for tab in tabs.values():
+            if tab.focused:
+                return tab.tab_id
+        current = self.telemetry.current_tab_id
+        if current in tabs:
+            return current
+        for tab in tabs.values():
+            if tab.active:
+                return tab.tab_id
+        return next(iter(tabs), None)
+
+    async def page_query(
+        self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
+    ) -> PageResult:
+        """Ask a tab's page something live (``dom``, ``page``, ``axe``, ``vitals``). Never raises."""
+        link = self._link
+        if link is None or link.state is not LinkState.READY:
+            return PageResult(type="page.result", request_id="", ok=False, error=ErrorBody(
+                code="EXTENSION_DISCONNECTED", message="the browser extension is not connected"))
+        request_id = secrets.token_hex(8)
+        future: asyncio.Future[PageResult] = asyncio.get_running_loop().create_future()
+        self._queries[request_id] = (tab_id, future)
+        try:
+            await link.send(PageQuery(request_id=request_id, tab_id=tab_id, kind=kind,  # type: ignore[arg-type]
+                                      args=args or {}, timeout_ms=int(timeout_s * 1000)))
+            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
+        except TimeoutError:
+            return PageResult(type="page.result", request_id=request_id, ok=False, error=ErrorBody(
+                code="TIMEOUT", message=f"tab {tab_id} did not answer within {timeout_s:g}s"))
+        except InvalidState:
+            return PageResult(type="page.result", request_id=request_id, ok=False, error=ErrorBody(
+                code="EXTENSION_DISCONNECTED", message="the browser extension disconnected"))
+        finally:
+            self._queries.pop(request_id, None)
 
     def _cancel_in_page(self, call_id: str, reason: str) -> None:
         link = self._link

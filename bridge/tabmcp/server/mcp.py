@@ -33,13 +33,31 @@ from ..core.builtins import BUILTINS
 from ..core.disclosure import ClientView, one_line
 from ..core.registry import CategoryEntry, ToolEntry
 from ..core.validation import validate_arguments
-from ..errors import OutOfScope, ToolCallError, ToolNotFound, ToolValidationError, WritesDisabled
+from ..core import telemetry as telemetry_core
+from ..core.telemetry.query_dom import QUERY_DOM_SPEC
+from ..errors import (
+    OutOfScope,
+    PageError,
+    TabClosed,
+    ToolCallError,
+    ToolNotFound,
+    ToolValidationError,
+    WritesDisabled,
+    error_for_code,
+)
 from .approvals import Approvals
 from .hub import Hub
 
 __all__ = ["ChangeNotifier", "build_mcp_server", "error_result"]
 
 log = logging.getLogger("tabmcp.mcp")
+
+QUERY_DOM_SCHEMA = {
+    "type": "object",
+    "properties": QUERY_DOM_SPEC.properties,
+    "required": list(QUERY_DOM_SPEC.required),
+    "additionalProperties": False,
+}
 
 INSTRUCTIONS = (
     "Tools here come from web pages open in the user's browser (each description starts with the "
@@ -193,13 +211,20 @@ class _Handlers:
             "introspect": self._introspect,
             "context": self._context,
         }
+        self._telemetry = {
+            "observe": self._observe,
+            "analyze": self._analyze,
+            "generate": self._generate,
+            "configure": self._configure,
+            "query_dom": self._query_dom,
+        }
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> dict[str, Any]:
         await self.hub.settle()
         view = self.notifier.view_for(ctx)
-        return _complete(ctx, {"tools": self.hub.disclosure.list_tools(view)})
+        return _complete(ctx, {"tools": self.hub.listing(view)})
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -223,6 +248,9 @@ class _Handlers:
         if builtin is not None:
             validate_arguments(name, BUILTINS[name]["inputSchema"], arguments)
             return await builtin(ctx, params, arguments)
+        telemetry = self._telemetry.get(name)
+        if telemetry is not None:
+            return await telemetry(ctx, arguments)
         entry = self.hub.registry.resolve(name)
         if isinstance(entry, CategoryEntry):
             if not self.hub.disclosure.visible_members(entry):
@@ -322,6 +350,66 @@ class _Handlers:
         data = self.hub.disclosure.introspect()
         data["extension"] = self.hub.status()["extension"]
         return {"content": [_text(json.dumps(data, indent=1))], "structuredContent": data}
+
+    # -- telemetry tools -----------------------------------------------------------------------
+
+    async def _live(self, arguments: dict[str, Any], kind: str, args: dict[str, Any] | None = None) -> Any:
+        """Ask the tab (``tab_id`` or the one the person looks at) for a live answer."""
+        tab_id = arguments.get("tab_id") or self.hub.focused_tab()
+        if tab_id is None:
+            raise TabClosed("no open tab to ask")
+        answer = await self.hub.page_query(int(tab_id), kind, args)
+        if not answer.ok:
+            err = answer.error
+            code, message = (err.code, err.message) if err else ("PAGE_ERROR", "the page did not answer")
+            raise error_for_code(code, message, tab_id=tab_id)
+        return answer.result
+
+    async def _observe(self, ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        answer = telemetry_core.observe(self.hub.telemetry, arguments)
+        result = answer.to_call_result()
+        if arguments.get("what") == "page":
+            try:
+                live = await self._live(arguments, "page")
+            except ToolCallError as exc:
+                live = {"unavailable": exc.to_dict()}
+            result["structuredContent"] = {**answer.data, "page": live}
+            result["content"].append(_text("Live page: " + json.dumps(live, ensure_ascii=False)[:4000]))
+        view = self.notifier.view_for(ctx)
+        if view.exposure.note_observe(exposure_enabled=self.hub.telemetry.settings.dynamic_exposure):
+            await self.notifier.notify_one(ctx)
+        return result
+
+    async def _axe(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = await self._live(arguments, "axe", {"options": arguments.get("axe_options") or {}})
+        if not isinstance(result, dict):
+            raise PageError("the page returned no accessibility audit")
+        return result
+
+    async def _analyze(self, ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        axe = await self._axe(arguments) if arguments.get("target") == "accessibility" else None
+        return telemetry_core.analyze(self.hub.telemetry, arguments, axe_results=axe).to_call_result()
+
+    async def _generate(self, ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        axe = await self._axe(arguments) if arguments.get("format") == "sarif" else None
+        return telemetry_core.generate(self.hub.telemetry, arguments, axe_results=axe).to_call_result()
+
+    async def _configure(self, ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        answer = telemetry_core.configure(self.hub.telemetry, arguments, sessions=self.hub.sessions)
+        return answer.to_call_result()
+
+    async def _query_dom(self, ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+        validate_arguments("query_dom", QUERY_DOM_SCHEMA, arguments)
+        result = await self._live(arguments, "dom", {
+            "selector": arguments["selector"],
+            "limit": arguments.get("limit", 20),
+            "attributes": arguments.get("attributes"),
+            "html": bool(arguments.get("include_html", False)),
+        })
+        text = json.dumps(result, ensure_ascii=False, indent=1)
+        if len(text) > 20_000:
+            text = text[:20_000] + "\n… (truncated; use a narrower selector or a lower limit)"
+        return {"content": [_text(text)], "structuredContent": result if isinstance(result, dict) else {"result": result}}
 
     async def _context(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams, arguments: dict[str, Any]
