@@ -30,6 +30,8 @@ from functools import partial
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
 from tabmcp.core.search import EmbeddingCache, SearchDoc, SearchIndex, semantic_available
 from tabmcp.core.search.semantic import SentenceTransformerEmbedder, resolve_model
@@ -114,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         print("note: sentence-transformers not installed: keyword ranking only ([semantic] extra)")
     load0 = os.getloadavg()
     embedder = SentenceTransformerEmbedder(resolve_model(True), threads=1) if semantic else None
+    if embedder is not None:
+        embedder.load()  # one torch and one BLAS thread from here on, for every row alike
     shared = EmbeddingCache()
 
     rows: list[list[str]] = []

@@ -1,1 +1,1464 @@
-/* placeholder: the polyfill is being written */
+/*!
+ * tabmcp WebMCP polyfill: classic script, no build step, no dependencies.
+ *
+ * - Provides the current WebMCP draft on `document.modelContext` where the browser has none
+ *   (registerTool / getTools / executeTool, the toolchange / toolactivated / toolcancel events).
+ * - Where the browser has a native `document.modelContext`, keeps it and only wraps `registerTool`
+ *   and adds what is missing (categories, list(), page states, scope bookkeeping).
+ * - Keeps the older shape as a deprecated alias on `navigator.modelContext`.
+ * - Exposes a small internal hook for the tabmcp extension on
+ *   `globalThis[Symbol.for('tabmcp.webmcp')]`.
+ *
+ * Loading it twice (or after another copy) changes nothing. Safe at document_start.
+ * Reference: docs/polyfill.md. Types: polyfill/webmcp-polyfill.d.ts.
+ */
+(function () {
+  'use strict';
+
+  const HOOK_KEY = Symbol.for('tabmcp.webmcp');
+  const G = /** @type {any} */ (globalThis);
+  if (G[HOOK_KEY]) return; // another copy (maybe another version) is already installed
+  if (typeof document === 'undefined' || typeof EventTarget !== 'function') return; // windows only
+
+  const VERSION = '0.1.0';
+
+  /**
+   * @typedef {{routes?: string[], states?: string[], dangerLevel?: 'safe'|'moderate'|'destructive',
+   *            aiEnabled?: boolean, requiresApproval?: boolean, core?: boolean}} ToolScope
+   * @typedef {{[hint: string]: boolean}} Hints
+   * @typedef {{name: string, title: string, description: string, schemaJSON: string|undefined,
+   *            hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
+   *            controller: AbortController, signal: AbortSignal}} ToolRecord
+   * @typedef {{name: string, description: string, members: string[], scope: ToolScope|null,
+   *            controller: AbortController, signal: AbortSignal}} CategoryRecord
+   * @typedef {{type: 'text', text: string}} TextContent
+   * @typedef {{content: any[], structuredContent?: any, isError?: boolean, _meta?: any}} CallToolResult
+   * @typedef {{status: 'ok', value: any, fromNative?: boolean} | {status: 'threw', error: any, nativeOnly?: boolean}
+   *         | {status: 'aborted', reason: any} | {status: 'gone'}} Outcome
+   * @typedef {{ok: true, result: CallToolResult} | {ok: false, error: {code: string, message: string},
+   *            result?: CallToolResult, reason?: any}} CallOutcome
+   */
+
+  // ---------------------------------------------------------------------------------------------
+  // Constants and small helpers
+  // ---------------------------------------------------------------------------------------------
+
+  const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
+  /** Every annotation hint we keep, alphabetical (WebIDL reads dictionary members in this order). */
+  const HINT_KEYS = ['consequentialHint', 'debugging', 'destructiveHint', 'idempotentHint',
+    'openWorldHint', 'readOnlyHint', 'untrustedContentHint'];
+  /** The hints Chromium's getTools() reports (always all four, normalized to booleans). */
+  const NATIVE_HINT_KEYS = ['consequentialHint', 'debugging', 'readOnlyHint', 'untrustedContentHint'];
+  const DANGER_LEVELS = ['safe', 'moderate', 'destructive'];
+  const SCOPE_KEYS = ['routes', 'states', 'dangerLevel', 'aiEnabled', 'requiresApproval', 'core'];
+  const EMPTY_SCHEMA_JSON = '{"type":"object","properties":{}}';
+  const RESULT_LIMIT = 1024 * 1024; // bytes of JSON
+  const MSG_INVOCATION_FAILED =
+    'Tool was executed but the invocation failed. For example, the script function threw an error';
+  const MSG_TRANSIENT = 'The operation failed for an unknown transient reason (e.g. out of memory).';
+
+  /** @param {string} method @param {string} [iface] */
+  const prefix = (method, iface = 'ModelContext') => `Failed to execute '${method}' on '${iface}': `;
+  /** An object or a function (what WebIDL accepts as a dictionary). @param {any} v @returns {boolean} */
+  const isObjectLike = (v) => (typeof v === 'object' && v !== null) || typeof v === 'function';
+  /** WebIDL DOMString conversion (throws a TypeError for symbols, like the browser). @param {unknown} v */
+  const domString = (v) => `${v}`;
+  /** @param {string} message @param {string} name */
+  const domError = (message, name) => new DOMException(message, name);
+  /** @param {string} a @param {string} b */
+  const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+  /** @param {any} v */
+  const isPlainObject = (v) => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+    const proto = Object.getPrototypeOf(v);
+    return proto === Object.prototype || proto === null;
+  };
+
+  /** Runs fn in a later task (not throttled like setTimeout in background tabs). */
+  const macrotask = (() => {
+    /** @type {Array<() => void>} */
+    const queue = [];
+    let channel = /** @type {MessageChannel|null} */ (null);
+    return (/** @type {() => void} */ fn) => {
+      if (!channel) {
+        channel = new MessageChannel();
+        channel.port1.onmessage = () => {
+          const f = queue.shift();
+          if (f) f();
+        };
+      }
+      queue.push(fn);
+      channel.port2.postMessage(null);
+    };
+  })();
+
+  /** AbortSignal.any() (Chromium 116+), with a fallback. @param {AbortSignal[]} signals @returns {AbortSignal} */
+  function anySignal(signals) {
+    if (signals.length === 1) return signals[0];
+    if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals);
+    const controller = new AbortController();
+    for (const s of signals) {
+      if (s.aborted) {
+        controller.abort(s.reason);
+        break;
+      }
+      s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+    }
+    return controller.signal;
+  }
+
+  /** The page's own message for something it threw. @param {any} e @returns {string} */
+  function errorMessage(e) {
+    if (e && typeof e === 'object' && typeof e.message === 'string') {
+      return e.message || (typeof e.name === 'string' && e.name) || 'Error';
+    }
+    if (typeof e === 'string') return e;
+    try {
+      const s = JSON.stringify(e);
+      if (s !== undefined) return s;
+    } catch (_) { /* fall through */ }
+    try { return String(e); } catch (_) { return 'Unknown error'; }
+  }
+
+  /** Like the console text of an uncaught exception: "Error: boom". @param {any} e */
+  function describeError(e) {
+    if (e && typeof e === 'object' && typeof e.message === 'string') {
+      return `${typeof e.name === 'string' ? e.name : 'Error'}: ${e.message}`;
+    }
+    return errorMessage(e);
+  }
+
+  /** How Chromium turns a tool's return value into executeTool()'s string. @param {any} v */
+  function nativeStringify(v) {
+    if (typeof v === 'string') return v;
+    if (typeof v === 'symbol') throw new TypeError('Cannot convert a Symbol value to a string');
+    if (typeof v === 'function') return 'undefined';
+    if (typeof v === 'object' && v !== null) {
+      const s = JSON.stringify(v);
+      return s === undefined ? 'undefined' : s;
+    }
+    return String(v);
+  }
+
+  const encoder = new TextEncoder();
+  /** Bytes of s in UTF-8. @param {string} s */
+  const utf8Length = (s) => encoder.encode(s).length;
+
+  // ---------------------------------------------------------------------------------------------
+  // Validation shared by both modes (so a page sees the same errors with and without native)
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * WebIDL conversion of a ModelContextTool dictionary, with Chromium's messages.
+   * @param {any} tool @param {string} method
+   */
+  function convertToolDict(tool, method) {
+    const p = prefix(method);
+    const dict = 'ModelContextTool';
+    const read = (/** @type {string} */ key) => `Failed to read the '${key}' property from '${dict}': `;
+    if (!isObjectLike(tool)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
+    /** @type {{annotations?: Hints, description: string, execute: Function, inputSchema?: object, name: string, title?: string}} */
+    const out = /** @type {any} */ ({});
+    let v = tool.annotations;
+    if (v !== undefined) {
+      if (v !== null && !isObjectLike(v)) {
+        throw new TypeError(`${p}${read('annotations')}The provided value is not of type 'ToolAnnotations'.`);
+      }
+      /** @type {Hints} */
+      const hints = {};
+      if (v !== null) {
+        for (const k of HINT_KEYS) {
+          const h = v[k];
+          if (h !== undefined) hints[k] = !!h;
+        }
+      }
+      out.annotations = hints;
+    }
+    v = tool.description;
+    if (v === undefined) throw new TypeError(`${p}${read('description')}Required member is undefined.`);
+    out.description = domString(v);
+    v = tool.execute;
+    if (v === undefined) throw new TypeError(`${p}${read('execute')}Required member is undefined.`);
+    if (typeof v !== 'function') throw new TypeError(`${p}${read('execute')}The given value is not a function.`);
+    out.execute = v;
+    v = tool.inputSchema;
+    if (v !== undefined) {
+      if (!isObjectLike(v)) throw new TypeError(`${p}${read('inputSchema')}Failed to convert value to 'object'.`);
+      out.inputSchema = v;
+    }
+    v = tool.name;
+    if (v === undefined) throw new TypeError(`${p}${read('name')}Required member is undefined.`);
+    out.name = domString(v);
+    v = tool.title;
+    if (v !== undefined) out.title = domString(v);
+    return out;
+  }
+
+  /** @param {any} options @param {string} method @param {string} dict @returns {{signal: AbortSignal|undefined}} */
+  function convertOptions(options, method, dict) {
+    if (options === undefined || options === null) return { signal: undefined };
+    const p = prefix(method);
+    if (!isObjectLike(options)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
+    const signal = options.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new TypeError(
+        `${p}Failed to read the 'signal' property from '${dict}': Failed to convert value to 'AbortSignal'.`);
+    }
+    return { signal };
+  }
+
+  const warnedScopeKeys = new Set();
+  /**
+   * Validates the non-standard `scope` field and returns a clean copy (or null).
+   * @param {any} scope @param {string} method @returns {ToolScope|null}
+   */
+  function convertScope(scope, method) {
+    if (scope === undefined || scope === null) return null;
+    const bad = (/** @type {string} */ why) => new TypeError(`${prefix(method)}Invalid scope: ${why}`);
+    if (typeof scope !== 'object' || Array.isArray(scope)) throw bad('scope must be an object.');
+    /** @type {any} */
+    const out = {};
+    const strings = (/** @type {string} */ key, /** @type {boolean} */ nonEmpty) => {
+      const v = scope[key];
+      if (v === undefined) return;
+      if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && (!nonEmpty || s.length > 0))) {
+        throw bad(`${key} must be an array of ${nonEmpty ? 'non-empty ' : ''}strings.`);
+      }
+      out[key] = v.slice();
+    };
+    strings('routes', true);
+    strings('states', true);
+    const level = scope.dangerLevel;
+    if (level !== undefined) {
+      if (!DANGER_LEVELS.includes(level)) {
+        throw bad(`dangerLevel must be 'safe', 'moderate' or 'destructive', not ${JSON.stringify(String(level))}.`);
+      }
+      out.dangerLevel = level;
+    }
+    for (const key of ['aiEnabled', 'requiresApproval', 'core']) {
+      const v = scope[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'boolean') throw bad(`${key} must be a boolean.`);
+      out[key] = v;
+    }
+    for (const key of Object.keys(scope)) {
+      if (!SCOPE_KEYS.includes(key) && !warnedScopeKeys.has(key)) {
+        warnedScopeKeys.add(key);
+        console.warn(`[tabmcp] WebMCP scope: unknown key ${JSON.stringify(key)} ignored`);
+      }
+    }
+    return out;
+  }
+
+  /** @param {object} schema @param {string} method */
+  function serializeSchema(schema, method) {
+    let json;
+    try {
+      json = JSON.stringify(schema);
+    } catch (e) {
+      throw new TypeError(prefix(method) + errorMessage(e));
+    }
+    if (json === undefined) throw new TypeError(`${prefix(method)}invalid input schema: toJSON() returns undefined`);
+    return json;
+  }
+
+  /**
+   * Everything registerTool checks before touching the registry, in Chromium's order:
+   * dictionary and options conversion, then (ours) scope, then the input schema, then
+   * name, duplicate, description. The abort check is left to the caller.
+   * @param {any} tool @param {any} options @param {string} method
+   */
+  function convertTool(tool, method, options = undefined, withOptions = true) {
+    const dict = convertToolDict(tool, method);
+    const opts = withOptions
+      ? convertOptions(options, method, 'ModelContextRegisterToolOptions') : { signal: undefined };
+    const scope = convertScope(tool.scope, method);
+    const schemaJSON = dict.inputSchema !== undefined ? serializeSchema(dict.inputSchema, method) : undefined;
+    return { dict, signal: opts.signal, scope, schemaJSON };
+  }
+
+  /** @param {string} name */
+  function checkName(name) {
+    if (!NAME_RE.test(name)) throw domError('Invalid tool name', 'InvalidStateError');
+  }
+
+  /** @param {{dict: {name: string, description: string}}} prep */
+  function checkTool(prep) {
+    checkName(prep.dict.name);
+    if (nameTaken(prep.dict.name)) throw domError('Duplicate tool name', 'InvalidStateError');
+    if (prep.dict.description === '') throw domError('Description is required', 'InvalidStateError');
+  }
+
+  /** Runs fn and turns a synchronous throw into a rejected promise. @param {() => any} fn */
+  function promiseFrom(fn) {
+    try {
+      return Promise.resolve(fn());
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /** @param {string} method @param {number} got @param {number} [need] */
+  function arity(method, got, need = 1, iface = 'ModelContext') {
+    if (got < need) {
+      throw new TypeError(`${prefix(method, iface)}${need} argument${need > 1 ? 's' : ''} required, but only ${got} present.`);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Event classes and event handler attributes
+  // ---------------------------------------------------------------------------------------------
+
+  class ToolActivatedEvent extends Event {
+    #toolName;
+    /** @param {string} type @param {EventInit & {toolName?: string}} [init] */
+    constructor(type, init) {
+      if (arguments.length < 1) {
+        throw new TypeError("Failed to construct 'ToolActivatedEvent': 1 argument required, but only 0 present.");
+      }
+      super(type, init);
+      this.#toolName = init && init.toolName !== undefined ? domString(init.toolName) : '';
+    }
+    get toolName() { return this.#toolName; }
+  }
+
+  class ToolCancelEvent extends Event {
+    #toolName;
+    /** @param {string} type @param {EventInit & {toolName?: string}} [init] */
+    constructor(type, init) {
+      if (arguments.length < 1) {
+        throw new TypeError("Failed to construct 'ToolCancelEvent': 1 argument required, but only 0 present.");
+      }
+      super(type, init);
+      this.#toolName = init && init.toolName !== undefined ? domString(init.toolName) : '';
+    }
+    get toolName() { return this.#toolName; }
+  }
+
+  /** @type {WeakMap<object, Map<string, {fn: any, listener: (e: Event) => void}>>} */
+  const handlerSlots = new WeakMap();
+  /**
+   * Defines an `on<type>` event handler attribute (HTML semantics, simplified) on target.
+   * @param {object} target @param {string} type
+   */
+  function defineEventHandler(target, type) {
+    Object.defineProperty(target, `on${type}`, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const slot = handlerSlots.get(this)?.get(type);
+        return slot ? slot.fn : null;
+      },
+      /** @param {any} value */
+      set(value) {
+        let slots = handlerSlots.get(this);
+        if (!slots) handlerSlots.set(this, (slots = new Map()));
+        const slot = slots.get(type);
+        if (!isObjectLike(value)) {
+          if (slot) {
+            this.removeEventListener(type, slot.listener);
+            slots.delete(type);
+          }
+          return;
+        }
+        if (slot) {
+          slot.fn = value;
+          return;
+        }
+        const self = this;
+        const fresh = {
+          fn: value,
+          listener(/** @type {Event} */ event) {
+            const fn = fresh.fn;
+            if (typeof fn === 'function' && fn.call(self, event) === false) event.preventDefault();
+          },
+        };
+        slots.set(type, fresh);
+        this.addEventListener(type, fresh.listener);
+      },
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Mode detection
+  // ---------------------------------------------------------------------------------------------
+
+  const secure = G.isSecureContext !== false;
+  /** @type {any} */
+  let existing = null;
+  try { existing = /** @type {any} */ (document).modelContext || null; } catch (_) { existing = null; }
+  const native = !!existing;
+  /** The browser's originals, captured before the page (or we) change anything. */
+  const nat = native ? {
+    mc: existing,
+    registerTool: existing.registerTool,
+    getTools: existing.getTools,
+    executeTool: existing.executeTool,
+  } : null;
+
+  // ---------------------------------------------------------------------------------------------
+  // Registry (shared by both modes)
+  // ---------------------------------------------------------------------------------------------
+
+  /** @type {Map<string, ToolRecord>} tools registered through this layer */
+  const tools = new Map();
+  /** @type {Map<string, CategoryRecord>} */
+  const categories = new Map();
+  /** @type {Map<string, any>} native tools we did not register (registered before we loaded) */
+  const foreign = new Map();
+  /** @type {string[]} */
+  let states = [];
+  /** @type {Array<{name: string, key: string, taken: boolean, outcome: Outcome|null}>} pending hook calls (native mode) */
+  const captures = [];
+  /** @type {Set<() => void>} */
+  const subscribers = new Set();
+  /** Bumped on every change to `tools`, so a native tool list fetched meanwhile is known to be stale. */
+  let generation = 0;
+
+  /** The object events are dispatched on: the native ModelContext, or ours. @type {any} */
+  let target = null;
+
+  /**
+   * Whether a name is used by a tool or category. Native tools we did not register are only
+   * consulted for category names: for tools, the browser itself rejects real duplicates with the
+   * same error, and our cached list of its tools may be a task behind.
+   * @param {string} name @param {boolean} [forCategory]
+   */
+  function nameTaken(name, forCategory = false) {
+    return tools.has(name) || categories.has(name) || (forCategory && foreign.has(name));
+  }
+
+  let notifyPending = false;
+  /** Tells subscribers something changed (coalesced to one call per microtask). */
+  function notify() {
+    if (notifyPending || subscribers.size === 0) return;
+    notifyPending = true;
+    queueMicrotask(() => {
+      notifyPending = false;
+      for (const cb of Array.from(subscribers)) {
+        try {
+          cb();
+        } catch (e) {
+          reportError(e);
+        }
+      }
+    });
+  }
+
+  /** @param {any} e */
+  function reportError(e) {
+    if (typeof G.reportError === 'function') G.reportError(e);
+    else console.error(e);
+  }
+
+  function fireToolchange() {
+    queueMicrotask(() => target.dispatchEvent(new Event('toolchange')));
+  }
+
+  /** @param {ToolRecord} rec */
+  function removeTool(rec) {
+    if (tools.get(rec.name) !== rec) return;
+    tools.delete(rec.name);
+    generation++;
+    if (rec.category) {
+      const cat = categories.get(rec.category);
+      if (cat) cat.members = cat.members.filter((n) => n !== rec.name);
+    }
+    rec.controller.abort();
+    if (!native) fireToolchange(); // the browser fires its own
+    notify();
+  }
+
+  /** @param {CategoryRecord} cat */
+  function removeCategory(cat) {
+    if (categories.get(cat.name) !== cat) return;
+    categories.delete(cat.name);
+    cat.controller.abort(); // members' signals follow it
+    fireToolchange();
+    notify();
+  }
+
+  /**
+   * Adds a converted, checked tool. Returns what registerTool returns: in native mode the
+   * browser's own promise, else a promise resolving after toolchange was dispatched.
+   * @param {ReturnType<typeof convertTool>} prep
+   * @param {{category?: string|null, categorySignal?: AbortSignal}} [where]
+   * @returns {Promise<undefined>}
+   */
+  function addTool(prep, where = {}) {
+    const { dict } = prep;
+    const controller = new AbortController();
+    /** @type {AbortSignal[]} */
+    const sources = [controller.signal];
+    if (prep.signal) sources.push(prep.signal);
+    if (where.categorySignal) sources.push(where.categorySignal);
+    const signal = anySignal(sources);
+    /** @type {ToolRecord} */
+    const rec = {
+      name: dict.name,
+      title: dict.title !== undefined ? dict.title : '',
+      description: dict.description,
+      schemaJSON: prep.schemaJSON,
+      hints: dict.annotations,
+      execute: dict.execute,
+      scope: prep.scope,
+      category: where.category || null,
+      controller,
+      signal,
+    };
+    tools.set(rec.name, rec);
+    generation++;
+    signal.addEventListener('abort', () => removeTool(rec), { once: true });
+    notify();
+    if (nat) {
+      /** @type {any} */
+      const def = {};
+      if (dict.annotations) {
+        def.annotations = {};
+        for (const k of NATIVE_HINT_KEYS) if (k in dict.annotations) def.annotations[k] = dict.annotations[k];
+      }
+      def.description = dict.description;
+      def.execute = wrapExecute(rec);
+      if (prep.schemaJSON !== undefined) def.inputSchema = JSON.parse(prep.schemaJSON);
+      def.name = dict.name;
+      if (dict.title !== undefined) def.title = dict.title;
+      const p = promiseFrom(() => nat.registerTool.call(nat.mc, def, { signal }));
+      p.then(undefined, () => removeTool(rec));
+      return p;
+    }
+    return new Promise((resolve) => {
+      queueMicrotask(() => {
+        target.dispatchEvent(new Event('toolchange'));
+        resolve(undefined);
+      });
+    });
+  }
+
+  /** The client object execute() receives. @param {any} client */
+  function addClientMethods(client) {
+    if (!isObjectLike(client) || typeof client.requestUserInteraction === 'function') return client;
+    try {
+      Object.defineProperty(client, 'requestUserInteraction', {
+        configurable: true,
+        writable: true,
+        enumerable: false,
+        /** @param {() => any} callback */
+        value: function requestUserInteraction(callback) {
+          if (typeof callback !== 'function') {
+            return Promise.reject(new TypeError(
+              "Failed to execute 'requestUserInteraction' on 'ModelContextClient': parameter 1 is not of type 'Function'."));
+          }
+          return promiseFrom(() => callback());
+        },
+      });
+    } catch (_) { /* a frozen client: leave it */ }
+    return client;
+  }
+
+  /**
+   * Native mode: the execute we hand the browser. Adds requestUserInteraction to the client and
+   * records what the page's function really did, for the hook (the browser drops the message).
+   * @param {ToolRecord} rec
+   */
+  function wrapExecute(rec) {
+    const original = rec.execute;
+    return /** @this {any} */ function execute(/** @type {any} */ input, /** @type {any} */ client) {
+      addClientMethods(client);
+      const cap = takeCapture(rec.name, input);
+      let result;
+      try {
+        result = original.call(this, input, client);
+      } catch (e) {
+        if (cap) cap.outcome = { status: 'threw', error: e };
+        throw e;
+      }
+      if (!cap) return result;
+      if (!isObjectLike(result) || typeof (/** @type {any} */ (result)).then !== 'function') {
+        cap.outcome = { status: 'ok', value: result };
+        return result;
+      }
+      return Promise.resolve(result).then(
+        (value) => {
+          cap.outcome = { status: 'ok', value };
+          return value;
+        },
+        (error) => {
+          cap.outcome = { status: 'threw', error };
+          throw error;
+        });
+    };
+  }
+
+  /** @param {string} name @param {any} input */
+  function takeCapture(name, input) {
+    if (captures.length === 0) return null;
+    let key;
+    try { key = JSON.stringify(input); } catch (_) { return null; }
+    const cap = captures.find((c) => c.name === name && c.key === key && !c.taken);
+    if (cap) cap.taken = true;
+    return cap || null;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Running a tool in polyfill mode
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Runs rec.execute like Chromium does: a tick later, then toolactivated; on abort the promise
+   * settles first and toolcancel follows in a later task.
+   * @param {ToolRecord} rec @param {any} input @param {AbortSignal|undefined} signal
+   * @returns {Promise<Outcome>}
+   */
+  function runTool(rec, input, signal) {
+    return new Promise((resolve) => {
+      let done = false;
+      let started = false;
+      const clientController = new AbortController();
+      const client = addClientMethods({ signal: clientController.signal });
+      const onAbort = () => {
+        if (done) return;
+        done = true;
+        const reason = /** @type {AbortSignal} */ (signal).reason;
+        resolve({ status: 'aborted', reason });
+        if (started) {
+          macrotask(() => {
+            target.dispatchEvent(new ToolCancelEvent('toolcancel', { toolName: rec.name }));
+            clientController.abort(reason);
+          });
+        }
+      };
+      /** @param {Outcome} outcome */
+      const finish = (outcome) => {
+        if (done) return;
+        done = true;
+        if (signal) signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      if (signal) signal.addEventListener('abort', onAbort, { once: true });
+      queueMicrotask(() => {
+        if (done) return;
+        if (tools.get(rec.name) !== rec) {
+          finish({ status: 'gone' });
+          return;
+        }
+        started = true;
+        let result;
+        let threw = false;
+        let error;
+        try {
+          result = rec.execute.call(undefined, input, client);
+        } catch (e) {
+          threw = true;
+          error = e;
+        }
+        target.dispatchEvent(new ToolActivatedEvent('toolactivated', { toolName: rec.name }));
+        if (threw) {
+          finish({ status: 'threw', error });
+          return;
+        }
+        Promise.resolve(result).then(
+          (value) => finish({ status: 'ok', value }),
+          (e) => finish({ status: 'threw', error: e }));
+      });
+    });
+  }
+
+  /**
+   * What executeTool() gives the page for an outcome, logging failures like Chromium does.
+   * @param {Outcome} outcome @returns {string}
+   */
+  function settleForPage(outcome) {
+    switch (outcome.status) {
+      case 'aborted':
+        throw outcome.reason;
+      case 'gone':
+        throw domError(MSG_TRANSIENT, 'UnknownError');
+      case 'threw':
+        console.error(`WebMCP tool execution failed: Uncaught ${describeError(outcome.error)}`);
+        throw domError(MSG_INVOCATION_FAILED, 'UnknownError');
+      default:
+        try {
+          return nativeStringify(outcome.value);
+        } catch (e) {
+          console.error(`WebMCP tool execution failed: Uncaught ${describeError(e)}`);
+          throw domError(MSG_INVOCATION_FAILED, 'UnknownError');
+        }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Results as MCP CallToolResult
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * A JSON-safe copy of v, and what could not be kept.
+   * @param {any} value @returns {{value: any, dropped: string[]}}
+   */
+  function jsonSafe(value) {
+    /** @type {string[]} */
+    const dropped = [];
+    const ancestors = new Set();
+    const key = (/** @type {string} */ path, /** @type {string} */ k) =>
+      (/^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
+    /** @param {any} v @param {string} path @param {string} holderKey @returns {any} */
+    function walk(v, path, holderKey) {
+      if (isObjectLike(v) || typeof v === 'bigint') {
+        let toJSON;
+        try { toJSON = /** @type {any} */ (v).toJSON; } catch (_) { toJSON = undefined; }
+        if (typeof toJSON === 'function') {
+          try {
+            v = toJSON.call(v, holderKey);
+          } catch (e) {
+            dropped.push(`${path} (toJSON() threw: ${errorMessage(e)})`);
+            return undefined;
+          }
+        }
+      }
+      switch (typeof v) {
+        case 'string':
+        case 'boolean':
+          return v;
+        case 'number':
+          return Number.isFinite(v) ? v : null;
+        case 'undefined':
+          return undefined;
+        case 'bigint':
+          dropped.push(`${path} (BigInt, converted to a string)`);
+          return v.toString();
+        case 'function':
+          dropped.push(`${path} (function)`);
+          return undefined;
+        case 'symbol':
+          dropped.push(`${path} (symbol)`);
+          return undefined;
+        default:
+          break;
+      }
+      if (v === null) return null;
+      if (ancestors.has(v)) {
+        dropped.push(`${path} (circular reference)`);
+        return undefined;
+      }
+      if (v instanceof Number || v instanceof String || v instanceof Boolean) return v.valueOf();
+      ancestors.add(v);
+      try {
+        if (Array.isArray(v)) {
+          return v.map((item, i) => {
+            const r = walk(item, `${path}[${i}]`, String(i));
+            return r === undefined ? null : r;
+          });
+        }
+        if (v instanceof Map || v instanceof Set) {
+          dropped.push(`${path} (${v instanceof Map ? 'Map' : 'Set'}, its entries are not JSON)`);
+        }
+        /** @type {any} */
+        const out = {};
+        for (const k of Object.keys(v)) {
+          let item;
+          try {
+            item = v[k];
+          } catch (e) {
+            dropped.push(`${key(path, k)} (getter threw: ${errorMessage(e)})`);
+            continue;
+          }
+          const r = walk(item, key(path, k), k);
+          if (r !== undefined) out[k] = r;
+        }
+        return out;
+      } finally {
+        ancestors.delete(v);
+      }
+    }
+    try {
+      return { value: walk(value, '$', ''), dropped };
+    } catch (e) {
+      // e.g. RangeError: nested too deeply
+      return { value: undefined, dropped: [`$ (${errorMessage(e)})`] };
+    }
+  }
+
+  /** @param {any} v */
+  const looksLikeCallToolResult = (v) => isPlainObject(v) && Array.isArray(v.content);
+
+  /**
+   * MCP CallToolResult for a tool's return value (the legacy alias and the hook use this).
+   * @param {any} raw @returns {{result: CallToolResult, dropped: string[]}}
+   */
+  function toCallToolResult(raw) {
+    const { value, dropped } = jsonSafe(raw);
+    /** @type {CallToolResult} */
+    let result;
+    if (value === undefined) result = { content: [] };
+    else if (typeof value === 'string') result = { content: [{ type: 'text', text: value }] };
+    else if (looksLikeCallToolResult(raw) && isPlainObject(value) && Array.isArray(value.content)) result = value;
+    else {
+      result = { content: [{ type: 'text', text: JSON.stringify(value) }] };
+      if (isPlainObject(raw) && isPlainObject(value)) result.structuredContent = value;
+    }
+    if (dropped.length) {
+      const shown = dropped.slice(0, 20).join(', ') + (dropped.length > 20 ? `, and ${dropped.length - 20} more` : '');
+      result = {
+        ...result,
+        content: [...result.content, {
+          type: 'text',
+          text: `[tabmcp] The tool's result was not fully JSON-serializable; dropped or converted: ${shown}.`,
+        }],
+      };
+    }
+    return { result: truncate(result), dropped };
+  }
+
+  /** Keeps a result under RESULT_LIMIT bytes of JSON. @param {CallToolResult} result */
+  function truncate(result) {
+    const json = JSON.stringify(result);
+    const bytes = utf8Length(json);
+    if (bytes <= RESULT_LIMIT) return result;
+    const texts = result.content.filter((c) => c && c.type === 'text' && typeof c.text === 'string');
+    const full = texts.length ? texts.map((c) => c.text).join('\n') : json;
+    /** @type {string[]} */
+    const lost = [];
+    if (result.structuredContent !== undefined) lost.push('structuredContent was dropped');
+    if (texts.length < result.content.length) {
+      lost.push(`${result.content.length - texts.length} non-text content block(s) were dropped`);
+    }
+    /** @param {string} text @returns {CallToolResult} */
+    const build = (text) => {
+      /** @type {CallToolResult} */
+      const out = {
+        content: [
+          { type: 'text', text },
+          {
+            type: 'text',
+            text: `[tabmcp] Result truncated: the tool returned ${bytes} bytes of JSON, more than the ` +
+              `${RESULT_LIMIT}-byte (1 MB) limit; only the first ${text.length} of ${full.length} characters ` +
+              `of its text are shown${lost.length ? `; ${lost.join('; ')}` : ''}.`,
+          },
+        ],
+        _meta: { 'tabmcp/truncated': { originalBytes: bytes } },
+      };
+      if (result.isError) out.isError = true;
+      return out;
+    };
+    // Shrink until the whole encoded result fits (escaping can make JSON text much longer).
+    let keep = Math.min(full.length, RESULT_LIMIT);
+    let out = build(full.slice(0, keep));
+    for (let size = utf8Length(JSON.stringify(out)); size > RESULT_LIMIT; size = utf8Length(JSON.stringify(out))) {
+      keep = Math.max(0, Math.floor(keep * Math.min(0.98, (RESULT_LIMIT - 2048) / size)));
+      let cut = full.slice(0, keep);
+      if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1); // do not split a surrogate pair
+      out = build(cut);
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Calling a tool by name (the hook and the legacy alias)
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * @param {any} name @param {any} args @param {any} options
+   * @returns {Promise<CallOutcome>}
+   */
+  async function invoke(name, args, options) {
+    /** @param {string} code @param {string} message @returns {CallOutcome} */
+    const fail = (code, message) => ({ ok: false, error: { code, message } });
+    try {
+      name = String(name);
+      if (args === undefined) args = {};
+      if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+        return fail('INVALID_ARGUMENTS', 'The arguments must be a JSON object.');
+      }
+      let argsJSON;
+      try {
+        argsJSON = JSON.stringify(args);
+      } catch (e) {
+        return fail('INVALID_ARGUMENTS', `The arguments are not JSON-serializable: ${errorMessage(e)}`);
+      }
+      const input = JSON.parse(argsJSON);
+      const signal = options == null ? undefined : options.signal;
+      if (signal !== undefined && !(signal instanceof AbortSignal)) {
+        return fail('INVALID_ARGUMENTS', 'options.signal must be an AbortSignal.');
+      }
+      const aborted = (/** @type {any} */ reason) => ({
+        ...fail('ABORTED', reason === undefined ? 'The call was aborted.' : `The call was aborted: ${errorMessage(reason)}`),
+        reason,
+      });
+      if (signal && signal.aborted) return aborted(signal.reason);
+      const notFound = () => fail('TOOL_NOT_FOUND', categories.has(name)
+        ? `"${name}" is a category, not a tool: expand it to see its tools.`
+        : `No tool named "${name}" is registered on this page.`);
+      if (!secure) return notFound();
+
+      /** @type {Outcome} */
+      let outcome;
+      if (!nat) {
+        const rec = tools.get(name);
+        if (!rec) return notFound();
+        outcome = await runTool(rec, input, signal);
+        if (outcome.status !== 'aborted' && outcome.status !== 'gone') {
+          try { settleForPage(outcome); } catch (_) { /* logged like the page would see it */ }
+        }
+      } else {
+        const list = await nat.getTools.call(nat.mc);
+        const entry = Array.isArray(list) ? list.find((t) => t && t.name === name) : undefined;
+        if (!entry) return notFound();
+        const cap = tools.has(name)
+          ? { name, key: argsJSON, taken: false, outcome: /** @type {Outcome|null} */ (null) } : null;
+        if (cap) captures.push(cap);
+        try {
+          const text = await nat.executeTool.call(nat.mc, entry, input, signal ? { signal } : undefined);
+          outcome = cap && cap.outcome && cap.outcome.status === 'ok'
+            ? cap.outcome : { status: 'ok', value: text, fromNative: true };
+        } catch (e) {
+          if (signal && signal.aborted) outcome = { status: 'aborted', reason: signal.reason };
+          else if (cap && cap.outcome) outcome = cap.outcome; // threw, or returned something the browser could not serialize
+          else outcome = { status: 'threw', error: e, nativeOnly: true };
+        } finally {
+          if (cap) captures.splice(captures.indexOf(cap), 1);
+        }
+      }
+
+      switch (outcome.status) {
+        case 'aborted':
+          return aborted(outcome.reason);
+        case 'gone':
+          return notFound();
+        case 'threw': {
+          let message = errorMessage(outcome.error);
+          if (outcome.nativeOnly) {
+            message += ' (the page\'s own error message is not available: this tool was registered with the ' +
+              'browser before the tabmcp polyfill loaded)';
+          }
+          return fail('PAGE_ERROR', message);
+        }
+        default: {
+          const { result, dropped } = toCallToolResult(outcome.value);
+          if (dropped.length) {
+            return {
+              ok: false,
+              error: {
+                code: 'BAD_RESULT',
+                message: `The tool's result is not JSON-serializable; dropped or converted: ${dropped.slice(0, 20).join(', ')}` +
+                  `${dropped.length > 20 ? `, and ${dropped.length - 20} more` : ''}.`,
+              },
+              result,
+            };
+          }
+          return { ok: true, result };
+        }
+      }
+    } catch (e) {
+      return fail('PAGE_ERROR', `tabmcp polyfill: unexpected failure: ${errorMessage(e)}`);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Views: list(), expandCategory(), getCategories(), snapshot()
+  // ---------------------------------------------------------------------------------------------
+
+  /** @param {ToolRecord} rec */
+  function toolInfo(rec) {
+    return {
+      name: rec.name,
+      title: rec.title,
+      description: rec.description,
+      inputSchema: JSON.parse(rec.schemaJSON !== undefined ? rec.schemaJSON : EMPTY_SCHEMA_JSON),
+      annotations: { ...(rec.hints || {}) },
+    };
+  }
+
+  /** A native tool we did not register, as a JSON-safe info. @param {any} t */
+  function foreignInfo(t) {
+    let schema = null;
+    let annotations = {};
+    try { schema = t.inputSchema === undefined || t.inputSchema === null ? null : JSON.parse(JSON.stringify(t.inputSchema)); } catch (_) { schema = null; }
+    try { annotations = t.annotations ? JSON.parse(JSON.stringify(t.annotations)) : {}; } catch (_) { annotations = {}; }
+    return {
+      name: String(t.name),
+      title: t.title == null ? '' : String(t.title),
+      description: t.description == null ? '' : String(t.description),
+      inputSchema: schema || JSON.parse(EMPTY_SCHEMA_JSON),
+      annotations,
+    };
+  }
+
+  function list() {
+    /** @type {any[]} */
+    const entries = [];
+    for (const cat of categories.values()) {
+      entries.push({ name: cat.name, description: cat.description, isCategory: true, toolCount: cat.members.length });
+    }
+    for (const rec of tools.values()) if (!rec.category) entries.push(toolInfo(rec));
+    for (const t of foreign.values()) if (!tools.has(t.name)) entries.push(foreignInfo(t));
+    return entries.sort((a, b) => byName(a.name, b.name));
+  }
+
+  /** @param {any} name */
+  function expandCategory(name) {
+    const cat = categories.get(domString(name));
+    if (!cat) throw domError(`No category named ${JSON.stringify(domString(name))}.`, 'NotFoundError');
+    return cat.members.map((n) => tools.get(n)).filter((r) => !!r).map((r) => toolInfo(/** @type {ToolRecord} */ (r)));
+  }
+
+  function getCategories() {
+    return Array.from(categories.values())
+      .sort((a, b) => byName(a.name, b.name))
+      .map((c) => ({ name: c.name, description: c.description, tools: c.members.slice() }));
+  }
+
+  /**
+   * Native mode: the browser's tools that we did not register ourselves (registered before we
+   * loaded, or behind our back). Fetched again if our registry changed while the browser answered,
+   * so that a tool we just removed is never mistaken for a foreign one.
+   * @returns {Promise<Map<string, any>|null>} null when the browser's list is unavailable
+   */
+  async function fetchForeign() {
+    if (!nat) return new Map();
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const gen = generation;
+      let list;
+      try {
+        list = await nat.getTools.call(nat.mc);
+      } catch (_) {
+        return null;
+      }
+      if (!Array.isArray(list)) return null;
+      if (gen !== generation) continue;
+      const found = new Map();
+      for (const t of list) if (t && typeof t.name === 'string' && !tools.has(t.name)) found.set(t.name, t);
+      return found;
+    }
+    return null;
+  }
+
+  let foreignTicket = 0;
+  /** Native mode: updates the cached foreign tools (list() and name checks use it). */
+  async function refreshForeign() {
+    if (!nat) return;
+    const ticket = ++foreignTicket;
+    const next = await fetchForeign();
+    if (!next || ticket !== foreignTicket) return; // a newer refresh will apply its own answer
+    const before = Array.from(foreign.keys()).sort().join('\n');
+    const after = Array.from(next.keys()).sort().join('\n');
+    foreign.clear();
+    for (const [k, v] of next) foreign.set(k, v);
+    if (before !== after) notify();
+  }
+
+  async function snapshot() {
+    const others = (await fetchForeign()) || foreign;
+    const toolList = [];
+    for (const rec of tools.values()) toolList.push({ ...toolInfo(rec), category: rec.category, scope: rec.scope });
+    for (const t of others.values()) {
+      if (!tools.has(t.name)) toolList.push({ ...foreignInfo(t), category: null, scope: null });
+    }
+    toolList.sort((a, b) => byName(a.name, b.name));
+    const snap = {
+      tools: toolList,
+      categories: Array.from(categories.values())
+        .sort((a, b) => byName(a.name, b.name))
+        .map((c) => ({ name: c.name, description: c.description, tools: c.members.slice(), scope: c.scope })),
+      states: states.slice(),
+    };
+    return JSON.parse(JSON.stringify(snap)); // guaranteed JSON- and structured-clone-safe
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Extension methods (categories, list, states), installed on both shapes
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * @param {any} category @param {any} [options]
+   * @returns {Promise<undefined>}
+   */
+  function registerCategory(category, options = undefined) {
+    const method = 'registerCategory';
+    const argc = arguments.length;
+    return promiseFrom(() => {
+      arity(method, argc);
+      const p = prefix(method);
+      const dict = 'ModelContextCategory';
+      const read = (/** @type {string} */ key) => `Failed to read the '${key}' property from '${dict}': `;
+      if (!isObjectLike(category)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
+      let v = category.description;
+      if (v === undefined) throw new TypeError(`${p}${read('description')}Required member is undefined.`);
+      const description = domString(v);
+      v = category.name;
+      if (v === undefined) throw new TypeError(`${p}${read('name')}Required member is undefined.`);
+      const name = domString(v);
+      v = category.tools;
+      if (v === undefined) throw new TypeError(`${p}${read('tools')}Required member is undefined.`);
+      if (!isObjectLike(v) || typeof v[Symbol.iterator] !== 'function') {
+        throw new TypeError(`${p}${read('tools')}The provided value cannot be converted to a sequence.`);
+      }
+      const members = Array.from(v, (t) => convertTool(t, method, undefined, false));
+      const opts = convertOptions(options, method, 'ModelContextRegisterCategoryOptions');
+      const scope = convertScope(category.scope, method);
+
+      checkName(name);
+      if (nameTaken(name, true)) throw domError('Duplicate tool name', 'InvalidStateError');
+      if (description === '') throw domError('Description is required', 'InvalidStateError');
+      const seen = new Set([name]);
+      for (const m of members) {
+        checkTool(m);
+        if (seen.has(m.dict.name)) throw domError('Duplicate tool name', 'InvalidStateError');
+        seen.add(m.dict.name);
+      }
+      if (opts.signal && opts.signal.aborted) throw opts.signal.reason;
+
+      const controller = new AbortController();
+      const signal = opts.signal ? anySignal([opts.signal, controller.signal]) : controller.signal;
+      /** @type {CategoryRecord} */
+      const cat = { name, description, members: [], scope, controller, signal };
+      categories.set(name, cat);
+      signal.addEventListener('abort', () => removeCategory(cat), { once: true });
+      const pending = members.map((m) => {
+        cat.members.push(m.dict.name);
+        return addTool(m, { category: name, categorySignal: signal });
+      });
+      notify();
+      return Promise.all(pending).then(
+        () => {
+          if (categories.get(name) === cat) fireToolchange();
+          return undefined;
+        },
+        (e) => {
+          controller.abort();
+          throw e;
+        });
+    });
+  }
+
+  /** @param {any} name */
+  function unregisterCategory(name) {
+    arity('unregisterCategory', arguments.length);
+    const cat = categories.get(domString(name));
+    if (!cat) throw domError(`No category named ${JSON.stringify(domString(name))}.`, 'NotFoundError');
+    removeCategory(cat);
+  }
+
+  /** @param {any} next */
+  function setStates(next) {
+    arity('setStates', arguments.length);
+    if (!Array.isArray(next) || !next.every((s) => typeof s === 'string')) {
+      throw new TypeError(`${prefix('setStates')}states must be an array of strings.`);
+    }
+    const unique = Array.from(new Set(next));
+    const same = unique.length === states.length && unique.every((s) => states.includes(s));
+    states = unique;
+    if (same) return;
+    notify();
+    target.dispatchEvent(new Event('statechange'));
+  }
+
+  function getStates() {
+    return states.slice();
+  }
+
+  /** @type {Record<string, Function>} */
+  const extensionMethods = {
+    registerCategory, unregisterCategory, expandCategory, getCategories, list, setStates, getStates,
+  };
+
+  // ---------------------------------------------------------------------------------------------
+  // Polyfill mode: our own ModelContext on document.modelContext
+  // ---------------------------------------------------------------------------------------------
+
+  const CONSTRUCT = Symbol('construct');
+
+  class ModelContext extends EventTarget {
+    /** @param {symbol} [token] */
+    constructor(token) {
+      if (token !== CONSTRUCT) throw new TypeError("Failed to construct 'ModelContext': Illegal constructor");
+      super();
+    }
+
+    /** @param {any} tool @param {any} [options] @returns {Promise<undefined>} */
+    registerTool(tool, options = undefined) {
+      const argc = arguments.length;
+      return promiseFrom(() => {
+        arity('registerTool', argc);
+        const prep = convertTool(tool, 'registerTool', options);
+        checkTool(prep);
+        if (prep.signal && prep.signal.aborted) throw prep.signal.reason;
+        return addTool(prep);
+      });
+    }
+
+    /** @returns {Promise<any[]>} */
+    getTools() {
+      const origin = location.origin;
+      const out = Array.from(tools.values()).sort((a, b) => byName(a.name, b.name)).map((rec) => {
+        /** @type {any} */
+        const o = {};
+        if (rec.hints) {
+          o.annotations = {};
+          for (const k of NATIVE_HINT_KEYS) o.annotations[k] = !!rec.hints[k];
+        }
+        o.description = rec.description;
+        if (rec.schemaJSON !== undefined) o.inputSchema = JSON.parse(rec.schemaJSON);
+        o.name = rec.name;
+        o.origin = origin;
+        o.title = rec.title;
+        o.window = window;
+        return o;
+      });
+      return Promise.resolve(out);
+    }
+
+    /** @param {any} tool @param {any} [input] @param {any} [options] @returns {Promise<string>} */
+    executeTool(tool, input = undefined, options = undefined) {
+      const argc = arguments.length;
+      return promiseFrom(() => {
+        const method = 'executeTool';
+        const p = prefix(method);
+        arity(method, argc);
+        const dict = 'RegisteredTool';
+        if (!isObjectLike(tool)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
+        /** @type {Record<string, any>} */
+        const read = {};
+        for (const key of ['description', 'name', 'origin', 'window']) {
+          const v = tool[key];
+          if (v === undefined) {
+            throw new TypeError(`${p}Failed to read the '${key}' property from '${dict}': Required member is undefined.`);
+          }
+          read[key] = v;
+        }
+        const name = domString(read.name);
+        const opts = convertOptions(options, method, 'ExecuteToolOptions');
+        if (input === undefined) input = {};
+        if (!isObjectLike(input)) throw new TypeError(`${p}invalid input object: value is not an object`);
+        let json;
+        try {
+          json = JSON.stringify(input);
+        } catch (e) {
+          throw new TypeError(p + errorMessage(e));
+        }
+        if (json === undefined) throw new TypeError(`${p}invalid input object: toJSON() returns undefined`);
+        const copy = JSON.parse(json);
+        if (!isObjectLike(copy)) throw domError('Failed to parse input arguments', 'UnknownError');
+        if (opts.signal && opts.signal.aborted) throw opts.signal.reason;
+        const rec = tools.get(name);
+        if (!rec) throw domError(MSG_TRANSIENT, 'UnknownError');
+        return runTool(rec, copy, opts.signal).then(settleForPage);
+      });
+    }
+  }
+  Object.defineProperty(ModelContext.prototype, Symbol.toStringTag, { value: 'ModelContext', configurable: true });
+  for (const type of ['toolchange', 'toolactivated', 'toolcancel', 'statechange']) {
+    defineEventHandler(ModelContext.prototype, type);
+  }
+  for (const [key, fn] of Object.entries(extensionMethods)) {
+    Object.defineProperty(ModelContext.prototype, key, { value: fn, writable: true, configurable: true, enumerable: false });
+  }
+
+  /** @param {string} name @param {any} value */
+  function defineGlobal(name, value) {
+    if (name in G) return;
+    Object.defineProperty(G, name, { value, writable: true, configurable: true, enumerable: false });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Native mode: wrap registerTool, add only what is missing
+  // ---------------------------------------------------------------------------------------------
+
+  /** @param {any} mc */
+  function augmentNative(mc) {
+    /** @param {string} key @param {any} value */
+    const define = (key, value) =>
+      Object.defineProperty(mc, key, { value, writable: true, configurable: true, enumerable: false });
+    define('registerTool', function registerTool(/** @type {any} */ tool, options = undefined) {
+      const argc = arguments.length;
+      return promiseFrom(() => {
+        arity('registerTool', argc);
+        const prep = convertTool(tool, 'registerTool', options);
+        checkTool(prep);
+        if (prep.signal && prep.signal.aborted) throw prep.signal.reason;
+        return addTool(prep);
+      });
+    });
+    for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
+    if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
+    mc.addEventListener('toolchange', () => { refreshForeign(); });
+    refreshForeign();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The deprecated alias on navigator.modelContext
+  // ---------------------------------------------------------------------------------------------
+
+  let deprecationWarned = false;
+  function deprecated() {
+    if (deprecationWarned) return;
+    deprecationWarned = true;
+    console.warn('[tabmcp] navigator.modelContext is deprecated: use document.modelContext ' +
+      '(registerTool(tool, {signal}), getTools(), executeTool()) instead.');
+  }
+
+  /** @type {Set<ToolRecord>} tools that came from provideContext() */
+  const provided = new Set();
+
+  /** Synchronous registration for the legacy shapes. @param {any} tool @param {string} method */
+  function legacyRegister(tool, method) {
+    const prep = convertTool(tool, method, undefined, false);
+    checkTool(prep);
+    const promise = addTool(prep);
+    promise.then(undefined, (e) => console.error(`[tabmcp] ${method}(${JSON.stringify(prep.dict.name)}) failed:`, e));
+    return /** @type {ToolRecord} */ (tools.get(prep.dict.name));
+  }
+
+  class ModelContextLegacy extends EventTarget {
+    /** @param {any} tool @returns {{unregister(): void}} */
+    registerTool(tool) {
+      deprecated();
+      arity('registerTool', arguments.length);
+      const rec = legacyRegister(tool, 'registerTool');
+      return { unregister: () => rec.controller.abort() };
+    }
+
+    /** @param {any} name */
+    unregisterTool(name) {
+      deprecated();
+      arity('unregisterTool', arguments.length);
+      const rec = tools.get(domString(name));
+      if (rec) rec.controller.abort();
+    }
+
+    list() {
+      deprecated();
+      return list();
+    }
+
+    /** @param {any} name @param {any} [args] @param {any} [options] @returns {Promise<CallToolResult>} */
+    async executeTool(name, args = undefined, options = undefined) {
+      deprecated();
+      arity('executeTool', arguments.length);
+      const out = await invoke(name, args, options);
+      if (out.ok) return out.result;
+      switch (out.error.code) {
+        case 'TOOL_NOT_FOUND':
+          throw domError(out.error.message, 'NotFoundError');
+        case 'INVALID_ARGUMENTS':
+          throw new TypeError(out.error.message);
+        case 'ABORTED':
+          throw out.reason !== undefined ? out.reason : domError(out.error.message, 'AbortError');
+        case 'BAD_RESULT':
+          return { ...(out.result || { content: [] }), isError: true };
+        default:
+          return { isError: true, content: [{ type: 'text', text: out.error.message }] };
+      }
+    }
+
+    /** Older drafts: replaces the tools given by the previous provideContext(). @param {any} context */
+    provideContext(context = undefined) {
+      deprecated();
+      const given = context == null ? undefined : context.tools;
+      const list = given === undefined ? [] : given;
+      if (!isObjectLike(list) || typeof list[Symbol.iterator] !== 'function') {
+        throw new TypeError(`${prefix('provideContext')}tools must be an array of tools.`);
+      }
+      const preps = Array.from(list, (t) => convertTool(t, 'provideContext', undefined, false));
+      const replaced = new Set(Array.from(provided, (r) => r.name));
+      const seen = new Set();
+      for (const prep of preps) {
+        checkName(prep.dict.name);
+        if (seen.has(prep.dict.name) || (nameTaken(prep.dict.name) && !replaced.has(prep.dict.name))) {
+          throw domError('Duplicate tool name', 'InvalidStateError');
+        }
+        if (prep.dict.description === '') throw domError('Description is required', 'InvalidStateError');
+        seen.add(prep.dict.name);
+      }
+      for (const rec of provided) rec.controller.abort();
+      provided.clear();
+      for (const prep of preps) {
+        addTool(prep).then(undefined, (e) => console.error('[tabmcp] provideContext() failed:', e));
+        provided.add(/** @type {ToolRecord} */ (tools.get(prep.dict.name)));
+      }
+    }
+
+    /** Older drafts: removes every tool and category registered through this page's polyfill. */
+    clearContext() {
+      deprecated();
+      provided.clear();
+      for (const cat of Array.from(categories.values())) cat.controller.abort();
+      for (const rec of Array.from(tools.values())) rec.controller.abort();
+    }
+  }
+  Object.defineProperty(ModelContextLegacy.prototype, Symbol.toStringTag, {
+    value: 'ModelContextLegacy', configurable: true,
+  });
+  for (const [key, fn] of Object.entries(extensionMethods)) {
+    if (key === 'list') continue;
+    Object.defineProperty(ModelContextLegacy.prototype, key, {
+      value: /** @this {any} */ function (/** @type {any[]} */ ...args) {
+        deprecated();
+        return fn.apply(this, args);
+      },
+      writable: true,
+      configurable: true,
+      enumerable: false,
+    });
+  }
+  for (const type of ['toolchange', 'statechange']) defineEventHandler(ModelContextLegacy.prototype, type);
+
+  // ---------------------------------------------------------------------------------------------
+  // Install
+  // ---------------------------------------------------------------------------------------------
+
+  if (secure) {
+    if (nat) {
+      target = nat.mc;
+      augmentNative(nat.mc);
+    } else {
+      const mc = new ModelContext(CONSTRUCT);
+      target = mc;
+      Object.defineProperty(Document.prototype, 'modelContext', {
+        configurable: true,
+        enumerable: true,
+        get() { return this === document ? mc : undefined; },
+      });
+      defineGlobal('ModelContext', ModelContext);
+    }
+    defineGlobal('ToolActivatedEvent', ToolActivatedEvent);
+    defineGlobal('ToolCancelEvent', ToolCancelEvent);
+
+    let hasAlias = false;
+    try { hasAlias = /** @type {any} */ (navigator).modelContext !== undefined; } catch (_) { hasAlias = true; }
+    if (!hasAlias) {
+      const legacy = new ModelContextLegacy();
+      for (const type of ['toolchange', 'statechange']) {
+        target.addEventListener(type, () => legacy.dispatchEvent(new Event(type)));
+      }
+      Object.defineProperty(Navigator.prototype, 'modelContext', {
+        configurable: true,
+        enumerable: true,
+        get() { return this === navigator ? legacy : undefined; },
+      });
+    }
+  } else {
+    target = new EventTarget(); // inert: nothing is installed on insecure pages, like the browser
+  }
+
+  const hook = Object.freeze({
+    version: VERSION,
+    native,
+    snapshot,
+    /** @param {any} name @param {any} [args] @param {any} [options] */
+    call: async (name, args = undefined, options = undefined) => {
+      const out = await invoke(name, args, options);
+      if (out.ok) return { ok: true, result: out.result };
+      /** @type {any} */
+      const clean = { ok: false, error: { code: out.error.code, message: out.error.message } };
+      if (out.result) clean.result = out.result;
+      return clean;
+    },
+    /** @param {() => void} callback */
+    subscribe(callback) {
+      if (typeof callback !== 'function') throw new TypeError('subscribe(callback): callback must be a function');
+      const entry = () => callback();
+      subscribers.add(entry);
+      return () => { subscribers.delete(entry); };
+    },
+  });
+  Object.defineProperty(G, HOOK_KEY, { value: hook, writable: false, enumerable: false, configurable: false });
+})();

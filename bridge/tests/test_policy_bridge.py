@@ -291,3 +291,25 @@ async def test_tokens_command_reports_every_profile():
         assert by["meta"]["tokens"] < by["passthrough"]["tokens"]
     finally:
         await stop(cm, ext)
+
+
+async def test_semantic_search_finds_tools_by_meaning():
+    from tabmcp.core.search import semantic_available
+
+    if not semantic_available():
+        pytest.skip("the [semantic] extra is not installed (./dev setup installs it)")
+    query = {"query": "reimburse a purchase"}  # no word in common with "Refund an order..."
+    cm, app, ext, calls = await start()
+    try:
+        async with Client(url(app)) as client:
+            keyword_only = await client.call_tool("search_tools", query)
+        assert keyword_only.structured_content["tools"] == []
+    finally:
+        await stop(cm, ext)
+    cm, app, ext, calls = await start({"search": {"semantic": True}})
+    try:
+        async with Client(url(app)) as client:
+            found = await client.call_tool("search_tools", query)
+        assert "refund_order" in [t["name"] for t in found.structured_content["tools"]][:3]
+    finally:
+        await stop(cm, ext)

@@ -53,8 +53,8 @@ def test_older_schema_dialects_are_read_not_rejected():
 
 def test_same_name_in_two_tabs_first_keeps_plain_name():
     reg = Registry()
-    reg.apply(snap(7, tools=[tool("search")]))
-    reg.apply(snap(3, tools=[tool("search")]))
+    reg.apply(snap(7, url="https://app.test/a", tools=[tool("search")]))
+    reg.apply(snap(3, url="https://app.test/b", tools=[tool("search")]))
     first = reg.resolve("search")
     second = reg.resolve("t3.search")
     assert isinstance(first, ToolEntry) and first.tab.tab_id == 7
@@ -153,3 +153,21 @@ def test_states_are_deduplicated_and_bounded():
     assert reg.tab(1).states[:2] == ("a", "b")
     assert len(reg.tab(1).states) == 64
     assert any(r.kind == "state" for r in change.rejected)
+
+
+def test_a_plain_name_does_not_move_to_another_origin_at_once():
+    now = [1000.0]
+    reg = Registry(clock=lambda: now[0])
+    reg.apply(snap(1, url="https://shop.test/", tools=[tool("create_user")]))
+    assert reg.resolve("create_user").tab.origin == "https://shop.test"
+    # The tab navigates to another site that offers the same name.
+    reg.apply(snap(1, url="https://bank.test/", documentId="d2", tools=[tool("create_user")]))
+    assert reg.resolve("create_user") is None
+    assert reg.resolve("t1.create_user").tab.origin == "https://bank.test"
+    # The same origin may take its name back at once (a reload, a second tab of the site).
+    reg.apply(snap(2, url="https://shop.test/other", tools=[tool("create_user")]))
+    assert reg.resolve("create_user").tab.tab_id == 2
+    reg.remove(2)
+    now[0] += 61  # after the guard, the other origin may have the plain name
+    reg.apply(snap(1, url="https://bank.test/", documentId="d2", tools=[tool("create_user"), tool("x")]))
+    assert reg.resolve("create_user").tab.origin == "https://bank.test"

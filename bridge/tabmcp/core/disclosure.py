@@ -31,6 +31,7 @@ from .telemetry import ExposureState
 __all__ = [
     "META_CATEGORY",
     "META_ENHANCEMENT",
+    "META_WARNINGS",
     "META_PAGE_NAME",
     "META_SOURCE",
     "PROFILES",
@@ -47,6 +48,7 @@ META_SOURCE = "tabmcp/source"
 META_PAGE_NAME = "tabmcp/pageName"
 META_CATEGORY = "tabmcp/category"
 META_ENHANCEMENT = "tabmcp/enhancement"
+META_WARNINGS = "tabmcp/warnings"
 _MCP_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _MAX_NAMES_IN_DESCRIPTION = 12
 
@@ -151,6 +153,8 @@ class Disclosure:
             meta[META_CATEGORY] = self.registry.public_name(entry.tab.tab_id, entry.category.name)
         if tool.enhancement:
             meta[META_ENHANCEMENT] = tool.enhancement
+        if tool.warnings:
+            meta[META_WARNINGS] = list(tool.warnings)
         out: dict[str, Any] = {
             "name": entry.public_name,
             "description": _described(entry.tab.origin, tool.description),

@@ -40,7 +40,7 @@ MAX_DESCRIPTION = 8_000
 MAX_TITLE = 200
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_STATES = 64
-BRIDGE_ONLY_FIELDS = ("pageName", "page_name", "argumentMap", "argument_map", "enhancement")
+BRIDGE_ONLY_FIELDS = ("pageName", "page_name", "argumentMap", "argument_map", "enhancement", "warnings")
 """Fields only the bridge's own middleware may set; stripped from what pages send."""
 
 
@@ -92,6 +92,8 @@ class PageTool(_Model):
     """Middleware renames of arguments: new name → the page's name."""
     enhancement: dict[str, Any] | None = None
     """What the middleware did (original name, enhancedBy, confidence), shown in ``_meta``."""
+    warnings: tuple[str, ...] = ()
+    """Set by the registry (never by the page): why the definition looks like prompt injection."""
 
     @field_validator("name")
     @classmethod

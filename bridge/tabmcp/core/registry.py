@@ -9,17 +9,24 @@ name and every later tab's copy is named ``t<tabId>.<name>`` (for example
 ``t42.create_user``). Built-in names are reserved: a page tool called ``call_tool`` is
 always ``t<tabId>.call_tool``. Names stay stable while their tab lives; when the first tab
 closes, the next-oldest copy takes the plain name (and clients are notified).
+
+A plain name never moves to another origin at once: for ``rebind_guard_s`` (60 s) after a name
+was bound to one origin, a tool of another origin that would take it is qualified instead. A
+client holding a stale listing that calls ``create_user`` meaning shop.test's tool therefore
+gets TOOL_NOT_FOUND, never bank.test's ``create_user``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from ..protocol import TabSnapshot
+from .injection import scan_tool
 from .models import (
     MAX_STATES,
     TOOL_NAME_RE,
@@ -120,7 +127,8 @@ def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
         elif parsed.name in tools:
             rejected.append(Rejection(kind="tool", name=parsed.name, reason="duplicate tool name in this tab"))
         else:
-            tools[parsed.name] = parsed
+            warnings = tuple(scan_tool(parsed.name, parsed.title, parsed.description, parsed.input_schema))
+            tools[parsed.name] = parsed.model_copy(update={"warnings": warnings}) if warnings else parsed
     if len(snap.tools) > MAX_TOOLS_PER_TAB:
         rejected.append(
             Rejection(
@@ -167,6 +175,10 @@ def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
     )
 
 
+def _plain(entry: ToolEntry | CategoryEntry) -> str:
+    return entry.tool.name if isinstance(entry, ToolEntry) else entry.category.name
+
+
 def _qualified(tab_id: int, name: str) -> str:
     prefixed = f"t{tab_id}.{name}"
     if len(prefixed) <= 128:
@@ -189,12 +201,22 @@ class Registry:
     tell whether anything they derived is stale.
     """
 
-    def __init__(self, reserved_names: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        reserved_names: Iterable[str] = (),
+        *,
+        rebind_guard_s: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._tabs: dict[int, Tab] = {}
         self._reserved = frozenset(reserved_names)
         self._seq = itertools.count()
         self._first_seen: dict[tuple[int, str], int] = {}
         self._index: _Index | None = None
+        self._bound: dict[str, tuple[str, float]] = {}
+        """Plain name → (origin it was last bound to, when that binding was last known valid)."""
+        self._guard = rebind_guard_s
+        self._clock = clock
         self.version = 0
 
     # -- updates ------------------------------------------------------------------------
@@ -261,6 +283,11 @@ class Registry:
             self._first_seen.setdefault((tab.tab_id, name), next(self._seq))
 
     def _bump(self) -> None:
+        if self._index is not None:  # the old bindings were valid until now
+            now = self._clock()
+            for name, entry in self._index.by_public.items():
+                if name == _plain(entry):
+                    self._bound[name] = (entry.tab.origin, now)
         self.version += 1
         self._index = None
 
@@ -280,13 +307,22 @@ class Registry:
             claims.setdefault(name, []).append((seq, tab_id, name))
         taken: set[str] = set(self._reserved)
         plain: dict[tuple[int, str], str] = {}
-        # First pass: the oldest claim of each non-reserved name takes it plainly.
+        now = self._clock()
+        # First pass: the oldest claim of each non-reserved name takes it plainly, unless the
+        # name was bound to another origin moments ago (see the module docstring).
         for name, owners in claims.items():
             owners.sort()
-            if name not in self._reserved:
-                _, tab_id, _ = owners[0]
+            if name in self._reserved:
+                continue
+            previous = self._bound.get(name)
+            for _, tab_id, _ in owners:
+                origin = self._tabs[tab_id].origin if tab_id in self._tabs else ""
+                if previous is not None and previous[0] != origin and now - previous[1] < self._guard:
+                    continue
                 plain[(tab_id, name)] = name
                 taken.add(name)
+                self._bound[name] = (origin, now)
+                break
         # Second pass: every other claim is qualified with its tab, avoiding any collision.
         for name, owners in sorted(claims.items()):
             for _, tab_id, _ in owners:

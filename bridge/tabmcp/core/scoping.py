@@ -104,6 +104,8 @@ class PolicySettings(_Section):
     block: list[str] = Field(default_factory=list)
     origins: list[OriginRule] = Field(default_factory=list)
     approval: ApprovalSettings = Field(default_factory=ApprovalSettings)
+    quarantine_suspicious: bool = False
+    """Hide tools whose definitions look like prompt injection (they are always flagged in _meta)."""
 
     @model_validator(mode="after")
     def _known_names(self) -> PolicySettings:
@@ -211,6 +213,8 @@ class Gate:
         rules = self._origin_rules(tab)
         if not all(r.enabled for r in rules):
             return Decision(False, "OUT_OF_SCOPE", f"tools of {tab.origin} are disabled by policy")
+        if entry.tool.warnings and policy.quarantine_suspicious:
+            return Decision(False, "OUT_OF_SCOPE", "quarantined: " + "; ".join(entry.tool.warnings))
         scope = effective_scope(entry)
         if scope.ai_enabled is False:
             return Decision(False, "OUT_OF_SCOPE", "the page does not offer this tool to AI agents")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import functools
 import json
 import logging
 import weakref
@@ -316,9 +317,11 @@ class _Handlers:
         category = arguments.get("category") or None
         source = arguments.get("source") or None
         limit = int(arguments.get("limit") or 10)
-        hits = self.hub.search.search(
-            query, category=category, source=source, limit=limit, allow=_allow(self.hub)
-        )
+        index = self.hub.search
+        run = functools.partial(index.search, query, category=category, source=source, limit=limit,
+                                allow=_allow(self.hub))
+        # Embedding the query takes tens of milliseconds: keep it off the event loop.
+        hits = await asyncio.to_thread(run) if index.semantic and query else run()
         tools = []
         for hit in hits:
             entry = self.hub.registry.resolve(hit.key)

@@ -7,6 +7,7 @@ from .index import SearchDoc, SearchHit, SearchIndex, SearchMode
 from .semantic import (
     DEFAULT_MODEL,
     Embedder,
+    EmbeddingCache,
     SemanticUnavailableError,
     SentenceTransformerEmbedder,
     bundled_model_path,
@@ -17,6 +18,7 @@ from .text import normalize_name, stem, tokenize, tokenize_name
 __all__ = [
     "DEFAULT_MODEL",
     "Embedder",
+    "EmbeddingCache",
     "SearchDoc",
     "SearchHit",
     "SearchIndex",

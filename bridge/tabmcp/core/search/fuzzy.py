@@ -18,6 +18,7 @@ letters deleted).
 from __future__ import annotations
 
 from collections import Counter
+
 from rapidfuzz.distance import OSA
 
 __all__ = ["TypoIndex", "max_edits"]

@@ -28,14 +28,13 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz, process
 
 from .fuzzy import TypoIndex
-
 from .semantic import (
     Embedder,
     EmbeddingCache,
@@ -44,7 +43,15 @@ from .semantic import (
     content_hash,
     resolve_model,
 )
-from .text import is_identifier, name_words, normalize_name, query_words, stem, tokenize, tokenize_name
+from .text import (
+    STOPWORDS,
+    is_identifier,
+    name_words,
+    normalize_name,
+    query_words,
+    split_words,
+    stem,
+)
 
 __all__ = ["SearchDoc", "SearchHit", "SearchIndex", "SearchMode"]
 
@@ -127,6 +134,7 @@ class _Source:
     keys: list[str] = field(default_factory=list)
 
 
+_A = TypeVar("_A", bound="npt.NDArray[Any]")
 Int = npt.NDArray[np.int64]
 Float = npt.NDArray[np.float64]
 
@@ -172,11 +180,16 @@ class SearchIndex:
         self,
         *,
         semantic: bool | str | Embedder = False,
-        embedding_cache_size: int = 20_000,
+        embedding_cache: EmbeddingCache | None = None,
+        query_cache_size: int = 512,
     ) -> None:
         """``semantic``: False (keyword only), True (the default local model), a model name or
         path for sentence-transformers, or any :class:`Embedder`. Asking for a model without
-        the ``[semantic]`` extra raises :class:`SemanticUnavailableError`."""
+        the ``[semantic]`` extra raises :class:`SemanticUnavailableError`.
+
+        ``embedding_cache`` (tool vectors by content hash) may be shared with another index
+        of the same model, e.g. one being rebuilt; ``query_cache_size`` bounds the cache of
+        query vectors (0 embeds every query afresh)."""
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}
         self._slots: list[_Entry | None] = []
@@ -208,8 +221,8 @@ class SearchIndex:
             self._embedder = semantic
         else:  # pragma: no cover - defensive
             raise TypeError(f"semantic must be a bool, a model name or an Embedder, not {semantic!r}")
-        self._emb_cache = EmbeddingCache(embedding_cache_size)
-        self._query_cache = EmbeddingCache(512)
+        self._emb_cache = embedding_cache if embedding_cache is not None else EmbeddingCache()
+        self._query_cache = EmbeddingCache(query_cache_size)
         self._vecs: npt.NDArray[np.float32] | None = None
         self._has_vec = np.zeros(cap, dtype=bool)
         self._pending: set[int] = set()
@@ -281,15 +294,17 @@ class SearchIndex:
                     self._remove_entry(entry)
             keys: list[str] = []
             for pos, doc in enumerate(new.values()):
-                entry = self._entries.get(doc.key)
-                if entry is not None and entry.source_id == source_id and entry.doc == doc:
-                    pass
+                held = self._entries.get(doc.key)
+                if held is not None and held.source_id == source_id and held.doc == doc:
+                    entry = held  # unchanged: nothing to re-index
                 else:
-                    if entry is not None:  # held by another source: it moves here
-                        self._remove_entry(entry)
-                        other = self._sources.get(entry.source_id)
+                    if held is not None:  # held by another source: it moves here
+                        self._remove_entry(held)
+                        other = self._sources.get(held.source_id)
                         if other is not None:
                             other.keys.remove(doc.key)
+                            if not other.keys:
+                                del self._sources[held.source_id]
                     entry = self._add_entry(doc, source_id)
                 self._order[entry.slot] = src.seq * 1_000_000 + pos
                 keys.append(doc.key)
@@ -315,17 +330,17 @@ class SearchIndex:
         old = self._cap
         cap = old * 2
 
-        def grow(a: npt.NDArray[np.generic], fill: object) -> npt.NDArray[np.generic]:
+        def grow(a: _A, fill: object) -> _A:
             b = np.full(cap, fill, dtype=a.dtype)
             b[:old] = a
-            return b
+            return cast(_A, b)
 
-        self._alive = grow(self._alive, False)  # type: ignore[assignment]
-        self._doc_len = grow(self._doc_len, 0.0)  # type: ignore[assignment]
-        self._order = grow(self._order, 0.0)  # type: ignore[assignment]
-        self._cat_id = grow(self._cat_id, -1)  # type: ignore[assignment]
-        self._src_id = grow(self._src_id, -1)  # type: ignore[assignment]
-        self._has_vec = grow(self._has_vec, False)  # type: ignore[assignment]
+        self._alive = grow(self._alive, False)
+        self._doc_len = grow(self._doc_len, 0.0)
+        self._order = grow(self._order, 0.0)
+        self._cat_id = grow(self._cat_id, -1)
+        self._src_id = grow(self._src_id, -1)
+        self._has_vec = grow(self._has_vec, False)
         if self._vecs is not None:
             vecs = np.zeros((cap, self._vecs.shape[1]), dtype=np.float32)
             vecs[:old] = self._vecs
@@ -339,28 +354,29 @@ class SearchIndex:
             for t in tokens:
                 terms[t] = terms.get(t, 0.0) + weight
 
+        # Each field is split once; the unstemmed words also feed the typo vocabulary.
         words: set[str] = set()
         nwords = name_words(doc.name)
-        name_terms = tokenize_name(doc.name)
+        name_terms = [stem(w) for w in nwords]
         add(name_terms, FIELD_WEIGHTS["name"])
         words.update(nwords)
+        for fname, idents in (
+            ("category", (doc.category,) if doc.category else ()),
+            ("arg_names", doc.arg_names),
+        ):
+            for ident in idents:
+                split = name_words(ident)
+                add((stem(w) for w in split), FIELD_WEIGHTS[fname])
+                words.update(split)
         for fname, texts in (
             ("title", (doc.title,) if doc.title else ()),
             ("description", (doc.description,)),
             ("arg_descriptions", doc.arg_descriptions),
         ):
             for text in texts:
-                toks = tokenize(text)
-                add(toks, FIELD_WEIGHTS[fname])
-        if doc.category:
-            add(tokenize_name(doc.category), FIELD_WEIGHTS["category"])
-            words.update(name_words(doc.category))
-        for arg in doc.arg_names:
-            add(tokenize_name(arg), FIELD_WEIGHTS["arg_names"])
-            words.update(name_words(arg))
-        if doc.title:
-            words.update(w for w in name_words(doc.title) if w.isalpha())
-        words.update(w for w in name_words(doc.description) if w.isalpha())
+                split = [w for w in split_words(text) if w not in STOPWORDS]
+                add((stem(w) for w in split), FIELD_WEIGHTS[fname])
+                words.update(split)
 
         if self._free:
             slot = self._free.pop()
@@ -470,23 +486,25 @@ class SearchIndex:
             return done
 
     def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
+        """The query's embedding (cached); the model runs outside the index lock."""
         assert self._embedder is not None
-        vec = self._query_cache.get(query)
+        with self._lock:
+            vec = self._query_cache.get(query)
         if vec is None:
             vec = self._embedder.encode([query])[0]
-            self._query_cache.put(query, vec)
+            with self._lock:
+                self._query_cache.put(query, vec)
         return vec
 
-    def _semantic_scores(self, query: str, mask: npt.NDArray[np.bool_]) -> tuple[Int, Float]:
-        """Candidate slots and their cosine similarity (unsorted)."""
+    def _semantic_scores(self, qv: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> tuple[Int, Float]:
+        """Candidate slots and their cosine similarity with the query vector (unsorted)."""
         while self._pending:
             self.compute_embeddings()
         if self._vecs is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         n = len(self._slots)
         cand = np.flatnonzero(mask[:n] & self._has_vec[:n])
-        qv = self._query_vector(query)
-        sims = (self._vecs[cand] @ qv).astype(np.float64)
+        sims = (self._vecs[:n] @ qv)[cand].astype(np.float64)  # a slice: no copy of the matrix
         return cand, sims
 
     # ------------------------------------------------------------------ keyword
@@ -547,9 +565,11 @@ class SearchIndex:
         scores: dict[int, float] = {}
         seen: set[str] = set()
         for word, t in query_words(query, name_like=True):
-            terms = [(t, 1.0)] if t in self._name_postings else [
-                (stem(fix), TYPO_WEIGHT) for fix in self._typos.corrections(word)
-            ]
+            terms = (
+                [(t, 1.0)]
+                if t in self._name_postings
+                else [(stem(fix), TYPO_WEIGHT) for fix in self._typos.corrections(word)]
+            )
             for term, w in terms:
                 slots = self._name_postings.get(term)
                 if not slots or term in seen:
@@ -559,7 +579,8 @@ class SearchIndex:
                 for s in slots:
                     scores[s] = scores.get(s, 0.0) + weight
         if mask is not None:
-            scores = {s: v for s, v in scores.items() if mask[s]}
+            ok = mask.tolist()
+            scores = {s: v for s, v in scores.items() if ok[s]}
         if scores:
             return heapq.nlargest(k, scores, key=scores.__getitem__)
         if self._names is None:
@@ -591,7 +612,9 @@ class SearchIndex:
         out.sort(key=lambda x: (-x[1], self._order[x[0]]))
         return out
 
-    def closest_names(self, name: str, n: int = 5, *, allow: Callable[[str], bool] | None = None) -> list[str]:
+    def closest_names(
+        self, name: str, n: int = 5, *, allow: Callable[[str], bool] | None = None
+    ) -> list[str]:
         """Up to ``n`` tool keys whose names are closest to ``name`` (for TOOL_NOT_FOUND)."""
         with self._lock:
             if n <= 0 or not self._entries:
@@ -637,6 +660,11 @@ class SearchIndex:
         the source id) restrict the candidates; ``allow(key)`` drops tools the caller rules
         out and is applied before ``limit``. ``mode`` defaults to ``"fused"`` when semantic
         ranking is configured and ``"keyword"`` otherwise.
+
+        Keyword search takes well under a millisecond at thousands of tools. A semantic or
+        fused search also embeds the query (tens of ms on a small CPU, outside the index
+        lock; repeated queries are cached) and any tool still pending (see
+        :meth:`compute_embeddings`): from an event loop, run it in a worker thread.
         """
         if mode is None:
             mode = "fused" if self._embedder is not None else "keyword"
@@ -644,16 +672,19 @@ class SearchIndex:
             raise ValueError(f"unknown search mode {mode!r}")
         elif mode != "keyword" and self._embedder is None:
             raise SemanticUnavailableError(f"mode {mode!r} needs an index built with semantic=...")
+        q = (query or "").strip()
+        if limit <= 0 or not self._entries:
+            return []
+        qv = self._query_vector(q) if q and mode != "keyword" else None
         with self._lock:
-            if limit <= 0 or not self._entries:
-                return []
             mask = self._mask(category, source)
-            q = (query or "").strip()
             if not q:
                 return self._listing(mask, limit, allow)
-            return self._ranked(q, mask, limit, allow, mode)
+            return self._ranked(q, qv, mask, category is not None or source is not None, limit, allow, mode)
 
-    def _listing(self, mask: npt.NDArray[np.bool_], limit: int, allow: Callable[[str], bool] | None) -> list[SearchHit]:
+    def _listing(
+        self, mask: npt.NDArray[np.bool_], limit: int, allow: Callable[[str], bool] | None
+    ) -> list[SearchHit]:
         cand = np.flatnonzero(mask)
         cand = cand[np.argsort(self._order[cand], kind="stable")]
         hits: list[SearchHit] = []
@@ -668,7 +699,9 @@ class SearchIndex:
     def _ranked(
         self,
         q: str,
+        qv: npt.NDArray[np.float32] | None,
         mask: npt.NDArray[np.bool_],
+        filtered: bool,
         limit: int,
         allow: Callable[[str], bool] | None,
         mode: SearchMode,
@@ -686,13 +719,13 @@ class SearchIndex:
             kw_cand = np.flatnonzero(kw_scores > 0)
         sem: tuple[Int, Float] | None = None
         sem_map: dict[int, float] = {}
-        if mode != "keyword":
-            sem = self._semantic_scores(q, mask)
+        if qv is not None:
+            sem = self._semantic_scores(qv, mask)
             sem_map = dict(zip(sem[0].tolist(), sem[1].tolist(), strict=True))
         name_rank: list[tuple[int, float]] = []
         pinned: list[int] = []
         if name_like and kw_scores is not None:
-            name_rank = self._name_ranking(q, NAME_MATCH_CUTOFF, mask)
+            name_rank = self._name_ranking(q, NAME_MATCH_CUTOFF, mask if filtered else None)
             qn = normalize_name(q)
             pinned = [s for s, _ in name_rank if self._is_exact_name(s, q, qn)]
         # Found through fuzzy matching: via the name ranking or a typo-corrected word, while
@@ -707,20 +740,20 @@ class SearchIndex:
             fused: list[tuple[int, float]]
             if kw_scores is not None and sem is None and not name_rank:  # BM25 alone
                 order = _top(kw_cand, kw_scores, depth, self._order)
-                fused = [(s, float(kw_scores[s])) for s in order]
+                fused = list(zip(order.tolist(), kw_scores[order].tolist(), strict=True))
                 exhausted = depth >= len(kw_cand)
             elif sem is not None and kw_scores is None:  # cosine alone
                 top = _top(np.arange(len(sem[0])), sem[1], depth, self._order[sem[0]])
-                fused = [(int(sem[0][i]), float(sem[1][i])) for i in top]
+                fused = list(zip(sem[0][top].tolist(), sem[1][top].tolist(), strict=True))
                 exhausted = depth >= len(sem[0])
             else:
                 lists: list[list[int]] = []
                 if kw_scores is not None:
-                    lists.append(_top(kw_cand, kw_scores, depth, self._order))
+                    lists.append(_top(kw_cand, kw_scores, depth, self._order).tolist())
                     exhausted &= depth >= len(kw_cand)
                 if sem is not None:
-                    top = _top(np.arange(len(sem[0])), sem[1], depth)
-                    lists.append([int(sem[0][i]) for i in top])
+                    top = _top(np.arange(len(sem[0])), sem[1], depth, self._order[sem[0]])
+                    lists.append(sem[0][top].tolist())
                     exhausted &= depth >= len(sem[0])
                 if name_rank:
                     lists.append([s for s, _ in name_rank[:depth]])
@@ -750,19 +783,16 @@ class SearchIndex:
         return entry.doc.key.casefold() == q.casefold() or entry.name_norm == qn
 
 
-def _top(cand: Int, scores: Float, k: int, tiebreak: Float | None = None) -> list[int]:
+def _top(cand: Int, scores: Float, k: int, tiebreak: Float | None = None) -> Int:
     """The ``k`` best of ``cand`` by ``scores[cand]`` (descending; ties by ``tiebreak``)."""
     if len(cand) == 0:
-        return []
+        return cand
     vals = scores[cand]
     if len(cand) > k:
         part = np.argpartition(-vals, k - 1)[:k]
         cand, vals = cand[part], vals[part]
-    if tiebreak is not None:
-        order = np.lexsort((tiebreak[cand], -vals))
-    else:
-        order = np.argsort(-vals, kind="stable")
-    return [int(x) for x in cand[order]]
+    order = np.argsort(-vals, kind="stable") if tiebreak is None else np.lexsort((tiebreak[cand], -vals))
+    return cand[order]
 
 
 def _rrf(lists: Sequence[Sequence[int]], tiebreak: Float) -> list[tuple[int, float]]:

