@@ -10,18 +10,46 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..protocol import WireError
 from .hub import Hub, Link
 
-__all__ = ["IDLE_TIMEOUT_S", "extension_endpoint", "is_loopback_host"]
+__all__ = ["IDLE_TIMEOUT_S", "FloodGate", "extension_endpoint", "is_loopback_host"]
 
 log = logging.getLogger("tabmcp.extension")
 
 IDLE_TIMEOUT_S = 75.0
 """A connection that sends nothing (not even its 20 s heartbeat) for this long is closed."""
+
+FLOOD_RATE = 2_000.0
+"""Frames per second a connection may sustain (a busy browser sends tens)."""
+FLOOD_BURST = 10_000.0
+
+
+class FloodGate:
+    """Token bucket: ``allow()`` is False once a peer exceeds the rate beyond the burst."""
+
+    def __init__(
+        self, rate: float = FLOOD_RATE, burst: float = FLOOD_BURST, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._rate = rate
+        self._burst = burst
+        self._tokens = burst
+        self._clock = clock
+        self._last = clock()
+
+    def allow(self) -> bool:
+        now = self._clock()
+        self._tokens = min(self._burst, self._tokens + (now - self._last) * self._rate)
+        self._last = now
+        if self._tokens < 1:
+            return False
+        self._tokens -= 1
+        return True
 
 
 def is_loopback_host(host_header: str | None) -> bool:
@@ -47,6 +75,7 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
             return
         await ws.accept()
         link = Link(ws, peer=peer)
+        gate = FloodGate()
         log.debug("extension socket open from %s (%s)", peer, origin)
         try:
             while True:
@@ -57,6 +86,12 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
                     await link.close(1001, "idle")
                     break
                 if message["type"] == "websocket.disconnect":
+                    break
+                if not gate.allow():
+                    log.warning("extension %s: more than %.0f frames/s; closing the connection", peer, FLOOD_RATE)
+                    await link.send(WireError(type="error", code="FLOODED",
+                                              message=f"more than {FLOOD_RATE:.0f} frames per second"))
+                    await link.close(1008, "flood")
                     break
                 frame = message.get("text")
                 if frame is None:
