@@ -74,6 +74,13 @@ async def _serve(args: argparse.Namespace) -> int:
     try:
         await app.serve(stdio=args.stdio, on_ready=ready, log_level="warning")
     except PortInUse as exc:
+        if args.stdio:
+            from .server.relay import Relay, bridge_on_port
+
+            if await bridge_on_port(config.server.port):
+                _eprint(f"tabmcp: a bridge already runs on port {config.server.port}; relaying to it over stdio")
+                await Relay(config).run_stdio()
+                return 0
         _eprint(f"tabmcp: {exc}. Is another bridge running? Try --port.")
         return 3
     return 0

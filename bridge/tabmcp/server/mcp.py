@@ -85,7 +85,7 @@ class ChangeNotifier:
     (a page registering 75 tools one by one produces one notification).
     """
 
-    def __init__(self, hub: Hub, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
+    def __init__(self, hub: Hub | None = None, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
         self.bus = InMemorySubscriptionBus()
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         self._debounce_s = debounce_s
@@ -94,7 +94,8 @@ class ChangeNotifier:
         self._burst_started = 0.0
         self._tasks: set[asyncio.Task[None]] = set()
         self.sent = 0
-        hub.add_change_listener(self.schedule)
+        if hub is not None:
+            hub.add_change_listener(self.schedule)
 
     def view_for(self, ctx: ServerRequestContext[Any, Any]) -> ClientView:
         """The disclosure state of the client behind ``ctx`` (created on first use)."""

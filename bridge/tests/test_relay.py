@@ -1,0 +1,128 @@
+"""Two clients that each launch ``tabmcp serve --stdio`` share one bridge; the second takes over."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tabmcp.core.telemetry import TELEMETRY_TOOLS
+
+from .helpers import ScriptedExtension, tab, tool
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def names(result: Any) -> list[str]:
+    return [t.name for t in result.tools if t.name not in TELEMETRY_TOOLS]
+
+
+async def connect_extension(port: int, label: str) -> ScriptedExtension:
+    """Connect (retrying while the port has no bridge) and publish one tab with a `whoami` tool."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15
+    while True:
+        ext = ScriptedExtension(port)
+        try:
+            welcome = await ext.connect()
+            if welcome and welcome["type"] == "welcome":
+                break
+        except OSError:
+            pass
+        if loop.time() > deadline:
+            raise AssertionError("no bridge to connect to")
+        await asyncio.sleep(0.2)
+
+    async def handler(msg: dict[str, Any]) -> dict[str, Any]:
+        await asyncio.sleep(0.05)
+        text = f"{label}:{msg['arguments'].get('caller')}"
+        return {"ok": True, "result": {"content": [{"type": "text", "text": text}]}}
+
+    ext.handler = handler
+    await ext.sync(tab(1, url="https://app.test/", tools=[tool("whoami", inputSchema={
+        "type": "object", "properties": {"caller": {"type": "string"}}})]))
+    return ext
+
+
+@pytest.mark.slow
+async def test_second_stdio_client_relays_then_takes_over(tmp_path: Path):
+    port = free_port()
+    config = tmp_path / "config.toml"
+    config.write_text('[store]\npath = ":memory:"\n[policy]\nallow_writes = true\n[server]\nreconnect_grace_s = 0.5\n')
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tabmcp.cli", "serve", "--stdio", "--port", str(port)],
+        env={**os.environ, "TABMCP_CONFIG": str(config)},
+    )
+    async with held(Client(params)) as (first, quit_first), held(Client(params)) as (second, _):
+        ext = await connect_extension(port, "before")
+
+        assert "whoami" in names(await first.list_tools(cache_mode="bypass"))
+        assert "whoami" in names(await second.list_tools(cache_mode="bypass"))
+        # Calls from the two clients run side by side and each gets its own answer.
+        a, b = await asyncio.gather(
+            first.call_tool("whoami", {"caller": "A"}), second.call_tool("whoami", {"caller": "B"})
+        )
+        assert a.content[0].text == "before:A" and b.content[0].text == "before:B"
+
+        # The first client quits: its process (the bridge) exits; the relay takes over the port.
+        await quit_first()
+        await ext.close()
+        ext = await connect_extension(port, "after")
+        result = await eventually_call(second)
+        assert result.content[0].text == "after:B"
+        await ext.close()
+
+
+@contextlib.asynccontextmanager
+async def held(client: Client) -> Any:
+    """Keep a client open in its own task (anyio scopes must be left by the task that entered
+    them, in order), so one of two clients can quit while the other stays."""
+    started: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    stop = asyncio.Event()
+
+    async def hold() -> None:
+        async with client:
+            started.set_result(None)
+            await stop.wait()
+
+    task = asyncio.create_task(hold())
+
+    async def quit_() -> None:
+        stop.set()
+        await asyncio.wait_for(task, 15)
+
+    try:
+        await asyncio.wait_for(asyncio.shield(started), 30)
+        yield client, quit_
+    finally:
+        if not task.done():
+            await quit_()
+
+
+async def eventually_call(client: Client) -> Any:
+    async def attempt() -> Any:
+        result = await client.call_tool("whoami", {"caller": "B"})
+        return None if result.is_error else result
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15
+    while True:
+        result = await attempt()
+        if result is not None:
+            return result
+        if loop.time() > deadline:
+            raise AssertionError("the relay never served the call after taking over")
+        await asyncio.sleep(0.3)
+
