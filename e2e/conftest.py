@@ -111,7 +111,12 @@ async def demo_url() -> AsyncIterator[str]:
 async def env(request: pytest.FixtureRequest, pages_url: str, demo_url: str) -> AsyncIterator[Env]:
     async with running_bridge(e2e_config()) as bridge:
         url = f"ws://127.0.0.1:{bridge.port}/extension"
-        async with launch_browser(bridge_url=url, headless=True, webmcp=request.param == "native") as browser:
+        async with launch_browser(
+            bridge_url=url,
+            headless=True,
+            webmcp=request.param == "native",
+            extra_args=["--enable-unsafe-extension-debugging"],  # lets a test reload the extension
+        ) as browser:
             assert await bridge.hub.wait_connected(15), "the extension did not connect to the bridge"
             yield Env(bridge, browser, pages_url, demo_url, request.param)
 

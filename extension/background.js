@@ -52,7 +52,21 @@ const state = {
 // ---- listeners (synchronous, top level) -------------------------------------------------
 
 chrome.runtime.onConnect.addListener((port) => {
-  if (port.name === 'tabmcp-page') ready.then(() => onPageConnect(port));
+  if (port.name !== 'tabmcp-page') return;
+  // Listen at once: a port drops messages that arrive before a listener exists, and a page
+  // that woke this worker speaks right away. Handle them in order once setup is done.
+  const early = [];
+  let disconnected = false;
+  const onEarly = (msg) => early.push(msg);
+  const onEarlyDisconnect = () => (disconnected = true);
+  port.onMessage.addListener(onEarly);
+  port.onDisconnect.addListener(onEarlyDisconnect);
+  ready.then(() => {
+    port.onMessage.removeListener(onEarly);
+    port.onDisconnect.removeListener(onEarlyDisconnect);
+    if (disconnected) return;
+    onPageConnect(port, early);
+  });
 });
 chrome.tabs.onCreated.addListener((tab) => ready.then(() => onTabChanged(tab)));
 chrome.tabs.onUpdated.addListener((_id, change, tab) => {
@@ -352,7 +366,7 @@ function onTabRemoved(tabId) {
   if (state.status === 'ready') send({ type: OUT.tabClosed, tabId });
 }
 
-function onPageConnect(port) {
+function onPageConnect(port, early = []) {
   const sender = port.sender || {};
   const tabId = sender.tab && sender.tab.id;
   if (tabId === undefined || sender.frameId !== 0) {
@@ -367,6 +381,7 @@ function onPageConnect(port) {
     failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `tab ${tabId} navigated to another page`);
   }
   port.onMessage.addListener((msg) => onPageMessage(tabId, port, msg));
+  for (const msg of early) onPageMessage(tabId, port, msg);
   port.onDisconnect.addListener(async () => {
     const current = state.ports.get(tabId);
     if (!current || current.port !== port) return;

@@ -1,0 +1,161 @@
+"""Faults, each for real: the worker stopped, the extension reloaded, the network flapping, a tab
+crashing mid-call, a page churning its tools, a client vanishing mid-call."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+import pytest
+
+from tabmcp.assets import extension_dir
+from tabmcp.server.app import BridgeApp
+
+from .conftest import Env, eventually
+
+RECONNECT_BUDGET_S = 2.5
+"""The extension's backoff is capped at 2 s (plus up to 0.1 s jitter); resync follows at once."""
+
+
+async def basic_page(env: Env, page_closer: list[Any]) -> Any:
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(page)
+    return page
+
+
+def instance(bridge: BridgeApp) -> str | None:
+    link = bridge.hub.link
+    return link.hello.instance_id if link and link.hello else None
+
+
+async def add_tool_in_page(page: Any, name: str) -> None:
+    await page.evaluate(
+        """(name) => document.modelContext.registerTool({name, description: 'Added while the worker was away.',
+            inputSchema: {type: 'object', properties: {}}, execute: () => name})""",
+        name,
+    )
+
+
+async def wait_resynced(env: Env, page: Any, tool: str, since: float) -> float:
+    await env.wait_tool(tool, page, timeout=10)
+    return time.monotonic() - since
+
+
+async def test_stopped_service_worker_comes_back_and_resyncs(env: Env, page_closer):
+    page = await basic_page(env, page_closer)
+    before = instance(env.bridge)
+    cdp = await env.browser.context.new_cdp_session(page)
+    targets = (await cdp.send("Target.getTargets"))["targetInfos"]
+    worker = next(t for t in targets if t["type"] == "service_worker" and "background.js" in t["url"])
+    started = time.monotonic()
+    await cdp.send("Target.closeTarget", {"targetId": worker["targetId"]})
+    await add_tool_in_page(page, "added_while_stopped")
+    took = await wait_resynced(env, page, "added_while_stopped", started)
+    assert env.bridge.hub.connected and instance(env.bridge) != before  # a new worker, not the old socket
+    assert took < RECONNECT_BUDGET_S, f"took {took:.2f}s"
+    async with env.client() as client:
+        result = await client.call_tool("added_while_stopped", {})
+    assert result.content[0].text == "added_while_stopped"
+
+
+async def test_reloaded_extension_reattaches_to_open_tabs(env: Env, page_closer):
+    page = await basic_page(env, page_closer)
+    before = instance(env.bridge)
+    browser = env.browser.context.browser
+    assert browser is not None
+    cdp = await browser.new_browser_cdp_session()
+    started = time.monotonic()
+    # What "Reload" on chrome://extensions does: load the unpacked extension again (same ID).
+    await cdp.send("Extensions.loadUnpacked", {"path": str(extension_dir())})
+    await eventually(lambda: instance(env.bridge) not in (None, before), timeout=10)
+    await env.wait_tool("add_note", page)
+    took = time.monotonic() - started
+    assert took < 5, f"took {took:.2f}s"
+    async with env.client() as client:
+        result = await client.call_tool("call_tool", {"name": "add_note", "arguments": {"text": "after reload"}})
+    assert not result.is_error, result.content
+    assert "after reload" in await page.get_by_test_id("note").all_inner_texts()
+    env.browser.service_worker = None  # the old worker object is gone
+
+
+async def test_network_flap_reconnects_within_two_seconds(env: Env, page_closer):
+    page = await basic_page(env, page_closer)
+    link = env.bridge.hub.link
+    assert link is not None
+    started = time.monotonic()
+    await link.close(1012, "flap")
+    await eventually(lambda: env.bridge.hub.link is not link and env.bridge.hub.connected, timeout=10)
+    took = time.monotonic() - started
+    assert took < RECONNECT_BUDGET_S, f"took {took:.2f}s"
+    async with env.client() as client:
+        result = await client.call_tool("page_title", {})
+    assert result.content[0].text == "Basic tools"
+    await page.close()
+
+
+async def test_tab_crash_during_a_call_is_a_named_error(env: Env, page_closer):
+    page = await basic_page(env, page_closer)
+    async with env.client() as client:
+        call = asyncio.create_task(client.call_tool("wait", {"ms": 30000}))
+        await eventually(lambda: len(env.bridge.hub.calls) == 1)
+        cdp = await env.browser.context.new_cdp_session(page)
+        with contextlib.suppress(Exception):  # the renderer dies before it can answer
+            await asyncio.wait_for(cdp.send("Page.crash"), 2)
+        result = await asyncio.wait_for(call, 10)
+    assert result.is_error
+    assert result.structured_content["error"]["code"] in ("TAB_NAVIGATED", "TAB_CLOSED")
+    assert len(env.bridge.hub.calls) == 0
+    assert env.bridge.hub.connected
+
+
+async def test_a_page_churning_its_tools_never_hurts_the_bridge(env: Env, page_closer):
+    page = await basic_page(env, page_closer)
+    await page.evaluate("""() => {
+        let controller = null;
+        window.churn = setInterval(() => {
+          if (controller) { controller.abort(); controller = null; return; }
+          controller = new AbortController();
+          document.modelContext.registerTool({name: 'flicker', description: 'Here one moment.',
+            inputSchema: {type: 'object', properties: {}}, execute: () => 'flicker'}, {signal: controller.signal})
+            .catch(() => {});
+        }, 5);
+    }""")
+    outcomes: dict[str, int] = {}
+    async with env.client() as client:
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            flicker, stable = await asyncio.gather(
+                client.call_tool("call_tool", {"name": "flicker", "arguments": {}}),
+                client.call_tool("page_title", {}),
+            )
+            key = "ok" if not flicker.is_error else flicker.structured_content["error"]["code"]
+            outcomes[key] = outcomes.get(key, 0) + 1
+            assert not stable.is_error and stable.content[0].text == "Basic tools"
+    await page.evaluate("() => clearInterval(window.churn)")
+    assert set(outcomes) <= {"ok", "TOOL_NOT_FOUND", "PAGE_ERROR"}, outcomes
+    assert len(env.bridge.hub.calls) == 0 and env.bridge.hub.connected
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_client_that_vanishes_mid_call_cancels_it_in_the_page(env: Env, page_closer, mode):
+    if env.flavour == "native" and mode == "auto":
+        pytest.skip("one flavour is enough for the modern transport")
+    page = await basic_page(env, page_closer)
+    await page.evaluate("() => { delete document.body.dataset.cancelled; }")
+    started = asyncio.Event()
+
+    async def caller() -> None:
+        async with env.client(mode=mode) as client:
+            started.set()
+            await client.call_tool("wait", {"ms": 30000})
+
+    task = asyncio.create_task(caller())
+    await started.wait()
+    await eventually(lambda: len(env.bridge.hub.calls) == 1)
+    task.cancel()  # the client closes its connection with the call still running
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+    assert await eventually(lambda: page.evaluate("document.body.dataset.cancelled"), timeout=10) == "wait"
+    await eventually(lambda: len(env.bridge.hub.calls) == 0)
