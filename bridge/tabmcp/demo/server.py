@@ -16,6 +16,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..assets import demo_site_dir, polyfill_path
 from ..server.app import bind_socket
+from .api import api_routes
 
 __all__ = ["demo_app", "serve_demo_site"]
 
@@ -32,6 +33,7 @@ def demo_app(site_dir: Path | None = None, files: dict[str, Path] | None = None)
 
     routes: list[Route | Mount] = [Route("/webmcp-polyfill.js", serve(polyfill_path(), "text/javascript"))]
     routes += [Route(url, serve(path)) for url, path in (files or {}).items()]
+    routes += api_routes()  # type: ignore[arg-type]  # a WebSocketRoute is neither Route nor Mount
     routes.append(Mount("/", StaticFiles(directory=site_dir or demo_site_dir(), html=True), name="site"))
     return Starlette(routes=routes)
 
