@@ -1,0 +1,190 @@
+"""Browser telemetry through the whole chain: a person clicks in the Diagnostics lab, the agent's
+view changes, and what it generates runs and validates."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+
+from tabmcp.browser import find_chromium
+
+from .conftest import Env, eventually
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def listed(result: Any) -> dict[str, Any]:
+    return {t.name: t for t in result.tools}
+
+
+def modes(tool: Any, param: str) -> list[str]:
+    return list(tool.input_schema["properties"][param]["enum"])
+
+
+async def open_lab(env: Env, page_closer: list[Any]) -> Any:
+    page = await env.browser.context.new_page()
+    page_closer.append(page)
+    await page.goto(env.demo_url + "lab.html")
+    await env.wait_tool("lab_status", page)
+    return page
+
+
+async def test_the_agents_view_follows_what_the_person_does(env: Env, page_closer):
+    """Seed scenarios 1-4 and 7-8 in real Chromium, on a handshake-era connection."""
+    if env.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    changed = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with env.client(mode="legacy", message_handler=on_message) as client:
+        page = await open_lab(env, page_closer)
+        env.bridge.hub.telemetry.focus(next(t.tab_id for t in env.bridge.hub.registry.tabs.values()
+                                            if t.url.endswith("lab.html")))
+        first = listed(await client.list_tools())
+        # Before the first observe: only observe and query_dom (progressive disclosure).
+        assert {"observe", "query_dom"} <= set(first) and not {"analyze", "generate", "configure"} & set(first)
+
+        changed.clear()
+        await page.get_by_test_id("fetch-users").click()
+        await asyncio.wait_for(changed.wait(), 10)  # data arrived: the client is told
+
+        async def network_listed() -> Any:
+            tools = listed(await client.list_tools())
+            return tools if "network" in modes(tools["observe"], "what") else None
+
+        tools = await eventually(network_listed, timeout=10)
+        assert tools["observe"].meta["data_counts"]["network"] >= 1
+        assert not {"analyze", "generate"} & set(tools)  # still before the first observe
+
+        changed.clear()
+        errors = await client.call_tool("observe", {"what": "errors"})
+        assert not errors.is_error
+        await asyncio.wait_for(changed.wait(), 10)  # the first observe lifts progressive disclosure
+        tools = listed(await client.list_tools())
+        assert {"analyze", "generate", "configure"} <= set(tools)
+        assert "har" in modes(tools["generate"], "format")
+        assert "actions" in modes(tools["observe"], "what")  # the click itself was recorded
+
+        await page.get_by_test_id("throw-error").click()
+        await page.get_by_test_id("log-error").click()
+        found = await eventually(lambda: _errors(client), timeout=10)
+        kinds = {e["errorType"] for e in found}
+        assert kinds == {"uncaught", "console"}
+        assert any("uncaught exception from a button" in e["message"] for e in found)
+        assert all(e["source"]["url"].endswith("/js/lab.js") for e in found)
+        assert "[REDACTED]" in next(e["message"] for e in found if e["errorType"] == "console")
+
+
+async def _errors(client: Any) -> list[Any] | None:
+    result = await client.call_tool("observe", {"what": "errors"})
+    items = (result.structured_content or {}).get("items") or []
+    return items if len(items) >= 2 else None
+
+
+async def test_modern_clients_see_every_tool_with_data_driven_modes(env: Env, page_closer):
+    if env.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    page = await open_lab(env, page_closer)
+    async with env.client() as client:
+        tools = listed(await client.list_tools(cache_mode="bypass"))
+        assert {"observe", "analyze", "generate", "configure", "query_dom"} <= set(tools)
+        await page.get_by_test_id("ws-open").click()
+        await page.get_by_test_id("ws-send").click()
+
+        async def websocket_listed() -> bool:
+            t = listed(await client.list_tools(cache_mode="bypass"))
+            return "websocket_events" in modes(t["observe"], "what")
+
+        await eventually(websocket_listed, timeout=10)
+        frames = await client.call_tool("observe", {"what": "websocket_events"})
+        assert not frames.is_error and "hello from the lab" in frames.content[0].text
+        assert "←" in frames.content[0].text and "→" in frames.content[0].text  # both directions
+        dom = await client.call_tool("query_dom", {"selector": "[data-testid=fetch-users]"})
+        assert dom.structured_content["matches"] == 1
+
+
+async def test_secrets_are_redacted_before_the_agent_sees_them(env: Env, page_closer):
+    if env.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    page = await open_lab(env, page_closer)
+    await page.get_by_test_id("fetch-create").click()
+    async with env.client() as client:
+        async def created() -> Any:
+            result = await client.call_tool("observe", {"what": "network", "method": "POST"})
+            return result if "/api/users" in result.content[0].text else None
+
+        result = await eventually(created, timeout=10)
+    text = json.dumps(result.structured_content)
+    assert "[REDACTED]" in text
+    assert "hunter2" not in text and "s3cret" not in text.lower()
+
+
+async def test_generated_playwright_test_runs_green_against_the_page(env: Env, page_closer, tmp_path: Path):
+    if env.flavour != "polyfill":
+        pytest.skip("one flavour is enough")
+    page = await open_lab(env, page_closer)
+    await page.get_by_test_id("log-info").click()
+    await page.get_by_test_id("fetch-users").click()
+    await page.get_by_test_id("username").fill("ada")
+    async with env.client() as client:
+        await eventually(lambda: _has_actions(client), timeout=10)
+        generated = await client.call_tool("generate", {"format": "test", "language": "python",
+                                                        "assert_no_console_errors": False})
+    assert not generated.is_error, generated.content
+    code = _code_of(generated)
+    compile(code, "test_generated.py", "exec")
+    path = tmp_path / "test_generated.py"
+    path.write_text(code)
+    env_vars = {**os.environ, "CHROMIUM": find_chromium(), "BASE_URL": env.demo_url.rstrip("/")}
+    run = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", os.devnull,
+                         str(path)], capture_output=True, text=True, timeout=120, env=env_vars, cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "1 passed" in run.stdout
+
+
+async def _has_actions(client: Any) -> bool:
+    result = await client.call_tool("observe", {"what": "actions"})
+    return "fill" in result.content[0].text.lower() or "input" in result.content[0].text.lower()
+
+
+def _code_of(result: Any) -> str:
+    data = result.structured_content or {}
+    assert data.get("format") == "test" and data.get("language") == "python", data
+    return str(data["content"])
+
+
+async def test_har_and_sarif_validate_against_their_schemas(env: Env, page_closer):
+    if env.flavour != "polyfill":
+        pytest.skip("one flavour is enough")
+    from bridge.tests.telemetry.schemas import har_validator, sarif_validator
+
+    page = await open_lab(env, page_closer)
+    await page.get_by_test_id("fetch-users").click()
+    await page.get_by_test_id("xhr-order").click()
+    async with env.client() as client:
+        async def har_ready() -> Any:
+            result = await client.call_tool("generate", {"format": "har"})
+            data = result.structured_content or {}
+            har = data.get("har") or {}
+            return har if len((har.get("log") or {}).get("entries") or []) >= 2 else None
+
+        har = await eventually(har_ready, timeout=10)
+        sarif_result = await client.call_tool("generate", {"format": "sarif"})
+        assert not sarif_result.is_error, sarif_result.content
+    har_validator().validate(har)
+    sarif = sarif_result.structured_content["sarif"]
+    sarif_validator().validate(sarif)
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"].startswith("axe")
