@@ -141,10 +141,28 @@ def _mcp_url(args: argparse.Namespace) -> str:
     return args.url or f"http://127.0.0.1:{args.port or DEFAULT_PORT}/mcp"
 
 
-async def _tools(args: argparse.Namespace) -> int:
-    from mcp import Client
+def _auth_headers() -> dict[str, str]:
+    """The bearer token from the config file, for a bridge that requires one."""
+    try:
+        token = load_config().server.mcp_token
+    except ConfigError:
+        token = None
+    return {"Authorization": f"Bearer {token}"} if token else {}
 
-    async with Client(_mcp_url(args)) as client:
+
+def _client(args: argparse.Namespace) -> Any:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    headers = _auth_headers()
+    if not headers:
+        return Client(_mcp_url(args))
+    return Client(streamable_http_client(_mcp_url(args), http_client=httpx2.AsyncClient(headers=headers)))
+
+
+async def _tools(args: argparse.Namespace) -> int:
+    async with _client(args) as client:
         result = await client.list_tools(cache_mode="bypass")
     tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in result.tools]
     if args.json:
@@ -162,8 +180,6 @@ async def _tools(args: argparse.Namespace) -> int:
 
 
 async def _call(args: argparse.Namespace) -> int:
-    from mcp import Client
-
     try:
         arguments = json.loads(args.args) if args.args else {}
     except json.JSONDecodeError as exc:
@@ -172,7 +188,7 @@ async def _call(args: argparse.Namespace) -> int:
     if not isinstance(arguments, dict):
         _eprint("tabmcp: --args must be a JSON object")
         return 2
-    async with Client(_mcp_url(args)) as client:
+    async with _client(args) as client:
         result = await client.call_tool(args.name, arguments)
     if args.json:
         print(json.dumps(result.model_dump(by_alias=True, exclude_none=True, mode="json"), indent=2))
@@ -188,7 +204,7 @@ async def _tokens(args: argparse.Namespace) -> int:
     from .core.tokens import get_counter, profile_report
 
     base = f"http://127.0.0.1:{args.port or DEFAULT_PORT}"
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, headers=_auth_headers()) as http:
         response = await http.get(base + "/api/listings")
         response.raise_for_status()
         listings = response.json()

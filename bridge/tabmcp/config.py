@@ -40,6 +40,8 @@ class ServerSettings(_Section):
     """Extension IDs admitted besides our own (for a self-signed fork of the extension)."""
     extension_token: str | None = None
     """If set, the extension must present this token in its hello (set it on the options page)."""
+    mcp_token: str | None = None
+    """If set, MCP clients must send ``Authorization: Bearer <token>`` to /mcp."""
     reconnect_grace_s: float = Field(5.0, ge=0)
     """How long tabs survive an extension disconnect before their tools are dropped."""
 

@@ -374,3 +374,33 @@ async def test_mcp_endpoint_refuses_browser_origins_and_foreign_hosts(bridge):
     assert rebinding.status_code == 421
     assert health.status_code == 200 and health.json()["extension"]["connected"] is False
     assert health_rebinding.status_code == 421
+
+
+async def test_mcp_bearer_token_when_configured(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with running_bridge(make_config(server={"mcp_token": "t0ken"})) as app:
+        url = mcp_url(app)
+        body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+        async with httpx.AsyncClient() as http:
+            refused = await http.post(url, json=body, headers=headers)
+            wrong = await http.post(url, json=body, headers={**headers, "authorization": "Bearer nope"})
+            listings = await http.get(f"http://127.0.0.1:{app.port}/api/listings")
+        assert refused.status_code == wrong.status_code == listings.status_code == 401
+        transport = streamable_http_client(url, http_client=httpx2.AsyncClient(headers={"Authorization": "Bearer t0ken"}))
+        async with Client(transport) as client:
+            assert "call_tool" in names(await client.list_tools())
+        config = tmp_path / "c.toml"
+        config.write_text('[server]\nmcp_token = "t0ken"\n')
+        out = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "tabmcp.cli", "tools", "--port", str(app.port)],
+            capture_output=True, text=True, env={**os.environ, "TABMCP_CONFIG": str(config)}, timeout=60,
+        )
+        assert out.returncode == 0, out.stderr
+        assert "call_tool" in out.stdout

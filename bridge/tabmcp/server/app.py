@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 import socket
 from collections.abc import AsyncIterator, Callable
@@ -24,6 +25,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import Config
 from ..core.disclosure import PROFILES
@@ -33,7 +35,7 @@ from .extension import extension_endpoint, is_loopback_host
 from .hub import Hub
 from .mcp import build_mcp_server
 
-__all__ = ["BridgeApp", "PortInUse", "bind_socket", "running_bridge"]
+__all__ = ["BearerTokenMiddleware", "BridgeApp", "PortInUse", "bind_socket", "running_bridge"]
 
 log = logging.getLogger("tabmcp.app")
 
@@ -57,6 +59,25 @@ def bind_socket(host: str, port: int) -> socket.socket:
     sock.listen(128)
     sock.setblocking(False)
     return sock
+
+
+class BearerTokenMiddleware:
+    """Require ``Authorization: Bearer <token>`` on the given path prefixes (``server.mcp_token``)."""
+
+    def __init__(self, app: ASGIApp, *, token: str, paths: tuple[str, ...]) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+        self.paths = paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"].startswith(self.paths):
+            got = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(got, self.expected):
+                response = JSONResponse({"error": "missing or wrong bearer token"}, status_code=401,
+                                        headers={"WWW-Authenticate": "Bearer"})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 class BridgeApp:
@@ -94,7 +115,7 @@ class BridgeApp:
                 {profile: self.hub.listing(profile=profile) for profile in PROFILES}
             )
 
-        return self.mcp.streamable_http_app(
+        app = self.mcp.streamable_http_app(
             streamable_http_path="/mcp",
             transport_security=security,
             host=self.config.server.host,
@@ -104,6 +125,10 @@ class BridgeApp:
                 Route("/api/listings", listings),
             ],
         )
+        token = self.config.server.mcp_token
+        if token:
+            app.add_middleware(BearerTokenMiddleware, token=token, paths=("/mcp", "/api/"))
+        return app
 
     async def serve(
         self,

@@ -24,8 +24,10 @@ import logging
 from typing import Any
 
 import httpx
+import httpx2
 import mcp_types as types
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
@@ -131,6 +133,11 @@ class Relay:
             # Mirror the local client's era, so category expansion behaves as it would directly.
             self._mode = "legacy" if is_dynamic(ctx.protocol_version) else "auto"
             target: Any = self._owned.mcp if self._owned is not None else self.url
+            token = self.config.server.mcp_token
+            if self._owned is None and token:
+                target = streamable_http_client(
+                    self.url, http_client=httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+                )
             client = Client(target, mode=self._mode, message_handler=self._on_upstream_message)
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             stop = asyncio.Event()
