@@ -78,6 +78,9 @@ __all__ = ["Hub", "Link", "LinkState"]
 
 log = logging.getLogger("tabmcp.hub")
 
+MEDIATION_QUIET_S = 0.3
+"""Eager enhancement waits for a tab's tool list to be quiet this long."""
+
 
 class LinkState(enum.Enum):
     CONNECTED = "connected"
@@ -148,6 +151,7 @@ class Hub:
         self._mediated: dict[str, dict[str, Any] | None] = {}
         self._mediating: dict[int, tuple[str, asyncio.Task[None]]] = {}
         self._withheld: dict[int, tuple[TabSnapshot, str]] = {}
+        self._mediation_timers: dict[int, asyncio.TimerHandle] = {}
         self._raw: dict[int, TabSnapshot] = {}
         self.telemetry = TelemetryStore(self.config.telemetry)
         self.telemetry.add_listener(self._changed)
@@ -194,18 +198,30 @@ class Hub:
         key = self._mediation_key(snap)
         if key in self._mediated:
             return _merge_enhanced(snap, self._mediated[key])
+        self._withheld[snap.tab_id] = (snap, key)
         if self._middleware_mode == "eager":
-            self._start_mediation(snap, key)
-        else:
-            self._withheld[snap.tab_id] = (snap, key)
+            # Pages register tools one by one: enhance once the list has been quiet a moment,
+            # not once per intermediate snapshot (each could cost an LLM call).
+            timer = self._mediation_timers.pop(snap.tab_id, None)
+            if timer is not None:
+                timer.cancel()
+            self._mediation_timers[snap.tab_id] = asyncio.get_running_loop().call_later(
+                MEDIATION_QUIET_S, self._start_withheld, snap.tab_id
+            )
         return snap.model_copy(update={"tools": [], "categories": []})
+
+    def _start_withheld(self, tab_id: int) -> None:
+        self._mediation_timers.pop(tab_id, None)
+        pending = self._withheld.pop(tab_id, None)
+        if pending is not None and self._raw.get(tab_id) is pending[0]:
+            self._start_mediation(*pending)
 
     def _start_mediation(self, snap: TabSnapshot, key: str) -> None:
         running = self._mediating.get(snap.tab_id)
         if running is not None and running[0] == key:
             return
-        if running is not None:
-            running[1].cancel()
+        # An older run is left to finish (its result is cached under its own key; cancelling it
+        # could cancel an LLM call that a newer run shares).
         task = asyncio.get_running_loop().create_task(self._mediate(snap, key))
         self._mediating[snap.tab_id] = (key, task)
 
@@ -222,6 +238,12 @@ class Hub:
             log.warning("tool middleware took longer than %.0fs for %s; serving the page's tools",
                         self._middleware_timeout, host)
             result = None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # we are being cancelled (the tab closed)
+            log.warning("tool middleware was cancelled for %s; serving the page's tools", host)
+            result = None
         except Exception:  # a middleware bug must not lose the page's tools
             log.exception("tool middleware failed for %s; serving the page's tools", host)
             result = None
@@ -234,11 +256,12 @@ class Hub:
             self._apply(self.registry.apply(_merge_enhanced(latest, result)))
 
     async def settle(self, timeout_s: float | None = None) -> None:
-        """Let pending enhancement finish (lazy mode starts it here) before answering a request."""
-        for tab_id, (snap, key) in list(self._withheld.items()):
-            del self._withheld[tab_id]
-            if self._raw.get(tab_id) is snap:
-                self._start_mediation(snap, key)
+        """Let pending enhancement finish (withheld tabs start now) before answering a request."""
+        for tab_id in list(self._withheld):
+            timer = self._mediation_timers.pop(tab_id, None)
+            if timer is not None:
+                timer.cancel()
+            self._start_withheld(tab_id)
         tasks = [task for _, task in self._mediating.values()]
         if tasks:
             await asyncio.wait(tasks, timeout=timeout_s if timeout_s is not None else self._middleware_timeout)
@@ -430,6 +453,9 @@ class Hub:
         for tab_id in change.closed:
             self._raw.pop(tab_id, None)
             self._withheld.pop(tab_id, None)
+            timer = self._mediation_timers.pop(tab_id, None)
+            if timer is not None:
+                timer.cancel()
             running = self._mediating.pop(tab_id, None)
             if running is not None:
                 running[1].cancel()
