@@ -187,6 +187,7 @@ def error_for_code(code: str, message: str, **details: Any) -> ToolCallError:
     Unknown codes become a :class:`PageError` that keeps the original code in ``details``,
     so nothing the page said is lost.
     """
+    details = {k: v for k, v in details.items() if k not in ("message", "code", "page_code")}
     cls = _BY_CODE.get(code)
     if cls is None:
         return PageError(message, page_code=code, **details)

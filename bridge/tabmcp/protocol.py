@@ -14,6 +14,7 @@ registry, with a named error), strict about the envelope.
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -69,6 +70,10 @@ class ErrorBody(WireModel):
 # -- payloads ---------------------------------------------------------------------------
 
 
+MAX_TAB_ID = 2**53
+"""Chrome's tab ids are small positive integers; anything past JavaScript's safe integers is garbage."""
+
+
 class TabSnapshot(WireModel):
     """Everything the bridge needs to know about one tab's top-level document.
 
@@ -76,7 +81,7 @@ class TabSnapshot(WireModel):
     own so that a single bad tool is rejected without losing the rest of the tab.
     """
 
-    tab_id: int
+    tab_id: int = Field(ge=0, le=MAX_TAB_ID)
     window_id: int | None = None
     url: str = ""
     title: str = ""
@@ -121,7 +126,7 @@ class TabUpdate(WireModel):
 
 class TabClosed(WireModel):
     type: Literal["tab.closed"]
-    tab_id: int
+    tab_id: int = Field(ge=0, le=MAX_TAB_ID)
 
 
 class CallResult(WireModel):
@@ -263,17 +268,37 @@ _KNOWN_TYPES = frozenset(
 )
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _fix_surrogates(value: Any) -> Any:
+    """Replace lone UTF-16 surrogates (valid JSON escapes, but not encodable text) with U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_fix_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_fix_surrogates(k): _fix_surrogates(v) for k, v in value.items()}
+    return value
+
+
 def parse_extension_message(frame: str | bytes) -> Any:
     """Parse one frame from the extension into its message model.
 
     Raises:
-        MalformedMessage: not JSON, not an object, no ``type``, or fields of the wrong shape.
+        MalformedMessage: not JSON, not an object, nested too deeply, no ``type``, or fields of
+            the wrong shape.
         UnknownMessageType: a ``type`` this protocol version does not define.
     """
     try:
         data = json.loads(frame)
+    except RecursionError:
+        raise MalformedMessage("frame is nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise MalformedMessage(f"frame is not valid JSON: {exc}") from exc
+    text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+    if _SURROGATE_ESCAPE.search(text):
+        data = _fix_surrogates(data)
     if not isinstance(data, dict):
         raise MalformedMessage(f"frame must be a JSON object, got {type(data).__name__}")
     kind = data.get("type")
@@ -283,6 +308,8 @@ def parse_extension_message(frame: str | bytes) -> Any:
         raise UnknownMessageType(f"unknown message type {kind!r}", ref=kind)
     try:
         return _EXTENSION_ADAPTER.validate_python(data)
+    except RecursionError:
+        raise MalformedMessage(f"{kind}: nested too deeply", ref=kind) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"][1:]) or "(root)"

@@ -122,6 +122,7 @@ class Disclosure:
         self.gate = gate or Gate()
         self.core_tools = tuple(core_tools)
         self.usage_core = usage_core
+        self._listing_cache: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
 
     # -- what is allowed ------------------------------------------------------------------
 
@@ -193,9 +194,24 @@ class Disclosure:
     # -- listings -------------------------------------------------------------------------
 
     def list_tools(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[dict[str, Any]]:
-        """The tools/list answer for a client (``profile`` overrides the configured one)."""
+        """The tools/list answer for a client (``profile`` overrides the configured one).
+
+        Memoized per registry version (the gate's decisions depend only on the registry and the
+        fixed policy), so a client polling an unchanged browser costs a dictionary lookup.
+        """
         view = view or ClientView()
         profile = profile or self.profile
+        if profile == "hybrid":  # depends on usage counts too
+            return self._build_listing(view, profile)
+        key = (self.registry.version, profile, view.dynamic, frozenset(view.expanded) if view.dynamic else None)
+        cached = self._listing_cache.get(key)
+        if cached is None:
+            if len(self._listing_cache) > 64 or any(k[0] != key[0] for k in self._listing_cache):
+                self._listing_cache.clear()
+            cached = self._listing_cache[key] = self._build_listing(view, profile)
+        return list(cached)
+
+    def _build_listing(self, view: ClientView, profile: Profile) -> list[dict[str, Any]]:
         out = [builtin_tool(name) for name in PROFILE_BUILTINS[profile]]
         if profile == "meta":
             return out

@@ -33,13 +33,33 @@ __all__ = [
     "schema_validator_class",
 ]
 
-TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+TOOL_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,128}\Z")
+"""Use with ``fullmatch`` (``$`` would also accept a trailing newline)."""
 """The WebMCP draft's (and Chromium's) rule for tool names; MCP allows the same set."""
 
 MAX_DESCRIPTION = 8_000
 MAX_TITLE = 200
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_STATES = 64
+MAX_SCHEMA_DEPTH = 64
+"""JSON nesting levels (a schema level is about two: a property map, then the property)."""
+
+
+def _depth(value: Any, limit: int = MAX_SCHEMA_DEPTH + 1) -> int:
+    """Nesting depth of JSON data, counted up to ``limit`` (iteratively: no recursion to exhaust)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest >= limit:
+                return deepest
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
 BRIDGE_ONLY_FIELDS = ("pageName", "page_name", "argumentMap", "argument_map", "enhancement", "warnings")
 """Fields only the bridge's own middleware may set; stripped from what pages send."""
 
@@ -52,6 +72,8 @@ def schema_validator_class(schema: dict[str, Any]) -> type[Validator]:
     as Draft 7 is read as Draft 7 rather than rejected.
     """
     if "$schema" in schema:
+        if not isinstance(schema["$schema"], str):
+            raise ValueError("$schema must be a string (the dialect's URI)")
         return validator_for(schema, default=Draft202012Validator)  # type: ignore[no-any-return]
     if Draft202012Validator(Draft202012Validator.META_SCHEMA).is_valid(schema):
         return Draft202012Validator
@@ -98,7 +120,7 @@ class PageTool(_Model):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not TOOL_NAME_RE.match(v):
+        if not TOOL_NAME_RE.fullmatch(v):
             raise ValueError("tool names are 1-128 characters of A-Z a-z 0-9 _ . -")
         return v
 
@@ -141,8 +163,12 @@ class PageTool(_Model):
             raise ValueError(f"inputSchema is {size} bytes, more than {MAX_SCHEMA_BYTES}")
         if v.get("type", "object") != "object":
             raise ValueError("inputSchema must describe an object (type: 'object')")
+        if _depth(v) > MAX_SCHEMA_DEPTH:
+            raise ValueError(f"inputSchema is nested more than {MAX_SCHEMA_DEPTH} levels deep")
         try:
             schema_validator_class(v).check_schema(v)
+        except RecursionError:
+            raise ValueError("inputSchema is nested too deeply to check") from None
         except SchemaError as exc:
             path = "/".join(str(p) for p in exc.path) or "(root)"
             raise ValueError(f"inputSchema is not a valid JSON Schema at {path}: {exc.message}") from None
@@ -179,7 +205,7 @@ class PageCategory(_Model):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not TOOL_NAME_RE.match(v):
+        if not TOOL_NAME_RE.fullmatch(v):
             raise ValueError("category names are 1-128 characters of A-Z a-z 0-9 _ . -")
         return v
 

@@ -183,8 +183,8 @@ def _qualified(tab_id: int, name: str) -> str:
     prefixed = f"t{tab_id}.{name}"
     if len(prefixed) <= 128:
         return prefixed
+    head = f"t{tab_id}." if len(str(tab_id)) <= 20 else f"t{hashlib.sha1(str(tab_id).encode()).hexdigest()[:12]}."
     digest = hashlib.sha1(name.encode()).hexdigest()[:8]
-    head = f"t{tab_id}."
     return head + name[: 128 - len(head) - 9] + "_" + digest
 
 
@@ -391,4 +391,4 @@ class Registry:
 
 
 def is_valid_tool_name(name: str) -> bool:
-    return bool(TOOL_NAME_RE.match(name))
+    return bool(TOOL_NAME_RE.fullmatch(name))

@@ -355,6 +355,11 @@ class Hub:
             await self._send_quietly(link, WireError(type="error", code=exc.code, message=exc.message, ref=exc.ref))
             if isinstance(exc, ProtocolVersionMismatch):
                 await link.close(1002, "protocol version mismatch")
+        except Exception as exc:  # last line: a frame must never take the link (or the bridge) down
+            self.protocol_errors += 1
+            log.exception("extension %s: frame could not be handled", link.peer)
+            await self._send_quietly(link, WireError(type="error", code="INTERNAL_ERROR",
+                                                     message=f"the bridge could not handle this frame: {type(exc).__name__}"))
 
     async def _dispatch(self, link: Link, message: Any) -> None:
         if isinstance(message, Hello):

@@ -169,16 +169,24 @@ def error_result(exc: ToolCallError) -> dict[str, Any]:
     }
 
 
+def _as_text(value: Any) -> str:
+    try:
+        return json.dumps(value, default=str)[:1_000_000]
+    except (ValueError, RecursionError):  # circular or nested past the encoder's depth
+        return repr(value)[:100_000]
+
+
 def _page_result(entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
     """Check the page's CallToolResult; anything malformed is kept as text, never dropped."""
     try:
         parsed = types.CallToolResult.model_validate(result)
-    except ValidationError:
+        out = parsed.model_dump(by_alias=True, mode="json", exclude_none=True)
+    except (ValidationError, ValueError, RecursionError):
         return {
-            "content": [_text(json.dumps(result, default=str)[:1_000_000])],
-            "_meta": {"tabmcp/note": "the page returned a result that is not a valid CallToolResult"},
+            "content": [_text(_as_text(result))],
+            "_meta": {"tabmcp/note": "the page returned a result that is not a valid CallToolResult",
+                      "tabmcp/source": entry.tab.source_meta()},
         }
-    out = parsed.model_dump(by_alias=True, mode="json", exclude_none=True)
     out.pop("resultType", None)
     meta = dict(out.get("_meta") or {})
     meta["tabmcp/source"] = entry.tab.source_meta()
