@@ -298,7 +298,10 @@ def parse_extension_message(frame: str | bytes) -> Any:
         raise MalformedMessage(f"frame is not valid JSON: {exc}") from exc
     text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
     if _SURROGATE_ESCAPE.search(text):
-        data = _fix_surrogates(data)
+        try:
+            data = _fix_surrogates(data)
+        except RecursionError:
+            raise MalformedMessage("frame is nested too deeply") from None
     if not isinstance(data, dict):
         raise MalformedMessage(f"frame must be a JSON object, got {type(data).__name__}")
     kind = data.get("type")

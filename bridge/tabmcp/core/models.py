@@ -15,6 +15,7 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
+from referencing.exceptions import Unresolvable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
@@ -166,9 +167,17 @@ class PageTool(_Model):
         if _depth(v) > MAX_SCHEMA_DEPTH:
             raise ValueError(f"inputSchema is nested more than {MAX_SCHEMA_DEPTH} levels deep")
         try:
-            schema_validator_class(v).check_schema(v)
+            cls = schema_validator_class(v)
+            cls.check_schema(v)
+            # A schema whose $ref never resolves passes check_schema but fails every call:
+            # try it once on an empty object and on a plain one, here, not at call time.
+            for probe in ({}, {"x": 1}):
+                for _ in cls(v).iter_errors(probe):
+                    break
         except RecursionError:
-            raise ValueError("inputSchema is nested too deeply to check") from None
+            raise ValueError("inputSchema is nested too deeply, or its $ref loops") from None
+        except (Unresolvable, ReferenceError) as exc:
+            raise ValueError(f"inputSchema has a $ref that cannot be resolved: {exc}") from None
         except SchemaError as exc:
             path = "/".join(str(p) for p in exc.path) or "(root)"
             raise ValueError(f"inputSchema is not a valid JSON Schema at {path}: {exc.message}") from None
@@ -222,7 +231,7 @@ class PageCategory(_Model):
 class Rejection(_Model):
     """A tool or category the registry refused, and why (shown by introspection, logged)."""
 
-    kind: Literal["tool", "category", "state"]
+    kind: Literal["tool", "category", "member", "state"]
     name: str
     reason: str
 

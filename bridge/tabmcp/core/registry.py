@@ -147,6 +147,11 @@ def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
             rejected.append(Rejection(kind="category", name=cat.name, reason="name already used in this tab"))
             continue
         members = tuple(n for n in cat.tools if n in tools)
+        missing = [n for n in cat.tools if n not in tools]
+        rejected.extend(
+            Rejection(kind="member", name=cat.name, reason=f"lists {str(m)[:128]!r}, a tool this tab does not have")
+            for m in missing[:20]
+        )
         categories[cat.name] = cat.model_copy(update={"tools": members})
     # A tool's category is whatever category lists it (the page's word for it wins over a
     # stale `category` field), so the two views can never disagree.

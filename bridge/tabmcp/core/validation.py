@@ -8,6 +8,7 @@ from typing import Any
 
 from jsonschema.exceptions import best_match
 from jsonschema.protocols import Validator
+from referencing.exceptions import Unresolvable
 
 from ..errors import ToolValidationError
 from .models import schema_validator_class
@@ -35,7 +36,14 @@ def validate_arguments(tool_name: str, schema: dict[str, Any], arguments: Any) -
             f"{tool_name}: arguments must be a JSON object, got {type(arguments).__name__}", tool=tool_name
         )
     validator = _validator(json.dumps(schema, sort_keys=True))
-    error = best_match(validator.iter_errors(arguments))
+    try:
+        error = best_match(validator.iter_errors(arguments))
+    except (RecursionError, Unresolvable, ReferenceError) as exc:
+        raise ToolValidationError(
+            f"{tool_name}: its input schema cannot be used to check arguments ({type(exc).__name__}); "
+            "the page's schema is broken",
+            tool=tool_name,
+        ) from None
     if error is None:
         return arguments
     field = "/".join(str(p) for p in error.absolute_path) or None

@@ -34,11 +34,11 @@ class FloodGate:
     """Token bucket: ``allow()`` is False once a peer exceeds the rate beyond the burst."""
 
     def __init__(
-        self, rate: float = FLOOD_RATE, burst: float = FLOOD_BURST, clock: Callable[[], float] = time.monotonic
+        self, rate: float | None = None, burst: float | None = None, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        self._rate = rate
-        self._burst = burst
-        self._tokens = burst
+        self._rate = FLOOD_RATE if rate is None else rate  # read at call time: tests may patch them
+        self._burst = FLOOD_BURST if burst is None else burst
+        self._tokens = self._burst
         self._clock = clock
         self._last = clock()
 

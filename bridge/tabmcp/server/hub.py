@@ -38,6 +38,7 @@ from ..core.telemetry import (
 from ..mediation import ToolMiddleware
 from ..store import UsageStore
 from ..errors import (
+    BadResult,
     ExtensionDisconnected,
     InvalidState,
     NotReady,
@@ -352,6 +353,7 @@ class Hub:
         except ProtocolError as exc:
             self.protocol_errors += 1
             log.warning("extension %s: %s: %s", link.peer, exc.code, exc.message)
+            self._fail_unusable_result(frame, exc)
             await self._send_quietly(link, WireError(type="error", code=exc.code, message=exc.message, ref=exc.ref))
             if isinstance(exc, ProtocolVersionMismatch):
                 await link.close(1002, "protocol version mismatch")
@@ -517,9 +519,22 @@ class Hub:
         else:
             err = message.error
             code, text = (err.code, err.message) if err else ("PAGE_ERROR", "the page reported a failure")
-            details = (err.details or {}) if err else {}
+            details = {k: v for k, v in ((err.details or {}) if err else {}).items()
+                       if k not in ("message", "code", "page_code")}
             self.calls.finish(message.call_id, CallState.FAILED)
             future.set_exception(error_for_code(code, text, **details))
+
+    def _fail_unusable_result(self, frame: str | bytes, exc: ProtocolError) -> None:
+        """A malformed ``call.result`` that still names a waiting call ends that call now."""
+        if exc.ref != "call.result":
+            return
+        try:
+            data = json.loads(frame)
+        except (ValueError, RecursionError):
+            return
+        call_id = data.get("callId") if isinstance(data, dict) else None
+        if isinstance(call_id, str) and call_id in self._futures:
+            self._fail(call_id, BadResult(f"the extension sent an unusable result: {exc.message}"))
 
     def _fail(self, call_id: str, error: ToolCallError) -> None:
         future = self._futures.get(call_id)
