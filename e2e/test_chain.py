@@ -191,6 +191,18 @@ async def test_bridge_restart_gets_every_tool_back(pages_url: str):
             await page.goto(pages_url + "basic.html")
             await eventually(lambda: bridge.hub.registry.counts()["tools"] == 6)
             await bridge_cm.__aexit__(None, None, None)
+
+            # Telemetry captured while no bridge listens cannot be kept, but it is never lost
+            # silently: the worker counts it and reports the count with the next batch.
+            await page.evaluate("() => { for (let i = 0; i < 20; i++) console.log('while the bridge is down', i); }")
+            worker = await browser.worker()
+
+            async def counted() -> bool:
+                report = await worker.evaluate("() => tabmcpStatus()")
+                return sum(report["telemetryDropped"].get(str(tab), {}).get("console", 0)
+                           for tab in [t["tabId"] for t in report["tabs"]]) >= 20
+
+            await eventually(counted, timeout=10)
             bridge_cm = running_bridge(config)
             bridge = await bridge_cm.__aenter__()
             loop = asyncio.get_running_loop()
@@ -202,6 +214,15 @@ async def test_bridge_restart_gets_every_tool_back(pages_url: str):
                 result = await client.call_tool("call_tool", {"name": "add_note", "arguments": {"text": "after restart"}})
             assert not result.is_error
             assert await page.get_by_test_id("note").all_inner_texts() == ["after restart"]
+            await page.evaluate("() => console.log('the bridge is back')")
+            store = bridge.hub.telemetry
+
+            def reported() -> dict[str, int] | None:
+                tab = next(t.tab_id for t in bridge.hub.registry.tabs.values() if t.url == page.url)
+                drops = store.buffers.drops(tab, "logs")
+                return drops if drops.get("page", 0) >= 20 else None
+
+            assert (await eventually(reported, timeout=10))["page"] >= 20
     finally:
         await bridge_cm.__aexit__(None, None, None)
 

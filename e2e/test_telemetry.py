@@ -106,10 +106,17 @@ async def test_modern_clients_see_every_tool_with_data_driven_modes(env: Env, pa
             t = listed(await client.list_tools(cache_mode="bypass"))
             return "websocket_events" in modes(t["observe"], "what")
 
-        await eventually(websocket_listed, timeout=10)
-        frames = await client.call_tool("observe", {"what": "websocket_events"})
-        assert not frames.is_error and "hello from the lab" in frames.content[0].text
-        assert "←" in frames.content[0].text and "→" in frames.content[0].text  # both directions
+        await eventually(websocket_listed, timeout=10)  # the mode appears with the first event (open)
+
+        async def both_directions() -> str | None:
+            # The echo's frames may come in a later batch than the open event.
+            frames = await client.call_tool("observe", {"what": "websocket_events"})
+            assert not frames.is_error, frames
+            text = frames.content[0].text
+            return text if "←" in text and "→" in text else None
+
+        text = await eventually(both_directions, timeout=10)
+        assert "hello from the lab" in text
         dom = await client.call_tool("query_dom", {"selector": "[data-testid=fetch-users]"})
         assert dom.structured_content["matches"] == 1
 

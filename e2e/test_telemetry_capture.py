@@ -637,6 +637,17 @@ async def test_long_task_and_vitals(lab: Lab) -> None:
     slow = max(tasks, key=lambda t: t["duration"])
     assert slow["startTime"] > 1e12 and slow["duration"] >= 100
 
+    # Event Timing entries are dispatched after the next paint, not with the click. Wait until the
+    # browser has queued the slow interaction's entry; the snapshot must then include it even if
+    # our own observer's callback has not run yet (it drains pending records).
+    await lab.page.evaluate(
+        """() => new Promise((done, fail) => {
+               setTimeout(() => fail(new Error('no event timing entry for the slow click')), 10000);
+               new PerformanceObserver((list, po) => {
+                 if (list.getEntries().some((e) => e.interactionId && e.duration >= 100)) { po.disconnect(); done(); }
+               }).observe({ type: 'event', buffered: true, durationThreshold: 16 });
+           })"""
+    )
     # Hiding the page sends a snapshot at once...
     await lab.page.evaluate(
         """() => { Object.defineProperty(document, 'visibilityState', {value: 'hidden', configurable: true});

@@ -47,7 +47,15 @@ const state = {
   /** @type {Map<string, number>} */ approvals: new Map(),
   /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ queries: new Map(),
   /** @type {number | null} */ focusedWindowId: null,
+  /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
 };
+
+/** Add two drop-count maps ({kind: n}). */
+function mergeDropped(a, b) {
+  const out = { ...a };
+  for (const [kind, n] of Object.entries(b || {})) out[kind] = (out[kind] || 0) + n;
+  return out;
+}
 
 // ---- listeners (synchronous, top level) -------------------------------------------------
 
@@ -356,6 +364,7 @@ function onTabChanged(tab) {
 }
 
 function onTabRemoved(tabId) {
+  state.telemetryDropped.delete(tabId);
   state.tabs.delete(tabId);
   state.pages.delete(tabId);
   state.ports.delete(tabId);
@@ -414,15 +423,24 @@ function onPageMessage(tabId, port, msg) {
     });
     scheduleTabUpdate(tabId);
   } else if (msg.type === 'telemetry') {
-    if (state.status !== 'ready' || !Array.isArray(msg.events)) return;
-    send({
+    if (!Array.isArray(msg.events)) return;
+    const dropped = mergeDropped(msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
+      state.telemetryDropped.get(tabId));
+    const sent = state.status === 'ready' && send({
       type: OUT.telemetry,
       tabId,
       documentId: current.documentId,
       url: String(msg.url || ''),
       events: msg.events,
-      dropped: msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
+      dropped,
     });
+    if (sent) {
+      state.telemetryDropped.delete(tabId);
+    } else {
+      // No bridge right now: nothing is lost silently, the count goes with the next batch.
+      for (const event of msg.events) dropped[event && event.kind] = (dropped[event && event.kind] || 0) + 1;
+      state.telemetryDropped.set(tabId, dropped);
+    }
   } else if (msg.type === 'page.result') {
     const query = state.queries.get(msg.requestId);
     if (!query || query.tabId !== tabId) return;
@@ -598,6 +616,8 @@ function statusReport() {
     connects: state.connects,
     instanceId: state.instanceId,
     pendingCalls: state.calls.size,
+    /** Telemetry events per tab that could not be sent (no bridge) and wait to be reported. */
+    telemetryDropped: Object.fromEntries(state.telemetryDropped),
     tabs,
   };
 }

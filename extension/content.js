@@ -11,6 +11,8 @@
   let dead = false;
   /** @type {object[]} */
   const backlog = [];
+  /** Telemetry events dropped from a full backlog, reported with the next batch. @type {Record<string, number>} */
+  let lostTelemetry = {};
 
   const toPage = (msg) => window.postMessage({ __tabmcp: 'content', msg }, '*');
 
@@ -127,8 +129,21 @@
     const data = event.data;
     if (!data || data.__tabmcp !== 'page' || !data.msg || typeof data.msg.type !== 'string') return;
     if (data.msg.type === 'approval') return; // only the person, through our dialog, answers approvals
-    send(data.msg);
-    if (backlog.length > 200) backlog.shift();
+    let msg = data.msg;
+    if (msg.type === 'telemetry' && Object.keys(lostTelemetry).length) {
+      const dropped = { ...(msg.dropped || {}) };
+      for (const [kind, n] of Object.entries(lostTelemetry)) dropped[kind] = (dropped[kind] || 0) + n;
+      msg = { ...msg, dropped };
+      lostTelemetry = {};
+    }
+    send(msg);
+    if (backlog.length > 200) {
+      // The worker is away for long: drop the oldest queued message, but count lost telemetry.
+      const lost = backlog.shift();
+      if (lost && lost.type === 'telemetry' && Array.isArray(lost.events)) {
+        for (const e of lost.events) lostTelemetry[e && e.kind] = (lostTelemetry[e && e.kind] || 0) + 1;
+      }
+    }
   });
 
   globalThis.__tabmcpContent = { alive: () => !dead && !!chrome.runtime?.id };

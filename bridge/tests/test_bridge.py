@@ -404,3 +404,18 @@ async def test_mcp_bearer_token_when_configured(tmp_path):
         )
         assert out.returncode == 0, out.stderr
         assert "call_tool" in out.stdout
+
+
+async def test_closed_tabs_telemetry_is_forgotten_beyond_the_last_ten(bridge, extension):
+    from tabmcp.server.hub import KEEP_CLOSED_TABS
+
+    for tab_id in range(1, 16):
+        await extension.send({"type": "tab.update", "tab": tab(tab_id)})
+        await extension.send({"type": "telemetry", "tabId": tab_id, "url": f"http://site{tab_id}.test/",
+                              "events": [{"kind": "console", "ts": 1.0, "level": "log", "args": ["hi"]}]})
+    await eventually(lambda: bridge.hub.telemetry.counts().logs == 15)
+    for tab_id in range(1, 16):
+        await extension.send({"type": "tab.closed", "tabId": tab_id})
+    await eventually(lambda: not bridge.hub.registry.tabs)
+    # The ten most recently closed tabs keep their data (an agent may ask what went wrong there).
+    await eventually(lambda: bridge.hub.telemetry.counts().logs == KEEP_CLOSED_TABS)

@@ -1944,21 +1944,31 @@
     return (e && e.activationStart) || 0;
   };
 
+  /**
+   * Drains of entries the browser has queued but not yet delivered. A snapshot taken on hide must
+   * include them (the last interaction is often the worst one), as web-vitals does with takeRecords.
+   * @type {Array<() => void>}
+   */
+  const perfObservers = [];
+
   /** @param {string} type @param {(entry: any) => void} fn @param {Record<string, any>} [extra] */
   function observe(type, fn, extra) {
     try {
       const supported = PerformanceObserver.supportedEntryTypes || [];
       if (!supported.includes(type)) return false;
-      const po = new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) {
+      /** @param {PerformanceEntryList} entries */
+      const take = (entries) => {
+        for (const entry of entries) {
           try {
             fn(entry);
           } catch {
             oops();
           }
         }
-      });
+      };
+      const po = new PerformanceObserver((list) => take(list.getEntries()));
       po.observe({ type, buffered: true, ...extra });
+      perfObservers.push(() => take(po.takeRecords()));
       return true;
     } catch {
       oops();
@@ -2045,6 +2055,7 @@
   }
 
   function vitalsEvent() {
+    for (const drain of perfObservers) drain();
     /** @type {Record<string, number>} */
     const metrics = {};
     if (V.lcp !== undefined) metrics.LCP = ms(V.lcp);

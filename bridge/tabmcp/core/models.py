@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any, Literal
 
 from jsonschema import Draft7Validator, Draft202012Validator
@@ -251,9 +252,26 @@ def _name_of(raw: Any) -> str:
 
 
 def parse_tool(raw: Any) -> PageTool | Rejection:
-    """Validate one tool from a snapshot; a :class:`Rejection` says why it was refused."""
+    """Validate one tool from a snapshot; a :class:`Rejection` says why it was refused.
+
+    Pages re-send every tool with each snapshot (a title change, a route change), and checking a
+    schema against its meta-schema costs milliseconds, so outcomes are memoized by content.
+    """
     if not isinstance(raw, dict):
         return Rejection(kind="tool", name="(unnamed)", reason="a tool must be a JSON object")
+    try:
+        key = json.dumps(raw, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return _parse_tool(raw)
+    return _parse_tool_cached(key)
+
+
+@lru_cache(maxsize=8192)
+def _parse_tool_cached(key: str) -> PageTool | Rejection:
+    return _parse_tool(json.loads(key))
+
+
+def _parse_tool(raw: dict[str, Any]) -> PageTool | Rejection:
     try:
         return PageTool.model_validate(raw)
     except ValidationError as exc:

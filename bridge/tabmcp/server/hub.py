@@ -9,6 +9,7 @@ turns a closed tab, a navigation or a disconnect into named errors for every wai
 from __future__ import annotations
 
 import asyncio
+import collections
 import enum
 import hashlib
 import json
@@ -78,6 +79,9 @@ from ..protocol import (
 __all__ = ["Hub", "Link", "LinkState"]
 
 log = logging.getLogger("tabmcp.hub")
+
+KEEP_CLOSED_TABS = 10
+"""Closed tabs whose telemetry is kept (newest first); older ones are forgotten."""
 
 MEDIATION_QUIET_S = 0.3
 """Eager enhancement waits for a tab's tool list to be quiet this long."""
@@ -158,6 +162,7 @@ class Hub:
         self.telemetry.add_listener(self._changed)
         self.sessions = SessionStore(self.config.telemetry.session_db or self.config.store.path or ":memory:")
         self._queries: dict[str, tuple[int, asyncio.Future[PageResult]]] = {}
+        self._closed_tabs: collections.deque[int] = collections.deque()
         self._link: Link | None = None
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
@@ -458,6 +463,7 @@ class Hub:
 
     def _apply(self, change: RegistryChange) -> None:
         for tab_id in change.closed:
+            self._forget_telemetry_later(tab_id)
             self._raw.pop(tab_id, None)
             self._withheld.pop(tab_id, None)
             timer = self._mediation_timers.pop(tab_id, None)
@@ -655,6 +661,17 @@ class Hub:
             at = len(PROFILE_BUILTINS[chosen])
             tools[at:at] = telemetry
         return tools
+
+    def _forget_telemetry_later(self, tab_id: int) -> None:
+        """Keep a closed tab's telemetry for a while (the agent may ask what went wrong), then
+        drop it: only the most recently closed ``KEEP_CLOSED_TABS`` stay, so memory stays bounded."""
+        if tab_id in self._closed_tabs:
+            return
+        self._closed_tabs.append(tab_id)
+        while len(self._closed_tabs) > KEEP_CLOSED_TABS:
+            old = self._closed_tabs.popleft()
+            if self.registry.tab(old) is None:
+                self.telemetry.forget_tab(old)
 
     def focused_tab(self) -> int | None:
         """The tab the person looks at (else the tab that last sent telemetry, else any tab)."""

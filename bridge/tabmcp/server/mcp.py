@@ -446,6 +446,13 @@ class _Server(Server[Any]):
         )
 
 
+def _input_schema(hub: Hub, name: str) -> dict[str, Any] | None:
+    if name in BUILTINS:
+        return BUILTINS[name]["inputSchema"]  # type: ignore[no-any-return]
+    entry = hub.registry.resolve(name)
+    return entry.tool.input_schema if isinstance(entry, ToolEntry) else None
+
+
 def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier]:
     """The MCP server for a hub, and the notifier that keeps its clients' listings fresh."""
     notifier = ChangeNotifier(hub)
@@ -459,6 +466,9 @@ def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier]:
         on_call_tool=handlers.call_tool,
         on_subscriptions_listen=ListenHandler(notifier.bus),
         cache_hints={"tools/list": CacheHint(ttl_ms=hub.config.mcp.tools_ttl_ms, scope="private")},
+        # The SDK checks Mcp-Param-* headers on 2026-07-28 calls against the tool's schema; give
+        # it the schema directly instead of letting it build a whole tools/list per call.
+        get_tool_input_schema=functools.partial(_input_schema, hub),
     )
     server.middleware.append(notifier.track)
     return server, notifier

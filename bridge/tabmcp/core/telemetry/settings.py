@@ -193,9 +193,10 @@ class TelemetrySettings(_Section):
     """The ``[telemetry]`` section: every knob of the telemetry core."""
 
     buffers: BufferLimits = Field(default_factory=lambda: BufferLimits())
-    max_bytes: int = Field(default=32 * 1024 * 1024, ge=64 * 1024, le=4 * 1024 * 1024 * 1024)
-    """Ceiling on the serialized size of everything buffered, all tabs together. Over it,
-    the lowest-priority kinds lose their oldest entries first (logs before errors)."""
+    max_bytes: int = Field(default=8 * 1024 * 1024, ge=64 * 1024, le=4 * 1024 * 1024 * 1024)
+    """Ceiling on the serialized (JSON) size of everything buffered, all tabs together. Over it,
+    the lowest-priority kinds lose their oldest entries first (logs before errors). The Python
+    objects behind it take about eight times as much memory (measured by bench.telemetry_flood)."""
     max_event_bytes: int = Field(default=256 * 1024, ge=1024)
     """One event larger than this is truncated (bodies, frames, arguments), then dropped if
     it still does not fit. Must be at most a quarter of ``max_bytes``."""
