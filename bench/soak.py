@@ -59,6 +59,7 @@ from tabmcp.config import Config
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
+from tabmcp.server.hub import KEEP_CLOSED_TABS
 
 from bench._table import fmt_ms, percentile, print_table
 
@@ -816,7 +817,7 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
                 [
                     "telemetry tabs held (hub.telemetry)",
                     str(len(hub.telemetry.tabs())),
-                    f"{args.tabs} + 1 (the live tabs)",
+                    f"≤ {args.tabs} + 1 live + {KEEP_CLOSED_TABS} recently closed",
                 ],
                 [
                     "telemetry bytes held",
