@@ -24,8 +24,13 @@ const startedAt = Date.now();
 
 /**
  * @typedef {{port: chrome.runtime.Port, documentId?: string, frameId: number}} PagePort
- * @typedef {{url:string, title:string, native:boolean, tools:object[], categories:object[], states:string[]}} PageState
+ * @typedef {{url:string, title:string, native:boolean, tools:object[], categories:object[], states:string[],
+ *   frameTools?: string[]}} PageState
+ * @typedef {{port: chrome.runtime.Port, documentId?: string, origin: string, page: PageState | null}} FramePort
  */
+
+/** At most this many child frames per tab are reported (the bridge ignores more). */
+const MAX_FRAMES_PER_TAB = 16;
 
 const state = {
   /** @type {WebSocket | null} */ ws: null,
@@ -41,8 +46,9 @@ const state = {
   connects: 0,
   /** @type {Map<number, PagePort>} */ ports: new Map(),
   /** @type {Map<number, PageState>} */ pages: new Map(),
+  /** Child frames with our scripts, by tab and frame id. @type {Map<number, Map<number, FramePort>>} */ frames: new Map(),
   /** @type {Map<number, chrome.tabs.Tab>} */ tabs: new Map(),
-  /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ calls: new Map(),
+  /** @type {Map<string, {tabId:number, frameId:number, timer: ReturnType<typeof setTimeout>}>} */ calls: new Map(),
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
   /** @type {Map<string, number>} */ approvals: new Map(),
   /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ queries: new Map(),
@@ -166,12 +172,12 @@ async function injectIntoOpenTabs() {
       if (tab.id === undefined || state.ports.has(tab.id)) return;
       try {
         await chrome.scripting.executeScript({
-          target: { tabId: tab.id },
+          target: { tabId: tab.id, allFrames: true },
           files: ['webmcp-polyfill.js', 'page/agent.js'],
           world: 'MAIN',
           injectImmediately: true,
         });
-        await chrome.scripting.executeScript({ target: { tabId: tab.id }, files: ['content.js'] });
+        await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files: ['content.js'] });
       } catch {
         /* pages the extension may not touch (the web store, chrome://) */
       }
@@ -329,7 +335,49 @@ function snapshotOf(tabId) {
     tools: page ? page.tools : [],
     categories: page ? page.categories : [],
     states: page ? page.states : [],
+    frames: allowedFrames(tabId).map(([frameId, f]) => ({
+      frameId,
+      documentId: f.documentId,
+      origin: f.origin,
+      url: f.page.url,
+      title: f.page.title,
+      tools: f.page.tools,
+      categories: f.page.categories,
+      states: f.page.states,
+    })),
   };
+}
+
+/**
+ * The tab's child frames that may offer tools: those with tools whose origin (Chrome's word for
+ * it, not the frame's) is the top page's own, or one the top page grants with `allow="tools"`.
+ * @returns {Array<[number, FramePort & {page: PageState}]>}
+ */
+function allowedFrames(tabId) {
+  const frames = state.frames.get(tabId);
+  const top = state.pages.get(tabId);
+  if (!frames || !top) return [];
+  let topOrigin = '';
+  try {
+    topOrigin = new URL(top.url).origin;
+  } catch {
+    return [];
+  }
+  const granted = new Set(top.frameTools || []);
+  const out = [];
+  for (const [frameId, f] of frames) {
+    if (!f.page || (!f.page.tools.length && !f.page.categories.length)) continue;
+    if (!f.origin || f.origin === 'null') continue;
+    if (f.origin !== topOrigin && !granted.has(f.origin) && !granted.has('*')) continue;
+    out.push([frameId, /** @type {FramePort & {page: PageState}} */ (f)]);
+    if (out.length >= MAX_FRAMES_PER_TAB) break;
+  }
+  return out;
+}
+
+/** Whether a frame may still offer tools right now (the top page can revoke it). */
+function frameAllowed(tabId, frameId) {
+  return allowedFrames(tabId).some(([id]) => id === frameId);
 }
 
 async function sendFullSync() {
@@ -367,6 +415,7 @@ function onTabRemoved(tabId) {
   state.telemetryDropped.delete(tabId);
   state.tabs.delete(tabId);
   state.pages.delete(tabId);
+  state.frames.delete(tabId);
   state.ports.delete(tabId);
   clearTimeout(state.updateTimers.get(tabId));
   state.updateTimers.delete(tabId);
@@ -378,8 +427,12 @@ function onTabRemoved(tabId) {
 function onPageConnect(port, early = []) {
   const sender = port.sender || {};
   const tabId = sender.tab && sender.tab.id;
-  if (tabId === undefined || sender.frameId !== 0) {
+  if (tabId === undefined || typeof sender.frameId !== 'number') {
     port.disconnect();
+    return;
+  }
+  if (sender.frameId !== 0) {
+    onFrameConnect(tabId, sender, port, early);
     return;
   }
   state.tabs.set(tabId, sender.tab);
@@ -409,6 +462,49 @@ function onPageConnect(port, early = []) {
   scheduleTabUpdate(tabId);
 }
 
+/** A child frame's agent: it may describe and run its own tools, nothing else. */
+function onFrameConnect(tabId, sender, port, early) {
+  const frameId = sender.frameId;
+  let frames = state.frames.get(tabId);
+  if (!frames) state.frames.set(tabId, (frames = new Map()));
+  const previous = frames.get(frameId);
+  /** @type {FramePort} */
+  const entry = { port, documentId: sender.documentId, origin: String(sender.origin || ''), page: null };
+  frames.set(frameId, entry);
+  if (previous) failCallsInFrame(tabId, frameId, `frame ${frameId} of tab ${tabId} navigated`);
+  const onMessage = (msg) => {
+    if (frames.get(frameId) !== entry || !msg) return; // a stale document
+    if (msg.type === 'snapshot') {
+      entry.page = {
+        url: String(msg.url || ''),
+        title: String(msg.title || ''),
+        native: !!msg.native,
+        tools: Array.isArray(msg.tools) ? msg.tools : [],
+        categories: Array.isArray(msg.categories) ? msg.categories : [],
+        states: Array.isArray(msg.states) ? msg.states : [],
+      };
+      scheduleTabUpdate(tabId);
+    } else if (msg.type === 'result') {
+      const call = state.calls.get(msg.callId);
+      if (!call || call.tabId !== tabId || call.frameId !== frameId) return; // only its own calls
+      finishCall(msg.callId, {
+        ok: !!msg.ok,
+        result: msg.ok ? msg.result : undefined,
+        error: msg.ok ? undefined : msg.error || { code: CALL_ERRORS.pageError, message: 'the frame reported a failure' },
+      });
+    }
+  };
+  port.onMessage.addListener(onMessage);
+  for (const msg of early) onMessage(msg);
+  port.onDisconnect.addListener(() => {
+    if (frames.get(frameId) !== entry) return;
+    frames.delete(frameId);
+    if (!frames.size && state.frames.get(tabId) === frames) state.frames.delete(tabId);
+    failCallsInFrame(tabId, frameId, `the frame ${frameId} in tab ${tabId} unloaded during the call`);
+    scheduleTabUpdate(tabId);
+  });
+}
+
 function onPageMessage(tabId, port, msg) {
   const current = state.ports.get(tabId);
   if (!current || current.port !== port || !msg) return; // a stale document
@@ -420,6 +516,7 @@ function onPageMessage(tabId, port, msg) {
       tools: Array.isArray(msg.tools) ? msg.tools : [],
       categories: Array.isArray(msg.categories) ? msg.categories : [],
       states: Array.isArray(msg.states) ? msg.states : [],
+      frameTools: Array.isArray(msg.frameTools) ? msg.frameTools.map(String) : [],
     });
     scheduleTabUpdate(tabId);
   } else if (msg.type === 'telemetry') {
@@ -451,7 +548,7 @@ function onPageMessage(tabId, port, msg) {
     send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: !!msg.approved, reason: String(msg.reason || '') });
   } else if (msg.type === 'result') {
     const call = state.calls.get(msg.callId);
-    if (!call || call.tabId !== tabId) return; // a page may not answer another tab's call
+    if (!call || call.tabId !== tabId || call.frameId !== 0) return; // a page answers only its own calls
     finishCall(msg.callId, {
       ok: !!msg.ok,
       result: msg.ok ? msg.result : undefined,
@@ -465,7 +562,15 @@ function onPageMessage(tabId, port, msg) {
 function startCall(msg) {
   const reply = (error) =>
     send({ type: OUT.callResult, callId: msg.callId, ok: false, error });
-  const entry = state.ports.get(msg.tabId);
+  const frameId = Number.isInteger(msg.frameId) ? msg.frameId : 0;
+  if (frameId && !(state.frames.get(msg.tabId)?.has(frameId) && frameAllowed(msg.tabId, frameId))) {
+    reply({
+      code: state.tabs.has(msg.tabId) ? CALL_ERRORS.tabNavigated : CALL_ERRORS.tabClosed,
+      message: `frame ${frameId} of tab ${msg.tabId} is gone or no longer allowed to offer tools`,
+    });
+    return;
+  }
+  const entry = frameId ? state.frames.get(msg.tabId).get(frameId) : state.ports.get(msg.tabId);
   if (!entry) {
     const exists = state.tabs.has(msg.tabId);
     reply({
@@ -489,7 +594,7 @@ function startCall(msg) {
       error: { code: CALL_ERRORS.timeout, message: `${msg.tool} did not answer within ${msg.timeoutMs} ms` },
     });
   }, (msg.timeoutMs || 30_000) + 500);
-  state.calls.set(msg.callId, { tabId: msg.tabId, timer });
+  state.calls.set(msg.callId, { tabId: msg.tabId, frameId, timer });
   try {
     entry.port.postMessage({ type: 'call', callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
   } catch (err) {
@@ -508,7 +613,7 @@ function finishCall(callId, outcome) {
 function cancelCall(callId, reason) {
   const call = state.calls.get(callId);
   if (!call) return;
-  const entry = state.ports.get(call.tabId);
+  const entry = call.frameId ? state.frames.get(call.tabId)?.get(call.frameId) : state.ports.get(call.tabId);
   try {
     if (entry) entry.port.postMessage({ type: 'cancel', callId, reason: reason || 'cancelled' });
   } catch {
@@ -521,6 +626,14 @@ function cancelCall(callId, reason) {
 function failCallsInTab(tabId, code, message) {
   for (const [callId, call] of [...state.calls]) {
     if (call.tabId === tabId) finishCall(callId, { ok: false, error: { code, message } });
+  }
+}
+
+function failCallsInFrame(tabId, frameId, message) {
+  for (const [callId, call] of [...state.calls]) {
+    if (call.tabId === tabId && call.frameId === frameId) {
+      finishCall(callId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message } });
+    }
   }
 }
 
@@ -605,6 +718,9 @@ function statusReport() {
         active: !!t.active,
         tools: page ? page.tools.length : 0,
         categories: page ? page.categories.length : 0,
+        frames: [...(state.frames.get(t.id) || new Map())]
+          .filter(([, f]) => f.page)
+          .map(([frameId, f]) => ({ frameId, origin: f.origin, tools: f.page.tools.length, allowed: frameAllowed(t.id, frameId) })),
         native: !!(page && page.native),
       };
     });

@@ -900,7 +900,7 @@
         }
       } else {
         const list = await nat.getTools.call(nat.mc);
-        const entry = Array.isArray(list) ? list.find((t) => t && t.name === name) : undefined;
+        const entry = Array.isArray(list) ? list.find((t) => t && t.name === name && ownTool(t)) : undefined;
         if (!entry) return notFound();
         const cap = tools.has(name)
           ? { name, key: argsJSON, taken: false, outcome: /** @type {Outcome|null} */ (null) } : null;
@@ -1007,6 +1007,13 @@
   }
 
   /**
+   * Chromium's getTools() also lists the tools of same-origin frames of the page; each carries the
+   * `window` that registered it. This document answers only for its own.
+   * @param {any} t
+   */
+  const ownTool = (t) => !('window' in t) || t.window === globalThis.window;
+
+  /**
    * Native mode: the browser's tools that we did not register ourselves (registered before we
    * loaded, or behind our back). Fetched again if our registry changed while the browser answered,
    * so that a tool we just removed is never mistaken for a foreign one.
@@ -1025,7 +1032,7 @@
       if (!Array.isArray(list)) return null;
       if (gen !== generation) continue;
       const found = new Map();
-      for (const t of list) if (t && typeof t.name === 'string' && !tools.has(t.name)) found.set(t.name, t);
+      for (const t of list) if (t && typeof t.name === 'string' && ownTool(t) && !tools.has(t.name)) found.set(t.name, t);
       return found;
     }
     return null;

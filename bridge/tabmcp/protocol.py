@@ -17,7 +17,7 @@ import json
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from .errors import MalformedMessage, UnknownMessageType
@@ -32,6 +32,7 @@ __all__ = [
     "CallResult",
     "CallStart",
     "ExtensionMessage",
+    "FrameSnapshot",
     "PageQuery",
     "PageResult",
     "Hello",
@@ -74,6 +75,27 @@ MAX_TAB_ID = 2**53
 """Chrome's tab ids are small positive integers; anything past JavaScript's safe integers is garbage."""
 
 
+MAX_FRAMES_PER_TAB = 16
+"""Frames beyond this many (per tab) are ignored: a page with hundreds of ad frames is not a tool source."""
+
+
+class FrameSnapshot(WireModel):
+    """A child frame's document, reported only when the top page allows its origin to offer tools.
+
+    The extension decides that (the frame is same-origin with the top page, or the top page's
+    ``<iframe allow="tools ...">`` names its origin); ``origin`` comes from Chrome, not the frame.
+    """
+
+    frame_id: int = Field(ge=1, le=MAX_TAB_ID)
+    document_id: str | None = None
+    origin: str = ""
+    url: str = ""
+    title: str = ""
+    tools: list[Any] = Field(default_factory=list)
+    categories: list[Any] = Field(default_factory=list)
+    states: list[Any] = Field(default_factory=list)
+
+
 class TabSnapshot(WireModel):
     """Everything the bridge needs to know about one tab's top-level document.
 
@@ -94,6 +116,14 @@ class TabSnapshot(WireModel):
     tools: list[Any] = Field(default_factory=list)
     categories: list[Any] = Field(default_factory=list)
     states: list[Any] = Field(default_factory=list)
+    frames: list[FrameSnapshot] = Field(default_factory=list)
+    """Child frames whose tools the top page allows (see :class:`FrameSnapshot`); at most
+    ``MAX_FRAMES_PER_TAB``, the rest are ignored."""
+
+    @field_validator("frames", mode="before")
+    @classmethod
+    def _cap_frames(cls, value: Any) -> Any:
+        return value[:MAX_FRAMES_PER_TAB] if isinstance(value, list) else value
 
 
 # -- extension → bridge -----------------------------------------------------------------
@@ -220,6 +250,8 @@ class CallStart(WireModel):
     call_id: str
     tab_id: int
     document_id: str | None = None
+    frame_id: int | None = None
+    """The child frame whose tool this is; absent for the tab's top-level document."""
     tool: str
     """The tool's name as the page registered it (not the bridge's public name)."""
     arguments: dict[str, Any]

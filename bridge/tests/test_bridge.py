@@ -122,6 +122,23 @@ async def test_list_and_call_routes_to_the_right_tab(bridge, extension, mode):
     assert first.meta["tabmcp/source"]["tabId"] == 1
 
 
+async def test_a_frames_tool_is_called_in_that_frame_and_listed_under_its_origin(bridge, extension):
+    extension.handler = echo_handler()
+    framed = {"frameId": 5, "origin": "https://maps.test", "url": "https://maps.test/embed", "documentId": "fd-5",
+              "tools": [tool("echo", inputSchema=SCHEMA)]}
+    await extension.sync(tab(1, url="https://shop.test/", tools=[tool("echo", inputSchema=SCHEMA)], frames=[framed]))
+    await eventually(lambda: bridge.hub.registry.counts()["tools"] == 2)
+    async with Client(mcp_url(bridge)) as client:
+        listed = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
+        assert listed["t1f5.echo"].meta["tabmcp/source"] == {
+            "tabId": 1, "frameId": 5, "origin": "https://maps.test", "url": "https://maps.test/embed", "title": ""}
+        assert "https://maps.test" in listed["t1f5.echo"].description
+        await client.call_tool("t1f5.echo", {"text": "in the frame"})
+        await client.call_tool("echo", {"text": "on top"})
+    starts = [m for m in extension.received if m["type"] == "call.start"]
+    assert [(m["tabId"], m.get("frameId"), m["documentId"]) for m in starts] == [(1, 5, "fd-5"), (1, None, "doc-1")]
+
+
 async def test_invalid_arguments_never_reach_the_page(bridge, extension):
     extension.handler = echo_handler()
     await extension.sync(tab(1, tools=[tool("echo", inputSchema=SCHEMA)]))

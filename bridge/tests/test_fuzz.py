@@ -1138,7 +1138,7 @@ async def test_before_hello_every_frame_is_refused_by_name(frame_list):
         assert [m["code"] for m in socket.sent[before:]] == [code]
         if code == "NOT_READY":
             assert socket.sent[-1]["ref"] == message.type
-    assert hub.registry.counts() == {"tabs": 0, "tools": 0, "categories": 0}
+    assert hub.registry.counts() == {"tabs": 0, "frames": 0, "tools": 0, "categories": 0}
     assert hub.link is None and not hub.connected and socket.closed is None
     await handshake(hub, link, socket)
 

@@ -171,3 +171,66 @@ def test_a_plain_name_does_not_move_to_another_origin_at_once():
     now[0] += 61  # after the guard, the other origin may have the plain name
     reg.apply(snap(1, url="https://bank.test/", documentId="d2", tools=[tool("create_user"), tool("x")]))
     assert reg.resolve("create_user").tab.origin == "https://bank.test"
+
+
+# -- child frames ------------------------------------------------------------------------
+
+
+def frame(frame_id, origin, tools, **kw):
+    return {"frameId": frame_id, "origin": origin, "url": f"{origin}/widget", "documentId": f"f-{frame_id}",
+            "tools": tools, **kw}
+
+
+def test_a_frames_tools_are_a_source_of_their_own_under_the_frames_origin():
+    reg = Registry()
+    reg.apply(snap(1, url="https://shop.test/", tools=[tool("search")],
+                   frames=[frame(7, "https://pay.test", [tool("pay"), tool("search")])]))
+    pay = reg.resolve("pay")
+    assert isinstance(pay, ToolEntry)
+    assert (pay.tab.tab_id, pay.tab.frame_id, pay.tab.origin) == (1, 7, "https://pay.test")
+    assert pay.tab.document_id == "f-7"
+    assert pay.tab.source_meta() == {"tabId": 1, "frameId": 7, "origin": "https://pay.test",
+                                     "url": "https://pay.test/widget", "title": ""}
+    # The top document keeps its plain name; the frame's copy is qualified with tab and frame.
+    assert reg.resolve("search").tab.frame_id == 0
+    assert reg.resolve("t1f7.search").tab.origin == "https://pay.test"
+    assert reg.public_name((1, 7), "search") == "t1f7.search" and reg.public_name(1, "search") == "search"
+    assert reg.counts() == {"tabs": 1, "frames": 1, "tools": 3, "categories": 0}
+    assert [e.public_name for e in reg.entries()] == ["search", "pay", "t1f7.search"]
+
+
+def test_a_frames_bad_tools_are_rejected_alone_and_named_by_frame():
+    reg = Registry()
+    change = reg.apply(snap(1, frames=[frame(3, "https://w.test", [tool("ok"), {"name": "bad name", "description": "x"}])]))
+    assert reg.resolve("ok") is not None
+    assert [r.name for r in change.rejected] == ["frame 3: bad name"]
+
+
+def test_frame_categories_stay_within_their_frame():
+    reg = Registry()
+    reg.apply(snap(1, tools=[tool("a")], frames=[frame(2, "https://w.test", [tool("b")],
+                                                       categories=[{"name": "w", "description": "W", "tools": ["a", "b"]}])]))
+    cat = reg.resolve("w")
+    assert isinstance(cat, CategoryEntry)
+    assert [m.public_name for m in cat.members] == ["b"]  # "a" is the top page's, not the frame's
+
+
+def test_a_frame_leaving_frees_its_names_and_a_closed_tab_takes_its_frames():
+    reg = Registry()
+    reg.apply(snap(1, tools=[tool("x")], frames=[frame(2, "https://w.test", [tool("x"), tool("y")])]))
+    assert reg.resolve("t1f2.x") and reg.resolve("y")
+    reg.apply(snap(1, tools=[tool("x")]))
+    assert reg.resolve("t1f2.x") is None and reg.resolve("y") is None
+    reg.apply(snap(1, tools=[tool("x")], frames=[frame(2, "https://w.test", [tool("y")])]))
+    reg.remove(1)
+    assert reg.counts() == {"tabs": 0, "frames": 0, "tools": 0, "categories": 0}
+
+
+def test_a_frames_name_never_moves_to_its_origin_at_once():
+    reg = Registry(rebind_guard_s=60, clock=lambda: 0.0)
+    reg.apply(snap(1, url="https://shop.test/", tools=[tool("checkout")]))
+    assert reg.resolve("checkout").tab.origin == "https://shop.test"
+    # The top page drops its tool while a frame of another origin offers one of the same name.
+    reg.apply(snap(1, url="https://shop.test/", frames=[frame(4, "https://evil.test", [tool("checkout")])]))
+    assert reg.resolve("checkout") is None
+    assert reg.resolve("t1f4.checkout").tab.origin == "https://evil.test"

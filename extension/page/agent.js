@@ -12,6 +12,44 @@
   const hook = globalThis[Symbol.for('tabmcp.webmcp')];
 
   const post = (msg) => window.postMessage({ __tabmcp: 'page', msg }, '*');
+  const isTop = window.top === window;
+
+  /**
+   * The origins whose frames the top page lets offer tools, from its iframes' Permissions Policy
+   * `allow` attribute, as Chromium's native WebMCP reads it: `allow="tools"` names the frame's own
+   * src origin, `allow="tools *"` any origin, `allow="tools https://a.test"` the listed ones,
+   * `'none'` none. Frames of the top page's own origin need no attribute (default 'self').
+   * @returns {string[]}
+   */
+  function frameToolOrigins() {
+    const out = new Set();
+    for (const frame of document.querySelectorAll('iframe[allow]')) {
+      for (const directive of String(frame.getAttribute('allow')).split(';')) {
+        const [feature, ...list] = directive.trim().split(/\s+/);
+        if (feature !== 'tools') continue;
+        const targets = list.length ? list : ["'src'"];
+        for (const target of targets) {
+          if (target === '*') out.add('*');
+          else if (target === "'self'") out.add(location.origin);
+          else if (target === "'src'") {
+            try {
+              out.add(new URL(frame.getAttribute('src') || 'about:blank', location.href).origin);
+            } catch {
+              /* not a URL: no origin */
+            }
+          } else if (target !== "'none'") {
+            try {
+              out.add(new URL(target).origin);
+            } catch {
+              /* not an origin */
+            }
+          }
+        }
+      }
+    }
+    out.delete('null');
+    return [...out].sort();
+  }
 
   let timer = 0;
   let lastSent = '';
@@ -35,6 +73,7 @@
       categories: snap.categories || [],
       states: snap.states || [],
     };
+    if (isTop) msg.frameTools = frameToolOrigins();
     let key;
     try {
       key = JSON.stringify(msg);
@@ -62,6 +101,19 @@
     schedule();
     const title = document.querySelector('title');
     if (title) new MutationObserver(schedule).observe(title, { childList: true, characterData: true, subtree: true });
+    if (isTop) {
+      // Frame permissions change when an iframe comes, goes, or changes its allow or src.
+      const isFrame = (/** @type {Node} */ n) =>
+        n.nodeName === 'IFRAME' || (n.nodeType === 1 && !!(/** @type {Element} */ (n)).querySelector('iframe'));
+      new MutationObserver((records) => {
+        for (const r of records) {
+          if (r.type === 'attributes' ? r.target.nodeName === 'IFRAME' : [...r.addedNodes, ...r.removedNodes].some(isFrame)) {
+            schedule();
+            return;
+          }
+        }
+      }).observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ['allow', 'src'] });
+    }
   });
   window.addEventListener('load', schedule);
 

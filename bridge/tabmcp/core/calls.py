@@ -39,6 +39,7 @@ class PendingCall:
     arguments: dict[str, Any]
     deadline: float
     client_id: str | None = None
+    frame_id: int = 0
     state: CallState = CallState.PENDING
     outcome: dict[str, Any] | None = field(default=None, repr=False)
 
@@ -71,6 +72,7 @@ class CallTable:
         arguments: dict[str, Any],
         deadline: float,
         client_id: str | None = None,
+        frame_id: int = 0,
     ) -> PendingCall:
         call = PendingCall(
             call_id=secrets.token_hex(8),
@@ -81,6 +83,7 @@ class CallTable:
             arguments=arguments,
             deadline=deadline,
             client_id=client_id,
+            frame_id=frame_id,
         )
         self._calls[call.call_id] = call
         return call

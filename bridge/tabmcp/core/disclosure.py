@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .builtins import PROFILE_BUILTINS, builtin_tool
-from .registry import CategoryEntry, Registry, ToolEntry
+from .registry import CategoryEntry, Registry, SourceKey, ToolEntry
 from .scoping import Gate
 from .telemetry import ExposureState
 
@@ -62,7 +62,7 @@ class ClientView:
     """
 
     dynamic: bool = False
-    expanded: set[tuple[int, str]] = field(default_factory=set)
+    expanded: set[tuple[SourceKey, str]] = field(default_factory=set)
     """(tab id, category name as the page registered it) of categories this client opened."""
     exposure: ExposureState = field(init=False)
     """Progressive disclosure of the telemetry tools for this client."""
@@ -151,7 +151,7 @@ class Disclosure:
         tool = entry.tool
         meta: dict[str, Any] = {META_SOURCE: entry.tab.source_meta(), META_PAGE_NAME: tool.name}
         if entry.category is not None:
-            meta[META_CATEGORY] = self.registry.public_name(entry.tab.tab_id, entry.category.name)
+            meta[META_CATEGORY] = self.registry.public_name(entry.tab.key, entry.category.name)
         if tool.enhancement:
             meta[META_ENHANCEMENT] = tool.enhancement
         if tool.warnings:
@@ -226,7 +226,7 @@ class Disclosure:
                 if not members:
                     continue
                 out.append(self.category_definition(entry, members))
-                if view.dynamic and (entry.tab.tab_id, entry.category.name) in view.expanded:
+                if view.dynamic and (entry.tab.key, entry.category.name) in view.expanded:
                     out.extend(self.tool_definition(m) for m in members)
             elif entry.category is None and self.gate.visible(entry):
                 out.append(self.tool_definition(entry))
@@ -256,7 +256,7 @@ class Disclosure:
         lines += [f"- {m.public_name}({_signature(m)}): {m.tool.description}" for m in members]
         changed = False
         if view is not None and view.dynamic and self.profile == "categories":
-            key = (entry.tab.tab_id, entry.category.name)
+            key = (entry.tab.key, entry.category.name)
             if key not in view.expanded:
                 view.expanded.add(key)
                 changed = True
@@ -284,11 +284,12 @@ class Disclosure:
 
     def introspect(self) -> dict[str, Any]:
         """Sources, categories, counts and states: the meta profile's map of the browser."""
-        sources: dict[int, dict[str, Any]] = {}
+        sources: dict[SourceKey, dict[str, Any]] = {}
         hidden = 0
-        for tab in self.registry.tabs.values():
-            sources[tab.tab_id] = {
+        for tab in self.registry.documents():
+            sources[tab.key] = {
                 "tabId": tab.tab_id,
+                **({"frameId": tab.frame_id} if tab.frame_id else {}),
                 "origin": tab.origin,
                 "url": tab.url,
                 "title": tab.title,
@@ -299,7 +300,7 @@ class Disclosure:
                 "uncategorized": [],
             }
         for entry in self.registry.entries():
-            src = sources[entry.tab.tab_id]
+            src = sources[entry.tab.key]
             if isinstance(entry, CategoryEntry):
                 members = self.visible_members(entry)
                 if members:
@@ -318,7 +319,8 @@ class Disclosure:
             "profile": self.profile,
             "sources": [s for s in sources.values()],
             "counts": {
-                "tabs": len(sources),
+                "tabs": len(self.registry.tabs),
+                "frames": len(sources) - len(self.registry.tabs),
                 "tools": sum(s["tools"] for s in sources.values()),
                 "categories": sum(len(s["categories"]) for s in sources.values()),
                 "hidden": hidden,
@@ -329,19 +331,20 @@ class Disclosure:
     def context_markdown(self, *, source: str | None = None, category: str | None = None) -> str:
         """Every allowed tool, grouped by tab and category, one line each with its arguments."""
         lines: list[str] = []
-        by_tab: dict[int, list[ToolEntry]] = {}
+        by_doc: dict[SourceKey, list[ToolEntry]] = {}
         for entry in self.allowed_tools():
             if source and source not in (entry.tab.origin, str(entry.tab.tab_id)) and source not in entry.tab.url:
                 continue
             cat_public = (
-                self.registry.public_name(entry.tab.tab_id, entry.category.name) if entry.category else None
+                self.registry.public_name(entry.tab.key, entry.category.name) if entry.category else None
             )
             if category and category not in (cat_public, entry.category.name if entry.category else None):
                 continue
-            by_tab.setdefault(entry.tab.tab_id, []).append(entry)
-        for tab_id, entries in by_tab.items():
+            by_doc.setdefault(entry.tab.key, []).append(entry)
+        for (tab_id, frame_id), entries in by_doc.items():
             tab = entries[0].tab
-            lines.append(f"## {tab.title or tab.url} — {tab.origin} (tab {tab_id})")
+            where = f"tab {tab_id}, frame {frame_id}" if frame_id else f"tab {tab_id}"
+            lines.append(f"## {tab.title or tab.url} — {tab.origin} ({where})")
             groups: dict[str | None, list[ToolEntry]] = {}
             for e in entries:
                 groups.setdefault(e.category.name if e.category else None, []).append(e)

@@ -10,6 +10,11 @@ name and every later tab's copy is named ``t<tabId>.<name>`` (for example
 always ``t<tabId>.call_tool``. Names stay stable while their tab lives; when the first tab
 closes, the next-oldest copy takes the plain name (and clients are notified).
 
+Child frames: a frame whose tools the top page allows (see docs/architecture.md) is a source
+of its own, a :class:`Tab` with ``frame_id > 0`` and the frame's origin, held in its tab's
+``frames``. Its tools follow the same naming rule; their qualified form is
+``t<tabId>f<frameId>.<name>``.
+
 A plain name never moves to another origin at once: for ``rebind_guard_s`` (60 s) after a name
 was bound to one origin, a tool of another origin that would take it is qualified instead. A
 client holding a stale listing that calls ``create_user`` meaning shop.test's tool therefore
@@ -25,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ..protocol import TabSnapshot
+from ..protocol import FrameSnapshot, TabSnapshot
 from .injection import scan_tool
 from .models import (
     MAX_STATES,
@@ -41,12 +46,16 @@ __all__ = [
     "CategoryEntry",
     "Registry",
     "RegistryChange",
+    "SourceKey",
     "Tab",
     "ToolEntry",
     "origin_of",
 ]
 
 MAX_TOOLS_PER_TAB = 10_000
+
+SourceKey = tuple[int, int]
+"""``(tab_id, frame_id)``: one document that offers tools (frame 0 is the tab's top document)."""
 
 
 def origin_of(url: str) -> str:
@@ -76,9 +85,25 @@ class Tab:
     categories: dict[str, PageCategory]
     rejected: tuple[Rejection, ...] = ()
     focused: bool = False
+    frame_id: int = 0
+    """0 for a tab's top-level document; a child frame's id otherwise."""
+    frames: tuple[Tab, ...] = ()
+    """The child frames whose tools the top page allows (each a ``Tab`` with ``frame_id > 0``)."""
+
+    @property
+    def key(self) -> SourceKey:
+        """Identifies this document among every tab's documents: ``(tab_id, frame_id)``."""
+        return (self.tab_id, self.frame_id)
+
+    def documents(self) -> tuple[Tab, ...]:
+        """This document and its allowed child frames."""
+        return (self, *self.frames)
 
     def source_meta(self) -> dict[str, object]:
-        return {"tabId": self.tab_id, "origin": self.origin, "url": self.url, "title": self.title}
+        meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": self.url, "title": self.title}
+        if self.frame_id:
+            meta["frameId"] = self.frame_id
+        return meta
 
 
 @dataclass(frozen=True)
@@ -118,6 +143,34 @@ class RegistryChange:
 
 
 def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
+    top = _document(snap, snap.tab_id, 0, origin_of(snap.url))
+    frames = tuple(
+        _document(f, snap.tab_id, f.frame_id, f.origin or origin_of(f.url))
+        for f in snap.frames
+        if f.frame_id
+    )
+    rejected = top.rejected + tuple(
+        r.model_copy(update={"name": f"frame {f.frame_id}: {r.name}"}) for f in frames for r in f.rejected
+    )
+    return Tab(
+        tab_id=snap.tab_id,
+        url=snap.url,
+        title=snap.title[:500],
+        origin=top.origin,
+        document_id=snap.document_id,
+        native=snap.native,
+        active=snap.active,
+        focused=snap.focused,
+        states=top.states,
+        tools=top.tools,
+        categories=top.categories,
+        rejected=rejected,
+        frames=frames,
+    )
+
+
+def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, origin: str) -> Tab:
+    """Validate one document's tools, categories and states (each bad one rejected alone)."""
     rejected: list[Rejection] = []
     tools: dict[str, PageTool] = {}
     for raw in snap.tools[:MAX_TOOLS_PER_TAB]:
@@ -165,14 +218,14 @@ def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
         rejected.append(Rejection(kind="state", name="(overflow)", reason=f"more than {MAX_STATES} states"))
         states = states[:MAX_STATES]
     return Tab(
-        tab_id=snap.tab_id,
+        tab_id=tab_id,
+        frame_id=frame_id,
         url=snap.url,
         title=snap.title[:500],
-        origin=origin_of(snap.url),
+        origin=origin,
         document_id=snap.document_id,
-        native=snap.native,
-        active=snap.active,
-        focused=snap.focused,
+        native=False,
+        active=False,
         states=states,
         tools=tools,
         categories=categories,
@@ -184,11 +237,13 @@ def _plain(entry: ToolEntry | CategoryEntry) -> str:
     return entry.tool.name if isinstance(entry, ToolEntry) else entry.category.name
 
 
-def _qualified(tab_id: int, name: str) -> str:
-    prefixed = f"t{tab_id}.{name}"
+def _qualified(key: SourceKey, name: str) -> str:
+    tab_id, frame_id = key
+    where = f"t{tab_id}f{frame_id}" if frame_id else f"t{tab_id}"
+    prefixed = f"{where}.{name}"
     if len(prefixed) <= 128:
         return prefixed
-    head = f"t{tab_id}." if len(str(tab_id)) <= 20 else f"t{hashlib.sha1(str(tab_id).encode()).hexdigest()[:12]}."
+    head = f"{where}." if len(where) <= 21 else f"t{hashlib.sha1(where.encode()).hexdigest()[:12]}."
     digest = hashlib.sha1(name.encode()).hexdigest()[:8]
     return head + name[: 128 - len(head) - 9] + "_" + digest
 
@@ -196,7 +251,7 @@ def _qualified(tab_id: int, name: str) -> str:
 @dataclass
 class _Index:
     by_public: dict[str, ToolEntry | CategoryEntry] = field(default_factory=dict)
-    by_page: dict[tuple[int, str], str] = field(default_factory=dict)
+    by_page: dict[tuple[SourceKey, str], str] = field(default_factory=dict)
 
 
 class Registry:
@@ -216,7 +271,7 @@ class Registry:
         self._tabs: dict[int, Tab] = {}
         self._reserved = frozenset(reserved_names)
         self._seq = itertools.count()
-        self._first_seen: dict[tuple[int, str], int] = {}
+        self._first_seen: dict[tuple[SourceKey, str], int] = {}
         self._index: _Index | None = None
         self._bound: dict[str, tuple[str, float]] = {}
         """Plain name → (origin it was last bound to, when that binding was last known valid)."""
@@ -277,15 +332,15 @@ class Registry:
 
     def _drop(self, tab_id: int) -> None:
         self._tabs.pop(tab_id, None)
-        for key in [k for k in self._first_seen if k[0] == tab_id]:
+        for key in [k for k in self._first_seen if k[0][0] == tab_id]:
             del self._first_seen[key]
 
     def _note_names(self, tab: Tab) -> None:
-        names = set(tab.tools) | set(tab.categories)
-        for key in [k for k in self._first_seen if k[0] == tab.tab_id and k[1] not in names]:
+        names = {(doc.key, name) for doc in tab.documents() for name in (*doc.tools, *doc.categories)}
+        for key in [k for k in self._first_seen if k[0][0] == tab.tab_id and k not in names]:
             del self._first_seen[key]
-        for name in sorted(names):
-            self._first_seen.setdefault((tab.tab_id, name), next(self._seq))
+        for key in sorted(names):
+            self._first_seen.setdefault(key, next(self._seq))
 
     def _bump(self) -> None:
         if self._index is not None:  # the old bindings were valid until now
@@ -305,11 +360,17 @@ class Registry:
     def tab(self, tab_id: int) -> Tab | None:
         return self._tabs.get(tab_id)
 
+    def documents(self) -> Iterator[Tab]:
+        """Every document that offers tools: each tab in id order, then its allowed frames."""
+        for tab_id in sorted(self._tabs):
+            yield from self._tabs[tab_id].documents()
+
     def _build_index(self) -> _Index:
         index = _Index()
-        claims: dict[str, list[tuple[int, int, str]]] = {}
-        for (tab_id, name), seq in self._first_seen.items():
-            claims.setdefault(name, []).append((seq, tab_id, name))
+        docs = {doc.key: doc for doc in self.documents()}
+        claims: dict[str, list[tuple[int, SourceKey, str]]] = {}
+        for (key, name), seq in self._first_seen.items():
+            claims.setdefault(name, []).append((seq, key, name))
         taken: set[str] = set(self._reserved)
         plain: dict[tuple[int, str], str] = {}
         now = self._clock()
@@ -320,37 +381,37 @@ class Registry:
             if name in self._reserved:
                 continue
             previous = self._bound.get(name)
-            for _, tab_id, _ in owners:
-                origin = self._tabs[tab_id].origin if tab_id in self._tabs else ""
+            for _, key, _ in owners:
+                origin = docs[key].origin if key in docs else ""
                 if previous is not None and previous[0] != origin and now - previous[1] < self._guard:
                     continue
-                plain[(tab_id, name)] = name
+                plain[(key, name)] = name
                 taken.add(name)
                 self._bound[name] = (origin, now)
                 break
         # Second pass: every other claim is qualified with its tab, avoiding any collision.
         for name, owners in sorted(claims.items()):
-            for _, tab_id, _ in owners:
-                if (tab_id, name) in plain:
+            for _, key, _ in owners:
+                if (key, name) in plain:
                     continue
-                candidate = _qualified(tab_id, name)
+                candidate = _qualified(key, name)
                 n = 2
                 while candidate in taken:
-                    candidate = _qualified(tab_id, f"{name}.{n}")
+                    candidate = _qualified(key, f"{name}.{n}")
                     n += 1
                 taken.add(candidate)
-                plain[(tab_id, name)] = candidate
+                plain[(key, name)] = candidate
         index.by_page = plain
-        for tab in self._tabs.values():
-            for tool in tab.tools.values():
-                public = plain[(tab.tab_id, tool.name)]
-                index.by_public[public] = ToolEntry(public, tab, tool)
-            for cat in tab.categories.values():
-                public = plain[(tab.tab_id, cat.name)]
+        for doc in docs.values():
+            for tool in doc.tools.values():
+                public = plain[(doc.key, tool.name)]
+                index.by_public[public] = ToolEntry(public, doc, tool)
+            for cat in doc.categories.values():
+                public = plain[(doc.key, cat.name)]
                 members = tuple(
-                    ToolEntry(plain[(tab.tab_id, m)], tab, tab.tools[m]) for m in cat.tools if m in tab.tools
+                    ToolEntry(plain[(doc.key, m)], doc, doc.tools[m]) for m in cat.tools if m in doc.tools
                 )
-                index.by_public[public] = CategoryEntry(public, tab, cat, members)
+                index.by_public[public] = CategoryEntry(public, doc, cat, members)
         return index
 
     def _idx(self) -> _Index:
@@ -362,19 +423,19 @@ class Registry:
         """The tool or category behind a public name, or ``None``."""
         return self._idx().by_public.get(public_name)
 
-    def public_name(self, tab_id: int, page_name: str) -> str | None:
-        return self._idx().by_page.get((tab_id, page_name))
+    def public_name(self, source: int | SourceKey, page_name: str) -> str | None:
+        """The public name of a tool or category of a document (a tab id means its top document)."""
+        key = (source, 0) if isinstance(source, int) else source
+        return self._idx().by_page.get((key, page_name))
 
     def entries(self) -> Iterator[ToolEntry | CategoryEntry]:
-        """Every tool and category, tabs in id order, names in registration order."""
-        by_public = self._idx().by_public
-        for tab_id in sorted(self._tabs):
-            tab = self._tabs[tab_id]
-            for cat in tab.categories.values():
-                entry = by_public[self._idx().by_page[(tab_id, cat.name)]]
-                yield entry
-            for tool in tab.tools.values():
-                yield by_public[self._idx().by_page[(tab_id, tool.name)]]
+        """Every tool and category, tabs in id order (each before its frames), names in registration order."""
+        index = self._idx()
+        for doc in self.documents():
+            for cat in doc.categories.values():
+                yield index.by_public[index.by_page[(doc.key, cat.name)]]
+            for tool in doc.tools.values():
+                yield index.by_public[index.by_page[(doc.key, tool.name)]]
 
     def tool_entries(self) -> Iterator[ToolEntry]:
         for entry in self.entries():
@@ -390,9 +451,10 @@ class Registry:
         return list(self._idx().by_public)
 
     def counts(self) -> dict[str, int]:
-        tools = sum(len(t.tools) for t in self._tabs.values())
-        cats = sum(len(t.categories) for t in self._tabs.values())
-        return {"tabs": len(self._tabs), "tools": tools, "categories": cats}
+        docs = list(self.documents())
+        tools = sum(len(d.tools) for d in docs)
+        cats = sum(len(d.categories) for d in docs)
+        return {"tabs": len(self._tabs), "frames": len(docs) - len(self._tabs), "tools": tools, "categories": cats}
 
 
 def is_valid_tool_name(name: str) -> bool:

@@ -145,7 +145,7 @@ class Hub:
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
         )
         self._search = SearchIndex(semantic=self.config.search.semantic)
-        self._indexed: dict[int, tuple[Any, ...]] = {}
+        self._indexed: dict[str, tuple[Any, ...]] = {}
         self._index_version = -1
         self.session_id = secrets.token_hex(8)
         self._futures: dict[str, asyncio.Future[dict[str, Any]]] = {}
@@ -284,20 +284,21 @@ class Hub:
 
     def _reindex(self) -> None:
         """Update the index one tab at a time, only the tabs whose tools or names changed."""
-        seen: set[int] = set()
-        by_tab: dict[int, list[ToolEntry]] = {}
+        seen: set[str] = set()
+        by_doc: dict[str, list[ToolEntry]] = {}
         for entry in self.registry.tool_entries():
-            by_tab.setdefault(entry.tab.tab_id, []).append(entry)
-        for tab_id, entries in by_tab.items():
-            seen.add(tab_id)
+            tab_id, frame_id = entry.tab.key
+            by_doc.setdefault(f"{tab_id}/{frame_id}" if frame_id else str(tab_id), []).append(entry)
+        for source, entries in by_doc.items():
+            seen.add(source)
             signature = tuple((e.public_name, e.tool, e.tab.origin, e.category) for e in entries)
-            if self._indexed.get(tab_id) == signature:
+            if self._indexed.get(source) == signature:
                 continue
-            self._indexed[tab_id] = signature
-            self._search.replace_source(str(tab_id), (self._search_doc(e) for e in entries))
-        for tab_id in [t for t in self._indexed if t not in seen]:
-            del self._indexed[tab_id]
-            self._search.remove_source(str(tab_id))
+            self._indexed[source] = signature
+            self._search.replace_source(source, (self._search_doc(e) for e in entries))
+        for source in [s for s in self._indexed if s not in seen]:
+            del self._indexed[source]
+            self._search.remove_source(source)
 
     def _search_doc(self, entry: ToolEntry) -> SearchDoc:
         props = entry.tool.input_schema.get("properties") or {}
@@ -307,7 +308,7 @@ class Hub:
             name=entry.public_name,
             title=entry.tool.title,
             description=entry.tool.description,
-            category=self.registry.public_name(entry.tab.tab_id, cat.name) if cat else None,
+            category=self.registry.public_name(entry.tab.key, cat.name) if cat else None,
             source=entry.tab.origin,
             arg_names=tuple(props),
             arg_descriptions=tuple(
@@ -574,6 +575,7 @@ class Hub:
         call = self.calls.new(
             tab_id=entry.tab.tab_id,
             document_id=entry.tab.document_id,
+            frame_id=entry.tab.frame_id,
             page_tool=entry.tool.call_name,
             public_name=entry.public_name,
             arguments=arguments,
@@ -588,6 +590,7 @@ class Hub:
                     call_id=call.call_id,
                     tab_id=call.tab_id,
                     document_id=call.document_id,
+                    frame_id=call.frame_id or None,
                     tool=call.page_tool,
                     arguments=arguments,
                     timeout_ms=int(timeout * 1000),

@@ -341,7 +341,7 @@ class _Handlers:
                 {
                     "name": entry.public_name,
                     "description": one_line(entry.tool.description),
-                    "category": self.hub.registry.public_name(entry.tab.tab_id, cat.name) if cat else None,
+                    "category": self.hub.registry.public_name(entry.tab.key, cat.name) if cat else None,
                     "source": entry.tab.origin,
                     "score": round(hit.score, 4),
                 }
