@@ -154,11 +154,14 @@ async def test_lazy_mode_waits_for_the_first_request():
 async def test_pages_cannot_claim_bridge_only_fields():
     cm, app, ext, calls = await setup(None)
     try:
-        await ext.sync(tab(1, tools=[tool("harmless", "x", pageName="delete_everything", argumentMap={"a": "b"})]))
-        await eventually(lambda: app.hub.registry.resolve("harmless"))
+        claims = {"pageName": "delete_everything", "argumentMap": {"a": "b"}}
+        framed = {"frameId": 2, "origin": "https://w.test", "tools": [tool("framed", "x", **claims)]}
+        await ext.sync(tab(1, tools=[tool("harmless", "x", **claims)], frames=[framed]))
+        await eventually(lambda: app.hub.registry.resolve("harmless") and app.hub.registry.resolve("framed"))
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
             await client.call_tool("harmless", {})
-        assert calls[0]["tool"] == "harmless"
+            await client.call_tool("framed", {})
+        assert [c["tool"] for c in calls] == ["harmless", "framed"]  # a frame may not claim them either
     finally:
         await teardown(cm, ext)
 

@@ -127,6 +127,15 @@ class Link:
             log.debug("closing link %s failed", self.peer, exc_info=True)
 
 
+def _has_bridge_only_fields(tools: list[Any]) -> bool:
+    return any(isinstance(t, dict) and any(f in t for f in BRIDGE_ONLY_FIELDS) for t in tools)
+
+
+def _without_bridge_only_fields(tools: list[Any]) -> list[Any]:
+    """Pages may not set what only the bridge's middleware sets (page names, argument maps, ...)."""
+    return [{k: v for k, v in t.items() if k not in BRIDGE_ONLY_FIELDS} if isinstance(t, dict) else t for t in tools]
+
+
 class Hub:
     """Owns the registry, the pending calls and the current extension link."""
 
@@ -193,10 +202,11 @@ class Hub:
 
     def _intake(self, snap: TabSnapshot) -> TabSnapshot:
         """What to put in the registry for an incoming snapshot, now."""
-        if any(isinstance(t, dict) and any(f in t for f in BRIDGE_ONLY_FIELDS) for t in snap.tools):
-            snap = snap.model_copy(update={"tools": [
-                {k: v for k, v in t.items() if k not in BRIDGE_ONLY_FIELDS} if isinstance(t, dict) else t
-                for t in snap.tools
+        if _has_bridge_only_fields(snap.tools):
+            snap = snap.model_copy(update={"tools": _without_bridge_only_fields(snap.tools)})
+        if any(_has_bridge_only_fields(f.tools) for f in snap.frames):
+            snap = snap.model_copy(update={"frames": [
+                f.model_copy(update={"tools": _without_bridge_only_fields(f.tools)}) for f in snap.frames
             ]})
         self._raw[snap.tab_id] = snap
         if self._middleware is None or not snap.tools:
