@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -137,27 +138,46 @@ async def test_secrets_are_redacted_before_the_agent_sees_them(env: Env, page_cl
     assert "hunter2" not in text and "s3cret" not in text.lower()
 
 
-async def test_generated_playwright_test_runs_green_against_the_page(env: Env, page_closer, tmp_path: Path):
+PLAYWRIGHT_JS = ROOT / "node_modules" / ".bin" / "playwright"
+
+
+@pytest.mark.parametrize("language", ["python", "typescript"])
+async def test_generated_playwright_test_runs_green_against_the_page(env: Env, page_closer, tmp_path: Path, language):
     if env.flavour != "polyfill":
         pytest.skip("one flavour is enough")
+    if language == "typescript" and not PLAYWRIGHT_JS.exists():
+        pytest.fail("@playwright/test is not installed (run ./dev setup)")
     page = await open_lab(env, page_closer)
     await page.get_by_test_id("log-info").click()
     await page.get_by_test_id("fetch-users").click()
     await page.get_by_test_id("username").fill("ada")
     async with env.client() as client:
         await eventually(lambda: _has_actions(client), timeout=10)
-        generated = await client.call_tool("generate", {"format": "test", "language": "python",
+        generated = await client.call_tool("generate", {"format": "test", "language": language,
                                                         "assert_no_console_errors": False})
     assert not generated.is_error, generated.content
-    code = _code_of(generated)
-    compile(code, "test_generated.py", "exec")
-    path = tmp_path / "test_generated.py"
-    path.write_text(code)
+    code = _code_of(generated, language)
     env_vars = {**os.environ, "CHROMIUM": find_chromium(), "BASE_URL": env.demo_url.rstrip("/")}
-    run = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", os.devnull,
-                         str(path)], capture_output=True, text=True, timeout=120, env=env_vars, cwd=tmp_path,
-    )
+    if language == "python":
+        compile(code, "test_generated.py", "exec")
+        path = tmp_path / "test_generated.py"
+        path.write_text(code)
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", os.devnull, str(path)]
+        cwd = tmp_path
+    else:
+        # Under the repository, so that Node resolves '@playwright/test' from its node_modules.
+        cwd = ROOT / "node_modules" / ".tabmcp-generated" / tmp_path.name
+        cwd.mkdir(parents=True, exist_ok=True)
+        (cwd / "generated.spec.ts").write_text(code)
+        command = [str(PLAYWRIGHT_JS), "test", "generated.spec.ts", "--reporter=line", "--workers=1",
+                   f"--output={tmp_path / 'results'}"]
+    try:
+        run = await asyncio.to_thread(
+            subprocess.run, command, capture_output=True, text=True, timeout=180, env=env_vars, cwd=cwd
+        )
+    finally:
+        if language == "typescript":
+            shutil.rmtree(cwd, ignore_errors=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "1 passed" in run.stdout
 
@@ -167,9 +187,9 @@ async def _has_actions(client: Any) -> bool:
     return "fill" in result.content[0].text.lower() or "input" in result.content[0].text.lower()
 
 
-def _code_of(result: Any) -> str:
+def _code_of(result: Any, language: str = "python") -> str:
     data = result.structured_content or {}
-    assert data.get("format") == "test" and data.get("language") == "python", data
+    assert data.get("format") == "test" and data.get("language") == language, data
     return str(data["content"])
 
 
