@@ -126,3 +126,53 @@ async def eventually_call(client: Client) -> Any:
             raise AssertionError("the relay never served the call after taking over")
         await asyncio.sleep(0.3)
 
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+async def test_a_relayed_client_is_asked_for_approval_itself(tmp_path: Path, mode: str, answer: str):
+    """Approval goes to the client behind the relay (elicitation), not to the browser."""
+    import mcp_types as types
+
+    from tabmcp.server.app import running_bridge
+
+    from .conftest import make_config
+
+    port = free_port()
+    config = tmp_path / "config.toml"
+    config.write_text('[store]\npath = ":memory:"\n[policy]\nallow_writes = true\n')
+    async with running_bridge(make_config(server={"port": port}, policy={"allow_writes": True})) as app:
+        ext = ScriptedExtension(port)
+        await ext.connect()
+        calls: list[str] = []
+
+        async def handler(msg: dict[str, Any]) -> dict[str, Any]:
+            calls.append(msg["tool"])
+            return {"ok": True, "result": {"content": [{"type": "text", "text": "deleted"}]}}
+
+        ext.handler = handler
+        await ext.sync(tab(1, url="https://shop.test/", tools=[
+            tool("delete_customer", "Delete a customer.", annotations={"destructiveHint": True})]))
+        asked: list[str] = []
+
+        async def elicit(context: Any, params: Any) -> types.ElicitResult:
+            asked.append(params.message)
+            return types.ElicitResult(action=answer)
+
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "tabmcp.cli", "serve", "--stdio", "--port", str(port)],
+            env={**os.environ, "TABMCP_CONFIG": str(config)},
+        )
+        try:
+            async with Client(params, mode=mode, elicitation_callback=elicit) as client:
+                result = await client.call_tool("delete_customer", {})
+        finally:
+            await ext.close()
+        assert len(asked) == 1 and "delete_customer" in asked[0] and "https://shop.test" in asked[0]
+        if answer == "accept":
+            assert not result.is_error and calls == ["delete_customer"]
+        else:
+            assert result.structured_content["error"]["code"] == "APPROVAL_DENIED" and calls == []
+        approvals = app.mcp.get_request_handler("tools/call").handler.__self__.approvals
+        assert approvals.asked["browser"] == 0  # nobody was asked on the page

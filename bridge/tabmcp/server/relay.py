@@ -12,8 +12,12 @@ its own process (the extension reconnects to it within about two seconds and res
 tab), and carries on forwarding to that. Requests in flight at that moment fail with a named
 error; the next ones work.
 
-Approvals requested by the bridge while relaying are asked in the browser (the relay does not
-forward elicitation requests).
+Approvals go to the relay's own client when it can show a form, as they would directly: the
+relay's upstream connection declares elicitation only if its client does. On handshake-era
+connections the bridge's ``elicitation/create`` is forwarded to the client and the answer sent
+back; on 2026-07-28 connections the bridge's ``InputRequiredResult`` is passed to the client as
+is, and the client's retry (with its ``inputResponses`` and ``requestState``) is passed back up.
+A client that cannot elicit is asked in the browser.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import ListenHandler
+from mcp.shared.exceptions import MCPError
+from mcp_types import HEADER_MISMATCH
 
 from .. import __version__
 from ..config import Config
@@ -66,6 +72,8 @@ class Relay:
         self._client: Client | None = None
         self._holder: tuple[asyncio.Task[None], asyncio.Event] | None = None
         self._mode: str = "auto"
+        self._local: Any = None
+        """The session of the relay's own client (stdio serves one), for forwarding elicitation."""
         self._lock = asyncio.Lock()
         self._owned: BridgeApp | None = None
         self._owned_task: asyncio.Task[None] | None = None
@@ -104,12 +112,44 @@ class Relay:
         return _complete(ctx, {"tools": data["tools"]})
 
     async def _call_tool(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> Any:
-        result = await self._forward(ctx, lambda c: c.call_tool(params.name, params.arguments or {}))
+        result = await self._forward(ctx, lambda c: self._call_upstream(c, params))
         if isinstance(result, dict):
             return _complete(ctx, result)
         data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        data.pop("resultType", None)
+        if not isinstance(result, types.InputRequiredResult):  # that one goes to the client as is
+            data.pop("resultType", None)
         return _complete(ctx, data)
+
+    async def _call_upstream(
+        self, client: Client, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        """Call upstream; on a 2026-07-28 connection, input requests are returned, not answered here."""
+        if self._mode == "legacy":
+            return await client.call_tool(params.name, params.arguments or {})
+
+        async def send() -> types.CallToolResult | types.InputRequiredResult:
+            return await client.session.call_tool(
+                params.name, params.arguments or {}, input_responses=params.input_responses,
+                request_state=params.request_state, allow_input_required=True,
+            )
+
+        try:
+            return await send()
+        except MCPError as exc:
+            if exc.code != HEADER_MISMATCH:
+                raise
+            await client.list_tools(cache_mode="bypass")  # the spec's recovery: re-list, resend once
+            return await send()
+
+    async def _on_elicit(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
+        """The bridge asks for approval (handshake era): ask the relay's own client."""
+        session = self._local
+        if session is None or not isinstance(params, types.ElicitRequestFormParams):
+            return types.ErrorData(code=types.INVALID_REQUEST, message="the relayed client cannot answer this request")
+        try:
+            return await session.elicit_form(params.message, params.requested_schema)
+        except Exception as exc:  # the client went away or refused: the bridge treats it as a decline
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=f"the relayed client did not answer: {exc}")
 
     async def _forward(self, ctx: ServerRequestContext[Any, Any], op: Any) -> Any:
         """Run ``op(client)`` upstream; on a broken upstream take over and retry once."""
@@ -132,13 +172,19 @@ class Relay:
                 return self._client
             # Mirror the local client's era, so category expansion behaves as it would directly.
             self._mode = "legacy" if is_dynamic(ctx.protocol_version) else "auto"
+            self._local = ctx.session
+            caps = ctx.session.client_capabilities
+            can_elicit = caps is not None and caps.elicitation is not None
             target: Any = self._owned.mcp if self._owned is not None else self.url
             token = self.config.server.mcp_token
             if self._owned is None and token:
                 target = streamable_http_client(
                     self.url, http_client=httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
                 )
-            client = Client(target, mode=self._mode, message_handler=self._on_upstream_message)
+            client = Client(
+                target, mode=self._mode, message_handler=self._on_upstream_message,
+                elicitation_callback=self._on_elicit if can_elicit else None,
+            )
             ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             stop = asyncio.Event()
             # The client's context (an anyio task group) must be entered and left by one task.
