@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.registry import ToolEntry
 
 from .conftest import Env, eventually
@@ -88,6 +89,14 @@ async def test_a_granted_frame_offers_its_tools_under_its_own_origin(env: Env, p
     lines = page.frame_locator("#other").get_by_test_id("line")
     assert await lines.all_inner_texts() == ["hello frame"]
     assert await page.frame_locator("#same").get_by_test_id("line").count() == 0  # the right frame ran it
+
+    # The popup counts the frames' tools apart from the page's own.
+    popup = await env.browser.context.new_page()
+    page_closer.append(popup)
+    await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
+    count = popup.locator("tr", has_text="Frames").get_by_test_id("tool-count")
+    assert await count.inner_text() == "1 + 4"
+    assert f"2 in a frame of {other_origin}" in (await count.get_attribute("title") or "")
 
     # The frame goes away: its tools go with it, the top page's stay.
     await page.evaluate("() => document.getElementById('other').remove()")

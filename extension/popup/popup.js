@@ -27,7 +27,11 @@ async function render() {
         const tools = document.createElement('td');
         tools.className = 'n';
         tools.dataset.testid = 'tool-count';
-        tools.textContent = String(tab.tools);
+        // Tools of child frames the page allows (their own origins) are counted apart.
+        const framed = (tab.frames || []).filter((f) => f.allowed && f.tools);
+        const inFrames = framed.reduce((n, f) => n + f.tools, 0);
+        tools.textContent = inFrames ? `${tab.tools} + ${inFrames}` : String(tab.tools);
+        if (framed.length) tools.title = framed.map((f) => `${f.tools} in a frame of ${f.origin}`).join('\n');
         const cats = document.createElement('td');
         cats.className = 'n';
         cats.dataset.testid = 'category-count';
