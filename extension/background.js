@@ -563,7 +563,7 @@ function startCall(msg) {
   const reply = (error) =>
     send({ type: OUT.callResult, callId: msg.callId, ok: false, error });
   const frameId = Number.isInteger(msg.frameId) ? msg.frameId : 0;
-  if (frameId && !(state.frames.get(msg.tabId)?.has(frameId) && frameAllowed(msg.tabId, frameId))) {
+  if (frameId && !frameAllowed(msg.tabId, frameId)) {
     reply({
       code: state.tabs.has(msg.tabId) ? CALL_ERRORS.tabNavigated : CALL_ERRORS.tabClosed,
       message: `frame ${frameId} of tab ${msg.tabId} is gone or no longer allowed to offer tools`,
@@ -711,6 +711,7 @@ function statusReport() {
     .filter((t) => t.id !== undefined)
     .map((t) => {
       const page = state.pages.get(t.id);
+      const allowed = new Set(allowedFrames(t.id).map(([frameId]) => frameId));
       return {
         tabId: t.id,
         title: (page && page.title) || t.title || '',
@@ -720,7 +721,7 @@ function statusReport() {
         categories: page ? page.categories.length : 0,
         frames: [...(state.frames.get(t.id) || new Map())]
           .filter(([, f]) => f.page)
-          .map(([frameId, f]) => ({ frameId, origin: f.origin, tools: f.page.tools.length, allowed: frameAllowed(t.id, frameId) })),
+          .map(([frameId, f]) => ({ frameId, origin: f.origin, tools: f.page.tools.length, allowed: allowed.has(frameId) })),
         native: !!(page && page.native),
       };
     });

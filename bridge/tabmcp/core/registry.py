@@ -27,7 +27,7 @@ import hashlib
 import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from ..protocol import FrameSnapshot, TabSnapshot
@@ -152,21 +152,7 @@ def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
     rejected = top.rejected + tuple(
         r.model_copy(update={"name": f"frame {f.frame_id}: {r.name}"}) for f in frames for r in f.rejected
     )
-    return Tab(
-        tab_id=snap.tab_id,
-        url=snap.url,
-        title=snap.title[:500],
-        origin=top.origin,
-        document_id=snap.document_id,
-        native=snap.native,
-        active=snap.active,
-        focused=snap.focused,
-        states=top.states,
-        tools=top.tools,
-        categories=top.categories,
-        rejected=rejected,
-        frames=frames,
-    )
+    return replace(top, native=snap.native, active=snap.active, focused=snap.focused, rejected=rejected, frames=frames)
 
 
 def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, origin: str) -> Tab:
