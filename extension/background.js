@@ -298,6 +298,9 @@ async function onBridgeMessage(msg) {
     case IN.approvalRequest:
       startApproval(msg);
       break;
+    case IN.approvalWithdraw:
+      withdrawApproval(msg.approvalId);
+      break;
     case IN.pageQuery:
       startPageQuery(msg);
       break;
@@ -693,6 +696,18 @@ function startApproval(msg) {
   } catch {
     state.approvals.delete(msg.approvalId);
     send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: false, reason: 'the page went away' });
+  }
+}
+
+/** The bridge stopped waiting (timeout, the call was cancelled): take the question off the page. */
+function withdrawApproval(approvalId) {
+  const tabId = state.approvals.get(approvalId);
+  if (tabId === undefined) return;
+  state.approvals.delete(approvalId);
+  try {
+    state.ports.get(tabId)?.port.postMessage({ type: 'approval.withdraw', approvalId });
+  } catch {
+    /* the page is gone, and its dialog with it */
   }
 }
 

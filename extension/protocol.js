@@ -32,6 +32,7 @@ export const IN = Object.freeze({
   callStart: 'call.start',
   callCancel: 'call.cancel',
   approvalRequest: 'approval.request',
+  approvalWithdraw: 'approval.withdraw',
   pageQuery: 'page.query',
   ping: 'ping',
   pong: 'pong',

@@ -20,17 +20,19 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from .errors import MalformedMessage, UnknownMessageType
+from .errors import ErrorCode, MalformedMessage, UnknownMessageType
 
 __all__ = [
     "MAX_FRAME_BYTES",
     "PROTOCOL_VERSION",
     "ApprovalRequest",
     "ApprovalResult",
+    "ApprovalWithdraw",
     "BridgeMessage",
     "CallCancel",
     "CallResult",
     "CallStart",
+    "ErrorCode",
     "ExtensionMessage",
     "FrameSnapshot",
     "PageQuery",
@@ -278,6 +280,15 @@ class ApprovalRequest(WireModel):
     timeout_ms: int
 
 
+class ApprovalWithdraw(WireModel):
+    """An ``approval.request`` ended without the person's answer (timeout, the call was
+    cancelled): the extension removes the question from the page."""
+
+    type: Literal["approval.withdraw"] = "approval.withdraw"
+    approval_id: str
+    reason: str = ""
+
+
 class PageQuery(WireModel):
     """Ask a tab's page something live: ``dom`` (query_dom), ``page`` (facts), ``axe`` (audit), ``vitals``."""
 
@@ -289,7 +300,9 @@ class PageQuery(WireModel):
     timeout_ms: int
 
 
-BridgeMessage = Welcome | CallStart | CallCancel | ApprovalRequest | PageQuery | Ping | Pong | WireError
+BridgeMessage = (
+    Welcome | CallStart | CallCancel | ApprovalRequest | ApprovalWithdraw | PageQuery | Ping | Pong | WireError
+)
 
 _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(

@@ -436,3 +436,34 @@ async def test_closed_tabs_telemetry_is_forgotten_beyond_the_last_ten(bridge, ex
     await eventually(lambda: not bridge.hub.registry.tabs)
     # The ten most recently closed tabs keep their data (an agent may ask what went wrong there).
     await eventually(lambda: bridge.hub.telemetry.counts().logs == KEEP_CLOSED_TABS)
+
+
+async def test_a_page_query_ends_at_once_when_the_extension_goes_away(bridge):
+    """Page queries used to wait out their 15 s; now they end like calls and approvals."""
+    ext = ScriptedExtension(bridge.port)
+    await ext.connect()
+    await ext.sync(tab(1, tools=[tool("echo")]))
+    await eventually(lambda: bridge.hub.registry.counts()["tools"] == 1)
+    async with Client(mcp_url(bridge)) as client:
+        pending = asyncio.create_task(client.call_tool("query_dom", {"selector": "h1", "tab_id": 1}))
+        await ext.wait_for(lambda m: m["type"] == "page.query")
+        await ext.close()
+        result = await pending
+    assert result.is_error and result.structured_content["error"]["code"] == "EXTENSION_DISCONNECTED"
+    assert not bridge.hub.session.requests
+
+
+async def test_an_approval_that_times_out_is_withdrawn_in_the_browser():
+    config = make_config(policy={"approval": {"mode": "browser", "timeout_s": 0.5}})
+    async with running_bridge(config) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        await ext.sync(tab(1, tools=[tool("wipe", annotations={"destructiveHint": True})]))
+        await eventually(lambda: app.hub.registry.counts()["tools"] == 1)
+        async with Client(mcp_url(app)) as client:
+            result = await client.call_tool("wipe", {})
+        asked = await ext.wait_for(lambda m: m["type"] == "approval.request")
+        withdrawn = await ext.wait_for(lambda m: m["type"] == "approval.withdraw")
+        await ext.close()
+    assert result.structured_content["error"]["code"] == "APPROVAL_DENIED"
+    assert withdrawn["approvalId"] == asked["approvalId"]

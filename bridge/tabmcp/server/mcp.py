@@ -44,7 +44,6 @@ from ..errors import (
     ToolNotFound,
     ToolValidationError,
     WritesDisabled,
-    error_for_code,
 )
 from .approvals import Approvals
 from .hub import Hub
@@ -370,12 +369,7 @@ class _Handlers:
         tab_id = arguments.get("tab_id") or self.hub.focused_tab()
         if tab_id is None:
             raise TabClosed("no open tab to ask")
-        answer = await self.hub.page_query(int(tab_id), kind, args)
-        if not answer.ok:
-            err = answer.error
-            code, message = (err.code, err.message) if err else ("PAGE_ERROR", "the page did not answer")
-            raise error_for_code(code, message, tab_id=tab_id)
-        return answer.result
+        return await self.hub.page_query(int(tab_id), kind, args)
 
     async def _observe(self, ctx: ServerRequestContext[Any, Any], arguments: dict[str, Any]) -> dict[str, Any]:
         answer = telemetry_core.observe(self.hub.telemetry, arguments)
