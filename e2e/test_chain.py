@@ -8,7 +8,6 @@ import socket
 import subprocess
 from typing import Any
 
-import mcp_types as types
 import pytest
 
 from tabmcp.core.telemetry import TELEMETRY_TOOLS

@@ -7,7 +7,6 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import mcp_types as types
 import pytest
 from playwright.async_api import Page
 

@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
 
 from tabmcp.browser import find_chromium

@@ -7,7 +7,6 @@ import json
 from typing import Any
 
 import httpx
-import mcp_types as types
 import pytest
 import websockets
 from mcp import Client

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
 from mcp import Client
 
