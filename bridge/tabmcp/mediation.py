@@ -186,6 +186,11 @@ class Mediation:
         if latest is not None and self._mediation_key(latest) == key:
             self._on_enhanced(merge_enhanced(latest, result))
 
+    @property
+    def scheduled(self) -> bool:
+        """Enhancement of some tab is armed (waiting for a quiet tool list) or running."""
+        return bool(self._mediation_timers or self._mediating)
+
     def forget(self, tab_id: int) -> None:
         """The tab closed: drop its snapshots, timers and any enhancement still running."""
         self._raw.pop(tab_id, None)

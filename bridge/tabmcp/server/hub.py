@@ -128,13 +128,14 @@ class Hub:
         self._deadline_at: float | None = None
         self.mediation = Mediation(on_enhanced=self._enhanced)
         self.telemetry = TelemetryStore(self.config.telemetry)
-        self.telemetry.add_listener(self._changed)
+        self.telemetry.add_listener(self._telemetry_changed)
         self.sessions = SessionStore(self.config.telemetry.session_db or self.config.store.path or ":memory:")
         self._closed_tabs: collections.deque[int] = collections.deque()
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
+        self._telemetry_revision = 0
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
 
@@ -143,6 +144,11 @@ class Hub:
     ) -> None:
         """Apply ``middleware`` to each tab's tools before disclosure (:meth:`Mediation.set_middleware`)."""
         self.mediation.set_middleware(middleware, mode=mode, timeout_s=timeout_s)
+
+    @property
+    def mediation_scheduled(self) -> bool:
+        """Enhancement of some tab is armed (waiting for a quiet tool list) or running."""
+        return self.mediation.scheduled
 
     async def settle(self, timeout_s: float | None = None) -> None:
         """Let pending enhancement finish before answering a request (:meth:`Mediation.settle`)."""
@@ -202,6 +208,17 @@ class Hub:
         """Call ``callback`` after every page-driven change of the registry; returns a remover."""
         self._listeners.append(callback)
         return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    @property
+    def revision(self) -> int:
+        """Grows with every page-driven change of what tools/list shows (the registry's version plus
+        telemetry availability changes); listings and notifications carry it, so a client can tell
+        a notification of the state it saw from an older one."""
+        return self.registry.version + self._telemetry_revision
+
+    def _telemetry_changed(self) -> None:
+        self._telemetry_revision += 1
+        self._changed()
 
     def _changed(self) -> None:
         for callback in list(self._listeners):
