@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from pydantic import BaseModel
 
-from tabmcp.core.builtins import BUILTIN_NAMES
+from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.core.models import (
     MAX_DESCRIPTION,
     MAX_SCHEMA_BYTES,
@@ -1246,7 +1246,7 @@ def _closes_the_tab(frame: str | bytes) -> bool:
 
 
 def _page_result(result: Any) -> dict[str, Any]:
-    from tabmcp.server.mcp import _page_result as convert
+    from tabmcp.core.tools.call import page_result as convert
 
     reg = Registry()
     reg.apply(TabSnapshot(tab_id=1, url="http://a.test/", tools=[{"name": "t", "description": "T"}]))

@@ -17,7 +17,6 @@ from typing import Any, Protocol
 
 from .. import __version__
 from ..config import Config
-from ..core.builtins import BUILTIN_NAMES, PROFILE_BUILTINS
 from ..core.disclosure import ClientView, Disclosure
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
@@ -36,12 +35,12 @@ from ..core.session import (
     Session,
 )
 from ..core.telemetry import (
-    TELEMETRY_TOOLS,
     MalformedBatch,
     SessionStore,
     TelemetryStore,
     build_tool_definitions,
 )
+from ..core.tools import RESERVED_NAMES
 from ..errors import ErrorCode, InvalidState, ToolCallError
 from ..mediation import Mediation, ToolMiddleware
 from ..protocol import (
@@ -106,7 +105,7 @@ class Hub:
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
-        self.registry = Registry(reserved_names=BUILTIN_NAMES | frozenset(TELEMETRY_TOOLS))
+        self.registry = Registry(reserved_names=RESERVED_NAMES)
         self.gate = Gate(self.config.policy)
         self.usage = UsageStore(self.config.store.path)
         core_n = self.config.disclosure.core_from_usage
@@ -116,6 +115,7 @@ class Hub:
             gate=self.gate,
             core_tools=self.config.disclosure.core_tools,
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
+            extra_tools=self._telemetry_definitions,
         )
         self._search = SearchIndex(semantic=self.config.search.semantic)
         self._indexed: dict[str, tuple[Any, ...]] = {}
@@ -475,20 +475,16 @@ class Hub:
         return await self._wait(query)
 
     def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
-        """tools/list for a client: built-ins, the telemetry tools (not in ``meta``), page tools."""
-        view = view or ClientView()
-        chosen = profile or self.disclosure.profile
-        tools = self.disclosure.list_tools(view, profile=chosen)  # type: ignore[arg-type]
-        if chosen != "meta":
-            telemetry = build_tool_definitions(
-                self.telemetry.counts(),
-                dynamic=view.dynamic,
-                observed=view.exposure.observed,
-                exposure_enabled=self.telemetry.settings.dynamic_exposure,
-            )
-            at = len(PROFILE_BUILTINS[chosen])
-            tools[at:at] = telemetry
-        return tools
+        """tools/list for a client (:meth:`Disclosure.listing`)."""
+        return self.disclosure.listing(view, profile=profile)  # type: ignore[arg-type]
+
+    def _telemetry_definitions(self, view: ClientView) -> list[dict[str, Any]]:
+        return build_tool_definitions(
+            self.telemetry.counts(),
+            dynamic=view.dynamic,
+            observed=view.exposure.observed,
+            exposure_enabled=self.telemetry.settings.dynamic_exposure,
+        )
 
     def _forget_telemetry_later(self, tab_id: int) -> None:
         """Keep a closed tab's telemetry for a while (the agent may ask what went wrong), then
@@ -502,18 +498,8 @@ class Hub:
                 self.telemetry.forget_tab(old)
 
     def focused_tab(self) -> int | None:
-        """The tab the person looks at (else the tab that last sent telemetry, else any tab)."""
-        tabs = self.registry.tabs
-        for tab in tabs.values():
-            if tab.focused:
-                return tab.tab_id
-        current = self.telemetry.current_tab_id
-        if current in tabs:
-            return current
-        for tab in tabs.values():
-            if tab.active:
-                return tab.tab_id
-        return next(iter(tabs), None)
+        """The tab the person looks at (:meth:`Registry.focused_tab`)."""
+        return self.registry.focused_tab(self.telemetry.current_tab_id)
 
     def status(self) -> dict[str, Any]:
         """A JSON-able summary for ``/health`` and ``tabmcp tools``."""

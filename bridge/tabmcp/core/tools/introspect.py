@@ -1,0 +1,30 @@
+"""``introspect``: what the browser offers, at a glance."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .base import BuiltinTool, ToolContext, text
+
+__all__ = ["INTROSPECT"]
+
+DEFINITION: dict[str, Any] = {
+    "name": "introspect",
+    "title": "What the browser offers",
+    "description": (
+        "Overview of the open tabs that offer tools: origins, categories with tool counts, page states, "
+        "the disclosure profile and policy. Call first."
+    ),
+    "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
+    "annotations": {"readOnlyHint": True},
+}
+
+
+async def introspect(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    data = ctx.bridge.disclosure.introspect()
+    data["extension"] = ctx.bridge.status()["extension"]
+    return {"content": [text(json.dumps(data, indent=1))], "structuredContent": data}
+
+
+INTROSPECT = BuiltinTool("introspect", introspect, DEFINITION)
