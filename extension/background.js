@@ -10,7 +10,10 @@ import {
   DEFAULT_BRIDGE_URL,
   IN,
   OUT,
+  PAGE,
+  PAGE_PORT,
   PROTOCOL_VERSION,
+  RUNTIME,
   STORAGE,
   normalizeBridgeUrl,
 } from './protocol.js';
@@ -54,6 +57,8 @@ const state = {
   /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ queries: new Map(),
   /** @type {number | null} */ focusedWindowId: null,
   /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
+  /** The bridge's capture settings for pages (telemetry.config), latest first. @type {object | null} */
+  telemetryConfig: null,
 };
 
 /** Add two drop-count maps ({kind: n}). */
@@ -66,7 +71,7 @@ function mergeDropped(a, b) {
 // ---- listeners (synchronous, top level) -------------------------------------------------
 
 chrome.runtime.onConnect.addListener((port) => {
-  if (port.name !== 'tabmcp-page') return;
+  if (port.name !== PAGE_PORT) return;
   // Listen at once: a port drops messages that arrive before a listener exists, and a page
   // that woke this worker speaks right away. Handle them in order once setup is done.
   const early = [];
@@ -120,11 +125,11 @@ chrome.alarms.onAlarm.addListener((alarm) => {
   });
 });
 chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
-  if (msg && msg.type === 'tabmcp.status') {
+  if (msg && msg.type === RUNTIME.status) {
     ready.then(() => sendResponse(statusReport()));
     return true;
   }
-  if (msg && msg.type === 'tabmcp.reconnect') {
+  if (msg && msg.type === RUNTIME.reconnect) {
     ready.then(() => {
       reconnectNow('asked by the popup');
       sendResponse({ ok: true });
@@ -140,7 +145,10 @@ const ready = init();
 // ---- setup --------------------------------------------------------------------------------
 
 async function loadSettings() {
-  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken]);
+  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken, STORAGE.telemetryConfig]);
+  if (stored[STORAGE.telemetryConfig] && typeof stored[STORAGE.telemetryConfig] === 'object') {
+    state.telemetryConfig = stored[STORAGE.telemetryConfig];
+  }
   try {
     state.url = normalizeBridgeUrl(stored[STORAGE.bridgeUrl] || DEFAULT_BRIDGE_URL);
   } catch (err) {
@@ -229,7 +237,7 @@ function connect() {
     try {
       msg = JSON.parse(event.data);
     } catch {
-      send({ type: OUT.error, code: 'MALFORMED_MESSAGE', message: 'frame is not valid JSON' });
+      send({ type: OUT.error, code: CALL_ERRORS.malformed, message: 'frame is not valid JSON' });
       return;
     }
     onBridgeMessage(msg);
@@ -301,6 +309,9 @@ async function onBridgeMessage(msg) {
     case IN.approvalWithdraw:
       withdrawApproval(msg.approvalId);
       break;
+    case IN.telemetryConfig:
+      setTelemetryConfig(msg.config);
+      break;
     case IN.pageQuery:
       startPageQuery(msg);
       break;
@@ -314,7 +325,28 @@ async function onBridgeMessage(msg) {
       console.warn('[tabmcp] bridge error', msg.code, msg.message);
       break;
     default:
-      send({ type: OUT.error, code: 'UNKNOWN_TYPE', message: `unknown message type ${msg && msg.type}` });
+      send({ type: OUT.error, code: CALL_ERRORS.unknownType, message: `unknown message type ${msg && msg.type}` });
+  }
+}
+
+// ---- capture settings for the pages --------------------------------------------------------
+
+/** The page's own message for a config from the bridge. */
+function telemetryConfigMessage(config) {
+  return { ...config, type: PAGE.telemetryConfig };
+}
+
+/** Keep the bridge's capture settings and hand them to every page now (and to each new one). */
+function setTelemetryConfig(config) {
+  if (!config || typeof config !== 'object') return;
+  state.telemetryConfig = config;
+  chrome.storage.local.set({ [STORAGE.telemetryConfig]: config }).catch(() => {});
+  for (const entry of state.ports.values()) {
+    try {
+      entry.port.postMessage(telemetryConfigMessage(config));
+    } catch {
+      /* the page is gone */
+    }
   }
 }
 
@@ -424,6 +456,7 @@ function onTabRemoved(tabId) {
   state.updateTimers.delete(tabId);
   failCallsInTab(tabId, CALL_ERRORS.tabClosed, `tab ${tabId} was closed`);
   denyApprovalsInTab(tabId, 'the tab was closed');
+  failQueriesInTab(tabId, CALL_ERRORS.tabClosed, `tab ${tabId} was closed`);
   if (state.status === 'ready') send({ type: OUT.tabClosed, tabId });
 }
 
@@ -444,8 +477,10 @@ function onPageConnect(port, early = []) {
   if (previous && previous.documentId !== sender.documentId) {
     state.pages.delete(tabId);
     failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `tab ${tabId} navigated to another page`);
+    failQueriesInTab(tabId, CALL_ERRORS.tabNavigated, `tab ${tabId} navigated to another page`);
   }
   port.onMessage.addListener((msg) => onPageMessage(tabId, port, msg));
+  if (state.telemetryConfig) port.postMessage(telemetryConfigMessage(state.telemetryConfig));
   for (const msg of early) onPageMessage(tabId, port, msg);
   port.onDisconnect.addListener(async () => {
     const current = state.ports.get(tabId);
@@ -457,6 +492,7 @@ function onPageConnect(port, early = []) {
     if (stillOpen) {
       failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `the page in tab ${tabId} unloaded during the call`);
       denyApprovalsInTab(tabId, 'the page unloaded before anyone answered');
+      failQueriesInTab(tabId, CALL_ERRORS.tabNavigated, `the page in tab ${tabId} unloaded before it answered`);
       scheduleTabUpdate(tabId);
     } else {
       onTabRemoved(tabId);
@@ -477,7 +513,7 @@ function onFrameConnect(tabId, sender, port, early) {
   if (previous) failCallsInFrame(tabId, frameId, `frame ${frameId} of tab ${tabId} navigated`);
   const onMessage = (msg) => {
     if (frames.get(frameId) !== entry || !msg) return; // a stale document
-    if (msg.type === 'snapshot') {
+    if (msg.type === PAGE.snapshot) {
       entry.page = {
         url: String(msg.url || ''),
         title: String(msg.title || ''),
@@ -487,7 +523,7 @@ function onFrameConnect(tabId, sender, port, early) {
         states: Array.isArray(msg.states) ? msg.states : [],
       };
       scheduleTabUpdate(tabId);
-    } else if (msg.type === 'result') {
+    } else if (msg.type === PAGE.result) {
       const call = state.calls.get(msg.callId);
       if (!call || call.tabId !== tabId || call.frameId !== frameId) return; // only its own calls
       finishCall(msg.callId, {
@@ -511,7 +547,7 @@ function onFrameConnect(tabId, sender, port, early) {
 function onPageMessage(tabId, port, msg) {
   const current = state.ports.get(tabId);
   if (!current || current.port !== port || !msg) return; // a stale document
-  if (msg.type === 'snapshot') {
+  if (msg.type === PAGE.snapshot) {
     state.pages.set(tabId, {
       url: String(msg.url || ''),
       title: String(msg.title || ''),
@@ -522,7 +558,7 @@ function onPageMessage(tabId, port, msg) {
       frameTools: Array.isArray(msg.frameTools) ? msg.frameTools.map(String) : [],
     });
     scheduleTabUpdate(tabId);
-  } else if (msg.type === 'telemetry') {
+  } else if (msg.type === PAGE.telemetry) {
     if (!Array.isArray(msg.events)) return;
     const dropped = mergeDropped(msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
       state.telemetryDropped.get(tabId));
@@ -541,15 +577,15 @@ function onPageMessage(tabId, port, msg) {
       for (const event of msg.events) dropped[event && event.kind] = (dropped[event && event.kind] || 0) + 1;
       state.telemetryDropped.set(tabId, dropped);
     }
-  } else if (msg.type === 'page.result') {
+  } else if (msg.type === PAGE.pageResult) {
     const query = state.queries.get(msg.requestId);
     if (!query || query.tabId !== tabId) return;
     finishPageQuery(msg.requestId, { ok: !!msg.ok, result: msg.result, error: msg.error });
-  } else if (msg.type === 'approval') {
+  } else if (msg.type === PAGE.approval) {
     if (state.approvals.get(msg.approvalId) !== tabId) return;
     state.approvals.delete(msg.approvalId);
     send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: !!msg.approved, reason: String(msg.reason || '') });
-  } else if (msg.type === 'result') {
+  } else if (msg.type === PAGE.result) {
     const call = state.calls.get(msg.callId);
     if (!call || call.tabId !== tabId || call.frameId !== 0) return; // a page answers only its own calls
     finishCall(msg.callId, {
@@ -588,7 +624,7 @@ function startCall(msg) {
   }
   const timer = setTimeout(() => {
     try {
-      entry.port.postMessage({ type: 'cancel', callId: msg.callId, reason: 'timeout' });
+      entry.port.postMessage({ type: PAGE.cancel, callId: msg.callId, reason: 'timeout' });
     } catch {
       /* port gone */
     }
@@ -599,7 +635,7 @@ function startCall(msg) {
   }, (msg.timeoutMs || 30_000) + 500);
   state.calls.set(msg.callId, { tabId: msg.tabId, frameId, timer });
   try {
-    entry.port.postMessage({ type: 'call', callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
+    entry.port.postMessage({ type: PAGE.call, callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
   } catch (err) {
     finishCall(msg.callId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
   }
@@ -618,7 +654,7 @@ function cancelCall(callId, reason) {
   if (!call) return;
   const entry = call.frameId ? state.frames.get(call.tabId)?.get(call.frameId) : state.ports.get(call.tabId);
   try {
-    if (entry) entry.port.postMessage({ type: 'cancel', callId, reason: reason || 'cancelled' });
+    if (entry) entry.port.postMessage({ type: PAGE.cancel, callId, reason: reason || 'cancelled' });
   } catch {
     /* the page is gone */
   }
@@ -662,15 +698,22 @@ async function startPageQuery(msg) {
     } catch (err) {
       finishPageQuery(msg.requestId, {
         ok: false,
-        error: { code: 'AXE_MISSING', message: `could not load axe-core into the page: ${err.message}` },
+        error: { code: CALL_ERRORS.axeMissing, message: `could not load axe-core into the page: ${err.message}` },
       });
       return;
     }
   }
   try {
-    entry.port.postMessage({ type: 'page.query', requestId: msg.requestId, kind: msg.kind, args: msg.args || {} });
+    entry.port.postMessage({ type: PAGE.pageQuery, requestId: msg.requestId, kind: msg.kind, args: msg.args || {} });
   } catch (err) {
     finishPageQuery(msg.requestId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
+  }
+}
+
+/** The page that was asked went away: its queries end now, as calls do (not at their timeout). */
+function failQueriesInTab(tabId, code, message) {
+  for (const [requestId, query] of [...state.queries]) {
+    if (query.tabId === tabId) finishPageQuery(requestId, { ok: false, error: { code, message } });
   }
 }
 
@@ -692,7 +735,7 @@ function startApproval(msg) {
   }
   state.approvals.set(msg.approvalId, msg.tabId);
   try {
-    entry.port.postMessage({ ...msg, type: 'approval' });
+    entry.port.postMessage({ ...msg, type: PAGE.approval });
   } catch {
     state.approvals.delete(msg.approvalId);
     send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: false, reason: 'the page went away' });
@@ -705,7 +748,7 @@ function withdrawApproval(approvalId) {
   if (tabId === undefined) return;
   state.approvals.delete(approvalId);
   try {
-    state.ports.get(tabId)?.port.postMessage({ type: 'approval.withdraw', approvalId });
+    state.ports.get(tabId)?.port.postMessage({ type: PAGE.approvalWithdraw, approvalId });
   } catch {
     /* the page is gone, and its dialog with it */
   }

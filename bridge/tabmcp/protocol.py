@@ -45,6 +45,7 @@ __all__ = [
     "TabUpdate",
     "TabsSync",
     "Telemetry",
+    "TelemetryConfig",
     "WireError",
     "Welcome",
     "dump",
@@ -61,10 +62,14 @@ MAX_FRAME_BYTES = 16 * 1024 * 1024
 class WireModel(BaseModel):
     """Base of every wire message: camelCase aliases, unknown fields ignored (forward compatible)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True, use_attribute_docstrings=True
+    )
 
 
 class ErrorBody(WireModel):
+    """Why something failed: a named ``code`` (``ErrorCode``), a message, optional details."""
+
     code: str
     message: str
     details: dict[str, Any] | None = None
@@ -132,6 +137,8 @@ class TabSnapshot(WireModel):
 
 
 class Hello(WireModel):
+    """The extension's first message on a connection; the bridge answers ``welcome`` or an error."""
+
     type: Literal["hello"]
     protocol: int
     extension_version: str = ""
@@ -157,6 +164,8 @@ class TabUpdate(WireModel):
 
 
 class TabClosed(WireModel):
+    """A tab closed: its tools go, and its pending requests end with ``TAB_CLOSED``."""
+
     type: Literal["tab.closed"]
     tab_id: int = Field(ge=0, le=MAX_TAB_ID)
 
@@ -202,11 +211,15 @@ class PageResult(WireModel):
 
 
 class Ping(WireModel):
+    """Either side, any time; answered with a ``pong`` carrying the same ``ts``."""
+
     type: Literal["ping"]
     ts: float | None = None
 
 
 class Pong(WireModel):
+    """The answer to a ``ping``."""
+
     type: Literal["pong"]
     ts: float | None = None
 
@@ -239,6 +252,8 @@ ExtensionMessage = Annotated[
 
 
 class Welcome(WireModel):
+    """The bridge accepted the ``hello``: the link is ready (a ``tabs.sync`` should follow)."""
+
     type: Literal["welcome"] = "welcome"
     protocol: int = PROTOCOL_VERSION
     bridge_version: str
@@ -248,6 +263,8 @@ class Welcome(WireModel):
 
 
 class CallStart(WireModel):
+    """Run a page tool in a tab (or one of its allowed frames); answered by ``call.result``."""
+
     type: Literal["call.start"] = "call.start"
     call_id: str
     tab_id: int
@@ -261,6 +278,8 @@ class CallStart(WireModel):
 
 
 class CallCancel(WireModel):
+    """The bridge gave up on a call (timeout, the MCP client cancelled): the page gets ``toolcancel``."""
+
     type: Literal["call.cancel"] = "call.cancel"
     call_id: str
     reason: str = ""
@@ -289,6 +308,14 @@ class ApprovalWithdraw(WireModel):
     reason: str = ""
 
 
+class TelemetryConfig(WireModel):
+    """The page-side capture's settings: sent after ``welcome`` and whenever they change; the
+    extension keeps the latest and hands it to every page (see ``TelemetrySettings.page_config``)."""
+
+    type: Literal["telemetry.config"] = "telemetry.config"
+    config: dict[str, Any]
+
+
 class PageQuery(WireModel):
     """Ask a tab's page something live: ``dom`` (query_dom), ``page`` (facts), ``axe`` (audit), ``vitals``."""
 
@@ -301,7 +328,16 @@ class PageQuery(WireModel):
 
 
 BridgeMessage = (
-    Welcome | CallStart | CallCancel | ApprovalRequest | ApprovalWithdraw | PageQuery | Ping | Pong | WireError
+    Welcome
+    | CallStart
+    | CallCancel
+    | ApprovalRequest
+    | ApprovalWithdraw
+    | TelemetryConfig
+    | PageQuery
+    | Ping
+    | Pong
+    | WireError
 )
 
 _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)

@@ -49,6 +49,7 @@ from ..protocol import (
     TabsSync,
     TabUpdate,
     Telemetry,
+    TelemetryConfig,
     WireModel,
     dump,
 )
@@ -101,7 +102,7 @@ class Link(Peer):
 
 
 class Hub:
-    """Owns the registry, the pending calls and the current extension link."""
+    """The bridge facade (:class:`tabmcp.core.tools.Bridge`): the core objects, and the I/O of the session."""
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
@@ -136,6 +137,7 @@ class Hub:
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
         self._telemetry_revision = 0
+        self._page_config: dict[str, Any] | None = None
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
 
@@ -283,6 +285,8 @@ class Hub:
                 if self._grace is not None:
                     self._grace.cancel()
                     self._grace = None
+                self._page_config = self.telemetry.settings.page_config()
+                self.session.send(event.peer, TelemetryConfig(config=self._page_config))
                 self._link_ready.set()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
@@ -392,6 +396,16 @@ class Hub:
         self._handle(events)
         if change.changed:
             self._changed()
+
+    def page_config_changed(self) -> None:
+        """The telemetry settings may have changed: send the pages their new config if it did."""
+        config = self.telemetry.settings.page_config()
+        if config == self._page_config:
+            return
+        self._page_config = config
+        if self.session.ready:
+            self.session.send(None, TelemetryConfig(config=config))
+            self._flush_soon()
 
     # -- requests: calls, approvals, page queries ------------------------------------------
 

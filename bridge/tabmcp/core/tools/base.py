@@ -41,6 +41,9 @@ class Bridge(Protocol):
 
     def focused_tab(self) -> int | None: ...
 
+    def page_config_changed(self) -> None:
+        """The telemetry settings may have changed; pages get the new capture config."""
+
     async def page_query(
         self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
     ) -> Any: ...

@@ -64,6 +64,7 @@ async def generate(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any
 
 async def configure(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
     answer = telemetry_core.configure(ctx.bridge.telemetry, arguments, sessions=ctx.bridge.sessions)
+    ctx.bridge.page_config_changed()  # new redaction rules reach every page
     return answer.to_call_result()
 
 
