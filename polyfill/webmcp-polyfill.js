@@ -36,6 +36,7 @@
    * @typedef {{type: 'text', text: string}} TextContent
    * @typedef {{content: any[], structuredContent?: any, isError?: boolean, _meta?: any}} CallToolResult
    * @typedef {{status: 'ok', value: any, fromNative?: boolean} | {status: 'threw', error: any, nativeOnly?: boolean}
+   *         | {status: 'cancelled', error: DOMException}
    *         | {status: 'aborted', reason: any} | {status: 'gone'}} Outcome
    * @typedef {{ok: true, result: CallToolResult} | {ok: false, error: {code: string, message: string},
    *            result?: CallToolResult, reason?: any}} CallOutcome
@@ -930,15 +931,15 @@
           threw = true;
           error = e;
         }
-        fireToolEvent('toolactivated', rec.name);
         if (rec.form && !threw && !early) {
           try {
-            result = rec.form.submit(client);
+            result = rec.form.submit(client); // with toolautosubmit, the submit event is dispatched now
           } catch (e) {
             threw = true;
             error = e;
           }
         }
+        fireToolEvent('toolactivated', rec.name);
         if (early) {
           done = true;
           if (signal) signal.removeEventListener('abort', onAbort);
@@ -952,9 +953,15 @@
         }
         Promise.resolve(result).then(
           (value) => finish({ status: 'ok', value }),
-          (e) => finish({ status: 'threw', error: e }));
+          (e) => finish(e instanceof PersonCancelled ? { status: 'cancelled', error: e.error } : { status: 'threw', error: e }));
       });
     });
+  }
+
+  /** How a form tool's run ends when the person cancels it (not the page throwing). */
+  class PersonCancelled {
+    /** @param {DOMException} error */
+    constructor(error) { this.error = error; }
   }
 
   /**
@@ -967,6 +974,8 @@
         throw outcome.reason;
       case 'gone':
         throw domError(MSG_TRANSIENT, 'UnknownError');
+      case 'cancelled':
+        throw outcome.error;
       case 'threw':
         console.error(`WebMCP tool execution failed: Uncaught ${describeError(outcome.error)}`);
         throw domError(MSG_INVOCATION_FAILED, 'UnknownError');
@@ -1223,6 +1232,8 @@
       switch (outcome.status) {
         case 'aborted':
           return aborted(outcome.reason);
+        case 'cancelled':
+          return fail('USER_CANCELLED', errorMessage(outcome.error));
         case 'gone':
           return notFound();
         case 'threw': {
@@ -1850,12 +1861,14 @@
   const TYPE_PATTERNS = /** @type {Record<string, string>} */ ({
     email: EMAIL_PATTERN,
     url: '^[a-zA-Z][a-zA-Z0-9+.-]*:\\S*$',
-    'datetime-local': '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,3})?)?$',
+    time: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+    'datetime-local': '^[0-9]{4}-(0[1-9]|1[0-2])-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]$',
     month: '^\\d{4}-\\d{2}$',
     week: '^\\d{4}-W\\d{2}$',
     color: '^#[0-9a-fA-F]{6}$',
   });
-  const TYPE_FORMATS = /** @type {Record<string, string>} */ ({ date: 'date', time: 'time' });
+  const TYPE_FORMATS = /** @type {Record<string, string>} */ ({ date: 'date' });
+  const TYPE_HINTS = /** @type {Record<string, string>} */ ({ date: "Dates MUST be provided in 'YYYY-MM-DD' format." });
 
   /** @type {WeakSet<Event>} submit events of agent-invoked submissions */
   const agentSubmits = new WeakSet();
@@ -1884,8 +1897,15 @@
     return tag === 'select' || tag === 'textarea';
   };
 
-  /** @param {any} option */
-  const optionTitle = (option) => (option.label || textOf(option) || option.value);
+  /**
+   * A string choice among values (radio group, select), as the browser describes it: `anyOf` of
+   * `{type, const, title?}` plus `enum`. @param {Array<[string, string]>} pairs value and title
+   */
+  const choices = (pairs) => ({
+    type: 'string',
+    anyOf: pairs.map(([value, title]) => (title ? { type: 'string', const: value, title } : { type: 'string', const: value })),
+    enum: pairs.map(([value]) => value),
+  });
 
   /**
    * The input schema of a form, built from its named controls like the browser builds it.
@@ -1909,25 +1929,24 @@
       let prop;
       const type = el.localName === 'input' ? el.type : el.localName;
       if (type === 'radio') {
-        prop = { type: 'string', oneOf: els.map((r) => ({ const: r.value, title: (r.labels && r.labels.length && textOf(r.labels[0])) || r.value })) };
+        prop = choices(els.map((r) => [r.value, r.labels && r.labels.length ? textOf(r.labels[0]) : '']));
       } else if (type === 'checkbox') {
         prop = els.length > 1
           ? { type: 'array', items: { type: 'string', enum: els.map((c) => c.value) }, uniqueItems: true }
           : { type: 'boolean' };
       } else if (type === 'select') {
         const options = Array.from(/** @type {any[]} */ (el.options)).filter((o) => !o.disabled);
-        const oneOf = options.map((o) => ({ const: o.value, title: optionTitle(o) }));
-        prop = el.multiple
-          ? { type: 'array', items: { type: 'string', oneOf }, uniqueItems: true }
-          : { type: 'string', oneOf };
+        const one = choices(options.map((o) => [o.value, textOf(o)]));
+        prop = el.multiple ? { type: 'array', items: one, uniqueItems: true } : one;
       } else if (type === 'number' || type === 'range') {
         prop = { type: 'number' };
         const min = parseFloat(el.min);
         const max = parseFloat(el.max);
-        const step = parseFloat(el.step);
+        const stepAttr = (el.getAttribute('step') || '1').trim().toLowerCase();
+        const step = stepAttr === 'any' ? NaN : parseFloat(stepAttr) > 0 ? parseFloat(stepAttr) : 1;
         if (Number.isFinite(min)) prop.minimum = min;
         if (Number.isFinite(max)) prop.maximum = max;
-        if (Number.isFinite(step) && step > 0 && (!Number.isFinite(min) || Number.isInteger(min / step))) prop.multipleOf = step;
+        if (Number.isFinite(step)) prop.multipleOf = step;
       } else {
         prop = { type: 'string' };
         if (TYPE_FORMATS[type]) prop.format = TYPE_FORMATS[type];
@@ -1940,7 +1959,8 @@
       }
       const title = el.getAttribute('toolparamtitle');
       if (title) prop.title = title;
-      const description = controlDescription(el);
+      // A radio button's label names its choice (a title above), not the parameter.
+      const description = (type === 'radio' ? el.getAttribute('toolparamdescription') : controlDescription(el)) || TYPE_HINTS[type] || '';
       if (description) prop.description = description;
       properties[name] = prop;
       if (els.some((e) => e.required)) required.push(name);
@@ -2043,7 +2063,7 @@
       if (!run) return;
       const r = run;
       end();
-      r.reject(domError('The person cancelled the form the agent filled in (reset).', 'AbortError'));
+      r.reject(new PersonCancelled(domError('The person cancelled the form the agent filled in (they reset it).', 'AbortError')));
       fireToolEvent('toolcancel', form.getAttribute('toolname') || '');
     };
     /** Called for every submit event of this form while a call waits. @param {SubmitEvent} event */
@@ -2245,7 +2265,7 @@
         value: function respondWith(promise) {
           const state = submitState.get(this);
           if (!state || !state.dispatching) {
-            throw domError("Failed to execute 'respondWith' on 'SubmitEvent': the submission was not invoked by an agent, or its dispatch is over.", 'InvalidStateError');
+            throw domError("Failed to execute 'respondWith' on 'SubmitEvent': You can only call respondWith on a submit event that has agentInvoked == true, during its dispatch.", 'InvalidStateError');
           }
           if (state.responded) {
             throw domError("Failed to execute 'respondWith' on 'SubmitEvent': respondWith() was already called.", 'InvalidStateError');
