@@ -21,15 +21,23 @@ async def test_a_form_is_a_tool_that_fills_submits_and_answers(env: Env, page_cl
         props = schema["properties"]
         assert props["who"] == {"type": "string", "description": "Passenger name"}
         assert props["day"]["type"] == "string" and props["day"]["format"] == "date"
-        assert props["seats"] == {"type": "number", "minimum": 1, "maximum": 9, "multipleOf": 1, "description": "Seats"}
+        assert props["seats"] == {
+            "type": "number",
+            "minimum": 1,
+            "maximum": 9,
+            "multipleOf": 1,
+            "description": "Seats",
+        }
         assert props["port"]["enum"] == ["ath", "her"]
         assert [c["title"] for c in props["port"]["anyOf"]] == ["Athens", "Heraklion"]
         assert props["cabin"]["type"] == "boolean"
 
-        result = await client.call_tool("book_ferry", {"who": "Ada Lovelace", "day": "2026-12-01", "seats": 2, "port": "her", "cabin": True})
+        args = {"who": "Ada Lovelace", "day": "2026-12-01", "seats": 2, "port": "her", "cabin": True}
+        result = await client.call_tool("book_ferry", args)
         assert not result.is_error, result
         text = result.content[0].text
-        assert json.loads(text) == {"booking": "FB-1", "passenger": "Ada Lovelace", "day": "2026-12-01", "port": "her"}
+        booking = {"booking": "FB-1", "passenger": "Ada Lovelace", "day": "2026-12-01", "port": "her"}
+        assert json.loads(text) == booking
 
     # The page saw an agent's submission of the filled-in form.
     row = page.get_by_test_id("submission")

@@ -134,7 +134,7 @@ async def run_flavour(
                     )
                     data = await handle.json_value()
                     results.append(FileResult(rel, HARNESS_STATUS.get(data["status"], "?"), data["tests"]))
-                except Exception as exc:  # noqa: BLE001  (a crash or a hang counts as a file error)
+                except Exception as exc:
                     results.append(FileResult(rel, f"NO RESULT ({type(exc).__name__})", []))
                 finally:
                     await context.close()
@@ -152,8 +152,12 @@ def main(argv: list[str] | None = None) -> int:
         default=ROOT / "node_modules" / "wpt-runner" / "testharness",
         help="folder holding testharness.js (default: node_modules/wpt-runner/testharness)",
     )
-    parser.add_argument("--flavour", action="append", choices=FLAVOURS, help="repeatable (default: ours, native)")
-    parser.add_argument("--mcpb", type=Path, help="@mcp-b/webmcp-polyfill's dist/index.iife.js (flavour mcpb)")
+    parser.add_argument(
+        "--flavour", action="append", choices=FLAVOURS, help="repeatable (default: ours, native)"
+    )
+    parser.add_argument(
+        "--mcpb", type=Path, help="@mcp-b/webmcp-polyfill's dist/index.iife.js (flavour mcpb)"
+    )
     parser.add_argument("--verbose", "-v", action="store_true", help="list every subtest that did not pass")
     parser.add_argument("--json", type=Path, help="also write all results to this JSON file")
     parser.add_argument("--file-timeout", type=float, default=60.0, help="seconds per test file")
@@ -161,14 +165,16 @@ def main(argv: list[str] | None = None) -> int:
 
     flavours = args.flavour or ["ours", "native"]
     webmcp = args.wpt / "webmcp"
-    files = sorted(
-        p for p in webmcp.rglob("*.html") if "resources" not in p.relative_to(webmcp).parts
-    ) if webmcp.is_dir() else []
+    files = (
+        sorted(p for p in webmcp.rglob("*.html") if "resources" not in p.relative_to(webmcp).parts)
+        if webmcp.is_dir()
+        else []
+    )
     if not files:
-        print(f"SKIP: no WPT webmcp/ test files under {args.wpt} (they are not committed; see docs/polyfill.md)")
+        print(f"SKIP: no WPT webmcp/ test files under {args.wpt} (not committed; see docs/polyfill.md)")
         return 0
     if not (args.testharness / "testharness.js").is_file():
-        print(f"SKIP: no testharness.js in {args.testharness} (npm install wpt-runner, then pass --testharness)")
+        print(f"SKIP: no testharness.js in {args.testharness} (npm install wpt-runner; pass --testharness)")
         return 0
     if "mcpb" in flavours and (args.mcpb is None or not args.mcpb.is_file()):
         print("SKIP flavour mcpb: pass --mcpb path/to/@mcp-b/webmcp-polyfill/dist/index.iife.js")
