@@ -2135,6 +2135,13 @@
       cancel() {
         if (run) end();
       },
+      /** The form left the document (or stopped being a tool) while a call waited for the person. */
+      abandon() {
+        if (!run) return;
+        const r = run;
+        end();
+        r.reject(domError('The form was removed while its tool ran.', 'UnknownError'));
+      },
       /** @param {SubmitEvent} event */
       onSubmitCapture(event) {
         const got = onSubmit(event);
@@ -2212,7 +2219,7 @@
     for (const [form, entry] of Array.from(formTools)) {
       if (seen.has(form)) continue;
       formTools.delete(form);
-      if (entry.driver.waiting) entry.driver.cancel();
+      entry.driver.abandon();
       entry.controller.abort();
     }
   }

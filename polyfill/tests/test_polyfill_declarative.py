@@ -172,7 +172,13 @@ async def test_without_autosubmit_the_person_submits_or_cancels(open_page: Any) 
         const third = hook.call('book_ferry', { who: 'Cy', day: '2026-12-03' });
         await until(() => form.elements.who.value === 'Cy');
         form.reset();
-        return { active, result, after, cancelled, log, hook: await third };
+        const hookOut = await third;
+        // A form removed while a call waits for the person: the call fails, it does not hang.
+        const fourth = mc.executeTool(t, { who: 'Dee', day: '2026-12-04' });
+        await until(() => form.elements.who.value === 'Dee');
+        form.remove();
+        const removed = await attempt(() => fourth);
+        return { active, result, after, cancelled, log, hook: hookOut, removed };
     """), {"html": html})
     assert out["active"] == {"form": True, "attr": True, "button": True, "query": 1}
     assert out["result"] == '{"booked":"Ada"}'
@@ -180,6 +186,7 @@ async def test_without_autosubmit_the_person_submits_or_cancels(open_page: Any) 
     assert out["cancelled"][:2] == ["DOMException", "AbortError"]
     assert out["log"][:2] == ["submit:true", "toolcancel:book_ferry"]
     assert out["hook"]["ok"] is False and out["hook"]["error"]["code"] == "USER_CANCELLED", json.dumps(out["hook"])
+    assert out["removed"][:2] == ["DOMException", "UnknownError"]
 
 
 async def test_hook_relays_a_form_tool_with_its_respond_with_value(open_page: Any) -> None:
