@@ -2063,7 +2063,8 @@
       if (!run) return;
       const r = run;
       end();
-      r.reject(new PersonCancelled(domError('The person cancelled the form the agent filled in (they reset it).', 'AbortError')));
+      // Chromium's own error for this case; the hook reports it as USER_CANCELLED.
+      r.reject(new PersonCancelled(domError('Tool execution cancelled by a form reset', 'UnknownError')));
       fireToolEvent('toolcancel', form.getAttribute('toolname') || '');
     };
     /** Called for every submit event of this form while a call waits. @param {SubmitEvent} event */
@@ -2107,7 +2108,7 @@
           run = { resolve, reject, button, scriptSubmit: false };
           form.addEventListener('reset', onReset);
           if (!form.hasAttribute('toolautosubmit')) return; // the person submits (or cancels)
-          if (!form.checkValidity()) {
+          if (!form.noValidate && !form.checkValidity()) {
             end();
             reject(domError('The form is not valid after filling it in.', 'DataError'));
             return;

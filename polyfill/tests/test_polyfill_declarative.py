@@ -183,7 +183,7 @@ async def test_without_autosubmit_the_person_submits_or_cancels(open_page: Any) 
     assert out["active"] == {"form": True, "attr": True, "button": True, "query": 1}
     assert out["result"] == '{"booked":"Ada"}'
     assert out["after"] is False
-    assert out["cancelled"][:2] == ["DOMException", "AbortError"]
+    assert out["cancelled"] == ["DOMException", "UnknownError", "Tool execution cancelled by a form reset"]
     assert out["log"][:2] == ["submit:true", "toolcancel:book_ferry"]
     assert out["hook"]["ok"] is False and out["hook"]["error"]["code"] == "USER_CANCELLED", json.dumps(out["hook"])
     assert out["removed"][:2] == ["DOMException", "UnknownError"]
@@ -203,3 +203,34 @@ async def test_hook_relays_a_form_tool_with_its_respond_with_value(open_page: An
     assert out["call"] == {"ok": True, "result": {"content": [{"type": "text", "text": '{"ticket":"T-1","who":"Ada"}'}],
                                                   "structuredContent": {"ticket": "T-1", "who": "Ada"}}}
     assert out["invalid"]["error"]["code"] == "INVALID_ARGUMENTS"
+
+
+async def test_the_person_submits_or_resets_like_native(open_page: Any) -> None:
+    """Without toolautosubmit: the call waits for the person; their submission answers it
+    (agentInvoked, respondWith), their reset fails it with Chromium's error. Both modes alike,
+    except toolcancel, which the polyfill also fires (the draft's event; Chromium 156 fires none)."""
+    html = """<form toolname="ask" tooldescription="Ask the desk something" action="/blank.html">
+      <input name=q required><button id=go>Send</button></form>"""
+    native, ours = await both(open_page, """
+        const log = [];
+        mc.addEventListener('toolcancel', () => log.push('toolcancel'));
+        form.addEventListener('submit', (e) => {
+          log.push('submit:' + e.agentInvoked);
+          e.preventDefault();
+          if (e.agentInvoked) e.respondWith(Promise.resolve('answer ' + form.q.value));
+        });
+        const t = await waitTool('ask');
+        const first = mc.executeTool(t, { q: 'one' });
+        await until(() => form.q.value === 'one');
+        document.getElementById('go').click();  // the person sends it
+        const r1 = await first;
+        const second = mc.executeTool(t, { q: 'two' });
+        await until(() => form.q.value === 'two');
+        form.reset();                           // the person gives up
+        const r2 = await attempt(() => second);
+        return { r1, r2, submits: log.filter((x) => x.startsWith('submit')), cancels: log.filter((x) => x === 'toolcancel').length };
+    """, {"html": html})
+    assert native["r1"] == "answer one" and native["submits"] == ["submit:true"]
+    assert native["r2"] == ["DOMException", "UnknownError", "Tool execution cancelled by a form reset"]
+    assert {k: v for k, v in ours.items() if k != "cancels"} == {k: v for k, v in native.items() if k != "cancels"}
+    assert native["cancels"] == 0 and ours["cancels"] == 1
