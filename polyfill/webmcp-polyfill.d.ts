@@ -134,7 +134,7 @@ export interface ModelContext extends EventTarget, ModelContextExtensions {
    * Runs a tool (given as an entry of getTools()) and resolves with its result as a string.
    * Rejects with DOMException DataError (message: JSON `{path, reason, schemaPath, message}`) when
    * the input does not match the tool's schema, UnknownError when the tool throws or its result
-   * cannot be serialized, AbortError when the person cancels a form tool.
+   * cannot be serialized or the person resets a form tool's form.
    */
   executeTool(tool: RegisteredTool, input?: object, options?: ExecuteToolOptions): Promise<string>;
 
