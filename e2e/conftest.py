@@ -38,6 +38,8 @@ def e2e_config(**sections: dict[str, Any]) -> Config:
         "calls": {"timeout_s": 10},
         "policy": {"allow_writes": True},
         "store": {"path": ":memory:"},
+        # Most tests compare result texts exactly; the trust framing is tested in test_untrusted.py.
+        "trust": {"frame_text": False},
     }
     for key, values in sections.items():
         base.setdefault(key, {}).update(values)

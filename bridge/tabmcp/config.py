@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .assets import EXTENSION_ID
 from .core.scoping import PolicySettings
 from .core.telemetry import TelemetrySettings
+from .core.trust.settings import TrustSettings
 from .errors import ConfigError
 
 __all__ = ["DEFAULT_PORT", "Config", "default_config_path", "load_config"]
@@ -106,6 +107,8 @@ class Config(_Section):
     store: StoreSettings = Field(default_factory=StoreSettings)
     mediator: MediatorSection = Field(default_factory=MediatorSection)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
+    trust: TrustSettings = Field(default_factory=TrustSettings)
+    """Pages are untrusted: result cleaning and framing, lockdown, pinned definitions (docs/security.md)."""
 
     def check_binding(self) -> None:
         """Refuse a non-loopback bind unless explicitly allowed."""

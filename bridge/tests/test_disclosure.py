@@ -89,4 +89,6 @@ def test_annotations_are_filtered_to_mcp_hints():
         tool("x", annotations={"readOnlyHint": True, "untrustedContentHint": True, "weird": "y"},
              scope={"dangerLevel": "destructive"})])))
     listed = {t["name"]: t for t in Disclosure(reg).list_tools()}
-    assert listed["x"]["annotations"] == {"readOnlyHint": True, "destructiveHint": True}
+    # untrustedContentHint (WebMCP) maps to MCP's openWorldHint; it also stays in _meta as it is
+    assert listed["x"]["annotations"] == {"readOnlyHint": True, "destructiveHint": True, "openWorldHint": True}
+    assert listed["x"]["_meta"]["tabmcp/annotations"] == {"untrustedContentHint": True}

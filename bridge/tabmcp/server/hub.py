@@ -143,7 +143,7 @@ class Hub:
         self.config = config or Config()
         self.registry = Registry(reserved_names=BUILTIN_NAMES | frozenset(TELEMETRY_TOOLS))
         self.calls = CallTable()
-        self.gate = Gate(self.config.policy)
+        self.gate = Gate(self.config.policy, self.config.trust)
         self.usage = UsageStore(self.config.store.path)
         core_n = self.config.disclosure.core_from_usage
         self.disclosure = Disclosure(

@@ -36,6 +36,7 @@ from ..core.registry import CategoryEntry, ToolEntry
 from ..core.validation import validate_arguments
 from ..core import telemetry as telemetry_core
 from ..core.telemetry.query_dom import QUERY_DOM_SPEC
+from ..core.trust.guard import install_trust
 from ..errors import (
     OutOfScope,
     PageError,
@@ -214,6 +215,7 @@ class _Handlers:
         self.hub = hub
         self.notifier = notifier
         self.approvals = Approvals(hub, hub.config.policy.approval)
+        self.trust = install_trust(hub)
         self._builtins = {
             "call_tool": self._call_tool,
             "describe_tools": self._describe_tools,
@@ -283,7 +285,7 @@ class _Handlers:
         entry: ToolEntry,
         arguments: dict[str, Any],
     ) -> dict[str, Any]:
-        decision = self.hub.gate.decide(entry)
+        decision = self.trust.gate(entry, self.hub.gate.decide(entry))
         if not decision.visible:
             raise OutOfScope(f"{entry.public_name} is not available: {decision.reason}", tool=entry.public_name)
         if decision.code == "WRITES_DISABLED":
@@ -294,11 +296,13 @@ class _Handlers:
             )
         args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
         if decision.needs_approval:
-            pending = await self.approvals.check(ctx, params, entry, args, modern=not is_dynamic(ctx.protocol_version))
+            pending = await self.approvals.check(
+                ctx, params, entry, args, modern=not is_dynamic(ctx.protocol_version), reason=decision.reason
+            )
             if pending is not None:
                 return pending
         result = await self.hub.call_tool(entry, args)
-        return _page_result(entry, result)
+        return self.trust.result(entry, _page_result(entry, result))
 
     # -- built-in tools ----------------------------------------------------------------------
 
