@@ -194,6 +194,7 @@ def process_result(
     # -- the size cap -------------------------------------------------------------------------
     cap = settings.max_result_chars
     truncated: dict[str, Any] = {}
+    markers: list[str] = []
     total = sum(len(h[k]) for h, k in parts)
     if total > cap:
         budget = cap
@@ -202,15 +203,14 @@ def process_result(
             holder[key] = text[:budget]
             budget = max(0, budget - len(text))
         marker = TRUNCATION_MARKER.format(removed=total - cap, total=total, cap=cap)
-        content.append({"type": "text", "text": marker})
+        markers.append(marker)
         truncated["text"] = {"total": total, "kept": cap}
     if "structuredContent" in out:
         size = len(json.dumps(out["structuredContent"], default=str))
         if size > cap:
             del out["structuredContent"]
             truncated["structuredContent"] = {"total": size, "dropped": True}
-            content.append({"type": "text", "text": TRUNCATION_MARKER.format(removed=size, total=size, cap=cap)
-                            + " (structured content dropped)"})
+            markers.append(TRUNCATION_MARKER.format(removed=size, total=size, cap=cap) + " (structured content dropped)")
 
     # -- framing ------------------------------------------------------------------------------
     if settings.frame_text:
@@ -218,6 +218,7 @@ def process_result(
         closing = frame_close(source.origin, nonce, level)
         for holder, key in _text_parts(content):
             holder[key] = f"{opening}\n{holder[key]}\n{closing}"
+    content.extend({"type": "text", "text": m} for m in markers)  # ours, after the page's framed data
 
     meta = dict(out.get("_meta") or {}) if isinstance(out.get("_meta"), dict) else {}
     trust: dict[str, Any] = {"origin": source.origin, "trust": level, "instructions": False}
