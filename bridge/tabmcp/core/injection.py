@@ -11,6 +11,7 @@ so in docs/security.md.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
@@ -54,6 +55,9 @@ def scan_text(text: str) -> list[str]:
 # on normal results (bench/trust.py measures the false-positive rate on the held-out split).
 
 _AGENT = r"(?:ai|a\.i\.|llm|language model|assistant|agent|model|chatbot|bot|claude|gpt|chatgpt|copilot|gemini)s?"
+_AI = r"(?:ai|llm|language model|chatbot|bot|crawler|claude|gpt|chatgpt|copilot|gemini|ai (?:agent|assistant|model))s?"
+_ACT = (r"(?:call|run|invoke|execute|send|forward|email|post|share|reveal|ignore|delete|click|approve|confirm|provide|"
+        r"include|output|transfer|buy|purchase|disable|enable|grant)")
 _RESULT_PHRASES = [
     r"\bignore (?:all |any )?(?:of )?(?:the |your )?(?:previous|prior|above|earlier|preceding|original) "
     r"(?:instructions|prompts?|messages?|rules|directions|guidance|context)",
@@ -62,18 +66,25 @@ _RESULT_PHRASES = [
     r"\b(?:forget|override|bypass) (?:all |any )?(?:of )?(?:your |the )?(?:previous |prior |safety |original )?"
     r"(?:instructions|rules|guidelines|guardrails|restrictions)",
     r"\b(?:system|developer) prompt\b",
-    r"\bnew (?:system )?(?:instructions|directives?|objective|task) ?(?:for you)?:",
-    rf"\b(?:attention|note|message|instructions?|notice|hey|hello|dear)[ ,:]+(?:to |for )?(?:the |all |any )?{_AGENT}\b",
+    r"\b(?:new|next|hidden|secret|real|actual|additional) (?:system )?(?:instructions?|directives?|objective|task|goal)s?"
+    r" ?(?:for you)?:",
+    r"\byour (?:real|true|actual|new|only) (?:goal|task|objective|purpose|instructions?|mission) (?:is|are)\b",
+    r"\b(?:agent|assistant|ai|model|llm) instructions\b",
+    rf"\b(?:attention|note|message|instructions?|notice|dear)[ ,:]+(?:to |for )?(?:the |all |any )?{_AGENT}\b"
+    r"[^.\n]{0,30}[:,]",
     rf"\b(?:if|when) you are an? {_AGENT}\b",
     rf"\b(?:you are|you're) (?:now )?(?:an? )?(?:ai|language model|assistant|agent|llm)\b.{{0,40}}\b(?:must|should|will|need to)\b",
     rf"\b{_AGENT} (?:reading|processing|summari[sz]ing) (?:this|the)\b",
+    rf"\b{_AI} (?:should|must|need to|are required to|have to|are instructed to) (?:now |immediately |always |also )?{_ACT}",
+    r"(?:^|[.!?]\s+|\n\s*)(?:ai|claude|gpt|chatgpt|copilot|gemini|llm|chatbot)\s*[,:]\s",
     r"\b(?:important|urgent|critical|mandatory)\W{0,3}(?:system|security|admin|administrator|assistant) "
     r"(?:notice|instructions?|message|update|alert|override|directive)\b",
     r"\b(?:system|admin|administrator) (?:override|directive|command)\b",
     r"\byou (?:must|should|need to|have to|are required to|are instructed to) (?:now |immediately |first |also |then )?"
     r"(?:call|invoke|run|use|execute|trigger) (?:the )?`?[a-z0-9]+(?:[_.][a-z0-9]+)+`?",
     r"\b(?:call|invoke|execute|trigger) (?:the )?`?[a-z0-9]+(?:_[a-z0-9]+)+`? (?:tool|function|action)\b",
-    r"\b(?:call|invoke|execute|run) `?[a-z0-9]+(?:_[a-z0-9]+)+`? (?:now|immediately|right away|first|before)\b",
+    r"\b(?:call|invoke|execute|run) `?[a-z0-9]+(?:_[a-z0-9]+)+`? (?:now|immediately|right away)\b",
+    r"\bin your (?:next )?(?:tool|function) call\b",
     r"\b(?:do not|don't|never) (?:tell|inform|notify|alert|warn|mention (?:this |it )?to|ask) the (?:user|human|person|operator)\b",
     r"\bwithout (?:telling|informing|asking|notifying|alerting) the (?:user|human|person|operator)\b",
     r"\bthe user (?:has )?(?:already )?(?:wants|asked|authori[sz]ed|instructed|requested|approved|consented)"
@@ -82,7 +93,7 @@ _RESULT_PHRASES = [
     r"\b(?:exfiltrate|leak)\b",
     r"\b(?:send|forward|email|upload|post|transfer|share) (?:all |the |any )?(?:of )?(?:the )?(?:user'?s'? |their |your )?"
     r"(?:conversation|chat history|credentials|passwords?|api keys?|access tokens?|session tokens?|secrets?|private keys?)"
-    r"\b.{0,60}\bto\b",
+    r"\b.{0,60}\b(?:to|with)\b",
     r"<\|?\s*/?\s*(?:system|im_start|im_end|instructions?|assistant|endoftext)\s*\|?>",
     r"\[/?\s*(?:system|inst)\s*\]",
     r"(?:^|\n)\s*#{1,4} ?(?:system|instructions?)\b",
@@ -111,10 +122,23 @@ def scan_result_text(text: str) -> list[str]:
         reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
     if _COMMENT_RE.search(text) and _RESULT_RE.search(" ".join(_COMMENT_RE.findall(text))):
         reasons.append("instructions inside an HTML comment")
-    match = _RESULT_RE.search(text)
+    match = _RESULT_RE.search(text) or _RESULT_RE.search(_normalized(text))
     if match:
         reasons.append(f"text addressed to the agent: {match.group(0).strip()!r}")
     return reasons
+
+
+_SPACED_RE = re.compile(r"\b(?:\w ){3,}\w\b")
+_LEET = str.maketrans("013457@$", "oieastas")
+
+
+def _normalized(text: str) -> str:
+    """The text as a model reads it past common disguises: compatibility forms (NBSP, full-width
+    letters), s p a c e d letters and digits for letters ("1gn0re")."""
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"\s+", " ", text)
+    text = _SPACED_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
+    return text.translate(_LEET)
 
 
 # -- over-parameterization: schemas that ask for personal data the tool has no use for ----------
