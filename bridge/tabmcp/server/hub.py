@@ -649,6 +649,7 @@ class Hub:
                     arguments=arguments,
                     reason=reason,
                     timeout_ms=int(timeout_s * 1000),
+                    origin=entry.tab.origin,
                 )
             )
             return await asyncio.wait_for(asyncio.shield(future), timeout_s)
