@@ -36,7 +36,6 @@ import json
 import random
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from tabmcp.core.trust.results import ResultSource, process_result
@@ -51,11 +50,23 @@ EXAMPLES = ROOT / "e2e" / "demo_examples.json"
 SRC = ResultSource(origin="https://bench.test")
 
 # Reads of many records before the example sweep (which deletes and changes things).
-_READS = [("get_post", "id", 40), ("get_ticket", "id", 40), ("get_order", "id", 40), ("get_product", "id", 30),
-          ("get_user", "id", 30)]
-_LISTS = [("list_comments", {"limit": 100}), ("list_posts", {"limit": 100}), ("list_tickets", {"limit": 100}),
-          ("list_orders", {"limit": 100}), ("list_products", {"limit": 100}), ("list_users", {"limit": 100}),
-          ("list_campaigns", {}), ("list_media", {"limit": 100})]
+_READS = [
+    ("get_post", "id", 40),
+    ("get_ticket", "id", 40),
+    ("get_order", "id", 40),
+    ("get_product", "id", 30),
+    ("get_user", "id", 30),
+]
+_LISTS = [
+    ("list_comments", {"limit": 100}),
+    ("list_posts", {"limit": 100}),
+    ("list_tickets", {"limit": 100}),
+    ("list_orders", {"limit": 100}),
+    ("list_products", {"limit": 100}),
+    ("list_users", {"limit": 100}),
+    ("list_campaigns", {}),
+    ("list_media", {"limit": 100}),
+]
 
 
 def _flagged(result: dict[str, Any]) -> list[str]:
@@ -88,7 +99,6 @@ class _Site(http.server.SimpleHTTPRequestHandler):
 async def _demo_results() -> list[tuple[str, dict[str, Any]]]:
     """Every demo tool's result in real Chromium (reads of many records first, then the examples)."""
     from playwright.async_api import async_playwright
-
     from tabmcp.browser import chromium_launch_args, find_chromium
 
     examples = json.loads(EXAMPLES.read_text())["examples"]
@@ -133,13 +143,16 @@ async def _demo_results() -> list[tuple[str, dict[str, Any]]]:
 
 def _sample(schema: dict[str, Any], texts: Iterator[str], depth: int = 0) -> Any:
     kind = schema.get("type")
-    if "enum" in schema and schema["enum"]:
+    if schema.get("enum"):
         return schema["enum"][0]
     if kind == "object" or "properties" in schema:
         if depth > 3:
             return {}
-        return {k: _sample(v, texts, depth + 1) for k, v in (schema.get("properties") or {}).items()
-                if isinstance(v, dict)}
+        return {
+            k: _sample(v, texts, depth + 1)
+            for k, v in (schema.get("properties") or {}).items()
+            if isinstance(v, dict)
+        }
     if kind == "array":
         items = schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"}
         return [_sample(items, texts, depth + 1) for _ in range(2)]
@@ -165,20 +178,34 @@ def _catalog_results() -> list[tuple[str, dict[str, Any]]]:
     for cat in catalog["categories"]:
         for tool in cat["tools"]:
             schema = tool.get("inputSchema") or {}
-            params = "\n".join(f"- {k}: {v.get('description', '')}" for k, v in (schema.get("properties") or {}).items()
-                               if isinstance(v, dict))
-            out.append((f"catalog-doc:{tool['name']}", _text(f"# {tool['name']}\n{tool['description']}\n{params}")))
+            params = "\n".join(
+                f"- {k}: {v.get('description', '')}"
+                for k, v in (schema.get("properties") or {}).items()
+                if isinstance(v, dict)
+            )
+            out.append(
+                (f"catalog-doc:{tool['name']}", _text(f"# {tool['name']}\n{tool['description']}\n{params}"))
+            )
             record = _sample(schema, gen)
-            out.append((f"catalog-data:{tool['name']}",
-                        {"content": [_text(json.dumps(record))["content"][0]], "structuredContent": {"result": record}}))
+            out.append(
+                (
+                    f"catalog-data:{tool['name']}",
+                    {
+                        "content": [_text(json.dumps(record))["content"][0]],
+                        "structuredContent": {"result": record},
+                    },
+                )
+            )
     return out
 
 
 def _metatool_results() -> list[tuple[str, dict[str, Any]]]:
     metatool = json.loads((data_dir() / "metatool.json").read_text())
     out = [(f"plugin:{t.get('name', i)}", _text(json.dumps(t))) for i, t in enumerate(metatool["tools"])]
-    out += [(f"message:{i}", _text(json.dumps({"from": "customer", "body": q["query"]})))
-            for i, q in enumerate(metatool["queries"])]
+    out += [
+        (f"message:{i}", _text(json.dumps({"from": "customer", "body": q["query"]})))
+        for i, q in enumerate(metatool["queries"])
+    ]
     return out
 
 
@@ -192,7 +219,7 @@ def _package_docs() -> list[tuple[str, dict[str, Any]]]:
         body = dist.metadata.get_payload() or dist.metadata.get("Description") or ""  # type: ignore[attr-defined]
         name = dist.metadata.get("Name") or "?"
         for i in range(0, min(len(body), 30_000), 1_500):
-            out.append((f"pypi:{name}:{i}", _text(body[i:i + 1_500])))
+            out.append((f"pypi:{name}:{i}", _text(body[i : i + 1_500])))
     return out
 
 
@@ -202,8 +229,11 @@ def _package_docs() -> list[tuple[str, dict[str, Any]]]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="bench.trust")
     parser.add_argument("--no-browser", action="store_true", help="skip the demo site (no Chromium)")
-    parser.add_argument("--misses", action="store_true",
-                        help="list false positives and the TUNING split's misses (never the test split's)")
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="list false positives and the TUNING split's misses (never the test split's)",
+    )
     args = parser.parse_args(argv)
 
     normal: dict[str, list[tuple[str, dict[str, Any]]]] = {}
@@ -230,8 +260,11 @@ def main(argv: list[str]) -> int:
         all_fp += fp
         rows.append([name, len(results), fp, f"{fp / max(1, len(results)):.2%}"])
     rows.append(["all normal results", all_n, all_fp, f"{all_fp / max(1, all_n):.2%}"])
-    print_table("False positives: normal results flagged (target <= 1%)", ["set", "results", "flagged", "FP rate"],
-                rows)
+    print_table(
+        "False positives: normal results flagged (target <= 1%)",
+        ["set", "results", "flagged", "FP rate"],
+        rows,
+    )
 
     hostile = json.loads(HOSTILE.read_text())["results"]
     drows = []
@@ -245,8 +278,12 @@ def main(argv: list[str]) -> int:
             elif split == "tuning":
                 misses.append(h["text"])
         drows.append([split, len(items), hit, f"{hit / max(1, len(items)):.1%}"])
-    print_table("Detection: hostile results flagged", ["split", "results", "flagged", "detection rate"], drows,
-                note="The test split is held out: the patterns were never adjusted to it.")
+    print_table(
+        "Detection: hostile results flagged",
+        ["split", "results", "flagged", "detection rate"],
+        drows,
+        note="The test split is held out: the patterns were never adjusted to it.",
+    )
     if args.misses:
         print("\nFalse positives:")
         for label, flags in false_positives:

@@ -18,7 +18,6 @@ import pytest
 from mcp import Client
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
-
 from tabmcp.core.trust.guard import CHANGED_PREFIX
 from tabmcp.server.app import BridgeApp, running_bridge
 
@@ -30,7 +29,9 @@ APPROVAL = "approval/approval.html"
 @asynccontextmanager
 async def trust_bridge(env: Env) -> AsyncIterator[BridgeApp]:
     """A bridge of its own (a lockdown must not leak into other tests), framing on, writes on."""
-    config = e2e_config(trust={"frame_text": True}, policy={"allow_writes": True, "approval": {"timeout_s": 60}})
+    config = e2e_config(
+        trust={"frame_text": True}, policy={"allow_writes": True, "approval": {"timeout_s": 60}}
+    )
     async with running_bridge(config) as bridge:
         await env.browser.set_bridge_url(f"ws://127.0.0.1:{bridge.port}/extension")
         assert await bridge.hub.wait_connected(10)
@@ -53,14 +54,20 @@ def client(bridge: BridgeApp) -> Client:
     return Client(f"http://127.0.0.1:{bridge.port}/mcp")  # no elicitation: the extension asks
 
 
-async def answer_in_window(env: Env, call: asyncio.Task[Any], *, allow: bool, remember: bool = False) -> dict[str, str]:
+async def answer_in_window(
+    env: Env, call: asyncio.Task[Any], *, allow: bool, remember: bool = False
+) -> dict[str, str]:
     """Wait for the extension's approval window of this call, read it, answer it; what it showed."""
+
     async def window() -> Page | None:
         return next((p for p in env.browser.context.pages if APPROVAL in p.url and not p.is_closed()), None)
 
     win = await eventually(window, timeout=20)
     await win.get_by_test_id("approval-tool").wait_for()
-    shown = {k: await win.get_by_test_id(f"approval-{k}").inner_text() for k in ("origin", "tool", "reason", "arguments")}
+    shown = {
+        k: await win.get_by_test_id(f"approval-{k}").inner_text()
+        for k in ("origin", "tool", "reason", "arguments")
+    }
     if remember:
         await win.get_by_test_id("approval-remember").check()
     try:
@@ -83,7 +90,9 @@ async def test_approval_is_asked_in_the_extension_window_out_of_the_pages_reach(
             # Denied in the window, after the tab got an agent-style click and Enter where the
             # in-page dialog used to be: only the window's answer counts.
             call = asyncio.create_task(agent.call_tool("close_account", {}))
-            win = await eventually(lambda: next((p for p in env.browser.context.pages if APPROVAL in p.url), None), 20)
+            win = await eventually(
+                lambda: next((p for p in env.browser.context.pages if APPROVAL in p.url), None), 20
+            )
             await win.get_by_test_id("approval-tool").wait_for()
             await page.mouse.click(1180, 760)
             await page.keyboard.press("Enter")
@@ -131,7 +140,9 @@ async def test_hostile_results_changed_definitions_and_annotations(env: Env, pag
             # a definition that changes after first use: marked, asked, with the diff
             assert not (await agent.call_tool("save_contact", {"name": "Ada"})).is_error
             await page.evaluate("() => window.changeDefinition()")
-            await eventually(lambda: "partners" in bridge.hub.registry.resolve("save_contact").tool.description)
+            await eventually(
+                lambda: "partners" in bridge.hub.registry.resolve("save_contact").tool.description
+            )
             listed = {t.name: t for t in (await agent.list_tools(cache_mode="bypass")).tools}
             assert listed["save_contact"].description.startswith(CHANGED_PREFIX)
             call = asyncio.create_task(agent.call_tool("save_contact", {"name": "Bob"}))

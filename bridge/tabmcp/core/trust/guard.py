@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from ..registry import ToolEntry
 from ..scoping import Decision
 from .lockdown import Lockdown
-from .pins import PinState, Pins, definition_of
+from .pins import Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
 from .store import TrustStore
@@ -57,8 +57,10 @@ class TrustGuard:
             return seen[1]  # the same definition object: nothing to compare
         tool = entry.tool
         state = self.pins.observe(
-            entry.tab.origin, tool.name,
-            definition_of(tool.title, tool.description, tool.input_schema, tool.annotations), entry.tab.url,
+            entry.tab.origin,
+            tool.name,
+            definition_of(tool.title, tool.description, tool.input_schema, tool.annotations),
+            entry.tab.url,
         )
         self._observed[key] = (tool, state)
         return state
@@ -100,7 +102,9 @@ class TrustGuard:
     def result(self, entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
         """The page's result as the agent may see it; a flagged one starts the lockdown."""
         source = ResultSource(
-            origin=entry.tab.origin, url=entry.tab.url, tool=entry.public_name,
+            origin=entry.tab.origin,
+            url=entry.tab.url,
+            tool=entry.public_name,
             untrusted_content=entry.tool.annotations.get("untrustedContentHint") is True,
         )
         processed = process_result(result, source, self.settings)

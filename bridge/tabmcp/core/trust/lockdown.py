@@ -49,7 +49,9 @@ class Lockdown:
     @property
     def locked(self) -> bool:
         with self.store.lock:
-            row = self.store.db.execute("SELECT 1 FROM trust_flags WHERE cleared_at IS NULL LIMIT 1").fetchone()
+            row = self.store.db.execute(
+                "SELECT 1 FROM trust_flags WHERE cleared_at IS NULL LIMIT 1"
+            ).fetchone()
         return row is not None
 
     def clear(self) -> int:

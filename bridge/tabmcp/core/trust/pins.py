@@ -26,10 +26,16 @@ Status = Literal["new", "pinned", "changed"]
 _TOUCH_EVERY_S = 60.0
 
 
-def definition_of(title: str | None, description: str, input_schema: dict[str, Any],
-                  annotations: dict[str, Any]) -> dict[str, Any]:
+def definition_of(
+    title: str | None, description: str, input_schema: dict[str, Any], annotations: dict[str, Any]
+) -> dict[str, Any]:
     """The parts of a tool definition that are pinned."""
-    return {"title": title, "description": description, "inputSchema": input_schema, "annotations": annotations}
+    return {
+        "title": title,
+        "description": description,
+        "inputSchema": input_schema,
+        "annotations": annotations,
+    }
 
 
 def _canon(definition: dict[str, Any]) -> str:
@@ -81,8 +87,17 @@ _COLUMNS = "origin, name, status, pinned_def, current_def, document_url, first_s
 
 def _record(row: tuple[Any, ...]) -> PinRecord:
     o, n, st, p, c, url, first, last, changed = row
-    return PinRecord(str(o), str(n), str(st), json.loads(p), json.loads(c), str(url), float(first), float(last),
-                     None if changed is None else float(changed))
+    return PinRecord(
+        str(o),
+        str(n),
+        str(st),
+        json.loads(p),
+        json.loads(c),
+        str(url),
+        float(first),
+        float(last),
+        None if changed is None else float(changed),
+    )
 
 
 class Pins:
@@ -94,10 +109,11 @@ class Pins:
         self._seen: dict[tuple[str, str], tuple[str, str, float]] = {}
 
     def _row(self, origin: str, name: str) -> tuple[str, str, str, str] | None:
-        return self.store.db.execute(
+        row: tuple[str, str, str, str] | None = self.store.db.execute(
             "SELECT pinned_hash, pinned_def, current_hash, status FROM tool_pins WHERE origin = ? AND name = ?",
             (origin, name),
         ).fetchone()
+        return row
 
     def observe(self, origin: str, name: str, definition: dict[str, Any], document_url: str = "") -> PinState:
         """Record that ``origin`` offers ``name`` with ``definition`` now; pin it if it is the first."""

@@ -41,7 +41,9 @@ TRUST_PAGE = "page-data"
 """Data from a web page: the page's own, but still not instructions for the agent."""
 TRUST_UNTRUSTED_CONTENT = "untrusted-content"
 """The page says the result carries content from others (``untrustedContentHint``): reviews, mail, posts."""
-TRUNCATION_MARKER = "[tabmcp: result truncated: {removed} of {total} characters removed (trust.max_result_chars = {cap})]"
+TRUNCATION_MARKER = (
+    "[tabmcp: result truncated: {removed} of {total} characters removed (trust.max_result_chars = {cap})]"
+)
 
 KIND_TAGS = "unicode_tags"
 KIND_ZERO_WIDTH = "zero_width"
@@ -71,7 +73,12 @@ def _kind(ch: str) -> str:
 
 def _emoji_like(ch: str) -> bool:
     cp = ord(ch)
-    return cp >= 0x1F000 or 0x2600 <= cp <= 0x27BF or cp in (0xFE0F, 0x2640, 0x2642, 0x2695) or 0x1F3FB <= cp <= 0x1F3FF
+    return (
+        cp >= 0x1F000
+        or 0x2600 <= cp <= 0x27BF
+        or cp in (0xFE0F, 0x2640, 0x2642, 0x2695)
+        or 0x1F3FB <= cp <= 0x1F3FF
+    )
 
 
 def strip_hidden(text: str, removed: Counter[str] | None = None) -> str:
@@ -157,7 +164,11 @@ def _text_parts(content: list[Any]) -> list[tuple[dict[str, Any], str]]:
 
 
 def process_result(
-    result: dict[str, Any], source: ResultSource, settings: TrustSettings | None = None, *, nonce: str | None = None
+    result: dict[str, Any],
+    source: ResultSource,
+    settings: TrustSettings | None = None,
+    *,
+    nonce: str | None = None,
 ) -> ProcessedResult:
     """Clean, cap, frame and scan one page result (a CallToolResult as a dict; not modified)."""
     settings = settings or TrustSettings()
@@ -210,7 +221,9 @@ def process_result(
         if size > cap:
             del out["structuredContent"]
             truncated["structuredContent"] = {"total": size, "dropped": True}
-            markers.append(TRUNCATION_MARKER.format(removed=size, total=size, cap=cap) + " (structured content dropped)")
+            markers.append(
+                TRUNCATION_MARKER.format(removed=size, total=size, cap=cap) + " (structured content dropped)"
+            )
 
     # -- framing ------------------------------------------------------------------------------
     if settings.frame_text:

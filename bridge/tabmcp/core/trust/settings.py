@@ -10,7 +10,7 @@ __all__ = ["TrustSettings"]
 class TrustSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    max_result_chars: int = Field(100_000, ge=1_000, le=10_000_000)
+    max_result_chars: int = Field(default=100_000, ge=1_000, le=10_000_000)
     """Page results longer than this (text, or structured content as JSON) are cut, with a marker."""
     frame_text: bool = True
     """Wrap each text part of a page result in a short delimiter naming its origin ("spotlighting")."""
