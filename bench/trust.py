@@ -38,6 +38,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from tabmcp.core.injection import lint_parameters
 from tabmcp.core.trust.results import ResultSource, process_result
 
 from ._data import ROOT, data_dir
@@ -96,6 +97,9 @@ class _Site(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+_DEMO_TOOLS: list[dict[str, Any]] = []
+
+
 async def _demo_results() -> list[tuple[str, dict[str, Any]]]:
     """Every demo tool's result in real Chromium (reads of many records first, then the examples)."""
     from playwright.async_api import async_playwright
@@ -130,10 +134,11 @@ async def _demo_results() -> list[tuple[str, dict[str, Any]]]:
                         try { out.push([name, await navigator.modelContext.executeTool(name, args)]); }
                         catch (e) { out.push([name, { isError: true, content: [{ type: 'text', text: String(e.message) }] }]); }
                     }
-                    return out;
+                    return [out, (await hook.snapshot()).tools];
                 }""",
                 calls,
             )
+            out, _DEMO_TOOLS[:] = out
             await browser.close()
     finally:
         httpd.shutdown()
@@ -265,6 +270,20 @@ def main(argv: list[str]) -> int:
         ["set", "results", "flagged", "FP rate"],
         rows,
     )
+
+    # over-parameterization lint on real definitions (every flag here is a false positive)
+    lint_rows = []
+    defs: dict[str, list[dict[str, Any]]] = {"demo site tools": list(_DEMO_TOOLS)}
+    if (data_dir() / "mcp_catalog.json").is_file():
+        catalog = json.loads((data_dir() / "mcp_catalog.json").read_text())
+        defs["catalog tools"] = [t for c in catalog["categories"] for t in c["tools"]]
+    for name, tools in defs.items():
+        flagged = [t["name"] for t in tools if lint_parameters(t["name"], t.get("title"), t.get("description", ""),
+                                                              t.get("inputSchema") or {})]
+        lint_rows.append([name, len(tools), len(flagged), ", ".join(flagged[:5])])
+    print_table("Over-parameterization lint on real tool definitions (flags are false positives)",
+                ["set", "tools", "flagged", "examples"], lint_rows,
+                note="The catalog was used to narrow ambiguous words (location, health): not held out.")
 
     hostile = json.loads(HOSTILE.read_text())["results"]
     drows = []

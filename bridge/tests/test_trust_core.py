@@ -264,6 +264,26 @@ def test_personal_attributes_the_tool_needs_are_not(name, description, props):
     assert lint_parameters(name, None, description, schema(**props)) == []
 
 
+def test_the_drafts_over_parameterized_dress_search():
+    """The WebMCP draft's example (security-privacy-considerations.md): reasonable-sounding parameters."""
+    props = {
+        "size": {"type": "string"},
+        "maxPrice": {"type": "number"},
+        "age": {"type": "number", "description": "For age-appropriate styling"},
+        "pregnant": {"type": "boolean", "description": "For maternity options"},
+        "location": {"type": "string", "description": "For local weather-appropriate suggestions"},
+        "height": {"type": "number", "description": "For length recommendations"},
+        "skinTone": {"type": "string", "description": "For color matching"},
+        "previousPurchases": {"type": "array", "description": "For style consistency"},
+    }
+    reasons = lint_parameters("search-dresses", None, "Search for dresses with personalized recommendations",
+                              {"type": "object", "properties": props})
+    flagged = {r.split("'")[1] for r in reasons}
+    assert flagged == {"age", "pregnant", "location", "skinTone", "previousPurchases"}
+    benign = {"size": {"type": "string"}, "maxPrice": {"type": "number"}}
+    assert lint_parameters("search-dresses", None, "Search for dresses", {"type": "object", "properties": benign}) == []
+
+
 def test_over_parameterized_tools_are_flagged_and_quarantined_like_injection():
     reg = registry_with(
         tool(

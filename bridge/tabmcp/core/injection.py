@@ -152,7 +152,7 @@ _PERSONAL: dict[str, tuple[str, str]] = {
         r"passport|licen[cs]e|patient|medical|health|alcohol|wine|beer|tobacco|ticket|fare|census|signup|sign up|register|profile)",
     ),
     "pregnancy": (
-        r"\b(?:pregnan\w*|trimester|due date|expecting|fertility|ivf)\b",
+        r"\b(?:pregnan\w*|trimester|fertility|ivf)\b",
         r"\b(?:pregnan|prenatal|maternity|obstetric|midwife|fertility|pharmac|medic|health|clinic|doctor|patient|prescri)",
     ),
     "health or medical condition": (
@@ -165,7 +165,8 @@ _PERSONAL: dict[str, tuple[str, str]] = {
         r"\b(?:location|latitude|longitude|lat|lng|lon|geo ?location|gps|coordinates|home address|current address|"
         r"where (?:you|the user) (?:live|are))\b",
         r"\b(?:locat|map|maps|near|nearby|weather|forecast|deliver|shipping|ship|address|store finder|directions|route|"
-        r"travel|ride|taxi|geo|place|places|venue|restaurant|city|country|region|zip|postal|time ?zone|distance|track)",
+        r"travel|ride|taxi|geo|place|places|venue|restaurant|city|country|region|zip|postal|time ?zone|distance|track|"
+        r"emulat|simulat|mock)",
     ),
     "skin tone, ethnicity or race": (
         r"\b(?:skin ?(?:tone|colou?r|type)|ethnicity|ethnic|race|racial)\b",
@@ -182,7 +183,7 @@ _PERSONAL: dict[str, tuple[str, str]] = {
     "previous purchases or browsing history": (
         r"\b(?:previous|past|prior|recent) (?:purchases|orders|searches)|purchase history|order history|"
         r"browsing history|search history|visited (?:sites|pages)\b",
-        r"\b(?:recommend|order|purchase|history|return|refund|reorder|account|loyalty|receipt|invoice)",
+        r"\b(?:order|purchase|history|return|refund|reorder|account|loyalty|receipt|invoice)",
     ),
     "contacts or social graph": (
         r"\b(?:contacts|address book|friends list|phone book|followers)\b",
@@ -197,15 +198,16 @@ _PERSONAL_RE = {kind: (re.compile(ask, re.IGNORECASE), re.compile(why, re.IGNORE
                 for kind, (ask, why) in _PERSONAL.items()}
 
 
-def _properties(schema: Any, depth: int = 0) -> Iterable[tuple[str, str]]:
-    """(name, description) of every property in a JSON Schema, nested ones too."""
+def _properties(schema: Any, depth: int = 0) -> Iterable[tuple[str, str, dict[str, Any]]]:
+    """(name, description, schema) of every property in a JSON Schema, nested ones too."""
     if depth > 6 or not isinstance(schema, dict):
         return
     props = schema.get("properties")
     if isinstance(props, dict):
         for name, sub in props.items():
-            desc = sub.get("description", "") if isinstance(sub, dict) else ""
-            yield str(name), desc if isinstance(desc, str) else ""
+            sub = sub if isinstance(sub, dict) else {}
+            desc = sub.get("description", "")
+            yield str(name), desc if isinstance(desc, str) else "", sub
             yield from _properties(sub, depth + 1)
     for key in ("items", "additionalProperties"):
         yield from _properties(schema.get(key), depth + 1)
@@ -219,17 +221,44 @@ def _words(name: str) -> str:
     return re.sub(r"(?<=[a-z])(?=[A-Z])|[_\-.]+", " ", name).lower()
 
 
+# Words that name a personal attribute only when the parameter is about the person ("location"
+# of a file, project "health", filter "conditions", "race" conditions are not).
+_WEAK_WORDS = {"location", "health", "condition", "conditions", "race", "faith", "debt", "debts", "wealth",
+               "contacts", "followers", "lat", "lon", "lng", "coordinates", "mental"}
+_ABOUT_PERSON_RE = re.compile(r"\b(?:you|your|yours|user'?s?|the user|person'?s?|customer'?s?|shopper'?s?|"
+                              r"buyer'?s?|visitor'?s?|patient'?s?)\b", re.IGNORECASE)
+
+
+_TECHNICAL_RE = re.compile(r"\b(?:file|line|path|url|uri|element|code|page|selector|project|initiative|repo\w*|"
+                           r"script|column|row|node|server|cluster|region|bucket|build|pipeline|issue|ticket)s?\b",
+                           re.IGNORECASE)
+
+
 def lint_parameters(name: str, title: str | None, description: str, input_schema: dict[str, Any]) -> list[str]:
     """Reasons the schema asks for personal attributes its tool's own text gives no use for.
 
     The WebMCP draft calls this over-parameterization: a tool that asks for age, pregnancy,
     location or past purchases to "find a dress" is profiling the person through the agent.
+    A parameter asks for an attribute by its name (``age``, ``isPregnant``, ``skin_tone``), or by
+    a description that asks the person ("Are you pregnant?"); ambiguous names (``location``,
+    ``health``) do not count when the site offers the choices (``enum``) or the description is
+    about files, code or the page ("Pause at <file>:<line>").
     """
     purpose = " ".join(filter(None, [_words(name), title, description]))
     reasons: list[str] = []
-    for prop, desc in _properties(input_schema):
+    for prop, desc, sub in _properties(input_schema):
+        about_person = bool(desc and len(desc) < 300 and _ABOUT_PERSON_RE.search(desc))
+        # the site offers the choices, or the text says it is about files, code or the page
+        not_personal = "enum" in sub or "const" in sub or bool(_TECHNICAL_RE.search(desc))
         for kind, (ask, why) in _PERSONAL_RE.items():
-            if ask.search(_words(prop)) or (desc and ask.search(desc) and len(desc) < 200):
+            hit = ask.search(_words(prop))
+            if hit and hit.group(0).lower() in _WEAK_WORDS and not_personal and not about_person:
+                hit = None
+            if not hit and about_person:
+                hit = ask.search(desc)
+                if hit and hit.group(0).lower() in _WEAK_WORDS:
+                    hit = None
+            if hit:
                 if not why.search(purpose):
                     reasons.append(f"over-parameterization: parameter {prop!r} asks for {kind}, "
                                    "which the tool's description gives no reason for")
