@@ -18,7 +18,6 @@ export const APPROVAL_PAGE = 'approval/approval.html';
 const REMEMBER_KEY = 'tabmcp.approval.remembered';
 const MSG_GET = 'tabmcp.approval.get';
 const MSG_ANSWER = 'tabmcp.approval.answer';
-const MSG_LIST = 'tabmcp.approval.list';
 
 /**
  * @typedef {{approvalId: string, tabId: number, tool: string, title: string, description?: string,
@@ -112,13 +111,6 @@ export function createApprovals({ send, resultType }) {
    */
   function onMessage(msg, sender, sendResponse) {
     if (!msg || typeof msg.type !== 'string' || !msg.type.startsWith('tabmcp.approval.')) return false;
-    if (msg.type === MSG_LIST) {
-      // the popup's list of pending questions (extension pages only)
-      if (sender.id !== chrome.runtime.id || !sender.url || !sender.url.startsWith(chrome.runtime.getURL(''))) return false;
-      sendResponse([...pending.values()].map((e) => ({ approvalId: e.request.approvalId, tool: e.request.tool,
-        title: e.request.title, origin: e.origin, askedAt: e.askedAt })));
-      return false;
-    }
     if (!fromApprovalPage(sender)) return false; // a content script or anything else: ignored
     const entry = pending.get(String(msg.approvalId));
     if (msg.type === MSG_GET) {
