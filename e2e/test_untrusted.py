@@ -30,7 +30,8 @@ APPROVAL = "approval/approval.html"
 async def trust_bridge(env: Env) -> AsyncIterator[BridgeApp]:
     """A bridge of its own (a lockdown must not leak into other tests), framing on, writes on."""
     config = e2e_config(
-        trust={"frame_text": True}, policy={"allow_writes": True, "approval": {"timeout_s": 60}}
+        trust={"frame_text": True, "pin_definitions": True},
+        policy={"allow_writes": True, "approval": {"timeout_s": 60}},
     )
     async with running_bridge(config) as bridge:
         await env.browser.set_bridge_url(f"ws://127.0.0.1:{bridge.port}/extension")
