@@ -232,7 +232,8 @@ class Disclosure:
         profile = profile or self.profile
         if profile == "hybrid":  # depends on usage counts too
             return self._build_listing(view, profile)
-        key = (self.registry.version, self.hook_version(), profile, view.dynamic, frozenset(view.expanded) if view.dynamic else None)
+        expanded = frozenset(view.expanded) if view.dynamic else None
+        key = (self.registry.version, self.hook_version(), profile, view.dynamic, expanded)
         cached = self._listing_cache.get(key)
         if cached is None:
             if len(self._listing_cache) > 64 or any(k[:2] != key[:2] for k in self._listing_cache):
