@@ -353,7 +353,8 @@ class _Handlers:
             lines.append("Get schemas with describe_tools, run with call_tool.")
         return {
             "content": [_text("\n".join(lines))],
-            "structuredContent": {"tools": tools, "total": len(tools), "query": query, "category": category},
+            "structuredContent": {"tools": tools, "total": len(tools), "query": query, "category": category,
+                                  **index.describe_ranking()},
         }
 
     async def _introspect(

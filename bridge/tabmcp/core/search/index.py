@@ -39,9 +39,8 @@ from .semantic import (
     Embedder,
     EmbeddingCache,
     SemanticUnavailableError,
-    SentenceTransformerEmbedder,
     content_hash,
-    resolve_model,
+    make_embedder,
 )
 from .text import (
     STOPWORDS,
@@ -64,6 +63,8 @@ FIELD_WEIGHTS: dict[str, float] = {
     "description": 1.0,
     "arg_names": 1.0,
     "arg_descriptions": 0.5,
+    "arg_values": 0.5,
+    "category_description": 0.3,
 }
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -98,6 +99,10 @@ class SearchDoc:
     """Where the tool comes from, e.g. the tab's origin ``https://shop.test`` (filterable)."""
     arg_names: tuple[str, ...] = ()
     arg_descriptions: tuple[str, ...] = ()
+    arg_values: tuple[str, ...] = ()
+    """Enumerated argument values (``get_workflow``, ``open``, ...): often the tool's real verbs."""
+    category_description: str | None = None
+    """What the tool's category is for, as the page declared it."""
 
 
 @dataclass(frozen=True)
@@ -150,6 +155,8 @@ def _embed_text(doc: SearchDoc) -> str:
         parts.append("Category: " + " ".join(name_words(doc.category)))
     if doc.arg_names:
         parts.append("Arguments: " + ", ".join(" ".join(name_words(a)) for a in doc.arg_names))
+    if doc.arg_values:
+        parts.append("Values: " + ", ".join(" ".join(name_words(a)) for a in doc.arg_values[:20]))
     return ". ".join(p.strip().rstrip(".") for p in parts if p.strip())
 
 
@@ -182,6 +189,8 @@ class SearchIndex:
         semantic: bool | str | Embedder = False,
         embedding_cache: EmbeddingCache | None = None,
         query_cache_size: int = 512,
+        background: bool = False,
+        batch_size: int = 16,
     ) -> None:
         """``semantic``: False (keyword only), True (the default local model), a model name or
         path for sentence-transformers, or any :class:`Embedder`. Asking for a model without
@@ -189,7 +198,13 @@ class SearchIndex:
 
         ``embedding_cache`` (tool vectors by content hash) may be shared with another index
         of the same model, e.g. one being rebuilt; ``query_cache_size`` bounds the cache of
-        query vectors (0 embeds every query afresh)."""
+        query vectors (0 embeds every query afresh).
+
+        ``background``: embed new tools in a worker thread of this index, never on a search
+        (a search ranks with keywords plus whatever is embedded so far; see
+        :attr:`pending_embeddings`). Without it, a search first embeds what is pending.
+        ``batch_size`` tools are embedded at a time, so a query's own embedding never
+        waits long behind a big tab."""
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}
         self._slots: list[_Entry | None] = []
@@ -213,19 +228,18 @@ class SearchIndex:
         self._src_keys: dict[tuple[str, str], int] = {}
         # semantic state
         self._embedder: Embedder | None
-        if semantic is False:
-            self._embedder = None
-        elif isinstance(semantic, (bool, str)):
-            self._embedder = SentenceTransformerEmbedder(resolve_model(semantic))
-        elif isinstance(semantic, Embedder):
-            self._embedder = semantic
-        else:  # pragma: no cover - defensive
-            raise TypeError(f"semantic must be a bool, a model name or an Embedder, not {semantic!r}")
+        self._embedder = None if semantic is False else make_embedder(semantic)
         self._emb_cache = embedding_cache if embedding_cache is not None else EmbeddingCache()
         self._query_cache = EmbeddingCache(query_cache_size)
         self._vecs: npt.NDArray[np.float32] | None = None
         self._has_vec = np.zeros(cap, dtype=bool)
         self._pending: set[int] = set()
+        self._background = background and self._embedder is not None
+        self._batch_size = batch_size
+        self._wake = threading.Condition(self._lock)
+        self._worker: threading.Thread | None = None
+        self._closed = False
+        self.embed_errors = 0
 
     # ------------------------------------------------------------------ properties
 
@@ -264,6 +278,7 @@ class SearchIndex:
         with self._lock:
             return {
                 "docs": len(self._entries),
+                "background": int(self._background),
                 "sources": len(self._sources),
                 "terms": len(self._postings),
                 "embedded": int(self._has_vec[: len(self._slots)].sum()),
@@ -311,6 +326,8 @@ class SearchIndex:
             src.keys = keys
             if not keys:
                 del self._sources[source_id]
+            if self._pending and self._background:
+                self._start_worker()
 
     def remove_source(self, source_id: str) -> None:
         """Drop every tool of one source (the tab closed or navigated away)."""
@@ -363,6 +380,7 @@ class SearchIndex:
         for fname, idents in (
             ("category", (doc.category,) if doc.category else ()),
             ("arg_names", doc.arg_names),
+            ("arg_values", doc.arg_values),
         ):
             for ident in idents:
                 split = name_words(ident)
@@ -372,6 +390,7 @@ class SearchIndex:
             ("title", (doc.title,) if doc.title else ()),
             ("description", (doc.description,)),
             ("arg_descriptions", doc.arg_descriptions),
+            ("category_description", (doc.category_description,) if doc.category_description else ()),
         ):
             for text in texts:
                 split = [w for w in split_words(text) if w not in STOPWORDS]
@@ -474,16 +493,69 @@ class SearchIndex:
         if not batch:
             return 0
         vecs = self._embedder.encode([text for _, _, text in batch])
+        self._emb_cache.put_many([(h, vec) for (_, h, _), vec in zip(batch, vecs, strict=True)])
         with self._lock:
             done = 0
             for (slot, h, _), vec in zip(batch, vecs, strict=True):
-                self._emb_cache.put(h, vec)
                 entry = self._slots[slot]
                 if entry is not None and entry.embed_hash == h and slot in self._pending:
                     self._set_vec(slot, vec)
                     self._pending.discard(slot)
                     done += 1
+            if not self._pending:
+                self._wake.notify_all()
             return done
+
+    # -- background embedding
+
+    def _start_worker(self) -> None:
+        """Wake the worker (starting it on first use); the caller holds the lock."""
+        if self._closed:
+            return
+        if self._worker is None or not self._worker.is_alive():
+            self._worker = threading.Thread(target=self._work, name="tabmcp-embed", daemon=True)
+            self._worker.start()
+        self._wake.notify_all()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                while not self._pending and not self._closed:
+                    self._wake.wait()
+                if self._closed:
+                    return
+            try:
+                self.compute_embeddings(self._batch_size)
+            except Exception:  # a model failure must not kill the worker: keyword ranking goes on
+                self.embed_errors += 1
+                with self._lock:
+                    self._closed = True
+                    self._wake.notify_all()
+                return
+
+    def describe_ranking(self) -> dict[str, Any]:
+        """For a search result: ``ranking`` ("fused" or "keyword") and, while the worker is
+        still embedding tools, ``pendingEmbeddings`` (those rank by keywords only for now)."""
+        if self._embedder is None:
+            return {"ranking": "keyword"}
+        pending = len(self._pending)
+        return {"ranking": "fused", "pendingEmbeddings": pending} if pending else {"ranking": "fused"}
+
+    def wait_embedded(self, timeout: float | None = None) -> bool:
+        """Wait until every tool has its vector (background mode); False on timeout."""
+        with self._lock:
+            if not self._background:
+                return not self._pending
+            return self._wake.wait_for(lambda: not self._pending or self._closed, timeout) and not self._pending
+
+    def close(self) -> None:
+        """Stop the background worker (it finishes the batch it is embedding)."""
+        with self._lock:
+            self._closed = True
+            self._wake.notify_all()
+        worker = self._worker
+        if worker is not None and worker is not threading.current_thread():
+            worker.join(timeout=30)
 
     def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
         """The query's embedding (cached); the model runs outside the index lock."""
@@ -498,8 +570,9 @@ class SearchIndex:
 
     def _semantic_scores(self, qv: npt.NDArray[np.float32], mask: npt.NDArray[np.bool_]) -> tuple[Int, Float]:
         """Candidate slots and their cosine similarity with the query vector (unsorted)."""
-        while self._pending:
-            self.compute_embeddings()
+        if not self._background:
+            while self._pending:
+                self.compute_embeddings()
         if self._vecs is None:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         n = len(self._slots)
