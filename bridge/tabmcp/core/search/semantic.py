@@ -201,12 +201,19 @@ class OnnxEmbedder:
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         if self._session is None:
             self.load()
-        out: list[npt.NDArray[np.float32]] = []
-        for start in range(0, len(texts), self._batch_size):
-            out.append(self._encode_batch(list(texts[start : start + self._batch_size])))
-        if not out:
+        if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        return np.concatenate(out)
+        # Batches of similar length: padding to a batch's longest text is most of the cost.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: npt.NDArray[np.float32] | None = None
+        for start in range(0, len(order), self._batch_size):
+            idx = order[start : start + self._batch_size]
+            vecs = self._encode_batch([texts[i] for i in idx])
+            if out is None:
+                out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+            out[idx] = vecs
+        assert out is not None
+        return out
 
     def _encode_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
         encs = self._tokenizer.encode_batch(texts)
