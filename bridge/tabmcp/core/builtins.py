@@ -22,8 +22,8 @@ _CALL_TOOL = {
     "inputSchema": {
         "type": "object",
         "properties": {
-            "name": {"type": "string", "description": "Tool name."},
-            "arguments": {"type": "object", "description": "Per its input schema."},
+            "name": {"type": "string"},
+            "arguments": {"type": "object"},
         },
         "required": ["name"],
         "additionalProperties": False,
@@ -56,8 +56,8 @@ _SEARCH_TOOLS = {
         "type": "object",
         "properties": {
             "query": {"type": "string", "description": "The goal, in words."},
-            "category": {"type": "string", "description": "Only this category."},
-            "source": {"type": "string", "description": "Only this origin or tab."},
+            "category": {"type": "string"},
+            "source": {"type": "string", "description": "An origin or tab id."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
         },
         "additionalProperties": False,
@@ -67,7 +67,7 @@ _SEARCH_TOOLS = {
 
 _INTROSPECT = {
     "name": "introspect",
-    "title": "What the browser offers",
+    "title": "Overview",
     "description": (
         "The open tabs offering tools: origins, categories, page states, profile and policy."
     ),
@@ -77,13 +77,13 @@ _INTROSPECT = {
 
 _CONTEXT = {
     "name": "context",
-    "title": "All tools as markdown",
+    "title": "Tools as markdown",
     "description": "Every available tool with its arguments, as compact markdown.",
     "inputSchema": {
         "type": "object",
         "properties": {
-            "source": {"type": "string", "description": "Only this origin or tab."},
-            "category": {"type": "string", "description": "Only this category."},
+            "source": {"type": "string", "description": "An origin or tab id."},
+            "category": {"type": "string"},
         },
         "additionalProperties": False,
     },

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import os
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -521,6 +522,7 @@ class SearchIndex:
         self._wake.notify_all()
 
     def _work(self) -> None:
+        _lower_thread_priority()
         while True:
             with self._lock:
                 while not self._pending and not self._closed:
@@ -580,7 +582,9 @@ class SearchIndex:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
         n = len(self._slots)
         cand = np.flatnonzero(mask[:n] & self._has_vec[:n])
-        sims = (self._vecs[:n] @ qv)[cand].astype(np.float64)  # a slice: no copy of the matrix
+        # einsum, not ``@``: a BLAS matrix-vector product wakes one spinning thread per core,
+        # measured 30 ms instead of 0.4 ms at 5,000 tools on 2 busy cores.
+        sims = np.einsum("ij,j->i", self._vecs[:n], qv)[cand].astype(np.float64)
         return cand, sims
 
     # ------------------------------------------------------------------ keyword
@@ -794,10 +798,11 @@ class SearchIndex:
             kw_scores[~mask] = 0.0
             kw_cand = np.flatnonzero(kw_scores > 0)
         sem: tuple[Int, Float] | None = None
-        sem_map: dict[int, float] = {}
+        sem_full: Float | None = None
         if qv is not None:
             sem = self._semantic_scores(qv, mask)
-            sem_map = dict(zip(sem[0].tolist(), sem[1].tolist(), strict=True))
+            sem_full = np.full(len(self._slots), np.nan)
+            sem_full[sem[0]] = sem[1]
         name_rank: list[tuple[int, float]] = []
         pinned: list[int] = []
         if name_like and kw_scores is not None:
@@ -851,7 +856,8 @@ class SearchIndex:
                     continue
                 kws = float(kw_scores[s]) if kw_scores is not None and kw_scores[s] > 0 else None
                 fz = s in fuzzy_slots and not all(t in entry.terms for t in tokens)
-                hits.append(SearchHit(key, score, kws, sem_map.get(s), fz))
+                sim = float(sem_full[s]) if sem_full is not None and not np.isnan(sem_full[s]) else None
+                hits.append(SearchHit(key, score, kws, sim, fz))
                 if len(hits) >= limit:
                     return hits
             if exhausted:
@@ -862,6 +868,15 @@ class SearchIndex:
         entry = self._slots[slot]
         assert entry is not None
         return entry.doc.key.casefold() == q.casefold() or entry.name_norm == qn
+
+
+def _lower_thread_priority() -> None:
+    """Let searches win the CPU over background embedding (Linux: a thread is a task with its
+    own nice value; elsewhere nothing changes)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):  # pragma: no cover - not Linux, or not permitted
+        pass
 
 
 def _top(cand: Int, scores: Float, k: int, tiebreak: Float | None = None) -> Int:
