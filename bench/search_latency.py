@@ -47,7 +47,7 @@ from ._table import percentile, print_table
 from .search_quality import bm25s_ranker, catalog_requests, catalog_sources
 
 
-def catalog_queries() -> list[dict[str, Any]]:
+def latency_queries() -> list[dict[str, Any]]:
     """People's requests (both halves) and the older set's name-like queries."""
     old = json.loads((Path(__file__).parent / "data" / "mcp_catalog_queries.json").read_text())["queries"]
     people = [{**q, "style": "task"} for split in ("tune", "test") for q in catalog_requests(split)]
@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     base = catalog_sources(data_dir())
-    queries = catalog_queries()
+    queries = latency_queries()
     texts = [q["query"] for q in queries]
     names = [q["query"] for q in queries if q["style"] == "name"]
     semantic = not args.no_semantic and semantic_available()

@@ -106,6 +106,11 @@ def catalog_sources(d: Path | None = None) -> list[tuple[str, list[SearchDoc]]]:
     return out
 
 
+def catalog_queries() -> list[dict[str, Any]]:
+    """The older catalog query set (157 queries written alongside the ranking: tuning data)."""
+    return list(json.loads((DATA / "mcp_catalog_queries.json").read_text())["queries"])
+
+
 def catalog_requests(split: str) -> list[dict[str, Any]]:
     """The labelled catalog requests of one half: ``tune`` or ``test``."""
     return list(json.loads((DATA / f"catalog_requests_{split}.json").read_text())["queries"])

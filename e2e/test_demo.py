@@ -7,12 +7,12 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import mcp_types as types
 import pytest
 from playwright.async_api import Page
 
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import BridgeApp, running_bridge
+from tabmcp.testing import ListChanges, category_members
 
 from .conftest import Env, e2e_config, eventually
 
@@ -91,28 +91,23 @@ def bridge_client(bridge: BridgeApp, **kwargs: Any) -> Any:
 async def test_scope_follows_page_state_and_route(env: Env, page_closer):
     page = await open_demo(env, route="#/dashboard")
     page_closer.append(page)
-    notes: list[Any] = []
+    changes = ListChanges()
 
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            notes.append(message)
-
-    async with env.client(mode="legacy", message_handler=on_message) as client:
+    async with env.client(mode="legacy", message_handler=changes) as client:
         await client.list_tools()
         users = await client.call_tool("user_management", {})
         assert "delete_user" not in [t["name"] for t in users.structured_content["tools"]]  # needs admin-mode
         denied = await client.call_tool("call_tool", {"name": "delete_user", "arguments": {"id": 3}})
         assert denied.structured_content["error"]["code"] == "OUT_OF_SCOPE"
-        seen = len(notes)
         await page.get_by_test_id("admin-toggle").click()
-        await eventually(lambda: len(notes) > seen)
+        # The category now announces delete_user, and the client is told of that listing.
+        await changes.until_listed(client, lambda r: "delete_user" in category_members(r, "user_management"))
         users = await client.call_tool("user_management", {})
         assert "delete_user" in [t["name"] for t in users.structured_content["tools"]]
         media = await client.call_tool("media_library", {})
         assert "crop_image" not in [t["name"] for t in media.structured_content["tools"]]  # only on #/media
-        seen = len(notes)
         await client.call_tool("navigate_to", {"page": "media"})
-        await eventually(lambda: len(notes) > seen)
+        await changes.until_listed(client, lambda r: "crop_image" in category_members(r, "media_library"))
         media = await client.call_tool("media_library", {})
         assert "crop_image" in [t["name"] for t in media.structured_content["tools"]]
 

@@ -3,7 +3,6 @@ page allows it (same origin by default; another origin with ``<iframe allow="too
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from tabmcp.assets import EXTENSION_ID
@@ -49,13 +48,17 @@ async def test_another_origins_frame_offers_no_tools_unless_the_page_allows_it(e
     else:
         # Chromium's own "tools" permission policy refuses the registration itself.
         assert "tools" in (await other.get_attribute("data-registered") or "")
-    await asyncio.sleep(0.3)  # a tab update would have reached the bridge by now
+    # A marker registered in the top document after the frames registered theirs: once the bridge
+    # has it, the tab's snapshot that carries it would also carry any frame tool let through.
+    await page.evaluate("""() => document.modelContext.registerTool({name: 'frames_marker',
+        description: 'Registered last.', inputSchema: {type: 'object', properties: {}}, execute: () => 'ok'})""")
+    await env.wait_tool("frames_marker", page)
     entries = frame_entries(env, page.url)
     assert set(entries) == {"frame_echo_same", "page_title"}
     assert {e.tab.origin for e in entries.values()} == {same_origin}
     # Native getTools() in the top document also lists same-origin frames' tools: never as the page's own.
     top = {e.tool.name for e in env.bridge.hub.registry.tool_entries() if e.tab.url == page.url and not e.tab.frame_id}
-    assert top == {"page_title"}
+    assert top == {"page_title", "frames_marker"}
 
     async with env.client() as client:
         tools = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}

@@ -12,10 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
 
 from tabmcp.browser import find_chromium
+from tabmcp.testing import ListChanges
 
 from .conftest import Env, eventually
 
@@ -42,13 +42,9 @@ async def test_the_agents_view_follows_what_the_person_does(env: Env, page_close
     """Seed scenarios 1-4 and 7-8 in real Chromium, on a handshake-era connection."""
     if env.flavour != "polyfill":
         pytest.skip("telemetry capture does not depend on the WebMCP flavour")
-    changed = asyncio.Event()
+    changes = ListChanges()
 
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed.set()
-
-    async with env.client(mode="legacy", message_handler=on_message) as client:
+    async with env.client(mode="legacy", message_handler=changes) as client:
         page = await open_lab(env, page_closer)
         env.bridge.hub.telemetry.focus(next(t.tab_id for t in env.bridge.hub.registry.tabs.values()
                                             if t.url.endswith("lab.html")))
@@ -56,24 +52,18 @@ async def test_the_agents_view_follows_what_the_person_does(env: Env, page_close
         # Before the first observe: only observe and query_dom (progressive disclosure).
         assert {"observe", "query_dom"} <= set(first) and not {"analyze", "generate", "configure"} & set(first)
 
-        changed.clear()
         await page.get_by_test_id("fetch-users").click()
-        await asyncio.wait_for(changed.wait(), 10)  # data arrived: the client is told
-
-        async def network_listed() -> Any:
-            tools = listed(await client.list_tools())
-            return tools if "network" in modes(tools["observe"], "what") else None
-
-        tools = await eventually(network_listed, timeout=10)
+        # Data arrived: observe offers "network", and the client is told of that listing.
+        tools = listed(await changes.until_listed(
+            client, lambda r: "network" in modes(listed(r)["observe"], "what")))
         assert tools["observe"].meta["data_counts"]["network"] >= 1
         assert not {"analyze", "generate"} & set(tools)  # still before the first observe
 
-        changed.clear()
         errors = await client.call_tool("observe", {"what": "errors"})
         assert not errors.is_error
-        await asyncio.wait_for(changed.wait(), 10)  # the first observe lifts progressive disclosure
-        tools = listed(await client.list_tools())
-        assert {"analyze", "generate", "configure"} <= set(tools)
+        # The first observe lifts progressive disclosure, and the client is told.
+        tools = listed(await changes.until_listed(
+            client, lambda r: {"analyze", "generate", "configure"} <= set(listed(r))))
         assert "har" in modes(tools["generate"], "format")
         assert "actions" in modes(tools["observe"], "what")  # the click itself was recorded
 

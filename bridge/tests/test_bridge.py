@@ -7,13 +7,13 @@ import json
 from typing import Any
 
 import httpx
-import mcp_types as types
 import pytest
 import websockets
 from mcp import Client
 
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge
+from tabmcp.testing import ListChanges, listed, unlisted
 
 from .conftest import eventually, make_config
 from .helpers import ScriptedExtension, tab, tool
@@ -283,17 +283,13 @@ def category_tab(tab_id: int = 1) -> dict[str, Any]:
 async def test_category_expansion_on_a_legacy_connection_grows_its_listing(bridge, extension):
     await extension.sync(category_tab())
     await eventually(lambda: bridge.hub.registry.resolve("users"))
-    notes: list[Any] = []
+    changes = ListChanges()
 
-    async def on_message(message):
-        if isinstance(message, types.ServerNotification):
-            notes.append(message)
-
-    async with Client(mcp_url(bridge), mode="legacy", message_handler=on_message) as client:
+    async with Client(mcp_url(bridge), mode="legacy", message_handler=changes) as client:
         assert names(await client.list_tools()) == ["search_tools", "describe_tools", "call_tool", "users", "ping"]
         result = await client.call_tool("users", {})
         assert [t["name"] for t in result.structured_content["tools"]] == ["list_users", "create_user"]
-        await eventually(lambda: any(isinstance(n, types.ToolListChangedNotification) for n in notes))
+        await eventually(lambda: changes.expanded == ["users"])
         assert names(await client.list_tools()) == [
             "search_tools", "describe_tools", "call_tool", "users", "list_users", "create_user", "ping"]
         # Another legacy client has not expanded anything.
@@ -318,21 +314,14 @@ async def test_category_expansion_on_2026_connections_leaves_the_listing_alone(b
 
 
 async def test_page_changes_notify_legacy_clients(bridge, extension):
-    notes: list[Any] = []
+    changes = ListChanges()
 
-    async def on_message(message):
-        if isinstance(message, types.ToolListChangedNotification):
-            notes.append(message)
-
-    async with Client(mcp_url(bridge), mode="legacy", message_handler=on_message) as client:
+    async with Client(mcp_url(bridge), mode="legacy", message_handler=changes) as client:
         await client.list_tools()
         await extension.sync(tab(1, tools=[tool("a")]))
-        await eventually(lambda: notes)
-        assert "a" in names(await client.list_tools())
-        count = len(notes)
+        await changes.until_listed(client, listed("a"))
         await extension.send({"type": "tab.closed", "tabId": 1})
-        await eventually(lambda: len(notes) > count)
-        assert "a" not in names(await client.list_tools())
+        await changes.until_listed(client, unlisted("a"))
 
 
 async def test_page_changes_reach_2026_listen_streams(bridge, extension):
@@ -347,24 +336,14 @@ async def test_page_changes_reach_2026_listen_streams(bridge, extension):
         assert "fresh" in names(after) and "fresh" not in names(first)
 
 
-async def test_a_burst_of_changes_is_coalesced(bridge, extension):
-    notes: list[Any] = []
-
-    async def on_message(message):
-        if isinstance(message, types.ToolListChangedNotification):
-            notes.append(message)
-
-    async with Client(mcp_url(bridge), mode="legacy", message_handler=on_message) as client:
+async def test_a_burst_of_changes_ends_with_a_notification_of_its_last_state(bridge, extension):
+    changes = ListChanges()
+    async with Client(mcp_url(bridge), mode="legacy", message_handler=changes) as client:
         await client.list_tools()
-        loop = asyncio.get_running_loop()
-        started = loop.time()
         for i in range(30):
             await extension.send({"type": "tab.update", "tab": tab(1, tools=[tool(f"t{j}") for j in range(i + 1)])})
-        await eventually(lambda: bridge.hub.registry.counts()["tools"] == 30)
-        elapsed = loop.time() - started
-        await asyncio.sleep(0.7)
-    # One notification per quiet period, and at most one per 0.5 s while changes keep coming.
-    assert 1 <= len(notes) <= int(elapsed / 0.5) + 2 < 30
+        await changes.until_listed(client, listed("t29"))
+    # How many notifications a burst costs is a timing rule, tested alone in test_coalesce.py.
 
 
 async def test_describe_tools(bridge, extension):

@@ -90,3 +90,22 @@ def test_annotations_are_filtered_to_mcp_hints():
              scope={"dangerLevel": "destructive"})])))
     listed = {t["name"]: t for t in Disclosure(reg).list_tools()}
     assert listed["x"]["annotations"] == {"readOnlyHint": True, "destructiveHint": True}
+
+
+def test_members_hidden_by_policy_never_leak_through_their_category():
+    from tabmcp.config import Config
+    from tabmcp.core.scoping import Gate
+
+    reg, _ = setup()
+    gate = Gate(Config().with_overrides({"policy": {"focus": "read-only"}}).policy)
+    disc = Disclosure(reg, gate=gate)
+    entry = reg.resolve("users")
+    listed = {t["name"]: t for t in disc.list_tools(ClientView())}
+    assert listed["users"]["_meta"][META_CATEGORY]["tools"] == ["get_user"]
+    assert "delete_user" not in listed["users"]["description"]
+    dynamic = ClientView(dynamic=True)
+    text, structured, _ = disc.expand(entry, dynamic)
+    assert [t["name"] for t in structured["tools"]] == ["get_user"] and "delete_user" not in text
+    assert "delete_user" not in names(disc.list_tools(dynamic))
+    found, missing = disc.describe(["delete_user"])
+    assert found == [] and missing == ["delete_user"]

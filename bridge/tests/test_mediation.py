@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import mcp_types as types
 import pytest
 from mcp import Client
 
@@ -15,6 +14,7 @@ from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.errors import ConfigError
 from tabmcp.mediation import load_mediator
 from tabmcp.server.app import running_bridge
+from tabmcp.testing import ListChanges, listed
 
 from .conftest import eventually, make_config
 from .helpers import ScriptedExtension, tab, tool
@@ -89,21 +89,17 @@ async def test_tools_are_withheld_until_enhanced_then_clients_are_told():
         return await renaming_middleware(tools, context)
 
     cm, app, ext, calls = await setup(slow)
-    notes: list[Any] = []
-
-    async def on_message(message):
-        if isinstance(message, types.ToolListChangedNotification):
-            notes.append(message)
+    changes = ListChanges()
 
     try:
-        async with Client(f"http://127.0.0.1:{app.port}/mcp", mode="legacy", message_handler=on_message) as client:
+        async with Client(f"http://127.0.0.1:{app.port}/mcp", mode="legacy", message_handler=changes) as client:
             await ext.sync(tab(1, tools=[tool("gt_usr", "gets user")]))
             await eventually(lambda: app.hub.registry.tab(1))
             assert app.hub.registry.counts()["tools"] == 0  # never the cryptic name first
             release.set()
             await eventually(lambda: app.hub.registry.resolve("get_user"))
-            await eventually(lambda: notes)
-            assert "people" in names(await client.list_tools())
+            # Told of the enhanced listing itself, not only of the earlier withheld one.
+            await changes.until_listed(client, listed("people"))
     finally:
         await teardown(cm, ext)
 
@@ -136,7 +132,7 @@ async def test_lazy_mode_waits_for_the_first_request():
     try:
         await ext.sync(tab(1, url="https://lazy.test/x", tools=[tool("gt_usr", "gets user")]))
         await eventually(lambda: app.hub.registry.tab(1))
-        await asyncio.sleep(0.2)
+        assert not app.hub.mediation_scheduled  # lazy: nothing armed until a request needs the tools
         assert seen == []
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
             assert "people" in names(await client.list_tools())

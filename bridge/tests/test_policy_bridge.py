@@ -14,6 +14,7 @@ from mcp import Client
 
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge
+from tabmcp.testing import ListChanges
 
 from .conftest import eventually, make_config
 from .helpers import ScriptedExtension, tab, tool
@@ -86,14 +87,10 @@ async def test_writes_disabled_unless_enabled():
 
 async def test_out_of_scope_by_state_and_route_and_state_change_notifies():
     cm, app, ext, calls = await start()
-    notes: list[Any] = []
-
-    async def on_message(message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            notes.append(message)
+    changes = ListChanges()
 
     try:
-        async with Client(url(app), mode="legacy", message_handler=on_message) as client:
+        async with Client(url(app), mode="legacy", message_handler=changes) as client:
             listed = names(await client.list_tools())
             assert "admin_stats" not in listed and "edit_page" not in listed
             result = await client.call_tool("admin_stats", {})
@@ -103,9 +100,7 @@ async def test_out_of_scope_by_state_and_route_and_state_change_notifies():
             assert route.structured_content["error"]["code"] == "OUT_OF_SCOPE"
             await ext.send({"type": "tab.update", "tab": tab(1, url="https://shop.test/cms/home", tools=SHOP,
                                                              categories=CATS, states=["authenticated", "admin-mode"])})
-            await eventually(lambda: notes)
-            listed = names(await client.list_tools())
-            assert "admin_stats" in listed and "edit_page" in listed
+            await changes.until_listed(client, lambda r: {"admin_stats", "edit_page"} <= set(names(r)))
             assert not (await client.call_tool("admin_stats", {})).is_error
         assert {c["tool"] for c in calls} == {"admin_stats"}
     finally:

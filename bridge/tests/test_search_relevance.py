@@ -1,39 +1,93 @@
-"""Relevance guard: Recall@5 over the tuning half of the catalog requests must not fall.
+"""Search relevance, guarded: quality floors on fixed labelled data, and the ranking rules that
+carry them. Floors, not time limits: a change that makes search worse fails here, whatever the
+machine's speed.
 
-The requests (people's words over the 682 tools of the public MCP catalog) are
-``bench/data/catalog_requests_tune.json``: the half the ranking was tuned on, so these floors
-guard against regressions and say nothing of unseen wording (``./dev bench search_quality``
-reports the test half). Floors sit a little under the measured figures (docs/search.md).
+Labelled sets over the public MCP catalog, both used to tune the ranking: the older
+``bench/data/mcp_catalog_queries.json`` (written alongside the ranking) and the tuning half of
+the requests in people's words, ``bench/data/catalog_requests_tune.json``. Floors sit a little
+under the measured figures. The bench (``./dev bench search_quality``) reports the test half
+and MetaTool, never tuned on.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+
 from tabmcp.core.search import SearchDoc, SearchIndex, missing_parts, semantic_available
 from tabmcp.core.search.semantic import default_embedder
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+def doc(key: str, description: str) -> SearchDoc:
+    return SearchDoc(key=key, name=key, title=None, description=description, category=None, source="https://t.test")
+
+
+def test_a_rare_query_word_outweighs_a_common_one():
+    # "customer" is all over twelve documents, "invoice" in one that never says "customer":
+    # the rare word decides (with every word weighing the same, the repeated one would win).
+    idx = SearchIndex(semantic=False)
+    common = [doc(f"customer_tool_{i}", f"Customer {i}: customer record, customer notes, customer view.")
+              for i in range(12)]
+    idx.replace_source("s", [*common, doc("send_invoice", "Send an invoice by email to the billing address on file.")])
+    hits = idx.search("customer invoice", limit=3)
+    assert hits[0].key == "send_invoice"
+
+
+def test_a_word_repeated_in_a_long_description_does_not_beat_a_short_exact_one():
+    idx = SearchIndex(semantic=False)
+    idx.replace_source("s", [
+        doc("refund_order", "Refund an order."),
+        doc("order_history", "Order order order: lists every order, each order's lines, the order totals and "
+                             "order notes for the order desk, with paging over all orders of the shop."),
+    ])
+    assert idx.search("refund order", limit=1)[0].key == "refund_order"
+
+
+def _catalog() -> list[tuple[str, list[SearchDoc]]]:
+    from bench._data import data_dir
+    from bench.search_quality import catalog_sources
+
+    data = data_dir()
+    if not (data / "mcp_catalog.json").is_file():
+        pytest.skip(f"the public MCP catalog is not in {data} (set TABMCP_DATA)")
+    return catalog_sources(data)
+
+
+def _catalog_index_and_queries() -> tuple[SearchIndex, list[dict[str, object]]]:
+    from bench.search_quality import catalog_queries
+
+    idx = SearchIndex(semantic=False)
+    for name, docs in _catalog():
+        idx.replace_source(name, docs)
+    return idx, catalog_queries()
+
+
+def test_keyword_ranking_keeps_its_recall_on_the_tuning_set():
+    idx, queries = _catalog_index_and_queries()
+    r1 = r5 = rr = 0.0
+    for q in queries:
+        keys = [h.key for h in idx.search(str(q["query"]), limit=10)]
+        ranks = [i for i, k in enumerate(keys) if k in q["tools"]]  # type: ignore[operator]
+        if ranks:
+            r1 += ranks[0] == 0
+            r5 += ranks[0] < 5
+            rr += 1 / (ranks[0] + 1)
+    n = len(queries)
+    # Measured at the time of writing: R@1 0.643, R@5 0.879, MRR ~0.74 (keyword only).
+    assert r5 / n >= 0.86, f"Recall@5 fell to {r5 / n:.3f}"
+    assert r1 / n >= 0.63, f"Recall@1 fell to {r1 / n:.3f}"
+
+
+# ---------------------------------------------------------------- requests in people's words
+
 KEYWORD_FLOOR = 0.50  # measured 0.55 over the whole tuning half and all 682 tools
 FUSED_FLOOR = 0.70  # measured on the small set below
 SMALL_SET = 40
 """The semantic guard embeds only the categories its first ``SMALL_SET`` requests point into
 (a few hundred tools), so it runs in seconds, not minutes, on a busy 2-core machine."""
-
-
-def _catalog() -> list[tuple[str, list[SearchDoc]]]:
-    import sys
-
-    sys.path.insert(0, str(REPO))
-    from bench._data import catalog_path
-    from bench.search_quality import catalog_sources
-
-    path = catalog_path()
-    if path is None:
-        pytest.skip("the MCP catalog (shared/data/mcp_catalog.json) is not beside the checkout")
-    return catalog_sources(path.parent)
 
 
 def _requests() -> list[dict[str, object]]:
@@ -55,12 +109,12 @@ def _index(semantic: object, requests: list[dict[str, object]] | None = None) ->
     return index
 
 
-def test_keyword_ranking_recall_at_5_on_the_tuning_half() -> None:
+def test_keyword_ranking_recall_at_5_on_the_tuning_half_of_peoples_requests() -> None:
     assert _recall_at_5(_index(False), _requests()) >= KEYWORD_FLOOR
 
 
 @pytest.mark.slow
-def test_fused_ranking_recall_at_5_on_the_tuning_half() -> None:
+def test_fused_ranking_recall_at_5_on_the_tuning_half_of_peoples_requests() -> None:
     if not semantic_available():
         pytest.skip("the default model is not installed: missing " + ", ".join(missing_parts()))
     requests = _requests()[:SMALL_SET]

@@ -45,3 +45,42 @@ def test_failures_name_the_field_and_rule(args, field, rule):
 def test_non_object_arguments():
     with pytest.raises(ToolValidationError, match="JSON object"):
         validate_arguments("t", SCHEMA, [1, 2])
+
+
+# -- Draft 4's boolean exclusive bounds (common in real servers' generated schemas) ---------------
+
+DRAFT4 = {
+    "$schema": "http://json-schema.org/draft-04/schema#",
+    "type": "object",
+    "properties": {
+        "amount": {"type": "number", "minimum": 0, "exclusiveMinimum": True},
+        "percent": {"type": "number", "maximum": 100, "exclusiveMaximum": False},
+        "items": {"type": "array", "items": {"type": "object", "properties": {
+            "qty": {"type": "integer", "minimum": 1, "maximum": 10, "exclusiveMaximum": True}}}},
+    },
+    "required": ["amount"],
+}
+
+
+def test_a_draft4_tool_registers_and_is_listed_in_the_modern_form():
+    from tabmcp.core.models import PageTool, parse_tool
+
+    parsed = parse_tool({"name": "pay", "description": "Pay an amount.", "inputSchema": DRAFT4})
+    assert isinstance(parsed, PageTool), parsed
+    props = parsed.input_schema["properties"]
+    assert props["amount"] == {"type": "number", "exclusiveMinimum": 0}
+    assert props["percent"] == {"type": "number", "maximum": 100}
+    assert props["items"]["items"]["properties"]["qty"] == {"type": "integer", "minimum": 1, "exclusiveMaximum": 10}
+    assert "$schema" not in parsed.input_schema
+
+
+def test_draft4_exclusive_bounds_keep_their_meaning_when_arguments_are_checked():
+    from tabmcp.core.models import parse_tool
+
+    schema = parse_tool({"name": "pay", "description": "Pay.", "inputSchema": DRAFT4}).input_schema  # type: ignore[union-attr]
+    assert validate_arguments("pay", schema, {"amount": 0.01, "percent": 100}) == {"amount": 0.01, "percent": 100}
+    with pytest.raises(ToolValidationError) as bad:
+        validate_arguments("pay", schema, {"amount": 0})
+    assert bad.value.details["field"] == "amount"
+    with pytest.raises(ToolValidationError):
+        validate_arguments("pay", schema, {"amount": 1, "items": [{"qty": 10}]})

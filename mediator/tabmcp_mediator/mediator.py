@@ -53,7 +53,17 @@ class ToolMediator:
         return list(self._transformers)
 
     def use(self, transformer: ToolTransformer) -> ToolMediator:
-        """Add a transformer to the chain; returns the mediator for chaining."""
+        """Add a transformer to the chain; returns the mediator for chaining.
+
+        Raises:
+            TypeError: ``transformer`` lacks ``name``, ``priority`` or ``transform`` (caught here,
+                not at the first page whose tools it should have enhanced).
+        """
+        if not isinstance(transformer, ToolTransformer) or not isinstance(transformer.priority, int):
+            raise TypeError(
+                f"{transformer!r} is not a tool transformer: it needs a name, an int priority and "
+                "an async transform(tools, context) method"
+            )
         self._transformers.append(transformer)
         self._transformers.sort(key=lambda t: -t.priority)
         return self

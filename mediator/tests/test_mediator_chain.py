@@ -13,7 +13,6 @@ from tabmcp_mediator import (
     RawTool,
     ToolContext,
     ToolMediator,
-    ToolTransformer,
 )
 from tabmcp_mediator.naming import is_valid_name
 
@@ -43,8 +42,16 @@ class Stub:
         ]
 
 
-def test_stub_satisfies_the_protocol() -> None:
-    assert isinstance(Stub("s", 1), ToolTransformer)
+def test_use_refuses_what_is_not_a_transformer() -> None:
+    class NoTransform:
+        name, priority = "half", 1
+
+    mediator = ToolMediator()
+    for bad in (object(), NoTransform(), Stub("s", "high")):  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="not a tool transformer"):
+            mediator.use(bad)  # type: ignore[arg-type]
+    assert mediator.transformers == []
+    assert mediator.use(Stub("ok", 1)).transformers[0].name == "ok"
 
 
 def test_use_sorts_by_priority_and_keeps_registration_order_on_ties() -> None:

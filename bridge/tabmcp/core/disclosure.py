@@ -31,6 +31,8 @@ from .telemetry import ExposureState
 __all__ = [
     "META_CATEGORY",
     "META_ENHANCEMENT",
+    "META_EXPANDED",
+    "META_REVISION",
     "META_WARNINGS",
     "META_PAGE_NAME",
     "META_SOURCE",
@@ -49,6 +51,11 @@ META_PAGE_NAME = "tabmcp/pageName"
 META_CATEGORY = "tabmcp/category"
 META_ENHANCEMENT = "tabmcp/enhancement"
 META_WARNINGS = "tabmcp/warnings"
+META_REVISION = "tabmcp/revision"
+"""On tools/list results and list-changed notifications: the bridge's change counter. A
+notification whose revision is at least a listing's reports a state at least that new."""
+META_EXPANDED = "tabmcp/expanded"
+"""On a list-changed notification sent to one client: the category it opened."""
 _MCP_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _MAX_NAMES_IN_DESCRIPTION = 12
 

@@ -31,6 +31,7 @@ __all__ = [
     "Rejection",
     "Scope",
     "parse_category",
+    "upgrade_draft4",
     "parse_tool",
     "schema_validator_class",
 ]
@@ -82,6 +83,40 @@ def schema_validator_class(schema: dict[str, Any]) -> type[Validator]:
     if Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(schema):
         return Draft7Validator
     return Draft202012Validator
+
+
+def upgrade_draft4(schema: Any) -> Any:
+    """A copy of ``schema`` with Draft 4's boolean ``exclusiveMinimum``/``exclusiveMaximum``
+    written the modern way (``{"minimum": 0, "exclusiveMinimum": true}`` → ``{"exclusiveMinimum": 0}``).
+
+    Generated schemas of real servers still use the Draft 4 form; 2020-12 (what MCP means and
+    what clients check against) requires a number there. Anything else is left as it is.
+    """
+    if isinstance(schema, list):
+        return [upgrade_draft4(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: upgrade_draft4(value) for key, value in schema.items()}
+    for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if isinstance(out.get(flag), bool):
+            if out.pop(flag) and isinstance(out.get(bound), int | float) and not isinstance(out[bound], bool):
+                out[flag] = out.pop(bound)
+    if isinstance(out.get("$schema"), str) and "draft-04" in out["$schema"]:
+        del out["$schema"]  # now written in the modern dialect
+    return out
+
+
+def _has_draft4_exclusive(schema: Any) -> bool:
+    stack = [schema]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("exclusiveMinimum"), bool) or isinstance(item.get("exclusiveMaximum"), bool):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 class _Model(BaseModel):
@@ -167,6 +202,8 @@ class PageTool(_Model):
             raise ValueError("inputSchema must describe an object (type: 'object')")
         if _depth(v) > MAX_SCHEMA_DEPTH:
             raise ValueError(f"inputSchema is nested more than {MAX_SCHEMA_DEPTH} levels deep")
+        if _has_draft4_exclusive(v):
+            v = upgrade_draft4(v)
         try:
             cls = schema_validator_class(v)
             cls.check_schema(v)

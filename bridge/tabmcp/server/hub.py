@@ -154,7 +154,9 @@ class Hub:
             core_tools=self.config.disclosure.core_tools,
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
         )
-        self.search_sync = IndexSync(self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path)
+        self.search_sync = IndexSync(
+            self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
+        )
         self.session_id = secrets.token_hex(8)
         self._futures: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._approvals: dict[str, tuple[int, asyncio.Future[tuple[bool, str]]]] = {}
@@ -167,7 +169,7 @@ class Hub:
         self._mediation_timers: dict[int, asyncio.TimerHandle] = {}
         self._raw: dict[int, TabSnapshot] = {}
         self.telemetry = TelemetryStore(self.config.telemetry)
-        self.telemetry.add_listener(self._changed)
+        self.telemetry.add_listener(self._telemetry_changed)
         self.sessions = SessionStore(self.config.telemetry.session_db or self.config.store.path or ":memory:")
         self._queries: dict[str, tuple[int, asyncio.Future[PageResult]]] = {}
         self._closed_tabs: collections.deque[int] = collections.deque()
@@ -177,6 +179,7 @@ class Hub:
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
         self.protocol_errors = 0
+        self._telemetry_revision = 0
 
     # -- tool middleware (the mediator hook) -----------------------------------------------
 
@@ -270,6 +273,11 @@ class Hub:
         if latest is not None and self._mediation_key(latest) == key and self.registry.tab(snap.tab_id):
             self._apply(self.registry.apply(_merge_enhanced(latest, result)))
 
+    @property
+    def mediation_scheduled(self) -> bool:
+        """Enhancement of some tab is armed (waiting for a quiet tool list) or running."""
+        return bool(self._mediation_timers or self._mediating)
+
     async def settle(self, timeout_s: float | None = None) -> None:
         """Let pending enhancement finish (withheld tabs start now) before answering a request."""
         for tab_id in list(self._withheld):
@@ -292,6 +300,17 @@ class Hub:
         """Call ``callback`` after every page-driven change of the registry; returns a remover."""
         self._listeners.append(callback)
         return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+
+    @property
+    def revision(self) -> int:
+        """Grows with every page-driven change of what tools/list shows (the registry's version plus
+        telemetry availability changes); listings and notifications carry it, so a client can tell
+        a notification of the state it saw from an older one."""
+        return self.registry.version + self._telemetry_revision
+
+    def _telemetry_changed(self) -> None:
+        self._telemetry_revision += 1
+        self._changed()
 
     def _changed(self) -> None:
         for callback in list(self._listeners):

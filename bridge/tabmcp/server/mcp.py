@@ -31,7 +31,8 @@ from pydantic import ValidationError
 
 from .. import __version__
 from ..core.builtins import BUILTINS
-from ..core.disclosure import ClientView, one_line
+from ..core.coalesce import Coalescer
+from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView, one_line
 from ..core.registry import CategoryEntry, ToolEntry
 from ..core.validation import validate_arguments
 from ..core import telemetry as telemetry_core
@@ -88,12 +89,11 @@ class ChangeNotifier:
     """
 
     def __init__(self, hub: Hub | None = None, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
+        self._hub = hub
         self.bus = InMemorySubscriptionBus()
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
-        self._debounce_s = debounce_s
-        self._max_wait_s = max_wait_s
+        self._coalescer = Coalescer(debounce_s=debounce_s, max_wait_s=max_wait_s)
         self._pending: asyncio.TimerHandle | None = None
-        self._burst_started = 0.0
         self._tasks: set[asyncio.Task[None]] = set()
         self.sent = 0
         if hub is not None:
@@ -124,30 +124,39 @@ class ChangeNotifier:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        now = loop.time()
-        if self._pending is None:
-            self._burst_started = now
-        else:
+        if self._pending is not None:
             self._pending.cancel()
-        delay = min(self._debounce_s, max(0.0, self._burst_started + self._max_wait_s - now))
-        self._pending = loop.call_later(delay, self._fire)
+        self._pending = loop.call_later(self._coalescer.changed(loop.time()), self._fire)
 
     def _fire(self) -> None:
         self._pending = None
+        self._coalescer.fired()
         task = asyncio.get_running_loop().create_task(self.notify_all())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    @property
+    def revision(self) -> int:
+        """The hub's change counter (0 without a hub)."""
+        return self._hub.revision if self._hub is not None else 0
+
     async def notify_all(self) -> None:
+        """Tell every client; handshake-era notifications carry the listing revision they report
+        (``_meta["tabmcp/revision"]``), so a client can tell a fresh change from one it has seen."""
         self.sent += 1
+        meta = {META_REVISION: self.revision}
         await self.bus.publish(ToolsListChanged())
         for conn in list(self._connections):
-            await conn.send_tool_list_changed()
+            await conn.send_tool_list_changed(meta=meta)
 
-    async def notify_one(self, ctx: ServerRequestContext[Any, Any]) -> None:
+    async def notify_one(self, ctx: ServerRequestContext[Any, Any], *, expanded: str | None = None) -> None:
+        """Tell one client its own listing changed (it opened ``expanded``, or telemetry tools appeared)."""
         conn = _connection(ctx)
         if conn is not None:
-            await conn.send_tool_list_changed()
+            meta: dict[str, Any] = {META_REVISION: self.revision}
+            if expanded is not None:
+                meta[META_EXPANDED] = expanded
+            await conn.send_tool_list_changed(meta=meta)
 
 
 def _complete(ctx: ServerRequestContext[Any, Any], result: dict[str, Any]) -> dict[str, Any]:
@@ -236,7 +245,7 @@ class _Handlers:
     ) -> dict[str, Any]:
         await self.hub.settle()
         view = self.notifier.view_for(ctx)
-        return _complete(ctx, {"tools": self.hub.listing(view)})
+        return _complete(ctx, {"tools": self.hub.listing(view), "_meta": {META_REVISION: self.hub.revision}})
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -270,7 +279,7 @@ class _Handlers:
             view = self.notifier.view_for(ctx)
             text, structured, changed = self.hub.disclosure.expand(entry, view)
             if changed:
-                await self.notifier.notify_one(ctx)
+                await self.notifier.notify_one(ctx, expanded=name)
             return {"content": [_text(text)], "structuredContent": structured}
         if isinstance(entry, ToolEntry):
             return await self._call_page_tool(ctx, params, entry, arguments)

@@ -1,0 +1,113 @@
+"""Helpers for tests that drive tabmcp through an MCP client (ours, and yours).
+
+Change notifications are coalesced and some are caused by things a test did not do (a page
+that just loaded, telemetry making a mode available). A test that waits for "a notification"
+can take an older one for its own. :class:`ListChanges` waits for the state the test caused
+instead: a listing that shows it, then a notification whose revision
+(``_meta["tabmcp/revision"]``) is at least that listing's, which can only be one sent after
+the change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import mcp_types as types
+
+from .core.disclosure import META_CATEGORY, META_EXPANDED, META_REVISION
+
+__all__ = ["ListChanges", "category_members", "listed", "listing_revision", "unlisted"]
+
+
+def listing_revision(result: types.ListToolsResult) -> int:
+    """The bridge revision a tools/list result reflects."""
+    meta = result.meta or {}
+    value = meta.get(META_REVISION)
+    if not isinstance(value, int):
+        raise AssertionError(f"tools/list carries no {META_REVISION}: {meta!r}")
+    return value
+
+
+class ListChanges:
+    """A ``message_handler`` for :class:`mcp.Client` that records list-changed notifications.
+
+    Use it on handshake-era (``mode="legacy"``) clients, which receive
+    ``notifications/tools/list_changed`` directly.
+    """
+
+    def __init__(self) -> None:
+        self.revisions: list[int] = []
+        self.expanded: list[str] = []
+        self._arrived = asyncio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        if not isinstance(message, types.ToolListChangedNotification):
+            return
+        meta = (message.params.meta if message.params else None) or {}
+        revision = meta.get(META_REVISION)
+        self.revisions.append(revision if isinstance(revision, int) else -1)
+        expanded = meta.get(META_EXPANDED)
+        if isinstance(expanded, str):
+            self.expanded.append(expanded)
+        self._arrived.set()
+
+    async def notified_since(self, revision: int, timeout: float = 10.0) -> int:
+        """Wait for a notification reporting ``revision`` or newer; return its revision."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            newer = [r for r in self.revisions if r >= revision]
+            if newer:
+                return newer[0]
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AssertionError(
+                    f"no tools/list_changed with revision >= {revision} within {timeout}s (got {self.revisions})"
+                )
+            self._arrived.clear()
+            try:
+                await asyncio.wait_for(self._arrived.wait(), remaining)
+            except TimeoutError:
+                pass
+
+    async def until_listed(
+        self,
+        client: Any,
+        condition: Callable[[types.ListToolsResult], bool],
+        timeout: float = 10.0,
+        interval: float = 0.05,
+    ) -> types.ListToolsResult:
+        """Poll tools/list (bypassing the client's cache) until ``condition(result)`` holds, then
+        wait for the notification that reports that listing or a newer one. Fails if either
+        never comes; returns the listing."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            result = await client.list_tools(cache_mode="bypass")
+            if condition(result):
+                await self.notified_since(listing_revision(result), max(0.1, deadline - loop.time()))
+                return result  # type: ignore[no-any-return]
+            if loop.time() > deadline:
+                names = [t.name for t in result.tools]
+                raise AssertionError(f"tools/list never met the condition within {timeout}s: {names}")
+            await asyncio.sleep(interval)
+
+
+def listed(name: str) -> Callable[[types.ListToolsResult], bool]:
+    """Condition for :meth:`ListChanges.until_listed`: ``name`` is in the listing."""
+    return lambda result: any(t.name == name for t in result.tools)
+
+
+def unlisted(name: str) -> Callable[[types.ListToolsResult], bool]:
+    """Condition for :meth:`ListChanges.until_listed`: ``name`` is not in the listing."""
+    return lambda result: all(t.name != name for t in result.tools)
+
+
+def category_members(result: types.ListToolsResult, category: str) -> list[str]:
+    """The member names a listed category tool announces (``_meta["tabmcp/category"]["tools"]``)."""
+    for tool in result.tools:
+        if tool.name == category:
+            return list(((tool.meta or {}).get(META_CATEGORY) or {}).get("tools") or [])
+    return []

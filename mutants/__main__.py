@@ -1,0 +1,195 @@
+"""One-line mutations of tabmcp's core behaviours, each run against the tests that guard it.
+
+    ./dev mutants            every mutation
+    ./dev mutants NAME...    only these (see --list)
+
+Each mutation changes one line of the committed tree (HEAD) in a throwaway git worktree, runs
+the tests named beside it there, and expects them to FAIL. A mutation the tests survive is a
+behaviour nobody would notice breaking. A mutation whose line is no longer in the code is
+reported as STALE (update it here): the list is part of the test suite's upkeep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    what: str
+    path: str
+    old: str
+    new: str
+    tests: tuple[str, ...]
+
+
+MUTATIONS: tuple[Mutation, ...] = (
+    Mutation(
+        "notify-after-enhancement",
+        "enhanced tools enter the registry without telling clients",
+        "bridge/tabmcp/server/hub.py",
+        "self._apply(self.registry.apply(_merge_enhanced(latest, result)))",
+        "self.registry.apply(_merge_enhanced(latest, result))",
+        ("bridge/tests/test_mediation.py",),
+    ),
+    Mutation(
+        "bm25-idf-one",
+        "every query word weighs the same (BM25 IDF forced to 1)",
+        "bridge/tabmcp/core/search/index.py",
+        "idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))",
+        "idf = 1.0",
+        ("bridge/tests/test_search_relevance.py",),
+    ),
+    Mutation(
+        "no-list-changed",
+        "page-driven changes are never sent to handshake-era clients",
+        "bridge/tabmcp/server/mcp.py",
+        "            await conn.send_tool_list_changed(meta=meta)\n\n    async def notify_one",
+        "            pass\n\n    async def notify_one",
+        ("bridge/tests/test_bridge.py", "-k", "notif or burst"),
+    ),
+    Mutation(
+        "no-expansion-notice",
+        "a client that opens a category is not told its listing grew",
+        "bridge/tabmcp/server/mcp.py",
+        "await self.notifier.notify_one(ctx, expanded=name)",
+        "pass",
+        ("bridge/tests/test_bridge.py", "-k", "expansion"),
+    ),
+    Mutation(
+        "coalesce-no-max-wait",
+        "a burst of changes postpones its notification forever",
+        "bridge/tabmcp/core/coalesce.py",
+        "return min(self.debounce_s, max(0.0, self._burst_started + self.max_wait_s - now))",
+        "return self.debounce_s",
+        ("bridge/tests/test_coalesce.py",),
+    ),
+    Mutation(
+        "any-extension-origin",
+        "the extension endpoint accepts any Origin",
+        "bridge/tabmcp/server/extension.py",
+        "if origin not in allowed:",
+        "if False:",
+        ("bridge/tests/test_bridge.py", "bridge/tests/test_bad_input.py", "-k", "origin"),
+    ),
+    Mutation(
+        "no-argument-validation",
+        "page tool arguments reach the page unchecked",
+        "bridge/tabmcp/server/mcp.py",
+        "args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)",
+        "args = arguments",
+        ("bridge/tests/test_bridge.py", "bridge/tests/test_policy_bridge.py"),
+    ),
+    Mutation(
+        "no-approval",
+        "destructive tools run without asking",
+        "bridge/tabmcp/server/mcp.py",
+        "if decision.needs_approval:",
+        "if False:",
+        ("bridge/tests/test_policy_bridge.py",),
+    ),
+    Mutation(
+        "hidden-members-leak",
+        "category members hidden by policy or scope are shown",
+        "bridge/tabmcp/core/scoping.py",
+        "return tuple(m for m in entry.members if self.visible(m))",
+        "return tuple(entry.members)",
+        ("bridge/tests/test_disclosure.py", "bridge/tests/test_policy_bridge.py"),
+    ),
+    Mutation(
+        "no-text-redaction",
+        "secrets in free text leave the bridge's telemetry unredacted",
+        "bridge/tabmcp/core/telemetry/redact.py",
+        "            value = pattern.sub(self._replace, value)",
+        "            pass",
+        ("bridge/tests/telemetry/test_redact.py",),
+    ),
+    Mutation(
+        "tab-close-keeps-calls",
+        "a call in a tab that closes waits for its timeout",
+        "bridge/tabmcp/server/hub.py",
+        'self._fail(call.call_id, TabClosed(f"tab {tab_id} closed during the call", tab_id=tab_id))',
+        "pass",
+        ("bridge/tests/test_bridge.py", "-k", "closed"),
+    ),
+    Mutation(
+        "draft4-refused",
+        "a tool with Draft 4 boolean exclusiveMinimum is refused",
+        "bridge/tabmcp/core/models.py",
+        "        if _has_draft4_exclusive(v):\n            v = upgrade_draft4(v)",
+        "        pass",
+        ("bridge/tests/test_validation.py",),
+    ),
+    Mutation(
+        "stale-revision",
+        "listings stop reporting telemetry-driven changes in their revision",
+        "bridge/tabmcp/server/hub.py",
+        "return self.registry.version + self._telemetry_revision",
+        "return self.registry.version",
+        ("bridge/tests/test_revision.py",),
+    ),
+)
+
+
+def run(mutation: Mutation, tree: Path, python: str) -> tuple[str, float]:
+    target = tree / mutation.path
+    original = target.read_text()
+    if original.count(mutation.old) != 1:
+        return "STALE", 0.0
+    target.write_text(original.replace(mutation.old, mutation.new))
+    env = {**os.environ,
+           "PYTHONPATH": os.pathsep.join([str(tree / "bridge"), str(tree / "mediator")]),
+           "TABMCP_DATA": os.environ.get("TABMCP_DATA", str(REPO.parent / "shared" / "data")),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    started = time.monotonic()
+    try:
+        done = subprocess.run([python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *mutation.tests],
+                              cwd=tree, env=env, capture_output=True, text=True, timeout=900)
+        code = done.returncode
+    except subprocess.TimeoutExpired:
+        code = -1
+    finally:
+        target.write_text(original)
+    took = time.monotonic() - started
+    return {0: "SURVIVED", 1: "caught", -1: "TIMEOUT"}.get(code, f"ERROR (pytest exit {code})"), took
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="./dev mutants", description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="mutations to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the mutations and exit")
+    args = parser.parse_args(argv)
+    chosen = [m for m in MUTATIONS if not args.names or m.name in args.names]
+    if args.list or not chosen:
+        for m in MUTATIONS:
+            print(f"{m.name:28} {m.what}")
+        return 0 if args.list else 2
+    tree = Path(tempfile.mkdtemp(prefix="tabmcp-mutants-"))
+    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), "HEAD"], cwd=REPO, check=True)
+    results = []
+    try:
+        for m in chosen:
+            outcome, took = run(m, tree, sys.executable)
+            results.append((m, outcome))
+            print(f"{outcome:10} {m.name:28} {took:6.1f}s  {m.what}", flush=True)
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, check=False)
+        shutil.rmtree(tree, ignore_errors=True)
+    caught = sum(outcome == "caught" for _, outcome in results)
+    print(f"\n{caught} of {len(results)} mutations caught")
+    return 0 if caught == len(results) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
