@@ -11,6 +11,7 @@ and MetaTool, never tuned on.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest

@@ -121,21 +121,17 @@ _DEFAULT_LOCK = threading.Lock()
 def default_embedder(threads: int = 1) -> OnnxEmbedder:
     """The default model (one instance per process and thread count: indexes share it), or
     :class:`SemanticUnavailableError` saying what is missing."""
-    with _DEFAULT_LOCK:
-        if threads not in _DEFAULT:
-            _DEFAULT[threads] = _new_default_embedder(threads)
-        return _DEFAULT[threads]
-
-
-def _new_default_embedder(threads: int) -> OnnxEmbedder:
     missing = missing_parts()
     if missing:
         raise SemanticUnavailableError(
             "semantic search needs the [semantic] extra: missing " + ", ".join(missing) + f"; install: {INSTALL_HINT}"
         )
-    model, tok = _onnx_model_path(), _tokenizer_path()
-    assert model is not None and tok is not None
-    return OnnxEmbedder(model, tok, threads=threads)
+    with _DEFAULT_LOCK:
+        if threads not in _DEFAULT:
+            model, tok = _onnx_model_path(), _tokenizer_path()
+            assert model is not None and tok is not None
+            _DEFAULT[threads] = OnnxEmbedder(model, tok, threads=threads)
+        return _DEFAULT[threads]
 
 
 def make_embedder(spec: bool | str | Embedder, threads: int = 1) -> Embedder:
