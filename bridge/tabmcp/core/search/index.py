@@ -23,10 +23,12 @@ see, grouped in *sources* (the bridge's tabs). Design (details in docs/search.md
 
 from __future__ import annotations
 
+import atexit
 import heapq
 import math
 import os
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, cast
@@ -513,21 +515,21 @@ class SearchIndex:
     # -- background embedding
 
     def _start_worker(self) -> None:
-        """Wake the worker (starting it on first use); the caller holds the lock."""
-        if self._closed:
+        """Start the worker unless one is running; the caller holds the lock."""
+        if self._closed or self._worker is not None:
             return
-        if self._worker is None or not self._worker.is_alive():
-            self._worker = threading.Thread(target=self._work, name="tabmcp-embed", daemon=True)
-            self._worker.start()
-        self._wake.notify_all()
+        self._worker = threading.Thread(target=self._work, name="tabmcp-embed", daemon=True)
+        _RUNNING.add(self)
+        self._worker.start()
 
     def _work(self) -> None:
+        """Embed until nothing is pending, then end (the next change starts a new worker)."""
         _lower_thread_priority()
         while True:
             with self._lock:
-                while not self._pending and not self._closed:
-                    self._wake.wait()
-                if self._closed:
+                if not self._pending or self._closed:
+                    self._worker = None
+                    self._wake.notify_all()
                     return
             try:
                 self.compute_embeddings(self._batch_size)
@@ -554,13 +556,15 @@ class SearchIndex:
             return self._wake.wait_for(lambda: not self._pending or self._closed, timeout) and not self._pending
 
     def close(self) -> None:
-        """Stop the background worker (it finishes the batch it is embedding)."""
+        """Stop the background worker (it finishes the batch it is embedding; the model must
+        not be running when the interpreter exits, so this also runs at exit)."""
         with self._lock:
             self._closed = True
             self._wake.notify_all()
-        worker = self._worker
+            worker = self._worker
         if worker is not None and worker is not threading.current_thread():
             worker.join(timeout=30)
+        _RUNNING.discard(self)
 
     def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
         """The query's embedding (cached); the model runs outside the index lock."""
@@ -868,6 +872,16 @@ class SearchIndex:
         entry = self._slots[slot]
         assert entry is not None
         return entry.doc.key.casefold() == q.casefold() or entry.name_norm == qn
+
+
+_RUNNING: weakref.WeakSet[SearchIndex] = weakref.WeakSet()
+"""Indexes whose worker may be inside the model: closed at exit, before daemon threads die."""
+
+
+@atexit.register
+def _close_running() -> None:
+    for index in list(_RUNNING):
+        index.close()
 
 
 def _lower_thread_priority() -> None:
