@@ -181,13 +181,13 @@ class Disclosure:
         shown = ", ".join(names[:_MAX_NAMES_IN_DESCRIPTION])
         if len(names) > _MAX_NAMES_IN_DESCRIPTION:
             shown += f", and {len(names) - _MAX_NAMES_IN_DESCRIPTION} more"
-        # What every category would repeat (the origin, how to open one and run its tools) is
-        # said once, in the server's instructions and call_tool's description.
+        # How to open a category and run its tools is said once, in the server's instructions
+        # and call_tool's description. The origin stays: page text must say which site speaks.
         text = f"{entry.category.description.rstrip('.')}. Tools: {shown}."
         return {
             "name": entry.public_name,
             "title": f"{entry.category.name} (category)",
-            "description": text,
+            "description": _described(entry.tab.origin, text),
             "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
             "annotations": {"readOnlyHint": True},
             "_meta": {
