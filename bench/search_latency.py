@@ -60,7 +60,8 @@ def substring_ranker(docs: Sequence[SearchDoc]) -> Callable[[str], list[str]]:
 
     def rank(query: str) -> list[str]:
         words = [w for w in query.lower().split() if len(w) > 2]
-        scored = sorted(((sum(w in b for w in words), i) for i, (_, b) in enumerate(blobs)), key=lambda x: -x[0])
+        counts = ((sum(w in b for w in words), i) for i, (_, b) in enumerate(blobs))
+        scored = sorted(counts, key=lambda x: -x[0])
         return [blobs[i][0] for n, i in scored[:100] if n]
 
     return rank
@@ -72,7 +73,8 @@ def seed_replicas(embedder: Embedder, base: Sources, sources: Sources, cache: Em
     todo = [d for d in originals.values() if cache.get(content_hash(embedder.name, _embed_text(d))) is None]
     if todo:
         vecs = embedder.encode([_embed_text(d) for d in todo])
-        cache.put_many([(content_hash(embedder.name, _embed_text(d)), v) for d, v in zip(todo, vecs, strict=True)])
+        keys = [content_hash(embedder.name, _embed_text(d)) for d in todo]
+        cache.put_many(list(zip(keys, vecs, strict=True)))
     for _, docs in sources:
         for d in docs:
             orig = originals.get(d.key.split(".", 1)[1] if d.key.startswith("t") and "." in d.key else d.key)
@@ -210,10 +212,14 @@ def main(argv: list[str] | None = None) -> int:
             if n == SIZES[-1]:
                 # A new 500-tool tab arrives: searches go on while the worker embeds it.
                 new_tab = [
-                    dataclasses.replace(d, key=f"new.{d.key}", name=f"new.{d.key}", description=d.description + " (new)")
+                    dataclasses.replace(
+                        d, key=f"new.{d.key}", name=f"new.{d.key}", description=d.description + " (new)"
+                    )
                     for d in random.Random(3).sample([d for _, ds in base for d in ds], 500)
                 ]
-                bg = build(sources, semantic=embedder, embedding_cache=shared, query_cache_size=0, background=True)
+                bg = build(
+                    sources, semantic=embedder, embedding_cache=shared, query_cache_size=0, background=True
+                )
                 bg.replace_source("new", new_tab)
                 during: list[float] = []
                 for q in texts:
@@ -223,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
                 left = bg.pending_embeddings
                 bg.close()
                 if during:
-                    rows.append(row(f"fused, while a new 500-tool tab is embedded ({left} left)", n + 500, during))
+                    label = f"fused, while a new 500-tool tab is embedded ({left} left)"
+                    rows.append(row(label, n + 500, during))
         print(f"{n:,} tools: measured")
 
     print_table(

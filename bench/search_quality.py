@@ -251,7 +251,7 @@ def rankers_for(
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-semantic", action="store_true", help="keyword ranking only")
-    ap.add_argument("--misses", type=int, default=0, help="print up to N requests each ranking misses in its top 5")
+    ap.add_argument("--misses", type=int, default=0, help="print up to N requests missed in a top 5")
     ap.add_argument("--only", default=None, help="comma-separated data sets among: tune,test,metatool")
     args = ap.parse_args(argv)
 
@@ -280,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             built[corpus] = rankers_for(*corpora[corpus], embedder)
         print(f"{title}: {len(corpora[corpus][0])} tools, {len(queries)} requests")
         for label, rank in built[corpus].items():
-            rows.append([title, label, str(len(queries)), *evaluate(rank, queries, label, args.misses).cells()])
+            scores = evaluate(rank, queries, label, args.misses)
+            rows.append([title, label, str(len(queries)), *scores.cells()])
 
     print_table(
         "Search quality, tuning vs test (R@1, R@5, MRR over the top 100; latency per query, ms)",

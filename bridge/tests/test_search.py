@@ -112,7 +112,8 @@ def test_prose_drops_stop_words_but_keeps_tool_verbs() -> None:
 def test_import_does_not_load_the_embedding_stack() -> None:
     code = (
         "import sys, tabmcp.core.search, tabmcp.core.search.sync; "
-        "print(any(m in sys.modules for m in ('torch', 'sentence_transformers', 'onnxruntime', 'tokenizers')))"
+        "print(any(m in sys.modules for m in "
+        "('torch', 'sentence_transformers', 'onnxruntime', 'tokenizers')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

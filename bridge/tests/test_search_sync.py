@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,7 +25,8 @@ from .helpers import tab, tool
 
 SHOP = [
     tool("refund_order", "Refund an order to the customer's card.",
-         inputSchema={"type": "object", "properties": {"reason": {"type": "string", "enum": ["damaged", "late"]}}}),
+         inputSchema={"type": "object",
+                      "properties": {"reason": {"type": "string", "enum": ["damaged", "late"]}}}),
     tool("track_parcel", "Where a shipped parcel is now."),
     tool("delete_user", "Delete a user account."),
 ]
@@ -53,7 +55,7 @@ class CountingEmbedder:
         out = np.zeros((len(texts), 16), dtype=np.float32)
         for i, text in enumerate(texts):
             for word in text.lower().split():
-                out[i, hash(word.strip(".,")) % 16] += 1.0
+                out[i, zlib.crc32(word.strip(".,").encode()) % 16] += 1.0  # stable across runs
             out[i] /= max(float(np.linalg.norm(out[i])), 1e-9)
         return out
 
@@ -96,7 +98,8 @@ def test_without_the_model_search_ranks_by_keywords_and_logs_once_what_is_missin
 def test_enum_values_and_category_description_are_searchable() -> None:
     reg = Registry()
     reg.apply(snap(1, [*SHOP, tool("a_tool", category="post")],
-                   categories=[{"name": "post", "description": "Parcels and shipping labels", "tools": ["a_tool"]}]))
+                   categories=[{"name": "post", "description": "Parcels and shipping labels",
+                                "tools": ["a_tool"]}]))
     sync = IndexSync(reg, semantic=False)
     assert [h.key for h in sync.index.search("damaged")] == ["refund_order"]
     assert [h.key for h in sync.index.search("shipping labels")][0] == "a_tool"

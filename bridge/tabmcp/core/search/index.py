@@ -553,7 +553,8 @@ class SearchIndex:
         with self._lock:
             if not self._background:
                 return not self._pending
-            return self._wake.wait_for(lambda: not self._pending or self._closed, timeout) and not self._pending
+            self._wake.wait_for(lambda: not self._pending or self._closed, timeout)
+            return not self._pending
 
     def close(self) -> None:
         """Stop the background worker (it finishes the batch it is embedding; the model must

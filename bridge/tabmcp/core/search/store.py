@@ -73,7 +73,9 @@ class EmbeddingStore(EmbeddingCache):
         rows = [(k, int(v.shape[0]), np.ascontiguousarray(v, dtype=np.float32).tobytes()) for k, v in items]
         with self._db_lock:
             self._db.execute("BEGIN")
-            self._db.executemany("INSERT OR REPLACE INTO search_embeddings (hash, dim, vec) VALUES (?, ?, ?)", rows)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO search_embeddings (hash, dim, vec) VALUES (?, ?, ?)", rows
+            )
             self._db.execute("COMMIT")
             self.writes += len(rows)
 

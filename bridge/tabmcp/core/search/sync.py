@@ -81,7 +81,9 @@ def _semantic_choice(setting: bool | str) -> bool | str:
 class IndexSync:
     """One search index kept in step with one registry."""
 
-    def __init__(self, registry: Registry, *, semantic: bool | str = "auto", db_path: str | None = None) -> None:
+    def __init__(
+        self, registry: Registry, *, semantic: bool | str = "auto", db_path: str | None = None
+    ) -> None:
         """``db_path``: the SQLite file for tool vectors (the bridge's ``[store] path``; None:
         the default file, ``:memory:``: this process only)."""
         self.registry = registry
