@@ -72,8 +72,10 @@ class DisclosureSettings(_Section):
 
 
 class SearchSettings(_Section):
-    semantic: bool | str = False
-    """Add embedding ranking (needs the [semantic] extra): true for the default model, or a model name/path."""
+    semantic: bool | str = "auto"
+    """Embedding ranking fused with keywords. "auto": on when the default model is installed (./dev setup
+    installs it), else keyword ranking and one log line saying what is missing; true: the default model
+    (an error without it); a string: a sentence-transformers model name or path; false: keywords only."""
 
 
 class StoreSettings(_Section):

@@ -31,7 +31,7 @@ def test_categories_profile_collapses_categories():
     listed = disc.list_tools(ClientView())
     assert names(listed) == ["search_tools", "describe_tools", "call_tool", "users", "ping"]
     users = listed[3]
-    assert users["description"].startswith("[https://shop.test] User management. Category of 2 tools: get_user, delete_user")
+    assert users["description"] == "[https://shop.test] User management. Tools: get_user, delete_user."
     assert users["_meta"][META_CATEGORY] == {"isCategory": True, "toolCount": 2, "tools": ["get_user", "delete_user"]}
     assert users["inputSchema"]["properties"] == {}
 

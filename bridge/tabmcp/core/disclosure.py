@@ -203,13 +203,12 @@ class Disclosure:
         shown = ", ".join(names[:_MAX_NAMES_IN_DESCRIPTION])
         if len(names) > _MAX_NAMES_IN_DESCRIPTION:
             shown += f", and {len(names) - _MAX_NAMES_IN_DESCRIPTION} more"
-        text = (
-            f"{entry.category.description.rstrip('.')}. Category of {len(names)} tools: {shown}. "
-            "Call it (no arguments) for their schemas; run them with call_tool."
-        )
+        # How to open a category and run its tools is said once, in the server's instructions
+        # and call_tool's description. The origin stays: page text must say which site speaks.
+        text = f"{entry.category.description.rstrip('.')}. Tools: {shown}."
         return {
             "name": entry.public_name,
-            "title": f"{entry.category.name} (category, {len(names)} tools)",
+            "title": f"{entry.category.name} (category)",
             "description": _described(entry.tab.origin, text),
             "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
             "annotations": {"readOnlyHint": True},
