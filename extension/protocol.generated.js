@@ -244,6 +244,7 @@ export const ERROR = Object.freeze({
  * @property {Object<string, *>} arguments
  * @property {string} reason
  * @property {number} timeoutMs
+ * @property {string} [origin] The origin of the document that offers the tool (a frame's own origin for frame tools).
  */
 
 /**

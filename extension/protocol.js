@@ -62,10 +62,8 @@ export const PAGE = Object.freeze({
   /** worker → page: a live query {requestId, kind, args}; page → worker: `page.result`. */
   pageQuery: 'page.query',
   pageResult: 'page.result',
-  /** worker → content script: ask the person {approvalId, tool, ...}; content → worker: the answer. */
+  /** Never relayed: approvals are asked in the extension's own window (approval/approvals.js). */
   approval: 'approval',
-  /** worker → content script: the bridge stopped waiting for an answer. */
-  approvalWithdraw: 'approval.withdraw',
   /** content script → page: the worker (re)connected, send a fresh snapshot. */
   resync: 'resync',
 });

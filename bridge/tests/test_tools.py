@@ -10,6 +10,7 @@ import pytest
 from tabmcp.core import tools
 from tabmcp.core.disclosure import ClientView
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
+from tabmcp.core.trust.guard import install_trust
 from tabmcp.errors import ErrorCode, ToolCallError
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.hub import Hub
@@ -24,13 +25,14 @@ class Context:
     def __init__(self, hub: Hub, *, dynamic: bool = True) -> None:
         self.bridge = hub
         self.view = ClientView(dynamic=dynamic)
+        self.trust = install_trust(hub)
         self.notified: list[str | None] = []
         self.approvals: list[str] = []
 
     async def notify_changed(self, *, expanded: str | None = None) -> None:
         self.notified.append(expanded)
 
-    async def approve(self, entry: Any, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    async def approve(self, entry: Any, arguments: dict[str, Any], *, reason: str = "") -> dict[str, Any] | None:
         self.approvals.append(entry.public_name)
         return {"resultType": "input_required"}
 

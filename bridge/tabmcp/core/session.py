@@ -635,6 +635,7 @@ class Session:
         *,
         tab_id: int,
         document_id: str | None,
+        origin: str = "",
         tool: str,
         title: str,
         description: str,
@@ -650,7 +651,7 @@ class Session:
         approval = self._new(RequestKind.APPROVAL, timeout_s, tab_id=tab_id, document_id=document_id, label=tool)
         return self._sent(approval, ApprovalRequest(
             approval_id=approval.request_id, tab_id=tab_id, tool=tool, title=title, description=description,
-            arguments=arguments, reason=reason, timeout_ms=int(timeout_s * 1000),
+            arguments=arguments, reason=reason, timeout_ms=int(timeout_s * 1000), origin=origin,
         ))
 
     def start_query(

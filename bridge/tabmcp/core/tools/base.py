@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..scoping import Gate
     from ..search import SearchIndex
     from ..telemetry import SessionStore, TelemetryStore
+    from ..trust.guard import TrustGuard
 
 __all__ = ["META_BUILTIN", "Bridge", "BuiltinTool", "Handler", "ToolContext", "text"]
 
@@ -60,13 +61,17 @@ class ToolContext(Protocol):
     bridge: Bridge
     view: ClientView
     """The disclosure state of the client that called."""
+    trust: TrustGuard
+    """The trust defences: before a page tool runs (:meth:`TrustGuard.gate`) and on its result."""
 
     async def notify_changed(self, *, expanded: str | None = None) -> None:
         """Tell this client its own tools/list changed (it opened ``expanded``, or tools appeared)."""
 
-    async def approve(self, entry: ToolEntry, arguments: dict[str, Any]) -> dict[str, Any] | None:
-        """Ask for approval of a page tool: ``None`` when approved, a result to return instead
-        (2026-07-28 ``input_required``), or raise ``ApprovalDenied``."""
+    async def approve(
+        self, entry: ToolEntry, arguments: dict[str, Any], *, reason: str = ""
+    ) -> dict[str, Any] | None:
+        """Ask for approval of a page tool (``reason``: why it needs it): ``None`` when approved,
+        a result to return instead (2026-07-28 ``input_required``), or raise ``ApprovalDenied``."""
 
     async def offload(self, fn: Callable[[], Any]) -> Any:
         """Run slow CPU work (embedding a query) away from the event loop."""

@@ -5,9 +5,10 @@ Every tools/call goes through :func:`run`, in this order:
 1. a built-in tool: its arguments checked against its schema, then its handler;
 2. a category: its visible members are returned (and, on handshake-era connections in the
    ``categories`` profile, join that client's tools/list);
-3. a page tool (:func:`call_page_tool`): page scope and the user's policy (``OUT_OF_SCOPE``,
-   ``WRITES_DISABLED``), arguments against its inputSchema, approval when needed, the run in
-   the tab, and the page's result checked and stamped with its source;
+3. a page tool (:func:`call_page_tool`): page scope, the user's policy and the trust defences
+   (``OUT_OF_SCOPE``, ``WRITES_DISABLED``, approval for a changed definition or a lockdown),
+   arguments against its inputSchema, approval when needed, the run in the tab, and the page's
+   result checked, stamped with its source and processed by the trust defences;
 4. otherwise ``TOOL_NOT_FOUND`` with the closest names.
 """
 
@@ -32,15 +33,14 @@ DEFINITION: dict[str, Any] = {
     "name": "call_tool",
     "title": "Call a page tool",
     "description": (
-        "Run any tool offered by an open browser tab, by name, including tools not listed directly "
-        "(inside a category, or found with search_tools). Check its input schema first "
-        "(describe_tools or the category)."
+        "Run a page tool by exact name, including tools inside a category or found with search_tools. "
+        "A category entry lists its tools: call it (no arguments) for their schemas."
     ),
     "inputSchema": {
         "type": "object",
         "properties": {
-            "name": {"type": "string", "description": "Exact tool name."},
-            "arguments": {"type": "object", "description": "Arguments matching the tool's input schema."},
+            "name": {"type": "string"},
+            "arguments": {"type": "object"},
         },
         "required": ["name"],
         "additionalProperties": False,
@@ -91,7 +91,7 @@ async def expand_category(ctx: ToolContext, entry: CategoryEntry, name: str) -> 
 
 async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str, Any]) -> dict[str, Any]:
     """Run a page tool for an agent: scope and policy, arguments, approval, the run, the result."""
-    decision = ctx.bridge.gate.decide(entry)
+    decision = ctx.trust.gate(entry, ctx.bridge.gate.decide(entry))  # a changed definition, a lockdown
     if not decision.visible:
         raise OutOfScope(f"{entry.public_name} is not available: {decision.reason}", tool=entry.public_name)
     if decision.code == ErrorCode.WRITES_DISABLED:
@@ -102,11 +102,11 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         )
     args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
     if decision.needs_approval:
-        pending = await ctx.approve(entry, args)
+        pending = await ctx.approve(entry, args, reason=decision.reason)
         if pending is not None:
             return pending
     result = await ctx.bridge.call_tool(entry, args)
-    return page_result(entry, result)
+    return ctx.trust.result(entry, page_result(entry, result))  # cleaned, capped, framed, scanned
 
 
 def _as_text(value: Any) -> str:

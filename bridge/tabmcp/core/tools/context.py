@@ -10,13 +10,13 @@ __all__ = ["CONTEXT"]
 
 DEFINITION: dict[str, Any] = {
     "name": "context",
-    "title": "All tools as markdown",
-    "description": "A compact markdown list of every available tool with its arguments (for agents without tool search).",
+    "title": "Tools as markdown",
+    "description": "Every available tool with its arguments, as compact markdown.",
     "inputSchema": {
         "type": "object",
         "properties": {
-            "source": {"type": "string", "description": "Only this origin or tab."},
-            "category": {"type": "string", "description": "Only this category."},
+            "source": {"type": "string", "description": "An origin or tab id."},
+            "category": {"type": "string"},
         },
         "additionalProperties": False,
     },

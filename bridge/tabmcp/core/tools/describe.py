@@ -12,7 +12,7 @@ __all__ = ["DESCRIBE_TOOLS"]
 DEFINITION: dict[str, Any] = {
     "name": "describe_tools",
     "title": "Describe page tools",
-    "description": "Full descriptions and input schemas of page tools, by name.",
+    "description": "Descriptions and input schemas of page tools, by name.",
     "inputSchema": {
         "type": "object",
         "properties": {

@@ -11,10 +11,9 @@ __all__ = ["INTROSPECT"]
 
 DEFINITION: dict[str, Any] = {
     "name": "introspect",
-    "title": "What the browser offers",
+    "title": "Overview",
     "description": (
-        "Overview of the open tabs that offer tools: origins, categories with tool counts, page states, "
-        "the disclosure profile and policy. Call first."
+        "The open tabs offering tools: origins, categories, page states, profile and policy."
     ),
     "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
     "annotations": {"readOnlyHint": True},

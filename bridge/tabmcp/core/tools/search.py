@@ -14,16 +14,14 @@ DEFINITION: dict[str, Any] = {
     "name": "search_tools",
     "title": "Search page tools",
     "description": (
-        "Find tools offered by the user's open browser tabs by what they do (e.g. 'refund an order'). "
-        "A category alone lists that category. Returns names and one-line descriptions; "
-        "then describe_tools and call_tool."
+        "Find page tools by what you want done (e.g. 'refund an order'); a category alone lists it."
     ),
     "inputSchema": {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "What you want to do, in words."},
-            "category": {"type": "string", "description": "Only tools of this category."},
-            "source": {"type": "string", "description": "Only tools of this origin or tab (e.g. https://shop.test)."},
+            "query": {"type": "string", "description": "The goal, in words."},
+            "category": {"type": "string"},
+            "source": {"type": "string", "description": "An origin or tab id."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
         },
         "additionalProperties": False,
@@ -78,7 +76,8 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
         lines.append("Get schemas with describe_tools, run with call_tool.")
     return {
         "content": [text("\n".join(lines))],
-        "structuredContent": {"tools": tools, "total": len(tools), "query": query, "category": category},
+        "structuredContent": {"tools": tools, "total": len(tools), "query": query, "category": category,
+                              **index.describe_ranking()},
     }
 
 
