@@ -1,4 +1,4 @@
-"""The ``tabmcp`` command: serve · demo · tools · call · trust · config check.
+"""The ``tabmcp`` command: serve · demo · tools · call · trust · activity · config check.
 
 Everything goes to stderr except command output meant for pipes (``tools``, ``call``,
 ``config check``), so ``serve --stdio`` keeps stdout for MCP alone.
@@ -265,6 +265,37 @@ def _trust(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- activity ----------------------------------------------------------------------------
+
+
+def _activity(args: argparse.Namespace) -> int:
+    """What agents did in the tabs, newest first (the activity log in the bridge's SQLite file)."""
+    import datetime
+
+    from .core.activity import ActivityLog
+
+    config = load_config(args.config)
+    log = ActivityLog.open(config.store.path, max_rows=config.store.activity_rows)
+    try:
+        entries = log.latest(args.limit, origin=args.origin, tab_id=args.tab)
+    finally:
+        log.close()
+    if args.json:
+        print(json.dumps([e.to_dict() for e in entries], indent=2, ensure_ascii=False))
+        return 0
+    for e in entries:
+        when = datetime.datetime.fromtimestamp(e.at).strftime("%Y-%m-%d %H:%M:%S")
+        tab = f"tab {e.tab_id}" if e.tab_id is not None else "no tab"
+        print(f"{when}  {e.client or '?'}  {e.tool}  {e.origin or '?'} ({tab})  {e.outcome}  {e.duration_ms:.0f} ms")
+        if e.arguments:
+            print(f"    args:   {e.arguments}")
+        if e.result:
+            print(f"    result: {e.result}")
+    if not entries:
+        print("no activity")
+    return 0
+
+
 # -- config ------------------------------------------------------------------------------
 
 
@@ -335,6 +366,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--config", default=argparse.SUPPRESS, help="config file (its store.path names the database)")
     trust.set_defaults(json=False)
 
+    activity = sub.add_parser("activity", help="what agents did in your tabs, newest first")
+    activity.add_argument("--limit", type=int, default=20, help="how many entries (default 20)")
+    activity.add_argument("--origin", help="only calls to this origin (e.g. https://example.com)")
+    activity.add_argument("--tab", type=int, help="only calls to this tab id")
+    activity.add_argument("--json", action="store_true")
+    activity.add_argument("--config", help="config file (its store.path names the database)")
+
     config = sub.add_parser("config", help="configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     check = config_sub.add_parser("check", help="validate a config file and print the effective settings")
@@ -358,6 +396,8 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_tokens(args))
         if args.command == "trust":
             return _trust(args)
+        if args.command == "activity":
+            return _activity(args)
         if args.command == "config":
             return _config_check(args)
     except KeyboardInterrupt:

@@ -81,6 +81,8 @@ class SearchSettings(_Section):
 class StoreSettings(_Section):
     path: str | None = None
     """SQLite file for usage counts and telemetry snapshots (default ~/.local/state/tabmcp/tabmcp.db)."""
+    activity_rows: int = Field(1_000, ge=1, le=1_000_000)
+    """How many rows the activity log (agent calls that reach a page; ``tabmcp activity``) keeps, newest."""
 
 
 class McpSettings(_Section):

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from .. import __version__
 from ..config import Config
+from ..core.activity import ActivityLog
 from ..core.disclosure import ClientView, Disclosure
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
@@ -102,6 +103,10 @@ class Link(Peer):
             log.debug("closing link %s failed", self.peer, exc_info=True)
 
 
+STATUS_ACTIVITY = 20
+"""How many of the newest activity rows ``status()`` (``/health``) carries."""
+
+
 class Hub:
     """The bridge facade (:class:`tabmcp.core.tools.Bridge`): the core objects, and the I/O of the session."""
 
@@ -132,6 +137,9 @@ class Hub:
         self.telemetry = TelemetryStore(self.config.telemetry)
         self.telemetry.add_listener(self._telemetry_changed)
         self.sessions = SessionStore(self.config.telemetry.session_db or self.config.store.path or ":memory:")
+        self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
+            self.config.store.path, max_rows=self.config.store.activity_rows, redactor=lambda: self.telemetry.redactor
+        )
         self._closed_tabs: collections.deque[int] = collections.deque()
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
@@ -492,4 +500,5 @@ class Hub:
             **self.registry.counts(),
             "pendingCalls": len(self.calls),
             "profile": self.disclosure.profile,
+            "activity": [e.to_dict() for e in self.activity.latest(STATUS_ACTIVITY)],
         }

@@ -29,12 +29,12 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Too
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
-from ..core import tools
+from ..core import activity, tools
 from ..core.coalesce import Coalescer
 from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.registry import ToolEntry
 from ..core.tools import Bridge
-from ..errors import ToolCallError
+from ..errors import ErrorCode, ToolCallError
 from ..core.trust.guard import install_trust
 from .approvals import Approvals
 from .hub import Hub
@@ -55,6 +55,13 @@ INSTRUCTIONS = (
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Connection | None:
     """The per-client connection behind a request (the SDK keeps it on the session)."""
     return getattr(ctx.session, "_connection", None)
+
+
+def _client_name(ctx: ServerRequestContext[Any, Any]) -> str:
+    """The calling client's ``clientInfo`` name ("" when it gave none)."""
+    params = getattr(ctx.session, "client_params", None)
+    info = getattr(params, "client_info", None)
+    return str(getattr(info, "name", "") or "")
 
 
 def is_dynamic(protocol_version: str) -> bool:
@@ -209,11 +216,22 @@ class _Handlers:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
         await self.hub.settle()
+        arguments = params.arguments or {}
+        target = activity.target_of(self.hub.registry, params.name, arguments, self.hub.focused_tab)
+        pending = self.hub.activity.begin(target, _client_name(ctx)) if target is not None else None
         try:
-            result = await tools.run(_RequestContext(self, ctx, params), params.name, params.arguments or {})
+            result = await tools.run(_RequestContext(self, ctx, params), params.name, arguments)
         except ToolCallError as exc:
             log.info("call %s failed: %s %s", params.name, exc.code, exc.message)
             result = error_result(exc)
+        except BaseException as exc:  # the client cancelled, or a bug: the log still gets the row
+            if pending is not None:
+                cancelled = isinstance(exc, asyncio.CancelledError)
+                self.hub.activity.end(pending, None,
+                                      outcome=ErrorCode.CANCELLED if cancelled else ErrorCode.INTERNAL_ERROR)
+            raise
+        if pending is not None:  # the activity log: every call that reaches a page
+            self.hub.activity.end(pending, result)
         return _complete(ctx, result)
 
 

@@ -1,0 +1,306 @@
+"""The activity log: what agents did in the person's tabs, kept bounded in the bridge's SQLite.
+
+One row per agent call that reaches a page — a page tool (directly or through ``call_tool``)
+or a built-in that asks a live page (``query_dom``, ``observe`` of the page, an accessibility
+``analyze``): when, which MCP client (its ``clientInfo`` name), the tool's public name, the tab
+and origin, the outcome (``ok`` or the error code) and the duration. Arguments and results are
+kept only as short summaries, after the telemetry redaction rules ran over them, so the log
+never holds a token the telemetry buffers would not.
+
+The log is one more consumer of the call lifecycle: the MCP layer calls :meth:`ActivityLog.begin`
+when a tools/call starts and :meth:`ActivityLog.end` with what the agent got back. No sockets,
+no asyncio: unit-tested alone (``bridge/tests/test_activity.py``).
+
+The table lives in the bridge's database file (``store.path``) beside usage counts and the
+trust tables, so ``tabmcp activity`` can read it while the bridge runs; it keeps the newest
+``store.activity_rows`` rows (older ones are deleted as new ones arrive).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ErrorCode
+from .telemetry.redact import Redactor
+
+if TYPE_CHECKING:
+    from .registry import Registry
+
+__all__ = [
+    "DEFAULT_ROWS",
+    "OUTCOME_OK",
+    "PAGE_BUILTINS",
+    "SUMMARY_CHARS",
+    "ActivityEntry",
+    "ActivityLog",
+    "Pending",
+    "Target",
+    "outcome_of",
+    "summarize",
+    "target_of",
+]
+
+DEFAULT_ROWS = 1_000
+"""How many rows the log keeps by default (``store.activity_rows``)."""
+SUMMARY_CHARS = 200
+"""The longest an argument or result summary gets (an ellipsis marks a cut)."""
+OUTCOME_OK = "ok"
+
+PAGE_BUILTINS = frozenset({"query_dom", "observe", "analyze"})
+"""Built-in tools that may ask a live page (``observe`` with ``what="page"``, ``analyze`` with
+``target="accessibility"``, ``query_dom`` always)."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS activity (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    client TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    tab_id INTEGER,
+    origin TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    duration_ms REAL NOT NULL,
+    arguments TEXT NOT NULL,
+    result TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS activity_origin ON activity (origin, id);
+CREATE INDEX IF NOT EXISTS activity_tab ON activity (tab_id, id);
+"""
+
+
+@dataclass(frozen=True)
+class ActivityEntry:
+    """One agent call as the log keeps it (``to_dict``: the JSON shape of the CLI and /health)."""
+
+    id: int
+    at: float
+    """Wall-clock start, seconds since the epoch."""
+    client: str
+    tool: str
+    tab_id: int | None
+    origin: str
+    outcome: str
+    duration_ms: float
+    arguments: str
+    result: str
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {
+            "id": d["id"], "at": d["at"], "client": d["client"], "tool": d["tool"], "tabId": d["tab_id"],
+            "origin": d["origin"], "outcome": d["outcome"], "durationMs": d["duration_ms"],
+            "arguments": d["arguments"], "result": d["result"],
+        }
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a call goes: the tool's public name, its tab and the tab's origin."""
+
+    tool: str
+    tab_id: int | None
+    origin: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A call that started (from :meth:`ActivityLog.begin`), waiting for :meth:`ActivityLog.end`."""
+
+    target: Target
+    client: str
+    at: float
+    started: float
+
+
+def _clip(value: str, limit: int) -> str:
+    return value if len(value) <= limit else value[: max(0, limit - 1)] + "…"
+
+
+def summarize(value: Any, redactor: Redactor, limit: int = SUMMARY_CHARS) -> str:
+    """Short, redacted text for arguments or a structured value: compact JSON, cut at ``limit``.
+
+    Redaction runs on the whole value first (secret-named fields lose their values, strings go
+    through the patterns), then the text is cut, so a cut never exposes half a secret.
+    """
+    if value is None:
+        return ""
+    try:
+        redacted = redactor.json_value(value)
+        body = redacted if isinstance(redacted, str) else json.dumps(redacted, ensure_ascii=False,
+                                                                     separators=(",", ":"), default=str)
+    except (ValueError, RecursionError, TypeError):
+        body = redactor.text(repr(value)[: limit * 4])
+    return _clip(body, limit)
+
+
+def _result_value(result: dict[str, Any]) -> Any:
+    """What to summarise of a CallToolResult: the error, the structured content, or the text."""
+    structured = result.get("structuredContent")
+    if result.get("isError") and isinstance(structured, dict) and isinstance(structured.get("error"), dict):
+        return structured["error"].get("message", "")
+    if structured is not None:
+        return structured
+    texts = [c.get("text", "") for c in result.get("content") or [] if isinstance(c, dict) and c.get("type") == "text"]
+    return " ".join(t for t in texts if isinstance(t, str))
+
+
+def outcome_of(result: dict[str, Any]) -> str:
+    """``ok``, or the named error code of a failed call (``PAGE_ERROR`` for a page's bare isError)."""
+    if not result.get("isError"):
+        return OUTCOME_OK
+    structured = result.get("structuredContent")
+    if isinstance(structured, dict) and isinstance(structured.get("error"), dict):
+        code = structured["error"].get("code")
+        if isinstance(code, str) and code:
+            return code
+    return ErrorCode.PAGE_ERROR.value
+
+
+def target_of(
+    registry: Registry, name: str, arguments: dict[str, Any], focused_tab: Callable[[], int | None]
+) -> Target | None:
+    """The page a tools/call of ``name`` reaches, or ``None`` (a built-in that stays in the bridge,
+    a category, an unknown name). ``focused_tab`` is asked only for a built-in without ``tab_id``."""
+    from .registry import ToolEntry
+
+    if name == "call_tool":
+        inner = arguments.get("name")
+        inner_args = arguments.get("arguments")
+        if not isinstance(inner, str):
+            return None
+        return target_of(registry, inner, inner_args if isinstance(inner_args, dict) else {}, focused_tab)
+    if name in PAGE_BUILTINS:
+        reaches = (
+            name == "query_dom"
+            or (name == "observe" and arguments.get("what") == "page")
+            or (name == "analyze" and arguments.get("target") == "accessibility")
+        )
+        if not reaches:
+            return None
+        raw = arguments.get("tab_id") or focused_tab()
+        tab_id = int(raw) if isinstance(raw, int | str) and str(raw).isdigit() else None
+        tab = registry.tab(tab_id) if tab_id is not None else None
+        return Target(name, tab_id, tab.origin if tab else "", arguments)
+    entry = registry.resolve(name)
+    if isinstance(entry, ToolEntry):
+        return Target(entry.public_name, entry.tab.tab_id, entry.tab.origin, arguments)
+    return None
+
+
+class ActivityLog:
+    """The bounded log (thread-safe; one autocommit SQLite connection)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        max_rows: int = DEFAULT_ROWS,
+        redactor: Redactor | Callable[[], Redactor] | None = None,
+    ) -> None:
+        target = str(path)
+        if target != ":memory:":
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+        if target != ":memory:":
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA busy_timeout=2000")
+        self.db.executescript(SCHEMA)
+        self.max_rows = max_rows
+        self._redactor = redactor or Redactor()
+        self._lock = threading.Lock()
+
+    @property
+    def redactor(self) -> Redactor:
+        """The rules in force (a callable given at construction is asked each time, so a
+        ``configure`` that changes the telemetry redaction applies to the next row)."""
+        r = self._redactor
+        return r if isinstance(r, Redactor) else r()
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None, *, max_rows: int = DEFAULT_ROWS,
+             redactor: Redactor | Callable[[], Redactor] | None = None) -> ActivityLog:
+        """The log in the bridge's database file (``None``: the default file, as the usage store)."""
+        if path is None:
+            from ..store import default_db_path
+
+            path = default_db_path()
+        return cls(path, max_rows=max_rows, redactor=redactor)
+
+    # -- the call lifecycle -----------------------------------------------------------------
+
+    def begin(self, target: Target, client: str | None) -> Pending:
+        return Pending(target, client or "", time.time(), time.monotonic())
+
+    def end(self, pending: Pending, result: dict[str, Any] | None, *, outcome: str | None = None) -> ActivityEntry:
+        """Record a finished call: ``result`` is what the agent got (``None`` with an ``outcome``
+        when it got nothing, e.g. the client cancelled)."""
+        duration_ms = (time.monotonic() - pending.started) * 1000
+        t = pending.target
+        return self.record(
+            at=pending.at,
+            client=pending.client,
+            tool=t.tool,
+            tab_id=t.tab_id,
+            origin=t.origin,
+            outcome=outcome or (outcome_of(result) if result is not None else OUTCOME_OK),
+            duration_ms=duration_ms,
+            arguments=t.arguments,
+            result=_result_value(result) if result is not None else None,
+        )
+
+    def record(
+        self, *, at: float, client: str, tool: str, tab_id: int | None, origin: str, outcome: str,
+        duration_ms: float, arguments: Any, result: Any,
+    ) -> ActivityEntry:
+        """Add one row (summaries redacted and bounded) and drop rows past the bound."""
+        redactor = self.redactor
+        args_text = summarize(arguments, redactor)
+        result_text = summarize(result, redactor)
+        row = (at, _clip(client, 100), _clip(tool, 200), tab_id, _clip(origin, 300), _clip(outcome, 64),
+               round(duration_ms, 3), args_text, result_text)
+        with self._lock:
+            cur = self.db.execute(
+                "INSERT INTO activity (at, client, tool, tab_id, origin, outcome, duration_ms, arguments, result) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            new_id = int(cur.lastrowid or 0)
+            self.db.execute("DELETE FROM activity WHERE id <= ?", (new_id - self.max_rows,))
+        return ActivityEntry(new_id, *row)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def latest(self, limit: int = 50, *, origin: str | None = None, tab_id: int | None = None) -> list[ActivityEntry]:
+        """The newest rows first, optionally of one origin and/or one tab."""
+        where: list[str] = []
+        params: list[str | int] = []
+        if origin is not None:
+            where.append("origin = ?")
+            params.append(origin)
+        if tab_id is not None:
+            where.append("tab_id = ?")
+            params.append(tab_id)
+        sql = "SELECT id, at, client, tool, tab_id, origin, outcome, duration_ms, arguments, result FROM activity"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += " ORDER BY id DESC LIMIT ?"
+        with self._lock:
+            rows = self.db.execute(sql, (*params, max(0, limit))).fetchall()
+        return [ActivityEntry(*row) for row in rows]
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self.db.execute("SELECT COUNT(*) FROM activity").fetchone()[0])
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,127 @@
+"""The activity log's core: bounded, redacted, short summaries, kept in SQLite across reopenings.
+
+No sockets: the log is driven directly (and through :func:`target_of` with a real registry).
+"""
+
+from __future__ import annotations
+
+from tabmcp.core.activity import (
+    OUTCOME_OK,
+    SUMMARY_CHARS,
+    ActivityLog,
+    Target,
+    outcome_of,
+    summarize,
+    target_of,
+)
+from tabmcp.core.registry import Registry
+from tabmcp.core.telemetry import RedactionSettings
+from tabmcp.core.telemetry.redact import Redactor
+from tabmcp.errors import ErrorCode
+
+from .helpers import tab, tool
+
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+CARD = "4111 1111 1111 1111"
+
+
+def entry(log: ActivityLog, n: int = 0, **over):
+    fields = dict(at=1000.0 + n, client="claude", tool=f"t{n}", tab_id=1, origin="https://a.test",
+                  outcome=OUTCOME_OK, duration_ms=1.5, arguments={"n": n}, result={"ok": n})
+    fields.update(over)
+    return log.record(**fields)
+
+
+def test_keeps_only_the_newest_rows_up_to_the_bound():
+    log = ActivityLog(max_rows=5)
+    for n in range(12):
+        entry(log, n)
+    assert log.count() == 5
+    assert [e.tool for e in log.latest(100)] == ["t11", "t10", "t9", "t8", "t7"]
+
+
+def test_latest_first_with_limit_and_filters():
+    log = ActivityLog()
+    entry(log, 0, origin="https://a.test", tab_id=1)
+    entry(log, 1, origin="https://b.test", tab_id=2)
+    entry(log, 2, origin="https://a.test", tab_id=3)
+    assert [e.tool for e in log.latest(2)] == ["t2", "t1"]
+    assert [e.tool for e in log.latest(10, origin="https://a.test")] == ["t2", "t0"]
+    assert [e.tool for e in log.latest(10, tab_id=2)] == ["t1"]
+    assert log.latest(10, origin="https://a.test", tab_id=2) == []
+
+
+def test_arguments_and_results_are_redacted_with_the_telemetry_rules():
+    log = ActivityLog(redactor=Redactor(RedactionSettings()))
+    e = entry(log, arguments={"password": "hunter2", "note": f"token {JWT}"}, result=f"card {CARD} ok")
+    marker = RedactionSettings().replacement
+    for text in (e.arguments, e.result, log.latest(1)[0].arguments, log.latest(1)[0].result):
+        assert "hunter2" not in text and JWT not in text and CARD not in text
+    assert marker in e.arguments and marker in e.result
+    assert "note" in e.arguments  # the structure stays, only the secrets go
+
+
+def test_the_configured_rules_apply_and_a_callable_follows_changes():
+    settings = RedactionSettings(keys=["nickname"], replacement="[gone]")
+    current = {"r": Redactor(settings)}
+    log = ActivityLog(redactor=lambda: current["r"])
+    assert "[gone]" in entry(log, arguments={"nickname": "bob"}).arguments
+    current["r"] = Redactor(RedactionSettings())
+    assert "bob" in entry(log, 1, arguments={"nickname": "bob"}).arguments
+
+
+def test_summaries_are_bounded_and_a_cut_is_marked():
+    log = ActivityLog()
+    e = entry(log, arguments={"text": "x" * 10_000}, result=["y" * 50] * 1000)
+    assert len(e.arguments) == SUMMARY_CHARS and e.arguments.endswith("…")
+    assert len(e.result) == SUMMARY_CHARS and e.result.endswith("…")
+    assert len(summarize({"a": 1}, Redactor())) < SUMMARY_CHARS and summarize(None, Redactor()) == ""
+
+
+def test_survives_reopening_the_file(tmp_path):
+    db = tmp_path / "tabmcp.db"
+    log = ActivityLog(db, max_rows=3)
+    for n in range(4):
+        entry(log, n)
+    log.close()
+    again = ActivityLog(db, max_rows=3)
+    assert [e.tool for e in again.latest(10)] == ["t3", "t2", "t1"]
+    entry(again, 4)  # ids continue, the bound still holds
+    assert [e.tool for e in again.latest(10)] == ["t4", "t3", "t2"]
+    again.close()
+
+
+def test_begin_end_measure_the_call_and_name_the_outcome():
+    log = ActivityLog()
+    pending = log.begin(Target("save", 7, "https://a.test", {"x": 1}), "cursor")
+    ok = log.end(pending, {"content": [{"type": "text", "text": "saved"}]})
+    assert (ok.client, ok.tool, ok.tab_id, ok.origin, ok.outcome) == ("cursor", "save", 7, "https://a.test", "ok")
+    assert ok.duration_ms >= 0 and ok.result == "saved" and ok.arguments == '{"x":1}'
+    failed = {"isError": True, "structuredContent": {"error": {"code": ErrorCode.TIMEOUT, "message": "slow"}}}
+    bad = log.end(log.begin(Target("save", 7, "https://a.test", {}), None), failed)
+    assert bad.outcome == ErrorCode.TIMEOUT and bad.result == "slow" and bad.client == ""
+    gone = log.end(log.begin(Target("save", 7, "https://a.test", {}), "c"), None, outcome=ErrorCode.CANCELLED)
+    assert gone.outcome == ErrorCode.CANCELLED
+    assert outcome_of({"isError": True, "content": []}) == ErrorCode.PAGE_ERROR
+    assert [e.to_dict()["outcome"] for e in log.latest(3)] == ["CANCELLED", "TIMEOUT", "ok"]
+
+
+def test_target_of_names_the_page_a_call_reaches():
+    registry = Registry()
+    registry.sync([_tab(4, "https://shop.test/", [tool("buy")])])
+    focused = lambda: 4  # noqa: E731
+    direct = target_of(registry, "buy", {"n": 1}, focused)
+    assert direct == Target("buy", 4, "https://shop.test", {"n": 1})
+    via = target_of(registry, "call_tool", {"name": "buy", "arguments": {"n": 2}}, focused)
+    assert via == Target("buy", 4, "https://shop.test", {"n": 2})
+    dom = target_of(registry, "query_dom", {"selector": "a"}, focused)
+    assert dom is not None and (dom.tool, dom.tab_id, dom.origin) == ("query_dom", 4, "https://shop.test")
+    assert target_of(registry, "observe", {"what": "errors"}, focused) is None  # stays in the bridge
+    assert target_of(registry, "search_tools", {"query": "buy"}, focused) is None
+    assert target_of(registry, "nope", {}, focused) is None
+
+
+def _tab(tab_id: int, url: str, tools):
+    from tabmcp.protocol import TabSnapshot
+
+    return TabSnapshot.model_validate(tab(tab_id, url=url, tools=tools))
