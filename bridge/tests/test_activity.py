@@ -6,6 +6,7 @@ No sockets: the log is driven directly (and through :func:`target_of` with a rea
 from __future__ import annotations
 
 from tabmcp.core.activity import (
+    OUTCOME_ASKED,
     OUTCOME_OK,
     SUMMARY_CHARS,
     ActivityLog,
@@ -103,6 +104,7 @@ def test_begin_end_measure_the_call_and_name_the_outcome():
     gone = log.end(log.begin(Target("save", 7, "https://a.test", {}), "c"), None, outcome=ErrorCode.CANCELLED)
     assert gone.outcome == ErrorCode.CANCELLED
     assert outcome_of({"isError": True, "content": []}) == ErrorCode.PAGE_ERROR
+    assert outcome_of({"resultType": "input_required", "inputRequests": {}}) == OUTCOME_ASKED
     assert [e.to_dict()["outcome"] for e in log.latest(3)] == ["CANCELLED", "TIMEOUT", "ok"]
 
 

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_ROWS",
+    "OUTCOME_ASKED",
     "OUTCOME_OK",
     "PAGE_BUILTINS",
     "SUMMARY_CHARS",
@@ -53,6 +54,9 @@ DEFAULT_ROWS = 1_000
 SUMMARY_CHARS = 200
 """The longest an argument or result summary gets (an ellipsis marks a cut)."""
 OUTCOME_OK = "ok"
+OUTCOME_ASKED = "input_required"
+"""A 2026-07-28 call that came back asking the client for approval (it retries with the answer,
+which is logged as a call of its own)."""
 
 PAGE_BUILTINS = frozenset({"query_dom", "observe", "analyze"})
 """Built-in tools that may ask a live page (``observe`` with ``what="page"``, ``analyze`` with
@@ -154,7 +158,10 @@ def _result_value(result: dict[str, Any]) -> Any:
 
 
 def outcome_of(result: dict[str, Any]) -> str:
-    """``ok``, or the named error code of a failed call (``PAGE_ERROR`` for a page's bare isError)."""
+    """``ok``, ``input_required`` (approval asked of a 2026-07-28 client), or the named error code
+    of a failed call (``PAGE_ERROR`` for a page's bare isError)."""
+    if result.get("resultType") == OUTCOME_ASKED:
+        return OUTCOME_ASKED
     if not result.get("isError"):
         return OUTCOME_OK
     structured = result.get("structuredContent")
