@@ -127,3 +127,21 @@ def _tab(tab_id: int, url: str, tools):
     from tabmcp.protocol import TabSnapshot
 
     return TabSnapshot.model_validate(tab(tab_id, url=url, tools=tools))
+
+
+def test_rows_are_written_behind_in_batches_and_never_lost_on_close(tmp_path):
+    path = tmp_path / "bridge.db"
+    log = ActivityLog(path)
+    entry(log, 0)
+    entry(log, 1)
+    other = ActivityLog(path)
+    assert other.count() == 0  # not yet written: the call paid for a list append only
+    assert [e.tool for e in log.latest(5)] == ["t1", "t0"]  # a read writes what is pending first
+    assert other.count() == 2
+    entry(log, 2)
+    log.close()
+    assert [e.tool for e in other.latest(5)] == ["t2", "t1", "t0"]
+    reopened = ActivityLog(path)
+    assert entry(reopened, 3).id == 4  # ids carry on after a restart
+    other.close()
+    reopened.close()

@@ -203,6 +203,12 @@ def target_of(
     return None
 
 
+FLUSH_ROWS = 64
+"""Pending rows that trigger a write."""
+FLUSH_EVERY_S = 1.0
+"""Pending rows are written at the first record this long after the last write, at the latest."""
+
+
 class ActivityLog:
     """The bounded log (thread-safe; one autocommit SQLite connection)."""
 
@@ -225,6 +231,9 @@ class ActivityLog:
         self.max_rows = max_rows
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()
+        self._next_id = int(self.db.execute("SELECT COALESCE(MAX(id), 0) FROM activity").fetchone()[0]) + 1
+        self._pending: list[tuple[Any, ...]] = []
+        self._flushed_at = time.monotonic()
 
     @property
     def redactor(self) -> Redactor:
@@ -276,14 +285,33 @@ class ActivityLog:
         row = (at, _clip(client, 100), _clip(tool, 200), tab_id, _clip(origin, 300), _clip(outcome, 64),
                round(duration_ms, 3), args_text, result_text)
         with self._lock:
-            cur = self.db.execute(
-                "INSERT INTO activity (at, client, tool, tab_id, origin, outcome, duration_ms, arguments, result) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
-            new_id = int(cur.lastrowid or 0)
-            self.db.execute("DELETE FROM activity WHERE id <= ?", (new_id - self.max_rows,))
+            new_id = self._next_id
+            self._next_id += 1
+            self._pending.append((new_id, *row))
+            # Written behind, in batches: a call on the hot path pays for a list append, not for
+            # a SQLite transaction. Reads and close() write what is pending first.
+            if len(self._pending) >= FLUSH_ROWS or time.monotonic() - self._flushed_at > FLUSH_EVERY_S:
+                self._flush_locked()
         return ActivityEntry(new_id, *row)
+
+    def flush(self) -> None:
+        """Write the rows recorded since the last flush (and drop rows past the bound)."""
+        with self._lock:
+            self._flush_locked()
+
+    def _flush_locked(self) -> None:
+        self._flushed_at = time.monotonic()
+        if not self._pending:
+            return
+        rows, self._pending = self._pending, []
+        self.db.execute("BEGIN")
+        self.db.executemany(
+            "INSERT INTO activity (id, at, client, tool, tab_id, origin, outcome, duration_ms, arguments, result) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows[-self.max_rows:],
+        )
+        self.db.execute("DELETE FROM activity WHERE id <= ?", (rows[-1][0] - self.max_rows,))
+        self.db.execute("COMMIT")
 
     # -- reading --------------------------------------------------------------------------
 
@@ -302,12 +330,15 @@ class ActivityLog:
             sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY id DESC LIMIT ?"
         with self._lock:
+            self._flush_locked()
             rows = self.db.execute(sql, (*params, max(0, limit))).fetchall()
         return [ActivityEntry(*row) for row in rows]
 
     def count(self) -> int:
         with self._lock:
+            self._flush_locked()
             return int(self.db.execute("SELECT COUNT(*) FROM activity").fetchone()[0])
 
     def close(self) -> None:
+        self.flush()
         self.db.close()

@@ -178,6 +178,7 @@ class BridgeApp:
                 await asyncio.wait_for(http, 5)
             sock.close()
             self.hub.usage.flush()
+            self.hub.activity.flush()
 
     def stop(self) -> None:
         if self._uvicorn is not None:
