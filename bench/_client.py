@@ -14,6 +14,7 @@ a line on stdin, a JSON line on stdout each:
   spread over the names round-robin, exactly C in flight through K connections (opened once,
   kept); ``{"samples": [...], "wall": seconds, "errors": {code: n}}``.
 - ``{"op": "list", "rounds": N}``: N tools/list calls (no client cache); ``{"samples": [...]}``.
+- ``{"op": "names"}``: the listed tool names; ``{"names": [...]}``.
 
 It ends at EOF (closing the server it launched). A tool result flagged ``isError`` counts as an
 error (``time`` stops with ``{"error": ...}``), so a benchmark never times failures.
@@ -122,6 +123,8 @@ async def run(args: argparse.Namespace) -> None:
                     while len(pool) < cmd.get("clients", 1):
                         pool.append(await stack.enter_async_context(Client(_target(args), mode=args.mode)))
                     out = await _load(pool[: cmd.get("clients", 1)], cmd["tools"], cmd["calls"], cmd["concurrency"])
+                elif cmd["op"] == "names":
+                    out = {"names": [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]}
                 elif cmd["op"] == "list":
                     out = {"samples": []}
                     for _ in range(cmd["rounds"]):
