@@ -14,6 +14,14 @@ a line on stdin, a JSON line on stdout each:
   spread over the names round-robin, exactly C in flight through K connections (opened once,
   kept); ``{"samples": [...], "wall": seconds, "errors": {code: n}}``.
 - ``{"op": "list", "rounds": N}``: N tools/list calls (no client cache); ``{"samples": [...]}``.
+- ``{"op": "list_raw", "rounds": N}`` (HTTP only): the last tools/list the SDK sent, sent again
+  N times as is, each response read whole and not parsed: the server's share.
+  ``{"samples": [...], "bytes": size}``.
+- ``{"op": "time_raw", "tool": NAME, "calls": N, "warmup": W}`` (HTTP only): as ``time``, but the
+  last tools/call the SDK sent is sent again as is and its response read whole, not parsed: the
+  call without the SDK client's share. ``{"samples": [...]}``.
+- ``{"op": "time_get", "url": URL, "calls": N, "warmup": W}`` (HTTP only): plain GETs with the
+  same HTTP client (the HTTP stack without MCP). ``{"samples": [...]}``.
 - ``{"op": "names"}``: the listed tool names; ``{"names": [...]}``.
 
 It ends at EOF (closing the server it launched). A tool result flagged ``isError`` counts as an
@@ -33,7 +41,10 @@ import time
 from collections import Counter
 from typing import Any
 
+import httpx2
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
 def _emit(obj: dict[str, Any]) -> None:
@@ -41,8 +52,39 @@ def _emit(obj: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def _target(args: argparse.Namespace) -> StdioServerParameters | str:
+class _Recorder:
+    """The HTTP client under the SDK's Streamable HTTP transport, keeping the last tools/list
+    request so ``list_raw`` can replay it (the server's share of a listing, without the SDK
+    client's parsing and validation)."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, httpx2.Request] = {}
+        self.http = create_mcp_http_client()
+        self.http.event_hooks["request"].append(self._record)
+
+    async def _record(self, request: httpx2.Request) -> None:
+        if request.method == "POST":
+            for method in (b'"tools/list"', b'"tools/call"'):
+                if method in request.content:
+                    self.last[method.decode().strip('"')] = request
+
+    async def replay(self, method: str) -> int:
+        """Send the last ``method`` request again and read the whole response; its size in bytes."""
+        req = self.last.get(method)
+        if req is None:
+            raise RuntimeError(f"no {method} request seen yet")
+        copy = self.http.build_request(req.method, req.url, headers=req.headers, content=req.content)
+        response = await self.http.send(copy)
+        body = await response.aread()
+        if response.status_code != 200 or b'"isError":true' in body:
+            raise RuntimeError(f"replayed {method}: HTTP {response.status_code}: {body[:300]!r}")
+        return len(body)
+
+
+def _target(args: argparse.Namespace, recorder: _Recorder | None = None) -> Any:
     if args.http:
+        if recorder is not None:
+            return streamable_http_client(str(args.http), http_client=recorder.http)
         return str(args.http)
     command, *rest = args.stdio
     return StdioServerParameters(command=command, args=rest, env=dict(os.environ))
@@ -63,7 +105,9 @@ async def _wait_tools(client: Client, names: list[str], timeout: float) -> int:
         if all(n in listed for n in names):
             return len(listed)
         await asyncio.sleep(0.1)
-    raise TimeoutError(f"tools {sorted(set(names) - listed)} not listed after {timeout:g} s (listed: {sorted(listed)[:20]})")
+    raise TimeoutError(
+        f"tools {sorted(set(names) - listed)} not listed after {timeout:g} s (listed: {sorted(listed)[:20]})"
+    )
 
 
 async def _time(client: Client, tool: str, calls: int, warmup: int) -> dict[str, Any]:
@@ -110,7 +154,10 @@ async def run(args: argparse.Namespace) -> None:
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     async with contextlib.AsyncExitStack() as stack:
-        client = await stack.enter_async_context(Client(_target(args), mode=args.mode))
+        recorder = _Recorder() if args.http else None
+        if recorder is not None:
+            await stack.enter_async_context(recorder.http)
+        client = await stack.enter_async_context(Client(_target(args, recorder), mode=args.mode))
         pool = [client]
         n = await _wait_tools(client, args.tool, args.wait)
         _emit({"ready": True, "tools": n})
@@ -122,7 +169,9 @@ async def run(args: argparse.Namespace) -> None:
                 elif cmd["op"] == "load":
                     while len(pool) < cmd.get("clients", 1):
                         pool.append(await stack.enter_async_context(Client(_target(args), mode=args.mode)))
-                    out = await _load(pool[: cmd.get("clients", 1)], cmd["tools"], cmd["calls"], cmd["concurrency"])
+                    out = await _load(
+                        pool[: cmd.get("clients", 1)], cmd["tools"], cmd["calls"], cmd["concurrency"]
+                    )
                 elif cmd["op"] == "names":
                     out = {"names": [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]}
                 elif cmd["op"] == "list":
@@ -131,6 +180,37 @@ async def run(args: argparse.Namespace) -> None:
                         start = time.perf_counter()
                         await client.list_tools(cache_mode="bypass")
                         out["samples"].append(time.perf_counter() - start)
+                elif cmd["op"] == "list_raw":
+                    if recorder is None:
+                        raise RuntimeError("list_raw needs --http")
+                    if "tools/list" not in recorder.last:
+                        await client.list_tools(cache_mode="bypass")  # a request to replay
+                    out = {"samples": [], "bytes": 0}
+                    for _ in range(cmd["rounds"]):
+                        start = time.perf_counter()
+                        out["bytes"] = await recorder.replay("tools/list")
+                        out["samples"].append(time.perf_counter() - start)
+                elif cmd["op"] == "time_get":
+                    if recorder is None:
+                        raise RuntimeError("time_get needs --http")
+                    out = {"samples": []}
+                    for i in range(cmd.get("warmup", 0) + cmd["calls"]):
+                        start = time.perf_counter()
+                        response = await recorder.http.get(cmd["url"])
+                        await response.aread()
+                        if i >= cmd.get("warmup", 0):
+                            out["samples"].append(time.perf_counter() - start)
+                elif cmd["op"] == "time_raw":
+                    if recorder is None:
+                        raise RuntimeError("time_raw needs --http")
+                    if "tools/call" not in recorder.last:
+                        await client.call_tool(cmd["tool"], {})  # a request to replay
+                    out = {"samples": []}
+                    for i in range(cmd.get("warmup", 0) + cmd["calls"]):
+                        start = time.perf_counter()
+                        await recorder.replay("tools/call")
+                        if i >= cmd.get("warmup", 0):
+                            out["samples"].append(time.perf_counter() - start)
                 else:
                     out = {"error": f"unknown op {cmd['op']!r}"}
             except Exception as exc:  # reported to the parent, which stops with it
@@ -171,8 +251,14 @@ class ClientProcess:
         """Start the client (``args`` as for ``python -m bench._client``) and wait until it is ready."""
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bench._client", *args, cwd=root,
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=64 * 1024 * 1024,
+            sys.executable,
+            "-m",
+            "bench._client",
+            *args,
+            cwd=root,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=64 * 1024 * 1024,
         )
         self = cls(label, proc)
         try:
@@ -186,7 +272,9 @@ class ClientProcess:
         assert self.proc.stdout is not None
         line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
         if not line:
-            raise RuntimeError(f"{self.label}: the client process ended (exit {await self.proc.wait()}); see stderr")
+            raise RuntimeError(
+                f"{self.label}: the client process ended (exit {await self.proc.wait()}); see stderr"
+            )
         out: dict[str, Any] = json.loads(line)
         if "error" in out:
             raise RuntimeError(f"{self.label}: {out['error']}")

@@ -61,7 +61,9 @@ PEER_PAGE = """<!doctype html>
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str, isolated: bool = False) -> Response:
-    headers = Headers({"Content-Type": content_type, "Content-Length": str(len(body)), "Cache-Control": "no-store"})
+    headers = Headers(
+        {"Content-Type": content_type, "Content-Length": str(len(body)), "Cache-Control": "no-store"}
+    )
     if isolated:
         headers["Cross-Origin-Opener-Policy"] = "same-origin"
         headers["Cross-Origin-Embedder-Policy"] = "require-corp"
@@ -73,8 +75,10 @@ def _static(path: str, query: str) -> Response:
         return _response(HTTPStatus.OK, FLOOR_PAGE, "text/html; charset=utf-8", isolated=True)
     if path == "/peer.html":
         port = next((p[5:] for p in query.split("&") if p.startswith("port=")), "9333")
-        return _response(HTTPStatus.OK, PEER_PAGE.replace("%PORT%", port).encode(), "text/html; charset=utf-8")
-    base, rel = (PEER_DIST, path[len("/peer/"):]) if path.startswith("/peer/") else (PAGES, path.lstrip("/"))
+        return _response(
+            HTTPStatus.OK, PEER_PAGE.replace("%PORT%", port).encode(), "text/html; charset=utf-8"
+        )
+    base, rel = (PEER_DIST, path[len("/peer/") :]) if path.startswith("/peer/") else (PAGES, path.lstrip("/"))
     file = (base / rel).resolve()
     if not file.is_relative_to(base.resolve()) or not file.is_file():
         return _response(HTTPStatus.NOT_FOUND, b"not found", "text/plain")
@@ -125,8 +129,9 @@ class FloorServer:
         call_id = str(next(self.ids))
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[call_id] = fut
-        await self.worker.send(json.dumps({"type": "call", "callId": call_id, "tab": tab, "tool": "noop",
-                                           "arguments": {}}))
+        await self.worker.send(
+            json.dumps({"type": "call", "callId": call_id, "tab": tab, "tool": "noop", "arguments": {}})
+        )
         return await asyncio.wait_for(fut, timeout)
 
     async def time_calls(self, tab: int, calls: int, warmup: int) -> list[float]:
@@ -143,6 +148,8 @@ class FloorServer:
 async def floor_server() -> AsyncIterator[FloorServer]:
     """The floor's echo server and the bench pages on 127.0.0.1 (any free port)."""
     state = FloorServer()
-    async with serve(state._handler, "127.0.0.1", 0, process_request=state._route, compression=None) as server:
+    async with serve(
+        state._handler, "127.0.0.1", 0, process_request=state._route, compression=None
+    ) as server:
         state.server = server
         yield state

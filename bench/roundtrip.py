@@ -15,6 +15,10 @@ One run, every path measured side by side on loopback, the MCP clients in their 
 - tabmcp: (a) a stdio client that launched ``tabmcp serve --stdio``; (b) a Streamable HTTP
   client against that bridge; (c) a second stdio client whose ``tabmcp serve --stdio`` relays
   to the running bridge. Browser flavour: the polyfill (``--native``: Chromium's WebMCP).
+- The MCP SDK alone (bench/_sdk_server.py: the SDK's low-level Server with a no-op Python tool,
+  no browser), over stdio and Streamable HTTP: what the SDK and its transport cost per call.
+- For both HTTP servers, the SDK client's last tools/call request replayed as is (response read,
+  not parsed): the call without the SDK client's own share.
 
 Each path is measured in ``--rounds`` interleaved chunks (each after a few untimed calls), so
 a load spike on this shared machine falls on every path alike; the ratios within the run are
@@ -65,6 +69,7 @@ def free_port() -> int:
 
 @dataclass
 class Row:
+    key: str
     label: str
     measure: Callable[[int, int], Awaitable[list[float]]]
     samples: list[float] = field(default_factory=list)
@@ -93,21 +98,27 @@ async def time_evaluate(page: Page, calls: int, warmup: int) -> list[float]:
     return out
 
 
-def client_rows(label: str, client: ClientProcess) -> Row:
+def client_rows(key: str, label: str, client: ClientProcess, op: str = "time", **extra: Any) -> Row:
     async def measure(calls: int, warmup: int) -> list[float]:
-        out = await client.ask(op="time", tool="noop", calls=calls, warmup=warmup)
+        out = await client.ask(op=op, tool="noop", calls=calls, warmup=warmup, **extra)
         return [float(s) for s in out["samples"]]
 
-    return Row(label, measure)
+    return Row(key, label, measure)
 
 
 @contextlib.asynccontextmanager
-async def floor_browser(pw: Playwright, floor: FloorServer) -> AsyncIterator[tuple[ExtensionBrowser, Page, int]]:
+async def floor_browser(
+    pw: Playwright, floor: FloorServer
+) -> AsyncIterator[tuple[ExtensionBrowser, Page, int]]:
     """A Chromium with only the floor extension, its worker connected to the echo server, and the
     floor page open: (browser, page, the page's tab id)."""
     ext = os.fspath(FLOOR_EXTENSION)
-    async with launch_browser(extension=False, headless=True, playwright=pw,
-                              extra_args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}"]) as browser:
+    async with launch_browser(
+        extension=False,
+        headless=True,
+        playwright=pw,
+        extra_args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}"],
+    ) as browser:
         context = browser.context
         worker = next((w for w in context.service_workers if w.url.endswith("/worker.js")), None)
         if worker is None:
@@ -130,7 +141,9 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
     notes: list[str] = []
     node = shutil.which("node")
     if node is None or not (PEER_DIST / "cli.js").exists():
-        raise SystemExit("bench.roundtrip needs node and the npm dev dependencies (./dev setup installs them)")
+        raise SystemExit(
+            "bench.roundtrip needs node and the npm dev dependencies (./dev setup installs them)"
+        )
     async with contextlib.AsyncExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
         config = Path(tmp, "config.toml")
@@ -158,7 +171,9 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
         # The peer: its relay launched over stdio by an SDK client, its page in the floor browser.
         print("[roundtrip] peer relay", file=sys.stderr, flush=True)
         peer_port = free_port()
-        peer_task = asyncio.create_task(start("peer", "--stdio", node, str(PEER_DIST / "cli.js"), "--port", str(peer_port)))
+        peer_task = asyncio.create_task(
+            start("peer", "--stdio", node, str(PEER_DIST / "cli.js"), "--port", str(peer_port))
+        )
 
         async def listening() -> bool:
             _, writer = await asyncio.open_connection("127.0.0.1", peer_port)
@@ -173,7 +188,9 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
         # tabmcp: the stdio client launches the bridge; the browser's extension connects to it.
         print("[roundtrip] tabmcp bridge (stdio) and browser", file=sys.stderr, flush=True)
         port = free_port()
-        stdio_task = asyncio.create_task(start("stdio", "--stdio", TABMCP, "serve", "--stdio", "--port", str(port)))
+        stdio_task = asyncio.create_task(
+            start("stdio", "--stdio", TABMCP, "serve", "--stdio", "--port", str(port))
+        )
 
         async def healthy() -> bool:
             async with httpx.AsyncClient(timeout=1) as http:
@@ -181,13 +198,44 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
 
         await _poll("tabmcp bridge", healthy, 60)
         tbrowser = await stack.enter_async_context(
-            launch_browser(bridge_url=f"ws://127.0.0.1:{port}/extension", headless=True, webmcp=args.native,
-                           playwright=pw))
+            launch_browser(
+                bridge_url=f"ws://127.0.0.1:{port}/extension",
+                headless=True,
+                webmcp=args.native,
+                playwright=pw,
+            )
+        )
         tpage = await tbrowser.context.new_page()
         await tpage.goto(floor.url("roundtrip.html"))
         stdio = await stdio_task
         http = await start("http", "--http", f"http://127.0.0.1:{port}/mcp")
         relay = await start("relay", "--stdio", TABMCP, "serve", "--stdio", "--port", str(port))
+
+        # The MCP SDK alone: a low-level Server with a no-op Python tool, no browser.
+        print("[roundtrip] MCP SDK alone", file=sys.stderr, flush=True)
+        sdk_stdio = await start("sdk-stdio", "--stdio", sys.executable, "-m", "bench._sdk_server", "--stdio")
+        sdk_port = free_port()
+        sdk_server = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench._sdk_server",
+            "--port",
+            str(sdk_port),
+            cwd=Path(__file__).parent.parent,
+        )
+
+        @stack.push_async_callback
+        async def stop_sdk_server() -> None:
+            sdk_server.terminate()
+            await sdk_server.wait()
+
+        async def sdk_listening() -> bool:
+            _, writer = await asyncio.open_connection("127.0.0.1", sdk_port)
+            writer.close()
+            return True
+
+        await _poll("SDK HTTP server", sdk_listening, 30)
+        sdk_http = await start("sdk-http", "--http", f"http://127.0.0.1:{sdk_port}/mcp")
 
         async def evaluate(calls: int, warmup: int) -> list[float]:
             return await time_evaluate(tpage, calls, warmup)
@@ -196,22 +244,53 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
             return await time_evaluate(fpage, calls, warmup)
 
         async def floor_page(calls: int, warmup: int) -> list[float]:
-            return [ms / 1000 for ms in await fpage.evaluate("([n, w]) => window.__floor.run(n, w)", [calls, warmup])]
+            return [
+                ms / 1000
+                for ms in await fpage.evaluate("([n, w]) => window.__floor.run(n, w)", [calls, warmup])
+            ]
 
         async def floor_server_started(calls: int, warmup: int) -> list[float]:
             return await floor.time_calls(ftab, calls, warmup)
 
         flavour = "native WebMCP" if args.native else "polyfill"
         rows = [
-            Row('page.evaluate("1"), page without tabmcp (the unit)', evaluate_floor),
-            Row('page.evaluate("1"), page with the tabmcp extension', evaluate),
-            Row("floor: page → content → Port → worker → WS → echo → back (timed in page)", floor_page),
-            Row("floor: server → WS → worker → Port → content → page → back (timed in Python)",
-                floor_server_started),
-            client_rows("peer: @mcp-b/webmcp-local-relay, stdio client", peer),
-            client_rows(f"tabmcp ({flavour}): stdio client that launched the bridge", stdio),
-            client_rows(f"tabmcp ({flavour}): Streamable HTTP client", http),
-            client_rows(f"tabmcp ({flavour}): 2nd stdio client, relayed", relay),
+            Row("unit", 'page.evaluate("1"), page without tabmcp (the unit)', evaluate_floor),
+            Row("evaluate_tabmcp", 'page.evaluate("1"), page with the tabmcp extension', evaluate),
+            Row(
+                "floor",
+                "floor: page → content → Port → worker → WS → echo → back (timed in page)",
+                floor_page,
+            ),
+            Row(
+                "floor_server",
+                "floor: server → WS → worker → Port → content → page → back (timed in Python)",
+                floor_server_started,
+            ),
+            client_rows("sdk_stdio", "MCP SDK alone, no browser: stdio (Python no-op tool)", sdk_stdio),
+            client_rows("sdk_http", "MCP SDK alone, no browser: Streamable HTTP", sdk_http),
+            client_rows(
+                "sdk_http_raw",
+                "MCP SDK alone, no browser: Streamable HTTP, raw POST (server share)",
+                sdk_http,
+                op="time_raw",
+            ),
+            client_rows(
+                "http_get",
+                "HTTP alone: GET /health on the bridge, same HTTP client (httpx2 → uvicorn, no MCP)",
+                http,
+                op="time_get",
+                url=f"http://127.0.0.1:{port}/health",
+            ),
+            client_rows("peer", "peer: @mcp-b/webmcp-local-relay, stdio client", peer),
+            client_rows("stdio", f"tabmcp ({flavour}): stdio client that launched the bridge", stdio),
+            client_rows("http", f"tabmcp ({flavour}): Streamable HTTP client", http),
+            client_rows(
+                "http_raw",
+                f"tabmcp ({flavour}): Streamable HTTP, raw POST (server share)",
+                http,
+                op="time_raw",
+            ),
+            client_rows("relay", f"tabmcp ({flavour}): 2nd stdio client, relayed", relay),
         ]
         per_round = max(1, args.calls // args.rounds)
         notes.append(f"load average at start: {loadavg()}")
@@ -224,11 +303,19 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
 
 
 def report(args: argparse.Namespace, rows: list[Row], notes: list[str]) -> int:
-    unit, _, floor_page, floor_server, peer, stdio, http, relay = rows
-    floor = floor_page
+    by = {row.key: row for row in rows}
+    unit, floor, peer, stdio, http, relay = (
+        by[k] for k in ("unit", "floor", "peer", "stdio", "http", "relay")
+    )
     table = [
-        [row.label, fmt_ms(row.p(50)), fmt_ms(row.p(95)), fmt_ms(row.p(99)), f"{row.p(50) / unit.p(50):.2f}x",
-         f"{row.p(50) / floor.p(50):.2f}x"]
+        [
+            row.label,
+            fmt_ms(row.p(50)),
+            fmt_ms(row.p(95)),
+            fmt_ms(row.p(99)),
+            f"{row.p(50) / unit.p(50):.2f}x",
+            f"{row.p(50) / floor.p(50):.2f}x",
+        ]
         for row in rows
     ]
     print_table(
@@ -237,7 +324,9 @@ def report(args: argparse.Namespace, rows: list[Row], notes: list[str]) -> int:
         table,
         note="Every MCP client runs in its own process (official SDK Client), timed around call_tool; the floor "
         "and evaluate rows are timed in this process (the page-started floor in the page, performance.now() "
-        "in a cross-origin-isolated page). \"floor\" is the page-started floor. The machine is shared: absolute "
+        'in a cross-origin-isolated page). "floor" is the page-started floor. Raw POST: the SDK client\'s last '
+        "tools/call request sent again as is with its HTTP client and the response read whole, not parsed (the "
+        "call without the SDK client's share). The machine is shared: absolute "
         "numbers move with its load; the ratios within one run are the result. " + "; ".join(notes) + ".",
     )
     targets = [
@@ -250,8 +339,9 @@ def report(args: argparse.Namespace, rows: list[Row], notes: list[str]) -> int:
     print("\nTargets (issue 12):")
     for name, value, limit in targets:
         verdict = "PASS" if value <= limit else "FAIL"
-        print(f"- {verdict} {name}: {fmt_ms(value)} ms vs limit {fmt_ms(limit)} ms ({value / limit:.2f} of it)")
-    _ = floor_server
+        print(
+            f"- {verdict} {name}: {fmt_ms(value)} ms vs limit {fmt_ms(limit)} ms ({value / limit:.2f} of it)"
+        )
     return 0
 
 

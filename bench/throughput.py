@@ -44,7 +44,7 @@ def cpu_seconds(pid: int) -> float:
         raw = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return 0.0
-    fields = raw[raw.rindex(")") + 2:].split()
+    fields = raw[raw.rindex(")") + 2 :].split()
     return sum(int(x) for x in fields[11:15]) / TICK
 
 
@@ -55,7 +55,7 @@ def descendants(pid: int) -> list[int]:
         if entry.isdigit():
             with contextlib.suppress(OSError, ValueError, IndexError):
                 raw = Path(f"/proc/{entry}/stat").read_text()
-                children.setdefault(int(raw[raw.rindex(")") + 2:].split()[1]), []).append(int(entry))
+                children.setdefault(int(raw[raw.rindex(")") + 2 :].split()[1]), []).append(int(entry))
     out, stack = [], list(children.get(pid, []))
     while stack:
         p = stack.pop()
@@ -72,8 +72,9 @@ async def measure(args: argparse.Namespace) -> tuple[list[list[str]], list[str]]
         config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n')
         env = dict(os.environ, TABMCP_CONFIG=str(config))
         port = free_port()
-        bridge = await asyncio.create_subprocess_exec(TABMCP, "serve", "--port", str(port), env=env,
-                                                      stderr=asyncio.subprocess.DEVNULL)
+        bridge = await asyncio.create_subprocess_exec(
+            TABMCP, "serve", "--port", str(port), env=env, stderr=asyncio.subprocess.DEVNULL
+        )
 
         @stack.push_async_callback
         async def stop_bridge() -> None:
@@ -92,7 +93,8 @@ async def measure(args: argparse.Namespace) -> tuple[list[list[str]], list[str]]
         await _poll("tabmcp bridge", healthy, 60)
         site = await stack.enter_async_context(floor_server())
         browser = await stack.enter_async_context(
-            launch_browser(bridge_url=f"ws://127.0.0.1:{port}/extension", headless=True))
+            launch_browser(bridge_url=f"ws://127.0.0.1:{port}/extension", headless=True)
+        )
         print(f"[throughput] opening {args.tabs} tabs", file=sys.stderr, flush=True)
         for _ in range(args.tabs):
             page = await browser.context.new_page()
@@ -109,38 +111,67 @@ async def measure(args: argparse.Namespace) -> tuple[list[list[str]], list[str]]
         names: list[str] = []
 
         async def all_listed() -> bool:
-            names[:] = [n for n in (await clients[0].ask(op="names"))["names"] if n.endswith(".noop") or n == "noop"]
+            names[:] = [
+                n for n in (await clients[0].ask(op="names"))["names"] if n.endswith(".noop") or n == "noop"
+            ]
             return len(names) == args.tabs
 
         await _poll(f"{args.tabs} copies of noop listed", all_listed, 60)
         for i in range(1, args.client_processes):
             clients.append(await ClientProcess.start(f"clients-{i}", "--http", url))
-        groups = {"bridge": [bridge.pid], "MCP clients": [c.proc.pid for c in clients],
-                  "Chromium": descendants(os.getpid())}
-        groups["Chromium"] = [p for p in groups["Chromium"] if p not in groups["MCP clients"] and p != bridge.pid]
+        groups = {
+            "bridge": [bridge.pid],
+            "MCP clients": [c.proc.pid for c in clients],
+            "Chromium": descendants(os.getpid()),
+        }
+        groups["Chromium"] = [
+            p for p in groups["Chromium"] if p not in groups["MCP clients"] and p != bridge.pid
+        ]
         rows = []
         for label, procs, concurrency, calls in (
             ("baseline: 1 client, 1 call at a time", clients[:1], 1, max(200, args.calls // 10)),
-            (f"load: {args.concurrency} in flight over {len(clients)} client processes", clients,
-             args.concurrency, args.calls),
+            (
+                f"load: {args.concurrency} in flight over {len(clients)} client processes",
+                clients,
+                args.concurrency,
+                args.calls,
+            ),
         ):
             print(f"[throughput] {label}", file=sys.stderr, flush=True)
-            share = [concurrency // len(procs) + (1 if i < concurrency % len(procs) else 0) for i in range(len(procs))]
+            share = [
+                concurrency // len(procs) + (1 if i < concurrency % len(procs) else 0)
+                for i in range(len(procs))
+            ]
             live = [(p, s) for p, s in zip(procs, share, strict=True) if s]
             # Warm every connection first (untimed), then the timed run, all processes at once.
-            await asyncio.gather(*(p.ask(op="load", tools=names, calls=4 * s, concurrency=s, clients=s) for p, s in live))
+            await asyncio.gather(
+                *(p.ask(op="load", tools=names, calls=4 * s, concurrency=s, clients=s) for p, s in live)
+            )
             before = {g: sum(cpu_seconds(p) for p in pids) for g, pids in groups.items()}
             start = time.perf_counter()
-            outs = await asyncio.gather(*(
-                p.ask(op="load", tools=names, calls=calls * s // concurrency, concurrency=s, clients=s) for p, s in live))
+            outs = await asyncio.gather(
+                *(
+                    p.ask(op="load", tools=names, calls=calls * s // concurrency, concurrency=s, clients=s)
+                    for p, s in live
+                )
+            )
             wall = time.perf_counter() - start
             cpu = {g: sum(cpu_seconds(p) for p in pids) - before[g] for g, pids in groups.items()}
             samples = [x for o in outs for x in o["samples"]]
             errors = sum(sum(o["errors"].values()) for o in outs)
             done = len(samples) + errors
-            rows.append([label, f"{done:,}", str(errors), f"{wall:.2f}", f"{len(samples) / wall:,.0f}",
-                         fmt_ms(percentile(samples, 50)), fmt_ms(percentile(samples, 99)),
-                         *(f"{cpu[g] * 1000 / max(1, done):.2f}" for g in groups)])
+            rows.append(
+                [
+                    label,
+                    f"{done:,}",
+                    str(errors),
+                    f"{wall:.2f}",
+                    f"{len(samples) / wall:,.0f}",
+                    fmt_ms(percentile(samples, 50)),
+                    fmt_ms(percentile(samples, 99)),
+                    *(f"{cpu[g] * 1000 / max(1, done):.2f}" for g in groups),
+                ]
+            )
         notes.append(f"load average at end: {loadavg()}")
         return rows, notes
 
@@ -156,8 +187,18 @@ def main(argv: list[str]) -> int:
     print_table(
         f"Throughput: no-op tool in {args.tabs} tabs, one bridge (tabmcp serve), MCP clients over HTTP "
         "in their own processes",
-        ["phase", "calls", "errors", "wall s", "calls/s", "p50 ms", "p99 ms", "bridge CPU ms/call",
-         "clients CPU ms/call", "Chromium CPU ms/call"],
+        [
+            "phase",
+            "calls",
+            "errors",
+            "wall s",
+            "calls/s",
+            "p50 ms",
+            "p99 ms",
+            "bridge CPU ms/call",
+            "clients CPU ms/call",
+            "Chromium CPU ms/call",
+        ],
         rows,
         note="Latency: call_tool as each client process sees it (successful calls). CPU from /proc (utime+stime). "
         "The machine is shared with other jobs: calls/s is what this run got. " + "; ".join(notes) + ".",
@@ -165,7 +206,9 @@ def main(argv: list[str]) -> int:
     load = rows[-1]
     rate, p99 = float(load[4].replace(",", "")), float(load[6])
     verdict = "PASS" if rate >= 2000 and p99 <= 10 else "FAIL"
-    print(f"\nTarget (issue 12): {verdict} ≥ 2,000 calls/s with p99 ≤ 10 ms: {rate:,.0f} calls/s, p99 {p99:g} ms")
+    print(
+        f"\nTarget (issue 12): {verdict} ≥ 2,000 calls/s with p99 ≤ 10 ms: {rate:,.0f} calls/s, p99 {p99:g} ms"
+    )
     return 0
 
 
