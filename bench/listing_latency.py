@@ -5,7 +5,7 @@ over tabs of 50 with categories of 10, registered straight into the bridge's reg
 browser: this measures the bridge). Each size is measured twice: "after a change" (the first
 tools/list after the registry changed: the listing is built) and "unchanged" (memoized); each
 both through the SDK client and as the server's share (the SDK's HTTP request replayed as is, the
-response read but not parsed). The
+response read but not parsed), and as the bridge core alone (``Hub.listing()`` in-process). The
 baseline is the passthrough profile of the same size, in the same run. The MCP client (the
 official SDK ``Client`` over Streamable HTTP) runs in its own process, as users run it
 (bench/_client.py), and times each tools/list there; the bridge runs in this process. Then
@@ -84,6 +84,8 @@ class Samples:
     sdk_warm: list[float] = field(default_factory=list)
     raw_cold: list[float] = field(default_factory=list)
     raw_warm: list[float] = field(default_factory=list)
+    core_cold: list[float] = field(default_factory=list)
+    core_warm: list[float] = field(default_factory=list)
     listed: int = 0
     size: int = 0
 
@@ -111,6 +113,12 @@ async def measure(n: int, profile: str, rounds: int) -> Samples:
                 raw = await client.ask(op="list_raw", rounds=1)
                 out.raw_warm += raw["samples"]
                 out.size = int(raw["bytes"])
+                change()  # the bridge core alone, in this process: the listing built, then served again
+                await bridge.hub.settle()
+                for samples in (out.core_cold, out.core_warm):
+                    t = time.perf_counter()
+                    bridge.hub.listing(profile=profile)
+                    samples.append(time.perf_counter() - t)
             return out
         finally:
             await client.close()
@@ -139,6 +147,8 @@ async def run(rounds: int) -> tuple[list[list[str]], list[str]]:
                     fmt_ms(percentile(s.raw_cold, 50)),
                     fmt_ms(percentile(s.raw_cold, 99)),
                     fmt_ms(percentile(s.raw_warm, 50)),
+                    fmt_ms(percentile(s.core_cold, 50)),
+                    fmt_ms(percentile(s.core_warm, 50)),
                     f"{percentile(s.sdk_cold, 50) / base:.2f}x",
                 ]
             )
@@ -176,13 +186,16 @@ def main(argv: list[str]) -> int:
             "server share: after a change p50 ms",
             "p99 ms",
             "unchanged p50 ms",
+            "bridge core: after a change p50 ms",
+            "unchanged p50 ms",
             "SDK p50 vs passthrough",
         ],
         rows,
         note="After a change: the first tools/list after the registry changed (the listing is rebuilt); unchanged: "
         "the next one. Timed in the client process. SDK client: Client.list_tools (HTTP, the server, and the SDK "
         "client parsing and validating every tool). Server share: the same HTTP request replayed and the response "
-        "read whole, not parsed (HTTP and the bridge with its SDK server side). Targets are judged on the server "
+        "read whole, not parsed (HTTP and the bridge with its SDK server side). Bridge core: Hub.listing() called "
+        "in the bridge's process (no HTTP, no SDK). Targets are judged on the server "
         "share (the client's parsing is the client's); the SDK client lines show what a Python agent waits. "
         "The machine is shared: absolute numbers move with its load.",
     )
