@@ -1,57 +1,50 @@
-"""Search quality of the tool search index: Recall@1, Recall@5 and MRR.
+"""Search quality of the tool search index: Recall@1/@5, MRR and latency, tuning vs test.
 
 Run from the repository root::
 
-    .venv/bin/python -m bench.search_quality [--no-semantic] [--model PATH] [--misses N]
+    ./dev bench search_quality [--no-semantic] [--misses N]
 
-Data sets (read-only, never copied into the repo) are found in ``$TABMCP_DATA``, by default
-``../shared/data`` next to the repository:
+Data sets: the catalog requests of ``bench/data/`` (people's words over the 682 tools of
+``mcp_catalog.json``, written for issue 10 and split at random into a *tuning* half, on which
+the ranking was tuned, and a *test* half, never tuned on) and MetaTool (a public test set: 600
+requests over 199 plugins, never tuned on). The catalogs themselves are read from
+``$TABMCP_DATA`` (default ``../shared/data``), never copied into the repository.
 
-* ``metatool.json``: MetaTool's 199 plugins and 600 labeled user queries;
-* ``mcp_catalog.json``: 682 real MCP tools, searched with the hand-written labeled queries of
-  ``bench/data/mcp_catalog_queries.json`` (how they were written: docs/search.md).
-
-Rankings compared: keyword (BM25 + fuzzy), semantic (local embedding model, when the
-``[semantic]`` extra is installed) and fused (reciprocal rank fusion), plus two reference
-points: a naive substring scan and, when ``bm25s`` is installed, plain BM25 from that library
-on the concatenated text with its default tokenizer.
+Rankings, all measured in the same run on the same requests: the index's default
+(``fused``: keywords + embeddings, as the bridge ranks by default when the model is installed),
+its ``keyword`` ranking alone (the bridge without the model), and two baselines: plain BM25
+from ``bm25s`` (defaults) and the embedding model alone (cosine over name + description).
+Latency is per query, one query at a time, including the query's embedding (the query-vector
+cache is off).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+import numpy as np
 
-from tabmcp.core.search import SearchDoc, SearchIndex, SentenceTransformerEmbedder, semantic_available
-from tabmcp.core.search.semantic import resolve_model
-from tabmcp.core.search.text import STOPWORDS, split_words
+from tabmcp.core.search import SearchDoc, SearchIndex, default_embedder, missing_parts, semantic_available
+from tabmcp.core.search.semantic import Embedder
+from tabmcp.core.search.text import name_words
 
+from ._data import data_dir
 from ._table import print_table
 
 REPO = Path(__file__).resolve().parents[1]
-QUERIES_FILE = REPO / "bench" / "data" / "mcp_catalog_queries.json"
+DATA = REPO / "bench" / "data"
 K_DEPTH = 100
 
 
 # ---------------------------------------------------------------------------- data
-
-
-def data_dir() -> Path:
-    return Path(os.environ.get("TABMCP_DATA", REPO.parent / "shared" / "data")).resolve()
 
 
 def require_data(*names: str) -> Path:
@@ -99,6 +92,14 @@ def catalog_sources(d: Path | None = None) -> list[tuple[str, list[SearchDoc]]]:
                         for v in props.values()
                         if isinstance(v, dict) and v.get("description")
                     ),
+                    arg_values=tuple(
+                        str(x)
+                        for v in props.values()
+                        if isinstance(v, dict)
+                        for x in (v.get("enum") or (v.get("items") or {}).get("enum") or [])[:30]
+                        if isinstance(x, str)
+                    ),
+                    category_description=cat.get("description"),
                 )
             )
         out.append((cat["name"], docs))
@@ -106,25 +107,25 @@ def catalog_sources(d: Path | None = None) -> list[tuple[str, list[SearchDoc]]]:
 
 
 def catalog_queries() -> list[dict[str, Any]]:
-    return list(json.loads(QUERIES_FILE.read_text())["queries"])
+    """The older catalog query set (157 queries written alongside the ranking: tuning data)."""
+    return list(json.loads((DATA / "mcp_catalog_queries.json").read_text())["queries"])
 
 
-def metatool(
-    d: Path | None = None, *, model_descriptions: bool
-) -> tuple[list[SearchDoc], list[dict[str, Any]]]:
-    d = d or require_data("metatool.json")
+def catalog_requests(split: str) -> list[dict[str, Any]]:
+    """The labelled catalog requests of one half: ``tune`` or ``test``."""
+    return list(json.loads((DATA / f"catalog_requests_{split}.json").read_text())["queries"])
+
+
+def metatool(d: Path) -> tuple[list[SearchDoc], list[dict[str, Any]]]:
     raw = json.loads((d / "metatool.json").read_text())
-    docs = []
-    for t in raw["tools"]:
-        desc = t["description"]
-        if model_descriptions and t.get("description_for_model"):
-            desc = f"{desc}\n{t['description_for_model']}"
-        docs.append(
-            SearchDoc(
-                key=t["name"], name=t["name"], title=None, description=desc, category=None, source="metatool"
-            )
+    docs = [
+        SearchDoc(
+            key=t["name"], name=t["name"], title=None, description=t["description"], category=None,
+            source="metatool",
         )
-    queries = [{"query": q["query"], "tools": [q["tool"]], "style": "task"} for q in raw["queries"]]
+        for t in raw["tools"]
+    ]
+    queries = [{"query": q["query"], "tools": [q["tool"]]} for q in raw["queries"]]
     return docs, queries
 
 
@@ -137,9 +138,11 @@ class Scores:
     r1: float = 0.0
     r5: float = 0.0
     rr: float = 0.0
+    ms: list[float] = field(default_factory=list)
 
-    def add(self, ranking: Sequence[str], relevant: set[str]) -> int | None:
+    def add(self, ranking: Sequence[str], relevant: set[str], ms: float) -> int | None:
         self.n += 1
+        self.ms.append(ms)
         rank = next((i for i, k in enumerate(ranking, 1) if k in relevant), None)
         if rank is not None:
             self.r1 += rank == 1
@@ -147,34 +150,18 @@ class Scores:
             self.rr += 1.0 / rank
         return rank
 
-    def row(self) -> list[str]:
+    def cells(self) -> list[str]:
         n = max(self.n, 1)
-        return [f"{self.r1 / n:.3f}", f"{self.r5 / n:.3f}", f"{self.rr / n:.3f}"]
+        p50, p95, p99 = np.percentile(self.ms, [50, 95, 99]) if self.ms else (0.0, 0.0, 0.0)
+        return [
+            f"{self.r1 / n:.2f}",
+            f"{self.r5 / n:.2f}",
+            f"{self.rr / n:.2f}",
+            f"{p50:.1f} / {p95:.1f} / {p99:.1f}",
+        ]
 
 
 Ranker = Callable[[str], list[str]]
-
-
-def substring_ranker(docs: Sequence[SearchDoc]) -> Ranker:
-    """Baseline: count the query's words found as substrings of each tool's text."""
-    blobs = [
-        (
-            d.key,
-            " ".join(
-                [d.name, d.title or "", d.description, d.category or "", *d.arg_names, *d.arg_descriptions]
-            ).lower(),
-        )
-        for d in docs
-    ]
-
-    def rank(query: str) -> list[str]:
-        words = [w for w in split_words(query) if w not in STOPWORDS and len(w) > 2]
-        scored = [(sum(w in blob for w in words), i) for i, (_, blob) in enumerate(blobs)]
-        scored = [x for x in scored if x[0] > 0]
-        scored.sort(key=lambda x: (-x[0], x[1]))
-        return [blobs[i][0] for _, i in scored[:K_DEPTH]]
-
-    return rank
 
 
 def bm25s_ranker(docs: Sequence[SearchDoc]) -> Ranker | None:
@@ -204,6 +191,18 @@ def bm25s_ranker(docs: Sequence[SearchDoc]) -> Ranker | None:
     return rank
 
 
+def embedder_ranker(docs: Sequence[SearchDoc], embedder: Embedder) -> Ranker:
+    """Baseline: the embedding model alone, cosine over "name words. description"."""
+    keys = [d.key for d in docs]
+    vecs = embedder.encode([f"{' '.join(name_words(d.name))}. {d.description}" for d in docs])
+
+    def rank(query: str) -> list[str]:
+        sims = vecs @ embedder.encode([query])[0]
+        return [keys[i] for i in np.argsort(-sims)[:K_DEPTH]]
+
+    return rank
+
+
 def index_ranker(index: SearchIndex, mode: str) -> Ranker:
     def rank(query: str) -> list[str]:
         return [h.key for h in index.search(query, limit=K_DEPTH, mode=mode)]  # type: ignore[arg-type]
@@ -211,86 +210,85 @@ def index_ranker(index: SearchIndex, mode: str) -> Ranker:
     return rank
 
 
-def evaluate(
-    name: str,
-    rankers: dict[str, Ranker],
-    queries: Sequence[dict[str, Any]],
-    misses: int,
-    by_style: bool = False,
-) -> list[list[str]]:
-    rows = []
-    for label, rank in rankers.items():
-        total = Scores()
-        styles: dict[str, Scores] = {}
-        missed = []
-        for q in queries:
-            ranking = rank(q["query"])
-            r = total.add(ranking, set(q["tools"]))
-            styles.setdefault(q.get("style", "task"), Scores()).add(ranking, set(q["tools"]))
-            if r != 1:
-                missed.append((q["query"], q["tools"], r, ranking[:3]))
-        rows.append([name, label, str(total.n), *total.row()])
-        if by_style:
-            for style, sc in sorted(styles.items()):
-                rows.append(["", f"  {label}: {style}", str(sc.n), *sc.row()])
-        for query, tools, r, top in missed[:misses]:
-            print(f"  miss [{label}] {query!r} → want {tools}, rank {r}, got {top}")
-    return rows
+def build_index(sources: list[tuple[str, list[SearchDoc]]], embedder: Embedder | None) -> SearchIndex:
+    index = SearchIndex(semantic=embedder or False, query_cache_size=0)
+    for sid, sdocs in sources:
+        index.replace_source(sid, sdocs)
+    index.compute_embeddings()
+    return index
+
+
+def evaluate(rank: Ranker, queries: Sequence[dict[str, Any]], label: str, misses: int) -> Scores:
+    sc = Scores()
+    shown = 0
+    for q in queries:
+        t0 = time.perf_counter()
+        ranking = rank(q["query"])
+        ms = (time.perf_counter() - t0) * 1000
+        r = sc.add(ranking, set(q["tools"]), ms)
+        if (r is None or r > 5) and shown < misses:
+            print(f"  miss [{label}] {q['query']!r} -> want {q['tools']}, rank {r}, got {ranking[:3]}")
+            shown += 1
+    return sc
+
+
+def rankers_for(
+    docs: list[SearchDoc], sources: list[tuple[str, list[SearchDoc]]], embedder: Embedder | None
+) -> dict[str, Ranker]:
+    out: dict[str, Ranker] = {}
+    ref = bm25s_ranker(docs)
+    if ref is not None:
+        out["baseline: bm25s (plain BM25)"] = ref
+    if embedder is not None:
+        out["baseline: embedder alone"] = embedder_ranker(docs, embedder)
+    index = build_index(sources, embedder)
+    out["tabmcp keyword (no model)"] = index_ranker(index, "keyword")
+    if embedder is not None:
+        out["tabmcp default (fused)"] = index_ranker(index, "fused")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-semantic", action="store_true", help="keyword ranking only")
-    ap.add_argument(
-        "--model", default=None, help="sentence-transformers model name or path (default: bundled MiniLM)"
-    )
-    ap.add_argument(
-        "--misses", type=int, default=0, help="print up to N queries each ranking missed at rank 1"
-    )
+    ap.add_argument("--misses", type=int, default=0, help="print up to N requests missed in a top 5")
+    ap.add_argument("--only", default=None, help="comma-separated data sets among: tune,test,metatool")
     args = ap.parse_args(argv)
 
     d = require_data("metatool.json", "mcp_catalog.json")
-    semantic: SentenceTransformerEmbedder | None = None
+    embedder: Embedder | None = None
     if not args.no_semantic:
         if semantic_available():
-            semantic = SentenceTransformerEmbedder(resolve_model(args.model or True), threads=1)
+            embedder = default_embedder(threads=1)
         else:
-            print("note: sentence-transformers not installed: keyword ranking only ([semantic] extra)")
+            print("note: the embedding model is not installed (missing " + ", ".join(missing_parts()) + ")")
 
-    def rankers(docs: list[SearchDoc], sources: list[tuple[str, list[SearchDoc]]]) -> dict[str, Ranker]:
-        index = SearchIndex(semantic=semantic or False)
-        for sid, sdocs in sources:
-            index.replace_source(sid, sdocs)
-        t0 = time.perf_counter()
-        index.compute_embeddings()
-        if semantic:
-            print(f"  embedded {len(index)} tools in {time.perf_counter() - t0:.1f} s")
-        out: dict[str, Ranker] = {"substring scan (baseline)": substring_ranker(docs)}
-        ref = bm25s_ranker(docs)
-        if ref is not None:
-            out["bm25s defaults (reference)"] = ref
-        out["keyword"] = index_ranker(index, "keyword")
-        if semantic:
-            out["semantic"] = index_ranker(index, "semantic")
-            out["fused"] = index_ranker(index, "fused")
-        return out
-
-    rows: list[list[str]] = []
-    for variant, model_desc in (("MetaTool (short desc.)", False), ("MetaTool (+model desc.)", True)):
-        docs, queries = metatool(d, model_descriptions=model_desc)
-        print(f"{variant}: {len(docs)} tools, {len(queries)} queries")
-        rows += evaluate(variant, rankers(docs, [("metatool", docs)]), queries, args.misses)
     sources = catalog_sources(d)
-    docs = [doc for _, sdocs in sources for doc in sdocs]
-    queries = catalog_queries()
-    print(f"MCP catalog: {len(docs)} tools in {len(sources)} sources, {len(queries)} queries")
-    rows += evaluate("MCP catalog", rankers(docs, sources), queries, args.misses, by_style=True)
+    cat_docs = [doc for _, sdocs in sources for doc in sdocs]
+    mt_docs, mt_queries = metatool(d)
+    sets = {
+        "tune": ("catalog: tuning half", "catalog", catalog_requests("tune")),
+        "test": ("catalog: test half", "catalog", catalog_requests("test")),
+        "metatool": ("MetaTool (test)", "metatool", mt_queries),
+    }
+    corpora = {"catalog": (cat_docs, sources), "metatool": (mt_docs, [("metatool", mt_docs)])}
+    built: dict[str, dict[str, Ranker]] = {}
+    rows: list[list[str]] = []
+    for key in args.only.split(",") if args.only else list(sets):
+        title, corpus, queries = sets[key]
+        if corpus not in built:
+            built[corpus] = rankers_for(*corpora[corpus], embedder)
+        print(f"{title}: {len(corpora[corpus][0])} tools, {len(queries)} requests")
+        for label, rank in built[corpus].items():
+            scores = evaluate(rank, queries, label, args.misses)
+            rows.append([title, label, str(len(queries)), *scores.cells()])
 
     print_table(
-        "Search quality (Recall@1, Recall@5, MRR over the top 100; timing: bench.search_latency)",
-        ["data set", "ranking", "queries", "R@1", "R@5", "MRR"],
+        "Search quality, tuning vs test (R@1, R@5, MRR over the top 100; latency per query, ms)",
+        ["data set", "ranking", "requests", "R@1", "R@5", "MRR", "p50 / p95 / p99 ms"],
         rows,
-        note=f"semantic model: {semantic.name if semantic else 'none'}",
+        note=f"embedding model: {embedder.name if embedder else 'none'}; one query at a time, "
+        "query embedding included (no query cache)",
     )
     return 0
 

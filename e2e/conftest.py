@@ -38,6 +38,10 @@ def e2e_config(**sections: dict[str, Any]) -> Config:
         "calls": {"timeout_s": 10},
         "policy": {"allow_writes": True},
         "store": {"path": ":memory:"},
+        # Most tests compare result texts exactly, and e2e/pages share one origin while giving one
+        # tool name different definitions (page_title): framing and pins are tested, on a bridge
+        # of their own, in test_untrusted.py.
+        "trust": {"frame_text": False, "pin_definitions": False},
     }
     for key, values in sections.items():
         base.setdefault(key, {}).update(values)

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
@@ -138,8 +139,12 @@ async def test_destructive_call_is_approved_or_declined_in_the_browser(env: Env,
     post_id = int(await post.get_attribute("data-id"))
     async with env.client() as client:  # no elicitation support: the browser asks
         call = asyncio.create_task(client.call_tool("call_tool", {"name": "delete_post", "arguments": {"id": post_id}}))
-        button = page.get_by_test_id("tabmcp-approve" if choice == "approve" else "tabmcp-deny")
-        await button.click(timeout=15_000)
+        # asked in the extension's own window, never in the page (e2e/test_untrusted.py covers it)
+        window = await eventually(lambda: next(
+            (p for p in env.browser.context.pages if "approval/approval.html" in p.url and not p.is_closed()), None), 15)
+        button = window.get_by_test_id("approval-allow" if choice == "approve" else "approval-deny")
+        with contextlib.suppress(PlaywrightError):  # the window closes itself once answered
+            await button.click(timeout=15_000, no_wait_after=True)
         result = await call
     rows = page.locator(f"[data-testid=post-row][data-id='{post_id}']")
     if choice == "approve":

@@ -792,8 +792,9 @@ async def test_config_disables_capture_and_changes_redaction(lab: Lab) -> None:
         "document.querySelector('[data-testid=ws-received]').textContent === '200'"
     )
 
-    # Unsampled, 400 frames in a few ms are more than the page holds between two batches:
-    # the rest is counted as dropped, never lost silently.
+    # Unsampled, 400 frames in a few ms may be more than the page holds between two batches
+    # (how many depends on the machine's speed): whatever is not sent is counted as dropped,
+    # never lost silently. The drop path itself is forced deterministically by the console flood.
     async def accounted() -> tuple[list[dict[str, Any]], int]:
         frames = [e for e in await lab.events("websocket") if e["event"] == "message"]
         return frames, sum(b["dropped"].get("websocket", 0) for b in await lab.batches(drain=True))
@@ -803,7 +804,7 @@ async def test_config_disables_capture_and_changes_redaction(lab: Lab) -> None:
         if len(frames) + dropped >= 400:
             break
         await asyncio.sleep(0.05)
-    assert len(frames) + dropped == 400 and dropped > 0
+    assert len(frames) + dropped == 400
     assert not any("sampled" in f for f in frames), "under the raised threshold"
 
     await lab.config(redact={})  # a new config replaces the previous extra rules, never the built-in ones

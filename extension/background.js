@@ -14,6 +14,7 @@ import {
   STORAGE,
   normalizeBridgeUrl,
 } from './protocol.js';
+import { createApprovals } from './approval/approvals.js';
 
 const HEARTBEAT_MS = 20_000;
 const BACKOFF_START_MS = 250;
@@ -50,7 +51,6 @@ const state = {
   /** @type {Map<number, chrome.tabs.Tab>} */ tabs: new Map(),
   /** @type {Map<string, {tabId:number, frameId:number, timer: ReturnType<typeof setTimeout>}>} */ calls: new Map(),
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
-  /** @type {Map<string, number>} */ approvals: new Map(),
   /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ queries: new Map(),
   /** @type {number | null} */ focusedWindowId: null,
   /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
@@ -119,7 +119,8 @@ chrome.alarms.onAlarm.addListener((alarm) => {
     if (state.status === 'disconnected' && !state.reconnectTimer) connect();
   });
 });
-chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {
+chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
+  if (approvalWindow.onMessage(msg, sender, sendResponse)) return true;
   if (msg && msg.type === 'tabmcp.status') {
     ready.then(() => sendResponse(statusReport()));
     return true;
@@ -296,7 +297,7 @@ async function onBridgeMessage(msg) {
       cancelCall(msg.callId, msg.reason);
       break;
     case IN.approvalRequest:
-      startApproval(msg);
+      approvalWindow.start(msg);
       break;
     case IN.pageQuery:
       startPageQuery(msg);
@@ -542,10 +543,6 @@ function onPageMessage(tabId, port, msg) {
     const query = state.queries.get(msg.requestId);
     if (!query || query.tabId !== tabId) return;
     finishPageQuery(msg.requestId, { ok: !!msg.ok, result: msg.result, error: msg.error });
-  } else if (msg.type === 'approval') {
-    if (state.approvals.get(msg.approvalId) !== tabId) return;
-    state.approvals.delete(msg.approvalId);
-    send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: !!msg.approved, reason: String(msg.reason || '') });
   } else if (msg.type === 'result') {
     const call = state.calls.get(msg.callId);
     if (!call || call.tabId !== tabId || call.frameId !== 0) return; // a page answers only its own calls
@@ -679,29 +676,12 @@ function finishPageQuery(requestId, outcome) {
   send({ type: OUT.pageResult, requestId, ...outcome });
 }
 
-// ---- approvals ----------------------------------------------------------------------------
+// ---- approvals: asked in the extension's own window (approval/approvals.js), never in the page ----
 
-function startApproval(msg) {
-  const entry = state.ports.get(msg.tabId);
-  if (!entry) {
-    send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: false, reason: `no page in tab ${msg.tabId} to ask` });
-    return;
-  }
-  state.approvals.set(msg.approvalId, msg.tabId);
-  try {
-    entry.port.postMessage({ ...msg, type: 'approval' });
-  } catch {
-    state.approvals.delete(msg.approvalId);
-    send({ type: OUT.approvalResult, approvalId: msg.approvalId, approved: false, reason: 'the page went away' });
-  }
-}
+const approvalWindow = createApprovals({ send: (m) => send(m), resultType: OUT.approvalResult });
 
 function denyApprovalsInTab(tabId, reason) {
-  for (const [approvalId, owner] of [...state.approvals]) {
-    if (owner !== tabId) continue;
-    state.approvals.delete(approvalId);
-    send({ type: OUT.approvalResult, approvalId, approved: false, reason });
-  }
+  approvalWindow.denyInTab(tabId, reason);
 }
 
 // ---- popup and badge ----------------------------------------------------------------------

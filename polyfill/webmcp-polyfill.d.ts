@@ -60,6 +60,17 @@ export interface ModelContextTool<Input = any> {
 export interface ModelContextRegisterToolOptions {
   /** Aborting it unregisters the tool. */
   signal?: AbortSignal;
+  /**
+   * Other origins the tool is offered to (URLs; their origins are kept). An origin that is not
+   * potentially trustworthy (https:, wss:, file: or loopback) rejects with DOMException
+   * SecurityError, a string that is not a URL with SyntaxError.
+   */
+  exposedTo?: string[];
+}
+
+export interface GetToolsOptions {
+  /** Other origins whose exposed tools to include (validated like `exposedTo`). */
+  fromOrigins?: string[];
 }
 
 export interface ExecuteToolOptions {
@@ -109,16 +120,21 @@ export interface ModelContextEventMap {
 /** document.modelContext: the browser's own object when it has one, else the polyfill's. */
 export interface ModelContext extends EventTarget, ModelContextExtensions {
   /**
-   * Registers a tool. Rejects with a TypeError for malformed definitions, or a DOMException
+   * Registers a tool. Rejects with a TypeError for malformed definitions or an input schema
+   * outside WebMCP's JSON Schema subset ($ref, $defs, format, content*, unevaluated*,
+   * dependent*, additionalProperties other than false, an invalid pattern), a DOMException
    * InvalidStateError "Invalid tool name" / "Duplicate tool name" / "Description is required",
-   * or signal.reason when the signal is already aborted.
+   * NotAllowedError when the `tools` Permissions Policy blocks this document, SecurityError /
+   * SyntaxError for a bad `exposedTo` origin, or signal.reason when the signal is already aborted.
    */
   registerTool(tool: ModelContextTool, options?: ModelContextRegisterToolOptions): Promise<undefined>;
-  /** The registered tools, sorted by name. */
-  getTools(): Promise<RegisteredTool[]>;
+  /** The tools of this document and of the same-origin documents of its frame tree, sorted by name. */
+  getTools(options?: GetToolsOptions): Promise<RegisteredTool[]>;
   /**
    * Runs a tool (given as an entry of getTools()) and resolves with its result as a string.
-   * Rejects with DOMException UnknownError when the tool throws or its result cannot be serialized.
+   * Rejects with DOMException DataError (message: JSON `{path, reason, schemaPath, message}`) when
+   * the input does not match the tool's schema, UnknownError when the tool throws or its result
+   * cannot be serialized or the person resets a form tool's form.
    */
   executeTool(tool: RegisteredTool, input?: object, options?: ExecuteToolOptions): Promise<string>;
 
@@ -269,7 +285,14 @@ export interface Snapshot {
   states: string[];
 }
 
-export type CallErrorCode = 'TOOL_NOT_FOUND' | 'INVALID_ARGUMENTS' | 'PAGE_ERROR' | 'ABORTED' | 'BAD_RESULT';
+export type CallErrorCode =
+  | 'TOOL_NOT_FOUND'
+  | 'INVALID_ARGUMENTS'
+  | 'PAGE_ERROR'
+  | 'ABORTED'
+  | 'BAD_RESULT'
+  /** A form tool without toolautosubmit: the person cancelled (reset) the form instead of submitting it. */
+  | 'USER_CANCELLED';
 
 export type CallResponse =
   | { ok: true; result: CallToolResult }
@@ -307,4 +330,17 @@ declare global {
   var ModelContext: { prototype: ModelContext; new (): never };
   var ToolActivatedEvent: { prototype: ToolActivatedEvent; new (type: string, init?: ToolEventInit): ToolActivatedEvent };
   var ToolCancelEvent: { prototype: ToolCancelEvent; new (type: string, init?: ToolEventInit): ToolCancelEvent };
+  interface WindowEventMap {
+    toolactivated: ToolActivatedEvent;
+    toolcancel: ToolCancelEvent;
+  }
+  interface SubmitEvent {
+    /** True when an agent's tool call submits the form (declarative WebMCP). */
+    readonly agentInvoked: boolean;
+    /**
+     * During the dispatch of an agent-invoked submission: the tool call's result. Calls
+     * preventDefault(). InvalidStateError otherwise.
+     */
+    respondWith(result: Promise<unknown>): void;
+  }
 }

@@ -28,12 +28,15 @@
    * @typedef {{[hint: string]: boolean}} Hints
    * @typedef {{name: string, title: string, description: string, schemaJSON: string|undefined,
    *            hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
+   *            exposedTo: string[], form: FormDriver|null,
    *            controller: AbortController, signal: AbortSignal}} ToolRecord
+   * @typedef {{fill(input: any): void, submit(client: any): Promise<any>, cancel(): void}} FormDriver
    * @typedef {{name: string, description: string, members: string[], scope: ToolScope|null,
    *            controller: AbortController, signal: AbortSignal}} CategoryRecord
    * @typedef {{type: 'text', text: string}} TextContent
    * @typedef {{content: any[], structuredContent?: any, isError?: boolean, _meta?: any}} CallToolResult
    * @typedef {{status: 'ok', value: any, fromNative?: boolean} | {status: 'threw', error: any, nativeOnly?: boolean}
+   *         | {status: 'cancelled', error: DOMException}
    *         | {status: 'aborted', reason: any} | {status: 'gone'}} Outcome
    * @typedef {{ok: true, result: CallToolResult} | {ok: false, error: {code: string, message: string},
    *            result?: CallToolResult, reason?: any}} CallOutcome
@@ -194,17 +197,22 @@
     return out;
   }
 
-  /** @param {any} options @param {string} method @param {string} dict @returns {{signal: AbortSignal|undefined}} */
+  /**
+   * @param {any} options @param {string} method @param {string} dict
+   * @returns {{signal: AbortSignal|undefined, exposedTo?: string[]}}
+   */
   function convertOptions(options, method, dict) {
     if (options === undefined || options === null) return { signal: undefined };
     const p = prefix(method);
     if (!isObjectLike(options)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
+    const exposedTo = dict === 'ModelContextRegisterToolOptions'
+      ? convertOrigins(options.exposedTo, method, dict, 'exposedTo') : undefined;
     const signal = options.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       throw new TypeError(
         `${p}Failed to read the 'signal' property from '${dict}': Failed to convert value to 'AbortSignal'.`);
     }
-    return { signal };
+    return exposedTo ? { signal, exposedTo } : { signal };
   }
 
   const warnedScopeKeys = new Set();
@@ -262,6 +270,229 @@
     return json;
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // Input schemas: the draft's JSON Schema subset (checked at registration) and input validation
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Keywords the draft excludes from tool input schemas: references and definitions, vocabulary
+   * the validator cannot check locally (format, content*), and the unevaluated / dependent ones.
+   */
+  const EXCLUDED_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef', '$defs', 'definitions', '$anchor',
+    '$dynamicAnchor', 'format', 'contentEncoding', 'contentMediaType', 'contentSchema',
+    'unevaluatedProperties', 'unevaluatedItems', 'dependentRequired', 'dependentSchemas', 'dependencies'];
+  /** Keywords whose value is one subschema. */
+  const SUBSCHEMA_KEYWORDS = ['not', 'if', 'then', 'else', 'contains', 'propertyNames', 'additionalItems'];
+  /** Keywords whose value is an array of subschemas. */
+  const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+
+  /** A RegExp for a schema `pattern` (ECMA-262 with the u flag, as JSON Schema says; plain as a fallback). @param {string} p */
+  function schemaRegExp(p) {
+    try { return new RegExp(p, 'u'); } catch (_) { return new RegExp(p); }
+  }
+
+  /**
+   * Throws a TypeError when a schema uses what the draft's subset excludes or an invalid pattern.
+   * @param {any} schema the JSON copy @param {string} method
+   */
+  function checkSchemaSubset(schema, method) {
+    /** @param {any} node @param {string} where */
+    const walk = (node, where) => {
+      if (typeof node === 'boolean') return;
+      if (!isPlainObject(node)) {
+        throw new TypeError(`${prefix(method)}invalid input schema: ${where || '/'} is not a schema object`);
+      }
+      for (const key of EXCLUDED_KEYWORDS) {
+        if (key in node) {
+          throw new TypeError(`${prefix(method)}invalid input schema: '${key}' at ${where || '/'} is not supported (excluded by WebMCP)`);
+        }
+      }
+      if ('additionalProperties' in node && node.additionalProperties !== false) {
+        throw new TypeError(`${prefix(method)}invalid input schema: 'additionalProperties' at ${where || '/'} may only be false`);
+      }
+      if ('pattern' in node) {
+        try {
+          if (typeof node.pattern !== 'string') throw new Error('not a string');
+          schemaRegExp(node.pattern);
+        } catch (e) {
+          throw new TypeError(`${prefix(method)}invalid input schema: 'pattern' at ${where || '/'} is not a valid regular expression`);
+        }
+      }
+      for (const key of ['properties', 'patternProperties']) {
+        if (node[key] === undefined) continue;
+        if (!isPlainObject(node[key])) throw new TypeError(`${prefix(method)}invalid input schema: '${key}' at ${where || '/'} must be an object`);
+        for (const [k, sub] of Object.entries(node[key])) walk(sub, `${where}/${key}/${k}`);
+      }
+      if (node.items !== undefined) {
+        if (Array.isArray(node.items)) node.items.forEach((sub, i) => walk(sub, `${where}/items/${i}`));
+        else walk(node.items, `${where}/items`);
+      }
+      for (const key of SUBSCHEMA_KEYWORDS) if (node[key] !== undefined) walk(node[key], `${where}/${key}`);
+      for (const key of SUBSCHEMA_LIST_KEYWORDS) {
+        if (node[key] === undefined) continue;
+        if (!Array.isArray(node[key])) throw new TypeError(`${prefix(method)}invalid input schema: '${key}' at ${where || '/'} must be an array`);
+        node[key].forEach((/** @type {any} */ sub, /** @type {number} */ i) => walk(sub, `${where}/${key}/${i}`));
+      }
+    };
+    walk(schema, '');
+  }
+
+  /** JSON Schema's type of a JSON value. @param {any} v */
+  function jsonType(v) {
+    if (v === null) return 'null';
+    if (Array.isArray(v)) return 'array';
+    if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+    return typeof v;
+  }
+
+  /** Deep equality of JSON values. @param {any} a @param {any} b @returns {boolean} */
+  function jsonEqual(a, b) {
+    if (a === b) return true;
+    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const ka = Object.keys(a);
+    const kb = Object.keys(b);
+    return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]));
+  }
+
+  /** @param {string} token */
+  const pointerToken = (token) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+  /**
+   * Validates a JSON value against a schema of the subset. Returns null when valid, else the first
+   * failure as `{path, reason, schemaPath, message}`: `path` is a JSON Pointer into the input,
+   * `reason` the failing keyword, `schemaPath` "/<keyword>".
+   * Draft-04 forms are honoured: boolean `exclusiveMinimum` / `exclusiveMaximum` make `minimum` /
+   * `maximum` exclusive, and an array `items` validates by position.
+   * @param {any} schema @param {any} value @param {string} [path]
+   * @returns {{path: string, reason: string, schemaPath: string, message: string}|null}
+   */
+  function validateValue(schema, value, path = '') {
+    if (schema === true || schema === undefined) return null;
+    const fail = (/** @type {string} */ reason, /** @type {string} */ message, at = path) =>
+      ({ path: at, reason, schemaPath: `/${reason}`, message });
+    if (schema === false) return fail('false', 'No value is allowed here.');
+    if (!isPlainObject(schema)) return null;
+    const t = jsonType(value);
+    if (schema.type !== undefined) {
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      const ok = types.some((/** @type {string} */ want) => want === t || (want === 'number' && t === 'integer'));
+      if (!ok) return fail('type', `Expected ${types.join(' or ')}, got ${t}.`);
+    }
+    if (schema.enum !== undefined && Array.isArray(schema.enum) && !schema.enum.some((/** @type {any} */ e) => jsonEqual(e, value))) {
+      return fail('enum', `Must be one of ${JSON.stringify(schema.enum)}.`);
+    }
+    if ('const' in schema && !jsonEqual(schema.const, value)) return fail('const', `Must be ${JSON.stringify(schema.const)}.`);
+    if (t === 'number' || t === 'integer') {
+      const exMin = schema.exclusiveMinimum;
+      const exMax = schema.exclusiveMaximum;
+      if (typeof schema.minimum === 'number') {
+        if (exMin === true ? value <= schema.minimum : value < schema.minimum) {
+          return fail(exMin === true ? 'exclusiveMinimum' : 'minimum',
+            `Must be ${exMin === true ? 'greater than' : 'at least'} ${schema.minimum}.`);
+        }
+      }
+      if (typeof schema.maximum === 'number') {
+        if (exMax === true ? value >= schema.maximum : value > schema.maximum) {
+          return fail(exMax === true ? 'exclusiveMaximum' : 'maximum',
+            `Must be ${exMax === true ? 'less than' : 'at most'} ${schema.maximum}.`);
+        }
+      }
+      if (typeof exMin === 'number' && value <= exMin) return fail('exclusiveMinimum', `Must be greater than ${exMin}.`);
+      if (typeof exMax === 'number' && value >= exMax) return fail('exclusiveMaximum', `Must be less than ${exMax}.`);
+      if (typeof schema.multipleOf === 'number' && schema.multipleOf > 0) {
+        const q = value / schema.multipleOf;
+        if (Math.abs(q - Math.round(q)) > 1e-9) return fail('multipleOf', `Must be a multiple of ${schema.multipleOf}.`);
+      }
+    }
+    if (t === 'string') {
+      const length = Array.from(value).length;
+      if (typeof schema.minLength === 'number' && length < schema.minLength) return fail('minLength', `Must have at least ${schema.minLength} characters.`);
+      if (typeof schema.maxLength === 'number' && length > schema.maxLength) return fail('maxLength', `Must have at most ${schema.maxLength} characters.`);
+      if (typeof schema.pattern === 'string' && !schemaRegExp(schema.pattern).test(value)) {
+        return fail('pattern', `Must match the pattern ${schema.pattern}.`);
+      }
+    }
+    if (t === 'array') {
+      if (typeof schema.minItems === 'number' && value.length < schema.minItems) return fail('minItems', `Must have at least ${schema.minItems} items.`);
+      if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) return fail('maxItems', `Must have at most ${schema.maxItems} items.`);
+      if (schema.uniqueItems === true) {
+        for (let i = 1; i < value.length; i++) {
+          for (let j = 0; j < i; j++) if (jsonEqual(value[i], value[j])) return fail('uniqueItems', 'Items must be unique.');
+        }
+      }
+      const positional = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : [];
+      const rest = Array.isArray(schema.items) ? schema.additionalItems : schema.items;
+      for (let i = 0; i < value.length; i++) {
+        const sub = i < positional.length ? positional[i] : rest;
+        const r = validateValue(sub, value[i], `${path}/${i}`);
+        if (r) return r;
+      }
+    }
+    if (t === 'object') {
+      if (Array.isArray(schema.required)) {
+        for (const k of schema.required) {
+          if (!Object.prototype.hasOwnProperty.call(value, k)) {
+            return fail('required', `Missing required property ${JSON.stringify(k)}.`, `${path}/${pointerToken(String(k))}`);
+          }
+        }
+      }
+      const props = isPlainObject(schema.properties) ? schema.properties : {};
+      const count = Object.keys(value).length;
+      if (typeof schema.minProperties === 'number' && count < schema.minProperties) return fail('minProperties', `Must have at least ${schema.minProperties} properties.`);
+      if (typeof schema.maxProperties === 'number' && count > schema.maxProperties) return fail('maxProperties', `Must have at most ${schema.maxProperties} properties.`);
+      for (const [k, v] of Object.entries(value)) {
+        const at = `${path}/${pointerToken(k)}`;
+        let matched = false;
+        if (Object.prototype.hasOwnProperty.call(props, k)) {
+          matched = true;
+          const r = validateValue(props[k], v, at);
+          if (r) return r;
+        }
+        if (isPlainObject(schema.patternProperties)) {
+          for (const [re, sub] of Object.entries(schema.patternProperties)) {
+            if (schemaRegExp(re).test(k)) {
+              matched = true;
+              const r = validateValue(sub, v, at);
+              if (r) return r;
+            }
+          }
+        }
+        if (!matched && schema.additionalProperties === false) return fail('additionalProperties', `Unexpected property ${JSON.stringify(k)}.`, at);
+      }
+    }
+    if (Array.isArray(schema.allOf)) {
+      for (const sub of schema.allOf) {
+        const r = validateValue(sub, value, path);
+        if (r) return r;
+      }
+    }
+    if (Array.isArray(schema.anyOf) && !schema.anyOf.some((/** @type {any} */ sub) => !validateValue(sub, value, path))) {
+      return fail('anyOf', 'Must match at least one of the schemas in anyOf.');
+    }
+    if (Array.isArray(schema.oneOf) && schema.oneOf.filter((/** @type {any} */ sub) => !validateValue(sub, value, path)).length !== 1) {
+      return fail('oneOf', 'Must match exactly one of the schemas in oneOf.');
+    }
+    if (schema.not !== undefined && !validateValue(schema.not, value, path)) return fail('not', 'Must not match the schema in not.');
+    if (schema.if !== undefined) {
+      const branch = validateValue(schema.if, value, path) ? schema.else : schema.then;
+      const r = validateValue(branch, value, path);
+      if (r) return r;
+    }
+    return null;
+  }
+
+  /**
+   * The DataError executeTool rejects with when input does not match the tool's schema; its
+   * message is JSON: {path, reason, schemaPath, message}.
+   * @param {string|undefined} schemaJSON @param {any} input
+   */
+  function inputError(schemaJSON, input) {
+    if (schemaJSON === undefined) return null;
+    const failure = validateValue(JSON.parse(schemaJSON), input);
+    return failure ? domError(JSON.stringify(failure), 'DataError') : null;
+  }
+
   /**
    * Everything registerTool checks before touching the registry, in Chromium's order:
    * dictionary and options conversion, then (ours) scope, then the input schema, then
@@ -274,7 +505,28 @@
       ? convertOptions(options, method, 'ModelContextRegisterToolOptions') : { signal: undefined };
     const scope = convertScope(tool.scope, method);
     const schemaJSON = dict.inputSchema !== undefined ? serializeSchema(dict.inputSchema, method) : undefined;
-    return { dict, signal: opts.signal, scope, schemaJSON };
+    if (schemaJSON !== undefined) checkSchemaSubset(JSON.parse(schemaJSON), method);
+    return { dict, signal: opts.signal, exposedTo: opts.exposedTo || [], scope, schemaJSON };
+  }
+
+  /**
+   * The `tools` Permissions Policy (default 'self'), where the polyfill can know it: from the
+   * browser when it knows the feature, else allowed in a top-level document and in a frame of
+   * the same origin as its parent unless the frame's `allow` attribute says `tools 'none'`. A
+   * frame of another origin cannot see its container's `allow` attribute: the polyfill lets it
+   * register (the tabmcp extension applies the frame policy itself, see docs/security.md).
+   */
+  function toolsPolicyAllows() {
+    try {
+      const fp = /** @type {any} */ (document).featurePolicy;
+      if (fp && typeof fp.features === 'function' && fp.features().includes('tools')) return fp.allowsFeature('tools');
+    } catch (_) { /* fall through */ }
+    if (window.top === window) return true;
+    let frame;
+    try { frame = window.frameElement; } catch (_) { frame = null; }
+    if (!frame) return true;
+    const allow = String(frame.getAttribute('allow') || '');
+    return !/(^|;)\s*tools\s+'none'\s*(;|$)/.test(allow);
   }
 
   /** @param {string} name */
@@ -284,6 +536,9 @@
 
   /** @param {{dict: {name: string, description: string}}} prep */
   function checkTool(prep) {
+    if (!nat && !toolsPolicyAllows()) {
+      throw domError("The 'tools' Permissions Policy does not allow this document to register tools.", 'NotAllowedError');
+    }
     checkName(prep.dict.name);
     if (nameTaken(prep.dict.name)) throw domError('Duplicate tool name', 'InvalidStateError');
     if (prep.dict.description === '') throw domError('Description is required', 'InvalidStateError');
@@ -482,7 +737,7 @@
    * Adds a converted, checked tool. Returns what registerTool returns: in native mode the
    * browser's own promise, else a promise resolving after toolchange was dispatched.
    * @param {ReturnType<typeof convertTool>} prep
-   * @param {{category?: string|null, categorySignal?: AbortSignal}} [where]
+   * @param {{category?: string|null, categorySignal?: AbortSignal, form?: FormDriver|null}} [where]
    * @returns {Promise<undefined>}
    */
   function addTool(prep, where = {}) {
@@ -503,6 +758,8 @@
       execute: dict.execute,
       scope: prep.scope,
       category: where.category || null,
+      exposedTo: prep.exposedTo || [],
+      form: where.form || null,
       controller,
       signal,
     };
@@ -522,7 +779,10 @@
       if (prep.schemaJSON !== undefined) def.inputSchema = JSON.parse(prep.schemaJSON);
       def.name = dict.name;
       if (dict.title !== undefined) def.title = dict.title;
-      const p = promiseFrom(() => nat.registerTool.call(nat.mc, def, { signal }));
+      /** @type {any} */
+      const natOptions = { signal };
+      if (rec.exposedTo.length) natOptions.exposedTo = rec.exposedTo.slice();
+      const p = promiseFrom(() => nat.registerTool.call(nat.mc, def, natOptions));
       p.then(undefined, () => removeTool(rec));
       return p;
     }
@@ -604,8 +864,21 @@
   // ---------------------------------------------------------------------------------------------
 
   /**
-   * Runs rec.execute like Chromium does: a tick later, then toolactivated; on abort the promise
-   * settles first and toolcancel follows in a later task.
+   * Fires toolactivated / toolcancel at the window, then at the ModelContext (the draft's two
+   * targets). @param {'toolactivated'|'toolcancel'} type @param {string} toolName
+   */
+  function fireToolEvent(type, toolName) {
+    const Cls = type === 'toolactivated' ? ToolActivatedEvent : ToolCancelEvent;
+    window.dispatchEvent(new Cls(type, { toolName }));
+    target.dispatchEvent(new Cls(type, { toolName }));
+  }
+
+  /**
+   * Runs a tool like the draft says: a tick later the tool starts (a form tool's controls are
+   * filled first), then toolactivated fires. Aborting the call, even right after executeTool()
+   * returned, rejects the promise with the signal's reason; the tool's own signal then aborts and
+   * toolcancel follows, in a later task. A tool that started is never forgotten: if it unregisters
+   * itself while it runs, its result still counts.
    * @param {ToolRecord} rec @param {any} input @param {AbortSignal|undefined} signal
    * @returns {Promise<Outcome>}
    */
@@ -613,19 +886,25 @@
     return new Promise((resolve) => {
       let done = false;
       let started = false;
+      /** @type {{reason: any}|null} aborted before the tool started */
+      let early = null;
       const clientController = new AbortController();
       const client = addClientMethods({ signal: clientController.signal });
+      const cancelLater = () => macrotask(() => {
+        clientController.abort();
+        if (rec.form) rec.form.cancel();
+        fireToolEvent('toolcancel', rec.name);
+      });
       const onAbort = () => {
         if (done) return;
-        done = true;
         const reason = /** @type {AbortSignal} */ (signal).reason;
-        resolve({ status: 'aborted', reason });
-        if (started) {
-          macrotask(() => {
-            target.dispatchEvent(new ToolCancelEvent('toolcancel', { toolName: rec.name }));
-            clientController.abort(reason);
-          });
+        if (!started) {
+          early = { reason };
+          return;
         }
+        done = true;
+        resolve({ status: 'aborted', reason });
+        cancelLater();
       };
       /** @param {Outcome} outcome */
       const finish = (outcome) => {
@@ -646,21 +925,43 @@
         let threw = false;
         let error;
         try {
-          result = rec.execute.call(undefined, input, client);
+          if (rec.form) rec.form.fill(input);
+          else result = rec.execute.call(undefined, input, client);
         } catch (e) {
           threw = true;
           error = e;
         }
-        target.dispatchEvent(new ToolActivatedEvent('toolactivated', { toolName: rec.name }));
+        if (rec.form && !threw && !early) {
+          try {
+            result = rec.form.submit(client); // with toolautosubmit, the submit event is dispatched now
+          } catch (e) {
+            threw = true;
+            error = e;
+          }
+        }
+        fireToolEvent('toolactivated', rec.name);
+        if (early) {
+          done = true;
+          if (signal) signal.removeEventListener('abort', onAbort);
+          resolve({ status: 'aborted', reason: early.reason });
+          cancelLater();
+          return;
+        }
         if (threw) {
           finish({ status: 'threw', error });
           return;
         }
         Promise.resolve(result).then(
           (value) => finish({ status: 'ok', value }),
-          (e) => finish({ status: 'threw', error: e }));
+          (e) => finish(e instanceof PersonCancelled ? { status: 'cancelled', error: e.error } : { status: 'threw', error: e }));
       });
     });
+  }
+
+  /** How a form tool's run ends when the person cancels it (not the page throwing). */
+  class PersonCancelled {
+    /** @param {DOMException} error */
+    constructor(error) { this.error = error; }
   }
 
   /**
@@ -673,6 +974,8 @@
         throw outcome.reason;
       case 'gone':
         throw domError(MSG_TRANSIENT, 'UnknownError');
+      case 'cancelled':
+        throw outcome.error;
       case 'threw':
         console.error(`WebMCP tool execution failed: Uncaught ${describeError(outcome.error)}`);
         throw domError(MSG_INVOCATION_FAILED, 'UnknownError');
@@ -889,10 +1192,18 @@
         : `No tool named "${name}" is registered on this page.`);
       if (!secure) return notFound();
 
+      const own = tools.get(name);
+      const invalid = own ? inputError(own.schemaJSON, input) : null;
+      if (invalid) {
+        const f = JSON.parse(invalid.message);
+        return fail('INVALID_ARGUMENTS',
+          `The arguments do not match the tool's input schema at "${f.path || '/'}" (${f.reason}): ${f.message}`);
+      }
+
       /** @type {Outcome} */
       let outcome;
       if (!nat) {
-        const rec = tools.get(name);
+        const rec = own;
         if (!rec) return notFound();
         outcome = await runTool(rec, input, signal);
         if (outcome.status !== 'aborted' && outcome.status !== 'gone') {
@@ -921,6 +1232,8 @@
       switch (outcome.status) {
         case 'aborted':
           return aborted(outcome.reason);
+        case 'cancelled':
+          return fail('USER_CANCELLED', errorMessage(outcome.error));
         case 'gone':
           return notFound();
         case 'threw': {
@@ -1171,6 +1484,131 @@
   // Polyfill mode: our own ModelContext on document.modelContext
   // ---------------------------------------------------------------------------------------------
 
+  /** The key under which a ModelContext answers other same-origin documents' getTools(). */
+  const OWN_TOOLS = Symbol.for('tabmcp.webmcp.ownTools');
+
+  /** This document's tools as RegisteredTool dictionaries (fresh objects). */
+  function ownRegisteredTools() {
+    const origin = location.origin;
+    return Array.from(tools.values()).sort((a, b) => byName(a.name, b.name)).map((rec) => {
+      /** @type {any} */
+      const o = {};
+      if (rec.hints) {
+        o.annotations = {};
+        for (const k of NATIVE_HINT_KEYS) o.annotations[k] = !!rec.hints[k];
+      }
+      o.description = rec.description;
+      if (rec.schemaJSON !== undefined) o.inputSchema = JSON.parse(rec.schemaJSON);
+      o.name = rec.name;
+      o.origin = origin;
+      o.title = rec.title;
+      o.window = window;
+      return o;
+    });
+  }
+
+  /** Tools of every same-origin document, as getTools() lists them. */
+  function collectTools() {
+    const out = [];
+    for (const w of sameOriginWindows()) {
+      if (w === window) out.push(...ownRegisteredTools());
+      else {
+        const mc = frameContext(w);
+        if (mc) out.push(...mc[OWN_TOOLS]());
+      }
+    }
+    return out.sort((a, b) => byName(a.name, b.name));
+  }
+
+  /**
+   * The ModelContext of another window if it is a same-origin document running this polyfill
+   * (any version that answers OWN_TOOLS), else null. @param {any} w
+   */
+  function frameContext(w) {
+    try {
+      if (!w || w === window) return null;
+      const mc = w.document && w.document.modelContext;
+      return mc && typeof mc[OWN_TOOLS] === 'function' ? mc : null;
+    } catch (_) {
+      return null; // another origin
+    }
+  }
+
+  /**
+   * Every window of this origin in the frame tree, from the topmost same-origin ancestor down,
+   * in document order: the documents whose tools getTools() lists by default.
+   */
+  function sameOriginWindows() {
+    /** @type {any} */
+    let root = window;
+    for (;;) {
+      let up;
+      try {
+        up = root.parent;
+        if (up === root || !up.document) break; // the top, or throws for another origin
+      } catch (_) {
+        break;
+      }
+      root = up;
+    }
+    /** @type {any[]} */
+    const found = [];
+    /** @param {any} w */
+    const walk = (w) => {
+      try {
+        if (w !== window && !frameContext(w)) return;
+        found.push(w);
+        for (let i = 0; i < w.frames.length; i++) walk(w.frames[i]);
+      } catch (_) { /* another origin: neither it nor its subtree */ }
+    };
+    walk(root);
+    return found;
+  }
+
+  /**
+   * getTools() options: `fromOrigins`, the other origins whose exposed tools to include.
+   * @param {any} options
+   */
+  function convertGetToolsOptions(options) {
+    if (options === undefined || options === null) return { fromOrigins: [] };
+    const p = prefix('getTools');
+    if (!isObjectLike(options)) throw new TypeError(`${p}The provided value is not of type 'GetToolsOptions'.`);
+    return { fromOrigins: convertOrigins(options.fromOrigins, 'getTools', 'GetToolsOptions', 'fromOrigins') };
+  }
+
+  /**
+   * A sequence of origins (exposedTo, fromOrigins): each must parse as a URL; the origins must be
+   * potentially trustworthy (https:, wss:, file:, or a loopback host), else SecurityError.
+   * @param {any} v @param {string} method @param {string} dict @param {string} key @returns {string[]}
+   */
+  function convertOrigins(v, method, dict, key) {
+    if (v === undefined) return [];
+    const p = prefix(method);
+    if (!isObjectLike(v) || typeof v[Symbol.iterator] !== 'function') {
+      throw new TypeError(`${p}Failed to read the '${key}' property from '${dict}': The provided value cannot be converted to a sequence.`);
+    }
+    return Array.from(v, (item) => {
+      let url;
+      try {
+        url = new URL(domString(item));
+      } catch (_) {
+        throw domError(`Invalid origin in '${key}': ${JSON.stringify(domString(item))}.`, 'SyntaxError');
+      }
+      if (!potentiallyTrustworthy(url)) {
+        throw domError(`The origin ${JSON.stringify(url.origin)} in '${key}' is not potentially trustworthy.`, 'SecurityError');
+      }
+      return url.origin === 'null' ? url.href : url.origin;
+    });
+  }
+
+  /** @param {URL} url */
+  function potentiallyTrustworthy(url) {
+    if (['https:', 'wss:', 'file:'].includes(url.protocol)) return true;
+    if (url.protocol !== 'http:' && url.protocol !== 'ws:') return false;
+    const host = url.hostname;
+    return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]';
+  }
+
   const CONSTRUCT = Symbol('construct');
 
   class ModelContext extends EventTarget {
@@ -1192,26 +1630,14 @@
       });
     }
 
-    /** @returns {Promise<any[]>} */
-    getTools() {
-      const origin = location.origin;
-      const out = Array.from(tools.values()).sort((a, b) => byName(a.name, b.name)).map((rec) => {
-        /** @type {any} */
-        const o = {};
-        if (rec.hints) {
-          o.annotations = {};
-          for (const k of NATIVE_HINT_KEYS) o.annotations[k] = !!rec.hints[k];
-        }
-        o.description = rec.description;
-        if (rec.schemaJSON !== undefined) o.inputSchema = JSON.parse(rec.schemaJSON);
-        o.name = rec.name;
-        o.origin = origin;
-        o.title = rec.title;
-        o.window = window;
-        return o;
-      });
-      return Promise.resolve(out);
+    /** @param {any} [options] @returns {Promise<any[]>} */
+    getTools(options = undefined) {
+      return promiseFrom(() => convertGetToolsOptions(options)).then(() => new Promise((resolve) => {
+        // Answered in a later task, like the browser (which asks another process).
+        macrotask(() => resolve(collectTools()));
+      }));
     }
+
 
     /** @param {any} tool @param {any} [input] @param {any} [options] @returns {Promise<string>} */
     executeTool(tool, input = undefined, options = undefined) {
@@ -1245,8 +1671,17 @@
         const copy = JSON.parse(json);
         if (!isObjectLike(copy)) throw domError('Failed to parse input arguments', 'UnknownError');
         if (opts.signal && opts.signal.aborted) throw opts.signal.reason;
+        if (read.window !== window) {
+          // A tool of another document of this origin (a frame, or the parent): run it there,
+          // so its events fire at that document's ModelContext.
+          const other = frameContext(read.window);
+          if (!other) throw domError(MSG_TRANSIENT, 'UnknownError');
+          return other.executeTool(tool, copy, options);
+        }
         const rec = tools.get(name);
         if (!rec) throw domError(MSG_TRANSIENT, 'UnknownError');
+        const invalid = inputError(rec.schemaJSON, copy);
+        if (invalid) throw invalid;
         return runTool(rec, copy, opts.signal).then(settleForPage);
       });
     }
@@ -1409,6 +1844,480 @@
   for (const type of ['toolchange', 'statechange']) defineEventHandler(ModelContextLegacy.prototype, type);
 
   // ---------------------------------------------------------------------------------------------
+  // Declarative tools: <form toolname tooldescription [toolautosubmit]> (polyfill mode only;
+  // where the browser has WebMCP, it registers forms itself)
+  // ---------------------------------------------------------------------------------------------
+
+  /** The attribute equivalents of the :tool-form-active / :tool-submit-active pseudo-classes. */
+  const FORM_ACTIVE_ATTR = 'data-tool-form-active';
+  const SUBMIT_ACTIVE_ATTR = 'data-tool-submit-active';
+  /** Attributes whose change can change a form tool's definition. */
+  const FORM_ATTRS = ['toolname', 'tooldescription', 'toolautosubmit', 'toolparamtitle', 'toolparamdescription',
+    'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'minlength', 'maxlength', 'multiple',
+    'value', 'disabled', 'label', 'for', 'id', 'form', 'aria-label'];
+  /** Input types that are not parameters. */
+  const NOT_PARAMS = ['submit', 'reset', 'button', 'image', 'hidden', 'file'];
+  const EMAIL_PATTERN = "^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$";
+  const TYPE_PATTERNS = /** @type {Record<string, string>} */ ({
+    email: EMAIL_PATTERN,
+    url: '^[a-zA-Z][a-zA-Z0-9+.-]*:\\S*$',
+    time: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+    'datetime-local': '^[0-9]{4}-(0[1-9]|1[0-2])-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]$',
+    month: '^\\d{4}-\\d{2}$',
+    week: '^\\d{4}-W\\d{2}$',
+    color: '^#[0-9a-fA-F]{6}$',
+  });
+  const TYPE_FORMATS = /** @type {Record<string, string>} */ ({ date: 'date' });
+  const TYPE_HINTS = /** @type {Record<string, string>} */ ({ date: "Dates MUST be provided in 'YYYY-MM-DD' format." });
+
+  /** @type {WeakSet<Event>} submit events of agent-invoked submissions */
+  const agentSubmits = new WeakSet();
+  /** @type {WeakMap<Event, {responded: Promise<any>|null, dispatching: boolean}>} */
+  const submitState = new WeakMap();
+  /** @type {Map<Element, {name: string, signature: string, controller: AbortController, driver: any}>} */
+  const formTools = new Map();
+  const warnedForms = new WeakSet();
+
+  /** @param {Element} el */
+  const textOf = (el) => (el.textContent || '').replace(/\s+/g, ' ').trim();
+
+  /** A control's description: toolparamdescription, else its label, else aria-label. @param {any} el */
+  function controlDescription(el) {
+    const own = el.getAttribute('toolparamdescription');
+    if (own) return own;
+    const label = el.labels && el.labels.length ? textOf(el.labels[0]) : '';
+    return label || el.getAttribute('aria-label') || '';
+  }
+
+  /** @param {any} el */
+  const isParam = (el) => {
+    const tag = el.localName;
+    if (!el.name || el.disabled) return false;
+    if (tag === 'input') return !NOT_PARAMS.includes(el.type);
+    return tag === 'select' || tag === 'textarea';
+  };
+
+  /**
+   * A string choice among values (radio group, select), as the browser describes it: `anyOf` of
+   * `{type, const, title?}` plus `enum`. @param {Array<[string, string]>} pairs value and title
+   */
+  const choices = (pairs) => ({
+    type: 'string',
+    anyOf: pairs.map(([value, title]) => (title ? { type: 'string', const: value, title } : { type: 'string', const: value })),
+    enum: pairs.map(([value]) => value),
+  });
+
+  /**
+   * The input schema of a form, built from its named controls like the browser builds it.
+   * @param {HTMLFormElement} form
+   */
+  function formSchema(form) {
+    /** @type {Record<string, any>} */
+    const properties = {};
+    /** @type {string[]} */
+    const required = [];
+    /** @type {Map<string, any[]>} */
+    const groups = new Map();
+    for (const el of /** @type {any[]} */ (Array.from(form.elements))) {
+      if (!isParam(el)) continue;
+      if (!groups.has(el.name)) groups.set(el.name, []);
+      /** @type {any[]} */ (groups.get(el.name)).push(el);
+    }
+    for (const [name, els] of groups) {
+      const el = els[0];
+      /** @type {any} */
+      let prop;
+      const type = el.localName === 'input' ? el.type : el.localName;
+      if (type === 'radio') {
+        prop = choices(els.map((r) => [r.value, r.labels && r.labels.length ? textOf(r.labels[0]) : '']));
+      } else if (type === 'checkbox') {
+        prop = els.length > 1
+          ? { type: 'array', items: { type: 'string', enum: els.map((c) => c.value) }, uniqueItems: true }
+          : { type: 'boolean' };
+      } else if (type === 'select') {
+        const options = Array.from(/** @type {any[]} */ (el.options)).filter((o) => !o.disabled);
+        const one = choices(options.map((o) => [o.value, textOf(o)]));
+        prop = el.multiple ? { type: 'array', items: one, uniqueItems: true } : one;
+      } else if (type === 'number' || type === 'range') {
+        prop = { type: 'number' };
+        const min = parseFloat(el.min);
+        const max = parseFloat(el.max);
+        const stepAttr = (el.getAttribute('step') || '1').trim().toLowerCase();
+        const step = stepAttr === 'any' ? NaN : parseFloat(stepAttr) > 0 ? parseFloat(stepAttr) : 1;
+        if (Number.isFinite(min)) prop.minimum = min;
+        if (Number.isFinite(max)) prop.maximum = max;
+        if (Number.isFinite(step)) prop.multipleOf = step;
+      } else {
+        prop = { type: 'string' };
+        if (TYPE_FORMATS[type]) prop.format = TYPE_FORMATS[type];
+        const pattern = el.getAttribute('pattern');
+        if (pattern && (type === 'text' || type === 'search' || type === 'tel' || type === 'password' || type === 'email' || type === 'url')) {
+          prop.pattern = `^(?:${pattern})$`;
+        } else if (TYPE_PATTERNS[type]) prop.pattern = TYPE_PATTERNS[type];
+        if (el.minLength > 0) prop.minLength = el.minLength;
+        if (el.maxLength >= 0 && el.hasAttribute('maxlength')) prop.maxLength = el.maxLength;
+      }
+      const title = el.getAttribute('toolparamtitle');
+      if (title) prop.title = title;
+      // A radio button's label names its choice (a title above), not the parameter.
+      const description = (type === 'radio' ? el.getAttribute('toolparamdescription') : controlDescription(el)) || TYPE_HINTS[type] || '';
+      if (description) prop.description = description;
+      properties[name] = prop;
+      if (els.some((e) => e.required)) required.push(name);
+    }
+    /** @type {any} */
+    const schema = { type: 'object', properties };
+    if (required.length) schema.required = required;
+    return schema;
+  }
+
+  /** @param {Element} el @param {string} type */
+  const fire = (el, type) => el.dispatchEvent(new Event(type, { bubbles: true, composed: type === 'input' }));
+
+  /**
+   * Fills a form's controls from a tool call's input, firing input and change on every control
+   * whose value changed (and on none when nothing changed). @param {HTMLFormElement} form @param {any} input
+   */
+  function fillForm(form, input) {
+    if (!isPlainObject(input)) return;
+    /** @type {Map<string, any[]>} */
+    const groups = new Map();
+    for (const el of /** @type {any[]} */ (Array.from(form.elements))) {
+      if (!isParam(el)) continue;
+      if (!groups.has(el.name)) groups.set(el.name, []);
+      /** @type {any[]} */ (groups.get(el.name)).push(el);
+    }
+    for (const [name, value] of Object.entries(input)) {
+      const els = groups.get(name);
+      if (!els) continue;
+      const el = els[0];
+      const type = el.localName === 'input' ? el.type : el.localName;
+      /** @type {Element[]} */
+      const changed = [];
+      if (type === 'radio') {
+        const pick = els.find((r) => r.value === String(value));
+        if (pick && !pick.checked) {
+          pick.checked = true;
+          changed.push(pick);
+        }
+      } else if (type === 'checkbox') {
+        for (const c of els) {
+          const want = els.length > 1 ? Array.isArray(value) && value.map(String).includes(c.value) : !!value;
+          if (c.checked !== want) {
+            c.checked = want;
+            changed.push(c);
+          }
+        }
+      } else if (type === 'select' && el.multiple) {
+        const want = new Set((Array.isArray(value) ? value : [value]).map(String));
+        let any = false;
+        for (const o of el.options) {
+          const sel = want.has(o.value);
+          if (o.selected !== sel) {
+            o.selected = sel;
+            any = true;
+          }
+        }
+        if (any) changed.push(el);
+      } else {
+        const text = value === null || value === undefined ? '' : String(value);
+        if (el.value !== text) {
+          el.value = text;
+          changed.push(el);
+        }
+      }
+      for (const c of changed) {
+        fire(c, 'input');
+        fire(c, 'change');
+      }
+    }
+  }
+
+  /** The button an agent's submission goes through: the form's default button, if any. @param {HTMLFormElement} form */
+  function defaultButton(form) {
+    return /** @type {any[]} */ (Array.from(form.elements)).find((el) =>
+      (el.localName === 'button' && el.type === 'submit') || (el.localName === 'input' && (el.type === 'submit' || el.type === 'image'))) || null;
+  }
+
+  /**
+   * What runs a form tool: fills the controls, then submits (toolautosubmit) or waits for the
+   * person to submit; cancels when the call is aborted or the person resets the form.
+   * @param {HTMLFormElement} form @param {() => boolean} registered
+   */
+  function formDriver(form, registered) {
+    /** @type {null|{resolve: (v: any) => void, reject: (e: any) => void, button: Element|null, scriptSubmit: boolean}} */
+    let run = null;
+    /** @type {Element|null} the submit button marked active */
+    let marked = null;
+    const clear = () => {
+      form.removeAttribute(FORM_ACTIVE_ATTR);
+      if (marked) marked.removeAttribute(SUBMIT_ACTIVE_ATTR);
+      marked = null;
+    };
+    const end = () => {
+      clear();
+      form.removeEventListener('reset', onReset);
+      run = null;
+    };
+    const onReset = () => {
+      if (!run) return;
+      const r = run;
+      end();
+      // Chromium's own error for this case; the hook reports it as USER_CANCELLED.
+      r.reject(new PersonCancelled(domError('Tool execution cancelled by a form reset', 'UnknownError')));
+      fireToolEvent('toolcancel', form.getAttribute('toolname') || '');
+    };
+    /** Called for every submit event of this form while a call waits. @param {SubmitEvent} event */
+    const onSubmit = (event) => {
+      if (!run) return;
+      const r = run;
+      agentSubmits.add(event);
+      const state = { responded: /** @type {Promise<any>|null} */ (null), dispatching: true };
+      submitState.set(event, state);
+      return { r, state };
+    };
+    const finishSubmit = (/** @type {SubmitEvent} */ event, /** @type {any} */ r, /** @type {any} */ state) => {
+      state.dispatching = false;
+      end();
+      if (!registered()) {
+        r.reject(domError('The form was removed while its tool ran.', 'UnknownError'));
+        return;
+      }
+      if (state.responded) {
+        state.responded.then(r.resolve, r.reject);
+      } else if (!event.defaultPrevented || r.scriptSubmit) {
+        r.resolve({ submitted: true, action: form.action, method: form.method });
+      } else {
+        r.resolve(null);
+      }
+    };
+    const driver = {
+      form,
+      /** @param {any} input */
+      fill(input) {
+        clear();
+        form.setAttribute(FORM_ACTIVE_ATTR, '');
+        marked = defaultButton(form);
+        if (marked) marked.setAttribute(SUBMIT_ACTIVE_ATTR, '');
+        fillForm(form, input);
+      },
+      /** @param {any} client */
+      submit(client) {
+        return new Promise((resolve, reject) => {
+          const button = marked;
+          run = { resolve, reject, button, scriptSubmit: false };
+          form.addEventListener('reset', onReset);
+          if (!form.hasAttribute('toolautosubmit')) return; // the person submits (or cancels)
+          if (!form.noValidate && !form.checkValidity()) {
+            end();
+            reject(domError('The form is not valid after filling it in.', 'DataError'));
+            return;
+          }
+          pendingSubmit = driver;
+          lastDispatch = null;
+          try {
+            // Dispatches the submit event synchronously: every listener has run when it returns.
+            if (button) form.requestSubmit(/** @type {any} */ (button));
+            else form.requestSubmit();
+          } finally {
+            pendingSubmit = null;
+          }
+          const pending = lastDispatch;
+          lastDispatch = null;
+          if (pending) pending.finish();
+          else if (run) {
+            // No submit event reached us (a listener stopped it in the capture phase): count it as submitted.
+            const r = run;
+            end();
+            r.resolve(null);
+          }
+        });
+      },
+      cancel() {
+        if (run) end();
+      },
+      /** The form left the document (or stopped being a tool) while a call waited for the person. */
+      abandon() {
+        if (!run) return;
+        const r = run;
+        end();
+        r.reject(domError('The form was removed while its tool ran.', 'UnknownError'));
+      },
+      /** @param {SubmitEvent} event */
+      onSubmitCapture(event) {
+        const got = onSubmit(event);
+        if (!got) return;
+        // Settle once the event's dispatch is over: listeners may call respondWith() or submit().
+        const { r, state } = got;
+        lastDispatch = { event, finish: () => finishSubmit(event, r, state) };
+      },
+      scriptSubmitted() {
+        if (run) run.scriptSubmit = true;
+      },
+      get waiting() { return !!run; },
+    };
+    return driver;
+  }
+
+  /** @type {any} the driver whose form is being submitted by the agent right now */
+  let pendingSubmit = null;
+  /** @type {null|{event: Event, finish: () => void}} */
+  let lastDispatch = null;
+
+  /** A capturing submit listener on the window: marks agent submissions before page listeners run. */
+  function onSubmitCapture(/** @type {any} */ event) {
+    const form = event.target;
+    const entry = formTools.get(form);
+    if (!entry || !entry.driver.waiting) return;
+    entry.driver.onSubmitCapture(event);
+    if (pendingSubmit === entry.driver) return; // finished by the driver right after requestSubmit()
+    // A person's submission of a form the agent filled in: settle after the dispatch.
+    const pending = lastDispatch;
+    lastDispatch = null;
+    if (pending) setTimeout(pending.finish, 0);
+  }
+
+  /** Registers, updates or removes form tools to match the document. */
+  function scanForms() {
+    /** @type {Set<Element>} */
+    const seen = new Set();
+    for (const form of /** @type {any[]} */ (Array.from(document.querySelectorAll('form[toolname]')))) {
+      seen.add(form);
+      const name = form.getAttribute('toolname') || '';
+      const description = form.getAttribute('tooldescription') || '';
+      const schema = formSchema(form);
+      const signature = JSON.stringify([name, description, form.hasAttribute('toolautosubmit'), schema]);
+      const entry = formTools.get(form);
+      if (entry && entry.signature === signature) continue;
+      if (entry && entry.driver.waiting) continue; // never change a tool while it runs
+      if (entry) {
+        formTools.delete(form);
+        entry.controller.abort();
+      }
+      if (!NAME_RE.test(name) || !description || tools.has(name) || categories.has(name)) {
+        if (!warnedForms.has(form)) {
+          warnedForms.add(form);
+          console.warn(`[tabmcp] WebMCP: <form toolname=${JSON.stringify(name)}> is not a tool: ` +
+            (!NAME_RE.test(name) ? 'invalid tool name' : !description ? 'tooldescription is missing' : 'the name is taken'));
+        }
+        continue;
+      }
+      const controller = new AbortController();
+      /** @type {any} */
+      const holder = {};
+      const driver = formDriver(form, () => form.isConnected && formTools.get(form) === holder.entry);
+      holder.entry = { name, signature, controller, driver };
+      formTools.set(form, holder.entry);
+      const prep = {
+        dict: { name, description, execute: () => undefined },
+        signal: controller.signal,
+        exposedTo: [],
+        scope: null,
+        schemaJSON: JSON.stringify(schema),
+      };
+      addTool(/** @type {any} */ (prep), { form: driver });
+    }
+    for (const [form, entry] of Array.from(formTools)) {
+      if (seen.has(form)) continue;
+      formTools.delete(form);
+      entry.driver.abandon();
+      entry.controller.abort();
+    }
+  }
+
+  let scanQueued = false;
+  function queueScan() {
+    if (scanQueued) return;
+    scanQueued = true;
+    queueMicrotask(() => {
+      scanQueued = false;
+      scanForms();
+    });
+  }
+
+  /** Whether a mutation can concern a form tool (cheap filters first). @param {MutationRecord} m */
+  function concernsForms(m) {
+    const t = /** @type {any} */ (m.target);
+    if (m.type === 'attributes') {
+      if (t.localName === 'form') return true;
+      return !!(t.closest && t.closest('form[toolname]')) || !!(t.form && t.form.hasAttribute && t.form.hasAttribute('toolname'));
+    }
+    if (t.nodeType === 1 && t.closest && t.closest('form[toolname]')) return true;
+    for (const list of [m.addedNodes, m.removedNodes]) {
+      for (const n of /** @type {any} */ (list)) {
+        if (n.nodeType !== 1) continue;
+        if (n.localName === 'form' || n.localName === 'label' || (n.querySelector && n.querySelector('form,label,input,select,textarea')) ||
+          n.localName === 'input' || n.localName === 'select' || n.localName === 'textarea' || n.localName === 'option') return true;
+      }
+    }
+    return false;
+  }
+
+  /** Rewrites the two pseudo-classes to their attribute equivalents for selector APIs. @param {any} sel */
+  const rewriteSelector = (sel) => (typeof sel === 'string' && sel.includes(':tool-')
+    ? sel.replace(/:tool-form-active\b/g, `[${FORM_ACTIVE_ATTR}]`).replace(/:tool-submit-active\b/g, `[${SUBMIT_ACTIVE_ATTR}]`)
+    : sel);
+
+  function startDeclarative() {
+    // SubmitEvent.agentInvoked and respondWith(), where the browser has neither.
+    if (typeof SubmitEvent === 'function' && !('agentInvoked' in SubmitEvent.prototype)) {
+      Object.defineProperty(SubmitEvent.prototype, 'agentInvoked', {
+        configurable: true,
+        enumerable: true,
+        get() { return agentSubmits.has(this); },
+      });
+      Object.defineProperty(SubmitEvent.prototype, 'respondWith', {
+        configurable: true,
+        writable: true,
+        /** @this {SubmitEvent} @param {any} promise */
+        value: function respondWith(promise) {
+          const state = submitState.get(this);
+          if (!state || !state.dispatching) {
+            throw domError("Failed to execute 'respondWith' on 'SubmitEvent': You can only call respondWith on a submit event that has agentInvoked == true, during its dispatch.", 'InvalidStateError');
+          }
+          if (state.responded) {
+            throw domError("Failed to execute 'respondWith' on 'SubmitEvent': respondWith() was already called.", 'InvalidStateError');
+          }
+          this.preventDefault();
+          state.responded = Promise.resolve(promise);
+        },
+      });
+    }
+    // form.submit() from a submit listener of an agent's submission completes the call.
+    const nativeSubmit = HTMLFormElement.prototype.submit;
+    Object.defineProperty(HTMLFormElement.prototype, 'submit', {
+      configurable: true,
+      writable: true,
+      value: function submit() {
+        const entry = formTools.get(this);
+        if (entry && entry.driver.waiting) entry.driver.scriptSubmitted();
+        return nativeSubmit.call(this);
+      },
+    });
+    // Selector APIs understand :tool-form-active / :tool-submit-active (stylesheets cannot).
+    for (const [proto, keys] of /** @type {Array<[any, string[]]>} */ ([
+      [Element.prototype, ['matches', 'closest', 'querySelector', 'querySelectorAll', 'webkitMatchesSelector']],
+      [Document.prototype, ['querySelector', 'querySelectorAll']],
+      [DocumentFragment.prototype, ['querySelector', 'querySelectorAll']],
+    ])) {
+      for (const key of keys) {
+        const original = proto[key];
+        if (typeof original !== 'function') continue;
+        Object.defineProperty(proto, key, {
+          configurable: true,
+          writable: true,
+          value: { [key](/** @type {any} */ sel) { return original.call(this, rewriteSelector(sel)); } }[key],
+        });
+      }
+    }
+    window.addEventListener('submit', onSubmitCapture, true);
+    new MutationObserver((records) => {
+      if (records.some(concernsForms)) queueScan();
+    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: FORM_ATTRS });
+    queueScan();
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // Install
   // ---------------------------------------------------------------------------------------------
 
@@ -1419,12 +2328,14 @@
     } else {
       const mc = new ModelContext(CONSTRUCT);
       target = mc;
+      Object.defineProperty(mc, OWN_TOOLS, { value: ownRegisteredTools });
       Object.defineProperty(Document.prototype, 'modelContext', {
         configurable: true,
         enumerable: true,
         get() { return this === document ? mc : undefined; },
       });
       defineGlobal('ModelContext', ModelContext);
+      startDeclarative();
     }
     defineGlobal('ToolActivatedEvent', ToolActivatedEvent);
     defineGlobal('ToolCancelEvent', ToolCancelEvent);

@@ -1,4 +1,4 @@
-"""The ``tabmcp`` command: serve · demo · tools · call · config check.
+"""The ``tabmcp`` command: serve · demo · tools · call · trust · config check.
 
 Everything goes to stderr except command output meant for pipes (``tools``, ``call``,
 ``config check``), so ``serve --stdio`` keeps stdout for MCP alone.
@@ -221,6 +221,50 @@ async def _tokens(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- trust -------------------------------------------------------------------------------
+
+
+def _trust(args: argparse.Namespace) -> int:
+    """Show or clear the lockdown, show or accept changed tool definitions (the bridge's SQLite file)."""
+    from .core.trust.guard import TrustGuard
+
+    config = load_config(args.config)
+    guard = TrustGuard.open(config.trust, config.store.path)
+    lockdown, pins = guard.lockdown, guard.pins
+    if args.trust_command == "clear":
+        print(f"cleared {lockdown.clear()} flag(s): writes no longer need approval because of them")
+        return 0
+    if args.trust_command == "accept":
+        if not pins.accept(args.origin, args.tool):
+            _eprint(f"tabmcp: no changed definition of {args.tool} on {args.origin}")
+            return 1
+        print(f"accepted the new definition of {args.tool} on {args.origin}")
+        return 0
+    flags = lockdown.active()
+    changed = pins.records(changed_only=True)
+    if args.json:
+        print(json.dumps({
+            "lockdown": [f.__dict__ for f in flags],
+            "changed": [{"origin": r.origin, "tool": r.name, "changedAt": r.changed_at, "documentUrl": r.document_url,
+                         "diff": r.diff} for r in changed],
+        }, indent=2, default=list))
+        return 0
+    if flags:
+        print(f"LOCKDOWN: {len(flags)} flagged result(s); write tools need approval (clear: tabmcp trust clear)")
+        for f in flags:
+            print(f"  {f.tool} on {f.origin}: {'; '.join(f.reasons)}")
+    else:
+        print("no lockdown")
+    if changed:
+        print(f"{len(changed)} changed tool definition(s) (accept: tabmcp trust accept ORIGIN TOOL):")
+        for r in changed:
+            print(f"  {r.name} on {r.origin} (registered by {r.document_url or '?'})")
+            print("    " + r.diff.replace("\n", "\n    "))
+    else:
+        print("no changed tool definitions")
+    return 0
+
+
 # -- config ------------------------------------------------------------------------------
 
 
@@ -277,6 +321,20 @@ def build_parser() -> argparse.ArgumentParser:
     tokens.add_argument("--port", type=int)
     tokens.add_argument("--json", action="store_true")
 
+    trust = sub.add_parser("trust", help="the lockdown and changed tool definitions: show, clear, accept")
+    trust_sub = trust.add_subparsers(dest="trust_command")
+    trust.set_defaults(trust_command="status")
+    status = trust_sub.add_parser("status", help="show the lockdown and changed definitions (the default)")
+    status.add_argument("--json", action="store_true")
+    trust_sub.add_parser("clear", help="clear the lockdown (after you checked the flagged results)")
+    accept = trust_sub.add_parser("accept", help="accept a tool's changed definition")
+    accept.add_argument("origin")
+    accept.add_argument("tool")
+    trust.add_argument("--config", help="config file (its store.path names the database)")
+    for p in trust_sub.choices.values():
+        p.add_argument("--config", default=argparse.SUPPRESS, help="config file (its store.path names the database)")
+    trust.set_defaults(json=False)
+
     config = sub.add_parser("config", help="configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     check = config_sub.add_parser("check", help="validate a config file and print the effective settings")
@@ -298,6 +356,8 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_call(args))
         if args.command == "tokens":
             return asyncio.run(_tokens(args))
+        if args.command == "trust":
+            return _trust(args)
         if args.command == "config":
             return _config_check(args)
     except KeyboardInterrupt:

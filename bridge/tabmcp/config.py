@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from .assets import EXTENSION_ID
 from .core.scoping import PolicySettings
 from .core.telemetry import TelemetrySettings
+from .core.trust.settings import TrustSettings
 from .errors import ConfigError
 
 __all__ = ["DEFAULT_PORT", "Config", "default_config_path", "load_config"]
@@ -71,8 +72,10 @@ class DisclosureSettings(_Section):
 
 
 class SearchSettings(_Section):
-    semantic: bool | str = False
-    """Add embedding ranking (needs the [semantic] extra): true for the default model, or a model name/path."""
+    semantic: bool | str = "auto"
+    """Embedding ranking fused with keywords. "auto": on when the default model is installed (./dev setup
+    installs it), else keyword ranking and one log line saying what is missing; true: the default model
+    (an error without it); a string: a sentence-transformers model name or path; false: keywords only."""
 
 
 class StoreSettings(_Section):
@@ -106,6 +109,8 @@ class Config(_Section):
     store: StoreSettings = Field(default_factory=StoreSettings)
     mediator: MediatorSection = Field(default_factory=MediatorSection)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
+    trust: TrustSettings = Field(default_factory=TrustSettings)
+    """Pages are untrusted: result cleaning and framing, lockdown, pinned definitions (docs/security.md)."""
 
     def check_binding(self) -> None:
         """Refuse a non-loopback bind unless explicitly allowed."""

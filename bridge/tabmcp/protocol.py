@@ -276,6 +276,8 @@ class ApprovalRequest(WireModel):
     arguments: dict[str, Any]
     reason: str
     timeout_ms: int
+    origin: str = ""
+    """The origin of the document that offers the tool (a frame's own origin for frame tools)."""
 
 
 class PageQuery(WireModel):

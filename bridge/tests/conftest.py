@@ -18,6 +18,8 @@ def make_config(**sections: dict[str, Any]) -> Config:
         "calls": {"timeout_s": 5},
         "policy": {"allow_writes": True},
         "store": {"path": ":memory:"},
+        # Most tests compare result texts exactly; the trust framing is tested in test_trust_bridge.py.
+        "trust": {"frame_text": False},
     }
     for key, values in sections.items():
         base.setdefault(key, {}).update(values)

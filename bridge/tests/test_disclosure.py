@@ -31,7 +31,7 @@ def test_categories_profile_collapses_categories():
     listed = disc.list_tools(ClientView())
     assert names(listed) == ["search_tools", "describe_tools", "call_tool", "users", "ping"]
     users = listed[3]
-    assert users["description"].startswith("[https://shop.test] User management. Category of 2 tools: get_user, delete_user")
+    assert users["description"] == "[https://shop.test] User management. Tools: get_user, delete_user."
     assert users["_meta"][META_CATEGORY] == {"isCategory": True, "toolCount": 2, "tools": ["get_user", "delete_user"]}
     assert users["inputSchema"]["properties"] == {}
 
@@ -89,7 +89,9 @@ def test_annotations_are_filtered_to_mcp_hints():
         tool("x", annotations={"readOnlyHint": True, "untrustedContentHint": True, "weird": "y"},
              scope={"dangerLevel": "destructive"})])))
     listed = {t["name"]: t for t in Disclosure(reg).list_tools()}
-    assert listed["x"]["annotations"] == {"readOnlyHint": True, "destructiveHint": True}
+    # untrustedContentHint (WebMCP) maps to MCP's openWorldHint; it also stays in _meta as it is
+    assert listed["x"]["annotations"] == {"readOnlyHint": True, "destructiveHint": True, "openWorldHint": True}
+    assert listed["x"]["_meta"]["tabmcp/annotations"] == {"untrustedContentHint": True}
 
 
 def test_members_hidden_by_policy_never_leak_through_their_category():

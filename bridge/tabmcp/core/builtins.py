@@ -16,15 +16,14 @@ _CALL_TOOL = {
     "name": "call_tool",
     "title": "Call a page tool",
     "description": (
-        "Run any tool offered by an open browser tab, by name, including tools not listed directly "
-        "(inside a category, or found with search_tools). Check its input schema first "
-        "(describe_tools or the category)."
+        "Run a page tool by exact name, including tools inside a category or found with search_tools. "
+        "A category entry lists its tools: call it (no arguments) for their schemas."
     ),
     "inputSchema": {
         "type": "object",
         "properties": {
-            "name": {"type": "string", "description": "Exact tool name."},
-            "arguments": {"type": "object", "description": "Arguments matching the tool's input schema."},
+            "name": {"type": "string"},
+            "arguments": {"type": "object"},
         },
         "required": ["name"],
         "additionalProperties": False,
@@ -35,7 +34,7 @@ _CALL_TOOL = {
 _DESCRIBE_TOOLS = {
     "name": "describe_tools",
     "title": "Describe page tools",
-    "description": "Full descriptions and input schemas of page tools, by name.",
+    "description": "Descriptions and input schemas of page tools, by name.",
     "inputSchema": {
         "type": "object",
         "properties": {
@@ -51,16 +50,14 @@ _SEARCH_TOOLS = {
     "name": "search_tools",
     "title": "Search page tools",
     "description": (
-        "Find tools offered by the user's open browser tabs by what they do (e.g. 'refund an order'). "
-        "A category alone lists that category. Returns names and one-line descriptions; "
-        "then describe_tools and call_tool."
+        "Find page tools by what you want done (e.g. 'refund an order'); a category alone lists it."
     ),
     "inputSchema": {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "What you want to do, in words."},
-            "category": {"type": "string", "description": "Only tools of this category."},
-            "source": {"type": "string", "description": "Only tools of this origin or tab (e.g. https://shop.test)."},
+            "query": {"type": "string", "description": "The goal, in words."},
+            "category": {"type": "string"},
+            "source": {"type": "string", "description": "An origin or tab id."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
         },
         "additionalProperties": False,
@@ -70,10 +67,9 @@ _SEARCH_TOOLS = {
 
 _INTROSPECT = {
     "name": "introspect",
-    "title": "What the browser offers",
+    "title": "Overview",
     "description": (
-        "Overview of the open tabs that offer tools: origins, categories with tool counts, page states, "
-        "the disclosure profile and policy. Call first."
+        "The open tabs offering tools: origins, categories, page states, profile and policy."
     ),
     "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
     "annotations": {"readOnlyHint": True},
@@ -81,13 +77,13 @@ _INTROSPECT = {
 
 _CONTEXT = {
     "name": "context",
-    "title": "All tools as markdown",
-    "description": "A compact markdown list of every available tool with its arguments (for agents without tool search).",
+    "title": "Tools as markdown",
+    "description": "Every available tool with its arguments, as compact markdown.",
     "inputSchema": {
         "type": "object",
         "properties": {
-            "source": {"type": "string", "description": "Only this origin or tab."},
-            "category": {"type": "string", "description": "Only this category."},
+            "source": {"type": "string", "description": "An origin or tab id."},
+            "category": {"type": "string"},
         },
         "additionalProperties": False,
     },

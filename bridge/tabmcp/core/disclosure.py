@@ -51,6 +51,8 @@ META_PAGE_NAME = "tabmcp/pageName"
 META_CATEGORY = "tabmcp/category"
 META_ENHANCEMENT = "tabmcp/enhancement"
 META_WARNINGS = "tabmcp/warnings"
+META_WEBMCP_ANNOTATIONS = "tabmcp/annotations"
+_WEBMCP_ANNOTATIONS = ("consequentialHint", "untrustedContentHint", "debugging")
 META_REVISION = "tabmcp/revision"
 """On tools/list results and list-changed notifications: the bridge's change counter. A
 notification whose revision is at least a listing's reports a state at least that new."""
@@ -89,9 +91,20 @@ def one_line(text: str, limit: int = 160) -> str:
 
 
 def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
-    ann = {k: entry.tool.annotations[k] for k in _MCP_ANNOTATIONS if k in entry.tool.annotations}
+    """MCP ToolAnnotations from the page's: the MCP ones as they are, WebMCP's mapped where they correspond.
+
+    ``consequentialHint`` (effects in the world) implies the tool is not read-only;
+    ``untrustedContentHint`` (returns content from others) implies an open world. Both, and
+    ``debugging``, also travel as they are in ``_meta["tabmcp/annotations"]``.
+    """
+    page = entry.tool.annotations
+    ann = {k: page[k] for k in _MCP_ANNOTATIONS if k in page}
     if entry.tool.destructive:
         ann["destructiveHint"] = True
+    if page.get("consequentialHint") is True and "readOnlyHint" not in ann:
+        ann["readOnlyHint"] = False
+    if page.get("untrustedContentHint") is True and "openWorldHint" not in ann:
+        ann["openWorldHint"] = True
     return ann
 
 
@@ -130,6 +143,10 @@ class Disclosure:
         self.core_tools = tuple(core_tools)
         self.usage_core = usage_core
         self._listing_cache: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        self.definition_hook: Callable[[ToolEntry, dict[str, Any]], None] | None = None
+        """Called on every tool definition shown (the trust guard marks changed definitions)."""
+        self.hook_version: Callable[[], int] = lambda: 0
+        """Part of the listing cache key: goes up when what the hook adds changes."""
 
     # -- what is allowed ------------------------------------------------------------------
 
@@ -163,6 +180,9 @@ class Disclosure:
             meta[META_ENHANCEMENT] = tool.enhancement
         if tool.warnings:
             meta[META_WARNINGS] = list(tool.warnings)
+        webmcp = {k: tool.annotations[k] for k in _WEBMCP_ANNOTATIONS if k in tool.annotations}
+        if webmcp:
+            meta[META_WEBMCP_ANNOTATIONS] = webmcp
         out: dict[str, Any] = {
             "name": entry.public_name,
             "description": _described(entry.tab.origin, tool.description),
@@ -174,6 +194,8 @@ class Disclosure:
         ann = _tool_annotations(entry)
         if ann:
             out["annotations"] = ann
+        if self.definition_hook is not None:
+            self.definition_hook(entry, out)
         return out
 
     def category_definition(self, entry: CategoryEntry, members: tuple[ToolEntry, ...]) -> dict[str, Any]:
@@ -181,13 +203,12 @@ class Disclosure:
         shown = ", ".join(names[:_MAX_NAMES_IN_DESCRIPTION])
         if len(names) > _MAX_NAMES_IN_DESCRIPTION:
             shown += f", and {len(names) - _MAX_NAMES_IN_DESCRIPTION} more"
-        text = (
-            f"{entry.category.description.rstrip('.')}. Category of {len(names)} tools: {shown}. "
-            "Call it (no arguments) for their schemas; run them with call_tool."
-        )
+        # How to open a category and run its tools is said once, in the server's instructions
+        # and call_tool's description. The origin stays: page text must say which site speaks.
+        text = f"{entry.category.description.rstrip('.')}. Tools: {shown}."
         return {
             "name": entry.public_name,
-            "title": f"{entry.category.name} (category, {len(names)} tools)",
+            "title": f"{entry.category.name} (category)",
             "description": _described(entry.tab.origin, text),
             "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
             "annotations": {"readOnlyHint": True},
@@ -210,10 +231,11 @@ class Disclosure:
         profile = profile or self.profile
         if profile == "hybrid":  # depends on usage counts too
             return self._build_listing(view, profile)
-        key = (self.registry.version, profile, view.dynamic, frozenset(view.expanded) if view.dynamic else None)
+        expanded = frozenset(view.expanded) if view.dynamic else None
+        key = (self.registry.version, self.hook_version(), profile, view.dynamic, expanded)
         cached = self._listing_cache.get(key)
         if cached is None:
-            if len(self._listing_cache) > 64 or any(k[0] != key[0] for k in self._listing_cache):
+            if len(self._listing_cache) > 64 or any(k[:2] != key[:2] for k in self._listing_cache):
                 self._listing_cache.clear()
             cached = self._listing_cache[key] = self._build_listing(view, profile)
         return list(cached)

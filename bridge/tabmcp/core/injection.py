@@ -11,10 +11,11 @@ so in docs/security.md.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["scan_text", "scan_tool"]
+__all__ = ["decode_tag_text", "lint_parameters", "scan_result_text", "scan_text", "scan_tool"]
 
 _PHRASES = [
     r"\bignore (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?|messages?|rules)",
@@ -46,6 +47,225 @@ def scan_text(text: str) -> list[str]:
     return reasons
 
 
+# -- results: page data that tries to give the agent orders ------------------------------------
+#
+# Results are ordinary page data (posts, tickets, emails, product texts): they may say "you must
+# sign in" to a human, so the result detector only looks for text addressed to an AI agent or
+# impersonating its instructions. Tuned on bench/data/trust_hostile.jsonl's "tuning" split and
+# on normal results (bench/trust.py measures the false-positive rate on the held-out split).
+
+_AGENT = r"(?:ai|a\.i\.|llm|language model|assistant|agent|model|chatbot|bot|claude|gpt|chatgpt|copilot|gemini)s?"
+_AI = r"(?:ai|llm|language model|chatbot|bot|crawler|claude|gpt|chatgpt|copilot|gemini|ai (?:agent|assistant|model))s?"
+_ACT = (r"(?:call|run|invoke|execute|send|forward|email|post|share|reveal|ignore|delete|click|approve|confirm|provide|"
+        r"include|output|transfer|buy|purchase|disable|enable|grant)")
+_RESULT_PHRASES = [
+    r"\bignore (?:all |any )?(?:of )?(?:the |your )?(?:previous|prior|above|earlier|preceding|original) "
+    r"(?:instructions|prompts?|messages?|rules|directions|guidance|context)",
+    r"\bdisregard (?:all |any )?(?:of )?(?:the |your )?(?:previous|prior|above|earlier|system|original) "
+    r"(?:instructions|prompts?|messages?|rules|directions|guidance)",
+    r"\b(?:forget|override|bypass) (?:all |any )?(?:of )?(?:your |the )?(?:previous |prior |safety |original )?"
+    r"(?:instructions|rules|guidelines|guardrails|restrictions)",
+    r"\b(?:system|developer) prompt\b",
+    r"\b(?:new|next|hidden|secret|real|actual|additional) (?:system )?(?:instructions?|directives?|objective|task|goal)s?"
+    r" ?(?:for you)?:",
+    r"\byour (?:real|true|actual|new|only) (?:goal|task|objective|purpose|instructions?|mission) (?:is|are)\b",
+    r"\b(?:agent|assistant|ai|model|llm) instructions\b",
+    rf"\b(?:attention|note|message|instructions?|notice|dear)[ ,:]+(?:to |for )?(?:the |all |any )?{_AGENT}\b"
+    r"[^.\n]{0,30}[:,]",
+    rf"\b(?:if|when) you are an? {_AGENT}\b",
+    rf"\b(?:you are|you're) (?:now )?(?:an? )?(?:ai|language model|assistant|agent|llm)\b.{{0,40}}\b(?:must|should|will|need to)\b",
+    rf"\b{_AGENT} (?:reading|processing|summari[sz]ing) (?:this|the)\b",
+    rf"\b{_AI} (?:should|must|need to|are required to|have to|are instructed to) (?:now |immediately |always |also )?{_ACT}",
+    r"(?:^|[.!?]\s+|\n\s*)(?:ai|claude|gpt|chatgpt|copilot|gemini|llm|chatbot)\s*[,:]\s",
+    r"\b(?:important|urgent|critical|mandatory)\W{0,3}(?:system|security|admin|administrator|assistant) "
+    r"(?:notice|instructions?|message|update|alert|override|directive)\b",
+    r"\b(?:system|admin|administrator) (?:override|directive|command)\b",
+    r"\byou (?:must|should|need to|have to|are required to|are instructed to) (?:now |immediately |first |also |then )?"
+    r"(?:call|invoke|run|use|execute|trigger) (?:the )?`?[a-z0-9]+(?:[_.][a-z0-9]+)+`?",
+    r"\b(?:call|invoke|execute|trigger) (?:the )?`?[a-z0-9]+(?:_[a-z0-9]+)+`? (?:tool|function|action)\b",
+    r"\b(?:call|invoke|execute|run) `?[a-z0-9]+(?:_[a-z0-9]+)+`? (?:now|immediately|right away)\b",
+    r"\bin your (?:next )?(?:tool|function) call\b",
+    r"\b(?:do not|don't|never) (?:tell|inform|notify|alert|warn|mention (?:this |it )?to|ask) the (?:user|human|person|operator)\b",
+    r"\bwithout (?:telling|informing|asking|notifying|alerting) the (?:user|human|person|operator)\b",
+    r"\bthe user (?:has )?(?:already )?(?:wants|asked|authori[sz]ed|instructed|requested|approved|consented)"
+    r" (?:you|the assistant|the agent|that you)\b",
+    r"\b(?:before|instead of) (?:responding|replying|answering|summari[sz]ing)(?: to the user)?,? (?:you )?(?:must|should|first|need)",
+    r"\b(?:exfiltrate|leak)\b",
+    r"\b(?:send|forward|email|upload|post|transfer|share) (?:all |the |any )?(?:of )?(?:the )?(?:user'?s'? |their |your )?"
+    r"(?:conversation|chat history|credentials|passwords?|api keys?|access tokens?|session tokens?|secrets?|private keys?)"
+    r"\b.{0,60}\b(?:to|with)\b",
+    r"<\|?\s*/?\s*(?:system|im_start|im_end|instructions?|assistant|endoftext)\s*\|?>",
+    r"\[/?\s*(?:system|inst)\s*\]",
+    r"(?:^|\n)\s*#{1,4} ?(?:system|instructions?)\b",
+    r"(?:^|\n)\s*(?:system|assistant)\s*:\s",
+]
+_RESULT_RE = re.compile("|".join(f"(?:{p})" for p in _RESULT_PHRASES), re.IGNORECASE)
+_TAG_RE = re.compile("[\U000e0000-\U000e007f]+")
+
+
+def decode_tag_text(text: str) -> str:
+    """The ASCII hidden in Unicode tag characters (U+E0020–E007E map to ASCII), runs joined by spaces."""
+    return " ".join(
+        "".join(chr(ord(c) - 0xE0000) for c in run if 0xE0020 <= ord(c) <= 0xE007E) for run in _TAG_RE.findall(text)
+    ).strip()
+
+
+def scan_result_text(text: str) -> list[str]:
+    """Reasons a piece of a tool *result* looks like orders to the agent (empty when it looks like data).
+
+    Text hidden in Unicode tag characters is decoded and reported whatever it says: people never
+    see it, models read it.
+    """
+    reasons: list[str] = []
+    hidden = decode_tag_text(text)
+    if hidden:
+        reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
+    if _COMMENT_RE.search(text) and _RESULT_RE.search(" ".join(_COMMENT_RE.findall(text))):
+        reasons.append("instructions inside an HTML comment")
+    match = _RESULT_RE.search(text) or _RESULT_RE.search(_normalized(text))
+    if match:
+        reasons.append(f"text addressed to the agent: {match.group(0).strip()!r}")
+    return reasons
+
+
+_SPACED_RE = re.compile(r"\b(?:\w ){3,}\w\b")
+_LEET = str.maketrans("013457@$", "oieastas")
+
+
+def _normalized(text: str) -> str:
+    """The text as a model reads it past common disguises: compatibility forms (NBSP, full-width
+    letters), s p a c e d letters and digits for letters ("1gn0re")."""
+    text = unicodedata.normalize("NFKC", text)
+    text = re.sub(r"\s+", " ", text)
+    text = _SPACED_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
+    return text.translate(_LEET)
+
+
+# -- over-parameterization: schemas that ask for personal data the tool has no use for ----------
+
+# Each kind: words in a property's name or description that ask for it, and words in the tool's
+# own text that would justify asking (a pharmacy tool may ask about pregnancy).
+_PERSONAL: dict[str, tuple[str, str]] = {
+    "age or birth date": (
+        r"\b(?:age|dob|birth ?date|date of birth|birthday|year of birth|birth ?year)\b",
+        r"\b(?:age|birth|birthday|dob|born|senior|minor|adult|insurance|identity|kyc|verify|verification|"
+        r"passport|licen[cs]e|patient|medical|health|alcohol|wine|beer|tobacco|ticket|fare|census|signup|sign up|register|profile)",
+    ),
+    "pregnancy": (
+        r"\b(?:pregnan\w*|trimester|fertility|ivf)\b",
+        r"\b(?:pregnan|prenatal|maternity|obstetric|midwife|fertility|pharmac|medic|health|clinic|doctor|patient|prescri)",
+    ),
+    "health or medical condition": (
+        r"\b(?:health|medical|diagnos\w*|disease|illness|conditions?|medications?|disabilit\w*|allerg\w*|symptoms?|"
+        r"blood ?type|mental|hiv|diabet\w*)\b",
+        r"\b(?:health|medic|clinic|doctor|patient|pharmac|prescri|symptom|allerg|diet|food|meal|recipe|restaurant|insurance|"
+        r"fitness|wellness|appointment|hospital|accessib|travel|flight|menu)",
+    ),
+    "precise location": (
+        r"\b(?:location|latitude|longitude|lat|lng|lon|geo ?location|gps|coordinates|home address|current address|"
+        r"where (?:you|the user) (?:live|are))\b",
+        r"\b(?:locat|map|maps|near|nearby|weather|forecast|deliver|shipping|ship|address|store finder|directions|route|"
+        r"travel|ride|taxi|geo|place|places|venue|restaurant|city|country|region|zip|postal|time ?zone|distance|track|"
+        r"emulat|simulat|mock)",
+    ),
+    "skin tone, ethnicity or race": (
+        r"\b(?:skin ?(?:tone|colou?r|type)|ethnicity|ethnic|race|racial)\b",
+        r"\b(?:skin|cosmetic|makeup|foundation|derma|emoji|avatar|census|demograph|sunscreen|beauty)",
+    ),
+    "religion, politics or sexuality": (
+        r"\b(?:religio\w*|faith|political|party affiliation|sexual\w*|sexual orientation|gender identity)\b",
+        r"\b(?:religio|church|faith|politic|elect|vote|census|survey|dating|demograph)",
+    ),
+    "income or finances": (
+        r"\b(?:income|salary|net worth|credit score|bank balance|debts?|wealth)\b",
+        r"\b(?:loan|mortgage|credit|bank|financ|tax|salary|payroll|budget|invest|insurance|rent|lease|hr\b|employ)",
+    ),
+    "previous purchases or browsing history": (
+        r"\b(?:previous|past|prior|recent) (?:purchases|orders|searches)|purchase history|order history|"
+        r"browsing history|search history|visited (?:sites|pages)\b",
+        r"\b(?:order|purchase|history|return|refund|reorder|account|loyalty|receipt|invoice)",
+    ),
+    "contacts or social graph": (
+        r"\b(?:contacts|address book|friends list|phone book|followers)\b",
+        r"\b(?:contact|invite|share|social|friend|message|call|sms|email|crm|people|follow)",
+    ),
+    "identity documents": (
+        r"\b(?:ssn|social security|passport(?: number)?|national id|id number|driver'?s? licen[cs]e)\b",
+        r"\b(?:identity|kyc|verify|verification|passport|visa|travel|flight|licen[cs]e|tax|payroll|employ|bank|loan|rent|lease|insurance)",
+    ),
+}
+_PERSONAL_RE = {kind: (re.compile(ask, re.IGNORECASE), re.compile(why, re.IGNORECASE))
+                for kind, (ask, why) in _PERSONAL.items()}
+
+
+def _properties(schema: Any, depth: int = 0) -> Iterable[tuple[str, str, dict[str, Any]]]:
+    """(name, description, schema) of every property in a JSON Schema, nested ones too."""
+    if depth > 6 or not isinstance(schema, dict):
+        return
+    props = schema.get("properties")
+    if isinstance(props, dict):
+        for name, sub in props.items():
+            sub = sub if isinstance(sub, dict) else {}
+            desc = sub.get("description", "")
+            yield str(name), desc if isinstance(desc, str) else "", sub
+            yield from _properties(sub, depth + 1)
+    for key in ("items", "additionalProperties"):
+        yield from _properties(schema.get(key), depth + 1)
+    for key in ("anyOf", "oneOf", "allOf"):
+        for sub in schema.get(key) or []:
+            yield from _properties(sub, depth + 1)
+
+
+def _words(name: str) -> str:
+    """``dateOfBirth`` / ``date_of_birth`` → ``date of birth`` (so word patterns match names)."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])|[_\-.]+", " ", name).lower()
+
+
+# Words that name a personal attribute only when the parameter is about the person ("location"
+# of a file, project "health", filter "conditions", "race" conditions are not).
+_WEAK_WORDS = {"location", "health", "condition", "conditions", "race", "faith", "debt", "debts", "wealth",
+               "contacts", "followers", "lat", "lon", "lng", "coordinates", "mental"}
+_ABOUT_PERSON_RE = re.compile(r"\b(?:you|your|yours|user'?s?|the user|person'?s?|customer'?s?|shopper'?s?|"
+                              r"buyer'?s?|visitor'?s?|patient'?s?)\b", re.IGNORECASE)
+
+
+_TECHNICAL_RE = re.compile(r"\b(?:file|line|path|url|uri|element|code|page|selector|project|initiative|repo\w*|"
+                           r"script|column|row|node|server|cluster|region|bucket|build|pipeline|issue|ticket)s?\b",
+                           re.IGNORECASE)
+
+
+def lint_parameters(name: str, title: str | None, description: str, input_schema: dict[str, Any]) -> list[str]:
+    """Reasons the schema asks for personal attributes its tool's own text gives no use for.
+
+    The WebMCP draft calls this over-parameterization: a tool that asks for age, pregnancy,
+    location or past purchases to "find a dress" is profiling the person through the agent.
+    A parameter asks for an attribute by its name (``age``, ``isPregnant``, ``skin_tone``), or by
+    a description that asks the person ("Are you pregnant?"); ambiguous names (``location``,
+    ``health``) do not count when the site offers the choices (``enum``) or the description is
+    about files, code or the page ("Pause at <file>:<line>").
+    """
+    purpose = " ".join(filter(None, [_words(name), title, description]))
+    reasons: list[str] = []
+    for prop, desc, sub in _properties(input_schema):
+        about_person = bool(desc and len(desc) < 300 and _ABOUT_PERSON_RE.search(desc))
+        # the site offers the choices, or the text says it is about files, code or the page
+        not_personal = "enum" in sub or "const" in sub or bool(_TECHNICAL_RE.search(desc))
+        for kind, (ask, why) in _PERSONAL_RE.items():
+            hit = ask.search(_words(prop))
+            if hit and hit.group(0).lower() in _WEAK_WORDS and not_personal and not about_person:
+                hit = None
+            if not hit and about_person:
+                hit = ask.search(desc)
+                if hit and hit.group(0).lower() in _WEAK_WORDS:
+                    hit = None
+            if hit:
+                if not why.search(purpose):
+                    reasons.append(f"over-parameterization: parameter {prop!r} asks for {kind}, "
+                                   "which the tool's description gives no reason for")
+                break
+    return list(dict.fromkeys(reasons))
+
+
 def _strings(value: Any, depth: int = 0) -> Iterable[str]:
     if depth > 6:
         return
@@ -66,4 +286,5 @@ def scan_tool(name: str, title: str | None, description: str, input_schema: dict
         for reason in scan_text(text):
             reasons.append(f"in the input schema: {reason}")
             break
+    reasons += lint_parameters(name, title, description, input_schema)
     return list(dict.fromkeys(reasons))

@@ -13,7 +13,11 @@ Order of checks (the first that says no wins):
 6. the role forbids destructive tools → hidden
 7. writes are disabled (the default) and the tool may write → visible, but a call answers
    ``WRITES_DISABLED`` with the setting that enables writes
-8. the tool requires approval, or is destructive → visible; a call asks a human first
+8. the tool requires approval, is destructive, or is consequential (``consequentialHint``) →
+   visible; a call asks a human first
+
+Before all of these, a tool the page marks ``debugging: true`` is hidden unless
+``trust.show_debugging`` is set (WebMCP: tools for the site's own developers, not for agents).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .models import Scope
 from .registry import CategoryEntry, Tab, ToolEntry
+from .trust.settings import TrustSettings
 
 __all__ = [
     "ApprovalSettings",
@@ -38,6 +43,8 @@ __all__ = [
     "PolicySettings",
     "Role",
     "effective_scope",
+    "is_consequential",
+    "is_debugging",
     "route_matches",
 ]
 
@@ -195,11 +202,22 @@ def _is_write(entry: ToolEntry) -> bool:
     return not entry.tool.read_only
 
 
+def is_consequential(entry: ToolEntry) -> bool:
+    """WebMCP ``consequentialHint``: the call has effects in the world (a booking, a payment)."""
+    return entry.tool.annotations.get("consequentialHint") is True
+
+
+def is_debugging(entry: ToolEntry) -> bool:
+    """WebMCP ``debugging``: a tool for the site's developers, not meant for agents."""
+    return entry.tool.annotations.get("debugging") is True
+
+
 class Gate:
     """Decides visibility and callability of page tools under one policy."""
 
-    def __init__(self, policy: PolicySettings | None = None) -> None:
+    def __init__(self, policy: PolicySettings | None = None, trust: TrustSettings | None = None) -> None:
         self.policy = policy or PolicySettings()
+        self.trust = trust or TrustSettings()
 
     def _origin_rules(self, tab: Tab) -> list[OriginRule]:
         return [r for r in self.policy.origins if fnmatch.fnmatchcase(tab.origin, r.match)]
@@ -213,6 +231,8 @@ class Gate:
         rules = self._origin_rules(tab)
         if not all(r.enabled for r in rules):
             return Decision(False, "OUT_OF_SCOPE", f"tools of {tab.origin} are disabled by policy")
+        if is_debugging(entry) and not self.trust.show_debugging:
+            return Decision(False, "OUT_OF_SCOPE", "a debugging tool (trust.show_debugging = true lists them)")
         if entry.tool.warnings and policy.quarantine_suspicious:
             return Decision(False, "OUT_OF_SCOPE", "quarantined: " + "; ".join(entry.tool.warnings))
         scope = effective_scope(entry)
@@ -251,9 +271,15 @@ class Gate:
         for rule in rules:
             if rule.allow_writes is not None:
                 writes = rule.allow_writes
-        needs_approval = bool(scope.requires_approval) or (destructive and policy.approval.destructive)
+        consequential = is_consequential(entry) and self.trust.consequential_approval
+        needs_approval = bool(scope.requires_approval) or (destructive and policy.approval.destructive) or consequential
+        why = ""
+        if needs_approval:
+            why = ("This tool is destructive." if destructive and policy.approval.destructive
+                   else "The page marks this tool as consequential (consequentialHint)." if consequential
+                   else "The page marks this tool as needing approval.")
         if policy.approval.mode == "off":
-            needs_approval = False
+            needs_approval, why = False, ""
         if _is_write(entry) and not writes:
             return Decision(
                 True,
@@ -262,7 +288,7 @@ class Gate:
                 needs_approval=needs_approval,
                 setting="policy.allow_writes = true (config file) or --allow-writes",
             )
-        return Decision(True, needs_approval=needs_approval) if needs_approval else _VISIBLE
+        return Decision(True, reason=why, needs_approval=True) if needs_approval else _VISIBLE
 
     def visible(self, entry: ToolEntry) -> bool:
         return self.decide(entry).visible

@@ -85,6 +85,7 @@ class Approvals:
         arguments: dict[str, Any],
         *,
         modern: bool,
+        reason: str = "",
     ) -> dict[str, Any] | None:
         """Return ``None`` when approved, an ``InputRequiredResult`` dict to send back, or raise.
 
@@ -92,9 +93,9 @@ class Approvals:
             ApprovalDenied: declined, cancelled, timed out, or nobody could be asked.
         """
         mode = self.settings.mode
-        reason = "The page marks this tool as needing approval." if not entry.tool.destructive else (
+        reason = reason or ("The page marks this tool as needing approval." if not entry.tool.destructive else (
             "This tool is destructive."
-        )
+        ))
         caps = ctx.session.client_capabilities
         can_elicit = caps is not None and caps.elicitation is not None
         if mode in ("auto", "elicitation") and can_elicit:

@@ -28,7 +28,8 @@ from ..core.disclosure import ClientView, Disclosure
 from ..core.models import BRIDGE_ONLY_FIELDS
 from ..core.registry import Registry, RegistryChange, ToolEntry, origin_of
 from ..core.scoping import Gate
-from ..core.search import SearchDoc, SearchIndex
+from ..core.search import SearchIndex
+from ..core.search.sync import IndexSync
 from ..core.telemetry import (
     TELEMETRY_TOOLS,
     MalformedBatch,
@@ -143,7 +144,7 @@ class Hub:
         self.config = config or Config()
         self.registry = Registry(reserved_names=BUILTIN_NAMES | frozenset(TELEMETRY_TOOLS))
         self.calls = CallTable()
-        self.gate = Gate(self.config.policy)
+        self.gate = Gate(self.config.policy, self.config.trust)
         self.usage = UsageStore(self.config.store.path)
         core_n = self.config.disclosure.core_from_usage
         self.disclosure = Disclosure(
@@ -153,9 +154,9 @@ class Hub:
             core_tools=self.config.disclosure.core_tools,
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
         )
-        self._search = SearchIndex(semantic=self.config.search.semantic)
-        self._indexed: dict[str, tuple[Any, ...]] = {}
-        self._index_version = -1
+        self.search_sync = IndexSync(
+            self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
+        )
         self.session_id = secrets.token_hex(8)
         self._futures: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._approvals: dict[str, tuple[int, asyncio.Future[tuple[bool, str]]]] = {}
@@ -288,49 +289,10 @@ class Hub:
         if tasks:
             await asyncio.wait(tasks, timeout=timeout_s if timeout_s is not None else self._middleware_timeout)
 
-    # -- search index --------------------------------------------------------------------
-
     @property
     def search(self) -> SearchIndex:
-        """The search index, brought up to date first (lazily: page churn costs nothing until a search)."""
-        if self._index_version != self.registry.version:
-            self._reindex()
-            self._index_version = self.registry.version
-        return self._search
-
-    def _reindex(self) -> None:
-        """Update the index one tab at a time, only the tabs whose tools or names changed."""
-        seen: set[str] = set()
-        by_doc: dict[str, list[ToolEntry]] = {}
-        for entry in self.registry.tool_entries():
-            tab_id, frame_id = entry.tab.key
-            by_doc.setdefault(f"{tab_id}/{frame_id}" if frame_id else str(tab_id), []).append(entry)
-        for source, entries in by_doc.items():
-            seen.add(source)
-            signature = tuple((e.public_name, e.tool, e.tab.origin, e.category) for e in entries)
-            if self._indexed.get(source) == signature:
-                continue
-            self._indexed[source] = signature
-            self._search.replace_source(source, (self._search_doc(e) for e in entries))
-        for source in [s for s in self._indexed if s not in seen]:
-            del self._indexed[source]
-            self._search.remove_source(source)
-
-    def _search_doc(self, entry: ToolEntry) -> SearchDoc:
-        props = entry.tool.input_schema.get("properties") or {}
-        cat = entry.category
-        return SearchDoc(
-            key=entry.public_name,
-            name=entry.public_name,
-            title=entry.tool.title,
-            description=entry.tool.description,
-            category=self.registry.public_name(entry.tab.key, cat.name) if cat else None,
-            source=entry.tab.origin,
-            arg_names=tuple(props),
-            arg_descriptions=tuple(
-                str(v.get("description")) for v in props.values() if isinstance(v, dict) and v.get("description")
-            ),
-        )
+        """The search index, brought up to date with the registry first (see core/search/sync.py)."""
+        return self.search_sync.index
 
     # -- change fan-out ------------------------------------------------------------------
 
@@ -666,6 +628,7 @@ class Hub:
                     arguments=arguments,
                     reason=reason,
                     timeout_ms=int(timeout_s * 1000),
+                    origin=entry.tab.origin,
                 )
             )
             return await asyncio.wait_for(asyncio.shield(future), timeout_s)

@@ -4,13 +4,18 @@ See :mod:`tabmcp.core.search.index` and docs/search.md.
 """
 
 from .index import SearchDoc, SearchHit, SearchIndex, SearchMode
+from .store import EmbeddingStore
 from .semantic import (
     DEFAULT_MODEL,
+    INSTALL_HINT,
     Embedder,
     EmbeddingCache,
+    OnnxEmbedder,
     SemanticUnavailableError,
     SentenceTransformerEmbedder,
     bundled_model_path,
+    default_embedder,
+    missing_parts,
     semantic_available,
 )
 from .text import normalize_name, stem, tokenize, tokenize_name
@@ -19,6 +24,9 @@ __all__ = [
     "DEFAULT_MODEL",
     "Embedder",
     "EmbeddingCache",
+    "EmbeddingStore",
+    "INSTALL_HINT",
+    "OnnxEmbedder",
     "SearchDoc",
     "SearchHit",
     "SearchIndex",
@@ -26,6 +34,8 @@ __all__ = [
     "SemanticUnavailableError",
     "SentenceTransformerEmbedder",
     "bundled_model_path",
+    "default_embedder",
+    "missing_parts",
     "normalize_name",
     "semantic_available",
     "stem",

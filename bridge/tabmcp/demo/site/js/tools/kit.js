@@ -23,6 +23,11 @@ export function obj(properties = {}, required = []) {
   return s;
 }
 
+/** @type {WeakMap<Schema, 'email'|'date'|'date-time'>} string kinds, for the kit's own error messages */
+const KINDS = new WeakMap();
+/** @param {'email'|'date'|'date-time'} k @param {Schema} schema */
+const kind = (k, schema) => { KINDS.set(schema, k); return schema; };
+
 export const S = {
   /** @param {string} what e.g. "user" */
   id: (what) => ({ type: 'integer', minimum: 1, description: `Numeric id of the ${what}.` }),
@@ -38,9 +43,11 @@ export const S = {
   bool: (description) => ({ type: 'boolean', description }),
   /** @param {Schema} items @param {string} description @param {Schema} [extra] */
   arr: (items, description, extra = {}) => ({ type: 'array', items, description, ...extra }),
-  email: (/** @type {string} */ description) => ({ type: 'string', format: 'email', maxLength: 254, description }),
-  date: (/** @type {string} */ description) => ({ type: 'string', format: 'date', description }),
-  dateTime: (/** @type {string} */ description) => ({ type: 'string', format: 'date-time', description }),
+  // WebMCP's schema subset has no `format`: these say it with a pattern, and the kit remembers the
+  // kind to word its own errors.
+  email: (/** @type {string} */ description) => kind('email', { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', maxLength: 254, description }),
+  date: (/** @type {string} */ description) => kind('date', { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description }),
+  dateTime: (/** @type {string} */ description) => kind('date-time', { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?(Z|[+-]\\d{2}:\\d{2})$', description }),
   limit: (/** @type {number} */ def = 20) => ({ type: 'integer', minimum: 1, maximum: 100, default: def, description: `Maximum number of rows to return (default ${def}).` }),
   query: (/** @type {string} */ what) => ({ type: 'string', maxLength: 200, description: `Case-insensitive text to match against ${what}.` }),
 };
@@ -86,10 +93,11 @@ export function validate(value, schema, path = 'input') {
       throw new Error(schema.minLength === 1 ? `Invalid ${where}: must not be empty` : `Invalid ${where}: must be at least ${schema.minLength} characters`);
     }
     if (schema.maxLength !== undefined && v.length > schema.maxLength) throw new Error(`Invalid ${where}: must be at most ${schema.maxLength} characters`);
+    const k = KINDS.get(schema);
+    if (k === 'email' && !EMAIL.test(v)) throw new Error(`Invalid ${where}: ${JSON.stringify(v)} is not an email address`);
+    if (k === 'date' && (!DATE.test(v) || Number.isNaN(Date.parse(v)))) throw new Error(`Invalid ${where}: expected a date like 2026-03-01, got ${JSON.stringify(v)}`);
+    if (k === 'date-time' && Number.isNaN(Date.parse(v))) throw new Error(`Invalid ${where}: expected an ISO 8601 date-time, got ${JSON.stringify(v)}`);
     if (schema.pattern && !new RegExp(schema.pattern, 'u').test(v)) throw new Error(`Invalid ${where}: ${JSON.stringify(v)} does not match ${schema.pattern}`);
-    if (schema.format === 'email' && !EMAIL.test(v)) throw new Error(`Invalid ${where}: ${JSON.stringify(v)} is not an email address`);
-    if (schema.format === 'date' && (!DATE.test(v) || Number.isNaN(Date.parse(v)))) throw new Error(`Invalid ${where}: expected a date like 2026-03-01, got ${JSON.stringify(v)}`);
-    if (schema.format === 'date-time' && Number.isNaN(Date.parse(v))) throw new Error(`Invalid ${where}: expected an ISO 8601 date-time, got ${JSON.stringify(v)}`);
   } else if (t === 'array') {
     if (!Array.isArray(v)) throw new Error(`Invalid ${where}: expected an array, got ${JSON.stringify(value)}`);
     if (schema.minItems !== undefined && v.length < schema.minItems) throw new Error(`Invalid ${where}: needs at least ${schema.minItems} item(s)`);

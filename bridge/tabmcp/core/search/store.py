@@ -1,0 +1,89 @@
+"""Tool vectors kept in SQLite by content hash, so a restart or a tab reload embeds nothing.
+
+Same interface as :class:`~tabmcp.core.search.semantic.EmbeddingCache` (``get``/``put``/
+``put_many``), with a bounded in-memory LRU in front of the file. The key is
+:func:`~tabmcp.core.search.semantic.content_hash` of the model name and the embedded text, so
+vectors of another model or of changed text are never mixed up.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from .semantic import EmbeddingCache
+
+__all__ = ["EmbeddingStore"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS search_embeddings (
+    hash TEXT PRIMARY KEY,
+    dim INTEGER NOT NULL,
+    vec BLOB NOT NULL
+);
+"""
+
+Vector = npt.NDArray[np.float32]
+
+
+class EmbeddingStore(EmbeddingCache):
+    """Vectors by content hash in a SQLite file (``:memory:`` keeps them for this process).
+
+    ``writes`` counts vectors written since this store opened (tests and benchmarks read it).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], max_entries: int = 20_000) -> None:
+        super().__init__(max_entries)
+        target = str(path)
+        if target != ":memory:":
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=10)
+        if target != ":memory:":
+            self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.executescript(_SCHEMA)
+        self._db_lock = threading.Lock()
+        self.writes = 0
+
+    def get(self, key: str) -> Vector | None:
+        vec = super().get(key)
+        if vec is not None:
+            return vec
+        with self._db_lock:
+            row = self._db.execute("SELECT dim, vec FROM search_embeddings WHERE hash = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        vec = np.frombuffer(row[1], dtype=np.float32).reshape(row[0]).copy()
+        super().put(key, vec)
+        return vec
+
+    def put(self, key: str, vec: Vector) -> None:
+        self.put_many([(key, vec)])
+
+    def put_many(self, items: Sequence[tuple[str, Vector]]) -> None:
+        if not items:
+            return
+        for key, vec in items:
+            super().put(key, vec)
+        rows = [(k, int(v.shape[0]), np.ascontiguousarray(v, dtype=np.float32).tobytes()) for k, v in items]
+        with self._db_lock:
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "INSERT OR REPLACE INTO search_embeddings (hash, dim, vec) VALUES (?, ?, ?)", rows
+            )
+            self._db.execute("COMMIT")
+            self.writes += len(rows)
+
+    def stored(self) -> int:
+        """Vectors in the file."""
+        with self._db_lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM search_embeddings").fetchone()[0])
+
+    def close(self) -> None:
+        with self._db_lock:
+            self._db.close()

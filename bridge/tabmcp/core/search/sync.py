@@ -1,0 +1,125 @@
+"""Keeps a :class:`SearchIndex` in step with the bridge's :class:`Registry`.
+
+The hub owns one :class:`IndexSync`; ``sync.index`` brings the index up to date with the
+registry (lazily: page churn costs nothing until a search) and returns it. Each tab (or
+allowed frame) is one source of the index, re-indexed only when its tools or their public
+names changed. With semantic ranking, tools are embedded by the index's worker thread and
+their vectors kept in SQLite (:class:`EmbeddingStore`), so neither a new tab nor a restart
+makes a search wait for the model.
+
+Settings (``[search] semantic``): ``"auto"`` (default) turns semantic ranking on when the
+default model is installed and logs once what is missing otherwise; ``true`` asks for the
+default model, a string names a sentence-transformers model; ``false`` is keyword only.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from ...store import default_db_path
+from ..registry import Registry, ToolEntry
+from .index import SearchDoc, SearchIndex
+from .semantic import INSTALL_HINT, missing_parts, semantic_available
+from .store import EmbeddingStore
+
+__all__ = ["IndexSync", "search_doc"]
+
+log = logging.getLogger("tabmcp.search")
+
+MAX_ENUM_VALUES = 30
+
+
+def search_doc(registry: Registry, entry: ToolEntry) -> SearchDoc:
+    """What the index knows of one registered tool (names, texts, arguments, category)."""
+    props = entry.tool.input_schema.get("properties") or {}
+    cat = entry.category
+    values = [value for v in props.values() if isinstance(v, dict) for value in _enum_values(v)]
+    return SearchDoc(
+        key=entry.public_name,
+        name=entry.public_name,
+        title=entry.tool.title,
+        description=entry.tool.description,
+        category=registry.public_name(entry.tab.key, cat.name) if cat else None,
+        source=entry.tab.origin,
+        arg_names=tuple(props),
+        arg_descriptions=tuple(
+            str(v.get("description")) for v in props.values() if isinstance(v, dict) and v.get("description")
+        ),
+        arg_values=tuple(values),
+        category_description=cat.description if cat else None,
+    )
+
+
+def _enum_values(schema: dict[str, Any]) -> list[str]:
+    enum = schema.get("enum")
+    items = schema.get("items")
+    if enum is None and isinstance(items, dict):
+        enum = items.get("enum")
+    if not isinstance(enum, list):
+        return []
+    return [str(x) for x in enum[:MAX_ENUM_VALUES] if isinstance(x, str) and x]
+
+
+def _semantic_choice(setting: bool | str) -> bool | str:
+    """The index's ``semantic`` argument for a config value; logs the fallback once."""
+    if setting == "auto":
+        if os.environ.get("TABMCP_NO_SEMANTIC") == "1":
+            log.info("search: keyword ranking (TABMCP_NO_SEMANTIC=1)")
+            return False
+        if semantic_available():
+            return True
+        log.warning(
+            "search: keyword ranking only, semantic ranking is off: missing %s; to add it: %s",
+            ", ".join(missing_parts()), INSTALL_HINT,
+        )
+        return False
+    return setting
+
+
+class IndexSync:
+    """One search index kept in step with one registry."""
+
+    def __init__(
+        self, registry: Registry, *, semantic: bool | str = "auto", db_path: str | None = None
+    ) -> None:
+        """``db_path``: the SQLite file for tool vectors (the bridge's ``[store] path``; None:
+        the default file, ``:memory:``: this process only)."""
+        self.registry = registry
+        choice = _semantic_choice(semantic)
+        self.store: EmbeddingStore | None = None
+        if choice is not False:
+            self.store = EmbeddingStore(db_path or default_db_path())
+        self._index = SearchIndex(semantic=choice, embedding_cache=self.store, background=True)
+        self._indexed: dict[str, tuple[Any, ...]] = {}
+        self._version = -1
+
+    @property
+    def index(self) -> SearchIndex:
+        """The index, brought up to date with the registry first."""
+        if self._version != self.registry.version:
+            self._version = self.registry.version
+            self._reindex()
+        return self._index
+
+    def _reindex(self) -> None:
+        """Update the index one tab at a time, only the tabs whose tools or names changed."""
+        seen: set[str] = set()
+        by_doc: dict[str, list[ToolEntry]] = {}
+        for entry in self.registry.tool_entries():
+            tab_id, frame_id = entry.tab.key
+            by_doc.setdefault(f"{tab_id}/{frame_id}" if frame_id else str(tab_id), []).append(entry)
+        for source, entries in by_doc.items():
+            seen.add(source)
+            signature = tuple((e.public_name, e.tool, e.tab.origin, e.category) for e in entries)
+            if self._indexed.get(source) == signature:
+                continue
+            self._indexed[source] = signature
+            self._index.replace_source(source, (search_doc(self.registry, e) for e in entries))
+        for source in [s for s in self._indexed if s not in seen]:
+            del self._indexed[source]
+            self._index.remove_source(source)
+
+    def close(self) -> None:
+        self._index.close()

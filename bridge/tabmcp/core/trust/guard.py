@@ -1,0 +1,130 @@
+"""The trust defences as the server's call path uses them: one object, three hooks.
+
+* :meth:`TrustGuard.gate` — before a call: a changed definition, or a lockdown for a tool that
+  may write, adds "needs approval" (with the reason) to the gate's decision;
+* :meth:`TrustGuard.result` — after a call: the page's result cleaned, capped, framed, scanned;
+  a flagged result starts the lockdown;
+* :meth:`TrustGuard.mark_definition` — in listings: a changed definition is marked ``changed``
+  (``_meta["tabmcp/pin"]`` with the diff, and a short description prefix).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, Protocol
+
+from ..registry import ToolEntry
+from ..scoping import Decision
+from .lockdown import Lockdown
+from .pins import Pins, PinState, definition_of
+from .results import META_TRUST, ResultSource, process_result
+from .settings import TrustSettings
+from .store import TrustStore
+
+__all__ = ["CHANGED_PREFIX", "META_PIN", "TrustGuard", "install_trust"]
+
+META_PIN = "tabmcp/pin"
+CHANGED_PREFIX = "[changed since first seen; needs approval] "
+
+
+class TrustGuard:
+    def __init__(self, settings: TrustSettings | None = None, store: TrustStore | None = None) -> None:
+        self.settings = settings or TrustSettings()
+        self.store = store or TrustStore()
+        self.pins = Pins(self.store)
+        self.lockdown = Lockdown(self.store)
+        self._observed: dict[tuple[str, str], tuple[Any, PinState]] = {}
+
+    @classmethod
+    def open(cls, settings: TrustSettings, path: str | os.PathLike[str] | None) -> TrustGuard:
+        """A guard on the bridge's database file (``None``: the default file, as the usage store)."""
+        if path is None:
+            from ...store import default_db_path
+
+            path = default_db_path()
+        return cls(settings, TrustStore(path))
+
+    # -- pins -----------------------------------------------------------------------------
+
+    def observe(self, entry: ToolEntry) -> PinState:
+        """The pin state of the tool's current definition (pinning it when first seen)."""
+        if not self.settings.pin_definitions:
+            return PinState("pinned")
+        key = (entry.tab.origin, entry.tool.name)
+        seen = self._observed.get(key)
+        if seen is not None and seen[0] is entry.tool and seen[1].status != "changed":
+            return seen[1]  # the same definition object: nothing to compare
+        tool = entry.tool
+        state = self.pins.observe(
+            entry.tab.origin,
+            tool.name,
+            definition_of(tool.title, tool.description, tool.input_schema, tool.annotations),
+            entry.tab.url,
+        )
+        self._observed[key] = (tool, state)
+        return state
+
+    def mark_definition(self, entry: ToolEntry, definition: dict[str, Any]) -> None:
+        """Mark a listed definition that changed since it was pinned."""
+        state = self.observe(entry)
+        if state.changed:
+            definition["description"] = CHANGED_PREFIX + str(definition.get("description", ""))
+            meta = definition.setdefault("_meta", {})
+            meta[META_PIN] = {"status": "changed", "diff": state.diff}
+
+    @property
+    def version(self) -> int:
+        return self.pins.version
+
+    # -- before and after a call ------------------------------------------------------------
+
+    def gate(self, entry: ToolEntry, decision: Decision) -> Decision:
+        """The gate's decision, with the approvals the trust defences add."""
+        if not decision.visible or decision.code is not None:
+            return decision
+        base = [decision.reason] if decision.needs_approval and decision.reason else []
+        extra: list[str] = []
+        state = self.observe(entry)
+        if state.changed:
+            extra.append(
+                f"Its definition changed since it was first seen on {entry.tab.origin} "
+                f"(accept the change with: tabmcp trust accept {entry.tab.origin} {entry.tool.name}):\n{state.diff}"
+            )
+        if self.settings.lockdown and not entry.tool.read_only:
+            why = self.lockdown.reason()
+            if why:
+                extra.append(why)
+        if not extra:
+            return decision
+        return dataclasses.replace(decision, needs_approval=True, reason="\n".join(base + extra))
+
+    def result(self, entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
+        """The page's result as the agent may see it; a flagged one starts the lockdown."""
+        source = ResultSource(
+            origin=entry.tab.origin,
+            url=entry.tab.url,
+            tool=entry.public_name,
+            untrusted_content=entry.tool.annotations.get("untrustedContentHint") is True,
+        )
+        processed = process_result(result, source, self.settings)
+        if processed.flagged and self.settings.lockdown:
+            self.lockdown.flag(entry.tab.origin, entry.public_name, processed.flags)
+            processed.result["_meta"][META_TRUST]["lockdown"] = True
+        return processed.result
+
+
+class _HubLike(Protocol):
+    @property
+    def config(self) -> Any: ...
+
+    @property
+    def disclosure(self) -> Any: ...
+
+
+def install_trust(hub: _HubLike) -> TrustGuard:
+    """A guard for the hub's config (``[trust]``, ``store.path``), marking its listings."""
+    guard = TrustGuard.open(hub.config.trust, hub.config.store.path)
+    hub.disclosure.definition_hook = guard.mark_definition
+    hub.disclosure.hook_version = lambda: guard.version
+    return guard
