@@ -43,6 +43,10 @@ async def list_tools(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[s
 
 
 async def call_tool(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
+    if params.name != NOOP["name"]:
+        return _complete(
+            ctx, {"content": [{"type": "text", "text": f"no tool {params.name}"}], "isError": True}
+        )
     return _complete(ctx, {"content": [{"type": "text", "text": "ok"}]})
 
 
