@@ -25,12 +25,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench._client import ClientProcess
-from bench._data import catalog_path
-from bench._table import fmt_ms, percentile, print_table
 from tabmcp.config import Config
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
+
+from bench._client import ClientProcess
+from bench._data import catalog_path
+from bench._table import fmt_ms, percentile, print_table
 
 SIZES = (100, 1_000, 5_000)
 PROFILES = ("passthrough", "categories", "meta", "hybrid")
@@ -191,13 +192,13 @@ def main(argv: list[str]) -> int:
             "SDK p50 vs passthrough",
         ],
         rows,
-        note="After a change: the first tools/list after the registry changed (the listing is rebuilt); unchanged: "
-        "the next one. Timed in the client process. SDK client: Client.list_tools (HTTP, the server, and the SDK "
-        "client parsing and validating every tool). Server share: the same HTTP request replayed and the response "
-        "read whole, not parsed (HTTP and the bridge with its SDK server side). Bridge core: Hub.listing() called "
-        "in the bridge's process (no HTTP, no SDK). Targets are judged on the server "
-        "share (the client's parsing is the client's); the SDK client lines show what a Python agent waits. "
-        "The machine is shared: absolute numbers move with its load.",
+        note="After a change: the first tools/list after the registry changed (the listing is rebuilt); "
+        "unchanged: the next one. Timed in the client process. SDK client: Client.list_tools (HTTP, the "
+        "server, and the SDK client parsing and validating every tool). Server share: the same HTTP request "
+        "replayed and the response read whole, not parsed (HTTP and the bridge with its SDK server side). "
+        "Bridge core: Hub.listing() called in the bridge's process (no HTTP, no SDK). Targets are judged on "
+        "the server share (the client's parsing is the client's); the SDK client lines show what a Python "
+        "agent waits. The machine is shared: absolute numbers move with its load.",
     )
     print("\nTargets (issue 12):")
     print("\n".join(targets))

@@ -45,11 +45,11 @@ from typing import Any
 
 import httpx
 from playwright.async_api import Page, Playwright, async_playwright
+from tabmcp.launcher import ExtensionBrowser, launch_browser
 
 from bench._client import ClientProcess
 from bench._floor import FLOOR_EXTENSION, PEER_DIST, FloorServer, floor_server
 from bench._table import fmt_ms, percentile, print_table
-from tabmcp.launcher import ExtensionBrowser, launch_browser
 
 TABMCP = str(Path(sys.executable).with_name("tabmcp"))
 
@@ -319,22 +319,25 @@ def report(args: argparse.Namespace, rows: list[Row], notes: list[str]) -> int:
         for row in rows
     ]
     print_table(
-        f"No-op page tool round trip ({len(unit.samples)} sequential calls per path, {args.rounds} interleaved rounds)",
-        ["path", "p50 ms", "p95 ms", "p99 ms", "p50 × evaluate", "p50 × floor"],
+        f"No-op page tool round trip ({len(unit.samples)} sequential calls per path, "
+        f"{args.rounds} interleaved rounds)",
+        ["path", "p50 ms", "p95 ms", "p99 ms", "p50 x evaluate", "p50 x floor"],
         table,
-        note="Every MCP client runs in its own process (official SDK Client), timed around call_tool; the floor "
-        "and evaluate rows are timed in this process (the page-started floor in the page, performance.now() "
-        'in a cross-origin-isolated page). "floor" is the page-started floor. Raw POST: the SDK client\'s last '
-        "tools/call request sent again as is with its HTTP client and the response read whole, not parsed (the "
-        "call without the SDK client's share). The machine is shared: absolute "
-        "numbers move with its load; the ratios within one run are the result. " + "; ".join(notes) + ".",
+        note="Every MCP client runs in its own process (official SDK Client), timed around call_tool; "
+        "the floor and evaluate rows are timed in this process (the page-started floor in the page, "
+        'performance.now() in a cross-origin-isolated page). "floor" is the page-started floor. Raw '
+        "POST: the SDK client's last tools/call request sent again as is with its HTTP client and the "
+        "response read whole, not parsed (the call without the SDK client's share). The machine is "
+        "shared: absolute numbers move with its load; the ratios within one run are the result. "
+        + "; ".join(notes)
+        + ".",
     )
     targets = [
-        ("stdio p50 ≤ 1.0× peer p50", stdio.p(50), 1.0 * peer.p(50)),
-        ("stdio p50 ≤ 1.5× floor p50", stdio.p(50), 1.5 * floor.p(50)),
-        ("stdio p99 ≤ 2× stdio p50", stdio.p(99), 2 * stdio.p(50)),
-        ("Streamable HTTP p50 ≤ 2× floor p50", http.p(50), 2 * floor.p(50)),
-        ("relayed stdio p50 ≤ 1.3× direct stdio p50", relay.p(50), 1.3 * stdio.p(50)),
+        ("stdio p50 ≤ 1.0x peer p50", stdio.p(50), 1.0 * peer.p(50)),
+        ("stdio p50 ≤ 1.5x floor p50", stdio.p(50), 1.5 * floor.p(50)),
+        ("stdio p99 ≤ 2x stdio p50", stdio.p(99), 2 * stdio.p(50)),
+        ("Streamable HTTP p50 ≤ 2x floor p50", http.p(50), 2 * floor.p(50)),
+        ("relayed stdio p50 ≤ 1.3x direct stdio p50", relay.p(50), 1.3 * stdio.p(50)),
     ]
     print("\nTargets (issue 12):")
     for name, value, limit in targets:

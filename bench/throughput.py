@@ -10,7 +10,7 @@ Phases, same run: the baseline (one client, one call at a time), then the load (
 calls, exactly ``--concurrency`` in flight, spread over the client processes). Reported:
 calls/s, p50/p99 as the clients see them, errors, and the CPU each process group used per call
 (from /proc), so a limit on the client side shows as such. Then issue 12's target as a
-PASS/FAIL line: ≥ 2,000 calls/s with p99 ≤ 10 ms at 20 tabs × concurrency 10. No churn (that
+PASS/FAIL line: ≥ 2,000 calls/s with p99 ≤ 10 ms at 20 tabs x concurrency 10. No churn (that
 is bench.soak).
 
     python -m bench.throughput [--tabs 20] [--concurrency 10] [--calls 4000] [--client-processes 2]
@@ -28,12 +28,12 @@ import time
 from pathlib import Path
 
 import httpx
+from tabmcp.launcher import launch_browser
 
 from bench._client import ClientProcess
 from bench._floor import floor_server
 from bench._table import fmt_ms, percentile, print_table
 from bench.roundtrip import TABMCP, _poll, free_port, loadavg
-from tabmcp.launcher import launch_browser
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -200,14 +200,17 @@ def main(argv: list[str]) -> int:
             "Chromium CPU ms/call",
         ],
         rows,
-        note="Latency: call_tool as each client process sees it (successful calls). CPU from /proc (utime+stime). "
-        "The machine is shared with other jobs: calls/s is what this run got. " + "; ".join(notes) + ".",
+        note="Latency: call_tool as each client process sees it (successful calls). CPU from /proc "
+        "(utime+stime). The machine is shared with other jobs: calls/s is what this run got. "
+        + "; ".join(notes)
+        + ".",
     )
     load = rows[-1]
     rate, p99 = float(load[4].replace(",", "")), float(load[6])
     verdict = "PASS" if rate >= 2000 and p99 <= 10 else "FAIL"
     print(
-        f"\nTarget (issue 12): {verdict} ≥ 2,000 calls/s with p99 ≤ 10 ms: {rate:,.0f} calls/s, p99 {p99:g} ms"
+        f"\nTarget (issue 12): {verdict} ≥ 2,000 calls/s with p99 ≤ 10 ms: "
+        f"{rate:,.0f} calls/s, p99 {p99:g} ms"
     )
     return 0
 
