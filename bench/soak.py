@@ -812,8 +812,8 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
                 ["registry tabs", str(hub.registry.counts()["tabs"]), f"{args.tabs} + 1 (about:blank)"],
                 [f"{TOOL} tools registered", str(settled), str(args.tabs)],
                 ["pending calls (hub.calls)", str(len(hub.calls)), "0"],
-                ["call futures (hub._futures)", str(len(getattr(hub, "_futures", {}))), "0"],
-                ["page queries (hub._queries)", str(len(getattr(hub, "_queries", {}))), "0"],
+                ["request futures (hub._futures)", str(len(getattr(hub, "_futures", {}))), "0"],
+                ["pending requests of every kind (hub.session.requests)", str(len(hub.session.requests)), "0"],
                 [
                     "telemetry tabs held (hub.telemetry)",
                     str(len(hub.telemetry.tabs())),

@@ -118,6 +118,24 @@ async def test_cancelling_a_call_cancels_it_in_the_page(env: Env, page_closer):
     assert await eventually(lambda: page.evaluate("document.body.dataset.cancelled")) == "wait"
 
 
+async def test_a_cancelled_call_withdraws_its_approval_question(env: Env, page_closer):
+    page = await env.open("basic.html", wait_for_tool="clear_notes")
+    page_closer.append(page)
+
+    def approval_window() -> Any:
+        return next((p for p in env.browser.context.pages
+                     if "approval/approval.html" in p.url and not p.is_closed()), None)
+
+    async with env.client(mode="legacy") as client:  # no elicitation: the extension asks
+        task = asyncio.create_task(client.call_tool("call_tool", {"name": "clear_notes"}))
+        window = await eventually(approval_window, 15)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    await eventually(window.is_closed)  # long before the question's own 120 s timeout
+    assert not env.bridge.hub.session.requests
+
+
 async def test_spa_route_changes_update_the_tab_and_its_tools(env: Env, page_closer):
     page = await env.open("spa.html", wait_for_tool="list_items")
     page_closer.append(page)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client
 
 from tabmcp.browser import find_chromium
 from tabmcp.testing import ListChanges
@@ -205,3 +206,57 @@ async def test_har_and_sarif_validate_against_their_schemas(env: Env, page_close
     sarif = sarif_result.structured_content["sarif"]
     sarif_validator().validate(sarif)
     assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"].startswith("axe")
+
+
+SENT_BATCHES = """() => {
+  window.__sent = [];
+  addEventListener('message', (e) => {
+    const d = e.data;
+    if (e.source === window && d && d.__tabmcp === 'page' && d.msg && d.msg.type === 'telemetry') window.__sent.push(d.msg);
+  });
+}"""
+
+
+async def test_a_secret_matching_a_config_only_rule_never_leaves_the_page(env: Env, page_closer):
+    """Redaction rules set in the bridge (config file, then ``configure``) reach the page itself."""
+    if env.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    from tabmcp.core.telemetry.settings import DEFAULT_REDACTION_PATTERNS
+    from tabmcp.server.app import running_bridge
+
+    from .conftest import e2e_config
+
+    config = e2e_config(telemetry={"redaction": {"patterns": [*DEFAULT_REDACTION_PATTERNS, r"ZQX-\d{6}"]}})
+    hook = "window[Symbol.for('tabmcp.telemetry')]"
+
+    async def sent_text(page: Any, marker: str) -> str:
+        """Every batch the page posted, once one holds a console event with ``marker``."""
+        async def has_marker() -> str | None:
+            text: str = await page.evaluate("() => JSON.stringify(window.__sent)")
+            return text if marker in text else None
+
+        return await eventually(has_marker)
+
+    try:
+        async with running_bridge(config) as bridge:
+            await env.browser.set_bridge_url(f"ws://127.0.0.1:{bridge.port}/extension")
+            assert await bridge.hub.wait_connected(10)
+            page = await env.browser.context.new_page()
+            page_closer.append(page)
+            await page.goto(env.pages_url + "basic.html")
+            await page.evaluate(SENT_BATCHES)
+            await eventually(lambda: page.evaluate(f"{hook}.stats().configs >= 1"))
+            await page.evaluate("() => console.log('ticket ZQX-123456', 'first-probe')")
+            text = await sent_text(page, "first-probe")
+            assert "ZQX-123456" not in text and "[REDACTED]" in text
+            configs = await page.evaluate(f"{hook}.stats().configs")
+            async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
+                await client.call_tool("configure", {"action": "redaction", "op": "add", "patterns": [r"QQ\d{4}"]})
+            await eventually(lambda: page.evaluate(f"{hook}.stats().configs > {configs}"))
+            await page.evaluate("() => console.log('room QQ1234', 'second-probe')")
+            text = await sent_text(page, "second-probe")
+            assert "QQ1234" not in text and "ZQX-123456" not in text
+            await page.close()
+    finally:
+        await env.browser.set_bridge_url(f"ws://127.0.0.1:{env.bridge.port}/extension")
+        assert await env.bridge.hub.wait_connected(10)

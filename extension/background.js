@@ -10,7 +10,10 @@ import {
   DEFAULT_BRIDGE_URL,
   IN,
   OUT,
+  PAGE,
+  PAGE_PORT,
   PROTOCOL_VERSION,
+  RUNTIME,
   STORAGE,
   normalizeBridgeUrl,
 } from './protocol.js';
@@ -54,6 +57,8 @@ const state = {
   /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ queries: new Map(),
   /** @type {number | null} */ focusedWindowId: null,
   /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
+  /** The bridge's capture settings for pages (telemetry.config), latest first. @type {object | null} */
+  telemetryConfig: null,
 };
 
 /** Add two drop-count maps ({kind: n}). */
@@ -66,7 +71,7 @@ function mergeDropped(a, b) {
 // ---- listeners (synchronous, top level) -------------------------------------------------
 
 chrome.runtime.onConnect.addListener((port) => {
-  if (port.name !== 'tabmcp-page') return;
+  if (port.name !== PAGE_PORT) return;
   // Listen at once: a port drops messages that arrive before a listener exists, and a page
   // that woke this worker speaks right away. Handle them in order once setup is done.
   const early = [];
@@ -121,11 +126,11 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 });
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (approvalWindow.onMessage(msg, sender, sendResponse)) return true;
-  if (msg && msg.type === 'tabmcp.status') {
+  if (msg && msg.type === RUNTIME.status) {
     ready.then(() => sendResponse(statusReport()));
     return true;
   }
-  if (msg && msg.type === 'tabmcp.reconnect') {
+  if (msg && msg.type === RUNTIME.reconnect) {
     ready.then(() => {
       reconnectNow('asked by the popup');
       sendResponse({ ok: true });
@@ -141,7 +146,10 @@ const ready = init();
 // ---- setup --------------------------------------------------------------------------------
 
 async function loadSettings() {
-  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken]);
+  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken, STORAGE.telemetryConfig]);
+  if (stored[STORAGE.telemetryConfig] && typeof stored[STORAGE.telemetryConfig] === 'object') {
+    state.telemetryConfig = stored[STORAGE.telemetryConfig];
+  }
   try {
     state.url = normalizeBridgeUrl(stored[STORAGE.bridgeUrl] || DEFAULT_BRIDGE_URL);
   } catch (err) {
@@ -230,7 +238,7 @@ function connect() {
     try {
       msg = JSON.parse(event.data);
     } catch {
-      send({ type: OUT.error, code: 'MALFORMED_MESSAGE', message: 'frame is not valid JSON' });
+      send({ type: OUT.error, code: CALL_ERRORS.malformed, message: 'frame is not valid JSON' });
       return;
     }
     onBridgeMessage(msg);
@@ -299,6 +307,12 @@ async function onBridgeMessage(msg) {
     case IN.approvalRequest:
       approvalWindow.start(msg);
       break;
+    case IN.approvalWithdraw:
+      withdrawApproval(msg.approvalId);
+      break;
+    case IN.telemetryConfig:
+      setTelemetryConfig(msg.config);
+      break;
     case IN.pageQuery:
       startPageQuery(msg);
       break;
@@ -312,7 +326,28 @@ async function onBridgeMessage(msg) {
       console.warn('[tabmcp] bridge error', msg.code, msg.message);
       break;
     default:
-      send({ type: OUT.error, code: 'UNKNOWN_TYPE', message: `unknown message type ${msg && msg.type}` });
+      send({ type: OUT.error, code: CALL_ERRORS.unknownType, message: `unknown message type ${msg && msg.type}` });
+  }
+}
+
+// ---- capture settings for the pages --------------------------------------------------------
+
+/** The page's own message for a config from the bridge. */
+function telemetryConfigMessage(config) {
+  return { ...config, type: PAGE.telemetryConfig };
+}
+
+/** Keep the bridge's capture settings and hand them to every page now (and to each new one). */
+function setTelemetryConfig(config) {
+  if (!config || typeof config !== 'object') return;
+  state.telemetryConfig = config;
+  chrome.storage.local.set({ [STORAGE.telemetryConfig]: config }).catch(() => {});
+  for (const entry of state.ports.values()) {
+    try {
+      entry.port.postMessage(telemetryConfigMessage(config));
+    } catch {
+      /* the page is gone */
+    }
   }
 }
 
@@ -422,6 +457,7 @@ function onTabRemoved(tabId) {
   state.updateTimers.delete(tabId);
   failCallsInTab(tabId, CALL_ERRORS.tabClosed, `tab ${tabId} was closed`);
   denyApprovalsInTab(tabId, 'the tab was closed');
+  failQueriesInTab(tabId, CALL_ERRORS.tabClosed, `tab ${tabId} was closed`);
   if (state.status === 'ready') send({ type: OUT.tabClosed, tabId });
 }
 
@@ -442,8 +478,10 @@ function onPageConnect(port, early = []) {
   if (previous && previous.documentId !== sender.documentId) {
     state.pages.delete(tabId);
     failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `tab ${tabId} navigated to another page`);
+    failQueriesInTab(tabId, CALL_ERRORS.tabNavigated, `tab ${tabId} navigated to another page`);
   }
   port.onMessage.addListener((msg) => onPageMessage(tabId, port, msg));
+  if (state.telemetryConfig) port.postMessage(telemetryConfigMessage(state.telemetryConfig));
   for (const msg of early) onPageMessage(tabId, port, msg);
   port.onDisconnect.addListener(async () => {
     const current = state.ports.get(tabId);
@@ -455,6 +493,7 @@ function onPageConnect(port, early = []) {
     if (stillOpen) {
       failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `the page in tab ${tabId} unloaded during the call`);
       denyApprovalsInTab(tabId, 'the page unloaded before anyone answered');
+      failQueriesInTab(tabId, CALL_ERRORS.tabNavigated, `the page in tab ${tabId} unloaded before it answered`);
       scheduleTabUpdate(tabId);
     } else {
       onTabRemoved(tabId);
@@ -475,7 +514,7 @@ function onFrameConnect(tabId, sender, port, early) {
   if (previous) failCallsInFrame(tabId, frameId, `frame ${frameId} of tab ${tabId} navigated`);
   const onMessage = (msg) => {
     if (frames.get(frameId) !== entry || !msg) return; // a stale document
-    if (msg.type === 'snapshot') {
+    if (msg.type === PAGE.snapshot) {
       entry.page = {
         url: String(msg.url || ''),
         title: String(msg.title || ''),
@@ -485,7 +524,7 @@ function onFrameConnect(tabId, sender, port, early) {
         states: Array.isArray(msg.states) ? msg.states : [],
       };
       scheduleTabUpdate(tabId);
-    } else if (msg.type === 'result') {
+    } else if (msg.type === PAGE.result) {
       const call = state.calls.get(msg.callId);
       if (!call || call.tabId !== tabId || call.frameId !== frameId) return; // only its own calls
       finishCall(msg.callId, {
@@ -509,7 +548,7 @@ function onFrameConnect(tabId, sender, port, early) {
 function onPageMessage(tabId, port, msg) {
   const current = state.ports.get(tabId);
   if (!current || current.port !== port || !msg) return; // a stale document
-  if (msg.type === 'snapshot') {
+  if (msg.type === PAGE.snapshot) {
     state.pages.set(tabId, {
       url: String(msg.url || ''),
       title: String(msg.title || ''),
@@ -520,7 +559,7 @@ function onPageMessage(tabId, port, msg) {
       frameTools: Array.isArray(msg.frameTools) ? msg.frameTools.map(String) : [],
     });
     scheduleTabUpdate(tabId);
-  } else if (msg.type === 'telemetry') {
+  } else if (msg.type === PAGE.telemetry) {
     if (!Array.isArray(msg.events)) return;
     const dropped = mergeDropped(msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
       state.telemetryDropped.get(tabId));
@@ -539,11 +578,11 @@ function onPageMessage(tabId, port, msg) {
       for (const event of msg.events) dropped[event && event.kind] = (dropped[event && event.kind] || 0) + 1;
       state.telemetryDropped.set(tabId, dropped);
     }
-  } else if (msg.type === 'page.result') {
+  } else if (msg.type === PAGE.pageResult) {
     const query = state.queries.get(msg.requestId);
     if (!query || query.tabId !== tabId) return;
     finishPageQuery(msg.requestId, { ok: !!msg.ok, result: msg.result, error: msg.error });
-  } else if (msg.type === 'result') {
+  } else if (msg.type === PAGE.result) {
     const call = state.calls.get(msg.callId);
     if (!call || call.tabId !== tabId || call.frameId !== 0) return; // a page answers only its own calls
     finishCall(msg.callId, {
@@ -582,7 +621,7 @@ function startCall(msg) {
   }
   const timer = setTimeout(() => {
     try {
-      entry.port.postMessage({ type: 'cancel', callId: msg.callId, reason: 'timeout' });
+      entry.port.postMessage({ type: PAGE.cancel, callId: msg.callId, reason: 'timeout' });
     } catch {
       /* port gone */
     }
@@ -593,7 +632,7 @@ function startCall(msg) {
   }, (msg.timeoutMs || 30_000) + 500);
   state.calls.set(msg.callId, { tabId: msg.tabId, frameId, timer });
   try {
-    entry.port.postMessage({ type: 'call', callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
+    entry.port.postMessage({ type: PAGE.call, callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
   } catch (err) {
     finishCall(msg.callId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
   }
@@ -612,7 +651,7 @@ function cancelCall(callId, reason) {
   if (!call) return;
   const entry = call.frameId ? state.frames.get(call.tabId)?.get(call.frameId) : state.ports.get(call.tabId);
   try {
-    if (entry) entry.port.postMessage({ type: 'cancel', callId, reason: reason || 'cancelled' });
+    if (entry) entry.port.postMessage({ type: PAGE.cancel, callId, reason: reason || 'cancelled' });
   } catch {
     /* the page is gone */
   }
@@ -656,15 +695,22 @@ async function startPageQuery(msg) {
     } catch (err) {
       finishPageQuery(msg.requestId, {
         ok: false,
-        error: { code: 'AXE_MISSING', message: `could not load axe-core into the page: ${err.message}` },
+        error: { code: CALL_ERRORS.axeMissing, message: `could not load axe-core into the page: ${err.message}` },
       });
       return;
     }
   }
   try {
-    entry.port.postMessage({ type: 'page.query', requestId: msg.requestId, kind: msg.kind, args: msg.args || {} });
+    entry.port.postMessage({ type: PAGE.pageQuery, requestId: msg.requestId, kind: msg.kind, args: msg.args || {} });
   } catch (err) {
     finishPageQuery(msg.requestId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
+  }
+}
+
+/** The page that was asked went away: its queries end now, as calls do (not at their timeout). */
+function failQueriesInTab(tabId, code, message) {
+  for (const [requestId, query] of [...state.queries]) {
+    if (query.tabId === tabId) finishPageQuery(requestId, { ok: false, error: { code, message } });
   }
 }
 
@@ -679,6 +725,15 @@ function finishPageQuery(requestId, outcome) {
 // ---- approvals: asked in the extension's own window (approval/approvals.js), never in the page ----
 
 const approvalWindow = createApprovals({ send: (m) => send(m), resultType: OUT.approvalResult });
+
+/** The bridge stopped waiting (timeout, the call was cancelled): close the question's window unanswered. */
+function withdrawApproval(approvalId) {
+  const entry = approvalWindow.pending.get(approvalId);
+  if (!entry) return;
+  approvalWindow.pending.delete(approvalId); // so closing the window sends no answer
+  clearTimeout(entry.timer);
+  if (entry.windowId !== null) chrome.windows.remove(entry.windowId).catch(() => {});
+}
 
 function denyApprovalsInTab(tabId, reason) {
   approvalWindow.denyInTab(tabId, reason);

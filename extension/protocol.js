@@ -1,62 +1,78 @@
-// The wire protocol between this extension and the tabmcp bridge.
-// Mirrors bridge/tabmcp/protocol.py (the source of truth) and docs/protocol.md.
-// Bump PROTOCOL_VERSION together with the Python side whenever a message changes meaning.
+// The wire protocol between this extension and the tabmcp bridge, and the extension's own
+// internal messages. The wire part (PROTOCOL_VERSION, message types, error codes, a JSDoc
+// typedef of every message) is generated from bridge/tabmcp/protocol.py into
+// protocol.generated.js; docs/protocol.md describes the same messages for humans.
 
-/** @type {number} */
-export const PROTOCOL_VERSION = 1;
+export { ERROR, IN, OUT, PROTOCOL_VERSION } from './protocol.generated.js';
+import { ERROR } from './protocol.generated.js';
+
+/**
+ * @typedef {import('./protocol.generated.js').TabSnapshot} TabSnapshot
+ * @typedef {import('./protocol.generated.js').FrameSnapshot} FrameSnapshot
+ * @typedef {import('./protocol.generated.js').CallStart} CallStart
+ * @typedef {import('./protocol.generated.js').CallResult} CallResult
+ * @typedef {import('./protocol.generated.js').PageQuery} PageQuery
+ * @typedef {import('./protocol.generated.js').ApprovalRequest} ApprovalRequest
+ * @typedef {import('./protocol.generated.js').TelemetryConfig} TelemetryConfig
+ */
 
 /** Where the bridge listens by default (tabmcp serve --port 7797). */
 export const DEFAULT_BRIDGE_URL = 'ws://127.0.0.1:7797/extension';
 
 /** chrome.storage.local keys. */
-export const STORAGE = Object.freeze({ bridgeUrl: 'bridgeUrl', bridgeToken: 'bridgeToken' });
-
-/** Extension → bridge message types. */
-export const OUT = Object.freeze({
-  hello: 'hello',
-  tabsSync: 'tabs.sync',
-  tabUpdate: 'tab.update',
-  tabClosed: 'tab.closed',
-  callResult: 'call.result',
-  approvalResult: 'approval.result',
-  telemetry: 'telemetry',
-  pageResult: 'page.result',
-  ping: 'ping',
-  pong: 'pong',
-  error: 'error',
+export const STORAGE = Object.freeze({
+  bridgeUrl: 'bridgeUrl',
+  bridgeToken: 'bridgeToken',
+  /** The latest telemetry.config from the bridge, so pages get it even before a reconnect. */
+  telemetryConfig: 'telemetryConfig',
 });
 
-/** Bridge → extension message types. */
-export const IN = Object.freeze({
-  welcome: 'welcome',
-  callStart: 'call.start',
-  callCancel: 'call.cancel',
-  approvalRequest: 'approval.request',
-  pageQuery: 'page.query',
-  ping: 'ping',
-  pong: 'pong',
-  error: 'error',
-});
-
-/** Error codes this extension reports in call.result. */
+/** Error codes this extension reports in call.result and page.result. */
 export const CALL_ERRORS = Object.freeze({
-  tabClosed: 'TAB_CLOSED',
-  tabNavigated: 'TAB_NAVIGATED',
-  noPage: 'TAB_CLOSED',
-  timeout: 'TIMEOUT',
-  pageError: 'PAGE_ERROR',
-  notFound: 'TOOL_NOT_FOUND',
-  cancelled: 'CANCELLED',
+  tabClosed: ERROR.TAB_CLOSED,
+  tabNavigated: ERROR.TAB_NAVIGATED,
+  noPage: ERROR.TAB_CLOSED,
+  timeout: ERROR.TIMEOUT,
+  pageError: ERROR.PAGE_ERROR,
+  notFound: ERROR.TOOL_NOT_FOUND,
+  cancelled: ERROR.CANCELLED,
+  axeMissing: ERROR.AXE_MISSING,
+  malformed: ERROR.MALFORMED_MESSAGE,
+  unknownType: ERROR.UNKNOWN_TYPE,
 });
 
 /**
- * @typedef {{tabId:number, windowId?:number, url:string, title:string, documentId?:string,
- *   active?:boolean, native?:boolean, tools:object[], categories:object[], states:string[]}} TabSnapshot
- * @typedef {{type:'call.start', callId:string, tabId:number, documentId?:string, tool:string,
- *   arguments:object, timeoutMs:number}} CallStart
- * @typedef {{type:'call.result', callId:string, ok:boolean, result?:object,
- *   error?:{code:string, message:string, details?:object}}} CallResult
+ * Messages inside the extension: service worker ⇄ content script (over the page's port) ⇄
+ * page scripts (window.postMessage, wrapped as {__tabmcp: 'page' | 'content', msg}).
+ * content.js and the page scripts are classic scripts and cannot import this module; they use
+ * the same strings, listed here once.
  */
+export const PAGE = Object.freeze({
+  /** page → worker: the page's tools, categories and states. */
+  snapshot: 'snapshot',
+  /** worker → page: run a tool {callId, tool, arguments}; page → worker: its `result`. */
+  call: 'call',
+  result: 'result',
+  /** worker → page: stop a running call {callId, reason}. */
+  cancel: 'cancel',
+  /** page → worker: a batch of captured events (relayed as the wire's `telemetry`). */
+  telemetry: 'telemetry',
+  /** worker → page: the bridge's capture settings. */
+  telemetryConfig: 'telemetry.config',
+  /** worker → page: a live query {requestId, kind, args}; page → worker: `page.result`. */
+  pageQuery: 'page.query',
+  pageResult: 'page.result',
+  /** Never relayed: approvals are asked in the extension's own window (approval/approvals.js). */
+  approval: 'approval',
+  /** content script → page: the worker (re)connected, send a fresh snapshot. */
+  resync: 'resync',
+});
+
+/** The name of the port each page's content script opens to the worker. */
+export const PAGE_PORT = 'tabmcp-page';
+
+/** Messages between the popup / tests and the worker (chrome.runtime.sendMessage). */
+export const RUNTIME = Object.freeze({ status: 'tabmcp.status', reconnect: 'tabmcp.reconnect' });
 
 /**
  * Normalize what a person typed on the options page into a WebSocket URL of the bridge.

@@ -39,8 +39,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "notify-after-enhancement",
         "enhanced tools enter the registry without telling clients",
         "bridge/tabmcp/server/hub.py",
-        "self._apply(self.registry.apply(_merge_enhanced(latest, result)))",
-        "self.registry.apply(_merge_enhanced(latest, result))",
+        "            self._apply(self.registry.apply(snap))",
+        "            self.registry.apply(snap)",
         ("bridge/tests/test_mediation.py",),
     ),
     Mutation(
@@ -62,8 +62,8 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "no-expansion-notice",
         "a client that opens a category is not told its listing grew",
-        "bridge/tabmcp/server/mcp.py",
-        "await self.notifier.notify_one(ctx, expanded=name)",
+        "bridge/tabmcp/core/tools/call.py",
+        "await ctx.notify_changed(expanded=name)",
         "pass",
         ("bridge/tests/test_bridge.py", "-k", "expansion"),
     ),
@@ -86,7 +86,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "no-argument-validation",
         "page tool arguments reach the page unchecked",
-        "bridge/tabmcp/server/mcp.py",
+        "bridge/tabmcp/core/tools/call.py",
         "args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)",
         "args = arguments",
         ("bridge/tests/test_bridge.py", "bridge/tests/test_policy_bridge.py"),
@@ -94,7 +94,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "no-approval",
         "destructive tools run without asking",
-        "bridge/tabmcp/server/mcp.py",
+        "bridge/tabmcp/core/tools/call.py",
         "if decision.needs_approval:",
         "if False:",
         ("bridge/tests/test_policy_bridge.py",),
@@ -118,9 +118,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "tab-close-keeps-calls",
         "a call in a tab that closes waits for its timeout",
-        "bridge/tabmcp/server/hub.py",
-        'self._fail(call.call_id, TabClosed(f"tab {tab_id} closed during the call", tab_id=tab_id))',
-        "pass",
+        "bridge/tabmcp/core/session.py",
+        "            events += self._end(request, _Rule.TAB_CLOSED)",
+        "            pass",
         ("bridge/tests/test_bridge.py", "-k", "closed"),
     ),
     Mutation(

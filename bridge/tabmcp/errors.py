@@ -30,6 +30,7 @@ so a ``jsonschema.ValidationError`` or a ``websockets`` error never leaks out of
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "BridgeError",
     "CallCancelled",
     "ConfigError",
+    "ErrorCode",
     "ExtensionDisconnected",
     "InvalidState",
     "MalformedMessage",
@@ -58,6 +60,41 @@ __all__ = [
 ]
 
 
+class ErrorCode(enum.StrEnum):
+    """Every error code on the wire and in tool results, by name (never as a string literal).
+
+    The extension gets the same names in ``extension/protocol.generated.js`` (generated from
+    this class by ``tabmcp.protocol_js``; a test fails when the two drift).
+    """
+
+    # frames the extension sent (``error`` messages from the bridge)
+    PROTOCOL_ERROR = "PROTOCOL_ERROR"
+    MALFORMED_MESSAGE = "MALFORMED_MESSAGE"
+    UNKNOWN_TYPE = "UNKNOWN_TYPE"
+    PROTOCOL_MISMATCH = "PROTOCOL_MISMATCH"
+    NOT_READY = "NOT_READY"
+    UNAUTHORIZED = "UNAUTHORIZED"
+    FLOODED = "FLOODED"
+    INVALID_TOOL = "INVALID_TOOL"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+    # tool calls, approvals and page queries
+    TOOL_ERROR = "TOOL_ERROR"
+    TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
+    VALIDATION_ERROR = "VALIDATION_ERROR"
+    WRITES_DISABLED = "WRITES_DISABLED"
+    APPROVAL_DENIED = "APPROVAL_DENIED"
+    OUT_OF_SCOPE = "OUT_OF_SCOPE"
+    TIMEOUT = "TIMEOUT"
+    TAB_CLOSED = "TAB_CLOSED"
+    TAB_NAVIGATED = "TAB_NAVIGATED"
+    EXTENSION_DISCONNECTED = "EXTENSION_DISCONNECTED"
+    CANCELLED = "CANCELLED"
+    PAGE_ERROR = "PAGE_ERROR"
+    BAD_RESULT = "BAD_RESULT"
+    AXE_MISSING = "AXE_MISSING"
+    """The extension could not load axe-core into the page (an accessibility audit)."""
+
+
 class BridgeError(Exception):
     """Root of every exception the bridge raises on purpose."""
 
@@ -76,7 +113,7 @@ class ProtocolError(BridgeError):
     ``code`` is the named error sent back to the extension in an ``error`` message.
     """
 
-    code = "PROTOCOL_ERROR"
+    code: str = ErrorCode.PROTOCOL_ERROR
 
     def __init__(self, message: str, *, ref: str | None = None) -> None:
         super().__init__(message)
@@ -85,25 +122,25 @@ class ProtocolError(BridgeError):
 
 
 class MalformedMessage(ProtocolError):
-    code = "MALFORMED_MESSAGE"
+    code: str = ErrorCode.MALFORMED_MESSAGE
 
 
 class UnknownMessageType(ProtocolError):
-    code = "UNKNOWN_TYPE"
+    code: str = ErrorCode.UNKNOWN_TYPE
 
 
 class ProtocolVersionMismatch(ProtocolError):
-    code = "PROTOCOL_MISMATCH"
+    code: str = ErrorCode.PROTOCOL_MISMATCH
 
 
 class NotReady(ProtocolError):
-    code = "NOT_READY"
+    code: str = ErrorCode.NOT_READY
 
 
 class ToolCallError(BridgeError):
     """A tool call failed. The agent receives ``code``, ``message`` and ``details``."""
 
-    code = "TOOL_ERROR"
+    code: str = ErrorCode.TOOL_ERROR
 
     def __init__(self, message: str, **details: Any) -> None:
         super().__init__(message)
@@ -115,51 +152,51 @@ class ToolCallError(BridgeError):
 
 
 class ToolNotFound(ToolCallError):
-    code = "TOOL_NOT_FOUND"
+    code: str = ErrorCode.TOOL_NOT_FOUND
 
 
 class ToolValidationError(ToolCallError):
-    code = "VALIDATION_ERROR"
+    code: str = ErrorCode.VALIDATION_ERROR
 
 
 class WritesDisabled(ToolCallError):
-    code = "WRITES_DISABLED"
+    code: str = ErrorCode.WRITES_DISABLED
 
 
 class ApprovalDenied(ToolCallError):
-    code = "APPROVAL_DENIED"
+    code: str = ErrorCode.APPROVAL_DENIED
 
 
 class OutOfScope(ToolCallError):
-    code = "OUT_OF_SCOPE"
+    code: str = ErrorCode.OUT_OF_SCOPE
 
 
 class ToolTimeout(ToolCallError):
-    code = "TIMEOUT"
+    code: str = ErrorCode.TIMEOUT
 
 
 class TabClosed(ToolCallError):
-    code = "TAB_CLOSED"
+    code: str = ErrorCode.TAB_CLOSED
 
 
 class TabNavigated(ToolCallError):
-    code = "TAB_NAVIGATED"
+    code: str = ErrorCode.TAB_NAVIGATED
 
 
 class ExtensionDisconnected(ToolCallError):
-    code = "EXTENSION_DISCONNECTED"
+    code: str = ErrorCode.EXTENSION_DISCONNECTED
 
 
 class CallCancelled(ToolCallError):
-    code = "CANCELLED"
+    code: str = ErrorCode.CANCELLED
 
 
 class PageError(ToolCallError):
-    code = "PAGE_ERROR"
+    code: str = ErrorCode.PAGE_ERROR
 
 
 class BadResult(ToolCallError):
-    code = "BAD_RESULT"
+    code: str = ErrorCode.BAD_RESULT
 
 
 _BY_CODE: dict[str, type[ToolCallError]] = {

@@ -20,17 +20,19 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
-from .errors import MalformedMessage, UnknownMessageType
+from .errors import ErrorCode, MalformedMessage, UnknownMessageType
 
 __all__ = [
     "MAX_FRAME_BYTES",
     "PROTOCOL_VERSION",
     "ApprovalRequest",
     "ApprovalResult",
+    "ApprovalWithdraw",
     "BridgeMessage",
     "CallCancel",
     "CallResult",
     "CallStart",
+    "ErrorCode",
     "ExtensionMessage",
     "FrameSnapshot",
     "PageQuery",
@@ -43,6 +45,7 @@ __all__ = [
     "TabUpdate",
     "TabsSync",
     "Telemetry",
+    "TelemetryConfig",
     "WireError",
     "Welcome",
     "dump",
@@ -59,10 +62,14 @@ MAX_FRAME_BYTES = 16 * 1024 * 1024
 class WireModel(BaseModel):
     """Base of every wire message: camelCase aliases, unknown fields ignored (forward compatible)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True, use_attribute_docstrings=True
+    )
 
 
 class ErrorBody(WireModel):
+    """Why something failed: a named ``code`` (``ErrorCode``), a message, optional details."""
+
     code: str
     message: str
     details: dict[str, Any] | None = None
@@ -130,6 +137,8 @@ class TabSnapshot(WireModel):
 
 
 class Hello(WireModel):
+    """The extension's first message on a connection; the bridge answers ``welcome`` or an error."""
+
     type: Literal["hello"]
     protocol: int
     extension_version: str = ""
@@ -155,6 +164,8 @@ class TabUpdate(WireModel):
 
 
 class TabClosed(WireModel):
+    """A tab closed: its tools go, and its pending requests end with ``TAB_CLOSED``."""
+
     type: Literal["tab.closed"]
     tab_id: int = Field(ge=0, le=MAX_TAB_ID)
 
@@ -200,11 +211,15 @@ class PageResult(WireModel):
 
 
 class Ping(WireModel):
+    """Either side, any time; answered with a ``pong`` carrying the same ``ts``."""
+
     type: Literal["ping"]
     ts: float | None = None
 
 
 class Pong(WireModel):
+    """The answer to a ``ping``."""
+
     type: Literal["pong"]
     ts: float | None = None
 
@@ -237,6 +252,8 @@ ExtensionMessage = Annotated[
 
 
 class Welcome(WireModel):
+    """The bridge accepted the ``hello``: the link is ready (a ``tabs.sync`` should follow)."""
+
     type: Literal["welcome"] = "welcome"
     protocol: int = PROTOCOL_VERSION
     bridge_version: str
@@ -246,6 +263,8 @@ class Welcome(WireModel):
 
 
 class CallStart(WireModel):
+    """Run a page tool in a tab (or one of its allowed frames); answered by ``call.result``."""
+
     type: Literal["call.start"] = "call.start"
     call_id: str
     tab_id: int
@@ -259,6 +278,8 @@ class CallStart(WireModel):
 
 
 class CallCancel(WireModel):
+    """The bridge gave up on a call (timeout, the MCP client cancelled): the page gets ``toolcancel``."""
+
     type: Literal["call.cancel"] = "call.cancel"
     call_id: str
     reason: str = ""
@@ -280,6 +301,23 @@ class ApprovalRequest(WireModel):
     """The origin of the document that offers the tool (a frame's own origin for frame tools)."""
 
 
+class ApprovalWithdraw(WireModel):
+    """An ``approval.request`` ended without the person's answer (timeout, the call was
+    cancelled): the extension removes the question from the page."""
+
+    type: Literal["approval.withdraw"] = "approval.withdraw"
+    approval_id: str
+    reason: str = ""
+
+
+class TelemetryConfig(WireModel):
+    """The page-side capture's settings: sent after ``welcome`` and whenever they change; the
+    extension keeps the latest and hands it to every page (see ``TelemetrySettings.page_config``)."""
+
+    type: Literal["telemetry.config"] = "telemetry.config"
+    config: dict[str, Any]
+
+
 class PageQuery(WireModel):
     """Ask a tab's page something live: ``dom`` (query_dom), ``page`` (facts), ``axe`` (audit), ``vitals``."""
 
@@ -291,7 +329,18 @@ class PageQuery(WireModel):
     timeout_ms: int
 
 
-BridgeMessage = Welcome | CallStart | CallCancel | ApprovalRequest | PageQuery | Ping | Pong | WireError
+BridgeMessage = (
+    Welcome
+    | CallStart
+    | CallCancel
+    | ApprovalRequest
+    | ApprovalWithdraw
+    | TelemetryConfig
+    | PageQuery
+    | Ping
+    | Pong
+    | WireError
+)
 
 _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(

@@ -415,3 +415,53 @@ async def test_closed_tabs_telemetry_is_forgotten_beyond_the_last_ten(bridge, ex
     await eventually(lambda: not bridge.hub.registry.tabs)
     # The ten most recently closed tabs keep their data (an agent may ask what went wrong there).
     await eventually(lambda: bridge.hub.telemetry.counts().logs == KEEP_CLOSED_TABS)
+
+
+async def test_a_page_query_ends_at_once_when_the_extension_goes_away(bridge):
+    """Page queries used to wait out their 15 s; now they end like calls and approvals."""
+    ext = ScriptedExtension(bridge.port)
+    await ext.connect()
+    await ext.sync(tab(1, tools=[tool("echo")]))
+    await eventually(lambda: bridge.hub.registry.counts()["tools"] == 1)
+    async with Client(mcp_url(bridge)) as client:
+        pending = asyncio.create_task(client.call_tool("query_dom", {"selector": "h1", "tab_id": 1}))
+        await ext.wait_for(lambda m: m["type"] == "page.query")
+        await ext.close()
+        result = await pending
+    assert result.is_error and result.structured_content["error"]["code"] == "EXTENSION_DISCONNECTED"
+    assert not bridge.hub.session.requests
+
+
+async def test_an_approval_that_times_out_is_withdrawn_in_the_browser():
+    config = make_config(policy={"approval": {"mode": "browser", "timeout_s": 0.5}})
+    async with running_bridge(config) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        await ext.sync(tab(1, tools=[tool("wipe", annotations={"destructiveHint": True})]))
+        await eventually(lambda: app.hub.registry.counts()["tools"] == 1)
+        async with Client(mcp_url(app)) as client:
+            result = await client.call_tool("wipe", {})
+        asked = await ext.wait_for(lambda m: m["type"] == "approval.request")
+        withdrawn = await ext.wait_for(lambda m: m["type"] == "approval.withdraw")
+        await ext.close()
+    assert result.structured_content["error"]["code"] == "APPROVAL_DENIED"
+    assert withdrawn["approvalId"] == asked["approvalId"]
+
+
+async def test_pages_get_the_capture_config_on_connect_and_on_change():
+    """Redaction rules set in the bridge reach the extension (which hands them to every page)."""
+    config = make_config(telemetry={"redaction": {"patterns": [r"ZQX-\d{6}"]}, "capture": {"body_limit": 1000}})
+    async with running_bridge(config) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        first = (await ext.wait_for(lambda m: m["type"] == "telemetry.config"))["config"]
+        assert first["redact"]["customPatterns"] == [r"ZQX-\d{6}"] and first["bodyLimit"] == 1000
+        assert first["redact"]["replace"] is True and first["redact"]["patterns"] == []
+        assert "password" in first["redact"]["keys"] and first["enabled"] is True
+        async with Client(mcp_url(app)) as client:
+            await client.call_tool("configure", {"action": "redaction", "op": "add", "patterns": [r"QQ\d{4}"]})
+            changed = (await ext.wait_for(lambda m: m["type"] == "telemetry.config"))["config"]
+            assert changed["redact"]["customPatterns"] == [r"ZQX-\d{6}", r"QQ\d{4}"]
+            await client.call_tool("configure", {"action": "redaction", "op": "list"})
+        await ext.close()
+    assert [m for m in ext.received if m["type"] == "telemetry.config"] == []  # nothing sent for a no-op

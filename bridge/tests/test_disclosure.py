@@ -1,4 +1,4 @@
-from tabmcp.core.builtins import BUILTIN_NAMES
+from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.core.disclosure import META_CATEGORY, META_SOURCE, ClientView, Disclosure
 from tabmcp.core.registry import Registry
 from tabmcp.protocol import TabSnapshot

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from pydantic import BaseModel
 
-from tabmcp.core.builtins import BUILTIN_NAMES
+from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.core.models import (
     MAX_DESCRIPTION,
     MAX_SCHEMA_BYTES,
@@ -1033,7 +1033,8 @@ def new_hub() -> tuple[Hub, Link, FakeSocket]:
 
 async def handshake(hub: Hub, link: Link, socket: FakeSocket) -> None:
     await hub.handle_frame(link, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
-    assert socket.sent.pop()["type"] == "welcome" and hub.connected
+    assert [m["type"] for m in socket.sent[-2:]] == ["welcome", "telemetry.config"] and hub.connected
+    del socket.sent[-2:]
 
 
 def hub_snapshot(tab_id: int, url: str, title: str, tool_list, cat_list, state_list) -> dict[str, Any]:
@@ -1095,7 +1096,7 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
             assert hub.protocol_errors == errors_before + 1
         elif isinstance(message, Hello):
             if message.protocol == PROTOCOL_VERSION:
-                assert [m["type"] for m in replies] == ["welcome"]
+                assert [m["type"] for m in replies] == ["welcome", "telemetry.config"]
             else:
                 assert codes == ["PROTOCOL_MISMATCH"] and socket.closed == (1002, "protocol version mismatch")
                 return
@@ -1246,7 +1247,7 @@ def _closes_the_tab(frame: str | bytes) -> bool:
 
 
 def _page_result(result: Any) -> dict[str, Any]:
-    from tabmcp.server.mcp import _page_result as convert
+    from tabmcp.core.tools.call import page_result as convert
 
     reg = Registry()
     reg.apply(TabSnapshot(tab_id=1, url="http://a.test/", tools=[{"name": "t", "description": "T"}]))

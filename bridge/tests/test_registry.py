@@ -1,6 +1,6 @@
 import pytest
 
-from tabmcp.core.builtins import BUILTIN_NAMES
+from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.core.registry import CategoryEntry, Registry, ToolEntry, origin_of
 from tabmcp.core.validation import validate_arguments
 from tabmcp.errors import ToolValidationError

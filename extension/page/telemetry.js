@@ -49,7 +49,7 @@
   /** @param {EventTarget} target @param {string} type @param {(e: any) => void} fn @param {any} [opts] */
   const listen = (target, type, fn, opts) => N.on.call(target, type, fn, opts);
 
-  const stats = { internalErrors: 0, batches: 0, events: 0, dropped: /** @type {Record<string, number>} */ ({}) };
+  const stats = { internalErrors: 0, batches: 0, events: 0, configs: 0, dropped: /** @type {Record<string, number>} */ ({}) };
   /** Count one of our own failures (never surfaced to the page). */
   const oops = () => {
     stats.internalErrors++;
@@ -97,7 +97,9 @@
   const VITALS_AFTER_LOAD = 3000;
 
   // ------------------------------------------------------------------------------------------
-  // Redaction (mirrors bridge/tabmcp/core/telemetry/settings.py; the bridge re-applies it)
+  // Redaction: the bridge sends its rules (telemetry.config, from core/telemetry/settings.py)
+  // to every page; these built-in ones, the same as its defaults, only cover the moment before
+  // the first config arrives. The bridge re-applies its rules on ingest.
   // ------------------------------------------------------------------------------------------
 
   const MARK = '[REDACTED]';
@@ -161,22 +163,33 @@
     exact: /** @type {Set<string>} */ (new Set()),
     headers: /** @type {Set<string>} */ (new Set()),
     patterns: /** @type {RegExp[]} */ ([]),
+    /** Text without a match skips `patterns` (they all need one of its words). */
+    gate: DEFAULT_GATE,
     custom: /** @type {RegExp[]} */ ([]),
+    cards: true,
     cache: /** @type {Map<string, boolean>} */ (new Map()),
   };
 
   /**
-   * Built-in rules plus the extra ones of the latest telemetry.config (each config replaces the
-   * previous extras; the built-in rules always stay).
-   * @param {{headers?: string[], keys?: string[], exactKeys?: string[], patterns?: string[]}} [extra]
+   * The rules of the latest telemetry.config. From the bridge (`replace: true`) they are the
+   * whole rule set, as configured there: built-in keys and patterns it kept, the gate of those
+   * patterns, the patterns added in its config (`customPatterns`, always run). Without
+   * `replace`, the built-in rules stay and `keys`, `exactKeys`, `patterns` are added to them.
+   * The built-in rules below only cover the moment before the first config arrives.
+   * @param {{replace?: boolean, headers?: string[], keys?: string[], exactKeys?: string[],
+   *   patterns?: string[], customPatterns?: string[], gate?: string, cardNumbers?: boolean}} [rules]
    */
-  function setRedaction(extra = {}) {
+  function setRedaction(rules = {}) {
     const list = (/** @type {unknown} */ v) => (N.isArray(v) ? /** @type {unknown[]} */ (v).filter((x) => typeof x === 'string' && x) : []);
-    R.keys = [...new Set([...DEFAULT_KEYS, ...list(extra.keys)].map(normKey).filter(Boolean))];
-    R.exact = new Set([...DEFAULT_EXACT_KEYS, ...list(extra.exactKeys)].map(normKey).filter(Boolean));
-    R.headers = new Set(list(extra.headers).map(normKey).filter(Boolean));
-    R.patterns = DEFAULT_PATTERNS.map(compilePattern).filter((p) => p !== null);
-    R.custom = list(extra.patterns).map(compilePattern).filter((p) => p !== null);
+    const replace = rules.replace === true;
+    const gate = replace && typeof rules.gate === 'string' ? compilePattern(rules.gate) : null;
+    R.keys = [...new Set([...(replace ? [] : DEFAULT_KEYS), ...list(rules.keys)].map(normKey).filter(Boolean))];
+    R.exact = new Set([...(replace ? [] : DEFAULT_EXACT_KEYS), ...list(rules.exactKeys)].map(normKey).filter(Boolean));
+    R.headers = new Set(list(rules.headers).map(normKey).filter(Boolean));
+    R.patterns = (replace ? list(rules.patterns) : DEFAULT_PATTERNS).map(compilePattern).filter((p) => p !== null);
+    R.gate = gate ? new RegExp(gate.source, gate.flags.replace(/[gd]/g, '')) : DEFAULT_GATE;
+    R.custom = list(replace ? rules.customPatterns : rules.patterns).map(compilePattern).filter((p) => p !== null);
+    R.cards = replace ? rules.cardNumbers !== false : true;
     R.cache.clear();
   }
   setRedaction();
@@ -235,9 +248,9 @@
   /** Redact secrets in free text: the patterns, then payment card numbers. @param {string} s */
   function redactText(s) {
     if (typeof s !== 'string' || !s) return s;
-    if (DEFAULT_GATE.test(s)) for (const re of R.patterns) s = applyPattern(re, s);
+    if (R.gate.test(s)) for (const re of R.patterns) s = applyPattern(re, s);
     for (const re of R.custom) s = applyPattern(re, s);
-    if (s.length >= 13) {
+    if (R.cards && s.length >= 13) {
       s = s.replace(CARD_RUN, (run) => (isCardNumber(run.replace(/[ -]/g, '')) ? MARK : run));
     }
     return s;
@@ -2255,6 +2268,7 @@
   /** @param {Record<string, any>} msg */
   function configure(msg) {
     const c = msg.config && typeof msg.config === 'object' ? msg.config : msg;
+    stats.configs++;
     if (typeof c.enabled === 'boolean' && c.enabled !== cfg.enabled) {
       cfg.enabled = c.enabled;
       if (!cfg.enabled) {

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .builtins import PROFILE_BUILTINS, builtin_tool
+from .tools import PROFILE_BUILTINS, builtin_tool
 from .registry import CategoryEntry, Registry, SourceKey, ToolEntry
 from .scoping import Gate
 from .telemetry import ExposureState
@@ -136,8 +136,12 @@ class Disclosure:
         gate: Gate | None = None,
         core_tools: Iterable[str] = (),
         usage_core: Callable[[], set[tuple[str, str]]] | None = None,
+        extra_tools: Callable[[ClientView], list[dict[str, Any]]] | None = None,
     ) -> None:
         self.registry = registry
+        self.extra_tools = extra_tools
+        """Tools listed right after the profile's built-ins, except in ``meta`` (the telemetry
+        tools, whose definitions depend on the data and on the client)."""
         self.profile: Profile = profile
         self.gate = gate or Gate()
         self.core_tools = tuple(core_tools)
@@ -220,6 +224,17 @@ class Disclosure:
         }
 
     # -- listings -------------------------------------------------------------------------
+
+    def listing(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[dict[str, Any]]:
+        """The whole tools/list for a client: built-ins, then :attr:`extra_tools` (not in
+        ``meta``), then the page tools as the profile shows them."""
+        view = view or ClientView()
+        chosen = profile or self.profile
+        tools = self.list_tools(view, profile=chosen)
+        if chosen != "meta" and self.extra_tools is not None:
+            at = len(PROFILE_BUILTINS[chosen])
+            tools[at:at] = self.extra_tools(view)
+        return tools
 
     def list_tools(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[dict[str, Any]]:
         """The tools/list answer for a client (``profile`` overrides the configured one).

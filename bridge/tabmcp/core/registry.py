@@ -343,6 +343,20 @@ class Registry:
     def tabs(self) -> dict[int, Tab]:
         return dict(self._tabs)
 
+    def focused_tab(self, recent: int | None = None) -> int | None:
+        """The tab the person looks at; else ``recent`` (the tab that last sent telemetry) if it
+        is open; else an active tab; else any tab."""
+        tabs = self._tabs
+        for tab in tabs.values():
+            if tab.focused:
+                return tab.tab_id
+        if recent in tabs:
+            return recent
+        for tab in tabs.values():
+            if tab.active:
+                return tab.tab_id
+        return next(iter(tabs), None)
+
     def tab(self, tab_id: int) -> Tab | None:
         return self._tabs.get(tab_id)
 

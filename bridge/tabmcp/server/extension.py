@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..errors import ErrorCode
 from ..protocol import WireError
 from .hub import Hub, Link
 
@@ -89,7 +90,7 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
                     break
                 if not gate.allow():
                     log.warning("extension %s: more than %.0f frames/s; closing the connection", peer, FLOOD_RATE)
-                    await link.send(WireError(type="error", code="FLOODED",
+                    await link.send(WireError(type="error", code=ErrorCode.FLOODED,
                                               message=f"more than {FLOOD_RATE:.0f} frames per second"))
                     await link.close(1008, "flood")
                     break

@@ -1,81 +1,63 @@
-"""The hub: one extension connection, the registry it feeds, and the calls routed through it.
+"""The hub: the extension link's I/O, and the registry it feeds.
 
-The extension endpoint hands every frame to :meth:`Hub.handle_frame`; the MCP layer reads
-``hub.registry`` / ``hub.disclosure`` and runs page tools with :meth:`Hub.call_tool`. All
-decisions live in ``core``; this module pairs call ids with futures, enforces deadlines and
-turns a closed tab, a navigation or a disconnect into named errors for every waiting call.
+The extension endpoint hands every frame to :meth:`Hub.handle_frame`. The link's protocol
+(handshake, every pending call, approval and page query, and the rules that end them) is
+:class:`tabmcp.core.session.Session`, which does no I/O; this module only moves its messages
+to and from sockets, pairs its requests with futures, and runs one timer for its next deadline.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import enum
-import hashlib
-import json
 import logging
 import secrets
-import time
 from collections.abc import Callable
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 from .. import __version__
 from ..config import Config
-from ..core.builtins import BUILTIN_NAMES, PROFILE_BUILTINS
-from ..core.calls import CallState, CallTable
 from ..core.disclosure import ClientView, Disclosure
-from ..core.models import BRIDGE_ONLY_FIELDS
-from ..core.registry import Registry, RegistryChange, ToolEntry, origin_of
+from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
 from ..core.search.sync import IndexSync
+from ..core.session import (
+    Close,
+    Disconnected,
+    Event,
+    HandshakeDone,
+    KindView,
+    LinkState,
+    MessageReceived,
+    Peer,
+    PendingRequest,
+    RequestEnded,
+    Session,
+)
 from ..core.telemetry import (
-    TELEMETRY_TOOLS,
     MalformedBatch,
     SessionStore,
     TelemetryStore,
     build_tool_definitions,
 )
-from ..mediation import ToolMiddleware
-from ..store import UsageStore
-from ..errors import (
-    BadResult,
-    ExtensionDisconnected,
-    InvalidState,
-    NotReady,
-    ProtocolError,
-    ProtocolVersionMismatch,
-    TabClosed,
-    TabNavigated,
-    ToolCallError,
-    ToolTimeout,
-    error_for_code,
-)
+from ..core.tools import RESERVED_NAMES
+from ..errors import ErrorCode, InvalidState, ToolCallError
+from ..mediation import Mediation, ToolMiddleware
 from ..protocol import (
     PROTOCOL_VERSION,
-    ApprovalRequest,
-    ApprovalResult,
-    CallCancel,
-    CallResult,
-    CallStart,
-    ErrorBody,
-    Hello,
-    PageQuery,
-    PageResult,
-    Ping,
-    Pong,
-    TabClosed as TabClosedMsg,
     TabSnapshot,
     TabsSync,
     TabUpdate,
     Telemetry,
-    Welcome,
-    WireError,
+    TelemetryConfig,
     WireModel,
     dump,
-    parse_extension_message,
 )
+from ..protocol import (
+    TabClosed as TabClosedMsg,
+)
+from ..store import UsageStore
 
 __all__ = ["Hub", "Link", "LinkState"]
 
@@ -84,66 +66,48 @@ log = logging.getLogger("tabmcp.hub")
 KEEP_CLOSED_TABS = 10
 """Closed tabs whose telemetry is kept (newest first); older ones are forgotten."""
 
-MEDIATION_QUIET_S = 0.3
-"""Eager enhancement waits for a tab's tool list to be quiet this long."""
-
-
-class LinkState(enum.Enum):
-    CONNECTED = "connected"
-    """Socket open, no hello yet."""
-    READY = "ready"
-    CLOSED = "closed"
-
-
 class _Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
-class Link:
-    """One WebSocket connection from an extension, with its handshake state."""
+class Link(Peer):
+    """One WebSocket connection from an extension: the session's :class:`Peer` plus its socket."""
 
     def __init__(self, socket: _Socket, *, peer: str = "") -> None:
+        super().__init__(peer)
         self._socket = socket
         self._lock = asyncio.Lock()
-        self.peer = peer
-        self.state = LinkState.CONNECTED
-        self.hello: Hello | None = None
-        self.connected_at = time.time()
-        self.last_seen = time.monotonic()
+        self.socket_closed = False
+
+    @property
+    def peer(self) -> str:
+        return self.name
 
     async def send(self, message: WireModel) -> None:
-        if self.state is LinkState.CLOSED:
+        if self.socket_closed:
             raise InvalidState("link is closed")
         async with self._lock:
             await self._socket.send_text(dump(message))
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
-        if self.state is LinkState.CLOSED:
-            return
+        """Close the socket (the session decides when; this only does it)."""
         self.state = LinkState.CLOSED
+        if self.socket_closed:
+            return
+        self.socket_closed = True
         try:
             await self._socket.close(code=code, reason=reason)
         except Exception:  # the socket may already be gone; closing is best effort
             log.debug("closing link %s failed", self.peer, exc_info=True)
 
 
-def _has_bridge_only_fields(tools: list[Any]) -> bool:
-    return any(isinstance(t, dict) and any(f in t for f in BRIDGE_ONLY_FIELDS) for t in tools)
-
-
-def _without_bridge_only_fields(tools: list[Any]) -> list[Any]:
-    """Pages may not set what only the bridge's middleware sets (page names, argument maps, ...)."""
-    return [{k: v for k, v in t.items() if k not in BRIDGE_ONLY_FIELDS} if isinstance(t, dict) else t for t in tools]
-
-
 class Hub:
-    """Owns the registry, the pending calls and the current extension link."""
+    """The bridge facade (:class:`tabmcp.core.tools.Bridge`): the core objects, and the I/O of the session."""
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
-        self.registry = Registry(reserved_names=BUILTIN_NAMES | frozenset(TELEMETRY_TOOLS))
-        self.calls = CallTable()
+        self.registry = Registry(reserved_names=RESERVED_NAMES)
         self.gate = Gate(self.config.policy, self.config.trust)
         self.usage = UsageStore(self.config.store.path)
         core_n = self.config.disclosure.core_from_usage
@@ -153,141 +117,49 @@ class Hub:
             gate=self.gate,
             core_tools=self.config.disclosure.core_tools,
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
+            extra_tools=self._telemetry_definitions,
         )
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
         self.session_id = secrets.token_hex(8)
-        self._futures: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._approvals: dict[str, tuple[int, asyncio.Future[tuple[bool, str]]]] = {}
-        self._middleware: ToolMiddleware | None = None
-        self._middleware_mode = "eager"
-        self._middleware_timeout = 60.0
-        self._mediated: dict[str, dict[str, Any] | None] = {}
-        self._mediating: dict[int, tuple[str, asyncio.Task[None]]] = {}
-        self._withheld: dict[int, tuple[TabSnapshot, str]] = {}
-        self._mediation_timers: dict[int, asyncio.TimerHandle] = {}
-        self._raw: dict[int, TabSnapshot] = {}
+        self.session = Session(session_id=self.session_id, bridge_version=__version__,
+                               token=self.config.server.extension_token or None)
+        self._futures: dict[str, asyncio.Future[Any]] = {}
+        self._deadline: asyncio.TimerHandle | None = None
+        self._deadline_at: float | None = None
+        self.mediation = Mediation(on_enhanced=self._enhanced)
         self.telemetry = TelemetryStore(self.config.telemetry)
         self.telemetry.add_listener(self._telemetry_changed)
         self.sessions = SessionStore(self.config.telemetry.session_db or self.config.store.path or ":memory:")
-        self._queries: dict[str, tuple[int, asyncio.Future[PageResult]]] = {}
         self._closed_tabs: collections.deque[int] = collections.deque()
-        self._link: Link | None = None
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
-        self.protocol_errors = 0
         self._telemetry_revision = 0
+        self._page_config: dict[str, Any] | None = None
 
-    # -- tool middleware (the mediator hook) -----------------------------------------------
+    # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
 
     def set_tool_middleware(
         self, middleware: ToolMiddleware | None, *, mode: str = "eager", timeout_s: float = 60.0
     ) -> None:
-        """Apply ``middleware`` to each tab's tools before disclosure (see :mod:`tabmcp.mediation`).
-
-        ``eager``: a tab's tools are enhanced as soon as the page reports them; ``lazy``: on the
-        first request that needs them. Until enhancement finishes (or fails, or takes longer than
-        ``timeout_s``) the tab's tools are withheld, so agents never see names that then change.
-        """
-        self._middleware = middleware
-        self._middleware_mode = mode
-        self._middleware_timeout = timeout_s
-        self._mediated.clear()
-
-    @staticmethod
-    def _mediation_key(snap: TabSnapshot) -> str:
-        data = json.dumps([origin_of(snap.url), snap.tools, snap.categories], sort_keys=True, default=str)
-        return hashlib.sha256(data.encode()).hexdigest()
-
-    def _intake(self, snap: TabSnapshot) -> TabSnapshot:
-        """What to put in the registry for an incoming snapshot, now."""
-        if _has_bridge_only_fields(snap.tools):
-            snap = snap.model_copy(update={"tools": _without_bridge_only_fields(snap.tools)})
-        if any(_has_bridge_only_fields(f.tools) for f in snap.frames):
-            snap = snap.model_copy(update={"frames": [
-                f.model_copy(update={"tools": _without_bridge_only_fields(f.tools)}) for f in snap.frames
-            ]})
-        self._raw[snap.tab_id] = snap
-        if self._middleware is None or not snap.tools:
-            return snap
-        key = self._mediation_key(snap)
-        if key in self._mediated:
-            return _merge_enhanced(snap, self._mediated[key])
-        self._withheld[snap.tab_id] = (snap, key)
-        if self._middleware_mode == "eager":
-            # Pages register tools one by one: enhance once the list has been quiet a moment,
-            # not once per intermediate snapshot (each could cost an LLM call).
-            timer = self._mediation_timers.pop(snap.tab_id, None)
-            if timer is not None:
-                timer.cancel()
-            self._mediation_timers[snap.tab_id] = asyncio.get_running_loop().call_later(
-                MEDIATION_QUIET_S, self._start_withheld, snap.tab_id
-            )
-        return snap.model_copy(update={"tools": [], "categories": []})
-
-    def _start_withheld(self, tab_id: int) -> None:
-        self._mediation_timers.pop(tab_id, None)
-        pending = self._withheld.pop(tab_id, None)
-        if pending is not None and self._raw.get(tab_id) is pending[0]:
-            self._start_mediation(*pending)
-
-    def _start_mediation(self, snap: TabSnapshot, key: str) -> None:
-        running = self._mediating.get(snap.tab_id)
-        if running is not None and running[0] == key:
-            return
-        # An older run is left to finish (its result is cached under its own key; cancelling it
-        # could cancel an LLM call that a newer run shares).
-        task = asyncio.get_running_loop().create_task(self._mediate(snap, key))
-        self._mediating[snap.tab_id] = (key, task)
-
-    async def _mediate(self, snap: TabSnapshot, key: str) -> None:
-        assert self._middleware is not None
-        host = urlsplit(snap.url).hostname or origin_of(snap.url) or "unknown"
-        context = {"source": host, "sourceType": "web", "origin": origin_of(snap.url), "url": snap.url,
-                   "tabId": snap.tab_id, "title": snap.title}
-        tools = [t for t in snap.tools if isinstance(t, dict)]
-        result: dict[str, Any] | None
-        try:
-            result = await asyncio.wait_for(self._middleware(tools, context), self._middleware_timeout)
-        except TimeoutError:
-            log.warning("tool middleware took longer than %.0fs for %s; serving the page's tools",
-                        self._middleware_timeout, host)
-            result = None
-        except asyncio.CancelledError:
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                raise  # we are being cancelled (the tab closed)
-            log.warning("tool middleware was cancelled for %s; serving the page's tools", host)
-            result = None
-        except Exception:  # a middleware bug must not lose the page's tools
-            log.exception("tool middleware failed for %s; serving the page's tools", host)
-            result = None
-        self._mediated[key] = result
-        current = self._mediating.get(snap.tab_id)
-        if current is not None and current[0] == key:
-            del self._mediating[snap.tab_id]
-        latest = self._raw.get(snap.tab_id)
-        if latest is not None and self._mediation_key(latest) == key and self.registry.tab(snap.tab_id):
-            self._apply(self.registry.apply(_merge_enhanced(latest, result)))
+        """Apply ``middleware`` to each tab's tools before disclosure (:meth:`Mediation.set_middleware`)."""
+        self.mediation.set_middleware(middleware, mode=mode, timeout_s=timeout_s)
 
     @property
     def mediation_scheduled(self) -> bool:
         """Enhancement of some tab is armed (waiting for a quiet tool list) or running."""
-        return bool(self._mediation_timers or self._mediating)
+        return self.mediation.scheduled
 
     async def settle(self, timeout_s: float | None = None) -> None:
-        """Let pending enhancement finish (withheld tabs start now) before answering a request."""
-        for tab_id in list(self._withheld):
-            timer = self._mediation_timers.pop(tab_id, None)
-            if timer is not None:
-                timer.cancel()
-            self._start_withheld(tab_id)
-        tasks = [task for _, task in self._mediating.values()]
-        if tasks:
-            await asyncio.wait(tasks, timeout=timeout_s if timeout_s is not None else self._middleware_timeout)
+        """Let pending enhancement finish before answering a request (:meth:`Mediation.settle`)."""
+        await self.mediation.settle(timeout_s)
+
+    def _enhanced(self, snap: TabSnapshot) -> None:
+        if self.registry.tab(snap.tab_id):
+            self._apply(self.registry.apply(snap))
 
     @property
     def search(self) -> SearchIndex:
@@ -323,11 +195,21 @@ class Hub:
 
     @property
     def link(self) -> Link | None:
-        return self._link
+        current = self.session.current
+        return current if isinstance(current, Link) else None
 
     @property
     def connected(self) -> bool:
-        return self._link is not None and self._link.state is LinkState.READY
+        return self.session.ready
+
+    @property
+    def calls(self) -> KindView:
+        """The pending tool calls (``len``, ``completed``, ``failed``)."""
+        return self.session.calls
+
+    @property
+    def protocol_errors(self) -> int:
+        return self.session.protocol_errors
 
     async def wait_connected(self, timeout: float) -> bool:
         """Wait until an extension has completed its handshake (for the CLI and tests)."""
@@ -339,208 +221,172 @@ class Hub:
 
     async def handle_frame(self, link: Link, frame: str | bytes) -> None:
         """Process one frame from an extension. Never raises for bad input: it answers it."""
-        link.last_seen = time.monotonic()
+        if link.state is LinkState.CLOSED:
+            return  # the bridge closed it; the socket's last frames are dropped
         try:
-            message = parse_extension_message(frame)
-            if link.state is not LinkState.READY and not isinstance(message, Hello):
-                raise NotReady(f"{message.type} before hello", ref=message.type)
-            await self._dispatch(link, message)
-        except ProtocolError as exc:
-            self.protocol_errors += 1
-            log.warning("extension %s: %s: %s", link.peer, exc.code, exc.message)
-            self._fail_unusable_result(frame, exc)
-            await self._send_quietly(link, WireError(type="error", code=exc.code, message=exc.message, ref=exc.ref))
-            if isinstance(exc, ProtocolVersionMismatch):
-                await link.close(1002, "protocol version mismatch")
+            self._handle(self.session.receive(link, frame))
         except Exception as exc:  # last line: a frame must never take the link (or the bridge) down
-            self.protocol_errors += 1
             log.exception("extension %s: frame could not be handled", link.peer)
-            await self._send_quietly(link, WireError(type="error", code="INTERNAL_ERROR",
-                                                     message=f"the bridge could not handle this frame: {type(exc).__name__}"))
+            self.session.internal_error(link, exc)
+        await self._flush()
 
-    async def _dispatch(self, link: Link, message: Any) -> None:
-        if isinstance(message, Hello):
-            await self._on_hello(link, message)
-        elif isinstance(message, TabsSync):
-            self._apply(self.registry.sync([self._intake(t) for t in message.tabs]))
-            await self._report_rejections(link, self.registry.counts())
+    async def link_closed(self, link: Link) -> None:
+        """The socket closed. Waiting requests end now; tabs survive a short grace period."""
+        link.socket_closed = True
+        self._handle(self.session.closed(link))
+        await self._flush()
+
+    def _handle(self, events: list[Event]) -> None:
+        """Act on what the session reports (all synchronous; sending is :meth:`_flush`'s job)."""
+        for event in events:
+            if isinstance(event, RequestEnded):
+                self._settle(event)
+            elif isinstance(event, MessageReceived):
+                self._on_message(event.peer, event.message)
+            elif isinstance(event, HandshakeDone):
+                if self._grace is not None:
+                    self._grace.cancel()
+                    self._grace = None
+                self._page_config = self.telemetry.settings.page_config()
+                self.session.send(event.peer, TelemetryConfig(config=self._page_config))
+                self._link_ready.set()
+            elif isinstance(event, Disconnected):
+                self._link_ready.clear()
+                grace = self.config.server.reconnect_grace_s
+                if self._grace is not None:
+                    self._grace.cancel()
+                self._grace = asyncio.get_running_loop().call_later(grace, self._grace_expired)
+                log.info("extension disconnected; keeping tabs for %.1fs", grace)
+        self._arm_deadline()
+
+    def _on_message(self, peer: Peer, message: WireModel) -> None:
+        if isinstance(message, TabsSync):
+            self._apply(self.registry.sync([self.mediation.intake(t) for t in message.tabs]))
+            for tab in self.registry.tabs.values():
+                if tab.rejected:
+                    self._report_rejections(peer, RegistryChange(changed=False, tab_id=tab.tab_id,
+                                                                 rejected=tab.rejected))
         elif isinstance(message, TabUpdate):
-            change = self.registry.apply(self._intake(message.tab))
+            change = self.registry.apply(self.mediation.intake(message.tab))
             self._apply(change)
             if change.rejected:
-                await self._send_rejections(link, change)
+                self._report_rejections(peer, change)
         elif isinstance(message, TabClosedMsg):
             self._apply(self.registry.remove(message.tab_id))
-        elif isinstance(message, CallResult):
-            self._on_result(message)
         elif isinstance(message, Telemetry):
             try:
                 self.telemetry.ingest(message.model_dump(by_alias=True))
             except MalformedBatch as exc:
-                await self._send_quietly(link, WireError(type="error", code=exc.code, message=exc.message,
-                                                         ref="telemetry"))
-        elif isinstance(message, PageResult):
-            pending_query = self._queries.get(message.request_id)
-            if pending_query is not None and not pending_query[1].done():
-                pending_query[1].set_result(message)
-        elif isinstance(message, ApprovalResult):
-            pending = self._approvals.get(message.approval_id)
-            if pending is not None and not pending[1].done():
-                pending[1].set_result((message.approved, message.reason))
-        elif isinstance(message, Ping):
-            await link.send(Pong(type="pong", ts=message.ts))
-        elif isinstance(message, Pong):
-            pass
-        elif isinstance(message, WireError):
-            log.warning("extension reported %s: %s (ref %s)", message.code, message.message, message.ref)
+                self.session.report(peer, exc.code, exc.message, ref="telemetry")
 
-    async def _on_hello(self, link: Link, hello: Hello) -> None:
-        if hello.protocol != PROTOCOL_VERSION:
-            raise ProtocolVersionMismatch(
-                f"extension speaks protocol {hello.protocol}, this bridge speaks {PROTOCOL_VERSION}: "
-                "update the extension or the bridge so they match",
-                ref="hello",
-            )
-        token = self.config.server.extension_token
-        if token and not secrets.compare_digest(hello.token or "", token):
-            log.warning("extension %s: refused, wrong or missing token", link.peer)
-            await self._send_quietly(
-                link, WireError(type="error", code="UNAUTHORIZED", message="wrong or missing extension token")
-            )
-            await link.close(1008, "unauthorized")
-            return
-        old = self._link
-        link.hello = hello
-        link.state = LinkState.READY
-        self._link = link
-        if self._grace is not None:
-            self._grace.cancel()
-            self._grace = None
-        if old is not None and old is not link:
-            log.info("extension reconnected; closing the previous connection")
-            self._fail_all(ExtensionDisconnected("the extension reconnected while the call was running"))
-            await old.close(4000, "replaced by a newer connection")
-        await link.send(Welcome(bridge_version=__version__, session_id=self.session_id))
-        self._link_ready.set()
-        log.info(
-            "extension %s connected (version %s, instance %s)", hello.extension_id, hello.extension_version,
-            hello.instance_id,
-        )
+    def _report_rejections(self, peer: Peer, change: RegistryChange) -> None:
+        text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
+        log.warning("tab %s: rejected %d definitions: %s", change.tab_id, len(change.rejected), text)
+        self.session.report(peer, ErrorCode.INVALID_TOOL, text, ref=f"tab:{change.tab_id}")
 
-    async def link_closed(self, link: Link) -> None:
-        """The socket closed. Waiting calls fail now; tabs survive a short grace period."""
-        was_current = link is self._link
-        link.state = LinkState.CLOSED
-        if not was_current:
+    async def _flush(self) -> None:
+        """Send what the session queued, in order; a socket that fails is closed for good."""
+        for action in self.session.data_to_send():
+            link = action.peer
+            if not isinstance(link, Link):
+                continue
+            if isinstance(action, Close):
+                await link.close(action.code, action.reason)
+                continue
+            try:
+                await link.send(action.message)
+            except Exception:  # the peer is gone; its close handler (or this) ends its requests
+                log.debug("could not send %s to %s", action.message.__class__.__name__, link.peer, exc_info=True)
+                if not link.socket_closed:
+                    link.socket_closed = True
+                    self._handle(self.session.closed(link))
+
+    def _flush_soon(self) -> None:
+        """Send queued messages from synchronous code (timers, cancellation)."""
+        task = asyncio.get_running_loop().create_task(self._flush())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _arm_deadline(self) -> None:
+        """One timer for the session's next deadline."""
+        deadline = self.session.next_deadline()
+        if deadline == self._deadline_at:
             return
-        self._link = None
-        self._link_ready.clear()
-        self._fail_all(ExtensionDisconnected("the browser extension disconnected during the call"))
-        for _tab, future in self._approvals.values():
-            if not future.done():
-                future.set_result((False, "the browser extension disconnected"))
-        grace = self.config.server.reconnect_grace_s
-        loop = asyncio.get_running_loop()
-        if self._grace is not None:
-            self._grace.cancel()
-        self._grace = loop.call_later(grace, self._grace_expired)
-        log.info("extension disconnected; keeping tabs for %.1fs", grace)
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        self._deadline_at = deadline
+        if deadline is not None:
+            delay = max(0.0, deadline - self.session.clock())
+            self._deadline = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
+
+    def _deadline_passed(self) -> None:
+        self._deadline = None
+        self._deadline_at = None
+        self._handle(self.session.expire())
+        self._flush_soon()
+
+    def _settle(self, event: RequestEnded) -> None:
+        future = self._futures.pop(event.request.request_id, None)
+        if future is None or future.done():
+            return
+        if event.error is not None:
+            future.set_exception(event.error)
+        else:
+            future.set_result(event.result)
 
     def _grace_expired(self) -> None:
         self._grace = None
-        if self._link is None:
+        if self.session.current is None:
             self._apply(self.registry.clear())
 
     def _apply(self, change: RegistryChange) -> None:
         for tab_id in change.closed:
             self._forget_telemetry_later(tab_id)
-            self._raw.pop(tab_id, None)
-            self._withheld.pop(tab_id, None)
-            timer = self._mediation_timers.pop(tab_id, None)
-            if timer is not None:
-                timer.cancel()
-            running = self._mediating.pop(tab_id, None)
-            if running is not None:
-                running[1].cancel()
-        for approval_id, (tab_id, future) in list(self._approvals.items()):
-            if tab_id in change.closed and not future.done():
-                future.set_result((False, f"tab {tab_id} closed before anyone answered"))
-        for tab_id, (query_tab, future) in list(self._queries.items()):
-            if query_tab in change.closed and not future.done():
-                future.set_result(PageResult(type="page.result", request_id=tab_id, ok=False,
-                                             error=ErrorBody(code="TAB_CLOSED", message=f"tab {query_tab} closed")))
+            self.mediation.forget(tab_id)
+        events: list[Event] = []
+        for tab_id in change.closed:
+            events += self.session.tab_closed(tab_id)
+        for tab_id in change.navigated:
+            tab = self.registry.tab(tab_id)
+            events += self.session.tab_navigated(tab_id, tab.document_id if tab else None)
         if change.changed:
             for tab in self.registry.tabs.values():
                 self.telemetry.set_tab_info(tab.tab_id, url=tab.url, title=tab.title)
                 if tab.focused:
                     self.telemetry.focus(tab.tab_id)
-        for tab_id in change.closed:
-            for call in self.calls.for_tab(tab_id):
-                self._fail(call.call_id, TabClosed(f"tab {tab_id} closed during the call", tab_id=tab_id))
-        for tab_id in change.navigated:
-            tab = self.registry.tab(tab_id)
-            for call in self.calls.for_tab(tab_id, document_id=tab.document_id if tab else None):
-                self._fail(call.call_id, TabNavigated(f"tab {tab_id} navigated away during the call", tab_id=tab_id))
+        self._handle(events)
         if change.changed:
             self._changed()
 
-    async def _report_rejections(self, link: Link, _counts: dict[str, int]) -> None:
-        for tab in self.registry.tabs.values():
-            if tab.rejected:
-                await self._send_rejections(link, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=tab.rejected))
+    def page_config_changed(self) -> None:
+        """The telemetry settings may have changed: send the pages their new config if it did."""
+        config = self.telemetry.settings.page_config()
+        if config == self._page_config:
+            return
+        self._page_config = config
+        if self.session.ready:
+            self.session.send(None, TelemetryConfig(config=config))
+            self._flush_soon()
 
-    async def _send_rejections(self, link: Link, change: RegistryChange) -> None:
-        text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
-        log.warning("tab %s: rejected %d definitions: %s", change.tab_id, len(change.rejected), text)
-        await self._send_quietly(
-            link, WireError(type="error", code="INVALID_TOOL", message=text, ref=f"tab:{change.tab_id}")
-        )
+    # -- requests: calls, approvals, page queries ------------------------------------------
 
-    async def _send_quietly(self, link: Link, message: WireModel) -> None:
+    async def _wait(self, request: PendingRequest) -> Any:
+        """Send the request and wait for the session to end it (by answer or by rule)."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._futures[request.request_id] = future
+        self._arm_deadline()
         try:
-            await link.send(message)
-        except Exception:  # the peer is gone; its close handler cleans up
-            log.debug("could not send %s to %s", message.__class__.__name__, link.peer, exc_info=True)
-
-    # -- calls ---------------------------------------------------------------------------
-
-    def _on_result(self, message: CallResult) -> None:
-        future = self._futures.get(message.call_id)
-        if future is None or future.done():
-            log.info("result for unknown or finished call %s ignored", message.call_id)
-            return
-        if message.ok:
-            self.calls.finish(message.call_id, CallState.DONE, message.result)
-            future.set_result(message.result or {"content": []})
-        else:
-            err = message.error
-            code, text = (err.code, err.message) if err else ("PAGE_ERROR", "the page reported a failure")
-            details = {k: v for k, v in ((err.details or {}) if err else {}).items()
-                       if k not in ("message", "code", "page_code")}
-            self.calls.finish(message.call_id, CallState.FAILED)
-            future.set_exception(error_for_code(code, text, **details))
-
-    def _fail_unusable_result(self, frame: str | bytes, exc: ProtocolError) -> None:
-        """A malformed ``call.result`` that still names a waiting call ends that call now."""
-        if exc.ref != "call.result":
-            return
-        try:
-            data = json.loads(frame)
-        except (ValueError, RecursionError):
-            return
-        call_id = data.get("callId") if isinstance(data, dict) else None
-        if isinstance(call_id, str) and call_id in self._futures:
-            self._fail(call_id, BadResult(f"the extension sent an unusable result: {exc.message}"))
-
-    def _fail(self, call_id: str, error: ToolCallError) -> None:
-        future = self._futures.get(call_id)
-        self.calls.finish(call_id, CallState.FAILED)
-        if future is not None and not future.done():
-            future.set_exception(error)
-
-    def _fail_all(self, error: ToolCallError) -> None:
-        for call in self.calls.all():
-            self._fail(call.call_id, error)
+            await self._flush()
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            self._handle(self.session.cancel(request.request_id))
+            self._flush_soon()
+            raise
+        finally:
+            self._futures.pop(request.request_id, None)
+            if not future.done():
+                future.cancel()
 
     async def call_tool(
         self,
@@ -556,104 +402,66 @@ class Hub:
             ToolCallError: a named failure (timeout, tab closed, navigation, disconnect,
                 cancellation, or the page's own error).
         """
-        link = self._link
-        if link is None or link.state is not LinkState.READY:
-            raise ExtensionDisconnected("the browser extension is not connected to the bridge")
-        timeout = timeout_s if timeout_s is not None else self.config.calls.timeout_s
-        arguments = entry.tool.page_arguments(arguments)
-        call = self.calls.new(
+        call = self.session.start_call(
             tab_id=entry.tab.tab_id,
             document_id=entry.tab.document_id,
             frame_id=entry.tab.frame_id,
             page_tool=entry.tool.call_name,
             public_name=entry.public_name,
-            arguments=arguments,
-            deadline=time.monotonic() + timeout,
+            arguments=entry.tool.page_arguments(arguments),
+            timeout_s=timeout_s if timeout_s is not None else self.config.calls.timeout_s,
             client_id=client_id,
         )
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._futures[call.call_id] = future
-        try:
-            await link.send(
-                CallStart(
-                    call_id=call.call_id,
-                    tab_id=call.tab_id,
-                    document_id=call.document_id,
-                    frame_id=call.frame_id or None,
-                    tool=call.page_tool,
-                    arguments=arguments,
-                    timeout_ms=int(timeout * 1000),
-                )
-            )
-            self.calls.mark_sent(call.call_id)
-            result = await asyncio.wait_for(asyncio.shield(future), timeout)
-            self.usage.record(entry.tab.origin, entry.tool.name)
-            return result
-        except TimeoutError:
-            self._cancel_in_page(call.call_id, "timeout")
-            self.calls.finish(call.call_id, CallState.FAILED)
-            raise ToolTimeout(
-                f"{entry.public_name} did not answer within {timeout:g}s", timeout_s=timeout
-            ) from None
-        except asyncio.CancelledError:
-            if self.calls.finish(call.call_id, CallState.CANCELLED) is not None:
-                self._cancel_in_page(call.call_id, "the MCP client cancelled the call")
-            raise
-        except InvalidState as exc:
-            self.calls.finish(call.call_id, CallState.FAILED)
-            raise ExtensionDisconnected("the browser extension disconnected before the call was sent") from exc
-        finally:
-            self._futures.pop(call.call_id, None)
-            if not future.done():
-                future.cancel()
+        result: dict[str, Any] = await self._wait(call)
+        self.usage.record(entry.tab.origin, entry.tool.name)
+        return result
 
     async def request_approval(
         self, entry: ToolEntry, arguments: dict[str, Any], reason: str, timeout_s: float
     ) -> tuple[bool, str]:
         """Ask the person at the tab to allow a call; ``(approved, why)``. Never raises."""
-        link = self._link
-        if link is None or link.state is not LinkState.READY:
-            return False, "the browser extension is not connected, so nobody can be asked"
-        approval_id = secrets.token_hex(8)
-        future: asyncio.Future[tuple[bool, str]] = asyncio.get_running_loop().create_future()
-        self._approvals[approval_id] = (entry.tab.tab_id, future)
         try:
-            await link.send(
-                ApprovalRequest(
-                    approval_id=approval_id,
-                    tab_id=entry.tab.tab_id,
-                    tool=entry.public_name,
-                    title=entry.tool.title or entry.tool.name,
-                    description=entry.tool.description,
-                    arguments=arguments,
-                    reason=reason,
-                    timeout_ms=int(timeout_s * 1000),
-                    origin=entry.tab.origin,
-                )
+            approval = self.session.start_approval(
+                tab_id=entry.tab.tab_id,
+                document_id=entry.tab.document_id,
+                origin=entry.tab.origin,
+                tool=entry.public_name,
+                title=entry.tool.title or entry.tool.name,
+                description=entry.tool.description,
+                arguments=arguments,
+                reason=reason,
+                timeout_s=timeout_s,
             )
-            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
-        except TimeoutError:
-            return False, f"nobody answered within {timeout_s:g}s"
-        except InvalidState:
-            return False, "the browser extension disconnected"
-        finally:
-            self._approvals.pop(approval_id, None)
+            answer: tuple[bool, str] = await self._wait(approval)
+        except ToolCallError as exc:
+            return False, exc.message
+        return answer
+
+    async def page_query(
+        self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
+    ) -> Any:
+        """Ask a tab's page something live (``dom``, ``page``, ``axe``, ``vitals``); its answer.
+
+        Raises:
+            ToolCallError: the tab closed or navigated, the extension went away, the page did
+                not answer in time, or reported an error (``details`` name the tab).
+        """
+        tab = self.registry.tab(tab_id)
+        query = self.session.start_query(tab_id=tab_id, document_id=tab.document_id if tab else None,
+                                         kind=kind, args=args or {}, timeout_s=timeout_s)
+        return await self._wait(query)
 
     def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
-        """tools/list for a client: built-ins, the telemetry tools (not in ``meta``), page tools."""
-        view = view or ClientView()
-        chosen = profile or self.disclosure.profile
-        tools = self.disclosure.list_tools(view, profile=chosen)  # type: ignore[arg-type]
-        if chosen != "meta":
-            telemetry = build_tool_definitions(
-                self.telemetry.counts(),
-                dynamic=view.dynamic,
-                observed=view.exposure.observed,
-                exposure_enabled=self.telemetry.settings.dynamic_exposure,
-            )
-            at = len(PROFILE_BUILTINS[chosen])
-            tools[at:at] = telemetry
-        return tools
+        """tools/list for a client (:meth:`Disclosure.listing`)."""
+        return self.disclosure.listing(view, profile=profile)  # type: ignore[arg-type]
+
+    def _telemetry_definitions(self, view: ClientView) -> list[dict[str, Any]]:
+        return build_tool_definitions(
+            self.telemetry.counts(),
+            dynamic=view.dynamic,
+            observed=view.exposure.observed,
+            exposure_enabled=self.telemetry.settings.dynamic_exposure,
+        )
 
     def _forget_telemetry_later(self, tab_id: int) -> None:
         """Keep a closed tab's telemetry for a while (the agent may ask what went wrong), then
@@ -667,54 +475,12 @@ class Hub:
                 self.telemetry.forget_tab(old)
 
     def focused_tab(self) -> int | None:
-        """The tab the person looks at (else the tab that last sent telemetry, else any tab)."""
-        tabs = self.registry.tabs
-        for tab in tabs.values():
-            if tab.focused:
-                return tab.tab_id
-        current = self.telemetry.current_tab_id
-        if current in tabs:
-            return current
-        for tab in tabs.values():
-            if tab.active:
-                return tab.tab_id
-        return next(iter(tabs), None)
-
-    async def page_query(
-        self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
-    ) -> PageResult:
-        """Ask a tab's page something live (``dom``, ``page``, ``axe``, ``vitals``). Never raises."""
-        link = self._link
-        if link is None or link.state is not LinkState.READY:
-            return PageResult(type="page.result", request_id="", ok=False, error=ErrorBody(
-                code="EXTENSION_DISCONNECTED", message="the browser extension is not connected"))
-        request_id = secrets.token_hex(8)
-        future: asyncio.Future[PageResult] = asyncio.get_running_loop().create_future()
-        self._queries[request_id] = (tab_id, future)
-        try:
-            await link.send(PageQuery(request_id=request_id, tab_id=tab_id, kind=kind,  # type: ignore[arg-type]
-                                      args=args or {}, timeout_ms=int(timeout_s * 1000)))
-            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
-        except TimeoutError:
-            return PageResult(type="page.result", request_id=request_id, ok=False, error=ErrorBody(
-                code="TIMEOUT", message=f"tab {tab_id} did not answer within {timeout_s:g}s"))
-        except InvalidState:
-            return PageResult(type="page.result", request_id=request_id, ok=False, error=ErrorBody(
-                code="EXTENSION_DISCONNECTED", message="the browser extension disconnected"))
-        finally:
-            self._queries.pop(request_id, None)
-
-    def _cancel_in_page(self, call_id: str, reason: str) -> None:
-        link = self._link
-        if link is None:
-            return
-        task = asyncio.get_running_loop().create_task(self._send_quietly(link, CallCancel(call_id=call_id, reason=reason)))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        """The tab the person looks at (:meth:`Registry.focused_tab`)."""
+        return self.registry.focused_tab(self.telemetry.current_tab_id)
 
     def status(self) -> dict[str, Any]:
         """A JSON-able summary for ``/health`` and ``tabmcp tools``."""
-        link = self._link
+        link = self.session.current
         return {
             "bridge": __version__,
             "protocol": PROTOCOL_VERSION,
@@ -727,50 +493,3 @@ class Hub:
             "pendingCalls": len(self.calls),
             "profile": self.disclosure.profile,
         }
-
-
-
-def _merge_enhanced(snap: TabSnapshot, result: dict[str, Any] | None) -> TabSnapshot:
-    """The snapshot with the middleware's tools and categories (the page's own fields kept)."""
-    if not result or not isinstance(result.get("tools"), list):
-        return snap
-    raw_by_name = {t["name"]: t for t in snap.tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
-    renamed: dict[str, str] = {}
-    tools: list[Any] = []
-    for enhanced in result["tools"]:
-        if not isinstance(enhanced, dict):
-            continue
-        original = enhanced.get("originalName") or enhanced.get("name")
-        raw = raw_by_name.get(original)
-        if raw is None:
-            continue  # never a tool the page does not have
-        name = enhanced.get("name") or original
-        renamed[original] = name
-        tool = {k: raw[k] for k in ("title", "annotations", "scope") if k in raw}
-        tool.update(
-            name=name,
-            description=enhanced.get("description") or raw.get("description"),
-            inputSchema=enhanced.get("inputSchema") or raw.get("inputSchema"),
-        )
-        if name != original:
-            tool["pageName"] = original
-        if enhanced.get("argumentMap"):
-            tool["argumentMap"] = enhanced["argumentMap"]
-        tool["enhancement"] = {
-            "originalName": original,
-            "enhancedBy": enhanced.get("enhancedBy", "middleware"),
-            "confidence": enhanced.get("confidence"),
-        }
-        tools.append(tool)
-    for original, raw in raw_by_name.items():
-        if original not in renamed:
-            tools.append(raw)  # tools the middleware left out stay as the page registered them
-            renamed[original] = original
-    if snap.categories:
-        categories: list[Any] = [
-            {**c, "tools": [renamed.get(m, m) for m in c.get("tools", [])]} if isinstance(c, dict) else c
-            for c in snap.categories
-        ]
-    else:
-        categories = [c for c in result.get("categories") or [] if isinstance(c, dict)]
-    return snap.model_copy(update={"tools": tools, "categories": categories})

@@ -8,16 +8,18 @@ rewritten. Every field has a default, so an empty section is valid.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
     "DEFAULT_BUFFER_LIMITS",
     "DEFAULT_EXACT_KEYS",
+    "DEFAULT_PATTERN_GATE",
     "DEFAULT_REDACTION_KEYS",
     "DEFAULT_REDACTION_PATTERNS",
     "BufferLimits",
+    "CaptureSettings",
     "NoiseRule",
     "RedactionSettings",
     "TelemetrySettings",
@@ -122,6 +124,13 @@ DEFAULT_REDACTION_PATTERNS: list[str] = [
 """Regular expressions applied to every free-text value (bodies, log arguments, stacks,
 URLs, WebSocket frames). A named group ``secret`` limits the replacement to that group."""
 
+DEFAULT_PATTERN_GATE = (
+    r"(?i)bearer|basic|token|eyJ|sk-|[spr]k_(?:live|test)_|AKIA|gh[pousr]_|xox[abposr]-|AIza|glpat-|passw|pwd"
+    r"|secret|api[_-]?key|access[_-]?token"
+)
+"""Every default pattern needs one of these words or prefixes: the page skips them all on text
+without any (one scan instead of ten). Patterns you add always run."""
+
 
 class RedactionSettings(_Section):
     """What the bridge re-redacts on ingest, as defence in depth behind the extension.
@@ -165,6 +174,17 @@ def normalize_key(name: str) -> str:
     return re.sub(r"[-_.\s]", "", name.lower())
 
 
+class CaptureSettings(_Section):
+    """What the page-side capture keeps (sent to every page, with the redaction rules)."""
+
+    enabled: bool = True
+    """Off: pages capture nothing and send nothing (live page queries still work)."""
+    body_limit: int = Field(default=32 * 1024, ge=0, le=1024 * 1024)
+    """Characters of a request or response body kept (then ``bodyTruncated``)."""
+    ws_sample_threshold: int = Field(default=20, ge=1, le=100_000)
+    """WebSocket messages per second and direction above which a socket is sampled."""
+
+
 class NoiseRule(_Section):
     """Ignore matching telemetry at ingest (and purge what is already buffered).
 
@@ -206,6 +226,7 @@ class TelemetrySettings(_Section):
     api_max_endpoints: int = Field(default=300, ge=1, le=100_000)
     """Endpoints kept by the API schema store; the least recently seen goes first."""
     redaction: RedactionSettings = Field(default_factory=lambda: RedactionSettings())
+    capture: CaptureSettings = Field(default_factory=lambda: CaptureSettings())
     noise: list[NoiseRule] = Field(default_factory=list)
     session_db: str | None = None
     """Path of the SQLite session store for named snapshots. The core never opens it; the
@@ -216,3 +237,24 @@ class TelemetrySettings(_Section):
         if self.max_event_bytes * 4 > self.max_bytes:
             raise ValueError("max_event_bytes must be at most a quarter of max_bytes")
         return self
+
+    def page_config(self) -> dict[str, Any]:
+        """The settings every page's capture script gets (``telemetry.config`` on the wire): the
+        capture switches and the whole redaction rule set, so pages redact exactly as configured
+        (the defaults the page starts with only cover the moment before the first config)."""
+        rules = self.redaction
+        defaults = set(DEFAULT_REDACTION_PATTERNS)
+        return {
+            "enabled": self.capture.enabled,
+            "bodyLimit": self.capture.body_limit,
+            "wsSampleThreshold": self.capture.ws_sample_threshold,
+            "redact": {
+                "replace": True,
+                "keys": list(rules.keys),
+                "exactKeys": list(rules.exact_keys),
+                "patterns": [p for p in rules.patterns if p in defaults],
+                "gate": DEFAULT_PATTERN_GATE,
+                "customPatterns": [p for p in rules.patterns if p not in defaults],
+                "cardNumbers": rules.card_numbers,
+            },
+        }

@@ -1,0 +1,738 @@
+"""The bridge's side of the extension link, as a protocol object that does no I/O.
+
+After ``websockets``' protocol objects: frames go in (:meth:`Session.receive`), what to send
+comes out (:meth:`Session.data_to_send`: messages and closes, each naming its connection), and
+what happened comes back as events for the caller to act on. The server layer
+(:mod:`tabmcp.server.hub`) only moves bytes, pairs requests with futures and runs one timer
+for :meth:`Session.next_deadline`. Everything here runs in unit tests with no socket::
+
+    session = Session(session_id="s1", bridge_version="0.1")
+    link = Peer("test")
+    session.receive(link, '{"type": "hello", "protocol": 1}')   # [HandshakeDone(link)]
+    session.data_to_send()                                       # [Send(link, Welcome(...))]
+    call = session.start_call(tab_id=7, document_id="d", page_tool="t", public_name="t",
+                              arguments={}, timeout_s=30)        # queues call.start
+    session.receive(link, '{"type": "call.result", "callId": "...", "ok": true}')
+    # [RequestEnded(call, result={"content": []})]
+
+One table holds every pending request the bridge made of the extension: tool calls,
+approval questions and live page queries. Each has a deadline and ends exactly once, by the
+extension's answer or by one of the rules below, applied the same way to every kind:
+
+* ``TIMEOUT``: its deadline passed (:meth:`Session.expire`); a call is cancelled in the page,
+  an approval question withdrawn;
+* ``CANCELLED``: the asker gave up (:meth:`Session.cancel`); the same messages go out;
+* ``TAB_CLOSED`` / ``TAB_NAVIGATED``: its tab closed, or its document was replaced
+  (:meth:`Session.tab_closed`, :meth:`Session.tab_navigated`);
+* ``EXTENSION_DISCONNECTED``: the extension's connection closed or was replaced by a newer one.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import (
+    BadResult,
+    CallCancelled,
+    ExtensionDisconnected,
+    InvalidState,
+    NotReady,
+    ProtocolError,
+    ProtocolVersionMismatch,
+    TabClosed,
+    TabNavigated,
+    ToolCallError,
+    ToolTimeout,
+    error_for_code,
+)
+from ..protocol import (
+    PROTOCOL_VERSION,
+    ApprovalRequest,
+    ApprovalResult,
+    ApprovalWithdraw,
+    CallCancel,
+    CallResult,
+    CallStart,
+    ErrorCode,
+    Hello,
+    PageQuery,
+    PageResult,
+    Ping,
+    Pong,
+    Welcome,
+    WireError,
+    WireModel,
+    parse_extension_message,
+)
+
+__all__ = [
+    "CallState",
+    "Close",
+    "Disconnected",
+    "Event",
+    "HandshakeDone",
+    "LinkState",
+    "MessageReceived",
+    "Peer",
+    "PendingRequest",
+    "RequestEnded",
+    "RequestKind",
+    "RequestState",
+    "RequestTable",
+    "Send",
+    "Session",
+]
+
+log = logging.getLogger("tabmcp.session")
+
+
+class LinkState(enum.Enum):
+    """Where one extension connection is in its life."""
+
+    CONNECTED = "connected"
+    """Socket open, no ``hello`` yet: every other message is refused with ``NOT_READY``."""
+    READY = "ready"
+    """Handshake done: this is (or was) the bridge's current link."""
+    CLOSED = "closed"
+    """Closed or being closed; receiving on it is a misuse (:class:`InvalidState`)."""
+
+
+class Peer:
+    """One connection from an extension, as the session sees it (no socket here).
+
+    The server layer subclasses it to add the socket, so the session hands back the very
+    object that can send.
+    """
+
+    def __init__(self, name: str = "") -> None:
+        self.name = name
+        self.state = LinkState.CONNECTED
+        self.hello: Hello | None = None
+        self.connected_at = time.time()
+        self.last_seen = time.monotonic()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name or id(self)} {self.state.value}>"
+
+
+# -- the table of pending requests ---------------------------------------------------------
+
+
+class RequestKind(enum.Enum):
+    CALL = "call"
+    """A page tool runs (``call.start`` → ``call.result``)."""
+    APPROVAL = "approval"
+    """The person at the tab is asked (``approval.request`` → ``approval.result``)."""
+    QUERY = "query"
+    """The page is asked something live (``page.query`` → ``page.result``)."""
+
+
+class RequestState(enum.Enum):
+    PENDING = "pending"
+    """Created, not yet handed out to send."""
+    SENT = "sent"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+CallState = RequestState
+"""The name this enum had when it only described calls."""
+
+_FINAL = frozenset({RequestState.DONE, RequestState.FAILED, RequestState.CANCELLED})
+
+
+@dataclass
+class PendingRequest:
+    """One request the bridge made of the extension, until it ends."""
+
+    request_id: str
+    kind: RequestKind
+    tab_id: int
+    document_id: str | None
+    deadline: float
+    timeout_s: float
+    label: str
+    """What the request is about, for messages: the tool's public name, or the query kind."""
+    frame_id: int = 0
+    page_tool: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict, repr=False)
+    client_id: str | None = None
+    state: RequestState = RequestState.PENDING
+    outcome: Any = field(default=None, repr=False)
+
+    @property
+    def call_id(self) -> str:
+        return self.request_id
+
+    @property
+    def public_name(self) -> str:
+        return self.label
+
+    @property
+    def finished(self) -> bool:
+        return self.state in _FINAL
+
+
+PendingCall = PendingRequest
+
+
+class RequestTable:
+    """Every request not yet ended, by id, with counters per kind."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, PendingRequest] = {}
+        self.completed: dict[RequestKind, int] = dict.fromkeys(RequestKind, 0)
+        self.failed: dict[RequestKind, int] = dict.fromkeys(RequestKind, 0)
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def __contains__(self, request_id: object) -> bool:
+        return request_id in self._pending
+
+    def new(
+        self,
+        kind: RequestKind,
+        *,
+        tab_id: int,
+        document_id: str | None,
+        deadline: float,
+        timeout_s: float,
+        label: str,
+        frame_id: int = 0,
+        page_tool: str = "",
+        arguments: dict[str, Any] | None = None,
+        client_id: str | None = None,
+    ) -> PendingRequest:
+        request = PendingRequest(
+            request_id=secrets.token_hex(8),
+            kind=kind,
+            tab_id=tab_id,
+            document_id=document_id,
+            deadline=deadline,
+            timeout_s=timeout_s,
+            label=label,
+            frame_id=frame_id,
+            page_tool=page_tool,
+            arguments=arguments or {},
+            client_id=client_id,
+        )
+        self._pending[request.request_id] = request
+        return request
+
+    def get(self, request_id: str, kind: RequestKind | None = None) -> PendingRequest | None:
+        request = self._pending.get(request_id)
+        if request is None or (kind is not None and request.kind is not kind):
+            return None
+        return request
+
+    def mark_sent(self, request_id: str) -> PendingRequest:
+        request = self._pending.get(request_id)
+        if request is None:
+            raise InvalidState(f"no unfinished request {request_id}")
+        if request.state is not RequestState.PENDING:
+            raise InvalidState(f"request {request_id} is {request.state.value}, not pending")
+        request.state = RequestState.SENT
+        return request
+
+    def finish(self, request_id: str, state: RequestState, outcome: Any = None) -> PendingRequest | None:
+        """Move a request to a final state and forget it; ``None`` if it already ended."""
+        if state not in _FINAL:
+            raise InvalidState(f"{state.value} is not a final state")
+        request = self._pending.pop(request_id, None)
+        if request is None:
+            return None
+        request.state = state
+        request.outcome = outcome
+        counter = self.completed if state is RequestState.DONE else self.failed
+        counter[request.kind] += 1
+        return request
+
+    def all(self, kind: RequestKind | None = None) -> list[PendingRequest]:
+        return [r for r in self._pending.values() if kind is None or r.kind is kind]
+
+    def for_tab(self, tab_id: int, *, document_id: str | None = None) -> list[PendingRequest]:
+        """Unfinished requests in a tab (only those made of another document, if one is given)."""
+        return [
+            r
+            for r in self._pending.values()
+            if r.tab_id == tab_id and (document_id is None or (r.document_id and r.document_id != document_id))
+        ]
+
+    def expired(self, now: float) -> list[PendingRequest]:
+        return [r for r in self._pending.values() if r.deadline <= now]
+
+    def next_deadline(self) -> float | None:
+        return min((r.deadline for r in self._pending.values()), default=None)
+
+
+class KindView:
+    """The calls (or another kind) of a :class:`RequestTable`: ``len``, counters, listing."""
+
+    def __init__(self, table: RequestTable, kind: RequestKind) -> None:
+        self._table = table
+        self._kind = kind
+
+    def __len__(self) -> int:
+        return len(self._table.all(self._kind))
+
+    def __contains__(self, request_id: object) -> bool:
+        return isinstance(request_id, str) and self._table.get(request_id, self._kind) is not None
+
+    @property
+    def completed(self) -> int:
+        return self._table.completed[self._kind]
+
+    @property
+    def failed(self) -> int:
+        return self._table.failed[self._kind]
+
+    def all(self) -> list[PendingRequest]:
+        return self._table.all(self._kind)
+
+    def get(self, request_id: str) -> PendingRequest | None:
+        return self._table.get(request_id, self._kind)
+
+
+# -- what comes out ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Send:
+    """Send ``message`` on ``peer``."""
+
+    peer: Peer
+    message: WireModel
+
+
+@dataclass(frozen=True)
+class Close:
+    """Close ``peer``'s socket with this WebSocket close code (after what was queued before)."""
+
+    peer: Peer
+    code: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class HandshakeDone:
+    """``peer`` completed the handshake and is now the current link (``replaced``: the old one)."""
+
+    peer: Peer
+    replaced: Peer | None = None
+
+
+@dataclass(frozen=True)
+class Disconnected:
+    """The current link went away; pending requests have already ended (events before this)."""
+
+    peer: Peer
+
+
+@dataclass(frozen=True)
+class MessageReceived:
+    """A message for the rest of the bridge: ``tabs.sync``, ``tab.update``, ``tab.closed``,
+    ``telemetry`` (and the extension's own ``error`` reports, for the log)."""
+
+    peer: Peer
+    message: WireModel
+
+
+@dataclass(frozen=True)
+class RequestEnded:
+    """A pending request ended: with ``result`` (its kind's answer) or with ``error``.
+
+    Results: a call's CallToolResult dict; an approval's ``(approved, reason)``; a page
+    query's answer (any JSON value).
+    """
+
+    request: PendingRequest
+    result: Any = None
+    error: ToolCallError | None = None
+
+
+Event = HandshakeDone | Disconnected | MessageReceived | RequestEnded
+
+
+class _Rule(enum.Enum):
+    TIMEOUT = "timeout"
+    CANCELLED = "cancelled"
+    TAB_CLOSED = "tab closed"
+    TAB_NAVIGATED = "tab navigated"
+    DISCONNECTED = "disconnected"
+    REPLACED = "replaced"
+
+
+_ERRORS: dict[_Rule, type[ToolCallError]] = {
+    _Rule.TIMEOUT: ToolTimeout,
+    _Rule.CANCELLED: CallCancelled,
+    _Rule.TAB_CLOSED: TabClosed,
+    _Rule.TAB_NAVIGATED: TabNavigated,
+    _Rule.DISCONNECTED: ExtensionDisconnected,
+    _Rule.REPLACED: ExtensionDisconnected,
+}
+
+_MESSAGES: dict[tuple[_Rule, RequestKind], str] = {
+    (_Rule.TIMEOUT, RequestKind.CALL): "{label} did not answer within {timeout:g}s",
+    (_Rule.TIMEOUT, RequestKind.APPROVAL): "nobody answered within {timeout:g}s",
+    (_Rule.TIMEOUT, RequestKind.QUERY): "tab {tab} did not answer within {timeout:g}s",
+    (_Rule.CANCELLED, RequestKind.CALL): "the MCP client cancelled the call",
+    (_Rule.CANCELLED, RequestKind.APPROVAL): "the call was cancelled before anyone answered",
+    (_Rule.CANCELLED, RequestKind.QUERY): "the query was cancelled",
+    (_Rule.TAB_CLOSED, RequestKind.CALL): "tab {tab} closed during the call",
+    (_Rule.TAB_CLOSED, RequestKind.APPROVAL): "tab {tab} closed before anyone answered",
+    (_Rule.TAB_CLOSED, RequestKind.QUERY): "tab {tab} closed",
+    (_Rule.TAB_NAVIGATED, RequestKind.CALL): "tab {tab} navigated away during the call",
+    (_Rule.TAB_NAVIGATED, RequestKind.APPROVAL): "tab {tab} navigated away before anyone answered",
+    (_Rule.TAB_NAVIGATED, RequestKind.QUERY): "tab {tab} navigated away before it answered",
+    (_Rule.DISCONNECTED, RequestKind.CALL): "the browser extension disconnected during the call",
+    (_Rule.DISCONNECTED, RequestKind.APPROVAL): "the browser extension disconnected",
+    (_Rule.DISCONNECTED, RequestKind.QUERY): "the browser extension disconnected",
+    (_Rule.REPLACED, RequestKind.CALL): "the extension reconnected while the call was running",
+    (_Rule.REPLACED, RequestKind.APPROVAL): "the extension reconnected before anyone answered",
+    (_Rule.REPLACED, RequestKind.QUERY): "the extension reconnected before the page answered",
+}
+
+_NOT_CONNECTED: dict[RequestKind, str] = {
+    RequestKind.CALL: "the browser extension is not connected to the bridge",
+    RequestKind.APPROVAL: "the browser extension is not connected, so nobody can be asked",
+    RequestKind.QUERY: "the browser extension is not connected",
+}
+
+
+# -- the session ---------------------------------------------------------------------------
+
+
+class Session:
+    """The extension link's protocol: handshake, pending requests and the rules that end them.
+
+    Args:
+        session_id: sent in ``welcome`` (tells the extension which bridge run it talks to).
+        bridge_version: sent in ``welcome``.
+        token: when set, a ``hello`` must carry it or the link is closed (``UNAUTHORIZED``).
+        clock: monotonic seconds; deadlines are on this clock (tests pass their own).
+    """
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        bridge_version: str,
+        token: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.session_id = session_id
+        self.bridge_version = bridge_version
+        self.token = token
+        self.clock = clock
+        self.current: Peer | None = None
+        self.requests = RequestTable()
+        self.calls = KindView(self.requests, RequestKind.CALL)
+        self.protocol_errors = 0
+        self._out: list[Send | Close] = []
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        """An extension completed its handshake and its link is open."""
+        return self.current is not None and self.current.state is LinkState.READY
+
+    def data_to_send(self) -> list[Send | Close]:
+        """What to send and close, in order, since the last call (the caller must do it)."""
+        out, self._out = self._out, []
+        return out
+
+    def next_deadline(self) -> float | None:
+        """When :meth:`expire` next has something to end (on :attr:`clock`), if ever."""
+        return self.requests.next_deadline()
+
+    def send(self, peer: Peer | None, message: WireModel) -> None:
+        """Queue a message for ``peer`` (default: the current link); dropped if it is closed."""
+        peer = peer or self.current
+        if peer is not None and peer.state is not LinkState.CLOSED:
+            self._out.append(Send(peer, message))
+
+    def report(self, peer: Peer, code: str, message: str, ref: str | None = None) -> None:
+        """Tell the extension about a problem with what it sent (a named ``error`` message)."""
+        self.send(peer, WireError(type="error", code=code, message=message, ref=ref))
+
+    def internal_error(self, peer: Peer, exc: BaseException) -> None:
+        """A frame could not be handled because of a bridge bug: say so, keep the link."""
+        self.protocol_errors += 1
+        self.report(peer, ErrorCode.INTERNAL_ERROR,
+                    f"the bridge could not handle this frame: {type(exc).__name__}")
+
+    # -- frames in -----------------------------------------------------------------------
+
+    def receive(self, peer: Peer, frame: str | bytes) -> list[Event]:
+        """Handle one frame from ``peer``. Bad input is answered (queued), never raised.
+
+        Raises:
+            InvalidState: ``peer`` is closed.
+        """
+        if peer.state is LinkState.CLOSED:
+            raise InvalidState(f"{peer!r} is closed")
+        peer.last_seen = time.monotonic()
+        try:
+            message = parse_extension_message(frame)
+            if peer.state is not LinkState.READY and not isinstance(message, Hello):
+                raise NotReady(f"{message.type} before hello", ref=message.type)
+            return self._dispatch(peer, message)
+        except ProtocolError as exc:
+            self.protocol_errors += 1
+            log.warning("extension %s: %s: %s", peer.name, exc.code, exc.message)
+            events = self._end_unusable_result(frame, exc)
+            self.report(peer, exc.code, exc.message, exc.ref)
+            if isinstance(exc, ProtocolVersionMismatch):
+                self._close(peer, 1002, "protocol version mismatch")
+            return events
+
+    def _dispatch(self, peer: Peer, message: Any) -> list[Event]:
+        if isinstance(message, Hello):
+            return self._on_hello(peer, message)
+        if isinstance(message, CallResult):
+            return self._on_call_result(message)
+        if isinstance(message, ApprovalResult):
+            return self._answer(message.approval_id, RequestKind.APPROVAL, (message.approved, message.reason))
+        if isinstance(message, PageResult):
+            return self._on_page_result(message)
+        if isinstance(message, Ping):
+            self.send(peer, Pong(type="pong", ts=message.ts))
+            return []
+        if isinstance(message, Pong):
+            return []
+        if isinstance(message, WireError):
+            log.warning("extension reported %s: %s (ref %s)", message.code, message.message, message.ref)
+        return [MessageReceived(peer, message)]
+
+    def _on_hello(self, peer: Peer, hello: Hello) -> list[Event]:
+        if hello.protocol != PROTOCOL_VERSION:
+            raise ProtocolVersionMismatch(
+                f"extension speaks protocol {hello.protocol}, this bridge speaks {PROTOCOL_VERSION}: "
+                "update the extension or the bridge so they match",
+                ref="hello",
+            )
+        if self.token and not secrets.compare_digest(hello.token or "", self.token):
+            log.warning("extension %s: refused, wrong or missing token", peer.name)
+            self.report(peer, ErrorCode.UNAUTHORIZED, "wrong or missing extension token")
+            self._close(peer, 1008, "unauthorized")
+            return []
+        old = self.current
+        peer.hello = hello
+        peer.state = LinkState.READY
+        self.current = peer
+        events: list[Event] = []
+        replaced = None
+        if old is not None and old is not peer:
+            log.info("extension reconnected; closing the previous connection")
+            events += self._end_all(_Rule.REPLACED)
+            self._close(old, 4000, "replaced by a newer connection")
+            replaced = old
+        self.send(peer, Welcome(bridge_version=self.bridge_version, session_id=self.session_id))
+        log.info("extension %s connected (version %s, instance %s)", hello.extension_id,
+                 hello.extension_version, hello.instance_id)
+        events.append(HandshakeDone(peer, replaced))
+        return events
+
+    def _on_call_result(self, message: CallResult) -> list[Event]:
+        if message.ok:
+            return self._answer(message.call_id, RequestKind.CALL, message.result or {"content": []})
+        err = message.error
+        code, text = (err.code, err.message) if err else (ErrorCode.PAGE_ERROR, "the page reported a failure")
+        details = {k: v for k, v in ((err.details or {}) if err else {}).items()
+                   if k not in ("message", "code", "page_code")}
+        return self._fail(message.call_id, RequestKind.CALL, error_for_code(code, text, **details))
+
+    def _on_page_result(self, message: PageResult) -> list[Event]:
+        if message.ok:
+            return self._answer(message.request_id, RequestKind.QUERY, message.result)
+        request = self.requests.get(message.request_id, RequestKind.QUERY)
+        err = message.error
+        code, text = (err.code, err.message) if err else (ErrorCode.PAGE_ERROR, "the page did not answer")
+        tab_id = request.tab_id if request else None
+        return self._fail(message.request_id, RequestKind.QUERY, error_for_code(code, text, tab_id=tab_id))
+
+    def _end_unusable_result(self, frame: str | bytes, exc: ProtocolError) -> list[Event]:
+        """A malformed ``call.result`` that still names a waiting call ends that call now."""
+        if exc.ref != "call.result":
+            return []
+        try:
+            data = json.loads(frame)
+        except (ValueError, RecursionError):
+            return []
+        call_id = data.get("callId") if isinstance(data, dict) else None
+        if not isinstance(call_id, str):
+            return []
+        return self._fail(call_id, RequestKind.CALL,
+                          BadResult(f"the extension sent an unusable result: {exc.message}"))
+
+    # -- the link closes -----------------------------------------------------------------
+
+    def closed(self, peer: Peer) -> list[Event]:
+        """``peer``'s socket closed. If it was the current link, every pending request ends now."""
+        was_current = peer is self.current
+        peer.state = LinkState.CLOSED
+        if not was_current:
+            return []
+        self.current = None
+        events = self._end_all(_Rule.DISCONNECTED)
+        events.append(Disconnected(peer))
+        return events
+
+    def _close(self, peer: Peer, code: int, reason: str) -> None:
+        if peer.state is LinkState.CLOSED:
+            return
+        self._out.append(Close(peer, code, reason))
+        peer.state = LinkState.CLOSED
+
+    # -- requests out --------------------------------------------------------------------
+
+    def _new(self, kind: RequestKind, timeout_s: float, **fields: Any) -> PendingRequest:
+        if not self.ready:
+            raise ExtensionDisconnected(_NOT_CONNECTED[kind])
+        return self.requests.new(kind, deadline=self.clock() + timeout_s, timeout_s=timeout_s, **fields)
+
+    def _sent(self, request: PendingRequest, message: WireModel) -> PendingRequest:
+        self.send(None, message)
+        self.requests.mark_sent(request.request_id)
+        return request
+
+    def start_call(
+        self,
+        *,
+        tab_id: int,
+        document_id: str | None,
+        page_tool: str,
+        public_name: str,
+        arguments: dict[str, Any],
+        timeout_s: float,
+        frame_id: int = 0,
+        client_id: str | None = None,
+    ) -> PendingRequest:
+        """Run ``page_tool`` in a tab: queues ``call.start``; ends with a :class:`RequestEnded`.
+
+        Raises:
+            ExtensionDisconnected: no extension is connected.
+        """
+        call = self._new(RequestKind.CALL, timeout_s, tab_id=tab_id, document_id=document_id, label=public_name,
+                         frame_id=frame_id, page_tool=page_tool, arguments=arguments, client_id=client_id)
+        return self._sent(call, CallStart(
+            call_id=call.request_id, tab_id=tab_id, document_id=document_id, frame_id=frame_id or None,
+            tool=page_tool, arguments=arguments, timeout_ms=int(timeout_s * 1000),
+        ))
+
+    def start_approval(
+        self,
+        *,
+        tab_id: int,
+        document_id: str | None,
+        origin: str = "",
+        tool: str,
+        title: str,
+        description: str,
+        arguments: dict[str, Any],
+        reason: str,
+        timeout_s: float,
+    ) -> PendingRequest:
+        """Ask the person at a tab whether ``tool`` may run: queues ``approval.request``.
+
+        Raises:
+            ExtensionDisconnected: no extension is connected, so nobody can be asked.
+        """
+        approval = self._new(RequestKind.APPROVAL, timeout_s, tab_id=tab_id, document_id=document_id, label=tool)
+        return self._sent(approval, ApprovalRequest(
+            approval_id=approval.request_id, tab_id=tab_id, tool=tool, title=title, description=description,
+            arguments=arguments, reason=reason, timeout_ms=int(timeout_s * 1000), origin=origin,
+        ))
+
+    def start_query(
+        self, *, tab_id: int, document_id: str | None, kind: str, args: dict[str, Any], timeout_s: float
+    ) -> PendingRequest:
+        """Ask a tab's page something live (``dom``, ``page``, ``axe``, ``vitals``): queues ``page.query``.
+
+        Raises:
+            ExtensionDisconnected: no extension is connected.
+        """
+        query = self._new(RequestKind.QUERY, timeout_s, tab_id=tab_id, document_id=document_id, label=kind)
+        return self._sent(query, PageQuery(
+            request_id=query.request_id, tab_id=tab_id, kind=kind,  # type: ignore[arg-type]
+            args=args, timeout_ms=int(timeout_s * 1000),
+        ))
+
+    # -- the rules that end requests -------------------------------------------------------
+
+    def cancel(self, request_id: str) -> list[Event]:
+        """The asker gave up: the call is cancelled in the page, the question withdrawn."""
+        request = self.requests.get(request_id)
+        if request is None:
+            return []
+        return self._end(request, _Rule.CANCELLED, RequestState.CANCELLED)
+
+    def expire(self, now: float | None = None) -> list[Event]:
+        """End every request whose deadline has passed (``TIMEOUT``)."""
+        now = self.clock() if now is None else now
+        events: list[Event] = []
+        for request in self.requests.expired(now):
+            events += self._end(request, _Rule.TIMEOUT)
+        return events
+
+    def tab_closed(self, tab_id: int) -> list[Event]:
+        """A tab closed: its requests end with ``TAB_CLOSED``."""
+        events: list[Event] = []
+        for request in self.requests.for_tab(tab_id):
+            events += self._end(request, _Rule.TAB_CLOSED)
+        return events
+
+    def tab_navigated(self, tab_id: int, document_id: str | None) -> list[Event]:
+        """A tab's document is now ``document_id``: requests made of an older one end."""
+        events: list[Event] = []
+        for request in self.requests.for_tab(tab_id, document_id=document_id):
+            events += self._end(request, _Rule.TAB_NAVIGATED)
+        return events
+
+    def _end_all(self, rule: _Rule) -> list[Event]:
+        events: list[Event] = []
+        for request in self.requests.all():
+            events += self._end(request, rule)
+        return events
+
+    def _end(self, request: PendingRequest, rule: _Rule, state: RequestState = RequestState.FAILED) -> list[Event]:
+        text = _MESSAGES[rule, request.kind].format(label=request.label, timeout=request.timeout_s,
+                                                    tab=request.tab_id)
+        details: dict[str, Any] = {}
+        if rule is _Rule.TIMEOUT and request.kind is RequestKind.CALL:
+            details["timeout_s"] = request.timeout_s
+        if rule in (_Rule.TAB_CLOSED, _Rule.TAB_NAVIGATED) or request.kind is RequestKind.QUERY:
+            details["tab_id"] = request.tab_id
+        if rule in (_Rule.TIMEOUT, _Rule.CANCELLED) and request.state is RequestState.SENT:
+            if request.kind is RequestKind.CALL:
+                self.send(None, CallCancel(call_id=request.request_id,
+                                           reason="timeout" if rule is _Rule.TIMEOUT else text))
+            elif request.kind is RequestKind.APPROVAL:
+                self.send(None, ApprovalWithdraw(approval_id=request.request_id, reason=text))
+        return self._fail(request.request_id, request.kind, _ERRORS[rule](text, **details), state)
+
+    def _answer(self, request_id: str, kind: RequestKind, result: Any) -> list[Event]:
+        request = self.requests.finish(request_id, RequestState.DONE, result) if self.requests.get(
+            request_id, kind) else None
+        if request is None:
+            log.info("answer for unknown or finished %s %s ignored", kind.value, request_id)
+            return []
+        return [RequestEnded(request, result=result)]
+
+    def _fail(
+        self, request_id: str, kind: RequestKind, error: ToolCallError, state: RequestState = RequestState.FAILED
+    ) -> list[Event]:
+        request = self.requests.finish(request_id, state, error) if self.requests.get(request_id, kind) else None
+        if request is None:
+            return []
+        return [RequestEnded(request, error=error)]

@@ -1,0 +1,114 @@
+"""What a built-in tool is, and what it may use: the bridge facade and one request's context.
+
+A built-in tool is its MCP definition (or, for the telemetry tools, the rules that build it)
+beside its handler. Handlers do no I/O of their own: they read the bridge's core objects and
+ask the :class:`ToolContext` for anything that leaves the process (a page query, a page tool
+run, an approval question, a change notification), so they can be driven by a test context.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from ..disclosure import ClientView, Disclosure
+    from ..registry import Registry, ToolEntry
+    from ..scoping import Gate
+    from ..search import SearchIndex
+    from ..telemetry import SessionStore, TelemetryStore
+    from ..trust.guard import TrustGuard
+
+__all__ = ["META_BUILTIN", "Bridge", "BuiltinTool", "Handler", "ToolContext", "text"]
+
+META_BUILTIN = "tabmcp/builtin"
+
+
+class Bridge(Protocol):
+    """The facade the MCP layer and the built-in tools see (the hub implements it)."""
+
+    registry: Registry
+    disclosure: Disclosure
+    gate: Gate
+    telemetry: TelemetryStore
+    sessions: SessionStore
+
+    @property
+    def search(self) -> SearchIndex: ...
+
+    def status(self) -> dict[str, Any]: ...
+
+    def focused_tab(self) -> int | None: ...
+
+    def page_config_changed(self) -> None:
+        """The telemetry settings may have changed; pages get the new capture config."""
+
+    async def page_query(
+        self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
+    ) -> Any: ...
+
+    async def call_tool(
+        self, entry: ToolEntry, arguments: dict[str, Any], *, timeout_s: float | None = None,
+        client_id: str | None = None,
+    ) -> dict[str, Any]: ...
+
+
+class ToolContext(Protocol):
+    """One tools/call request, as a built-in tool sees it."""
+
+    bridge: Bridge
+    view: ClientView
+    """The disclosure state of the client that called."""
+    trust: TrustGuard
+    """The trust defences: before a page tool runs (:meth:`TrustGuard.gate`) and on its result."""
+
+    async def notify_changed(self, *, expanded: str | None = None) -> None:
+        """Tell this client its own tools/list changed (it opened ``expanded``, or tools appeared)."""
+
+    async def approve(
+        self, entry: ToolEntry, arguments: dict[str, Any], *, reason: str = ""
+    ) -> dict[str, Any] | None:
+        """Ask for approval of a page tool (``reason``: why it needs it): ``None`` when approved,
+        a result to return instead (2026-07-28 ``input_required``), or raise ``ApprovalDenied``."""
+
+    async def offload(self, fn: Callable[[], Any]) -> Any:
+        """Run slow CPU work (embedding a query) away from the event loop."""
+
+
+Handler = Callable[["ToolContext", dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class BuiltinTool:
+    """A tool of the bridge's own: definition beside handler.
+
+    ``definition`` is the static MCP definition (``None`` for tools whose definition the
+    telemetry exposure rules build per client); ``schema`` is what arguments are checked
+    against before the handler runs (default: the definition's ``inputSchema``; ``None``:
+    the handler checks them itself).
+    """
+
+    name: str
+    handler: Handler
+    definition: dict[str, Any] | None = None
+    schema: dict[str, Any] | None = None
+
+    @property
+    def input_schema(self) -> dict[str, Any] | None:
+        if self.schema is not None:
+            return self.schema
+        return self.definition["inputSchema"] if self.definition else None
+
+    def listed(self) -> dict[str, Any]:
+        """A copy of the static definition with our ``_meta`` marker."""
+        assert self.definition is not None, f"{self.name} has no static definition"
+        tool = copy.deepcopy(self.definition)
+        tool["_meta"] = {META_BUILTIN: True}
+        return tool
+
+
+def text(value: str) -> dict[str, Any]:
+    """One text content block."""
+    return {"type": "text", "text": value}

@@ -1,0 +1,34 @@
+"""``context``: every available tool as compact markdown (for agents without tool search)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .base import BuiltinTool, ToolContext, text
+
+__all__ = ["CONTEXT"]
+
+DEFINITION: dict[str, Any] = {
+    "name": "context",
+    "title": "Tools as markdown",
+    "description": "Every available tool with its arguments, as compact markdown.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "source": {"type": "string", "description": "An origin or tab id."},
+            "category": {"type": "string"},
+        },
+        "additionalProperties": False,
+    },
+    "annotations": {"readOnlyHint": True},
+}
+
+
+async def context(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    body = ctx.bridge.disclosure.context_markdown(
+        source=arguments.get("source") or None, category=arguments.get("category") or None
+    )
+    return {"content": [text(body)]}
+
+
+CONTEXT = BuiltinTool("context", context, DEFINITION)

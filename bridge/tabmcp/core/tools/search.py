@@ -1,0 +1,84 @@
+"""``search_tools``: find page tools by what they do (BM25 + fuzzy names + optional embeddings)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ..registry import ToolEntry
+from .base import BuiltinTool, ToolContext, text
+
+__all__ = ["SEARCH_TOOLS"]
+
+DEFINITION: dict[str, Any] = {
+    "name": "search_tools",
+    "title": "Search page tools",
+    "description": (
+        "Find page tools by what you want done (e.g. 'refund an order'); a category alone lists it."
+    ),
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "The goal, in words."},
+            "category": {"type": "string"},
+            "source": {"type": "string", "description": "An origin or tab id."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
+        },
+        "additionalProperties": False,
+    },
+    "annotations": {"readOnlyHint": True},
+}
+
+
+def allowed(ctx: ToolContext) -> Any:
+    """A filter for the search index: tools that exist and the gate lets this client see."""
+    bridge = ctx.bridge
+
+    def allow(key: str) -> bool:
+        entry = bridge.registry.resolve(key)
+        return isinstance(entry, ToolEntry) and bridge.gate.visible(entry)
+
+    return allow
+
+
+async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    from ..disclosure import one_line  # disclosure lists the built-ins: imported late
+
+    bridge = ctx.bridge
+    query = (arguments.get("query") or "").strip() or None
+    category = arguments.get("category") or None
+    source = arguments.get("source") or None
+    limit = int(arguments.get("limit") or 10)
+    index = bridge.search
+    run = functools.partial(index.search, query, category=category, source=source, limit=limit,
+                            allow=allowed(ctx))
+    # Embedding the query takes tens of milliseconds: keep it off the event loop.
+    hits = await ctx.offload(run) if index.semantic and query else run()
+    tools = []
+    for hit in hits:
+        entry = bridge.registry.resolve(hit.key)
+        if not isinstance(entry, ToolEntry):
+            continue
+        cat = entry.category
+        tools.append(
+            {
+                "name": entry.public_name,
+                "description": one_line(entry.tool.description),
+                "category": bridge.registry.public_name(entry.tab.key, cat.name) if cat else None,
+                "source": entry.tab.origin,
+                "score": round(hit.score, 4),
+            }
+        )
+    lines = [f"{t['name']} — {t['description']} [{t['category'] or '-'}; {t['source']}]" for t in tools]
+    if not tools:
+        lines = ["No matching tools. Try other words, or introspect to see categories."]
+    else:
+        lines.append("Get schemas with describe_tools, run with call_tool.")
+    return {
+        "content": [text("\n".join(lines))],
+        "structuredContent": {"tools": tools, "total": len(tools), "query": query, "category": category,
+                              **index.describe_ranking()},
+    }
+
+
+SEARCH_TOOLS = BuiltinTool("search_tools", search_tools, DEFINITION)

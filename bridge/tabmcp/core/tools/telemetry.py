@@ -1,0 +1,74 @@
+"""``observe``, ``analyze``, ``generate``, ``configure``: the telemetry tools.
+
+Their definitions are built per client by the exposure rules (:mod:`tabmcp.core.telemetry.tools`,
+from the specs that sit beside each tool's logic in :mod:`tabmcp.core.telemetry`); these are
+their handlers, which add what needs the live page (page facts, an axe-core audit).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ... import errors
+from .. import telemetry as telemetry_core
+from .base import BuiltinTool, ToolContext, text
+
+__all__ = ["ANALYZE", "CONFIGURE", "GENERATE", "OBSERVE", "live"]
+
+
+async def live(ctx: ToolContext, arguments: dict[str, Any], kind: str, args: dict[str, Any] | None = None) -> Any:
+    """Ask the tab (``tab_id`` or the one the person looks at) for a live answer.
+
+    Raises:
+        ToolCallError: no open tab, or the page could not answer (named by the session's rules).
+    """
+    tab_id = arguments.get("tab_id") or ctx.bridge.focused_tab()
+    if tab_id is None:
+        raise errors.TabClosed("no open tab to ask")
+    return await ctx.bridge.page_query(int(tab_id), kind, args)
+
+
+async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    store = ctx.bridge.telemetry
+    answer = telemetry_core.observe(store, arguments)
+    result = answer.to_call_result()
+    if arguments.get("what") == "page":
+        try:
+            page = await live(ctx, arguments, "page")
+        except errors.ToolCallError as exc:
+            page = {"unavailable": exc.to_dict()}
+        result["structuredContent"] = {**answer.data, "page": page}
+        result["content"].append(text("Live page: " + json.dumps(page, ensure_ascii=False)[:4000]))
+    if ctx.view.exposure.note_observe(exposure_enabled=store.settings.dynamic_exposure):
+        await ctx.notify_changed()
+    return result
+
+
+async def _axe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await live(ctx, arguments, "axe", {"options": arguments.get("axe_options") or {}})
+    if not isinstance(result, dict):
+        raise errors.PageError("the page returned no accessibility audit")
+    return result
+
+
+async def analyze(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    axe = await _axe(ctx, arguments) if arguments.get("target") == "accessibility" else None
+    return telemetry_core.analyze(ctx.bridge.telemetry, arguments, axe_results=axe).to_call_result()
+
+
+async def generate(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    axe = await _axe(ctx, arguments) if arguments.get("format") == "sarif" else None
+    return telemetry_core.generate(ctx.bridge.telemetry, arguments, axe_results=axe).to_call_result()
+
+
+async def configure(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+    answer = telemetry_core.configure(ctx.bridge.telemetry, arguments, sessions=ctx.bridge.sessions)
+    ctx.bridge.page_config_changed()  # new redaction rules reach every page
+    return answer.to_call_result()
+
+
+OBSERVE = BuiltinTool("observe", observe)
+ANALYZE = BuiltinTool("analyze", analyze)
+GENERATE = BuiltinTool("generate", generate)
+CONFIGURE = BuiltinTool("configure", configure)

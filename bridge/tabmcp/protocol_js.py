@@ -1,0 +1,139 @@
+"""Writes the wire protocol for the extension: ``extension/protocol.generated.js``.
+
+:mod:`tabmcp.protocol` (the messages) and :class:`tabmcp.errors.ErrorCode` are the one source;
+this renders them as an ES module: ``PROTOCOL_VERSION``, the message types each way (``OUT``:
+extension → bridge, ``IN``: bridge → extension), the error codes (``ERROR``) and a JSDoc
+typedef of every message and payload. ``bridge/tests/test_protocol_js.py`` fails when the
+committed file differs from what this renders; regenerate with::
+
+    .venv/bin/python -m tabmcp.protocol_js
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import typing
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+from pydantic import BaseModel
+
+from . import protocol
+from .errors import ErrorCode
+
+__all__ = ["GENERATED", "render"]
+
+GENERATED = Path(__file__).resolve().parents[2] / "extension" / "protocol.generated.js"
+
+PAYLOADS: tuple[type[BaseModel], ...] = (protocol.ErrorBody, protocol.FrameSnapshot, protocol.TabSnapshot)
+
+
+def _union(tp: Any) -> tuple[Any, ...]:
+    if get_origin(tp) in (typing.Union, types.UnionType):
+        return get_args(tp)
+    return (tp,)
+
+
+def _messages(union: Any) -> list[type[BaseModel]]:
+    if get_origin(union) is typing.Annotated:
+        union = get_args(union)[0]
+    return [m for m in _union(union) if isinstance(m, type) and issubclass(m, BaseModel)]
+
+
+def _type_name(model: type[BaseModel]) -> str:
+    field = model.model_fields["type"]
+    (value,) = get_args(field.annotation)
+    return str(value)
+
+
+def _key(type_name: str) -> str:
+    head, *rest = type_name.split(".")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def _js_type(tp: Any) -> str:
+    if tp is Any or tp is object:
+        return "*"
+    origin = get_origin(tp)
+    if origin is Literal:
+        return "|".join(f"'{v}'" if isinstance(v, str) else str(v).lower() for v in get_args(tp))
+    if origin is typing.Annotated:
+        return _js_type(get_args(tp)[0])
+    if origin in (typing.Union, types.UnionType):
+        parts = [_js_type(a) for a in get_args(tp) if a is not type(None)]
+        return parts[0] if len(parts) == 1 else "(" + "|".join(parts) + ")"
+    if origin is list:
+        (item,) = get_args(tp) or (Any,)
+        inner = _js_type(item)
+        return f"Array<{inner}>" if inner != "*" else "Array<*>"
+    if origin is dict or tp is dict:
+        args = get_args(tp)
+        return f"Object<string, {_js_type(args[1])}>" if args else "Object<string, *>"
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return tp.__name__
+    return {bool: "boolean", int: "number", float: "number", str: "string"}.get(tp, "*")
+
+
+def _doc(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _typedef(model: type[BaseModel]) -> list[str]:
+    lines = ["/**", f" * {_doc(model.__doc__) or model.__name__}", f" * @typedef {{object}} {model.__name__}"]
+    for name, field in model.model_fields.items():
+        alias = field.alias or name
+        js = _js_type(field.annotation)
+        label = alias if field.is_required() or name == "type" else f"[{alias}]"
+        desc = _doc(field.description)
+        lines.append(f" * @property {{{js}}} {label}{' ' + desc if desc else ''}")
+    lines.append(" */")
+    return lines
+
+
+def _frozen(name: str, doc: str, items: dict[str, str]) -> list[str]:
+    body = [f"  {k}: '{v}'," for k, v in items.items()]
+    return [f"/** {doc} */", f"export const {name} = Object.freeze({{", *body, "});"]
+
+
+def render() -> str:
+    """The generated module's text."""
+    out_models = _messages(protocol.ExtensionMessage)
+    in_models = _messages(protocol.BridgeMessage)
+    lines = [
+        "// GENERATED from bridge/tabmcp/protocol.py and errors.ErrorCode by `python -m tabmcp.protocol_js`.",
+        "// Do not edit: change the Python side and regenerate (bridge/tests/test_protocol_js.py checks it).",
+        "// docs/protocol.md describes every message for humans.",
+        "",
+        "/** Bumped whenever a message or a field changes meaning. @type {number} */",
+        f"export const PROTOCOL_VERSION = {protocol.PROTOCOL_VERSION};",
+        "",
+        *_frozen("OUT", "Extension → bridge message types.", {_key(_type_name(m)): _type_name(m) for m in out_models}),
+        "",
+        *_frozen("IN", "Bridge → extension message types.", {_key(_type_name(m)): _type_name(m) for m in in_models}),
+        "",
+        *_frozen("ERROR", "Every error code on the wire and in tool results.", {c.name: c.value for c in ErrorCode}),
+        "",
+        "// ---- payloads ----",
+        "",
+    ]
+    for model in PAYLOADS:
+        lines += [*_typedef(model), ""]
+    lines += ["// ---- extension → bridge ----", ""]
+    for model in out_models:
+        lines += [*_typedef(model), ""]
+    lines += ["// ---- bridge → extension ----", ""]
+    for model in in_models:
+        if model not in out_models:
+            lines += [*_typedef(model), ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main() -> int:
+    GENERATED.write_text(render(), encoding="utf-8")
+    print(f"wrote {GENERATED}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

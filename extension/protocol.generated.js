@@ -1,0 +1,274 @@
+// GENERATED from bridge/tabmcp/protocol.py and errors.ErrorCode by `python -m tabmcp.protocol_js`.
+// Do not edit: change the Python side and regenerate (bridge/tests/test_protocol_js.py checks it).
+// docs/protocol.md describes every message for humans.
+
+/** Bumped whenever a message or a field changes meaning. @type {number} */
+export const PROTOCOL_VERSION = 1;
+
+/** Extension → bridge message types. */
+export const OUT = Object.freeze({
+  hello: 'hello',
+  tabsSync: 'tabs.sync',
+  tabUpdate: 'tab.update',
+  tabClosed: 'tab.closed',
+  callResult: 'call.result',
+  approvalResult: 'approval.result',
+  telemetry: 'telemetry',
+  pageResult: 'page.result',
+  ping: 'ping',
+  pong: 'pong',
+  error: 'error',
+});
+
+/** Bridge → extension message types. */
+export const IN = Object.freeze({
+  welcome: 'welcome',
+  callStart: 'call.start',
+  callCancel: 'call.cancel',
+  approvalRequest: 'approval.request',
+  approvalWithdraw: 'approval.withdraw',
+  telemetryConfig: 'telemetry.config',
+  pageQuery: 'page.query',
+  ping: 'ping',
+  pong: 'pong',
+  error: 'error',
+});
+
+/** Every error code on the wire and in tool results. */
+export const ERROR = Object.freeze({
+  PROTOCOL_ERROR: 'PROTOCOL_ERROR',
+  MALFORMED_MESSAGE: 'MALFORMED_MESSAGE',
+  UNKNOWN_TYPE: 'UNKNOWN_TYPE',
+  PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
+  NOT_READY: 'NOT_READY',
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  FLOODED: 'FLOODED',
+  INVALID_TOOL: 'INVALID_TOOL',
+  INTERNAL_ERROR: 'INTERNAL_ERROR',
+  TOOL_ERROR: 'TOOL_ERROR',
+  TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+  VALIDATION_ERROR: 'VALIDATION_ERROR',
+  WRITES_DISABLED: 'WRITES_DISABLED',
+  APPROVAL_DENIED: 'APPROVAL_DENIED',
+  OUT_OF_SCOPE: 'OUT_OF_SCOPE',
+  TIMEOUT: 'TIMEOUT',
+  TAB_CLOSED: 'TAB_CLOSED',
+  TAB_NAVIGATED: 'TAB_NAVIGATED',
+  EXTENSION_DISCONNECTED: 'EXTENSION_DISCONNECTED',
+  CANCELLED: 'CANCELLED',
+  PAGE_ERROR: 'PAGE_ERROR',
+  BAD_RESULT: 'BAD_RESULT',
+  AXE_MISSING: 'AXE_MISSING',
+});
+
+// ---- payloads ----
+
+/**
+ * Why something failed: a named ``code`` (``ErrorCode``), a message, optional details.
+ * @typedef {object} ErrorBody
+ * @property {string} code
+ * @property {string} message
+ * @property {Object<string, *>} [details]
+ */
+
+/**
+ * A child frame's document, reported only when the top page allows its origin to offer tools. The extension decides that (the frame is same-origin with the top page, or the top page's ``<iframe allow="tools ...">`` names its origin); ``origin`` comes from Chrome, not the frame.
+ * @typedef {object} FrameSnapshot
+ * @property {number} frameId
+ * @property {string} [documentId]
+ * @property {string} [origin]
+ * @property {string} [url]
+ * @property {string} [title]
+ * @property {Array<*>} [tools]
+ * @property {Array<*>} [categories]
+ * @property {Array<*>} [states]
+ */
+
+/**
+ * Everything the bridge needs to know about one tab's top-level document. ``tools`` and ``categories`` stay raw dicts here: the registry validates each one on its own so that a single bad tool is rejected without losing the rest of the tab.
+ * @typedef {object} TabSnapshot
+ * @property {number} tabId
+ * @property {number} [windowId]
+ * @property {string} [url]
+ * @property {string} [title]
+ * @property {string} [documentId]
+ * @property {boolean} [active]
+ * @property {boolean} [focused] Active in the browser's focused window: the tab the person looks at.
+ * @property {boolean} [native] True when the page runs Chromium's native ``document.modelContext``.
+ * @property {Array<*>} [tools]
+ * @property {Array<*>} [categories]
+ * @property {Array<*>} [states]
+ * @property {Array<FrameSnapshot>} [frames] Child frames whose tools the top page allows (see :class:`FrameSnapshot`); at most ``MAX_FRAMES_PER_TAB``, the rest are ignored.
+ */
+
+// ---- extension → bridge ----
+
+/**
+ * The extension's first message on a connection; the bridge answers ``welcome`` or an error.
+ * @typedef {object} Hello
+ * @property {'hello'} type
+ * @property {number} protocol
+ * @property {string} [extensionVersion]
+ * @property {string} [extensionId]
+ * @property {string} [browser]
+ * @property {string} [instanceId] Random per service-worker start: tells a reconnect from a restart in the logs.
+ * @property {string} [token]
+ */
+
+/**
+ * The full state of every tab; replaces whatever the bridge knew (sent after each connect).
+ * @typedef {object} TabsSync
+ * @property {'tabs.sync'} type
+ * @property {Array<TabSnapshot>} tabs
+ */
+
+/**
+ * One tab changed: opened, navigated (also SPA routes), tools, categories or states.
+ * @typedef {object} TabUpdate
+ * @property {'tab.update'} type
+ * @property {TabSnapshot} tab
+ */
+
+/**
+ * A tab closed: its tools go, and its pending requests end with ``TAB_CLOSED``.
+ * @typedef {object} TabClosed
+ * @property {'tab.closed'} type
+ * @property {number} tabId
+ */
+
+/**
+ * The outcome of a ``call.start``. ``result`` is an MCP CallToolResult object.
+ * @typedef {object} CallResult
+ * @property {'call.result'} type
+ * @property {string} callId
+ * @property {boolean} ok
+ * @property {Object<string, *>} [result]
+ * @property {ErrorBody} [error]
+ */
+
+/**
+ * The person's answer to an ``approval.request`` (or why nobody answered).
+ * @typedef {object} ApprovalResult
+ * @property {'approval.result'} type
+ * @property {string} approvalId
+ * @property {boolean} approved
+ * @property {string} [reason]
+ */
+
+/**
+ * A batch of captured events from one tab (the event shapes are in docs/telemetry.md).
+ * @typedef {object} Telemetry
+ * @property {'telemetry'} type
+ * @property {number} tabId
+ * @property {string} [documentId]
+ * @property {string} [url]
+ * @property {Array<*>} [events]
+ * @property {Object<string, number>} [dropped]
+ */
+
+/**
+ * The answer to a ``page.query`` (a live DOM query, page facts, an axe-core audit).
+ * @typedef {object} PageResult
+ * @property {'page.result'} type
+ * @property {string} requestId
+ * @property {boolean} ok
+ * @property {*} [result]
+ * @property {ErrorBody} [error]
+ */
+
+/**
+ * Either side, any time; answered with a ``pong`` carrying the same ``ts``.
+ * @typedef {object} Ping
+ * @property {'ping'} type
+ * @property {number} [ts]
+ */
+
+/**
+ * The answer to a ``ping``.
+ * @typedef {object} Pong
+ * @property {'pong'} type
+ * @property {number} [ts]
+ */
+
+/**
+ * A named error about a frame the other side sent (``ref`` names it when possible).
+ * @typedef {object} WireError
+ * @property {'error'} type
+ * @property {string} code
+ * @property {string} message
+ * @property {string} [ref]
+ */
+
+// ---- bridge → extension ----
+
+/**
+ * The bridge accepted the ``hello``: the link is ready (a ``tabs.sync`` should follow).
+ * @typedef {object} Welcome
+ * @property {'welcome'} type
+ * @property {number} [protocol]
+ * @property {string} bridgeVersion
+ * @property {string} sessionId
+ * @property {number} [heartbeatMs] How often the extension should ping: under MV3's 30 s idle limit, so the worker stays alive.
+ */
+
+/**
+ * Run a page tool in a tab (or one of its allowed frames); answered by ``call.result``.
+ * @typedef {object} CallStart
+ * @property {'call.start'} type
+ * @property {string} callId
+ * @property {number} tabId
+ * @property {string} [documentId]
+ * @property {number} [frameId] The child frame whose tool this is; absent for the tab's top-level document.
+ * @property {string} tool The tool's name as the page registered it (not the bridge's public name).
+ * @property {Object<string, *>} arguments
+ * @property {number} timeoutMs
+ */
+
+/**
+ * The bridge gave up on a call (timeout, the MCP client cancelled): the page gets ``toolcancel``.
+ * @typedef {object} CallCancel
+ * @property {'call.cancel'} type
+ * @property {string} callId
+ * @property {string} [reason]
+ */
+
+/**
+ * Ask the person at a tab whether a tool may run (when the MCP client cannot ask).
+ * @typedef {object} ApprovalRequest
+ * @property {'approval.request'} type
+ * @property {string} approvalId
+ * @property {number} tabId
+ * @property {string} tool
+ * @property {string} title
+ * @property {string} [description]
+ * @property {Object<string, *>} arguments
+ * @property {string} reason
+ * @property {number} timeoutMs
+ * @property {string} [origin] The origin of the document that offers the tool (a frame's own origin for frame tools).
+ */
+
+/**
+ * An ``approval.request`` ended without the person's answer (timeout, the call was cancelled): the extension removes the question from the page.
+ * @typedef {object} ApprovalWithdraw
+ * @property {'approval.withdraw'} type
+ * @property {string} approvalId
+ * @property {string} [reason]
+ */
+
+/**
+ * The page-side capture's settings: sent after ``welcome`` and whenever they change; the extension keeps the latest and hands it to every page (see ``TelemetrySettings.page_config``).
+ * @typedef {object} TelemetryConfig
+ * @property {'telemetry.config'} type
+ * @property {Object<string, *>} config
+ */
+
+/**
+ * Ask a tab's page something live: ``dom`` (query_dom), ``page`` (facts), ``axe`` (audit), ``vitals``.
+ * @typedef {object} PageQuery
+ * @property {'page.query'} type
+ * @property {string} requestId
+ * @property {number} tabId
+ * @property {'dom'|'page'|'axe'|'vitals'} kind
+ * @property {Object<string, *>} [args]
+ * @property {number} timeoutMs
+ */
