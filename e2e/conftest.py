@@ -8,6 +8,7 @@ that take the ``env`` fixture run in both.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -135,6 +136,19 @@ async def page_closer(env: Env) -> AsyncIterator[list[Page]]:
         if not page.is_closed():
             await page.close()
     await eventually(lambda: not urls & {t.url for t in env.bridge.hub.registry.tabs.values()})
+
+
+@contextlib.asynccontextmanager
+async def other_bridge(env: Env, **sections: dict[str, Any]) -> AsyncIterator[BridgeApp]:
+    """Point the session's browser at a bridge with another config for the block, then back."""
+    async with running_bridge(e2e_config(**sections)) as bridge:
+        await env.browser.set_bridge_url(f"ws://127.0.0.1:{bridge.port}/extension")
+        assert await bridge.hub.wait_connected(10)
+        try:
+            yield bridge
+        finally:
+            await env.browser.set_bridge_url(f"ws://127.0.0.1:{env.bridge.port}/extension")
+            assert await env.bridge.hub.wait_connected(10)
 
 
 def inspector_bin() -> str | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -12,28 +11,15 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
-from tabmcp.server.app import BridgeApp, running_bridge
+from tabmcp.server.app import BridgeApp
 from tabmcp.testing import ListChanges, category_members
 
-from .conftest import Env, e2e_config, eventually
+from .conftest import Env, eventually, other_bridge
 
 
 def names(result: Any) -> list[str]:
     """Listed tool names, less the telemetry tools (tested on their own)."""
     return [t.name for t in result.tools if t.name not in TELEMETRY_TOOLS]
-
-
-@contextlib.asynccontextmanager
-async def other_bridge(env: Env, **sections: dict[str, Any]) -> AsyncIterator[BridgeApp]:
-    """Point the session's browser at a bridge with another config for the block, then back."""
-    async with running_bridge(e2e_config(**sections)) as bridge:
-        await env.browser.set_bridge_url(f"ws://127.0.0.1:{bridge.port}/extension")
-        assert await bridge.hub.wait_connected(10)
-        try:
-            yield bridge
-        finally:
-            await env.browser.set_bridge_url(f"ws://127.0.0.1:{env.bridge.port}/extension")
-            assert await env.bridge.hub.wait_connected(10)
 
 
 async def open_demo(env: Env, bridge: BridgeApp | None = None, route: str = "") -> Page:

@@ -10,8 +10,6 @@ answers there (Playwright sees the window as a page of the context).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -19,28 +17,17 @@ from mcp import Client
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 from tabmcp.core.trust.guard import CHANGED_PREFIX
-from tabmcp.server.app import BridgeApp, running_bridge
+from tabmcp.server.app import BridgeApp
 
-from .conftest import Env, e2e_config, eventually
+from .conftest import Env, eventually, other_bridge
 
 APPROVAL = "approval/approval.html"
 
 
-@asynccontextmanager
-async def trust_bridge(env: Env) -> AsyncIterator[BridgeApp]:
+def trust_bridge(env: Env) -> Any:
     """A bridge of its own (a lockdown must not leak into other tests), framing on, writes on."""
-    config = e2e_config(
-        trust={"frame_text": True, "pin_definitions": True},
-        policy={"allow_writes": True, "approval": {"timeout_s": 60}},
-    )
-    async with running_bridge(config) as bridge:
-        await env.browser.set_bridge_url(f"ws://127.0.0.1:{bridge.port}/extension")
-        assert await bridge.hub.wait_connected(10)
-        try:
-            yield bridge
-        finally:
-            await env.browser.set_bridge_url(f"ws://127.0.0.1:{env.bridge.port}/extension")
-            assert await env.bridge.hub.wait_connected(10)
+    return other_bridge(env, trust={"frame_text": True, "pin_definitions": True},
+                        policy={"allow_writes": True, "approval": {"timeout_s": 60}})
 
 
 async def open_hostile(env: Env, bridge: BridgeApp) -> Page:

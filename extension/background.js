@@ -8,6 +8,7 @@
 import {
   CALL_ERRORS,
   DEFAULT_BRIDGE_URL,
+  ERROR,
   IN,
   OUT,
   PAGE,
@@ -59,6 +60,8 @@ const state = {
   /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
   /** The bridge's capture settings for pages (telemetry.config), latest first. @type {object | null} */
   telemetryConfig: null,
+  /** Why the bridge refused some of a tab's definitions (its INVALID_TOOL answer). @type {Map<number, string>} */
+  refused: new Map(),
 };
 
 /** Add two drop-count maps ({kind: n}). */
@@ -321,12 +324,35 @@ async function onBridgeMessage(msg) {
       break;
     case IN.pong:
       break;
-    case IN.error:
+    case IN.error: {
+      const refusedTab = msg.code === ERROR.INVALID_TOOL && /^tab:\d+$/.test(msg.ref || '') ? Number(msg.ref.slice(4)) : null;
+      if (refusedTab !== null) {
+        noteRefused(refusedTab, msg.message);
+        break;
+      }
       state.lastError = `${msg.code}: ${msg.message}`;
       console.warn('[tabmcp] bridge error', msg.code, msg.message);
       break;
+    }
     default:
       send({ type: OUT.error, code: CALL_ERRORS.unknownType, message: `unknown message type ${msg && msg.type}` });
+  }
+}
+
+// ---- definitions the bridge refused ---------------------------------------------------------
+
+/**
+ * The bridge refused some of a tab's tools or categories: never silently. The page's console
+ * says which and why (where its author looks), and the popup shows it to the person.
+ */
+function noteRefused(tabId, message) {
+  if (state.refused.get(tabId) === message) return;
+  state.refused.set(tabId, message);
+  const entry = state.ports.get(tabId);
+  try {
+    entry?.port.postMessage({ type: PAGE.refused, message });
+  } catch {
+    /* the page is gone */
   }
 }
 
@@ -435,7 +461,11 @@ function scheduleTabUpdate(tabId) {
     setTimeout(() => {
       state.updateTimers.delete(tabId);
       const snap = snapshotOf(tabId);
-      if (snap && state.status === 'ready') send({ type: OUT.tabUpdate, tab: snap });
+      // The bridge answers again if the new definitions still have refused ones.
+      if (snap && state.status === 'ready') {
+        state.refused.delete(tabId);
+        send({ type: OUT.tabUpdate, tab: snap });
+      }
       updateBadge(tabId);
     }, UPDATE_DEBOUNCE_MS),
   );
@@ -449,6 +479,7 @@ function onTabChanged(tab) {
 
 function onTabRemoved(tabId) {
   state.telemetryDropped.delete(tabId);
+  state.refused.delete(tabId);
   state.tabs.delete(tabId);
   state.pages.delete(tabId);
   state.frames.delete(tabId);
@@ -758,6 +789,7 @@ function statusReport() {
           .filter(([, f]) => f.page)
           .map(([frameId, f]) => ({ frameId, origin: f.origin, tools: f.page.tools.length, allowed: allowed.has(frameId) })),
         native: !!(page && page.native),
+        refused: state.refused.get(t.id) || '',
       };
     });
   return {

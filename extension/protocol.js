@@ -66,6 +66,8 @@ export const PAGE = Object.freeze({
   approval: 'approval',
   /** content script → page: the worker (re)connected, send a fresh snapshot. */
   resync: 'resync',
+  /** worker → page: definitions the bridge refused {message}; the page logs why to its console. */
+  refused: 'refused',
 });
 
 /** The name of the port each page's content script opens to the worker. */

@@ -150,6 +150,9 @@
     } else if (msg.type === 'cancel') {
       const controller = running.get(msg.callId);
       if (controller) controller.abort(new DOMException(msg.reason || 'cancelled by the agent', 'AbortError'));
+    } else if (msg.type === 'refused' && typeof msg.message === 'string') {
+      // Where the page's author looks: what the bridge would not relay, and why.
+      console.warn('[tabmcp] the bridge refused some of this page\'s tools:', msg.message);
     }
   });
 

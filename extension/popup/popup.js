@@ -24,6 +24,15 @@ async function render() {
         title.className = 'title';
         title.textContent = tab.title || tab.url || `tab ${tab.tabId}`;
         title.title = tab.url;
+        if (tab.refused) {
+          // Definitions the bridge would not relay: say so, with the bridge's reasons on hover.
+          const refused = document.createElement('span');
+          refused.className = 'refused';
+          refused.dataset.testid = 'refused';
+          refused.textContent = ' ⚠ some tools refused';
+          refused.title = tab.refused;
+          title.append(refused);
+        }
         const tools = document.createElement('td');
         tools.className = 'n';
         tools.dataset.testid = 'tool-count';
