@@ -1,97 +1,363 @@
-"""Round trip of a no-op page tool through the whole chain, against Playwright's page.evaluate.
+"""Round trip of a no-op page tool: tabmcp beside its peer, the architecture floor and ``page.evaluate``.
 
-MCP client → bridge → extension service worker → content script → page → back, measured
-with the official SDK client (2026-07-28 and handshake-era connections), in both browser
-flavours. The baseline, measured in the same run on the same page, is Playwright calling the
-same tool in the page with ``page.evaluate`` (CDP straight into the page).
+One run, every path measured side by side on loopback, the MCP clients in their own processes
+(``bench/_client.py``, the official SDK ``mcp.Client``) as users run them:
 
-    python -m bench.roundtrip [--calls N]
+- ``page.evaluate("1")`` through Playwright (CDP into the page): the unit every row is divided by,
+  in a page without the tabmcp extension (the floor's browser); the same in tabmcp's page too.
+- The architecture floor, no tabmcp code: a minimal MV3 extension (bench/floor: page script in
+  the main world ⇄ window.postMessage ⇄ content script ⇄ long-lived Port ⇄ service worker ⇄
+  WebSocket) and a Python echo server (bench/_floor.py). Two rows: the page starts the round
+  trip and times it (page → … → echo → back, the floor the targets use), and the server starts
+  it (a bridge → page call's direction, timed in Python like a client times a call).
+- The peer, ``@mcp-b/webmcp-local-relay`` (npm dev dependency): an SDK client launches it over
+  stdio; the page loads its embed script from node_modules.
+- tabmcp: (a) a stdio client that launched ``tabmcp serve --stdio``; (b) a Streamable HTTP
+  client against that bridge; (c) a second stdio client whose ``tabmcp serve --stdio`` relays
+  to the running bridge. Browser flavour: the polyfill (``--native``: Chromium's WebMCP).
+- The MCP SDK alone (bench/_sdk_server.py: the SDK's low-level Server with a no-op Python tool,
+  no browser), over stdio and Streamable HTTP: what the SDK and its transport cost per call.
+- For both HTTP servers, the SDK client's last tools/call request replayed as is (response read,
+  not parsed): the call without the SDK client's own share.
+
+Each path is measured in ``--rounds`` interleaved chunks (each after a few untimed calls), so
+a load spike on this shared machine falls on every path alike; the ratios within the run are
+the result. Then the issue's targets (issue 12) as PASS/FAIL lines.
+
+    python -m bench.roundtrip [--calls 600] [--rounds 6] [--warmup 20] [--native]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import os
+import shutil
+import socket
+import sys
+import tempfile
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from mcp import Client
+import httpx
+from playwright.async_api import Page, Playwright, async_playwright
+from tabmcp.launcher import ExtensionBrowser, launch_browser
 
+from bench._client import ClientProcess
+from bench._floor import FLOOR_EXTENSION, PEER_DIST, FloorServer, floor_server
 from bench._table import fmt_ms, percentile, print_table
-from tabmcp.config import Config
-from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import launch_browser
-from tabmcp.server.app import running_bridge
 
-PAGES = Path(__file__).parent / "pages"
+TABMCP = str(Path(sys.executable).with_name("tabmcp"))
 
 
-async def _time(n: int, fn) -> list[float]:  # type: ignore[no-untyped-def]
+def loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Row:
+    key: str
+    label: str
+    measure: Callable[[int, int], Awaitable[list[float]]]
+    samples: list[float] = field(default_factory=list)
+
+    def p(self, q: float) -> float:
+        return percentile(self.samples, q)
+
+
+async def _poll(what: str, check: Callable[[], Awaitable[bool]], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if await check():
+                return
+        await asyncio.sleep(0.1)
+    raise TimeoutError(f"{what}: not ready after {timeout:g} s")
+
+
+async def time_evaluate(page: Page, calls: int, warmup: int) -> list[float]:
     out = []
-    for _ in range(n):
+    for i in range(warmup + calls):
         start = time.perf_counter()
-        await fn()
-        out.append(time.perf_counter() - start)
+        await page.evaluate("1")
+        if i >= warmup:
+            out.append(time.perf_counter() - start)
     return out
 
 
-async def measure(calls: int, warmup: int) -> list[list[str]]:
-    rows: list[list[str]] = []
-    config = Config().with_overrides({"server": {"port": 0}, "store": {"path": ":memory:"}})
-    async with running_bridge(config) as bridge, serve_demo_site(site_dir=PAGES) as site:
-        for flavour in ("polyfill", "native"):
-            url = f"ws://127.0.0.1:{bridge.port}/extension"
-            async with launch_browser(bridge_url=url, headless=True, webmcp=flavour == "native") as browser:
-                await bridge.hub.wait_connected(15)
-                page = await browser.context.new_page()
-                await page.goto(site + "roundtrip.html")
-                for _ in range(200):
-                    if bridge.hub.registry.resolve("noop"):
-                        break
-                    await asyncio.sleep(0.05)
+def client_rows(key: str, label: str, client: ClientProcess, op: str = "time", **extra: Any) -> Row:
+    async def measure(calls: int, warmup: int) -> list[float]:
+        out = await client.ask(op=op, tool="noop", calls=calls, warmup=warmup, **extra)
+        return [float(s) for s in out["samples"]]
 
-                async def evaluate() -> None:
-                    await page.evaluate("() => navigator.modelContext.executeTool('noop', {})")
+    return Row(key, label, measure)
 
-                await _time(warmup, evaluate)
-                baseline = await _time(calls, evaluate)
-                base_p50 = percentile(baseline, 50)
-                rows.append([flavour, "page.evaluate (baseline)", fmt_ms(base_p50), fmt_ms(percentile(baseline, 99)),
-                             "1.0x"])
-                for mode, label in (("auto", "MCP 2026-07-28"), ("legacy", "MCP 2025-11-25")):
-                    async with Client(f"http://127.0.0.1:{bridge.port}/mcp", mode=mode) as client:
 
-                        async def call() -> None:
-                            result = await client.call_tool("noop", {})
-                            if result.is_error:
-                                raise RuntimeError(result.content)
+@contextlib.asynccontextmanager
+async def floor_browser(
+    pw: Playwright, floor: FloorServer
+) -> AsyncIterator[tuple[ExtensionBrowser, Page, int]]:
+    """A Chromium with only the floor extension, its worker connected to the echo server, and the
+    floor page open: (browser, page, the page's tab id)."""
+    ext = os.fspath(FLOOR_EXTENSION)
+    async with launch_browser(
+        extension=False,
+        headless=True,
+        playwright=pw,
+        extra_args=[f"--disable-extensions-except={ext}", f"--load-extension={ext}"],
+    ) as browser:
+        context = browser.context
+        worker = next((w for w in context.service_workers if w.url.endswith("/worker.js")), None)
+        if worker is None:
+            worker = await context.wait_for_event("serviceworker", timeout=15_000)
+        await worker.evaluate("(url) => connectTo(url)", f"ws://127.0.0.1:{floor.port}/echo")
+        await asyncio.wait_for(floor.connected.wait(), 15)
+        page = await context.new_page()
+        await page.goto(floor.url("floor.html"))
+        tabs: list[int] = []
 
-                        await _time(warmup, call)
-                        samples = await _time(calls, call)
-                    p50 = percentile(samples, 50)
-                    rows.append([flavour, f"{label} call_tool → page", fmt_ms(p50), fmt_ms(percentile(samples, 99)),
-                                 f"{p50 / base_p50:.1f}x"])
-                await page.close()
-            await asyncio.sleep(0.5)
-    return rows
+        async def connected() -> bool:
+            tabs[:] = await worker.evaluate("() => floorTabs()")
+            return bool(tabs) and bool(await page.evaluate("() => !!window.__floor && crossOriginIsolated"))
+
+        await _poll("floor page", connected, 15)
+        yield browser, page, tabs[0]
+
+
+async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
+    notes: list[str] = []
+    node = shutil.which("node")
+    if node is None or not (PEER_DIST / "cli.js").exists():
+        raise SystemExit(
+            "bench.roundtrip needs node and the npm dev dependencies (./dev setup installs them)"
+        )
+    async with contextlib.AsyncExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
+        config = Path(tmp, "config.toml")
+        config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n')
+        os.environ["TABMCP_CONFIG"] = str(config)  # inherited by the client processes and their servers
+        clients: list[ClientProcess] = []
+
+        async def start(label: str, *cli: str) -> ClientProcess:
+            client = await ClientProcess.start(label, "--tool", "noop", "--wait", "60", *cli)
+            clients.append(client)
+            return client
+
+        @stack.push_async_callback
+        async def close_clients() -> None:
+            for c in reversed(clients):  # the relay and HTTP clients before the bridge's own
+                await c.close()
+
+        floor = await stack.enter_async_context(floor_server())
+        pw = await stack.enter_async_context(async_playwright())
+
+        # The floor (and the browser the peer's page runs in: no tabmcp extension there).
+        print("[roundtrip] floor browser", file=sys.stderr, flush=True)
+        fbrowser, fpage, ftab = await stack.enter_async_context(floor_browser(pw, floor))
+
+        # The peer: its relay launched over stdio by an SDK client, its page in the floor browser.
+        print("[roundtrip] peer relay", file=sys.stderr, flush=True)
+        peer_port = free_port()
+        peer_task = asyncio.create_task(
+            start("peer", "--stdio", node, str(PEER_DIST / "cli.js"), "--port", str(peer_port))
+        )
+
+        async def listening() -> bool:
+            _, writer = await asyncio.open_connection("127.0.0.1", peer_port)
+            writer.close()
+            return True
+
+        await _poll("peer relay", listening, 30)  # its widget's reconnect backoff would cost seconds
+        ppage = await fbrowser.context.new_page()
+        await ppage.goto(floor.url(f"peer.html?port={peer_port}"))
+        peer = await peer_task
+
+        # tabmcp: the stdio client launches the bridge; the browser's extension connects to it.
+        print("[roundtrip] tabmcp bridge (stdio) and browser", file=sys.stderr, flush=True)
+        port = free_port()
+        stdio_task = asyncio.create_task(
+            start("stdio", "--stdio", TABMCP, "serve", "--stdio", "--port", str(port))
+        )
+
+        async def healthy() -> bool:
+            async with httpx.AsyncClient(timeout=1) as http:
+                return (await http.get(f"http://127.0.0.1:{port}/health")).status_code == 200
+
+        await _poll("tabmcp bridge", healthy, 60)
+        tbrowser = await stack.enter_async_context(
+            launch_browser(
+                bridge_url=f"ws://127.0.0.1:{port}/extension",
+                headless=True,
+                webmcp=args.native,
+                playwright=pw,
+            )
+        )
+        tpage = await tbrowser.context.new_page()
+        await tpage.goto(floor.url("roundtrip.html"))
+        stdio = await stdio_task
+        http = await start("http", "--http", f"http://127.0.0.1:{port}/mcp")
+        relay = await start("relay", "--stdio", TABMCP, "serve", "--stdio", "--port", str(port))
+
+        # The MCP SDK alone: a low-level Server with a no-op Python tool, no browser.
+        print("[roundtrip] MCP SDK alone", file=sys.stderr, flush=True)
+        sdk_stdio = await start("sdk-stdio", "--stdio", sys.executable, "-m", "bench._sdk_server", "--stdio")
+        sdk_port = free_port()
+        sdk_server = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench._sdk_server",
+            "--port",
+            str(sdk_port),
+            cwd=Path(__file__).parent.parent,
+        )
+
+        @stack.push_async_callback
+        async def stop_sdk_server() -> None:
+            sdk_server.terminate()
+            await sdk_server.wait()
+
+        async def sdk_listening() -> bool:
+            _, writer = await asyncio.open_connection("127.0.0.1", sdk_port)
+            writer.close()
+            return True
+
+        await _poll("SDK HTTP server", sdk_listening, 30)
+        sdk_http = await start("sdk-http", "--http", f"http://127.0.0.1:{sdk_port}/mcp")
+
+        async def evaluate(calls: int, warmup: int) -> list[float]:
+            return await time_evaluate(tpage, calls, warmup)
+
+        async def evaluate_floor(calls: int, warmup: int) -> list[float]:
+            return await time_evaluate(fpage, calls, warmup)
+
+        async def floor_page(calls: int, warmup: int) -> list[float]:
+            return [
+                ms / 1000
+                for ms in await fpage.evaluate("([n, w]) => window.__floor.run(n, w)", [calls, warmup])
+            ]
+
+        async def floor_server_started(calls: int, warmup: int) -> list[float]:
+            return await floor.time_calls(ftab, calls, warmup)
+
+        flavour = "native WebMCP" if args.native else "polyfill"
+        rows = [
+            Row("unit", 'page.evaluate("1"), page without tabmcp (the unit)', evaluate_floor),
+            Row("evaluate_tabmcp", 'page.evaluate("1"), page with the tabmcp extension', evaluate),
+            Row(
+                "floor",
+                "floor: page → content → Port → worker → WS → echo → back (timed in page)",
+                floor_page,
+            ),
+            Row(
+                "floor_server",
+                "floor: server → WS → worker → Port → content → page → back (timed in Python)",
+                floor_server_started,
+            ),
+            client_rows("sdk_stdio", "MCP SDK alone, no browser: stdio (Python no-op tool)", sdk_stdio),
+            client_rows("sdk_http", "MCP SDK alone, no browser: Streamable HTTP", sdk_http),
+            client_rows(
+                "sdk_http_raw",
+                "MCP SDK alone, no browser: Streamable HTTP, raw POST (server share)",
+                sdk_http,
+                op="time_raw",
+            ),
+            client_rows(
+                "http_get",
+                "HTTP alone: GET /health on the bridge, same HTTP client (httpx2 → uvicorn, no MCP)",
+                http,
+                op="time_get",
+                url=f"http://127.0.0.1:{port}/health",
+            ),
+            client_rows("peer", "peer: @mcp-b/webmcp-local-relay, stdio client", peer),
+            client_rows("stdio", f"tabmcp ({flavour}): stdio client that launched the bridge", stdio),
+            client_rows("http", f"tabmcp ({flavour}): Streamable HTTP client", http),
+            client_rows(
+                "http_raw",
+                f"tabmcp ({flavour}): Streamable HTTP, raw POST (server share)",
+                http,
+                op="time_raw",
+            ),
+            client_rows("relay", f"tabmcp ({flavour}): 2nd stdio client, relayed", relay),
+        ]
+        per_round = max(1, args.calls // args.rounds)
+        notes.append(f"load average at start: {loadavg()}")
+        for r in range(args.rounds):
+            print(f"[roundtrip] round {r + 1}/{args.rounds}", file=sys.stderr, flush=True)
+            for row in rows:
+                row.samples += await row.measure(per_round, args.warmup)
+        notes.append(f"load average at end: {loadavg()}")
+        return rows, notes
+
+
+def report(args: argparse.Namespace, rows: list[Row], notes: list[str]) -> int:
+    by = {row.key: row for row in rows}
+    unit, floor, peer, stdio, http, relay = (
+        by[k] for k in ("unit", "floor", "peer", "stdio", "http", "relay")
+    )
+    table = [
+        [
+            row.label,
+            fmt_ms(row.p(50)),
+            fmt_ms(row.p(95)),
+            fmt_ms(row.p(99)),
+            f"{row.p(50) / unit.p(50):.2f}x",
+            f"{row.p(50) / floor.p(50):.2f}x",
+        ]
+        for row in rows
+    ]
+    print_table(
+        f"No-op page tool round trip ({len(unit.samples)} sequential calls per path, "
+        f"{args.rounds} interleaved rounds)",
+        ["path", "p50 ms", "p95 ms", "p99 ms", "p50 x evaluate", "p50 x floor"],
+        table,
+        note="Every MCP client runs in its own process (official SDK Client), timed around call_tool; "
+        "the floor and evaluate rows are timed in this process (the page-started floor in the page, "
+        'performance.now() in a cross-origin-isolated page). "floor" is the page-started floor. Raw '
+        "POST: the SDK client's last tools/call request sent again as is with its HTTP client and the "
+        "response read whole, not parsed (the call without the SDK client's share). The machine is "
+        "shared: absolute numbers move with its load; the ratios within one run are the result. "
+        + "; ".join(notes)
+        + ".",
+    )
+    targets = [
+        ("stdio p50 ≤ 1.0x peer p50", stdio.p(50), 1.0 * peer.p(50)),
+        ("stdio p50 ≤ 1.5x floor p50", stdio.p(50), 1.5 * floor.p(50)),
+        ("stdio p99 ≤ 2x stdio p50", stdio.p(99), 2 * stdio.p(50)),
+        ("Streamable HTTP p50 ≤ 2x floor p50", http.p(50), 2 * floor.p(50)),
+        ("relayed stdio p50 ≤ 1.3x direct stdio p50", relay.p(50), 1.3 * stdio.p(50)),
+    ]
+    print("\nTargets (issue 12):")
+    for name, value, limit in targets:
+        verdict = "PASS" if value <= limit else "FAIL"
+        print(
+            f"- {verdict} {name}: {fmt_ms(value)} ms vs limit {fmt_ms(limit)} ms ({value / limit:.2f} of it)"
+        )
+    return 0
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.roundtrip")
-    parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--calls", type=int, default=600, help="timed calls per path (default 600)")
+    parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds the calls are split into")
+    parser.add_argument("--warmup", type=int, default=20, help="untimed calls before each round's chunk")
+    parser.add_argument("--native", action="store_true", help="tabmcp rows with Chromium's native WebMCP")
     args = parser.parse_args(argv)
-    rows = asyncio.run(measure(args.calls, args.warmup))
-    print_table(
-        f"No-op page tool round trip ({args.calls} sequential calls each)",
-        ["browser", "path", "p50 ms", "p99 ms", "p50 vs baseline"],
-        rows,
-        note="Baseline: Playwright page.evaluate calling the same tool in the same page, same run.",
-    )
-    return 0
+    rows, notes = asyncio.run(measure(args))
+    return report(args, rows, notes)
 
 
 if __name__ == "__main__":
-    import sys
-
     raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,297 @@
+"""An MCP client in its own process, as users run one: the benchmarks drive it over stdin/stdout.
+
+    python -m bench._client --stdio CMD [ARG...]    launch a server over stdio (tabmcp serve --stdio,
+                                                    the peer relay) and talk to it
+    python -m bench._client --http URL              Streamable HTTP
+
+It connects with the official SDK ``mcp.Client``, waits (bounded) until every name given with
+``--tool`` is listed, prints ``{"ready": true, "tools": N}`` and then answers one JSON command
+a line on stdin, a JSON line on stdout each:
+
+- ``{"op": "time", "tool": NAME, "calls": N, "warmup": W}``: W untimed calls, then N sequential
+  timed ones; ``{"samples": [seconds, ...]}``.
+- ``{"op": "load", "tools": [NAME, ...], "calls": N, "concurrency": C, "clients": K}``: N calls
+  spread over the names round-robin, exactly C in flight through K connections (opened once,
+  kept); ``{"samples": [...], "wall": seconds, "errors": {code: n}}``.
+- ``{"op": "list", "rounds": N}``: N tools/list calls (no client cache); ``{"samples": [...]}``.
+- ``{"op": "list_raw", "rounds": N}`` (HTTP only): the last tools/list the SDK sent, sent again
+  N times as is, each response read whole and not parsed: the server's share.
+  ``{"samples": [...], "bytes": size}``.
+- ``{"op": "time_raw", "tool": NAME, "calls": N, "warmup": W}`` (HTTP only): as ``time``, but the
+  last tools/call the SDK sent is sent again as is and its response read whole, not parsed: the
+  call without the SDK client's share. ``{"samples": [...]}``.
+- ``{"op": "time_get", "url": URL, "calls": N, "warmup": W}`` (HTTP only): plain GETs with the
+  same HTTP client (the HTTP stack without MCP). ``{"samples": [...]}``.
+- ``{"op": "names"}``: the listed tool names; ``{"names": [...]}``.
+
+It ends at EOF (closing the server it launched). A tool result flagged ``isError`` counts as an
+error (``time`` stops with ``{"error": ...}``), so a benchmark never times failures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+
+def _emit(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+class _Recorder:
+    """The HTTP client under the SDK's Streamable HTTP transport, keeping the last tools/list
+    request so ``list_raw`` can replay it (the server's share of a listing, without the SDK
+    client's parsing and validation)."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, httpx2.Request] = {}
+        self.http = create_mcp_http_client()
+        self.http.event_hooks["request"].append(self._record)
+
+    async def _record(self, request: httpx2.Request) -> None:
+        if request.method == "POST":
+            for method in (b'"tools/list"', b'"tools/call"'):
+                if method in request.content:
+                    self.last[method.decode().strip('"')] = request
+
+    async def replay(self, method: str) -> int:
+        """Send the last ``method`` request again and read the whole response; its size in bytes."""
+        req = self.last.get(method)
+        if req is None:
+            raise RuntimeError(f"no {method} request seen yet")
+        copy = self.http.build_request(req.method, req.url, headers=req.headers, content=req.content)
+        response = await self.http.send(copy)
+        body = await response.aread()
+        if response.status_code != 200 or b'"isError":true' in body:
+            raise RuntimeError(f"replayed {method}: HTTP {response.status_code}: {body[:300]!r}")
+        return len(body)
+
+
+def _target(args: argparse.Namespace, recorder: _Recorder | None = None) -> Any:
+    if args.http:
+        if recorder is not None:
+            return streamable_http_client(str(args.http), http_client=recorder.http)
+        return str(args.http)
+    command, *rest = args.stdio
+    return StdioServerParameters(command=command, args=rest, env=dict(os.environ))
+
+
+def _error_of(result: Any) -> str | None:
+    if not result.is_error:
+        return None
+    body = (result.structured_content or {}).get("error") or {}
+    return str(body.get("code") or result.content)[:200]
+
+
+async def _wait_tools(client: Client, names: list[str], timeout: float) -> int:
+    deadline = time.monotonic() + timeout
+    listed: set[str] = set()
+    while time.monotonic() < deadline:
+        listed = {t.name for t in (await client.list_tools(cache_mode="bypass")).tools}
+        if all(n in listed for n in names):
+            return len(listed)
+        await asyncio.sleep(0.1)
+    raise TimeoutError(
+        f"tools {sorted(set(names) - listed)} not listed after {timeout:g} s (listed: {sorted(listed)[:20]})"
+    )
+
+
+async def _time(client: Client, tool: str, calls: int, warmup: int) -> dict[str, Any]:
+    samples = []
+    for i in range(warmup + calls):
+        start = time.perf_counter()
+        result = await client.call_tool(tool, {})
+        elapsed = time.perf_counter() - start
+        if (error := _error_of(result)) is not None:
+            return {"error": error}
+        if i >= warmup:
+            samples.append(elapsed)
+    return {"samples": samples}
+
+
+async def _load(pool: list[Client], tools: list[str], calls: int, concurrency: int) -> dict[str, Any]:
+    samples: list[float] = []
+    errors: Counter[str] = Counter()
+    counter = iter(range(calls))
+
+    async def worker(w: int) -> None:
+        client = pool[w % len(pool)]
+        for i in counter:
+            start = time.perf_counter()
+            try:
+                result = await asyncio.wait_for(client.call_tool(tools[i % len(tools)], {}), 30)
+                error = _error_of(result)
+            except Exception as exc:  # transport failure: counted under its type
+                error = f"exception {type(exc).__name__}"
+            if error is None:
+                samples.append(time.perf_counter() - start)
+            else:
+                errors[error] += 1
+
+    start = time.perf_counter()
+    await asyncio.gather(*(worker(w) for w in range(concurrency)))
+    return {"samples": samples, "wall": time.perf_counter() - start, "errors": dict(errors)}
+
+
+async def run(args: argparse.Namespace) -> None:
+    # The SDK warns when a called name is missing from its last listing; not a benchmark's concern.
+    logging.getLogger("mcp").setLevel(logging.ERROR)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    async with contextlib.AsyncExitStack() as stack:
+        recorder = _Recorder() if args.http else None
+        if recorder is not None:
+            await stack.enter_async_context(recorder.http)
+        client = await stack.enter_async_context(Client(_target(args, recorder), mode=args.mode))
+        pool = [client]
+        n = await _wait_tools(client, args.tool, args.wait)
+        _emit({"ready": True, "tools": n})
+        while line := await reader.readline():
+            cmd = json.loads(line)
+            try:
+                if cmd["op"] == "time":
+                    out = await _time(client, cmd["tool"], cmd["calls"], cmd.get("warmup", 0))
+                elif cmd["op"] == "load":
+                    while len(pool) < cmd.get("clients", 1):
+                        pool.append(await stack.enter_async_context(Client(_target(args), mode=args.mode)))
+                    out = await _load(
+                        pool[: cmd.get("clients", 1)], cmd["tools"], cmd["calls"], cmd["concurrency"]
+                    )
+                elif cmd["op"] == "names":
+                    out = {"names": [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]}
+                elif cmd["op"] == "list":
+                    out = {"samples": []}
+                    for _ in range(cmd["rounds"]):
+                        start = time.perf_counter()
+                        await client.list_tools(cache_mode="bypass")
+                        out["samples"].append(time.perf_counter() - start)
+                elif cmd["op"] == "list_raw":
+                    if recorder is None:
+                        raise RuntimeError("list_raw needs --http")
+                    if "tools/list" not in recorder.last:
+                        await client.list_tools(cache_mode="bypass")  # a request to replay
+                    out = {"samples": [], "bytes": 0}
+                    for _ in range(cmd["rounds"]):
+                        start = time.perf_counter()
+                        out["bytes"] = await recorder.replay("tools/list")
+                        out["samples"].append(time.perf_counter() - start)
+                elif cmd["op"] == "time_get":
+                    if recorder is None:
+                        raise RuntimeError("time_get needs --http")
+                    out = {"samples": []}
+                    for i in range(cmd.get("warmup", 0) + cmd["calls"]):
+                        start = time.perf_counter()
+                        response = await recorder.http.get(cmd["url"])
+                        await response.aread()
+                        if i >= cmd.get("warmup", 0):
+                            out["samples"].append(time.perf_counter() - start)
+                elif cmd["op"] == "time_raw":
+                    if recorder is None:
+                        raise RuntimeError("time_raw needs --http")
+                    if "tools/call" not in recorder.last:
+                        await client.call_tool(cmd["tool"], {})  # a request to replay
+                    out = {"samples": []}
+                    for i in range(cmd.get("warmup", 0) + cmd["calls"]):
+                        start = time.perf_counter()
+                        await recorder.replay("tools/call")
+                        if i >= cmd.get("warmup", 0):
+                            out["samples"].append(time.perf_counter() - start)
+                else:
+                    out = {"error": f"unknown op {cmd['op']!r}"}
+            except Exception as exc:  # reported to the parent, which stops with it
+                out = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+            _emit(out)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench._client")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--http", metavar="URL")
+    target.add_argument("--stdio", nargs=argparse.REMAINDER, metavar="CMD")
+    parser.add_argument("--tool", action="append", default=[], help="wait until this tool is listed")
+    parser.add_argument("--wait", type=float, default=30.0, help="seconds to wait for the tools")
+    parser.add_argument("--mode", default="auto", choices=["auto", "legacy"])
+    args = parser.parse_args(argv)
+    asyncio.run(run(args))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
+
+
+# -- the parent's side --------------------------------------------------------------------------
+
+
+class ClientProcess:
+    """``python -m bench._client`` as a child process of a benchmark: start, ask, close."""
+
+    def __init__(self, label: str, proc: asyncio.subprocess.Process) -> None:
+        self.label = label
+        self.proc = proc
+        self.ready: dict[str, Any] = {}
+
+    @classmethod
+    async def start(cls, label: str, *args: str, timeout: float = 90.0) -> ClientProcess:
+        """Start the client (``args`` as for ``python -m bench._client``) and wait until it is ready."""
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench._client",
+            *args,
+            cwd=root,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=64 * 1024 * 1024,
+        )
+        self = cls(label, proc)
+        try:
+            self.ready = await self._read(timeout)
+        except BaseException:
+            await self.close()
+            raise
+        return self
+
+    async def _read(self, timeout: float) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        if not line:
+            raise RuntimeError(
+                f"{self.label}: the client process ended (exit {await self.proc.wait()}); see stderr"
+            )
+        out: dict[str, Any] = json.loads(line)
+        if "error" in out:
+            raise RuntimeError(f"{self.label}: {out['error']}")
+        return out
+
+    async def ask(self, timeout: float = 300.0, **command: Any) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps(command) + "\n").encode())
+        await self.proc.stdin.drain()
+        return await self._read(timeout)
+
+    async def close(self, timeout: float = 15.0) -> None:
+        if self.proc.returncode is None and self.proc.stdin is not None:
+            with contextlib.suppress(Exception):
+                self.proc.stdin.close()
+            try:
+                await asyncio.wait_for(self.proc.wait(), timeout)
+            except TimeoutError:
+                self.proc.kill()
+                await self.proc.wait()

@@ -1,0 +1,105 @@
+"""The benchmarks' instruments work: the floor extension and its echo server, the client process,
+the SDK-alone server, the peer's page. Each test fails if its instrument breaks (a bench would
+otherwise hang or time the wrong thing). No timing is asserted: speed lives in the tables.
+
+    .venv/bin/python -m pytest bench/tests
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+
+import pytest
+from playwright.async_api import async_playwright
+
+from bench._client import ClientProcess
+from bench._floor import PEER_DIST, floor_server
+from bench.roundtrip import _poll, floor_browser, free_port
+
+pytestmark = pytest.mark.timeout(180)
+
+
+async def test_floor_round_trips_both_ways() -> None:
+    async with floor_server() as floor, async_playwright() as pw, floor_browser(pw, floor) as (_, page, tab):
+        samples = await page.evaluate("([n, w]) => window.__floor.run(n, w)", [5, 1])
+        assert len(samples) == 5 and all(s > 0 for s in samples)  # five page-started echoes came back
+        answer = await floor.call(tab)
+        assert answer["type"] == "result" and answer["ok"] is True and answer["result"] == "ok"
+        assert answer["tab"] == tab and answer["callId"] == str(int(answer["callId"]))
+        assert not floor.pending  # the answer was matched to its call
+
+
+async def test_client_process_times_calls_over_stdio_and_reports_failures() -> None:
+    client = await ClientProcess.start(
+        "sdk", "--tool", "noop", "--stdio", sys.executable, "-m", "bench._sdk_server", "--stdio"
+    )
+    try:
+        assert client.ready["tools"] == 1
+        out = await client.ask(op="time", tool="noop", calls=5, warmup=1)
+        assert len(out["samples"]) == 5 and all(s > 0 for s in out["samples"])
+        with pytest.raises(RuntimeError):  # a failing call is reported, never timed
+            await client.ask(op="time", tool="no_such_tool", calls=2, warmup=0)
+    finally:
+        await client.close()
+    assert client.proc.returncode is not None  # EOF on stdin ends the client (and its server)
+
+
+async def test_client_process_replays_http_requests_and_runs_load() -> None:
+    port = free_port()
+    server = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bench._sdk_server", "--port", str(port)
+    )
+    try:
+
+        async def listening() -> bool:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            return True
+
+        await _poll("SDK HTTP server", listening, 30)
+        client = await ClientProcess.start("http", "--tool", "noop", "--http", f"http://127.0.0.1:{port}/mcp")
+        try:
+            raw = await client.ask(op="time_raw", tool="noop", calls=3, warmup=1)
+            assert len(raw["samples"]) == 3
+            listed = await client.ask(op="list_raw", rounds=2)
+            assert len(listed["samples"]) == 2 and listed["bytes"] > 0
+            load = await client.ask(op="load", tools=["noop"], calls=12, concurrency=3, clients=3)
+            assert len(load["samples"]) == 12 and load["errors"] == {}
+            assert (await client.ask(op="names"))["names"] == ["noop"]
+        finally:
+            await client.close()
+    finally:
+        server.terminate()
+        await server.wait()
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not (PEER_DIST / "cli.js").exists(), reason="needs node and npm dev deps"
+)
+async def test_peer_relay_lists_and_calls_the_pages_tool() -> None:
+    node = shutil.which("node")
+    assert node is not None
+    port = free_port()
+    async with floor_server() as site, async_playwright() as pw, floor_browser(pw, site) as (browser, _, _):
+        start = asyncio.create_task(
+            ClientProcess.start(
+                "peer", "--tool", "noop", "--stdio", node, str(PEER_DIST / "cli.js"), "--port", str(port)
+            )
+        )
+
+        async def listening() -> bool:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            return True
+
+        await _poll("peer relay", listening, 30)
+        page = await browser.context.new_page()
+        await page.goto(site.url(f"peer.html?port={port}"))
+        client = await start  # ready only once the page's noop is listed
+        try:
+            out = await client.ask(op="time", tool="noop", calls=2, warmup=0)
+            assert len(out["samples"]) == 2
+        finally:
+            await client.close()
