@@ -112,8 +112,13 @@ async def _demo(args: argparse.Namespace) -> int:
                 page = browser.context.pages[0] if browser.context.pages else await browser.context.new_page()
                 await page.goto(site_url)
                 connected = await bridge.hub.wait_connected(15)
+                # Pages register tools one by one: report once the count has settled (10 s at most).
+                last, steady = -1, 0
                 for _ in range(100):
-                    if bridge.hub.registry.counts()["tools"]:
+                    count = bridge.hub.registry.counts()["tools"]
+                    steady = steady + 1 if count == last and count else 0
+                    last = count
+                    if steady >= 5:
                         break
                     await asyncio.sleep(0.1)
                 counts = bridge.hub.registry.counts()
