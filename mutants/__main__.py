@@ -132,6 +132,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_validation.py",),
     ),
     Mutation(
+        "live-dom-unprocessed",
+        "text read from the live page (query_dom) reaches the agent uncleaned and unscanned",
+        "bridge/tabmcp/core/tools/query_dom.py",
+        'return as_page_content(ctx, tab_id, "query_dom", answer)',
+        "return answer",
+        ("bridge/tests/test_trust_bridge.py",),
+    ),
+    Mutation(
         "stale-revision",
         "listings stop reporting telemetry-driven changes in their revision",
         "bridge/tabmcp/server/hub.py",

@@ -169,3 +169,35 @@ async def test_consequential_tool_asks_first(tmp_path):
             assert result.structured_content["error"]["code"] == "APPROVAL_DENIED" and calls == []
     finally:
         await stop(cm, ext)
+
+
+async def test_live_page_text_is_untrusted_content_cleaned_framed_and_scanned(tmp_path):
+    """query_dom returns the page's own words (anyone the page quotes): the same defences apply."""
+    cm, app, ext, calls, _ = await start(tmp_path, {})
+
+    async def answer_queries() -> None:
+        while True:
+            query = await ext.wait_for(lambda m: m["type"] == "page.query", timeout=30)
+            await ext.send({"type": "page.result", "requestId": query["requestId"], "ok": True, "result": {
+                "matches": 1, "elements": [{"tag": "p", "text": f"Great kettle!{HIDDEN} {ORDERS}"}]}})
+
+    answering = asyncio.create_task(answer_queries())
+    try:
+        async with Client(url(app)) as client:
+            dom = await client.call_tool("query_dom", {"selector": "p.review", "tab_id": 1})
+            assert not dom.is_error, dom.content
+            text = dom.content[0].text
+            assert text.startswith("«untrusted content from https://notes.test")
+            assert not any(0xE0000 <= ord(c) <= 0xE007F or c in "\u200b\u202e\ufeff" for c in text)
+            element_text = dom.structured_content["elements"][0]["text"]
+            assert element_text.startswith("Great kettle! IMPORTANT")  # hidden characters gone there too
+            trust = dom.meta["tabmcp/trust"]
+            assert trust["flagged"] and trust["lockdown"] is True
+            # What the agent read can steer it: writes now ask the person first.
+            task = asyncio.create_task(approve_next(ext, "save_note", approve=False))
+            denied = await client.call_tool("save_note", {"text": "b"})
+            assert "query_dom" in (await task)["reason"]
+            assert denied.structured_content["error"]["code"] == "APPROVAL_DENIED"
+    finally:
+        answering.cancel()
+        await stop(cm, ext)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..telemetry.query_dom import QUERY_DOM_SPEC
 from .base import BuiltinTool, ToolContext, text
-from .telemetry import live
+from .telemetry import as_page_content, live_tab
 
 __all__ = ["QUERY_DOM", "SCHEMA"]
 
@@ -26,7 +26,8 @@ MAX_TEXT = 20_000
 
 
 async def query_dom(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await live(ctx, arguments, "dom", {
+    tab_id = live_tab(ctx, arguments)
+    result = await ctx.bridge.page_query(tab_id, "dom", {
         "selector": arguments["selector"],
         "limit": arguments.get("limit", 20),
         "attributes": arguments.get("attributes"),
@@ -35,7 +36,9 @@ async def query_dom(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, An
     body = json.dumps(result, ensure_ascii=False, indent=1)
     if len(body) > MAX_TEXT:
         body = body[:MAX_TEXT] + "\n… (truncated; use a narrower selector or a lower limit)"
-    return {"content": [text(body)], "structuredContent": result if isinstance(result, dict) else {"result": result}}
+    answer = {"content": [text(body)], "structuredContent": result if isinstance(result, dict) else {"result": result}}
+    # Element text is the page's words (and anyone the page quotes): untrusted content.
+    return as_page_content(ctx, tab_id, "query_dom", answer)
 
 
 QUERY_DOM = BuiltinTool("query_dom", query_dom, schema=SCHEMA)

@@ -17,16 +17,27 @@ from .base import BuiltinTool, ToolContext, text
 __all__ = ["ANALYZE", "CONFIGURE", "GENERATE", "OBSERVE", "live"]
 
 
+def live_tab(ctx: ToolContext, arguments: dict[str, Any]) -> int:
+    """The tab a live question goes to: ``tab_id``, or the one the person looks at."""
+    tab_id = arguments.get("tab_id") or ctx.bridge.focused_tab()
+    if tab_id is None:
+        raise errors.TabClosed("no open tab to ask")
+    return int(tab_id)
+
+
 async def live(ctx: ToolContext, arguments: dict[str, Any], kind: str, args: dict[str, Any] | None = None) -> Any:
     """Ask the tab (``tab_id`` or the one the person looks at) for a live answer.
 
     Raises:
         ToolCallError: no open tab, or the page could not answer (named by the session's rules).
     """
-    tab_id = arguments.get("tab_id") or ctx.bridge.focused_tab()
-    if tab_id is None:
-        raise errors.TabClosed("no open tab to ask")
-    return await ctx.bridge.page_query(int(tab_id), kind, args)
+    return await ctx.bridge.page_query(live_tab(ctx, arguments), kind, args)
+
+
+def as_page_content(ctx: ToolContext, tab_id: int, tool: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A built-in's result made of the page's own text, through the trust defences."""
+    tab = ctx.bridge.registry.tab(tab_id)
+    return ctx.trust.page_content(tab.origin if tab else "", tab.url if tab else "", tool, result)
 
 
 async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -35,11 +46,21 @@ async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]
     result = answer.to_call_result()
     if arguments.get("what") == "page":
         try:
-            page = await live(ctx, arguments, "page")
+            tab_id = live_tab(ctx, arguments)
+            page = await ctx.bridge.page_query(tab_id, "page", None)
         except errors.ToolCallError as exc:
             page = {"unavailable": exc.to_dict()}
+            result["content"].append(text("Live page: " + json.dumps(page, ensure_ascii=False)[:4000]))
+        else:
+            # The page's title, headings and text are the page's words: untrusted content.
+            framed = as_page_content(ctx, tab_id, "observe", {
+                "content": [text("Live page: " + json.dumps(page, ensure_ascii=False)[:4000])],
+                "structuredContent": page if isinstance(page, dict) else {"result": page},
+            })
+            page = framed.get("structuredContent", page)
+            result["content"].extend(framed["content"])
+            result.setdefault("_meta", {}).update(framed.get("_meta") or {})
         result["structuredContent"] = {**answer.data, "page": page}
-        result["content"].append(text("Live page: " + json.dumps(page, ensure_ascii=False)[:4000]))
     if ctx.view.exposure.note_observe(exposure_enabled=store.settings.dynamic_exposure):
         await ctx.notify_changed()
     return result

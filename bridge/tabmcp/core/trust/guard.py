@@ -101,15 +101,23 @@ class TrustGuard:
 
     def result(self, entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
         """The page's result as the agent may see it; a flagged one starts the lockdown."""
-        source = ResultSource(
+        return self._processed(result, ResultSource(
             origin=entry.tab.origin,
             url=entry.tab.url,
             tool=entry.public_name,
             untrusted_content=entry.tool.annotations.get("untrustedContentHint") is True,
-        )
+        ))
+
+    def page_content(self, origin: str, url: str, tool: str, result: dict[str, Any]) -> dict[str, Any]:
+        """What a built-in read from a live page (``query_dom``, ``observe(page)``): the page's own
+        text, which may quote anyone (reviews, posts, emails), so it is untrusted content and
+        gets the same cleaning, framing, scanning and lockdown as a page tool's result."""
+        return self._processed(result, ResultSource(origin=origin, url=url, tool=tool, untrusted_content=True))
+
+    def _processed(self, result: dict[str, Any], source: ResultSource) -> dict[str, Any]:
         processed = process_result(result, source, self.settings)
         if processed.flagged and self.settings.lockdown:
-            self.lockdown.flag(entry.tab.origin, entry.public_name, processed.flags)
+            self.lockdown.flag(source.origin, source.tool, processed.flags)
             processed.result["_meta"][META_TRUST]["lockdown"] = True
         return processed.result
 
