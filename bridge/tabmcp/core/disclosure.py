@@ -19,6 +19,7 @@ out are never listed, searched or described (see :mod:`tabmcp.core.scoping`).
 from __future__ import annotations
 
 import fnmatch
+import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -240,20 +241,39 @@ class Disclosure:
         """The tools/list answer for a client (``profile`` overrides the configured one).
 
         Memoized per registry version (the gate's decisions depend only on the registry and the
-        fixed policy), so a client polling an unchanged browser costs a dictionary lookup.
+        fixed policy; ``hybrid`` also keys on the usage-ranked core set), so a client polling an
+        unchanged browser costs a dictionary lookup.
         """
         view = view or ClientView()
         profile = profile or self.profile
-        if profile == "hybrid":  # depends on usage counts too
-            return self._build_listing(view, profile)
-        expanded = frozenset(view.expanded) if view.dynamic else None
-        key = (self.registry.version, self.hook_version(), profile, view.dynamic, expanded)
+        key = self._memo_key(view, profile)
         cached = self._listing_cache.get(key)
         if cached is None:
             if len(self._listing_cache) > 64 or any(k[:2] != key[:2] for k in self._listing_cache):
                 self._listing_cache.clear()
             cached = self._listing_cache[key] = self._build_listing(view, profile)
         return list(cached)
+
+    def _memo_key(self, view: ClientView, profile: Profile) -> tuple[Any, ...]:
+        """What :meth:`list_tools` depends on: the registry (and hook) version, the profile, the
+        client's opened categories, and in ``hybrid`` the usage-ranked core set."""
+        expanded = frozenset(view.expanded) if view.dynamic else None
+        usage = None
+        if profile == "hybrid" and self.usage_core is not None and not self.core_tools:
+            usage = frozenset(self.usage_core())
+        return (self.registry.version, self.hook_version(), profile, view.dynamic, expanded, usage)
+
+    def listing_key(self, view: ClientView | None = None, *, profile: Profile | None = None) -> tuple[Any, ...]:
+        """A hashable identity of :meth:`listing` for this client: equal keys mean equal listings,
+        so a server can keep the wire form of a listing it built and serve it again for the same
+        key. Cheap: the page-tool part is the memo key; :attr:`extra_tools` (a handful of small
+        definitions whose counts change with the data) are built and fingerprinted."""
+        view = view or ClientView()
+        chosen = profile or self.profile
+        key = self._memo_key(view, chosen)
+        if chosen != "meta" and self.extra_tools is not None:
+            key += (json.dumps(self.extra_tools(view), sort_keys=True, default=str),)
+        return key
 
     def _build_listing(self, view: ClientView, profile: Profile) -> list[dict[str, Any]]:
         out = [builtin_tool(name) for name in PROFILE_BUILTINS[profile]]

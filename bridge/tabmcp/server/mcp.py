@@ -39,7 +39,7 @@ from ..core.trust.guard import install_trust
 from .approvals import Approvals
 from .hub import Hub
 
-__all__ = ["ChangeNotifier", "build_mcp_server", "error_result"]
+__all__ = ["ChangeNotifier", "ListingCache", "build_mcp_server", "error_result"]
 
 log = logging.getLogger("tabmcp.mcp")
 
@@ -235,6 +235,64 @@ class _Handlers:
         return _complete(ctx, result)
 
 
+class ListingCache:
+    """Server middleware: tools/list answered from the wire form built last time for the same
+    listing, so an unchanged listing costs a key and a dictionary lookup.
+
+    The SDK shapes every handler result for the wire (cache hints, per-version validation and
+    re-dump of each tool, the ``serverInfo`` stamp): at thousands of page tools that is most of a
+    tools/list. A middleware that answers without ``call_next`` is trusted to return the finished
+    wire result, so the first request for a listing goes through the whole pipeline and its
+    output is kept under (revision, :meth:`Disclosure.listing_key` of the client's view,
+    protocol version); later requests with the same key get that output. The key covers all a
+    listing depends on (registry version, profile, the client's opened categories, usage-ranked
+    core tools, the telemetry tools' definitions), so a change is a new key, never a stale answer.
+    """
+
+    def __init__(self, hub: Hub, notifier: ChangeNotifier, *, size: int = 32) -> None:
+        self._hub = hub
+        self._notifier = notifier
+        self._size = size
+        self._entries: dict[tuple[Any, ...], Any] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def key(self, ctx: ServerRequestContext[Any, Any]) -> tuple[Any, ...]:
+        view = self._notifier.view_for(ctx)
+        return (self._hub.revision, self._hub.disclosure.listing_key(view), ctx.protocol_version)
+
+    @staticmethod
+    def _servable(ctx: ServerRequestContext[Any, Any]) -> bool:
+        """What the SDK checks before the handler, checked here before a cached answer: the
+        connection finished its handshake and the params are well-formed."""
+        conn = _connection(ctx)
+        if conn is not None and not conn.initialize_accepted:
+            return False
+        try:
+            types.PaginatedRequestParams.model_validate({} if ctx.params is None else ctx.params, by_name=False)
+        except ValueError:
+            return False
+        return True
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
+        if ctx.method != "tools/list" or not self._servable(ctx):
+            return await call_next(ctx)
+        await self._hub.settle()
+        key = self.key(ctx)
+        hit = self._entries.get(key)
+        if hit is not None:
+            self.hits += 1
+            return hit
+        self.misses += 1
+        result = await call_next(ctx)
+        # Keep it only if nothing changed while it was built (the handler may await).
+        if isinstance(result, dict) and self.key(ctx) == key:
+            if len(self._entries) >= self._size or any(k[0] != key[0] for k in self._entries):
+                self._entries.clear()
+            self._entries[key] = result
+        return result
+
+
 class _Server(Server[Any]):
     """Advertises ``tools.listChanged`` on handshake-era connections."""
 
@@ -274,4 +332,5 @@ def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier]:
         get_tool_input_schema=functools.partial(_input_schema, hub),
     )
     server.middleware.append(notifier.track)
+    server.middleware.append(ListingCache(hub, notifier))
     return server, notifier

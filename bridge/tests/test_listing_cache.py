@@ -1,0 +1,80 @@
+"""tools/list served from kept wire forms (server/mcp.py ListingCache) and the listing memo
+(core/disclosure.py): an unchanged listing is served again, a changed one is never stale."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp import Client
+
+from tabmcp.core.disclosure import ClientView, Disclosure
+from tabmcp.core.registry import Registry
+from tabmcp.protocol import TabSnapshot
+from tabmcp.server.mcp import ListingCache
+
+from .conftest import eventually
+from .helpers import tab, tool
+
+
+def mcp_url(bridge: Any) -> str:
+    return f"http://127.0.0.1:{bridge.port}/mcp"
+
+
+def cache_of(bridge: Any) -> ListingCache:
+    return next(m for m in bridge.mcp.middleware if isinstance(m, ListingCache))
+
+
+def names(result: Any) -> list[str]:
+    return [t.name for t in result.tools]
+
+
+async def test_an_unchanged_listing_is_served_again_and_equals_a_fresh_build(bridge, extension):
+    await extension.sync(tab(1, tools=[tool("a"), tool("b")]))
+    await eventually(lambda: bridge.hub.registry.resolve("b"))
+    cache = cache_of(bridge)
+    for mode in ("legacy", "auto"):  # handshake era, and 2026-07-28 (its clients keep listings for ttlMs)
+
+        async def list_once() -> Any:
+            async with Client(mcp_url(bridge), mode=mode) as client:
+                return await client.list_tools()
+
+        first = await list_once()
+        hits = cache.hits
+        again = await list_once()
+        assert cache.hits == hits + 1, mode  # served from the kept wire form
+        cache._entries.clear()
+        fresh = await list_once()  # built through the whole SDK pipeline again
+        assert again.model_dump() == first.model_dump() == fresh.model_dump()
+        assert {"a", "b"} <= set(names(fresh))
+
+
+async def test_a_changed_listing_is_never_served_stale(bridge, extension):
+    await extension.sync(tab(1, tools=[tool("a")]))
+    await eventually(lambda: bridge.hub.registry.resolve("a"))
+    async with Client(mcp_url(bridge), mode="legacy") as client:
+        before = await client.list_tools()
+        await client.list_tools()  # now kept
+        assert "b" not in names(before)
+        await extension.send({"type": "tab.update", "tab": tab(1, tools=[tool("a"), tool("b")])})
+        await eventually(lambda: bridge.hub.registry.resolve("b"))
+        after = await client.list_tools()
+        assert "b" in names(after)
+        assert after.meta["tabmcp/revision"] > before.meta["tabmcp/revision"]
+
+
+def test_the_hybrid_listing_is_memoized_and_follows_the_usage_ranking():
+    registry = Registry()
+    registry.apply(TabSnapshot.model_validate(tab(1, url="https://a.test/", tools=[tool("x"), tool("y")])))
+    ranked: set[tuple[str, str]] = {("https://a.test", "x")}
+    disclosure = Disclosure(registry, profile="hybrid", usage_core=lambda: set(ranked))
+    view = ClientView()
+
+    def page_tools() -> list[dict[str, Any]]:
+        return [t for t in disclosure.listing(view) if t["name"] in ("x", "y")]
+
+    first = page_tools()
+    assert [t["name"] for t in first] == ["x"]
+    assert page_tools()[0] is first[0]  # memoized: the same definition object, not a rebuild
+    ranked.add(("https://a.test", "y"))  # the usage ranking changed: the memo must not serve the old set
+    assert [t["name"] for t in page_tools()] == ["x", "y"]
+    assert disclosure.listing_key(view) != disclosure.listing_key(ClientView(), profile="passthrough")
