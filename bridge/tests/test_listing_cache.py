@@ -42,7 +42,7 @@ async def test_an_unchanged_listing_is_served_again_and_equals_a_fresh_build(bri
         hits = cache.hits
         again = await list_once()
         assert cache.hits == hits + 1, mode  # served from the kept wire form
-        cache._entries.clear()
+        cache.clear()
         fresh = await list_once()  # built through the whole SDK pipeline again
         assert again.model_dump() == first.model_dump() == fresh.model_dump()
         assert {"a", "b"} <= set(names(fresh))

@@ -257,6 +257,10 @@ class ListingCache:
         self.hits = 0
         self.misses = 0
 
+    def clear(self) -> None:
+        """Forget every kept listing (the next tools/list goes through the whole SDK pipeline)."""
+        self._entries.clear()
+
     def key(self, ctx: ServerRequestContext[Any, Any]) -> tuple[Any, ...]:
         view = self._notifier.view_for(ctx)
         return (self._hub.revision, self._hub.disclosure.listing_key(view), ctx.protocol_version)
@@ -288,7 +292,7 @@ class ListingCache:
         # Keep it only if nothing changed while it was built (the handler may await).
         if isinstance(result, dict) and self.key(ctx) == key:
             if len(self._entries) >= self._size or any(k[0] != key[0] for k in self._entries):
-                self._entries.clear()
+                self.clear()
             self._entries[key] = result
         return result
 
