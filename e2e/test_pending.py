@@ -8,7 +8,6 @@ client sees is the extension's, or the effect is in the page (which only the ext
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Any
 
 from tabmcp.core.session import RequestKind
@@ -27,14 +26,13 @@ async def test_a_call_and_a_page_query_in_a_closed_tab_both_end_tab_closed(env: 
     async with env.client() as client:
         call = asyncio.create_task(client.call_tool("wait", {"ms": 30000}))
         await eventually(lambda: pending(env, RequestKind.CALL) == 1)
-        # The page's thread spins: it cannot answer the query, so only the tab's end can end it.
-        spin = asyncio.create_task(page.evaluate("() => { for (;;) {} }"))
+        # The page's thread spins from its next task on, queued before the query can reach it:
+        # it cannot answer the query, so only the tab's end can end it.
+        await page.evaluate("() => { setTimeout(() => { for (;;) {} }, 0); }")
         query = asyncio.create_task(client.call_tool("query_dom", {"selector": "body", "tab_id": tab_id}))
         await eventually(lambda: pending(env, RequestKind.QUERY) == 1)
         await page.close()
         results = await asyncio.gather(call, query)
-        with contextlib.suppress(Exception):
-            await spin
     for result in results:
         assert result.is_error, result.content
         error: dict[str, Any] = result.structured_content["error"]
