@@ -244,10 +244,20 @@ async def test_disconnect_mid_call_then_grace_then_resync(bridge, extension):
         await again.close()
 
 
-async def test_calls_fail_fast_without_an_extension(bridge):
-    async with Client(mcp_url(bridge)) as client:
-        result = await client.call_tool("anything", {})
-    assert result.structured_content["error"]["code"] == "TOOL_NOT_FOUND"
+async def test_calls_fail_fast_without_an_extension():
+    # The extension is gone but its tabs are kept for a reconnect (a long grace period): a call
+    # of a kept tool answers at once that nobody can run it, never waits for its timeout.
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60}, calls={"timeout_s": 120})) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        await ext.sync(tab(1, tools=[tool("a")]))
+        await eventually(lambda: app.hub.registry.resolve("a"))
+        await ext.close()
+        await eventually(lambda: not app.hub.connected)
+        assert app.hub.registry.resolve("a") is not None  # kept through the grace period
+        async with Client(mcp_url(app)) as client:
+            result = await client.call_tool("a", {})
+    assert result.structured_content["error"]["code"] == "EXTENSION_DISCONNECTED"
 
 
 async def test_client_cancellation_reaches_the_page(bridge, extension):
