@@ -19,6 +19,7 @@ import {
   normalizeBridgeUrl,
 } from './protocol.js';
 import { createApprovals } from './approval/approvals.js';
+import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pending.js';
 
 const HEARTBEAT_MS = 20_000;
 const BACKOFF_START_MS = 250;
@@ -53,9 +54,7 @@ const state = {
   /** @type {Map<number, PageState>} */ pages: new Map(),
   /** Child frames with our scripts, by tab and frame id. @type {Map<number, Map<number, FramePort>>} */ frames: new Map(),
   /** @type {Map<number, chrome.tabs.Tab>} */ tabs: new Map(),
-  /** @type {Map<string, {tabId:number, frameId:number, timer: ReturnType<typeof setTimeout>}>} */ calls: new Map(),
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
-  /** @type {Map<string, {tabId:number, timer: ReturnType<typeof setTimeout>}>} */ queries: new Map(),
   /** @type {number | null} */ focusedWindowId: null,
   /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
   /** The bridge's capture settings for pages (telemetry.config), latest first. @type {object | null} */
@@ -63,6 +62,12 @@ const state = {
   /** Why the bridge refused some of a tab's definitions (its INVALID_TOOL answer). @type {Map<number, string>} */
   refused: new Map(),
 };
+
+/**
+ * Every request waiting for an answer (calls, page queries, approvals), with its deadline; they
+ * all end by the same rules (pending.js): tab closed, page gone, bridge link dropped, timeout, cancel.
+ */
+const pending = createPendingTable();
 
 /** Add two drop-count maps ({kind: n}). */
 function mergeDropped(a, b) {
@@ -253,6 +258,7 @@ function connect() {
     state.sessionId = null;
     clearInterval(state.heartbeat);
     state.heartbeat = null;
+    pending.endAll('the link to the bridge dropped');
     if (event.code !== 1000 && event.code !== 1005) {
       state.lastError = `connection closed (${event.code}${event.reason ? `: ${event.reason}` : ''})`;
     }
@@ -280,6 +286,7 @@ function reconnectNow(reason) {
   state.status = 'disconnected';
   clearInterval(state.heartbeat);
   state.heartbeat = null;
+  pending.endAll(`the link to the bridge was closed (${reason})`);
   if (ws) ws.close(1000, reason);
   clearTimeout(state.reconnectTimer);
   state.reconnectTimer = null;
@@ -486,9 +493,7 @@ function onTabRemoved(tabId) {
   state.ports.delete(tabId);
   clearTimeout(state.updateTimers.get(tabId));
   state.updateTimers.delete(tabId);
-  failCallsInTab(tabId, CALL_ERRORS.tabClosed, `tab ${tabId} was closed`);
-  denyApprovalsInTab(tabId, 'the tab was closed');
-  failQueriesInTab(tabId, CALL_ERRORS.tabClosed, `tab ${tabId} was closed`);
+  pending.endTab(tabId, RULE.tabClosed, `tab ${tabId} was closed`);
   if (state.status === 'ready') send({ type: OUT.tabClosed, tabId });
 }
 
@@ -508,8 +513,7 @@ function onPageConnect(port, early = []) {
   state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId });
   if (previous && previous.documentId !== sender.documentId) {
     state.pages.delete(tabId);
-    failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `tab ${tabId} navigated to another page`);
-    failQueriesInTab(tabId, CALL_ERRORS.tabNavigated, `tab ${tabId} navigated to another page`);
+    pending.endTab(tabId, RULE.navigated, `tab ${tabId} navigated to another page`);
   }
   port.onMessage.addListener((msg) => onPageMessage(tabId, port, msg));
   if (state.telemetryConfig) port.postMessage(telemetryConfigMessage(state.telemetryConfig));
@@ -522,9 +526,7 @@ function onPageConnect(port, early = []) {
     // Closing a tab also disconnects its port first: tell a close from a navigation.
     const stillOpen = await chrome.tabs.get(tabId).then(() => true, () => false);
     if (stillOpen) {
-      failCallsInTab(tabId, CALL_ERRORS.tabNavigated, `the page in tab ${tabId} unloaded during the call`);
-      denyApprovalsInTab(tabId, 'the page unloaded before anyone answered');
-      failQueriesInTab(tabId, CALL_ERRORS.tabNavigated, `the page in tab ${tabId} unloaded before it answered`);
+      pending.endTab(tabId, RULE.navigated, `the page in tab ${tabId} unloaded before it answered`);
       scheduleTabUpdate(tabId);
     } else {
       onTabRemoved(tabId);
@@ -542,7 +544,7 @@ function onFrameConnect(tabId, sender, port, early) {
   /** @type {FramePort} */
   const entry = { port, documentId: sender.documentId, origin: String(sender.origin || ''), page: null };
   frames.set(frameId, entry);
-  if (previous) failCallsInFrame(tabId, frameId, `frame ${frameId} of tab ${tabId} navigated`);
+  if (previous) pending.endFrame(tabId, frameId, `frame ${frameId} of tab ${tabId} navigated`);
   const onMessage = (msg) => {
     if (frames.get(frameId) !== entry || !msg) return; // a stale document
     if (msg.type === PAGE.snapshot) {
@@ -556,7 +558,7 @@ function onFrameConnect(tabId, sender, port, early) {
       };
       scheduleTabUpdate(tabId);
     } else if (msg.type === PAGE.result) {
-      const call = state.calls.get(msg.callId);
+      const call = pending.get(msg.callId, KIND.call);
       if (!call || call.tabId !== tabId || call.frameId !== frameId) return; // only its own calls
       finishCall(msg.callId, {
         ok: !!msg.ok,
@@ -571,7 +573,7 @@ function onFrameConnect(tabId, sender, port, early) {
     if (frames.get(frameId) !== entry) return;
     frames.delete(frameId);
     if (!frames.size && state.frames.get(tabId) === frames) state.frames.delete(tabId);
-    failCallsInFrame(tabId, frameId, `the frame ${frameId} in tab ${tabId} unloaded during the call`);
+    pending.endFrame(tabId, frameId, `the frame ${frameId} in tab ${tabId} unloaded during the call`);
     scheduleTabUpdate(tabId);
   });
 }
@@ -610,11 +612,11 @@ function onPageMessage(tabId, port, msg) {
       state.telemetryDropped.set(tabId, dropped);
     }
   } else if (msg.type === PAGE.pageResult) {
-    const query = state.queries.get(msg.requestId);
+    const query = pending.get(msg.requestId, KIND.query);
     if (!query || query.tabId !== tabId) return;
     finishPageQuery(msg.requestId, { ok: !!msg.ok, result: msg.result, error: msg.error });
   } else if (msg.type === PAGE.result) {
-    const call = state.calls.get(msg.callId);
+    const call = pending.get(msg.callId, KIND.call);
     if (!call || call.tabId !== tabId || call.frameId !== 0) return; // a page answers only its own calls
     finishCall(msg.callId, {
       ok: !!msg.ok,
@@ -650,18 +652,13 @@ function startCall(msg) {
     reply({ code: CALL_ERRORS.tabNavigated, message: `tab ${msg.tabId} navigated to another page` });
     return;
   }
-  const timer = setTimeout(() => {
-    try {
-      entry.port.postMessage({ type: PAGE.cancel, callId: msg.callId, reason: 'timeout' });
-    } catch {
-      /* port gone */
-    }
-    finishCall(msg.callId, {
-      ok: false,
-      error: { code: CALL_ERRORS.timeout, message: `${msg.tool} did not answer within ${msg.timeoutMs} ms` },
-    });
-  }, (msg.timeoutMs || 30_000) + 500);
-  state.calls.set(msg.callId, { tabId: msg.tabId, frameId, timer });
+  pending.add(KIND.call, msg.callId, {
+    tabId: msg.tabId,
+    frameId,
+    timeoutMs: (msg.timeoutMs || 30_000) + 500,
+    timeoutMessage: `${msg.tool} did not answer within ${msg.timeoutMs} ms`,
+    data: { port: entry.port },
+  });
   try {
     entry.port.postMessage({ type: PAGE.call, callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
   } catch (err) {
@@ -669,40 +666,30 @@ function startCall(msg) {
   }
 }
 
+/** The page answered (or could not be asked): report it, once. */
 function finishCall(callId, outcome) {
-  const call = state.calls.get(callId);
-  if (!call) return;
-  clearTimeout(call.timer);
-  state.calls.delete(callId);
+  if (!pending.take(callId, KIND.call)) return;
   send({ type: OUT.callResult, callId, ...outcome });
 }
 
+/** The bridge gave up on a call: the page stops it; no answer is sent. */
 function cancelCall(callId, reason) {
-  const call = state.calls.get(callId);
-  if (!call) return;
-  const entry = call.frameId ? state.frames.get(call.tabId)?.get(call.frameId) : state.ports.get(call.tabId);
-  try {
-    if (entry) entry.port.postMessage({ type: PAGE.cancel, callId, reason: reason || 'cancelled' });
-  } catch {
-    /* the page is gone */
-  }
-  clearTimeout(call.timer);
-  state.calls.delete(callId); // the bridge already gave up on it
+  if (pending.get(callId, KIND.call)) pending.end(callId, RULE.cancel, reason || 'cancelled');
 }
 
-function failCallsInTab(tabId, code, message) {
-  for (const [callId, call] of [...state.calls]) {
-    if (call.tabId === tabId) finishCall(callId, { ok: false, error: { code, message } });
-  }
-}
+/** Why the page is told to stop a call a rule ended (a page that is gone is not told). */
+const CANCEL_REASONS = Object.freeze({ [RULE.timeout]: 'timeout', [RULE.bridgeGone]: 'bridge disconnected' });
 
-function failCallsInFrame(tabId, frameId, message) {
-  for (const [callId, call] of [...state.calls]) {
-    if (call.tabId === tabId && call.frameId === frameId) {
-      finishCall(callId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message } });
+pending.handle(KIND.call, (call, rule, message) => {
+  if (rule === RULE.timeout || rule === RULE.cancel || rule === RULE.bridgeGone) {
+    try {
+      call.data.port.postMessage({ type: PAGE.cancel, callId: call.id, reason: CANCEL_REASONS[rule] || message });
+    } catch {
+      /* the page is gone */
     }
   }
-}
+  if (bridgeWaits(rule)) send({ type: OUT.callResult, callId: call.id, ok: false, error: { code: RULE_ERRORS[rule], message } });
+});
 
 // ---- live page queries (query_dom, page facts, axe-core audits) ----------------------------
 
@@ -715,11 +702,11 @@ async function startPageQuery(msg) {
       `no page to ask in tab ${msg.tabId}`);
     return;
   }
-  const timer = setTimeout(
-    () => finishPageQuery(msg.requestId, { ok: false, error: { code: CALL_ERRORS.timeout, message: 'the page did not answer' } }),
-    (msg.timeoutMs || 15000) + 500,
-  );
-  state.queries.set(msg.requestId, { tabId: msg.tabId, timer });
+  pending.add(KIND.query, msg.requestId, {
+    tabId: msg.tabId,
+    timeoutMs: (msg.timeoutMs || 15000) + 500,
+    timeoutMessage: 'the page did not answer',
+  });
   if (msg.kind === 'axe') {
     try {
       await chrome.scripting.executeScript({ target: { tabId: msg.tabId }, files: ['vendor/axe.min.js'], world: 'MAIN' });
@@ -730,6 +717,7 @@ async function startPageQuery(msg) {
       });
       return;
     }
+    if (!pending.get(msg.requestId, KIND.query)) return; // ended while axe-core loaded
   }
   try {
     entry.port.postMessage({ type: PAGE.pageQuery, requestId: msg.requestId, kind: msg.kind, args: msg.args || {} });
@@ -738,36 +726,23 @@ async function startPageQuery(msg) {
   }
 }
 
-/** The page that was asked went away: its queries end now, as calls do (not at their timeout). */
-function failQueriesInTab(tabId, code, message) {
-  for (const [requestId, query] of [...state.queries]) {
-    if (query.tabId === tabId) finishPageQuery(requestId, { ok: false, error: { code, message } });
-  }
-}
-
+/** The page answered (or could not be asked): report it, once. */
 function finishPageQuery(requestId, outcome) {
-  const query = state.queries.get(requestId);
-  if (!query) return;
-  clearTimeout(query.timer);
-  state.queries.delete(requestId);
+  if (!pending.take(requestId, KIND.query)) return;
   send({ type: OUT.pageResult, requestId, ...outcome });
 }
 
+pending.handle(KIND.query, (query, rule, message) => {
+  if (bridgeWaits(rule)) send({ type: OUT.pageResult, requestId: query.id, ok: false, error: { code: RULE_ERRORS[rule], message } });
+});
+
 // ---- approvals: asked in the extension's own window (approval/approvals.js), never in the page ----
 
-const approvalWindow = createApprovals({ send: (m) => send(m), resultType: OUT.approvalResult });
+const approvalWindow = createApprovals({ send: (m) => send(m), resultType: OUT.approvalResult, table: pending });
 
 /** The bridge stopped waiting (timeout, the call was cancelled): close the question's window unanswered. */
 function withdrawApproval(approvalId) {
-  const entry = approvalWindow.pending.get(approvalId);
-  if (!entry) return;
-  approvalWindow.pending.delete(approvalId); // so closing the window sends no answer
-  clearTimeout(entry.timer);
-  if (entry.windowId !== null) chrome.windows.remove(entry.windowId).catch(() => {});
-}
-
-function denyApprovalsInTab(tabId, reason) {
-  approvalWindow.denyInTab(tabId, reason);
+  if (pending.get(approvalId, KIND.approval)) pending.end(approvalId, RULE.cancel, 'withdrawn by the bridge');
 }
 
 // ---- popup and badge ----------------------------------------------------------------------
@@ -799,7 +774,9 @@ function statusReport() {
     lastError: state.lastError,
     connects: state.connects,
     instanceId: state.instanceId,
-    pendingCalls: state.calls.size,
+    pendingCalls: pending.size(KIND.call),
+    pendingQueries: pending.size(KIND.query),
+    pendingApprovals: pending.size(KIND.approval),
     /** Telemetry events per tab that could not be sent (no bridge) and wait to be reported. */
     telemetryDropped: Object.fromEntries(state.telemetryDropped),
     tabs,

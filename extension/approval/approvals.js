@@ -14,16 +14,25 @@
  * (content scripts, pages) are ignored.
  */
 
+import { KIND, RULE, bridgeWaits } from '../pending.js';
+
 export const APPROVAL_PAGE = 'approval/approval.html';
 const REMEMBER_KEY = 'tabmcp.approval.remembered';
 const MSG_GET = 'tabmcp.approval.get';
 const MSG_ANSWER = 'tabmcp.approval.answer';
 
+/** What the person is told the bridge heard, when a rule (not the person) ended the question. */
+const REASONS = Object.freeze({
+  [RULE.tabClosed]: 'the tab was closed',
+  [RULE.navigated]: 'the page unloaded before anyone answered',
+  [RULE.timeout]: 'nobody answered in time',
+});
+
 /**
  * @typedef {{approvalId: string, tabId: number, tool: string, title: string, description?: string,
  *   arguments: object, reason: string, timeoutMs: number, origin?: string}} ApprovalRequest
  * @typedef {{request: ApprovalRequest, origin: string, url: string, windowId: number | null,
- *   timer: ReturnType<typeof setTimeout>, askedAt: number}} Pending
+ *   askedAt: number}} Question
  */
 
 /**
@@ -43,12 +52,30 @@ function originOf(url) {
 }
 
 /**
- * @param {{send: (msg: object) => boolean | void, resultType: string}} deps
- *   ``send`` posts a message to the bridge; ``resultType`` is the wire type of the answer.
+ * @param {{send: (msg: object) => boolean | void, resultType: string,
+ *   table: import('../pending.js').PendingTable}} deps
+ *   ``send`` posts a message to the bridge; ``resultType`` is the wire type of the answer;
+ *   ``table`` is the worker's one table of pending requests, where open questions wait.
  */
-export function createApprovals({ send, resultType }) {
-  /** @type {Map<string, Pending>} */
-  const pending = new Map();
+export function createApprovals({ send, resultType, table }) {
+  /** The open question `id`, if any. @param {string} id @returns {Question | undefined} */
+  const question = (id) => table.get(id, KIND.approval)?.data;
+
+  /** @param {number | null} windowId */
+  const closeWindow = (windowId) => {
+    if (windowId !== null) chrome.windows.remove(windowId).catch(() => {});
+  };
+
+  // A rule ended a question (timeout, tab closed, page gone): the answer is no. When the bridge
+  // withdrew it or its link dropped, nobody waits for an answer: the window just closes.
+  table.handle(KIND.approval, (entry, rule) => {
+    /** @type {Question} */
+    const q = entry.data;
+    if (bridgeWaits(rule)) {
+      send({ type: resultType, approvalId: entry.id, approved: false, reason: REASONS[rule] || rule });
+    }
+    closeWindow(q.windowId);
+  });
 
   /** @returns {Promise<string[]>} */
   async function remembered() {
@@ -58,12 +85,10 @@ export function createApprovals({ send, resultType }) {
 
   /** @param {string} approvalId @param {boolean} approved @param {string} reason */
   function finish(approvalId, approved, reason) {
-    const entry = pending.get(approvalId);
+    const entry = table.take(approvalId, KIND.approval);
     if (!entry) return false;
-    pending.delete(approvalId);
-    clearTimeout(entry.timer);
     send({ type: resultType, approvalId, approved, reason });
-    if (entry.windowId !== null) chrome.windows.remove(entry.windowId).catch(() => {});
+    closeWindow(entry.data.windowId);
     return true;
   }
 
@@ -82,22 +107,23 @@ export function createApprovals({ send, resultType }) {
         reason: 'approved: remembered for this origin and tool for the session' });
       return;
     }
-    const timer = setTimeout(() => finish(request.approvalId, false, 'nobody answered in time'), request.timeoutMs || 120_000);
-    pending.set(request.approvalId, { request, origin, url, windowId: null, timer, askedAt: Date.now() });
+    /** @type {Question} */
+    const data = { request, origin, url, windowId: null, askedAt: Date.now() };
+    table.add(KIND.approval, request.approvalId, {
+      tabId: request.tabId,
+      timeoutMs: request.timeoutMs || 120_000,
+      timeoutMessage: REASONS[RULE.timeout],
+      data,
+    });
     const page = chrome.runtime.getURL(`${APPROVAL_PAGE}?id=${encodeURIComponent(request.approvalId)}`);
     try {
       const win = await chrome.windows.create({ url: page, type: 'popup', width: 480, height: 600, focused: true });
-      const entry = pending.get(request.approvalId);
+      const entry = question(request.approvalId);
       if (entry && win && win.id !== undefined) entry.windowId = win.id;
-      else if (!entry && win && win.id !== undefined) chrome.windows.remove(win.id).catch(() => {});
+      else if (!entry && win && win.id !== undefined) closeWindow(win.id);
     } catch (e) {
       finish(request.approvalId, false, `could not open the approval window: ${e && /** @type {any} */ (e).message}`);
     }
-  }
-
-  /** Deny every question about a tab (it closed or navigated). @param {number} tabId @param {string} reason */
-  function denyInTab(tabId, reason) {
-    for (const [id, entry] of [...pending]) if (entry.request.tabId === tabId) finish(id, false, reason);
   }
 
   /** @param {chrome.runtime.MessageSender} sender */
@@ -112,7 +138,7 @@ export function createApprovals({ send, resultType }) {
   function onMessage(msg, sender, sendResponse) {
     if (!msg || typeof msg.type !== 'string' || !msg.type.startsWith('tabmcp.approval.')) return false;
     if (!fromApprovalPage(sender)) return false; // a content script or anything else: ignored
-    const entry = pending.get(String(msg.approvalId));
+    const entry = question(String(msg.approvalId));
     if (msg.type === MSG_GET) {
       sendResponse(entry ? { ...entry.request, origin: entry.origin, url: entry.url } : null);
       return false;
@@ -138,10 +164,10 @@ export function createApprovals({ send, resultType }) {
 
   // The person closed the window without answering: that is a no.
   chrome.windows.onRemoved.addListener((windowId) => {
-    for (const [id, entry] of [...pending]) {
-      if (entry.windowId === windowId) finish(id, false, 'the approval window was closed without an answer');
+    for (const entry of table.all(KIND.approval)) {
+      if (entry.data.windowId === windowId) finish(entry.id, false, 'the approval window was closed without an answer');
     }
   });
 
-  return { start, denyInTab, onMessage, pending };
+  return { start, onMessage };
 }

@@ -1,0 +1,153 @@
+// @ts-check
+/**
+ * One table of the service worker's pending requests, of every kind: tool calls sent to a page
+ * (`call`), live page queries (`query`) and approvals asked in the extension's window
+ * (`approval`). Each has a deadline, and every kind ends by the same rules: its tab closed, its
+ * page (or frame) went away or navigated, the bridge link dropped, its deadline passed, or the
+ * bridge cancelled it. The bridge keeps the same shape in bridge/tabmcp/core/session.py
+ * (RequestTable).
+ *
+ * The table only keeps entries and timers and decides *which* requests a rule ends; how a kind
+ * reports its end (a call.result, a page.result, an approval.result, a cancel to the page, a
+ * window to close) is the `onEnd` handler its owner registers with `handle`.
+ */
+
+import { CALL_ERRORS } from './protocol.js';
+
+/** The kinds of pending requests. */
+export const KIND = Object.freeze({ call: 'call', query: 'query', approval: 'approval' });
+
+/** The rules that end a pending request before its answer. */
+export const RULE = Object.freeze({
+  /** Its tab closed. */
+  tabClosed: 'tabClosed',
+  /** Its page or frame unloaded or was replaced by another document. */
+  navigated: 'navigated',
+  /** The link to the bridge dropped: nobody waits for the answer any more. */
+  bridgeGone: 'bridgeGone',
+  /** Its deadline passed. */
+  timeout: 'timeout',
+  /** The bridge gave up on it (call.cancel, approval.withdraw). */
+  cancel: 'cancel',
+});
+
+/** The error code a call or page query ends with under a rule the bridge hears about. */
+export const RULE_ERRORS = Object.freeze({
+  [RULE.tabClosed]: CALL_ERRORS.tabClosed,
+  [RULE.navigated]: CALL_ERRORS.tabNavigated,
+  [RULE.timeout]: CALL_ERRORS.timeout,
+});
+
+/**
+ * Does the bridge wait to hear how a request ended by `rule`? Not when it cancelled the request
+ * itself, nor when its link is gone (it ended its own side when the link dropped).
+ * @param {Rule} rule
+ */
+export const bridgeWaits = (rule) => rule !== RULE.cancel && rule !== RULE.bridgeGone;
+
+/**
+ * @typedef {keyof typeof KIND} Kind
+ * @typedef {keyof typeof RULE} Rule
+ * @typedef {{id: string, kind: Kind, tabId: number, frameId: number, data: any,
+ *   timer: ReturnType<typeof setTimeout> | null}} Pending
+ * @typedef {(entry: Pending, rule: Rule, message: string) => void} OnEnd
+ */
+
+/** A new, empty table. */
+export function createPendingTable() {
+  /** @type {Map<string, Pending>} */
+  const entries = new Map();
+  /** @type {Partial<Record<Kind, OnEnd>>} */
+  const handlers = {};
+
+  /**
+   * How requests of `kind` report an end by a rule (one handler per kind).
+   * @param {Kind} kind @param {OnEnd} onEnd
+   */
+  function handle(kind, onEnd) {
+    handlers[kind] = onEnd;
+  }
+
+  /**
+   * Track a request until it is answered or a rule ends it. Its deadline is `timeoutMs` from now.
+   * @param {Kind} kind @param {string} id
+   * @param {{tabId: number, frameId?: number, timeoutMs: number, timeoutMessage: string, data?: any}} opts
+   * @returns {Pending}
+   */
+  function add(kind, id, { tabId, frameId = 0, timeoutMs, timeoutMessage, data = {} }) {
+    if (entries.has(id)) end(id, RULE.cancel, 'replaced by a request with the same id');
+    /** @type {Pending} */
+    const entry = { id, kind, tabId, frameId, data, timer: null };
+    entry.timer = setTimeout(() => end(id, RULE.timeout, timeoutMessage), timeoutMs);
+    entries.set(id, entry);
+    return entry;
+  }
+
+  /** The pending request `id` (of `kind`, if given). @param {string} id @param {Kind} [kind] */
+  function get(id, kind) {
+    const entry = entries.get(id);
+    return entry && (!kind || entry.kind === kind) ? entry : undefined;
+  }
+
+  /**
+   * Forget a request that got its answer (the caller reports it); undefined if it already ended.
+   * @param {string} id @param {Kind} [kind]
+   */
+  function take(id, kind) {
+    const entry = get(id, kind);
+    if (!entry) return undefined;
+    clearTimeout(entry.timer ?? undefined);
+    entries.delete(id);
+    return entry;
+  }
+
+  /**
+   * End one request by a rule: forget it, then let its kind report the end.
+   * @param {string} id @param {Rule} rule @param {string} message @returns {boolean}
+   */
+  function end(id, rule, message) {
+    const entry = take(id);
+    if (!entry) return false;
+    const onEnd = handlers[entry.kind];
+    if (onEnd) onEnd(entry, rule, message);
+    return true;
+  }
+
+  /**
+   * End every request matching `which` by a rule.
+   * @param {(entry: Pending) => boolean} which @param {Rule} rule @param {string} message
+   */
+  function endWhere(which, rule, message) {
+    for (const entry of [...entries.values()]) if (which(entry)) end(entry.id, rule, message);
+  }
+
+  /**
+   * A tab closed or its page went away: every request in it ends, whatever its kind.
+   * @param {number} tabId @param {Rule} rule @param {string} message
+   */
+  const endTab = (tabId, rule, message) => endWhere((e) => e.tabId === tabId, rule, message);
+
+  /**
+   * A child frame went away: only the calls made to it end (queries and approvals are the top page's).
+   * @param {number} tabId @param {number} frameId @param {string} message
+   */
+  const endFrame = (tabId, frameId, message) =>
+    endWhere((e) => e.tabId === tabId && e.frameId === frameId && frameId !== 0, RULE.navigated, message);
+
+  /** The bridge link dropped: everything ends. @param {string} message */
+  const endAll = (message) => endWhere(() => true, RULE.bridgeGone, message);
+
+  /** How many requests are pending (of `kind`, if given). @param {Kind} [kind] */
+  function size(kind) {
+    let n = 0;
+    for (const entry of entries.values()) if (!kind || entry.kind === kind) n += 1;
+    return n;
+  }
+
+  /** The pending requests of `kind`. @param {Kind} kind */
+  const all = (kind) => [...entries.values()].filter((e) => e.kind === kind);
+
+  return { handle, add, get, take, end, endTab, endFrame, endAll, size, all };
+}
+
+/** @typedef {ReturnType<typeof createPendingTable>} PendingTable */
