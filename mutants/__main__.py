@@ -176,7 +176,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "no-lockdown",
         "a flagged result no longer makes writes ask",
         "bridge/tabmcp/core/trust/guard.py",
-        "self.lockdown.flag(entry.tab.origin, entry.public_name, processed.flags)",
+        "self.lockdown.flag(source.origin, source.tool, processed.flags)",
         "pass",
         ("bridge/tests/test_trust_core.py", "-k", "lockdown or flagged"),
     ),
