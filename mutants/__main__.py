@@ -140,6 +140,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_trust_bridge.py",),
     ),
     Mutation(
+        "listing-cache-ignores-changes",
+        "a cached tools/list is served after the page's tools changed",
+        "bridge/tabmcp/server/mcp.py",
+        "return (self._hub.revision, self._hub.disclosure.listing_key(view), ctx.protocol_version)",
+        "return (ctx.protocol_version,)",
+        ("bridge/tests/test_listing_cache.py",),
+    ),
+    Mutation(
         "stale-revision",
         "listings stop reporting telemetry-driven changes in their revision",
         "bridge/tabmcp/server/hub.py",
