@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["UsageStore", "default_db_path"]
+__all__ = ["UsageStore", "default_db_path", "open_db"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tool_usage (
@@ -31,16 +31,27 @@ def default_db_path() -> Path:
     return Path(base) / "tabmcp" / "tabmcp.db"
 
 
+def open_db(path: str | os.PathLike[str], schema: str) -> sqlite3.Connection:
+    """An autocommit connection to the bridge's SQLite file (its folder made if needed), shared
+    across threads by its owner's lock, in WAL mode so the CLI can read while the bridge writes,
+    with ``schema`` applied."""
+    target = str(path)
+    if target != ":memory:":
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+    if target != ":memory:":
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA busy_timeout=2000")
+    db.executescript(schema)
+    return db
+
+
 class UsageStore:
     """How often each page tool (by origin and page name) was called, across bridge runs."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        target = str(path) if path is not None else str(default_db_path())
-        if target != ":memory:":
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
+        self._db = open_db(path if path is not None else default_db_path(), _SCHEMA)
         self._lock = threading.Lock()
         self._pending: Counter[tuple[str, str]] = Counter()
         self._top_cache: dict[int, set[tuple[str, str]]] = {}

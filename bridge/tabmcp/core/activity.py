@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCode
+from ..store import open_db
 from .telemetry.redact import Redactor
 
 if TYPE_CHECKING:
@@ -219,15 +218,7 @@ class ActivityLog:
         max_rows: int = DEFAULT_ROWS,
         redactor: Redactor | Callable[[], Redactor] | None = None,
     ) -> None:
-        target = str(path)
-        if target != ":memory:":
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-        if target != ":memory:":
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA busy_timeout=2000")
-        self.db.executescript(SCHEMA)
+        self.db = open_db(path, SCHEMA)
         self.max_rows = max_rows
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()

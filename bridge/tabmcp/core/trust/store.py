@@ -15,9 +15,9 @@ write tools need approval (the lockdown).
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
-from pathlib import Path
+
+from ...store import open_db
 
 __all__ = ["TrustStore"]
 
@@ -52,14 +52,7 @@ class TrustStore:
     """One SQLite connection shared by the pins and the lockdown (thread-safe, autocommit)."""
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
-        target = str(path)
-        if target != ":memory:":
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-        if target != ":memory:":
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA busy_timeout=2000")
-        self.db.executescript(SCHEMA)
+        self.db = open_db(path, SCHEMA)
         self.lock = threading.Lock()
 
     def close(self) -> None:
