@@ -77,6 +77,9 @@ class OriginRule(_Section):
     allow: list[str] = Field(default_factory=list)
     block: list[str] = Field(default_factory=list)
     allow_writes: bool | None = None
+    reachable: bool = False
+    """Agents may open this site: its tools stay findable when no tab of it is open, and a call
+    opens it in a background tab (core/sites.py). Off unless the person says so, here or in the popup."""
 
 
 class ApprovalSettings(_Section):

@@ -23,6 +23,7 @@ from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
 from ..core.search.sync import IndexSync
+from ..core.sites import Sites, SiteStore
 from ..core.session import (
     Close,
     Disconnected,
@@ -58,7 +59,9 @@ from ..protocol import (
 from ..protocol import (
     TabClosed as TabClosedMsg,
 )
-from ..store import UsageStore
+from ..core.trust.pins import Pins
+from ..core.trust.store import TrustStore
+from ..store import UsageStore, default_db_path
 
 __all__ = ["Hub", "Link", "LinkState"]
 
@@ -124,6 +127,11 @@ class Hub:
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
             extra_tools=self._telemetry_definitions,
         )
+        db_path = self.config.store.path or default_db_path()
+        self.pins = Pins(TrustStore(db_path))
+        """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
+        self.sites = Sites(self.config.policy, self.pins, SiteStore(db_path), usage=self.usage)
+        self.registry.set_closed_sites(self.sites.closed_tabs(set()))
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
@@ -359,12 +367,18 @@ class Hub:
             tab = self.registry.tab(tab_id)
             events += self.session.tab_navigated(tab_id, tab.document_id if tab else None)
         if change.changed:
+            self.registry.set_closed_sites(self.sites.refresh(self.registry))
             for tab in self.registry.tabs.values():
                 self.telemetry.set_tab_info(tab.tab_id, url=tab.url, title=tab.title)
                 if tab.focused:
                     self.telemetry.focus(tab.tab_id)
         self._handle(events)
         if change.changed:
+            self._changed()
+
+    def sites_changed(self) -> None:
+        """A site was allowed, forgotten or marked stale: the closed sites' tools follow."""
+        if self.registry.set_closed_sites(self.sites.refresh(self.registry)).changed:
             self._changed()
 
     def page_config_changed(self) -> None:
@@ -498,6 +512,7 @@ class Hub:
                 "version": link.hello.extension_version if link and link.hello else None,
             },
             **self.registry.counts(),
+            **self.registry.closed_site_counts(),
             "pendingCalls": len(self.calls),
             "profile": self.disclosure.profile,
             "activity": [e.to_dict() for e in self.activity.latest(STATUS_ACTIVITY)],
