@@ -15,6 +15,7 @@ export const OUT = Object.freeze({
   approvalResult: 'approval.result',
   telemetry: 'telemetry',
   pageResult: 'page.result',
+  siteStatus: 'site.status',
   ping: 'ping',
   pong: 'pong',
   error: 'error',
@@ -29,6 +30,7 @@ export const IN = Object.freeze({
   approvalWithdraw: 'approval.withdraw',
   telemetryConfig: 'telemetry.config',
   pageQuery: 'page.query',
+  siteOpen: 'site.open',
   ping: 'ping',
   pong: 'pong',
   error: 'error',
@@ -181,6 +183,17 @@ export const ERROR = Object.freeze({
  */
 
 /**
+ * How a ``site.open`` goes: the tab was ``opened`` (``tabId``), its page ``loaded``, it was ``redirected`` to another origin (the extension closed it), or opening ``failed``.
+ * @typedef {object} SiteStatus
+ * @property {'site.status'} type
+ * @property {string} requestId
+ * @property {'opened'|'loaded'|'redirected'|'failed'} state
+ * @property {number} [tabId]
+ * @property {string} [url]
+ * @property {string} [message]
+ */
+
+/**
  * Either side, any time; answered with a ``pong`` carrying the same ``ts``.
  * @typedef {object} Ping
  * @property {'ping'} type
@@ -275,4 +288,18 @@ export const ERROR = Object.freeze({
  * @property {'dom'|'page'|'axe'|'vitals'} kind
  * @property {Object<string, *>} [args]
  * @property {number} timeoutMs
+ */
+
+/**
+ * Open a reachable site's URL for the agent: a background tab (never focused, the window never raised) in the agent tabs' group; answered by ``site.status`` messages. The tab rules travel with it: at most ``maxAgentTabs`` agent tabs (least recently used closed first), each closed after ``idleCloseMs`` without a call unless the person took it over.
+ * @typedef {object} SiteOpen
+ * @property {'site.open'} type
+ * @property {string} requestId
+ * @property {string} url
+ * @property {string} origin
+ * @property {number} timeoutMs
+ * @property {number} [maxAgentTabs]
+ * @property {number} [idleCloseMs]
+ * @property {string} [groupTitle]
+ * @property {boolean} [focus] ``open_page(focus=true)``: bring an existing tab of the site to the front instead, if there is one.
  */

@@ -37,6 +37,8 @@ __all__ = [
     "FrameSnapshot",
     "PageQuery",
     "PageResult",
+    "SiteOpen",
+    "SiteStatus",
     "Hello",
     "Ping",
     "Pong",
@@ -233,6 +235,18 @@ class WireError(WireModel):
     ref: str | None = None
 
 
+class SiteStatus(WireModel):
+    """How a ``site.open`` goes: the tab was ``opened`` (``tabId``), its page ``loaded``, it was
+    ``redirected`` to another origin (the extension closed it), or opening ``failed``."""
+
+    type: Literal["site.status"]
+    request_id: str
+    state: Literal["opened", "loaded", "redirected", "failed"]
+    tab_id: int | None = Field(default=None, ge=0, le=MAX_TAB_ID)
+    url: str = ""
+    message: str = ""
+
+
 ExtensionMessage = Annotated[
     Hello
     | TabsSync
@@ -242,6 +256,7 @@ ExtensionMessage = Annotated[
     | ApprovalResult
     | Telemetry
     | PageResult
+    | SiteStatus
     | Ping
     | Pong
     | WireError,
@@ -329,6 +344,24 @@ class PageQuery(WireModel):
     timeout_ms: int
 
 
+class SiteOpen(WireModel):
+    """Open a reachable site's URL for the agent: a background tab (never focused, the window never
+    raised) in the agent tabs' group; answered by ``site.status`` messages. The tab rules travel
+    with it: at most ``maxAgentTabs`` agent tabs (least recently used closed first), each closed
+    after ``idleCloseMs`` without a call unless the person took it over."""
+
+    type: Literal["site.open"] = "site.open"
+    request_id: str
+    url: str
+    origin: str
+    timeout_ms: int
+    max_agent_tabs: int = 5
+    idle_close_ms: int = 300_000
+    group_title: str = "tabmcp agent"
+    focus: bool = False
+    """``open_page(focus=true)``: bring an existing tab of the site to the front instead, if there is one."""
+
+
 BridgeMessage = (
     Welcome
     | CallStart
@@ -337,6 +370,7 @@ BridgeMessage = (
     | ApprovalWithdraw
     | TelemetryConfig
     | PageQuery
+    | SiteOpen
     | Ping
     | Pong
     | WireError
@@ -346,7 +380,7 @@ _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(
     {
         "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result",
-        "telemetry", "page.result", "ping", "pong", "error",
+        "telemetry", "page.result", "site.status", "ping", "pong", "error",
     }
 )
 

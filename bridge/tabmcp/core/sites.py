@@ -317,6 +317,16 @@ class Sites:
             closed_site=ClosedSite(urls=tuple(sorted(urls))),
         )
 
+    def unreachable_origin_of(self, name: str) -> str | None:
+        """The origin that last offered a tool called ``name``, if agents may not open it."""
+        with self.pins.store.lock:
+            row = self.pins.store.db.execute(
+                "SELECT origin FROM tool_pins WHERE name = ? ORDER BY last_seen DESC LIMIT 1", (name,)
+            ).fetchone()
+        if row is None or self.reachable(str(row[0])):
+            return None
+        return str(row[0])
+
     # -- what the person sees and forgets ---------------------------------------------------
 
     def list(self, registry: Registry | None = None) -> list[SiteInfo]:

@@ -23,7 +23,8 @@ from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
 from ..core.search.sync import IndexSync
-from ..core.sites import Sites, SiteStore
+from ..core.registry import origin_of
+from ..core.sites import Sites, SiteStore, how_to_allow
 from ..core.session import (
     Close,
     Disconnected,
@@ -44,7 +45,7 @@ from ..core.telemetry import (
     build_tool_definitions,
 )
 from ..core.tools import RESERVED_NAMES
-from ..errors import ErrorCode, InvalidState, ToolCallError
+from ..errors import ErrorCode, InvalidState, SiteNotReachable, SiteToolGone, ToolCallError
 from ..mediation import Mediation, ToolMiddleware
 from ..protocol import (
     PROTOCOL_VERSION,
@@ -273,7 +274,20 @@ class Hub:
                     self._grace.cancel()
                 self._grace = asyncio.get_running_loop().call_later(grace, self._grace_expired)
                 log.info("extension disconnected; keeping tabs for %.1fs", grace)
+        if self.session.opening():
+            ended = self._opened_tabs()
+            if ended:
+                self._handle(ended)
         self._arm_deadline()
+
+    def _opened_tabs(self) -> list[Event]:
+        """Tell the session what each tab opened for a site offers now (it ends the waits it can)."""
+        events: list[Event] = []
+        for request in self.session.opening():
+            tab = self.registry.tab(request.tab_id)
+            if tab is not None:
+                events += self.session.site_tools(request, tab.origin, frozenset(tab.tools))
+        return events
 
     def _on_message(self, peer: Peer, message: WireModel) -> None:
         if isinstance(message, TabsSync):
@@ -472,6 +486,34 @@ class Hub:
         query = self.session.start_query(tab_id=tab_id, document_id=tab.document_id if tab else None,
                                          kind=kind, args=args or {}, timeout_s=timeout_s)
         return await self._wait(query)
+
+    async def open_site(self, url: str, *, tool: str = "", timeout_s: float | None = None,
+                        focus: bool = False) -> int:
+        """Open a reachable site's ``url`` in a background agent tab and wait until ``tool`` is
+        registered there (``""``: until registration settles); the tab's id.
+
+        Raises:
+            SiteNotReachable: the person did not let agents open this origin.
+            ToolCallError: ``SITE_NOT_REGISTERED``, ``SITE_TOOL_GONE`` (the tool is then marked
+                stale), ``SITE_REDIRECTED``, ``TAB_CLOSED``, ``EXTENSION_DISCONNECTED``, ``CANCELLED``.
+        """
+        origin = origin_of(url)
+        if not self.sites.reachable(origin):
+            raise SiteNotReachable(f"agents may not open {origin or url}: {how_to_allow(origin or url)}",
+                                   origin=origin or None)
+        settings = self.config.sites
+        request = self.session.start_open(
+            url=url, origin=origin, tool=tool, timeout_s=timeout_s or settings.open_timeout_s,
+            settle_s=settings.settle_s, max_agent_tabs=settings.max_agent_tabs,
+            idle_close_s=settings.idle_close_s, group_title=settings.group_title, focus=focus,
+        )
+        try:
+            tab_id: int = await self._wait(request)
+        except SiteToolGone:
+            self.sites.mark_stale(origin, tool)
+            self.sites_changed()
+            raise
+        return tab_id
 
     def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
         """tools/list for a client (:meth:`Disclosure.listing`)."""

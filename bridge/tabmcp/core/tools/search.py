@@ -41,6 +41,14 @@ def allowed(ctx: ToolContext) -> Any:
     return allow
 
 
+def _site_fields(entry: ToolEntry) -> dict[str, Any]:
+    """A closed reachable site's tool is marked: not open, and the URL a call of it opens."""
+    site = entry.tab.closed_site
+    if site is None:
+        return {}
+    return {"open": False, "opens": site.url_of(entry.tool.name, entry.tab.url)}
+
+
 async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
     from ..disclosure import one_line  # disclosure lists the built-ins: imported late
 
@@ -67,9 +75,11 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
                 "category": bridge.registry.public_name(entry.tab.key, cat.name) if cat else None,
                 "source": entry.tab.origin,
                 "score": round(hit.score, 4),
+                **_site_fields(entry),
             }
         )
-    lines = [f"{t['name']} — {t['description']} [{t['category'] or '-'}; {t['source']}]" for t in tools]
+    lines = [f"{t['name']} — {t['description']} [{t['category'] or '-'}; {t['source']}"
+             f"{'; not open, a call opens ' + t['opens'] if 'opens' in t else ''}]" for t in tools]
     if not tools:
         lines = ["No matching tools. Try other words, or introspect to see categories."]
     else:
