@@ -20,6 +20,7 @@ import {
 } from './protocol.js';
 import { createApprovals } from './approval/approvals.js';
 import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pending.js';
+import { createAgentTabs } from './agent_tabs.js';
 
 const HEARTBEAT_MS = 20_000;
 const BACKOFF_START_MS = 250;
@@ -69,6 +70,9 @@ const state = {
  */
 const pending = createPendingTable();
 
+/** Tabs the agent opened for reachable sites: background, grouped, closed when idle (agent_tabs.js). */
+const agentTabs = createAgentTabs({ send: (m) => send(m), statusType: OUT.siteStatus });
+
 /** Add two drop-count maps ({kind: n}). */
 function mergeDropped(a, b) {
   const out = { ...a };
@@ -96,6 +100,9 @@ chrome.runtime.onConnect.addListener((port) => {
   });
 });
 chrome.tabs.onCreated.addListener((tab) => ready.then(() => onTabChanged(tab)));
+chrome.tabs.onUpdated.addListener((id, change, tab) => agentTabs.onUpdated(id, change, tab));
+chrome.tabs.onActivated.addListener(({ tabId }) => agentTabs.onActivated(tabId));
+chrome.tabs.onRemoved.addListener((tabId) => agentTabs.onRemoved(tabId));
 chrome.tabs.onUpdated.addListener((_id, change, tab) => {
   if (change.url !== undefined || change.title !== undefined || change.status !== undefined) {
     ready.then(() => onTabChanged(tab));
@@ -325,6 +332,9 @@ async function onBridgeMessage(msg) {
       break;
     case IN.pageQuery:
       startPageQuery(msg);
+      break;
+    case IN.siteOpen:
+      agentTabs.open(msg);
       break;
     case IN.ping:
       send({ type: OUT.pong, ts: msg.ts });
@@ -629,6 +639,7 @@ function onPageMessage(tabId, port, msg) {
 // ---- calls --------------------------------------------------------------------------------
 
 function startCall(msg) {
+  agentTabs.touch(msg.tabId);
   const reply = (error) =>
     send({ type: OUT.callResult, callId: msg.callId, ok: false, error });
   const frameId = Number.isInteger(msg.frameId) ? msg.frameId : 0;
