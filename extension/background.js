@@ -62,6 +62,8 @@ const state = {
   telemetryConfig: null,
   /** Why the bridge refused some of a tab's definitions (its INVALID_TOOL answer). @type {Map<number, string>} */
   refused: new Map(),
+  /** The reachable sites and their stored tools, as the bridge last sent them (sites.list). @type {object[]} */
+  sites: [],
 };
 
 /**
@@ -145,6 +147,7 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     ready.then(() => sendResponse(statusReport()));
     return true;
   }
+  if (onSitesMessage(msg, sender, sendResponse)) return true;
   if (msg && msg.type === RUNTIME.reconnect) {
     ready.then(() => {
       reconnectNow('asked by the popup');
@@ -336,6 +339,9 @@ async function onBridgeMessage(msg) {
     case IN.siteOpen:
       agentTabs.open(msg);
       break;
+    case IN.sitesList:
+      state.sites = Array.isArray(msg.sites) ? msg.sites : [];
+      break;
     case IN.ping:
       send({ type: OUT.pong, ts: msg.ts });
       break;
@@ -354,6 +360,44 @@ async function onBridgeMessage(msg) {
     default:
       send({ type: OUT.error, code: CALL_ERRORS.unknownType, message: `unknown message type ${msg && msg.type}` });
   }
+}
+
+// ---- reachable sites (the popup's section) ------------------------------------------------
+
+/**
+ * The popup lists reachable sites, lets the person allow the active tab's site and forget one.
+ * Only the extension's own popup may: a content script (a web page's relay) sends from the
+ * page's URL, never from this extension's popup/ pages, so a page can never make its site reachable.
+ */
+function onSitesMessage(msg, sender, sendResponse) {
+  if (!msg || ![RUNTIME.sites, RUNTIME.sitePermission, RUNTIME.siteForget].includes(msg.type)) return false;
+  if (sender.id !== chrome.runtime.id || !String(sender.url || '').startsWith(chrome.runtime.getURL('popup/'))) {
+    sendResponse({ ok: false, error: 'only the tabmcp popup can change reachable sites' });
+    return false;
+  }
+  ready.then(async () => {
+    if (msg.type === RUNTIME.sites) {
+      const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true }).catch(() => []);
+      let origin = '';
+      try {
+        const u = new URL((tab && tab.url) || '');
+        if (u.protocol === 'http:' || u.protocol === 'https:') origin = u.origin;
+      } catch {
+        /* not a web page */
+      }
+      const page = tab && tab.id !== undefined ? state.pages.get(tab.id) : null;
+      sendResponse({ sites: state.sites, connected: state.status === 'ready', active: { origin, tools: page ? page.tools.length : 0 } });
+      return;
+    }
+    if (state.status !== 'ready') {
+      sendResponse({ ok: false, error: 'the bridge is not connected' });
+      return;
+    }
+    if (msg.type === RUNTIME.sitePermission) send({ type: OUT.sitePermission, origin: String(msg.origin), reachable: !!msg.reachable });
+    else send({ type: OUT.siteForget, origin: String(msg.origin) });
+    sendResponse({ ok: true });
+  });
+  return true;
 }
 
 // ---- definitions the bridge refused ---------------------------------------------------------

@@ -16,6 +16,8 @@ export const OUT = Object.freeze({
   telemetry: 'telemetry',
   pageResult: 'page.result',
   siteStatus: 'site.status',
+  sitePermission: 'site.permission',
+  siteForget: 'site.forget',
   ping: 'ping',
   pong: 'pong',
   error: 'error',
@@ -31,6 +33,7 @@ export const IN = Object.freeze({
   telemetryConfig: 'telemetry.config',
   pageQuery: 'page.query',
   siteOpen: 'site.open',
+  sitesList: 'sites.list',
   ping: 'ping',
   pong: 'pong',
   error: 'error',
@@ -194,6 +197,21 @@ export const ERROR = Object.freeze({
  */
 
 /**
+ * The person, in the extension's popup, lets agents open ``origin`` (or no longer does). Only the extension's own pages send it: a web page cannot make its site reachable.
+ * @typedef {object} SitePermission
+ * @property {'site.permission'} type
+ * @property {string} origin
+ * @property {boolean} reachable
+ */
+
+/**
+ * The person, in the popup, forgets a site: its stored definitions, usage and permission.
+ * @typedef {object} SiteForget
+ * @property {'site.forget'} type
+ * @property {string} origin
+ */
+
+/**
  * Either side, any time; answered with a ``pong`` carrying the same ``ts``.
  * @typedef {object} Ping
  * @property {'ping'} type
@@ -302,4 +320,11 @@ export const ERROR = Object.freeze({
  * @property {number} [idleCloseMs]
  * @property {string} [groupTitle]
  * @property {boolean} [focus] ``open_page(focus=true)``: bring an existing tab of the site to the front instead, if there is one.
+ */
+
+/**
+ * The reachable sites and their stored tools (``Sites.list``), for the popup: sent after ``welcome`` and whenever they change.
+ * @typedef {object} SitesList
+ * @property {'sites.list'} type
+ * @property {Array<Object<string, *>>} sites
  */

@@ -74,7 +74,16 @@ export const PAGE = Object.freeze({
 export const PAGE_PORT = 'tabmcp-page';
 
 /** Messages between the popup / tests and the worker (chrome.runtime.sendMessage). */
-export const RUNTIME = Object.freeze({ status: 'tabmcp.status', reconnect: 'tabmcp.reconnect' });
+export const RUNTIME = Object.freeze({
+  status: 'tabmcp.status',
+  reconnect: 'tabmcp.reconnect',
+  /** popup → worker: the reachable sites (the bridge's sites.list) and the active tab's origin. */
+  sites: 'tabmcp.sites',
+  /** popup → worker: {origin, reachable}: agents may (not) open this site (relayed as site.permission). */
+  sitePermission: 'tabmcp.site.permission',
+  /** popup → worker: {origin}: forget the site (relayed as site.forget). */
+  siteForget: 'tabmcp.site.forget',
+});
 
 /**
  * Normalize what a person typed on the options page into a WebSocket URL of the bridge.

@@ -37,8 +37,11 @@ __all__ = [
     "FrameSnapshot",
     "PageQuery",
     "PageResult",
+    "SiteForget",
     "SiteOpen",
+    "SitePermission",
     "SiteStatus",
+    "SitesList",
     "Hello",
     "Ping",
     "Pong",
@@ -247,6 +250,22 @@ class SiteStatus(WireModel):
     message: str = ""
 
 
+class SitePermission(WireModel):
+    """The person, in the extension's popup, lets agents open ``origin`` (or no longer does).
+    Only the extension's own pages send it: a web page cannot make its site reachable."""
+
+    type: Literal["site.permission"]
+    origin: str
+    reachable: bool
+
+
+class SiteForget(WireModel):
+    """The person, in the popup, forgets a site: its stored definitions, usage and permission."""
+
+    type: Literal["site.forget"]
+    origin: str
+
+
 ExtensionMessage = Annotated[
     Hello
     | TabsSync
@@ -257,6 +276,8 @@ ExtensionMessage = Annotated[
     | Telemetry
     | PageResult
     | SiteStatus
+    | SitePermission
+    | SiteForget
     | Ping
     | Pong
     | WireError,
@@ -362,6 +383,14 @@ class SiteOpen(WireModel):
     """``open_page(focus=true)``: bring an existing tab of the site to the front instead, if there is one."""
 
 
+class SitesList(WireModel):
+    """The reachable sites and their stored tools (``Sites.list``), for the popup: sent after
+    ``welcome`` and whenever they change."""
+
+    type: Literal["sites.list"] = "sites.list"
+    sites: list[dict[str, Any]]
+
+
 BridgeMessage = (
     Welcome
     | CallStart
@@ -371,6 +400,7 @@ BridgeMessage = (
     | TelemetryConfig
     | PageQuery
     | SiteOpen
+    | SitesList
     | Ping
     | Pong
     | WireError
@@ -380,7 +410,7 @@ _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(
     {
         "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result",
-        "telemetry", "page.result", "site.status", "ping", "pong", "error",
+        "telemetry", "page.result", "site.status", "site.permission", "site.forget", "ping", "pong", "error",
     }
 )
 

@@ -162,3 +162,32 @@ def test_stale_tool_is_not_offered_until_seen_again():
     registry.remove(2)
     refresh(registry, sites)
     assert registry.resolve("book_ferry") is not None
+
+
+def test_cli_lists_allows_and_forgets_and_a_running_bridge_follows(tmp_path, capsys):
+    import json
+
+    from tabmcp.cli import main as cli
+
+    db = tmp_path / "t.db"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[store]\npath = "{db}"\n')
+    registry, sites, _ = make(path=str(db))  # the running bridge's objects
+    assert cli(["sites", "allow", FERRY, "--config", str(config)]) == 0
+    refresh(registry, sites)
+    assert sites.reachable(FERRY)
+    registry.apply(snap(1, f"{FERRY}/book", FERRY_TOOLS))
+    refresh(registry, sites)
+    registry.remove(1)
+    refresh(registry, sites)
+    capsys.readouterr()
+    assert cli(["sites", "--json", "--config", str(config)]) == 0
+    [listed] = json.loads(capsys.readouterr().out)
+    assert listed["origin"] == FERRY and listed["allowedBy"] == "person"
+    assert sorted(t["name"] for t in listed["tools"]) == ["book_ferry", "list_crossings"]
+    assert cli(["sites", "--config", str(config)]) == 0
+    assert "book_ferry" in capsys.readouterr().out
+    assert cli(["sites", "forget", FERRY, "--config", str(config)]) == 0
+    refresh(registry, sites)  # the bridge's next tab change
+    assert registry.resolve("book_ferry") is None and not sites.reachable(FERRY)
+    assert cli(["sites", "forget", FERRY, "--config", str(config)]) == 1

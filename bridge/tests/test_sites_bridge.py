@@ -198,3 +198,23 @@ async def test_open_page_returns_tools_once_settled(tmp_path):
         assert result.structured_content["tabId"] == 11
         assert sorted(t["name"] for t in result.structured_content["tools"]) == ["book_ferry", "list_crossings"]
         await ext.close()
+
+
+async def test_person_allows_from_popup_then_forgets(tmp_path):
+    cfg = make_config(store={"path": str(tmp_path / "t.db")}, policy={"allow_writes": True})
+    async with running_bridge(cfg) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        await ext.sync(tab(1, url=f"{FERRY}/book", tools=TOOLS))
+        await eventually(lambda: app.hub.registry.resolve("book_ferry"))
+        await ext.send({"type": "site.permission", "origin": FERRY, "reachable": True})
+        listed = await ext.wait_for(lambda m: m["type"] == "sites.list" and m["sites"]
+                                    and len(m["sites"][0]["tools"]) == 2)
+        assert listed["sites"][0]["origin"] == FERRY and listed["sites"][0]["allowedBy"] == "person"
+        await ext.send({"type": "tab.closed", "tabId": 1})
+        await eventually(lambda: (e := app.hub.registry.resolve("book_ferry")) and not e.tab.is_open)
+        await ext.send({"type": "site.forget", "origin": FERRY})
+        await eventually(lambda: app.hub.registry.resolve("book_ferry") is None)
+        await ext.wait_for(lambda m: m["type"] == "sites.list" and m["sites"] == [])
+        assert not app.hub.sites.reachable(FERRY)
+        await ext.close()

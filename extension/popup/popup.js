@@ -1,4 +1,5 @@
 // Popup: connection state and, per tab, how many tools and categories the page offers.
+import { renderSites } from './sites.js';
 
 const LABELS = { ready: 'connected', open: 'handshaking', connecting: 'connecting', disconnected: 'disconnected' };
 
@@ -62,3 +63,6 @@ document.getElementById('options').addEventListener('click', (e) => {
 
 render();
 setInterval(render, 1000);
+const sitesSection = document.getElementById('sites');
+renderSites(sitesSection);
+setInterval(() => renderSites(sitesSection), 1000);

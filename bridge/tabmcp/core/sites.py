@@ -128,6 +128,11 @@ class SiteStore:
             self.db.execute("DELETE FROM site_stale WHERE origin = ?", (origin,))
             self.db.execute("DELETE FROM reachable_sites WHERE origin = ?", (origin,))
 
+    def data_version(self) -> int:
+        """Changes when another connection wrote to the file (SQLite's ``PRAGMA data_version``)."""
+        with self.lock:
+            return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+
     def close(self) -> None:
         self.db.close()
 
@@ -191,6 +196,7 @@ class Sites:
         self._seen: dict[tuple[str, str], PageTool] = {}
         self._ids: dict[str, int] = {}
         self._cache: tuple[Any, list[Tab]] | None = None
+        self._marks = self._data_versions()
 
     # -- permission ------------------------------------------------------------------------
 
@@ -260,8 +266,23 @@ class Sites:
         self._seen.pop((origin, name), None)
         self._bump()
 
+    def _follow_other_writers(self) -> None:
+        """Another process (``tabmcp sites``) changed the file: reload the permissions, rebuild."""
+        marks = self._data_versions()
+        if marks != self._marks:
+            self._allowed = self.store.allowed()
+            self._seen.clear()
+            self._bump()
+            self._marks = marks
+
+    def _data_versions(self) -> tuple[int, int]:
+        with self.pins.store.lock:
+            pins = int(self.pins.store.db.execute("PRAGMA data_version").fetchone()[0])
+        return self.store.data_version(), pins
+
     def refresh(self, registry: Registry) -> list[Tab]:
         """Observe the open documents, then the stand-ins of the closed reachable sites."""
+        self._follow_other_writers()
         docs = [d for d in registry.documents() if d.is_open]
         self.observe(docs)
         open_origins = {d.origin for d in docs if d.tools}

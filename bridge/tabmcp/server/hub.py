@@ -49,6 +49,9 @@ from ..errors import ErrorCode, InvalidState, SiteNotReachable, SiteToolGone, To
 from ..mediation import Mediation, ToolMiddleware
 from ..protocol import (
     PROTOCOL_VERSION,
+    SiteForget,
+    SitePermission,
+    SitesList,
     TabSnapshot,
     TabsSync,
     TabUpdate,
@@ -133,6 +136,8 @@ class Hub:
         """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
         self.sites = Sites(self.config.policy, self.pins, SiteStore(db_path), usage=self.usage)
         self.registry.set_closed_sites(self.sites.closed_tabs(set()))
+        self._sites_sent: list[dict[str, Any]] | None = None
+        self._sites_version = -1
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
@@ -261,11 +266,13 @@ class Hub:
             elif isinstance(event, MessageReceived):
                 self._on_message(event.peer, event.message)
             elif isinstance(event, HandshakeDone):
+                self._sites_sent = []  # a new link starts with none: the list goes out if there are any
                 if self._grace is not None:
                     self._grace.cancel()
                     self._grace = None
                 self._page_config = self.telemetry.settings.page_config()
                 self.session.send(event.peer, TelemetryConfig(config=self._page_config))
+                self._send_sites()
                 self._link_ready.set()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
@@ -303,6 +310,12 @@ class Hub:
                 self._report_rejections(peer, change)
         elif isinstance(message, TabClosedMsg):
             self._apply(self.registry.remove(message.tab_id))
+        elif isinstance(message, SitePermission):  # the person, in the popup (never a page)
+            self.sites.allow(message.origin, message.reachable)
+            self.sites_changed()
+        elif isinstance(message, SiteForget):
+            self.sites.forget(message.origin)
+            self.sites_changed()
         elif isinstance(message, Telemetry):
             try:
                 self.telemetry.ingest(message.model_dump(by_alias=True))
@@ -382,6 +395,9 @@ class Hub:
             events += self.session.tab_navigated(tab_id, tab.document_id if tab else None)
         if change.changed:
             self.registry.set_closed_sites(self.sites.refresh(self.registry))
+            if self.sites.version != self._sites_version:  # new tools of a reachable site: the popup's list
+                self._sites_version = self.sites.version
+                self._send_sites()
             for tab in self.registry.tabs.values():
                 self.telemetry.set_tab_info(tab.tab_id, url=tab.url, title=tab.title)
                 if tab.focused:
@@ -394,6 +410,17 @@ class Hub:
         """A site was allowed, forgotten or marked stale: the closed sites' tools follow."""
         if self.registry.set_closed_sites(self.sites.refresh(self.registry)).changed:
             self._changed()
+        self._send_sites()
+        self._flush_soon()
+
+    def _send_sites(self) -> None:
+        """The popup's list of reachable sites, when it changed since last sent."""
+        if not self.session.ready:
+            return
+        listed = [s.to_dict() for s in self.sites.list(self.registry)]
+        if listed != self._sites_sent:
+            self._sites_sent = listed
+            self.session.send(None, SitesList(sites=listed))
 
     def page_config_changed(self) -> None:
         """The telemetry settings may have changed: send the pages their new config if it did."""
