@@ -10,6 +10,7 @@ popup) removes it from search.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -97,10 +98,11 @@ async def test_closed_site_found_called_in_background_and_tidied(env: Env, page_
             opened = agent_page(env, ferry_url, before)
             assert opened is not None
             page_closer.append(opened)
+            closing = asyncio.ensure_future(opened.wait_for_event("close", timeout=(IDLE_S + 20) * 1000))
             assert await tab_group_title(env, ferry_url) == bridge.config.sites.group_title
 
             # idle for IDLE_S: the extension closes the agent tab (waited on, not slept)
-            await opened.wait_for_event("close", timeout=(IDLE_S + 20) * 1000)
+            await closing
             await eventually(lambda: closed(bridge, "book_ferry"))
             assert await active_tab_url(env) == person.url
 
@@ -146,3 +148,39 @@ async def test_off_origin_redirect_calls_nothing_and_forget_removes_the_site(env
             await eventually(lambda: bridge.hub.registry.resolve("book_ferry") is None)
             found = await client.call_tool("search_tools", {"query": "book a ferry crossing"})
             assert "book_ferry" not in [t["name"] for t in found.structured_content["tools"]]
+
+
+async def test_agent_tabs_capped_lru_first_and_taken_over_by_the_person(env: Env, page_closer: list[Page]):
+    async with ferry_site() as site, other_bridge(
+        env, policy={"origins": [{"match": site, "reachable": True}]},
+        sites={"max_agent_tabs": 1, "settle_s": 0.5},
+    ) as bridge:
+        async with client_of(bridge) as client:
+            before = set(env.browser.context.pages)
+            first = await client.call_tool("open_page", {"url": f"{site}/ferry.html?first"})
+            assert not first.is_error, first.content
+            assert sorted(t["name"] for t in first.structured_content["tools"]) == ["book_ferry", "list_crossings"]
+            first_page = agent_page(env, f"{site}/ferry.html?first", before)
+            assert first_page is not None
+            page_closer.append(first_page)
+            closing = asyncio.ensure_future(first_page.wait_for_event("close", timeout=20_000))
+            second = await client.call_tool("open_page", {"url": f"{site}/ferry.html?second"})
+            assert not second.is_error, second.content
+            await closing  # one agent tab at most: the older one went
+            second_page = agent_page(env, f"{site}/ferry.html?second", before)
+            assert second_page is not None
+            page_closer.append(second_page)
+            status = await env.browser.status()
+            assert status["agentTabs"] == [second.structured_content["tabId"]]
+
+            # the person brings the agent tab to the front: it is theirs (out of the group, not the agent's)
+            await second_page.bring_to_front()
+            await eventually(_no_agent_tabs(env))
+            assert await tab_group_title(env, second_page.url) is None
+
+
+def _no_agent_tabs(env: Env):
+    async def check() -> bool:
+        return (await env.browser.status())["agentTabs"] == []
+
+    return check

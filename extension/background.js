@@ -835,6 +835,8 @@ function statusReport() {
     /** Telemetry events per tab that could not be sent (no bridge) and wait to be reported. */
     telemetryDropped: Object.fromEntries(state.telemetryDropped),
     tabs,
+    /** Tabs the agent opened (agent_tabs.js), least recently used first. */
+    agentTabs: agentTabs.list().map((t) => t.tabId),
   };
 }
 
