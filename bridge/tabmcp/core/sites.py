@@ -53,6 +53,11 @@ CREATE TABLE IF NOT EXISTS reachable_sites (
     origin TEXT PRIMARY KEY,
     set_at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS site_changes (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    n INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO site_changes (id, n) VALUES (1, 0);
 CREATE TABLE IF NOT EXISTS site_stale (
     origin TEXT NOT NULL,
     name TEXT NOT NULL,
@@ -128,10 +133,16 @@ class SiteStore:
             self.db.execute("DELETE FROM site_stale WHERE origin = ?", (origin,))
             self.db.execute("DELETE FROM reachable_sites WHERE origin = ?", (origin,))
 
-    def data_version(self) -> int:
-        """Changes when another connection wrote to the file (SQLite's ``PRAGMA data_version``)."""
+    def changes(self) -> int:
+        """A counter every writer of sites (this bridge, ``tabmcp sites``) moves on: a running
+        bridge rebuilds when another process changed it."""
         with self.lock:
-            return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+            return int(self.db.execute("SELECT n FROM site_changes WHERE id = 1").fetchone()[0])
+
+    def touch(self) -> int:
+        with self.lock:
+            self.db.execute("UPDATE site_changes SET n = n + 1 WHERE id = 1")
+            return int(self.db.execute("SELECT n FROM site_changes WHERE id = 1").fetchone()[0])
 
     def close(self) -> None:
         self.db.close()
@@ -196,7 +207,7 @@ class Sites:
         self._seen: dict[tuple[str, str], PageTool] = {}
         self._ids: dict[str, int] = {}
         self._cache: tuple[Any, list[Tab]] | None = None
-        self._marks = self._data_versions()
+        self._mark = store.changes()
 
     # -- permission ------------------------------------------------------------------------
 
@@ -229,7 +240,7 @@ class Sites:
         else:
             self._allowed.discard(origin)
         if changed:
-            self._bump()
+            self._changed_here()
         return changed
 
     def _bump(self) -> None:
@@ -264,21 +275,21 @@ class Sites:
         """The site's page loaded and settled without ``name``: shown as stale, no longer offered."""
         self.store.mark_stale(origin, name)
         self._seen.pop((origin, name), None)
-        self._bump()
+        self._changed_here()
 
     def _follow_other_writers(self) -> None:
-        """Another process (``tabmcp sites``) changed the file: reload the permissions, rebuild."""
-        marks = self._data_versions()
-        if marks != self._marks:
+        """Another process (``tabmcp sites``) changed the sites: reload the permissions, rebuild."""
+        mark = self.store.changes()
+        if mark != self._mark:
             self._allowed = self.store.allowed()
             self._seen.clear()
             self._bump()
-            self._marks = marks
+            self._mark = mark
 
-    def _data_versions(self) -> tuple[int, int]:
-        with self.pins.store.lock:
-            pins = int(self.pins.store.db.execute("PRAGMA data_version").fetchone()[0])
-        return self.store.data_version(), pins
+    def _changed_here(self) -> None:
+        """This process changed the sites: other processes' bridges follow (:meth:`_follow_other_writers`)."""
+        self._mark = self.store.touch()
+        self._bump()
 
     def refresh(self, registry: Registry) -> list[Tab]:
         """Observe the open documents, then the stand-ins of the closed reachable sites."""
@@ -295,12 +306,12 @@ class Sites:
             return self._cache[1]
         stale = self.store.stale()
         by_origin: dict[str, list[Any]] = {}
-        for record in self.pins.records():
-            if record.origin in open_origins or not self.reachable(record.origin):
+        for origin in self._known_reachable():
+            if origin in open_origins:
                 continue
-            if (record.origin, record.name) in stale:
-                continue
-            by_origin.setdefault(record.origin, []).append(record)
+            for record in self.pins.records(origin=origin):
+                if (record.origin, record.name) not in stale:
+                    by_origin.setdefault(record.origin, []).append(record)
         tabs = [self._stand_in(origin, records) for origin, records in sorted(by_origin.items())]
         out = [t for t in tabs if t is not None]
         self._cache = (key, out)
@@ -338,6 +349,12 @@ class Sites:
             closed_site=ClosedSite(urls=tuple(sorted(urls))),
         )
 
+    def _known_reachable(self) -> list[str]:
+        """Origins with stored tools that agents may open (read without loading every pin)."""
+        with self.pins.store.lock:
+            origins = [str(r[0]) for r in self.pins.store.db.execute("SELECT DISTINCT origin FROM tool_pins")]
+        return sorted(o for o in origins if self.reachable(o))
+
     def unreachable_origin_of(self, name: str) -> str | None:
         """The origin that last offered a tool called ``name``, if agents may not open it."""
         with self.pins.store.lock:
@@ -354,13 +371,14 @@ class Sites:
         """Every origin that is reachable or has stored tools of a reachable past, newest first."""
         open_origins = {d.origin for d in registry.documents() if d.is_open and d.tools} if registry else set()
         stale = self.store.stale()
-        tools: dict[str, list[SiteTool]] = {}
-        for record in self.pins.records():
-            tools.setdefault(record.origin, []).append(
-                SiteTool(record.name, record.document_url, record.last_seen, (record.origin, record.name) in stale)
-            )
         origins = set(self._allowed) | {r.match for r in self.policy.origins if r.reachable and "*" not in r.match}
-        origins |= {o for o in tools if self.reachable(o)}
+        origins |= set(self._known_reachable())
+        tools: dict[str, list[SiteTool]] = {}
+        for origin in origins:
+            for record in self.pins.records(origin=origin):
+                tools.setdefault(record.origin, []).append(
+                    SiteTool(record.name, record.document_url, record.last_seen, (record.origin, record.name) in stale)
+                )
         out = [
             SiteInfo(o, self.reachable(o), self.allowed_by(o), o in open_origins, tuple(tools.get(o, ())))
             for o in origins
@@ -370,7 +388,7 @@ class Sites:
     def forget(self, origin: str) -> bool:
         """Remove the site's stored definitions, usage, stale marks and the person's permission."""
         origin = origin_of(origin) or origin
-        known = any(s.origin == origin for s in self.list())
+        known = origin in self._allowed or bool(self.pins.records(origin=origin))
         with self.pins.store.lock:
             self.pins.store.db.execute("DELETE FROM tool_pins WHERE origin = ?", (origin,))
         self.pins.forget_cached(origin)
@@ -380,5 +398,5 @@ class Sites:
             self.usage.forget(origin)
         for key in [k for k in self._seen if k[0] == origin]:
             del self._seen[key]
-        self._bump()
+        self._changed_here()
         return known
