@@ -11,6 +11,7 @@ popup) removes it from search.
 from __future__ import annotations
 
 import asyncio
+import json
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -184,3 +185,28 @@ def _no_agent_tabs(env: Env):
         return (await env.browser.status())["agentTabs"] == []
 
     return check
+
+
+async def test_declarative_form_tool_runs_in_a_background_agent_tab(env: Env, page_closer: list[Page]):
+    async with ferry_site() as site, other_bridge(
+        env, policy={"allow_writes": True, "origins": [{"match": site, "reachable": True}]},
+        sites={"settle_s": 0.5},
+    ) as bridge:
+        person = await env.browser.context.new_page()
+        page_closer.append(person)
+        await person.goto(env.pages_url + "basic.html?form-person")
+        await person.bring_to_front()
+        before = set(env.browser.context.pages)
+        async with client_of(bridge) as client:
+            opened = await client.call_tool("open_page", {"url": f"{site}/declarative.html"})
+            assert not opened.is_error, opened.content
+            page = agent_page(env, f"{site}/declarative.html", before)
+            assert page is not None
+            page_closer.append(page)
+            name = next(t["name"] for t in opened.structured_content["tools"] if t["name"].endswith("book_ferry"))
+            args = {"who": "Ada Lovelace", "day": "2026-12-01", "seats": 2, "port": "her", "cabin": True}
+            result = await client.call_tool("call_tool", {"name": name, "arguments": args})
+            assert not result.is_error, result.content
+            assert json.loads(result.content[0].text)["passenger"] == "Ada Lovelace"
+        assert await page.locator("#who").input_value() == "Ada Lovelace"
+        assert await active_tab_url(env) == person.url  # filled and submitted without focus
