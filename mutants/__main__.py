@@ -220,6 +220,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                if False:",
         ("bridge/tests/test_trust_core.py", "-k", "personal or draft or over_parameterized"),
     ),
+    Mutation(
+        "site-reachable-by-default",
+        "every http(s) origin is reachable: agents open sites nobody allowed",
+        "bridge/tabmcp/core/sites.py",
+        '        return "person" if origin in self._allowed else ""',
+        '        return "person"',
+        ("bridge/tests/test_sites.py",),
+    ),
+    Mutation(
+        "site-redirect-ignored",
+        "a tab opened for a site that landed on another origin has its same-named tool called",
+        "bridge/tabmcp/core/session.py",
+        "        if origin and origin != request.origin:",
+        "        if False:",
+        ("bridge/tests/test_sites_bridge.py", "-k", "redirect"),
+    ),
+    Mutation(
+        "site-opens-before-validation",
+        "a closed site's tool opens a tab for arguments that can never be valid",
+        "bridge/tabmcp/core/tools/call.py",
+        "        validate_arguments(entry.public_name, entry.tool.input_schema, arguments)\n        entry = await",
+        "        entry = await",
+        ("bridge/tests/test_sites_bridge.py", "-k", "bad_arguments"),
+    ),
+    Mutation(
+        "site-stale-never-marked",
+        "a tool the page no longer offers keeps being offered (and opening tabs) while its site is closed",
+        "bridge/tabmcp/server/hub.py",
+        "            self.sites.mark_stale(origin, tool)",
+        "            pass",
+        ("bridge/tests/test_sites_bridge.py", "-k", "stale"),
+    ),
 )
 
 
