@@ -26,7 +26,7 @@ from tabmcp.errors import ErrorCode
 
 from .conftest import PAGES, Env, eventually, other_bridge
 
-IDLE_S = 4
+IDLE_S = 5
 
 
 @contextlib.asynccontextmanager
@@ -52,15 +52,17 @@ async def active_tab_url(env: Env) -> str:
     )
 
 
-async def tab_group_title(env: Env, url: str) -> str | None:
+async def tab_group_title(env: Env, tab: str | int) -> str | None:
+    """The title of the group a tab (by URL or id) is in; None when it is in none (or gone)."""
     worker = await env.browser.worker()
     return await worker.evaluate(
-        """async (url) => {
-          const [tab] = await chrome.tabs.query({url});
+        """async (ref) => {
+          const tab = typeof ref === 'number' ? await chrome.tabs.get(ref).catch(() => null)
+            : (await chrome.tabs.query({url: ref}))[0];
           if (!tab || tab.groupId === chrome.tabGroups.TAB_GROUP_ID_NONE) return null;
           return (await chrome.tabGroups.get(tab.groupId)).title;
         }""",
-        url,
+        tab,
     )
 
 
@@ -91,19 +93,24 @@ async def test_closed_site_found_called_in_background_and_tidied(env: Env, page_
             top = found.structured_content["tools"][0]
             assert top["name"] == "book_ferry" and top["open"] is False and top["opens"] == ferry_url
 
+            closes: dict[Page, asyncio.Future[Any]] = {}  # every new tab's close, watched from its creation
+            watch = lambda p: closes.setdefault(p, asyncio.ensure_future(p.wait_for_event("close", timeout=120_000)))  # noqa: E731
+            env.browser.context.on("page", watch)
             before = set(env.browser.context.pages)
             result = await client.call_tool("call_tool", {"name": "book_ferry", "arguments": {"date": "Friday"}})
             assert not result.is_error, result.content
             assert result.content[0].text == "booked the Friday crossing"
+            tab_id = result.meta["tabmcp/source"]["tabId"]
+            assert await tab_group_title(env, tab_id) == bridge.config.sites.group_title
             assert await active_tab_url(env) == person.url  # the person's tab stayed in front
             opened = agent_page(env, ferry_url, before)
             assert opened is not None
             page_closer.append(opened)
-            closing = asyncio.ensure_future(opened.wait_for_event("close", timeout=(IDLE_S + 20) * 1000))
-            assert await tab_group_title(env, ferry_url) == bridge.config.sites.group_title
+            closing = watch(opened)
 
             # idle for IDLE_S: the extension closes the agent tab (waited on, not slept)
             await closing
+            env.browser.context.remove_listener("page", watch)
             await eventually(lambda: closed(bridge, "book_ferry"))
             assert await active_tab_url(env) == person.url
 

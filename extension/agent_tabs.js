@@ -139,8 +139,8 @@ export function createAgentTabs({ send, statusType }) {
       opening.set(tab.id, { requestId: msg.requestId, origin: msg.origin, deadline: Date.now() + msg.timeoutMs });
       save();
       armIdle();
+      await group(tab); // grouped before the bridge hears of it: a call never runs in an ungrouped agent tab
       status(msg.requestId, STATUS.opened, { tabId: tab.id, url: msg.url });
-      await group(tab);
     } catch (err) {
       status(msg.requestId, STATUS.failed, { message: String((err && err.message) || err) });
     }
