@@ -217,3 +217,28 @@ async def test_declarative_form_tool_runs_in_a_background_agent_tab(env: Env, pa
             assert json.loads(result.content[0].text)["passenger"] == "Ada Lovelace"
         assert await page.locator("#who").input_value() == "Ada Lovelace"
         assert await active_tab_url(env) == person.url  # filled and submitted without focus
+
+
+async def test_person_makes_the_site_reachable_from_the_popup(env: Env, page_closer: list[Page]):
+    async with ferry_site() as site, other_bridge(env, policy={"allow_writes": True}) as bridge:
+        ferry = await env.browser.context.new_page()
+        page_closer.append(ferry)
+        await ferry.goto(f"{site}/ferry.html")
+        await ferry.bring_to_front()
+        await eventually(lambda: (e := bridge.hub.registry.resolve("book_ferry")) and e.tab.is_open)
+        assert not bridge.hub.sites.reachable(site)
+        # the popup, in a window of its own that does not take the focus: the ferry tab stays the active one
+        worker = await env.browser.worker()
+        async with env.browser.context.expect_page() as popup_info:
+            await worker.evaluate(
+                "() => chrome.windows.create({url: chrome.runtime.getURL('popup/popup.html'), focused: false})")
+        popup = await popup_info.value
+        page_closer.append(popup)
+        box = popup.locator('[data-testid="site-reachable"]')
+        await box.wait_for()
+        await box.check()
+        await eventually(lambda: bridge.hub.sites.reachable(site))
+        assert bridge.hub.sites.allowed_by(site) == "person"
+        await popup.locator(f'[data-testid="site"][data-origin="{site}"]').wait_for()
+        await ferry.close()
+        await eventually(lambda: closed(bridge, "book_ferry"))
