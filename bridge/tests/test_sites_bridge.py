@@ -218,3 +218,19 @@ async def test_person_allows_from_popup_then_forgets(tmp_path):
         await ext.wait_for(lambda m: m["type"] == "sites.list" and m["sites"] == [])
         assert not app.hub.sites.reachable(FERRY)
         await ext.close()
+
+
+async def test_concurrent_calls_of_a_closed_site_open_one_tab(tmp_path):
+    async with running_bridge(config(tmp_path)) as app:
+        ext = await closed_site(app)
+        calls: list = []
+        page_answers(ext, calls)
+        async with Client(url(app)) as client:
+            first = asyncio.create_task(client.call_tool("book_ferry", {"date": "Fri"}))
+            second = asyncio.create_task(client.call_tool("list_crossings", {}))
+            await serve_open(ext, 9)
+            results = await asyncio.gather(first, second)
+        assert not any(r.is_error for r in results), [r.content for r in results]
+        assert sorted(c[:2] for c in calls) == [(9, "book_ferry"), (9, "list_crossings")]
+        assert len([m for m in ext.received if m["type"] == "site.open"]) == 0  # serve_open took the only one
+        await ext.close()

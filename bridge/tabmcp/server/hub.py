@@ -137,6 +137,7 @@ class Hub:
         self.sites = Sites(self.config.policy, self.pins, SiteStore(db_path), usage=self.usage)
         self.registry.set_closed_sites(self.sites.closed_tabs(set()))
         self._sites_sent: list[dict[str, Any]] | None = None
+        self._site_locks: dict[str, asyncio.Lock] = {}
         self._sites_version = -1
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
@@ -528,6 +529,16 @@ class Hub:
         if not self.sites.reachable(origin):
             raise SiteNotReachable(f"agents may not open {origin or url}: {how_to_allow(origin or url)}",
                                    origin=origin or None)
+        # One open per origin at a time: a second call for the same site waits, then uses the tab
+        # the first opened (or one the person opened meanwhile) if it offers the tool.
+        async with self._site_locks.setdefault(origin, asyncio.Lock()):
+            if tool and not focus:
+                for tab in self.registry.tabs.values():
+                    if tab.origin == origin and tool in tab.tools:
+                        return tab.tab_id
+            return await self._open_site(url, origin, tool, timeout_s, focus)
+
+    async def _open_site(self, url: str, origin: str, tool: str, timeout_s: float | None, focus: bool) -> int:
         settings = self.config.sites
         request = self.session.start_open(
             url=url, origin=origin, tool=tool, timeout_s=timeout_s or settings.open_timeout_s,
