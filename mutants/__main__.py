@@ -103,7 +103,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "category-lists-members",
         "every listed category repeats its member names (the listing grows with the tools again)",
         "bridge/tabmcp/core/disclosure.py",
-        '"description": f"{marker} {summary(entry.category.description)}",',
+        '"description": f"{marker} {summary(entry.category.description)}".rstrip(),',
         '"description": f"{marker} {summary(entry.category.description)} Tools: {\', \'.join(names)}.",',
         ("bridge/tests/test_disclosure_budget.py",),
     ),

@@ -66,6 +66,7 @@ def test_category_marker_is_read_back_and_cannot_come_from_page_text():
     assert read_category_marker(listed["ping"]["description"]) is None
     assert category_marker("https://a.test", 1) == "[https://a.test; category, 1 tool]"
     assert read_category_marker(category_marker("", 7) + " x") == ("", 7)
+    assert read_category_marker(category_marker("http://[::1]:8080", 3)) == ("http://[::1]:8080", 3)
 
 
 def test_a_long_category_description_is_cut_in_the_listing_and_whole_in_describe():

@@ -69,7 +69,7 @@ META_EXPANDED = "tabmcp/expanded"
 _MCP_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _SUMMARY_LIMIT = 300
 """Characters of a category's description shown in a listing (describe_tools shows it all)."""
-_MARKER = re.compile(r"^\[(?:(?P<origin>[^\]\s;]+); )?category, (?P<count>\d+) tools?\] ")
+_MARKER = re.compile(r"^\[(?:(?P<origin>\S+); )?category, (?P<count>\d+) tools?\](?: |$)")
 
 
 @dataclass
@@ -261,7 +261,7 @@ class Disclosure:
         if not full:
             return {
                 "name": entry.public_name,
-                "description": f"{marker} {summary(entry.category.description)}",
+                "description": f"{marker} {summary(entry.category.description)}".rstrip(),
                 "inputSchema": {"type": "object"},
                 "annotations": {"readOnlyHint": True},
             }
