@@ -222,7 +222,7 @@ async def _tokens(args: argparse.Namespace) -> int:
         print(json.dumps({"encoding": counter.label, "profiles": [r.__dict__ for r in reports]}, indent=2))
         return 0
     print(f"tools/list cost per disclosure profile ({counter.label})")
-    print(f"{'profile':<12} {'tools':>6} {'tokens':>8}  saving vs passthrough")
+    print(f"{'profile':<12} {'tools':>6} {'tokens':>8}  below passthrough")
     for r in reports:
         saving = "baseline" if r.saving is None else f"{r.saving:.1%}"
         print(f"{r.profile:<12} {r.tools:>6} {r.tokens:>8}  {saving}")
