@@ -1,6 +1,6 @@
 """Tokens that tools/list costs an agent in each disclosure profile, on real pages in Chromium.
 
-Sites: the demo back office (92 tools in 10 categories plus 4 uncategorized) and the MCP
+Sites: the demo back office (95 tools in 10 categories and uncategorized ones) and the MCP
 catalog as one large site (682 real tools of 17 public MCP servers in 102 categories). The
 baseline is the ``passthrough`` profile (every tool as registered), measured in the same run.
 Counts use o200k_base (the label names the library that counted).
