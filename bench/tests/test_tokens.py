@@ -8,42 +8,25 @@ catalog (outside the repository) is not there.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from bench._data import catalog_path
+from bench.tokens import catalog_registry, choosing_a_category
 from tabmcp.core.disclosure import Disclosure
-from tabmcp.core.registry import Registry
 from tabmcp.core.tokens import get_counter, profile_report
-from tabmcp.core.tools import RESERVED_NAMES
-from tabmcp.protocol import TabSnapshot
 
 
-def catalog_site() -> Disclosure:
+def catalog() -> Disclosure:
     path = catalog_path()
     if path is None:
         pytest.skip("mcp_catalog.json not found (set TABMCP_DATA)")
-    catalog = json.loads(path.read_text())
-    names = {t["name"] for c in catalog["categories"] for t in c["tools"]}
-    tools, categories = [], []
-    for cat in catalog["categories"]:
-        tools += [{"name": t["name"], "description": t.get("description") or "",
-                   "inputSchema": t.get("inputSchema") or {"type": "object"},
-                   **({"annotations": t["annotations"]} if t.get("annotations") else {})} for t in cat["tools"]]
-        # As bench/pages/catalog.html does: two categories are named like one of their tools.
-        categories.append({"name": cat["name"] + ("_tools" if cat["name"] in names else ""),
-                           "description": cat["description"], "tools": [t["name"] for t in cat["tools"]]})
-    registry = Registry(reserved_names=RESERVED_NAMES)
-    change = registry.apply(TabSnapshot.model_validate({
-        "tabId": 1, "url": "http://127.0.0.1:41234/catalog.html", "title": "MCP catalog as a site",
-        "documentId": "catalog", "tools": tools, "categories": categories, "states": []}))
-    assert not change.rejected and registry.counts()["tools"] == len(names)
+    registry = catalog_registry(path)
+    assert registry.counts()["tools"] == 682 and registry.counts()["categories"] == 102
     return Disclosure(registry)
 
 
 def test_catalog_budgets():
-    disc = catalog_site()
+    disc = catalog()
     counter = get_counter()
     assert counter.encoding == "o200k_base"
     reports = {r.profile: r for r in profile_report(
@@ -51,3 +34,12 @@ def test_catalog_budgets():
     assert reports["categories"].tools == 3 + 102  # the built-ins and one entry per category
     assert reports["categories"].saving is not None and reports["categories"].saving >= 0.96, reports
     assert reports["meta"].tokens <= 400, reports
+
+
+def test_the_category_choice_proxy_ranks_every_variant():
+    catalog()  # skips without the catalog
+    rows = choosing_a_category()
+    variants = {row[0] for row in rows}
+    assert len(variants) == 3 and len(rows) % 3 == 0 and rows
+    for _, _, first, top3 in rows:
+        assert 0 < float(first) <= float(top3) <= 1  # a ranker that found nothing would read 0
