@@ -9,11 +9,11 @@ catalog (outside the repository) is not there.
 from __future__ import annotations
 
 import pytest
+from tabmcp.core.disclosure import Disclosure
+from tabmcp.core.tokens import get_counter, profile_report
 
 from bench._data import catalog_path
 from bench.tokens import catalog_registry, choosing_a_category
-from tabmcp.core.disclosure import Disclosure
-from tabmcp.core.tokens import get_counter, profile_report
 
 
 def catalog() -> Disclosure:

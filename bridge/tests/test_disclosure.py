@@ -51,7 +51,8 @@ def test_describe_gives_a_category_in_full():
     _, disc = setup()
     (users,), missing = disc.describe(["users"])
     assert not missing
-    assert users["description"] == "[https://shop.test; category, 2 tools] User management. Tools: get_user, delete_user."
+    assert users["description"] == (
+        "[https://shop.test; category, 2 tools] User management. Tools: get_user, delete_user.")
     # The _meta earlier listings carried (a client reading it finds it here).
     assert users["_meta"][META_CATEGORY] == {"isCategory": True, "toolCount": 2, "tools": ["get_user", "delete_user"]}
     assert users["_meta"][META_SOURCE]["url"] == "https://shop.test/admin"
@@ -70,10 +71,11 @@ def test_category_marker_is_read_back_and_cannot_come_from_page_text():
 
 
 def test_a_long_category_description_is_cut_in_the_listing_and_whole_in_describe():
-    long = "Orders of the shop. " + "Every order can be refunded, shipped or cancelled. " * 20 + "Last sentence."
+    long = "Orders of the shop. " + "Every order can be refunded or shipped. " * 20 + "Last sentence."
     reg = Registry(reserved_names=BUILTIN_NAMES)
-    reg.apply(TabSnapshot.model_validate(tab(1, url="https://shop.test/", tools=[tool("refund")],
-                                             categories=[{"name": "orders", "description": long, "tools": ["refund"]}])))
+    orders = {"name": "orders", "description": long, "tools": ["refund"]}
+    snapshot = tab(1, url="https://shop.test/", tools=[tool("refund")], categories=[orders])
+    reg.apply(TabSnapshot.model_validate(snapshot))
     disc = Disclosure(reg)
     listed = {t["name"]: t for t in disc.list_tools()}["orders"]["description"]
     assert listed.startswith("[https://shop.test; category, 1 tool] Orders of the shop. Every order")

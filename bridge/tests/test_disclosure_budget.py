@@ -39,8 +39,8 @@ def shop(categories: int = len(TOPICS), members: int = 6) -> Disclosure:
                  ("list", "get", "create", "update", "delete", "export", "import", "archive")[:members]]
         tools += [tool(n, f"{n.replace('_', ' ')}.", inputSchema={"type": "object", "properties": {
             "id": {"type": "integer", "description": f"Id of the {topic} record."}}}) for n in names]
-        cats.append({"name": topic, "tools": names,
-                     "description": f"Everything about {topic} in the shop: {topic} listed, read, changed and exported."})
+        purpose = f"Everything about {topic} in the shop: {topic} listed, read, changed and exported."
+        cats.append({"name": topic, "tools": names, "description": purpose})
     registry = Registry(reserved_names=RESERVED_NAMES)
     registry.apply(TabSnapshot.model_validate(tab(1, url=f"{ORIGIN}/admin", tools=tools, categories=cats)))
     return Disclosure(registry)
@@ -95,8 +95,8 @@ def test_no_sentence_repeats_in_every_category_entry():
 
 def test_the_categories_listing_grows_by_categories_not_by_tools():
     small, large = shop(members=2), shop(members=8)
-    assert tokens(listing_text(small.list_tools())) == tokens(listing_text(large.list_tools())) - len(TOPICS) * (
-        tokens("8") - tokens("2"))
+    # Only each bracket's count differs ("2 tools" / "8 tools": one token each).
+    assert tokens(listing_text(small.list_tools())) == tokens(listing_text(large.list_tools()))
 
 
 def test_the_categories_built_ins_are_the_meta_tools_they_name():

@@ -5,7 +5,6 @@ call away (calling it, ``search_tools(category=…)``, ``describe_tools``)."""
 from __future__ import annotations
 
 from mcp import Client
-
 from tabmcp.core.disclosure import read_category_marker
 from tabmcp.server.mcp import INSTRUCTIONS
 
@@ -23,7 +22,8 @@ def site() -> dict:
     tools += [tool(n, f"Monthly report number {n[-2:]}.") for n in BIG]
     tools += [tool(n, f"Metric {n[-2:]} of the shop.") for n in HUGE]
     return tab(1, url="https://shop.test/admin", tools=tools, categories=[
-        {"name": "orders", "description": "Customer orders: look up and refund.", "tools": ["refund_order", "get_order"]},
+        {"name": "orders", "description": "Customer orders: look up and refund.",
+         "tools": ["refund_order", "get_order"]},
         {"name": "reports", "description": "Monthly reports of the shop.", "tools": BIG},
         {"name": "metrics", "description": "Shop metrics.", "tools": HUGE},
     ])
@@ -36,7 +36,7 @@ async def test_member_names_are_one_call_away(bridge, extension):
         listed = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
         orders = listed["orders"]
         assert read_category_marker(orders.description) == ("https://shop.test", 2)
-        assert "Customer orders: look up and refund." in orders.description  # the purpose, as the page said it
+        assert "Customer orders: look up and refund." in orders.description  # the purpose, as given
         assert orders.annotations.read_only_hint is True
         assert "refund_order" not in listed and "report_13" not in listed
 
@@ -75,7 +75,8 @@ async def test_the_how_to_is_said_once_where_every_client_sees_it(bridge, extens
     assert "category, N tools" in INSTRUCTIONS and "search_tools(category=" in INSTRUCTIONS
     assert "(no arguments)" in listed["call_tool"].description
     for name in ("orders", "reports", "metrics"):
-        assert "call_tool" not in listed[name].description and "(no arguments)" not in listed[name].description
+        description = listed[name].description or ""
+        assert "call_tool" not in description and "(no arguments)" not in description
 
 
 async def test_lean_listed_schemas_still_check_arguments(bridge, extension):

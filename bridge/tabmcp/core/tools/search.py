@@ -79,9 +79,11 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
     if not tools:
         lines = ["No matching tools. Try other words, or introspect to see categories."]
     else:
-        held = bridge.registry.resolve(category) if listing else None
-        if isinstance(held, CategoryEntry) and (total := len(bridge.disclosure.visible_members(held))) > len(tools):
-            lines.append(f"({len(tools)} of {total}: call {held.public_name} for all of them)")
+        held = bridge.registry.resolve(category) if listing and category else None
+        if isinstance(held, CategoryEntry):
+            total = len(bridge.disclosure.visible_members(held))
+            if total > len(tools):
+                lines.append(f"({len(tools)} of {total}: call {held.public_name} for all of them)")
         lines.append("Get schemas with describe_tools, run with call_tool.")
     return {
         "content": [text("\n".join(lines))],
