@@ -4,6 +4,10 @@ call away (calling it, ``search_tools(category=…)``, ``describe_tools``)."""
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
+
 from mcp import Client
 from tabmcp.core.disclosure import read_category_marker
 from tabmcp.server.mcp import INSTRUCTIONS
@@ -89,3 +93,18 @@ async def test_lean_listed_schemas_still_check_arguments(bridge, extension):
         assert too_many.is_error and too_many.structured_content["error"]["code"] == "VALIDATION_ERROR"
         unknown = await client.call_tool("describe_tools", {"tools": ["orders"], "verbose": True})
         assert unknown.is_error and unknown.structured_content["error"]["code"] == "VALIDATION_ERROR"
+
+
+async def test_the_cli_tells_categories_from_the_bracket(bridge, extension):
+    """``tabmcp tools`` reads a listed category's kind, size and site from its bracket (no _meta)."""
+    await extension.sync(site())
+    await eventually(lambda: bridge.hub.registry.resolve("orders"))
+    out = await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-m", "tabmcp.cli", "tools", "--port", str(bridge.port)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in out.stdout.splitlines() if line.strip()}
+    assert rows["orders"] == ["category", "(2", "tools)", "https://shop.test"]
+    assert rows["metrics"] == ["category", "(60", "tools)", "https://shop.test"]
+    assert rows["call_tool"] == ["builtin"]
