@@ -252,9 +252,11 @@ class Disclosure:
         category and run its tools is said once (server instructions, ``call_tool``), and the
         member names, the page name and the source are one call away (calling the category,
         ``search_tools(category=…)``, or ``describe_tools`` of the category, which returns the
-        ``full`` form with every member name and the ``_meta`` of earlier versions). The read-only
-        hint stays: clients use it to let a category be opened without asking (or at all, in
-        read-only modes).
+        ``full`` form with every member name and the ``_meta`` of earlier versions). The origin
+        stays in every entry although one site repeats it: without it, a category "bank
+        transfers" registered by evil.test reads like the bank's, and with several tabs open the
+        agent could not tell whose "orders" it opens. The read-only hint stays: clients use it to
+        let a category be opened without asking (or at all, in read-only modes).
         """
         names = [m.public_name for m in members]
         marker = category_marker(entry.tab.origin, len(names))
