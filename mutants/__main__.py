@@ -100,6 +100,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_policy_bridge.py",),
     ),
     Mutation(
+        "category-lists-members",
+        "every listed category repeats its member names (the listing grows with the tools again)",
+        "bridge/tabmcp/core/disclosure.py",
+        '"description": f"{marker} {summary(entry.category.description)}".rstrip(),',
+        '"description": f"{marker} {summary(entry.category.description)} Tools: {\', \'.join(names)}.",',
+        ("bridge/tests/test_disclosure_budget.py",),
+    ),
+    Mutation(
+        "category-search-cut-at-ten",
+        "search_tools(category=...) lists only the first ten of a category",
+        "bridge/tabmcp/core/tools/search.py",
+        'limit = int(arguments.get("limit") or (MAX_LIMIT if listing else 10))',
+        'limit = int(arguments.get("limit") or 10)',
+        ("bridge/tests/test_disclosure_findable.py",),
+    ),
+    Mutation(
         "hidden-members-leak",
         "category members hidden by policy or scope are shown",
         "bridge/tabmcp/core/scoping.py",
