@@ -1,65 +1,89 @@
 // GENERATED from bridge/tabmcp/protocol.py and errors.ErrorCode by `python -m tabmcp.protocol_js`.
 // Do not edit: change the Python side and regenerate (bridge/tests/test_protocol_js.py checks it).
 // docs/protocol.md describes every message for humans.
+//
+// A classic script with no exports, safe to load twice: listed before content.js and the page
+// scripts in manifest.json, imported for its effect by protocol.js (service worker, extension
+// pages). Every context reads the same frozen names from globalThis[Symbol.for('tabmcp.protocol')].
+(() => {
+  const KEY = Symbol.for('tabmcp.protocol');
+  if (globalThis[KEY]) return;
 
-/** Bumped whenever a message or a field changes meaning. @type {number} */
-export const PROTOCOL_VERSION = 1;
+  /** Bumped whenever a message or a field changes meaning. @type {number} */
+  const PROTOCOL_VERSION = 1;
 
-/** Extension → bridge message types. */
-export const OUT = Object.freeze({
-  hello: 'hello',
-  tabsSync: 'tabs.sync',
-  tabUpdate: 'tab.update',
-  tabClosed: 'tab.closed',
-  callResult: 'call.result',
-  approvalResult: 'approval.result',
-  telemetry: 'telemetry',
-  pageResult: 'page.result',
-  ping: 'ping',
-  pong: 'pong',
-  error: 'error',
-});
+  /** Extension → bridge message types. */
+  const OUT = Object.freeze({
+    hello: 'hello',
+    tabsSync: 'tabs.sync',
+    tabUpdate: 'tab.update',
+    tabClosed: 'tab.closed',
+    callResult: 'call.result',
+    approvalResult: 'approval.result',
+    telemetry: 'telemetry',
+    pageResult: 'page.result',
+    ping: 'ping',
+    pong: 'pong',
+    error: 'error',
+  });
 
-/** Bridge → extension message types. */
-export const IN = Object.freeze({
-  welcome: 'welcome',
-  callStart: 'call.start',
-  callCancel: 'call.cancel',
-  approvalRequest: 'approval.request',
-  approvalWithdraw: 'approval.withdraw',
-  telemetryConfig: 'telemetry.config',
-  pageQuery: 'page.query',
-  ping: 'ping',
-  pong: 'pong',
-  error: 'error',
-});
+  /** Bridge → extension message types. */
+  const IN = Object.freeze({
+    welcome: 'welcome',
+    callStart: 'call.start',
+    callCancel: 'call.cancel',
+    approvalRequest: 'approval.request',
+    approvalWithdraw: 'approval.withdraw',
+    telemetryConfig: 'telemetry.config',
+    pageQuery: 'page.query',
+    ping: 'ping',
+    pong: 'pong',
+    error: 'error',
+  });
 
-/** Every error code on the wire and in tool results. */
-export const ERROR = Object.freeze({
-  PROTOCOL_ERROR: 'PROTOCOL_ERROR',
-  MALFORMED_MESSAGE: 'MALFORMED_MESSAGE',
-  UNKNOWN_TYPE: 'UNKNOWN_TYPE',
-  PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
-  NOT_READY: 'NOT_READY',
-  UNAUTHORIZED: 'UNAUTHORIZED',
-  FLOODED: 'FLOODED',
-  INVALID_TOOL: 'INVALID_TOOL',
-  INTERNAL_ERROR: 'INTERNAL_ERROR',
-  TOOL_ERROR: 'TOOL_ERROR',
-  TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
-  VALIDATION_ERROR: 'VALIDATION_ERROR',
-  WRITES_DISABLED: 'WRITES_DISABLED',
-  APPROVAL_DENIED: 'APPROVAL_DENIED',
-  OUT_OF_SCOPE: 'OUT_OF_SCOPE',
-  TIMEOUT: 'TIMEOUT',
-  TAB_CLOSED: 'TAB_CLOSED',
-  TAB_NAVIGATED: 'TAB_NAVIGATED',
-  EXTENSION_DISCONNECTED: 'EXTENSION_DISCONNECTED',
-  CANCELLED: 'CANCELLED',
-  PAGE_ERROR: 'PAGE_ERROR',
-  BAD_RESULT: 'BAD_RESULT',
-  AXE_MISSING: 'AXE_MISSING',
-});
+  /** Every error code on the wire and in tool results. */
+  const ERROR = Object.freeze({
+    PROTOCOL_ERROR: 'PROTOCOL_ERROR',
+    MALFORMED_MESSAGE: 'MALFORMED_MESSAGE',
+    UNKNOWN_TYPE: 'UNKNOWN_TYPE',
+    PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
+    NOT_READY: 'NOT_READY',
+    UNAUTHORIZED: 'UNAUTHORIZED',
+    FLOODED: 'FLOODED',
+    INVALID_TOOL: 'INVALID_TOOL',
+    INTERNAL_ERROR: 'INTERNAL_ERROR',
+    TOOL_ERROR: 'TOOL_ERROR',
+    TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+    VALIDATION_ERROR: 'VALIDATION_ERROR',
+    WRITES_DISABLED: 'WRITES_DISABLED',
+    APPROVAL_DENIED: 'APPROVAL_DENIED',
+    OUT_OF_SCOPE: 'OUT_OF_SCOPE',
+    TIMEOUT: 'TIMEOUT',
+    TAB_CLOSED: 'TAB_CLOSED',
+    TAB_NAVIGATED: 'TAB_NAVIGATED',
+    EXTENSION_DISCONNECTED: 'EXTENSION_DISCONNECTED',
+    CANCELLED: 'CANCELLED',
+    PAGE_ERROR: 'PAGE_ERROR',
+    BAD_RESULT: 'BAD_RESULT',
+    AXE_MISSING: 'AXE_MISSING',
+    AXE_FAILED: 'AXE_FAILED',
+    INVALID_SELECTOR: 'INVALID_SELECTOR',
+    UNKNOWN_QUERY: 'UNKNOWN_QUERY',
+    QUERY_FAILED: 'QUERY_FAILED',
+  });
+
+  /** The kinds of live page queries (``page.query``). */
+  const QUERY = Object.freeze({
+    dom: 'dom',
+    page: 'page',
+    axe: 'axe',
+    vitals: 'vitals',
+  });
+
+  Object.defineProperty(globalThis, KEY, {
+    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY }),
+  });
+})();
 
 // ---- payloads ----
 
