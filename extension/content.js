@@ -1,10 +1,12 @@
 // tabmcp content script (isolated world): a tiny relay between the page-world agent and the
 // service worker. Page → worker over one long-lived port (about twice as fast per message as
 // sendMessage); worker → page over window.postMessage. Safe to inject twice; reconnects when
-// the service worker restarts and asks the page for a fresh snapshot.
+// the service worker restarts and asks the page for a fresh snapshot. Message names come from
+// messages.js, which manifest.json loads before this script.
 (() => {
   const previous = globalThis.__tabmcpContent;
   if (previous && previous.alive()) return;
+  const { PAGE, ENVELOPE, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
 
   /** @type {chrome.runtime.Port | null} */
   let port = null;

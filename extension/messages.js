@@ -4,9 +4,12 @@
 // bridge and every error code are in protocol.generated.js.
 //
 // A classic script with no exports, safe to load twice, so every context can load it: listed
-// before content.js and the page scripts in manifest.json, imported for its effect by
-// protocol.js (service worker, extension pages). All read the same frozen names from
-// globalThis[Symbol.for('tabmcp.messages')]; no part of the extension spells a message type.
+// before content.js in manifest.json, imported for its effect by protocol.js (service worker,
+// extension pages), copied at the end of protocol.generated.js for the page scripts (Chrome runs
+// a file once per frame whatever the world, so the page's main world cannot list this one too;
+// `python -m tabmcp.protocol_js` rewrites the copy, a test fails when it is stale). All read
+// the same frozen names from globalThis[Symbol.for('tabmcp.messages')]; no other part of the
+// extension spells a message type.
 (() => {
   const KEY = Symbol.for('tabmcp.messages');
   if (globalThis[KEY]) return;

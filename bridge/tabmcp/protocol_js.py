@@ -3,10 +3,17 @@
 :mod:`tabmcp.protocol` (the messages) and :class:`tabmcp.errors.ErrorCode` are the one source;
 this renders them as one script every part of the extension loads: ``PROTOCOL_VERSION``, the
 message types each way (``OUT``: extension → bridge, ``IN``: bridge → extension), the error
-codes (``ERROR``) and a JSDoc typedef of every message and payload. It has no ``export``: the
-content script and the page scripts are classic scripts (listed before theirs in
-``manifest.json``), the service worker and the extension's pages import it for its effect
-(through ``protocol.js``); all read ``globalThis[Symbol.for('tabmcp.protocol')]``. ``bridge/tests/test_protocol_js.py`` fails when the
+codes (``ERROR``), the page query kinds (``QUERY``) and a JSDoc typedef of every message and
+payload. It has no ``export``: the page scripts are classic scripts (``manifest.json`` lists it
+before them), the service worker and the extension's pages import it for its effect (through
+``protocol.js``); all read ``globalThis[Symbol.for('tabmcp.protocol')]``.
+
+It ends with a verbatim copy of ``extension/messages.js`` (the extension's internal message
+names, written by hand there): Chrome runs a file listed in several ``content_scripts`` entries
+once per frame, whatever their worlds (crbug.com/324096753), so the page's main world cannot
+load ``messages.js`` itself when the content script's isolated world does. The page scripts get
+the names from here, the content script from ``messages.js``: one definition, and the drift test
+fails when the copy is stale. ``bridge/tests/test_protocol_js.py`` fails when the
 committed file differs from what this renders; regenerate with::
 
     .venv/bin/python -m tabmcp.protocol_js
@@ -28,6 +35,7 @@ from .errors import ErrorCode
 __all__ = ["GENERATED", "KEY", "render"]
 
 GENERATED = Path(__file__).resolve().parents[2] / "extension" / "protocol.generated.js"
+MESSAGES = GENERATED.with_name("messages.js")
 
 PAYLOADS: tuple[type[BaseModel], ...] = (protocol.ErrorBody, protocol.FrameSnapshot, protocol.TabSnapshot)
 
@@ -116,9 +124,10 @@ def render() -> str:
         "// Do not edit: change the Python side and regenerate (bridge/tests/test_protocol_js.py checks it).",
         "// docs/protocol.md describes every message for humans.",
         "//",
-        "// A classic script with no exports, safe to load twice: listed before content.js and the page",
-        "// scripts in manifest.json, imported for its effect by protocol.js (service worker, extension",
-        f"// pages). Every context reads the same frozen names from globalThis[Symbol.for('{KEY}')].",
+        "// A classic script with no exports, safe to load twice: listed before the page scripts in",
+        "// manifest.json, imported for its effect by protocol.js (service worker, extension pages).",
+        f"// Every context reads the same frozen names from globalThis[Symbol.for('{KEY}')]. It ends with",
+        "// a copy of messages.js, for the page's main world (see tabmcp/protocol_js.py for why).",
         "(() => {",
         f"  const KEY = Symbol.for('{KEY}');",
         "  if (globalThis[KEY]) return;",
@@ -151,6 +160,11 @@ def render() -> str:
     for model in in_models:
         if model not in out_models:
             lines += [*_typedef(model), ""]
+    lines += [
+        "// ---- the extension's internal messages: a verbatim copy of messages.js ----",
+        "",
+        MESSAGES.read_text(encoding="utf-8").rstrip(),
+    ]
     return "\n".join(lines).rstrip() + "\n"
 
 
