@@ -65,7 +65,12 @@ setTimeout(() => window.postMessage(
 def bridge_rules(*, keys: tuple[str, ...] = (), patterns: tuple[str, ...] = ()) -> dict[str, Any]:
     """The redaction rules the bridge sends with these keys and patterns added to its defaults."""
     settings = TelemetrySettings.model_validate(
-        {"redaction": {"keys": [*DEFAULT_REDACTION_KEYS, *keys], "patterns": [*DEFAULT_REDACTION_PATTERNS, *patterns]}}
+        {
+            "redaction": {
+                "keys": [*DEFAULT_REDACTION_KEYS, *keys],
+                "patterns": [*DEFAULT_REDACTION_PATTERNS, *patterns],
+            }
+        }
     )
     redact: dict[str, Any] = settings.page_config()["redact"]
     return redact
@@ -897,7 +902,8 @@ async def test_nothing_leaves_the_page_before_the_bridges_rules(
     assert ["x" * 1995 + " [RED…"] in logs, "redacted before it was cut"
     assert [f"card {MARK}"] in logs
     request = (await lab.wait_events("network"))[0]
-    assert request["url"].endswith(f"access_token={MARK}") and request["requestHeaders"]["x-api-key"] == MARK
+    assert request["url"].endswith(f"access_token={MARK}")
+    assert request["requestHeaders"]["x-api-key"] == MARK
     assert [n["navType"] for n in await lab.events("navigation")] == ["load"], "the load, captured before"
     handle = await lab.page.wait_for_function("window.__results.find((r) => r.requestId === 'early')")
     early = await handle.json_value()

@@ -73,7 +73,7 @@
     QUERY_FAILED: 'QUERY_FAILED',
   });
 
-  /** The kinds of live page queries (``page.query``). */
+  /** The kinds of live page queries. */
   const QUERY = Object.freeze({
     dom: 'dom',
     page: 'page',

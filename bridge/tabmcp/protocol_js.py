@@ -141,7 +141,7 @@ def render() -> str:
         "",
         *_frozen("ERROR", "Every error code on the wire and in tool results.", {c.name: c.value for c in ErrorCode}),
         "",
-        *_frozen("QUERY", "The kinds of live page queries (``page.query``).", {k: k for k in _kinds(protocol.PageQuery)}),
+        *_frozen("QUERY", "The kinds of live page queries.", {k: k for k in _kinds(protocol.PageQuery)}),
         "",
         "  Object.defineProperty(globalThis, KEY, {",
         "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY }),",
