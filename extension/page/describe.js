@@ -11,7 +11,7 @@
   const T = /** @type {any} */ (window)[Symbol.for('tabmcp.telemetry.loading')];
   if (!T) return;
   const { W, N, cap, collapse } = T;
-  const { MARK, isSecretKey, redactText, redactBody, safeText, sensitiveField } = T.redact;
+  const { MARK, known, isSecretKey, redactText, redactBody, safeText, sensitiveField } = T.redact;
   const { LIMITS } = T.queue;
 
   // ------------------------------------------------------------------------------------------
@@ -217,9 +217,10 @@
 
   /**
    * A page value copied as plain data: `{s}` a page string (bounded), `{p}` text to show as it is
-   * (a number, a DOM node's descriptor...), `{e}` an error's text, `{j}` an object's JSON.
+   * (a number, a DOM node's descriptor...), `{e}` an error's text, `{j}` an object's JSON (`keyed`:
+   * its secret keys already lost their values, the rules being known when it was copied).
    * `v` keeps a number or bigint for printf's %d / %i / %f.
-   * @typedef {{s?: string, p?: string, e?: string, j?: string, v?: number | bigint}} Snap
+   * @typedef {{s?: string, p?: string, e?: string, j?: string, keyed?: boolean, v?: number | bigint}} Snap
    * @param {any} a
    * @returns {Snap}
    */
@@ -246,14 +247,15 @@
       const text = errorText(a);
       return { e: text.length > LIMITS.arg * 2 ? text.slice(0, LIMITS.arg * 2) : text };
     }
-    return { j: jsonish(a, LIMITS.arg) };
+    return { j: jsonish(a, LIMITS.arg), keyed: known() };
   }
 
   /** A copied value as redacted text. @param {Snap} a */
   function snapText(a) {
     if (a.s !== undefined) return cap(redactBody(a.s), LIMITS.arg);
     if (a.e !== undefined) return safeText(a.e, LIMITS.arg);
-    if (a.j !== undefined) return cap(redactBody(a.j), LIMITS.arg);
+    // Copied before the rules: parsed, so its keys get them too; else the text rules suffice.
+    if (a.j !== undefined) return cap(a.keyed ? redactText(a.j) : redactBody(a.j), LIMITS.arg);
     return a.p || '';
   }
 
