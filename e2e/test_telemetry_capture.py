@@ -870,6 +870,45 @@ async def test_idempotent_and_ignores_the_extensions_own_messages(
     assert len(await lab.events("navigation")) == 1
 
 
+async def test_a_page_that_patches_natives_later_does_not_change_the_capture(lab: Lab) -> None:
+    """natives.js keeps the browser's functions from before any page script: a page that replaces
+    them afterwards (badly) neither breaks nor fools what the capture sends."""
+    # Patched while the page logs, requests and is queried, until what the capture sent for them
+    # arrived; put back before Playwright reads the results (its serializer in the page uses them).
+    await lab.page.evaluate(
+        """async () => {
+          const doc = Document.prototype;
+          const saved = [JSON.stringify, JSON.parse, Object.keys, Array.isArray, doc.querySelectorAll];
+          JSON.stringify = () => '"tampered"';
+          JSON.parse = () => { throw new Error('tampered'); };
+          Object.keys = () => [];
+          Array.isArray = () => false;
+          doc.querySelectorAll = function () { return []; };
+          const until = async (done) => { while (!done()) await new Promise((r) => setTimeout(r, 10)); };
+          console.log('patched', {user: 'ada', password: 'pw', list: [1, 2]});
+          await fetch('/api/users', {method: 'POST', headers: {'Content-Type': 'application/json'},
+            body: '{"name":"Bo","email":"bo@acme.test","password":"hunter2"}'});
+          const query = {type: 'page.query', requestId: 'patched', kind: 'dom',
+            args: {selector: "[data-testid^='fetch-']"}};
+          window.postMessage({__tabmcp: 'content', msg: query}, '*');
+          const hook = window[Symbol.for('tabmcp.telemetry')];
+          await until(() => {
+            hook.flush();
+            return window.__batches.some((b) => b.events.some((e) => e.kind === 'network'))
+              && window.__results.some((r) => r.requestId === 'patched');
+          });
+          [JSON.stringify, JSON.parse, Object.keys, Array.isArray, doc.querySelectorAll] = saved;
+        }"""
+    )
+    logs = await lab.events("console")
+    patched = next(x for x in logs if x["args"][0] == "patched")
+    assert json.loads(patched["args"][1]) == {"user": "ada", "password": MARK, "list": [1, 2]}
+    post = next(x for x in await lab.events("network") if x["method"] == "POST")
+    assert json.loads(post["requestBody"])["password"] == MARK and post["requestHeaders"]
+    dom = next(r for r in await lab.page.evaluate("window.__results") if r["requestId"] == "patched")
+    assert dom["ok"] and dom["result"]["matches"] == 3, dom
+
+
 async def test_nothing_leaves_the_page_before_the_bridges_rules(
     new_lab: Callable[..., Awaitable[Lab]],
 ) -> None:

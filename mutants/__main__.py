@@ -229,6 +229,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_telemetry_capture.py", "-k", "before_the_bridges_rules"),
     ),
     Mutation(
+        "page-natives-live",
+        "the capture looks querySelectorAll up when it runs, so a page that patched it fools it",
+        "extension/page/natives.js",
+        "    qsa: Document.prototype.querySelectorAll,",
+        "    qsa: { call: (d, s) => d.querySelectorAll(s) },",
+        ("e2e/test_telemetry_capture.py", "-k", "patches_natives"),
+    ),
+    Mutation(
         "page-query-before-rules",
         "a page query is answered before the bridge's rules arrive",
         "extension/page/query.js",
