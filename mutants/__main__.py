@@ -236,6 +236,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                if False:",
         ("bridge/tests/test_trust_core.py", "-k", "personal or draft or over_parameterized"),
     ),
+    Mutation(
+        "page-redacts-before-rules",
+        "the page builds what it captured before the bridge's rules arrive (with no rules)",
+        "extension/page/queue.js",
+        "    if (known()) push(build());\n    else push(/** @type {any} */ ({ kind, build }));",
+        "    push(build());",
+        ("e2e/test_telemetry_capture.py", "-k", "before_the_bridges_rules"),
+    ),
+    Mutation(
+        "page-natives-live",
+        "the capture looks querySelectorAll up when it runs, so a page that patched it fools it",
+        "extension/page/natives.js",
+        "    qsa: Document.prototype.querySelectorAll,",
+        "    qsa: { call: (d, s) => d.querySelectorAll(s) },",
+        ("e2e/test_telemetry_capture.py", "-k", "patches_natives"),
+    ),
+    Mutation(
+        "page-query-before-rules",
+        "a page query is answered before the bridge's rules arrive",
+        "extension/page/query.js",
+        "    whenKnown(() => N.then.call(answerQuery(msg), noop, oops));",
+        "    N.then.call(answerQuery(msg), noop, oops);",
+        ("e2e/test_telemetry_capture.py", "-k", "before_the_bridges_rules"),
+    ),
 )
 
 
