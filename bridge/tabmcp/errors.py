@@ -110,6 +110,14 @@ class ErrorCode(enum.StrEnum):
     """The page opened for a call loaded and settled without the tool: its stored entry is now stale."""
     SITE_REDIRECTED = "SITE_REDIRECTED"
     """The page opened for a call went to another origin: the tab was closed, nothing was called."""
+    AXE_FAILED = "AXE_FAILED"
+    """axe-core ran in the page and threw."""
+    INVALID_SELECTOR = "INVALID_SELECTOR"
+    """A page query's selector is empty or not valid CSS."""
+    UNKNOWN_QUERY = "UNKNOWN_QUERY"
+    """A page query of a kind the page does not answer."""
+    QUERY_FAILED = "QUERY_FAILED"
+    """The page could not answer a query (or send its answer)."""
 
 
 class BridgeError(Exception):

@@ -3,9 +3,11 @@
 // active tab's site when its page offers tools, "Agents may open this site".
 // Only this popup can change reachable sites (the worker refuses content scripts).
 
-const SITES = 'tabmcp.sites';
-const PERMISSION = 'tabmcp.site.permission';
-const FORGET = 'tabmcp.site.forget';
+import { RUNTIME } from '../protocol.js';
+
+const SITES = RUNTIME.sites;
+const PERMISSION = RUNTIME.sitePermission;
+const FORGET = RUNTIME.siteForget;
 
 /** @param {number | null} seconds @returns {string} */
 function ago(seconds) {
