@@ -17,8 +17,9 @@ see, grouped in *sources* (the bridge's tabs). Design (details in docs/search.md
   compared with every candidate's name (``creat_usr`` → ``create_user``), and
   :meth:`SearchIndex.closest_names` suggests names for TOOL_NOT_FOUND.
 * **Semantic (optional).** Each tool's text is embedded once and cached by content hash;
-  each search embeds the query. Keyword and semantic rankings are combined with reciprocal
-  rank fusion, which favours tools ranked well by both.
+  each search embeds the query. A prose query's fused score is the cosine similarity plus a
+  small share of the BM25 score (relative to the query's best); name-like queries fuse the
+  keyword, semantic and fuzzy-name rankings by reciprocal rank.
 """
 
 from __future__ import annotations
@@ -71,11 +72,17 @@ FIELD_WEIGHTS: dict[str, float] = {
 }
 BM25_K1 = 1.2
 BM25_B = 0.75
+KEYWORD_WEIGHT = 0.2
+"""Fused score of a prose query: cosine similarity + KEYWORD_WEIGHT x (BM25 / the query's best
+BM25). The one constant tuned, on bench/data/catalog_requests_tune.json only (R@1 / R@5 of the
+tuning half: 0.1 → 0.49 / 0.71, 0.2 → 0.52 / 0.72, 0.3 → 0.51 / 0.73; reciprocal rank fusion,
+the previous rule, 0.39 / 0.71). Score fusion keeps how *much* better the best tool is, which
+rank fusion throws away: that is most of the gain at rank 1."""
 RRF_K = 60
-"""Reciprocal rank fusion constant (the usual 60): a tool's fused score is Σ w/(60 + rank)."""
+"""Reciprocal rank fusion constant (the usual 60), for name-like queries: Σ w/(60 + rank)."""
 SEMANTIC_WEIGHT = 2.0
-"""Weight of the semantic ranking in the fusion (keyword and name rankings weigh 1); tuned on
-bench/data/catalog_requests_tune.json (1.0: R@5 0.69, 1.5-3.0: 0.71)."""
+"""Weight of the semantic ranking in the rank fusion of name-like queries (keyword and name
+rankings weigh 1)."""
 FUSION_DEPTH = 100
 """How deep each ranking is read for fusion (grown automatically when ``allow`` rejects)."""
 NAME_MATCH_CUTOFF = 70.0
@@ -828,6 +835,11 @@ class SearchIndex:
                 order = _top(kw_cand, kw_scores, depth, self._order)
                 fused = list(zip(order.tolist(), kw_scores[order].tolist(), strict=True))
                 exhausted = depth >= len(kw_cand)
+            elif sem is not None and kw_scores is not None and not name_rank:  # prose: score fusion
+                cand, score = _score_fusion(kw_cand, kw_scores, sem[0], sem[1], len(self._slots))
+                order = _top(cand, score, depth, self._order)
+                fused = list(zip(order.tolist(), score[order].tolist(), strict=True))
+                exhausted = depth >= len(cand)
             elif sem is not None and kw_scores is None:  # cosine alone
                 top = _top(np.arange(len(sem[0])), sem[1], depth, self._order[sem[0]])
                 fused = list(zip(sem[0][top].tolist(), sem[1][top].tolist(), strict=True))
@@ -904,6 +916,26 @@ def _top(cand: Int, scores: Float, k: int, tiebreak: Float | None = None) -> Int
         cand, vals = cand[part], vals[part]
     order = np.argsort(-vals, kind="stable") if tiebreak is None else np.lexsort((tiebreak[cand], -vals))
     return cand[order]
+
+
+def _score_fusion(kw_cand: Int, kw_scores: Float, sem_cand: Int, sims: Float, n: int) -> tuple[Int, Float]:
+    """Candidates and fused scores: cosine + KEYWORD_WEIGHT x BM25 / the best BM25.
+
+    A keyword match not embedded yet (a new tab while the worker runs) is given the cosine
+    its keyword score would earn in proportion to the best cosine, so it ranks among the
+    others as its keywords say, instead of below every embedded tool.
+    """
+    best_kw = float(kw_scores[kw_cand].max()) if len(kw_cand) else 0.0
+    kw_norm = kw_scores / best_kw if best_kw > 0 else np.zeros(n, dtype=np.float64)
+    score = np.full(n, np.nan)
+    score[sem_cand] = sims
+    missing = kw_cand[np.isnan(score[kw_cand])]
+    if len(missing):
+        best_sim = max(float(sims.max()), 0.0) if len(sims) else 1.0
+        score[missing] = kw_norm[missing] * best_sim
+    cand = np.union1d(sem_cand, kw_cand)
+    score[cand] += KEYWORD_WEIGHT * kw_norm[cand]
+    return cand, score
 
 
 def _rrf(
