@@ -7,8 +7,11 @@ Run from the repository root::
 Data sets: the catalog requests of ``bench/data/`` (people's words over the 682 tools of
 ``mcp_catalog.json``, written for issue 10 and split at random into a *tuning* half, on which
 the ranking was tuned, and a *test* half, never tuned on) and MetaTool (a public test set: 600
-requests over 199 plugins, never tuned on). The catalogs themselves are read from
-``$TABMCP_DATA`` (default ``../shared/data``), never copied into the repository.
+requests over 199 plugins, never tuned on) and two categories of the Berkeley Function Calling
+Leaderboard (BFCL ``live_multiple``: requests people sent, and ``multiple``), read from the
+installed ``bfcl-eval`` package (public test sets too, never tuned on). The catalogs themselves
+are read from ``$TABMCP_DATA`` (default ``../shared/data``) or the package, never copied into
+the repository.
 
 Rankings, all measured in the same run on the same requests: the index's default
 (``fused``: keywords + embeddings, as the bridge ranks by default when the model is installed),
@@ -21,6 +24,7 @@ cache is off).
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import re
 import sys
@@ -127,6 +131,64 @@ def metatool(d: Path) -> tuple[list[SearchDoc], list[dict[str, Any]]]:
     ]
     queries = [{"query": q["query"], "tools": [q["tool"]]} for q in raw["queries"]]
     return docs, queries
+
+
+BFCL_VERSION = "BFCL_v4"
+BFCL_SETS = {"bfcl_live": "live_multiple", "bfcl": "multiple"}
+
+
+def bfcl_dir() -> Path | None:
+    """The data folder of the installed ``bfcl-eval`` package (Berkeley Function Calling
+    Leaderboard, Apache-2.0; ``./dev setup`` installs it with --no-deps), found without importing
+    it (its own dependencies are not installed), or None."""
+    spec = importlib.util.find_spec("bfcl_eval")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    d = Path(next(iter(spec.submodule_search_locations))) / "data"
+    return d if (d / "possible_answer").is_dir() else None
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def bfcl(part: str) -> tuple[list[SearchDoc], list[dict[str, Any]]] | None:
+    """One BFCL category as a retrieval set: every function offered to any of its requests is
+    pooled into one catalog (``live_multiple``: 956 functions, 1,053 requests people sent to the
+    leaderboard; ``multiple``: 462 functions, 200 written requests); a request must find the
+    function of its ground truth. A name that came with several descriptions gives one tool per
+    description, and any of them counts (calling that name is right). The request is the last
+    user message. None when the package is not installed."""
+    d = bfcl_dir()
+    if d is None:
+        return None
+    rows = _jsonl(d / f"{BFCL_VERSION}_{part}.json")
+    answers = {r["id"]: r["ground_truth"] for r in _jsonl(d / "possible_answer" / f"{BFCL_VERSION}_{part}.json")}
+    docs: dict[tuple[str, str], SearchDoc] = {}
+    by_name: dict[str, list[str]] = {}
+    queries = []
+    for row in rows:
+        for fn in row["function"]:
+            ident = (fn["name"], fn.get("description") or "")
+            if ident in docs:
+                continue
+            keys = by_name.setdefault(fn["name"], [])
+            key = fn["name"] if not keys else f"{fn['name']}~{len(keys)}"
+            keys.append(key)
+            props = (fn.get("parameters") or {}).get("properties") or {}
+            docs[ident] = SearchDoc(
+                key=key, name=fn["name"], title=None, description=ident[1], category=None, source="bfcl",
+                arg_names=tuple(props),
+                arg_descriptions=tuple(str(v["description"]) for v in props.values()
+                                       if isinstance(v, dict) and v.get("description")),
+                arg_values=tuple(str(x) for v in props.values() if isinstance(v, dict)
+                                 for x in (v.get("enum") or [])[:30] if isinstance(x, str)),
+            )
+        user = [m["content"] for turn in row["question"] for m in turn if m.get("role") == "user"]
+        wanted = {name for call in answers[row["id"]] for name in call}
+        if user and wanted:
+            queries.append({"query": user[-1], "tools": sorted(k for n in wanted for k in by_name.get(n, []))})
+    return list(docs.values()), queries
 
 
 # ---------------------------------------------------------------------------- metrics
@@ -252,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-semantic", action="store_true", help="keyword ranking only")
     ap.add_argument("--misses", type=int, default=0, help="print up to N requests missed in a top 5")
-    ap.add_argument("--only", default=None, help="comma-separated data sets among: tune,test,metatool")
+    ap.add_argument("--only", default=None,
+                    help="comma-separated data sets among: tune,test,metatool,bfcl_live,bfcl")
     args = ap.parse_args(argv)
 
     d = require_data("metatool.json", "mcp_catalog.json")
@@ -272,9 +335,21 @@ def main(argv: list[str] | None = None) -> int:
         "metatool": ("MetaTool (test)", "metatool", mt_queries),
     }
     corpora = {"catalog": (cat_docs, sources), "metatool": (mt_docs, [("metatool", mt_docs)])}
+    for key, part in BFCL_SETS.items():
+        loaded = bfcl(part)
+        if loaded is None:
+            print(f"note: BFCL ({part}) skipped: install its data with: pip install --no-deps bfcl-eval "
+                  "(./dev setup does)")
+            continue
+        bdocs, bqueries = loaded
+        sets[key] = (f"BFCL {part} (test)", key, bqueries)
+        corpora[key] = (bdocs, [(key, bdocs)])
     built: dict[str, dict[str, Ranker]] = {}
     rows: list[list[str]] = []
     for key in args.only.split(",") if args.only else list(sets):
+        if key not in sets:
+            print(f"unknown or unavailable data set {key!r}; available: {', '.join(sets)}", file=sys.stderr)
+            return 2
         title, corpus, queries = sets[key]
         if corpus not in built:
             built[corpus] = rankers_for(*corpora[corpus], embedder)
