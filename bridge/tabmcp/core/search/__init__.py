@@ -19,6 +19,7 @@ from .semantic import (
     semantic_available,
 )
 from .text import normalize_name, stem, tokenize, tokenize_name
+from .usage import UseMemory, UseStore
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -41,4 +42,6 @@ __all__ = [
     "stem",
     "tokenize",
     "tokenize_name",
+    "UseMemory",
+    "UseStore",
 ]

@@ -30,6 +30,7 @@ import math
 import os
 import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, cast
@@ -55,6 +56,7 @@ from .text import (
     split_words,
     stem,
 )
+from .usage import UseMemory, UseStore
 
 __all__ = ["SearchDoc", "SearchHit", "SearchIndex", "SearchMode"]
 
@@ -91,6 +93,10 @@ SUGGEST_CUTOFF = 55.0
 """Minimum name similarity (0-100) for :meth:`SearchIndex.closest_names`."""
 TYPO_WEIGHT = 0.7
 """Query weight of a vocabulary word reached through a typo correction (exact words: 1)."""
+FOLLOW_CALLS = 3
+"""A call counts as following a search when it is among the client's next 3 calls."""
+MAX_CLIENTS = 64
+"""Clients whose last search is remembered for :meth:`SearchIndex.note_call`."""
 SHORT_QUERY_TERMS = 3
 """Typo correction of unknown words is tried on queries of at most this many terms (and on
 name-like queries): in prose, an unknown word is usually a word no tool uses, not a typo."""
@@ -204,6 +210,7 @@ class SearchIndex:
         query_cache_size: int = 512,
         background: bool = False,
         batch_size: int = 16,
+        use_store: UseStore | None = None,
     ) -> None:
         """``semantic``: False (keyword only), True (the default local model), a model name or
         path for sentence-transformers, or any :class:`Embedder`. Asking for a model without
@@ -217,7 +224,10 @@ class SearchIndex:
         (a search ranks with keywords plus whatever is embedded so far; see
         :attr:`pending_embeddings`). Without it, a search first embeds what is pending.
         ``batch_size`` tools are embedded at a time, so a query's own embedding never
-        waits long behind a big tab."""
+        waits long behind a big tab.
+
+        ``use_store`` keeps what :meth:`record_use` learns (requests that ended in a call of a
+        tool) across restarts; without it, it is kept for the life of the index."""
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}
         self._slots: list[_Entry | None] = []
@@ -253,6 +263,8 @@ class SearchIndex:
         self._worker: threading.Thread | None = None
         self._closed = False
         self.embed_errors = 0
+        self._uses = UseMemory(self._embedder.name, use_store) if self._embedder is not None else None
+        self._recent: OrderedDict[object, tuple[str, frozenset[str], int]] = OrderedDict()
 
     # ------------------------------------------------------------------ properties
 
@@ -574,6 +586,57 @@ class SearchIndex:
             worker.join(timeout=30)
         _RUNNING.discard(self)
 
+    def record_use(self, query: str, key: str) -> bool:
+        """Learn that ``query`` led to a call of tool ``key`` (see :mod:`.usage`): later requests
+        close in meaning lift that tool. Needs the model (False without it, or for a tool the
+        index does not hold); the query's vector usually comes from the query cache."""
+        q = query.strip()
+        if self._uses is None or not q or key not in self._entries:
+            return False
+        self._uses.record(q, key, self._query_vector(q))
+        return True
+
+    def note_search(self, client: object, query: str | None, keys: Sequence[str]) -> None:
+        """``client`` was shown ``keys`` for ``query``: if it calls one of them within its next
+        :data:`FOLLOW_CALLS` calls, :meth:`note_call` learns from it."""
+        if self._uses is None:
+            return
+        with self._lock:
+            self._recent.pop(client, None)
+            if query and query.strip() and keys:
+                self._recent[client] = (query.strip(), frozenset(keys), FOLLOW_CALLS)
+                while len(self._recent) > MAX_CLIENTS:
+                    self._recent.popitem(last=False)
+
+    def note_call(self, client: object, key: str) -> bool:
+        """``client`` called tool ``key``: if its last search showed that tool, learn the pair
+        (once per search). Uses the query vector cached by that search, never the model: this
+        runs on the call path. True when something was learned."""
+        if self._uses is None:
+            return False
+        with self._lock:
+            recent = self._recent.get(client)
+            if recent is None:
+                return False
+            query, shown, left = recent
+            if key not in shown:
+                if left > 1:
+                    self._recent[client] = (query, shown, left - 1)
+                else:
+                    del self._recent[client]
+                return False
+            del self._recent[client]
+            vec = self._query_cache.get(query)
+        if vec is None or key not in self._entries:
+            return False
+        self._uses.record(query, key, vec)
+        return True
+
+    @property
+    def learned_uses(self) -> int:
+        """How many (request, tool) pairs :meth:`record_use` has learned."""
+        return len(self._uses) if self._uses is not None else 0
+
     def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
         """The query's embedding (cached); the model runs outside the index lock."""
         assert self._embedder is not None
@@ -815,6 +878,7 @@ class SearchIndex:
             sem = self._semantic_scores(qv, mask)
             sem_full = np.full(len(self._slots), np.nan)
             sem_full[sem[0]] = sem[1]
+            sem = self._lift_used(qv, sem, sem_full)
         name_rank: list[tuple[int, float]] = []
         pinned: list[int] = []
         if name_like and kw_scores is not None:
@@ -880,6 +944,19 @@ class SearchIndex:
             if exhausted:
                 return hits
             depth *= 4
+
+    def _lift_used(self, qv: npt.NDArray[np.float32], sem: tuple[Int, Float], sem_full: Float) -> tuple[Int, Float]:
+        """The semantic scores with the lift of tools used after close requests (reported
+        semantic scores stay plain cosines)."""
+        lifts = self._uses.lifts(qv) if self._uses is not None else {}
+        if not lifts:
+            return sem
+        cand, sims = sem[0], sem[1].copy()  # cand is sorted (np.flatnonzero)
+        for key, lift in lifts.items():
+            entry = self._entries.get(key)
+            if entry is not None and not np.isnan(sem_full[entry.slot]):  # embedded and not filtered out
+                sims[int(np.searchsorted(cand, entry.slot))] += lift
+        return cand, sims
 
     def _is_exact_name(self, slot: int, q: str, qn: str) -> bool:
         entry = self._slots[slot]
