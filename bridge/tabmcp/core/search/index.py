@@ -1010,7 +1010,10 @@ def _score_fusion(kw_cand: Int, kw_scores: Float, sem_cand: Int, sims: Float, n:
     if len(missing):
         best_sim = max(float(sims.max()), 0.0) if len(sims) else 1.0
         score[missing] = kw_norm[missing] * best_sim
-    cand = np.union1d(sem_cand, kw_cand)
+    member = np.zeros(n, dtype=bool)  # the union of both candidate sets (np.union1d sorts: 4x slower)
+    member[sem_cand] = True
+    member[kw_cand] = True
+    cand = np.flatnonzero(member)
     score[cand] += KEYWORD_WEIGHT * kw_norm[cand]
     return cand, score
 
