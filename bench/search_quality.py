@@ -199,6 +199,7 @@ class Scores:
     n: int = 0
     r1: float = 0.0
     r5: float = 0.0
+    r20: float = 0.0
     rr: float = 0.0
     ms: list[float] = field(default_factory=list)
 
@@ -209,6 +210,7 @@ class Scores:
         if rank is not None:
             self.r1 += rank == 1
             self.r5 += rank <= 5
+            self.r20 += rank <= 20
             self.rr += 1.0 / rank
         return rank
 
@@ -218,6 +220,7 @@ class Scores:
         return [
             f"{self.r1 / n:.2f}",
             f"{self.r5 / n:.2f}",
+            f"{self.r20 / n:.2f}",
             f"{self.rr / n:.2f}",
             f"{p50:.1f} / {p95:.1f} / {p99:.1f}",
         ]
@@ -396,11 +399,11 @@ def main(argv: list[str] | None = None) -> int:
         rows.append([title, f"tabmcp default, after {learned} uses ({what})", str(len(after)), *scores.cells()])
 
     print_table(
-        "Search quality, tuning vs test (R@1, R@5, MRR over the top 100; latency per query, ms)",
-        ["data set", "ranking", "requests", "R@1", "R@5", "MRR", "p50 / p95 / p99 ms"],
+        "Search quality, tuning vs test (R@1, R@5, R@20, MRR over the top 100; latency per query, ms)",
+        ["data set", "ranking", "requests", "R@1", "R@5", "R@20", "MRR", "p50 / p95 / p99 ms"],
         rows,
         note=f"embedding model: {embedder.name if embedder else 'none'}; one query at a time, "
-        "query embedding included (no query cache)",
+        "query embedding included (no query cache); R@20 is the ceiling of any reranker of a ranking's top 20",
     )
     return 0
 
