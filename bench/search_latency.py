@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
 import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
-
-import json
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +130,9 @@ class Samples(list[float]):
         self.cpu: list[float] = []
 
 
-def run_queries(fn: Callable[[str], object], queries: Sequence[str], rounds: int, warm: bool = True) -> Samples:
+def run_queries(
+    fn: Callable[[str], object], queries: Sequence[str], rounds: int, warm: bool = True
+) -> Samples:
     if warm:
         for q in queries:
             fn(q)  # warm-up (and, for fused, the query vector cache)

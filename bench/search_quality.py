@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from tabmcp.core.search import SearchDoc, SearchIndex, default_embedder, missing_parts, semantic_available
 from tabmcp.core.search.semantic import Embedder
 from tabmcp.core.search.text import name_words
@@ -163,7 +162,8 @@ def bfcl(part: str) -> tuple[list[SearchDoc], list[dict[str, Any]]] | None:
     if d is None:
         return None
     rows = _jsonl(d / f"{BFCL_VERSION}_{part}.json")
-    answers = {r["id"]: r["ground_truth"] for r in _jsonl(d / "possible_answer" / f"{BFCL_VERSION}_{part}.json")}
+    answer_file = d / "possible_answer" / f"{BFCL_VERSION}_{part}.json"
+    answers = {r["id"]: r["ground_truth"] for r in _jsonl(answer_file)}
     docs: dict[tuple[str, str], SearchDoc] = {}
     by_name: dict[str, list[str]] = {}
     queries = []
@@ -187,7 +187,8 @@ def bfcl(part: str) -> tuple[list[SearchDoc], list[dict[str, Any]]] | None:
         user = [m["content"] for turn in row["question"] for m in turn if m.get("role") == "user"]
         wanted = {name for call in answers[row["id"]] for name in call}
         if user and wanted:
-            queries.append({"query": user[-1], "tools": sorted(k for n in wanted for k in by_name.get(n, []))})
+            tools = sorted(k for n in wanted for k in by_name.get(n, []))
+            queries.append({"query": user[-1], "tools": tools})
     return list(docs.values()), queries
 
 
@@ -396,14 +397,16 @@ def main(argv: list[str] | None = None) -> int:
             rows.append([title, "tabmcp default (fused)", str(len(after)), *plain.cells()])
         learned = learn_from(index, before)
         scores = evaluate(index_ranker(index, "fused"), after, "learned", args.misses)
-        rows.append([title, f"tabmcp default, after {learned} uses ({what})", str(len(after)), *scores.cells()])
+        label = f"tabmcp default, after {learned} uses ({what})"
+        rows.append([title, label, str(len(after)), *scores.cells()])
 
     print_table(
         "Search quality, tuning vs test (R@1, R@5, R@20, MRR over the top 100; latency per query, ms)",
         ["data set", "ranking", "requests", "R@1", "R@5", "R@20", "MRR", "p50 / p95 / p99 ms"],
         rows,
         note=f"embedding model: {embedder.name if embedder else 'none'}; one query at a time, "
-        "query embedding included (no query cache); R@20 is the ceiling of any reranker of a ranking's top 20",
+        "query embedding included (no query cache); R@20 is the ceiling of any reranker of a "
+        "ranking's top 20",
     )
     return 0
 

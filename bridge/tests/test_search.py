@@ -26,8 +26,8 @@ from tabmcp.core.search import (
     tokenize_name,
 )
 from tabmcp.core.search import semantic as semantic_mod
-from tabmcp.core.search.index import KEYWORD_WEIGHT
 from tabmcp.core.search.fuzzy import TypoIndex, max_edits
+from tabmcp.core.search.index import KEYWORD_WEIGHT
 
 
 def doc(
@@ -511,7 +511,8 @@ def test_fused_score_is_cosine_plus_a_share_of_the_relative_keyword_score() -> N
     best_kw = max(h.keyword_score or 0.0 for h in fused)
     for h in fused:
         assert h.semantic_score is not None
-        assert h.score == pytest.approx(h.semantic_score + KEYWORD_WEIGHT * (h.keyword_score or 0.0) / best_kw)
+        share = KEYWORD_WEIGHT * (h.keyword_score or 0.0) / best_kw
+        assert h.score == pytest.approx(h.semantic_score + share)
     assert [h.score for h in fused] == sorted((h.score for h in fused), reverse=True)
     # Meanings this close: the words decide, and the tool both rankings like wins.
     assert keys(fused)[0] == "bravo"

@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tabmcp.core.search import SearchDoc, SearchIndex, missing_parts, semantic_available
 from tabmcp.core.search.semantic import default_embedder
 

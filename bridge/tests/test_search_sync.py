@@ -158,7 +158,8 @@ def test_a_new_tabs_tool_outranks_weaker_embedded_tools_while_it_waits_for_its_v
         model.hold.clear()
         model.started.clear()
         reg.apply(snap(2, [tool("refund_order", "Refund a parcel order to the card.")]))
-        index.replace_source("2", [sync_mod.search_doc(reg, e) for e in reg.tool_entries() if e.tab.tab_id == 2])
+        new = [sync_mod.search_doc(reg, e) for e in reg.tool_entries() if e.tab.tab_id == 2]
+        index.replace_source("2", new)
         assert model.started.wait(30)
         hits = index.search("refund parcel")
         assert [h.key for h in hits] == ["refund_order", "track_parcel"]

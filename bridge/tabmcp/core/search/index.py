@@ -945,7 +945,9 @@ class SearchIndex:
                 return hits
             depth *= 4
 
-    def _lift_used(self, qv: npt.NDArray[np.float32], sem: tuple[Int, Float], sem_full: Float) -> tuple[Int, Float]:
+    def _lift_used(
+        self, qv: npt.NDArray[np.float32], sem: tuple[Int, Float], sem_full: Float
+    ) -> tuple[Int, Float]:
         """The semantic scores with the lift of tools used after close requests (reported
         semantic scores stay plain cosines)."""
         lifts = self._uses.lifts(qv) if self._uses is not None else {}

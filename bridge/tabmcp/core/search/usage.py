@@ -58,7 +58,8 @@ class UseStore:
         """The most recent pairs of ``model``, oldest first: (query, tool, vector)."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT query, tool, vec FROM search_uses WHERE model = ? ORDER BY at DESC LIMIT ?", (model, limit)
+                "SELECT query, tool, vec FROM search_uses WHERE model = ? ORDER BY at DESC LIMIT ?",
+                (model, limit),
             ).fetchall()
         return [(q, t, np.frombuffer(v, dtype=np.float32).copy()) for q, t, v in reversed(rows)]
 
