@@ -23,6 +23,7 @@ from .helpers import tab, tool
 _B1 = float(np.sqrt(1 - 0.95**2))
 VECTORS = {
     "qa": (1.0, 0.0, 0.0, 0.0),
+    "refund my broken kettle please": (1.0, 0.0, 0.0, 0.0),  # qa in other words
     "qb": (0.95, _B1, 0.0, 0.0),
     "qc": (0.0, 0.0, 0.0, 1.0),
     "refund order": (0.5, 0.0, float(np.sqrt(1 - 0.25)), 0.0),
@@ -59,8 +60,8 @@ def keys(idx: SearchIndex, query: str) -> list[str]:
     return [h.key for h in idx.search(query)]
 
 
-def learn(idx: SearchIndex, client: object = "client") -> bool:
-    idx.note_search(client, "qa", keys(idx, "qa"))
+def learn(idx: SearchIndex, client: object = "client", request: str = "qa") -> bool:
+    idx.note_search(client, request, keys(idx, request))
     return idx.note_call(client, "refund_order")
 
 
@@ -103,10 +104,12 @@ def test_nothing_is_learned_without_the_model() -> None:
 def test_what_was_learned_survives_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "tabmcp.db"
     first = index(UseStore(db))
-    assert learn(first)
+    assert learn(first, request="refund my broken kettle please")
     first.close()
     store = UseStore(db)  # a new process: the same file
     assert store.count() == 1
+    on_disk = b"".join(f.read_bytes() for f in tmp_path.iterdir())  # the file, its WAL
+    assert b"refund_order" in on_disk and b"kettle" not in on_disk  # the request's words are not kept
     second = index(store)
     assert second.learned_uses == 1
     assert keys(second, "qb") == ["refund_order", "kettle_manual"]

@@ -7,11 +7,13 @@ request close in meaning to a remembered one (cosine at least :data:`USE_THRESHO
 tool by up to :data:`USE_WEIGHT`. Nothing is learned without the embedding model.
 
 :class:`UseStore` keeps the pairs in the bridge's SQLite file (table ``search_uses``), so what
-was learned survives a restart. Bounded: the :data:`MAX_USES` most recent pairs.
+was learned survives a restart. A request's words are not stored, only a hash and its vector.
+Bounded: the :data:`MAX_USES` most recent pairs.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
@@ -21,7 +23,7 @@ import numpy.typing as npt
 
 from ...store import open_db
 
-__all__ = ["MAX_USES", "USE_THRESHOLD", "USE_WEIGHT", "UseMemory", "UseStore"]
+__all__ = ["MAX_USES", "USE_THRESHOLD", "USE_WEIGHT", "UseMemory", "UseStore", "request_key"]
 
 USE_THRESHOLD = 0.7
 """Cosine between a new request and a remembered one from which the remembered tool is lifted
@@ -37,7 +39,7 @@ Vector = npt.NDArray[np.float32]
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS search_uses (
     model TEXT NOT NULL,
-    query TEXT NOT NULL,
+    query TEXT NOT NULL,  -- a hash of the request: its words are not kept, only its vector
     tool TEXT NOT NULL,
     uses INTEGER NOT NULL,
     at REAL NOT NULL,
@@ -55,7 +57,7 @@ class UseStore:
         self._lock = threading.Lock()
 
     def load(self, model: str, limit: int = MAX_USES) -> list[tuple[str, str, Vector]]:
-        """The most recent pairs of ``model``, oldest first: (query, tool, vector)."""
+        """The most recent pairs of ``model``, oldest first: (query hash, tool, vector)."""
         with self._lock:
             rows = self._db.execute(
                 "SELECT query, tool, vec FROM search_uses WHERE model = ? ORDER BY at DESC LIMIT ?",
@@ -64,6 +66,7 @@ class UseStore:
         return [(q, t, np.frombuffer(v, dtype=np.float32).copy()) for q, t, v in reversed(rows)]
 
     def add(self, model: str, query: str, tool: str, vec: Vector) -> None:
+        """Keep a pair (``query``: the request's hash, see :func:`request_key`)."""
         blob = np.ascontiguousarray(vec, dtype=np.float32).tobytes()
         with self._lock:
             self._db.execute(
@@ -79,6 +82,11 @@ class UseStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def request_key(query: str) -> str:
+    """What identifies a request in memory and on disk (its words are not stored)."""
+    return hashlib.blake2b(query.encode(), digest_size=16).hexdigest()
 
 
 class UseMemory:
@@ -99,10 +107,11 @@ class UseMemory:
         return len(self._rows)
 
     def record(self, query: str, tool: str, vec: Vector) -> None:
+        key = request_key(query)
         with self._lock:
-            self._add(query, tool, vec)
+            self._add(key, tool, vec)
         if self._store is not None:
-            self._store.add(self._model, query, tool, vec)
+            self._store.add(self._model, key, tool, vec)
 
     def _add(self, query: str, tool: str, vec: Vector) -> None:
         if (query, tool) in self._pairs:
