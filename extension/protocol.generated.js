@@ -15,6 +15,8 @@ export const OUT = Object.freeze({
   approvalResult: 'approval.result',
   telemetry: 'telemetry',
   pageResult: 'page.result',
+  panelQuery: 'panel.query',
+  controlSet: 'control.set',
   ping: 'ping',
   pong: 'pong',
   error: 'error',
@@ -29,6 +31,7 @@ export const IN = Object.freeze({
   approvalWithdraw: 'approval.withdraw',
   telemetryConfig: 'telemetry.config',
   pageQuery: 'page.query',
+  panelState: 'panel.state',
   ping: 'ping',
   pong: 'pong',
   error: 'error',
@@ -59,6 +62,7 @@ export const ERROR = Object.freeze({
   PAGE_ERROR: 'PAGE_ERROR',
   BAD_RESULT: 'BAD_RESULT',
   AXE_MISSING: 'AXE_MISSING',
+  PAUSED: 'PAUSED',
 });
 
 // ---- payloads ----
@@ -177,6 +181,27 @@ export const ERROR = Object.freeze({
  */
 
 /**
+ * The popup asks what the person should see: their switches, activity (newest first, optionally of one tab or origin), per-tab insight, pending trust decisions. Answered by ``panel.state``. Only the extension link can ask (agents have no way to send it).
+ * @typedef {object} PanelQuery
+ * @property {'panel.query'} type
+ * @property {string} requestId
+ * @property {number} [tabId]
+ * @property {string} [origin]
+ * @property {number} [limit] How many activity rows, newest first.
+ */
+
+/**
+ * The person flipped a switch in the popup; answered by ``panel.state`` (the state after it). ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile), ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin`` (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept`` (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown). Only the extension link can send it: no MCP tool changes these.
+ * @typedef {object} ControlSet
+ * @property {'control.set'} type
+ * @property {string} requestId
+ * @property {'pause'|'resume'|'writes'|'origin'|'accept'|'clear'} action
+ * @property {boolean} [enabled]
+ * @property {string} [origin]
+ * @property {string} [tool]
+ */
+
+/**
  * Either side, any time; answered with a ``pong`` carrying the same ``ts``.
  * @typedef {object} Ping
  * @property {'ping'} type
@@ -271,4 +296,14 @@ export const ERROR = Object.freeze({
  * @property {'dom'|'page'|'axe'|'vitals'} kind
  * @property {Object<string, *>} [args]
  * @property {number} timeoutMs
+ */
+
+/**
+ * The answer to ``panel.query`` and ``control.set``: ``state`` is what the popup shows (docs/protocol.md lists its fields), or ``error`` says why the request was refused.
+ * @typedef {object} PanelState
+ * @property {'panel.state'} type
+ * @property {string} requestId
+ * @property {boolean} [ok]
+ * @property {Object<string, *>} [state]
+ * @property {ErrorBody} [error]
  */
