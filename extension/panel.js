@@ -70,6 +70,7 @@ export function createPanel({ send, types, table, ready }) {
         tabId: Number.isInteger(msg.tabId) ? msg.tabId : undefined,
         origin: typeof msg.origin === 'string' && msg.origin ? msg.origin : undefined,
         limit: Number.isInteger(msg.limit) ? msg.limit : 100,
+        expanded: Array.isArray(msg.expanded) ? msg.expanded.filter(Number.isInteger).slice(0, 64) : [],
       }, sendResponse);
       return true;
     }

@@ -188,6 +188,7 @@ export const ERROR = Object.freeze({
  * @property {number} [tabId]
  * @property {string} [origin]
  * @property {number} [limit] How many activity rows, newest first.
+ * @property {Array<number>} [expanded] Tabs whose tools to list one by one (the ones the person opened); the others get counts only.
  */
 
 /**

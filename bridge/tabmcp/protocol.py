@@ -224,6 +224,8 @@ class PanelQuery(WireModel):
     origin: str | None = None
     limit: int = Field(default=100, ge=1, le=1000)
     """How many activity rows, newest first."""
+    expanded: list[int] = Field(default_factory=list, max_length=64)
+    """Tabs whose tools to list one by one (the ones the person opened); the others get counts only."""
 
 
 class ControlSet(WireModel):

@@ -143,7 +143,8 @@ def test_panel_state_shows_insight_with_reasons_activity_and_trust() -> None:
     controls.set_origin("https://news.test", False)
 
     state = panel_state(registry=registry, gate=gate, controls=controls, activity=activity, trust=trust,
-                        query=PanelQuery(type="panel.query", request_id="r", origin="https://shop.test/", limit=10))
+                        query=PanelQuery(type="panel.query", request_id="r", origin="https://shop.test/", limit=10,
+                                                     expanded=[1, 2]))
     assert state["controls"] == {"paused": False, "writes": None, "originsOff": ["https://news.test"],
                                  "writesByConfig": False}
     assert [r["tool"] for r in state["activity"]] == ["t2", "t0"]  # newest first, one origin
@@ -160,6 +161,25 @@ def test_panel_state_shows_insight_with_reasons_activity_and_trust() -> None:
     by_tab = panel_state(registry=registry, gate=gate, controls=controls, activity=activity, trust=trust,
                          query=PanelQuery(type="panel.query", request_id="r", tab_id=2))
     assert [r["tool"] for r in by_tab["activity"]] == ["t1"]
+    # Tabs not expanded get their counts only.
+    shop = by_tab["tabs"][0]
+    assert shop["tools"] == [] and not shop["detailed"] and shop["toolCount"] == 3 and shop["hiddenCount"] == 1
+
+
+def test_insight_is_kept_until_the_registry_or_the_switches_change() -> None:
+    from tabmcp.core.panel import Insight
+
+    registry = registry_with(SHOP)
+    controls = PersonControls()
+    gate = Gate(PolicySettings(), controls=controls)
+    insight = Insight()
+    first = insight.documents(registry, gate, None)
+    assert insight.documents(registry, gate, None) is first
+    controls.set_origin("https://shop.test", False)
+    second = insight.documents(registry, gate, None)
+    assert second is not first and not second[0]["originOn"] and second[0]["hiddenCount"] == 3
+    registry.sync([TabSnapshot.model_validate(NEWS)])
+    assert [d["origin"] for d in insight.documents(registry, gate, None)] == ["https://news.test"]
 
 
 def test_actions_apply_and_bad_ones_are_refused_by_name() -> None:
@@ -189,3 +209,26 @@ def test_actions_apply_and_bad_ones_are_refused_by_name() -> None:
                 {"action": "accept", "origin": "https://shop.test"}):
         with pytest.raises(ControlRefused):
             act(**bad)  # type: ignore[arg-type]
+
+
+def test_the_bridge_takes_only_the_first_answer_to_an_approval() -> None:
+    """The popup and the approval window show the same question: whichever answers first decides."""
+    import json as _json
+
+    from tabmcp.core.session import Peer, RequestEnded, Session
+    from tabmcp.protocol import PROTOCOL_VERSION
+
+    session = Session(session_id="s", bridge_version="t")
+    peer = Peer("ext")
+    session.receive(peer, _json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
+    approval = session.start_approval(tab_id=1, document_id="d", origin="https://shop.test", tool="checkout",
+                                      title="Checkout", description="", arguments={}, reason="destructive",
+                                      timeout_s=60)
+
+    def answer(approved: bool, reason: str) -> list:
+        return session.receive(peer, _json.dumps({"type": "approval.result", "approvalId": approval.request_id,
+                                                  "approved": approved, "reason": reason}))
+
+    assert answer(True, "approved in the popup") == [RequestEnded(approval, result=(True, "approved in the popup"))]
+    assert answer(False, "denied in the window") == []
+    assert len(session.requests) == 0

@@ -65,6 +65,7 @@ async def test_switches_from_the_popup_steer_agents_and_agents_cannot_reach_them
                 # An origin switched off: its tools vanish (with the notification), calls are refused by name.
                 state = (await panel(ext, "o1", action="origin", origin="https://notes.test", enabled=False))["state"]
                 assert state["controls"]["originsOff"] == ["https://notes.test"]
+                state = (await panel(ext, "o1q", expanded=[1]))["state"]
                 notes_tab = next(t for t in state["tabs"] if t["tabId"] == 1)
                 assert not notes_tab["originOn"] and all(not t["visible"] for t in notes_tab["tools"])
                 await changes.until_listed(agent, unlisted("add_note"))

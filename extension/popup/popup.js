@@ -16,7 +16,8 @@ const MSG = Object.freeze({
 });
 const LABELS = { ready: 'connected', open: 'handshaking', connecting: 'connecting', disconnected: 'disconnected' };
 const REFRESH_MS = 1000;
-const ACTIVITY_ROWS = 100;
+/** Activity rows shown (newest first); `?rows=N` (1-1000) asks for more, as the benchmark does. */
+const ACTIVITY_ROWS = Math.min(1000, Math.max(1, Number(new URLSearchParams(location.search).get('rows')) || 100));
 
 /** @param {string} id */
 const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -195,7 +196,7 @@ function renderActivity(rows) {
   update($('activity'), 'activity', rows, () =>
     rows.map((r) => {
       const ok = r.outcome === 'ok';
-      const when = new Date(r.at * 1000).toLocaleTimeString([], { hour12: false });
+      const when = clock(r.at);
       return el('li', { testid: 'activity-row', className: ok ? 'ok' : 'failed', title: `arguments: ${r.arguments}\nresult: ${r.result}` }, [
         el('span', { className: 'when', text: when }),
         el('span', { className: 'tool', text: r.tool }),
@@ -206,6 +207,13 @@ function renderActivity(rows) {
       ]);
     }),
   );
+}
+
+/** HH:MM:SS of an epoch-seconds time, local (Intl's formatter costs more than the row's DOM). @param {number} at */
+function clock(at) {
+  const d = new Date(at * 1000);
+  const two = (/** @type {number} */ n) => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
 /** @param {string} origin */
@@ -269,7 +277,7 @@ function tabItem(tab, docs) {
       hidden ? el('span', { className: 'hidden-count', testid: 'hidden-count', text: ` · ${hidden} hidden` }) : null,
     ]),
   ]);
-  const body = docs.map((d) => docInsight(d));
+  const body = docs.map((d) => d.detailed === false ? el('p', { className: 'muted', text: 'Loading…' }) : docInsight(d));
   if (!docs.length && tab.tools) body.push(el('p', { className: 'muted', text: 'The bridge is not connected: no details.' }));
   return el('li', { className: 'tab', testid: 'tab', key: `tab:${tab.tabId}` }, [
     el('details', { key: `tab:${tab.tabId}` }, [summary, ...body]),
@@ -328,6 +336,19 @@ function toolItem(t, why) {
 
 // ---- refresh ---------------------------------------------------------------------------------
 
+/** Tabs the person opened: the bridge lists their tools one by one (the others: counts only). */
+const expanded = new Set();
+$('tabs').addEventListener('toggle', (e) => {
+  const details = /** @type {HTMLDetailsElement} */ (e.target);
+  const key = details.dataset.key || '';
+  if (!key.startsWith('tab:')) return;
+  const tabId = Number(key.slice(4));
+  const had = expanded.has(tabId);
+  if (details.open) expanded.add(tabId);
+  else expanded.delete(tabId);
+  if (had !== details.open) refresh();
+}, true);
+
 let refreshing = null;
 
 /** One refresh at a time; a refresh asked meanwhile runs after it. */
@@ -339,8 +360,9 @@ function refresh() {
 async function refreshNow() {
   const [report, panel] = await Promise.all([
     ask({ type: MSG.status }),
-    ask({ type: MSG.panel, limit: ACTIVITY_ROWS, ...filter() }),
+    ask({ type: MSG.panel, limit: ACTIVITY_ROWS, expanded: [...expanded], ...filter() }),
   ]);
+  if (!document.body.dataset.ready) performance.mark('tabmcp-popup-data');
   if (report && report.status) renderStatus(report);
   if (panel && panel.ok && panel.state) {
     if (report?.status === 'ready') showError('');

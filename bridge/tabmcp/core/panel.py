@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..protocol import ControlSet, PanelQuery
     from .trust.guard import TrustGuard
 
-__all__ = ["ControlRefused", "ControlResult", "apply_control", "panel_state"]
+__all__ = ["ControlRefused", "ControlResult", "Insight", "apply_control", "panel_state"]
 
 MAX_TOOLS_PER_TAB = 200
 """Insight lists at most this many tools per document (a page with thousands is summarised)."""
@@ -101,7 +101,9 @@ def _tool_insight(entry: ToolEntry, gate: Gate, trust: TrustGuard | None) -> dic
 
 def _document(doc: Tab, entries: list[ToolEntry], cats: list[CategoryEntry], gate: Gate,
               trust: TrustGuard | None) -> dict[str, Any]:
-    tools = [_tool_insight(e, gate, trust) for e in entries[:MAX_TOOLS_PER_TAB]]
+    # Every tool is decided (the hidden count needs them all); only MAX_TOOLS_PER_TAB are listed.
+    decided = [_tool_insight(e, gate, trust) for e in entries]
+    tools = decided[:MAX_TOOLS_PER_TAB]
     return {
         "tabId": doc.tab_id,
         "frameId": doc.frame_id,
@@ -110,7 +112,7 @@ def _document(doc: Tab, entries: list[ToolEntry], cats: list[CategoryEntry], gat
         "title": doc.title,
         "originOn": gate.origin_enabled(doc),
         "toolCount": len(entries),
-        "hiddenCount": sum(1 for t in tools if not t["visible"]),
+        "hiddenCount": sum(1 for t in decided if not t["visible"]),
         "tools": tools,
         "categories": [
             {"name": c.category.name, "publicName": c.public_name, "description": c.category.description[:300],
@@ -135,7 +137,32 @@ def _insight(registry: Registry, gate: Gate, trust: TrustGuard | None, tab_ids: 
             slot[1].append(entry)
         else:
             slot[2].append(entry)
-    return [_document(doc, tools, cats, gate, trust) for doc, tools, cats in by_doc.values()]
+    return [{**_document(doc, tools, cats, gate, trust), "detailed": True} for doc, tools, cats in by_doc.values()]
+
+
+class Insight:
+    """Per-document insight, kept until the registry, the switches or the pins change.
+
+    Deciding every tool of 20 busy tabs costs tens of milliseconds; the popup refreshes every
+    second while open, and opens far more often than pages change, so the decisions are kept
+    under (registry version, switches version, pins version), like the listing memo.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int, int] | None = None
+        self._docs: list[dict[str, Any]] = []
+
+    def documents(self, registry: Registry, gate: Gate, trust: TrustGuard | None) -> list[dict[str, Any]]:
+        key = (registry.version, gate.version, trust.version if trust is not None else 0)
+        if key != self._key:
+            self._docs = _insight(registry, gate, trust, None)
+            self._key = key
+        return self._docs
+
+
+def _summaries(docs: list[dict[str, Any]], expanded: set[int]) -> list[dict[str, Any]]:
+    """Each document's counts; its tools and categories only when its tab is expanded."""
+    return [d if d["tabId"] in expanded else {**d, "tools": [], "categories": [], "detailed": False} for d in docs]
 
 
 def _trust(trust: TrustGuard | None) -> dict[str, Any]:
@@ -162,8 +189,10 @@ def panel_state(
     activity: ActivityLog,
     trust: TrustGuard | None,
     query: PanelQuery | None = None,
+    insight: Insight | None = None,
 ) -> dict[str, Any]:
-    """The popup's whole view, as JSON (see the module docstring)."""
+    """The popup's whole view, as JSON (see the module docstring). Tools are listed one by one
+    only for the tabs in ``query.expanded``; every document gets its counts."""
     origin = query.origin if query is not None else None
     if origin:
         try:
@@ -177,6 +206,7 @@ def panel_state(
     return {
         "controls": {**controls.state().to_dict(), "writesByConfig": policy.allow_writes},
         "activity": [r.to_dict() for r in rows],
-        "tabs": _insight(registry, gate, trust, None),
+        "tabs": _summaries((insight or Insight()).documents(registry, gate, trust),
+                           set(query.expanded) if query is not None else set()),
         "trust": _trust(trust),
     }

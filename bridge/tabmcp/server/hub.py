@@ -20,7 +20,7 @@ from ..config import Config
 from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
-from ..core.panel import ControlRefused, apply_control, panel_state
+from ..core.panel import ControlRefused, Insight, apply_control, panel_state
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
@@ -163,6 +163,7 @@ class Hub:
         self._telemetry_revision = 0
         self._person_revision = 0
         self._controls_poll: asyncio.TimerHandle | None = None
+        self._insight = Insight()
         self._page_config: dict[str, Any] | None = None
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
@@ -329,7 +330,7 @@ class Hub:
         """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
         self.sync_controls()
         return panel_state(registry=self.registry, gate=self.gate, controls=self.controls,
-                           activity=self.activity, trust=self.trust, query=query)
+                           activity=self.activity, trust=self.trust, query=query, insight=self._insight)
 
     def sync_controls(self) -> None:
         """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ."""
