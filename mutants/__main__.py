@@ -220,6 +220,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                if False:",
         ("bridge/tests/test_trust_core.py", "-k", "personal or draft or over_parameterized"),
     ),
+    Mutation(
+        "pause-ignored",
+        "the person's pause does not stop agents' calls",
+        "bridge/tabmcp/core/tools/call.py",
+        "    ctx.bridge.controls.check_not_paused()",
+        "    pass",
+        ("bridge/tests/test_controls_bridge.py",),
+    ),
+    Mutation(
+        "origin-switch-ignored",
+        "an origin the person switched off keeps its tools",
+        "bridge/tabmcp/core/scoping.py",
+        "        return self.controls is None or self.controls.origin_enabled(tab.origin)",
+        "        return True",
+        ("bridge/tests/test_controls.py", "-k", "origin or listings"),
+    ),
+    Mutation(
+        "writes-switch-ignored",
+        "the person's Writes switch off does not stop writes",
+        "bridge/tabmcp/core/scoping.py",
+        "        if person_writes is False:",
+        "        if False:",
+        ("bridge/tests/test_controls.py", "-k", "writes"),
+    ),
+    Mutation(
+        "switch-change-not-listed",
+        "a switched-off origin's tools stay in a cached tools/list",
+        "bridge/tabmcp/core/disclosure.py",
+        "        return (self.registry.version, self.hook_version(), self.gate.version, profile, view.dynamic, expanded, usage)",
+        "        return (self.registry.version, self.hook_version(), 0, profile, view.dynamic, expanded, usage)",
+        ("bridge/tests/test_controls.py", "-k", "listings"),
+    ),
 )
 
 

@@ -279,6 +279,9 @@ class Hub:
                 self._poll_controls_soon()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
+                if self._controls_poll is not None:  # polled while an extension is connected
+                    self._controls_poll.cancel()
+                    self._controls_poll = None
                 grace = self.config.server.reconnect_grace_s
                 if self._grace is not None:
                     self._grace.cancel()
@@ -348,7 +351,8 @@ class Hub:
             self.sync_controls()
         except Exception:  # a locked or vanished file: try again next time
             log.debug("could not read the person's switches", exc_info=True)
-        self._poll_controls_soon()
+        if self.session.ready:
+            self._poll_controls_soon()
 
     def _report_rejections(self, peer: Peer, change: RegistryChange) -> None:
         text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
