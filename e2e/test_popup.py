@@ -208,6 +208,10 @@ async def test_an_approval_granted_in_the_popup_runs_the_tool(env: Env, page_clo
             await eventually(lambda: _badge_is(worker, tab_id, "?"), timeout=5)
             await shot(popup, "4-approval")
             await no_axe_violations(popup)
+            window = await eventually(
+                lambda: next((p for p in env.browser.context.pages if "approval/approval.html" in p.url), None), 20)
+            await window.get_by_test_id("approval-tool").wait_for()
+            await no_axe_violations(window)  # the approval window too
             await card.get_by_test_id("approval-allow").click()
             result = await call
             assert not result.is_error, result.content
@@ -221,6 +225,14 @@ async def test_an_approval_granted_in_the_popup_runs_the_tool(env: Env, page_clo
             await card.wait_for(timeout=20_000)
             await card.get_by_test_id("approval-deny").click()
             assert error_code(await call) == "APPROVAL_DENIED"
+
+
+async def test_the_options_page_has_no_axe_violations(env: Env, page_closer):
+    page = await env.browser.context.new_page()
+    page_closer.append(page)
+    await page.goto(f"chrome-extension://{EXTENSION_ID}/options/options.html")
+    await page.locator("#bridgeUrl").wait_for()
+    await no_axe_violations(page)
 
 
 async def test_a_running_call_shows_on_the_icon_and_in_the_popup(env: Env, page_closer):

@@ -69,16 +69,21 @@ function update(container, section, data, build) {
 /** @param {object} msg */
 const ask = (msg) => chrome.runtime.sendMessage(msg).catch((err) => ({ ok: false, error: { message: String(err.message || err) } }));
 
+/** What went wrong with the person's last action; shown until the next one succeeds. */
+let notice = '';
+
 /** @param {Record<string, any>} fields */
 async function control(fields) {
   const answer = await ask({ type: MSG.control, ...fields });
-  if (!answer || answer.ok === false) showError(answer?.error ? `${answer.error.code || ''} ${answer.error.message}` : 'no answer');
-  else if (answer.state) renderPanel(answer.state);
+  notice = !answer || answer.ok === false
+    ? `Not done: ${answer?.error ? `${answer.error.code || ''} ${answer.error.message}` : 'no answer'}` : '';
+  if (answer?.ok && answer.state) renderPanel(answer.state);
   await refresh();
 }
 
-/** @param {string} text */
-function showError(text) {
+/** The connection's problem (when not connected), else the last action's. @param {string} connection */
+function showError(connection) {
+  const text = connection || notice;
   const error = $('error');
   error.textContent = text;
   error.hidden = !text;
@@ -104,7 +109,7 @@ function renderStatus(report) {
   status.textContent = LABELS[report.status] || report.status;
   status.className = `pill ${report.status}`;
   $('bridge').textContent = `Bridge: ${report.url}`;
-  if (report.status !== 'ready' && report.lastError) showError(report.lastError);
+  showError(report.status !== 'ready' ? report.lastError || '' : '');
   renderApprovals(report.approvals || []);
 }
 
@@ -133,7 +138,7 @@ function renderApprovals(approvals) {
 /** @param {string} approvalId @param {boolean} approved */
 async function answerApproval(approvalId, approved) {
   const answer = await ask({ type: MSG.answer, approvalId, approved });
-  if (!answer || !answer.ok) showError('That question was already answered or withdrawn.');
+  notice = !answer || !answer.ok ? 'That question was already answered or withdrawn.' : '';
   await refresh();
 }
 
@@ -365,7 +370,6 @@ async function refreshNow() {
   if (!document.body.dataset.ready) performance.mark('tabmcp-popup-data');
   if (report && report.status) renderStatus(report);
   if (panel && panel.ok && panel.state) {
-    if (report?.status === 'ready') showError('');
     renderPanel(panel.state);
   } else {
     lastPanel = null;
