@@ -11,9 +11,8 @@
  */
 
 import { KIND, NO_TAB, RULE } from './pending.js';
-import { ERROR } from './protocol.js';
+import { ERROR, RUNTIME } from './protocol.js';
 
-export const MSG = Object.freeze({ query: 'tabmcp.panel.query', control: 'tabmcp.control.set' });
 const ANSWER_WITHIN_MS = 5_000;
 const PAGES = ['popup/popup.html', 'options/options.html'];
 const ACTIONS = new Set(['pause', 'resume', 'writes', 'origin', 'accept', 'clear']);
@@ -62,9 +61,9 @@ export function createPanel({ send, types, table, ready }) {
    * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} sendResponse
    */
   function onMessage(msg, sender, sendResponse) {
-    if (!msg || (msg.type !== MSG.query && msg.type !== MSG.control)) return false;
+    if (!msg || (msg.type !== RUNTIME.panelQuery && msg.type !== RUNTIME.controlSet)) return false;
     if (!fromOwnPage(sender)) return false;
-    if (msg.type === MSG.query) {
+    if (msg.type === RUNTIME.panelQuery) {
       ask({
         type: types.query,
         tabId: Number.isInteger(msg.tabId) ? msg.tabId : undefined,

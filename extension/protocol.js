@@ -73,8 +73,21 @@ export const PAGE = Object.freeze({
 /** The name of the port each page's content script opens to the worker. */
 export const PAGE_PORT = 'tabmcp-page';
 
-/** Messages between the popup / tests and the worker (chrome.runtime.sendMessage). */
-export const RUNTIME = Object.freeze({ status: 'tabmcp.status', reconnect: 'tabmcp.reconnect' });
+/** Messages from the extension's own pages (popup, approval window, options) and tests to the worker. */
+export const RUNTIME = Object.freeze({
+  status: 'tabmcp.status',
+  reconnect: 'tabmcp.reconnect',
+  /** The approval window asks for its question {approvalId} and gives the person's answer. */
+  approvalGet: 'tabmcp.approval.get',
+  approvalAnswer: 'tabmcp.approval.answer',
+  /** The popup lists the open questions, and brings a question's window to the front {approvalId}. */
+  approvalList: 'tabmcp.approval.list',
+  approvalFocus: 'tabmcp.approval.focus',
+  /** The popup asks the bridge what to show {tabId?, origin?, limit, expanded} (wire: panel.query). */
+  panelQuery: 'tabmcp.panel.query',
+  /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
+  controlSet: 'tabmcp.control.set',
+});
 
 /**
  * Normalize what a person typed on the options page into a WebSocket URL of the bridge.

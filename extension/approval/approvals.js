@@ -17,15 +17,12 @@
  */
 
 import { KIND, RULE, bridgeWaits } from '../pending.js';
+import { RUNTIME } from '../protocol.js';
 
 export const APPROVAL_PAGE = 'approval/approval.html';
 /** Extension pages that may list and answer questions besides the approval window. */
 const ANSWERING_PAGES = [APPROVAL_PAGE, 'popup/popup.html'];
 const REMEMBER_KEY = 'tabmcp.approval.remembered';
-const MSG_GET = 'tabmcp.approval.get';
-const MSG_ANSWER = 'tabmcp.approval.answer';
-const MSG_LIST = 'tabmcp.approval.list';
-const MSG_FOCUS = 'tabmcp.approval.focus';
 
 /** What the person is told the bridge heard, when a rule (not the person) ended the question. */
 const REASONS = Object.freeze({
@@ -150,23 +147,24 @@ export function createApprovals({ send, resultType, table }) {
    * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} sendResponse
    */
   function onMessage(msg, sender, sendResponse) {
-    if (!msg || typeof msg.type !== 'string' || !msg.type.startsWith('tabmcp.approval.')) return false;
+    const ours = [RUNTIME.approvalGet, RUNTIME.approvalAnswer, RUNTIME.approvalList, RUNTIME.approvalFocus];
+    if (!msg || !ours.includes(msg.type)) return false;
     if (!fromOwnPage(sender)) return false; // a content script or anything else: ignored
-    if (msg.type === MSG_LIST) {
+    if (msg.type === RUNTIME.approvalList) {
       sendResponse(openQuestions());
       return false;
     }
     const entry = question(String(msg.approvalId));
-    if (msg.type === MSG_FOCUS) {
+    if (msg.type === RUNTIME.approvalFocus) {
       if (entry && entry.windowId !== null) chrome.windows.update(entry.windowId, { focused: true }).catch(() => {});
       sendResponse({ ok: !!entry });
       return false;
     }
-    if (msg.type === MSG_GET) {
+    if (msg.type === RUNTIME.approvalGet) {
       sendResponse(entry ? { ...entry.request, origin: entry.origin, url: entry.url } : null);
       return false;
     }
-    if (msg.type === MSG_ANSWER && entry) {
+    if (msg.type === RUNTIME.approvalAnswer && entry) {
       const approved = msg.approved === true;
       const done = async () => {
         if (approved && msg.remember === true) {
@@ -182,7 +180,7 @@ export function createApprovals({ send, resultType, table }) {
       done();
       return true;
     }
-    if (msg.type === MSG_ANSWER) sendResponse({ ok: false, gone: true }); // answered elsewhere first
+    if (msg.type === RUNTIME.approvalAnswer) sendResponse({ ok: false, gone: true }); // answered elsewhere first
     return false;
   }
 

@@ -6,13 +6,15 @@
 // switches, activity, per-tab insight, trust). Live: refreshed every second while open; each
 // section is rebuilt only when its data changed, keeping open sections and keyboard focus.
 
+import { RUNTIME } from '../protocol.js';
+
 const MSG = Object.freeze({
-  status: 'tabmcp.status',
-  reconnect: 'tabmcp.reconnect',
-  panel: 'tabmcp.panel.query',
-  control: 'tabmcp.control.set',
-  answer: 'tabmcp.approval.answer',
-  focus: 'tabmcp.approval.focus',
+  status: RUNTIME.status,
+  reconnect: RUNTIME.reconnect,
+  panel: RUNTIME.panelQuery,
+  control: RUNTIME.controlSet,
+  answer: RUNTIME.approvalAnswer,
+  focus: RUNTIME.approvalFocus,
 });
 const LABELS = { ready: 'connected', open: 'handshaking', connecting: 'connecting', disconnected: 'disconnected' };
 const REFRESH_MS = 1000;
