@@ -149,8 +149,7 @@ function renderPanel(state) {
   lastPanel = state;
   const c = state.controls;
   const pause = $('pause');
-  pause.setAttribute('aria-pressed', String(c.paused));
-  pause.textContent = c.paused ? 'Resume agents' : 'Pause agents';
+  pause.setAttribute('aria-pressed', String(c.paused)); // a toggle button: its label stays, its state is pressed
   $('paused-note').hidden = !c.paused;
   const writes = /** @type {HTMLInputElement} */ ($('writes'));
   writes.checked = c.writes ?? c.writesByConfig;
