@@ -6,7 +6,7 @@
 // switches, activity, per-tab insight, trust). Live: refreshed every second while open; each
 // section is rebuilt only when its data changed, keeping open sections and keyboard focus.
 
-import { RUNTIME } from '../protocol.js';
+import { ERROR, RUNTIME } from '../protocol.js';
 
 const MSG = Object.freeze({
   status: RUNTIME.status,
@@ -332,7 +332,7 @@ function docInsight(doc) {
 function toolItem(t, why) {
   const marks = [];
   if (!t.visible) marks.push(el('span', { className: 'mark hidden', testid: 'hidden-reason', text: `hidden: ${why || t.reason}` }));
-  else if (t.code === 'WRITES_DISABLED') marks.push(el('span', { className: 'mark warn', text: 'writes off' }));
+  else if (t.code === ERROR.WRITES_DISABLED) marks.push(el('span', { className: 'mark warn', text: 'writes off' }));
   if (t.visible && t.needsApproval) marks.push(el('span', { className: 'mark warn', text: 'asks you first' }));
   if (t.changed) marks.push(el('span', { className: 'mark warn', text: 'definition changed' }));
   return el('li', { testid: 'insight-tool', className: t.visible ? '' : 'is-hidden', title: t.description }, [
