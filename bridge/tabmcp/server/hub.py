@@ -126,7 +126,7 @@ class Hub:
         self.config = config or Config()
         self.registry = Registry(reserved_names=RESERVED_NAMES)
         self.controls = PersonControls.open(self.config.store.path)  # the person's switches (popup, CLI)
-        self.gate = Gate(self.config.policy, self.config.trust, self.controls)
+        self.gate = Gate(self.config.policy, self.config.trust, controls=self.controls)
         self.trust: TrustGuard | None = None
         """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
         self.usage = UsageStore(self.config.store.path)
