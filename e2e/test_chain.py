@@ -181,7 +181,7 @@ async def test_popup_shows_connection_and_counts(env: Env, page_closer):
     await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
     await eventually(lambda: popup.get_by_test_id("status").inner_text(), timeout=5)
     assert await popup.get_by_test_id("status").inner_text() == "connected"
-    row = popup.locator("tr", has_text="Basic tools")
+    row = popup.get_by_test_id("tab").filter(has_text="Basic tools")
     await row.wait_for()
     assert await row.get_by_test_id("tool-count").inner_text() == "6"
     assert await row.get_by_test_id("category-count").inner_text() == "1"

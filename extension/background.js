@@ -19,6 +19,8 @@ import {
   normalizeBridgeUrl,
 } from './protocol.js';
 import { createApprovals } from './approval/approvals.js';
+import { createBadges } from './badge.js';
+import { createPanel } from './panel.js';
 import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pending.js';
 
 const HEARTBEAT_MS = 20_000;
@@ -134,6 +136,7 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 });
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (approvalWindow.onMessage(msg, sender, sendResponse)) return true;
+  if (panel.onMessage(msg, sender, sendResponse)) return true;
   if (msg && msg.type === RUNTIME.status) {
     ready.then(() => sendResponse(statusReport()));
     return true;
@@ -328,6 +331,9 @@ async function onBridgeMessage(msg) {
       break;
     case IN.pageQuery:
       startPageQuery(msg);
+      break;
+    case IN.panelState:
+      panel.onState(msg);
       break;
     case IN.ping:
       send({ type: OUT.pong, ts: msg.ts });
@@ -750,6 +756,21 @@ function withdrawApproval(approvalId) {
 
 // ---- popup and badge ----------------------------------------------------------------------
 
+/** The popup's questions to the bridge (panel.query, control.set): panel.js. */
+const panel = createPanel({
+  send: (m) => send(m),
+  types: { query: OUT.panelQuery, control: OUT.controlSet },
+  table: pending,
+  ready: () => state.status === 'ready',
+});
+
+/** The icon's badge per tab: an approval waiting, a call running, else the tool count (badge.js). */
+const badges = createBadges({
+  table: pending,
+  toolCount: (tabId) => state.pages.get(tabId)?.tools.length ?? 0,
+  connected: () => state.status === 'ready',
+});
+
 function statusReport() {
   const tabs = [...state.tabs.values()]
     .filter((t) => t.id !== undefined)
@@ -768,6 +789,7 @@ function statusReport() {
           .map(([frameId, f]) => ({ frameId, origin: f.origin, tools: f.page.tools.length, allowed: allowed.has(frameId) })),
         native: !!(page && page.native),
         refused: state.refused.get(t.id) || '',
+        running: badges.isRunning(t.id),
       };
     });
   return {
@@ -780,6 +802,8 @@ function statusReport() {
     pendingCalls: pending.size(KIND.call),
     pendingQueries: pending.size(KIND.query),
     pendingApprovals: pending.size(KIND.approval),
+    /** The questions waiting for the person (the popup answers them too). */
+    approvals: approvalWindow.openQuestions(),
     /** Telemetry events per tab that could not be sent (no bridge) and wait to be reported. */
     telemetryDropped: Object.fromEntries(state.telemetryDropped),
     tabs,
@@ -787,10 +811,7 @@ function statusReport() {
 }
 
 function updateBadge(tabId) {
-  const page = state.pages.get(tabId);
-  const count = page ? page.tools.length : 0;
-  chrome.action.setBadgeText({ tabId, text: count ? String(count) : '' }).catch(() => {});
-  chrome.action.setBadgeBackgroundColor({ tabId, color: state.status === 'ready' ? '#2563eb' : '#9ca3af' }).catch(() => {});
+  badges.update(tabId);
 }
 
 function updateBadges() {

@@ -47,13 +47,20 @@
   /** The name of the port each page's content script opens to the worker. */
   const PAGE_PORT = 'tabmcp-page';
 
-  /** Messages from the extension's own pages (popup, approval window) and tests to the worker. */
+  /** Messages from the extension's own pages (popup, approval window, options) and tests to the worker. */
   const RUNTIME = Object.freeze({
     status: 'tabmcp.status',
     reconnect: 'tabmcp.reconnect',
     /** The approval window asks for its question {approvalId} and gives the person's answer. */
     approvalGet: 'tabmcp.approval.get',
     approvalAnswer: 'tabmcp.approval.answer',
+    /** The popup lists the open questions, and brings a question's window to the front {approvalId}. */
+    approvalList: 'tabmcp.approval.list',
+    approvalFocus: 'tabmcp.approval.focus',
+    /** The popup asks the bridge what to show {tabId?, origin?, limit, expanded} (wire: panel.query). */
+    panelQuery: 'tabmcp.panel.query',
+    /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
+    controlSet: 'tabmcp.control.set',
   });
 
   Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });

@@ -23,6 +23,8 @@
     approvalResult: 'approval.result',
     telemetry: 'telemetry',
     pageResult: 'page.result',
+    panelQuery: 'panel.query',
+    controlSet: 'control.set',
     ping: 'ping',
     pong: 'pong',
     error: 'error',
@@ -37,6 +39,7 @@
     approvalWithdraw: 'approval.withdraw',
     telemetryConfig: 'telemetry.config',
     pageQuery: 'page.query',
+    panelState: 'panel.state',
     ping: 'ping',
     pong: 'pong',
     error: 'error',
@@ -67,6 +70,7 @@
     PAGE_ERROR: 'PAGE_ERROR',
     BAD_RESULT: 'BAD_RESULT',
     AXE_MISSING: 'AXE_MISSING',
+    PAUSED: 'PAUSED',
     AXE_FAILED: 'AXE_FAILED',
     INVALID_SELECTOR: 'INVALID_SELECTOR',
     UNKNOWN_QUERY: 'UNKNOWN_QUERY',
@@ -202,6 +206,28 @@
  */
 
 /**
+ * The popup asks what the person should see: their switches, activity (newest first, optionally of one tab or origin), per-tab insight, pending trust decisions. Answered by ``panel.state``. Only the extension link can ask (agents have no way to send it).
+ * @typedef {object} PanelQuery
+ * @property {'panel.query'} type
+ * @property {string} requestId
+ * @property {number} [tabId]
+ * @property {string} [origin]
+ * @property {number} [limit] How many activity rows, newest first.
+ * @property {Array<number>} [expanded] Tabs whose tools to list one by one (the ones the person opened); the others get counts only.
+ */
+
+/**
+ * The person flipped a switch in the popup; answered by ``panel.state`` (the state after it). ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile), ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin`` (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept`` (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown). Only the extension link can send it: no MCP tool changes these.
+ * @typedef {object} ControlSet
+ * @property {'control.set'} type
+ * @property {string} requestId
+ * @property {'pause'|'resume'|'writes'|'origin'|'accept'|'clear'} action
+ * @property {boolean} [enabled]
+ * @property {string} [origin]
+ * @property {string} [tool]
+ */
+
+/**
  * Either side, any time; answered with a ``pong`` carrying the same ``ts``.
  * @typedef {object} Ping
  * @property {'ping'} type
@@ -298,6 +324,16 @@
  * @property {number} timeoutMs
  */
 
+/**
+ * The answer to ``panel.query`` and ``control.set``: ``state`` is what the popup shows (docs/protocol.md lists its fields), or ``error`` says why the request was refused.
+ * @typedef {object} PanelState
+ * @property {'panel.state'} type
+ * @property {string} requestId
+ * @property {boolean} [ok]
+ * @property {Object<string, *>} [state]
+ * @property {ErrorBody} [error]
+ */
+
 // ---- the extension's internal messages: a verbatim copy of messages.js ----
 
 // The extension's internal messages, named once: service worker ⇄ content script (over the
@@ -349,13 +385,20 @@
   /** The name of the port each page's content script opens to the worker. */
   const PAGE_PORT = 'tabmcp-page';
 
-  /** Messages from the extension's own pages (popup, approval window) and tests to the worker. */
+  /** Messages from the extension's own pages (popup, approval window, options) and tests to the worker. */
   const RUNTIME = Object.freeze({
     status: 'tabmcp.status',
     reconnect: 'tabmcp.reconnect',
     /** The approval window asks for its question {approvalId} and gives the person's answer. */
     approvalGet: 'tabmcp.approval.get',
     approvalAnswer: 'tabmcp.approval.answer',
+    /** The popup lists the open questions, and brings a question's window to the front {approvalId}. */
+    approvalList: 'tabmcp.approval.list',
+    approvalFocus: 'tabmcp.approval.focus',
+    /** The popup asks the bridge what to show {tabId?, origin?, limit, expanded} (wire: panel.query). */
+    panelQuery: 'tabmcp.panel.query',
+    /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
+    controlSet: 'tabmcp.control.set',
   });
 
   Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });

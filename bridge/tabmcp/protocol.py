@@ -32,11 +32,14 @@ __all__ = [
     "CallCancel",
     "CallResult",
     "CallStart",
+    "ControlSet",
     "ErrorCode",
     "ExtensionMessage",
     "FrameSnapshot",
     "PageQuery",
     "PageResult",
+    "PanelQuery",
+    "PanelState",
     "Hello",
     "Ping",
     "Pong",
@@ -210,6 +213,39 @@ class PageResult(WireModel):
     error: ErrorBody | None = None
 
 
+class PanelQuery(WireModel):
+    """The popup asks what the person should see: their switches, activity (newest first,
+    optionally of one tab or origin), per-tab insight, pending trust decisions. Answered by
+    ``panel.state``. Only the extension link can ask (agents have no way to send it)."""
+
+    type: Literal["panel.query"]
+    request_id: str
+    tab_id: int | None = Field(default=None, ge=0, le=MAX_TAB_ID)
+    origin: str | None = None
+    limit: int = Field(default=100, ge=1, le=1000)
+    """How many activity rows, newest first."""
+    expanded: list[int] = Field(default_factory=list, max_length=64)
+    """Tabs whose tools to list one by one (the ones the person opened); the others get counts only."""
+
+
+class ControlSet(WireModel):
+    """The person flipped a switch in the popup; answered by ``panel.state`` (the state after it).
+
+    ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile),
+    ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin``
+    (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept``
+    (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown). Only the
+    extension link can send it: no MCP tool changes these.
+    """
+
+    type: Literal["control.set"]
+    request_id: str
+    action: Literal["pause", "resume", "writes", "origin", "accept", "clear"]
+    enabled: bool | None = None
+    origin: str = ""
+    tool: str = ""
+
+
 class Ping(WireModel):
     """Either side, any time; answered with a ``pong`` carrying the same ``ts``."""
 
@@ -242,6 +278,8 @@ ExtensionMessage = Annotated[
     | ApprovalResult
     | Telemetry
     | PageResult
+    | PanelQuery
+    | ControlSet
     | Ping
     | Pong
     | WireError,
@@ -329,6 +367,17 @@ class PageQuery(WireModel):
     timeout_ms: int
 
 
+class PanelState(WireModel):
+    """The answer to ``panel.query`` and ``control.set``: ``state`` is what the popup shows
+    (docs/protocol.md lists its fields), or ``error`` says why the request was refused."""
+
+    type: Literal["panel.state"] = "panel.state"
+    request_id: str
+    ok: bool = True
+    state: dict[str, Any] | None = None
+    error: ErrorBody | None = None
+
+
 BridgeMessage = (
     Welcome
     | CallStart
@@ -337,6 +386,7 @@ BridgeMessage = (
     | ApprovalWithdraw
     | TelemetryConfig
     | PageQuery
+    | PanelState
     | Ping
     | Pong
     | WireError
@@ -346,7 +396,7 @@ _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(
     {
         "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result",
-        "telemetry", "page.result", "ping", "pong", "error",
+        "telemetry", "page.result", "panel.query", "control.set", "ping", "pong", "error",
     }
 )
 

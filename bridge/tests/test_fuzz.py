@@ -53,9 +53,11 @@ from tabmcp.protocol import (
     PROTOCOL_VERSION,
     ApprovalResult,
     CallResult,
+    ControlSet,
     ErrorBody,
     Hello,
     PageResult,
+    PanelQuery,
     Ping,
     Pong,
     TabClosed,
@@ -100,6 +102,8 @@ KNOWN_TYPES = (
     "approval.result",
     "telemetry",
     "page.result",
+    "panel.query",
+    "control.set",
     "ping",
     "pong",
     "error",
@@ -276,6 +280,23 @@ VALID_MESSAGES: dict[str, st.SearchStrategy[BaseModel]] = {
         ok=st.booleans(),
         result=plain_json,
         error=st.none() | error_bodies,
+    ),
+    "panel.query": st.builds(
+        PanelQuery,
+        type=st.just("panel.query"),
+        request_id=text,
+        tab_id=st.none() | st.integers(0, 2**53),
+        origin=st.none() | text,
+        limit=st.integers(1, 1000),
+    ),
+    "control.set": st.builds(
+        ControlSet,
+        type=st.just("control.set"),
+        request_id=text,
+        action=st.sampled_from(["pause", "resume", "writes", "origin", "accept", "clear"]),
+        enabled=st.none() | st.booleans(),
+        origin=text | st.sampled_from(["https://a.test", "http://127.0.0.1:9"]),
+        tool=text,
     ),
     "ping": st.builds(Ping, type=st.just("ping"), ts=st.none() | finite),
     "pong": st.builds(Pong, type=st.just("pong"), ts=st.none() | finite),
@@ -1116,6 +1137,9 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
                 assert reply["message"]
         elif isinstance(message, Telemetry):
             assert codes in ([], ["MALFORMED_MESSAGE"])
+        elif isinstance(message, PanelQuery | ControlSet):
+            assert [(m["type"], m["requestId"]) for m in replies] == [("panel.state", message.request_id)]
+            assert replies[0]["ok"] is ("state" in replies[0])
         else:
             assert replies == [], "results nobody waits for, pongs and the extension's errors get no answer"
         assert socket.closed is None and link.state is LinkState.READY and hub.connected

@@ -306,7 +306,7 @@ class Disclosure:
         key = self._memo_key(view, profile)
         cached = self._listing_cache.get(key)
         if cached is None:
-            if len(self._listing_cache) > 64 or any(k[:2] != key[:2] for k in self._listing_cache):
+            if len(self._listing_cache) > 64 or any(k[:3] != key[:3] for k in self._listing_cache):
                 self._listing_cache.clear()
             cached = self._listing_cache[key] = self._build_listing(view, profile)
         return list(cached)
@@ -318,7 +318,7 @@ class Disclosure:
         usage = None
         if profile == "hybrid" and self.usage_core is not None and not self.core_tools:
             usage = frozenset(self.usage_core())
-        return (self.registry.version, self.hook_version(), profile, view.dynamic, expanded, usage)
+        return (self.registry.version, self.hook_version(), self.gate.version, profile, view.dynamic, expanded, usage)
 
     def listing_key(self, view: ClientView | None = None, *, profile: Profile | None = None) -> tuple[Any, ...]:
         """A hashable identity of :meth:`listing` for this client: equal keys mean equal listings,

@@ -5,13 +5,14 @@ route change in a page changes the answer at once (and the registry change notif
 
 Order of checks (the first that says no wins):
 
-1. user policy, per origin: the origin is disabled → hidden
+1. user policy, per origin: the origin is disabled (config, or switched off by the person in the
+   popup: :class:`tabmcp.core.controls.PersonControls`) → hidden
 2. the page says ``aiEnabled: false`` → hidden
 3. the page's route patterns do not match the tab's URL, or a required page state is not set → hidden
 4. user policy allow/block globs (allow first, then block) → hidden
 5. the focus mode (``read-only`` = tools with ``readOnlyHint`` only, or a named set) → hidden
 6. the role forbids destructive tools → hidden
-7. writes are disabled (the default) and the tool may write → visible, but a call answers
+7. writes are disabled (the default, or the person's Writes switch is off) and the tool may write → visible, but a call answers
    ``WRITES_DISABLED`` with the setting that enables writes
 8. the tool requires approval, is destructive, or is consequential (``consequentialHint``) →
    visible; a call asks a human first
@@ -25,7 +26,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -33,6 +34,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .models import Scope
 from .registry import CategoryEntry, Tab, ToolEntry
 from .trust.settings import TrustSettings
+
+if TYPE_CHECKING:
+    from .controls import PersonControls
 
 __all__ = [
     "ApprovalSettings",
@@ -215,15 +219,30 @@ def is_debugging(entry: ToolEntry) -> bool:
 class Gate:
     """Decides visibility and callability of page tools under one policy."""
 
-    def __init__(self, policy: PolicySettings | None = None, trust: TrustSettings | None = None) -> None:
+    def __init__(
+        self,
+        policy: PolicySettings | None = None,
+        trust: TrustSettings | None = None,
+        controls: PersonControls | None = None,
+    ) -> None:
         self.policy = policy or PolicySettings()
         self.trust = trust or TrustSettings()
+        self.controls = controls
+        """The person's switches (origins switched off, writes on/off), applied over the policy."""
+
+    @property
+    def version(self) -> int:
+        """Goes up when the person's switches change (listing caches key on it)."""
+        return self.controls.version if self.controls is not None else 0
 
     def _origin_rules(self, tab: Tab) -> list[OriginRule]:
         return [r for r in self.policy.origins if fnmatch.fnmatchcase(tab.origin, r.match)]
 
     def origin_enabled(self, tab: Tab) -> bool:
-        return all(r.enabled for r in self._origin_rules(tab))
+        return all(r.enabled for r in self._origin_rules(tab)) and self._person_allows(tab)
+
+    def _person_allows(self, tab: Tab) -> bool:
+        return self.controls is None or self.controls.origin_enabled(tab.origin)
 
     def decide(self, entry: ToolEntry) -> Decision:
         policy = self.policy
@@ -231,6 +250,9 @@ class Gate:
         rules = self._origin_rules(tab)
         if not all(r.enabled for r in rules):
             return Decision(False, "OUT_OF_SCOPE", f"tools of {tab.origin} are disabled by policy")
+        if not self._person_allows(tab):
+            return Decision(False, "OUT_OF_SCOPE", f"tools of {tab.origin} are switched off by the person "
+                            "(tabmcp popup, or: tabmcp controls origin ORIGIN on)")
         if is_debugging(entry) and not self.trust.show_debugging:
             return Decision(False, "OUT_OF_SCOPE", "a debugging tool (trust.show_debugging = true lists them)")
         if entry.tool.warnings and policy.quarantine_suspicious:
@@ -268,9 +290,14 @@ class Gate:
         if destructive and not role.allow_destructive:
             return Decision(False, "OUT_OF_SCOPE", f"role {policy.role!r} may not use destructive tools")
         writes = policy.allow_writes if role.allow_writes is None else role.allow_writes
+        person_writes = self.controls.writes if self.controls is not None else None
+        if person_writes is True and role.allow_writes is None:
+            writes = True
         for rule in rules:
             if rule.allow_writes is not None:
                 writes = rule.allow_writes
+        if person_writes is False:
+            writes = False
         consequential = is_consequential(entry) and self.trust.consequential_approval
         needs_approval = bool(scope.requires_approval) or (destructive and policy.approval.destructive) or consequential
         why = ""
@@ -286,7 +313,8 @@ class Gate:
                 "WRITES_DISABLED",
                 "writes are disabled: this tool is not marked read-only",
                 needs_approval=needs_approval,
-                setting="policy.allow_writes = true (config file) or --allow-writes",
+                setting=("the Writes switch in the tabmcp popup (or: tabmcp controls writes on)"
+                         if person_writes is False else "policy.allow_writes = true (config file) or --allow-writes"),
             )
         return Decision(True, reason=why, needs_approval=True) if needs_approval else _VISIBLE
 

@@ -13,12 +13,14 @@ import collections
 import logging
 import secrets
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import __version__
 from ..config import Config
 from ..core.activity import ActivityLog
+from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
+from ..core.panel import ControlRefused, Insight, apply_control, panel_state
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
@@ -47,6 +49,10 @@ from ..errors import ErrorCode, InvalidState, ToolCallError
 from ..mediation import Mediation, ToolMiddleware
 from ..protocol import (
     PROTOCOL_VERSION,
+    ControlSet,
+    ErrorBody,
+    PanelQuery,
+    PanelState,
     TabSnapshot,
     TabsSync,
     TabUpdate,
@@ -59,6 +65,9 @@ from ..protocol import (
     TabClosed as TabClosedMsg,
 )
 from ..store import UsageStore
+
+if TYPE_CHECKING:
+    from ..core.trust.guard import TrustGuard
 
 __all__ = ["Hub", "Link", "LinkState"]
 
@@ -106,6 +115,9 @@ class Link(Peer):
 STATUS_ACTIVITY = 20
 """How many of the newest activity rows ``status()`` (``/health``) carries."""
 
+CONTROLS_POLL_S = 1.0
+"""How often the hub looks for a switch another process (``tabmcp controls``) changed."""
+
 
 class Hub:
     """The bridge facade (:class:`tabmcp.core.tools.Bridge`): the core objects, and the I/O of the session."""
@@ -113,7 +125,10 @@ class Hub:
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
         self.registry = Registry(reserved_names=RESERVED_NAMES)
-        self.gate = Gate(self.config.policy, self.config.trust)
+        self.controls = PersonControls.open(self.config.store.path)  # the person's switches (popup, CLI)
+        self.gate = Gate(self.config.policy, self.config.trust, controls=self.controls)
+        self.trust: TrustGuard | None = None
+        """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
         self.usage = UsageStore(self.config.store.path)
         core_n = self.config.disclosure.core_from_usage
         self.disclosure = Disclosure(
@@ -146,6 +161,9 @@ class Hub:
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
         self._telemetry_revision = 0
+        self._person_revision = 0
+        self._controls_poll: asyncio.TimerHandle | None = None
+        self._insight = Insight()
         self._page_config: dict[str, Any] | None = None
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
@@ -186,7 +204,7 @@ class Hub:
         """Grows with every page-driven change of what tools/list shows (the registry's version plus
         telemetry availability changes); listings and notifications carry it, so a client can tell
         a notification of the state it saw from an older one."""
-        return self.registry.version + self._telemetry_revision
+        return self.registry.version + self._telemetry_revision + self.controls.version + self._person_revision
 
     def _telemetry_changed(self) -> None:
         self._telemetry_revision += 1
@@ -258,8 +276,12 @@ class Hub:
                 self._page_config = self.telemetry.settings.page_config()
                 self.session.send(event.peer, TelemetryConfig(config=self._page_config))
                 self._link_ready.set()
+                self._poll_controls_soon()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
+                if self._controls_poll is not None:  # polled while an extension is connected
+                    self._controls_poll.cancel()
+                    self._controls_poll = None
                 grace = self.config.server.reconnect_grace_s
                 if self._grace is not None:
                     self._grace.cancel()
@@ -286,6 +308,51 @@ class Hub:
                 self.telemetry.ingest(message.model_dump(by_alias=True))
             except MalformedBatch as exc:
                 self.session.report(peer, exc.code, exc.message, ref="telemetry")
+        elif isinstance(message, PanelQuery | ControlSet):
+            self._on_panel(peer, message)
+
+    # -- the person's popup (core/panel.py): only the extension link reaches this ------------
+
+    def _on_panel(self, peer: Peer, message: PanelQuery | ControlSet) -> None:
+        if isinstance(message, ControlSet):
+            try:
+                done = apply_control(message, self.controls, self.trust)
+            except ControlRefused as exc:
+                self.session.send(peer, PanelState(request_id=message.request_id, ok=False, error=ErrorBody(
+                    code=ErrorCode.MALFORMED_MESSAGE, message=str(exc))))
+                return
+            log.info("the person set %s %s %s", message.action, message.origin or message.tool, message.enabled)
+            if done.listing:
+                if message.action == "accept":  # the switches themselves count in controls.version
+                    self._person_revision += 1
+                self._changed()
+        self.session.send(peer, PanelState(request_id=message.request_id, state=self.panel_state(
+            message if isinstance(message, PanelQuery) else None)))
+
+    def panel_state(self, query: PanelQuery | None = None) -> dict[str, Any]:
+        """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
+        self.sync_controls()
+        return panel_state(registry=self.registry, gate=self.gate, controls=self.controls,
+                           activity=self.activity, trust=self.trust, query=query, insight=self._insight)
+
+    def sync_controls(self) -> None:
+        """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ."""
+        before = self.controls.version
+        if self.controls.sync() and self.controls.version != before:
+            self._changed()
+
+    def _poll_controls_soon(self) -> None:
+        if self._controls_poll is None:
+            self._controls_poll = asyncio.get_running_loop().call_later(CONTROLS_POLL_S, self._poll_controls)
+
+    def _poll_controls(self) -> None:
+        self._controls_poll = None
+        try:
+            self.sync_controls()
+        except Exception:  # a locked or vanished file: try again next time
+            log.debug("could not read the person's switches", exc_info=True)
+        if self.session.ready:
+            self._poll_controls_soon()
 
     def _report_rejections(self, peer: Peer, change: RegistryChange) -> None:
         text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
@@ -500,5 +567,6 @@ class Hub:
             **self.registry.counts(),
             "pendingCalls": len(self.calls),
             "profile": self.disclosure.profile,
+            "controls": self.controls.state().to_dict(),
             "activity": [e.to_dict() for e in self.activity.latest(STATUS_ACTIVITY)],
         }

@@ -1,6 +1,7 @@
 """The call path: ``call_tool``, and how any tools/call reaches a built-in, a category or a page tool.
 
-Every tools/call goes through :func:`run`, in this order:
+Every tools/call goes through :func:`run`, in this order (while the person has paused agent
+access, every call answers ``PAUSED`` before any of them):
 
 1. a built-in tool: its arguments checked against its schema, then its handler;
 2. a category: its visible members are returned (and, on handshake-era connections in the
@@ -56,6 +57,7 @@ async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> dict[st
     """
     from . import BUILTIN_TOOLS  # the registry imports this module
 
+    ctx.bridge.controls.check_not_paused()
     builtin = BUILTIN_TOOLS.get(name)
     if builtin is not None:
         if builtin.input_schema is not None:
