@@ -13,6 +13,7 @@ export const OUT = Object.freeze({
   tabClosed: 'tab.closed',
   callResult: 'call.result',
   approvalResult: 'approval.result',
+  formsSet: 'forms.set',
   telemetry: 'telemetry',
   pageResult: 'page.result',
   ping: 'ping',
@@ -28,6 +29,7 @@ export const IN = Object.freeze({
   approvalRequest: 'approval.request',
   approvalWithdraw: 'approval.withdraw',
   telemetryConfig: 'telemetry.config',
+  formsPolicy: 'forms.policy',
   pageQuery: 'page.query',
   ping: 'ping',
   pong: 'pong',
@@ -85,6 +87,13 @@ export const ERROR = Object.freeze({
  */
 
 /**
+ * A page's ordinary forms described as tools by the extension's page script, sent only for origins whose forms-as-tools switch the bridge said is on (``forms.policy``). ``origin`` is Chrome's word for the page's origin (its port's ``sender.origin``), not the page's; the bridge decides on it again (``core/page_forms.py``). ``tools`` stay raw, like ``tools``.
+ * @typedef {object} PageForms
+ * @property {string} [origin]
+ * @property {Array<*>} [tools]
+ */
+
+/**
  * Everything the bridge needs to know about one tab's top-level document. ``tools`` and ``categories`` stay raw dicts here: the registry validates each one on its own so that a single bad tool is rejected without losing the rest of the tab.
  * @typedef {object} TabSnapshot
  * @property {number} tabId
@@ -99,6 +108,15 @@ export const ERROR = Object.freeze({
  * @property {Array<*>} [categories]
  * @property {Array<*>} [states]
  * @property {Array<FrameSnapshot>} [frames] Child frames whose tools the top page allows (see :class:`FrameSnapshot`); at most ``MAX_FRAMES_PER_TAB``, the rest are ignored.
+ * @property {PageForms} [forms] The top document's ordinary forms as tools, when its origin's forms-as-tools switch is on.
+ */
+
+/**
+ * One say about forms-as-tools, applied in order (the last match wins).
+ * @typedef {object} FormsPolicyRule
+ * @property {string} match An origin glob from ``[[policy.origins]]`` or an exact origin the person chose.
+ * @property {boolean} enabled
+ * @property {'config'|'person'} source
  */
 
 // ---- extension → bridge ----
@@ -153,6 +171,14 @@ export const ERROR = Object.freeze({
  * @property {string} approvalId
  * @property {boolean} approved
  * @property {string} [reason]
+ */
+
+/**
+ * The person turned forms-as-tools on or off for one origin in the extension's popup; the bridge keeps the choice (SQLite) and answers every extension with a new ``forms.policy``.
+ * @typedef {object} FormsSet
+ * @property {'forms.set'} type
+ * @property {string} origin
+ * @property {boolean} enabled
  */
 
 /**
@@ -222,6 +248,7 @@ export const ERROR = Object.freeze({
  * @property {string} tool The tool's name as the page registered it (not the bridge's public name).
  * @property {Object<string, *>} arguments
  * @property {number} timeoutMs
+ * @property {'form'} [source] ``form``: a page form (``TabSnapshot.forms``), run by the extension's forms script; absent: a WebMCP tool, run through the page's ``document.modelContext``.
  */
 
 /**
@@ -260,6 +287,13 @@ export const ERROR = Object.freeze({
  * @typedef {object} TelemetryConfig
  * @property {'telemetry.config'} type
  * @property {Object<string, *>} config
+ */
+
+/**
+ * Which origins have forms-as-tools on: sent after ``welcome`` and whenever it changes. The extension scans ordinary forms only on matching pages; the bridge checks again on every listing and call.
+ * @typedef {object} FormsPolicy
+ * @property {'forms.policy'} type
+ * @property {Array<FormsPolicyRule>} [rules]
  */
 
 /**

@@ -26,7 +26,9 @@ __all__ = ["GENERATED", "render"]
 
 GENERATED = Path(__file__).resolve().parents[2] / "extension" / "protocol.generated.js"
 
-PAYLOADS: tuple[type[BaseModel], ...] = (protocol.ErrorBody, protocol.FrameSnapshot, protocol.TabSnapshot)
+PAYLOADS: tuple[type[BaseModel], ...] = (
+    protocol.ErrorBody, protocol.FrameSnapshot, protocol.PageForms, protocol.TabSnapshot, protocol.FormsPolicyRule,
+)
 
 
 def _union(tp: Any) -> tuple[Any, ...]:

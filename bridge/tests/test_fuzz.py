@@ -52,6 +52,7 @@ from tabmcp.errors import MalformedMessage, ProtocolError, ToolCallError, Unknow
 from tabmcp.protocol import (
     PROTOCOL_VERSION,
     ApprovalResult,
+    FormsSet,
     CallResult,
     ErrorBody,
     Hello,
@@ -98,6 +99,7 @@ KNOWN_TYPES = (
     "tab.closed",
     "call.result",
     "approval.result",
+    "forms.set",
     "telemetry",
     "page.result",
     "ping",
@@ -259,6 +261,12 @@ VALID_MESSAGES: dict[str, st.SearchStrategy[BaseModel]] = {
     ),
     "approval.result": st.builds(
         ApprovalResult, type=st.just("approval.result"), approval_id=text, approved=st.booleans(), reason=text
+    ),
+    "forms.set": st.builds(
+        FormsSet,
+        type=st.just("forms.set"),
+        origin=text | st.sampled_from(["https://shop.test", "http://127.0.0.1:8000", "https://x.test:443"]),
+        enabled=st.booleans(),
     ),
     "telemetry": st.builds(
         Telemetry,
@@ -1033,8 +1041,8 @@ def new_hub() -> tuple[Hub, Link, FakeSocket]:
 
 async def handshake(hub: Hub, link: Link, socket: FakeSocket) -> None:
     await hub.handle_frame(link, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
-    assert [m["type"] for m in socket.sent[-2:]] == ["welcome", "telemetry.config"] and hub.connected
-    del socket.sent[-2:]
+    assert [m["type"] for m in socket.sent[-3:]] == ["welcome", "telemetry.config", "forms.policy"] and hub.connected
+    del socket.sent[-3:]
 
 
 def hub_snapshot(tab_id: int, url: str, title: str, tool_list, cat_list, state_list) -> dict[str, Any]:
@@ -1096,7 +1104,7 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
             assert hub.protocol_errors == errors_before + 1
         elif isinstance(message, Hello):
             if message.protocol == PROTOCOL_VERSION:
-                assert [m["type"] for m in replies] == ["welcome", "telemetry.config"]
+                assert [m["type"] for m in replies] == ["welcome", "telemetry.config", "forms.policy"]
             else:
                 assert codes == ["PROTOCOL_MISMATCH"] and socket.closed == (1002, "protocol version mismatch")
                 return
@@ -1116,6 +1124,8 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
                 assert reply["message"]
         elif isinstance(message, Telemetry):
             assert codes in ([], ["MALFORMED_MESSAGE"])
+        elif isinstance(message, FormsSet):  # the person's switch: kept and re-announced, or a bad origin named
+            assert [m["type"] for m in replies] in (["forms.policy"], ["error"]) and codes in ([], ["MALFORMED_MESSAGE"])
         else:
             assert replies == [], "results nobody waits for, pongs and the extension's errors get no answer"
         assert socket.closed is None and link.state is LinkState.READY and hub.connected
