@@ -68,13 +68,26 @@ export const PAGE = Object.freeze({
   resync: 'resync',
   /** worker → page: definitions the bridge refused {message}; the page logs why to its console. */
   refused: 'refused',
+  /** worker → page (page/forms.js): whether this origin's forms-as-tools switch is on {enabled}. */
+  formsPolicy: 'forms.policy',
+  /** page → worker: the page's ordinary forms as tool definitions {tools} (only while the switch is on). */
+  forms: 'forms',
+  /** worker → page: fill in and submit a page form {callId, tool, arguments}; answered by `result`. */
+  formCall: 'form.call',
 });
 
 /** The name of the port each page's content script opens to the worker. */
 export const PAGE_PORT = 'tabmcp-page';
 
 /** Messages between the popup / tests and the worker (chrome.runtime.sendMessage). */
-export const RUNTIME = Object.freeze({ status: 'tabmcp.status', reconnect: 'tabmcp.reconnect' });
+export const RUNTIME = Object.freeze({
+  status: 'tabmcp.status',
+  reconnect: 'tabmcp.reconnect',
+  /** popup → worker: the forms-as-tools rules and the switch of one origin {origin}. */
+  formsStatus: 'tabmcp.forms.status',
+  /** popup → worker: the person turns forms-as-tools on or off for one origin {origin, enabled}. */
+  formsSet: 'tabmcp.forms.set',
+});
 
 /**
  * Normalize what a person typed on the options page into a WebSocket URL of the bridge.

@@ -1,0 +1,59 @@
+// Popup section: forms-as-tools, the person's switch per origin (docs/security.md, "Page forms as tools").
+//
+// Shows which origins have it on (the bridge's rules: config globs and the person's own choices)
+// and a switch for the current tab's origin. The choice is kept by the bridge (SQLite), which
+// tells the extension and decides every listing and call. Self-contained: it only needs an
+// element with id "forms-as-tools" in popup.html.
+
+const STATUS = 'tabmcp.forms.status';
+const SET = 'tabmcp.forms.set';
+
+/** The web page this popup is about: the active tab of its window, or `?tab=<id>` when the popup is opened as a page. */
+async function currentOrigin() {
+  const asked = Number(new URLSearchParams(location.search).get('tab'));
+  const [tab] = Number.isInteger(asked) && asked > 0
+    ? [await chrome.tabs.get(asked).catch(() => undefined)]
+    : await chrome.tabs.query({ active: true, currentWindow: true });
+  try {
+    const url = new URL(tab?.url || '');
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : '';
+  } catch {
+    return '';
+  }
+}
+
+function el(tag, props = {}, ...children) {
+  const node = Object.assign(document.createElement(tag), props);
+  for (const [k, v] of Object.entries(props.dataset || {})) node.dataset[k] = v;
+  node.append(...children);
+  return node;
+}
+
+/** @param {HTMLElement} root */
+export async function renderFormsSection(root) {
+  const origin = await currentOrigin();
+  /** @type {any} */
+  const status = await chrome.runtime.sendMessage({ type: STATUS, origin });
+  const on = (status.rules || []).filter((r) => r.enabled);
+  const list = el('ul', { className: 'forms-origins', dataset: { testid: 'forms-origins' } },
+    ...on.map((r) => el('li', { textContent: r.match, title: r.source === 'person' ? 'turned on here' : 'from the config file' })));
+  const parts = [el('h2', { textContent: 'Page forms as tools' })];
+  if (origin) {
+    const box = el('input', { type: 'checkbox', checked: !!status.enabled, disabled: !status.connected,
+      dataset: { testid: 'forms-switch' } });
+    const note = el('span', { className: 'muted', dataset: { testid: 'forms-note' } });
+    box.addEventListener('change', async () => {
+      box.disabled = true;
+      /** @type {any} */
+      const answer = await chrome.runtime.sendMessage({ type: SET, origin, enabled: box.checked });
+      note.textContent = answer.ok ? '' : answer.error;
+      await renderFormsSection(root);
+    });
+    parts.push(el('label', { className: 'forms-switch' }, box, ` Offer the ordinary forms of ${origin} to agents`), note);
+  }
+  parts.push(on.length ? list : el('p', { className: 'muted', textContent: 'Off for every site.', dataset: { testid: 'forms-origins' } }));
+  root.replaceChildren(...parts);
+}
+
+const root = document.getElementById('forms-as-tools');
+if (root) renderFormsSection(root);
