@@ -22,9 +22,9 @@ async function currentOrigin() {
   }
 }
 
-function el(tag, props = {}, ...children) {
+function el(tag, { dataset = {}, ...props } = {}, ...children) {
   const node = Object.assign(document.createElement(tag), props);
-  for (const [k, v] of Object.entries(props.dataset || {})) node.dataset[k] = v;
+  for (const [k, v] of Object.entries(dataset)) node.dataset[k] = v;
   node.append(...children);
   return node;
 }
