@@ -223,3 +223,34 @@ async def test_config_rules_reach_the_extension():
         policy = await ext.wait_for(lambda m: m["type"] == "forms.policy")
         assert policy["rules"] == [{"match": "https://*.shop.test", "enabled": True, "source": "config"}]
         await ext.close()
+
+
+async def test_the_mediator_improves_page_forms_and_they_stay_page_forms():
+    config = make_config(mediator={"enabled": True, "provider": None, "cache": False},
+                         policy={"allow_writes": True, "approval": {"mode": "off"},
+                                 "origins": [{"match": SHOP, "forms_as_tools": True}]})
+    async with running_bridge(config) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        calls: list[dict[str, Any]] = []
+
+        async def handler(msg: dict[str, Any]) -> dict[str, Any]:
+            calls.append(msg)
+            return {"ok": True, "result": {"content": [{"type": "text", "text": "submitted"}]}}
+
+        ext.handler = handler
+        cryptic = tool("form_usr_upd", "Form usr upd.", inputSchema={
+            "type": "object", "properties": {"usr_nm": {"type": "string"}}, "required": ["usr_nm"]})
+        await ext.sync(snap(tools=[tool("ping", "Ping.")], forms=[cryptic]).model_dump(by_alias=True, exclude_none=True))
+        await eventually(lambda: app.hub.registry.tab(1))
+        async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
+            await client.list_tools()  # lazy mediation: the first request enhances
+            form = next(e for e in app.hub.registry.tool_entries() if e.tool.call_name == "form_usr_upd")
+            assert form.tool.page_form and form.tool.enhancement is not None
+            assert form.tool.description.startswith(PAGE_FORM_MARK) and "user" in form.tool.description.lower()
+            result = await client.call_tool("call_tool", {"name": form.public_name,
+                                                          "arguments": {a: "Ada" for a in form.tool.input_schema["properties"]}})
+        assert not result.is_error, result
+        assert [(c["tool"], c.get("source")) for c in calls] == [("form_usr_upd", "form")]
+        assert calls[0]["arguments"] == {"usr_nm": "Ada"}  # renamed arguments reach the page under its names
+        await ext.close()
