@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (dense test data and JavaScript)
 """Page forms as tools, end to end: a site's ordinary forms, offered when the person says so.
 
 Real Chromium with the real extension, both flavours (polyfill alone, native WebMCP), a bridge
@@ -15,7 +16,6 @@ from typing import Any
 
 from mcp import Client
 from playwright.async_api import Page
-
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.page_forms import PAGE_FORM_MARK
 from tabmcp.server.app import BridgeApp
@@ -94,7 +94,7 @@ async def test_forms_as_tools_switch_approval_fill_and_submit(env: Env, page_clo
             await flip_in_popup(env, tab_id, origin, on=True)
             await eventually(lambda: page_forms(bridge, page) == OFFERED)
             tools = {t.name: t for t in (await agent.list_tools(cache_mode="bypass")).tools}
-            assert OFFERED <= set(tools) and "form_forged" not in tools
+            assert set(tools) >= OFFERED and "form_forged" not in tools
             assert not {n for n in tools if "sign_in" in n or "checkout" in n}
             contact = tools["form_contact_us"]
             assert contact.description.startswith(f"[{origin}] {PAGE_FORM_MARK}")

@@ -27,7 +27,11 @@ __all__ = ["GENERATED", "render"]
 GENERATED = Path(__file__).resolve().parents[2] / "extension" / "protocol.generated.js"
 
 PAYLOADS: tuple[type[BaseModel], ...] = (
-    protocol.ErrorBody, protocol.FrameSnapshot, protocol.PageForms, protocol.TabSnapshot, protocol.FormsPolicyRule,
+    protocol.ErrorBody,
+    protocol.FrameSnapshot,
+    protocol.PageForms,
+    protocol.TabSnapshot,
+    protocol.FormsPolicyRule,
 )
 
 

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (dense test data and JavaScript)
 """Page forms as tools: the per-origin switch, decided by the bridge (core/page_forms.py).
 
 The page is untrusted: its forms reach the bridge only in ``TabSnapshot.forms`` with the origin
@@ -11,7 +12,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-
 from tabmcp.core.disclosure import Disclosure
 from tabmcp.core.page_forms import PAGE_FORM_MARK, FormsPolicy, merge_page_forms, normalize_origin
 from tabmcp.core.registry import Registry

@@ -103,7 +103,8 @@ def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
     page = entry.tool.annotations
     ann = {k: page[k] for k in _MCP_ANNOTATIONS if k in page}
     if entry.tool.page_form:
-        return {"readOnlyHint": False, "openWorldHint": True}  # it submits a form; it may destroy (MCP default)
+        # It submits a form: never read-only, and it may destroy (MCP's default when unsaid).
+        return {"readOnlyHint": False, "openWorldHint": True}
     if entry.tool.destructive:
         ann["destructiveHint"] = True
     if page.get("consequentialHint") is True and "readOnlyHint" not in ann:
@@ -190,7 +191,9 @@ class Disclosure:
         if tool.warnings:
             meta[META_WARNINGS] = list(tool.warnings)
         if tool.page_form:
-            meta[META_PAGE_FORM] = {"offeredBy": "person", "switch": "forms_as_tools", "origin": entry.tab.forms_origin}
+            meta[META_PAGE_FORM] = {
+                "offeredBy": "person", "switch": "forms_as_tools", "origin": entry.tab.forms_origin,
+            }
         webmcp = {k: tool.annotations[k] for k in _WEBMCP_ANNOTATIONS if k in tool.annotations}
         if webmcp:
             meta[META_WEBMCP_ANNOTATIONS] = webmcp

@@ -64,7 +64,8 @@ def _depth(value: Any, limit: int = MAX_SCHEMA_DEPTH + 1) -> int:
             stack.extend((v, depth + 1) for v in item)
     return deepest
 BRIDGE_ONLY_FIELDS = (
-    "pageName", "page_name", "argumentMap", "argument_map", "enhancement", "warnings", "pageForm", "page_form",
+    "pageName", "page_name", "argumentMap", "argument_map", "enhancement", "warnings",
+    "pageForm", "page_form",
 )
 """Fields only the bridge's own middleware may set; stripped from what pages send."""
 

@@ -40,7 +40,9 @@ __all__ = [
 PAGE_FORM_FIELD = "pageForm"
 """The bridge-only field that marks a tool as a page form (stripped from what pages send)."""
 
-PAGE_FORM_MARK = "[page form: offered by your forms-as-tools switch, not declared by the site; it submits the form]"
+PAGE_FORM_MARK = (
+    "[page form: offered by your forms-as-tools switch, not declared by the site; it submits the form]"
+)
 """Starts every page form's description, after the ``[origin]``: what the agent sees says who offers it."""
 
 MAX_PAGE_FORMS = 64
@@ -96,7 +98,9 @@ class FormsPolicy:
 
     def __init__(self, rules: Iterable[_RuleLike] = (), chosen: Mapping[str, bool] | None = None) -> None:
         self._config = tuple(
-            FormsRule(r.match, bool(r.forms_as_tools), "config") for r in rules if r.forms_as_tools is not None
+            FormsRule(r.match, bool(r.forms_as_tools), "config")
+            for r in rules
+            if r.forms_as_tools is not None
         )
         self._chosen: dict[str, bool] = dict(chosen or {})
         self.version = 0

@@ -32,7 +32,6 @@ from urllib.parse import urlsplit
 
 from ..protocol import FrameSnapshot, TabSnapshot
 from .injection import scan_tool
-from .page_forms import PAGE_FORM_MARK
 from .models import (
     MAX_STATES,
     TOOL_NAME_RE,
@@ -42,6 +41,7 @@ from .models import (
     parse_category,
     parse_tool,
 )
+from .page_forms import PAGE_FORM_MARK
 
 __all__ = [
     "CategoryEntry",
@@ -156,8 +156,8 @@ def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
         r.model_copy(update={"name": f"frame {f.frame_id}: {r.name}"}) for f in frames for r in f.rejected
     )
     forms_origin = snap.forms.origin if snap.forms is not None else ""
-    return replace(top, native=snap.native, active=snap.active, focused=snap.focused, rejected=rejected, frames=frames,
-                   forms_origin=forms_origin)
+    return replace(top, native=snap.native, active=snap.active, focused=snap.focused, rejected=rejected,
+                   frames=frames, forms_origin=forms_origin)
 
 
 def _as_page_form(tool: PageTool) -> PageTool:
@@ -165,7 +165,9 @@ def _as_page_form(tool: PageTool) -> PageTool:
     description = tool.description
     if not description.startswith(PAGE_FORM_MARK):
         description = f"{PAGE_FORM_MARK} {description}"[:8_000]
-    return tool.model_copy(update={"description": description, "annotations": {}, "scope": None, "category": None})
+    return tool.model_copy(
+        update={"description": description, "annotations": {}, "scope": None, "category": None}
+    )
 
 
 def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, origin: str) -> Tab:
