@@ -2367,20 +2367,6 @@
     version: VERSION,
     native,
     snapshot,
-    /**
-     * The declarative form machinery, for the tabmcp extension's page forms (extension/page/forms.js):
-     * one schema builder and one filler for both kinds of form. Pure DOM work; works in both modes.
-     */
-    forms: Object.freeze({
-      /** @param {HTMLFormElement} form @param {{skip?: (el: Element) => boolean}} [options] */
-      schema: (form, options) => formSchema(form, options),
-      /** @param {HTMLFormElement} form @param {any} input @param {{skip?: (el: Element) => boolean}} [options] */
-      fill: (form, input, options) => fillForm(form, input, options),
-      /** @param {HTMLFormElement} form */
-      defaultButton: (form) => defaultButton(form),
-      /** @param {Element} el whether a control is a parameter (named, enabled, not a button, hidden or file) */
-      isParam: (el) => isParam(el),
-    }),
     /** @param {any} name @param {any} [args] @param {any} [options] */
     call: async (name, args = undefined, options = undefined) => {
       const out = await invoke(name, args, options);
@@ -2397,6 +2383,20 @@
       subscribers.add(entry);
       return () => { subscribers.delete(entry); };
     },
+    /**
+     * The declarative form machinery, for the tabmcp extension's page forms (extension/page/forms.js):
+     * one schema builder and one filler for both kinds of form. Pure DOM work; works in both modes.
+     */
+    forms: Object.freeze({
+      /** @param {HTMLFormElement} form @param {{skip?: (el: Element) => boolean}} [options] */
+      schema: (form, options) => formSchema(form, options),
+      /** @param {HTMLFormElement} form @param {any} input @param {{skip?: (el: Element) => boolean}} [options] */
+      fill: (form, input, options) => fillForm(form, input, options),
+      /** @param {HTMLFormElement} form */
+      defaultButton: (form) => defaultButton(form),
+      /** @param {Element} el whether a control is a parameter (named, enabled, not a button, hidden or file) */
+      isParam: (el) => isParam(el),
+    }),
   });
   Object.defineProperty(G, HOOK_KEY, { value: hook, writable: false, enumerable: false, configurable: false });
 })();
