@@ -8,6 +8,11 @@ Chrome gave its port, and nothing it says turns the switch on.
 from __future__ import annotations
 
 import asyncio
+import fnmatch
+import json
+import shutil
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -254,3 +259,37 @@ async def test_the_mediator_improves_page_forms_and_they_stay_page_forms():
         assert [(c["tool"], c.get("source")) for c in calls] == [("form_usr_upd", "form")]
         assert calls[0]["arguments"] == {"usr_nm": "Ada"}  # renamed arguments reach the page under its names
         await ext.close()
+
+
+# -- the extension reads the rules the way the bridge does ----------------------------------
+
+RULE_CASES = [
+    ("https://*.shop.test", "https://www.shop.test"), ("https://*.shop.test", "https://shop.test"),
+    ("https://*.shop.test", "http://www.shop.test"), ("http://127.0.0.1:*", "http://127.0.0.1:8123"),
+    ("https://shop.test", "https://shop.test"), ("https://shop.test", "https://shop.test.evil.test"),
+    ("https://sh?p.test", "https://shop.test"), ("https://[st]hop.test", "https://thop.test"),
+    ("https://[!s]hop.test", "https://shop.test"), ("https://a.b(c).test", "https://a.b(c).test"),
+    ("*", "https://anything.test"), ("https://shop.test/*", "https://shop.test"),
+]
+
+
+def test_the_extension_matches_origins_like_the_bridge(tmp_path):
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: cannot run extension/forms-policy.js")
+    module = Path(__file__).resolve().parents[2] / "extension" / "forms-policy.js"
+    script = tmp_path / "check.mjs"
+    script.write_text(
+        f"import {{ formsEnabled }} from {json.dumps(module.as_uri())};\n"
+        f"const cases = {json.dumps(RULE_CASES)};\n"
+        "const person = [{match: 'https://*.shop.test', enabled: true, source: 'config'},"
+        " {match: 'https://www.shop.test', enabled: false, source: 'person'}];\n"
+        "console.log(JSON.stringify({\n"
+        "  globs: cases.map(([m, o]) => formsEnabled([{match: m, enabled: true, source: 'config'}], o)),\n"
+        "  person: ['https://www.shop.test', 'https://a.shop.test', '', 'null'].map((o) => formsEnabled(person, o)),\n"
+        "}));\n"
+    )
+    out = json.loads(subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60, check=True).stdout)
+    assert out["globs"] == [fnmatch.fnmatchcase(o, m) for m, o in RULE_CASES]
+    policy = FormsPolicy(rules(("https://*.shop.test", True)), {"https://www.shop.test": False})
+    assert out["person"] == [policy.enabled(o) for o in ("https://www.shop.test", "https://a.shop.test", "", "null")]
