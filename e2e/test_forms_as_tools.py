@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from mcp import Client
 from playwright.async_api import Page
 from tabmcp.assets import EXTENSION_ID
@@ -53,11 +54,9 @@ async def flip_in_popup(env: Env, tab_id: int, origin: str, *, on: bool) -> None
         assert await popup.get_by_test_id("forms-section").get_by_text(origin).count() >= 1
         assert await box.is_checked() is (not on)
         await (box.check() if on else box.uncheck())
-        # The section re-renders from the bridge's new rules: the origin is listed as on, or not.
-        origins = popup.get_by_test_id("forms-origins")
-        await eventually(lambda: origins.inner_text(), timeout=10)
-        text = await origins.inner_text()
-        assert (origin in text) is on, text
+        # The section re-renders from the bridge's new rules: the origin is listed as on, or as off.
+        entry = popup.locator(f"[data-testid=forms-origin][data-state={'on' if on else 'off'}]", has_text=origin)
+        await entry.wait_for()
         assert await popup.get_by_test_id("forms-switch").is_checked() is on
     finally:
         await popup.close()
@@ -143,3 +142,30 @@ async def test_forms_as_tools_switch_approval_fill_and_submit(env: Env, page_clo
             refused = await agent.call_tool("form_contact_us", {"name": "Eve", "email": "eve@example.com"})
             assert refused.is_error
         assert not bridge.hub.forms.enabled(origin)
+
+
+async def test_a_config_rule_turns_it_on_and_the_persons_choice_wins(env: Env, page_closer):
+    if env.flavour != "polyfill":
+        pytest.skip("where the switch comes from does not depend on the WebMCP flavour")
+    rule = {"match": "http://127.0.0.1:*", "forms_as_tools": True}
+    async with other_bridge(env, disclosure={"profile": "passthrough"}, policy={"origins": [rule]}) as bridge:
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "forms.html")
+        origin = env.pages_url.rstrip("/")
+        # The config's glob reaches the extension, which offers the forms with no click at all.
+        await eventually(lambda: page_forms(bridge, page) == OFFERED)
+        tab_id = tab_of(bridge, page)
+        assert tab_id is not None
+        popup = await env.browser.context.new_page()
+        try:
+            await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab_id}")
+            await popup.get_by_test_id("forms-switch").wait_for()
+            assert await popup.get_by_test_id("forms-switch").is_checked()
+            assert "http://127.0.0.1:*" in await popup.get_by_test_id("forms-origins").inner_text()
+        finally:
+            await popup.close()
+        # The person turns this origin off in the popup: that wins over the config's rule.
+        await flip_in_popup(env, tab_id, origin, on=False)
+        await eventually(lambda: not page_forms(bridge, page))
+        assert not bridge.hub.forms.enabled(origin) and bridge.hub.forms.enabled("http://127.0.0.1:1")

@@ -34,9 +34,15 @@ export async function renderFormsSection(root) {
   const origin = await currentOrigin();
   /** @type {any} */
   const status = await chrome.runtime.sendMessage({ type: STATUS, origin });
-  const on = (status.rules || []).filter((r) => r.enabled);
+  // What is on (config globs, origins turned on here), and the origins turned off here (they win).
+  const shown = (status.rules || []).filter((r) => r.enabled || r.source === 'person');
+  const on = shown.filter((r) => r.enabled);
   const list = el('ul', { className: 'forms-origins', dataset: { testid: 'forms-origins' } },
-    ...on.map((r) => el('li', { textContent: r.match, title: r.source === 'person' ? 'turned on here' : 'from the config file' })));
+    ...shown.map((r) => el('li', {
+      textContent: r.enabled ? r.match : `${r.match} (turned off here)`,
+      title: r.source === 'person' ? 'your choice in this popup' : 'from the config file',
+      dataset: { testid: 'forms-origin', state: r.enabled ? 'on' : 'off' },
+    })));
   const parts = [el('h2', { textContent: 'Page forms as tools' })];
   if (origin) {
     const box = el('input', { type: 'checkbox', checked: !!status.enabled, disabled: !status.connected,
@@ -51,7 +57,8 @@ export async function renderFormsSection(root) {
     });
     parts.push(el('label', { className: 'forms-switch' }, box, ` Offer the ordinary forms of ${origin} to agents`), note);
   }
-  parts.push(on.length ? list : el('p', { className: 'muted', textContent: 'Off for every site.', dataset: { testid: 'forms-origins' } }));
+  if (!on.length) parts.push(el('p', { className: 'muted', textContent: 'Off for every site.', dataset: { testid: 'forms-none' } }));
+  if (shown.length) parts.push(list);
   root.replaceChildren(...parts);
 }
 
