@@ -92,8 +92,8 @@ def normalize_origin(text: str) -> str:
 class FormsPolicy:
     """Which origins have forms-as-tools on: config rules, then the person's choices.
 
-    ``version`` grows with every change of the person's choices, so listings built under the old
-    answer are known to be stale.
+    A change of the answer changes what listings show: the hub bumps the registry's version
+    (``Registry.touch``) so listings built under the old answer are known to be stale.
     """
 
     def __init__(self, rules: Iterable[_RuleLike] = (), chosen: Mapping[str, bool] | None = None) -> None:
@@ -103,7 +103,6 @@ class FormsPolicy:
             if r.forms_as_tools is not None
         )
         self._chosen: dict[str, bool] = dict(chosen or {})
-        self.version = 0
 
     def enabled(self, origin: str) -> bool:
         """Whether ``origin``'s ordinary forms may be offered as tools."""
@@ -122,7 +121,6 @@ class FormsPolicy:
         origin = normalize_origin(origin)
         before = self.enabled(origin)
         self._chosen[origin] = bool(enabled)
-        self.version += 1
         return before != bool(enabled)
 
     def rules(self) -> list[FormsRule]:
