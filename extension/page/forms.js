@@ -11,15 +11,13 @@
 // submit path; the bridge decides whether the agent may see or call it (docs/security.md).
 //
 // Talks to the content script like page/agent.js: window.postMessage ({__tabmcp: 'page'} out,
-// {__tabmcp: 'content'} in). Idempotent.
+// {__tabmcp: 'content'} in). Message names and error codes come from messages.js and
+// protocol.generated.js, which manifest.json injects before this script. Idempotent.
 (() => {
   const KEY = Symbol.for('tabmcp.pageForms');
   if (window[KEY] || window.top !== window) return;
-
-  /** The internal messages (extension/protocol.js PAGE lists the same strings). */
-  const MSG = Object.freeze({
-    forms: 'forms', policy: 'forms.policy', call: 'form.call', result: 'result', cancel: 'cancel', resync: 'resync',
-  });
+  const { PAGE, ENVELOPE } = globalThis[Symbol.for('tabmcp.messages')];
+  const { ERROR } = globalThis[Symbol.for('tabmcp.protocol')];
   const MAX_FORMS = 64;
   const MAX_TITLE = 120;
   const MAX_DESCRIPTION = 600;
@@ -28,7 +26,7 @@
   const RESPONSE_QUIET_MS = 300;
   const RESPONSE_MAX_MS = 5000;
 
-  const post = (msg) => window.postMessage({ __tabmcp: 'page', msg }, '*');
+  const post = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.page, msg }, '*');
   const hook = () => globalThis[Symbol.for('tabmcp.webmcp')];
 
   // ---- what is never offered ----------------------------------------------------------------
@@ -218,7 +216,7 @@
     const key = JSON.stringify(tools);
     if (!force && key === lastSent) return;
     lastSent = key;
-    post({ type: MSG.forms, tools });
+    post({ type: PAGE.forms, tools });
   }
 
   function schedule() {
@@ -321,20 +319,20 @@
   /** @returns {Promise<{ok: boolean, result?: object, error?: {code: string, message: string}}>} */
   async function runCall(msg) {
     if (!enabled) {
-      return { ok: false, error: { code: 'TOOL_NOT_FOUND', message: 'forms-as-tools is off for this page' } };
+      return { ok: false, error: { code: ERROR.TOOL_NOT_FOUND, message: 'forms-as-tools is off for this page' } };
     }
     report(false); // the page may have changed since the last report
     const form = current.get(msg.tool);
     const h = hook();
     if (!form || !form.isConnected || !h || !h.forms) {
-      return { ok: false, error: { code: 'TOOL_NOT_FOUND', message: `the page has no form ${msg.tool} now` } };
+      return { ok: false, error: { code: ERROR.TOOL_NOT_FOUND, message: `the page has no form ${msg.tool} now` } };
     }
     h.forms.fill(form, msg.arguments || {}, { skip: unseen });
     if (!form.noValidate && !form.checkValidity()) {
       const problems = Array.from(form.elements)
         .filter((el) => el.willValidate && !el.checkValidity())
         .map((el) => `${el.name || el.id || el.localName}: ${el.validationMessage}`);
-      return { ok: false, error: { code: 'VALIDATION_ERROR', message: `the page's form refused the values: ${problems.join('; ')}` } };
+      return { ok: false, error: { code: ERROR.VALIDATION_ERROR, message: `the page's form refused the values: ${problems.join('; ')}` } };
     }
     let event = null;
     const onSubmit = (e) => {
@@ -376,16 +374,16 @@
   window.addEventListener('message', (event) => {
     if (event.source !== window) return;
     const data = event.data;
-    if (!data || data.__tabmcp !== 'content' || !data.msg) return;
+    if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg) return;
     const msg = data.msg;
-    if (msg.type === MSG.policy) {
+    if (msg.type === PAGE.formsPolicy) {
       setEnabled(msg.enabled === true);
-    } else if (msg.type === MSG.resync) {
+    } else if (msg.type === PAGE.resync) {
       if (enabled) report(true);
-    } else if (msg.type === MSG.call && typeof msg.callId === 'string') {
+    } else if (msg.type === PAGE.formCall && typeof msg.callId === 'string') {
       runCall(msg).then(
-        (out) => post({ type: MSG.result, callId: msg.callId, ...out }),
-        (err) => post({ type: MSG.result, callId: msg.callId, ok: false, error: { code: 'PAGE_ERROR', message: String(err && err.message || err) } }),
+        (out) => post({ type: PAGE.result, callId: msg.callId, ...out }),
+        (err) => post({ type: PAGE.result, callId: msg.callId, ok: false, error: { code: ERROR.PAGE_ERROR, message: String(err && err.message || err) } }),
       );
     }
   });

@@ -5,8 +5,7 @@
 // tells the extension and decides every listing and call. Self-contained: it only needs an
 // element with id "forms-as-tools" in popup.html.
 
-const STATUS = 'tabmcp.forms.status';
-const SET = 'tabmcp.forms.set';
+import { RUNTIME } from '../protocol.js';
 
 /** The web page this popup is about: the active tab of its window, or `?tab=<id>` when the popup is opened as a page. */
 async function currentOrigin() {
@@ -33,7 +32,7 @@ function el(tag, { dataset = {}, ...props } = {}, ...children) {
 export async function renderFormsSection(root) {
   const origin = await currentOrigin();
   /** @type {any} */
-  const status = await chrome.runtime.sendMessage({ type: STATUS, origin });
+  const status = await chrome.runtime.sendMessage({ type: RUNTIME.formsStatus, origin });
   // What is on (config globs, origins turned on here), and the origins turned off here (they win).
   const shown = (status.rules || []).filter((r) => r.enabled || r.source === 'person');
   const on = shown.filter((r) => r.enabled);
@@ -51,7 +50,7 @@ export async function renderFormsSection(root) {
     box.addEventListener('change', async () => {
       box.disabled = true;
       /** @type {any} */
-      const answer = await chrome.runtime.sendMessage({ type: SET, origin, enabled: box.checked });
+      const answer = await chrome.runtime.sendMessage({ type: RUNTIME.formsSet, origin, enabled: box.checked });
       note.textContent = answer.ok ? '' : answer.error;
       await renderFormsSection(root);
     });

@@ -13,7 +13,10 @@ from typing import Any
 
 from webmcp_testlib import script
 
-FORMS_JS = (Path(__file__).resolve().parents[2] / "extension" / "page" / "forms.js").read_text()
+EXTENSION = Path(__file__).resolve().parents[2] / "extension"
+# As manifest.json injects it: the generated names (wire types, error codes, a copy of
+# messages.js) first, then the page script.
+FORMS_JS = (EXTENSION / "protocol.generated.js").read_text() + "\n" + (EXTENSION / "page" / "forms.js").read_text()
 
 PAGE = """
 <h1>Acme</h1>
