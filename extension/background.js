@@ -22,6 +22,7 @@ import { createApprovals } from './approval/approvals.js';
 import { createBadges } from './badge.js';
 import { createPanel } from './panel.js';
 import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pending.js';
+import { cleanRules, formsEnabled } from './forms-policy.js';
 
 const HEARTBEAT_MS = 20_000;
 const BACKOFF_START_MS = 250;
@@ -31,7 +32,7 @@ const KEEPALIVE_ALARM = 'tabmcp-keepalive';
 const startedAt = Date.now();
 
 /**
- * @typedef {{port: chrome.runtime.Port, documentId?: string, frameId: number}} PagePort
+ * @typedef {{port: chrome.runtime.Port, documentId?: string, frameId: number, origin: string}} PagePort
  * @typedef {{url:string, title:string, native:boolean, tools:object[], categories:object[], states:string[],
  *   frameTools?: string[]}} PageState
  * @typedef {{port: chrome.runtime.Port, documentId?: string, origin: string, page: PageState | null}} FramePort
@@ -63,6 +64,12 @@ const state = {
   telemetryConfig: null,
   /** Why the bridge refused some of a tab's definitions (its INVALID_TOOL answer). @type {Map<number, string>} */
   refused: new Map(),
+  /** Forms-as-tools: the bridge's rules (forms-policy.js); empty (all off) until it speaks. @type {import('./forms-policy.js').FormsRule[]} */
+  formsRules: [],
+  /** Each tab's ordinary forms as tools (page/forms.js), kept only while its origin's switch is on. @type {Map<number, object[]>} */
+  forms: new Map(),
+  /** Popup requests waiting for the bridge's next forms.policy. @type {Array<() => void>} */
+  formsWaiters: [],
 };
 
 /**
@@ -139,6 +146,14 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (panel.onMessage(msg, sender, sendResponse)) return true;
   if (msg && msg.type === RUNTIME.status) {
     ready.then(() => sendResponse(statusReport()));
+    return true;
+  }
+  if (msg && msg.type === RUNTIME.formsStatus) {
+    ready.then(() => sendResponse(formsStatus(msg.origin)));
+    return true;
+  }
+  if (msg && msg.type === RUNTIME.formsSet) {
+    ready.then(() => setFormsSwitch(msg.origin, msg.enabled)).then(sendResponse);
     return true;
   }
   if (msg && msg.type === RUNTIME.reconnect) {
@@ -329,6 +344,9 @@ async function onBridgeMessage(msg) {
     case IN.telemetryConfig:
       setTelemetryConfig(msg.config);
       break;
+    case IN.formsPolicy:
+      setFormsPolicy(msg.rules);
+      break;
     case IN.pageQuery:
       startPageQuery(msg);
       break;
@@ -393,6 +411,54 @@ function setTelemetryConfig(config) {
   }
 }
 
+// ---- forms as tools: the bridge's switch per origin (forms-policy.js) --------------------------
+
+/** Tell a page whether its forms may be offered (page/forms.js scans only while they may). */
+function tellFormsPolicy(entry) {
+  try {
+    entry.port.postMessage({ type: PAGE.formsPolicy, enabled: formsEnabled(state.formsRules, entry.origin) });
+  } catch {
+    /* the page is gone */
+  }
+}
+
+/** The bridge's rules changed: every page hears its switch; forms of origins now off are dropped. */
+function setFormsPolicy(rules) {
+  state.formsRules = cleanRules(rules);
+  for (const [tabId, entry] of state.ports) {
+    tellFormsPolicy(entry);
+    if (state.forms.has(tabId) && !formsEnabled(state.formsRules, entry.origin)) {
+      state.forms.delete(tabId);
+      scheduleTabUpdate(tabId);
+    }
+  }
+  for (const wake of state.formsWaiters.splice(0)) wake();
+}
+
+/** The popup's view: the rules, and the switch of one origin. */
+function formsStatus(origin) {
+  return {
+    connected: state.status === 'ready',
+    rules: state.formsRules,
+    origin: String(origin || ''),
+    enabled: formsEnabled(state.formsRules, String(origin || '')),
+  };
+}
+
+/** The person flipped the switch in the popup: the bridge keeps it and answers with new rules. */
+async function setFormsSwitch(origin, enabled) {
+  if (typeof origin !== 'string' || !/^https?:\/\//.test(origin)) return { ok: false, error: 'not a web page origin' };
+  const announced = new Promise((resolve) => {
+    state.formsWaiters.push(resolve);
+    setTimeout(resolve, 5000);
+  });
+  if (!send({ type: OUT.formsSet, origin, enabled: !!enabled })) {
+    return { ok: false, error: 'the bridge is not connected: start tabmcp serve, then try again' };
+  }
+  await announced;
+  return { ok: true, ...formsStatus(origin) };
+}
+
 // ---- tabs ---------------------------------------------------------------------------------
 
 /** @returns {import('./protocol.js').TabSnapshot | null} */
@@ -413,6 +479,9 @@ function snapshotOf(tabId) {
     tools: page ? page.tools : [],
     categories: page ? page.categories : [],
     states: page ? page.states : [],
+    forms: port && state.forms.has(tabId) && formsEnabled(state.formsRules, port.origin)
+      ? { origin: port.origin, tools: state.forms.get(tabId) }
+      : undefined,
     frames: allowedFrames(tabId).map(([frameId, f]) => ({
       frameId,
       documentId: f.documentId,
@@ -498,6 +567,7 @@ function onTabRemoved(tabId) {
   state.refused.delete(tabId);
   state.tabs.delete(tabId);
   state.pages.delete(tabId);
+  state.forms.delete(tabId);
   state.frames.delete(tabId);
   state.ports.delete(tabId);
   clearTimeout(state.updateTimers.get(tabId));
@@ -519,19 +589,22 @@ function onPageConnect(port, early = []) {
   }
   state.tabs.set(tabId, sender.tab);
   const previous = state.ports.get(tabId);
-  state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId });
+  state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId, origin: String(sender.origin || '') });
   if (previous && previous.documentId !== sender.documentId) {
     state.pages.delete(tabId);
+    state.forms.delete(tabId);
     pending.endTab(tabId, RULE.navigated, `tab ${tabId} navigated to another page`);
   }
   port.onMessage.addListener((msg) => onPageMessage(tabId, port, msg));
   if (state.telemetryConfig) port.postMessage(telemetryConfigMessage(state.telemetryConfig));
+  tellFormsPolicy(state.ports.get(tabId));
   for (const msg of early) onPageMessage(tabId, port, msg);
   port.onDisconnect.addListener(async () => {
     const current = state.ports.get(tabId);
     if (!current || current.port !== port) return;
     state.ports.delete(tabId);
     state.pages.delete(tabId);
+    state.forms.delete(tabId);
     // Closing a tab also disconnects its port first: tell a close from a navigation.
     const stillOpen = await chrome.tabs.get(tabId).then(() => true, () => false);
     if (stillOpen) {
@@ -601,6 +674,14 @@ function onPageMessage(tabId, port, msg) {
       frameTools: Array.isArray(msg.frameTools) ? msg.frameTools.map(String) : [],
     });
     scheduleTabUpdate(tabId);
+  } else if (msg.type === PAGE.forms) {
+    // Kept only for an origin (Chrome's word for it) whose switch is on; the bridge checks again.
+    if (!Array.isArray(msg.tools) || !formsEnabled(state.formsRules, current.origin)) {
+      if (state.forms.delete(tabId)) scheduleTabUpdate(tabId);
+      return;
+    }
+    state.forms.set(tabId, msg.tools);
+    scheduleTabUpdate(tabId);
   } else if (msg.type === PAGE.telemetry) {
     if (!Array.isArray(msg.events)) return;
     const dropped = mergeDropped(msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
@@ -649,6 +730,11 @@ function startCall(msg) {
     return;
   }
   const entry = frameId ? state.frames.get(msg.tabId).get(frameId) : state.ports.get(msg.tabId);
+  const formCall = msg.source === 'form';
+  if (formCall && (frameId || (entry && !formsEnabled(state.formsRules, entry.origin)))) {
+    reply({ code: ERROR.OUT_OF_SCOPE, message: `forms-as-tools is off for ${entry ? entry.origin : 'this page'}` });
+    return;
+  }
   if (!entry) {
     const exists = state.tabs.has(msg.tabId);
     reply({
@@ -669,7 +755,7 @@ function startCall(msg) {
     data: { port: entry.port },
   });
   try {
-    entry.port.postMessage({ type: PAGE.call, callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
+    entry.port.postMessage({ type: formCall ? PAGE.formCall : PAGE.call, callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
   } catch (err) {
     finishCall(msg.callId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
   }

@@ -21,6 +21,7 @@
     tabClosed: 'tab.closed',
     callResult: 'call.result',
     approvalResult: 'approval.result',
+    formsSet: 'forms.set',
     telemetry: 'telemetry',
     pageResult: 'page.result',
     panelQuery: 'panel.query',
@@ -38,6 +39,7 @@
     approvalRequest: 'approval.request',
     approvalWithdraw: 'approval.withdraw',
     telemetryConfig: 'telemetry.config',
+    formsPolicy: 'forms.policy',
     pageQuery: 'page.query',
     panelState: 'panel.state',
     ping: 'ping',
@@ -114,6 +116,13 @@
  */
 
 /**
+ * A page's ordinary forms described as tools by the extension's page script, sent only for origins whose forms-as-tools switch the bridge said is on (``forms.policy``). ``origin`` is Chrome's word for the page's origin (its port's ``sender.origin``), not the page's; the bridge decides on it again (``core/page_forms.py``). ``tools`` stay raw, like ``tools``.
+ * @typedef {object} PageForms
+ * @property {string} [origin]
+ * @property {Array<*>} [tools]
+ */
+
+/**
  * Everything the bridge needs to know about one tab's top-level document. ``tools`` and ``categories`` stay raw dicts here: the registry validates each one on its own so that a single bad tool is rejected without losing the rest of the tab.
  * @typedef {object} TabSnapshot
  * @property {number} tabId
@@ -128,6 +137,15 @@
  * @property {Array<*>} [categories]
  * @property {Array<*>} [states]
  * @property {Array<FrameSnapshot>} [frames] Child frames whose tools the top page allows (see :class:`FrameSnapshot`); at most ``MAX_FRAMES_PER_TAB``, the rest are ignored.
+ * @property {PageForms} [forms] The top document's ordinary forms as tools, when its origin's forms-as-tools switch is on.
+ */
+
+/**
+ * One say about forms-as-tools, applied in order (the last match wins).
+ * @typedef {object} FormsPolicyRule
+ * @property {string} match An origin glob from ``[[policy.origins]]`` or an exact origin the person chose.
+ * @property {boolean} enabled
+ * @property {'config'|'person'} source
  */
 
 // ---- extension → bridge ----
@@ -182,6 +200,14 @@
  * @property {string} approvalId
  * @property {boolean} approved
  * @property {string} [reason]
+ */
+
+/**
+ * The person turned forms-as-tools on or off for one origin in the extension's popup; the bridge keeps the choice (SQLite) and answers every extension with a new ``forms.policy``.
+ * @typedef {object} FormsSet
+ * @property {'forms.set'} type
+ * @property {string} origin
+ * @property {boolean} enabled
  */
 
 /**
@@ -273,6 +299,7 @@
  * @property {string} tool The tool's name as the page registered it (not the bridge's public name).
  * @property {Object<string, *>} arguments
  * @property {number} timeoutMs
+ * @property {'form'} [source] ``form``: a page form (``TabSnapshot.forms``), run by the extension's forms script; absent: a WebMCP tool, run through the page's ``document.modelContext``.
  */
 
 /**
@@ -311,6 +338,13 @@
  * @typedef {object} TelemetryConfig
  * @property {'telemetry.config'} type
  * @property {Object<string, *>} config
+ */
+
+/**
+ * Which origins have forms-as-tools on: sent after ``welcome`` and whenever it changes. The extension scans ordinary forms only on matching pages; the bridge checks again on every listing and call.
+ * @typedef {object} FormsPolicy
+ * @property {'forms.policy'} type
+ * @property {Array<FormsPolicyRule>} [rules]
  */
 
 /**
@@ -374,6 +408,12 @@
     resync: 'resync',
     /** worker → page: definitions the bridge refused {message}; the page logs why to its console. */
     refused: 'refused',
+    /** worker → page (page/forms.js): whether this origin's forms-as-tools switch is on {enabled}. */
+    formsPolicy: 'forms.policy',
+    /** page → worker: the page's ordinary forms as tool definitions {tools} (only while the switch is on). */
+    forms: 'forms',
+    /** worker → page: fill in and submit a page form {callId, tool, arguments}; answered by `result`. */
+    formCall: 'form.call',
   });
 
   /**
@@ -399,6 +439,10 @@
     panelQuery: 'tabmcp.panel.query',
     /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
     controlSet: 'tabmcp.control.set',
+    /** The popup's forms-as-tools section: the rules and one origin's switch {origin}, and the
+     * person turning it on or off {origin, enabled}. */
+    formsStatus: 'tabmcp.forms.status',
+    formsSet: 'tabmcp.forms.set',
   });
 
   Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });

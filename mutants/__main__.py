@@ -292,6 +292,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    N.then.call(answerQuery(msg), noop, oops);",
         ("e2e/test_telemetry_capture.py", "-k", "before_the_bridges_rules"),
     ),
+    Mutation(
+        "page-forms-ignore-the-switch",
+        "page forms are listed and called whatever the person's forms-as-tools switch says",
+        "bridge/tabmcp/core/scoping.py",
+        "        if page_form and (refused := self.forms.refusal(tab.forms_origin, tab.origin)):",
+        "        if False:",
+        ("bridge/tests/test_page_forms.py",),
+    ),
+    Mutation(
+        "pages-mark-their-own-page-forms",
+        "a page's own tool can claim to be a page form (pageForm is no longer the bridge's only)",
+        "bridge/tabmcp/core/models.py",
+        '    "pageForm", "page_form",',
+        "",
+        ("bridge/tests/test_page_forms.py",),
+    ),
 )
 
 

@@ -35,7 +35,10 @@ __all__ = [
     "ControlSet",
     "ErrorCode",
     "ExtensionMessage",
+    "FormsPolicy",
+    "FormsSet",
     "FrameSnapshot",
+    "PageForms",
     "PageQuery",
     "PageResult",
     "PanelQuery",
@@ -106,6 +109,18 @@ class FrameSnapshot(WireModel):
     states: list[Any] = Field(default_factory=list)
 
 
+class PageForms(WireModel):
+    """A page's ordinary forms described as tools by the extension's page script, sent only for
+    origins whose forms-as-tools switch the bridge said is on (``forms.policy``).
+
+    ``origin`` is Chrome's word for the page's origin (its port's ``sender.origin``), not the page's;
+    the bridge decides on it again (``core/page_forms.py``). ``tools`` stay raw, like ``tools``.
+    """
+
+    origin: str = ""
+    tools: list[Any] = Field(default_factory=list)
+
+
 class TabSnapshot(WireModel):
     """Everything the bridge needs to know about one tab's top-level document.
 
@@ -129,6 +144,8 @@ class TabSnapshot(WireModel):
     frames: list[FrameSnapshot] = Field(default_factory=list)
     """Child frames whose tools the top page allows (see :class:`FrameSnapshot`); at most
     ``MAX_FRAMES_PER_TAB``, the rest are ignored."""
+    forms: PageForms | None = None
+    """The top document's ordinary forms as tools, when its origin's forms-as-tools switch is on."""
 
     @field_validator("frames", mode="before")
     @classmethod
@@ -181,6 +198,15 @@ class CallResult(WireModel):
     ok: bool
     result: dict[str, Any] | None = None
     error: ErrorBody | None = None
+
+
+class FormsSet(WireModel):
+    """The person turned forms-as-tools on or off for one origin in the extension's popup; the
+    bridge keeps the choice (SQLite) and answers every extension with a new ``forms.policy``."""
+
+    type: Literal["forms.set"]
+    origin: str
+    enabled: bool
 
 
 class ApprovalResult(WireModel):
@@ -276,6 +302,7 @@ ExtensionMessage = Annotated[
     | TabClosed
     | CallResult
     | ApprovalResult
+    | FormsSet
     | Telemetry
     | PageResult
     | PanelQuery
@@ -313,6 +340,9 @@ class CallStart(WireModel):
     """The tool's name as the page registered it (not the bridge's public name)."""
     arguments: dict[str, Any]
     timeout_ms: int
+    source: Literal["form"] | None = None
+    """``form``: a page form (``TabSnapshot.forms``), run by the extension's forms script; absent:
+    a WebMCP tool, run through the page's ``document.modelContext``."""
 
 
 class CallCancel(WireModel):
@@ -356,6 +386,24 @@ class TelemetryConfig(WireModel):
     config: dict[str, Any]
 
 
+class FormsPolicyRule(WireModel):
+    """One say about forms-as-tools, applied in order (the last match wins)."""
+
+    match: str
+    """An origin glob from ``[[policy.origins]]`` or an exact origin the person chose."""
+    enabled: bool
+    source: Literal["config", "person"]
+
+
+class FormsPolicy(WireModel):
+    """Which origins have forms-as-tools on: sent after ``welcome`` and whenever it changes. The
+    extension scans ordinary forms only on matching pages; the bridge checks again on every
+    listing and call."""
+
+    type: Literal["forms.policy"] = "forms.policy"
+    rules: list[FormsPolicyRule] = Field(default_factory=list)
+
+
 class PageQuery(WireModel):
     """Ask a tab's page something live: ``dom`` (query_dom), ``page`` (facts), ``axe`` (audit), ``vitals``."""
 
@@ -385,6 +433,7 @@ BridgeMessage = (
     | ApprovalRequest
     | ApprovalWithdraw
     | TelemetryConfig
+    | FormsPolicy
     | PageQuery
     | PanelState
     | Ping
@@ -395,7 +444,7 @@ BridgeMessage = (
 _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(
     {
-        "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result",
+        "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result", "forms.set",
         "telemetry", "page.result", "panel.query", "control.set", "ping", "pong", "error",
     }
 )

@@ -52,6 +52,7 @@ from tabmcp.errors import MalformedMessage, ProtocolError, ToolCallError, Unknow
 from tabmcp.protocol import (
     PROTOCOL_VERSION,
     ApprovalResult,
+    FormsSet,
     CallResult,
     ControlSet,
     ErrorBody,
@@ -100,6 +101,7 @@ KNOWN_TYPES = (
     "tab.closed",
     "call.result",
     "approval.result",
+    "forms.set",
     "telemetry",
     "page.result",
     "panel.query",
@@ -263,6 +265,12 @@ VALID_MESSAGES: dict[str, st.SearchStrategy[BaseModel]] = {
     ),
     "approval.result": st.builds(
         ApprovalResult, type=st.just("approval.result"), approval_id=text, approved=st.booleans(), reason=text
+    ),
+    "forms.set": st.builds(
+        FormsSet,
+        type=st.just("forms.set"),
+        origin=text | st.sampled_from(["https://shop.test", "http://127.0.0.1:8000", "https://x.test:443"]),
+        enabled=st.booleans(),
     ),
     "telemetry": st.builds(
         Telemetry,
@@ -1054,8 +1062,9 @@ def new_hub() -> tuple[Hub, Link, FakeSocket]:
 
 async def handshake(hub: Hub, link: Link, socket: FakeSocket) -> None:
     await hub.handle_frame(link, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
-    assert [m["type"] for m in socket.sent[-2:]] == ["welcome", "telemetry.config"] and hub.connected
-    del socket.sent[-2:]
+    assert [m["type"] for m in socket.sent[-3:]] == ["welcome", "telemetry.config", "forms.policy"]
+    assert hub.connected
+    del socket.sent[-3:]
 
 
 def hub_snapshot(tab_id: int, url: str, title: str, tool_list, cat_list, state_list) -> dict[str, Any]:
@@ -1117,7 +1126,7 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
             assert hub.protocol_errors == errors_before + 1
         elif isinstance(message, Hello):
             if message.protocol == PROTOCOL_VERSION:
-                assert [m["type"] for m in replies] == ["welcome", "telemetry.config"]
+                assert [m["type"] for m in replies] == ["welcome", "telemetry.config", "forms.policy"]
             else:
                 assert codes == ["PROTOCOL_MISMATCH"] and socket.closed == (1002, "protocol version mismatch")
                 return
@@ -1140,6 +1149,9 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
         elif isinstance(message, PanelQuery | ControlSet):
             assert [(m["type"], m["requestId"]) for m in replies] == [("panel.state", message.request_id)]
             assert replies[0]["ok"] is ("state" in replies[0])
+        elif isinstance(message, FormsSet):  # the person's switch: kept and re-announced, or a bad origin
+            assert [m["type"] for m in replies] in (["forms.policy"], ["error"])
+            assert codes in ([], ["MALFORMED_MESSAGE"])
         else:
             assert replies == [], "results nobody waits for, pongs and the extension's errors get no answer"
         assert socket.closed is None and link.state is LinkState.READY and hub.connected

@@ -36,7 +36,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import (
     BadResult,
@@ -617,8 +617,10 @@ class Session:
         timeout_s: float,
         frame_id: int = 0,
         client_id: str | None = None,
+        source: Literal["form"] | None = None,
     ) -> PendingRequest:
         """Run ``page_tool`` in a tab: queues ``call.start``; ends with a :class:`RequestEnded`.
+        ``source="form"``: a page form, run by the extension's forms script.
 
         Raises:
             ExtensionDisconnected: no extension is connected.
@@ -627,7 +629,7 @@ class Session:
                          frame_id=frame_id, page_tool=page_tool, arguments=arguments, client_id=client_id)
         return self._sent(call, CallStart(
             call_id=call.request_id, tab_id=tab_id, document_id=document_id, frame_id=frame_id or None,
-            tool=page_tool, arguments=arguments, timeout_ms=int(timeout_s * 1000),
+            tool=page_tool, arguments=arguments, timeout_ms=int(timeout_s * 1000), source=source,
         ))
 
     def start_approval(

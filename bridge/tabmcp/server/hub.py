@@ -21,6 +21,7 @@ from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
 from ..core.panel import ControlRefused, Insight, apply_control, panel_state
+from ..core.page_forms import FormsPolicy, normalize_origin
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
@@ -53,6 +54,8 @@ from ..protocol import (
     ErrorBody,
     PanelQuery,
     PanelState,
+    FormsPolicyRule,
+    FormsSet,
     TabSnapshot,
     TabsSync,
     TabUpdate,
@@ -62,9 +65,12 @@ from ..protocol import (
     dump,
 )
 from ..protocol import (
+    FormsPolicy as FormsPolicyMsg,
+)
+from ..protocol import (
     TabClosed as TabClosedMsg,
 )
-from ..store import UsageStore
+from ..store import FormsSwitchStore, UsageStore
 
 if TYPE_CHECKING:
     from ..core.trust.guard import TrustGuard
@@ -126,7 +132,9 @@ class Hub:
         self.config = config or Config()
         self.registry = Registry(reserved_names=RESERVED_NAMES)
         self.controls = PersonControls.open(self.config.store.path)  # the person's switches (popup, CLI)
-        self.gate = Gate(self.config.policy, self.config.trust, controls=self.controls)
+        self.forms_switches = FormsSwitchStore(self.config.store.path)
+        self.forms = FormsPolicy(self.config.policy.origins, self.forms_switches.all())
+        self.gate = Gate(self.config.policy, self.config.trust, self.forms, controls=self.controls)
         self.trust: TrustGuard | None = None
         """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
         self.usage = UsageStore(self.config.store.path)
@@ -275,6 +283,7 @@ class Hub:
                     self._grace = None
                 self._page_config = self.telemetry.settings.page_config()
                 self.session.send(event.peer, TelemetryConfig(config=self._page_config))
+                self.session.send(event.peer, self._forms_policy_message())
                 self._link_ready.set()
                 self._poll_controls_soon()
             elif isinstance(event, Disconnected):
@@ -303,6 +312,8 @@ class Hub:
                 self._report_rejections(peer, change)
         elif isinstance(message, TabClosedMsg):
             self._apply(self.registry.remove(message.tab_id))
+        elif isinstance(message, FormsSet):
+            self._forms_set(peer, message)
         elif isinstance(message, Telemetry):
             try:
                 self.telemetry.ingest(message.model_dump(by_alias=True))
@@ -353,6 +364,36 @@ class Hub:
             log.debug("could not read the person's switches", exc_info=True)
         if self.session.ready:
             self._poll_controls_soon()
+
+    # -- page forms as tools (core/page_forms.py) -----------------------------------------
+
+    def _forms_policy_message(self) -> FormsPolicyMsg:
+        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()])
+
+    def set_forms_as_tools(self, origin: str, enabled: bool) -> None:
+        """The person's choice for one origin: kept (SQLite), applied to every listing and call
+        at once, and sent to the extension so pages start or stop describing their forms.
+
+        Raises:
+            ValueError: ``origin`` is not an http(s) origin.
+        """
+        origin = normalize_origin(origin)
+        changed = self.forms.choose(origin, enabled)
+        self.forms_switches.set(origin, enabled)
+        if self.session.ready:
+            self.session.send(None, self._forms_policy_message())
+            self._flush_soon()
+        if changed:
+            self._apply(self.registry.touch())
+
+    def _forms_set(self, peer: Peer, message: FormsSet) -> None:
+        try:
+            self.set_forms_as_tools(message.origin, message.enabled)
+        except ValueError as exc:
+            self.session.report(peer, ErrorCode.MALFORMED_MESSAGE, f"forms.set: {exc}", ref="forms.set")
+            return
+        log.info("forms-as-tools %s for %s (the person, in the popup)", "on" if message.enabled else "off",
+                 message.origin)
 
     def _report_rejections(self, peer: Peer, change: RegistryChange) -> None:
         text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
@@ -486,6 +527,7 @@ class Hub:
             arguments=entry.tool.page_arguments(arguments),
             timeout_s=timeout_s if timeout_s is not None else self.config.calls.timeout_s,
             client_id=client_id,
+            source="form" if entry.tool.page_form else None,
         )
         result: dict[str, Any] = await self._wait(call)
         self.usage.record(entry.tab.origin, entry.tool.name)
