@@ -19,7 +19,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import uvicorn
-from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -34,6 +33,7 @@ from ..protocol import MAX_FRAME_BYTES
 from .extension import extension_endpoint, is_loopback_host
 from .hub import Hub
 from .mcp import build_mcp_server
+from .stdio import stdio_transport
 
 __all__ = ["BearerTokenMiddleware", "BridgeApp", "PortInUse", "bind_socket", "running_bridge"]
 
@@ -150,6 +150,9 @@ class BridgeApp:
                 ws="websockets-sansio",
                 ws_max_size=MAX_FRAME_BYTES,
                 ws_ping_interval=None,  # the extension's own heartbeat keeps the worker alive
+                # Frames are small JSON on loopback: compressing each costs more CPU (here and in
+                # the service worker) than the bytes it saves.
+                ws_per_message_deflate=False,
                 log_level=log_level,
                 lifespan="on",
                 timeout_graceful_shutdown=2,
@@ -168,7 +171,7 @@ class BridgeApp:
             if on_ready is not None:
                 on_ready(self.port)
             if stdio:
-                async with stdio_server() as (read, write):
+                async with stdio_transport() as (read, write):
                     await self.mcp.run(read, write, self.mcp.create_initialization_options())
             else:
                 await http

@@ -35,7 +35,6 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import ListenHandler
 from mcp.shared.exceptions import MCPError
 from mcp_types import HEADER_MISMATCH
@@ -45,6 +44,7 @@ from ..config import Config
 from ..errors import ExtensionDisconnected
 from .app import BridgeApp, PortInUse, bind_socket
 from .mcp import INSTRUCTIONS, ChangeNotifier, _complete, error_result, is_dynamic
+from .stdio import stdio_transport
 
 __all__ = ["Relay", "bridge_on_port"]
 
@@ -254,7 +254,7 @@ class Relay:
     async def run_stdio(self) -> None:
         watcher = asyncio.create_task(self._watch())
         try:
-            async with stdio_server() as (read, write):
+            async with stdio_transport() as (read, write):
                 await self.server.run(read, write, self.server.create_initialization_options())
         finally:
             watcher.cancel()
