@@ -316,23 +316,28 @@ class Hub:
         task.add_done_callback(self._background.discard)
 
     def _arm_deadline(self) -> None:
-        """One timer for the session's next deadline."""
+        """One timer for the session's next deadline.
+
+        Armed lazily: a timer already due no later than the next deadline stays (when it fires
+        early, nothing has expired and it is armed again for the then next deadline), so a call
+        that ends before its deadline costs no timer of its own.
+        """
         deadline = self.session.next_deadline()
-        if deadline == self._deadline_at:
+        if deadline is None or (self._deadline_at is not None and self._deadline_at <= deadline):
             return
         if self._deadline is not None:
             self._deadline.cancel()
-            self._deadline = None
         self._deadline_at = deadline
-        if deadline is not None:
-            delay = max(0.0, deadline - self.session.clock())
-            self._deadline = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
+        delay = max(0.0, deadline - self.session.clock())
+        self._deadline = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
 
     def _deadline_passed(self) -> None:
         self._deadline = None
         self._deadline_at = None
-        self._handle(self.session.expire())
-        self._flush_soon()
+        events = self.session.expire()
+        self._handle(events)  # arms the timer again for what is left
+        if events:
+            self._flush_soon()
 
     def _settle(self, event: RequestEnded) -> None:
         future = self._futures.pop(event.request.request_id, None)
@@ -386,7 +391,7 @@ class Hub:
         self._arm_deadline()
         try:
             await self._flush()
-            return await asyncio.shield(future)
+            return await future
         except asyncio.CancelledError:
             self._handle(self.session.cancel(request.request_id))
             self._flush_soon()

@@ -227,11 +227,11 @@ class _Handlers:
         except BaseException as exc:  # the client cancelled, or a bug: the log still gets the row
             if pending is not None:
                 cancelled = isinstance(exc, asyncio.CancelledError)
-                self.hub.activity.end(pending, None,
+                self.hub.activity.end(pending, None, defer=True,
                                       outcome=ErrorCode.CANCELLED if cancelled else ErrorCode.INTERNAL_ERROR)
             raise
         if pending is not None:  # the activity log: every call that reaches a page
-            self.hub.activity.end(pending, result)
+            self.hub.activity.end(pending, result, defer=True)  # summarised when its batch is written
         return _complete(ctx, result)
 
 
