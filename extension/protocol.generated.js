@@ -144,6 +144,7 @@ export const ERROR = Object.freeze({
  * @property {boolean} ok
  * @property {Object<string, *>} [result]
  * @property {ErrorBody} [error]
+ * @property {Array<*>} [trace] The call's ``trace`` with the extension's stamps added (debug mode only, see ``CallStart``).
  */
 
 /**
@@ -222,6 +223,7 @@ export const ERROR = Object.freeze({
  * @property {string} tool The tool's name as the page registered it (not the bridge's public name).
  * @property {Object<string, *>} arguments
  * @property {number} timeoutMs
+ * @property {Array<*>} [trace] Debug mode only (``TABMCP_TRACE=1``): ``[hop, epoch ms]`` stamps so far; each hop that relays the call appends its own and ``call.result`` carries the list back.
  */
 
 /**

@@ -15,6 +15,7 @@ import asyncio
 import functools
 import json
 import logging
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -37,11 +38,15 @@ from ..core.tools import Bridge
 from ..errors import ErrorCode, ToolCallError
 from ..core.trust.guard import install_trust
 from .approvals import Approvals
-from .hub import Hub
+from .hub import TRACE, Hub
 
-__all__ = ["ChangeNotifier", "ListingCache", "build_mcp_server", "error_result"]
+__all__ = ["META_TRACE", "ChangeNotifier", "ListingCache", "build_mcp_server", "error_result"]
 
 log = logging.getLogger("tabmcp.mcp")
+
+META_TRACE = "tabmcp/trace"
+"""Debug mode (``TABMCP_TRACE=1`` in the bridge's environment): a tools/call whose request
+``_meta`` has this key true gets ``[[hop, epoch ms], ...]`` under it in its result's ``_meta``."""
 
 INSTRUCTIONS = (
     "Tools here come from web pages open in the user's browser (each description starts with the "
@@ -213,6 +218,22 @@ class _Handlers:
         return _complete(ctx, {"tools": self.hub.listing(view), "_meta": {META_REVISION: self.hub.revision}})
 
     async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> dict[str, Any]:
+        if self.hub.trace and isinstance(params.meta, dict) and params.meta.get(META_TRACE):
+            # Debug mode, and the client asked: hop timestamps, returned in the result's _meta.
+            trace = [("bridge.handler", time.time_ns() / 1e6)]
+            token = TRACE.set(trace)
+            try:
+                result = await self._call_tool(ctx, params)
+            finally:
+                TRACE.reset(token)
+            trace.append(("bridge.result", time.time_ns() / 1e6))
+            result.setdefault("_meta", {})[META_TRACE] = [[name, at] for name, at in trace]
+            return result
+        return await self._call_tool(ctx, params)
+
+    async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
         await self.hub.settle()
