@@ -2,6 +2,7 @@
 
 * ``/extension`` — the extension's WebSocket (see :mod:`tabmcp.server.extension`)
 * ``/mcp`` — MCP Streamable HTTP (every protocol version the SDK speaks)
+* ``/mcp-stream`` — one MCP session per WebSocket, for relays (see :mod:`tabmcp.server.stream`)
 * ``/health`` — a JSON status line
 
 :meth:`BridgeApp.serve` runs the HTTP server; with ``stdio=True`` it also serves MCP on
@@ -34,6 +35,7 @@ from .extension import extension_endpoint, is_loopback_host
 from .hub import Hub
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
+from .stream import STREAM_PATH, mcp_stream_endpoint
 
 __all__ = ["BearerTokenMiddleware", "BridgeApp", "PortInUse", "bind_socket", "running_bridge"]
 
@@ -121,6 +123,7 @@ class BridgeApp:
             host=self.config.server.host,
             custom_starlette_routes=[
                 WebSocketRoute("/extension", extension_endpoint(self.hub)),
+                WebSocketRoute(STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None)),
                 Route("/health", health),
                 Route("/api/listings", listings),
             ],

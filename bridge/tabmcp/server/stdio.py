@@ -30,7 +30,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
-__all__ = ["LINE_LIMIT", "pipes_usable", "stdio_transport"]
+__all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
 
 LINE_LIMIT = 256 * 1024 * 1024
 """The longest line read (a longer one is reported as a bad message and skipped)."""
@@ -114,6 +114,62 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
                 tg.start_soon(stdout_writer)
                 yield read_stream, write_stream
                 tg.cancel_scope.cancel()
+        finally:
+            read_transport.close()
+            write_transport.close()
+
+
+class StdLines:
+    """This process's stdin and stdout as raw lines (the relay pipes them without parsing)."""
+
+    def __init__(self, reader: Any, writer: Any) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    async def readline(self) -> bytes:
+        """The next line (with its newline), ``b""`` at EOF; a line past ``LINE_LIMIT`` raises ValueError."""
+        if isinstance(self._reader, asyncio.StreamReader):
+            return await self._reader.readline()
+        return await asyncio.to_thread(self._reader.readline)
+
+    async def write(self, line: bytes) -> None:
+        if isinstance(self._writer, asyncio.StreamWriter):
+            self._writer.write(line)
+            await self._writer.drain()
+            return
+
+        def blocking() -> None:
+            self._writer.write(line)
+            self._writer.flush()
+
+        await asyncio.to_thread(blocking)
+
+
+@contextlib.asynccontextmanager
+async def std_lines() -> AsyncIterator[StdLines]:
+    """Claim fd 0 and fd 1 (as :func:`stdio_transport` does) and read and write them as lines:
+    with asyncio's pipe transports where they are pipes or sockets, else through a thread."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    with contextlib.ExitStack() as fds:
+        try:
+            in_fd = fds.enter_context(_claim(0, devnull))
+            out_fd = fds.enter_context(_claim(1, 2))
+        finally:
+            os.close(devnull)
+        if not pipes_usable(in_fd, out_fd):
+            with os.fdopen(os.dup(in_fd), "rb", buffering=0) as raw_in, os.fdopen(os.dup(out_fd), "wb") as raw_out:
+                yield StdLines(raw_in, raw_out)
+            return
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=LINE_LIMIT)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(in_fd), "rb", buffering=0)
+        )
+        write_transport, write_protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(os.dup(out_fd), "wb", buffering=0)
+        )
+        try:
+            yield StdLines(reader, asyncio.StreamWriter(write_transport, write_protocol, None, loop))
         finally:
             read_transport.close()
             write_transport.close()
