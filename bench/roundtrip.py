@@ -145,7 +145,8 @@ traces: dict[str, list[list[list[Any]]]] = {}
 """Per transport, the traced calls' stamps (``[[hop, epoch ms], ...]`` each)."""
 
 HOPS: dict[tuple[str, str], str] = {
-    ("client.send", "bridge.handler"): "client SDK → transport → bridge's MCP SDK → tools/call handler",
+    ("client.send", "transport.in"): "client SDK → transport (pipe or HTTP) → the bridge reads the request",
+    ("transport.in", "bridge.handler"): "bridge's MCP SDK: parse, validate, dispatch → tools/call handler",
     ("bridge.handler", "bridge.hub"): "bridge core before the page (activity, registry, policy, trust, validation)",
     ("bridge.hub", "bridge.sent"): "session: call.start built, encoded, written to the WebSocket",
     ("bridge.sent", "worker.in"): "WebSocket → service worker (onmessage, JSON parse, routing)",

@@ -16,6 +16,7 @@ import contextlib
 import hmac
 import logging
 import socket
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -32,7 +33,7 @@ from ..core.disclosure import PROFILES
 from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
 from .extension import extension_endpoint, is_loopback_host
-from .hub import Hub
+from .hub import ARRIVED, Hub
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
 from .stream import STREAM_PATH, mcp_stream_endpoint
@@ -82,6 +83,19 @@ class BearerTokenMiddleware:
         await self.app(scope, receive, send)
 
 
+class ArrivalStamp:
+    """Debug mode only: note when each HTTP request reached the bridge (see ``hub.ARRIVED``)."""
+
+    def __init__(self, app: ASGIApp, *, hub: Hub) -> None:
+        self.app = app
+        self.hub = hub
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.hub.trace and scope["type"] == "http":
+            ARRIVED.set(time.time_ns() / 1e6)
+        await self.app(scope, receive, send)
+
+
 class BridgeApp:
     """The hub, its MCP server and the ASGI app that exposes both."""
 
@@ -128,6 +142,7 @@ class BridgeApp:
                 Route("/api/listings", listings),
             ],
         )
+        app.add_middleware(ArrivalStamp, hub=self.hub)  # one check per request unless in debug mode
         token = self.config.server.mcp_token
         if token:
             app.add_middleware(BearerTokenMiddleware, token=token, paths=("/mcp", "/api/"))

@@ -76,6 +76,11 @@ starts the list, :meth:`Hub.call_tool` sends it with ``call.start``, each hop of
 its own, and the list that comes back with ``call.result`` replaces it, plus the bridge's own."""
 
 
+ARRIVED: contextvars.ContextVar[float | None] = contextvars.ContextVar("tabmcp.arrived", default=None)
+"""Debug mode: when the request being handled reached the bridge's transport (epoch ms), set by
+the stdio reader and the HTTP app before the MCP SDK sees the request."""
+
+
 def trace_enabled() -> bool:
     """Debug mode: carry hop timestamps on every tools/call (off by default)."""
     return os.environ.get("TABMCP_TRACE", "") not in ("", "0")

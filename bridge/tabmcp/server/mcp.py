@@ -38,7 +38,7 @@ from ..core.tools import Bridge
 from ..errors import ErrorCode, ToolCallError
 from ..core.trust.guard import install_trust
 from .approvals import Approvals
-from .hub import TRACE, Hub
+from .hub import ARRIVED, TRACE, Hub
 
 __all__ = ["META_TRACE", "ChangeNotifier", "ListingCache", "build_mcp_server", "error_result"]
 
@@ -222,7 +222,9 @@ class _Handlers:
     ) -> dict[str, Any]:
         if self.hub.trace and isinstance(params.meta, dict) and params.meta.get(META_TRACE):
             # Debug mode, and the client asked: hop timestamps, returned in the result's _meta.
-            trace = [("bridge.handler", time.time_ns() / 1e6)]
+            arrived = ARRIVED.get()
+            trace = [("transport.in", arrived)] if arrived is not None else []
+            trace.append(("bridge.handler", time.time_ns() / 1e6))
             token = TRACE.set(trace)
             try:
                 result = await self._call_tool(ctx, params)

@@ -21,6 +21,7 @@ import contextlib
 import fcntl
 import os
 import stat
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -29,6 +30,8 @@ import mcp_types as types
 from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
+
+from .hub import ARRIVED, trace_enabled
 
 __all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
 
@@ -83,6 +86,8 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
         read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
         write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
 
+        traced = trace_enabled()
+
         async def stdin_reader() -> None:
             async with read_stream_writer:
                 while True:
@@ -93,6 +98,8 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
                         continue
                     if not line:
                         return
+                    if traced:  # debug mode: the handler sees when the line arrived
+                        ARRIVED.set(time.time_ns() / 1e6)
                     try:
                         message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
                     except Exception as exc:
