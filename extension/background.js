@@ -181,6 +181,9 @@ async function init() {
   connect();
 }
 
+/** The scripts manifest.json injects with `file`, in their order (shared names first). @param {string} file */
+const scriptsWith = (file) => (chrome.runtime.getManifest().content_scripts || []).find((c) => c.js?.includes(file))?.js || [file];
+
 /** After an install or reload, pages opened earlier have no (live) content scripts: add them. */
 async function injectIntoOpenTabs() {
   const tabs = await chrome.tabs.query({ url: ['http://*/*', 'https://*/*', 'file://*/*'] });
@@ -190,11 +193,11 @@ async function injectIntoOpenTabs() {
       try {
         await chrome.scripting.executeScript({
           target: { tabId: tab.id, allFrames: true },
-          files: ['webmcp-polyfill.js', 'page/agent.js'],
+          files: scriptsWith('page/agent.js'),
           world: 'MAIN',
           injectImmediately: true,
         });
-        await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files: ['content.js'] });
+        await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files: scriptsWith('content.js') });
       } catch {
         /* pages the extension may not touch (the web store, chrome://) */
       }

@@ -1,65 +1,90 @@
 // GENERATED from bridge/tabmcp/protocol.py and errors.ErrorCode by `python -m tabmcp.protocol_js`.
 // Do not edit: change the Python side and regenerate (bridge/tests/test_protocol_js.py checks it).
 // docs/protocol.md describes every message for humans.
+//
+// A classic script with no exports, safe to load twice: listed before the page scripts in
+// manifest.json, imported for its effect by protocol.js (service worker, extension pages).
+// Every context reads the same frozen names from globalThis[Symbol.for('tabmcp.protocol')]. It ends with
+// a copy of messages.js, for the page's main world (see tabmcp/protocol_js.py for why).
+(() => {
+  const KEY = Symbol.for('tabmcp.protocol');
+  if (globalThis[KEY]) return;
 
-/** Bumped whenever a message or a field changes meaning. @type {number} */
-export const PROTOCOL_VERSION = 1;
+  /** Bumped whenever a message or a field changes meaning. @type {number} */
+  const PROTOCOL_VERSION = 1;
 
-/** Extension → bridge message types. */
-export const OUT = Object.freeze({
-  hello: 'hello',
-  tabsSync: 'tabs.sync',
-  tabUpdate: 'tab.update',
-  tabClosed: 'tab.closed',
-  callResult: 'call.result',
-  approvalResult: 'approval.result',
-  telemetry: 'telemetry',
-  pageResult: 'page.result',
-  ping: 'ping',
-  pong: 'pong',
-  error: 'error',
-});
+  /** Extension → bridge message types. */
+  const OUT = Object.freeze({
+    hello: 'hello',
+    tabsSync: 'tabs.sync',
+    tabUpdate: 'tab.update',
+    tabClosed: 'tab.closed',
+    callResult: 'call.result',
+    approvalResult: 'approval.result',
+    telemetry: 'telemetry',
+    pageResult: 'page.result',
+    ping: 'ping',
+    pong: 'pong',
+    error: 'error',
+  });
 
-/** Bridge → extension message types. */
-export const IN = Object.freeze({
-  welcome: 'welcome',
-  callStart: 'call.start',
-  callCancel: 'call.cancel',
-  approvalRequest: 'approval.request',
-  approvalWithdraw: 'approval.withdraw',
-  telemetryConfig: 'telemetry.config',
-  pageQuery: 'page.query',
-  ping: 'ping',
-  pong: 'pong',
-  error: 'error',
-});
+  /** Bridge → extension message types. */
+  const IN = Object.freeze({
+    welcome: 'welcome',
+    callStart: 'call.start',
+    callCancel: 'call.cancel',
+    approvalRequest: 'approval.request',
+    approvalWithdraw: 'approval.withdraw',
+    telemetryConfig: 'telemetry.config',
+    pageQuery: 'page.query',
+    ping: 'ping',
+    pong: 'pong',
+    error: 'error',
+  });
 
-/** Every error code on the wire and in tool results. */
-export const ERROR = Object.freeze({
-  PROTOCOL_ERROR: 'PROTOCOL_ERROR',
-  MALFORMED_MESSAGE: 'MALFORMED_MESSAGE',
-  UNKNOWN_TYPE: 'UNKNOWN_TYPE',
-  PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
-  NOT_READY: 'NOT_READY',
-  UNAUTHORIZED: 'UNAUTHORIZED',
-  FLOODED: 'FLOODED',
-  INVALID_TOOL: 'INVALID_TOOL',
-  INTERNAL_ERROR: 'INTERNAL_ERROR',
-  TOOL_ERROR: 'TOOL_ERROR',
-  TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
-  VALIDATION_ERROR: 'VALIDATION_ERROR',
-  WRITES_DISABLED: 'WRITES_DISABLED',
-  APPROVAL_DENIED: 'APPROVAL_DENIED',
-  OUT_OF_SCOPE: 'OUT_OF_SCOPE',
-  TIMEOUT: 'TIMEOUT',
-  TAB_CLOSED: 'TAB_CLOSED',
-  TAB_NAVIGATED: 'TAB_NAVIGATED',
-  EXTENSION_DISCONNECTED: 'EXTENSION_DISCONNECTED',
-  CANCELLED: 'CANCELLED',
-  PAGE_ERROR: 'PAGE_ERROR',
-  BAD_RESULT: 'BAD_RESULT',
-  AXE_MISSING: 'AXE_MISSING',
-});
+  /** Every error code on the wire and in tool results. */
+  const ERROR = Object.freeze({
+    PROTOCOL_ERROR: 'PROTOCOL_ERROR',
+    MALFORMED_MESSAGE: 'MALFORMED_MESSAGE',
+    UNKNOWN_TYPE: 'UNKNOWN_TYPE',
+    PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
+    NOT_READY: 'NOT_READY',
+    UNAUTHORIZED: 'UNAUTHORIZED',
+    FLOODED: 'FLOODED',
+    INVALID_TOOL: 'INVALID_TOOL',
+    INTERNAL_ERROR: 'INTERNAL_ERROR',
+    TOOL_ERROR: 'TOOL_ERROR',
+    TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+    VALIDATION_ERROR: 'VALIDATION_ERROR',
+    WRITES_DISABLED: 'WRITES_DISABLED',
+    APPROVAL_DENIED: 'APPROVAL_DENIED',
+    OUT_OF_SCOPE: 'OUT_OF_SCOPE',
+    TIMEOUT: 'TIMEOUT',
+    TAB_CLOSED: 'TAB_CLOSED',
+    TAB_NAVIGATED: 'TAB_NAVIGATED',
+    EXTENSION_DISCONNECTED: 'EXTENSION_DISCONNECTED',
+    CANCELLED: 'CANCELLED',
+    PAGE_ERROR: 'PAGE_ERROR',
+    BAD_RESULT: 'BAD_RESULT',
+    AXE_MISSING: 'AXE_MISSING',
+    AXE_FAILED: 'AXE_FAILED',
+    INVALID_SELECTOR: 'INVALID_SELECTOR',
+    UNKNOWN_QUERY: 'UNKNOWN_QUERY',
+    QUERY_FAILED: 'QUERY_FAILED',
+  });
+
+  /** The kinds of live page queries. */
+  const QUERY = Object.freeze({
+    dom: 'dom',
+    page: 'page',
+    axe: 'axe',
+    vitals: 'vitals',
+  });
+
+  Object.defineProperty(globalThis, KEY, {
+    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY }),
+  });
+})();
 
 // ---- payloads ----
 
@@ -274,3 +299,66 @@ export const ERROR = Object.freeze({
  * @property {Object<string, *>} [args]
  * @property {number} timeoutMs
  */
+
+// ---- the extension's internal messages: a verbatim copy of messages.js ----
+
+// The extension's internal messages, named once: service worker ⇄ content script (over the
+// page's port) ⇄ page scripts (window.postMessage), and the extension's own pages (popup,
+// approval window) ⇄ service worker (chrome.runtime.sendMessage). The wire protocol with the
+// bridge and every error code are in protocol.generated.js.
+//
+// A classic script with no exports, safe to load twice, so every context can load it: listed
+// before content.js in manifest.json, imported for its effect by protocol.js (service worker,
+// extension pages), copied at the end of protocol.generated.js for the page scripts (Chrome runs
+// a file once per frame whatever the world, so the page's main world cannot list this one too;
+// `python -m tabmcp.protocol_js` rewrites the copy, a test fails when it is stale). All read
+// the same frozen names from globalThis[Symbol.for('tabmcp.messages')]; no other part of the
+// extension spells a message type.
+(() => {
+  const KEY = Symbol.for('tabmcp.messages');
+  if (globalThis[KEY]) return;
+
+  /** Messages between the service worker, the content script and the page scripts. */
+  const PAGE = Object.freeze({
+    /** page → worker: the page's tools, categories and states. */
+    snapshot: 'snapshot',
+    /** worker → page: run a tool {callId, tool, arguments}; page → worker: its `result`. */
+    call: 'call',
+    result: 'result',
+    /** worker → page: stop a running call {callId, reason}. */
+    cancel: 'cancel',
+    /** page → worker: a batch of captured events (relayed as the wire's `telemetry`). */
+    telemetry: 'telemetry',
+    /** worker → page: the bridge's capture settings and redaction rules. */
+    telemetryConfig: 'telemetry.config',
+    /** worker → page: a live query {requestId, kind, args}; page → worker: `page.result`. */
+    pageQuery: 'page.query',
+    pageResult: 'page.result',
+    /** Never relayed: approvals are asked in the extension's own window (approval/approvals.js). */
+    approval: 'approval',
+    /** content script → page: the worker (re)connected, send a fresh snapshot. */
+    resync: 'resync',
+    /** worker → page: definitions the bridge refused {message}; the page logs why to its console. */
+    refused: 'refused',
+  });
+
+  /**
+   * The window.postMessage envelope between the content script and the page scripts:
+   * `{[ENVELOPE.key]: ENVELOPE.page | ENVELOPE.content, msg}`, named by who sends it.
+   */
+  const ENVELOPE = Object.freeze({ key: '__tabmcp', page: 'page', content: 'content' });
+
+  /** The name of the port each page's content script opens to the worker. */
+  const PAGE_PORT = 'tabmcp-page';
+
+  /** Messages from the extension's own pages (popup, approval window) and tests to the worker. */
+  const RUNTIME = Object.freeze({
+    status: 'tabmcp.status',
+    reconnect: 'tabmcp.reconnect',
+    /** The approval window asks for its question {approvalId} and gives the person's answer. */
+    approvalGet: 'tabmcp.approval.get',
+    approvalAnswer: 'tabmcp.approval.answer',
+  });
+
+  Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });
+})();

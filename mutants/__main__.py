@@ -116,6 +116,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_policy_bridge.py",),
     ),
     Mutation(
+        "category-lists-members",
+        "every listed category repeats its member names (the listing grows with the tools again)",
+        "bridge/tabmcp/core/disclosure.py",
+        '"description": f"{marker} {summary(entry.category.description)}".rstrip(),',
+        '"description": f"{marker} {summary(entry.category.description)} Tools: {\', \'.join(names)}.",',
+        ("bridge/tests/test_disclosure_budget.py",),
+    ),
+    Mutation(
+        "category-search-cut-at-ten",
+        "search_tools(category=...) lists only the first ten of a category",
+        "bridge/tabmcp/core/tools/search.py",
+        'limit = int(arguments.get("limit") or (MAX_LIMIT if listing else 10))',
+        'limit = int(arguments.get("limit") or 10)',
+        ("bridge/tests/test_disclosure_findable.py",),
+    ),
+    Mutation(
         "hidden-members-leak",
         "category members hidden by policy or scope are shown",
         "bridge/tabmcp/core/scoping.py",
@@ -235,6 +251,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                if not why.search(purpose):",
         "                if False:",
         ("bridge/tests/test_trust_core.py", "-k", "personal or draft or over_parameterized"),
+    ),
+    Mutation(
+        "page-redacts-before-rules",
+        "the page builds what it captured before the bridge's rules arrive (with no rules)",
+        "extension/page/queue.js",
+        "    if (known()) push(build());\n    else push(/** @type {any} */ ({ kind, build }));",
+        "    push(build());",
+        ("e2e/test_telemetry_capture.py", "-k", "before_the_bridges_rules"),
+    ),
+    Mutation(
+        "page-natives-live",
+        "the capture looks querySelectorAll up when it runs, so a page that patched it fools it",
+        "extension/page/natives.js",
+        "    qsa: Document.prototype.querySelectorAll,",
+        "    qsa: { call: (d, s) => d.querySelectorAll(s) },",
+        ("e2e/test_telemetry_capture.py", "-k", "patches_natives"),
+    ),
+    Mutation(
+        "page-query-before-rules",
+        "a page query is answered before the bridge's rules arrive",
+        "extension/page/query.js",
+        "    whenKnown(() => N.then.call(answerQuery(msg), noop, oops));",
+        "    N.then.call(answerQuery(msg), noop, oops);",
+        ("e2e/test_telemetry_capture.py", "-k", "before_the_bridges_rules"),
     ),
 )
 

@@ -167,6 +167,8 @@ def _client(args: argparse.Namespace) -> Any:
 
 
 async def _tools(args: argparse.Namespace) -> int:
+    from .core.disclosure import read_category_marker
+
     async with _client(args) as client:
         result = await client.list_tools(cache_mode="bypass")
     tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in result.tools]
@@ -175,10 +177,11 @@ async def _tools(args: argparse.Namespace) -> int:
         return 0
     for tool in tools:
         meta = tool.get("_meta") or {}
-        cat = meta.get("tabmcp/category")
-        kind = "builtin" if meta.get("tabmcp/builtin") else ("category" if isinstance(cat, dict) else "tool")
-        source = (meta.get("tabmcp/source") or {}).get("origin", "")
-        extra = f" ({cat['toolCount']} tools)" if isinstance(cat, dict) else ""
+        # A listed category carries no _meta: the bridge's bracket opening its description says it.
+        cat = read_category_marker(tool.get("description") or "")
+        kind = "builtin" if meta.get("tabmcp/builtin") else ("category" if cat else "tool")
+        source = (meta.get("tabmcp/source") or {}).get("origin", "") or (cat[0] if cat else "")
+        extra = f" ({cat[1]} tools)" if cat else ""
         print(f"{tool['name']:<40} {kind:<9}{extra:<12} {source}")
     print(f"{len(tools)} tools", file=sys.stderr)
     return 0
@@ -219,7 +222,7 @@ async def _tokens(args: argparse.Namespace) -> int:
         print(json.dumps({"encoding": counter.label, "profiles": [r.__dict__ for r in reports]}, indent=2))
         return 0
     print(f"tools/list cost per disclosure profile ({counter.label})")
-    print(f"{'profile':<12} {'tools':>6} {'tokens':>8}  saving vs passthrough")
+    print(f"{'profile':<12} {'tools':>6} {'tokens':>8}  below passthrough")
     for r in reports:
         saving = "baseline" if r.saving is None else f"{r.saving:.1%}"
         print(f"{r.profile:<12} {r.tools:>6} {r.tokens:>8}  {saving}")

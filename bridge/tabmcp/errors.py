@@ -93,6 +93,14 @@ class ErrorCode(enum.StrEnum):
     BAD_RESULT = "BAD_RESULT"
     AXE_MISSING = "AXE_MISSING"
     """The extension could not load axe-core into the page (an accessibility audit)."""
+    AXE_FAILED = "AXE_FAILED"
+    """axe-core ran in the page and threw."""
+    INVALID_SELECTOR = "INVALID_SELECTOR"
+    """A page query's selector is empty or not valid CSS."""
+    UNKNOWN_QUERY = "UNKNOWN_QUERY"
+    """A page query of a kind the page does not answer."""
+    QUERY_FAILED = "QUERY_FAILED"
+    """The page could not answer a query (or send its answer)."""
 
 
 class BridgeError(Exception):

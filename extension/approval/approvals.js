@@ -15,11 +15,10 @@
  */
 
 import { KIND, RULE, bridgeWaits } from '../pending.js';
+import { RUNTIME } from '../protocol.js';
 
 export const APPROVAL_PAGE = 'approval/approval.html';
 const REMEMBER_KEY = 'tabmcp.approval.remembered';
-const MSG_GET = 'tabmcp.approval.get';
-const MSG_ANSWER = 'tabmcp.approval.answer';
 
 /** What the person is told the bridge heard, when a rule (not the person) ended the question. */
 const REASONS = Object.freeze({
@@ -136,14 +135,14 @@ export function createApprovals({ send, resultType, table }) {
    * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} sendResponse
    */
   function onMessage(msg, sender, sendResponse) {
-    if (!msg || typeof msg.type !== 'string' || !msg.type.startsWith('tabmcp.approval.')) return false;
+    if (!msg || (msg.type !== RUNTIME.approvalGet && msg.type !== RUNTIME.approvalAnswer)) return false;
     if (!fromApprovalPage(sender)) return false; // a content script or anything else: ignored
     const entry = question(String(msg.approvalId));
-    if (msg.type === MSG_GET) {
+    if (msg.type === RUNTIME.approvalGet) {
       sendResponse(entry ? { ...entry.request, origin: entry.origin, url: entry.url } : null);
       return false;
     }
-    if (msg.type === MSG_ANSWER && entry) {
+    if (msg.type === RUNTIME.approvalAnswer && entry) {
       const approved = msg.approved === true;
       const done = async () => {
         if (approved && msg.remember === true) {

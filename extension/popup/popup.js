@@ -1,10 +1,11 @@
 // Popup: connection state and, per tab, how many tools and categories the page offers.
+import { RUNTIME } from '../protocol.js';
 
 const LABELS = { ready: 'connected', open: 'handshaking', connecting: 'connecting', disconnected: 'disconnected' };
 
 async function render() {
   /** @type {any} */
-  const report = await chrome.runtime.sendMessage({ type: 'tabmcp.status' });
+  const report = await chrome.runtime.sendMessage({ type: RUNTIME.status });
   const status = document.getElementById('status');
   status.textContent = LABELS[report.status] || report.status;
   status.className = `pill ${report.status}`;
@@ -52,7 +53,7 @@ async function render() {
 }
 
 document.getElementById('reconnect').addEventListener('click', async () => {
-  await chrome.runtime.sendMessage({ type: 'tabmcp.reconnect' });
+  await chrome.runtime.sendMessage({ type: RUNTIME.reconnect });
   setTimeout(render, 300);
 });
 document.getElementById('options').addEventListener('click', (e) => {

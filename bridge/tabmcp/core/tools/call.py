@@ -24,27 +24,26 @@ from pydantic import ValidationError
 from ...errors import ErrorCode, OutOfScope, ToolNotFound, ToolValidationError, WritesDisabled
 from ..registry import CategoryEntry, ToolEntry
 from ..validation import validate_arguments
-from .base import BuiltinTool, ToolContext, text
+from .base import BuiltinTool, ToolContext, listed_schema, text
 from .search import allowed
 
 __all__ = ["CALL_TOOL", "call_page_tool", "page_result", "run"]
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
+    "required": ["name"],
+    "additionalProperties": False,
+}
 
 DEFINITION: dict[str, Any] = {
     "name": "call_tool",
     "title": "Call a page tool",
     "description": (
-        "Run a page tool by exact name, including tools inside a category or found with search_tools. "
-        "A category entry lists its tools: call it (no arguments) for their schemas."
+        "Run a page tool by exact name, including one inside a category. "
+        "Calling a category (no arguments) lists its tools with their schemas."
     ),
-    "inputSchema": {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "arguments": {"type": "object"},
-        },
-        "required": ["name"],
-        "additionalProperties": False,
-    },
+    "inputSchema": listed_schema(SCHEMA),
     "annotations": {"openWorldHint": True},
 }
 
@@ -143,4 +142,4 @@ def closest(ctx: ToolContext, name: str) -> list[str]:
     return (builtins + names)[:5]
 
 
-CALL_TOOL = BuiltinTool("call_tool", call_tool, DEFINITION)
+CALL_TOOL = BuiltinTool("call_tool", call_tool, DEFINITION, SCHEMA)
