@@ -27,6 +27,8 @@ from typing import Any
 
 import httpx
 import websockets
+from mcp_types import PROTOCOL_VERSION_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from websockets.asyncio.client import ClientConnection
 
 from ..config import Config
@@ -64,6 +66,14 @@ def _peek(line: bytes) -> dict[str, Any] | None:
     return message if isinstance(message, dict) else None
 
 
+def _modern(message: dict[str, Any]) -> bool:
+    """Does this request come from a 2026-07-28 (or later) client (its ``_meta`` names the version)?"""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+    return version in MODERN_PROTOCOL_VERSIONS
+
+
 class Relay:
     """Pipe MCP on stdio to the bridge on ``config.server.port`` (or become that bridge)."""
 
@@ -77,8 +87,8 @@ class Relay:
         self._lock = asyncio.Lock()
         self._handshake: list[bytes] = []
         """The client's ``initialize`` request and ``initialized`` notification, replayed after a takeover."""
-        self._in_flight: dict[Any, str] = {}
-        """Client requests sent up and not yet answered: id → method."""
+        self._in_flight: dict[Any, tuple[str, bool]] = {}
+        """Client requests sent up and not yet answered: id → (method, of a 2026-07-28 client)."""
         self._owned: BridgeApp | None = None
         self._owned_task: asyncio.Task[None] | None = None
         self._out: StdLines | None = None
@@ -117,7 +127,7 @@ class Relay:
                     self._handshake.clear()
                 self._handshake.append(line)
             if method is not None and "id" in message:
-                self._in_flight[message["id"]] = str(method)
+                self._in_flight[message["id"]] = (str(method), _modern(message))
         for attempt in (1, 2):
             upstream = await self._connect()
             if upstream is None:
@@ -129,18 +139,21 @@ class Relay:
                 log.warning("relay: the bridge closed the connection (attempt %d)", attempt)
                 await self._lost(upstream)
         if message is not None and "id" in message and message.get("method") is not None:
-            await self._fail(message["id"], str(message["method"]))
+            await self._fail(message["id"], (str(message["method"]), _modern(message)))
 
     async def _write(self, line: bytes) -> None:
         if self._out is not None:
             await self._out.write(line)
 
-    async def _fail(self, request_id: Any, method: str) -> None:
+    async def _fail(self, request_id: Any, request: tuple[str, bool]) -> None:
         """Answer a request the bridge will never answer (it went away with it)."""
         self._in_flight.pop(request_id, None)
+        method, modern = request
         if method == "tools/call":
-            answer: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id,
-                                      "result": error_result(ExtensionDisconnected(GONE))}
+            result = error_result(ExtensionDisconnected(GONE))
+            if modern:  # 2026-07-28 results say what they are
+                result["resultType"] = "complete"
+            answer: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
         else:
             answer = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32603, "message": GONE}}
         await self._write(json.dumps(answer).encode() + b"\n")
@@ -217,8 +230,8 @@ class Relay:
         """The bridge went away: what it held fails now; the next request reconnects or takes over."""
         if self._upstream is upstream:
             self._upstream = None
-            for request_id, method in list(self._in_flight.items()):
-                await self._fail(request_id, method)
+            for request_id, request in list(self._in_flight.items()):
+                await self._fail(request_id, request)
         with contextlib.suppress(Exception):
             await upstream.close()
 
