@@ -12,7 +12,7 @@ from tabmcp.server.app import running_bridge
 from tabmcp.server.stream import STREAM_PATH
 
 from .conftest import eventually, make_config
-from .helpers import ScriptedExtension, tab, tool
+from .helpers import tab, tool
 
 INIT = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
