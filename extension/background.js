@@ -642,11 +642,7 @@ function onFrameConnect(tabId, sender, port, early) {
     } else if (msg.type === PAGE.result) {
       const call = pending.get(msg.callId, KIND.call);
       if (!call || call.tabId !== tabId || call.frameId !== frameId) return; // only its own calls
-      finishCall(msg.callId, {
-        ok: !!msg.ok,
-        result: msg.ok ? msg.result : undefined,
-        error: msg.ok ? undefined : msg.error || { code: CALL_ERRORS.pageError, message: 'the frame reported a failure' },
-      });
+      finishCall(msg.callId, pageOutcome(msg, 'the frame reported a failure'));
     }
   };
   port.onMessage.addListener(onMessage);
@@ -708,11 +704,7 @@ function onPageMessage(tabId, port, msg) {
   } else if (msg.type === PAGE.result) {
     const call = pending.get(msg.callId, KIND.call);
     if (!call || call.tabId !== tabId || call.frameId !== 0) return; // a page answers only its own calls
-    finishCall(msg.callId, {
-      ok: !!msg.ok,
-      result: msg.ok ? msg.result : undefined,
-      error: msg.ok ? undefined : msg.error || { code: CALL_ERRORS.pageError, message: 'the page reported a failure' },
-    });
+    finishCall(msg.callId, pageOutcome(msg, 'the page reported a failure'));
   }
 }
 
@@ -754,8 +746,10 @@ function startCall(msg) {
     timeoutMessage: `${msg.tool} did not answer within ${msg.timeoutMs} ms`,
     data: { port: entry.port },
   });
+  const call = { type: formCall ? PAGE.formCall : PAGE.call, callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} };
+  if (Array.isArray(msg.trace)) call.trace = [...msg.trace, stamp('worker.in')]; // debug mode only
   try {
-    entry.port.postMessage({ type: formCall ? PAGE.formCall : PAGE.call, callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
+    entry.port.postMessage(call);
   } catch (err) {
     finishCall(msg.callId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
   }
@@ -765,6 +759,20 @@ function startCall(msg) {
 function finishCall(callId, outcome) {
   if (!pending.take(callId, KIND.call)) return;
   send({ type: OUT.callResult, callId, ...outcome });
+}
+
+/** A hop's timestamp for a traced call (debug mode): [name, epoch ms]. */
+const stamp = (name) => [name, performance.timeOrigin + performance.now()];
+
+/** A page's answer to a call, with the trace it carried (debug mode) stamped once more. */
+function pageOutcome(msg, failure) {
+  const outcome = {
+    ok: !!msg.ok,
+    result: msg.ok ? msg.result : undefined,
+    error: msg.ok ? undefined : msg.error || { code: CALL_ERRORS.pageError, message: failure },
+  };
+  if (Array.isArray(msg.trace)) outcome.trace = [...msg.trace.slice(0, 30), stamp('worker.out')];
+  return outcome;
 }
 
 /** The bridge gave up on a call: the page stops it; no answer is sent. */

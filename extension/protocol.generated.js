@@ -191,6 +191,7 @@
  * @property {boolean} ok
  * @property {Object<string, *>} [result]
  * @property {ErrorBody} [error]
+ * @property {Array<*>} [trace] The call's ``trace`` with the extension's stamps added (debug mode only, see ``CallStart``).
  */
 
 /**
@@ -300,6 +301,7 @@
  * @property {Object<string, *>} arguments
  * @property {number} timeoutMs
  * @property {'form'} [source] ``form``: a page form (``TabSnapshot.forms``), run by the extension's forms script; absent: a WebMCP tool, run through the page's ``document.modelContext``.
+ * @property {Array<*>} [trace] Debug mode only (``TABMCP_TRACE=1``): ``[hop, epoch ms]`` stamps so far; each hop that relays the call appends its own and ``call.result`` carries the list back.
  */
 
 /**

@@ -84,6 +84,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_bridge.py", "bridge/tests/test_bad_input.py", "-k", "origin"),
     ),
     Mutation(
+        "stream-any-origin",
+        "the relays' /mcp-stream accepts a browser Origin (a web page could drive MCP)",
+        "bridge/tabmcp/server/stream.py",
+        'if ws.headers.get("origin") is not None or not is_loopback_host(ws.headers.get("host")):',
+        'if not is_loopback_host(ws.headers.get("host")):',
+        ("bridge/tests/test_stream.py",),
+    ),
+    Mutation(
+        "activity-deferred-unredacted",
+        "a deferred activity row is written without redaction",
+        "bridge/tabmcp/core/activity.py",
+        "            round(duration_ms, 3), summarize(arguments, redactor), summarize(result, redactor))",
+        "            round(duration_ms, 3), json.dumps(arguments, default=str), json.dumps(result, default=str))",
+        ("bridge/tests/test_activity.py",),
+    ),
+    Mutation(
         "no-argument-validation",
         "page tool arguments reach the page unchecked",
         "bridge/tabmcp/core/tools/call.py",

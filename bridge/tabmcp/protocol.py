@@ -190,6 +190,11 @@ class TabClosed(WireModel):
     tab_id: int = Field(ge=0, le=MAX_TAB_ID)
 
 
+MAX_TRACE_STAMPS = 32
+TraceStamp = tuple[Annotated[str, Field(max_length=40)], float]
+"""One hop's timestamp in a traced call: its name and epoch milliseconds."""
+
+
 class CallResult(WireModel):
     """The outcome of a ``call.start``. ``result`` is an MCP CallToolResult object."""
 
@@ -198,6 +203,8 @@ class CallResult(WireModel):
     ok: bool
     result: dict[str, Any] | None = None
     error: ErrorBody | None = None
+    trace: list[TraceStamp] | None = Field(default=None, max_length=MAX_TRACE_STAMPS)
+    """The call's ``trace`` with the extension's stamps added (debug mode only, see ``CallStart``)."""
 
 
 class FormsSet(WireModel):
@@ -343,6 +350,9 @@ class CallStart(WireModel):
     source: Literal["form"] | None = None
     """``form``: a page form (``TabSnapshot.forms``), run by the extension's forms script; absent:
     a WebMCP tool, run through the page's ``document.modelContext``."""
+    trace: list[TraceStamp] | None = None
+    """Debug mode only (``TABMCP_TRACE=1``): ``[hop, epoch ms]`` stamps so far; each hop that
+    relays the call appends its own and ``call.result`` carries the list back."""
 
 
 class CallCancel(WireModel):

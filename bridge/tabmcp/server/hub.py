@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextvars
 import logging
+import os
 import secrets
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -81,6 +84,29 @@ log = logging.getLogger("tabmcp.hub")
 
 KEEP_CLOSED_TABS = 10
 """Closed tabs whose telemetry is kept (newest first); older ones are forgotten."""
+
+TRACE: contextvars.ContextVar[list[tuple[str, float]] | None] = contextvars.ContextVar("tabmcp.trace", default=None)
+"""The stamps of the tools/call being handled, in debug mode (``TABMCP_TRACE=1``): the MCP layer
+starts the list, :meth:`Hub.call_tool` sends it with ``call.start``, each hop of the extension adds
+its own, and the list that comes back with ``call.result`` replaces it, plus the bridge's own."""
+
+
+ARRIVED: contextvars.ContextVar[float | None] = contextvars.ContextVar("tabmcp.arrived", default=None)
+"""Debug mode: when the request being handled reached the bridge's transport (epoch ms), set by
+the stdio reader and the HTTP app before the MCP SDK sees the request."""
+
+
+def trace_enabled() -> bool:
+    """Debug mode: carry hop timestamps on every tools/call (off by default)."""
+    return os.environ.get("TABMCP_TRACE", "") not in ("", "0")
+
+
+def stamp(name: str) -> None:
+    """Add ``(name, epoch ms)`` to the current call's trace, if it has one."""
+    trace = TRACE.get()
+    if trace is not None:
+        trace.append((name, time.time_ns() / 1e6))
+
 
 class _Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
@@ -154,6 +180,10 @@ class Hub:
         self.session = Session(session_id=self.session_id, bridge_version=__version__,
                                token=self.config.server.extension_token or None)
         self._futures: dict[str, asyncio.Future[Any]] = {}
+        self.trace = trace_enabled()
+        """Debug mode: calls carry hop timestamps (see :data:`TRACE`); off, the call path pays one check."""
+        self._frame_at = 0.0
+        self._traces: dict[str, list[tuple[str, float]]] = {}
         self._deadline: asyncio.TimerHandle | None = None
         self._deadline_at: float | None = None
         self.mediation = Mediation(on_enhanced=self._enhanced)
@@ -257,6 +287,8 @@ class Hub:
         """Process one frame from an extension. Never raises for bad input: it answers it."""
         if link.state is LinkState.CLOSED:
             return  # the bridge closed it; the socket's last frames are dropped
+        if self.trace:
+            self._frame_at = time.time_ns() / 1e6
         try:
             self._handle(self.session.receive(link, frame))
         except Exception as exc:  # last line: a frame must never take the link (or the bridge) down
@@ -424,28 +456,37 @@ class Hub:
         task.add_done_callback(self._background.discard)
 
     def _arm_deadline(self) -> None:
-        """One timer for the session's next deadline."""
+        """One timer for the session's next deadline.
+
+        Armed lazily: a timer already due no later than the next deadline stays (when it fires
+        early, nothing has expired and it is armed again for the then next deadline), so a call
+        that ends before its deadline costs no timer of its own.
+        """
         deadline = self.session.next_deadline()
-        if deadline == self._deadline_at:
+        if deadline is None or (self._deadline_at is not None and self._deadline_at <= deadline):
             return
         if self._deadline is not None:
             self._deadline.cancel()
-            self._deadline = None
         self._deadline_at = deadline
-        if deadline is not None:
-            delay = max(0.0, deadline - self.session.clock())
-            self._deadline = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
+        delay = max(0.0, deadline - self.session.clock())
+        self._deadline = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
 
     def _deadline_passed(self) -> None:
         self._deadline = None
         self._deadline_at = None
-        self._handle(self.session.expire())
-        self._flush_soon()
+        events = self.session.expire()
+        self._handle(events)  # arms the timer again for what is left
+        if events:
+            self._flush_soon()
 
     def _settle(self, event: RequestEnded) -> None:
         future = self._futures.pop(event.request.request_id, None)
         if future is None or future.done():
             return
+        if event.trace is not None and self.trace:
+            self._traces[event.request.request_id] = [
+                *event.trace, ("bridge.frame", self._frame_at), ("bridge.ended", time.time_ns() / 1e6)
+            ]
         if event.error is not None:
             future.set_exception(event.error)
         else:
@@ -487,14 +528,16 @@ class Hub:
 
     # -- requests: calls, approvals, page queries ------------------------------------------
 
-    async def _wait(self, request: PendingRequest) -> Any:
+    async def _wait(self, request: PendingRequest, *, traced: bool = False) -> Any:
         """Send the request and wait for the session to end it (by answer or by rule)."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._futures[request.request_id] = future
         self._arm_deadline()
         try:
             await self._flush()
-            return await asyncio.shield(future)
+            if traced:
+                stamp("bridge.sent")
+            return await future
         except asyncio.CancelledError:
             self._handle(self.session.cancel(request.request_id))
             self._flush_soon()
@@ -518,6 +561,11 @@ class Hub:
             ToolCallError: a named failure (timeout, tab closed, navigation, disconnect,
                 cancellation, or the page's own error).
         """
+        trace = TRACE.get() if self.trace else None
+        call_trace = None
+        if trace is not None:
+            trace.append(("bridge.hub", time.time_ns() / 1e6))
+            call_trace = list(trace)
         call = self.session.start_call(
             tab_id=entry.tab.tab_id,
             document_id=entry.tab.document_id,
@@ -528,8 +576,17 @@ class Hub:
             timeout_s=timeout_s if timeout_s is not None else self.config.calls.timeout_s,
             client_id=client_id,
             source="form" if entry.tool.page_form else None,
+            trace=call_trace,
         )
-        result: dict[str, Any] = await self._wait(call)
+        try:
+            result: dict[str, Any] = await self._wait(call, traced=trace is not None)
+        finally:
+            if trace is not None:
+                back = self._traces.pop(call.request_id, None)
+                if back is not None:  # what was sent, the local stamps since ("bridge.sent"), the hops'
+                    sent = len(call_trace or ())
+                    trace[:] = [*back[:sent], *trace[sent:], *back[sent:]]
+                trace.append(("bridge.resumed", time.time_ns() / 1e6))
         self.usage.record(entry.tab.origin, entry.tool.name)
         return result
 
