@@ -117,6 +117,8 @@ async def test_cancelling_a_call_cancels_it_in_the_page(env: Env, page_closer):
     async with env.client(mode="legacy") as client:
         task = asyncio.create_task(client.call_tool("wait", {"ms": 20000}))
         await eventually(lambda: len(env.bridge.hub.calls) == 1)
+        # Once the tool runs in the page (a cancel that overtakes call.start ends it before it starts).
+        assert await eventually(lambda: page.evaluate("document.body.dataset.waiting")) == "20000"
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
