@@ -16,11 +16,13 @@ import statistics
 from playwright.async_api import async_playwright
 
 from bench._table import print_table
-from tabmcp.assets import extension_dir
+from tabmcp.assets import capture_scripts
 from tabmcp.browser import chromium_launch_args, find_chromium
+from tabmcp.core.telemetry.settings import TelemetrySettings
 from tabmcp.demo.server import serve_demo_site
 
-TELEMETRY = extension_dir() / "page" / "telemetry.js"
+# The bridge's rules, as the content script hands them to the page (nothing is sent before).
+CONFIG = "(config) => window.postMessage({__tabmcp: 'content', msg: {type: 'telemetry.config', config}}, '*')"
 
 BENCH = """(flushEachRound) => {
   const hook = window[Symbol.for('tabmcp.telemetry')];
@@ -48,9 +50,13 @@ async def _run() -> None:
                 context = await browser.new_context()
                 await context.add_init_script(NOOP)
                 if capture:
-                    await context.add_init_script(path=str(TELEMETRY))
+                    for script in capture_scripts():
+                        await context.add_init_script(path=str(script))
                 page = await context.new_page()
                 await page.goto(url + "lab.html")
+                if capture:
+                    await page.evaluate(CONFIG, TelemetrySettings().page_config())
+                    await page.wait_for_function("window[Symbol.for('tabmcp.telemetry')].stats().rulesKnown")
                 pages[name] = page
             base: list[float] = []
             capture: list[float] = []

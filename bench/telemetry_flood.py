@@ -2,8 +2,8 @@
 
 ``bench/pages/flood.html`` calls ``console.log`` in bursts, one MessageChannel task after
 another, for ``--seconds`` (default 30), and every ~100 ms raises a numbered error (odd: thrown,
-uncaught; even: ``console.error``). The extension's page script (``extension/page/telemetry.js``)
-captures it and posts batches that reach the bridge's telemetry store (``hub.telemetry``),
+uncaught; even: ``console.error``). The extension's page scripts (``extension/page/*.js``)
+capture it and posts batches that reach the bridge's telemetry store (``hub.telemetry``),
 whose memory ceiling (``--max-bytes``, default 1 MiB) is small enough to be hit within seconds.
 The per-tab entry caps for logs and errors are raised far above it, so the byte ceiling is the
 bound that bites.
@@ -239,7 +239,7 @@ async def measure(args: argparse.Namespace) -> Results:
                 if not opened["ok"]:
                     raise RuntimeError(f"could not open {url}: {opened}")
             if not await page_stats(ext):
-                raise RuntimeError(f"{HOOK} is missing in the page: extension/page/telemetry.js did not load")
+                raise RuntimeError(f"{HOOK} is missing in the page: the capture scripts (extension/page/*.js) did not load")
             tab_id = await _tab_id(bridge, url)
 
             # -- capture cost, paced: rounds alternate between the browsers -------------------
@@ -473,7 +473,7 @@ async def measure(args: argparse.Namespace) -> Results:
     if stats1.get("queued"):
         res.notes.append(f"{stats1['queued']} events were still queued in the page at the end")
     if stats1.get("internalErrors"):
-        res.notes.append(f"telemetry.js counted {stats1['internalErrors']} internal errors")
+        res.notes.append(f"the capture scripts counted {stats1['internalErrors']} internal errors")
 
     emitted = set(range(1, int(state["errors"]) + 1))
     received_numbers = set(ingest.error_events)
@@ -665,7 +665,7 @@ def main(argv: list[str]) -> int:
             "bridge RSS MiB",
         ],
         res.series,
-        note="Page figures: flood.state and the extension's own counters (telemetry.js stats()), read by "
+        note="Page figures: flood.state and the extension's own counters (the capture's stats()), read by "
         "page.evaluate as often as one gets through (so they lag: at most the given age).",
     )
     print_table(

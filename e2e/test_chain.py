@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tabmcp.core.disclosure import read_category_marker
+from tabmcp.core.registry import origin_of
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.launcher import launch_browser
@@ -31,9 +33,12 @@ async def test_categories_collapsed_then_expanded_and_called(env: Env, page_clos
         listed = await client.list_tools(cache_mode="bypass")
         tools = {t.name: t for t in listed.tools}
         assert "notes" in tools and "add_note" not in tools and "page_title" in tools
-        notes = tools["notes"]
-        assert notes.meta["tabmcp/category"]["toolCount"] == 3
-        assert notes.meta["tabmcp/source"]["url"] == page.url
+        # The listed entry is compact (site, member count, purpose); describe_tools has the rest.
+        assert read_category_marker(tools["notes"].description or "") == (origin_of(page.url), 3)
+        described = await client.call_tool("describe_tools", {"tools": ["notes"]})
+        notes = described.structured_content["tools"][0]
+        assert notes["_meta"]["tabmcp/category"]["tools"] == ["add_note", "count_notes", "clear_notes"]
+        assert notes["_meta"]["tabmcp/source"]["url"] == page.url
 
         expanded = await client.call_tool("notes", {})
         members = {t["name"]: t for t in expanded.structured_content["tools"]}
@@ -112,6 +117,8 @@ async def test_cancelling_a_call_cancels_it_in_the_page(env: Env, page_closer):
     async with env.client(mode="legacy") as client:
         task = asyncio.create_task(client.call_tool("wait", {"ms": 20000}))
         await eventually(lambda: len(env.bridge.hub.calls) == 1)
+        # Once the tool runs in the page (a cancel that overtakes call.start ends it before it starts).
+        assert await eventually(lambda: page.evaluate("document.body.dataset.waiting")) == "20000"
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -176,7 +183,7 @@ async def test_popup_shows_connection_and_counts(env: Env, page_closer):
     await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
     await eventually(lambda: popup.get_by_test_id("status").inner_text(), timeout=5)
     assert await popup.get_by_test_id("status").inner_text() == "connected"
-    row = popup.locator("tr", has_text="Basic tools")
+    row = popup.get_by_test_id("tab").filter(has_text="Basic tools")
     await row.wait_for()
     assert await row.get_by_test_id("tool-count").inner_text() == "6"
     assert await row.get_by_test_id("category-count").inner_text() == "1"

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tabmcp.core.disclosure import read_category_marker
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import launch_browser
@@ -68,7 +69,7 @@ async def test_cryptic_tools_are_enhanced_grouped_callable_and_cached(provider, 
         first, calls = await run_once(provider, tmp_path, pages)
         assert provider.count == 1
         tools = first["tools"]
-        categories = [t for t in tools.values() if isinstance((t.meta or {}).get("tabmcp/category"), dict)]
+        categories = [t for t in tools.values() if read_category_marker(t.description or "")]
         assert len(categories) >= 2  # 32 flat tools > grouping_threshold: grouped for the agent
         assert "gt_usr" not in json.dumps([t.model_dump() for t in tools.values()])
         described = {t["name"]: t for t in first["described"].structured_content["tools"]}

@@ -249,6 +249,15 @@ async def test_a_secret_matching_a_config_only_rule_never_leaves_the_page(env: E
             await page.evaluate("() => console.log('ticket ZQX-123456', 'first-probe')")
             text = await sent_text(page, "first-probe")
             assert "ZQX-123456" not in text and "[REDACTED]" in text
+            # A secret a page logs while it parses, before its content script could hand it the
+            # rules: held in the page until they come, then sent redacted.
+            early = await env.browser.context.new_page()
+            page_closer.append(early)
+            await early.add_init_script(f"({SENT_BATCHES})()")
+            await early.goto(env.pages_url + "early-secret.html")
+            text = await sent_text(early, "early-probe")
+            assert "ZQX-777777" not in text and "early ticket [REDACTED]" in text
+            await early.close()
             configs = await page.evaluate(f"{hook}.stats().configs")
             async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
                 await client.call_tool("configure", {"action": "redaction", "op": "add", "patterns": [r"QQ\d{4}"]})

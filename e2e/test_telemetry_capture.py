@@ -1,9 +1,12 @@
-"""The page-side telemetry capture (``extension/page/telemetry.js``) on the demo's Diagnostics lab.
+"""The page-side telemetry capture (``extension/page/*.js``) on the demo's Diagnostics lab.
 
-Plain Chromium, no extension: the script is injected with ``add_init_script`` (as the extension
-does at ``document_start``), after a small collector that keeps what the script posts
-(``{__tabmcp: 'page', msg}``) in ``window.__batches`` / ``window.__results``. The demo server
-runs with its JSON API and WebSocket echo (``tabmcp.demo.api``).
+Plain Chromium, no extension: the capture scripts are injected with ``add_init_script`` in the
+order ``manifest.json`` lists them (as the extension does at ``document_start``), after a small
+collector that keeps what they post (``{__tabmcp: 'page', msg}``) in ``window.__batches`` /
+``window.__results``. As the extension's content script does once it is connected, a moment
+later the page gets the bridge's ``telemetry.config`` (``TelemetrySettings.page_config``):
+the rules it redacts with. The demo server runs with its JSON API and WebSocket echo
+(``tabmcp.demo.api``).
 
 Every page's batches are also fed to the bridge's real ``TelemetryStore`` when the test ends:
 no event may be rejected by the wire models, and the script may not have swallowed a single
@@ -23,18 +26,19 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
+from tabmcp.assets import capture_scripts
 from tabmcp.browser import chromium_launch_args, find_chromium
 from tabmcp.core.telemetry import TelemetryStore, analyze, configure, generate
 from tabmcp.core.telemetry.settings import (
-    DEFAULT_EXACT_KEYS,
     DEFAULT_REDACTION_KEYS,
     DEFAULT_REDACTION_PATTERNS,
+    TelemetrySettings,
 )
 
 from .conftest import eventually
 
 ROOT = Path(__file__).resolve().parent.parent
-TELEMETRY = ROOT / "extension" / "page" / "telemetry.js"
+SCRIPTS = capture_scripts()
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 MARK = "[REDACTED]"
 HOOK = "window[Symbol.for('tabmcp.telemetry')]"
@@ -48,6 +52,29 @@ addEventListener('message', (e) => {
   else if (d.msg.type === 'page.result') window.__results.push(d.msg);
 });
 """
+
+# What the bridge sends every page by default, posted as the content script posts it: a task
+# after the page started (page scripts may run before it), never at injection.
+PAGE_CONFIG = TelemetrySettings().page_config()
+RULES = f"""
+setTimeout(() => window.postMessage(
+  {{__tabmcp: 'content', msg: {{type: 'telemetry.config', config: {json.dumps(PAGE_CONFIG)}}}}}, '*'));
+"""
+
+
+def bridge_rules(*, keys: tuple[str, ...] = (), patterns: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The redaction rules the bridge sends with these keys and patterns added to its defaults."""
+    settings = TelemetrySettings.model_validate(
+        {
+            "redaction": {
+                "keys": [*DEFAULT_REDACTION_KEYS, *keys],
+                "patterns": [*DEFAULT_REDACTION_PATTERNS, *patterns],
+            }
+        }
+    )
+    redact: dict[str, Any] = settings.page_config()["redact"]
+    return redact
+
 
 _request_ids = itertools.count(1)
 
@@ -167,16 +194,22 @@ class Lab:
 async def new_lab(chromium: Browser, demo_url: str) -> AsyncIterator[Callable[..., Awaitable[Lab]]]:
     """``await new_lab(...)``: a fresh context on the lab page.
 
-    ``telemetry``: inject the capture script (``copies`` times); ``before``: a script to run
-    before it; ``check``: validate what the page sent against the bridge's models at the end.
+    ``telemetry``: inject the capture scripts (``copies`` times); ``rules``: then send the
+    bridge's default config as the extension would; ``before``: a script to run before them;
+    ``check``: validate what the page sent against the bridge's models at the end.
     """
     opened: list[tuple[Lab, bool]] = []
 
-    async def make(*, telemetry: bool = True, copies: int = 1, before: str = "", check: bool = True) -> Lab:
+    async def make(
+        *, telemetry: bool = True, rules: bool = True, copies: int = 1, before: str = "", check: bool = True
+    ) -> Lab:
         context = await chromium.new_context()
         await context.add_init_script(COLLECTOR + before)
         for _ in range(copies if telemetry else 0):
-            await context.add_init_script(path=str(TELEMETRY))
+            for script in SCRIPTS:
+                await context.add_init_script(path=str(script))
+        if telemetry and rules:
+            await context.add_init_script(RULES)
         lab = Lab(await context.new_page(), demo_url)
         opened.append((lab, telemetry and check))
         await lab.open()
@@ -768,7 +801,7 @@ async def test_config_disables_capture_and_changes_redaction(lab: Lab) -> None:
 
     await lab.config(
         enabled=True,
-        redact={"headers": ["X-Tenant"], "keys": ["nickname"], "patterns": [r"ACME-\d{4}"]},
+        redact={**bridge_rules(keys=("nickname",), patterns=(r"ACME-\d{4}",)), "headers": ["X-Tenant"]},
         bodyLimit=64,
         wsSampleThreshold=1000,
     )
@@ -807,7 +840,7 @@ async def test_config_disables_capture_and_changes_redaction(lab: Lab) -> None:
     assert len(frames) + dropped == 400
     assert not any("sampled" in f for f in frames), "under the raised threshold"
 
-    await lab.config(redact={})  # a new config replaces the previous extra rules, never the built-in ones
+    await lab.config(redact=bridge_rules())  # each config's rules replace the previous ones
     await lab.page.evaluate("() => console.log('ticket ACME-5678', 'password=pw')")
     last = (await lab.wait_events("console", lambda e: "ACME-5678" in dump(e[-1:])))[-1]
     assert last["args"] == ["ticket ACME-5678", f"password={MARK}"]
@@ -837,23 +870,92 @@ async def test_idempotent_and_ignores_the_extensions_own_messages(
     assert len(await lab.events("navigation")) == 1
 
 
-def test_redaction_defaults_match_the_bridge() -> None:
-    """The page redacts with the bridge's default rules, character for character (no drift)."""
-    source = TELEMETRY.read_text()
+async def test_a_page_that_patches_natives_later_does_not_change_the_capture(lab: Lab) -> None:
+    """natives.js keeps the browser's functions from before any page script: a page that replaces
+    them afterwards (badly) neither breaks nor fools what the capture sends."""
+    # Patched while the page logs, requests and is queried, until what the capture sent for them
+    # arrived; put back before Playwright reads the results (its serializer in the page uses them).
+    await lab.page.evaluate(
+        """async () => {
+          const doc = Document.prototype;
+          const saved = [JSON.stringify, JSON.parse, Object.keys, Array.isArray, doc.querySelectorAll];
+          JSON.stringify = () => '"tampered"';
+          JSON.parse = () => { throw new Error('tampered'); };
+          Object.keys = () => [];
+          Array.isArray = () => false;
+          doc.querySelectorAll = function () { return []; };
+          const until = async (done) => { while (!done()) await new Promise((r) => setTimeout(r, 10)); };
+          console.log('patched', {user: 'ada', password: 'pw', list: [1, 2]});
+          await fetch('/api/users', {method: 'POST', headers: {'Content-Type': 'application/json'},
+            body: '{"name":"Bo","email":"bo@acme.test","password":"hunter2"}'});
+          const query = {type: 'page.query', requestId: 'patched', kind: 'dom',
+            args: {selector: "[data-testid^='fetch-']"}};
+          window.postMessage({__tabmcp: 'content', msg: query}, '*');
+          const hook = window[Symbol.for('tabmcp.telemetry')];
+          await until(() => {
+            hook.flush();
+            return window.__batches.some((b) => b.events.some((e) => e.kind === 'network'))
+              && window.__results.some((r) => r.requestId === 'patched');
+          });
+          [JSON.stringify, JSON.parse, Object.keys, Array.isArray, doc.querySelectorAll] = saved;
+        }"""
+    )
+    logs = await lab.events("console")
+    patched = next(x for x in logs if x["args"][0] == "patched")
+    assert json.loads(patched["args"][1]) == {"user": "ada", "password": MARK, "list": [1, 2]}
+    post = next(x for x in await lab.events("network") if x["method"] == "POST")
+    assert json.loads(post["requestBody"])["password"] == MARK and post["requestHeaders"]
+    dom = next(r for r in await lab.page.evaluate("window.__results") if r["requestId"] == "patched")
+    assert dom["ok"] and dom["result"]["matches"] == 3, dom
 
-    def block(name: str) -> str:
-        match = re.search(rf"const {name} = \[(.*?)\];", source, re.S)
-        assert match, name
-        return match.group(1)
 
-    assert re.findall(r"'([^']*)'", block("DEFAULT_KEYS")) == DEFAULT_REDACTION_KEYS
-    assert re.findall(r"'([^']*)'", block("DEFAULT_EXACT_KEYS")) == DEFAULT_EXACT_KEYS
-    patterns: list[str] = []
-    continued = False
-    for piece in re.finditer(r"String\.raw`([^`]*)`\s*(\+)?", block("DEFAULT_PATTERNS")):
-        if continued:
-            patterns[-1] += piece.group(1)
-        else:
-            patterns.append(piece.group(1))
-        continued = piece.group(2) is not None
-    assert patterns == DEFAULT_REDACTION_PATTERNS
+async def test_nothing_leaves_the_page_before_the_bridges_rules(
+    new_lab: Callable[..., Awaitable[Lab]],
+) -> None:
+    """The page has no rules of its own: what it captures before the first telemetry.config
+    (page scripts can run first) stays in the page, and is redacted with those rules once they
+    come, config-only ones included; a query waits for them too."""
+    lab = await new_lab(rules=False)
+    long_line = "x" * 1995 + " ZQX-123456"  # the secret straddles the 2000-character cap
+    await lab.page.evaluate(
+        """async (longLine) => {
+          console.log('ticket ZQX-654321', {nickname: 'Bobby', password: 'hunter2'});
+          console.log(longLine);
+          console.error('card 4111 1111 1111 1111');
+          await fetch('/api/users/2?access_token=abc123', {headers: {'X-Api-Key': 'k-123'}});
+        }""",
+        long_line,
+    )
+    await lab.post({"type": "page.query", "requestId": "early", "kind": "page", "args": {}})
+    stats = await lab.stats()
+    assert stats["rulesKnown"] is False and stats["queued"] >= 6 and stats["batches"] == 0
+    # Even a flush sends nothing; a message posted after it arrives after anything it sent.
+    assert await lab.batches(drain=True) == []
+    assert await lab.page.evaluate("window.__results") == [], "the query waits for the rules"
+
+    await lab.config(
+        config={**PAGE_CONFIG, "redact": bridge_rules(keys=("nickname",), patterns=(r"ZQX-\d{6}",))}
+    )
+    logs = [e["args"] for e in await lab.wait_events("console", lambda e: len(e) >= 3)]
+    assert ["ticket [REDACTED]", f'{{"nickname":"{MARK}","password":"{MARK}"}}'] in logs
+    assert ["x" * 1995 + " [RED…"] in logs, "redacted before it was cut"
+    assert [f"card {MARK}"] in logs
+    request = (await lab.wait_events("network"))[0]
+    assert request["url"].endswith(f"access_token={MARK}")
+    assert request["requestHeaders"]["x-api-key"] == MARK
+    assert [n["navType"] for n in await lab.events("navigation")] == ["load"], "the load, captured before"
+    handle = await lab.page.wait_for_function("window.__results.find((r) => r.requestId === 'early')")
+    early = await handle.json_value()
+    assert early["ok"] and early["result"]["telemetry"]["enabled"] is True
+    everything = dump(await lab.events())
+    for secret in ("ZQX-", "Bobby", "hunter2", "4111", "abc123", "k-123"):
+        assert secret not in everything, secret
+    assert (await lab.stats())["rulesKnown"] is True
+
+
+def test_the_page_scripts_hold_no_copy_of_the_bridges_rules() -> None:
+    """The default rules live in core/telemetry/settings.py only: no capture script spells one."""
+    source = "\n".join(script.read_text(encoding="utf-8") for script in SCRIPTS)
+    for pattern in DEFAULT_REDACTION_PATTERNS:
+        assert pattern not in source, pattern
+    assert not re.search(r"'(?:sessionid|passphrase|creditcard|apikey)'", source)

@@ -1,10 +1,12 @@
 // tabmcp content script (isolated world): a tiny relay between the page-world agent and the
 // service worker. Page → worker over one long-lived port (about twice as fast per message as
 // sendMessage); worker → page over window.postMessage. Safe to inject twice; reconnects when
-// the service worker restarts and asks the page for a fresh snapshot.
+// the service worker restarts and asks the page for a fresh snapshot. Message names come from
+// messages.js, which manifest.json loads before this script.
 (() => {
   const previous = globalThis.__tabmcpContent;
   if (previous && previous.alive()) return;
+  const { PAGE, ENVELOPE, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
 
   /** @type {chrome.runtime.Port | null} */
   let port = null;
@@ -14,10 +16,20 @@
   /** Telemetry events dropped from a full backlog, reported with the next batch. @type {Record<string, number>} */
   let lostTelemetry = {};
 
-  const toPage = (msg) => window.postMessage({ __tabmcp: 'content', msg }, '*');
+  const toPage = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.content, msg }, '*');
+  /** Traced calls in the page (debug mode only): callId → the stamps so far. @type {Map<string, any[]>} */
+  const traced = new Map();
+  const stamp = (name) => [name, performance.timeOrigin + performance.now()];
 
   // Approvals are never asked here: the extension asks in its own window (approval/approvals.js).
   function fromWorker(msg) {
+    if (msg && msg.type === PAGE.call && Array.isArray(msg.trace)) {
+      traced.set(msg.callId, [...msg.trace, stamp('content.in')]);
+      const { trace, ...call } = msg; // the page gets the call as ever
+      toPage(call);
+      return;
+    }
+    if (msg && msg.type === PAGE.cancel) traced.delete(msg.callId);
     toPage(msg);
   }
 
@@ -40,7 +52,7 @@
       return;
     }
     try {
-      port = chrome.runtime.connect({ name: 'tabmcp-page' });
+      port = chrome.runtime.connect({ name: PAGE_PORT });
     } catch {
       dead = true;
       return;
@@ -55,7 +67,7 @@
       // The service worker went away (stopped or restarted): come back and resync.
       setTimeout(() => {
         connect();
-        toPage({ type: 'resync' });
+        toPage({ type: PAGE.resync });
       }, 50);
     });
     for (const msg of backlog.splice(0)) port.postMessage(msg);
@@ -64,10 +76,14 @@
   window.addEventListener('message', (event) => {
     if (dead || event.source !== window) return;
     const data = event.data;
-    if (!data || data.__tabmcp !== 'page' || !data.msg || typeof data.msg.type !== 'string') return;
-    if (data.msg.type === 'approval') return; // only the person, in the extension's window, answers approvals
+    if (!data || data[ENVELOPE.key] !== ENVELOPE.page || !data.msg || typeof data.msg.type !== 'string') return;
+    if (data.msg.type === PAGE.approval) return; // only the person, in the extension's window, answers approvals
     let msg = data.msg;
-    if (msg.type === 'telemetry' && Object.keys(lostTelemetry).length) {
+    if (msg.type === PAGE.result && traced.size && traced.has(msg.callId)) {
+      msg = { ...msg, trace: [...traced.get(msg.callId), stamp('content.out')] };
+      traced.delete(msg.callId);
+    }
+    if (msg.type === PAGE.telemetry && Object.keys(lostTelemetry).length) {
       const dropped = { ...(msg.dropped || {}) };
       for (const [kind, n] of Object.entries(lostTelemetry)) dropped[kind] = (dropped[kind] || 0) + n;
       msg = { ...msg, dropped };
@@ -77,7 +93,7 @@
     if (backlog.length > 200) {
       // The worker is away for long: drop the oldest queued message, but count lost telemetry.
       const lost = backlog.shift();
-      if (lost && lost.type === 'telemetry' && Array.isArray(lost.events)) {
+      if (lost && lost.type === PAGE.telemetry && Array.isArray(lost.events)) {
         for (const e of lost.events) lostTelemetry[e && e.kind] = (lostTelemetry[e && e.kind] || 0) + 1;
       }
     }
@@ -85,5 +101,5 @@
 
   globalThis.__tabmcpContent = { alive: () => !dead && !!chrome.runtime?.id };
   connect();
-  toPage({ type: 'resync' }); // the agent may have spoken before this relay existed
+  toPage({ type: PAGE.resync }); // the agent may have spoken before this relay existed
 })();

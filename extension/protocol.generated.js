@@ -1,65 +1,96 @@
 // GENERATED from bridge/tabmcp/protocol.py and errors.ErrorCode by `python -m tabmcp.protocol_js`.
 // Do not edit: change the Python side and regenerate (bridge/tests/test_protocol_js.py checks it).
 // docs/protocol.md describes every message for humans.
+//
+// A classic script with no exports, safe to load twice: listed before the page scripts in
+// manifest.json, imported for its effect by protocol.js (service worker, extension pages).
+// Every context reads the same frozen names from globalThis[Symbol.for('tabmcp.protocol')]. It ends with
+// a copy of messages.js, for the page's main world (see tabmcp/protocol_js.py for why).
+(() => {
+  const KEY = Symbol.for('tabmcp.protocol');
+  if (globalThis[KEY]) return;
 
-/** Bumped whenever a message or a field changes meaning. @type {number} */
-export const PROTOCOL_VERSION = 1;
+  /** Bumped whenever a message or a field changes meaning. @type {number} */
+  const PROTOCOL_VERSION = 1;
 
-/** Extension → bridge message types. */
-export const OUT = Object.freeze({
-  hello: 'hello',
-  tabsSync: 'tabs.sync',
-  tabUpdate: 'tab.update',
-  tabClosed: 'tab.closed',
-  callResult: 'call.result',
-  approvalResult: 'approval.result',
-  telemetry: 'telemetry',
-  pageResult: 'page.result',
-  ping: 'ping',
-  pong: 'pong',
-  error: 'error',
-});
+  /** Extension → bridge message types. */
+  const OUT = Object.freeze({
+    hello: 'hello',
+    tabsSync: 'tabs.sync',
+    tabUpdate: 'tab.update',
+    tabClosed: 'tab.closed',
+    callResult: 'call.result',
+    approvalResult: 'approval.result',
+    formsSet: 'forms.set',
+    telemetry: 'telemetry',
+    pageResult: 'page.result',
+    panelQuery: 'panel.query',
+    controlSet: 'control.set',
+    ping: 'ping',
+    pong: 'pong',
+    error: 'error',
+  });
 
-/** Bridge → extension message types. */
-export const IN = Object.freeze({
-  welcome: 'welcome',
-  callStart: 'call.start',
-  callCancel: 'call.cancel',
-  approvalRequest: 'approval.request',
-  approvalWithdraw: 'approval.withdraw',
-  telemetryConfig: 'telemetry.config',
-  pageQuery: 'page.query',
-  ping: 'ping',
-  pong: 'pong',
-  error: 'error',
-});
+  /** Bridge → extension message types. */
+  const IN = Object.freeze({
+    welcome: 'welcome',
+    callStart: 'call.start',
+    callCancel: 'call.cancel',
+    approvalRequest: 'approval.request',
+    approvalWithdraw: 'approval.withdraw',
+    telemetryConfig: 'telemetry.config',
+    formsPolicy: 'forms.policy',
+    pageQuery: 'page.query',
+    panelState: 'panel.state',
+    ping: 'ping',
+    pong: 'pong',
+    error: 'error',
+  });
 
-/** Every error code on the wire and in tool results. */
-export const ERROR = Object.freeze({
-  PROTOCOL_ERROR: 'PROTOCOL_ERROR',
-  MALFORMED_MESSAGE: 'MALFORMED_MESSAGE',
-  UNKNOWN_TYPE: 'UNKNOWN_TYPE',
-  PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
-  NOT_READY: 'NOT_READY',
-  UNAUTHORIZED: 'UNAUTHORIZED',
-  FLOODED: 'FLOODED',
-  INVALID_TOOL: 'INVALID_TOOL',
-  INTERNAL_ERROR: 'INTERNAL_ERROR',
-  TOOL_ERROR: 'TOOL_ERROR',
-  TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
-  VALIDATION_ERROR: 'VALIDATION_ERROR',
-  WRITES_DISABLED: 'WRITES_DISABLED',
-  APPROVAL_DENIED: 'APPROVAL_DENIED',
-  OUT_OF_SCOPE: 'OUT_OF_SCOPE',
-  TIMEOUT: 'TIMEOUT',
-  TAB_CLOSED: 'TAB_CLOSED',
-  TAB_NAVIGATED: 'TAB_NAVIGATED',
-  EXTENSION_DISCONNECTED: 'EXTENSION_DISCONNECTED',
-  CANCELLED: 'CANCELLED',
-  PAGE_ERROR: 'PAGE_ERROR',
-  BAD_RESULT: 'BAD_RESULT',
-  AXE_MISSING: 'AXE_MISSING',
-});
+  /** Every error code on the wire and in tool results. */
+  const ERROR = Object.freeze({
+    PROTOCOL_ERROR: 'PROTOCOL_ERROR',
+    MALFORMED_MESSAGE: 'MALFORMED_MESSAGE',
+    UNKNOWN_TYPE: 'UNKNOWN_TYPE',
+    PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
+    NOT_READY: 'NOT_READY',
+    UNAUTHORIZED: 'UNAUTHORIZED',
+    FLOODED: 'FLOODED',
+    INVALID_TOOL: 'INVALID_TOOL',
+    INTERNAL_ERROR: 'INTERNAL_ERROR',
+    TOOL_ERROR: 'TOOL_ERROR',
+    TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+    VALIDATION_ERROR: 'VALIDATION_ERROR',
+    WRITES_DISABLED: 'WRITES_DISABLED',
+    APPROVAL_DENIED: 'APPROVAL_DENIED',
+    OUT_OF_SCOPE: 'OUT_OF_SCOPE',
+    TIMEOUT: 'TIMEOUT',
+    TAB_CLOSED: 'TAB_CLOSED',
+    TAB_NAVIGATED: 'TAB_NAVIGATED',
+    EXTENSION_DISCONNECTED: 'EXTENSION_DISCONNECTED',
+    CANCELLED: 'CANCELLED',
+    PAGE_ERROR: 'PAGE_ERROR',
+    BAD_RESULT: 'BAD_RESULT',
+    AXE_MISSING: 'AXE_MISSING',
+    PAUSED: 'PAUSED',
+    AXE_FAILED: 'AXE_FAILED',
+    INVALID_SELECTOR: 'INVALID_SELECTOR',
+    UNKNOWN_QUERY: 'UNKNOWN_QUERY',
+    QUERY_FAILED: 'QUERY_FAILED',
+  });
+
+  /** The kinds of live page queries. */
+  const QUERY = Object.freeze({
+    dom: 'dom',
+    page: 'page',
+    axe: 'axe',
+    vitals: 'vitals',
+  });
+
+  Object.defineProperty(globalThis, KEY, {
+    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY }),
+  });
+})();
 
 // ---- payloads ----
 
@@ -85,6 +116,13 @@ export const ERROR = Object.freeze({
  */
 
 /**
+ * A page's ordinary forms described as tools by the extension's page script, sent only for origins whose forms-as-tools switch the bridge said is on (``forms.policy``). ``origin`` is Chrome's word for the page's origin (its port's ``sender.origin``), not the page's; the bridge decides on it again (``core/page_forms.py``). ``tools`` stay raw, like ``tools``.
+ * @typedef {object} PageForms
+ * @property {string} [origin]
+ * @property {Array<*>} [tools]
+ */
+
+/**
  * Everything the bridge needs to know about one tab's top-level document. ``tools`` and ``categories`` stay raw dicts here: the registry validates each one on its own so that a single bad tool is rejected without losing the rest of the tab.
  * @typedef {object} TabSnapshot
  * @property {number} tabId
@@ -99,6 +137,15 @@ export const ERROR = Object.freeze({
  * @property {Array<*>} [categories]
  * @property {Array<*>} [states]
  * @property {Array<FrameSnapshot>} [frames] Child frames whose tools the top page allows (see :class:`FrameSnapshot`); at most ``MAX_FRAMES_PER_TAB``, the rest are ignored.
+ * @property {PageForms} [forms] The top document's ordinary forms as tools, when its origin's forms-as-tools switch is on.
+ */
+
+/**
+ * One say about forms-as-tools, applied in order (the last match wins).
+ * @typedef {object} FormsPolicyRule
+ * @property {string} match An origin glob from ``[[policy.origins]]`` or an exact origin the person chose.
+ * @property {boolean} enabled
+ * @property {'config'|'person'} source
  */
 
 // ---- extension → bridge ----
@@ -144,6 +191,7 @@ export const ERROR = Object.freeze({
  * @property {boolean} ok
  * @property {Object<string, *>} [result]
  * @property {ErrorBody} [error]
+ * @property {Array<*>} [trace] The call's ``trace`` with the extension's stamps added (debug mode only, see ``CallStart``).
  */
 
 /**
@@ -153,6 +201,14 @@ export const ERROR = Object.freeze({
  * @property {string} approvalId
  * @property {boolean} approved
  * @property {string} [reason]
+ */
+
+/**
+ * The person turned forms-as-tools on or off for one origin in the extension's popup; the bridge keeps the choice (SQLite) and answers every extension with a new ``forms.policy``.
+ * @typedef {object} FormsSet
+ * @property {'forms.set'} type
+ * @property {string} origin
+ * @property {boolean} enabled
  */
 
 /**
@@ -174,6 +230,28 @@ export const ERROR = Object.freeze({
  * @property {boolean} ok
  * @property {*} [result]
  * @property {ErrorBody} [error]
+ */
+
+/**
+ * The popup asks what the person should see: their switches, activity (newest first, optionally of one tab or origin), per-tab insight, pending trust decisions. Answered by ``panel.state``. Only the extension link can ask (agents have no way to send it).
+ * @typedef {object} PanelQuery
+ * @property {'panel.query'} type
+ * @property {string} requestId
+ * @property {number} [tabId]
+ * @property {string} [origin]
+ * @property {number} [limit] How many activity rows, newest first.
+ * @property {Array<number>} [expanded] Tabs whose tools to list one by one (the ones the person opened); the others get counts only.
+ */
+
+/**
+ * The person flipped a switch in the popup; answered by ``panel.state`` (the state after it). ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile), ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin`` (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept`` (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown). Only the extension link can send it: no MCP tool changes these.
+ * @typedef {object} ControlSet
+ * @property {'control.set'} type
+ * @property {string} requestId
+ * @property {'pause'|'resume'|'writes'|'origin'|'accept'|'clear'} action
+ * @property {boolean} [enabled]
+ * @property {string} [origin]
+ * @property {string} [tool]
  */
 
 /**
@@ -222,6 +300,8 @@ export const ERROR = Object.freeze({
  * @property {string} tool The tool's name as the page registered it (not the bridge's public name).
  * @property {Object<string, *>} arguments
  * @property {number} timeoutMs
+ * @property {'form'} [source] ``form``: a page form (``TabSnapshot.forms``), run by the extension's forms script; absent: a WebMCP tool, run through the page's ``document.modelContext``.
+ * @property {Array<*>} [trace] Debug mode only (``TABMCP_TRACE=1``): ``[hop, epoch ms]`` stamps so far; each hop that relays the call appends its own and ``call.result`` carries the list back.
  */
 
 /**
@@ -263,6 +343,13 @@ export const ERROR = Object.freeze({
  */
 
 /**
+ * Which origins have forms-as-tools on: sent after ``welcome`` and whenever it changes. The extension scans ordinary forms only on matching pages; the bridge checks again on every listing and call.
+ * @typedef {object} FormsPolicy
+ * @property {'forms.policy'} type
+ * @property {Array<FormsPolicyRule>} [rules]
+ */
+
+/**
  * Ask a tab's page something live: ``dom`` (query_dom), ``page`` (facts), ``axe`` (audit), ``vitals``.
  * @typedef {object} PageQuery
  * @property {'page.query'} type
@@ -272,3 +359,93 @@ export const ERROR = Object.freeze({
  * @property {Object<string, *>} [args]
  * @property {number} timeoutMs
  */
+
+/**
+ * The answer to ``panel.query`` and ``control.set``: ``state`` is what the popup shows (docs/protocol.md lists its fields), or ``error`` says why the request was refused.
+ * @typedef {object} PanelState
+ * @property {'panel.state'} type
+ * @property {string} requestId
+ * @property {boolean} [ok]
+ * @property {Object<string, *>} [state]
+ * @property {ErrorBody} [error]
+ */
+
+// ---- the extension's internal messages: a verbatim copy of messages.js ----
+
+// The extension's internal messages, named once: service worker ⇄ content script (over the
+// page's port) ⇄ page scripts (window.postMessage), and the extension's own pages (popup,
+// approval window) ⇄ service worker (chrome.runtime.sendMessage). The wire protocol with the
+// bridge and every error code are in protocol.generated.js.
+//
+// A classic script with no exports, safe to load twice, so every context can load it: listed
+// before content.js in manifest.json, imported for its effect by protocol.js (service worker,
+// extension pages), copied at the end of protocol.generated.js for the page scripts (Chrome runs
+// a file once per frame whatever the world, so the page's main world cannot list this one too;
+// `python -m tabmcp.protocol_js` rewrites the copy, a test fails when it is stale). All read
+// the same frozen names from globalThis[Symbol.for('tabmcp.messages')]; no other part of the
+// extension spells a message type.
+(() => {
+  const KEY = Symbol.for('tabmcp.messages');
+  if (globalThis[KEY]) return;
+
+  /** Messages between the service worker, the content script and the page scripts. */
+  const PAGE = Object.freeze({
+    /** page → worker: the page's tools, categories and states. */
+    snapshot: 'snapshot',
+    /** worker → page: run a tool {callId, tool, arguments}; page → worker: its `result`. */
+    call: 'call',
+    result: 'result',
+    /** worker → page: stop a running call {callId, reason}. */
+    cancel: 'cancel',
+    /** page → worker: a batch of captured events (relayed as the wire's `telemetry`). */
+    telemetry: 'telemetry',
+    /** worker → page: the bridge's capture settings and redaction rules. */
+    telemetryConfig: 'telemetry.config',
+    /** worker → page: a live query {requestId, kind, args}; page → worker: `page.result`. */
+    pageQuery: 'page.query',
+    pageResult: 'page.result',
+    /** Never relayed: approvals are asked in the extension's own window (approval/approvals.js). */
+    approval: 'approval',
+    /** content script → page: the worker (re)connected, send a fresh snapshot. */
+    resync: 'resync',
+    /** worker → page: definitions the bridge refused {message}; the page logs why to its console. */
+    refused: 'refused',
+    /** worker → page (page/forms.js): whether this origin's forms-as-tools switch is on {enabled}. */
+    formsPolicy: 'forms.policy',
+    /** page → worker: the page's ordinary forms as tool definitions {tools} (only while the switch is on). */
+    forms: 'forms',
+    /** worker → page: fill in and submit a page form {callId, tool, arguments}; answered by `result`. */
+    formCall: 'form.call',
+  });
+
+  /**
+   * The window.postMessage envelope between the content script and the page scripts:
+   * `{[ENVELOPE.key]: ENVELOPE.page | ENVELOPE.content, msg}`, named by who sends it.
+   */
+  const ENVELOPE = Object.freeze({ key: '__tabmcp', page: 'page', content: 'content' });
+
+  /** The name of the port each page's content script opens to the worker. */
+  const PAGE_PORT = 'tabmcp-page';
+
+  /** Messages from the extension's own pages (popup, approval window, options) and tests to the worker. */
+  const RUNTIME = Object.freeze({
+    status: 'tabmcp.status',
+    reconnect: 'tabmcp.reconnect',
+    /** The approval window asks for its question {approvalId} and gives the person's answer. */
+    approvalGet: 'tabmcp.approval.get',
+    approvalAnswer: 'tabmcp.approval.answer',
+    /** The popup lists the open questions, and brings a question's window to the front {approvalId}. */
+    approvalList: 'tabmcp.approval.list',
+    approvalFocus: 'tabmcp.approval.focus',
+    /** The popup asks the bridge what to show {tabId?, origin?, limit, expanded} (wire: panel.query). */
+    panelQuery: 'tabmcp.panel.query',
+    /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
+    controlSet: 'tabmcp.control.set',
+    /** The popup's forms-as-tools section: the rules and one origin's switch {origin}, and the
+     * person turning it on or off {origin, enabled}. */
+    formsStatus: 'tabmcp.forms.status',
+    formsSet: 'tabmcp.forms.set',
+  });
+
+  Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });
+})();

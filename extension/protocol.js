@@ -1,10 +1,27 @@
 // The wire protocol between this extension and the tabmcp bridge, and the extension's own
-// internal messages. The wire part (PROTOCOL_VERSION, message types, error codes, a JSDoc
-// typedef of every message) is generated from bridge/tabmcp/protocol.py into
-// protocol.generated.js; docs/protocol.md describes the same messages for humans.
+// internal messages, as ES module exports for the service worker and the extension's pages.
+// The wire part (PROTOCOL_VERSION, message types, error codes, page query kinds, a JSDoc typedef
+// of every message) is generated from bridge/tabmcp/protocol.py into protocol.generated.js; the
+// internal messages are named in messages.js. Both are classic scripts (content.js and the page
+// scripts load them through manifest.json): imported here for their effect, read from globalThis.
+// docs/protocol.md describes the same messages for humans.
 
-export { ERROR, IN, OUT, PROTOCOL_VERSION } from './protocol.generated.js';
-import { ERROR } from './protocol.generated.js';
+import './protocol.generated.js';
+import './messages.js';
+
+const WIRE = /** @type {any} */ (globalThis)[Symbol.for('tabmcp.protocol')];
+const MESSAGES = /** @type {any} */ (globalThis)[Symbol.for('tabmcp.messages')];
+
+/** @type {number} */
+export const PROTOCOL_VERSION = WIRE.PROTOCOL_VERSION;
+/** Extension → bridge message types. @type {Readonly<Record<string, string>>} */
+export const OUT = WIRE.OUT;
+/** Bridge → extension message types. @type {Readonly<Record<string, string>>} */
+export const IN = WIRE.IN;
+/** Every error code on the wire and in tool results. @type {Readonly<Record<string, string>>} */
+export const ERROR = WIRE.ERROR;
+/** The kinds of live page queries. @type {Readonly<Record<string, string>>} */
+export const QUERY = WIRE.QUERY;
 
 /**
  * @typedef {import('./protocol.generated.js').TabSnapshot} TabSnapshot
@@ -41,40 +58,14 @@ export const CALL_ERRORS = Object.freeze({
   unknownType: ERROR.UNKNOWN_TYPE,
 });
 
-/**
- * Messages inside the extension: service worker ⇄ content script (over the page's port) ⇄
- * page scripts (window.postMessage, wrapped as {__tabmcp: 'page' | 'content', msg}).
- * content.js and the page scripts are classic scripts and cannot import this module; they use
- * the same strings, listed here once.
- */
-export const PAGE = Object.freeze({
-  /** page → worker: the page's tools, categories and states. */
-  snapshot: 'snapshot',
-  /** worker → page: run a tool {callId, tool, arguments}; page → worker: its `result`. */
-  call: 'call',
-  result: 'result',
-  /** worker → page: stop a running call {callId, reason}. */
-  cancel: 'cancel',
-  /** page → worker: a batch of captured events (relayed as the wire's `telemetry`). */
-  telemetry: 'telemetry',
-  /** worker → page: the bridge's capture settings. */
-  telemetryConfig: 'telemetry.config',
-  /** worker → page: a live query {requestId, kind, args}; page → worker: `page.result`. */
-  pageQuery: 'page.query',
-  pageResult: 'page.result',
-  /** Never relayed: approvals are asked in the extension's own window (approval/approvals.js). */
-  approval: 'approval',
-  /** content script → page: the worker (re)connected, send a fresh snapshot. */
-  resync: 'resync',
-  /** worker → page: definitions the bridge refused {message}; the page logs why to its console. */
-  refused: 'refused',
-});
-
-/** The name of the port each page's content script opens to the worker. */
-export const PAGE_PORT = 'tabmcp-page';
-
-/** Messages between the popup / tests and the worker (chrome.runtime.sendMessage). */
-export const RUNTIME = Object.freeze({ status: 'tabmcp.status', reconnect: 'tabmcp.reconnect' });
+/** Messages inside the extension (see messages.js). @type {Readonly<Record<string, string>>} */
+export const PAGE = MESSAGES.PAGE;
+/** The window.postMessage envelope between the content script and the page scripts. */
+export const ENVELOPE = MESSAGES.ENVELOPE;
+/** The name of the port each page's content script opens to the worker. @type {string} */
+export const PAGE_PORT = MESSAGES.PAGE_PORT;
+/** Messages between the extension's pages / tests and the worker (chrome.runtime.sendMessage). */
+export const RUNTIME = MESSAGES.RUNTIME;
 
 /**
  * Normalize what a person typed on the options page into a WebSocket URL of the bridge.

@@ -8,12 +8,14 @@ the extension folder (the copy is git-ignored) before anything loads the extensi
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 from pathlib import Path
 
 __all__ = [
     "EXTENSION_ID",
     "axe_path",
+    "capture_scripts",
     "demo_site_dir",
     "extension_dir",
     "polyfill_path",
@@ -41,6 +43,19 @@ def extension_dir() -> Path:
 def polyfill_path() -> Path:
     root = repo_root()
     return root / "polyfill" / "webmcp-polyfill.js" if root else _PKG / "_assets" / "webmcp-polyfill.js"
+
+
+def capture_scripts() -> list[Path]:
+    """The telemetry capture's page scripts, in the order ``manifest.json`` injects them.
+
+    Tests and benchmarks that load the capture without the extension inject exactly these
+    (the shared names first, ``page/start.js`` last), so they run what the extension runs.
+    """
+    manifest = json.loads((extension_dir() / "manifest.json").read_text(encoding="utf-8"))
+    for entry in manifest["content_scripts"]:
+        if "page/natives.js" in entry["js"]:
+            return [extension_dir() / name for name in entry["js"]]
+    raise LookupError("manifest.json lists no telemetry capture scripts (page/natives.js)")
 
 
 def demo_site_dir() -> Path:

@@ -15,6 +15,7 @@
         ├── ToolValidationError      VALIDATION_ERROR (which field, what was expected)
         ├── WritesDisabled           WRITES_DISABLED (with the setting that enables writes)
         ├── ApprovalDenied           APPROVAL_DENIED
+        ├── Paused                   PAUSED (the person paused all agent access in the popup)
         ├── OutOfScope               OUT_OF_SCOPE (page state, route or policy rules it out)
         ├── ToolTimeout              TIMEOUT
         ├── TabClosed                TAB_CLOSED
@@ -46,6 +47,7 @@ __all__ = [
     "NotReady",
     "OutOfScope",
     "PageError",
+    "Paused",
     "ProtocolError",
     "ProtocolVersionMismatch",
     "TabClosed",
@@ -93,6 +95,16 @@ class ErrorCode(enum.StrEnum):
     BAD_RESULT = "BAD_RESULT"
     AXE_MISSING = "AXE_MISSING"
     """The extension could not load axe-core into the page (an accessibility audit)."""
+    PAUSED = "PAUSED"
+    """The person paused all agent access (the extension popup, or ``tabmcp controls pause``)."""
+    AXE_FAILED = "AXE_FAILED"
+    """axe-core ran in the page and threw."""
+    INVALID_SELECTOR = "INVALID_SELECTOR"
+    """A page query's selector is empty or not valid CSS."""
+    UNKNOWN_QUERY = "UNKNOWN_QUERY"
+    """A page query of a kind the page does not answer."""
+    QUERY_FAILED = "QUERY_FAILED"
+    """The page could not answer a query (or send its answer)."""
 
 
 class BridgeError(Exception):
@@ -167,6 +179,10 @@ class ApprovalDenied(ToolCallError):
     code: str = ErrorCode.APPROVAL_DENIED
 
 
+class Paused(ToolCallError):
+    code: str = ErrorCode.PAUSED
+
+
 class OutOfScope(ToolCallError):
     code: str = ErrorCode.OUT_OF_SCOPE
 
@@ -206,6 +222,7 @@ _BY_CODE: dict[str, type[ToolCallError]] = {
         ToolValidationError,
         WritesDisabled,
         ApprovalDenied,
+        Paused,
         OutOfScope,
         ToolTimeout,
         TabClosed,

@@ -1,9 +1,19 @@
 """Writes the wire protocol for the extension: ``extension/protocol.generated.js``.
 
 :mod:`tabmcp.protocol` (the messages) and :class:`tabmcp.errors.ErrorCode` are the one source;
-this renders them as an ES module: ``PROTOCOL_VERSION``, the message types each way (``OUT``:
-extension → bridge, ``IN``: bridge → extension), the error codes (``ERROR``) and a JSDoc
-typedef of every message and payload. ``bridge/tests/test_protocol_js.py`` fails when the
+this renders them as one script every part of the extension loads: ``PROTOCOL_VERSION``, the
+message types each way (``OUT``: extension → bridge, ``IN``: bridge → extension), the error
+codes (``ERROR``), the page query kinds (``QUERY``) and a JSDoc typedef of every message and
+payload. It has no ``export``: the page scripts are classic scripts (``manifest.json`` lists it
+before them), the service worker and the extension's pages import it for its effect (through
+``protocol.js``); all read ``globalThis[Symbol.for('tabmcp.protocol')]``.
+
+It ends with a verbatim copy of ``extension/messages.js`` (the extension's internal message
+names, written by hand there): Chrome runs a file listed in several ``content_scripts`` entries
+once per frame, whatever their worlds (crbug.com/324096753), so the page's main world cannot
+load ``messages.js`` itself when the content script's isolated world does. The page scripts get
+the names from here, the content script from ``messages.js``: one definition, and the drift test
+fails when the copy is stale. ``bridge/tests/test_protocol_js.py`` fails when the
 committed file differs from what this renders; regenerate with::
 
     .venv/bin/python -m tabmcp.protocol_js
@@ -22,11 +32,18 @@ from pydantic import BaseModel
 from . import protocol
 from .errors import ErrorCode
 
-__all__ = ["GENERATED", "render"]
+__all__ = ["GENERATED", "KEY", "render"]
 
 GENERATED = Path(__file__).resolve().parents[2] / "extension" / "protocol.generated.js"
+MESSAGES = GENERATED.with_name("messages.js")
 
-PAYLOADS: tuple[type[BaseModel], ...] = (protocol.ErrorBody, protocol.FrameSnapshot, protocol.TabSnapshot)
+PAYLOADS: tuple[type[BaseModel], ...] = (
+    protocol.ErrorBody,
+    protocol.FrameSnapshot,
+    protocol.PageForms,
+    protocol.TabSnapshot,
+    protocol.FormsPolicyRule,
+)
 
 
 def _union(tp: Any) -> tuple[Any, ...]:
@@ -45,6 +62,10 @@ def _type_name(model: type[BaseModel]) -> str:
     field = model.model_fields["type"]
     (value,) = get_args(field.annotation)
     return str(value)
+
+
+def _kinds(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(str(v) for v in get_args(model.model_fields["kind"].annotation))
 
 
 def _key(type_name: str) -> str:
@@ -91,9 +112,13 @@ def _typedef(model: type[BaseModel]) -> list[str]:
     return lines
 
 
+KEY = "tabmcp.protocol"
+"""``globalThis[Symbol.for(KEY)]`` holds the generated names in every context."""
+
+
 def _frozen(name: str, doc: str, items: dict[str, str]) -> list[str]:
-    body = [f"  {k}: '{v}'," for k, v in items.items()]
-    return [f"/** {doc} */", f"export const {name} = Object.freeze({{", *body, "});"]
+    body = [f"    {k}: '{v}'," for k, v in items.items()]
+    return [f"  /** {doc} */", f"  const {name} = Object.freeze({{", *body, "  });"]
 
 
 def render() -> str:
@@ -104,15 +129,30 @@ def render() -> str:
         "// GENERATED from bridge/tabmcp/protocol.py and errors.ErrorCode by `python -m tabmcp.protocol_js`.",
         "// Do not edit: change the Python side and regenerate (bridge/tests/test_protocol_js.py checks it).",
         "// docs/protocol.md describes every message for humans.",
+        "//",
+        "// A classic script with no exports, safe to load twice: listed before the page scripts in",
+        "// manifest.json, imported for its effect by protocol.js (service worker, extension pages).",
+        f"// Every context reads the same frozen names from globalThis[Symbol.for('{KEY}')]. It ends with",
+        "// a copy of messages.js, for the page's main world (see tabmcp/protocol_js.py for why).",
+        "(() => {",
+        f"  const KEY = Symbol.for('{KEY}');",
+        "  if (globalThis[KEY]) return;",
         "",
-        "/** Bumped whenever a message or a field changes meaning. @type {number} */",
-        f"export const PROTOCOL_VERSION = {protocol.PROTOCOL_VERSION};",
+        "  /** Bumped whenever a message or a field changes meaning. @type {number} */",
+        f"  const PROTOCOL_VERSION = {protocol.PROTOCOL_VERSION};",
         "",
         *_frozen("OUT", "Extension → bridge message types.", {_key(_type_name(m)): _type_name(m) for m in out_models}),
         "",
         *_frozen("IN", "Bridge → extension message types.", {_key(_type_name(m)): _type_name(m) for m in in_models}),
         "",
         *_frozen("ERROR", "Every error code on the wire and in tool results.", {c.name: c.value for c in ErrorCode}),
+        "",
+        *_frozen("QUERY", "The kinds of live page queries.", {k: k for k in _kinds(protocol.PageQuery)}),
+        "",
+        "  Object.defineProperty(globalThis, KEY, {",
+        "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY }),",
+        "  });",
+        "})();",
         "",
         "// ---- payloads ----",
         "",
@@ -126,6 +166,11 @@ def render() -> str:
     for model in in_models:
         if model not in out_models:
             lines += [*_typedef(model), ""]
+    lines += [
+        "// ---- the extension's internal messages: a verbatim copy of messages.js ----",
+        "",
+        MESSAGES.read_text(encoding="utf-8").rstrip(),
+    ]
     return "\n".join(lines).rstrip() + "\n"
 
 

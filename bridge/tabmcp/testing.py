@@ -16,9 +16,9 @@ from typing import Any
 
 import mcp_types as types
 
-from .core.disclosure import META_CATEGORY, META_EXPANDED, META_REVISION
+from .core.disclosure import META_EXPANDED, META_REVISION, read_category_marker
 
-__all__ = ["ListChanges", "category_members", "listed", "listing_revision", "unlisted"]
+__all__ = ["ListChanges", "category_size", "listed", "listing_revision", "unlisted"]
 
 
 def listing_revision(result: types.ListToolsResult) -> int:
@@ -105,9 +105,11 @@ def unlisted(name: str) -> Callable[[types.ListToolsResult], bool]:
     return lambda result: all(t.name != name for t in result.tools)
 
 
-def category_members(result: types.ListToolsResult, category: str) -> list[str]:
-    """The member names a listed category tool announces (``_meta["tabmcp/category"]["tools"]``)."""
+def category_size(result: types.ListToolsResult, category: str) -> int | None:
+    """How many tools a listed category announces (the count in its description's bracket), or
+    ``None`` if ``category`` is not listed as one. Its member names come from calling it."""
     for tool in result.tools:
         if tool.name == category:
-            return list(((tool.meta or {}).get(META_CATEGORY) or {}).get("tools") or [])
-    return []
+            marker = read_category_marker(tool.description or "")
+            return marker[1] if marker else None
+    return None

@@ -1,5 +1,12 @@
 from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
-from tabmcp.core.disclosure import META_CATEGORY, META_SOURCE, ClientView, Disclosure
+from tabmcp.core.disclosure import (
+    META_CATEGORY,
+    META_SOURCE,
+    ClientView,
+    Disclosure,
+    category_marker,
+    read_category_marker,
+)
 from tabmcp.core.registry import Registry
 from tabmcp.protocol import TabSnapshot
 
@@ -30,10 +37,52 @@ def test_categories_profile_collapses_categories():
     _, disc = setup()
     listed = disc.list_tools(ClientView())
     assert names(listed) == ["search_tools", "describe_tools", "call_tool", "users", "ping"]
-    users = listed[3]
-    assert users["description"] == "[https://shop.test] User management. Tools: get_user, delete_user."
+    # The listed entry says the site, that it is a category and its size, then the page's purpose;
+    # member names and the source are one call away (see test_describe_gives_a_category_in_full).
+    assert listed[3] == {
+        "name": "users",
+        "description": "[https://shop.test; category, 2 tools] User management.",
+        "inputSchema": {"type": "object"},
+        "annotations": {"readOnlyHint": True},
+    }
+
+
+def test_describe_gives_a_category_in_full():
+    _, disc = setup()
+    (users,), missing = disc.describe(["users"])
+    assert not missing
+    assert users["description"] == (
+        "[https://shop.test; category, 2 tools] User management. Tools: get_user, delete_user.")
+    # The _meta earlier listings carried (a client reading it finds it here).
     assert users["_meta"][META_CATEGORY] == {"isCategory": True, "toolCount": 2, "tools": ["get_user", "delete_user"]}
-    assert users["inputSchema"]["properties"] == {}
+    assert users["_meta"][META_SOURCE]["url"] == "https://shop.test/admin"
+    assert users["title"] == "users (category)" and users["annotations"] == {"readOnlyHint": True}
+
+
+def test_category_marker_is_read_back_and_cannot_come_from_page_text():
+    _, disc = setup()
+    listed = {t["name"]: t for t in disc.list_tools()}
+    assert read_category_marker(listed["users"]["description"]) == ("https://shop.test", 2)
+    # A page tool's description opens with "[origin] ": page text never starts the bracket.
+    assert read_category_marker(listed["ping"]["description"]) is None
+    assert category_marker("https://a.test", 1) == "[https://a.test; category, 1 tool]"
+    assert read_category_marker(category_marker("", 7) + " x") == ("", 7)
+    assert read_category_marker(category_marker("http://[::1]:8080", 3)) == ("http://[::1]:8080", 3)
+
+
+def test_a_long_category_description_is_cut_in_the_listing_and_whole_in_describe():
+    long = "Orders of the shop. " + "Every order can be refunded or shipped. " * 20 + "Last sentence."
+    reg = Registry(reserved_names=BUILTIN_NAMES)
+    orders = {"name": "orders", "description": long, "tools": ["refund"]}
+    snapshot = tab(1, url="https://shop.test/", tools=[tool("refund")], categories=[orders])
+    reg.apply(TabSnapshot.model_validate(snapshot))
+    disc = Disclosure(reg)
+    listed = {t["name"]: t for t in disc.list_tools()}["orders"]["description"]
+    assert listed.startswith("[https://shop.test; category, 1 tool] Orders of the shop. Every order")
+    assert len(listed) <= len("[https://shop.test; category, 1 tool] ") + 300 and listed.endswith(".")
+    assert "Last sentence." not in listed
+    (full,), _ = disc.describe(["orders"])
+    assert "Last sentence. Tools: refund." in full["description"]
 
 
 def test_every_page_tool_carries_its_source():
@@ -103,8 +152,10 @@ def test_members_hidden_by_policy_never_leak_through_their_category():
     disc = Disclosure(reg, gate=gate)
     entry = reg.resolve("users")
     listed = {t["name"]: t for t in disc.list_tools(ClientView())}
-    assert listed["users"]["_meta"][META_CATEGORY]["tools"] == ["get_user"]
-    assert "delete_user" not in listed["users"]["description"]
+    assert read_category_marker(listed["users"]["description"]) == ("https://shop.test", 1)
+    (described,), _ = disc.describe(["users"])
+    assert described["_meta"][META_CATEGORY]["tools"] == ["get_user"]
+    assert "delete_user" not in described["description"]
     dynamic = ClientView(dynamic=True)
     text, structured, _ = disc.expand(entry, dynamic)
     assert [t["name"] for t in structured["tools"]] == ["get_user"] and "delete_user" not in text

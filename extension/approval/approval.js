@@ -1,5 +1,7 @@
 // @ts-check
 // The approval window: shows one question from the service worker and sends the person's answer.
+import { RUNTIME } from '../protocol.js';
+
 const id = new URLSearchParams(location.search).get('id') || '';
 
 /** @param {string} elementId @param {string} text */
@@ -9,7 +11,7 @@ const show = (elementId, text) => {
 };
 
 async function main() {
-  const q = await chrome.runtime.sendMessage({ type: 'tabmcp.approval.get', approvalId: id });
+  const q = await chrome.runtime.sendMessage({ type: RUNTIME.approvalGet, approvalId: id });
   if (!q) {
     /** @type {HTMLElement} */ (document.getElementById('gone')).hidden = false;
     return;
@@ -26,7 +28,7 @@ async function main() {
   /** @param {boolean} approved */
   const answer = async (approved) => {
     for (const b of document.querySelectorAll('button')) /** @type {HTMLButtonElement} */ (b).disabled = true;
-    await chrome.runtime.sendMessage({ type: 'tabmcp.approval.answer', approvalId: id, approved, remember: remember.checked });
+    await chrome.runtime.sendMessage({ type: RUNTIME.approvalAnswer, approvalId: id, approved, remember: remember.checked });
     window.close();
   };
   /** @type {HTMLElement} */ (document.getElementById('allow')).addEventListener('click', () => answer(true));

@@ -2,16 +2,20 @@
 // Watches the page's WebMCP tools, categories and states through the polyfill's internal hook
 // and reports snapshots; runs tool calls the bridge routes here. Talks to the content script
 // with window.postMessage ({__tabmcp: 'page'} out, {__tabmcp: 'content'} in). Idempotent.
+// Message names and error codes come from messages.js and protocol.generated.js, which
+// manifest.json injects before this script.
 (() => {
   const AGENT = Symbol.for('tabmcp.agent');
   if (window[AGENT]) {
     window[AGENT].resync();
     return;
   }
+  const { PAGE, ENVELOPE } = globalThis[Symbol.for('tabmcp.messages')];
+  const { ERROR } = globalThis[Symbol.for('tabmcp.protocol')];
   /** @type {{native:boolean, snapshot():Promise<any>, call(name:string,args:object,opts?:{signal?:AbortSignal}):Promise<any>, subscribe(cb:()=>void):()=>void} | undefined} */
   const hook = globalThis[Symbol.for('tabmcp.webmcp')];
 
-  const post = (msg) => window.postMessage({ __tabmcp: 'page', msg }, '*');
+  const post = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.page, msg }, '*');
   const isTop = window.top === window;
 
   /**
@@ -65,7 +69,7 @@
       }
     }
     const msg = {
-      type: 'snapshot',
+      type: PAGE.snapshot,
       url: location.href,
       title: document.title,
       native: !!(hook && hook.native),
@@ -125,32 +129,32 @@
     running.set(msg.callId, controller);
     let outcome;
     if (!hook) {
-      outcome = { ok: false, error: { code: 'TOOL_NOT_FOUND', message: 'this page has no WebMCP tools' } };
+      outcome = { ok: false, error: { code: ERROR.TOOL_NOT_FOUND, message: 'this page has no WebMCP tools' } };
     } else {
       try {
         outcome = await hook.call(msg.tool, msg.arguments || {}, { signal: controller.signal });
       } catch (err) {
-        outcome = { ok: false, error: { code: 'PAGE_ERROR', message: String((err && err.message) || err) } };
+        outcome = { ok: false, error: { code: ERROR.PAGE_ERROR, message: String((err && err.message) || err) } };
       }
     }
     running.delete(msg.callId);
-    post({ type: 'result', callId: msg.callId, ok: !!outcome.ok, result: outcome.result, error: outcome.error });
+    post({ type: PAGE.result, callId: msg.callId, ok: !!outcome.ok, result: outcome.result, error: outcome.error });
   }
 
   window.addEventListener('message', (event) => {
     if (event.source !== window) return;
     const data = event.data;
-    if (!data || data.__tabmcp !== 'content' || !data.msg) return;
+    if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg) return;
     const msg = data.msg;
-    if (msg.type === 'resync') {
+    if (msg.type === PAGE.resync) {
       lastSent = '';
       schedule();
-    } else if (msg.type === 'call' && typeof msg.callId === 'string') {
+    } else if (msg.type === PAGE.call && typeof msg.callId === 'string') {
       runCall(msg);
-    } else if (msg.type === 'cancel') {
+    } else if (msg.type === PAGE.cancel) {
       const controller = running.get(msg.callId);
       if (controller) controller.abort(new DOMException(msg.reason || 'cancelled by the agent', 'AbortError'));
-    } else if (msg.type === 'refused' && typeof msg.message === 'string') {
+    } else if (msg.type === PAGE.refused && typeof msg.message === 'string') {
       // Where the page's author looks: what the bridge would not relay, and why.
       console.warn('[tabmcp] the bridge refused some of this page\'s tools:', msg.message);
     }

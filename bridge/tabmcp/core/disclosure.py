@@ -4,6 +4,9 @@ Profiles (``disclosure.profile``):
 
 * ``passthrough`` — every page tool as registered, categories flattened (the baseline).
 * ``categories`` (default) — each page category is one tool; calling it returns its members.
+  Its listing entry is compact: name, ``[origin; category, N tools] purpose``, an empty schema
+  and the read-only hint; member names come from calling it, ``search_tools(category=…)`` or
+  ``describe_tools`` (see :meth:`Disclosure.category_definition`).
   On connections whose protocol lets tools/list change after a call (before 2026-07-28),
   the expanded members then join that client's tools/list.
 * ``meta`` — only the built-ins: introspect, search_tools, describe_tools, call_tool, context.
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -41,7 +45,10 @@ __all__ = [
     "ClientView",
     "Disclosure",
     "Profile",
+    "category_marker",
     "one_line",
+    "read_category_marker",
+    "summary",
 ]
 
 Profile = Literal["passthrough", "categories", "meta", "hybrid"]
@@ -53,6 +60,8 @@ META_CATEGORY = "tabmcp/category"
 META_ENHANCEMENT = "tabmcp/enhancement"
 META_WARNINGS = "tabmcp/warnings"
 META_WEBMCP_ANNOTATIONS = "tabmcp/annotations"
+META_PAGE_FORM = "tabmcp/pageForm"
+"""On page forms only: offered by the person's forms-as-tools switch for the origin, not by the site."""
 _WEBMCP_ANNOTATIONS = ("consequentialHint", "untrustedContentHint", "debugging")
 META_REVISION = "tabmcp/revision"
 """On tools/list results and list-changed notifications: the bridge's change counter. A
@@ -60,7 +69,9 @@ notification whose revision is at least a listing's reports a state at least tha
 META_EXPANDED = "tabmcp/expanded"
 """On a list-changed notification sent to one client: the category it opened."""
 _MCP_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-_MAX_NAMES_IN_DESCRIPTION = 12
+_SUMMARY_LIMIT = 300
+"""Characters of a category's description shown in a listing (describe_tools shows it all)."""
+_MARKER = re.compile(r"^\[(?:(?P<origin>\S+); )?category, (?P<count>\d+) tools?\](?: |$)")
 
 
 @dataclass
@@ -91,6 +102,35 @@ def one_line(text: str, limit: int = 160) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
+def summary(text: str, limit: int = _SUMMARY_LIMIT) -> str:
+    """``text`` on one line, whole if it fits in ``limit`` characters, else cut after its last
+    sentence that fits (or at ``limit``, with "…")."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head = flat[: limit - 1]
+    end = max(head.rfind(stop) for stop in (". ", "? ", "! "))
+    return head[: end + 1] if end > 0 else head.rstrip() + "…"
+
+
+def category_marker(origin: str, count: int) -> str:
+    """The bracket that opens a category's description: its site, the word "category" and its
+    member count (``[https://shop.test; category, 4 tools]``).
+
+    The bridge writes it, before any page text (a page tool's description opens with
+    ``[origin] ``), so it also tells a client which entries are categories:
+    :func:`read_category_marker`.
+    """
+    noun = "tool" if count == 1 else "tools"
+    return f"[{origin}; category, {count} {noun}]" if origin else f"[category, {count} {noun}]"
+
+
+def read_category_marker(description: str) -> tuple[str, int] | None:
+    """``(origin, member count)`` if ``description`` opens with :func:`category_marker`'s bracket."""
+    match = _MARKER.match(description)
+    return (match["origin"] or "", int(match["count"])) if match else None
+
+
 def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
     """MCP ToolAnnotations from the page's: the MCP ones as they are, WebMCP's mapped where they correspond.
 
@@ -100,6 +140,9 @@ def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
     """
     page = entry.tool.annotations
     ann = {k: page[k] for k in _MCP_ANNOTATIONS if k in page}
+    if entry.tool.page_form:
+        # It submits a form: never read-only, and it may destroy (MCP's default when unsaid).
+        return {"readOnlyHint": False, "openWorldHint": True}
     if entry.tool.destructive:
         ann["destructiveHint"] = True
     if page.get("consequentialHint") is True and "readOnlyHint" not in ann:
@@ -185,6 +228,10 @@ class Disclosure:
             meta[META_ENHANCEMENT] = tool.enhancement
         if tool.warnings:
             meta[META_WARNINGS] = list(tool.warnings)
+        if tool.page_form:
+            meta[META_PAGE_FORM] = {
+                "offeredBy": "person", "switch": "forms_as_tools", "origin": entry.tab.forms_origin,
+            }
         webmcp = {k: tool.annotations[k] for k in _WEBMCP_ANNOTATIONS if k in tool.annotations}
         if webmcp:
             meta[META_WEBMCP_ANNOTATIONS] = webmcp
@@ -203,18 +250,37 @@ class Disclosure:
             self.definition_hook(entry, out)
         return out
 
-    def category_definition(self, entry: CategoryEntry, members: tuple[ToolEntry, ...]) -> dict[str, Any]:
+    def category_definition(
+        self, entry: CategoryEntry, members: tuple[ToolEntry, ...], *, full: bool = False
+    ) -> dict[str, Any]:
+        """A category as one tool: the compact listing entry, or (``full``) what describe_tools gives.
+
+        The listing entry is what the agent chooses by: its name, and a description that opens
+        with the bridge's bracket (site, "category", member count: :func:`category_marker`)
+        followed by the page's purpose. Nothing else is repeated per category: how to open a
+        category and run its tools is said once (server instructions, ``call_tool``), and the
+        member names, the page name and the source are one call away (calling the category,
+        ``search_tools(category=…)``, or ``describe_tools`` of the category, which returns the
+        ``full`` form with every member name and the ``_meta`` of earlier versions). The origin
+        stays in every entry although one site repeats it: without it, a category "bank
+        transfers" registered by evil.test reads like the bank's, and with several tabs open the
+        agent could not tell whose "orders" it opens. The read-only hint stays: clients use it to
+        let a category be opened without asking (or at all, in read-only modes).
+        """
         names = [m.public_name for m in members]
-        shown = ", ".join(names[:_MAX_NAMES_IN_DESCRIPTION])
-        if len(names) > _MAX_NAMES_IN_DESCRIPTION:
-            shown += f", and {len(names) - _MAX_NAMES_IN_DESCRIPTION} more"
-        # How to open a category and run its tools is said once, in the server's instructions
-        # and call_tool's description. The origin stays: page text must say which site speaks.
-        text = f"{entry.category.description.rstrip('.')}. Tools: {shown}."
+        marker = category_marker(entry.tab.origin, len(names))
+        if not full:
+            return {
+                "name": entry.public_name,
+                "description": f"{marker} {summary(entry.category.description)}".rstrip(),
+                "inputSchema": {"type": "object"},
+                "annotations": {"readOnlyHint": True},
+            }
+        text = f"{marker} {entry.category.description.rstrip().rstrip('.')}. Tools: {', '.join(names)}."
         return {
             "name": entry.public_name,
             "title": f"{entry.category.name} (category)",
-            "description": _described(entry.tab.origin, text),
+            "description": text,
             "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
             "annotations": {"readOnlyHint": True},
             "_meta": {
@@ -249,7 +315,7 @@ class Disclosure:
         key = self._memo_key(view, profile)
         cached = self._listing_cache.get(key)
         if cached is None:
-            if len(self._listing_cache) > 64 or any(k[:2] != key[:2] for k in self._listing_cache):
+            if len(self._listing_cache) > 64 or any(k[:3] != key[:3] for k in self._listing_cache):
                 self._listing_cache.clear()
             cached = self._listing_cache[key] = self._build_listing(view, profile)
         return list(cached)
@@ -261,7 +327,7 @@ class Disclosure:
         usage = None
         if profile == "hybrid" and self.usage_core is not None and not self.core_tools:
             usage = frozenset(self.usage_core())
-        return (self.registry.version, self.hook_version(), profile, view.dynamic, expanded, usage)
+        return (self.registry.version, self.hook_version(), self.gate.version, profile, view.dynamic, expanded, usage)
 
     def listing_key(self, view: ClientView | None = None, *, profile: Profile | None = None) -> tuple[Any, ...]:
         """A hashable identity of :meth:`listing` for this client: equal keys mean equal listings,
@@ -339,7 +405,7 @@ class Disclosure:
             if isinstance(entry, ToolEntry) and self.gate.visible(entry):
                 found.append(self.tool_definition(entry))
             elif isinstance(entry, CategoryEntry) and (members := self.visible_members(entry)):
-                found.append(self.category_definition(entry, members))
+                found.append(self.category_definition(entry, members, full=True))
             else:
                 missing.append(name)
         return found, missing

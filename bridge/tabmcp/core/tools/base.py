@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from ..controls import PersonControls
     from ..disclosure import ClientView, Disclosure
     from ..registry import Registry, ToolEntry
     from ..scoping import Gate
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from ..telemetry import SessionStore, TelemetryStore
     from ..trust.guard import TrustGuard
 
-__all__ = ["META_BUILTIN", "Bridge", "BuiltinTool", "Handler", "ToolContext", "text"]
+__all__ = ["META_BUILTIN", "Bridge", "BuiltinTool", "Handler", "ToolContext", "listed_schema", "text"]
 
 META_BUILTIN = "tabmcp/builtin"
 
@@ -34,6 +35,8 @@ class Bridge(Protocol):
     gate: Gate
     telemetry: TelemetryStore
     sessions: SessionStore
+    controls: PersonControls
+    """The person's switches (pause, writes, origins off); agents read their effect, never set them."""
 
     @property
     def search(self) -> SearchIndex: ...
@@ -107,6 +110,31 @@ class BuiltinTool:
         tool = copy.deepcopy(self.definition)
         tool["_meta"] = {META_BUILTIN: True}
         return tool
+
+
+_CHECK_ONLY = frozenset({"minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength"})
+
+
+def listed_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The form of a built-in's input schema that tools/list shows: ``schema`` less what only
+    the check needs (bounds, ``additionalProperties: false``, an empty ``properties``).
+
+    Every client pays for a listed definition in every session, while the full ``schema`` is
+    what arguments are checked against (:attr:`BuiltinTool.schema`), so an argument out of
+    bounds still gets a named validation error that says what was expected.
+    """
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _CHECK_ONLY or (key == "additionalProperties" and value is False):
+            continue
+        if key == "properties" and value == {}:
+            continue
+        if key == "properties" and isinstance(value, dict):
+            value = {k: listed_schema(v) if isinstance(v, dict) else v for k, v in value.items()}
+        elif key == "items" and isinstance(value, dict):
+            value = listed_schema(value)
+        out[key] = value
+    return out
 
 
 def text(value: str) -> dict[str, Any]:

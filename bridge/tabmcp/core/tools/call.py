@@ -1,6 +1,7 @@
 """The call path: ``call_tool``, and how any tools/call reaches a built-in, a category or a page tool.
 
-Every tools/call goes through :func:`run`, in this order:
+Every tools/call goes through :func:`run`, in this order (while the person has paused agent
+access, every call answers ``PAUSED`` before any of them):
 
 1. a built-in tool: its arguments checked against its schema, then its handler;
 2. a category: its visible members are returned (and, on handshake-era connections in the
@@ -24,27 +25,26 @@ from pydantic import ValidationError
 from ...errors import ErrorCode, OutOfScope, ToolNotFound, ToolValidationError, WritesDisabled
 from ..registry import CategoryEntry, ToolEntry
 from ..validation import validate_arguments
-from .base import BuiltinTool, ToolContext, text
+from .base import BuiltinTool, ToolContext, listed_schema, text
 from .search import allowed, use_client
 
 __all__ = ["CALL_TOOL", "call_page_tool", "page_result", "run"]
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
+    "required": ["name"],
+    "additionalProperties": False,
+}
 
 DEFINITION: dict[str, Any] = {
     "name": "call_tool",
     "title": "Call a page tool",
     "description": (
-        "Run a page tool by exact name, including tools inside a category or found with search_tools. "
-        "A category entry lists its tools: call it (no arguments) for their schemas."
+        "Run a page tool by exact name, including one inside a category. "
+        "Calling a category (no arguments) lists its tools with their schemas."
     ),
-    "inputSchema": {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string"},
-            "arguments": {"type": "object"},
-        },
-        "required": ["name"],
-        "additionalProperties": False,
-    },
+    "inputSchema": listed_schema(SCHEMA),
     "annotations": {"openWorldHint": True},
 }
 
@@ -57,6 +57,7 @@ async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> dict[st
     """
     from . import BUILTIN_TOOLS  # the registry imports this module
 
+    ctx.bridge.controls.check_not_paused()
     builtin = BUILTIN_TOOLS.get(name)
     if builtin is not None:
         if builtin.input_schema is not None:
@@ -144,4 +145,4 @@ def closest(ctx: ToolContext, name: str) -> list[str]:
     return (builtins + names)[:5]
 
 
-CALL_TOOL = BuiltinTool("call_tool", call_tool, DEFINITION)
+CALL_TOOL = BuiltinTool("call_tool", call_tool, DEFINITION, SCHEMA)

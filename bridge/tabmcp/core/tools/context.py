@@ -4,22 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import BuiltinTool, ToolContext, text
+from .base import BuiltinTool, ToolContext, listed_schema, text
 
 __all__ = ["CONTEXT"]
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"source": {"type": "string"}, "category": {"type": "string"}},
+    "additionalProperties": False,
+}
 
 DEFINITION: dict[str, Any] = {
     "name": "context",
     "title": "Tools as markdown",
     "description": "Every available tool with its arguments, as compact markdown.",
-    "inputSchema": {
-        "type": "object",
-        "properties": {
-            "source": {"type": "string", "description": "An origin or tab id."},
-            "category": {"type": "string"},
-        },
-        "additionalProperties": False,
-    },
+    "inputSchema": listed_schema(SCHEMA),
     "annotations": {"readOnlyHint": True},
 }
 
@@ -31,4 +30,4 @@ async def context(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]
     return {"content": [text(body)]}
 
 
-CONTEXT = BuiltinTool("context", context, DEFINITION)
+CONTEXT = BuiltinTool("context", context, DEFINITION, SCHEMA)

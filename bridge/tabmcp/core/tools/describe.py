@@ -5,22 +5,24 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import BuiltinTool, ToolContext, text
+from .base import BuiltinTool, ToolContext, listed_schema, text
 
 __all__ = ["DESCRIBE_TOOLS"]
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "tools": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 50},
+    },
+    "required": ["tools"],
+    "additionalProperties": False,
+}
 
 DEFINITION: dict[str, Any] = {
     "name": "describe_tools",
     "title": "Describe page tools",
-    "description": "Descriptions and input schemas of page tools, by name.",
-    "inputSchema": {
-        "type": "object",
-        "properties": {
-            "tools": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 50},
-        },
-        "required": ["tools"],
-        "additionalProperties": False,
-    },
+    "description": "Descriptions and input schemas of page tools, by name (a category: its members).",
+    "inputSchema": listed_schema(SCHEMA),
     "annotations": {"readOnlyHint": True},
 }
 
@@ -33,4 +35,4 @@ async def describe_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[st
     return {"content": [text(body)], "structuredContent": {"tools": found, "notFound": missing}}
 
 
-DESCRIBE_TOOLS = BuiltinTool("describe_tools", describe_tools, DEFINITION)
+DESCRIBE_TOOLS = BuiltinTool("describe_tools", describe_tools, DEFINITION, SCHEMA)

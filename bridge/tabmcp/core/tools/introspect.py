@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .base import BuiltinTool, ToolContext, text
+from .base import BuiltinTool, ToolContext, listed_schema, text
 
 __all__ = ["INTROSPECT"]
+
+SCHEMA: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 DEFINITION: dict[str, Any] = {
     "name": "introspect",
@@ -15,7 +17,7 @@ DEFINITION: dict[str, Any] = {
     "description": (
         "The open tabs offering tools: origins, categories, page states, profile and policy."
     ),
-    "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
+    "inputSchema": listed_schema(SCHEMA),
     "annotations": {"readOnlyHint": True},
 }
 
@@ -26,4 +28,4 @@ async def introspect(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, A
     return {"content": [text(json.dumps(data, indent=1))], "structuredContent": data}
 
 
-INTROSPECT = BuiltinTool("introspect", introspect, DEFINITION)
+INTROSPECT = BuiltinTool("introspect", introspect, DEFINITION, SCHEMA)

@@ -5,27 +5,31 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ..registry import ToolEntry
-from .base import BuiltinTool, ToolContext, text
+from ..registry import CategoryEntry, ToolEntry
+from .base import BuiltinTool, ToolContext, listed_schema, text
 
 __all__ = ["SEARCH_TOOLS"]
+
+MAX_LIMIT = 50
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string"},
+        "category": {"type": "string"},
+        "source": {"type": "string", "description": "origin or tab id"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT},
+    },
+    "additionalProperties": False,
+}
 
 DEFINITION: dict[str, Any] = {
     "name": "search_tools",
     "title": "Search page tools",
     "description": (
-        "Find page tools by what you want done (e.g. 'refund an order'); a category alone lists it."
+        "Find page tools by what you want done (e.g. 'refund an order'), or list one category's tools."
     ),
-    "inputSchema": {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": "The goal, in words."},
-            "category": {"type": "string"},
-            "source": {"type": "string", "description": "An origin or tab id."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-        },
-        "additionalProperties": False,
-    },
+    "inputSchema": listed_schema(SCHEMA),
     "annotations": {"readOnlyHint": True},
 }
 
@@ -55,7 +59,9 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
     query = (arguments.get("query") or "").strip() or None
     category = arguments.get("category") or None
     source = arguments.get("source") or None
-    limit = int(arguments.get("limit") or 10)
+    # A category alone lists the category (the listing shows categories without member names).
+    listing = category is not None and query is None
+    limit = int(arguments.get("limit") or (MAX_LIMIT if listing else 10))
     index = bridge.search
     run = functools.partial(index.search, query, category=category, source=source, limit=limit,
                             allow=allowed(ctx))
@@ -81,6 +87,11 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
     if not tools:
         lines = ["No matching tools. Try other words, or introspect to see categories."]
     else:
+        held = bridge.registry.resolve(category) if listing and category else None
+        if isinstance(held, CategoryEntry):
+            total = len(bridge.disclosure.visible_members(held))
+            if total > len(tools):
+                lines.append(f"({len(tools)} of {total}: call {held.public_name} for all of them)")
         lines.append("Get schemas with describe_tools, run with call_tool.")
     return {
         "content": [text("\n".join(lines))],
@@ -89,4 +100,4 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
     }
 
 
-SEARCH_TOOLS = BuiltinTool("search_tools", search_tools, DEFINITION)
+SEARCH_TOOLS = BuiltinTool("search_tools", search_tools, DEFINITION, SCHEMA)

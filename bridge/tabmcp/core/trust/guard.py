@@ -123,6 +123,8 @@ class TrustGuard:
 
 
 class _HubLike(Protocol):
+    trust: TrustGuard | None
+
     @property
     def config(self) -> Any: ...
 
@@ -133,6 +135,7 @@ class _HubLike(Protocol):
 def install_trust(hub: _HubLike) -> TrustGuard:
     """A guard for the hub's config (``[trust]``, ``store.path``), marking its listings."""
     guard = TrustGuard.open(hub.config.trust, hub.config.store.path)
+    hub.trust = guard  # the person's popup shows changed definitions and the lockdown, and clears them
     hub.disclosure.definition_hook = guard.mark_definition
     hub.disclosure.hook_version = lambda: guard.version
     return guard

@@ -1,0 +1,77 @@
+// The extension's internal messages, named once: service worker ⇄ content script (over the
+// page's port) ⇄ page scripts (window.postMessage), and the extension's own pages (popup,
+// approval window) ⇄ service worker (chrome.runtime.sendMessage). The wire protocol with the
+// bridge and every error code are in protocol.generated.js.
+//
+// A classic script with no exports, safe to load twice, so every context can load it: listed
+// before content.js in manifest.json, imported for its effect by protocol.js (service worker,
+// extension pages), copied at the end of protocol.generated.js for the page scripts (Chrome runs
+// a file once per frame whatever the world, so the page's main world cannot list this one too;
+// `python -m tabmcp.protocol_js` rewrites the copy, a test fails when it is stale). All read
+// the same frozen names from globalThis[Symbol.for('tabmcp.messages')]; no other part of the
+// extension spells a message type.
+(() => {
+  const KEY = Symbol.for('tabmcp.messages');
+  if (globalThis[KEY]) return;
+
+  /** Messages between the service worker, the content script and the page scripts. */
+  const PAGE = Object.freeze({
+    /** page → worker: the page's tools, categories and states. */
+    snapshot: 'snapshot',
+    /** worker → page: run a tool {callId, tool, arguments}; page → worker: its `result`. */
+    call: 'call',
+    result: 'result',
+    /** worker → page: stop a running call {callId, reason}. */
+    cancel: 'cancel',
+    /** page → worker: a batch of captured events (relayed as the wire's `telemetry`). */
+    telemetry: 'telemetry',
+    /** worker → page: the bridge's capture settings and redaction rules. */
+    telemetryConfig: 'telemetry.config',
+    /** worker → page: a live query {requestId, kind, args}; page → worker: `page.result`. */
+    pageQuery: 'page.query',
+    pageResult: 'page.result',
+    /** Never relayed: approvals are asked in the extension's own window (approval/approvals.js). */
+    approval: 'approval',
+    /** content script → page: the worker (re)connected, send a fresh snapshot. */
+    resync: 'resync',
+    /** worker → page: definitions the bridge refused {message}; the page logs why to its console. */
+    refused: 'refused',
+    /** worker → page (page/forms.js): whether this origin's forms-as-tools switch is on {enabled}. */
+    formsPolicy: 'forms.policy',
+    /** page → worker: the page's ordinary forms as tool definitions {tools} (only while the switch is on). */
+    forms: 'forms',
+    /** worker → page: fill in and submit a page form {callId, tool, arguments}; answered by `result`. */
+    formCall: 'form.call',
+  });
+
+  /**
+   * The window.postMessage envelope between the content script and the page scripts:
+   * `{[ENVELOPE.key]: ENVELOPE.page | ENVELOPE.content, msg}`, named by who sends it.
+   */
+  const ENVELOPE = Object.freeze({ key: '__tabmcp', page: 'page', content: 'content' });
+
+  /** The name of the port each page's content script opens to the worker. */
+  const PAGE_PORT = 'tabmcp-page';
+
+  /** Messages from the extension's own pages (popup, approval window, options) and tests to the worker. */
+  const RUNTIME = Object.freeze({
+    status: 'tabmcp.status',
+    reconnect: 'tabmcp.reconnect',
+    /** The approval window asks for its question {approvalId} and gives the person's answer. */
+    approvalGet: 'tabmcp.approval.get',
+    approvalAnswer: 'tabmcp.approval.answer',
+    /** The popup lists the open questions, and brings a question's window to the front {approvalId}. */
+    approvalList: 'tabmcp.approval.list',
+    approvalFocus: 'tabmcp.approval.focus',
+    /** The popup asks the bridge what to show {tabId?, origin?, limit, expanded} (wire: panel.query). */
+    panelQuery: 'tabmcp.panel.query',
+    /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
+    controlSet: 'tabmcp.control.set',
+    /** The popup's forms-as-tools section: the rules and one origin's switch {origin}, and the
+     * person turning it on or off {origin, enabled}. */
+    formsStatus: 'tabmcp.forms.status',
+    formsSet: 'tabmcp.forms.set',
+  });
+
+  Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });
+})();

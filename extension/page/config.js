@@ -1,0 +1,46 @@
+// tabmcp telemetry, 10 of 11: the bridge's settings (after query.js).
+//
+// Takes `telemetry.config` from the content script: the capture switch (`enabled`), `bodyLimit`,
+// `wsSampleThreshold` and the redaction rules (`redact`, see redact.js). The bridge sends it on
+// connect and whenever it changes; the worker keeps the latest and hands it to every page as
+// soon as the page's content script connects.
+(() => {
+  'use strict';
+
+  const T = /** @type {any} */ (window)[Symbol.for('tabmcp.telemetry.loading')];
+  if (!T) return;
+  const { W, listen, oops, stats, install, cfg } = T;
+  const { PAGE, ENVELOPE } = T.MSG;
+  const { setRules } = T.redact;
+  const { clear } = T.queue;
+
+  /** @param {Record<string, any>} msg */
+  function configure(msg) {
+    const c = msg.config && typeof msg.config === 'object' ? msg.config : msg;
+    stats.configs++;
+    if (typeof c.enabled === 'boolean' && c.enabled !== cfg.enabled) {
+      cfg.enabled = c.enabled;
+      // Nothing captured while disabled leaves the page, and nothing held is sent later.
+      if (!cfg.enabled) clear();
+      T.loads.switched(cfg.enabled);
+    }
+    if (Number.isFinite(c.bodyLimit) && c.bodyLimit >= 0) cfg.bodyLimit = Math.min(Math.floor(c.bodyLimit), 1024 * 1024);
+    if (Number.isFinite(c.wsSampleThreshold) && c.wsSampleThreshold >= 1) cfg.wsSampleThreshold = Math.floor(c.wsSampleThreshold);
+    if (c.redact && typeof c.redact === 'object') setRules(c.redact); // last: it may release what waited
+  }
+
+  /** @param {MessageEvent} event */
+  function onMessage(event) {
+    if (event.source !== W) return;
+    const data = event.data;
+    if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg || typeof data.msg !== 'object') return;
+    if (data.msg.type !== PAGE.telemetryConfig) return;
+    try {
+      configure(data.msg);
+    } catch {
+      oops();
+    }
+  }
+
+  install(() => listen(W, 'message', onMessage));
+})();

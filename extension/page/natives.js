@@ -1,0 +1,120 @@
+// tabmcp telemetry, 1 of 11: the natives (page's main world, document_start, first of the
+// capture scripts manifest.json lists in order; the capture is described in docs/telemetry.md).
+//
+// Captures the browser functions the capture scripts use, before any page script can patch
+// them, into ONE frozen object: a page that later replaces JSON.stringify, setTimeout or
+// addEventListener neither sees nor breaks our own use of them. Opens the namespace the next
+// scripts share (`T`, a property that lives only while they load: start.js removes it, so the
+// page never reaches their internals), with the few basics every one of them needs: the clock,
+// a listener helper, our own failure counter, the page load's id.
+//
+// It must never break the page: every capture script keeps wrapped functions' behaviour, and
+// swallows and counts its own failures. Loading the scripts twice changes nothing: the second
+// copy finds the public hook (Symbol.for('tabmcp.telemetry')) and opens no namespace.
+(() => {
+  'use strict';
+
+  if (typeof window === 'undefined' || typeof document === 'undefined') return;
+  const W = /** @type {any} */ (window);
+  const HOOK = Symbol.for('tabmcp.telemetry');
+  const NS = Symbol.for('tabmcp.telemetry.loading');
+  if (W[HOOK] || W[NS]) return;
+
+  /** The page's natives, as they were before any page script ran. */
+  const N = Object.freeze({
+    setTimeout: W.setTimeout.bind(W),
+    clearTimeout: W.clearTimeout.bind(W),
+    postMessage: W.postMessage.bind(W),
+    on: EventTarget.prototype.addEventListener,
+    off: EventTarget.prototype.removeEventListener,
+    stringify: JSON.stringify,
+    parse: JSON.parse,
+    Promise,
+    then: Promise.prototype.then,
+    perfNow: performance.now.bind(performance),
+    keys: Object.keys,
+    getOwn: Object.getOwnPropertyDescriptor,
+    isArray: Array.isArray,
+    qsa: Document.prototype.querySelectorAll,
+    randomValues: crypto.getRandomValues.bind(crypto),
+  });
+
+  const timeOrigin = performance.timeOrigin || Date.now() - N.perfNow();
+  /** Epoch milliseconds, 0.1 ms resolution, immune to a page that fakes Date. */
+  const now = () => Math.round((timeOrigin + N.perfNow()) * 10) / 10;
+  const noop = () => {};
+
+  /** @param {EventTarget} target @param {string} type @param {(e: any) => void} fn @param {any} [opts] */
+  const listen = (target, type, fn, opts) => N.on.call(target, type, fn, opts);
+
+  const stats = { internalErrors: 0, batches: 0, events: 0, configs: 0, dropped: /** @type {Record<string, number>} */ ({}) };
+  /** Count one of our own failures (never surfaced to the page). */
+  const oops = () => {
+    stats.internalErrors++;
+  };
+
+  /** @param {string} s @param {number} n */
+  const cap = (s, n) => (s.length > n ? `${s.slice(0, n)}…` : s);
+  /** @param {unknown} s */
+  const collapse = (s) => String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
+
+  const newId = () => {
+    const bytes = new Uint8Array(8);
+    N.randomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  };
+  /** This page load (a new one when the page comes back from the back/forward cache). */
+  const load = { id: newId(), seq: 0 };
+  /** A page-unique id for requests and sockets. @param {string} prefix */
+  const nextId = (prefix) => `${prefix}-${load.id.slice(0, 6)}-${++load.seq}`;
+
+  /** Give a wrapper the wrapped function's name and length. @param {Function} wrapper @param {Function} original */
+  function likeOriginal(wrapper, original) {
+    try {
+      Object.defineProperty(wrapper, 'name', { value: original.name, configurable: true });
+      Object.defineProperty(wrapper, 'length', { value: original.length, configurable: true });
+    } catch {
+      oops();
+    }
+    return wrapper;
+  }
+
+  /** Run one install step: a step that fails is counted, the others still run. @param {() => void} step */
+  const install = (step) => {
+    try {
+      step();
+    } catch {
+      oops();
+    }
+  };
+
+  /** Set while our own code runs: what it triggers in the page (a console call, a fetch) is not captured. */
+  const guard = { busy: false };
+
+  const T = {
+    VERSION: '0.1.0',
+    HOOK,
+    NS,
+    W,
+    N,
+    timeOrigin,
+    now,
+    noop,
+    listen,
+    stats,
+    oops,
+    cap,
+    collapse,
+    likeOriginal,
+    install,
+    load,
+    newId,
+    nextId,
+    guard,
+    /** Message names and error codes (messages.js and protocol.generated.js load first). */
+    MSG: W[Symbol.for('tabmcp.messages')],
+    WIRE: W[Symbol.for('tabmcp.protocol')],
+  };
+  if (!T.MSG || !T.WIRE) return; // loaded without its shared names: capture nothing
+  Object.defineProperty(W, NS, { value: T, configurable: true });
+})();

@@ -1,0 +1,315 @@
+// tabmcp telemetry, 2 of 11: redaction (after natives.js).
+//
+// The page redacts with the bridge's rules only: `telemetry.config` (TelemetrySettings.page_config
+// in bridge/tabmcp/core/telemetry/settings.py, relayed by the extension on connect and on every
+// change) carries the whole rule set, and there is no copy of it here. Until the first rules
+// arrive, `known()` is false: queue.js holds every captured event in the page (built later, with
+// the rules) and query.js holds every query, so nothing leaves the page unredacted.
+// The bridge re-applies its rules on ingest.
+(() => {
+  'use strict';
+
+  const T = /** @type {any} */ (window)[Symbol.for('tabmcp.telemetry.loading')];
+  if (!T) return;
+  const { N, oops, cap } = T;
+
+  const MARK = '[REDACTED]';
+  const CARD_RUN = /(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])/g;
+  const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))/;
+  /** Field names / labels that mark an input's value as secret (as the bridge's action rule). */
+  const SENSITIVE_HINT = /pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp/i;
+  const SENSITIVE_AUTOCOMPLETE = /(?:^|\s)(?:cc-[a-z-]+|current-password|new-password|one-time-code)(?:\s|$)/i;
+
+  /** @param {unknown} name */
+  const normKey = (name) => String(name).toLowerCase().replace(/[-_.\s]/g, '');
+
+  /**
+   * A regular expression from a JavaScript or Python source: a leading `(?i)`-style flag group
+   * and `(?P<name>…)` groups are translated. `null` if it does not compile.
+   * @param {unknown} source
+   * @returns {RegExp | null}
+   */
+  function compilePattern(source) {
+    let src = String(source);
+    let flags = 'gd';
+    const inline = /^\(\?([aiLmsux]+)\)/.exec(src);
+    if (inline) {
+      for (const f of 'ims') if (inline[1].includes(f)) flags += f;
+      src = src.slice(inline[0].length);
+    }
+    src = src.replace(/\(\?P</g, '(?<').replace(/\(\?P=(\w+)\)/g, '\\k<$1>');
+    try {
+      return new RegExp(src, flags);
+    } catch {
+      oops();
+      return null;
+    }
+  }
+
+  const R = {
+    /** No rules yet: nothing may leave the page. */
+    known: false,
+    keys: /** @type {string[]} */ ([]),
+    exact: /** @type {Set<string>} */ (new Set()),
+    headers: /** @type {Set<string>} */ (new Set()),
+    patterns: /** @type {RegExp[]} */ ([]),
+    /** Text without a match skips `patterns` (they all need one of its words); null: always run them. */
+    gate: /** @type {RegExp | null} */ (null),
+    custom: /** @type {RegExp[]} */ ([]),
+    cards: false,
+    cache: /** @type {Map<string, boolean>} */ (new Map()),
+  };
+  /** @type {Array<() => void>} */
+  const waiting = [];
+
+  /**
+   * Take the rules of a telemetry.config: the whole rule set, as configured in the bridge — its
+   * key names (`keys`: contained, `exactKeys`: whole), the patterns it kept from its defaults
+   * (`patterns`, skipped for text `gate` does not match), the ones added in its config
+   * (`customPatterns`, always run), `cardNumbers`; `headers` are extra secret header names.
+   * The first call releases what waited for the rules (`whenKnown`).
+   * @param {{headers?: string[], keys?: string[], exactKeys?: string[], patterns?: string[],
+   *   customPatterns?: string[], gate?: string, cardNumbers?: boolean}} rules
+   */
+  function setRules(rules) {
+    const list = (/** @type {unknown} */ v) => (N.isArray(v) ? /** @type {unknown[]} */ (v).filter((x) => typeof x === 'string' && x) : []);
+    const gate = typeof rules.gate === 'string' && rules.gate ? compilePattern(rules.gate) : null;
+    R.keys = [...new Set(list(rules.keys).map(normKey).filter(Boolean))];
+    R.exact = new Set(list(rules.exactKeys).map(normKey).filter(Boolean));
+    R.headers = new Set(list(rules.headers).map(normKey).filter(Boolean));
+    R.patterns = list(rules.patterns).map(compilePattern).filter((p) => p !== null);
+    R.gate = gate ? new RegExp(gate.source, gate.flags.replace(/[gd]/g, '')) : null;
+    R.custom = list(rules.customPatterns).map(compilePattern).filter((p) => p !== null);
+    R.cards = rules.cardNumbers !== false;
+    R.cache.clear();
+    if (R.known) return;
+    R.known = true;
+    for (const fn of waiting.splice(0)) {
+      try {
+        fn();
+      } catch {
+        oops();
+      }
+    }
+  }
+
+  /** Run `fn` once the rules are known (now, if they are). @param {() => void} fn */
+  function whenKnown(fn) {
+    if (R.known) fn();
+    else waiting.push(fn);
+  }
+
+  /** Is a header / parameter / field with this name secret whatever its value? @param {string} name */
+  function isSecretKey(name) {
+    let hit = R.cache.get(name);
+    if (hit !== undefined) return hit;
+    const n = normKey(name);
+    hit = R.exact.has(n) || R.headers.has(n) || R.keys.some((k) => n.includes(k));
+    if (R.cache.size > 1000) R.cache.clear();
+    R.cache.set(name, hit);
+    return hit;
+  }
+
+  /** @param {string} digits */
+  function luhn(digits) {
+    let sum = 0;
+    for (let i = 0; i < digits.length; i++) {
+      let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+      if (i % 2) {
+        d *= 2;
+        if (d > 9) d -= 9;
+      }
+      sum += d;
+    }
+    return sum % 10 === 0;
+  }
+  /** @param {string} digits */
+  const isCardNumber = (digits) => digits.length >= 13 && digits.length <= 19 && CARD_PREFIX.test(digits) && luhn(digits);
+
+  /** @param {RegExp} re @param {string} s */
+  function applyPattern(re, s) {
+    re.lastIndex = 0;
+    let m = re.exec(s);
+    if (!m) return s;
+    let out = '';
+    let last = 0;
+    while (m) {
+      const start = m.index;
+      const end = start + m[0].length;
+      const secret = m.groups && m.groups.secret;
+      const span = m.indices && m.indices.groups && m.indices.groups.secret;
+      if (secret !== undefined && span) {
+        out += secret === MARK ? s.slice(last, end) : s.slice(last, span[0]) + MARK + s.slice(span[1], end);
+      } else {
+        out += s.slice(last, start) + MARK;
+      }
+      last = end;
+      if (m[0].length === 0) re.lastIndex++;
+      m = re.exec(s);
+    }
+    return out + s.slice(last);
+  }
+
+  /** Redact secrets in free text: the patterns, then payment card numbers. @param {string} s */
+  function redactText(s) {
+    if (typeof s !== 'string' || !s) return s;
+    if (!R.gate || R.gate.test(s)) for (const re of R.patterns) s = applyPattern(re, s);
+    for (const re of R.custom) s = applyPattern(re, s);
+    if (R.cards && s.length >= 13) {
+      s = s.replace(CARD_RUN, (run) => (isCardNumber(run.replace(/[ -]/g, '')) ? MARK : run));
+    }
+    return s;
+  }
+
+  /** Query / fragment parameters with secret names lose their values. @param {string} query */
+  function redactParams(query) {
+    if (!query || !query.includes('=')) return query;
+    let changed = false;
+    const parts = query.split('&').map((part) => {
+      const eq = part.indexOf('=');
+      if (eq <= 0) return part;
+      let name = part.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        /* keep it raw */
+      }
+      if (!isSecretKey(name) || part.slice(eq + 1) === MARK) return part;
+      changed = true;
+      return `${part.slice(0, eq)}=${MARK}`;
+    });
+    return changed ? parts.join('&') : query;
+  }
+
+  /** @param {string} url */
+  function redactUrl(url) {
+    if (typeof url !== 'string' || !url) return url;
+    if (url.length > 4096) url = `${url.slice(0, 4096)}…`; // a data: URL can be megabytes
+    let s = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#@:]*):([^/?#@]*)@/i,
+      (m, scheme, user, pass) => (pass === MARK ? m : `${scheme}${user}:${MARK}@`));
+    const hash = s.indexOf('#');
+    let fragment = hash >= 0 ? s.slice(hash + 1) : null;
+    let base = hash >= 0 ? s.slice(0, hash) : s;
+    const q = base.indexOf('?');
+    if (q >= 0) base = base.slice(0, q + 1) + redactParams(base.slice(q + 1));
+    if (fragment && fragment.includes('=')) {
+      const fq = fragment.indexOf('?');
+      if (fq >= 0) fragment = fragment.slice(0, fq + 1) + redactParams(fragment.slice(fq + 1));
+      else if (!fragment.includes('/')) fragment = redactParams(fragment);
+    }
+    s = fragment === null ? base : `${base}#${fragment}`;
+    return redactText(s);
+  }
+
+  /** Redacted and capped, with the regular expressions run over a bounded string. @param {string} s @param {number} n */
+  const safeText = (s, n) => cap(redactText(s.length > n * 2 ? s.slice(0, n * 2) : s), n);
+
+  /** @param {Record<string, string>} headers */
+  function redactHeaders(headers) {
+    /** @type {Record<string, string>} */
+    const out = {};
+    for (const name of N.keys(headers)) out[name] = isSecretKey(name) ? MARK : safeText(headers[name], 4000);
+    return out;
+  }
+
+  /**
+   * Walk parsed JSON: secret keys lose their values, strings go through the text rules.
+   * @param {any} v @param {{changed: boolean}} st @param {number} depth
+   * @returns {any}
+   */
+  function redactJson(v, st, depth) {
+    if (depth > 64) return v;
+    if (typeof v === 'string') {
+      const r = redactText(v);
+      if (r !== v) st.changed = true;
+      return r;
+    }
+    if (typeof v === 'number') {
+      if (R.cards && Number.isInteger(v) && v > 1e12 && isCardNumber(String(v))) {
+        st.changed = true;
+        return MARK;
+      }
+      return v;
+    }
+    if (N.isArray(v)) return v.map((x) => redactJson(x, st, depth + 1));
+    if (v && typeof v === 'object') {
+      /** @type {Record<string, any>} */
+      const out = {};
+      for (const k of N.keys(v)) {
+        if (isSecretKey(k) && v[k] !== null && v[k] !== MARK) {
+          out[k] = MARK;
+          st.changed = true;
+        } else {
+          out[k] = redactJson(v[k], st, depth + 1);
+        }
+      }
+      return out;
+    }
+    return v;
+  }
+
+  const PLAUSIBLE_JSON = /^\s*(?:\{\s*(?:"|\})|\[\s*(?:[\]["{\d-]|true|false|null))/;
+  const JSON_END = /[}\]]\s*$/;
+  const FORM = /^[\w.\-[\]%+]+=[^&\s]*(?:&[\w.\-[\]%+]+=[^&\s]*)*$/;
+
+  /**
+   * Redact a body, a frame or a log argument, keeping its format: JSON is parsed (and
+   * re-serialized only when something was replaced), form bodies stay forms, anything else
+   * gets the text rules.
+   * @param {string} body @param {string | null} [mime]
+   */
+  function redactBody(body, mime) {
+    if (typeof body !== 'string' || !body) return body;
+    const jsonMime = !!mime && /json/i.test(mime);
+    if ((jsonMime || PLAUSIBLE_JSON.test(body)) && JSON_END.test(body)) {
+      let parsed;
+      let ok = false;
+      try {
+        parsed = N.parse(body);
+        ok = true;
+      } catch {
+        /* not JSON after all (or truncated) */
+      }
+      if (ok) {
+        const st = { changed: false };
+        const redacted = redactJson(parsed, st, 0);
+        return st.changed ? N.stringify(redacted) : body;
+      }
+    }
+    if ((mime && /x-www-form-urlencoded/i.test(mime)) || (body.length < 100000 && body.includes('=') && FORM.test(body))) {
+      return redactText(redactParams(body));
+    }
+    return redactText(body);
+  }
+
+  /**
+   * Should this field's value never leave the page, whatever the rules? (A password or card
+   * field, a one-time code, a name or label that says so, a value that is a card number.)
+   * @param {Element} el @param {string} value @param {string} labels the text of its <label>s
+   */
+  function sensitiveField(el, value, labels) {
+    const any = /** @type {any} */ (el);
+    if (el.localName === 'input' && String(any.type).toLowerCase() === 'password') return true;
+    if (SENSITIVE_AUTOCOMPLETE.test(el.getAttribute('autocomplete') || '')) return true;
+    const hints = [el.getAttribute('name'), el.id, el.getAttribute('data-testid'), el.getAttribute('aria-label'),
+      el.getAttribute('placeholder'), labels].filter(Boolean).join(' ');
+    if (SENSITIVE_HINT.test(hints)) return true;
+    const digits = value.replace(/[\s-]/g, '');
+    return /^\d{13,19}$/.test(digits) && luhn(digits);
+  }
+
+  T.redact = Object.freeze({
+    MARK,
+    known: () => R.known,
+    whenKnown,
+    setRules,
+    isSecretKey,
+    redactText,
+    redactParams,
+    redactUrl,
+    redactHeaders,
+    redactBody,
+    safeText,
+    sensitiveField,
+  });
+})();

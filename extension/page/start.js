@@ -1,0 +1,36 @@
+// tabmcp telemetry, 11 of 11: start (the last of the capture scripts).
+//
+// Every capture script is in place: record this document's load, send what is held when the
+// page is hidden or left (after actions.js and vitals.js added theirs), open the public hook
+// (Symbol.for('tabmcp.telemetry'): flush and counters, for diagnostics) and close the shared
+// namespace, so the page can reach none of the capture's internals.
+(() => {
+  'use strict';
+
+  const W = /** @type {any} */ (window);
+  const NS = Symbol.for('tabmcp.telemetry.loading');
+  const T = W[NS];
+  if (!T) return;
+  delete W[NS];
+  const { listen, stats, load, install, cfg, queue } = T;
+
+  install(() => {
+    listen(document, 'visibilitychange', () => {
+      if (document.visibilityState === 'hidden') queue.flush();
+    });
+    listen(W, 'pagehide', () => queue.flush());
+  });
+
+  Object.defineProperty(W, T.HOOK, {
+    value: Object.freeze({
+      version: T.VERSION,
+      /** Send what is queued now (nothing before the redaction rules are known). */
+      flush: () => queue.flush(),
+      /** Counters for diagnostics: internal errors, batches and events sent, drops by kind. */
+      stats: () => ({ ...stats, dropped: { ...stats.dropped }, queued: queue.size(), enabled: cfg.enabled,
+        rulesKnown: T.redact.known(), loadId: load.id }),
+    }),
+  });
+
+  install(() => T.loads.start());
+})();
