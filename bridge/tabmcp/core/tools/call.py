@@ -26,7 +26,7 @@ from ...errors import ErrorCode, OutOfScope, ToolNotFound, ToolValidationError, 
 from ..registry import CategoryEntry, ToolEntry
 from ..validation import validate_arguments
 from .base import BuiltinTool, ToolContext, listed_schema, text
-from .search import allowed
+from .search import allowed, use_client
 
 __all__ = ["CALL_TOOL", "call_page_tool", "page_result", "run"]
 
@@ -107,6 +107,7 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         if pending is not None:
             return pending
     result = await ctx.bridge.call_tool(entry, args)
+    ctx.bridge.search.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
     return ctx.trust.result(entry, page_result(entry, result))  # cleaned, capped, framed, scanned
 
 
