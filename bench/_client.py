@@ -22,6 +22,10 @@ a line on stdin, a JSON line on stdout each:
   call without the SDK client's share. ``{"samples": [...]}``.
 - ``{"op": "time_get", "url": URL, "calls": N, "warmup": W}`` (HTTP only): plain GETs with the
   same HTTP client (the HTTP stack without MCP). ``{"samples": [...]}``.
+- ``{"op": "trace", "tool": NAME, "calls": N, "warmup": W}``: as ``time``, each call asking for the
+  bridge's hop timestamps (request ``_meta["tabmcp/trace"]``; the bridge runs with
+  ``TABMCP_TRACE=1``); ``{"traces": [[[hop, epoch ms], ...], ...]}``, each framed by
+  ``client.send`` and ``client.recv``.
 - ``{"op": "names"}``: the listed tool names; ``{"names": [...]}``.
 
 It ends at EOF (closing the server it launched). A tool result flagged ``isError`` counts as an
@@ -123,6 +127,22 @@ async def _time(client: Client, tool: str, calls: int, warmup: int) -> dict[str,
     return {"samples": samples}
 
 
+async def _trace(client: Client, tool: str, calls: int, warmup: int) -> dict[str, Any]:
+    traces = []
+    for i in range(warmup + calls):
+        sent = time.time_ns() / 1e6
+        result = await client.call_tool(tool, {}, meta={"tabmcp/trace": True})
+        received = time.time_ns() / 1e6
+        if (error := _error_of(result)) is not None:
+            return {"error": error}
+        stamps = (result.meta or {}).get("tabmcp/trace")
+        if not stamps:
+            return {"error": "no trace in the result: is the bridge running with TABMCP_TRACE=1?"}
+        if i >= warmup:
+            traces.append([["client.send", sent], *stamps, ["client.recv", received]])
+    return {"traces": traces}
+
+
 async def _load(pool: list[Client], tools: list[str], calls: int, concurrency: int) -> dict[str, Any]:
     samples: list[float] = []
     errors: Counter[str] = Counter()
@@ -166,6 +186,8 @@ async def run(args: argparse.Namespace) -> None:
             try:
                 if cmd["op"] == "time":
                     out = await _time(client, cmd["tool"], cmd["calls"], cmd.get("warmup", 0))
+                elif cmd["op"] == "trace":
+                    out = await _trace(client, cmd["tool"], cmd["calls"], cmd.get("warmup", 0))
                 elif cmd["op"] == "load":
                     while len(pool) < cmd.get("clients", 1):
                         pool.append(await stack.enter_async_context(Client(_target(args), mode=args.mode)))

@@ -20,6 +20,10 @@ One run, every path measured side by side on loopback, the MCP clients in their 
 - For both HTTP servers, the SDK client's last tools/call request replayed as is (response read,
   not parsed): the call without the SDK client's own share.
 
+Then the breakdown: tabmcp's bridge runs in debug mode (``TABMCP_TRACE=1``, which costs the
+timed rows nothing: only calls whose request asks for it are traced) and ``--trace-calls``
+calls over stdio and over HTTP ask for hop timestamps; the median of each hop is printed.
+
 Each path is measured in ``--rounds`` interleaved chunks (each after a few untimed calls), so
 a load spike on this shared machine falls on every path alike; the ratios within the run are
 the result. Then the issue's targets (issue 12) as PASS/FAIL lines.
@@ -137,6 +141,54 @@ async def floor_browser(
         yield browser, page, tabs[0]
 
 
+traces: dict[str, list[list[list[Any]]]] = {}
+"""Per transport, the traced calls' stamps (``[[hop, epoch ms], ...]`` each)."""
+
+HOPS: dict[tuple[str, str], str] = {
+    ("client.send", "transport.in"): "client SDK → transport (pipe or HTTP) → the bridge reads the request",
+    ("transport.in", "bridge.handler"): "bridge's MCP SDK: parse, validate, dispatch → tools/call handler",
+    ("bridge.handler", "bridge.hub"): "bridge core before the page (activity, registry, policy, trust, validation)",
+    ("bridge.hub", "bridge.sent"): "session: call.start built, encoded, written to the WebSocket",
+    ("bridge.sent", "worker.in"): "WebSocket → service worker (onmessage, JSON parse, routing)",
+    ("worker.in", "content.in"): "service worker → Port → content script",
+    ("content.in", "content.out"): "content script → page → agent → polyfill → tool → back",
+    ("content.out", "worker.out"): "content script → Port → service worker",
+    ("worker.out", "bridge.frame"): "service worker → WebSocket → bridge (encode, socket, uvicorn)",
+    ("bridge.frame", "bridge.ended"): "session: frame parsed, the call ended",
+    ("bridge.ended", "bridge.resumed"): "event loop: the handler's task resumes",
+    ("bridge.resumed", "bridge.result"): "bridge core after the page (result checked, trust defences)",
+    ("bridge.result", "client.recv"): "bridge's MCP SDK → transport → client SDK (result parsed)",
+}
+
+
+def breakdown(calls: list[list[list[Any]]]) -> list[list[str]]:
+    """Median of each hop (consecutive stamps) over the traced calls, and of the whole."""
+    per_hop: dict[tuple[str, str], list[float]] = {}
+    totals = []
+    for stamps in calls:
+        for (a, ta), (b, tb) in zip(stamps, stamps[1:]):
+            per_hop.setdefault((a, b), []).append(tb - ta)
+        totals.append(stamps[-1][1] - stamps[0][1])
+    total = percentile(totals, 50)
+    rows = []
+    for (a, b), values in per_hop.items():
+        p50 = percentile(values, 50)
+        rows.append([f"{a} → {b}", HOPS.get((a, b), ""), f"{p50:.3f}", f"{percentile(values, 90):.3f}",
+                     f"{100 * p50 / total:.0f}%" if total else "-"])
+    both = [
+        (dict(stamps).get("worker.in", 0) - dict(stamps).get("bridge.sent", 0))
+        + (dict(stamps).get("bridge.frame", 0) - dict(stamps).get("worker.out", 0))
+        for stamps in calls
+    ]
+    if ("bridge.sent", "worker.in") in per_hop and ("worker.out", "bridge.frame") in per_hop:
+        p50 = percentile(both, 50)
+        rows.append(["WebSocket both ways", "the two rows crossing bridge ⇄ browser, summed: free of the "
+                     "clocks' offset", f"{p50:.3f}", f"{percentile(both, 90):.3f}",
+                     f"{100 * p50 / total:.0f}%" if total else "-"])
+    rows.append(["whole call", "client.send → client.recv", f"{total:.3f}", f"{percentile(totals, 90):.3f}", "100%"])
+    return rows
+
+
 async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
     notes: list[str] = []
     node = shutil.which("node")
@@ -149,6 +201,7 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
         config = Path(tmp, "config.toml")
         config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n')
         os.environ["TABMCP_CONFIG"] = str(config)  # inherited by the client processes and their servers
+        os.environ["TABMCP_TRACE"] = "1"  # debug mode: only calls that ask for it are traced
         clients: list[ClientProcess] = []
 
         async def start(label: str, *cli: str) -> ClientProcess:
@@ -299,6 +352,12 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
             for row in rows:
                 row.samples += await row.measure(per_round, args.warmup)
         notes.append(f"load average at end: {loadavg()}")
+        print("[roundtrip] hop breakdown", file=sys.stderr, flush=True)
+        for key, client in (("stdio", stdio), ("http", http)):
+            out = await client.ask(op="trace", tool="noop", calls=args.trace_calls, warmup=args.warmup)
+            if "error" in out:
+                raise RuntimeError(f"trace over {key}: {out['error']}")
+            traces[key] = out["traces"]
         return rows, notes
 
 
@@ -332,6 +391,19 @@ def report(args: argparse.Namespace, rows: list[Row], notes: list[str]) -> int:
         + "; ".join(notes)
         + ".",
     )
+    for key, calls in traces.items():
+        print_table(
+            f"Where a tabmcp call's time goes, over {key} ({len(calls)} traced calls, ms)",
+            ["hop (stamp → stamp)", "what runs there", "p50", "p90", "share of p50"],
+            breakdown(calls),
+            note="Stamps are epoch milliseconds on one machine clock (time.time_ns() in Python, "
+            "performance.timeOrigin + performance.now() in the browser, which Chromium coarsens to "
+            "0.1 ms outside cross-origin-isolated contexts): single hops under 0.1 ms are noise, "
+            "medians over many calls are not. The browser's clock (its time origin plus a monotonic "
+            "count) can sit a millisecond or two off Python's wall clock, so each of the two rows "
+            "crossing between bridge and browser may read high or even negative; their sum (WebSocket "
+            "both ways) cannot. The p50 column need not add up to the whole call's p50.",
+        )
     targets = [
         ("stdio p50 ≤ 1.0x peer p50", stdio.p(50), 1.0 * peer.p(50)),
         ("stdio p50 ≤ 1.5x floor p50", stdio.p(50), 1.5 * floor.p(50)),
@@ -354,6 +426,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds the calls are split into")
     parser.add_argument("--warmup", type=int, default=20, help="untimed calls before each round's chunk")
     parser.add_argument("--native", action="store_true", help="tabmcp rows with Chromium's native WebMCP")
+    parser.add_argument("--trace-calls", type=int, default=300, help="traced calls per transport for the breakdown")
     args = parser.parse_args(argv)
     rows, notes = asyncio.run(measure(args))
     return report(args, rows, notes)

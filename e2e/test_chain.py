@@ -117,6 +117,8 @@ async def test_cancelling_a_call_cancels_it_in_the_page(env: Env, page_closer):
     async with env.client(mode="legacy") as client:
         task = asyncio.create_task(client.call_tool("wait", {"ms": 20000}))
         await eventually(lambda: len(env.bridge.hub.calls) == 1)
+        # Once the tool runs in the page (a cancel that overtakes call.start ends it before it starts).
+        assert await eventually(lambda: page.evaluate("document.body.dataset.waiting")) == "20000"
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -181,7 +183,7 @@ async def test_popup_shows_connection_and_counts(env: Env, page_closer):
     await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
     await eventually(lambda: popup.get_by_test_id("status").inner_text(), timeout=5)
     assert await popup.get_by_test_id("status").inner_text() == "connected"
-    row = popup.locator("tr", has_text="Basic tools")
+    row = popup.get_by_test_id("tab").filter(has_text="Basic tools")
     await row.wait_for()
     assert await row.get_by_test_id("tool-count").inner_text() == "6"
     assert await row.get_by_test_id("category-count").inner_text() == "1"

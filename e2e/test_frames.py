@@ -97,7 +97,7 @@ async def test_a_granted_frame_offers_its_tools_under_its_own_origin(env: Env, p
     popup = await env.browser.context.new_page()
     page_closer.append(popup)
     await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
-    count = popup.locator("tr", has_text="Frames").get_by_test_id("tool-count")
+    count = popup.get_by_test_id("tab").filter(has_text="Frames").get_by_test_id("tool-count")
     assert await count.inner_text() == "1 + 4"
     assert f"2 in a frame of {other_origin}" in (await count.get_attribute("title") or "")
 

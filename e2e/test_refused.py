@@ -29,7 +29,7 @@ async def test_a_refused_tool_is_reported_to_the_page_and_the_person(env: Env, p
     popup = await env.browser.context.new_page()
     page_closer.append(popup)
     await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
-    row = popup.locator("tr", has_text="Basic tools")
+    row = popup.get_by_test_id("tab").filter(has_text="Basic tools")
     marker = row.get_by_test_id("refused")
     await marker.wait_for()
     reason: Any = await marker.get_attribute("title")

@@ -19,8 +19,11 @@ import {
   normalizeBridgeUrl,
 } from './protocol.js';
 import { createApprovals } from './approval/approvals.js';
+import { createBadges } from './badge.js';
+import { createPanel } from './panel.js';
 import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pending.js';
 import { createAgentTabs } from './agent_tabs.js';
+import { cleanRules, formsEnabled } from './forms-policy.js';
 
 const HEARTBEAT_MS = 20_000;
 const BACKOFF_START_MS = 250;
@@ -30,7 +33,7 @@ const KEEPALIVE_ALARM = 'tabmcp-keepalive';
 const startedAt = Date.now();
 
 /**
- * @typedef {{port: chrome.runtime.Port, documentId?: string, frameId: number}} PagePort
+ * @typedef {{port: chrome.runtime.Port, documentId?: string, frameId: number, origin: string}} PagePort
  * @typedef {{url:string, title:string, native:boolean, tools:object[], categories:object[], states:string[],
  *   frameTools?: string[]}} PageState
  * @typedef {{port: chrome.runtime.Port, documentId?: string, origin: string, page: PageState | null}} FramePort
@@ -64,6 +67,12 @@ const state = {
   refused: new Map(),
   /** The reachable sites and their stored tools, as the bridge last sent them (sites.list). @type {object[]} */
   sites: [],
+  /** Forms-as-tools: the bridge's rules (forms-policy.js); empty (all off) until it speaks. @type {import('./forms-policy.js').FormsRule[]} */
+  formsRules: [],
+  /** Each tab's ordinary forms as tools (page/forms.js), kept only while its origin's switch is on. @type {Map<number, object[]>} */
+  forms: new Map(),
+  /** Popup requests waiting for the bridge's next forms.policy. @type {Array<() => void>} */
+  formsWaiters: [],
 };
 
 /**
@@ -143,11 +152,20 @@ chrome.alarms.onAlarm.addListener((alarm) => {
 });
 chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (approvalWindow.onMessage(msg, sender, sendResponse)) return true;
+  if (panel.onMessage(msg, sender, sendResponse)) return true;
   if (msg && msg.type === RUNTIME.status) {
     ready.then(() => sendResponse(statusReport()));
     return true;
   }
   if (onSitesMessage(msg, sender, sendResponse)) return true;
+  if (msg && msg.type === RUNTIME.formsStatus) {
+    ready.then(() => sendResponse(formsStatus(msg.origin)));
+    return true;
+  }
+  if (msg && msg.type === RUNTIME.formsSet) {
+    ready.then(() => setFormsSwitch(msg.origin, msg.enabled)).then(sendResponse);
+    return true;
+  }
   if (msg && msg.type === RUNTIME.reconnect) {
     ready.then(() => {
       reconnectNow('asked by the popup');
@@ -336,6 +354,9 @@ async function onBridgeMessage(msg) {
     case IN.telemetryConfig:
       setTelemetryConfig(msg.config);
       break;
+    case IN.formsPolicy:
+      setFormsPolicy(msg.rules);
+      break;
     case IN.pageQuery:
       startPageQuery(msg);
       break;
@@ -344,6 +365,9 @@ async function onBridgeMessage(msg) {
       break;
     case IN.sitesList:
       state.sites = Array.isArray(msg.sites) ? msg.sites : [];
+      break;
+    case IN.panelState:
+      panel.onState(msg);
       break;
     case IN.ping:
       send({ type: OUT.pong, ts: msg.ts });
@@ -441,6 +465,54 @@ function setTelemetryConfig(config) {
   }
 }
 
+// ---- forms as tools: the bridge's switch per origin (forms-policy.js) --------------------------
+
+/** Tell a page whether its forms may be offered (page/forms.js scans only while they may). */
+function tellFormsPolicy(entry) {
+  try {
+    entry.port.postMessage({ type: PAGE.formsPolicy, enabled: formsEnabled(state.formsRules, entry.origin) });
+  } catch {
+    /* the page is gone */
+  }
+}
+
+/** The bridge's rules changed: every page hears its switch; forms of origins now off are dropped. */
+function setFormsPolicy(rules) {
+  state.formsRules = cleanRules(rules);
+  for (const [tabId, entry] of state.ports) {
+    tellFormsPolicy(entry);
+    if (state.forms.has(tabId) && !formsEnabled(state.formsRules, entry.origin)) {
+      state.forms.delete(tabId);
+      scheduleTabUpdate(tabId);
+    }
+  }
+  for (const wake of state.formsWaiters.splice(0)) wake();
+}
+
+/** The popup's view: the rules, and the switch of one origin. */
+function formsStatus(origin) {
+  return {
+    connected: state.status === 'ready',
+    rules: state.formsRules,
+    origin: String(origin || ''),
+    enabled: formsEnabled(state.formsRules, String(origin || '')),
+  };
+}
+
+/** The person flipped the switch in the popup: the bridge keeps it and answers with new rules. */
+async function setFormsSwitch(origin, enabled) {
+  if (typeof origin !== 'string' || !/^https?:\/\//.test(origin)) return { ok: false, error: 'not a web page origin' };
+  const announced = new Promise((resolve) => {
+    state.formsWaiters.push(resolve);
+    setTimeout(resolve, 5000);
+  });
+  if (!send({ type: OUT.formsSet, origin, enabled: !!enabled })) {
+    return { ok: false, error: 'the bridge is not connected: start tabmcp serve, then try again' };
+  }
+  await announced;
+  return { ok: true, ...formsStatus(origin) };
+}
+
 // ---- tabs ---------------------------------------------------------------------------------
 
 /** @returns {import('./protocol.js').TabSnapshot | null} */
@@ -461,6 +533,9 @@ function snapshotOf(tabId) {
     tools: page ? page.tools : [],
     categories: page ? page.categories : [],
     states: page ? page.states : [],
+    forms: port && state.forms.has(tabId) && formsEnabled(state.formsRules, port.origin)
+      ? { origin: port.origin, tools: state.forms.get(tabId) }
+      : undefined,
     frames: allowedFrames(tabId).map(([frameId, f]) => ({
       frameId,
       documentId: f.documentId,
@@ -546,6 +621,7 @@ function onTabRemoved(tabId) {
   state.refused.delete(tabId);
   state.tabs.delete(tabId);
   state.pages.delete(tabId);
+  state.forms.delete(tabId);
   state.frames.delete(tabId);
   state.ports.delete(tabId);
   clearTimeout(state.updateTimers.get(tabId));
@@ -567,19 +643,22 @@ function onPageConnect(port, early = []) {
   }
   state.tabs.set(tabId, sender.tab);
   const previous = state.ports.get(tabId);
-  state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId });
+  state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId, origin: String(sender.origin || '') });
   if (previous && previous.documentId !== sender.documentId) {
     state.pages.delete(tabId);
+    state.forms.delete(tabId);
     pending.endTab(tabId, RULE.navigated, `tab ${tabId} navigated to another page`);
   }
   port.onMessage.addListener((msg) => onPageMessage(tabId, port, msg));
   if (state.telemetryConfig) port.postMessage(telemetryConfigMessage(state.telemetryConfig));
+  tellFormsPolicy(state.ports.get(tabId));
   for (const msg of early) onPageMessage(tabId, port, msg);
   port.onDisconnect.addListener(async () => {
     const current = state.ports.get(tabId);
     if (!current || current.port !== port) return;
     state.ports.delete(tabId);
     state.pages.delete(tabId);
+    state.forms.delete(tabId);
     // Closing a tab also disconnects its port first: tell a close from a navigation.
     const stillOpen = await chrome.tabs.get(tabId).then(() => true, () => false);
     if (stillOpen) {
@@ -617,11 +696,7 @@ function onFrameConnect(tabId, sender, port, early) {
     } else if (msg.type === PAGE.result) {
       const call = pending.get(msg.callId, KIND.call);
       if (!call || call.tabId !== tabId || call.frameId !== frameId) return; // only its own calls
-      finishCall(msg.callId, {
-        ok: !!msg.ok,
-        result: msg.ok ? msg.result : undefined,
-        error: msg.ok ? undefined : msg.error || { code: CALL_ERRORS.pageError, message: 'the frame reported a failure' },
-      });
+      finishCall(msg.callId, pageOutcome(msg, 'the frame reported a failure'));
     }
   };
   port.onMessage.addListener(onMessage);
@@ -649,6 +724,14 @@ function onPageMessage(tabId, port, msg) {
       frameTools: Array.isArray(msg.frameTools) ? msg.frameTools.map(String) : [],
     });
     scheduleTabUpdate(tabId);
+  } else if (msg.type === PAGE.forms) {
+    // Kept only for an origin (Chrome's word for it) whose switch is on; the bridge checks again.
+    if (!Array.isArray(msg.tools) || !formsEnabled(state.formsRules, current.origin)) {
+      if (state.forms.delete(tabId)) scheduleTabUpdate(tabId);
+      return;
+    }
+    state.forms.set(tabId, msg.tools);
+    scheduleTabUpdate(tabId);
   } else if (msg.type === PAGE.telemetry) {
     if (!Array.isArray(msg.events)) return;
     const dropped = mergeDropped(msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
@@ -675,11 +758,7 @@ function onPageMessage(tabId, port, msg) {
   } else if (msg.type === PAGE.result) {
     const call = pending.get(msg.callId, KIND.call);
     if (!call || call.tabId !== tabId || call.frameId !== 0) return; // a page answers only its own calls
-    finishCall(msg.callId, {
-      ok: !!msg.ok,
-      result: msg.ok ? msg.result : undefined,
-      error: msg.ok ? undefined : msg.error || { code: CALL_ERRORS.pageError, message: 'the page reported a failure' },
-    });
+    finishCall(msg.callId, pageOutcome(msg, 'the page reported a failure'));
   }
 }
 
@@ -698,6 +777,11 @@ function startCall(msg) {
     return;
   }
   const entry = frameId ? state.frames.get(msg.tabId).get(frameId) : state.ports.get(msg.tabId);
+  const formCall = msg.source === 'form';
+  if (formCall && (frameId || (entry && !formsEnabled(state.formsRules, entry.origin)))) {
+    reply({ code: ERROR.OUT_OF_SCOPE, message: `forms-as-tools is off for ${entry ? entry.origin : 'this page'}` });
+    return;
+  }
   if (!entry) {
     const exists = state.tabs.has(msg.tabId);
     reply({
@@ -717,8 +801,10 @@ function startCall(msg) {
     timeoutMessage: `${msg.tool} did not answer within ${msg.timeoutMs} ms`,
     data: { port: entry.port },
   });
+  const call = { type: formCall ? PAGE.formCall : PAGE.call, callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} };
+  if (Array.isArray(msg.trace)) call.trace = [...msg.trace, stamp('worker.in')]; // debug mode only
   try {
-    entry.port.postMessage({ type: PAGE.call, callId: msg.callId, tool: msg.tool, arguments: msg.arguments || {} });
+    entry.port.postMessage(call);
   } catch (err) {
     finishCall(msg.callId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
   }
@@ -728,6 +814,20 @@ function startCall(msg) {
 function finishCall(callId, outcome) {
   if (!pending.take(callId, KIND.call)) return;
   send({ type: OUT.callResult, callId, ...outcome });
+}
+
+/** A hop's timestamp for a traced call (debug mode): [name, epoch ms]. */
+const stamp = (name) => [name, performance.timeOrigin + performance.now()];
+
+/** A page's answer to a call, with the trace it carried (debug mode) stamped once more. */
+function pageOutcome(msg, failure) {
+  const outcome = {
+    ok: !!msg.ok,
+    result: msg.ok ? msg.result : undefined,
+    error: msg.ok ? undefined : msg.error || { code: CALL_ERRORS.pageError, message: failure },
+  };
+  if (Array.isArray(msg.trace)) outcome.trace = [...msg.trace.slice(0, 30), stamp('worker.out')];
+  return outcome;
 }
 
 /** The bridge gave up on a call: the page stops it; no answer is sent. */
@@ -805,6 +905,21 @@ function withdrawApproval(approvalId) {
 
 // ---- popup and badge ----------------------------------------------------------------------
 
+/** The popup's questions to the bridge (panel.query, control.set): panel.js. */
+const panel = createPanel({
+  send: (m) => send(m),
+  types: { query: OUT.panelQuery, control: OUT.controlSet },
+  table: pending,
+  ready: () => state.status === 'ready',
+});
+
+/** The icon's badge per tab: an approval waiting, a call running, else the tool count (badge.js). */
+const badges = createBadges({
+  table: pending,
+  toolCount: (tabId) => state.pages.get(tabId)?.tools.length ?? 0,
+  connected: () => state.status === 'ready',
+});
+
 function statusReport() {
   const tabs = [...state.tabs.values()]
     .filter((t) => t.id !== undefined)
@@ -823,6 +938,7 @@ function statusReport() {
           .map(([frameId, f]) => ({ frameId, origin: f.origin, tools: f.page.tools.length, allowed: allowed.has(frameId) })),
         native: !!(page && page.native),
         refused: state.refused.get(t.id) || '',
+        running: badges.isRunning(t.id),
       };
     });
   return {
@@ -835,6 +951,8 @@ function statusReport() {
     pendingCalls: pending.size(KIND.call),
     pendingQueries: pending.size(KIND.query),
     pendingApprovals: pending.size(KIND.approval),
+    /** The questions waiting for the person (the popup answers them too). */
+    approvals: approvalWindow.openQuestions(),
     /** Telemetry events per tab that could not be sent (no bridge) and wait to be reported. */
     telemetryDropped: Object.fromEntries(state.telemetryDropped),
     tabs,
@@ -844,10 +962,7 @@ function statusReport() {
 }
 
 function updateBadge(tabId) {
-  const page = state.pages.get(tabId);
-  const count = page ? page.tools.length : 0;
-  chrome.action.setBadgeText({ tabId, text: count ? String(count) : '' }).catch(() => {});
-  chrome.action.setBadgeBackgroundColor({ tabId, color: state.status === 'ready' ? '#2563eb' : '#9ca3af' }).catch(() => {});
+  badges.update(tabId);
 }
 
 function updateBadges() {

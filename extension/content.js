@@ -17,9 +17,19 @@
   let lostTelemetry = {};
 
   const toPage = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.content, msg }, '*');
+  /** Traced calls in the page (debug mode only): callId → the stamps so far. @type {Map<string, any[]>} */
+  const traced = new Map();
+  const stamp = (name) => [name, performance.timeOrigin + performance.now()];
 
   // Approvals are never asked here: the extension asks in its own window (approval/approvals.js).
   function fromWorker(msg) {
+    if (msg && msg.type === PAGE.call && Array.isArray(msg.trace)) {
+      traced.set(msg.callId, [...msg.trace, stamp('content.in')]);
+      const { trace, ...call } = msg; // the page gets the call as ever
+      toPage(call);
+      return;
+    }
+    if (msg && msg.type === PAGE.cancel) traced.delete(msg.callId);
     toPage(msg);
   }
 
@@ -69,6 +79,10 @@
     if (!data || data[ENVELOPE.key] !== ENVELOPE.page || !data.msg || typeof data.msg.type !== 'string') return;
     if (data.msg.type === PAGE.approval) return; // only the person, in the extension's window, answers approvals
     let msg = data.msg;
+    if (msg.type === PAGE.result && traced.size && traced.has(msg.callId)) {
+      msg = { ...msg, trace: [...traced.get(msg.callId), stamp('content.out')] };
+      traced.delete(msg.callId);
+    }
     if (msg.type === PAGE.telemetry && Object.keys(lostTelemetry).length) {
       const dropped = { ...(msg.dropped || {}) };
       for (const [kind, n] of Object.entries(lostTelemetry)) dropped[kind] = (dropped[kind] || 0) + n;

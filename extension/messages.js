@@ -36,6 +36,12 @@
     resync: 'resync',
     /** worker → page: definitions the bridge refused {message}; the page logs why to its console. */
     refused: 'refused',
+    /** worker → page (page/forms.js): whether this origin's forms-as-tools switch is on {enabled}. */
+    formsPolicy: 'forms.policy',
+    /** page → worker: the page's ordinary forms as tool definitions {tools} (only while the switch is on). */
+    forms: 'forms',
+    /** worker → page: fill in and submit a page form {callId, tool, arguments}; answered by `result`. */
+    formCall: 'form.call',
   });
 
   /**
@@ -47,7 +53,7 @@
   /** The name of the port each page's content script opens to the worker. */
   const PAGE_PORT = 'tabmcp-page';
 
-  /** Messages from the extension's own pages (popup, approval window) and tests to the worker. */
+  /** Messages from the extension's own pages (popup, approval window, options) and tests to the worker. */
   const RUNTIME = Object.freeze({
     status: 'tabmcp.status',
     reconnect: 'tabmcp.reconnect',
@@ -60,6 +66,17 @@
     sitePermission: 'tabmcp.site.permission',
     /** popup → worker: {origin}: forget the site (relayed as site.forget). */
     siteForget: 'tabmcp.site.forget',
+    /** The popup lists the open questions, and brings a question's window to the front {approvalId}. */
+    approvalList: 'tabmcp.approval.list',
+    approvalFocus: 'tabmcp.approval.focus',
+    /** The popup asks the bridge what to show {tabId?, origin?, limit, expanded} (wire: panel.query). */
+    panelQuery: 'tabmcp.panel.query',
+    /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
+    controlSet: 'tabmcp.control.set',
+    /** The popup's forms-as-tools section: the rules and one origin's switch {origin}, and the
+     * person turning it on or off {origin, enabled}. */
+    formsStatus: 'tabmcp.forms.status',
+    formsSet: 'tabmcp.forms.set',
   });
 
   Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });

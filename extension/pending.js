@@ -1,8 +1,8 @@
 // @ts-check
 /**
  * One table of the service worker's pending requests, of every kind: tool calls sent to a page
- * (`call`), live page queries (`query`) and approvals asked in the extension's window
- * (`approval`). Each has a deadline, and every kind ends by the same rules: its tab closed, its
+ * (`call`), live page queries (`query`), approvals asked in the extension's window
+ * (`approval`) and the popup's questions to the bridge (`panel`: panel.query, control.set). Each has a deadline, and every kind ends by the same rules: its tab closed, its
  * page (or frame) went away or navigated, the bridge link dropped, its deadline passed, or the
  * bridge cancelled it. The bridge keeps the same shape in bridge/tabmcp/core/session.py
  * (RequestTable).
@@ -15,7 +15,10 @@
 import { CALL_ERRORS } from './protocol.js';
 
 /** The kinds of pending requests. */
-export const KIND = Object.freeze({ call: 'call', query: 'query', approval: 'approval' });
+export const KIND = Object.freeze({ call: 'call', query: 'query', approval: 'approval', panel: 'panel' });
+
+/** The tab id of requests that belong to no tab (the popup's questions to the bridge). */
+export const NO_TAB = -1;
 
 /** The rules that end a pending request before its answer. */
 export const RULE = Object.freeze({
@@ -59,6 +62,27 @@ export function createPendingTable() {
   const entries = new Map();
   /** @type {Partial<Record<Kind, OnEnd>>} */
   const handlers = {};
+  /** Told whenever a request starts or ends (the icon's badge follows them). @type {Array<(entry: Pending) => void>} */
+  const watchers = [];
+
+  /** @param {Pending} entry */
+  const changed = (entry) => {
+    for (const watcher of watchers) {
+      try {
+        watcher(entry);
+      } catch (err) {
+        console.warn('[tabmcp] pending watcher failed', err);
+      }
+    }
+  };
+
+  /**
+   * Call `fn` with each request that starts or ends (after the table changed).
+   * @param {(entry: Pending) => void} fn
+   */
+  function watch(fn) {
+    watchers.push(fn);
+  }
 
   /**
    * How requests of `kind` report an end by a rule (one handler per kind).
@@ -80,6 +104,7 @@ export function createPendingTable() {
     const entry = { id, kind, tabId, frameId, data, timer: null };
     entry.timer = setTimeout(() => end(id, RULE.timeout, timeoutMessage), timeoutMs);
     entries.set(id, entry);
+    changed(entry);
     return entry;
   }
 
@@ -98,6 +123,7 @@ export function createPendingTable() {
     if (!entry) return undefined;
     clearTimeout(entry.timer ?? undefined);
     entries.delete(id);
+    changed(entry);
     return entry;
   }
 
@@ -147,7 +173,13 @@ export function createPendingTable() {
   /** The pending requests of `kind`. @param {Kind} kind */
   const all = (kind) => [...entries.values()].filter((e) => e.kind === kind);
 
-  return { handle, add, get, take, end, endTab, endFrame, endAll, size, all };
+  /** Whether a request of `kind` is pending in tab `tabId`. @param {Kind} kind @param {number} tabId */
+  function inTab(kind, tabId) {
+    for (const entry of entries.values()) if (entry.kind === kind && entry.tabId === tabId) return true;
+    return false;
+  }
+
+  return { handle, watch, add, get, take, end, endTab, endFrame, endAll, size, all, inTab };
 }
 
 /** @typedef {ReturnType<typeof createPendingTable>} PendingTable */

@@ -21,11 +21,14 @@
     tabClosed: 'tab.closed',
     callResult: 'call.result',
     approvalResult: 'approval.result',
+    formsSet: 'forms.set',
     telemetry: 'telemetry',
     pageResult: 'page.result',
     siteStatus: 'site.status',
     sitePermission: 'site.permission',
     siteForget: 'site.forget',
+    panelQuery: 'panel.query',
+    controlSet: 'control.set',
     ping: 'ping',
     pong: 'pong',
     error: 'error',
@@ -39,9 +42,11 @@
     approvalRequest: 'approval.request',
     approvalWithdraw: 'approval.withdraw',
     telemetryConfig: 'telemetry.config',
+    formsPolicy: 'forms.policy',
     pageQuery: 'page.query',
     siteOpen: 'site.open',
     sitesList: 'sites.list',
+    panelState: 'panel.state',
     ping: 'ping',
     pong: 'pong',
     error: 'error',
@@ -76,6 +81,7 @@
     SITE_NOT_REGISTERED: 'SITE_NOT_REGISTERED',
     SITE_TOOL_GONE: 'SITE_TOOL_GONE',
     SITE_REDIRECTED: 'SITE_REDIRECTED',
+    PAUSED: 'PAUSED',
     AXE_FAILED: 'AXE_FAILED',
     INVALID_SELECTOR: 'INVALID_SELECTOR',
     UNKNOWN_QUERY: 'UNKNOWN_QUERY',
@@ -119,6 +125,13 @@
  */
 
 /**
+ * A page's ordinary forms described as tools by the extension's page script, sent only for origins whose forms-as-tools switch the bridge said is on (``forms.policy``). ``origin`` is Chrome's word for the page's origin (its port's ``sender.origin``), not the page's; the bridge decides on it again (``core/page_forms.py``). ``tools`` stay raw, like ``tools``.
+ * @typedef {object} PageForms
+ * @property {string} [origin]
+ * @property {Array<*>} [tools]
+ */
+
+/**
  * Everything the bridge needs to know about one tab's top-level document. ``tools`` and ``categories`` stay raw dicts here: the registry validates each one on its own so that a single bad tool is rejected without losing the rest of the tab.
  * @typedef {object} TabSnapshot
  * @property {number} tabId
@@ -133,6 +146,15 @@
  * @property {Array<*>} [categories]
  * @property {Array<*>} [states]
  * @property {Array<FrameSnapshot>} [frames] Child frames whose tools the top page allows (see :class:`FrameSnapshot`); at most ``MAX_FRAMES_PER_TAB``, the rest are ignored.
+ * @property {PageForms} [forms] The top document's ordinary forms as tools, when its origin's forms-as-tools switch is on.
+ */
+
+/**
+ * One say about forms-as-tools, applied in order (the last match wins).
+ * @typedef {object} FormsPolicyRule
+ * @property {string} match An origin glob from ``[[policy.origins]]`` or an exact origin the person chose.
+ * @property {boolean} enabled
+ * @property {'config'|'person'} source
  */
 
 // ---- extension → bridge ----
@@ -178,6 +200,7 @@
  * @property {boolean} ok
  * @property {Object<string, *>} [result]
  * @property {ErrorBody} [error]
+ * @property {Array<*>} [trace] The call's ``trace`` with the extension's stamps added (debug mode only, see ``CallStart``).
  */
 
 /**
@@ -187,6 +210,14 @@
  * @property {string} approvalId
  * @property {boolean} approved
  * @property {string} [reason]
+ */
+
+/**
+ * The person turned forms-as-tools on or off for one origin in the extension's popup; the bridge keeps the choice (SQLite) and answers every extension with a new ``forms.policy``.
+ * @typedef {object} FormsSet
+ * @property {'forms.set'} type
+ * @property {string} origin
+ * @property {boolean} enabled
  */
 
 /**
@@ -237,6 +268,28 @@
  */
 
 /**
+ * The popup asks what the person should see: their switches, activity (newest first, optionally of one tab or origin), per-tab insight, pending trust decisions. Answered by ``panel.state``. Only the extension link can ask (agents have no way to send it).
+ * @typedef {object} PanelQuery
+ * @property {'panel.query'} type
+ * @property {string} requestId
+ * @property {number} [tabId]
+ * @property {string} [origin]
+ * @property {number} [limit] How many activity rows, newest first.
+ * @property {Array<number>} [expanded] Tabs whose tools to list one by one (the ones the person opened); the others get counts only.
+ */
+
+/**
+ * The person flipped a switch in the popup; answered by ``panel.state`` (the state after it). ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile), ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin`` (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept`` (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown). Only the extension link can send it: no MCP tool changes these.
+ * @typedef {object} ControlSet
+ * @property {'control.set'} type
+ * @property {string} requestId
+ * @property {'pause'|'resume'|'writes'|'origin'|'accept'|'clear'} action
+ * @property {boolean} [enabled]
+ * @property {string} [origin]
+ * @property {string} [tool]
+ */
+
+/**
  * Either side, any time; answered with a ``pong`` carrying the same ``ts``.
  * @typedef {object} Ping
  * @property {'ping'} type
@@ -282,6 +335,8 @@
  * @property {string} tool The tool's name as the page registered it (not the bridge's public name).
  * @property {Object<string, *>} arguments
  * @property {number} timeoutMs
+ * @property {'form'} [source] ``form``: a page form (``TabSnapshot.forms``), run by the extension's forms script; absent: a WebMCP tool, run through the page's ``document.modelContext``.
+ * @property {Array<*>} [trace] Debug mode only (``TABMCP_TRACE=1``): ``[hop, epoch ms]`` stamps so far; each hop that relays the call appends its own and ``call.result`` carries the list back.
  */
 
 /**
@@ -323,6 +378,13 @@
  */
 
 /**
+ * Which origins have forms-as-tools on: sent after ``welcome`` and whenever it changes. The extension scans ordinary forms only on matching pages; the bridge checks again on every listing and call.
+ * @typedef {object} FormsPolicy
+ * @property {'forms.policy'} type
+ * @property {Array<FormsPolicyRule>} [rules]
+ */
+
+/**
  * Ask a tab's page something live: ``dom`` (query_dom), ``page`` (facts), ``axe`` (audit), ``vitals``.
  * @typedef {object} PageQuery
  * @property {'page.query'} type
@@ -352,6 +414,16 @@
  * @typedef {object} SitesList
  * @property {'sites.list'} type
  * @property {Array<Object<string, *>>} sites
+ */
+
+/**
+ * The answer to ``panel.query`` and ``control.set``: ``state`` is what the popup shows (docs/protocol.md lists its fields), or ``error`` says why the request was refused.
+ * @typedef {object} PanelState
+ * @property {'panel.state'} type
+ * @property {string} requestId
+ * @property {boolean} [ok]
+ * @property {Object<string, *>} [state]
+ * @property {ErrorBody} [error]
  */
 
 // ---- the extension's internal messages: a verbatim copy of messages.js ----
@@ -394,6 +466,12 @@
     resync: 'resync',
     /** worker → page: definitions the bridge refused {message}; the page logs why to its console. */
     refused: 'refused',
+    /** worker → page (page/forms.js): whether this origin's forms-as-tools switch is on {enabled}. */
+    formsPolicy: 'forms.policy',
+    /** page → worker: the page's ordinary forms as tool definitions {tools} (only while the switch is on). */
+    forms: 'forms',
+    /** worker → page: fill in and submit a page form {callId, tool, arguments}; answered by `result`. */
+    formCall: 'form.call',
   });
 
   /**
@@ -405,7 +483,7 @@
   /** The name of the port each page's content script opens to the worker. */
   const PAGE_PORT = 'tabmcp-page';
 
-  /** Messages from the extension's own pages (popup, approval window) and tests to the worker. */
+  /** Messages from the extension's own pages (popup, approval window, options) and tests to the worker. */
   const RUNTIME = Object.freeze({
     status: 'tabmcp.status',
     reconnect: 'tabmcp.reconnect',
@@ -418,6 +496,17 @@
     sitePermission: 'tabmcp.site.permission',
     /** popup → worker: {origin}: forget the site (relayed as site.forget). */
     siteForget: 'tabmcp.site.forget',
+    /** The popup lists the open questions, and brings a question's window to the front {approvalId}. */
+    approvalList: 'tabmcp.approval.list',
+    approvalFocus: 'tabmcp.approval.focus',
+    /** The popup asks the bridge what to show {tabId?, origin?, limit, expanded} (wire: panel.query). */
+    panelQuery: 'tabmcp.panel.query',
+    /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
+    controlSet: 'tabmcp.control.set',
+    /** The popup's forms-as-tools section: the rules and one origin's switch {origin}, and the
+     * person turning it on or off {origin, enabled}. */
+    formsStatus: 'tabmcp.forms.status',
+    formsSet: 'tabmcp.forms.set',
   });
 
   Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });

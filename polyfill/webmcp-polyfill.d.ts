@@ -313,6 +313,17 @@ export interface TabmcpWebMCPHook {
   call(name: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<CallResponse>;
   /** Calls back (coalesced per microtask) on any tool, category or state change. */
   subscribe(callback: () => void): () => void;
+  /** The declarative form machinery, shared with the extension's page forms (extension/page/forms.js). */
+  readonly forms: {
+    /** The input schema of a form's controls (as for `<form toolname>`), leaving out what `skip` names. */
+    schema(form: HTMLFormElement, options?: { skip?: (el: Element) => boolean }): Record<string, unknown>;
+    /** Fills the controls from an input object, firing input and change on each control that changed. */
+    fill(form: HTMLFormElement, input: Record<string, unknown>, options?: { skip?: (el: Element) => boolean }): void;
+    /** The form's default (submit) button, or null. */
+    defaultButton(form: HTMLFormElement): Element | null;
+    /** Whether a control is a parameter: named, enabled, not a button, hidden or file input. */
+    isParam(el: Element): boolean;
+  };
 }
 
 // ------------------------------------------------------------------------------------------------

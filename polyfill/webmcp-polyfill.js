@@ -1908,21 +1908,32 @@
   });
 
   /**
-   * The input schema of a form, built from its named controls like the browser builds it.
-   * @param {HTMLFormElement} form
+   * A form's parameter controls grouped by name (radio groups and same-name checkboxes share one).
+   * @param {HTMLFormElement} form @param {((el: Element) => boolean)|undefined} skip
    */
-  function formSchema(form) {
+  function paramGroups(form, skip) {
+    /** @type {Map<string, any[]>} */
+    const groups = new Map();
+    for (const el of /** @type {any[]} */ (Array.from(form.elements))) {
+      if (!isParam(el) || (skip && skip(el))) continue;
+      if (!groups.has(el.name)) groups.set(el.name, []);
+      /** @type {any[]} */ (groups.get(el.name)).push(el);
+    }
+    return groups;
+  }
+
+  /**
+   * The input schema of a form, built from its named controls like the browser builds it. The one
+   * builder for declarative forms and for the tabmcp extension's page forms (hook.forms.schema),
+   * which passes `skip` to leave out controls it never offers.
+   * @param {HTMLFormElement} form @param {{skip?: (el: Element) => boolean}} [options]
+   */
+  function formSchema(form, options = {}) {
     /** @type {Record<string, any>} */
     const properties = {};
     /** @type {string[]} */
     const required = [];
-    /** @type {Map<string, any[]>} */
-    const groups = new Map();
-    for (const el of /** @type {any[]} */ (Array.from(form.elements))) {
-      if (!isParam(el)) continue;
-      if (!groups.has(el.name)) groups.set(el.name, []);
-      /** @type {any[]} */ (groups.get(el.name)).push(el);
-    }
+    const groups = paramGroups(form, options.skip);
     for (const [name, els] of groups) {
       const el = els[0];
       /** @type {any} */
@@ -1976,17 +1987,12 @@
 
   /**
    * Fills a form's controls from a tool call's input, firing input and change on every control
-   * whose value changed (and on none when nothing changed). @param {HTMLFormElement} form @param {any} input
+   * whose value changed (and on none when nothing changed); controls `skip` names are never touched.
+   * @param {HTMLFormElement} form @param {any} input @param {{skip?: (el: Element) => boolean}} [options]
    */
-  function fillForm(form, input) {
+  function fillForm(form, input, options = {}) {
     if (!isPlainObject(input)) return;
-    /** @type {Map<string, any[]>} */
-    const groups = new Map();
-    for (const el of /** @type {any[]} */ (Array.from(form.elements))) {
-      if (!isParam(el)) continue;
-      if (!groups.has(el.name)) groups.set(el.name, []);
-      /** @type {any[]} */ (groups.get(el.name)).push(el);
-    }
+    const groups = paramGroups(form, options.skip);
     for (const [name, value] of Object.entries(input)) {
       const els = groups.get(name);
       if (!els) continue;
@@ -2377,6 +2383,20 @@
       subscribers.add(entry);
       return () => { subscribers.delete(entry); };
     },
+    /**
+     * The declarative form machinery, for the tabmcp extension's page forms (extension/page/forms.js):
+     * one schema builder and one filler for both kinds of form. Pure DOM work; works in both modes.
+     */
+    forms: Object.freeze({
+      /** @param {HTMLFormElement} form @param {{skip?: (el: Element) => boolean}} [options] */
+      schema: (form, options) => formSchema(form, options),
+      /** @param {HTMLFormElement} form @param {any} input @param {{skip?: (el: Element) => boolean}} [options] */
+      fill: (form, input, options) => fillForm(form, input, options),
+      /** @param {HTMLFormElement} form */
+      defaultButton: (form) => defaultButton(form),
+      /** @param {Element} el whether a control is a parameter (named, enabled, not a button, hidden or file) */
+      isParam: (el) => isParam(el),
+    }),
   });
   Object.defineProperty(G, HOOK_KEY, { value: hook, writable: false, enumerable: false, configurable: false });
 })();

@@ -103,3 +103,21 @@ async def test_peer_relay_lists_and_calls_the_pages_tool() -> None:
             assert len(out["samples"]) == 2
         finally:
             await client.close()
+
+
+def test_breakdown_takes_medians_per_hop_and_sums_the_two_crossings() -> None:
+    from bench.roundtrip import breakdown
+
+    def call(skew: float, page: float) -> list[list[object]]:
+        names = ["client.send", "bridge.handler", "bridge.hub", "bridge.sent", "worker.in", "content.in",
+                 "content.out", "worker.out", "bridge.frame", "bridge.ended", "bridge.resumed",
+                 "bridge.result", "client.recv"]
+        at = [0.0, 1.0, 1.2, 1.5, 2.0 + skew, 2.5 + skew, 2.5 + skew + page, 3.0 + skew + page,
+              3.5 + page, 3.6 + page, 3.7 + page, 4.0 + page, 5.0 + page]
+        return [[n, t] for n, t in zip(names, at)]
+
+    rows = {r[0]: r for r in breakdown([call(-1.0, 0.1), call(-1.0, 0.2), call(-1.0, 0.3)])}
+    assert rows["content.in → content.out"][2] == "0.200"  # the median page hop
+    assert rows["bridge.sent → worker.in"][2] == "-0.500"  # the browser clock 1 ms behind shows here…
+    assert rows["WebSocket both ways"][2] == "1.000"  # …and cancels in the sum (0.5 + 0.5)
+    assert rows["whole call"][2] == "5.200"

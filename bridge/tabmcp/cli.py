@@ -352,6 +352,41 @@ def _activity(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- controls ----------------------------------------------------------------------------
+
+
+def _controls(args: argparse.Namespace) -> int:
+    """Show or set the person's switches (pause, writes, origins off) in the bridge's SQLite file;
+    a running bridge picks a change up within a second."""
+    from .core.controls import InvalidOrigin, PersonControls
+
+    config = load_config(args.config)
+    controls = PersonControls.open(config.store.path)
+    try:
+        what = args.controls_command
+        if what in ("pause", "resume"):
+            controls.set_paused(what == "pause")
+        elif what == "writes":
+            controls.set_writes({"on": True, "off": False, "config": None}[args.value])
+        elif what == "origin":
+            try:
+                controls.set_origin(args.origin, args.value == "on")
+            except InvalidOrigin as exc:
+                _eprint(f"tabmcp: {exc}")
+                return 2
+        state = controls.state()
+    finally:
+        controls.close()
+    if args.json:
+        print(json.dumps(state.to_dict(), indent=2))
+        return 0
+    print("agents: PAUSED (calls answer PAUSED; resume: tabmcp controls resume)" if state.paused else "agents: running")
+    writes = {True: "on (your switch)", False: "off (your switch)", None: f"as the config says ({config.policy.allow_writes})"}
+    print(f"writes: {writes[state.writes]}")
+    print("origins switched off: " + (", ".join(state.origins_off) or "none"))
+    return 0
+
+
 # -- config ------------------------------------------------------------------------------
 
 
@@ -442,6 +477,22 @@ def build_parser() -> argparse.ArgumentParser:
     activity.add_argument("--json", action="store_true")
     activity.add_argument("--config", help="config file (its store.path names the database)")
 
+    controls = sub.add_parser("controls", help="your switches: pause agents, writes on/off, an origin's tools off")
+    controls_sub = controls.add_subparsers(dest="controls_command")
+    controls.set_defaults(controls_command="status")
+    controls_sub.add_parser("status", help="show the switches (the default)")
+    controls_sub.add_parser("pause", help="every agent call answers PAUSED until you resume")
+    controls_sub.add_parser("resume", help="agents may call tools again")
+    writes = controls_sub.add_parser("writes", help="tools that may change data: on, off, or as the config says")
+    writes.add_argument("value", choices=["on", "off", "config"])
+    origin = controls_sub.add_parser("origin", help="show (on) or hide (off) an origin's tools from agents")
+    origin.add_argument("origin", help="e.g. https://shop.example")
+    origin.add_argument("value", choices=["on", "off"])
+    for p in (controls, *controls_sub.choices.values()):
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+        p.add_argument("--config", default=argparse.SUPPRESS, help="config file (its store.path names the database)")
+    controls.set_defaults(json=False, config=None)
+
     config = sub.add_parser("config", help="configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     check = config_sub.add_parser("check", help="validate a config file and print the effective settings")
@@ -469,6 +520,8 @@ def main(argv: list[str] | None = None) -> int:
             return _sites(args)
         if args.command == "activity":
             return _activity(args)
+        if args.command == "controls":
+            return _controls(args)
         if args.command == "config":
             return _config_check(args)
     except KeyboardInterrupt:

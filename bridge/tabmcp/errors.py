@@ -15,6 +15,7 @@
         ├── ToolValidationError      VALIDATION_ERROR (which field, what was expected)
         ├── WritesDisabled           WRITES_DISABLED (with the setting that enables writes)
         ├── ApprovalDenied           APPROVAL_DENIED
+        ├── Paused                   PAUSED (the person paused all agent access in the popup)
         ├── OutOfScope               OUT_OF_SCOPE (page state, route or policy rules it out)
         ├── ToolTimeout              TIMEOUT
         ├── TabClosed                TAB_CLOSED
@@ -54,6 +55,7 @@ __all__ = [
     "SiteNotRegistered",
     "SiteRedirected",
     "SiteToolGone",
+    "Paused",
     "ProtocolError",
     "ProtocolVersionMismatch",
     "TabClosed",
@@ -110,6 +112,8 @@ class ErrorCode(enum.StrEnum):
     """The page opened for a call loaded and settled without the tool: its stored entry is now stale."""
     SITE_REDIRECTED = "SITE_REDIRECTED"
     """The page opened for a call went to another origin: the tab was closed, nothing was called."""
+    PAUSED = "PAUSED"
+    """The person paused all agent access (the extension popup, or ``tabmcp controls pause``)."""
     AXE_FAILED = "AXE_FAILED"
     """axe-core ran in the page and threw."""
     INVALID_SELECTOR = "INVALID_SELECTOR"
@@ -192,6 +196,10 @@ class ApprovalDenied(ToolCallError):
     code: str = ErrorCode.APPROVAL_DENIED
 
 
+class Paused(ToolCallError):
+    code: str = ErrorCode.PAUSED
+
+
 class OutOfScope(ToolCallError):
     code: str = ErrorCode.OUT_OF_SCOPE
 
@@ -247,6 +255,7 @@ _BY_CODE: dict[str, type[ToolCallError]] = {
         ToolValidationError,
         WritesDisabled,
         ApprovalDenied,
+        Paused,
         OutOfScope,
         ToolTimeout,
         TabClosed,

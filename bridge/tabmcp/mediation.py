@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .core.models import BRIDGE_ONLY_FIELDS
+from .core.page_forms import PAGE_FORM_FIELD, merge_page_forms
 from .core.registry import origin_of
 from .errors import ConfigError
 from .protocol import TabSnapshot
@@ -123,6 +124,8 @@ class Mediation:
             snap = snap.model_copy(update={"frames": [
                 f.model_copy(update={"tools": _without_bridge_only_fields(f.tools)}) for f in snap.frames
             ]})
+        # Page forms join the tools here, marked by the bridge, so the middleware improves them too.
+        snap = merge_page_forms(snap)
         self._raw[snap.tab_id] = snap
         if self._middleware is None or not snap.tools:
             return snap
@@ -241,7 +244,7 @@ def merge_enhanced(snap: TabSnapshot, result: dict[str, Any] | None) -> TabSnaps
             continue  # never a tool the page does not have
         name = enhanced.get("name") or original
         renamed[original] = name
-        tool = {k: raw[k] for k in ("title", "annotations", "scope") if k in raw}
+        tool = {k: raw[k] for k in ("title", "annotations", "scope", PAGE_FORM_FIELD) if k in raw}
         tool.update(
             name=name,
             description=enhanced.get("description") or raw.get("description"),

@@ -32,9 +32,13 @@ __all__ = [
     "CallCancel",
     "CallResult",
     "CallStart",
+    "ControlSet",
     "ErrorCode",
     "ExtensionMessage",
+    "FormsPolicy",
+    "FormsSet",
     "FrameSnapshot",
+    "PageForms",
     "PageQuery",
     "PageResult",
     "SiteForget",
@@ -42,6 +46,8 @@ __all__ = [
     "SitePermission",
     "SiteStatus",
     "SitesList",
+    "PanelQuery",
+    "PanelState",
     "Hello",
     "Ping",
     "Pong",
@@ -108,6 +114,18 @@ class FrameSnapshot(WireModel):
     states: list[Any] = Field(default_factory=list)
 
 
+class PageForms(WireModel):
+    """A page's ordinary forms described as tools by the extension's page script, sent only for
+    origins whose forms-as-tools switch the bridge said is on (``forms.policy``).
+
+    ``origin`` is Chrome's word for the page's origin (its port's ``sender.origin``), not the page's;
+    the bridge decides on it again (``core/page_forms.py``). ``tools`` stay raw, like ``tools``.
+    """
+
+    origin: str = ""
+    tools: list[Any] = Field(default_factory=list)
+
+
 class TabSnapshot(WireModel):
     """Everything the bridge needs to know about one tab's top-level document.
 
@@ -131,6 +149,8 @@ class TabSnapshot(WireModel):
     frames: list[FrameSnapshot] = Field(default_factory=list)
     """Child frames whose tools the top page allows (see :class:`FrameSnapshot`); at most
     ``MAX_FRAMES_PER_TAB``, the rest are ignored."""
+    forms: PageForms | None = None
+    """The top document's ordinary forms as tools, when its origin's forms-as-tools switch is on."""
 
     @field_validator("frames", mode="before")
     @classmethod
@@ -175,6 +195,11 @@ class TabClosed(WireModel):
     tab_id: int = Field(ge=0, le=MAX_TAB_ID)
 
 
+MAX_TRACE_STAMPS = 32
+TraceStamp = tuple[Annotated[str, Field(max_length=40)], float]
+"""One hop's timestamp in a traced call: its name and epoch milliseconds."""
+
+
 class CallResult(WireModel):
     """The outcome of a ``call.start``. ``result`` is an MCP CallToolResult object."""
 
@@ -183,6 +208,17 @@ class CallResult(WireModel):
     ok: bool
     result: dict[str, Any] | None = None
     error: ErrorBody | None = None
+    trace: list[TraceStamp] | None = Field(default=None, max_length=MAX_TRACE_STAMPS)
+    """The call's ``trace`` with the extension's stamps added (debug mode only, see ``CallStart``)."""
+
+
+class FormsSet(WireModel):
+    """The person turned forms-as-tools on or off for one origin in the extension's popup; the
+    bridge keeps the choice (SQLite) and answers every extension with a new ``forms.policy``."""
+
+    type: Literal["forms.set"]
+    origin: str
+    enabled: bool
 
 
 class ApprovalResult(WireModel):
@@ -213,6 +249,39 @@ class PageResult(WireModel):
     ok: bool
     result: Any = None
     error: ErrorBody | None = None
+
+
+class PanelQuery(WireModel):
+    """The popup asks what the person should see: their switches, activity (newest first,
+    optionally of one tab or origin), per-tab insight, pending trust decisions. Answered by
+    ``panel.state``. Only the extension link can ask (agents have no way to send it)."""
+
+    type: Literal["panel.query"]
+    request_id: str
+    tab_id: int | None = Field(default=None, ge=0, le=MAX_TAB_ID)
+    origin: str | None = None
+    limit: int = Field(default=100, ge=1, le=1000)
+    """How many activity rows, newest first."""
+    expanded: list[int] = Field(default_factory=list, max_length=64)
+    """Tabs whose tools to list one by one (the ones the person opened); the others get counts only."""
+
+
+class ControlSet(WireModel):
+    """The person flipped a switch in the popup; answered by ``panel.state`` (the state after it).
+
+    ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile),
+    ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin``
+    (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept``
+    (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown). Only the
+    extension link can send it: no MCP tool changes these.
+    """
+
+    type: Literal["control.set"]
+    request_id: str
+    action: Literal["pause", "resume", "writes", "origin", "accept", "clear"]
+    enabled: bool | None = None
+    origin: str = ""
+    tool: str = ""
 
 
 class Ping(WireModel):
@@ -273,11 +342,14 @@ ExtensionMessage = Annotated[
     | TabClosed
     | CallResult
     | ApprovalResult
+    | FormsSet
     | Telemetry
     | PageResult
     | SiteStatus
     | SitePermission
     | SiteForget
+    | PanelQuery
+    | ControlSet
     | Ping
     | Pong
     | WireError,
@@ -311,6 +383,12 @@ class CallStart(WireModel):
     """The tool's name as the page registered it (not the bridge's public name)."""
     arguments: dict[str, Any]
     timeout_ms: int
+    source: Literal["form"] | None = None
+    """``form``: a page form (``TabSnapshot.forms``), run by the extension's forms script; absent:
+    a WebMCP tool, run through the page's ``document.modelContext``."""
+    trace: list[TraceStamp] | None = None
+    """Debug mode only (``TABMCP_TRACE=1``): ``[hop, epoch ms]`` stamps so far; each hop that
+    relays the call appends its own and ``call.result`` carries the list back."""
 
 
 class CallCancel(WireModel):
@@ -354,6 +432,24 @@ class TelemetryConfig(WireModel):
     config: dict[str, Any]
 
 
+class FormsPolicyRule(WireModel):
+    """One say about forms-as-tools, applied in order (the last match wins)."""
+
+    match: str
+    """An origin glob from ``[[policy.origins]]`` or an exact origin the person chose."""
+    enabled: bool
+    source: Literal["config", "person"]
+
+
+class FormsPolicy(WireModel):
+    """Which origins have forms-as-tools on: sent after ``welcome`` and whenever it changes. The
+    extension scans ordinary forms only on matching pages; the bridge checks again on every
+    listing and call."""
+
+    type: Literal["forms.policy"] = "forms.policy"
+    rules: list[FormsPolicyRule] = Field(default_factory=list)
+
+
 class PageQuery(WireModel):
     """Ask a tab's page something live: ``dom`` (query_dom), ``page`` (facts), ``axe`` (audit), ``vitals``."""
 
@@ -391,6 +487,17 @@ class SitesList(WireModel):
     sites: list[dict[str, Any]]
 
 
+class PanelState(WireModel):
+    """The answer to ``panel.query`` and ``control.set``: ``state`` is what the popup shows
+    (docs/protocol.md lists its fields), or ``error`` says why the request was refused."""
+
+    type: Literal["panel.state"] = "panel.state"
+    request_id: str
+    ok: bool = True
+    state: dict[str, Any] | None = None
+    error: ErrorBody | None = None
+
+
 BridgeMessage = (
     Welcome
     | CallStart
@@ -398,9 +505,11 @@ BridgeMessage = (
     | ApprovalRequest
     | ApprovalWithdraw
     | TelemetryConfig
+    | FormsPolicy
     | PageQuery
     | SiteOpen
     | SitesList
+    | PanelState
     | Ping
     | Pong
     | WireError
@@ -409,8 +518,9 @@ BridgeMessage = (
 _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(
     {
-        "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result",
-        "telemetry", "page.result", "site.status", "site.permission", "site.forget", "ping", "pong", "error",
+        "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result", "forms.set",
+        "telemetry", "page.result", "panel.query", "control.set", "site.status", "site.permission", "site.forget",
+        "ping", "pong", "error",
     }
 )
 

@@ -37,7 +37,13 @@ __all__ = ["GENERATED", "KEY", "render"]
 GENERATED = Path(__file__).resolve().parents[2] / "extension" / "protocol.generated.js"
 MESSAGES = GENERATED.with_name("messages.js")
 
-PAYLOADS: tuple[type[BaseModel], ...] = (protocol.ErrorBody, protocol.FrameSnapshot, protocol.TabSnapshot)
+PAYLOADS: tuple[type[BaseModel], ...] = (
+    protocol.ErrorBody,
+    protocol.FrameSnapshot,
+    protocol.PageForms,
+    protocol.TabSnapshot,
+    protocol.FormsPolicyRule,
+)
 
 
 def _union(tp: Any) -> tuple[Any, ...]:

@@ -1,4 +1,5 @@
-"""The bridge's SQLite file: tool usage counts (for the hybrid profile's core tools).
+"""The bridge's SQLite file: tool usage counts (for the hybrid profile's core tools), and the person's
+forms-as-tools choices.
 
 Counts are kept in memory and written in batches (:meth:`UsageStore.flush`), so a call never
 waits for the disk.
@@ -13,7 +14,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["UsageStore", "default_db_path", "open_db"]
+__all__ = ["FormsSwitchStore", "UsageStore", "default_db_path", "open_db"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tool_usage (
@@ -108,4 +109,39 @@ class UsageStore:
 
     def close(self) -> None:
         self.flush()
+        self._db.close()
+
+
+_FORMS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS forms_switch (
+    origin TEXT PRIMARY KEY,
+    enabled INTEGER NOT NULL,
+    changed REAL NOT NULL
+);
+"""
+
+
+class FormsSwitchStore:
+    """The person's forms-as-tools choices (from the extension's popup), one row per exact origin,
+    kept across bridge runs. The config's ``[[policy.origins]]`` rules are not stored here."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self._db = open_db(path if path is not None else default_db_path(), _FORMS_SCHEMA)
+        self._lock = threading.Lock()
+
+    def all(self) -> dict[str, bool]:
+        """Every origin the person chose for, and whether they turned it on."""
+        with self._lock:
+            rows = self._db.execute("SELECT origin, enabled FROM forms_switch ORDER BY origin").fetchall()
+        return {str(o): bool(e) for o, e in rows}
+
+    def set(self, origin: str, enabled: bool) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO forms_switch (origin, enabled, changed) VALUES (?, ?, ?) "
+                "ON CONFLICT (origin) DO UPDATE SET enabled = excluded.enabled, changed = excluded.changed",
+                (origin, int(bool(enabled)), time.time()),
+            )
+
+    def close(self) -> None:
         self._db.close()

@@ -145,3 +145,22 @@ def test_rows_are_written_behind_in_batches_and_never_lost_on_close(tmp_path):
     assert entry(reopened, 3).id == 4  # ids carry on after a restart
     other.close()
     reopened.close()
+
+
+def test_a_deferred_row_is_summarised_when_written_with_the_rules_of_its_time():
+    settings = RedactionSettings(keys=["nickname"], replacement="[gone]")
+    current = {"r": Redactor(settings)}
+    log = ActivityLog(redactor=lambda: current["r"])
+    pending = log.begin(Target("save", 7, "https://a.test", {"nickname": "bob", "note": f"token {JWT}"}), "c")
+    assert log.end(pending, {"content": [{"type": "text", "text": f"card {CARD}"}]}, defer=True) is None
+    current["r"] = Redactor(RedactionSettings(keys=[]))  # a later configure does not reach it
+    row = log.latest(1)[0]
+    assert (row.tool, row.outcome, row.client) == ("save", OUTCOME_OK, "c")
+    assert "bob" not in row.arguments and "[gone]" in row.arguments and JWT not in row.arguments
+    assert CARD not in row.result
+    gone = log.end(log.begin(Target("save", 7, "https://a.test", {}), "c"), None,
+                   outcome=ErrorCode.CANCELLED, defer=True)
+    assert gone is None and log.latest(1)[0].outcome == ErrorCode.CANCELLED
+    for n in range(70):  # a full batch is written by the call that fills it, bounded as ever
+        log.end(log.begin(Target(f"t{n}", 1, "https://a.test", {}), "c"), None, defer=True)
+    assert log.count() == 72

@@ -913,3 +913,23 @@ async def test_after_all_of_it_health_answers_and_a_call_round_trips(bridge, sma
         assert first.ws.close_code == 4000  # replaced by the newer connection, as documented
         for ext in (first, stranger, huge, last):
             await ext.close()
+
+
+async def test_a_silent_connection_is_closed_1001_and_one_that_speaks_is_kept(bridge, monkeypatch):
+    """The idle rule (``IDLE_TIMEOUT_S``): a link that sends nothing, not even its heartbeat, for
+    that long is closed with 1001; frames arriving in time keep it open."""
+    monkeypatch.setattr(extension_module, "IDLE_TIMEOUT_S", 0.5)
+    talker = ScriptedExtension(bridge.port)
+    await talker.connect()
+    silent = ScriptedExtension(bridge.port)
+    await silent.connect(hello=False)
+    done = asyncio.create_task(asyncio.wait_for(silent.ws.wait_closed(), 10))
+    while not done.done():  # the talker speaks every 0.1 s until the silent one is closed
+        await talker.send({"type": "pong", "ts": 0})
+        await asyncio.wait([done], timeout=0.1)
+    await done
+    assert silent.ws.close_code == 1001
+    await talker.send({"type": "pong", "ts": 1})
+    await assert_alive(talker)
+    await talker.close()
+    await silent.close()

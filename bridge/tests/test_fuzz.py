@@ -52,10 +52,13 @@ from tabmcp.errors import MalformedMessage, ProtocolError, ToolCallError, Unknow
 from tabmcp.protocol import (
     PROTOCOL_VERSION,
     ApprovalResult,
+    FormsSet,
     CallResult,
+    ControlSet,
     ErrorBody,
     Hello,
     PageResult,
+    PanelQuery,
     Ping,
     Pong,
     SiteForget,
@@ -101,11 +104,14 @@ KNOWN_TYPES = (
     "tab.closed",
     "call.result",
     "approval.result",
+    "forms.set",
     "telemetry",
     "page.result",
     "site.status",
     "site.permission",
     "site.forget",
+    "panel.query",
+    "control.set",
     "ping",
     "pong",
     "error",
@@ -266,6 +272,12 @@ VALID_MESSAGES: dict[str, st.SearchStrategy[BaseModel]] = {
     "approval.result": st.builds(
         ApprovalResult, type=st.just("approval.result"), approval_id=text, approved=st.booleans(), reason=text
     ),
+    "forms.set": st.builds(
+        FormsSet,
+        type=st.just("forms.set"),
+        origin=text | st.sampled_from(["https://shop.test", "http://127.0.0.1:8000", "https://x.test:443"]),
+        enabled=st.booleans(),
+    ),
     "telemetry": st.builds(
         Telemetry,
         type=st.just("telemetry"),
@@ -295,6 +307,23 @@ VALID_MESSAGES: dict[str, st.SearchStrategy[BaseModel]] = {
     "site.permission": st.builds(SitePermission, type=st.just("site.permission"), origin=text,
                                  reachable=st.booleans()),
     "site.forget": st.builds(SiteForget, type=st.just("site.forget"), origin=text),
+    "panel.query": st.builds(
+        PanelQuery,
+        type=st.just("panel.query"),
+        request_id=text,
+        tab_id=st.none() | st.integers(0, 2**53),
+        origin=st.none() | text,
+        limit=st.integers(1, 1000),
+    ),
+    "control.set": st.builds(
+        ControlSet,
+        type=st.just("control.set"),
+        request_id=text,
+        action=st.sampled_from(["pause", "resume", "writes", "origin", "accept", "clear"]),
+        enabled=st.none() | st.booleans(),
+        origin=text | st.sampled_from(["https://a.test", "http://127.0.0.1:9"]),
+        tool=text,
+    ),
     "ping": st.builds(Ping, type=st.just("ping"), ts=st.none() | finite),
     "pong": st.builds(Pong, type=st.just("pong"), ts=st.none() | finite),
     "error": st.builds(WireError, type=st.just("error"), code=text, message=text, ref=opt_text),
@@ -1051,8 +1080,9 @@ def new_hub() -> tuple[Hub, Link, FakeSocket]:
 
 async def handshake(hub: Hub, link: Link, socket: FakeSocket) -> None:
     await hub.handle_frame(link, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
-    assert [m["type"] for m in socket.sent[-2:]] == ["welcome", "telemetry.config"] and hub.connected
-    del socket.sent[-2:]
+    assert [m["type"] for m in socket.sent[-3:]] == ["welcome", "telemetry.config", "forms.policy"]
+    assert hub.connected
+    del socket.sent[-3:]
 
 
 def hub_snapshot(tab_id: int, url: str, title: str, tool_list, cat_list, state_list) -> dict[str, Any]:
@@ -1114,7 +1144,7 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
             assert hub.protocol_errors == errors_before + 1
         elif isinstance(message, Hello):
             if message.protocol == PROTOCOL_VERSION:
-                assert [m["type"] for m in replies] == ["welcome", "telemetry.config"]
+                assert [m["type"] for m in replies] == ["welcome", "telemetry.config", "forms.policy"]
             else:
                 assert codes == ["PROTOCOL_MISMATCH"] and socket.closed == (1002, "protocol version mismatch")
                 return
@@ -1133,6 +1163,12 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
             for reply in replies:
                 assert reply["message"]
         elif isinstance(message, Telemetry):
+            assert codes in ([], ["MALFORMED_MESSAGE"])
+        elif isinstance(message, PanelQuery | ControlSet):
+            assert [(m["type"], m["requestId"]) for m in replies] == [("panel.state", message.request_id)]
+            assert replies[0]["ok"] is ("state" in replies[0])
+        elif isinstance(message, FormsSet):  # the person's switch: kept and re-announced, or a bad origin
+            assert [m["type"] for m in replies] in (["forms.policy"], ["error"])
             assert codes in ([], ["MALFORMED_MESSAGE"])
         else:
             assert replies == [], "results nobody waits for, pongs and the extension's errors get no answer"

@@ -176,3 +176,45 @@ async def test_a_relayed_client_is_asked_for_approval_itself(tmp_path: Path, mod
             assert result.structured_content["error"]["code"] == "APPROVAL_DENIED" and calls == []
         approvals = app.mcp.get_request_handler("tools/call").handler.__self__.approvals
         assert approvals.asked["browser"] == 0  # nobody was asked on the page
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_call_in_flight_when_the_bridge_goes_ends_with_a_named_error(tmp_path: Path, mode: str):
+    """The relay pipes the client to the bridge; when the bridge stops mid-call, the call ends
+    with EXTENSION_DISCONNECTED (never hangs), and the relay carries on (it takes the port)."""
+    from tabmcp.server.app import running_bridge
+
+    from .conftest import make_config
+
+    port = free_port()
+    config = tmp_path / "config.toml"
+    config.write_text('[store]\npath = ":memory:"\n[policy]\nallow_writes = true\n')
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "tabmcp.cli", "serve", "--stdio", "--port", str(port)],
+        env={**os.environ, "TABMCP_CONFIG": str(config)},
+    )
+    started = asyncio.Event()
+    async with running_bridge(make_config(server={"port": port})) as app:
+        ext = ScriptedExtension(port)
+        await ext.connect()
+
+        async def never(msg: dict[str, Any]) -> dict[str, Any] | None:
+            started.set()
+            await asyncio.Event().wait()  # the page never answers
+            return None
+
+        ext.handler = never
+        await ext.sync(tab(1, url="https://app.test/", tools=[tool("stuck")]))
+        async with held(Client(params, mode=mode)) as (client, _):
+            assert "stuck" in names(await client.list_tools(cache_mode="bypass"))
+            call = asyncio.create_task(client.call_tool("stuck", {}))
+            await asyncio.wait_for(started.wait(), 15)
+            app.stop()  # the bridge goes away with the call in flight
+            result = await asyncio.wait_for(call, 20)
+            assert result.is_error
+            assert result.structured_content["error"]["code"] == "EXTENSION_DISCONNECTED"
+            # The relay took the port: a client call is answered (no tabs there yet), not hung.
+            listed = await asyncio.wait_for(client.list_tools(cache_mode="bypass"), 20)
+            assert "call_tool" in [t.name for t in listed.tools]
+        await ext.close()

@@ -27,6 +27,7 @@ from tabmcp.core.search import (
 )
 from tabmcp.core.search import semantic as semantic_mod
 from tabmcp.core.search.fuzzy import TypoIndex, max_edits
+from tabmcp.core.search.index import KEYWORD_WEIGHT
 
 
 def doc(
@@ -468,43 +469,60 @@ def test_compute_embeddings_in_a_worker_thread_never_installs_stale_vectors() ->
     assert np.array_equal(index._vecs[entry.slot], emb.encode([entry.embed_text])[0])
 
 
-def test_fusion_favours_tools_strong_in_both_rankings() -> None:
-    class Table:
-        """Semantic ranking fixed per document: ``sem`` order below."""
+class _Table:
+    """A stand-in model whose cosine with any query falls by ``step`` per place in ``order``."""
 
-        name = "table"
+    name = "table"
 
-        def __init__(self, order: list[str]) -> None:
-            self.order = order
+    def __init__(self, order: list[str], step: float) -> None:
+        self.order, self.step = order, step
 
-        def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-            out = np.zeros((len(texts), 8), dtype=np.float32)
-            for i, text in enumerate(texts):
-                head = text.split(".")[0].replace(" ", "_")
-                if head in self.order:  # a tool: cosine with the query falls with its rank
-                    r = self.order.index(head)
-                    out[i, 0] = 1.0 - 0.2 * r
-                    out[i, 1] = np.sqrt(1 - out[i, 0] ** 2)
-                else:  # the query
-                    out[i, 0] = 1.0
-            return out
+    def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        out = np.zeros((len(texts), 8), dtype=np.float32)
+        for i, text in enumerate(texts):
+            head = text.split(".")[0].replace(" ", "_")
+            if head in self.order:  # a tool
+                out[i, 0] = 1.0 - self.step * self.order.index(head)
+                out[i, 1] = np.sqrt(1 - out[i, 0] ** 2)
+            else:  # the query
+                out[i, 0] = 1.0
+        return out
 
-    docs = [
-        doc("alpha", "invoice invoice invoice export"),  # keyword 1st, semantic last
-        doc("bravo", "invoice invoice export"),  # keyword 2nd, semantic 2nd
-        doc("charlie", "nothing relevant"),  # no keyword match, semantic 1st
-        doc("delta", "invoice export and more words here"),  # keyword 3rd, semantic 3rd
-    ]
-    index = SearchIndex(semantic=Table(["charlie", "bravo", "delta", "alpha"]))
-    index.replace_source("1", docs)
+
+_FUSION_DOCS = [
+    doc("alpha", "invoice invoice invoice export"),  # keyword 1st, semantic last
+    doc("bravo", "invoice invoice export"),  # keyword 2nd, semantic 2nd
+    doc("charlie", "nothing relevant"),  # no keyword match, semantic 1st
+    doc("delta", "invoice export and more words here"),  # keyword 3rd, semantic 3rd
+]
+
+
+def _fusion_index(step: float) -> SearchIndex:
+    index = SearchIndex(semantic=_Table(["charlie", "bravo", "delta", "alpha"], step))
+    index.replace_source("1", _FUSION_DOCS)
+    return index
+
+
+def test_fused_score_is_cosine_plus_a_share_of_the_relative_keyword_score() -> None:
+    index = _fusion_index(0.05)
     assert keys(index.search("invoice export", mode="keyword")) == ["alpha", "bravo", "delta"]
     assert keys(index.search("invoice export", mode="semantic")) == ["charlie", "bravo", "delta", "alpha"]
     fused = index.search("invoice export", mode="fused")
-    # Each ranking's winner is beaten by the tool both rank second.
-    assert keys(fused) == ["bravo", "alpha", "delta", "charlie"]
+    best_kw = max(h.keyword_score or 0.0 for h in fused)
+    for h in fused:
+        assert h.semantic_score is not None
+        share = KEYWORD_WEIGHT * (h.keyword_score or 0.0) / best_kw
+        assert h.score == pytest.approx(h.semantic_score + share)
     assert [h.score for h in fused] == sorted((h.score for h in fused), reverse=True)
-    assert fused[0].keyword_score is not None and fused[0].semantic_score is not None
-    assert fused[3].keyword_score is None and fused[3].semantic_score is not None
+    # Meanings this close: the words decide, and the tool both rankings like wins.
+    assert keys(fused)[0] == "bravo"
+    assert fused[-1].key == "charlie" and fused[-1].keyword_score is None
+
+
+def test_fusion_keeps_a_clearly_better_meaning_above_keyword_matches() -> None:
+    fused = _fusion_index(0.2).search("invoice export", mode="fused")
+    assert keys(fused)[0] == "charlie"  # cosine 1.0 against 0.8 and below: the words do not overturn it
+    assert keys(fused)[1] == "bravo"
 
 
 def test_semantic_finds_a_paraphrase_keyword_misses() -> None:

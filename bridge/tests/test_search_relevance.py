@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tabmcp.core.search import SearchDoc, SearchIndex, missing_parts, semantic_available
 from tabmcp.core.search.semantic import default_embedder
 
@@ -85,7 +84,10 @@ def test_keyword_ranking_keeps_its_recall_on_the_tuning_set():
 # ---------------------------------------------------------------- requests in people's words
 
 KEYWORD_FLOOR = 0.50  # measured 0.55 over the whole tuning half and all 682 tools
-FUSED_FLOOR = 0.70  # measured on the small set below
+FUSED_FLOOR = 0.70  # measured 0.75 on the small set below
+FUSED_R1_FLOOR = 0.45
+"""Measured 0.475 on the small set with score fusion (cosine + 0.2 x relative BM25); rank fusion,
+the rule before it, gets 0.40 there: this floor is what keeps the better rule."""
 SMALL_SET = 40
 """The semantic guard embeds only the categories its first ``SMALL_SET`` requests point into
 (a few hundred tools), so it runs in seconds, not minutes, on a busy 2-core machine."""
@@ -122,3 +124,6 @@ def test_fused_ranking_recall_at_5_on_the_tuning_half_of_peoples_requests() -> N
     index = _index(default_embedder(), requests)
     index.compute_embeddings()
     assert _recall_at_5(index, requests) >= FUSED_FLOOR
+    firsts = [index.search(str(r["query"]), limit=1) for r in requests]
+    r1 = sum(bool(h) and h[0].key in r["tools"] for h, r in zip(firsts, requests, strict=True))  # type: ignore[operator]
+    assert r1 / len(requests) >= FUSED_R1_FLOOR

@@ -144,6 +144,31 @@ def test_a_new_tabs_tools_are_searchable_while_the_model_is_still_embedding_them
     index.close()
 
 
+def test_a_new_tabs_tool_outranks_weaker_embedded_tools_while_it_waits_for_its_vector() -> None:
+    # Tab 1 is embedded; tab 2 arrives while the model is busy. Its tool matches every word of
+    # the query, an embedded tool only one: keywords alone must not sink the new tool below
+    # every embedded one (its share of meaning is taken in proportion to its keyword score).
+    model = CountingEmbedder()
+    index = SearchIndex(semantic=model, background=True)
+    try:
+        reg = Registry()
+        reg.apply(snap(1, [tool("track_parcel", "Where a shipped parcel is now.")]))
+        index.replace_source("1", [sync_mod.search_doc(reg, e) for e in reg.tool_entries()])
+        assert index.wait_embedded(30)
+        model.hold.clear()
+        model.started.clear()
+        reg.apply(snap(2, [tool("refund_order", "Refund a parcel order to the card.")]))
+        new = [sync_mod.search_doc(reg, e) for e in reg.tool_entries() if e.tab.tab_id == 2]
+        index.replace_source("2", new)
+        assert model.started.wait(30)
+        hits = index.search("refund parcel")
+        assert [h.key for h in hits] == ["refund_order", "track_parcel"]
+        assert hits[0].semantic_score is None and hits[1].semantic_score is not None
+    finally:
+        model.hold.set()
+        index.close()
+
+
 def _docs():
     reg = Registry()
     reg.apply(snap(1, SHOP))

@@ -84,3 +84,14 @@ def test_draft4_exclusive_bounds_keep_their_meaning_when_arguments_are_checked()
     assert bad.value.details["field"] == "amount"
     with pytest.raises(ToolValidationError):
         validate_arguments("pay", schema, {"amount": 1, "items": [{"qty": 10}]})
+
+
+def test_a_replaced_schema_is_checked_as_it_is_now_never_with_the_validator_of_the_old_one():
+    old = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    assert validate_arguments("t", old, {"n": 1}) == {"n": 1}
+    assert validate_arguments("t", old, {"n": 2}) == {"n": 2}  # the kept validator, same answer
+    new = {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}
+    with pytest.raises(ToolValidationError):
+        validate_arguments("t", new, {"n": 1})
+    with pytest.raises(ToolValidationError):
+        validate_arguments("t", old, {"n": "x"})

@@ -10,14 +10,18 @@
  * the decision for this origin + tool (and reason) for the browser session (chrome.storage.session,
  * which content scripts cannot read).
  *
- * Only our approval page may fetch a question or answer it: messages from anything else
- * (content scripts, pages) are ignored.
+ * Only the extension's own pages may fetch a question or answer it: the approval window, and the
+ * popup, which lists open questions with Allow / Deny (the same question: whichever answers first
+ * wins, the other finds it gone; the bridge too takes only the first answer). Messages from
+ * anything else (content scripts, pages) are ignored.
  */
 
 import { KIND, RULE, bridgeWaits } from '../pending.js';
 import { RUNTIME } from '../protocol.js';
 
 export const APPROVAL_PAGE = 'approval/approval.html';
+/** Extension pages that may list and answer questions besides the approval window. */
+const ANSWERING_PAGES = [APPROVAL_PAGE, 'popup/popup.html'];
 const REMEMBER_KEY = 'tabmcp.approval.remembered';
 
 /** What the person is told the bridge heard, when a rule (not the person) ended the question. */
@@ -126,18 +130,36 @@ export function createApprovals({ send, resultType, table }) {
   }
 
   /** @param {chrome.runtime.MessageSender} sender */
-  const fromApprovalPage = (sender) =>
+  const fromOwnPage = (sender) =>
     sender.id === chrome.runtime.id && typeof sender.url === 'string' &&
-    sender.url.startsWith(chrome.runtime.getURL(APPROVAL_PAGE));
+    ANSWERING_PAGES.some((page) => /** @type {string} */ (sender.url).startsWith(chrome.runtime.getURL(page)));
+
+  /** Every open question, oldest first, as the popup lists them. */
+  const openQuestions = () =>
+    table.all(KIND.approval).map((entry) => {
+      /** @type {Question} */
+      const q = entry.data;
+      return { ...q.request, origin: q.origin, url: q.url, askedAt: q.askedAt, hasWindow: q.windowId !== null };
+    });
 
   /**
    * The worker's onMessage hook: true when the message was ours (the answer is sent async).
    * @param {any} msg @param {chrome.runtime.MessageSender} sender @param {(r: any) => void} sendResponse
    */
   function onMessage(msg, sender, sendResponse) {
-    if (!msg || (msg.type !== RUNTIME.approvalGet && msg.type !== RUNTIME.approvalAnswer)) return false;
-    if (!fromApprovalPage(sender)) return false; // a content script or anything else: ignored
+    const ours = [RUNTIME.approvalGet, RUNTIME.approvalAnswer, RUNTIME.approvalList, RUNTIME.approvalFocus];
+    if (!msg || !ours.includes(msg.type)) return false;
+    if (!fromOwnPage(sender)) return false; // a content script or anything else: ignored
+    if (msg.type === RUNTIME.approvalList) {
+      sendResponse(openQuestions());
+      return false;
+    }
     const entry = question(String(msg.approvalId));
+    if (msg.type === RUNTIME.approvalFocus) {
+      if (entry && entry.windowId !== null) chrome.windows.update(entry.windowId, { focused: true }).catch(() => {});
+      sendResponse({ ok: !!entry });
+      return false;
+    }
     if (msg.type === RUNTIME.approvalGet) {
       sendResponse(entry ? { ...entry.request, origin: entry.origin, url: entry.url } : null);
       return false;
@@ -150,14 +172,15 @@ export function createApprovals({ send, resultType, table }) {
           list.push(rememberKey(entry.origin, entry.request.tool, entry.request.reason));
           await chrome.storage.session.set({ [REMEMBER_KEY]: [...new Set(list)] });
         }
-        finish(entry.request.approvalId, approved, approved
+        const ok = finish(entry.request.approvalId, approved, approved
           ? (msg.remember ? 'approved by the user (remembered for this session)' : 'approved by the user')
           : 'denied by the user');
-        sendResponse({ ok: true });
+        sendResponse({ ok });
       };
       done();
       return true;
     }
+    if (msg.type === RUNTIME.approvalAnswer) sendResponse({ ok: false, gone: true }); // answered elsewhere first
     return false;
   }
 
@@ -168,5 +191,5 @@ export function createApprovals({ send, resultType, table }) {
     }
   });
 
-  return { start, onMessage };
+  return { start, onMessage, openQuestions };
 }

@@ -22,12 +22,14 @@ async def test_hook_shape(tab: Any) -> None:
           writable: desc.writable, configurable: desc.configurable, enumerable: desc.enumerable,
           replaced: replaced[0], still: globalThis[key] === hook,
           subscribeBad: attemptSync(() => hook.subscribe('nope'))[0],
+          forms: Object.keys(hook.forms), formsFrozen: Object.isFrozen(hook.forms),
         };
     """))
-    assert out["keys"] == ["version", "native", "snapshot", "call", "subscribe"]
+    assert out["keys"] == ["version", "native", "snapshot", "call", "subscribe", "forms"]
     assert out["frozen"] is True
     assert out["types"] == {"version": "string", "native": "boolean", "snapshot": "function", "call": "function",
-                            "subscribe": "function"}
+                            "subscribe": "function", "forms": "object"}
+    assert out["forms"] == ["schema", "fill", "defaultButton", "isParam"] and out["formsFrozen"] is True
     assert [out["writable"], out["configurable"], out["enumerable"]] == [False, False, False]
     assert out["replaced"] == "TypeError" and out["still"] is True
     assert out["subscribeBad"] == "TypeError"

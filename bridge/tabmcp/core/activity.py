@@ -202,6 +202,25 @@ def target_of(
     return None
 
 
+def _row(redactor: Redactor, *, at: float, client: str, tool: str, tab_id: int | None, origin: str, outcome: str,
+         duration_ms: float, arguments: Any, result: Any) -> tuple[Any, ...]:
+    """One row's columns after ``id``: summaries redacted and bounded, text fields clipped."""
+    return (at, _clip(client, 100), _clip(tool, 200), tab_id, _clip(origin, 300), _clip(outcome, 64),
+            round(duration_ms, 3), summarize(arguments, redactor), summarize(result, redactor))
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """A row recorded as is, summarised with ``redactor`` (the rules in force when it was
+    recorded) when its batch is written."""
+
+    redactor: Redactor
+    fields: dict[str, Any]
+
+    def summarised(self) -> tuple[Any, ...]:
+        return _row(self.redactor, **self.fields)
+
+
 FLUSH_ROWS = 64
 """Pending rows that trigger a write."""
 FLUSH_EVERY_S = 1.0
@@ -223,7 +242,7 @@ class ActivityLog:
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()
         self._next_id = int(self.db.execute("SELECT COALESCE(MAX(id), 0) FROM activity").fetchone()[0]) + 1
-        self._pending: list[tuple[Any, ...]] = []
+        self._pending: list[tuple[int, tuple[Any, ...] | _Deferred]] = []
         self._flushed_at = time.monotonic()
 
     @property
@@ -248,12 +267,19 @@ class ActivityLog:
     def begin(self, target: Target, client: str | None) -> Pending:
         return Pending(target, client or "", time.time(), time.monotonic())
 
-    def end(self, pending: Pending, result: dict[str, Any] | None, *, outcome: str | None = None) -> ActivityEntry:
+    def end(
+        self, pending: Pending, result: dict[str, Any] | None, *, outcome: str | None = None, defer: bool = False
+    ) -> ActivityEntry | None:
         """Record a finished call: ``result`` is what the agent got (``None`` with an ``outcome``
-        when it got nothing, e.g. the client cancelled)."""
+        when it got nothing, e.g. the client cancelled).
+
+        With ``defer`` the row is kept as it is and summarised (redacted, cut) when the batch is
+        written, with the redaction rules in force now: the call pays for a list append, not for
+        redaction (the server's call path uses this). Returns the entry, or ``None`` when deferred.
+        """
         duration_ms = (time.monotonic() - pending.started) * 1000
         t = pending.target
-        return self.record(
+        fields = dict(
             at=pending.at,
             client=pending.client,
             tool=t.tool,
@@ -264,26 +290,30 @@ class ActivityLog:
             arguments=t.arguments,
             result=_result_value(result) if result is not None else None,
         )
+        if not defer:
+            return self.record(**fields)
+        self._add(_Deferred(self.redactor, fields))
+        return None
 
     def record(
         self, *, at: float, client: str, tool: str, tab_id: int | None, origin: str, outcome: str,
         duration_ms: float, arguments: Any, result: Any,
     ) -> ActivityEntry:
         """Add one row (summaries redacted and bounded) and drop rows past the bound."""
-        redactor = self.redactor
-        args_text = summarize(arguments, redactor)
-        result_text = summarize(result, redactor)
-        row = (at, _clip(client, 100), _clip(tool, 200), tab_id, _clip(origin, 300), _clip(outcome, 64),
-               round(duration_ms, 3), args_text, result_text)
+        row = _row(self.redactor, at=at, client=client, tool=tool, tab_id=tab_id, origin=origin,
+                   outcome=outcome, duration_ms=duration_ms, arguments=arguments, result=result)
+        return ActivityEntry(self._add(row), *row)
+
+    def _add(self, row: tuple[Any, ...] | _Deferred) -> int:
         with self._lock:
             new_id = self._next_id
             self._next_id += 1
-            self._pending.append((new_id, *row))
+            self._pending.append((new_id, row))
             # Written behind, in batches: a call on the hot path pays for a list append, not for
             # a SQLite transaction. Reads and close() write what is pending first.
             if len(self._pending) >= FLUSH_ROWS or time.monotonic() - self._flushed_at > FLUSH_EVERY_S:
                 self._flush_locked()
-        return ActivityEntry(new_id, *row)
+        return new_id
 
     def flush(self) -> None:
         """Write the rows recorded since the last flush (and drop rows past the bound)."""
@@ -294,12 +324,13 @@ class ActivityLog:
         self._flushed_at = time.monotonic()
         if not self._pending:
             return
-        rows, self._pending = self._pending, []
+        pending, self._pending = self._pending[-self.max_rows:], []
+        rows = [(i, *(r.summarised() if isinstance(r, _Deferred) else r)) for i, r in pending]
         self.db.execute("BEGIN")
         self.db.executemany(
             "INSERT INTO activity (id, at, client, tool, tab_id, origin, outcome, duration_ms, arguments, result) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows[-self.max_rows:],
+            rows,
         )
         self.db.execute("DELETE FROM activity WHERE id <= ?", (rows[-1][0] - self.max_rows,))
         self.db.execute("COMMIT")

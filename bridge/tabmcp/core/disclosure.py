@@ -60,6 +60,8 @@ META_CATEGORY = "tabmcp/category"
 META_ENHANCEMENT = "tabmcp/enhancement"
 META_WARNINGS = "tabmcp/warnings"
 META_WEBMCP_ANNOTATIONS = "tabmcp/annotations"
+META_PAGE_FORM = "tabmcp/pageForm"
+"""On page forms only: offered by the person's forms-as-tools switch for the origin, not by the site."""
 _WEBMCP_ANNOTATIONS = ("consequentialHint", "untrustedContentHint", "debugging")
 META_REVISION = "tabmcp/revision"
 """On tools/list results and list-changed notifications: the bridge's change counter. A
@@ -138,6 +140,9 @@ def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
     """
     page = entry.tool.annotations
     ann = {k: page[k] for k in _MCP_ANNOTATIONS if k in page}
+    if entry.tool.page_form:
+        # It submits a form: never read-only, and it may destroy (MCP's default when unsaid).
+        return {"readOnlyHint": False, "openWorldHint": True}
     if entry.tool.destructive:
         ann["destructiveHint"] = True
     if page.get("consequentialHint") is True and "readOnlyHint" not in ann:
@@ -223,6 +228,10 @@ class Disclosure:
             meta[META_ENHANCEMENT] = tool.enhancement
         if tool.warnings:
             meta[META_WARNINGS] = list(tool.warnings)
+        if tool.page_form:
+            meta[META_PAGE_FORM] = {
+                "offeredBy": "person", "switch": "forms_as_tools", "origin": entry.tab.forms_origin,
+            }
         webmcp = {k: tool.annotations[k] for k in _WEBMCP_ANNOTATIONS if k in tool.annotations}
         if webmcp:
             meta[META_WEBMCP_ANNOTATIONS] = webmcp
@@ -306,7 +315,7 @@ class Disclosure:
         key = self._memo_key(view, profile)
         cached = self._listing_cache.get(key)
         if cached is None:
-            if len(self._listing_cache) > 64 or any(k[:2] != key[:2] for k in self._listing_cache):
+            if len(self._listing_cache) > 64 or any(k[:3] != key[:3] for k in self._listing_cache):
                 self._listing_cache.clear()
             cached = self._listing_cache[key] = self._build_listing(view, profile)
         return list(cached)
@@ -318,7 +327,7 @@ class Disclosure:
         usage = None
         if profile == "hybrid" and self.usage_core is not None and not self.core_tools:
             usage = frozenset(self.usage_core())
-        return (self.registry.version, self.hook_version(), profile, view.dynamic, expanded, usage)
+        return (self.registry.version, self.hook_version(), self.gate.version, profile, view.dynamic, expanded, usage)
 
     def listing_key(self, view: ClientView | None = None, *, profile: Profile | None = None) -> tuple[Any, ...]:
         """A hashable identity of :meth:`listing` for this client: equal keys mean equal listings,

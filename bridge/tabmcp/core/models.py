@@ -63,7 +63,10 @@ def _depth(value: Any, limit: int = MAX_SCHEMA_DEPTH + 1) -> int:
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
     return deepest
-BRIDGE_ONLY_FIELDS = ("pageName", "page_name", "argumentMap", "argument_map", "enhancement", "warnings")
+BRIDGE_ONLY_FIELDS = (
+    "pageName", "page_name", "argumentMap", "argument_map", "enhancement", "warnings",
+    "pageForm", "page_form",
+)
 """Fields only the bridge's own middleware may set; stripped from what pages send."""
 
 
@@ -153,6 +156,9 @@ class PageTool(_Model):
     """What the middleware did (original name, enhancedBy, confidence), shown in ``_meta``."""
     warnings: tuple[str, ...] = ()
     """Set by the registry (never by the page): why the definition looks like prompt injection."""
+    page_form: bool = False
+    """Set by the bridge (never by the page): an ordinary form of the page, offered because the
+    person turned forms-as-tools on for its origin (core/page_forms.py), not a tool the site declared."""
 
     @field_validator("name")
     @classmethod

@@ -46,6 +46,7 @@ from .models import (
     parse_category,
     parse_tool,
 )
+from .page_forms import PAGE_FORM_MARK
 
 __all__ = [
     "CategoryEntry",
@@ -113,6 +114,8 @@ class Tab:
     def is_open(self) -> bool:
         """A real tab's document, not a closed site's stand-in."""
         return self.closed_site is None
+    forms_origin: str = ""
+    """The origin Chrome gave the document that sent page forms (``TabSnapshot.forms.origin``)."""
 
     @property
     def key(self) -> SourceKey:
@@ -178,7 +181,19 @@ def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
     rejected = top.rejected + tuple(
         r.model_copy(update={"name": f"frame {f.frame_id}: {r.name}"}) for f in frames for r in f.rejected
     )
-    return replace(top, native=snap.native, active=snap.active, focused=snap.focused, rejected=rejected, frames=frames)
+    forms_origin = snap.forms.origin if snap.forms is not None else ""
+    return replace(top, native=snap.native, active=snap.active, focused=snap.focused, rejected=rejected,
+                   frames=frames, forms_origin=forms_origin)
+
+
+def _as_page_form(tool: PageTool) -> PageTool:
+    """A page form as the agent sees it: marked, never read-only, in no category, no page scope."""
+    description = tool.description
+    if not description.startswith(PAGE_FORM_MARK):
+        description = f"{PAGE_FORM_MARK} {description}"[:8_000]
+    return tool.model_copy(
+        update={"description": description, "annotations": {}, "scope": None, "category": None}
+    )
 
 
 def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, origin: str) -> Tab:
@@ -189,9 +204,13 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
         parsed = parse_tool(raw)
         if isinstance(parsed, Rejection):
             rejected.append(parsed)
+        elif parsed.page_form and frame_id:
+            continue  # page forms are the top document's only
         elif parsed.name in tools:
             rejected.append(Rejection(kind="tool", name=parsed.name, reason="duplicate tool name in this tab"))
         else:
+            if parsed.page_form:
+                parsed = _as_page_form(parsed)
             warnings = tuple(scan_tool(parsed.name, parsed.title, parsed.description, parsed.input_schema))
             tools[parsed.name] = parsed.model_copy(update={"warnings": warnings}) if warnings else parsed
     if len(snap.tools) > MAX_TOOLS_PER_TAB:
@@ -211,8 +230,8 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
         if cat.name in tools or cat.name in categories:
             rejected.append(Rejection(kind="category", name=cat.name, reason="name already used in this tab"))
             continue
-        members = tuple(n for n in cat.tools if n in tools)
-        missing = [n for n in cat.tools if n not in tools]
+        members = tuple(n for n in cat.tools if n in tools and not tools[n].page_form)
+        missing = [n for n in cat.tools if n not in tools or tools[n].page_form]
         rejected.extend(
             Rejection(kind="member", name=cat.name, reason=f"lists {str(m)[:128]!r}, a tool this tab does not have")
             for m in missing[:20]
@@ -363,6 +382,12 @@ class Registry:
     @property
     def closed_sites(self) -> dict[int, Tab]:
         return dict(self._sites)
+
+    def touch(self) -> RegistryChange:
+        """Nothing in the tabs changed, but what a listing shows of them may have (a policy the
+        gate reads changed): a new version, so listings built before are known to be stale."""
+        self._bump()
+        return RegistryChange(changed=True)
 
     def _drop(self, tab_id: int) -> None:
         self._tabs.pop(tab_id, None)

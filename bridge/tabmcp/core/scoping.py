@@ -5,16 +5,20 @@ route change in a page changes the answer at once (and the registry change notif
 
 Order of checks (the first that says no wins):
 
-1. user policy, per origin: the origin is disabled → hidden
+1. user policy, per origin: the origin is disabled (config, or switched off by the person in the
+   popup: :class:`tabmcp.core.controls.PersonControls`) → hidden
 2. the page says ``aiEnabled: false`` → hidden
 3. the page's route patterns do not match the tab's URL, or a required page state is not set → hidden
 4. user policy allow/block globs (allow first, then block) → hidden
 5. the focus mode (``read-only`` = tools with ``readOnlyHint`` only, or a named set) → hidden
 6. the role forbids destructive tools → hidden
-7. writes are disabled (the default) and the tool may write → visible, but a call answers
-   ``WRITES_DISABLED`` with the setting that enables writes
-8. the tool requires approval, is destructive, or is consequential (``consequentialHint``) →
-   visible; a call asks a human first
+7. writes are disabled (the default, or the person's Writes switch is off) and the tool may write → visible, but a call answers
+   ``WRITES_DISABLED`` with the setting that enables writes (a page form is never read-only)
+8. the tool requires approval, is destructive, is consequential (``consequentialHint``), or is a
+   page form (``approval.page_forms``, on by default) → visible; a call asks a human first
+
+Page forms (core/page_forms.py) are hidden after step 1 unless the forms-as-tools switch is on for
+the origin Chrome reported for the page, and that origin is the tab's.
 
 Before all of these, a tool the page marks ``debugging: true`` is hidden unless
 ``trust.show_debugging`` is set (WebMCP: tools for the site's own developers, not for agents).
@@ -25,14 +29,18 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .models import Scope
+from .page_forms import FormsPolicy
 from .registry import CategoryEntry, Tab, ToolEntry
 from .trust.settings import TrustSettings
+
+if TYPE_CHECKING:
+    from .controls import PersonControls
 
 __all__ = [
     "ApprovalSettings",
@@ -80,6 +88,10 @@ class OriginRule(_Section):
     reachable: bool = False
     """Agents may open this site: its tools stay findable when no tab of it is open, and a call
     opens it in a background tab (core/sites.py). Off unless the person says so, here or in the popup."""
+    forms_as_tools: bool | None = None
+    """Offer this origin's ordinary forms (no WebMCP ``toolname``) as tools, named and described from
+    their labels (docs/security.md, "Page forms as tools"). Off unless a rule or the popup turns it on;
+    the last matching rule that sets it wins, and the person's choice in the popup wins over every rule."""
 
 
 class ApprovalSettings(_Section):
@@ -88,6 +100,8 @@ class ApprovalSettings(_Section):
     destructive: bool = True
     """Destructive tools need approval even when the page does not ask for it."""
     timeout_s: float = Field(120.0, gt=0)
+    page_forms: bool = True
+    """Page forms offered by the forms-as-tools switch need approval (they submit the site's forms)."""
 
 
 BUILTIN_FOCUS_MODES = {
@@ -218,15 +232,33 @@ def is_debugging(entry: ToolEntry) -> bool:
 class Gate:
     """Decides visibility and callability of page tools under one policy."""
 
-    def __init__(self, policy: PolicySettings | None = None, trust: TrustSettings | None = None) -> None:
+    def __init__(
+        self,
+        policy: PolicySettings | None = None,
+        trust: TrustSettings | None = None,
+        forms: FormsPolicy | None = None,
+        controls: PersonControls | None = None,
+    ) -> None:
         self.policy = policy or PolicySettings()
         self.trust = trust or TrustSettings()
+        self.forms = forms if forms is not None else FormsPolicy(self.policy.origins)
+        """Which origins' ordinary forms may be offered as tools (core/page_forms.py)."""
+        self.controls = controls
+        """The person's switches (origins switched off, writes on/off), applied over the policy."""
+
+    @property
+    def version(self) -> int:
+        """Goes up when the person's switches change (listing caches key on it)."""
+        return self.controls.version if self.controls is not None else 0
 
     def _origin_rules(self, tab: Tab) -> list[OriginRule]:
         return [r for r in self.policy.origins if fnmatch.fnmatchcase(tab.origin, r.match)]
 
     def origin_enabled(self, tab: Tab) -> bool:
-        return all(r.enabled for r in self._origin_rules(tab))
+        return all(r.enabled for r in self._origin_rules(tab)) and self._person_allows(tab)
+
+    def _person_allows(self, tab: Tab) -> bool:
+        return self.controls is None or self.controls.origin_enabled(tab.origin)
 
     def decide(self, entry: ToolEntry) -> Decision:
         policy = self.policy
@@ -234,6 +266,12 @@ class Gate:
         rules = self._origin_rules(tab)
         if not all(r.enabled for r in rules):
             return Decision(False, "OUT_OF_SCOPE", f"tools of {tab.origin} are disabled by policy")
+        if not self._person_allows(tab):
+            return Decision(False, "OUT_OF_SCOPE", f"tools of {tab.origin} are switched off by the person "
+                            "(tabmcp popup, or: tabmcp controls origin ORIGIN on)")
+        page_form = entry.tool.page_form
+        if page_form and (refused := self.forms.refusal(tab.forms_origin, tab.origin)):
+            return Decision(False, "OUT_OF_SCOPE", refused)
         if is_debugging(entry) and not self.trust.show_debugging:
             return Decision(False, "OUT_OF_SCOPE", "a debugging tool (trust.show_debugging = true lists them)")
         if entry.tool.warnings and policy.quarantine_suspicious:
@@ -271,14 +309,23 @@ class Gate:
         if destructive and not role.allow_destructive:
             return Decision(False, "OUT_OF_SCOPE", f"role {policy.role!r} may not use destructive tools")
         writes = policy.allow_writes if role.allow_writes is None else role.allow_writes
+        person_writes = self.controls.writes if self.controls is not None else None
+        if person_writes is True and role.allow_writes is None:
+            writes = True
         for rule in rules:
             if rule.allow_writes is not None:
                 writes = rule.allow_writes
+        if person_writes is False:
+            writes = False
         consequential = is_consequential(entry) and self.trust.consequential_approval
-        needs_approval = bool(scope.requires_approval) or (destructive and policy.approval.destructive) or consequential
+        form_approval = page_form and policy.approval.page_forms
+        needs_approval = (bool(scope.requires_approval) or (destructive and policy.approval.destructive)
+                          or consequential or form_approval)
         why = ""
         if needs_approval:
-            why = ("This tool is destructive." if destructive and policy.approval.destructive
+            why = ("A form of this page, offered by your forms-as-tools switch: the call fills it in and submits it."
+                   if form_approval
+                   else "This tool is destructive." if destructive and policy.approval.destructive
                    else "The page marks this tool as consequential (consequentialHint)." if consequential
                    else "The page marks this tool as needing approval.")
         if policy.approval.mode == "off":
@@ -289,7 +336,8 @@ class Gate:
                 "WRITES_DISABLED",
                 "writes are disabled: this tool is not marked read-only",
                 needs_approval=needs_approval,
-                setting="policy.allow_writes = true (config file) or --allow-writes",
+                setting=("the Writes switch in the tabmcp popup (or: tabmcp controls writes on)"
+                         if person_writes is False else "policy.allow_writes = true (config file) or --allow-writes"),
             )
         return Decision(True, reason=why, needs_approval=True) if needs_approval else _VISIBLE
 

@@ -36,6 +36,7 @@ the tab closing and the link dropping end it like any other request.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 import logging
@@ -43,7 +44,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import (
     BadResult,
@@ -382,6 +383,8 @@ class RequestEnded:
     request: PendingRequest
     result: Any = None
     error: ToolCallError | None = None
+    trace: list[tuple[str, float]] | None = None
+    """A traced call's stamps as the extension sent them back (debug mode only)."""
 
 
 Event = HandshakeDone | Disconnected | MessageReceived | RequestEnded
@@ -578,6 +581,12 @@ class Session:
         return events
 
     def _on_call_result(self, message: CallResult) -> list[Event]:
+        events = self._on_call_outcome(message)
+        if message.trace is not None and events and isinstance(events[0], RequestEnded):
+            events[0] = dataclasses.replace(events[0], trace=message.trace)
+        return events
+
+    def _on_call_outcome(self, message: CallResult) -> list[Event]:
         if message.ok:
             return self._answer(message.call_id, RequestKind.CALL, message.result or {"content": []})
         err = message.error
@@ -669,8 +678,12 @@ class Session:
         timeout_s: float,
         frame_id: int = 0,
         client_id: str | None = None,
+        source: Literal["form"] | None = None,
+        trace: list[tuple[str, float]] | None = None,
     ) -> PendingRequest:
         """Run ``page_tool`` in a tab: queues ``call.start``; ends with a :class:`RequestEnded`.
+        ``source="form"``: a page form, run by the extension's forms script.
+        ``trace`` (debug mode): stamps so far, sent along for each hop to add its own.
 
         Raises:
             ExtensionDisconnected: no extension is connected.
@@ -679,7 +692,7 @@ class Session:
                          frame_id=frame_id, page_tool=page_tool, arguments=arguments, client_id=client_id)
         return self._sent(call, CallStart(
             call_id=call.request_id, tab_id=tab_id, document_id=document_id, frame_id=frame_id or None,
-            tool=page_tool, arguments=arguments, timeout_ms=int(timeout_s * 1000),
+            tool=page_tool, arguments=arguments, timeout_ms=int(timeout_s * 1000), source=source, trace=trace,
         ))
 
     def start_approval(

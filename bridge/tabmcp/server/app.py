@@ -2,6 +2,7 @@
 
 * ``/extension`` — the extension's WebSocket (see :mod:`tabmcp.server.extension`)
 * ``/mcp`` — MCP Streamable HTTP (every protocol version the SDK speaks)
+* ``/mcp-stream`` — one MCP session per WebSocket, for relays (see :mod:`tabmcp.server.stream`)
 * ``/health`` — a JSON status line
 
 :meth:`BridgeApp.serve` runs the HTTP server; with ``stdio=True`` it also serves MCP on
@@ -15,11 +16,11 @@ import contextlib
 import hmac
 import logging
 import socket
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import uvicorn
-from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -32,8 +33,10 @@ from ..core.disclosure import PROFILES
 from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
 from .extension import extension_endpoint, is_loopback_host
-from .hub import Hub
+from .hub import ARRIVED, Hub
 from .mcp import build_mcp_server
+from .stdio import stdio_transport
+from .stream import STREAM_PATH, mcp_stream_endpoint
 
 __all__ = ["BearerTokenMiddleware", "BridgeApp", "PortInUse", "bind_socket", "running_bridge"]
 
@@ -80,6 +83,19 @@ class BearerTokenMiddleware:
         await self.app(scope, receive, send)
 
 
+class ArrivalStamp:
+    """Debug mode only: note when each HTTP request reached the bridge (see ``hub.ARRIVED``)."""
+
+    def __init__(self, app: ASGIApp, *, hub: Hub) -> None:
+        self.app = app
+        self.hub = hub
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.hub.trace and scope["type"] == "http":
+            ARRIVED.set(time.time_ns() / 1e6)
+        await self.app(scope, receive, send)
+
+
 class BridgeApp:
     """The hub, its MCP server and the ASGI app that exposes both."""
 
@@ -121,10 +137,12 @@ class BridgeApp:
             host=self.config.server.host,
             custom_starlette_routes=[
                 WebSocketRoute("/extension", extension_endpoint(self.hub)),
+                WebSocketRoute(STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None)),
                 Route("/health", health),
                 Route("/api/listings", listings),
             ],
         )
+        app.add_middleware(ArrivalStamp, hub=self.hub)  # one check per request unless in debug mode
         token = self.config.server.mcp_token
         if token:
             app.add_middleware(BearerTokenMiddleware, token=token, paths=("/mcp", "/api/"))
@@ -150,6 +168,9 @@ class BridgeApp:
                 ws="websockets-sansio",
                 ws_max_size=MAX_FRAME_BYTES,
                 ws_ping_interval=None,  # the extension's own heartbeat keeps the worker alive
+                # Frames are small JSON on loopback: compressing each costs more CPU (here and in
+                # the service worker) than the bytes it saves.
+                ws_per_message_deflate=False,
                 log_level=log_level,
                 lifespan="on",
                 timeout_graceful_shutdown=2,
@@ -168,7 +189,7 @@ class BridgeApp:
             if on_ready is not None:
                 on_ready(self.port)
             if stdio:
-                async with stdio_server() as (read, write):
+                async with stdio_transport() as (read, write):
                     await self.mcp.run(read, write, self.mcp.create_initialization_options())
             else:
                 await http

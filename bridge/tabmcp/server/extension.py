@@ -9,9 +9,10 @@ logged. After that, every frame goes to the hub, which answers bad frames with n
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
@@ -53,6 +54,49 @@ class FloodGate:
         return True
 
 
+class _IdleWatchdog:
+    """Ends a receive that waited ``IDLE_TIMEOUT_S`` with nothing arriving: one timer per
+    connection, moved on lazily, instead of a ``wait_for`` (a task and a timer) per frame.
+
+    ``receiving()`` brackets the wait; when the connection was quiet for the whole timeout the
+    waiting task is cancelled and the block ends normally with :attr:`idle` set.
+    """
+
+    def __init__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._task = asyncio.current_task()
+        self._last = self._loop.time()
+        self._waiting = False
+        self.idle = False
+        self._timer: asyncio.TimerHandle | None = self._loop.call_later(IDLE_TIMEOUT_S, self._check)
+
+    def _check(self) -> None:
+        quiet = self._loop.time() - self._last
+        if self._waiting and quiet >= IDLE_TIMEOUT_S and self._task is not None:
+            self.idle = True
+            self._timer = None
+            self._task.cancel()
+            return
+        self._timer = self._loop.call_later(max(0.05, IDLE_TIMEOUT_S - quiet), self._check)
+
+    @contextlib.contextmanager
+    def receiving(self) -> Iterator[None]:
+        self._waiting = True
+        try:
+            yield
+        except asyncio.CancelledError:
+            if not self.idle or self._task is None or self._task.uncancel() > 0:
+                raise  # cancelled by someone else (shutdown): not ours to swallow
+        finally:
+            self._waiting = False
+            self._last = self._loop.time()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
 def is_loopback_host(host_header: str | None) -> bool:
     if not host_header:
         return False
@@ -78,11 +122,12 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
         link = Link(ws, peer=peer)
         gate = FloodGate()
         log.debug("extension socket open from %s (%s)", peer, origin)
+        watchdog = _IdleWatchdog()
         try:
             while True:
-                try:
-                    message = await asyncio.wait_for(ws.receive(), IDLE_TIMEOUT_S)
-                except TimeoutError:
+                with watchdog.receiving():
+                    message = await ws.receive()
+                if watchdog.idle:
                     log.info("extension %s idle for %.0fs; closing", peer, IDLE_TIMEOUT_S)
                     await link.close(1001, "idle")
                     break
@@ -101,6 +146,7 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
         except WebSocketDisconnect:
             pass
         finally:
+            watchdog.stop()
             await hub.link_closed(link)
 
     return endpoint

@@ -10,15 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextvars
 import logging
+import os
 import secrets
+import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import __version__
 from ..config import Config
 from ..core.activity import ActivityLog
+from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
+from ..core.panel import ControlRefused, Insight, apply_control, panel_state
+from ..core.page_forms import FormsPolicy, normalize_origin
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
@@ -52,6 +58,12 @@ from ..protocol import (
     SiteForget,
     SitePermission,
     SitesList,
+    ControlSet,
+    ErrorBody,
+    PanelQuery,
+    PanelState,
+    FormsPolicyRule,
+    FormsSet,
     TabSnapshot,
     TabsSync,
     TabUpdate,
@@ -61,11 +73,17 @@ from ..protocol import (
     dump,
 )
 from ..protocol import (
+    FormsPolicy as FormsPolicyMsg,
+)
+from ..protocol import (
     TabClosed as TabClosedMsg,
 )
 from ..core.trust.pins import Pins
 from ..core.trust.store import TrustStore
-from ..store import UsageStore, default_db_path
+from ..store import FormsSwitchStore, UsageStore, default_db_path
+
+if TYPE_CHECKING:
+    from ..core.trust.guard import TrustGuard
 
 __all__ = ["Hub", "Link", "LinkState"]
 
@@ -73,6 +91,29 @@ log = logging.getLogger("tabmcp.hub")
 
 KEEP_CLOSED_TABS = 10
 """Closed tabs whose telemetry is kept (newest first); older ones are forgotten."""
+
+TRACE: contextvars.ContextVar[list[tuple[str, float]] | None] = contextvars.ContextVar("tabmcp.trace", default=None)
+"""The stamps of the tools/call being handled, in debug mode (``TABMCP_TRACE=1``): the MCP layer
+starts the list, :meth:`Hub.call_tool` sends it with ``call.start``, each hop of the extension adds
+its own, and the list that comes back with ``call.result`` replaces it, plus the bridge's own."""
+
+
+ARRIVED: contextvars.ContextVar[float | None] = contextvars.ContextVar("tabmcp.arrived", default=None)
+"""Debug mode: when the request being handled reached the bridge's transport (epoch ms), set by
+the stdio reader and the HTTP app before the MCP SDK sees the request."""
+
+
+def trace_enabled() -> bool:
+    """Debug mode: carry hop timestamps on every tools/call (off by default)."""
+    return os.environ.get("TABMCP_TRACE", "") not in ("", "0")
+
+
+def stamp(name: str) -> None:
+    """Add ``(name, epoch ms)`` to the current call's trace, if it has one."""
+    trace = TRACE.get()
+    if trace is not None:
+        trace.append((name, time.time_ns() / 1e6))
+
 
 class _Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
@@ -113,6 +154,9 @@ class Link(Peer):
 STATUS_ACTIVITY = 20
 """How many of the newest activity rows ``status()`` (``/health``) carries."""
 
+CONTROLS_POLL_S = 1.0
+"""How often the hub looks for a switch another process (``tabmcp controls``) changed."""
+
 
 class Hub:
     """The bridge facade (:class:`tabmcp.core.tools.Bridge`): the core objects, and the I/O of the session."""
@@ -120,7 +164,12 @@ class Hub:
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
         self.registry = Registry(reserved_names=RESERVED_NAMES)
-        self.gate = Gate(self.config.policy, self.config.trust)
+        self.controls = PersonControls.open(self.config.store.path)  # the person's switches (popup, CLI)
+        self.forms_switches = FormsSwitchStore(self.config.store.path)
+        self.forms = FormsPolicy(self.config.policy.origins, self.forms_switches.all())
+        self.gate = Gate(self.config.policy, self.config.trust, self.forms, controls=self.controls)
+        self.trust: TrustGuard | None = None
+        """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
         self.usage = UsageStore(self.config.store.path)
         core_n = self.config.disclosure.core_from_usage
         self.disclosure = Disclosure(
@@ -146,6 +195,10 @@ class Hub:
         self.session = Session(session_id=self.session_id, bridge_version=__version__,
                                token=self.config.server.extension_token or None)
         self._futures: dict[str, asyncio.Future[Any]] = {}
+        self.trace = trace_enabled()
+        """Debug mode: calls carry hop timestamps (see :data:`TRACE`); off, the call path pays one check."""
+        self._frame_at = 0.0
+        self._traces: dict[str, list[tuple[str, float]]] = {}
         self._deadline: asyncio.TimerHandle | None = None
         self._deadline_at: float | None = None
         self.mediation = Mediation(on_enhanced=self._enhanced)
@@ -161,6 +214,9 @@ class Hub:
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
         self._telemetry_revision = 0
+        self._person_revision = 0
+        self._controls_poll: asyncio.TimerHandle | None = None
+        self._insight = Insight()
         self._page_config: dict[str, Any] | None = None
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
@@ -201,7 +257,7 @@ class Hub:
         """Grows with every page-driven change of what tools/list shows (the registry's version plus
         telemetry availability changes); listings and notifications carry it, so a client can tell
         a notification of the state it saw from an older one."""
-        return self.registry.version + self._telemetry_revision
+        return self.registry.version + self._telemetry_revision + self.controls.version + self._person_revision
 
     def _telemetry_changed(self) -> None:
         self._telemetry_revision += 1
@@ -246,6 +302,8 @@ class Hub:
         """Process one frame from an extension. Never raises for bad input: it answers it."""
         if link.state is LinkState.CLOSED:
             return  # the bridge closed it; the socket's last frames are dropped
+        if self.trace:
+            self._frame_at = time.time_ns() / 1e6
         try:
             self._handle(self.session.receive(link, frame))
         except Exception as exc:  # last line: a frame must never take the link (or the bridge) down
@@ -273,10 +331,15 @@ class Hub:
                     self._grace = None
                 self._page_config = self.telemetry.settings.page_config()
                 self.session.send(event.peer, TelemetryConfig(config=self._page_config))
+                self.session.send(event.peer, self._forms_policy_message())
                 self._send_sites()
                 self._link_ready.set()
+                self._poll_controls_soon()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
+                if self._controls_poll is not None:  # polled while an extension is connected
+                    self._controls_poll.cancel()
+                    self._controls_poll = None
                 grace = self.config.server.reconnect_grace_s
                 if self._grace is not None:
                     self._grace.cancel()
@@ -317,11 +380,88 @@ class Hub:
         elif isinstance(message, SiteForget):
             self.sites.forget(message.origin)
             self.sites_changed()
+        elif isinstance(message, FormsSet):
+            self._forms_set(peer, message)
         elif isinstance(message, Telemetry):
             try:
                 self.telemetry.ingest(message.model_dump(by_alias=True))
             except MalformedBatch as exc:
                 self.session.report(peer, exc.code, exc.message, ref="telemetry")
+        elif isinstance(message, PanelQuery | ControlSet):
+            self._on_panel(peer, message)
+
+    # -- the person's popup (core/panel.py): only the extension link reaches this ------------
+
+    def _on_panel(self, peer: Peer, message: PanelQuery | ControlSet) -> None:
+        if isinstance(message, ControlSet):
+            try:
+                done = apply_control(message, self.controls, self.trust)
+            except ControlRefused as exc:
+                self.session.send(peer, PanelState(request_id=message.request_id, ok=False, error=ErrorBody(
+                    code=ErrorCode.MALFORMED_MESSAGE, message=str(exc))))
+                return
+            log.info("the person set %s %s %s", message.action, message.origin or message.tool, message.enabled)
+            if done.listing:
+                if message.action == "accept":  # the switches themselves count in controls.version
+                    self._person_revision += 1
+                self._changed()
+        self.session.send(peer, PanelState(request_id=message.request_id, state=self.panel_state(
+            message if isinstance(message, PanelQuery) else None)))
+
+    def panel_state(self, query: PanelQuery | None = None) -> dict[str, Any]:
+        """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
+        self.sync_controls()
+        return panel_state(registry=self.registry, gate=self.gate, controls=self.controls,
+                           activity=self.activity, trust=self.trust, query=query, insight=self._insight)
+
+    def sync_controls(self) -> None:
+        """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ."""
+        before = self.controls.version
+        if self.controls.sync() and self.controls.version != before:
+            self._changed()
+
+    def _poll_controls_soon(self) -> None:
+        if self._controls_poll is None:
+            self._controls_poll = asyncio.get_running_loop().call_later(CONTROLS_POLL_S, self._poll_controls)
+
+    def _poll_controls(self) -> None:
+        self._controls_poll = None
+        try:
+            self.sync_controls()
+        except Exception:  # a locked or vanished file: try again next time
+            log.debug("could not read the person's switches", exc_info=True)
+        if self.session.ready:
+            self._poll_controls_soon()
+
+    # -- page forms as tools (core/page_forms.py) -----------------------------------------
+
+    def _forms_policy_message(self) -> FormsPolicyMsg:
+        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()])
+
+    def set_forms_as_tools(self, origin: str, enabled: bool) -> None:
+        """The person's choice for one origin: kept (SQLite), applied to every listing and call
+        at once, and sent to the extension so pages start or stop describing their forms.
+
+        Raises:
+            ValueError: ``origin`` is not an http(s) origin.
+        """
+        origin = normalize_origin(origin)
+        changed = self.forms.choose(origin, enabled)
+        self.forms_switches.set(origin, enabled)
+        if self.session.ready:
+            self.session.send(None, self._forms_policy_message())
+            self._flush_soon()
+        if changed:
+            self._apply(self.registry.touch())
+
+    def _forms_set(self, peer: Peer, message: FormsSet) -> None:
+        try:
+            self.set_forms_as_tools(message.origin, message.enabled)
+        except ValueError as exc:
+            self.session.report(peer, ErrorCode.MALFORMED_MESSAGE, f"forms.set: {exc}", ref="forms.set")
+            return
+        log.info("forms-as-tools %s for %s (the person, in the popup)", "on" if message.enabled else "off",
+                 message.origin)
 
     def _report_rejections(self, peer: Peer, change: RegistryChange) -> None:
         text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
@@ -352,28 +492,37 @@ class Hub:
         task.add_done_callback(self._background.discard)
 
     def _arm_deadline(self) -> None:
-        """One timer for the session's next deadline."""
+        """One timer for the session's next deadline.
+
+        Armed lazily: a timer already due no later than the next deadline stays (when it fires
+        early, nothing has expired and it is armed again for the then next deadline), so a call
+        that ends before its deadline costs no timer of its own.
+        """
         deadline = self.session.next_deadline()
-        if deadline == self._deadline_at:
+        if deadline is None or (self._deadline_at is not None and self._deadline_at <= deadline):
             return
         if self._deadline is not None:
             self._deadline.cancel()
-            self._deadline = None
         self._deadline_at = deadline
-        if deadline is not None:
-            delay = max(0.0, deadline - self.session.clock())
-            self._deadline = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
+        delay = max(0.0, deadline - self.session.clock())
+        self._deadline = asyncio.get_running_loop().call_later(delay, self._deadline_passed)
 
     def _deadline_passed(self) -> None:
         self._deadline = None
         self._deadline_at = None
-        self._handle(self.session.expire())
-        self._flush_soon()
+        events = self.session.expire()
+        self._handle(events)  # arms the timer again for what is left
+        if events:
+            self._flush_soon()
 
     def _settle(self, event: RequestEnded) -> None:
         future = self._futures.pop(event.request.request_id, None)
         if future is None or future.done():
             return
+        if event.trace is not None and self.trace:
+            self._traces[event.request.request_id] = [
+                *event.trace, ("bridge.frame", self._frame_at), ("bridge.ended", time.time_ns() / 1e6)
+            ]
         if event.error is not None:
             future.set_exception(event.error)
         else:
@@ -435,14 +584,16 @@ class Hub:
 
     # -- requests: calls, approvals, page queries ------------------------------------------
 
-    async def _wait(self, request: PendingRequest) -> Any:
+    async def _wait(self, request: PendingRequest, *, traced: bool = False) -> Any:
         """Send the request and wait for the session to end it (by answer or by rule)."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._futures[request.request_id] = future
         self._arm_deadline()
         try:
             await self._flush()
-            return await asyncio.shield(future)
+            if traced:
+                stamp("bridge.sent")
+            return await future
         except asyncio.CancelledError:
             self._handle(self.session.cancel(request.request_id))
             self._flush_soon()
@@ -466,6 +617,11 @@ class Hub:
             ToolCallError: a named failure (timeout, tab closed, navigation, disconnect,
                 cancellation, or the page's own error).
         """
+        trace = TRACE.get() if self.trace else None
+        call_trace = None
+        if trace is not None:
+            trace.append(("bridge.hub", time.time_ns() / 1e6))
+            call_trace = list(trace)
         call = self.session.start_call(
             tab_id=entry.tab.tab_id,
             document_id=entry.tab.document_id,
@@ -475,8 +631,18 @@ class Hub:
             arguments=entry.tool.page_arguments(arguments),
             timeout_s=timeout_s if timeout_s is not None else self.config.calls.timeout_s,
             client_id=client_id,
+            source="form" if entry.tool.page_form else None,
+            trace=call_trace,
         )
-        result: dict[str, Any] = await self._wait(call)
+        try:
+            result: dict[str, Any] = await self._wait(call, traced=trace is not None)
+        finally:
+            if trace is not None:
+                back = self._traces.pop(call.request_id, None)
+                if back is not None:  # what was sent, the local stamps since ("bridge.sent"), the hops'
+                    sent = len(call_trace or ())
+                    trace[:] = [*back[:sent], *trace[sent:], *back[sent:]]
+                trace.append(("bridge.resumed", time.time_ns() / 1e6))
         self.usage.record(entry.tab.origin, entry.tool.name)
         return result
 
@@ -595,5 +761,6 @@ class Hub:
             **self.registry.closed_site_counts(),
             "pendingCalls": len(self.calls),
             "profile": self.disclosure.profile,
+            "controls": self.controls.state().to_dict(),
             "activity": [e.to_dict() for e in self.activity.latest(STATUS_ACTIVITY)],
         }

@@ -15,6 +15,7 @@ import asyncio
 import functools
 import json
 import logging
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -37,11 +38,15 @@ from ..core.tools import Bridge
 from ..errors import ErrorCode, ToolCallError
 from ..core.trust.guard import install_trust
 from .approvals import Approvals
-from .hub import Hub
+from .hub import ARRIVED, TRACE, Hub
 
-__all__ = ["ChangeNotifier", "ListingCache", "build_mcp_server", "error_result"]
+__all__ = ["META_TRACE", "ChangeNotifier", "ListingCache", "build_mcp_server", "error_result"]
 
 log = logging.getLogger("tabmcp.mcp")
+
+META_TRACE = "tabmcp/trace"
+"""Debug mode (``TABMCP_TRACE=1`` in the bridge's environment): a tools/call whose request
+``_meta`` has this key true gets ``[[hop, epoch ms], ...]`` under it in its result's ``_meta``."""
 
 INSTRUCTIONS = (
     "Tools here come from web pages open in the user's browser; each page tool's description "
@@ -220,6 +225,24 @@ class _Handlers:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
+        if self.hub.trace and isinstance(params.meta, dict) and params.meta.get(META_TRACE):
+            # Debug mode, and the client asked: hop timestamps, returned in the result's _meta.
+            arrived = ARRIVED.get()
+            trace = [("transport.in", arrived)] if arrived is not None else []
+            trace.append(("bridge.handler", time.time_ns() / 1e6))
+            token = TRACE.set(trace)
+            try:
+                result = await self._call_tool(ctx, params)
+            finally:
+                TRACE.reset(token)
+            trace.append(("bridge.result", time.time_ns() / 1e6))
+            result.setdefault("_meta", {})[META_TRACE] = [[name, at] for name, at in trace]
+            return result
+        return await self._call_tool(ctx, params)
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> dict[str, Any]:
         await self.hub.settle()
         arguments = params.arguments or {}
         target = activity.target_of(self.hub.registry, params.name, arguments, self.hub.focused_tab)
@@ -232,11 +255,11 @@ class _Handlers:
         except BaseException as exc:  # the client cancelled, or a bug: the log still gets the row
             if pending is not None:
                 cancelled = isinstance(exc, asyncio.CancelledError)
-                self.hub.activity.end(pending, None,
+                self.hub.activity.end(pending, None, defer=True,
                                       outcome=ErrorCode.CANCELLED if cancelled else ErrorCode.INTERNAL_ERROR)
             raise
         if pending is not None:  # the activity log: every call that reaches a page
-            self.hub.activity.end(pending, result)
+            self.hub.activity.end(pending, result, defer=True)  # summarised when its batch is written
         return _complete(ctx, result)
 
 

@@ -2,53 +2,49 @@
 
 Clients such as Claude Desktop and Claude Code each launch their own ``tabmcp serve --stdio``.
 The first process owns the port (the extension connects to it). A later one finds a tabmcp
-bridge already answering ``/health`` on the port and becomes a relay: it serves MCP on its own
-stdio and forwards every request to the bridge over Streamable HTTP, with its own client
-connection (so results, cancellations and approvals stay per client). Change notifications
-from the bridge are passed on to the relay's client.
+bridge already answering ``/health`` on the port and becomes a relay: it pipes its client's
+stdin and stdout, line for line and unparsed, through one WebSocket to the bridge's
+``/mcp-stream`` (:mod:`tabmcp.server.stream`), where the bridge serves that client as its own
+MCP session, exactly as it serves its stdio client: results, cancellations, approvals
+(elicitation, both protocol eras), change notifications and ``subscriptions/listen`` are the
+bridge's, per client. The relay adds one WebSocket hop each way and no MCP layer of its own.
 
-If the bridge goes away, the relay takes over: it binds the port itself, starts a bridge in
-its own process (the extension reconnects to it within about two seconds and resyncs every
-tab), and carries on forwarding to that. Requests in flight at that moment fail with a named
-error; the next ones work.
-
-Approvals go to the relay's own client when it can show a form, as they would directly: the
-relay's upstream connection declares elicitation only if its client does. On handshake-era
-connections the bridge's ``elicitation/create`` is forwarded to the client and the answer sent
-back; on 2026-07-28 connections the bridge's ``InputRequiredResult`` is passed to the client as
-is, and the client's retry (with its ``inputResponses`` and ``requestState``) is passed back up.
-A client that cannot elicit is asked in the browser.
+If the bridge goes away (the socket closes), the relay takes over: it binds the port itself,
+starts a bridge in its own process (the extension reconnects to it within about two seconds and
+resyncs every tab), connects to that bridge's ``/mcp-stream`` and replays its client's
+``initialize`` handshake there (the answer is swallowed: the client already has one). Requests
+in flight at that moment fail with a named error (a tools/call gets an ``isError`` result with
+``EXTENSION_DISCONNECTED``, anything else a JSON-RPC error); the next ones work.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from typing import Any
 
 import httpx
-import httpx2
-import mcp_types as types
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.server.caching import CacheHint
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import ListenHandler
-from mcp.shared.exceptions import MCPError
-from mcp_types import HEADER_MISMATCH
+import websockets
+from mcp_types import PROTOCOL_VERSION_META_KEY
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from websockets.asyncio.client import ClientConnection
 
-from .. import __version__
 from ..config import Config
 from ..errors import ExtensionDisconnected
 from .app import BridgeApp, PortInUse, bind_socket
-from .mcp import INSTRUCTIONS, ChangeNotifier, _complete, error_result, is_dynamic
+from .mcp import error_result
+from .stdio import StdLines, std_lines
+from .stream import STREAM_PATH
 
 __all__ = ["Relay", "bridge_on_port"]
 
 log = logging.getLogger("tabmcp.relay")
+
+_REPLAYED_ID = "tabmcp-relay-initialize"
+"""The id of a replayed ``initialize`` (its answer is the relay's, never the client's)."""
+GONE = "the tabmcp bridge went away; retry in a moment"
 
 
 async def bridge_on_port(port: int, timeout: float = 2.0) -> bool:
@@ -61,162 +57,198 @@ async def bridge_on_port(port: int, timeout: float = 2.0) -> bool:
         return False
 
 
+def _peek(line: bytes) -> dict[str, Any] | None:
+    """The JSON-RPC message on a line, for bookkeeping only (the line goes on as it came)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None
+
+
+def _modern(message: dict[str, Any]) -> bool:
+    """Does this request come from a 2026-07-28 (or later) client (its ``_meta`` names the version)?"""
+    params = message.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(PROTOCOL_VERSION_META_KEY) if isinstance(meta, dict) else None
+    return version in MODERN_PROTOCOL_VERSIONS
+
+
 class Relay:
-    """Serve MCP on stdio, forwarding to the bridge on ``config.server.port`` (or becoming it)."""
+    """Pipe MCP on stdio to the bridge on ``config.server.port`` (or become that bridge)."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
         self.port = config.server.port
-        self.url = f"http://127.0.0.1:{self.port}/mcp"
-        self.notifier = ChangeNotifier(debounce_s=0.02, max_wait_s=0.2)
-        self._client: Client | None = None
-        self._holder: tuple[asyncio.Task[None], asyncio.Event] | None = None
-        self._mode: str = "auto"
-        self._local: Any = None
-        """The session of the relay's own client (stdio serves one), for forwarding elicitation."""
+        self.url = f"ws://127.0.0.1:{self.port}{STREAM_PATH}"
+        self._upstream: ClientConnection | None = None
+        self._down: asyncio.Task[None] | None = None
+        self._reconnecting: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        self._handshake: list[bytes] = []
+        """The client's ``initialize`` request and ``initialized`` notification, replayed after a takeover."""
+        self._in_flight: dict[Any, tuple[str, bool]] = {}
+        """Client requests sent up and not yet answered: id → (method, of a 2026-07-28 client)."""
         self._owned: BridgeApp | None = None
         self._owned_task: asyncio.Task[None] | None = None
+        self._out: StdLines | None = None
         self.took_over = asyncio.Event()
-        self.server = self._build_server()
 
-    # -- the local MCP server ----------------------------------------------------------------
+    # -- the client's side ---------------------------------------------------------------------
 
-    def _build_server(self) -> Server[Any]:
-        relay = self
-
-        class _RelayServer(Server[Any]):
-            def create_initialization_options(self, notification_options: Any = None, *a: Any, **k: Any) -> Any:
-                return super().create_initialization_options(
-                    notification_options or NotificationOptions(tools_changed=True), *a, **k
-                )
-
-        server = _RelayServer(
-            "tabmcp",
-            version=__version__,
-            title="tabmcp (relay to the running bridge)",
-            instructions=INSTRUCTIONS,
-            on_list_tools=relay._list_tools,  # type: ignore[arg-type]
-            on_call_tool=relay._call_tool,  # type: ignore[arg-type]
-            on_subscriptions_listen=ListenHandler(relay.notifier.bus),
-            cache_hints={"tools/list": CacheHint(ttl_ms=self.config.mcp.tools_ttl_ms, scope="private")},
-        )
-        server.middleware.append(relay.notifier.track)
-        return server
-
-    async def _list_tools(self, ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
-        result = await self._forward(ctx, lambda c: c.list_tools(cache_mode="bypass"))
-        if isinstance(result, dict):  # the bridge could not be reached at all
-            return _complete(ctx, {"tools": []})
-        data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        return _complete(ctx, {"tools": data["tools"]})
-
-    async def _call_tool(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> Any:
-        result = await self._forward(ctx, lambda c: self._call_upstream(c, params))
-        if isinstance(result, dict):
-            return _complete(ctx, result)
-        data = result.model_dump(by_alias=True, mode="json", exclude_none=True)
-        if not isinstance(result, types.InputRequiredResult):  # that one goes to the client as is
-            data.pop("resultType", None)
-        return _complete(ctx, data)
-
-    async def _call_upstream(
-        self, client: Client, params: types.CallToolRequestParams
-    ) -> types.CallToolResult | types.InputRequiredResult:
-        """Call upstream; on a 2026-07-28 connection, input requests are returned, not answered here."""
-        if self._mode == "legacy":
-            return await client.call_tool(params.name, params.arguments or {})
-
-        async def send() -> types.CallToolResult | types.InputRequiredResult:
-            return await client.session.call_tool(
-                params.name, params.arguments or {}, input_responses=params.input_responses,
-                request_state=params.request_state, allow_input_required=True,
-            )
-
-        try:
-            return await send()
-        except MCPError as exc:
-            if exc.code != HEADER_MISMATCH:
-                raise
-            await client.list_tools(cache_mode="bypass")  # the spec's recovery: re-list, resend once
-            return await send()
-
-    async def _on_elicit(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult | types.ErrorData:
-        """The bridge asks for approval (handshake era): ask the relay's own client."""
-        session = self._local
-        if session is None or not isinstance(params, types.ElicitRequestFormParams):
-            return types.ErrorData(code=types.INVALID_REQUEST, message="the relayed client cannot answer this request")
-        try:
-            return await session.elicit_form(params.message, params.requested_schema)
-        except Exception as exc:  # the client went away or refused: the bridge treats it as a decline
-            return types.ErrorData(code=types.INTERNAL_ERROR, message=f"the relayed client did not answer: {exc}")
-
-    async def _forward(self, ctx: ServerRequestContext[Any, Any], op: Any) -> Any:
-        """Run ``op(client)`` upstream; on a broken upstream take over and retry once."""
-        for attempt in (1, 2):
-            client = await self._upstream(ctx)
+    async def run_stdio(self) -> None:
+        async with std_lines() as lines:
+            self._out = lines
             try:
-                return await op(client)
-            except Exception as exc:  # any transport failure: the bridge is gone or restarting
-                log.warning("upstream bridge failed (%s); attempt %d", type(exc).__name__, attempt)
-                await self._drop_upstream()
-                if attempt == 2 or not await self._takeover_if_free():
+                while True:
+                    try:
+                        line = await lines.readline()
+                    except ValueError:  # longer than the line limit: skipped, as the bridge would
+                        log.warning("relay: a line from the client is too long; skipped")
+                        continue
+                    if not line:
+                        return
+                    await self._up(line)
+            finally:
+                await self._close_upstream()
+                if self._owned is not None:
+                    self._owned.stop()
+                    if self._owned_task is not None:
+                        with contextlib.suppress(Exception, asyncio.CancelledError):
+                            await asyncio.wait_for(self._owned_task, 5)
+
+    async def _up(self, line: bytes) -> None:
+        """Send one line from the client to the bridge (connecting, or taking over, first)."""
+        message = _peek(line)
+        if message is not None:
+            method = message.get("method")
+            if method in ("initialize", "notifications/initialized"):
+                if method == "initialize":
+                    self._handshake.clear()
+                self._handshake.append(line)
+            if method is not None and "id" in message:
+                self._in_flight[message["id"]] = (str(method), _modern(message))
+        for attempt in (1, 2):
+            upstream = await self._connect()
+            if upstream is None:
+                break
+            try:
+                await upstream.send(line.decode("utf-8", "replace").rstrip("\n"))
+                return
+            except websockets.ConnectionClosed:
+                log.warning("relay: the bridge closed the connection (attempt %d)", attempt)
+                await self._lost(upstream)
+        if message is not None and "id" in message and message.get("method") is not None:
+            await self._fail(message["id"], (str(message["method"]), _modern(message)))
+
+    async def _write(self, line: bytes) -> None:
+        if self._out is not None:
+            await self._out.write(line)
+
+    async def _fail(self, request_id: Any, request: tuple[str, bool]) -> None:
+        """Answer a request the bridge will never answer (it went away with it)."""
+        self._in_flight.pop(request_id, None)
+        method, modern = request
+        if method == "tools/call":
+            result = error_result(ExtensionDisconnected(GONE))
+            if modern:  # 2026-07-28 results say what they are
+                result["resultType"] = "complete"
+            answer: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
+        else:
+            answer = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32603, "message": GONE}}
+        await self._write(json.dumps(answer).encode() + b"\n")
+
+    # -- the bridge's side ---------------------------------------------------------------------
+
+    async def _connect(self) -> ClientConnection | None:
+        """The open connection to a bridge: the current one, a new one, or one to the bridge this
+        relay started after taking over the port. ``None`` if no bridge can be had."""
+        async with self._lock:
+            if self._upstream is not None:
+                return self._upstream
+            for _ in range(2):
+                upstream = await self._open()
+                if upstream is not None:
                     break
-        return error_result(ExtensionDisconnected("the tabmcp bridge went away; retry in a moment"))
+                if not await self._takeover_if_free():
+                    return None
+            else:
+                return None
+            if self._handshake:  # the new session must know this client as the old one did
+                first = _peek(self._handshake[0]) or {}
+                first["id"] = _REPLAYED_ID
+                await upstream.send(json.dumps(first))
+                for line in self._handshake[1:]:
+                    await upstream.send(line.decode("utf-8", "replace").rstrip("\n"))
+            self._upstream = upstream
+            self._down = asyncio.create_task(self._pump_down(upstream))
+            return upstream
 
-    # -- upstream connection ------------------------------------------------------------------
-
-    async def _upstream(self, ctx: ServerRequestContext[Any, Any]) -> Client:
-        async with self._lock:
-            if self._client is not None:
-                return self._client
-            # Mirror the local client's era, so category expansion behaves as it would directly.
-            self._mode = "legacy" if is_dynamic(ctx.protocol_version) else "auto"
-            self._local = ctx.session
-            caps = ctx.session.client_capabilities
-            can_elicit = caps is not None and caps.elicitation is not None
-            target: Any = self._owned.mcp if self._owned is not None else self.url
-            token = self.config.server.mcp_token
-            if self._owned is None and token:
-                target = streamable_http_client(
-                    self.url, http_client=httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
-                )
-            client = Client(
-                target, mode=self._mode, message_handler=self._on_upstream_message,
-                elicitation_callback=self._on_elicit if can_elicit else None,
-            )
-            ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            stop = asyncio.Event()
-            # The client's context (an anyio task group) must be entered and left by one task.
-            holder = asyncio.create_task(self._hold(client, ready, stop))
-            await ready
-            self._client, self._holder = client, (holder, stop)
-            return client
-
-    @staticmethod
-    async def _hold(client: Client, ready: asyncio.Future[None], stop: asyncio.Event) -> None:
+    async def _open(self) -> ClientConnection | None:
+        token = self.config.server.mcp_token
+        headers = {"Authorization": f"Bearer {token}"} if token else None
         try:
-            async with client:
-                ready.set_result(None)
-                await stop.wait()
-        except BaseException as exc:
-            if not ready.done():
-                ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
-            if not isinstance(exc, Exception):
-                raise
+            return await websockets.connect(
+                self.url, additional_headers=headers, max_size=None, compression=None,
+                ping_interval=None, open_timeout=5,
+            )
+        except (OSError, websockets.InvalidHandshake, TimeoutError) as exc:
+            log.info("relay: no bridge at %s (%s)", self.url, type(exc).__name__)
+            return None
 
-    async def _drop_upstream(self) -> None:
-        async with self._lock:
-            holder, self._client, self._holder = self._holder, None, None
-        if holder is not None:
-            task, stop = holder
-            stop.set()
+    async def _pump_down(self, upstream: ClientConnection) -> None:
+        """Bridge → client, frame by frame, until the bridge closes the connection."""
+        try:
+            async for frame in upstream:
+                data = frame if isinstance(frame, bytes) else frame.encode()
+                if b'"id"' in data and (b'"result"' in data or b'"error"' in data):
+                    message = _peek(data)
+                    if message is not None and "method" not in message:
+                        if message.get("id") == _REPLAYED_ID:
+                            continue  # the answer to a replayed handshake: the client has its own
+                        self._in_flight.pop(message.get("id"), None)
+                await self._write(data + b"\n")
+        except websockets.ConnectionClosed:
+            pass
+        except Exception:  # the client's stdout is gone; the read side ends the relay
+            log.debug("relay: writing to the client failed", exc_info=True)
+            return
+        await self._lost(upstream)
+        if self._reconnecting is None or self._reconnecting.done():
+            self._reconnecting = asyncio.create_task(self._reconnect())
+
+    async def _reconnect(self, tries: int = 30, interval: float = 0.3) -> None:
+        """Find a bridge again at once (taking over the port if it is free), so the extension has
+        one to reconnect to even while the client sends nothing."""
+        for _ in range(tries):
+            if self._upstream is not None or await self._connect() is not None:
+                return
+            await asyncio.sleep(interval)
+        log.warning("relay: no bridge on port %d and the port could not be taken", self.port)
+
+    async def _lost(self, upstream: ClientConnection) -> None:
+        """The bridge went away: what it held fails now; the next request reconnects or takes over."""
+        if self._upstream is upstream:
+            self._upstream = None
+            for request_id, request in list(self._in_flight.items()):
+                await self._fail(request_id, request)
+        with contextlib.suppress(Exception):
+            await upstream.close()
+
+    async def _close_upstream(self) -> None:
+        for task in (self._reconnecting,):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await task
+        upstream, self._upstream = self._upstream, None
+        if upstream is not None:
+            with contextlib.suppress(Exception):
+                await upstream.close()
+        if self._down is not None:
+            self._down.cancel()
             with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(task, 5)
-
-    async def _on_upstream_message(self, message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            self.notifier.schedule()
+                await self._down
 
     async def _takeover_if_free(self) -> bool:
         """Become the bridge if nobody answers on the port; True when a bridge is (again) there."""
@@ -233,35 +265,6 @@ class Relay:
         app = BridgeApp(self.config)
         self._owned_task = asyncio.create_task(app.serve(sock=sock))
         await app.started.wait()
-        app.hub.add_change_listener(self.notifier.schedule)
         self._owned = app
         self.took_over.set()
         return True
-
-    async def _watch(self) -> None:
-        """Take over promptly when the bridge dies, so the extension finds a bridge again."""
-        misses = 0
-        while self._owned is None:
-            await asyncio.sleep(0.5)
-            if await bridge_on_port(self.port, timeout=0.5):
-                misses = 0
-                continue
-            misses += 1
-            if misses >= 2:
-                await self._drop_upstream()
-                await self._takeover_if_free()
-
-    async def run_stdio(self) -> None:
-        watcher = asyncio.create_task(self._watch())
-        try:
-            async with stdio_server() as (read, write):
-                await self.server.run(read, write, self.server.create_initialization_options())
-        finally:
-            watcher.cancel()
-            await self._drop_upstream()
-            if self._owned is not None:
-                self._owned.stop()
-                if self._owned_task is not None:
-                    with contextlib.suppress(Exception, asyncio.CancelledError):
-                        await asyncio.wait_for(self._owned_task, 5)
-

@@ -4,7 +4,6 @@ See :mod:`tabmcp.core.search.index` and docs/search.md.
 """
 
 from .index import SearchDoc, SearchHit, SearchIndex, SearchMode
-from .store import EmbeddingStore
 from .semantic import (
     DEFAULT_MODEL,
     INSTALL_HINT,
@@ -18,14 +17,16 @@ from .semantic import (
     missing_parts,
     semantic_available,
 )
+from .store import EmbeddingStore
 from .text import normalize_name, stem, tokenize, tokenize_name
+from .usage import UseMemory, UseStore
 
 __all__ = [
     "DEFAULT_MODEL",
+    "INSTALL_HINT",
     "Embedder",
     "EmbeddingCache",
     "EmbeddingStore",
-    "INSTALL_HINT",
     "OnnxEmbedder",
     "SearchDoc",
     "SearchHit",
@@ -33,6 +34,8 @@ __all__ = [
     "SearchMode",
     "SemanticUnavailableError",
     "SentenceTransformerEmbedder",
+    "UseMemory",
+    "UseStore",
     "bundled_model_path",
     "default_embedder",
     "missing_parts",

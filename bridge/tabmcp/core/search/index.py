@@ -17,8 +17,9 @@ see, grouped in *sources* (the bridge's tabs). Design (details in docs/search.md
   compared with every candidate's name (``creat_usr`` → ``create_user``), and
   :meth:`SearchIndex.closest_names` suggests names for TOOL_NOT_FOUND.
 * **Semantic (optional).** Each tool's text is embedded once and cached by content hash;
-  each search embeds the query. Keyword and semantic rankings are combined with reciprocal
-  rank fusion, which favours tools ranked well by both.
+  each search embeds the query. A prose query's fused score is the cosine similarity plus a
+  small share of the BM25 score (relative to the query's best); name-like queries fuse the
+  keyword, semantic and fuzzy-name rankings by reciprocal rank.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import math
 import os
 import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, cast
@@ -54,6 +56,7 @@ from .text import (
     split_words,
     stem,
 )
+from .usage import UseMemory, UseStore
 
 __all__ = ["SearchDoc", "SearchHit", "SearchIndex", "SearchMode"]
 
@@ -71,11 +74,17 @@ FIELD_WEIGHTS: dict[str, float] = {
 }
 BM25_K1 = 1.2
 BM25_B = 0.75
+KEYWORD_WEIGHT = 0.2
+"""Fused score of a prose query: cosine similarity + KEYWORD_WEIGHT x (BM25 / the query's best
+BM25). The one constant tuned, on bench/data/catalog_requests_tune.json only (R@1 / R@5 of the
+tuning half: 0.1 → 0.49 / 0.71, 0.2 → 0.52 / 0.72, 0.3 → 0.51 / 0.73; reciprocal rank fusion,
+the previous rule, 0.39 / 0.71). Score fusion keeps how *much* better the best tool is, which
+rank fusion throws away: that is most of the gain at rank 1."""
 RRF_K = 60
-"""Reciprocal rank fusion constant (the usual 60): a tool's fused score is Σ w/(60 + rank)."""
+"""Reciprocal rank fusion constant (the usual 60), for name-like queries: Σ w/(60 + rank)."""
 SEMANTIC_WEIGHT = 2.0
-"""Weight of the semantic ranking in the fusion (keyword and name rankings weigh 1); tuned on
-bench/data/catalog_requests_tune.json (1.0: R@5 0.69, 1.5-3.0: 0.71)."""
+"""Weight of the semantic ranking in the rank fusion of name-like queries (keyword and name
+rankings weigh 1)."""
 FUSION_DEPTH = 100
 """How deep each ranking is read for fusion (grown automatically when ``allow`` rejects)."""
 NAME_MATCH_CUTOFF = 70.0
@@ -84,6 +93,10 @@ SUGGEST_CUTOFF = 55.0
 """Minimum name similarity (0-100) for :meth:`SearchIndex.closest_names`."""
 TYPO_WEIGHT = 0.7
 """Query weight of a vocabulary word reached through a typo correction (exact words: 1)."""
+FOLLOW_CALLS = 3
+"""A call counts as following a search when it is among the client's next 3 calls."""
+MAX_CLIENTS = 64
+"""Clients whose last search is remembered for :meth:`SearchIndex.note_call`."""
 SHORT_QUERY_TERMS = 3
 """Typo correction of unknown words is tried on queries of at most this many terms (and on
 name-like queries): in prose, an unknown word is usually a word no tool uses, not a typo."""
@@ -197,6 +210,7 @@ class SearchIndex:
         query_cache_size: int = 512,
         background: bool = False,
         batch_size: int = 16,
+        use_store: UseStore | None = None,
     ) -> None:
         """``semantic``: False (keyword only), True (the default local model), a model name or
         path for sentence-transformers, or any :class:`Embedder`. Asking for a model without
@@ -210,7 +224,10 @@ class SearchIndex:
         (a search ranks with keywords plus whatever is embedded so far; see
         :attr:`pending_embeddings`). Without it, a search first embeds what is pending.
         ``batch_size`` tools are embedded at a time, so a query's own embedding never
-        waits long behind a big tab."""
+        waits long behind a big tab.
+
+        ``use_store`` keeps what :meth:`record_use` learns (requests that ended in a call of a
+        tool) across restarts; without it, it is kept for the life of the index."""
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}
         self._slots: list[_Entry | None] = []
@@ -246,6 +263,8 @@ class SearchIndex:
         self._worker: threading.Thread | None = None
         self._closed = False
         self.embed_errors = 0
+        self._uses = UseMemory(self._embedder.name, use_store) if self._embedder is not None else None
+        self._recent: OrderedDict[object, tuple[str, frozenset[str], int]] = OrderedDict()
 
     # ------------------------------------------------------------------ properties
 
@@ -567,6 +586,57 @@ class SearchIndex:
             worker.join(timeout=30)
         _RUNNING.discard(self)
 
+    def record_use(self, query: str, key: str) -> bool:
+        """Learn that ``query`` led to a call of tool ``key`` (see :mod:`.usage`): later requests
+        close in meaning lift that tool. Needs the model (False without it, or for a tool the
+        index does not hold); the query's vector usually comes from the query cache."""
+        q = query.strip()
+        if self._uses is None or not q or key not in self._entries:
+            return False
+        self._uses.record(q, key, self._query_vector(q))
+        return True
+
+    def note_search(self, client: object, query: str | None, keys: Sequence[str]) -> None:
+        """``client`` was shown ``keys`` for ``query``: if it calls one of them within its next
+        :data:`FOLLOW_CALLS` calls, :meth:`note_call` learns from it."""
+        if self._uses is None:
+            return
+        with self._lock:
+            self._recent.pop(client, None)
+            if query and query.strip() and keys:
+                self._recent[client] = (query.strip(), frozenset(keys), FOLLOW_CALLS)
+                while len(self._recent) > MAX_CLIENTS:
+                    self._recent.popitem(last=False)
+
+    def note_call(self, client: object, key: str) -> bool:
+        """``client`` called tool ``key``: if its last search showed that tool, learn the pair
+        (once per search). Uses the query vector cached by that search, never the model: this
+        runs on the call path. True when something was learned."""
+        if self._uses is None:
+            return False
+        with self._lock:
+            recent = self._recent.get(client)
+            if recent is None:
+                return False
+            query, shown, left = recent
+            if key not in shown:
+                if left > 1:
+                    self._recent[client] = (query, shown, left - 1)
+                else:
+                    del self._recent[client]
+                return False
+            del self._recent[client]
+            vec = self._query_cache.get(query)
+        if vec is None or key not in self._entries:
+            return False
+        self._uses.record(query, key, vec)
+        return True
+
+    @property
+    def learned_uses(self) -> int:
+        """How many (request, tool) pairs :meth:`record_use` has learned."""
+        return len(self._uses) if self._uses is not None else 0
+
     def _query_vector(self, query: str) -> npt.NDArray[np.float32]:
         """The query's embedding (cached); the model runs outside the index lock."""
         assert self._embedder is not None
@@ -808,6 +878,7 @@ class SearchIndex:
             sem = self._semantic_scores(qv, mask)
             sem_full = np.full(len(self._slots), np.nan)
             sem_full[sem[0]] = sem[1]
+            sem = self._lift_used(qv, sem, sem_full)
         name_rank: list[tuple[int, float]] = []
         pinned: list[int] = []
         if name_like and kw_scores is not None:
@@ -828,6 +899,11 @@ class SearchIndex:
                 order = _top(kw_cand, kw_scores, depth, self._order)
                 fused = list(zip(order.tolist(), kw_scores[order].tolist(), strict=True))
                 exhausted = depth >= len(kw_cand)
+            elif sem is not None and kw_scores is not None and not name_rank:  # prose: score fusion
+                cand, score = _score_fusion(kw_cand, kw_scores, sem[0], sem[1], len(self._slots))
+                order = _top(cand, score, depth, self._order)
+                fused = list(zip(order.tolist(), score[order].tolist(), strict=True))
+                exhausted = depth >= len(cand)
             elif sem is not None and kw_scores is None:  # cosine alone
                 top = _top(np.arange(len(sem[0])), sem[1], depth, self._order[sem[0]])
                 fused = list(zip(sem[0][top].tolist(), sem[1][top].tolist(), strict=True))
@@ -869,6 +945,21 @@ class SearchIndex:
                 return hits
             depth *= 4
 
+    def _lift_used(
+        self, qv: npt.NDArray[np.float32], sem: tuple[Int, Float], sem_full: Float
+    ) -> tuple[Int, Float]:
+        """The semantic scores with the lift of tools used after close requests (reported
+        semantic scores stay plain cosines)."""
+        lifts = self._uses.lifts(qv) if self._uses is not None else {}
+        if not lifts:
+            return sem
+        cand, sims = sem[0], sem[1].copy()  # cand is sorted (np.flatnonzero)
+        for key, lift in lifts.items():
+            entry = self._entries.get(key)
+            if entry is not None and not np.isnan(sem_full[entry.slot]):  # embedded and not filtered out
+                sims[int(np.searchsorted(cand, entry.slot))] += lift
+        return cand, sims
+
     def _is_exact_name(self, slot: int, q: str, qn: str) -> bool:
         entry = self._slots[slot]
         assert entry is not None
@@ -904,6 +995,29 @@ def _top(cand: Int, scores: Float, k: int, tiebreak: Float | None = None) -> Int
         cand, vals = cand[part], vals[part]
     order = np.argsort(-vals, kind="stable") if tiebreak is None else np.lexsort((tiebreak[cand], -vals))
     return cand[order]
+
+
+def _score_fusion(kw_cand: Int, kw_scores: Float, sem_cand: Int, sims: Float, n: int) -> tuple[Int, Float]:
+    """Candidates and fused scores: cosine + KEYWORD_WEIGHT x BM25 / the best BM25.
+
+    A keyword match not embedded yet (a new tab while the worker runs) is given the cosine
+    its keyword score would earn in proportion to the best cosine, so it ranks among the
+    others as its keywords say, instead of below every embedded tool.
+    """
+    best_kw = float(kw_scores[kw_cand].max()) if len(kw_cand) else 0.0
+    kw_norm = kw_scores / best_kw if best_kw > 0 else np.zeros(n, dtype=np.float64)
+    score = np.full(n, np.nan)
+    score[sem_cand] = sims
+    missing = kw_cand[np.isnan(score[kw_cand])]
+    if len(missing):
+        best_sim = max(float(sims.max()), 0.0) if len(sims) else 1.0
+        score[missing] = kw_norm[missing] * best_sim
+    member = np.zeros(n, dtype=bool)  # the union of both candidate sets (np.union1d sorts: 4x slower)
+    member[sem_cand] = True
+    member[kw_cand] = True
+    cand = np.flatnonzero(member)
+    score[cand] += KEYWORD_WEIGHT * kw_norm[cand]
+    return cand, score
 
 
 def _rrf(

@@ -23,6 +23,7 @@ from ..registry import Registry, ToolEntry
 from .index import SearchDoc, SearchIndex
 from .semantic import INSTALL_HINT, missing_parts, semantic_available
 from .store import EmbeddingStore
+from .usage import UseStore
 
 __all__ = ["IndexSync", "search_doc"]
 
@@ -89,9 +90,12 @@ class IndexSync:
         self.registry = registry
         choice = _semantic_choice(semantic)
         self.store: EmbeddingStore | None = None
+        self.uses: UseStore | None = None
         if choice is not False:
             self.store = EmbeddingStore(db_path or default_db_path())
-        self._index = SearchIndex(semantic=choice, embedding_cache=self.store, background=True)
+            self.uses = UseStore(db_path or default_db_path())
+        self._index = SearchIndex(semantic=choice, embedding_cache=self.store, background=True,
+                                  use_store=self.uses)
         self._indexed: dict[str, tuple[Any, ...]] = {}
         self._version = -1
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from ..controls import PersonControls
     from ..disclosure import ClientView, Disclosure
     from ..registry import Registry, ToolEntry
     from ..scoping import Gate
@@ -36,6 +37,8 @@ class Bridge(Protocol):
     telemetry: TelemetryStore
     sessions: SessionStore
     sites: Sites
+    controls: PersonControls
+    """The person's switches (pause, writes, origins off); agents read their effect, never set them."""
 
     @property
     def search(self) -> SearchIndex: ...

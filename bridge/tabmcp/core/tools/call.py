@@ -1,6 +1,7 @@
 """The call path: ``call_tool``, and how any tools/call reaches a built-in, a category or a page tool.
 
-Every tools/call goes through :func:`run`, in this order:
+Every tools/call goes through :func:`run`, in this order (while the person has paused agent
+access, every call answers ``PAUSED`` before any of them):
 
 1. a built-in tool: its arguments checked against its schema, then its handler;
 2. a category: its visible members are returned (and, on handshake-era connections in the
@@ -27,7 +28,7 @@ from ..scoping import Decision
 from ..validation import validate_arguments
 from .base import BuiltinTool, ToolContext, listed_schema, text
 from .open_page import not_reachable, open_for_call
-from .search import allowed
+from .search import allowed, use_client
 
 __all__ = ["CALL_TOOL", "call_page_tool", "page_result", "run"]
 
@@ -58,6 +59,7 @@ async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> dict[st
     """
     from . import BUILTIN_TOOLS  # the registry imports this module
 
+    ctx.bridge.controls.check_not_paused()
     builtin = BUILTIN_TOOLS.get(name)
     if builtin is not None:
         if builtin.input_schema is not None:
@@ -123,6 +125,7 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         if pending is not None:
             return pending
     result = await ctx.bridge.call_tool(entry, args)
+    ctx.bridge.search.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
     return ctx.trust.result(entry, page_result(entry, result))  # cleaned, capped, framed, scanned
 
 

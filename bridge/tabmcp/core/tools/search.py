@@ -53,6 +53,13 @@ def _site_fields(entry: ToolEntry) -> dict[str, Any]:
     return {"open": False, "opens": site.url_of(entry.tool.name, entry.tab.url)}
 
 
+def use_client(ctx: ToolContext) -> object:
+    """Who searched, for learning from the call that follows (core/search/usage.py): a
+    connection's own view, or one shared key for stateless clients (no connection to tell
+    them apart; a call is learned only if that search showed the tool, so little can go wrong)."""
+    return id(ctx.view) if ctx.view.dynamic else "stateless"
+
+
 async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
     from ..disclosure import one_line  # disclosure lists the built-ins: imported late
 
@@ -84,6 +91,7 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
                 **_site_fields(entry),
             }
         )
+    index.note_search(use_client(ctx), query, [t["name"] for t in tools])  # learning from use
     lines = [f"{t['name']} — {t['description']} [{t['category'] or '-'}; {t['source']}"
              f"{'; not open, a call opens ' + t['opens'] if 'opens' in t else ''}]" for t in tools]
     if not tools:

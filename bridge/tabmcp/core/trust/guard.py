@@ -127,6 +127,8 @@ class TrustGuard:
 
 
 class _HubLike(Protocol):
+    trust: TrustGuard | None
+
     @property
     def config(self) -> Any: ...
 
@@ -139,6 +141,7 @@ def install_trust(hub: _HubLike) -> TrustGuard:
     pins = getattr(hub, "pins", None)  # the hub's pins (reachable sites share them): one table, one cache
     guard = TrustGuard(hub.config.trust, pins=pins) if pins is not None else TrustGuard.open(
         hub.config.trust, hub.config.store.path)
+    hub.trust = guard  # the person's popup shows changed definitions and the lockdown, and clears them
     hub.disclosure.definition_hook = guard.mark_definition
     hub.disclosure.hook_version = lambda: guard.version
     return guard

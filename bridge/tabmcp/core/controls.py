@@ -1,0 +1,194 @@
+"""The person's switches: pause every agent, turn writes on or off, switch an origin's tools off.
+
+The person sets them from the extension popup (``control.set`` over the extension's WebSocket,
+see :mod:`tabmcp.core.panel`) or with ``tabmcp controls``; no MCP tool can, so an agent never
+changes what it is allowed. They are kept in the bridge's SQLite file (``store.path``), so they
+survive a restart and the CLI can read and set them while the bridge runs (the bridge notices a
+change made by another process at its next :meth:`PersonControls.sync`).
+
+What each switch does (applied by :class:`tabmcp.core.scoping.Gate` and :func:`tabmcp.core.tools.call.run`):
+
+* **paused** — every tools/call answers ``PAUSED``; tools/list is unchanged, so clients do not
+  churn through list-change notifications while the person looks;
+* **writes** — ``False``: every tool that may write answers ``WRITES_DISABLED`` whatever the
+  config says; ``True``: as ``policy.allow_writes = true`` (roles and per-origin rules still
+  apply); ``None``: the config decides;
+* **origins switched off** — that origin's tools are hidden from agents, exactly as
+  ``[[policy.origins]] enabled = false`` hides them, and calls answer ``OUT_OF_SCOPE``.
+
+No sockets, no asyncio: unit-tested alone (``bridge/tests/test_controls.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import Paused
+from ..store import open_db
+
+__all__ = ["ControlsState", "InvalidOrigin", "PersonControls", "normalize_origin"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS person_controls (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    set_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS origins_off (
+    origin TEXT PRIMARY KEY,
+    set_at REAL NOT NULL
+);
+"""
+
+PAUSED_MESSAGE = (
+    "the person paused all agent access in the tabmcp extension popup; calls answer PAUSED until "
+    "they resume it (popup, or: tabmcp controls resume)"
+)
+
+
+class InvalidOrigin(ValueError):
+    """Not an origin (``scheme://host[:port]``)."""
+
+
+def normalize_origin(value: str) -> str:
+    """``https://Shop.test:443/x`` → ``https://shop.test``; raises :class:`InvalidOrigin`."""
+    text = str(value or "").strip()
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https", "file") or (parts.scheme != "file" and not parts.hostname):
+        raise InvalidOrigin(f"{text!r} is not an origin (scheme://host[:port])")
+    if parts.scheme == "file":
+        return "file://"
+    try:
+        port = parts.port
+    except ValueError as exc:
+        raise InvalidOrigin(f"{text!r} has an invalid port") from exc
+    default = {"http": 80, "https": 443}[parts.scheme]
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+
+
+@dataclass(frozen=True)
+class ControlsState:
+    """The switches at one moment (``to_dict``: the JSON shape of the popup and the CLI)."""
+
+    paused: bool
+    writes: bool | None
+    origins_off: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"paused": self.paused, "writes": self.writes, "originsOff": list(self.origins_off)}
+
+
+class PersonControls:
+    """The switches, in memory for the hot path and in SQLite for restarts and the CLI (thread-safe).
+
+    :attr:`version` goes up when a switch that changes what agents see changes (writes, origins;
+    the bridge's listing revision includes it, so that is a new listing and a list-change
+    notification). Pausing does not move it: tools/list stays the same while paused.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
+        self.db = open_db(path, SCHEMA)
+        self._lock = threading.Lock()
+        self.version = 0
+        self.paused = False
+        self.writes: bool | None = None
+        self.origins_off: frozenset[str] = frozenset()
+        self._data_version = -1
+        self._load()
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None) -> PersonControls:
+        """The switches in the bridge's database file (``None``: the default file)."""
+        if path is None:
+            from ..store import default_db_path
+
+            path = default_db_path()
+        return cls(path)
+
+    # -- reading ------------------------------------------------------------------------
+
+    def state(self) -> ControlsState:
+        return ControlsState(self.paused, self.writes, tuple(sorted(self.origins_off)))
+
+    def origin_enabled(self, origin: str) -> bool:
+        return origin not in self.origins_off
+
+    def check_not_paused(self) -> None:
+        """Raises :class:`Paused` while the person has paused agent access."""
+        if self.paused:
+            raise Paused(PAUSED_MESSAGE, setting="the tabmcp popup's Pause switch (or: tabmcp controls resume)")
+
+    # -- setting ------------------------------------------------------------------------
+
+    def set_paused(self, paused: bool) -> bool:
+        """Pause or resume every agent; whether anything changed."""
+        return self._put("paused", bool(paused))
+
+    def set_writes(self, writes: bool | None) -> bool:
+        """Writes on, off, or back to the config's setting (``None``); whether anything changed."""
+        return self._put("writes", writes)
+
+    def set_origin(self, origin: str, enabled: bool) -> bool:
+        """Switch an origin's tools on or off for agents; whether anything changed.
+
+        Raises:
+            InvalidOrigin: ``origin`` is not ``scheme://host[:port]``.
+        """
+        origin = normalize_origin(origin)
+        with self._lock:
+            if enabled:
+                self.db.execute("DELETE FROM origins_off WHERE origin = ?", (origin,))
+            else:
+                self.db.execute("INSERT OR REPLACE INTO origins_off (origin, set_at) VALUES (?, ?)",
+                                (origin, time.time()))
+            return self._reload_locked()
+
+    def _put(self, key: str, value: Any) -> bool:
+        with self._lock:
+            self.db.execute("INSERT OR REPLACE INTO person_controls (key, value, set_at) VALUES (?, ?, ?)",
+                            (key, json.dumps(value), time.time()))
+            return self._reload_locked()
+
+    # -- persistence --------------------------------------------------------------------
+
+    def sync(self) -> bool:
+        """Pick up a change another process (``tabmcp controls``) wrote; whether anything changed.
+
+        Cheap when nothing did: one ``PRAGMA data_version`` (it moves only when another
+        connection commits to the file).
+        """
+        with self._lock:
+            data_version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+            if data_version == self._data_version:
+                return False
+            return self._reload_locked()
+
+    def _load(self) -> None:
+        with self._lock:
+            self._reload_locked()
+
+    def _reload_locked(self) -> bool:
+        self._data_version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        values = {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM person_controls")}
+        paused = values.get("paused") is True
+        writes = values.get("writes")
+        writes = writes if isinstance(writes, bool) else None
+        origins = frozenset(str(o) for (o,) in self.db.execute("SELECT origin FROM origins_off"))
+        listed = (writes, origins) != (self.writes, self.origins_off)
+        changed = listed or paused != self.paused
+        self.paused, self.writes, self.origins_off = paused, writes, origins
+        if listed:
+            self.version += 1
+        return changed
+
+    def close(self) -> None:
+        self.db.close()

@@ -1,0 +1,166 @@
+"""Page forms as tools: a site's ordinary forms, offered only where the person turned the switch on.
+
+Sites without WebMCP still have forms. The extension's page script (``extension/page/forms.js``)
+describes a page's ordinary forms (no ``toolname``) as tool definitions, and the service worker
+sends them in :attr:`TabSnapshot.forms` with the origin Chrome gives the page's port. The page is
+untrusted (that script runs in its world), so nothing it says decides anything here:
+
+* :class:`FormsPolicy` says which origins have the switch on: ``[[policy.origins]]`` rules with
+  ``forms_as_tools`` (the last matching rule that sets it wins), then the person's own choice for
+  an exact origin (the popup, kept in SQLite by :class:`tabmcp.store.FormsSwitchStore`), which wins
+  over every rule. Off by default.
+* :func:`merge_page_forms` puts the forms into the snapshot's tools marked ``pageForm`` (a field
+  only the bridge sets: pages' own tools lose it), with no annotations, scope or category (a page
+  form is never read-only and never hidden in a page's category), before the tool middleware, so
+  the mediator improves them like any badly described tool.
+* The gate (:class:`tabmcp.core.scoping.Gate`) hides and refuses every page form of an origin whose
+  switch is off, or whose Chrome origin is not the tab's, at every request: a page that claims
+  forms while its switch is off gets nothing listed or called.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+from urllib.parse import urlsplit
+
+from ..protocol import TabSnapshot
+
+__all__ = [
+    "PAGE_FORM_FIELD",
+    "PAGE_FORM_MARK",
+    "FormsPolicy",
+    "FormsRule",
+    "merge_page_forms",
+    "normalize_origin",
+]
+
+PAGE_FORM_FIELD = "pageForm"
+"""The bridge-only field that marks a tool as a page form (stripped from what pages send)."""
+
+PAGE_FORM_MARK = (
+    "[page form: offered by your forms-as-tools switch, not declared by the site; it submits the form]"
+)
+"""Starts every page form's description, after the ``[origin]``: what the agent sees says who offers it."""
+
+MAX_PAGE_FORMS = 64
+"""Forms beyond this many per page are ignored."""
+
+
+class _RuleLike(Protocol):
+    match: str
+    forms_as_tools: bool | None
+
+
+@dataclass(frozen=True)
+class FormsRule:
+    """One say about the switch, in the order they apply (later wins)."""
+
+    match: str
+    """An origin glob (config) or an exact origin (the person's choice)."""
+    enabled: bool
+    source: Literal["config", "person"]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"match": self.match, "enabled": self.enabled, "source": self.source}
+
+
+def normalize_origin(text: str) -> str:
+    """``scheme://host[:port]`` of an http(s) origin, lower-cased, default port dropped.
+
+    Raises:
+        ValueError: not an http or https origin (the switch is for web pages only).
+    """
+    try:
+        parts = urlsplit(str(text).strip())
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"not an origin: {text!r}") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an http(s) origin: {text!r}")
+    if parts.path not in ("", "/") or parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"an origin has no path, query, fragment or user: {text!r}")
+    host = parts.hostname.lower()
+    if ":" in host:
+        host = f"[{host}]"
+    default = {"http": 80, "https": 443}[parts.scheme]
+    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None and port != default else "")
+
+
+class FormsPolicy:
+    """Which origins have forms-as-tools on: config rules, then the person's choices.
+
+    A change of the answer changes what listings show: the hub bumps the registry's version
+    (``Registry.touch``) so listings built under the old answer are known to be stale.
+    """
+
+    def __init__(self, rules: Iterable[_RuleLike] = (), chosen: Mapping[str, bool] | None = None) -> None:
+        self._config = tuple(
+            FormsRule(r.match, bool(r.forms_as_tools), "config")
+            for r in rules
+            if r.forms_as_tools is not None
+        )
+        self._chosen: dict[str, bool] = dict(chosen or {})
+
+    def enabled(self, origin: str) -> bool:
+        """Whether ``origin``'s ordinary forms may be offered as tools."""
+        if not origin:
+            return False
+        if origin in self._chosen:
+            return self._chosen[origin]
+        on = False
+        for rule in self._config:
+            if fnmatch.fnmatchcase(origin, rule.match):
+                on = rule.enabled
+        return on
+
+    def choose(self, origin: str, enabled: bool) -> bool:
+        """The person turned the switch on or off for ``origin`` (normalized); True if that changed it."""
+        origin = normalize_origin(origin)
+        before = self.enabled(origin)
+        self._chosen[origin] = bool(enabled)
+        return before != bool(enabled)
+
+    def rules(self) -> list[FormsRule]:
+        """Every say, in the order it applies (the extension evaluates them the same way)."""
+        return [*self._config, *(FormsRule(o, on, "person") for o, on in sorted(self._chosen.items()))]
+
+    def refusal(self, forms_origin: str, tab_origin: str) -> str | None:
+        """Why a document's page forms may not be listed or called now (None: they may)."""
+        if not forms_origin:
+            return "page forms need the origin Chrome reported for the page, and none came"
+        if forms_origin != tab_origin:
+            return f"page forms of {forms_origin} cannot be offered for a tab at {tab_origin or 'no origin'}"
+        if not self.enabled(forms_origin):
+            return (f"page forms of {forms_origin} are not offered: the forms-as-tools switch is off "
+                    "(turn it on in the extension's popup, or forms_as_tools = true in [[policy.origins]])")
+        return None
+
+
+def _clean(raw: Any) -> dict[str, Any] | None:
+    """A page form's definition as a tool: what the page may say, marked as the bridge's."""
+    if not isinstance(raw, dict):
+        return None
+    tool = {k: raw[k] for k in ("name", "title", "description", "inputSchema") if k in raw}
+    tool[PAGE_FORM_FIELD] = True
+    return tool
+
+
+def merge_page_forms(snap: TabSnapshot) -> TabSnapshot:
+    """The snapshot with its page forms among its tools, marked; WebMCP tools win a name clash.
+
+    Call after pages' own tools lost the bridge-only fields (so only these carry ``pageForm``).
+    """
+    if snap.forms is None or not snap.forms.tools:
+        return snap
+    taken = {t.get("name") for t in snap.tools if isinstance(t, dict)}
+    added: list[Any] = []
+    for raw in snap.forms.tools[:MAX_PAGE_FORMS]:
+        tool = _clean(raw)
+        if tool is None or tool.get("name") in taken:
+            continue
+        taken.add(tool.get("name"))
+        added.append(tool)
+    return snap.model_copy(update={"tools": [*snap.tools, *added]}) if added else snap

@@ -1,0 +1,212 @@
+"""What the person sees and steers in the extension popup: one state, one set of actions.
+
+The popup asks with ``panel.query`` and acts with ``control.set`` over the extension's own
+WebSocket (the only link the bridge accepts them on; no MCP tool reaches this module). Both are
+answered with :func:`panel_state`:
+
+* ``controls``: the person's switches (:class:`tabmcp.core.controls.PersonControls`) and what
+  the config says about writes;
+* ``activity``: the newest rows of the activity log (:mod:`tabmcp.core.activity`), of one tab
+  or origin when asked;
+* ``tabs``: per tab (and allowed frame), every tool and category the page offers, with the
+  gate's decision: hidden ones carry the reason (policy, page scope, switched off), callable
+  ones whether they need approval and whether their definition changed since it was pinned;
+* ``trust``: changed definitions with their diff, and the lockdown's flags.
+
+No sockets, no asyncio: the hub calls these with its core objects (``bridge/tests/test_panel.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from .activity import ActivityLog
+from .controls import InvalidOrigin, PersonControls, normalize_origin
+from .registry import CategoryEntry, Registry, Tab, ToolEntry
+from .scoping import Gate
+
+if TYPE_CHECKING:
+    from ..protocol import ControlSet, PanelQuery
+    from .trust.guard import TrustGuard
+
+__all__ = ["ControlRefused", "ControlResult", "Insight", "apply_control", "panel_state"]
+
+MAX_TOOLS_PER_TAB = 200
+"""Insight lists at most this many tools per document (a page with thousands is summarised)."""
+
+
+class ControlRefused(ValueError):
+    """A ``control.set`` that cannot be applied (no origin, an invalid one, an unknown tool)."""
+
+
+class ControlResult:
+    """What :func:`apply_control` changed: ``listing`` when agents' tools/list differs now."""
+
+    def __init__(self, changed: bool = False, listing: bool = False) -> None:
+        self.changed = changed
+        self.listing = listing
+
+
+def apply_control(message: ControlSet, controls: PersonControls, trust: TrustGuard | None) -> ControlResult:
+    """Apply the person's switch.
+
+    Raises:
+        ControlRefused: the message lacks what its action needs, or names an invalid origin.
+    """
+    action = message.action
+    if action in ("pause", "resume"):
+        return ControlResult(controls.set_paused(action == "pause"))
+    if action == "writes":
+        return _listing(controls.set_writes(message.enabled))
+    if action == "origin":
+        if message.enabled is None:
+            raise ControlRefused("control.set origin needs enabled: true or false")
+        try:
+            return _listing(controls.set_origin(message.origin, message.enabled))
+        except InvalidOrigin as exc:
+            raise ControlRefused(str(exc)) from exc
+    if action == "accept":
+        if trust is None or not message.origin or not message.tool:
+            raise ControlRefused("control.set accept needs origin and tool (and pinned definitions on)")
+        return _listing(trust.pins.accept(message.origin, message.tool))
+    if trust is None:  # clear
+        raise ControlRefused("the trust defences are not running")
+    return ControlResult(trust.lockdown.clear() > 0)
+
+
+def _listing(changed: bool) -> ControlResult:
+    return ControlResult(changed, changed)
+
+
+def _tool_insight(entry: ToolEntry, gate: Gate, trust: TrustGuard | None) -> dict[str, Any]:
+    decision = gate.decide(entry)
+    tool = entry.tool
+    out: dict[str, Any] = {
+        "name": tool.name,
+        "publicName": entry.public_name,
+        "title": tool.title or "",
+        "description": tool.description[:300],
+        "category": tool.category or "",
+        "readOnly": tool.read_only,
+        "visible": decision.visible,
+        "code": decision.code or "",
+        "reason": decision.reason,
+        "needsApproval": decision.needs_approval,
+    }
+    if trust is not None and decision.visible and trust.settings.pin_definitions:
+        out["changed"] = trust.observe(entry).changed
+    return out
+
+
+def _document(doc: Tab, entries: list[ToolEntry], cats: list[CategoryEntry], gate: Gate,
+              trust: TrustGuard | None) -> dict[str, Any]:
+    # Every tool is decided (the hidden count needs them all); only MAX_TOOLS_PER_TAB are listed.
+    decided = [_tool_insight(e, gate, trust) for e in entries]
+    tools = decided[:MAX_TOOLS_PER_TAB]
+    return {
+        "tabId": doc.tab_id,
+        "frameId": doc.frame_id,
+        "origin": doc.origin,
+        "url": doc.url,
+        "title": doc.title,
+        "originOn": gate.origin_enabled(doc),
+        "toolCount": len(entries),
+        "hiddenCount": sum(1 for t in decided if not t["visible"]),
+        "tools": tools,
+        "categories": [
+            {"name": c.category.name, "publicName": c.public_name, "description": c.category.description[:300],
+             "tools": [m.tool.name for m in c.members],
+             "visible": [m.tool.name for m in gate.visible_members(c)]}
+            for c in cats
+        ],
+    }
+
+
+def _insight(registry: Registry, gate: Gate, trust: TrustGuard | None, tab_ids: Iterable[int] | None) -> list[dict[str, Any]]:
+    wanted = set(tab_ids) if tab_ids is not None else None
+    by_doc: dict[tuple[int, int], tuple[Tab, list[ToolEntry], list[CategoryEntry]]] = {}
+    for doc in registry.documents():
+        if wanted is None or doc.tab_id in wanted:
+            by_doc[doc.key] = (doc, [], [])
+    for entry in registry.entries():
+        slot = by_doc.get(entry.tab.key)
+        if slot is None:
+            continue
+        if isinstance(entry, ToolEntry):
+            slot[1].append(entry)
+        else:
+            slot[2].append(entry)
+    return [{**_document(doc, tools, cats, gate, trust), "detailed": True} for doc, tools, cats in by_doc.values()]
+
+
+class Insight:
+    """Per-document insight, kept until the registry, the switches or the pins change.
+
+    Deciding every tool of 20 busy tabs costs tens of milliseconds; the popup refreshes every
+    second while open, and opens far more often than pages change, so the decisions are kept
+    under (registry version, switches version, pins version), like the listing memo.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[int, int, int] | None = None
+        self._docs: list[dict[str, Any]] = []
+
+    def documents(self, registry: Registry, gate: Gate, trust: TrustGuard | None) -> list[dict[str, Any]]:
+        key = (registry.version, gate.version, trust.version if trust is not None else 0)
+        if key != self._key:
+            self._docs = _insight(registry, gate, trust, None)
+            self._key = key
+        return self._docs
+
+
+def _summaries(docs: list[dict[str, Any]], expanded: set[int]) -> list[dict[str, Any]]:
+    """Each document's counts; its tools and categories only when its tab is expanded."""
+    return [d if d["tabId"] in expanded else {**d, "tools": [], "categories": [], "detailed": False} for d in docs]
+
+
+def _trust(trust: TrustGuard | None) -> dict[str, Any]:
+    if trust is None:
+        return {"changed": [], "lockdown": [], "enabled": False}
+    return {
+        "enabled": True,
+        "changed": [
+            {"origin": r.origin, "tool": r.name, "diff": r.diff, "changedAt": r.changed_at, "url": r.document_url}
+            for r in trust.pins.records(changed_only=True)
+        ],
+        "lockdown": [
+            {"id": f.id, "origin": f.origin, "tool": f.tool, "reasons": list(f.reasons), "flaggedAt": f.flagged_at}
+            for f in trust.lockdown.active()
+        ],
+    }
+
+
+def panel_state(
+    *,
+    registry: Registry,
+    gate: Gate,
+    controls: PersonControls,
+    activity: ActivityLog,
+    trust: TrustGuard | None,
+    query: PanelQuery | None = None,
+    insight: Insight | None = None,
+) -> dict[str, Any]:
+    """The popup's whole view, as JSON (see the module docstring). Tools are listed one by one
+    only for the tabs in ``query.expanded``; every document gets its counts."""
+    origin = query.origin if query is not None else None
+    if origin:
+        try:
+            origin = normalize_origin(origin)
+        except InvalidOrigin:
+            pass  # filter on the text as given: no row matches, nothing breaks
+    tab_id = query.tab_id if query is not None else None
+    limit = query.limit if query is not None else 100
+    rows = activity.latest(limit, origin=origin or None, tab_id=tab_id)
+    policy = gate.policy
+    return {
+        "controls": {**controls.state().to_dict(), "writesByConfig": policy.allow_writes},
+        "activity": [r.to_dict() for r in rows],
+        "tabs": _summaries((insight or Insight()).documents(registry, gate, trust),
+                           set(query.expanded) if query is not None else set()),
+        "trust": _trust(trust),
+    }

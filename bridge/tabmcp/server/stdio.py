@@ -1,0 +1,182 @@
+"""MCP over stdin/stdout on the event loop itself, no thread per read or write.
+
+The SDK's ``stdio_server`` reads and writes through ``anyio.wrap_file``: every line read and
+every response written is a hop to a worker thread and back (two thread switches and a
+``call_soon_threadsafe`` wake-up per message, each way). When stdin and stdout are pipes or
+sockets (how MCP clients launch a server) :func:`stdio_transport` reads and writes them with
+asyncio's own pipe transports instead; anything else (a terminal, a regular file) goes to the
+SDK's ``stdio_server`` unchanged.
+
+Like the SDK's transport it claims fd 0 and fd 1 while serving: the wire moves to private
+duplicates, fd 0 reads the null device and fd 1 writes to stderr, so a stray ``print`` or a
+child process never corrupts the protocol; both are restored on exit. Messages are parsed and
+encoded exactly as the SDK does (``jsonrpc_message_adapter``, ``model_dump_json``); a line that
+is not a valid message is handed to the server as an exception, as the SDK does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import stat
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.stdio import stdio_server
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+
+from .hub import ARRIVED, trace_enabled
+
+__all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
+
+LINE_LIMIT = 256 * 1024 * 1024
+"""The longest line read (a longer one is reported as a bad message and skipped)."""
+
+
+def pipes_usable(*fds: int) -> bool:
+    """Can asyncio's pipe transports serve these descriptors (pipes and sockets only: a terminal
+    would be left non-blocking for the shell, a regular file cannot be polled)?"""
+    try:
+        return all(stat.S_ISFIFO(m) or stat.S_ISSOCK(m) for m in (os.fstat(fd).st_mode for fd in fds))
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _claim(fd: int, diversion: int) -> Any:
+    """Move the wire on ``fd`` to a private duplicate and point ``fd`` at ``diversion``."""
+    private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    try:
+        os.dup2(diversion, fd)
+        yield private
+    finally:
+        os.dup2(private, fd)
+        os.close(private)
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
+    """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin and stdout."""
+    if not pipes_usable(0, 1):
+        async with stdio_server() as streams:
+            yield streams
+        return
+    loop = asyncio.get_running_loop()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    with contextlib.ExitStack() as fds:
+        try:
+            in_fd = fds.enter_context(_claim(0, devnull))
+            out_fd = fds.enter_context(_claim(1, 2))
+        finally:
+            os.close(devnull)
+        reader = asyncio.StreamReader(limit=LINE_LIMIT)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(in_fd), "rb", buffering=0)
+        )
+        write_transport, write_protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(os.dup(out_fd), "wb", buffering=0)
+        )
+        writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+        read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+        write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
+
+        traced = trace_enabled()
+
+        async def stdin_reader() -> None:
+            async with read_stream_writer:
+                while True:
+                    try:
+                        line = await reader.readline()
+                    except ValueError as exc:  # longer than LINE_LIMIT: skipped, reported
+                        await read_stream_writer.send(exc)
+                        continue
+                    if not line:
+                        return
+                    if traced:  # debug mode: the handler sees when the line arrived
+                        ARRIVED.set(time.time_ns() / 1e6)
+                    try:
+                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                    except Exception as exc:
+                        await read_stream_writer.send(exc)
+                        continue
+                    await read_stream_writer.send(SessionMessage(message))
+
+        async def stdout_writer() -> None:
+            with contextlib.suppress(anyio.ClosedResourceError):
+                async with write_stream_reader:
+                    async for session_message in write_stream_reader:
+                        data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                        writer.write(data.encode() + b"\n")
+                        await writer.drain()  # returns at once unless the client stopped reading
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(stdin_reader)
+                tg.start_soon(stdout_writer)
+                yield read_stream, write_stream
+                tg.cancel_scope.cancel()
+        finally:
+            read_transport.close()
+            write_transport.close()
+
+
+class StdLines:
+    """This process's stdin and stdout as raw lines (the relay pipes them without parsing)."""
+
+    def __init__(self, reader: Any, writer: Any) -> None:
+        self._reader = reader
+        self._writer = writer
+
+    async def readline(self) -> bytes:
+        """The next line (with its newline), ``b""`` at EOF; a line past ``LINE_LIMIT`` raises ValueError."""
+        if isinstance(self._reader, asyncio.StreamReader):
+            return await self._reader.readline()
+        return await asyncio.to_thread(self._reader.readline)
+
+    async def write(self, line: bytes) -> None:
+        if isinstance(self._writer, asyncio.StreamWriter):
+            self._writer.write(line)
+            await self._writer.drain()
+            return
+
+        def blocking() -> None:
+            self._writer.write(line)
+            self._writer.flush()
+
+        await asyncio.to_thread(blocking)
+
+
+@contextlib.asynccontextmanager
+async def std_lines() -> AsyncIterator[StdLines]:
+    """Claim fd 0 and fd 1 (as :func:`stdio_transport` does) and read and write them as lines:
+    with asyncio's pipe transports where they are pipes or sockets, else through a thread."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    with contextlib.ExitStack() as fds:
+        try:
+            in_fd = fds.enter_context(_claim(0, devnull))
+            out_fd = fds.enter_context(_claim(1, 2))
+        finally:
+            os.close(devnull)
+        if not pipes_usable(in_fd, out_fd):
+            with os.fdopen(os.dup(in_fd), "rb", buffering=0) as raw_in, os.fdopen(os.dup(out_fd), "wb") as raw_out:
+                yield StdLines(raw_in, raw_out)
+            return
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=LINE_LIMIT)
+        read_transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(in_fd), "rb", buffering=0)
+        )
+        write_transport, write_protocol = await loop.connect_write_pipe(
+            asyncio.streams.FlowControlMixin, os.fdopen(os.dup(out_fd), "wb", buffering=0)
+        )
+        try:
+            yield StdLines(reader, asyncio.StreamWriter(write_transport, write_protocol, None, loop))
+        finally:
+            read_transport.close()
+            write_transport.close()

@@ -1,0 +1,91 @@
+"""``/mcp-stream``: one MCP session per WebSocket, one JSON-RPC message per frame.
+
+What a relay (a second ``tabmcp serve --stdio``, :mod:`tabmcp.server.relay`) pipes its client's
+stdin and stdout through: the bridge serves that client exactly as it serves its own stdio
+client (the same ``Server.run`` over a pair of streams), so the relay parses nothing and adds
+one WebSocket hop each way instead of an MCP client and server of its own. Elicitation,
+notifications and ``subscriptions/listen`` flow as they would over stdio.
+
+Only local, non-browser clients: the ``Host`` must be a loopback name, and a handshake with any
+``Origin`` is refused (browsers always send one, so no web page can open this socket). With
+``server.mcp_token`` set, the handshake must carry ``Authorization: Bearer <token>``, as ``/mcp``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.shared._context_streams import create_context_streams
+from mcp.shared.message import SessionMessage
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from .extension import is_loopback_host
+
+__all__ = ["STREAM_PATH", "mcp_stream_endpoint"]
+
+log = logging.getLogger("tabmcp.stream")
+
+STREAM_PATH = "/mcp-stream"
+
+
+def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[WebSocket], Awaitable[None]]:
+    expected = f"Bearer {token}" if token else None
+
+    async def endpoint(ws: WebSocket) -> None:
+        peer = f"{ws.client.host}:{ws.client.port}" if ws.client else "?"
+        if ws.headers.get("origin") is not None or not is_loopback_host(ws.headers.get("host")):
+            log.warning("refused %s from %s: a browser origin or a non-loopback Host", STREAM_PATH, peer)
+            await ws.close(code=1008)
+            return
+        if expected is not None and not hmac.compare_digest(ws.headers.get("authorization", ""), expected):
+            log.warning("refused %s from %s: missing or wrong bearer token", STREAM_PATH, peer)
+            await ws.close(code=1008)
+            return
+        await ws.accept()
+        read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+        write_stream, write_reader = create_context_streams[SessionMessage](0)
+
+        async def reader() -> None:
+            async with read_writer:
+                while True:
+                    try:
+                        message = await ws.receive()
+                    except (WebSocketDisconnect, RuntimeError):  # gone, or closed under us
+                        return
+                    if message["type"] == "websocket.disconnect":
+                        return
+                    data = message.get("text")
+                    if data is None:
+                        data = message.get("bytes") or b""
+                    try:
+                        parsed = types.jsonrpc_message_adapter.validate_json(data, by_name=False)
+                    except Exception as exc:
+                        await read_writer.send(exc)
+                        continue
+                    await read_writer.send(SessionMessage(parsed))
+
+        async def writer() -> None:
+            async with write_reader:
+                async for session_message in write_reader:
+                    try:
+                        await ws.send_text(session_message.message.model_dump_json(by_alias=True, exclude_unset=True))
+                    except (WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
+                        return
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(reader)
+                tg.start_soon(writer)
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+                tg.cancel_scope.cancel()
+        except* (anyio.BrokenResourceError, anyio.ClosedResourceError):  # the relay left mid-answer
+            pass
+        log.debug("%s session from %s ended", STREAM_PATH, peer)
+
+    return endpoint

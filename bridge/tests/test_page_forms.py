@@ -1,0 +1,295 @@
+# ruff: noqa: E501  (dense test data and JavaScript)
+"""Page forms as tools: the per-origin switch, decided by the bridge (core/page_forms.py).
+
+The page is untrusted: its forms reach the bridge only in ``TabSnapshot.forms`` with the origin
+Chrome gave its port, and nothing it says turns the switch on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from tabmcp.core.disclosure import Disclosure
+from tabmcp.core.page_forms import PAGE_FORM_MARK, FormsPolicy, merge_page_forms, normalize_origin
+from tabmcp.core.registry import Registry
+from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
+from tabmcp.mediation import Mediation
+from tabmcp.protocol import TabSnapshot
+from tabmcp.server.app import running_bridge
+from tabmcp.server.hub import Hub
+from tabmcp.testing import ListChanges, listed
+
+from .conftest import eventually, make_config
+from .helpers import ScriptedExtension, tab, tool
+
+CONTACT = tool(
+    "form_contact_us",
+    "Fill in and submit the form \u201cContact us\u201d.",
+    title="Contact us",
+    inputSchema={"type": "object", "properties": {"email": {"type": "string"}, "message": {"type": "string"}},
+                 "required": ["email"]},
+    annotations={"readOnlyHint": True},  # a page's claim: ignored for page forms
+)
+SHOP = "https://shop.test"
+
+
+def snap(*, forms_origin: str = SHOP, url: str = f"{SHOP}/contact", tools: list[Any] | None = None,
+         forms: list[Any] | None = None) -> TabSnapshot:
+    data = tab(1, url=url, tools=tools or [tool("get_order", annotations={"readOnlyHint": True})])
+    data["forms"] = {"origin": forms_origin, "tools": forms if forms is not None else [CONTACT]}
+    return TabSnapshot.model_validate(data)
+
+
+def rules(*pairs: tuple[str, bool]) -> list[OriginRule]:
+    return [OriginRule(match=m, forms_as_tools=on) for m, on in pairs]
+
+
+def intake(snapshot: TabSnapshot) -> TabSnapshot:
+    return Mediation(on_enhanced=lambda s: None).intake(snapshot)
+
+
+# -- the switch ----------------------------------------------------------------------------
+
+
+def test_the_switch_is_off_unless_a_rule_or_the_person_turns_it_on():
+    assert not FormsPolicy().enabled(SHOP)
+    assert not FormsPolicy([OriginRule(match="https://*", allow_writes=True)]).enabled(SHOP)  # other knobs: no say
+    policy = FormsPolicy(rules(("https://*.test", True), ("https://bank.test", False)))
+    assert policy.enabled(SHOP) and not policy.enabled("https://bank.test") and not policy.enabled("")
+    assert policy.choose("https://SHOP.test:443/", False)  # the person's choice wins over every rule
+    assert not policy.enabled(SHOP)
+    assert policy.choose("https://bank.test", True) and policy.enabled("https://bank.test")
+    assert not policy.choose("https://bank.test", True)  # already on: no change
+    assert [(r.match, r.enabled, r.source) for r in policy.rules()] == [
+        ("https://*.test", True, "config"), ("https://bank.test", False, "config"),
+        ("https://bank.test", True, "person"), ("https://shop.test", False, "person"),
+    ]
+
+
+@pytest.mark.parametrize("text, origin", [
+    ("https://shop.test", SHOP), ("https://Shop.Test:443/", SHOP), ("http://127.0.0.1:8123", "http://127.0.0.1:8123"),
+    ("http://[::1]:80", "http://[::1]"),
+])
+def test_origins_are_normalized(text, origin):
+    assert normalize_origin(text) == origin
+
+
+@pytest.mark.parametrize("text", ["", "shop.test", "chrome://settings", "file:///tmp/x", "https://shop.test/path",
+                                  "https://user@shop.test", "https://shop.test:99999", "javascript:alert(1)"])
+def test_what_is_not_a_web_origin_is_refused(text):
+    with pytest.raises(ValueError):
+        normalize_origin(text)
+
+
+# -- intake: marked by the bridge, never by the page -----------------------------------------
+
+
+def test_forms_join_the_tools_marked_and_webmcp_wins_a_name_clash():
+    own = tool("form_contact_us", "The site's own WebMCP tool of that name.")
+    merged = merge_page_forms(snap(tools=[own], forms=[CONTACT, tool("form_search", "Search.")]))
+    assert [(t["name"], t.get("pageForm", False)) for t in merged.tools] == [
+        ("form_contact_us", False), ("form_search", True)]
+
+
+def test_a_page_cannot_mark_its_own_tool_as_a_page_form():
+    forged = tool("sneaky", "A WebMCP tool claiming to be a page form.", pageForm=True, page_form=True)
+    registry = Registry()
+    registry.apply(intake(snap(tools=[forged], forms=[])))
+    assert registry.resolve("sneaky").tool.page_form is False
+
+
+def test_a_page_form_is_marked_never_read_only_and_in_no_category():
+    registry = Registry()
+    data = snap().model_dump(by_alias=True)
+    data["categories"] = [{"name": "support", "description": "Support.", "tools": ["form_contact_us", "get_order"]}]
+    registry.apply(intake(TabSnapshot.model_validate(data)))
+    entry = registry.resolve("form_contact_us")
+    assert entry.tool.page_form and entry.tool.annotations == {} and entry.category is None
+    assert entry.tool.description.startswith(PAGE_FORM_MARK)
+    assert registry.resolve("support").members[0].tool.name == "get_order"
+    assert entry.tab.forms_origin == SHOP
+
+
+# -- the gate: listing and calling ----------------------------------------------------------
+
+
+def _disclosure(policy: FormsPolicy, **policy_settings: Any) -> tuple[Registry, Disclosure, Gate]:
+    registry = Registry()
+    gate = Gate(PolicySettings(**policy_settings), forms=policy)
+    return registry, Disclosure(registry, profile="passthrough", gate=gate), gate
+
+
+def test_switch_off_hides_page_forms_everywhere_switch_on_lists_them_marked():
+    policy = FormsPolicy()
+    registry, disclosure, gate = _disclosure(policy)
+    registry.apply(intake(snap()))
+    entry = registry.resolve("form_contact_us")
+    decision = gate.decide(entry)
+    assert not decision.visible and "forms-as-tools switch is off" in decision.reason
+    assert "form_contact_us" not in [t["name"] for t in disclosure.listing()]
+    assert disclosure.describe(["form_contact_us"]) == ([], ["form_contact_us"])
+    policy.choose(SHOP, True)
+    registry.touch()
+    listed = {t["name"]: t for t in disclosure.listing()}
+    shown = listed["form_contact_us"]
+    assert shown["description"].startswith(f"[{SHOP}] {PAGE_FORM_MARK}")
+    assert shown["_meta"]["tabmcp/pageForm"] == {"offeredBy": "person", "switch": "forms_as_tools", "origin": SHOP}
+    assert shown["annotations"]["readOnlyHint"] is False
+    decision = gate.decide(entry)
+    assert decision.code == "WRITES_DISABLED" and decision.needs_approval  # writes off by default
+
+
+def test_page_forms_need_approval_when_writes_are_on():
+    registry, _, gate = _disclosure(FormsPolicy(rules((SHOP, True))), allow_writes=True)
+    registry.apply(intake(snap()))
+    decision = gate.decide(registry.resolve("form_contact_us"))
+    assert decision.callable and decision.needs_approval and "forms-as-tools" in decision.reason
+    assert gate.decide(registry.resolve("get_order")).needs_approval is False
+    off = Gate(PolicySettings(allow_writes=True, approval={"page_forms": False}), forms=FormsPolicy(rules((SHOP, True))))
+    assert not off.decide(registry.resolve("form_contact_us")).needs_approval
+
+
+@pytest.mark.parametrize("forms_origin, url", [
+    ("https://evil.test", f"{SHOP}/contact"),  # Chrome says another origin than the page's URL
+    ("", f"{SHOP}/contact"),  # no origin from Chrome
+])
+def test_page_forms_need_chromes_origin_to_be_the_tabs(forms_origin, url):
+    registry, _, gate = _disclosure(FormsPolicy(rules(("https://*", True))), allow_writes=True)
+    registry.apply(intake(snap(forms_origin=forms_origin, url=url)))
+    assert not gate.decide(registry.resolve("form_contact_us")).visible
+
+
+# -- the bridge: config, the person's switch over the wire, SQLite, approval ----------------
+
+
+async def test_switch_through_the_wire_persists_and_a_call_needs_approval(tmp_path):
+    db = str(tmp_path / "tabmcp.db")
+    config = make_config(store={"path": db}, disclosure={"profile": "passthrough"})
+    async with running_bridge(config) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        policy = await ext.wait_for(lambda m: m["type"] == "forms.policy")
+        assert policy["rules"] == []
+        calls: list[dict[str, Any]] = []
+
+        async def handler(msg: dict[str, Any]) -> dict[str, Any]:
+            calls.append(msg)
+            return {"ok": True, "result": {"content": [{"type": "text", "text": "submitted"}]}}
+
+        ext.handler = handler
+        await ext.sync(snap().model_dump(by_alias=True, exclude_none=True))
+        await eventually(lambda: app.hub.registry.resolve("form_contact_us"))
+        url = f"http://127.0.0.1:{app.port}/mcp"
+        changes = ListChanges()
+        async with Client(url, mode="legacy", message_handler=changes) as client:
+            assert "form_contact_us" not in [t.name for t in (await client.list_tools()).tools]
+            refused = await client.call_tool("call_tool", {"name": "form_contact_us", "arguments": {"email": "a@b.c"}})
+            assert refused.structured_content["error"]["code"] == "OUT_OF_SCOPE" and calls == []
+
+            await ext.send({"type": "forms.set", "origin": "https://shop.test/", "enabled": True})
+            announced = await ext.wait_for(lambda m: m["type"] == "forms.policy")
+            assert announced["rules"] == [{"match": SHOP, "enabled": True, "source": "person"}]
+            await changes.until_listed(client, listed("form_contact_us"))  # listed, and clients told
+
+            async def approve() -> dict[str, Any]:
+                request = await ext.wait_for(lambda m: m["type"] == "approval.request")
+                await ext.send({"type": "approval.result", "approvalId": request["approvalId"], "approved": True})
+                return request
+
+            asked = asyncio.create_task(approve())
+            result = await client.call_tool("form_contact_us", {"email": "a@b.c", "message": "hi"})
+            request = await asked
+            assert not result.is_error, result
+            assert request["origin"] == SHOP and "forms-as-tools" in request["reason"]
+            assert [(c["tool"], c.get("source"), c["arguments"]) for c in calls] == [
+                ("form_contact_us", "form", {"email": "a@b.c", "message": "hi"})]
+
+            await ext.send({"type": "forms.set", "origin": "not an origin", "enabled": True})
+            error = await ext.wait_for(lambda m: m["type"] == "error")
+            assert error["code"] == "MALFORMED_MESSAGE" and error["ref"] == "forms.set"
+        await ext.close()
+    again = Hub(config)  # a new bridge on the same SQLite file remembers the person's choice
+    assert again.forms.enabled(SHOP) and not again.forms.enabled("https://other.test")
+
+
+async def test_config_rules_reach_the_extension():
+    config = make_config(policy={"origins": [{"match": "https://*.shop.test", "forms_as_tools": True}]})
+    async with running_bridge(config) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        policy = await ext.wait_for(lambda m: m["type"] == "forms.policy")
+        assert policy["rules"] == [{"match": "https://*.shop.test", "enabled": True, "source": "config"}]
+        await ext.close()
+
+
+async def test_the_mediator_improves_page_forms_and_they_stay_page_forms():
+    config = make_config(mediator={"enabled": True, "provider": None, "cache": False},
+                         policy={"allow_writes": True, "approval": {"mode": "off"},
+                                 "origins": [{"match": SHOP, "forms_as_tools": True}]})
+    async with running_bridge(config) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        calls: list[dict[str, Any]] = []
+
+        async def handler(msg: dict[str, Any]) -> dict[str, Any]:
+            calls.append(msg)
+            return {"ok": True, "result": {"content": [{"type": "text", "text": "submitted"}]}}
+
+        ext.handler = handler
+        cryptic = tool("form_usr_upd", "Form usr upd.", inputSchema={
+            "type": "object", "properties": {"usr_nm": {"type": "string"}}, "required": ["usr_nm"]})
+        await ext.sync(snap(tools=[tool("ping", "Ping.")], forms=[cryptic]).model_dump(by_alias=True, exclude_none=True))
+        await eventually(lambda: app.hub.registry.tab(1))
+        async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
+            await client.list_tools()  # lazy mediation: the first request enhances
+            form = next(e for e in app.hub.registry.tool_entries() if e.tool.call_name == "form_usr_upd")
+            assert form.tool.page_form and form.tool.enhancement is not None
+            assert form.tool.description.startswith(PAGE_FORM_MARK) and "user" in form.tool.description.lower()
+            result = await client.call_tool("call_tool", {"name": form.public_name,
+                                                          "arguments": {a: "Ada" for a in form.tool.input_schema["properties"]}})
+        assert not result.is_error, result
+        assert [(c["tool"], c.get("source")) for c in calls] == [("form_usr_upd", "form")]
+        assert calls[0]["arguments"] == {"usr_nm": "Ada"}  # renamed arguments reach the page under its names
+        await ext.close()
+
+
+# -- the extension reads the rules the way the bridge does ----------------------------------
+
+RULE_CASES = [
+    ("https://*.shop.test", "https://www.shop.test"), ("https://*.shop.test", "https://shop.test"),
+    ("https://*.shop.test", "http://www.shop.test"), ("http://127.0.0.1:*", "http://127.0.0.1:8123"),
+    ("https://shop.test", "https://shop.test"), ("https://shop.test", "https://shop.test.evil.test"),
+    ("https://sh?p.test", "https://shop.test"), ("https://[st]hop.test", "https://thop.test"),
+    ("https://[!s]hop.test", "https://shop.test"), ("https://a.b(c).test", "https://a.b(c).test"),
+    ("*", "https://anything.test"), ("https://shop.test/*", "https://shop.test"),
+]
+
+
+def test_the_extension_matches_origins_like_the_bridge(tmp_path):
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: cannot run extension/forms-policy.js")
+    module = Path(__file__).resolve().parents[2] / "extension" / "forms-policy.js"
+    script = tmp_path / "check.mjs"
+    script.write_text(
+        f"import {{ formsEnabled }} from {json.dumps(module.as_uri())};\n"
+        f"const cases = {json.dumps(RULE_CASES)};\n"
+        "const person = [{match: 'https://*.shop.test', enabled: true, source: 'config'},"
+        " {match: 'https://www.shop.test', enabled: false, source: 'person'}];\n"
+        "console.log(JSON.stringify({\n"
+        "  globs: cases.map(([m, o]) => formsEnabled([{match: m, enabled: true, source: 'config'}], o)),\n"
+        "  person: ['https://www.shop.test', 'https://a.shop.test', '', 'null'].map((o) => formsEnabled(person, o)),\n"
+        "}));\n"
+    )
+    out = json.loads(subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60, check=True).stdout)
+    assert out["globs"] == [fnmatch.fnmatchcase(o, m) for m, o in RULE_CASES]
+    policy = FormsPolicy(rules(("https://*.shop.test", True)), {"https://www.shop.test": False})
+    assert out["person"] == [policy.enabled(o) for o in ("https://www.shop.test", "https://a.shop.test", "", "null")]

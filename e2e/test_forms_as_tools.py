@@ -1,0 +1,171 @@
+# ruff: noqa: E501  (dense test data and JavaScript)
+"""Page forms as tools, end to end: a site's ordinary forms, offered when the person says so.
+
+Real Chromium with the real extension, both flavours (polyfill alone, native WebMCP), a bridge
+of its own (the person's switch must not leak into other tests), an MCP SDK client without
+elicitation (so approvals are asked in the extension's own window, as in test_untrusted.py).
+The page (e2e/pages/forms.html) has a contact form (handled by the page's script), a help-center
+search (a navigation), a login form with a password and a checkout form with card fields: the
+last two are never offered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from mcp import Client
+from playwright.async_api import Page
+from tabmcp.assets import EXTENSION_ID
+from tabmcp.core.page_forms import PAGE_FORM_MARK
+from tabmcp.server.app import BridgeApp
+
+from .conftest import Env, eventually, other_bridge
+from .test_untrusted import answer_in_window
+
+OFFERED = {"form_contact_us", "form_help_center"}
+
+
+def forms_bridge(env: Env) -> Any:
+    return other_bridge(env, disclosure={"profile": "passthrough"},
+                        policy={"allow_writes": True, "approval": {"timeout_s": 60}})
+
+
+def page_forms(bridge: BridgeApp, page: Page) -> set[str]:
+    return {e.tool.name for e in bridge.hub.registry.tool_entries() if e.tool.page_form and e.tab.url == page.url}
+
+
+def tab_of(bridge: BridgeApp, page: Page) -> int | None:
+    return next((t.tab_id for t in bridge.hub.registry.tabs.values() if t.url == page.url), None)
+
+
+async def listed(agent: Client) -> set[str]:
+    return {t.name for t in (await agent.list_tools(cache_mode="bypass")).tools}
+
+
+async def flip_in_popup(env: Env, tab_id: int, origin: str, *, on: bool) -> None:
+    """The person opens the popup for the tab and flips the forms-as-tools switch."""
+    popup = await env.browser.context.new_page()
+    try:
+        await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab_id}")
+        box = popup.get_by_test_id("forms-switch")
+        await box.wait_for()
+        assert await popup.get_by_test_id("forms-section").get_by_text(origin).count() >= 1
+        assert await box.is_checked() is (not on)
+        await (box.check() if on else box.uncheck())
+        # The section re-renders from the bridge's new rules: the origin is listed as on, or as off.
+        entry = popup.locator(f"[data-testid=forms-origin][data-state={'on' if on else 'off'}]", has_text=origin)
+        await entry.wait_for()
+        assert await popup.get_by_test_id("forms-switch").is_checked() is on
+    finally:
+        await popup.close()
+
+
+async def test_forms_as_tools_switch_approval_fill_and_submit(env: Env, page_closer):
+    async with forms_bridge(env) as bridge:
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "forms.html")
+        origin = env.pages_url.rstrip("/")
+        tab_id = await eventually(lambda: tab_of(bridge, page))
+
+        # What the page script would offer, and what it never offers (and why), in this browser.
+        described = await page.evaluate("() => window[Symbol.for('tabmcp.pageForms')].describe()")
+        assert {t["name"] for t in described["tools"]} == OFFERED
+        assert {s["form"]: s["reason"] for s in described["skipped"]} == {
+            "#login": "it has a password field", "#checkout": "it has a payment field"}
+
+        async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
+            # Switch off (the default): nothing offered, even when the page claims forms itself.
+            await page.evaluate("""() => {
+                window.postMessage({__tabmcp: 'page', msg: {type: 'forms', tools: [{name: 'form_forged',
+                  description: 'A form the page claims', inputSchema: {type: 'object', properties: {}}}]}}, '*');
+                document.title = 'Ordinary forms (forged)';
+            }""")
+            await eventually(lambda: bridge.hub.registry.tab(tab_id).title == "Ordinary forms (forged)")
+            assert page_forms(bridge, page) == set()
+            assert not {n for n in await listed(agent) if n.startswith("form_")}
+            refused = await agent.call_tool("form_contact_us", {"name": "Ada", "email": "ada@example.com"})
+            assert refused.is_error and refused.structured_content["error"]["code"] == "TOOL_NOT_FOUND"
+
+            # The person turns it on for this origin in the popup: the forms reach the agent, marked.
+            await flip_in_popup(env, tab_id, origin, on=True)
+            await eventually(lambda: page_forms(bridge, page) == OFFERED)
+            tools = {t.name: t for t in (await agent.list_tools(cache_mode="bypass")).tools}
+            assert set(tools) >= OFFERED and "form_forged" not in tools
+            assert not {n for n in tools if "sign_in" in n or "checkout" in n}
+            contact = tools["form_contact_us"]
+            assert contact.description.startswith(f"[{origin}] {PAGE_FORM_MARK}")
+            assert contact.meta["tabmcp/pageForm"]["offeredBy"] == "person"
+            assert contact.annotations.read_only_hint is False
+            props = contact.input_schema["properties"]
+            assert set(props) == {"name", "email", "topic", "message", "newsletter"}  # no csrf, no spam trap
+            assert props["topic"]["enum"] == ["order", "returns", "other"]
+
+            # A call needs the person's approval (in the extension's window), then fills and submits.
+            call = asyncio.create_task(agent.call_tool("form_contact_us", {
+                "name": "Ada", "email": "ada@example.com", "topic": "returns", "message": "Broken kettle"}))
+            shown = await answer_in_window(env, call, allow=True)
+            assert shown["tool"] == "form_contact_us" and shown["origin"] == origin
+            assert "forms-as-tools" in shown["reason"]
+            result = await call
+            assert not result.is_error, result
+            assert result.structured_content["response"] == "Thanks, Ada! We will answer ada@example.com about returns."
+            assert await page.evaluate("window.sent") == [{
+                "csrf": "token-123", "name": "Ada", "email": "ada@example.com", "topic": "returns",
+                "message": "Broken kettle", "website": ""}]
+
+            # Denied: nothing is filled or sent.
+            call = asyncio.create_task(agent.call_tool("form_contact_us", {"name": "Bob", "email": "bob@example.com"}))
+            await answer_in_window(env, call, allow=False)
+            assert (await call).structured_content["error"]["code"] == "APPROVAL_DENIED"
+            assert len(await page.evaluate("window.sent")) == 1
+            assert await page.locator("#who").input_value() == "Ada"
+
+            # A form the page does not handle itself navigates: the agent is told where to.
+            call = asyncio.create_task(agent.call_tool("form_help_center", {"q": "refund policy"}))
+            await answer_in_window(env, call, allow=True)
+            result = await call
+            assert not result.is_error, result
+            assert result.structured_content == {
+                "submitted": True, "navigates": True, "action": "/forms-results.html", "method": "GET"}
+            await page.wait_for_url("**/forms-results.html?q=refund+policy")
+            assert await page.get_by_test_id("query").inner_text() == "Results for: refund policy"
+
+            # Back on the forms page, the person turns it off again: the forms go away.
+            await page.goto(env.pages_url + "forms.html")
+            await eventually(lambda: page_forms(bridge, page) == OFFERED)
+            await flip_in_popup(env, tab_id, origin, on=False)
+            await eventually(lambda: not page_forms(bridge, page))
+            assert not {n for n in await listed(agent) if n.startswith("form_")}
+            refused = await agent.call_tool("form_contact_us", {"name": "Eve", "email": "eve@example.com"})
+            assert refused.is_error
+        assert not bridge.hub.forms.enabled(origin)
+
+
+async def test_a_config_rule_turns_it_on_and_the_persons_choice_wins(env: Env, page_closer):
+    if env.flavour != "polyfill":
+        pytest.skip("where the switch comes from does not depend on the WebMCP flavour")
+    rule = {"match": "http://127.0.0.1:*", "forms_as_tools": True}
+    async with other_bridge(env, disclosure={"profile": "passthrough"}, policy={"origins": [rule]}) as bridge:
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "forms.html")
+        origin = env.pages_url.rstrip("/")
+        # The config's glob reaches the extension, which offers the forms with no click at all.
+        await eventually(lambda: page_forms(bridge, page) == OFFERED)
+        tab_id = tab_of(bridge, page)
+        assert tab_id is not None
+        popup = await env.browser.context.new_page()
+        try:
+            await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html?tab={tab_id}")
+            await popup.get_by_test_id("forms-switch").wait_for()
+            assert await popup.get_by_test_id("forms-switch").is_checked()
+            assert "http://127.0.0.1:*" in await popup.get_by_test_id("forms-origins").inner_text()
+        finally:
+            await popup.close()
+        # The person turns this origin off in the popup: that wins over the config's rule.
+        await flip_in_popup(env, tab_id, origin, on=False)
+        await eventually(lambda: not page_forms(bridge, page))
+        assert not bridge.hub.forms.enabled(origin) and bridge.hub.forms.enabled("http://127.0.0.1:1")
