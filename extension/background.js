@@ -20,7 +20,7 @@ import {
 } from './protocol.js';
 import { createApprovals } from './approval/approvals.js';
 import { createBadges } from './badge.js';
-import { createPanel } from './panel.js';
+import { createPanel, fromOwnPage } from './panel.js';
 import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pending.js';
 import { cleanRules, formsEnabled } from './forms-policy.js';
 
@@ -147,6 +147,11 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (msg && msg.type === RUNTIME.status) {
     ready.then(() => sendResponse(statusReport()));
     return true;
+  }
+  // The person's forms-as-tools switch: the popup's (or options') only, never a content script's.
+  if (msg && (msg.type === RUNTIME.formsStatus || msg.type === RUNTIME.formsSet) && !fromOwnPage(sender)) {
+    sendResponse({ ok: false, error: 'only the extension\'s own pages may read or set the forms-as-tools switch' });
+    return false;
   }
   if (msg && msg.type === RUNTIME.formsStatus) {
     ready.then(() => sendResponse(formsStatus(msg.origin)));
