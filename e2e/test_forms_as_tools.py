@@ -169,3 +169,39 @@ async def test_a_config_rule_turns_it_on_and_the_persons_choice_wins(env: Env, p
         await flip_in_popup(env, tab_id, origin, on=False)
         await eventually(lambda: not page_forms(bridge, page))
         assert not bridge.hub.forms.enabled(origin) and bridge.hub.forms.enabled("http://127.0.0.1:1")
+
+
+async def in_content_script(page: Page, expression: str) -> Any:
+    """Evaluate in the extension's content-script world of ``page`` (what a compromised or
+    confused content script could send), through the DevTools protocol."""
+    cdp = await page.context.new_cdp_session(page)
+    contexts: list[dict[str, Any]] = []
+    cdp.on("Runtime.executionContextCreated", lambda e: contexts.append(e["context"]))
+    await cdp.send("Runtime.enable")  # replays every existing context
+
+    def ours() -> dict[str, Any] | None:
+        return next((c for c in contexts if c.get("origin", "").startswith(f"chrome-extension://{EXTENSION_ID}")
+                     or (c.get("auxData", {}).get("type") == "isolated" and "tabmcp" in c.get("name", "").lower())), None)
+
+    context = await eventually(ours)
+    answer = await cdp.send("Runtime.evaluate", {"expression": expression, "contextId": context["id"],
+                                                 "awaitPromise": True, "returnByValue": True})
+    await cdp.detach()
+    return answer["result"].get("value")
+
+
+async def test_a_content_script_cannot_read_or_flip_the_switch(env: Env, page_closer):
+    if env.flavour != "polyfill":
+        pytest.skip("the switch lives in the worker; one flavour covers it")
+    async with forms_bridge(env) as bridge:
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "forms.html")
+        origin = env.pages_url.rstrip("/")
+        await eventually(lambda: tab_of(bridge, page))
+        answer = await in_content_script(page, f"""chrome.runtime.sendMessage(
+            {{type: 'tabmcp.forms.set', origin: {origin!r}, enabled: true}})""")
+        assert answer["ok"] is False and "own pages" in answer["error"]
+        status = await in_content_script(page, f"chrome.runtime.sendMessage({{type: 'tabmcp.forms.status', origin: {origin!r}}})")
+        assert status["ok"] is False and "rules" not in status
+        assert not bridge.hub.forms.enabled(origin) and not bridge.hub.forms.rules()

@@ -153,3 +153,37 @@ async def test_hostile_results_changed_definitions_and_annotations(env: Env, pag
             shown = await answer_in_window(env, call, allow=False)
             assert "Lockdown" in shown["reason"] and "read_inbox" in shown["reason"]
             assert (await call).structured_content["error"]["code"] == "APPROVAL_DENIED"
+
+
+async def test_a_page_cannot_pass_itself_off_as_another_origin(env: Env, page_closer):
+    """A page script posts a snapshot claiming another site's URL: the bridge and the agent see
+    the origin Chrome gave the page, and the person's switch for that real origin still hides it."""
+    page = await env.open("forged-origin.html", wait_for_tool="pretend_transfer")
+    page_closer.append(page)
+    await page.evaluate("() => window.ready")
+    real = env.pages_url.rstrip("/")
+    registry = env.bridge.hub.registry
+
+    def forged() -> Any:
+        entry = next((e for e in registry.tool_entries() if e.tool.name == "pretend_transfer"), None)
+        return entry if entry is not None and entry.tool.title == "Bank transfer" else None
+
+    await page.evaluate("() => window.forge('https://EVIL.test/')")
+    await page.evaluate("() => window.forge('https://bank.test/account')")
+    entry = await eventually(forged)  # the page's own tools may be its own claim, its origin may not
+    assert entry.tab.origin == real and entry.tab.url == page.url
+    assert {t.origin for t in registry.tabs.values()} & {"https://bank.test", "https://evil.test", "https://EVIL.test"} == set()
+
+    async with env.client() as agent:
+        tools = {t.name: t for t in (await agent.list_tools(cache_mode="bypass")).tools}
+        meta = tools[entry.public_name].meta["tabmcp/source"]
+        assert meta["origin"] == real and meta["url"] == page.url
+        assert "bank.test" not in tools[entry.public_name].description
+        try:
+            env.bridge.hub.controls.set_origin(real, False)
+            tools = {t.name for t in (await agent.list_tools(cache_mode="bypass")).tools}
+            assert entry.public_name not in tools
+            refused = await agent.call_tool(entry.public_name, {})
+            assert refused.is_error and refused.structured_content["error"]["code"] == "OUT_OF_SCOPE"
+        finally:
+            env.bridge.hub.controls.set_origin(real, True)

@@ -20,7 +20,7 @@ import {
 } from './protocol.js';
 import { createApprovals } from './approval/approvals.js';
 import { createBadges } from './badge.js';
-import { createPanel } from './panel.js';
+import { createPanel, fromOwnPage } from './panel.js';
 import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pending.js';
 import { createAgentTabs } from './agent_tabs.js';
 import { cleanRules, formsEnabled } from './forms-policy.js';
@@ -158,6 +158,11 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     return true;
   }
   if (onSitesMessage(msg, sender, sendResponse)) return true;
+  // The person's forms-as-tools switch: the popup's (or options') only, never a content script's.
+  if (msg && (msg.type === RUNTIME.formsStatus || msg.type === RUNTIME.formsSet) && !fromOwnPage(sender)) {
+    sendResponse({ ok: false, error: 'only the extension\'s own pages may read or set the forms-as-tools switch' });
+    return false;
+  }
   if (msg && msg.type === RUNTIME.formsStatus) {
     ready.then(() => sendResponse(formsStatus(msg.origin)));
     return true;
@@ -521,10 +526,12 @@ function snapshotOf(tabId) {
   if (!tab) return null;
   const page = state.pages.get(tabId);
   const port = state.ports.get(tabId);
+  const { origin, url } = trustedLocation(tabId);
   return {
     tabId,
     windowId: tab.windowId,
-    url: (page && page.url) || tab.url || tab.pendingUrl || '',
+    origin,
+    url,
     title: (page && page.title) || tab.title || '',
     documentId: port ? port.documentId : undefined,
     active: !!tab.active,
@@ -549,6 +556,35 @@ function snapshotOf(tabId) {
   };
 }
 
+/** `scheme://host[:port]` of a URL as Chrome spells it; '' when it has none (opaque, about:blank). */
+function originOf(url) {
+  if (/^file:/i.test(url)) return 'file://';
+  try {
+    const origin = new URL(url).origin;
+    return origin === 'null' ? '' : origin;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Where the tab's top document is, by Chrome's word: its port's `sender.origin` (else the tab's
+ * URL's origin), and the URL the page reported only when it is of that origin. A page script
+ * can post a snapshot claiming any URL (content.js relays the page's messages); it must not get
+ * another site's per-origin switches, rules, remembered approvals or name.
+ * @returns {{origin: string, url: string}}
+ */
+function trustedLocation(tabId) {
+  const tab = state.tabs.get(tabId);
+  const page = state.pages.get(tabId);
+  const port = state.ports.get(tabId);
+  const tabUrl = (tab && (tab.url || tab.pendingUrl)) || '';
+  const origin = (port && port.origin && port.origin !== 'null' ? port.origin : '') || originOf(tabUrl);
+  const claimed = page ? page.url : '';
+  const url = claimed && originOf(claimed) === origin ? claimed : (originOf(tabUrl) === origin ? tabUrl : origin);
+  return { origin, url };
+}
+
 /**
  * The tab's child frames that may offer tools: those with tools whose origin (Chrome's word for
  * it, not the frame's) is the top page's own, or one the top page grants with `allow="tools"`.
@@ -558,12 +594,8 @@ function allowedFrames(tabId) {
   const frames = state.frames.get(tabId);
   const top = state.pages.get(tabId);
   if (!frames || !top) return [];
-  let topOrigin = '';
-  try {
-    topOrigin = new URL(top.url).origin;
-  } catch {
-    return [];
-  }
+  const topOrigin = trustedLocation(tabId).origin; // Chrome's, not the page's claim
+  if (!topOrigin) return [];
   const granted = new Set(top.frameTools || []);
   const out = [];
   for (const [frameId, f] of frames) {
@@ -643,7 +675,7 @@ function onPageConnect(port, early = []) {
   }
   state.tabs.set(tabId, sender.tab);
   const previous = state.ports.get(tabId);
-  state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId, origin: String(sender.origin || '') });
+  state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId, origin: String(sender.origin || originOf(sender.url || '')) });
   if (previous && previous.documentId !== sender.documentId) {
     state.pages.delete(tabId);
     state.forms.delete(tabId);
@@ -929,7 +961,7 @@ function statusReport() {
       return {
         tabId: t.id,
         title: (page && page.title) || t.title || '',
-        url: (page && page.url) || t.url || '',
+        url: trustedLocation(t.id).url,
         active: !!t.active,
         tools: page ? page.tools.length : 0,
         categories: page ? page.categories.length : 0,

@@ -18,6 +18,15 @@ const PAGES = ['popup/popup.html', 'options/options.html'];
 const ACTIONS = new Set(['pause', 'resume', 'writes', 'origin', 'accept', 'clear']);
 
 /**
+ * Whether a runtime message came from one of the extension's own pages (popup, options), never
+ * a content script, a page or another extension: only they may read or flip the person's switches.
+ * @param {chrome.runtime.MessageSender} sender
+ */
+export const fromOwnPage = (sender) =>
+  !!sender && sender.id === chrome.runtime.id && typeof sender.url === 'string' &&
+  PAGES.some((page) => /** @type {string} */ (sender.url).startsWith(chrome.runtime.getURL(page)));
+
+/**
  * @param {{send: (msg: object) => boolean, types: {query: string, control: string},
  *   table: import('./pending.js').PendingTable, ready: () => boolean}} deps
  */
@@ -25,11 +34,6 @@ export function createPanel({ send, types, table, ready }) {
   table.handle(KIND.panel, (entry, rule, message) => {
     entry.data.reply({ ok: false, error: { code: rule === RULE.timeout ? ERROR.TIMEOUT : ERROR.EXTENSION_DISCONNECTED, message } });
   });
-
-  /** @param {chrome.runtime.MessageSender} sender */
-  const fromOwnPage = (sender) =>
-    sender.id === chrome.runtime.id && typeof sender.url === 'string' &&
-    PAGES.some((page) => /** @type {string} */ (sender.url).startsWith(chrome.runtime.getURL(page)));
 
   /** @param {object} message @param {(r: any) => void} reply */
   function ask(message, reply) {

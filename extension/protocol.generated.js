@@ -136,6 +136,7 @@
  * @typedef {object} TabSnapshot
  * @property {number} tabId
  * @property {number} [windowId]
+ * @property {string} [origin] Chrome's word for the top document's origin (its port's ``sender.origin``), never the page's: the bridge decides per-origin rules on it, and does not trust a ``url`` of another origin (a page script can post a snapshot claiming any URL).
  * @property {string} [url]
  * @property {string} [title]
  * @property {string} [documentId]

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from .core.models import BRIDGE_ONLY_FIELDS
 from .core.page_forms import PAGE_FORM_FIELD, merge_page_forms
-from .core.registry import origin_of
+from .core.registry import snapshot_origin, trusted_url
 from .errors import ConfigError
 from .protocol import TabSnapshot
 
@@ -113,7 +113,7 @@ class Mediation:
 
     @staticmethod
     def _mediation_key(snap: TabSnapshot) -> str:
-        data = json.dumps([origin_of(snap.url), snap.tools, snap.categories], sort_keys=True, default=str)
+        data = json.dumps([snapshot_origin(snap), snap.tools, snap.categories], sort_keys=True, default=str)
         return hashlib.sha256(data.encode()).hexdigest()
 
     def intake(self, snap: TabSnapshot) -> TabSnapshot:
@@ -161,8 +161,9 @@ class Mediation:
 
     async def _mediate(self, snap: TabSnapshot, key: str) -> None:
         assert self._middleware is not None
-        host = urlsplit(snap.url).hostname or origin_of(snap.url) or "unknown"
-        context = {"source": host, "sourceType": "web", "origin": origin_of(snap.url), "url": snap.url,
+        origin = snapshot_origin(snap)
+        host = urlsplit(origin).hostname or origin or "unknown"
+        context = {"source": host, "sourceType": "web", "origin": origin, "url": trusted_url(snap, origin),
                    "tabId": snap.tab_id, "title": snap.title}
         tools = [t for t in snap.tools if isinstance(t, dict)]
         result: dict[str, Any] | None

@@ -135,6 +135,10 @@ class TabSnapshot(WireModel):
 
     tab_id: int = Field(ge=0, le=MAX_TAB_ID)
     window_id: int | None = None
+    origin: str = ""
+    """Chrome's word for the top document's origin (its port's ``sender.origin``), never the
+    page's: the bridge decides per-origin rules on it, and does not trust a ``url`` of another
+    origin (a page script can post a snapshot claiming any URL)."""
     url: str = ""
     title: str = ""
     document_id: str | None = None

@@ -10,7 +10,7 @@ from tabmcp.core.activity import ActivityLog
 from tabmcp.core.controls import InvalidOrigin, PersonControls, normalize_origin
 from tabmcp.core.disclosure import Disclosure
 from tabmcp.core.panel import ControlRefused, apply_control, panel_state
-from tabmcp.core.registry import Registry
+from tabmcp.core.registry import Registry, origin_of
 from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
 from tabmcp.core.trust.guard import TrustGuard
 from tabmcp.core.trust.settings import TrustSettings
@@ -114,6 +114,19 @@ def test_an_origin_switched_off_is_hidden_like_a_policy_rule_and_writes_follow_t
     assert gate_off.decide(checkout).callable
     controls.set_writes(None)
     assert gate_off.decide(checkout).code == "WRITES_DISABLED"
+
+
+def test_a_file_page_can_be_switched_off_too() -> None:
+    """controls.normalize_origin and the registry's origin_of agree on file pages ("file://")."""
+    assert normalize_origin("file:///home/me/page.html") == origin_of("file:///tmp/other.html") == "file://"
+    registry = registry_with(tab(3, url="file:///home/me/tools.html", tools=[tool("local_tool")]))
+    controls = PersonControls()
+    gate = Gate(PolicySettings(allow_writes=True), controls=controls)
+    local = registry.resolve("local_tool")
+    assert local.tab.origin == "file://" and gate.decide(local).callable
+    controls.set_origin("file:///home/me/tools.html", False)
+    decision = gate.decide(local)
+    assert not decision.visible and decision.code == "OUT_OF_SCOPE"
 
 
 def test_listings_follow_the_switches_without_a_registry_change() -> None:

@@ -99,6 +99,34 @@ def test_forms_join_the_tools_marked_and_webmcp_wins_a_name_clash():
         ("form_contact_us", False), ("form_search", True)]
 
 
+def form_with(**properties: Any) -> dict[str, Any]:
+    return tool("form_x", "Fill in and submit the form.", inputSchema={"type": "object", "properties": properties})
+
+
+@pytest.mark.parametrize("properties", [
+    {"pwd": {"type": "string", "format": "password"}},
+    {"user": {"type": "string"}, "currentPassword": {"type": "string"}},
+    {"code": {"type": "string", "description": "The one-time code we texted you"}},
+    {"f1": {"type": "string", "title": "PIN"}},
+    {"cardNumber": {"type": "string"}},
+    {"cc-exp": {"type": "string"}},
+    {"f2": {"type": "string", "description": "CVV"}},
+    {"bank": {"type": "string", "title": "IBAN"}},
+    {"pay": {"type": "object", "properties": {"security_code": {"type": "string"}}}},
+    {"rows": {"type": "array", "items": {"type": "object", "properties": {"pass_phrase": {"type": "string"}}}}},
+])
+def test_the_bridge_drops_password_and_payment_forms_the_page_itself_sent(properties):
+    merged = merge_page_forms(snap(forms=[form_with(**properties), CONTACT]))
+    assert [t["name"] for t in merged.tools if t.get("pageForm")] == ["form_contact_us"]
+
+
+def test_ordinary_fields_are_not_taken_for_secrets():
+    ordinary = form_with(email={"type": "string"}, opinion={"type": "string", "title": "Your opinion"},
+                         shipping={"type": "string", "description": "Shipping address"}, spin={"type": "integer"})
+    merged = merge_page_forms(snap(forms=[ordinary]))
+    assert [t["name"] for t in merged.tools if t.get("pageForm")] == ["form_x"]
+
+
 def test_a_page_cannot_mark_its_own_tool_as_a_page_form():
     forged = tool("sneaky", "A WebMCP tool claiming to be a page form.", pageForm=True, page_form=True)
     registry = Registry()

@@ -16,7 +16,30 @@ def snap(tab_id, **kw):
 def test_origin_of():
     assert origin_of("https://a.test:8443/x?y#z") == "https://a.test:8443"
     assert origin_of("about:blank") == ""
-    assert origin_of("http://[::1]:80/") == "http://[::1]:80"
+    # As Chrome spells origins (and controls.normalize_origin): lower case, no default port, no user info.
+    assert origin_of("http://[::1]:80/") == "http://[::1]"
+    assert origin_of("HTTPS://EVIL.test/") == "https://evil.test"
+    assert origin_of("https://bank.test@evil.test/") == "https://evil.test"
+    assert origin_of("https://shop.test:443/x") == "https://shop.test"
+    assert origin_of("file:///tmp/x.html") == "file://"
+
+
+def test_the_origin_is_chromes_never_the_url_the_page_claims():
+    reg = Registry()
+    reg.apply(snap(1, tools=[tool("pay")], url="https://bank.test/account", origin="http://127.0.0.1:8000"))
+    forged = reg.tab(1)
+    assert forged.origin == "http://127.0.0.1:8000"
+    assert forged.url == "http://127.0.0.1:8000"  # a URL of another origin is not shown
+    reg.apply(snap(2, tools=[tool("pay2")], url="https://EVIL.test/x", origin="https://evil.test"))
+    assert reg.tab(2).origin == "https://evil.test" and reg.tab(2).url == "https://EVIL.test/x"
+    # A frame's origin is Chrome's too; an extension that sends no origin: the URL's, lower-cased.
+    reg.apply(snap(3, tools=[tool("a")], url="https://SHOP.test/", origin="https://shop.test",
+                   frames=[{"frameId": 4, "origin": "https://pay.test", "url": "https://bank.test/",
+                            "tools": [tool("b")]}]))
+    frame = reg.tab(3).frames[0]
+    assert frame.origin == "https://pay.test" and frame.url == "https://pay.test"
+    reg.apply(snap(5, tools=[tool("c")], url="https://News.TEST/"))
+    assert reg.tab(5).origin == "https://news.test"
 
 
 def test_a_bad_tool_is_rejected_alone():

@@ -47,8 +47,10 @@ const rememberKey = (origin, tool, reason) => JSON.stringify([origin, tool, reas
 
 /** @param {string} url */
 function originOf(url) {
+  if (/^file:/i.test(url)) return 'file://';
   try {
-    return new URL(url).origin;
+    const origin = new URL(url).origin;
+    return origin === 'null' ? '' : origin;
   } catch {
     return '';
   }
@@ -104,7 +106,8 @@ export function createApprovals({ send, resultType, table }) {
       send({ type: resultType, approvalId: request.approvalId, approved: false, reason: `no tab ${request.tabId} to ask about` });
       return;
     }
-    const origin = request.origin || originOf(url);
+    // Chrome's word for where the tab is wins over the bridge's (which a page could once forge).
+    const origin = originOf(url) || request.origin || '';
     if ((await remembered()).includes(rememberKey(origin, request.tool, request.reason))) {
       send({ type: resultType, approvalId: request.approvalId, approved: true,
         reason: 'approved: remembered for this origin and tool for the session' });

@@ -13,6 +13,9 @@ untrusted (that script runs in its world), so nothing it says decides anything h
   only the bridge sets: pages' own tools lose it), with no annotations, scope or category (a page
   form is never read-only and never hidden in a page's category), before the tool middleware, so
   the mediator improves them like any badly described tool.
+* :func:`secret_field` refuses again, here, every form the page script would never offer (a
+  password, one-time code or payment field, by the same patterns as ``page/forms.js``): that
+  script runs in the page's world, so a page could send such a form itself.
 * The gate (:class:`tabmcp.core.scoping.Gate`) hides and refuses every page form of an origin whose
   switch is off, or whose Chrome origin is not the tab's, at every request: a page that claims
   forms while its switch is off gets nothing listed or called.
@@ -21,6 +24,8 @@ untrusted (that script runs in its world), so nothing it says decides anything h
 from __future__ import annotations
 
 import fnmatch
+import logging
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -35,7 +40,10 @@ __all__ = [
     "FormsRule",
     "merge_page_forms",
     "normalize_origin",
+    "secret_field",
 ]
+
+log = logging.getLogger("tabmcp.page_forms")
 
 PAGE_FORM_FIELD = "pageForm"
 """The bridge-only field that marks a tool as a page form (stripped from what pages send)."""
@@ -139,9 +147,69 @@ class FormsPolicy:
         return None
 
 
+# The same patterns as extension/page/forms.js (PAYMENT, SECRET): kept in step by hand.
+_PAYMENT = re.compile(
+    r"\b(card ?(number|num|no|nr|holder)|cc ?(number|num|no|exp|csc|cvv|cvc)|credit ?card|debit ?card|cvv2?|cvc2?"
+    r"|csc|card ?(security|verification) ?(code|number|value)?|security ?code|iban|bic|swift ?(code)?|expiry"
+    r"|expiration|exp ?(date|month|year|mm|yy|yyyy)|routing ?number|sort ?code|account ?number)\b"
+)
+_SECRET = re.compile(
+    r"\b(pass ?word|passwd|pass ?phrase|passcode|pin|otp|one ?time ?(code|password)|2fa|mfa|totp|security ?answer)\b"
+)
+_SECRET_AUTOCOMPLETE = re.compile(r"\b(current ?password|new ?password|one ?time ?code|cc ?[a-z]+)\b")
+_MAX_DEPTH = 8
+
+
+def _words(text: Any) -> str:
+    """As forms.js's ``words``: camelCase split, anything else than letters and digits a space, lower case."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(text or ""))
+    return re.sub(r"[^A-Za-z0-9]+", " ", spaced).lower().strip()
+
+
+def _said_secret(text: str) -> str | None:
+    said = _words(text)
+    if _PAYMENT.search(said) or _PAYMENT.search(said.replace(" ", "")):
+        return "a payment field"
+    if _SECRET.search(said):
+        return "a password, PIN or one-time code field"
+    return None
+
+
+def secret_field(schema: Any, depth: int = 0) -> str | None:
+    """Why a page form's input schema has a field forms.js never offers (password, one-time code,
+    payment), judged on each property's name, title, description and ``format``; None if it has none."""
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
+        return None
+    properties = schema.get("properties")
+    for name, prop in (properties.items() if isinstance(properties, dict) else ()):
+        prop = prop if isinstance(prop, dict) else {}
+        if str(prop.get("format", "")).lower() == "password":
+            return f"{name!r} is a password field"
+        for text in (name, prop.get("title"), prop.get("description")):
+            if isinstance(text, str) and (why := _said_secret(text)):
+                return f"{str(name)[:64]!r} is {why}"
+        if (ac := prop.get("autocomplete") or prop.get("x-autocomplete")) and _SECRET_AUTOCOMPLETE.search(_words(ac)):
+            return f"{str(name)[:64]!r} is a password, one-time code or payment field"
+        if why := secret_field(prop, depth + 1):
+            return why
+    for key in ("items", "additionalProperties"):
+        if why := secret_field(schema.get(key), depth + 1):
+            return why
+    for key in ("anyOf", "oneOf", "allOf"):
+        subs = schema.get(key)
+        for sub in subs if isinstance(subs, list) else ():
+            if why := secret_field(sub, depth + 1):
+                return why
+    return None
+
+
 def _clean(raw: Any) -> dict[str, Any] | None:
-    """A page form's definition as a tool: what the page may say, marked as the bridge's."""
+    """A page form's definition as a tool: what the page may say, marked as the bridge's; None for
+    a form the page script would never have offered (the page may have sent it itself)."""
     if not isinstance(raw, dict):
+        return None
+    if why := secret_field(raw.get("inputSchema")):
+        log.warning("refused the page form %r: %s (never offered as a tool)", str(raw.get("name"))[:64], why)
         return None
     tool = {k: raw[k] for k in ("name", "title", "description", "inputSchema") if k in raw}
     tool[PAGE_FORM_FIELD] = True

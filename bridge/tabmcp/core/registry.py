@@ -57,6 +57,8 @@ __all__ = [
     "Tab",
     "ToolEntry",
     "origin_of",
+    "snapshot_origin",
+    "trusted_url",
 ]
 
 MAX_TOOLS_PER_TAB = 10_000
@@ -65,15 +67,41 @@ SourceKey = tuple[int, int]
 """``(tab_id, frame_id)``: one document that offers tools (frame 0 is the tab's top document)."""
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+
+
 def origin_of(url: str) -> str:
-    """``scheme://host[:port]`` of a URL, or ``""`` for URLs without one (``about:blank``)."""
+    """``scheme://host[:port]`` of a URL, lower-cased, default port dropped (as Chrome spells
+    origins, and as :func:`tabmcp.core.controls.normalize_origin` does); ``"file://"`` for file
+    URLs; ``""`` for URLs without one (``about:blank``). User info never counts as the host."""
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(str(url).strip())
+        port = parts.port
     except ValueError:
         return ""
-    if not parts.scheme or not parts.netloc:
+    scheme = parts.scheme.lower()
+    if scheme == "file":
+        return "file://"
+    host = (parts.hostname or "").lower()  # hostname drops "user:pass@" and lower-cases
+    if not scheme or not host:
         return ""
-    return f"{parts.scheme}://{parts.netloc}"
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{scheme}://{host}" + (f":{port}" if port is not None and port != _DEFAULT_PORTS.get(scheme) else "")
+
+
+def snapshot_origin(snap: TabSnapshot | FrameSnapshot) -> str:
+    """A document's origin: Chrome's word for it (``origin``) when the extension sent one, never
+    the URL the page itself reported (a page script can claim any URL); the URL's for old
+    extensions that send no origin."""
+    chrome = origin_of(snap.origin) if snap.origin and snap.origin != "null" else ""
+    return chrome or origin_of(snap.url)
+
+
+def trusted_url(snap: TabSnapshot | FrameSnapshot, origin: str) -> str:
+    """The page's URL if it is of the origin Chrome reported, else just that origin (a page that
+    claims another site's URL does not get to show it)."""
+    return snap.url if origin_of(snap.url) == origin else origin
 
 
 @dataclass(frozen=True)
@@ -172,16 +200,16 @@ class RegistryChange:
 
 
 def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
-    top = _document(snap, snap.tab_id, 0, origin_of(snap.url))
+    top = _document(snap, snap.tab_id, 0, snapshot_origin(snap))
     frames = tuple(
-        _document(f, snap.tab_id, f.frame_id, f.origin or origin_of(f.url))
+        _document(f, snap.tab_id, f.frame_id, snapshot_origin(f))
         for f in snap.frames
         if f.frame_id
     )
     rejected = top.rejected + tuple(
         r.model_copy(update={"name": f"frame {f.frame_id}: {r.name}"}) for f in frames for r in f.rejected
     )
-    forms_origin = snap.forms.origin if snap.forms is not None else ""
+    forms_origin = origin_of(snap.forms.origin) if snap.forms is not None else ""
     return replace(top, native=snap.native, active=snap.active, focused=snap.focused, rejected=rejected,
                    frames=frames, forms_origin=forms_origin)
 
@@ -251,7 +279,7 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
     return Tab(
         tab_id=tab_id,
         frame_id=frame_id,
-        url=snap.url,
+        url=trusted_url(snap, origin),
         title=snap.title[:500],
         origin=origin,
         document_id=snap.document_id,

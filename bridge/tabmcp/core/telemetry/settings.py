@@ -240,8 +240,9 @@ class TelemetrySettings(_Section):
 
     def page_config(self) -> dict[str, Any]:
         """The settings every page's capture script gets (``telemetry.config`` on the wire): the
-        capture switches and the whole redaction rule set, so pages redact exactly as configured
-        (the defaults the page starts with only cover the moment before the first config)."""
+        capture switches and the whole redaction rule set, so pages redact exactly as configured.
+        The page has no rules of its own: until this first arrives it holds what it captures and
+        sends nothing (docs/telemetry.md, Redaction)."""
         rules = self.redaction
         defaults = set(DEFAULT_REDACTION_PATTERNS)
         return {
