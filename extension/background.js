@@ -22,6 +22,7 @@ import { createApprovals } from './approval/approvals.js';
 import { createBadges } from './badge.js';
 import { createPanel } from './panel.js';
 import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pending.js';
+import { createAgentTabs } from './agent_tabs.js';
 import { cleanRules, formsEnabled } from './forms-policy.js';
 
 const HEARTBEAT_MS = 20_000;
@@ -64,6 +65,8 @@ const state = {
   telemetryConfig: null,
   /** Why the bridge refused some of a tab's definitions (its INVALID_TOOL answer). @type {Map<number, string>} */
   refused: new Map(),
+  /** The reachable sites and their stored tools, as the bridge last sent them (sites.list). @type {object[]} */
+  sites: [],
   /** Forms-as-tools: the bridge's rules (forms-policy.js); empty (all off) until it speaks. @type {import('./forms-policy.js').FormsRule[]} */
   formsRules: [],
   /** Each tab's ordinary forms as tools (page/forms.js), kept only while its origin's switch is on. @type {Map<number, object[]>} */
@@ -77,6 +80,9 @@ const state = {
  * all end by the same rules (pending.js): tab closed, page gone, bridge link dropped, timeout, cancel.
  */
 const pending = createPendingTable();
+
+/** Tabs the agent opened for reachable sites: background, grouped, closed when idle (agent_tabs.js). */
+const agentTabs = createAgentTabs({ send: (m) => send(m), statusType: OUT.siteStatus });
 
 /** Add two drop-count maps ({kind: n}). */
 function mergeDropped(a, b) {
@@ -105,6 +111,9 @@ chrome.runtime.onConnect.addListener((port) => {
   });
 });
 chrome.tabs.onCreated.addListener((tab) => ready.then(() => onTabChanged(tab)));
+chrome.tabs.onUpdated.addListener((id, change, tab) => agentTabs.onUpdated(id, change, tab));
+chrome.tabs.onActivated.addListener(({ tabId }) => agentTabs.onActivated(tabId));
+chrome.tabs.onRemoved.addListener((tabId) => agentTabs.onRemoved(tabId));
 chrome.tabs.onUpdated.addListener((_id, change, tab) => {
   if (change.url !== undefined || change.title !== undefined || change.status !== undefined) {
     ready.then(() => onTabChanged(tab));
@@ -148,6 +157,7 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
     ready.then(() => sendResponse(statusReport()));
     return true;
   }
+  if (onSitesMessage(msg, sender, sendResponse)) return true;
   if (msg && msg.type === RUNTIME.formsStatus) {
     ready.then(() => sendResponse(formsStatus(msg.origin)));
     return true;
@@ -350,6 +360,12 @@ async function onBridgeMessage(msg) {
     case IN.pageQuery:
       startPageQuery(msg);
       break;
+    case IN.siteOpen:
+      agentTabs.open(msg);
+      break;
+    case IN.sitesList:
+      state.sites = Array.isArray(msg.sites) ? msg.sites : [];
+      break;
     case IN.panelState:
       panel.onState(msg);
       break;
@@ -371,6 +387,44 @@ async function onBridgeMessage(msg) {
     default:
       send({ type: OUT.error, code: CALL_ERRORS.unknownType, message: `unknown message type ${msg && msg.type}` });
   }
+}
+
+// ---- reachable sites (the popup's section) ------------------------------------------------
+
+/**
+ * The popup lists reachable sites, lets the person allow the active tab's site and forget one.
+ * Only the extension's own popup may: a content script (a web page's relay) sends from the
+ * page's URL, never from this extension's popup/ pages, so a page can never make its site reachable.
+ */
+function onSitesMessage(msg, sender, sendResponse) {
+  if (!msg || ![RUNTIME.sites, RUNTIME.sitePermission, RUNTIME.siteForget].includes(msg.type)) return false;
+  if (sender.id !== chrome.runtime.id || !String(sender.url || '').startsWith(chrome.runtime.getURL('popup/'))) {
+    sendResponse({ ok: false, error: 'only the tabmcp popup can change reachable sites' });
+    return false;
+  }
+  ready.then(async () => {
+    if (msg.type === RUNTIME.sites) {
+      const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true }).catch(() => []);
+      let origin = '';
+      try {
+        const u = new URL((tab && tab.url) || '');
+        if (u.protocol === 'http:' || u.protocol === 'https:') origin = u.origin;
+      } catch {
+        /* not a web page */
+      }
+      const page = tab && tab.id !== undefined ? state.pages.get(tab.id) : null;
+      sendResponse({ sites: state.sites, connected: state.status === 'ready', active: { origin, tools: page ? page.tools.length : 0 } });
+      return;
+    }
+    if (state.status !== 'ready') {
+      sendResponse({ ok: false, error: 'the bridge is not connected' });
+      return;
+    }
+    if (msg.type === RUNTIME.sitePermission) send({ type: OUT.sitePermission, origin: String(msg.origin), reachable: !!msg.reachable });
+    else send({ type: OUT.siteForget, origin: String(msg.origin) });
+    sendResponse({ ok: true });
+  });
+  return true;
 }
 
 // ---- definitions the bridge refused ---------------------------------------------------------
@@ -711,6 +765,7 @@ function onPageMessage(tabId, port, msg) {
 // ---- calls --------------------------------------------------------------------------------
 
 function startCall(msg) {
+  agentTabs.touch(msg.tabId);
   const reply = (error) =>
     send({ type: OUT.callResult, callId: msg.callId, ok: false, error });
   const frameId = Number.isInteger(msg.frameId) ? msg.frameId : 0;
@@ -901,6 +956,8 @@ function statusReport() {
     /** Telemetry events per tab that could not be sent (no bridge) and wait to be reported. */
     telemetryDropped: Object.fromEntries(state.telemetryDropped),
     tabs,
+    /** Tabs the agent opened (agent_tabs.js), least recently used first. */
+    agentTabs: agentTabs.list().map((t) => t.tabId),
   };
 }
 

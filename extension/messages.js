@@ -60,6 +60,12 @@
     /** The approval window asks for its question {approvalId} and gives the person's answer. */
     approvalGet: 'tabmcp.approval.get',
     approvalAnswer: 'tabmcp.approval.answer',
+    /** popup → worker: the reachable sites (the bridge's sites.list) and the active tab's origin. */
+    sites: 'tabmcp.sites',
+    /** popup → worker: {origin, reachable}: agents may (not) open this site (relayed as site.permission). */
+    sitePermission: 'tabmcp.site.permission',
+    /** popup → worker: {origin}: forget the site (relayed as site.forget). */
+    siteForget: 'tabmcp.site.forget',
     /** The popup lists the open questions, and brings a question's window to the front {approvalId}. */
     approvalList: 'tabmcp.approval.list',
     approvalFocus: 'tabmcp.approval.focus',

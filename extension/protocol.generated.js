@@ -24,6 +24,9 @@
     formsSet: 'forms.set',
     telemetry: 'telemetry',
     pageResult: 'page.result',
+    siteStatus: 'site.status',
+    sitePermission: 'site.permission',
+    siteForget: 'site.forget',
     panelQuery: 'panel.query',
     controlSet: 'control.set',
     ping: 'ping',
@@ -41,6 +44,8 @@
     telemetryConfig: 'telemetry.config',
     formsPolicy: 'forms.policy',
     pageQuery: 'page.query',
+    siteOpen: 'site.open',
+    sitesList: 'sites.list',
     panelState: 'panel.state',
     ping: 'ping',
     pong: 'pong',
@@ -72,6 +77,10 @@
     PAGE_ERROR: 'PAGE_ERROR',
     BAD_RESULT: 'BAD_RESULT',
     AXE_MISSING: 'AXE_MISSING',
+    SITE_NOT_REACHABLE: 'SITE_NOT_REACHABLE',
+    SITE_NOT_REGISTERED: 'SITE_NOT_REGISTERED',
+    SITE_TOOL_GONE: 'SITE_TOOL_GONE',
+    SITE_REDIRECTED: 'SITE_REDIRECTED',
     PAUSED: 'PAUSED',
     AXE_FAILED: 'AXE_FAILED',
     INVALID_SELECTOR: 'INVALID_SELECTOR',
@@ -233,6 +242,32 @@
  */
 
 /**
+ * How a ``site.open`` goes: the tab was ``opened`` (``tabId``), its page ``loaded``, it was ``redirected`` to another origin (the extension closed it), or opening ``failed``.
+ * @typedef {object} SiteStatus
+ * @property {'site.status'} type
+ * @property {string} requestId
+ * @property {'opened'|'loaded'|'redirected'|'failed'} state
+ * @property {number} [tabId]
+ * @property {string} [url]
+ * @property {string} [message]
+ */
+
+/**
+ * The person, in the extension's popup, lets agents open ``origin`` (or no longer does). Only the extension's own pages send it: a web page cannot make its site reachable.
+ * @typedef {object} SitePermission
+ * @property {'site.permission'} type
+ * @property {string} origin
+ * @property {boolean} reachable
+ */
+
+/**
+ * The person, in the popup, forgets a site: its stored definitions, usage and permission.
+ * @typedef {object} SiteForget
+ * @property {'site.forget'} type
+ * @property {string} origin
+ */
+
+/**
  * The popup asks what the person should see: their switches, activity (newest first, optionally of one tab or origin), per-tab insight, pending trust decisions. Answered by ``panel.state``. Only the extension link can ask (agents have no way to send it).
  * @typedef {object} PanelQuery
  * @property {'panel.query'} type
@@ -361,6 +396,27 @@
  */
 
 /**
+ * Open a reachable site's URL for the agent: a background tab (never focused, the window never raised) in the agent tabs' group; answered by ``site.status`` messages. The tab rules travel with it: at most ``maxAgentTabs`` agent tabs (least recently used closed first), each closed after ``idleCloseMs`` without a call unless the person took it over.
+ * @typedef {object} SiteOpen
+ * @property {'site.open'} type
+ * @property {string} requestId
+ * @property {string} url
+ * @property {string} origin
+ * @property {number} timeoutMs
+ * @property {number} [maxAgentTabs]
+ * @property {number} [idleCloseMs]
+ * @property {string} [groupTitle]
+ * @property {boolean} [focus] ``open_page(focus=true)``: bring an existing tab of the site to the front instead, if there is one.
+ */
+
+/**
+ * The reachable sites and their stored tools (``Sites.list``), for the popup: sent after ``welcome`` and whenever they change.
+ * @typedef {object} SitesList
+ * @property {'sites.list'} type
+ * @property {Array<Object<string, *>>} sites
+ */
+
+/**
  * The answer to ``panel.query`` and ``control.set``: ``state`` is what the popup shows (docs/protocol.md lists its fields), or ``error`` says why the request was refused.
  * @typedef {object} PanelState
  * @property {'panel.state'} type
@@ -434,6 +490,12 @@
     /** The approval window asks for its question {approvalId} and gives the person's answer. */
     approvalGet: 'tabmcp.approval.get',
     approvalAnswer: 'tabmcp.approval.answer',
+    /** popup → worker: the reachable sites (the bridge's sites.list) and the active tab's origin. */
+    sites: 'tabmcp.sites',
+    /** popup → worker: {origin, reachable}: agents may (not) open this site (relayed as site.permission). */
+    sitePermission: 'tabmcp.site.permission',
+    /** popup → worker: {origin}: forget the site (relayed as site.forget). */
+    siteForget: 'tabmcp.site.forget',
     /** The popup lists the open questions, and brings a question's window to the front {approvalId}. */
     approvalList: 'tabmcp.approval.list',
     approvalFocus: 'tabmcp.approval.focus',

@@ -1,4 +1,4 @@
-"""The ``tabmcp`` command: serve · demo · tools · call · trust · activity · config check.
+"""The ``tabmcp`` command: serve · demo · tools · call · trust · sites · activity · config check.
 
 Everything goes to stderr except command output meant for pipes (``tools``, ``call``,
 ``config check``), so ``serve --stdio`` keeps stdout for MCP alone.
@@ -273,6 +273,54 @@ def _trust(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- sites -------------------------------------------------------------------------------
+
+
+def _sites(args: argparse.Namespace) -> int:
+    """List reachable sites and their stored tools; allow or forget one (the bridge's SQLite file;
+    a running bridge follows at its next tab change)."""
+    import datetime
+
+    from .core.sites import Sites, SiteStore
+    from .core.trust.pins import Pins
+    from .core.trust.store import TrustStore
+    from .store import UsageStore, default_db_path
+
+    config = load_config(args.config)
+    path = config.store.path or default_db_path()
+    usage = UsageStore(path)
+    sites = Sites(config.policy, Pins(TrustStore(path)), SiteStore(path), usage=usage)
+    try:
+        if args.sites_command == "forget":
+            if not sites.forget(args.origin):
+                _eprint(f"tabmcp: nothing stored for {args.origin}")
+                return 1
+            print(f"forgot {args.origin}: its stored tool definitions, usage and permission")
+            return 0
+        if args.sites_command == "allow":
+            if not sites.allow(args.origin) and not sites.reachable(args.origin):
+                _eprint(f"tabmcp: {args.origin} is not an http(s) origin, or the config disables it")
+                return 1
+            print(f"agents may open {args.origin}")
+            return 0
+        listed = sites.list()
+        if args.json:
+            print(json.dumps([s.to_dict() for s in listed], indent=2, ensure_ascii=False))
+            return 0
+        if not listed:
+            print("no reachable sites (allow one in the popup, or [[policy.origins]] reachable = true)")
+            return 0
+        for site in listed:
+            seen = datetime.datetime.fromtimestamp(site.last_seen).isoformat(" ", "seconds") if site.last_seen else "never"
+            state = "reachable" if site.reachable else "not reachable"
+            print(f"{site.origin}  {state} ({site.allowed_by or '-'}), {len(site.tools)} tools, last seen {seen}")
+            for t in site.tools:
+                print(f"  {t.name}{'  (stale)' if t.stale else ''}  {t.url}")
+    finally:
+        usage.close()
+    return 0
+
+
 # -- activity ----------------------------------------------------------------------------
 
 
@@ -409,6 +457,19 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--config", default=argparse.SUPPRESS, help="config file (its store.path names the database)")
     trust.set_defaults(json=False)
 
+    sites = sub.add_parser("sites", help="reachable sites (agents may open them): list, allow, forget")
+    sites_sub = sites.add_subparsers(dest="sites_command")
+    sites.set_defaults(sites_command="list")
+    sites_sub.add_parser("list", help="list reachable sites and their stored tools (the default)")
+    allow = sites_sub.add_parser("allow", help="let agents open a site (as the popup's switch does)")
+    allow.add_argument("origin", help="e.g. https://ferry.example")
+    forget = sites_sub.add_parser("forget", help="forget a site: stored definitions, usage, permission")
+    forget.add_argument("origin")
+    for p in (sites, *sites_sub.choices.values()):
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+        p.add_argument("--config", default=argparse.SUPPRESS, help="config file (its store.path names the database)")
+    sites.set_defaults(json=False, config=None)
+
     activity = sub.add_parser("activity", help="what agents did in your tabs, newest first")
     activity.add_argument("--limit", type=int, default=20, help="how many entries (default 20)")
     activity.add_argument("--origin", help="only calls to this origin (e.g. https://example.com)")
@@ -455,6 +516,8 @@ def main(argv: list[str] | None = None) -> int:
             return asyncio.run(_tokens(args))
         if args.command == "trust":
             return _trust(args)
+        if args.command == "sites":
+            return _sites(args)
         if args.command == "activity":
             return _activity(args)
         if args.command == "controls":

@@ -85,6 +85,21 @@ class StoreSettings(_Section):
     """How many rows the activity log (agent calls that reach a page; ``tabmcp activity``) keeps, newest."""
 
 
+class SitesSettings(_Section):
+    """``[sites]``: reachable sites (docs/security.md): how a call opens a site, and the agent's tabs."""
+
+    open_timeout_s: float = Field(15.0, gt=0, le=600)
+    """How long a call waits for the opened page to register its tool."""
+    settle_s: float = Field(1.5, gt=0, le=60)
+    """After the opened page loaded: this long without a new tool means registration settled."""
+    max_agent_tabs: int = Field(5, ge=1, le=100)
+    """At most this many agent-opened tabs at once; the least recently used one is closed first."""
+    idle_close_s: float = Field(300.0, gt=0, le=86_400)
+    """An agent-opened tab nobody brought to the front is closed after this long without a call."""
+    group_title: str = Field("tabmcp agent", min_length=1, max_length=40)
+    """The label of the tab group that holds agent-opened tabs."""
+
+
 class McpSettings(_Section):
     tools_ttl_ms: int = Field(5_000, ge=0)
     """How long 2026-07-28 clients may cache tools/list; changes are also pushed on listen streams."""
@@ -111,6 +126,7 @@ class Config(_Section):
     store: StoreSettings = Field(default_factory=StoreSettings)
     mediator: MediatorSection = Field(default_factory=MediatorSection)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
+    sites: SitesSettings = Field(default_factory=SitesSettings)
     trust: TrustSettings = Field(default_factory=TrustSettings)
     """Pages are untrusted: result cleaning and framing, lockdown, pinned definitions (docs/security.md)."""
 

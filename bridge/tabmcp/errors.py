@@ -23,7 +23,11 @@
         ├── ExtensionDisconnected    EXTENSION_DISCONNECTED
         ├── CallCancelled            CANCELLED
         ├── PageError                PAGE_ERROR (the page's own exception message)
-        └── BadResult                BAD_RESULT (the page returned something unusable)
+        ├── BadResult                BAD_RESULT (the page returned something unusable)
+        ├── SiteNotReachable         SITE_NOT_REACHABLE (the person did not let agents open this site)
+        ├── SiteNotRegistered        SITE_NOT_REGISTERED (the opened page did not offer the tool in time)
+        ├── SiteToolGone             SITE_TOOL_GONE (the page loaded but no longer offers the tool)
+        └── SiteRedirected           SITE_REDIRECTED (the page went to another origin; tab closed)
 
 Third-party exceptions are translated where they enter (``raise ToolTimeout(...) from exc``),
 so a ``jsonschema.ValidationError`` or a ``websockets`` error never leaks out of the API.
@@ -47,6 +51,10 @@ __all__ = [
     "NotReady",
     "OutOfScope",
     "PageError",
+    "SiteNotReachable",
+    "SiteNotRegistered",
+    "SiteRedirected",
+    "SiteToolGone",
     "Paused",
     "ProtocolError",
     "ProtocolVersionMismatch",
@@ -95,6 +103,15 @@ class ErrorCode(enum.StrEnum):
     BAD_RESULT = "BAD_RESULT"
     AXE_MISSING = "AXE_MISSING"
     """The extension could not load axe-core into the page (an accessibility audit)."""
+    # reachable sites (core/sites.py): a call or open_page that opens a site
+    SITE_NOT_REACHABLE = "SITE_NOT_REACHABLE"
+    """The origin is not one the person lets agents open (popup, or ``[[policy.origins]] reachable``)."""
+    SITE_NOT_REGISTERED = "SITE_NOT_REGISTERED"
+    """The page opened for a call did not register the tool within ``sites.open_timeout_s``."""
+    SITE_TOOL_GONE = "SITE_TOOL_GONE"
+    """The page opened for a call loaded and settled without the tool: its stored entry is now stale."""
+    SITE_REDIRECTED = "SITE_REDIRECTED"
+    """The page opened for a call went to another origin: the tab was closed, nothing was called."""
     PAUSED = "PAUSED"
     """The person paused all agent access (the extension popup, or ``tabmcp controls pause``)."""
     AXE_FAILED = "AXE_FAILED"
@@ -215,6 +232,22 @@ class BadResult(ToolCallError):
     code: str = ErrorCode.BAD_RESULT
 
 
+class SiteNotReachable(ToolCallError):
+    code: str = ErrorCode.SITE_NOT_REACHABLE
+
+
+class SiteNotRegistered(ToolCallError):
+    code: str = ErrorCode.SITE_NOT_REGISTERED
+
+
+class SiteToolGone(ToolCallError):
+    code: str = ErrorCode.SITE_TOOL_GONE
+
+
+class SiteRedirected(ToolCallError):
+    code: str = ErrorCode.SITE_REDIRECTED
+
+
 _BY_CODE: dict[str, type[ToolCallError]] = {
     cls.code: cls
     for cls in (
@@ -231,6 +264,10 @@ _BY_CODE: dict[str, type[ToolCallError]] = {
         CallCancelled,
         PageError,
         BadResult,
+        SiteNotReachable,
+        SiteNotRegistered,
+        SiteToolGone,
+        SiteRedirected,
     )
 }
 

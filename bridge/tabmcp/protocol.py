@@ -41,6 +41,11 @@ __all__ = [
     "PageForms",
     "PageQuery",
     "PageResult",
+    "SiteForget",
+    "SiteOpen",
+    "SitePermission",
+    "SiteStatus",
+    "SitesList",
     "PanelQuery",
     "PanelState",
     "Hello",
@@ -302,6 +307,34 @@ class WireError(WireModel):
     ref: str | None = None
 
 
+class SiteStatus(WireModel):
+    """How a ``site.open`` goes: the tab was ``opened`` (``tabId``), its page ``loaded``, it was
+    ``redirected`` to another origin (the extension closed it), or opening ``failed``."""
+
+    type: Literal["site.status"]
+    request_id: str
+    state: Literal["opened", "loaded", "redirected", "failed"]
+    tab_id: int | None = Field(default=None, ge=0, le=MAX_TAB_ID)
+    url: str = ""
+    message: str = ""
+
+
+class SitePermission(WireModel):
+    """The person, in the extension's popup, lets agents open ``origin`` (or no longer does).
+    Only the extension's own pages send it: a web page cannot make its site reachable."""
+
+    type: Literal["site.permission"]
+    origin: str
+    reachable: bool
+
+
+class SiteForget(WireModel):
+    """The person, in the popup, forgets a site: its stored definitions, usage and permission."""
+
+    type: Literal["site.forget"]
+    origin: str
+
+
 ExtensionMessage = Annotated[
     Hello
     | TabsSync
@@ -312,6 +345,9 @@ ExtensionMessage = Annotated[
     | FormsSet
     | Telemetry
     | PageResult
+    | SiteStatus
+    | SitePermission
+    | SiteForget
     | PanelQuery
     | ControlSet
     | Ping
@@ -425,6 +461,32 @@ class PageQuery(WireModel):
     timeout_ms: int
 
 
+class SiteOpen(WireModel):
+    """Open a reachable site's URL for the agent: a background tab (never focused, the window never
+    raised) in the agent tabs' group; answered by ``site.status`` messages. The tab rules travel
+    with it: at most ``maxAgentTabs`` agent tabs (least recently used closed first), each closed
+    after ``idleCloseMs`` without a call unless the person took it over."""
+
+    type: Literal["site.open"] = "site.open"
+    request_id: str
+    url: str
+    origin: str
+    timeout_ms: int
+    max_agent_tabs: int = 5
+    idle_close_ms: int = 300_000
+    group_title: str = "tabmcp agent"
+    focus: bool = False
+    """``open_page(focus=true)``: bring an existing tab of the site to the front instead, if there is one."""
+
+
+class SitesList(WireModel):
+    """The reachable sites and their stored tools (``Sites.list``), for the popup: sent after
+    ``welcome`` and whenever they change."""
+
+    type: Literal["sites.list"] = "sites.list"
+    sites: list[dict[str, Any]]
+
+
 class PanelState(WireModel):
     """The answer to ``panel.query`` and ``control.set``: ``state`` is what the popup shows
     (docs/protocol.md lists its fields), or ``error`` says why the request was refused."""
@@ -445,6 +507,8 @@ BridgeMessage = (
     | TelemetryConfig
     | FormsPolicy
     | PageQuery
+    | SiteOpen
+    | SitesList
     | PanelState
     | Ping
     | Pong
@@ -455,7 +519,8 @@ _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(
     {
         "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result", "forms.set",
-        "telemetry", "page.result", "panel.query", "control.set", "ping", "pong", "error",
+        "telemetry", "page.result", "panel.query", "control.set", "site.status", "site.permission", "site.forget",
+        "ping", "pong", "error",
     }
 )
 

@@ -85,6 +85,14 @@ class UsageStore:
         self._top_cache.clear()
         return len(pending)
 
+    def forget(self, origin: str) -> None:
+        """Remove every count of ``origin``'s tools (the person forgot the site)."""
+        with self._lock:
+            for key in [k for k in self._pending if k[0] == origin]:
+                del self._pending[key]
+        self._db.execute("DELETE FROM tool_usage WHERE origin = ?", (origin,))
+        self._top_cache.clear()
+
     def top(self, n: int) -> list[tuple[str, str, int]]:
         """The ``n`` most called tools: (origin, name, calls), most first."""
         self.flush()

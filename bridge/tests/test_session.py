@@ -186,6 +186,7 @@ def test_disconnect_ends_every_kind_at_once():
     """Page queries used to wait out their 15 s when the extension went away."""
     session, peer, _ = ready()
     call, approval, query = start_all(session)
+    session.start_open(url="https://a.test/", origin="https://a.test", tool="t", timeout_s=15, settle_s=1)
     sent(session)
     events = session.closed(peer)
     assert isinstance(events[-1], Disconnected)
@@ -294,3 +295,69 @@ def test_table_lifecycle_and_counters():
 def test_table_ids_are_unique():
     table = RequestTable()
     assert len({new_call(table).call_id for _ in range(500)}) == 500
+
+
+# -- opening a site (OPEN) -------------------------------------------------------------------
+
+
+def start_open(session: Session, tool: str = "book", **kw: Any) -> Any:
+    return session.start_open(url="https://ferry.test/book", origin="https://ferry.test", tool=tool,
+                              timeout_s=kw.pop("timeout_s", 15), settle_s=kw.pop("settle_s", 1), **kw)
+
+
+def test_open_ends_when_the_tool_registers_in_its_tab():
+    session, peer, _ = ready()
+    request = start_open(session)
+    [message] = sent(session)
+    assert message.type == "site.open" and message.url == "https://ferry.test/book"
+    assert session.opening() == []  # its tab is not known yet
+    session.receive(peer, frame(type="site.status", requestId=request.request_id, state="opened", tabId=9))
+    [pending] = session.opening()
+    assert session.site_tools(pending, "https://ferry.test", frozenset({"other"})) == []
+    [ended] = session.site_tools(pending, "https://ferry.test", frozenset({"other", "book"}))
+    assert ended.result == 9 and ended.error is None
+
+
+def test_open_timeout_before_load_is_not_registered_after_load_is_gone():
+    session, peer, clock = ready()
+    slow = start_open(session, timeout_s=10, settle_s=1)
+    gone = start_open(session, timeout_s=10, settle_s=1)
+    for r in (slow, gone):
+        session.receive(peer, frame(type="site.status", requestId=r.request_id, state="opened", tabId=3))
+    session.receive(peer, frame(type="site.status", requestId=gone.request_id, state="loaded", tabId=3))
+    clock.now += 1.5
+    [ended] = session.expire()
+    assert ended.request is gone and ended.error.code == ErrorCode.SITE_TOOL_GONE
+    clock.now += 9
+    [ended] = session.expire()
+    assert ended.request is slow and ended.error.code == ErrorCode.SITE_NOT_REGISTERED
+
+
+def test_open_page_settles_after_quiet_and_new_tools_restart_the_quiet():
+    session, peer, clock = ready()
+    request = start_open(session, tool="", timeout_s=10, settle_s=1)
+    session.receive(peer, frame(type="site.status", requestId=request.request_id, state="opened", tabId=3))
+    session.receive(peer, frame(type="site.status", requestId=request.request_id, state="loaded", tabId=3))
+    clock.now += 0.8
+    assert session.site_tools(request, "https://ferry.test", frozenset({"a"})) == []
+    clock.now += 0.5
+    assert session.expire() == []  # the new tool restarted the quiet period
+    clock.now += 0.6
+    [ended] = session.expire()
+    assert ended.result == 3
+
+
+def test_open_redirect_and_tab_closed():
+    session, peer, _ = ready()
+    moved = start_open(session)
+    closed = start_open(session)
+    session.receive(peer, frame(type="site.status", requestId=moved.request_id, state="opened", tabId=4))
+    session.receive(peer, frame(type="site.status", requestId=closed.request_id, state="opened", tabId=5))
+    [ended] = session.site_tools(moved, "https://evil.test", frozenset({"book"}))
+    assert ended.error.code == ErrorCode.SITE_REDIRECTED
+    [ended] = session.tab_closed(5)
+    assert ended.request is closed and ended.error.code == ErrorCode.TAB_CLOSED
+    other = start_open(session)
+    [ended] = session.receive(peer, frame(type="site.status", requestId=other.request_id, state="redirected",
+                                          tabId=6, url="https://evil.test/"))
+    assert ended.error.code == ErrorCode.SITE_REDIRECTED

@@ -89,8 +89,23 @@
     post(msg);
   }
 
+  // Snapshots are coalesced for 25 ms in a visible page. A hidden page (a background tab an agent
+  // opened) gets no timer: Chrome runs hidden tabs' timers at most once a second (and chained ones
+  // once a minute), so registration would crawl; a message-channel task is not throttled, and it
+  // still coalesces every registration made in the same task.
+  let channel = null;
   function schedule() {
-    if (!timer) timer = setTimeout(() => sendSnapshot(false), 25);
+    if (timer) return;
+    if (!document.hidden) {
+      timer = setTimeout(() => sendSnapshot(false), 25);
+      return;
+    }
+    if (!channel) {
+      channel = new MessageChannel();
+      channel.port1.onmessage = () => sendSnapshot(false);
+    }
+    timer = -1;
+    channel.port2.postMessage(null);
   }
 
   if (hook) hook.subscribe(schedule);

@@ -7,6 +7,7 @@
 // section is rebuilt only when its data changed, keeping open sections and keyboard focus.
 
 import { ERROR, RUNTIME } from '../protocol.js';
+import { renderSites } from './sites.js';
 
 const MSG = Object.freeze({
   status: RUNTIME.status,
@@ -400,3 +401,8 @@ $('options').addEventListener('click', (e) => {
 
 refresh();
 setInterval(refresh, REFRESH_MS);
+const sitesSection = document.getElementById('sites');
+if (sitesSection) {
+  renderSites(sitesSection);
+  setInterval(() => renderSites(sitesSection), REFRESH_MS);
+}

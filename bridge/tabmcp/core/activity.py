@@ -197,8 +197,8 @@ def target_of(
         tab = registry.tab(tab_id) if tab_id is not None else None
         return Target(name, tab_id, tab.origin if tab else "", arguments)
     entry = registry.resolve(name)
-    if isinstance(entry, ToolEntry):
-        return Target(entry.public_name, entry.tab.tab_id, entry.tab.origin, arguments)
+    if isinstance(entry, ToolEntry):  # a closed site's tool has no tab yet: its call opens one
+        return Target(entry.public_name, entry.tab.tab_id if entry.tab.is_open else None, entry.tab.origin, arguments)
     return None
 
 

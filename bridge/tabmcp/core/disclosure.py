@@ -418,7 +418,8 @@ class Disclosure:
         hidden = 0
         for tab in self.registry.documents():
             sources[tab.key] = {
-                "tabId": tab.tab_id,
+                "tabId": tab.tab_id if tab.is_open else None,
+                **({} if tab.is_open else {"open": False}),  # a closed reachable site: a call opens it
                 **({"frameId": tab.frame_id} if tab.frame_id else {}),
                 "origin": tab.origin,
                 "url": tab.url,
@@ -450,7 +451,7 @@ class Disclosure:
             "sources": [s for s in sources.values()],
             "counts": {
                 "tabs": len(self.registry.tabs),
-                "frames": len(sources) - len(self.registry.tabs),
+                "frames": sum(1 for key in sources if key[1]),
                 "tools": sum(s["tools"] for s in sources.values()),
                 "categories": sum(len(s["categories"]) for s in sources.values()),
                 "hidden": hidden,
@@ -474,6 +475,8 @@ class Disclosure:
         for (tab_id, frame_id), entries in by_doc.items():
             tab = entries[0].tab
             where = f"tab {tab_id}, frame {frame_id}" if frame_id else f"tab {tab_id}"
+            if not entries[0].tab.is_open:
+                where = "not open: a call opens it"
             lines.append(f"## {tab.title or tab.url} — {tab.origin} ({where})")
             groups: dict[str | None, list[ToolEntry]] = {}
             for e in entries:

@@ -15,6 +15,11 @@ of its own, a :class:`Tab` with ``frame_id > 0`` and the frame's origin, held in
 ``frames``. Its tools follow the same naming rule; their qualified form is
 ``t<tabId>f<frameId>.<name>``.
 
+Closed sites: the tools of a reachable site with no open tab (:mod:`tabmcp.core.sites`) are held
+as one more document per site, a :class:`Tab` whose ``closed_site`` is set and whose id is
+negative (:meth:`Registry.set_closed_sites`). They share the namespace and the rules above, so
+search, describe and every profile see them like any tab's; a call of one opens the site first.
+
 A plain name never moves to another origin at once: for ``rebind_guard_s`` (60 s) after a name
 was bound to one origin, a tool of another origin that would take it is qualified instead. A
 client holding a stale listing that calls ``create_user`` meaning shop.test's tool therefore
@@ -45,6 +50,7 @@ from .page_forms import PAGE_FORM_MARK
 
 __all__ = [
     "CategoryEntry",
+    "ClosedSite",
     "Registry",
     "RegistryChange",
     "SourceKey",
@@ -71,6 +77,17 @@ def origin_of(url: str) -> str:
 
 
 @dataclass(frozen=True)
+class ClosedSite:
+    """What a closed site's document knows beyond its tools: where each tool was last registered."""
+
+    urls: tuple[tuple[str, str], ...] = ()
+    """``(tool name, URL of the document that registered it)``, the URL a call of it opens."""
+
+    def url_of(self, tool: str, default: str = "") -> str:
+        return next((url for name, url in self.urls if name == tool), default)
+
+
+@dataclass(frozen=True)
 class Tab:
     """One tab's top-level document as last reported by the extension."""
 
@@ -90,6 +107,13 @@ class Tab:
     """0 for a tab's top-level document; a child frame's id otherwise."""
     frames: tuple[Tab, ...] = ()
     """The child frames whose tools the top page allows (each a ``Tab`` with ``frame_id > 0``)."""
+    closed_site: ClosedSite | None = None
+    """Set on the stand-in of a reachable site with no open tab (its ``tab_id`` is negative)."""
+
+    @property
+    def is_open(self) -> bool:
+        """A real tab's document, not a closed site's stand-in."""
+        return self.closed_site is None
     forms_origin: str = ""
     """The origin Chrome gave the document that sent page forms (``TabSnapshot.forms.origin``)."""
 
@@ -103,6 +127,8 @@ class Tab:
         return (self, *self.frames)
 
     def source_meta(self) -> dict[str, object]:
+        if self.closed_site is not None:  # no tab yet: a call opens ``url`` in a background tab
+            return {"origin": self.origin, "url": self.url, "title": self.title, "open": False}
         meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": self.url, "title": self.title}
         if self.frame_id:
             meta["frameId"] = self.frame_id
@@ -274,6 +300,8 @@ class Registry:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._tabs: dict[int, Tab] = {}
+        self._sites: dict[int, Tab] = {}
+        """Closed reachable sites' stand-ins, by their negative id (:meth:`set_closed_sites`)."""
         self._reserved = frozenset(reserved_names)
         self._seq = itertools.count()
         self._first_seen: dict[tuple[SourceKey, str], int] = {}
@@ -335,6 +363,26 @@ class Registry:
             self._bump()
         return RegistryChange(changed=bool(closed), closed=closed)
 
+    def set_closed_sites(self, sites: Iterable[Tab]) -> RegistryChange:
+        """Replace the stand-ins of closed reachable sites (each a ``Tab`` with ``closed_site`` set
+        and a negative id); unchanged ones keep their names."""
+        new = {t.tab_id: t for t in sites}
+        assert all(t.tab_id < 0 and t.closed_site is not None for t in new.values())
+        if new == self._sites:
+            return RegistryChange(changed=False)
+        for tab_id in [t for t in self._sites if t not in new]:
+            self._drop(tab_id)
+        for tab in new.values():
+            if self._sites.get(tab.tab_id) != tab:
+                self._sites[tab.tab_id] = tab
+                self._note_names(tab)
+        self._bump()
+        return RegistryChange(changed=True)
+
+    @property
+    def closed_sites(self) -> dict[int, Tab]:
+        return dict(self._sites)
+
     def touch(self) -> RegistryChange:
         """Nothing in the tabs changed, but what a listing shows of them may have (a policy the
         gate reads changed): a new version, so listings built before are known to be stale."""
@@ -343,6 +391,7 @@ class Registry:
 
     def _drop(self, tab_id: int) -> None:
         self._tabs.pop(tab_id, None)
+        self._sites.pop(tab_id, None)
         for key in [k for k in self._first_seen if k[0][0] == tab_id]:
             del self._first_seen[key]
 
@@ -386,9 +435,12 @@ class Registry:
         return self._tabs.get(tab_id)
 
     def documents(self) -> Iterator[Tab]:
-        """Every document that offers tools: each tab in id order, then its allowed frames."""
+        """Every document that offers tools: each tab in id order, then its allowed frames, then
+        the closed reachable sites' stand-ins."""
         for tab_id in sorted(self._tabs):
             yield from self._tabs[tab_id].documents()
+        for tab_id in sorted(self._sites, reverse=True):
+            yield self._sites[tab_id]
 
     def _build_index(self) -> _Index:
         index = _Index()
@@ -476,10 +528,14 @@ class Registry:
         return list(self._idx().by_public)
 
     def counts(self) -> dict[str, int]:
-        docs = list(self.documents())
+        docs = [d for d in self.documents() if d.is_open]
         tools = sum(len(d.tools) for d in docs)
         cats = sum(len(d.categories) for d in docs)
         return {"tabs": len(self._tabs), "frames": len(docs) - len(self._tabs), "tools": tools, "categories": cats}
+
+    def closed_site_counts(self) -> dict[str, int]:
+        """How many closed reachable sites stand in for tabs, and their tools."""
+        return {"closedSites": len(self._sites), "closedSiteTools": sum(len(t.tools) for t in self._sites.values())}
 
 
 def is_valid_tool_name(name: str) -> bool:

@@ -25,6 +25,13 @@ extension's answer or by one of the rules below, applied the same way to every k
 * ``TAB_CLOSED`` / ``TAB_NAVIGATED``: its tab closed, or its document was replaced
   (:meth:`Session.tab_closed`, :meth:`Session.tab_navigated`);
 * ``EXTENSION_DISCONNECTED``: the extension's connection closed or was replaced by a newer one.
+
+A fourth kind, ``OPEN``, opens a reachable site for the agent (``site.open``): it knows its tab
+once the extension reports it ``opened``, and ends when the page registers the wanted tool
+(:meth:`Session.site_tools`), when the page went to another origin (``SITE_REDIRECTED``), when the
+page loaded and then stayed quiet for ``settle_s`` without it (``SITE_TOOL_GONE``; for
+``open_page``, which wants no tool, that is success), or at its deadline (``SITE_NOT_REGISTERED``);
+the tab closing and the link dropping end it like any other request.
 """
 
 from __future__ import annotations
@@ -41,6 +48,9 @@ from typing import Any, Literal
 
 from ..errors import (
     BadResult,
+    SiteNotRegistered,
+    SiteRedirected,
+    SiteToolGone,
     CallCancelled,
     ExtensionDisconnected,
     InvalidState,
@@ -66,6 +76,8 @@ from ..protocol import (
     PageQuery,
     PageResult,
     Ping,
+    SiteOpen,
+    SiteStatus,
     Pong,
     Welcome,
     WireError,
@@ -133,6 +145,8 @@ class RequestKind(enum.Enum):
     """The person at the tab is asked (``approval.request`` → ``approval.result``)."""
     QUERY = "query"
     """The page is asked something live (``page.query`` → ``page.result``)."""
+    OPEN = "open"
+    """A reachable site is opened for the agent (``site.open`` → ``site.status``, then its tools)."""
 
 
 class RequestState(enum.Enum):
@@ -168,6 +182,15 @@ class PendingRequest:
     client_id: str | None = None
     state: RequestState = RequestState.PENDING
     outcome: Any = field(default=None, repr=False)
+    origin: str = ""
+    """OPEN: the origin the page must stay on."""
+    loaded: bool = False
+    """OPEN: the page finished loading; from then on quiet for ``settle_s`` means settled."""
+    settle_s: float = 0.0
+    final_deadline: float = 0.0
+    """OPEN: the request's own deadline (``deadline`` moves earlier while settling)."""
+    tools_seen: frozenset[str] = frozenset()
+    """OPEN: the tools the opened page offered when last looked at."""
 
     @property
     def call_id(self) -> str:
@@ -212,6 +235,7 @@ class RequestTable:
         page_tool: str = "",
         arguments: dict[str, Any] | None = None,
         client_id: str | None = None,
+        **extra: Any,
     ) -> PendingRequest:
         request = PendingRequest(
             request_id=secrets.token_hex(8),
@@ -225,6 +249,7 @@ class RequestTable:
             page_tool=page_tool,
             arguments=arguments or {},
             client_id=client_id,
+            **extra,
         )
         self._pending[request.request_id] = request
         return request
@@ -402,12 +427,19 @@ _MESSAGES: dict[tuple[_Rule, RequestKind], str] = {
     (_Rule.REPLACED, RequestKind.CALL): "the extension reconnected while the call was running",
     (_Rule.REPLACED, RequestKind.APPROVAL): "the extension reconnected before anyone answered",
     (_Rule.REPLACED, RequestKind.QUERY): "the extension reconnected before the page answered",
+    (_Rule.TIMEOUT, RequestKind.OPEN): "{label} was not registered within {timeout:g}s",
+    (_Rule.CANCELLED, RequestKind.OPEN): "the MCP client cancelled before {label} was registered",
+    (_Rule.TAB_CLOSED, RequestKind.OPEN): "tab {tab}, opened for {label}, was closed",
+    (_Rule.TAB_NAVIGATED, RequestKind.OPEN): "tab {tab}, opened for {label}, navigated away",
+    (_Rule.DISCONNECTED, RequestKind.OPEN): "the browser extension disconnected while opening the site",
+    (_Rule.REPLACED, RequestKind.OPEN): "the extension reconnected while opening the site",
 }
 
 _NOT_CONNECTED: dict[RequestKind, str] = {
     RequestKind.CALL: "the browser extension is not connected to the bridge",
     RequestKind.APPROVAL: "the browser extension is not connected, so nobody can be asked",
     RequestKind.QUERY: "the browser extension is not connected",
+    RequestKind.OPEN: "the browser extension is not connected, so no site can be opened",
 }
 
 
@@ -508,6 +540,8 @@ class Session:
             return self._answer(message.approval_id, RequestKind.APPROVAL, (message.approved, message.reason))
         if isinstance(message, PageResult):
             return self._on_page_result(message)
+        if isinstance(message, SiteStatus):
+            return self._on_site_status(message)
         if isinstance(message, Ping):
             self.send(peer, Pong(type="pong", ts=message.ts))
             return []
@@ -569,6 +603,24 @@ class Session:
         code, text = (err.code, err.message) if err else (ErrorCode.PAGE_ERROR, "the page did not answer")
         tab_id = request.tab_id if request else None
         return self._fail(message.request_id, RequestKind.QUERY, error_for_code(code, text, tab_id=tab_id))
+
+    def _on_site_status(self, message: SiteStatus) -> list[Event]:
+        request = self.requests.get(message.request_id, RequestKind.OPEN)
+        if request is None:
+            return []
+        if message.tab_id is not None:
+            request.tab_id = message.tab_id
+        if message.state == "redirected":
+            return self._fail(request.request_id, RequestKind.OPEN, SiteRedirected(
+                f"the page opened for {request.label} went to {message.url or 'another origin'}, not {request.origin}: "
+                "its tab was closed and nothing was called", url=message.url or None, origin=request.origin))
+        if message.state == "failed":
+            return self._fail(request.request_id, RequestKind.OPEN, SiteNotRegistered(
+                f"could not open {request.label}: {message.message or 'the browser refused'}"))
+        if message.state == "loaded" and not request.loaded:
+            request.loaded = True
+            request.deadline = min(request.final_deadline, self.clock() + request.settle_s)
+        return []
 
     def _end_unusable_result(self, frame: str | bytes, exc: ProtocolError) -> list[Event]:
         """A malformed ``call.result`` that still names a waiting call ends that call now."""
@@ -681,6 +733,72 @@ class Session:
             args=args, timeout_ms=int(timeout_s * 1000),
         ))
 
+    def start_open(
+        self,
+        *,
+        url: str,
+        origin: str,
+        tool: str,
+        timeout_s: float,
+        settle_s: float,
+        max_agent_tabs: int = 5,
+        idle_close_s: float = 300.0,
+        group_title: str = "tabmcp agent",
+        focus: bool = False,
+    ) -> PendingRequest:
+        """Open a reachable site's ``url`` in a background tab and wait for ``tool`` (``""``: for
+        registration to settle): queues ``site.open``; ends with the tab's id.
+
+        Raises:
+            ExtensionDisconnected: no extension is connected.
+        """
+        request = self._new(RequestKind.OPEN, timeout_s, tab_id=-1, document_id=None, label=tool or url,
+                            page_tool=tool, origin=origin, settle_s=settle_s)
+        request.final_deadline = request.deadline
+        return self._sent(request, SiteOpen(
+            request_id=request.request_id, url=url, origin=origin, timeout_ms=int(timeout_s * 1000),
+            max_agent_tabs=max_agent_tabs, idle_close_ms=int(idle_close_s * 1000), group_title=group_title,
+            focus=focus,
+        ))
+
+    def opening(self) -> list[PendingRequest]:
+        """The sites being opened whose tab is known (the caller reports their tools)."""
+        return [r for r in self.requests.all(RequestKind.OPEN) if r.tab_id >= 0]
+
+    def site_tools(self, request: PendingRequest, origin: str, tools: frozenset[str]) -> list[Event]:
+        """What the page opened for ``request`` offers now (its ``origin`` and tool names).
+
+        The wanted tool is there: the request ends with the tab's id. The page is on another
+        origin: ``SITE_REDIRECTED``. Otherwise, once loaded, a change of its tools restarts the
+        quiet period that means registration settled.
+        """
+        if request.finished or request.request_id not in self.requests:
+            return []
+        if origin and origin != request.origin:
+            return self._fail(request.request_id, RequestKind.OPEN, SiteRedirected(
+                f"the page opened for {request.label} is on {origin}, not {request.origin}: nothing was called",
+                origin=request.origin, tab_id=request.tab_id))
+        if request.page_tool and request.page_tool in tools and origin == request.origin:
+            return self._answer(request.request_id, RequestKind.OPEN, request.tab_id)
+        if tools != request.tools_seen:
+            request.tools_seen = tools
+            if request.loaded:
+                request.deadline = min(request.final_deadline, self.clock() + request.settle_s)
+        return []
+
+    def _expire_open(self, request: PendingRequest, now: float) -> list[Event]:
+        settled = request.loaded and now < request.final_deadline
+        if not request.page_tool and request.loaded:  # open_page: whatever registered by now
+            return self._answer(request.request_id, RequestKind.OPEN, request.tab_id)
+        if settled:
+            return self._fail(request.request_id, RequestKind.OPEN, SiteToolGone(
+                f"the page of {request.origin} loaded and no longer offers {request.label}",
+                tool=request.label, origin=request.origin, tab_id=request.tab_id))
+        return self._fail(request.request_id, RequestKind.OPEN, SiteNotRegistered(
+            f"{request.label} was not registered within {request.timeout_s:g}s of opening {request.origin}",
+            tool=request.label, origin=request.origin, timeout_s=request.timeout_s,
+            tab_id=request.tab_id if request.tab_id >= 0 else None))
+
     # -- the rules that end requests -------------------------------------------------------
 
     def cancel(self, request_id: str) -> list[Event]:
@@ -695,7 +813,10 @@ class Session:
         now = self.clock() if now is None else now
         events: list[Event] = []
         for request in self.requests.expired(now):
-            events += self._end(request, _Rule.TIMEOUT)
+            if request.kind is RequestKind.OPEN:
+                events += self._expire_open(request, now)
+            else:
+                events += self._end(request, _Rule.TIMEOUT)
         return events
 
     def tab_closed(self, tab_id: int) -> list[Event]:

@@ -30,6 +30,8 @@ from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
 from ..core.search.sync import IndexSync
+from ..core.registry import origin_of
+from ..core.sites import Sites, SiteStore, how_to_allow
 from ..core.session import (
     Close,
     Disconnected,
@@ -50,10 +52,13 @@ from ..core.telemetry import (
     build_tool_definitions,
 )
 from ..core.tools import RESERVED_NAMES
-from ..errors import ErrorCode, InvalidState, ToolCallError
+from ..errors import ErrorCode, InvalidState, SiteNotReachable, SiteToolGone, ToolCallError
 from ..mediation import Mediation, ToolMiddleware
 from ..protocol import (
     PROTOCOL_VERSION,
+    SiteForget,
+    SitePermission,
+    SitesList,
     ControlSet,
     ErrorBody,
     PanelQuery,
@@ -74,7 +79,9 @@ from ..protocol import (
 from ..protocol import (
     TabClosed as TabClosedMsg,
 )
-from ..store import FormsSwitchStore, UsageStore
+from ..core.trust.pins import Pins
+from ..core.trust.store import TrustStore
+from ..store import FormsSwitchStore, UsageStore, default_db_path
 
 if TYPE_CHECKING:
     from ..core.trust.guard import TrustGuard
@@ -174,6 +181,14 @@ class Hub:
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
             extra_tools=self._telemetry_definitions,
         )
+        db_path = self.config.store.path or default_db_path()
+        self.pins = Pins(TrustStore(db_path))
+        """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
+        self.sites = Sites(self.config.policy, self.pins, SiteStore(db_path), usage=self.usage)
+        self.registry.set_closed_sites(self.sites.closed_tabs(set()))
+        self._sites_sent: list[dict[str, Any]] | None = None
+        self._site_locks: dict[str, asyncio.Lock] = {}
+        self._sites_version = -1
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
@@ -311,12 +326,14 @@ class Hub:
             elif isinstance(event, MessageReceived):
                 self._on_message(event.peer, event.message)
             elif isinstance(event, HandshakeDone):
+                self._sites_sent = []  # a new link starts with none: the list goes out if there are any
                 if self._grace is not None:
                     self._grace.cancel()
                     self._grace = None
                 self._page_config = self.telemetry.settings.page_config()
                 self.session.send(event.peer, TelemetryConfig(config=self._page_config))
                 self.session.send(event.peer, self._forms_policy_message())
+                self._send_sites()
                 self._link_ready.set()
                 self._poll_controls_soon()
             elif isinstance(event, Disconnected):
@@ -329,7 +346,20 @@ class Hub:
                     self._grace.cancel()
                 self._grace = asyncio.get_running_loop().call_later(grace, self._grace_expired)
                 log.info("extension disconnected; keeping tabs for %.1fs", grace)
+        if self.session.opening():
+            ended = self._opened_tabs()
+            if ended:
+                self._handle(ended)
         self._arm_deadline()
+
+    def _opened_tabs(self) -> list[Event]:
+        """Tell the session what each tab opened for a site offers now (it ends the waits it can)."""
+        events: list[Event] = []
+        for request in self.session.opening():
+            tab = self.registry.tab(request.tab_id)
+            if tab is not None:
+                events += self.session.site_tools(request, tab.origin, frozenset(tab.tools))
+        return events
 
     def _on_message(self, peer: Peer, message: WireModel) -> None:
         if isinstance(message, TabsSync):
@@ -345,6 +375,12 @@ class Hub:
                 self._report_rejections(peer, change)
         elif isinstance(message, TabClosedMsg):
             self._apply(self.registry.remove(message.tab_id))
+        elif isinstance(message, SitePermission):  # the person, in the popup (never a page)
+            self.sites.allow(message.origin, message.reachable)
+            self.sites_changed()
+        elif isinstance(message, SiteForget):
+            self.sites.forget(message.origin)
+            self.sites_changed()
         elif isinstance(message, FormsSet):
             self._forms_set(peer, message)
         elif isinstance(message, Telemetry):
@@ -516,6 +552,10 @@ class Hub:
             tab = self.registry.tab(tab_id)
             events += self.session.tab_navigated(tab_id, tab.document_id if tab else None)
         if change.changed:
+            self.registry.set_closed_sites(self.sites.refresh(self.registry))
+            if self.sites.version != self._sites_version:  # new tools of a reachable site: the popup's list
+                self._sites_version = self.sites.version
+                self._send_sites()
             for tab in self.registry.tabs.values():
                 self.telemetry.set_tab_info(tab.tab_id, url=tab.url, title=tab.title)
                 if tab.focused:
@@ -523,6 +563,22 @@ class Hub:
         self._handle(events)
         if change.changed:
             self._changed()
+
+    def sites_changed(self) -> None:
+        """A site was allowed, forgotten or marked stale: the closed sites' tools follow."""
+        if self.registry.set_closed_sites(self.sites.refresh(self.registry)).changed:
+            self._changed()
+        self._send_sites()
+        self._flush_soon()
+
+    def _send_sites(self) -> None:
+        """The popup's list of reachable sites, when it changed since last sent."""
+        if not self.session.ready:
+            return
+        listed = [s.to_dict() for s in self.sites.list(self.registry)]
+        if listed != self._sites_sent:
+            self._sites_sent = listed
+            self.session.send(None, SitesList(sites=listed))
 
     def page_config_changed(self) -> None:
         """The telemetry settings may have changed: send the pages their new config if it did."""
@@ -633,6 +689,44 @@ class Hub:
                                          kind=kind, args=args or {}, timeout_s=timeout_s)
         return await self._wait(query)
 
+    async def open_site(self, url: str, *, tool: str = "", timeout_s: float | None = None,
+                        focus: bool = False) -> int:
+        """Open a reachable site's ``url`` in a background agent tab and wait until ``tool`` is
+        registered there (``""``: until registration settles); the tab's id.
+
+        Raises:
+            SiteNotReachable: the person did not let agents open this origin.
+            ToolCallError: ``SITE_NOT_REGISTERED``, ``SITE_TOOL_GONE`` (the tool is then marked
+                stale), ``SITE_REDIRECTED``, ``TAB_CLOSED``, ``EXTENSION_DISCONNECTED``, ``CANCELLED``.
+        """
+        origin = origin_of(url)
+        if not self.sites.reachable(origin):
+            raise SiteNotReachable(f"agents may not open {origin or url}: {how_to_allow(origin or url)}",
+                                   origin=origin or None)
+        # One open per origin at a time: a second call for the same site waits, then uses the tab
+        # the first opened (or one the person opened meanwhile) if it offers the tool.
+        async with self._site_locks.setdefault(origin, asyncio.Lock()):
+            if tool and not focus:
+                for tab in self.registry.tabs.values():
+                    if tab.origin == origin and tool in tab.tools:
+                        return tab.tab_id
+            return await self._open_site(url, origin, tool, timeout_s, focus)
+
+    async def _open_site(self, url: str, origin: str, tool: str, timeout_s: float | None, focus: bool) -> int:
+        settings = self.config.sites
+        request = self.session.start_open(
+            url=url, origin=origin, tool=tool, timeout_s=timeout_s or settings.open_timeout_s,
+            settle_s=settings.settle_s, max_agent_tabs=settings.max_agent_tabs,
+            idle_close_s=settings.idle_close_s, group_title=settings.group_title, focus=focus,
+        )
+        try:
+            tab_id: int = await self._wait(request)
+        except SiteToolGone:
+            self.sites.mark_stale(origin, tool)
+            self.sites_changed()
+            raise
+        return tab_id
+
     def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
         """tools/list for a client (:meth:`Disclosure.listing`)."""
         return self.disclosure.listing(view, profile=profile)  # type: ignore[arg-type]
@@ -672,6 +766,7 @@ class Hub:
                 "version": link.hello.extension_version if link and link.hello else None,
             },
             **self.registry.counts(),
+            **self.registry.closed_site_counts(),
             "pendingCalls": len(self.calls),
             "profile": self.disclosure.profile,
             "controls": self.controls.state().to_dict(),

@@ -11,6 +11,7 @@ Adding a tool is one module here plus one line below. Page tools can never take 
 ``context``            :mod:`.context`
 ``observe`` …          :mod:`.telemetry` (``observe``, ``analyze``, ``generate``, ``configure``)
 ``query_dom``          :mod:`.query_dom`
+``open_page``          :mod:`.open_page` (callable in every profile, listed in none: reachable sites)
 =====================  ==============================================================
 """
 
@@ -24,6 +25,7 @@ from .call import CALL_TOOL, run
 from .context import CONTEXT
 from .describe import DESCRIBE_TOOLS
 from .introspect import INTROSPECT
+from .open_page import OPEN_PAGE
 from .query_dom import QUERY_DOM
 from .search import SEARCH_TOOLS
 from .telemetry import ANALYZE, CONFIGURE, GENERATE, OBSERVE
@@ -41,7 +43,7 @@ __all__ = [
 ]
 
 META_TOOLS: dict[str, BuiltinTool] = {
-    t.name: t for t in (INTROSPECT, SEARCH_TOOLS, DESCRIBE_TOOLS, CALL_TOOL, CONTEXT)
+    t.name: t for t in (INTROSPECT, SEARCH_TOOLS, DESCRIBE_TOOLS, CALL_TOOL, CONTEXT, OPEN_PAGE)
 }
 """The meta tools: fixed definitions, listed by profile (:data:`PROFILE_BUILTINS`)."""
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..registry import Registry, ToolEntry
     from ..scoping import Gate
     from ..search import SearchIndex
+    from ..sites import Sites
     from ..telemetry import SessionStore, TelemetryStore
     from ..trust.guard import TrustGuard
 
@@ -35,6 +36,7 @@ class Bridge(Protocol):
     gate: Gate
     telemetry: TelemetryStore
     sessions: SessionStore
+    sites: Sites
     controls: PersonControls
     """The person's switches (pause, writes, origins off); agents read their effect, never set them."""
 
@@ -54,6 +56,11 @@ class Bridge(Protocol):
     async def page_query(
         self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
     ) -> Any: ...
+
+    async def open_site(self, url: str, *, tool: str = "", timeout_s: float | None = None,
+                        focus: bool = False) -> int:
+        """Open a reachable site's URL in a background agent tab; the tab's id once ``tool`` is
+        registered there (``""``: once registration settled)."""
 
     async def call_tool(
         self, entry: ToolEntry, arguments: dict[str, Any], *, timeout_s: float | None = None,

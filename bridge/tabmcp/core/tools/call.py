@@ -24,8 +24,10 @@ from pydantic import ValidationError
 
 from ...errors import ErrorCode, OutOfScope, ToolNotFound, ToolValidationError, WritesDisabled
 from ..registry import CategoryEntry, ToolEntry
+from ..scoping import Decision
 from ..validation import validate_arguments
 from .base import BuiltinTool, ToolContext, listed_schema, text
+from .open_page import not_reachable, open_for_call
 from .search import allowed, use_client
 
 __all__ = ["CALL_TOOL", "call_page_tool", "page_result", "run"]
@@ -69,6 +71,7 @@ async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> dict[st
         return await expand_category(ctx, entry, name)
     if isinstance(entry, ToolEntry):
         return await call_page_tool(ctx, entry, arguments)
+    not_reachable(ctx, name)  # a tool of a site agents may not open: say how the person can allow it
     raise ToolNotFound(f"no tool named {name!r} in any open tab", tool=name, closest=closest(ctx, name) or None)
 
 
@@ -91,8 +94,8 @@ async def expand_category(ctx: ToolContext, entry: CategoryEntry, name: str) -> 
     return {"content": [text(body)], "structuredContent": structured}
 
 
-async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Run a page tool for an agent: scope and policy, arguments, approval, the run, the result."""
+def _may_run(ctx: ToolContext, entry: ToolEntry) -> Decision:
+    """Scope, policy and the trust defences: raises when the tool may not run; the decision."""
     decision = ctx.trust.gate(entry, ctx.bridge.gate.decide(entry))  # a changed definition, a lockdown
     if not decision.visible:
         raise OutOfScope(f"{entry.public_name} is not available: {decision.reason}", tool=entry.public_name)
@@ -102,6 +105,21 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
             tool=entry.public_name,
             setting=decision.setting,
         )
+    return decision
+
+
+async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Run a page tool for an agent: scope and policy, arguments, approval, the run, the result.
+
+    A closed reachable site's tool is checked against its stored definition first (nothing opens
+    for a call that would be refused), then its site is opened in a background tab and the tool
+    the page registered goes through every rule again (:func:`.open_page.open_for_call`).
+    """
+    if not entry.tab.is_open:
+        _may_run(ctx, entry)
+        validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
+        entry = await open_for_call(ctx, entry)
+    decision = _may_run(ctx, entry)
     args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
     if decision.needs_approval:
         pending = await ctx.approve(entry, args, reason=decision.reason)

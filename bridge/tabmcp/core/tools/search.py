@@ -45,6 +45,14 @@ def allowed(ctx: ToolContext) -> Any:
     return allow
 
 
+def _site_fields(entry: ToolEntry) -> dict[str, Any]:
+    """A closed reachable site's tool is marked: not open, and the URL a call of it opens."""
+    site = entry.tab.closed_site
+    if site is None:
+        return {}
+    return {"open": False, "opens": site.url_of(entry.tool.name, entry.tab.url)}
+
+
 def use_client(ctx: ToolContext) -> object:
     """Who searched, for learning from the call that follows (core/search/usage.py): a
     connection's own view, or one shared key for stateless clients (no connection to tell
@@ -80,10 +88,12 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
                 "category": bridge.registry.public_name(entry.tab.key, cat.name) if cat else None,
                 "source": entry.tab.origin,
                 "score": round(hit.score, 4),
+                **_site_fields(entry),
             }
         )
     index.note_search(use_client(ctx), query, [t["name"] for t in tools])  # learning from use
-    lines = [f"{t['name']} — {t['description']} [{t['category'] or '-'}; {t['source']}]" for t in tools]
+    lines = [f"{t['name']} — {t['description']} [{t['category'] or '-'}; {t['source']}"
+             f"{'; not open, a call opens ' + t['opens'] if 'opens' in t else ''}]" for t in tools]
     if not tools:
         lines = ["No matching tools. Try other words, or introspect to see categories."]
     else:

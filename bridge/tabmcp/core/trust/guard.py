@@ -29,10 +29,12 @@ CHANGED_PREFIX = "[changed since first seen; needs approval] "
 
 
 class TrustGuard:
-    def __init__(self, settings: TrustSettings | None = None, store: TrustStore | None = None) -> None:
+    def __init__(
+        self, settings: TrustSettings | None = None, store: TrustStore | None = None, pins: Pins | None = None
+    ) -> None:
         self.settings = settings or TrustSettings()
-        self.store = store or TrustStore()
-        self.pins = Pins(self.store)
+        self.store = pins.store if pins is not None else store or TrustStore()
+        self.pins = pins or Pins(self.store)
         self.lockdown = Lockdown(self.store)
         self._observed: dict[tuple[str, str], tuple[Any, PinState]] = {}
 
@@ -51,6 +53,8 @@ class TrustGuard:
         """The pin state of the tool's current definition (pinning it when first seen)."""
         if not self.settings.pin_definitions:
             return PinState("pinned")
+        if not entry.tab.is_open:  # a closed site's stand-in shows the stored definition: read, never observed
+            return self.pins.state(entry.tab.origin, entry.tool.name)
         key = (entry.tab.origin, entry.tool.name)
         seen = self._observed.get(key)
         if seen is not None and seen[0] is entry.tool and seen[1].status != "changed":
@@ -134,7 +138,9 @@ class _HubLike(Protocol):
 
 def install_trust(hub: _HubLike) -> TrustGuard:
     """A guard for the hub's config (``[trust]``, ``store.path``), marking its listings."""
-    guard = TrustGuard.open(hub.config.trust, hub.config.store.path)
+    pins = getattr(hub, "pins", None)  # the hub's pins (reachable sites share them): one table, one cache
+    guard = TrustGuard(hub.config.trust, pins=pins) if pins is not None else TrustGuard.open(
+        hub.config.trust, hub.config.store.path)
     hub.trust = guard  # the person's popup shows changed definitions and the lockdown, and clears them
     hub.disclosure.definition_hook = guard.mark_definition
     hub.disclosure.hook_version = lambda: guard.version

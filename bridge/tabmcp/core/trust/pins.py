@@ -167,6 +167,19 @@ class Pins:
         self._seen[key] = (digest, status, now)
         return state
 
+    def state(self, origin: str, name: str) -> PinState:
+        """The stored pin state of a tool, read only (for a closed site's tool: nothing is observed)."""
+        record = self.get(origin, name)
+        if record is None:
+            return PinState("new")
+        return PinState("changed", record.diff) if record.status == "changed" else PinState("pinned")
+
+    def forget_cached(self, origin: str) -> None:
+        """Drop what this object remembers of ``origin`` (its rows were deleted)."""
+        for key in [k for k in self._seen if k[0] == origin]:
+            del self._seen[key]
+        self.version += 1
+
     def accept(self, origin: str, name: str) -> bool:
         """Pin the tool's current definition (the person accepted the change); False if nothing was changed."""
         with self.store.lock:

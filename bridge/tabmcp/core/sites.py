@@ -1,0 +1,402 @@
+"""Reachable sites: origins the person lets agents open, their last-seen tools, and the rules.
+
+People think in sites ("use the ferry site"), not tabs. For an origin the person made
+*reachable* (the popup's "agents may open this site", stored here in SQLite, or
+``[[policy.origins]] reachable = true`` in the config), the tools it registered stay findable
+when no tab of it is open, and a call of one opens the site in a background tab first.
+
+Rules (docs/security.md):
+
+* Off by default. Only the person makes an origin reachable: in the config file, or from the
+  extension's popup (a message from the extension's own page, never from a web page). A page
+  cannot make itself reachable; an agent cannot open an origin that is not reachable
+  (``SITE_NOT_REACHABLE`` says how the person can allow it). A policy rule that disables an
+  origin (``enabled = false``) wins over a permission.
+* The last-seen definition of each tool, and the URL of the document that registered it, are
+  the trust pins (:mod:`tabmcp.core.trust.pins`), one row per origin + tool: no second copy.
+  Only tools of reachable origins are recorded here (the trust guard pins others as it lists
+  them).
+* A reachable origin with no open document offering tools is *closed*: its tools are one more
+  document in the registry (:class:`~tabmcp.core.registry.ClosedSite`, a negative id), all in
+  one category, so the ``categories`` profile shows a closed site as at most one collapsed
+  entry, ``passthrough`` lists its tools as callable, and search and describe rank them like
+  open ones.
+* A tool whose page loaded and settled without it is *stale*: no longer offered when its site is
+  closed, shown to the person as stale, and fresh again as soon as the site registers it.
+* ``forget`` removes a site's stored definitions, usage counts, stale marks and the person's
+  permission (a config permission stays: it is the person's file).
+
+This module does no I/O but SQLite; the hub calls :meth:`Sites.refresh` after each registry change.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from ..store import UsageStore, open_db
+from .models import PageCategory, PageTool, parse_tool
+from .registry import ClosedSite, Registry, Tab, origin_of
+from .scoping import PolicySettings
+from .trust.pins import Pins, definition_of
+
+__all__ = ["SiteInfo", "SiteStore", "SiteTool", "Sites", "how_to_allow", "site_category_name"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS reachable_sites (
+    origin TEXT PRIMARY KEY,
+    set_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS site_changes (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    n INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO site_changes (id, n) VALUES (1, 0);
+CREATE TABLE IF NOT EXISTS site_stale (
+    origin TEXT NOT NULL,
+    name TEXT NOT NULL,
+    marked_at REAL NOT NULL,
+    PRIMARY KEY (origin, name)
+);
+"""
+
+MAX_CLOSED_SITE_TOOLS = 500
+"""At most this many stored tools per closed site are offered (the newest seen first)."""
+
+
+def how_to_allow(origin: str) -> str:
+    """What the person does to let agents open ``origin`` (said in every SITE_NOT_REACHABLE)."""
+    return (
+        f"the person can allow it: open a page of {origin} and turn on \"Agents may open this site\" in the "
+        f"tabmcp popup, or add to the config file: [[policy.origins]] match = \"{origin}\" reachable = true"
+    )
+
+
+def site_category_name(origin: str) -> str:
+    """The one category a closed site's tools are gathered in (``site_ferry_test_8443``)."""
+    parts = urlsplit(origin)
+    host = (parts.hostname or "site").replace(".", "_").replace("-", "_")
+    return f"site_{host}" + (f"_{parts.port}" if parts.port else "")
+
+
+class SiteStore:
+    """The person's permissions (origins made reachable from the popup) and stale marks, in SQLite."""
+
+    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
+        self.db = open_db(path, SCHEMA)
+        self.lock = threading.Lock()
+
+    def allowed(self) -> set[str]:
+        with self.lock:
+            return {str(r[0]) for r in self.db.execute("SELECT origin FROM reachable_sites")}
+
+    def set_allowed(self, origin: str, allowed: bool) -> bool:
+        """Record the person's choice; True when it changed anything."""
+        with self.lock:
+            if allowed:
+                cur = self.db.execute(
+                    "INSERT OR IGNORE INTO reachable_sites (origin, set_at) VALUES (?, ?)", (origin, time.time())
+                )
+            else:
+                cur = self.db.execute("DELETE FROM reachable_sites WHERE origin = ?", (origin,))
+        return bool(cur.rowcount)
+
+    def stale(self, origin: str | None = None) -> dict[tuple[str, str], float]:
+        sql, args = "SELECT origin, name, marked_at FROM site_stale", ()
+        if origin is not None:
+            sql, args = sql + " WHERE origin = ?", (origin,)
+        with self.lock:
+            return {(str(o), str(n)): float(t) for o, n, t in self.db.execute(sql, args)}
+
+    def mark_stale(self, origin: str, name: str) -> None:
+        with self.lock:
+            self.db.execute(
+                "INSERT OR REPLACE INTO site_stale (origin, name, marked_at) VALUES (?, ?, ?)",
+                (origin, name, time.time()),
+            )
+
+    def clear_stale(self, origin: str, names: Iterable[str]) -> int:
+        with self.lock:
+            cur = self.db.executemany(
+                "DELETE FROM site_stale WHERE origin = ? AND name = ?", [(origin, n) for n in names]
+            )
+        return cur.rowcount
+
+    def forget(self, origin: str) -> None:
+        with self.lock:
+            self.db.execute("DELETE FROM site_stale WHERE origin = ?", (origin,))
+            self.db.execute("DELETE FROM reachable_sites WHERE origin = ?", (origin,))
+
+    def changes(self) -> int:
+        """A counter every writer of sites (this bridge, ``tabmcp sites``) moves on: a running
+        bridge rebuilds when another process changed it."""
+        with self.lock:
+            return int(self.db.execute("SELECT n FROM site_changes WHERE id = 1").fetchone()[0])
+
+    def touch(self) -> int:
+        with self.lock:
+            self.db.execute("UPDATE site_changes SET n = n + 1 WHERE id = 1")
+            return int(self.db.execute("SELECT n FROM site_changes WHERE id = 1").fetchone()[0])
+
+    def close(self) -> None:
+        self.db.close()
+
+
+@dataclass(frozen=True)
+class SiteTool:
+    """One stored tool of a site, as the person sees it (``tabmcp sites``, the popup)."""
+
+    name: str
+    url: str
+    last_seen: float
+    stale: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "url": self.url, "lastSeen": self.last_seen, "stale": self.stale}
+
+
+@dataclass(frozen=True)
+class SiteInfo:
+    origin: str
+    reachable: bool
+    allowed_by: Literal["config", "person", ""]
+    open: bool
+    tools: tuple[SiteTool, ...] = field(default=())
+
+    @property
+    def last_seen(self) -> float | None:
+        return max((t.last_seen for t in self.tools), default=None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "origin": self.origin,
+            "reachable": self.reachable,
+            "allowedBy": self.allowed_by or None,
+            "open": self.open,
+            "lastSeen": self.last_seen,
+            "tools": [t.to_dict() for t in self.tools],
+        }
+
+
+class Sites:
+    """Which origins agents may open, and the stand-ins of those that are closed.
+
+    Args:
+        policy: the ``[policy]`` settings (``[[policy.origins]]`` with ``reachable``/``enabled``).
+        pins: the trust pins: where last-seen definitions and their document URLs live.
+        store: the person's permissions and the stale marks.
+        usage: the usage counts (``forget`` removes a site's).
+    """
+
+    def __init__(
+        self, policy: PolicySettings, pins: Pins, store: SiteStore, usage: UsageStore | None = None
+    ) -> None:
+        self.policy = policy
+        self.pins = pins
+        self.store = store
+        self.usage = usage
+        self.version = 0
+        """Goes up when what :meth:`closed_tabs` returns may change (new tools, permissions, stale)."""
+        self._allowed = store.allowed()
+        self._seen: dict[tuple[str, str], PageTool] = {}
+        self._ids: dict[str, int] = {}
+        self._cache: tuple[Any, list[Tab]] | None = None
+        self._mark = store.changes()
+
+    # -- permission ------------------------------------------------------------------------
+
+    def _rules(self, origin: str) -> list[Any]:
+        return [r for r in self.policy.origins if fnmatch.fnmatchcase(origin, r.match)]
+
+    def allowed_by(self, origin: str) -> Literal["config", "person", ""]:
+        """Who made ``origin`` reachable (``""``: nobody, or a policy rule disables the origin)."""
+        if not origin or not origin.startswith(("http://", "https://")):
+            return ""
+        rules = self._rules(origin)
+        if not all(r.enabled for r in rules):
+            return ""
+        if any(r.reachable for r in rules):
+            return "config"
+        return "person" if origin in self._allowed else ""
+
+    def reachable(self, origin: str) -> bool:
+        """May agents open ``origin``? Only if the person said so (config or popup)."""
+        return bool(self.allowed_by(origin))
+
+    def allow(self, origin: str, allowed: bool = True) -> bool:
+        """The person's choice from the popup: agents may (not) open ``origin``. True if it changed."""
+        origin = origin_of(origin) or origin
+        if not origin.startswith(("http://", "https://")):
+            return False
+        changed = self.store.set_allowed(origin, allowed)
+        if allowed:
+            self._allowed.add(origin)
+        else:
+            self._allowed.discard(origin)
+        if changed:
+            self._changed_here()
+        return changed
+
+    def _bump(self) -> None:
+        self.version += 1
+        self._cache = None
+
+    # -- what the open tabs show ------------------------------------------------------------
+
+    def observe(self, docs: Iterable[Tab]) -> None:
+        """Record the tools that open documents of reachable origins offer now (their pins and
+        URLs), and clear their stale marks."""
+        for doc in docs:
+            if not doc.is_open or not doc.tools or not self.reachable(doc.origin):
+                continue
+            fresh: list[str] = []
+            for tool in doc.tools.values():
+                key = (doc.origin, tool.name)
+                if self._seen.get(key) is tool:
+                    continue
+                self._seen[key] = tool
+                state = self.pins.observe(
+                    doc.origin, tool.name,
+                    definition_of(tool.title, tool.description, tool.input_schema, tool.annotations), doc.url,
+                )
+                fresh.append(tool.name)
+                if state.status in ("new", "changed"):
+                    self._bump()
+            if fresh and self.store.clear_stale(doc.origin, fresh):
+                self._bump()
+
+    def mark_stale(self, origin: str, name: str) -> None:
+        """The site's page loaded and settled without ``name``: shown as stale, no longer offered."""
+        self.store.mark_stale(origin, name)
+        self._seen.pop((origin, name), None)
+        self._changed_here()
+
+    def _follow_other_writers(self) -> None:
+        """Another process (``tabmcp sites``) changed the sites: reload the permissions, rebuild."""
+        mark = self.store.changes()
+        if mark != self._mark:
+            self._allowed = self.store.allowed()
+            self._seen.clear()
+            self._bump()
+            self._mark = mark
+
+    def _changed_here(self) -> None:
+        """This process changed the sites: other processes' bridges follow (:meth:`_follow_other_writers`)."""
+        self._mark = self.store.touch()
+        self._bump()
+
+    def refresh(self, registry: Registry) -> list[Tab]:
+        """Observe the open documents, then the stand-ins of the closed reachable sites."""
+        self._follow_other_writers()
+        docs = [d for d in registry.documents() if d.is_open]
+        self.observe(docs)
+        open_origins = {d.origin for d in docs if d.tools}
+        return self.closed_tabs(open_origins)
+
+    def closed_tabs(self, open_origins: set[str]) -> list[Tab]:
+        """One stand-in per reachable origin with stored tools and no open document offering tools."""
+        key = (self.version, frozenset(open_origins))
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        stale = self.store.stale()
+        by_origin: dict[str, list[Any]] = {}
+        for origin in self._known_reachable():
+            if origin in open_origins:
+                continue
+            for record in self.pins.records(origin=origin):
+                if (record.origin, record.name) not in stale:
+                    by_origin.setdefault(record.origin, []).append(record)
+        tabs = [self._stand_in(origin, records) for origin, records in sorted(by_origin.items())]
+        out = [t for t in tabs if t is not None]
+        self._cache = (key, out)
+        return out
+
+    def _stand_in(self, origin: str, records: list[Any]) -> Tab | None:
+        records = sorted(records, key=lambda r: -r.last_seen)[:MAX_CLOSED_SITE_TOOLS]
+        tools: dict[str, PageTool] = {}
+        urls: list[tuple[str, str]] = []
+        for record in records:
+            current = record.current
+            raw = {"name": record.name, **{k: v for k, v in current.items() if v is not None}}
+            parsed = parse_tool(raw)
+            if not isinstance(parsed, PageTool):
+                continue
+            url = record.document_url if origin_of(record.document_url) == origin else origin + "/"
+            tools[parsed.name] = parsed
+            urls.append((parsed.name, url))
+        if not tools:
+            return None
+        category = site_category_name(origin)
+        main_url = urls[0][1]
+        tools = {n: t.model_copy(update={"category": category}) for n, t in sorted(tools.items())}
+        cat = PageCategory.model_validate({
+            "name": category,
+            "description": (
+                f"Tools of {origin}, a site that is not open: calling one opens {main_url} in a background tab"
+            )[:500],
+            "tools": tuple(tools),
+        })
+        tab_id = self._ids.setdefault(origin, -(len(self._ids) + 1))
+        return Tab(
+            tab_id=tab_id, url=main_url, title=urlsplit(origin).netloc, origin=origin, document_id=None,
+            native=False, active=False, states=(), tools=tools, categories={category: cat},
+            closed_site=ClosedSite(urls=tuple(sorted(urls))),
+        )
+
+    def _known_reachable(self) -> list[str]:
+        """Origins with stored tools that agents may open (read without loading every pin)."""
+        with self.pins.store.lock:
+            origins = [str(r[0]) for r in self.pins.store.db.execute("SELECT DISTINCT origin FROM tool_pins")]
+        return sorted(o for o in origins if self.reachable(o))
+
+    def unreachable_origin_of(self, name: str) -> str | None:
+        """The origin that last offered a tool called ``name``, if agents may not open it."""
+        with self.pins.store.lock:
+            row = self.pins.store.db.execute(
+                "SELECT origin FROM tool_pins WHERE name = ? ORDER BY last_seen DESC LIMIT 1", (name,)
+            ).fetchone()
+        if row is None or self.reachable(str(row[0])):
+            return None
+        return str(row[0])
+
+    # -- what the person sees and forgets ---------------------------------------------------
+
+    def list(self, registry: Registry | None = None) -> list[SiteInfo]:
+        """Every origin that is reachable or has stored tools of a reachable past, newest first."""
+        open_origins = {d.origin for d in registry.documents() if d.is_open and d.tools} if registry else set()
+        stale = self.store.stale()
+        origins = set(self._allowed) | {r.match for r in self.policy.origins if r.reachable and "*" not in r.match}
+        origins |= set(self._known_reachable())
+        tools: dict[str, list[SiteTool]] = {}
+        for origin in origins:
+            for record in self.pins.records(origin=origin):
+                tools.setdefault(record.origin, []).append(
+                    SiteTool(record.name, record.document_url, record.last_seen, (record.origin, record.name) in stale)
+                )
+        out = [
+            SiteInfo(o, self.reachable(o), self.allowed_by(o), o in open_origins, tuple(tools.get(o, ())))
+            for o in origins
+        ]
+        return sorted(out, key=lambda s: (-(s.last_seen or 0), s.origin))
+
+    def forget(self, origin: str) -> bool:
+        """Remove the site's stored definitions, usage, stale marks and the person's permission."""
+        origin = origin_of(origin) or origin
+        known = origin in self._allowed or bool(self.pins.records(origin=origin))
+        with self.pins.store.lock:
+            self.pins.store.db.execute("DELETE FROM tool_pins WHERE origin = ?", (origin,))
+        self.pins.forget_cached(origin)
+        self.store.forget(origin)
+        self._allowed.discard(origin)
+        if self.usage is not None:
+            self.usage.forget(origin)
+        for key in [k for k in self._seen if k[0] == origin]:
+            del self._seen[key]
+        self._changed_here()
+        return known

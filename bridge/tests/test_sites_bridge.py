@@ -1,0 +1,236 @@
+"""Reachable sites through the real MCP surface: a closed site's tool is found, and a call opens it.
+
+The extension is the scripted peer (a real WebSocket speaking the wire protocol): it answers
+``site.open`` as the real one does (the tab opened, its page's tools, loaded), so every ending of
+the wait is driven here; e2e/test_sites.py drives the real extension in Chromium.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from mcp import Client
+from tabmcp.errors import ErrorCode
+from tabmcp.server.app import running_bridge
+
+from .conftest import eventually, make_config
+from .helpers import ScriptedExtension, tab, tool
+
+FERRY = "https://ferry.test"
+TOOLS = [
+    tool("book_ferry", "Book a ferry crossing for a date.",
+         inputSchema={"type": "object", "properties": {"date": {"type": "string"}}, "required": ["date"]}),
+    tool("list_crossings", "List the ferry crossings of a day.", annotations={"readOnlyHint": True}),
+]
+
+
+def config(tmp_path, **sites: Any):
+    return make_config(
+        store={"path": str(tmp_path / "t.db")},
+        policy={"allow_writes": True, "approval": {"mode": "off"},
+                "origins": [{"match": FERRY, "reachable": True}]},
+        sites={"open_timeout_s": 3, "settle_s": 0.3, **sites},
+    )
+
+
+async def closed_site(app) -> ScriptedExtension:
+    """The person had the ferry page open (its tools pinned), then closed it."""
+    ext = ScriptedExtension(app.port)
+    await ext.connect()
+    await ext.sync(tab(1, url=f"{FERRY}/book", tools=TOOLS), tab(2, url="https://mail.test/", active=True))
+    await eventually(lambda: (e := app.hub.registry.resolve("book_ferry")) and e.tab.is_open)
+    await ext.send({"type": "tab.closed", "tabId": 1})
+    await eventually(lambda: (e := app.hub.registry.resolve("book_ferry")) and not e.tab.is_open)
+    return ext
+
+
+def url(app) -> str:
+    return f"http://127.0.0.1:{app.port}/mcp"
+
+
+def page_answers(ext: ScriptedExtension, calls: list[tuple[int, str, dict]]) -> None:
+    async def handler(msg: dict[str, Any]) -> dict[str, Any]:
+        calls.append((msg["tabId"], msg["tool"], msg["arguments"]))
+        return {"ok": True, "result": {"content": [{"type": "text", "text": f"booked {msg['arguments']}"}]}}
+
+    ext.handler = handler
+
+
+async def serve_open(ext: ScriptedExtension, tab_id: int, *, url: str = "", tools=TOOLS,
+                     loaded: bool = True) -> dict[str, Any]:
+    """Answer the next site.open as the extension does: tab opened, the page's tools, loaded."""
+    request = await ext.wait_for(lambda m: m["type"] == "site.open")
+    rid = request["requestId"]
+    await ext.send({"type": "site.status", "requestId": rid, "state": "opened", "tabId": tab_id,
+                    "url": request["url"]})
+    await ext.send({"type": "tab.update", "tab": tab(tab_id, url=url or request["url"], tools=tools)})
+    if loaded:
+        await ext.send({"type": "site.status", "requestId": rid, "state": "loaded", "tabId": tab_id,
+                        "url": url or request["url"]})
+    return request
+
+
+async def test_search_finds_closed_site_and_call_opens_it(tmp_path):
+    async with running_bridge(config(tmp_path, max_agent_tabs=3, idle_close_s=42)) as app:
+        ext = await closed_site(app)
+        calls: list = []
+        page_answers(ext, calls)
+        async with Client(url(app)) as client:
+            found = await client.call_tool("search_tools", {"query": "book a ferry"})
+            top = found.structured_content["tools"][0]
+            assert top["name"] == "book_ferry" and top["open"] is False
+            assert top["opens"] == f"{FERRY}/book" and top["source"] == FERRY
+            described = await client.call_tool("describe_tools", {"tools": ["book_ferry"]})
+            assert described.structured_content["tools"][0]["_meta"]["tabmcp/source"]["open"] is False
+            passthrough = app.hub.listing(profile="passthrough")
+            assert "book_ferry" in [t["name"] for t in passthrough]
+            call = asyncio.create_task(client.call_tool("call_tool", {"name": "book_ferry",
+                                                                      "arguments": {"date": "Friday"}}))
+            request = await serve_open(ext, 9)
+            result = await call
+        assert not result.is_error, result.content
+        assert result.content[0].text == "booked {'date': 'Friday'}"
+        assert calls == [(9, "book_ferry", {"date": "Friday"})]
+        assert request["url"] == f"{FERRY}/book" and request["origin"] == FERRY
+        assert request["maxAgentTabs"] == 3 and request["idleCloseMs"] == 42_000 and not request.get("focus")
+        assert result.meta["tabmcp/source"]["tabId"] == 9
+        await ext.close()
+
+
+async def test_bad_arguments_open_nothing(tmp_path):
+    async with running_bridge(config(tmp_path)) as app:
+        ext = await closed_site(app)
+        async with Client(url(app)) as client:
+            result = await client.call_tool("book_ferry", {"date": 5})
+        assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.VALIDATION_ERROR
+        assert not [m for m in ext.received if m["type"] == "site.open"]
+        await ext.close()
+
+
+async def test_tool_not_registered_in_time(tmp_path):
+    async with running_bridge(config(tmp_path, open_timeout_s=0.5)) as app:
+        ext = await closed_site(app)
+        async with Client(url(app)) as client:
+            call = asyncio.create_task(client.call_tool("book_ferry", {"date": "Fri"}))
+            await serve_open(ext, 9, tools=[], loaded=False)
+            result = await call
+        assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.SITE_NOT_REGISTERED
+        await ext.close()
+
+
+async def test_page_no_longer_offers_the_tool_marks_it_stale(tmp_path):
+    async with running_bridge(config(tmp_path)) as app:
+        ext = await closed_site(app)
+        async with Client(url(app)) as client:
+            call = asyncio.create_task(client.call_tool("book_ferry", {"date": "Fri"}))
+            await serve_open(ext, 9, tools=TOOLS[1:])
+            result = await call
+            assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.SITE_TOOL_GONE
+            [site] = app.hub.sites.list(app.hub.registry)
+            assert {t.name: t.stale for t in site.tools}["book_ferry"] is True
+            await ext.send({"type": "tab.closed", "tabId": 9})
+            await eventually(lambda: app.hub.registry.resolve("list_crossings")
+                             and not app.hub.registry.resolve("list_crossings").tab.is_open)
+            assert app.hub.registry.resolve("book_ferry") is None  # stale: no longer offered
+        await ext.close()
+
+
+async def test_redirect_to_another_origin_calls_nothing(tmp_path):
+    async with running_bridge(config(tmp_path)) as app:
+        ext = await closed_site(app)
+        calls: list = []
+        page_answers(ext, calls)
+        async with Client(url(app)) as client:
+            call = asyncio.create_task(client.call_tool("book_ferry", {"date": "Fri"}))
+            # the page lands on another origin that offers a tool of the same name
+            await serve_open(ext, 9, url="https://evil.test/book", loaded=False)
+            result = await call
+        assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.SITE_REDIRECTED
+        assert calls == []
+        await ext.close()
+
+
+async def test_extension_reports_redirect(tmp_path):
+    async with running_bridge(config(tmp_path)) as app:
+        ext = await closed_site(app)
+        async with Client(url(app)) as client:
+            call = asyncio.create_task(client.call_tool("book_ferry", {"date": "Fri"}))
+            request = await ext.wait_for(lambda m: m["type"] == "site.open")
+            await ext.send({"type": "site.status", "requestId": request["requestId"], "state": "redirected",
+                            "tabId": 9, "url": "https://evil.test/"})
+            result = await call
+        assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.SITE_REDIRECTED
+        await ext.close()
+
+
+async def test_not_reachable_site_opens_nothing_and_says_how_to_allow(tmp_path):
+    cfg = make_config(store={"path": str(tmp_path / "t.db")}, policy={"allow_writes": True})
+    async with running_bridge(cfg) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        await ext.sync(tab(1, url=f"{FERRY}/book", tools=TOOLS))
+        await eventually(lambda: app.hub.registry.resolve("book_ferry"))
+        async with Client(url(app)) as client:
+            await client.list_tools()  # the agent saw it (the trust guard pinned it)
+            await ext.send({"type": "tab.closed", "tabId": 1})
+            await eventually(lambda: app.hub.registry.resolve("book_ferry") is None)
+            result = await client.call_tool("book_ferry", {"date": "Fri"})
+            assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.SITE_NOT_REACHABLE
+            assert "reachable = true" in result.content[0].text and "popup" in result.content[0].text
+            opened = await client.call_tool("open_page", {"url": f"{FERRY}/book"})
+            assert opened.is_error and opened.structured_content["error"]["code"] == ErrorCode.SITE_NOT_REACHABLE
+            bad = await client.call_tool("open_page", {"url": "javascript:alert(1)"})
+            assert bad.is_error and bad.structured_content["error"]["code"] == ErrorCode.VALIDATION_ERROR
+        assert not [m for m in ext.received if m["type"] == "site.open"]
+        await ext.close()
+
+
+async def test_open_page_returns_tools_once_settled(tmp_path):
+    async with running_bridge(config(tmp_path)) as app:
+        ext = await closed_site(app)
+        async with Client(url(app)) as client:
+            call = asyncio.create_task(client.call_tool("open_page", {"url": f"{FERRY}/timetable", "focus": True}))
+            request = await serve_open(ext, 11)
+            result = await call
+        assert request["focus"] is True
+        assert not result.is_error
+        assert result.structured_content["tabId"] == 11
+        assert sorted(t["name"] for t in result.structured_content["tools"]) == ["book_ferry", "list_crossings"]
+        await ext.close()
+
+
+async def test_person_allows_from_popup_then_forgets(tmp_path):
+    cfg = make_config(store={"path": str(tmp_path / "t.db")}, policy={"allow_writes": True})
+    async with running_bridge(cfg) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        await ext.sync(tab(1, url=f"{FERRY}/book", tools=TOOLS))
+        await eventually(lambda: app.hub.registry.resolve("book_ferry"))
+        await ext.send({"type": "site.permission", "origin": FERRY, "reachable": True})
+        listed = await ext.wait_for(lambda m: m["type"] == "sites.list" and m["sites"]
+                                    and len(m["sites"][0]["tools"]) == 2)
+        assert listed["sites"][0]["origin"] == FERRY and listed["sites"][0]["allowedBy"] == "person"
+        await ext.send({"type": "tab.closed", "tabId": 1})
+        await eventually(lambda: (e := app.hub.registry.resolve("book_ferry")) and not e.tab.is_open)
+        await ext.send({"type": "site.forget", "origin": FERRY})
+        await eventually(lambda: app.hub.registry.resolve("book_ferry") is None)
+        await ext.wait_for(lambda m: m["type"] == "sites.list" and m["sites"] == [])
+        assert not app.hub.sites.reachable(FERRY)
+        await ext.close()
+
+
+async def test_concurrent_calls_of_a_closed_site_open_one_tab(tmp_path):
+    async with running_bridge(config(tmp_path)) as app:
+        ext = await closed_site(app)
+        calls: list = []
+        page_answers(ext, calls)
+        async with Client(url(app)) as client:
+            first = asyncio.create_task(client.call_tool("book_ferry", {"date": "Fri"}))
+            second = asyncio.create_task(client.call_tool("list_crossings", {}))
+            await serve_open(ext, 9)
+            results = await asyncio.gather(first, second)
+        assert not any(r.is_error for r in results), [r.content for r in results]
+        assert sorted(c[:2] for c in calls) == [(9, "book_ferry"), (9, "list_crossings")]
+        assert len([m for m in ext.received if m["type"] == "site.open"]) == 0  # serve_open took the only one
+        await ext.close()

@@ -1,0 +1,203 @@
+// Tabs the agent opened (reachable sites, docs/security.md): open in the background, group,
+// watch for an off-origin redirect, and keep them tidy.
+//
+// Rules:
+// - a site opens with chrome.tabs.create({active: false}) in a labelled tab group: the person's
+//   tab stays the active one and no window is raised or focused;
+// - a navigation of an opening tab to another origin closes it at once (`redirected`);
+// - at most `maxAgentTabs` agent tabs: the least recently used is closed first;
+// - an agent tab is closed after `idleCloseMs` without a call, unless the person took it over;
+// - a tab the person brings to the front is theirs from then on (out of the group, never closed);
+// - the person's own tabs are never closed or focused (only open_page(focus) focuses, when asked).
+// The list of agent tabs lives in chrome.storage.session, so a restarted worker still knows them.
+// Nothing here waits on page timers: the page's registration is not throttled in hidden tabs
+// (page/agent.js posts snapshots from hidden documents without a timer).
+
+const STORE_KEY = 'agentTabs';
+const STATUS = Object.freeze({ opened: 'opened', loaded: 'loaded', redirected: 'redirected', failed: 'failed' });
+
+/** @param {string} url @returns {string} */
+function originOf(url) {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : '';
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * @typedef {{tabId: number, lastUsed: number, idleCloseMs: number}} AgentTab
+ * @typedef {{requestId: string, origin: string, deadline: number}} Opening
+ */
+
+/**
+ * @param {{send: (msg: object) => void, statusType: string}} io
+ *   send: a message to the bridge; statusType: the wire type of site.status.
+ */
+export function createAgentTabs({ send, statusType }) {
+  /** @type {Map<number, AgentTab>} */
+  const tabs = new Map();
+  /** @type {Map<number, Opening>} */
+  const opening = new Map();
+  let settings = { maxAgentTabs: 5, idleCloseMs: 300_000, groupTitle: 'tabmcp agent' };
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let idleTimer = null;
+  const restored = chrome.storage.session
+    .get(STORE_KEY)
+    .then((stored) => {
+      for (const t of stored[STORE_KEY] || []) if (!tabs.has(t.tabId)) tabs.set(t.tabId, t);
+      armIdle();
+    })
+    .catch(() => {});
+
+  function status(requestId, state, extra = {}) {
+    send({ type: statusType, requestId, state, ...extra });
+  }
+
+  function save() {
+    chrome.storage.session.set({ [STORE_KEY]: [...tabs.values()] }).catch(() => {});
+  }
+
+  /** One timer for the next idle agent tab (the worker's timers are not throttled like a page's). */
+  function armIdle() {
+    clearTimeout(idleTimer);
+    idleTimer = null;
+    if (!tabs.size) return;
+    const next = Math.min(...[...tabs.values()].map((t) => t.lastUsed + t.idleCloseMs));
+    idleTimer = setTimeout(closeIdle, Math.max(0, next - Date.now()));
+  }
+
+  async function closeIdle() {
+    const now = Date.now();
+    for (const t of [...tabs.values()]) {
+      if (t.lastUsed + t.idleCloseMs <= now && !opening.has(t.tabId)) await close(t.tabId);
+    }
+    armIdle();
+  }
+
+  /** Close an agent tab (never one of the person's: only ids in `tabs` get here). */
+  async function close(tabId) {
+    if (!tabs.has(tabId)) return;
+    tabs.delete(tabId);
+    save();
+    await chrome.tabs.remove(tabId).catch(() => {});
+  }
+
+  /** The group agent tabs go in, in the tab's window: the one with our title, or a new one. */
+  async function group(tab) {
+    try {
+      const groups = await chrome.tabGroups.query({ windowId: tab.windowId, title: settings.groupTitle });
+      const groupId = await chrome.tabs.group(
+        groups.length ? { tabIds: [tab.id], groupId: groups[0].id } : { tabIds: [tab.id], createProperties: { windowId: tab.windowId } },
+      );
+      if (!groups.length) await chrome.tabGroups.update(groupId, { title: settings.groupTitle, color: 'grey' });
+    } catch (err) {
+      console.warn('[tabmcp] could not group the agent tab', err);
+    }
+  }
+
+  /** Focus an open tab of the origin, when open_page asked for it; its id, or null. */
+  async function focusExisting(origin) {
+    const all = await chrome.tabs.query({});
+    const tab = all.find((t) => originOf(t.url || t.pendingUrl || '') === origin);
+    if (!tab || tab.id === undefined) return null;
+    await chrome.tabs.update(tab.id, { active: true });
+    await chrome.windows.update(tab.windowId, { focused: true }).catch(() => {});
+    return tab;
+  }
+
+  /** site.open from the bridge. */
+  async function open(msg) {
+    await restored;
+    settings = {
+      maxAgentTabs: msg.maxAgentTabs || settings.maxAgentTabs,
+      idleCloseMs: msg.idleCloseMs || settings.idleCloseMs,
+      groupTitle: msg.groupTitle || settings.groupTitle,
+    };
+    if (originOf(msg.url) !== msg.origin) {
+      status(msg.requestId, STATUS.failed, { message: `not an http(s) URL of ${msg.origin}` });
+      return;
+    }
+    try {
+      if (msg.focus) {
+        const tab = await focusExisting(msg.origin);
+        if (tab) {
+          status(msg.requestId, STATUS.opened, { tabId: tab.id, url: tab.url || '' });
+          if (tab.status === 'complete') status(msg.requestId, STATUS.loaded, { tabId: tab.id, url: tab.url || '' });
+          else opening.set(tab.id, { requestId: msg.requestId, origin: msg.origin, deadline: Date.now() + msg.timeoutMs });
+          return;
+        }
+      }
+      while (tabs.size >= settings.maxAgentTabs) {
+        const lru = [...tabs.values()].sort((a, b) => a.lastUsed - b.lastUsed)[0];
+        await close(lru.tabId);
+      }
+      const tab = await chrome.tabs.create({ url: msg.url, active: false });
+      if (tab.id === undefined) throw new Error('the browser gave the new tab no id');
+      tabs.set(tab.id, { tabId: tab.id, lastUsed: Date.now(), idleCloseMs: settings.idleCloseMs });
+      opening.set(tab.id, { requestId: msg.requestId, origin: msg.origin, deadline: Date.now() + msg.timeoutMs });
+      save();
+      armIdle();
+      await group(tab); // grouped before the bridge hears of it: a call never runs in an ungrouped agent tab
+      status(msg.requestId, STATUS.opened, { tabId: tab.id, url: msg.url });
+    } catch (err) {
+      status(msg.requestId, STATUS.failed, { message: String((err && err.message) || err) });
+    }
+  }
+
+  /** chrome.tabs.onUpdated: an opening tab left its origin (closed, `redirected`) or loaded. */
+  function onUpdated(tabId, change, tab) {
+    const watch = opening.get(tabId);
+    if (!watch) return;
+    if (Date.now() > watch.deadline) {
+      opening.delete(tabId);
+      return;
+    }
+    const url = change.url || tab.url || '';
+    if (url && originOf(url) !== watch.origin && !url.startsWith('about:')) {
+      opening.delete(tabId);
+      status(watch.requestId, STATUS.redirected, { tabId, url });
+      close(tabId);
+      return;
+    }
+    if (change.status === 'complete') {
+      opening.delete(tabId);
+      touch(tabId); // idle counts from the page being ready, not from the start of its load
+      status(watch.requestId, STATUS.loaded, { tabId, url });
+    }
+  }
+
+  /** chrome.tabs.onActivated: the person brought an agent tab to the front: it is theirs now. */
+  function onActivated(tabId) {
+    if (!tabs.has(tabId)) return;
+    tabs.delete(tabId);
+    save();
+    armIdle();
+    chrome.tabs.ungroup(tabId).catch(() => {});
+  }
+
+  function onRemoved(tabId) {
+    opening.delete(tabId);
+    if (tabs.delete(tabId)) {
+      save();
+      armIdle();
+    }
+  }
+
+  /** A call ran in the tab: an agent tab's idle time starts again. */
+  function touch(tabId) {
+    const t = tabs.get(tabId);
+    if (!t) return;
+    t.lastUsed = Date.now();
+    save();
+    armIdle();
+  }
+
+  /** For the popup and tests: the agent tabs, least recently used first. */
+  function list() {
+    return [...tabs.values()].sort((a, b) => a.lastUsed - b.lastUsed);
+  }
+
+  return { open, onUpdated, onActivated, onRemoved, touch, list, isAgentTab: (tabId) => tabs.has(tabId) };
+}

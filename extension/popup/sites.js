@@ -1,0 +1,67 @@
+// Popup section "Reachable sites": sites agents may open when no tab of them is open, their
+// stored tools (stale ones marked), when each was last seen, a "forget" button; and, for the
+// active tab's site when its page offers tools, "Agents may open this site".
+// Only this popup can change reachable sites (the worker refuses content scripts).
+
+import { RUNTIME } from '../protocol.js';
+
+const SITES = RUNTIME.sites;
+const PERMISSION = RUNTIME.sitePermission;
+const FORGET = RUNTIME.siteForget;
+
+/** @param {number | null} seconds @returns {string} */
+function ago(seconds) {
+  if (!seconds) return 'never';
+  const s = Math.max(0, Date.now() / 1000 - seconds);
+  if (s < 90) return 'just now';
+  if (s < 5400) return `${Math.round(s / 60)} min ago`;
+  if (s < 129600) return `${Math.round(s / 3600)} h ago`;
+  return `${Math.round(s / 86400)} days ago`;
+}
+
+/** @param {HTMLElement} root */
+export async function renderSites(root) {
+  /** @type {any} */
+  const report = await chrome.runtime.sendMessage({ type: SITES });
+  if (!report || !Array.isArray(report.sites)) return;
+  const rows = report.sites.map((site) => {
+    const li = document.createElement('li');
+    li.dataset.testid = 'site';
+    li.dataset.origin = site.origin;
+    const name = document.createElement('span');
+    const stale = site.tools.filter((t) => t.stale).length;
+    name.textContent = `${site.origin} · ${site.tools.length} tools${stale ? ` (${stale} stale)` : ''} · ${ago(site.lastSeen)}`;
+    name.title = site.tools.map((t) => `${t.name}${t.stale ? ' (stale: the page no longer offers it)' : ''}`).join('\n');
+    const forget = document.createElement('button');
+    forget.type = 'button';
+    forget.dataset.testid = 'forget-site';
+    forget.textContent = 'Forget';
+    forget.title = site.allowedBy === 'config' ? 'Forget its tools (the config file still allows the site)' : 'Forget the site and its tools';
+    forget.addEventListener('click', async () => {
+      await chrome.runtime.sendMessage({ type: FORGET, origin: site.origin });
+      li.remove();
+    });
+    li.append(name, forget);
+    return li;
+  });
+  const list = document.createElement('ul');
+  list.className = 'sites';
+  list.replaceChildren(...rows);
+  const parts = [list];
+  const active = report.active || {};
+  const known = report.sites.find((s) => s.origin === active.origin);
+  if (active.origin && (active.tools > 0 || known)) {
+    const label = document.createElement('label');
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.dataset.testid = 'site-reachable';
+    box.checked = !!(known && known.reachable);
+    box.disabled = !!(known && known.allowedBy === 'config') || !report.connected;
+    box.addEventListener('change', () =>
+      chrome.runtime.sendMessage({ type: PERMISSION, origin: active.origin, reachable: box.checked }),
+    );
+    label.append(box, ` Agents may open ${active.origin}`);
+    parts.unshift(label);
+  }
+  root.replaceChildren(...parts);
+}
