@@ -11,6 +11,7 @@ import asyncio
 import fnmatch
 import json
 import shutil
+import sqlite3
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -246,6 +247,31 @@ async def test_switch_through_the_wire_persists_and_a_call_needs_approval(tmp_pa
         await ext.close()
     again = Hub(config)  # a new bridge on the same SQLite file remembers the person's choice
     assert again.forms.enabled(SHOP) and not again.forms.enabled("https://other.test")
+
+
+async def test_a_choice_that_could_not_be_kept_changes_nothing(tmp_path):
+    """The person's switch is written to SQLite before it applies: when the write fails, the
+    listing and the policy stay as stored (a restart would not show something else)."""
+    db = tmp_path / "tabmcp.db"
+    config = make_config(store={"path": str(db)}, disclosure={"profile": "passthrough"})
+    async with running_bridge(config) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        await ext.wait_for(lambda m: m["type"] == "forms.policy")
+        await ext.sync(snap().model_dump(by_alias=True, exclude_none=True))
+        await eventually(lambda: app.hub.registry.resolve("form_contact_us"))
+        version = app.hub.registry.version
+        with sqlite3.connect(db) as other:  # the file refuses the write (as a full disk would)
+            other.execute("CREATE TRIGGER refuse BEFORE INSERT ON forms_switch "
+                          "BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
+        await ext.send({"type": "forms.set", "origin": SHOP, "enabled": True})
+        error = await ext.wait_for(lambda m: m["type"] == "error")
+        assert error["code"] == "INTERNAL_ERROR"
+        assert not app.hub.forms.enabled(SHOP) and app.hub.registry.version == version
+        async with Client(f"http://127.0.0.1:{app.port}/mcp", mode="legacy") as client:
+            assert "form_contact_us" not in [t.name for t in (await client.list_tools()).tools]
+        await ext.close()
+    assert Hub(config).forms.enabled(SHOP) is False  # what is stored is what was applied
 
 
 async def test_config_rules_reach_the_extension():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import socket
 import sys
@@ -218,3 +219,138 @@ async def test_a_call_in_flight_when_the_bridge_goes_ends_with_a_named_error(tmp
             listed = await asyncio.wait_for(client.list_tools(cache_mode="bypass"), 20)
             assert "call_tool" in [t.name for t in listed.tools]
         await ext.close()
+
+
+# -- the relay object against a real bridge: each request answered once, the handshake told once --
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "relay-test", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+class ClientSide:
+    """What the relay writes to its client's stdout, parsed, with a wait for answers."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        self._changed = asyncio.Event()
+
+    async def write(self, line: bytes) -> None:
+        self.messages.append(json.loads(line))
+        self._changed.set()
+
+    def answers(self, request_id: Any) -> list[dict[str, Any]]:
+        return [m for m in self.messages if m.get("id") == request_id and "method" not in m]
+
+    async def answer(self, request_id: Any) -> dict[str, Any]:
+        while True:
+            self._changed.clear()
+            if found := self.answers(request_id):
+                return found[0]
+            await asyncio.wait_for(self._changed.wait(), 15)
+
+
+def counting(app: Any) -> list[str]:
+    """Every method the bridge's MCP server receives (server middleware, outermost)."""
+    seen: list[str] = []
+
+    async def count(ctx: Any, call_next: Any) -> Any:
+        seen.append(ctx.method)
+        return await call_next(ctx)
+
+    app.mcp.middleware.insert(0, count)
+    return seen
+
+
+async def send(relay: Any, message: dict[str, Any]) -> None:
+    await relay._up(json.dumps(message).encode() + b"\n")
+
+
+@contextlib.asynccontextmanager
+async def relayed(closing: int = 0) -> Any:
+    """A real bridge, and a relay object connected to it whose client has made its handshake."""
+    from tabmcp.server.app import running_bridge
+    from tabmcp.server.relay import Relay
+
+    from .conftest import make_config
+
+    class Closing(Relay):
+        """The next ``closing`` connections it opens are closed before it uses them (the bridge
+        went away between the WebSocket handshake and the replay)."""
+
+        closing = 0
+
+        async def _open(self) -> Any:
+            upstream = await super()._open()
+            if upstream is not None and self.closing:
+                self.closing -= 1
+                await upstream.close()
+            return upstream
+
+    port = free_port()
+    config = make_config(server={"port": port})
+    async with running_bridge(config) as app:
+        seen = counting(app)
+        relay = Closing(config)
+        client = ClientSide()
+        relay._out = client
+        try:
+            await send(relay, INITIALIZE)
+            assert "result" in await client.answer(1)
+            await send(relay, INITIALIZED)
+            relay.closing = closing
+            yield relay, client, seen
+        finally:
+            await relay._close_upstream()
+
+
+async def lose_unnoticed(relay: Any) -> None:
+    """The bridge closes the relay's connection before the relay has noticed (its reader is
+    stopped first), so the next send raises ConnectionClosed."""
+    relay._down.cancel()
+    await asyncio.gather(relay._down, return_exceptions=True)
+    await relay._upstream.close()
+
+
+async def test_a_request_sent_again_after_a_lost_connection_is_answered_once():
+    async with relayed() as (relay, client, seen):
+        await lose_unnoticed(relay)
+        await send(relay, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert "result" in await client.answer(2)
+        # A later request's answer: whatever the relay wrote for id 2 is written by now.
+        await send(relay, {"jsonrpc": "2.0", "id": 3, "method": "ping"})
+        await client.answer(3)
+        assert len(client.answers(2)) == 1, client.answers(2)
+        assert seen.count("initialize") == 2  # the client's, and the replay on the new connection
+
+
+async def test_a_connection_closed_during_the_handshake_replay_is_replaced():
+    async with relayed(closing=1) as (relay, client, seen):
+        await lose_unnoticed(relay)
+        await send(relay, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        answer = await client.answer(2)
+        assert "result" in answer and "call_tool" in [t["name"] for t in answer["result"]["tools"]]
+        assert relay.closing == 0  # the closed connection was opened, and replaced
+        assert len(client.answers(2)) == 1
+
+
+@pytest.mark.slow
+async def test_the_bridge_sees_one_initialize_per_relayed_session(tmp_path: Path):
+    from tabmcp.server.app import running_bridge
+
+    from .conftest import make_config
+
+    port = free_port()
+    config = tmp_path / "config.toml"
+    config.write_text('[store]\npath = ":memory:"\n')
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "tabmcp.cli", "serve", "--stdio", "--port", str(port)],
+        env={**os.environ, "TABMCP_CONFIG": str(config)},
+    )
+    async with running_bridge(make_config(server={"port": port})) as app:
+        seen = counting(app)
+        for _ in range(2):  # two relayed sessions, one after the other
+            async with Client(params, mode="legacy") as client:
+                assert "call_tool" in [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
+        assert seen.count("initialize") == 2, seen
+        assert seen.count("tools/list") == 2

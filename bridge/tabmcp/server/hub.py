@@ -14,6 +14,7 @@ import contextvars
 import logging
 import os
 import secrets
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -415,9 +416,16 @@ class Hub:
                            activity=self.activity, trust=self.trust, query=query, insight=self._insight)
 
     def sync_controls(self) -> None:
-        """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ."""
+        """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ.
+        Cheap (one ``PRAGMA data_version`` when nothing changed): every tools/call runs it, so a
+        pause from the CLI holds at once, with or without an extension (which the poll needs)."""
         before = self.controls.version
-        if self.controls.sync() and self.controls.version != before:
+        try:
+            synced = self.controls.sync()
+        except sqlite3.Error:  # a locked or vanished file: the switches as last read hold
+            log.debug("could not read the person's switches", exc_info=True)
+            return
+        if synced and self.controls.version != before:
             self._changed()
 
     def _poll_controls_soon(self) -> None:
@@ -428,7 +436,7 @@ class Hub:
         self._controls_poll = None
         try:
             self.sync_controls()
-        except Exception:  # a locked or vanished file: try again next time
+        except Exception:  # keep polling whatever happened
             log.debug("could not read the person's switches", exc_info=True)
         if self.session.ready:
             self._poll_controls_soon()
@@ -446,8 +454,8 @@ class Hub:
             ValueError: ``origin`` is not an http(s) origin.
         """
         origin = normalize_origin(origin)
+        self.forms_switches.set(origin, enabled)  # kept first: a failed write changes nothing
         changed = self.forms.choose(origin, enabled)
-        self.forms_switches.set(origin, enabled)
         if self.session.ready:
             self.session.send(None, self._forms_policy_message())
             self._flush_soon()

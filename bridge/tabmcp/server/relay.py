@@ -86,7 +86,8 @@ class Relay:
         self._reconnecting: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._handshake: list[bytes] = []
-        """The client's ``initialize`` request and ``initialized`` notification, replayed after a takeover."""
+        """The client's ``initialize`` request and ``initialized`` notification as sent to a bridge,
+        replayed on the next connection (after a lost one or a takeover), never on the first."""
         self._in_flight: dict[Any, tuple[str, bool]] = {}
         """Client requests sent up and not yet answered: id → (method, of a 2026-07-28 client)."""
         self._owned: BridgeApp | None = None
@@ -120,26 +121,35 @@ class Relay:
     async def _up(self, line: bytes) -> None:
         """Send one line from the client to the bridge (connecting, or taking over, first)."""
         message = _peek(line)
-        if message is not None:
-            method = message.get("method")
-            if method in ("initialize", "notifications/initialized"):
-                if method == "initialize":
-                    self._handshake.clear()
-                self._handshake.append(line)
-            if method is not None and "id" in message:
-                self._in_flight[message["id"]] = (str(method), _modern(message))
+        method = message.get("method") if message is not None else None
+        request_id = message.get("id") if message is not None else None
+        request: tuple[str, bool] | None = None  # (method, of a 2026-07-28 client) when it wants an answer
+        if message is not None and method is not None and "id" in message:
+            request = (str(method), _modern(message))
+        if method == "initialize":
+            self._handshake.clear()  # a new handshake: the old one is not replayed any more
         for attempt in (1, 2):
             upstream = await self._connect()
             if upstream is None:
                 break
+            if request is not None:  # before the send: the answer may come before the send returns
+                self._in_flight[request_id] = request
             try:
                 await upstream.send(line.decode("utf-8", "replace").rstrip("\n"))
-                return
             except websockets.ConnectionClosed:
                 log.warning("relay: the bridge closed the connection (attempt %d)", attempt)
+                # Not sent, so not the lost bridge's to fail: it is sent again below. Unless the
+                # bridge's going away answered it already: sent again, it would be answered twice.
+                answered = request is not None and self._in_flight.pop(request_id, None) is None
                 await self._lost(upstream)
-        if message is not None and "id" in message and message.get("method") is not None:
-            await self._fail(message["id"], (str(message["method"]), _modern(message)))
+                if answered:
+                    return
+                continue
+            if method in ("initialize", "notifications/initialized"):
+                self._handshake.append(line)  # sent: a later connection gets it replayed
+            return
+        if request is not None:
+            await self._fail(request_id, request)
 
     async def _write(self, line: bytes) -> None:
         if self._out is not None:
@@ -148,6 +158,9 @@ class Relay:
     async def _fail(self, request_id: Any, request: tuple[str, bool]) -> None:
         """Answer a request the bridge will never answer (it went away with it)."""
         self._in_flight.pop(request_id, None)
+        await self._answer_gone(request_id, request)
+
+    async def _answer_gone(self, request_id: Any, request: tuple[str, bool]) -> None:
         method, modern = request
         if method == "tools/call":
             result = error_result(ExtensionDisconnected(GONE))
@@ -166,23 +179,37 @@ class Relay:
         async with self._lock:
             if self._upstream is not None:
                 return self._upstream
-            for _ in range(2):
+            for _ in range(3):
                 upstream = await self._open()
-                if upstream is not None:
-                    break
-                if not await self._takeover_if_free():
-                    return None
-            else:
-                return None
-            if self._handshake:  # the new session must know this client as the old one did
-                first = _peek(self._handshake[0]) or {}
-                first["id"] = _REPLAYED_ID
-                await upstream.send(json.dumps(first))
-                for line in self._handshake[1:]:
-                    await upstream.send(line.decode("utf-8", "replace").rstrip("\n"))
-            self._upstream = upstream
-            self._down = asyncio.create_task(self._pump_down(upstream))
-            return upstream
+                if upstream is None:
+                    if not await self._takeover_if_free():
+                        return None
+                    continue
+                if not await self._replay(upstream):
+                    continue  # closed under us: open another (or take the port over)
+                self._upstream = upstream
+                self._down = asyncio.create_task(self._pump_down(upstream))
+                return upstream
+            return None
+
+    async def _replay(self, upstream: ClientConnection) -> bool:
+        """Tell a new session the handshake the client made on an earlier connection (only lines
+        a bridge was sent are kept, so a first connection replays nothing). False, with the
+        connection closed, if it closed meanwhile."""
+        if not self._handshake:
+            return True
+        first = _peek(self._handshake[0]) or {}
+        first["id"] = _REPLAYED_ID
+        try:
+            await upstream.send(json.dumps(first))
+            for line in self._handshake[1:]:
+                await upstream.send(line.decode("utf-8", "replace").rstrip("\n"))
+        except websockets.ConnectionClosed:
+            log.warning("relay: the bridge closed the connection while the handshake was replayed")
+            with contextlib.suppress(Exception):
+                await upstream.close()
+            return False
+        return True
 
     async def _open(self) -> ClientConnection | None:
         token = self.config.server.mcp_token
@@ -230,8 +257,9 @@ class Relay:
         """The bridge went away: what it held fails now; the next request reconnects or takes over."""
         if self._upstream is upstream:
             self._upstream = None
-            for request_id, request in list(self._in_flight.items()):
-                await self._fail(request_id, request)
+            failed, self._in_flight = self._in_flight, {}  # taken at once: each is answered once
+            for request_id, request in failed.items():
+                await self._answer_gone(request_id, request)
         with contextlib.suppress(Exception):
             await upstream.close()
 

@@ -47,6 +47,9 @@ class Bridge(Protocol):
 
     def focused_tab(self) -> int | None: ...
 
+    def sync_controls(self) -> None:
+        """Pick up switches another process (``tabmcp controls``) set since the last look."""
+
     def page_config_changed(self) -> None:
         """The telemetry settings may have changed; pages get the new capture config."""
 

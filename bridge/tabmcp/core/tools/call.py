@@ -59,6 +59,7 @@ async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> dict[st
     """
     from . import BUILTIN_TOOLS  # the registry imports this module
 
+    ctx.bridge.sync_controls()  # ``tabmcp controls pause`` counts at once, extension or not
     ctx.bridge.controls.check_not_paused()
     builtin = BUILTIN_TOOLS.get(name)
     if builtin is not None:
