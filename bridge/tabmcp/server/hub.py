@@ -14,7 +14,6 @@ import contextvars
 import logging
 import os
 import secrets
-import sqlite3
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,8 +23,7 @@ from ..config import Config
 from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
-from ..core.panel import ControlRefused, Insight, apply_control, panel_state
-from ..core.page_forms import FormsPolicy, normalize_origin
+from ..core.page_forms import FormsPolicy
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
@@ -60,10 +58,7 @@ from ..protocol import (
     SitePermission,
     SitesList,
     ControlSet,
-    ErrorBody,
     PanelQuery,
-    PanelState,
-    FormsPolicyRule,
     FormsSet,
     TabSnapshot,
     TabsSync,
@@ -74,14 +69,12 @@ from ..protocol import (
     dump,
 )
 from ..protocol import (
-    FormsPolicy as FormsPolicyMsg,
-)
-from ..protocol import (
     TabClosed as TabClosedMsg,
 )
 from ..core.trust.pins import Pins
 from ..core.trust.store import TrustStore
 from ..store import FormsSwitchStore, UsageStore, default_db_path
+from .panel import PersonPanel
 
 if TYPE_CHECKING:
     from ..core.trust.guard import TrustGuard
@@ -155,22 +148,24 @@ class Link(Peer):
 STATUS_ACTIVITY = 20
 """How many of the newest activity rows ``status()`` (``/health``) carries."""
 
-CONTROLS_POLL_S = 1.0
-"""How often the hub looks for a switch another process (``tabmcp controls``) changed."""
-
-
 class Hub:
     """The bridge facade (:class:`tabmcp.core.tools.Bridge`): the core objects, and the I/O of the session."""
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
         self.registry = Registry(reserved_names=RESERVED_NAMES)
-        self.controls = PersonControls.open(self.config.store.path)  # the person's switches (popup, CLI)
-        self.forms_switches = FormsSwitchStore(self.config.store.path)
-        self.forms = FormsPolicy(self.config.policy.origins, self.forms_switches.all())
-        self.gate = Gate(self.config.policy, self.config.trust, self.forms, controls=self.controls)
+        self.session_id = secrets.token_hex(8)
+        self.session = Session(session_id=self.session_id, bridge_version=__version__,
+                               token=self.config.server.extension_token or None)
         self.trust: TrustGuard | None = None
         """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
+        self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
+            self.config.store.path, max_rows=self.config.store.activity_rows, redactor=lambda: self.telemetry.redactor
+        )
+        self.panel = PersonPanel(self.config, self.registry, self.session, self.activity,
+                                 changed=self._changed, touch=lambda: self._apply(self.registry.touch()),
+                                 flush_soon=self._flush_soon, trust=lambda: self.trust)
+        """The person's side: the popup's panel, their switches, forms as tools (server/panel.py)."""
         self.usage = UsageStore(self.config.store.path)
         core_n = self.config.disclosure.core_from_usage
         self.disclosure = Disclosure(
@@ -192,9 +187,6 @@ class Hub:
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
-        self.session_id = secrets.token_hex(8)
-        self.session = Session(session_id=self.session_id, bridge_version=__version__,
-                               token=self.config.server.extension_token or None)
         self._futures: dict[str, asyncio.Future[Any]] = {}
         self.trace = trace_enabled()
         """Debug mode: calls carry hop timestamps (see :data:`TRACE`); off, the call path pays one check."""
@@ -206,18 +198,12 @@ class Hub:
         self.telemetry = TelemetryStore(self.config.telemetry)
         self.telemetry.add_listener(self._telemetry_changed)
         self.sessions = SessionStore(self.config.telemetry.session_db or self.config.store.path or ":memory:")
-        self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
-            self.config.store.path, max_rows=self.config.store.activity_rows, redactor=lambda: self.telemetry.redactor
-        )
         self._closed_tabs: collections.deque[int] = collections.deque()
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
         self._telemetry_revision = 0
-        self._person_revision = 0
-        self._controls_poll: asyncio.TimerHandle | None = None
-        self._insight = Insight()
         self._page_config: dict[str, Any] | None = None
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
@@ -258,7 +244,7 @@ class Hub:
         """Grows with every page-driven change of what tools/list shows (the registry's version plus
         telemetry availability changes); listings and notifications carry it, so a client can tell
         a notification of the state it saw from an older one."""
-        return self.registry.version + self._telemetry_revision + self.controls.version + self._person_revision
+        return self.registry.version + self._telemetry_revision + self.panel.revision
 
     def _telemetry_changed(self) -> None:
         self._telemetry_revision += 1
@@ -332,15 +318,12 @@ class Hub:
                     self._grace = None
                 self._page_config = self.telemetry.settings.page_config()
                 self.session.send(event.peer, TelemetryConfig(config=self._page_config))
-                self.session.send(event.peer, self._forms_policy_message())
+                self.panel.connected(event.peer)
                 self._send_sites()
                 self._link_ready.set()
-                self._poll_controls_soon()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
-                if self._controls_poll is not None:  # polled while an extension is connected
-                    self._controls_poll.cancel()
-                    self._controls_poll = None
+                self.panel.disconnected()
                 grace = self.config.server.reconnect_grace_s
                 if self._grace is not None:
                     self._grace.cancel()
@@ -382,94 +365,47 @@ class Hub:
             self.sites.forget(message.origin)
             self.sites_changed()
         elif isinstance(message, FormsSet):
-            self._forms_set(peer, message)
+            self.panel.forms_set(peer, message)
         elif isinstance(message, Telemetry):
             try:
                 self.telemetry.ingest(message.model_dump(by_alias=True))
             except MalformedBatch as exc:
                 self.session.report(peer, exc.code, exc.message, ref="telemetry")
         elif isinstance(message, PanelQuery | ControlSet):
-            self._on_panel(peer, message)
+            self.panel.on_message(peer, message)
 
-    # -- the person's popup (core/panel.py): only the extension link reaches this ------------
+    # -- the person's side (server/panel.py): only the extension link reaches it ------------
 
-    def _on_panel(self, peer: Peer, message: PanelQuery | ControlSet) -> None:
-        if isinstance(message, ControlSet):
-            try:
-                done = apply_control(message, self.controls, self.trust)
-            except ControlRefused as exc:
-                self.session.send(peer, PanelState(request_id=message.request_id, ok=False, error=ErrorBody(
-                    code=ErrorCode.MALFORMED_MESSAGE, message=str(exc))))
-                return
-            log.info("the person set %s %s %s", message.action, message.origin or message.tool, message.enabled)
-            if done.listing:
-                if message.action == "accept":  # the switches themselves count in controls.version
-                    self._person_revision += 1
-                self._changed()
-        self.session.send(peer, PanelState(request_id=message.request_id, state=self.panel_state(
-            message if isinstance(message, PanelQuery) else None)))
+    @property
+    def controls(self) -> PersonControls:
+        """The person's switches (popup, ``tabmcp controls``)."""
+        return self.panel.controls
+
+    @property
+    def forms(self) -> FormsPolicy:
+        """Which origins' ordinary forms are offered as tools."""
+        return self.panel.forms
+
+    @property
+    def forms_switches(self) -> FormsSwitchStore:
+        return self.panel.forms_switches
+
+    @property
+    def gate(self) -> Gate:
+        """Policy, the person's switches and forms, applied to every entry (core/scoping.py)."""
+        return self.panel.gate
 
     def panel_state(self, query: PanelQuery | None = None) -> dict[str, Any]:
-        """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
-        self.sync_controls()
-        return panel_state(registry=self.registry, gate=self.gate, controls=self.controls,
-                           activity=self.activity, trust=self.trust, query=query, insight=self._insight)
+        """What the popup shows (:meth:`PersonPanel.state`)."""
+        return self.panel.state(query)
 
     def sync_controls(self) -> None:
-        """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ.
-        Cheap (one ``PRAGMA data_version`` when nothing changed): every tools/call runs it, so a
-        pause from the CLI holds at once, with or without an extension (which the poll needs)."""
-        before = self.controls.version
-        try:
-            synced = self.controls.sync()
-        except sqlite3.Error:  # a locked or vanished file: the switches as last read hold
-            log.debug("could not read the person's switches", exc_info=True)
-            return
-        if synced and self.controls.version != before:
-            self._changed()
-
-    def _poll_controls_soon(self) -> None:
-        if self._controls_poll is None:
-            self._controls_poll = asyncio.get_running_loop().call_later(CONTROLS_POLL_S, self._poll_controls)
-
-    def _poll_controls(self) -> None:
-        self._controls_poll = None
-        try:
-            self.sync_controls()
-        except Exception:  # keep polling whatever happened
-            log.debug("could not read the person's switches", exc_info=True)
-        if self.session.ready:
-            self._poll_controls_soon()
-
-    # -- page forms as tools (core/page_forms.py) -----------------------------------------
-
-    def _forms_policy_message(self) -> FormsPolicyMsg:
-        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()])
+        """Pick up switches another process changed (:meth:`PersonPanel.sync_controls`)."""
+        self.panel.sync_controls()
 
     def set_forms_as_tools(self, origin: str, enabled: bool) -> None:
-        """The person's choice for one origin: kept (SQLite), applied to every listing and call
-        at once, and sent to the extension so pages start or stop describing their forms.
-
-        Raises:
-            ValueError: ``origin`` is not an http(s) origin.
-        """
-        origin = normalize_origin(origin)
-        self.forms_switches.set(origin, enabled)  # kept first: a failed write changes nothing
-        changed = self.forms.choose(origin, enabled)
-        if self.session.ready:
-            self.session.send(None, self._forms_policy_message())
-            self._flush_soon()
-        if changed:
-            self._apply(self.registry.touch())
-
-    def _forms_set(self, peer: Peer, message: FormsSet) -> None:
-        try:
-            self.set_forms_as_tools(message.origin, message.enabled)
-        except ValueError as exc:
-            self.session.report(peer, ErrorCode.MALFORMED_MESSAGE, f"forms.set: {exc}", ref="forms.set")
-            return
-        log.info("forms-as-tools %s for %s (the person, in the popup)", "on" if message.enabled else "off",
-                 message.origin)
+        """The person's forms-as-tools choice for one origin (:meth:`PersonPanel.set_forms_as_tools`)."""
+        self.panel.set_forms_as_tools(origin, enabled)
 
     def _report_rejections(self, peer: Peer, change: RegistryChange) -> None:
         text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
