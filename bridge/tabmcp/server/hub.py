@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextvars
 import logging
-import os
 import secrets
 import time
 from collections.abc import Callable
@@ -28,8 +26,7 @@ from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
 from ..core.search.sync import IndexSync
-from ..core.registry import origin_of
-from ..core.sites import Sites, SiteStore, how_to_allow
+from ..core.sites import Sites
 from ..core.session import (
     Close,
     Disconnected,
@@ -50,13 +47,12 @@ from ..core.telemetry import (
     build_tool_definitions,
 )
 from ..core.tools import RESERVED_NAMES
-from ..errors import ErrorCode, InvalidState, SiteNotReachable, SiteToolGone, ToolCallError
+from ..errors import ErrorCode, InvalidState, ToolCallError
 from ..mediation import Mediation, ToolMiddleware
 from ..protocol import (
     PROTOCOL_VERSION,
     SiteForget,
     SitePermission,
-    SitesList,
     ControlSet,
     PanelQuery,
     FormsSet,
@@ -75,39 +71,18 @@ from ..core.trust.pins import Pins
 from ..core.trust.store import TrustStore
 from ..store import FormsSwitchStore, UsageStore, default_db_path
 from .panel import PersonPanel
+from .sites import SiteLink
+from .trace import ARRIVED, TRACE, stamp, trace_enabled
 
 if TYPE_CHECKING:
     from ..core.trust.guard import TrustGuard
 
-__all__ = ["Hub", "Link", "LinkState"]
+__all__ = ["ARRIVED", "TRACE", "Hub", "Link", "LinkState"]  # ARRIVED, TRACE: see server/trace.py
 
 log = logging.getLogger("tabmcp.hub")
 
 KEEP_CLOSED_TABS = 10
 """Closed tabs whose telemetry is kept (newest first); older ones are forgotten."""
-
-TRACE: contextvars.ContextVar[list[tuple[str, float]] | None] = contextvars.ContextVar("tabmcp.trace", default=None)
-"""The stamps of the tools/call being handled, in debug mode (``TABMCP_TRACE=1``): the MCP layer
-starts the list, :meth:`Hub.call_tool` sends it with ``call.start``, each hop of the extension adds
-its own, and the list that comes back with ``call.result`` replaces it, plus the bridge's own."""
-
-
-ARRIVED: contextvars.ContextVar[float | None] = contextvars.ContextVar("tabmcp.arrived", default=None)
-"""Debug mode: when the request being handled reached the bridge's transport (epoch ms), set by
-the stdio reader and the HTTP app before the MCP SDK sees the request."""
-
-
-def trace_enabled() -> bool:
-    """Debug mode: carry hop timestamps on every tools/call (off by default)."""
-    return os.environ.get("TABMCP_TRACE", "") not in ("", "0")
-
-
-def stamp(name: str) -> None:
-    """Add ``(name, epoch ms)`` to the current call's trace, if it has one."""
-    trace = TRACE.get()
-    if trace is not None:
-        trace.append((name, time.time_ns() / 1e6))
-
 
 class _Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
@@ -179,11 +154,10 @@ class Hub:
         db_path = self.config.store.path or default_db_path()
         self.pins = Pins(TrustStore(db_path))
         """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
-        self.sites = Sites(self.config.policy, self.pins, SiteStore(db_path), usage=self.usage)
-        self.registry.set_closed_sites(self.sites.closed_tabs(set()))
-        self._sites_sent: list[dict[str, Any]] | None = None
-        self._site_locks: dict[str, asyncio.Lock] = {}
-        self._sites_version = -1
+        self.site_link = SiteLink(self.config, self.registry, self.session, pins=self.pins, usage=self.usage,
+                                  db_path=db_path, changed=self._changed, flush_soon=self._flush_soon,
+                                  wait=self._wait)
+        """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
@@ -312,14 +286,13 @@ class Hub:
             elif isinstance(event, MessageReceived):
                 self._on_message(event.peer, event.message)
             elif isinstance(event, HandshakeDone):
-                self._sites_sent = []  # a new link starts with none: the list goes out if there are any
                 if self._grace is not None:
                     self._grace.cancel()
                     self._grace = None
                 self._page_config = self.telemetry.settings.page_config()
                 self.session.send(event.peer, TelemetryConfig(config=self._page_config))
                 self.panel.connected(event.peer)
-                self._send_sites()
+                self.site_link.connected()
                 self._link_ready.set()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
@@ -330,19 +303,10 @@ class Hub:
                 self._grace = asyncio.get_running_loop().call_later(grace, self._grace_expired)
                 log.info("extension disconnected; keeping tabs for %.1fs", grace)
         if self.session.opening():
-            ended = self._opened_tabs()
+            ended = self.site_link.opened_tabs()
             if ended:
                 self._handle(ended)
         self._arm_deadline()
-
-    def _opened_tabs(self) -> list[Event]:
-        """Tell the session what each tab opened for a site offers now (it ends the waits it can)."""
-        events: list[Event] = []
-        for request in self.session.opening():
-            tab = self.registry.tab(request.tab_id)
-            if tab is not None:
-                events += self.session.site_tools(request, tab.origin, frozenset(tab.tools))
-        return events
 
     def _on_message(self, peer: Peer, message: WireModel) -> None:
         if isinstance(message, TabsSync):
@@ -358,12 +322,8 @@ class Hub:
                 self._report_rejections(peer, change)
         elif isinstance(message, TabClosedMsg):
             self._apply(self.registry.remove(message.tab_id))
-        elif isinstance(message, SitePermission):  # the person, in the popup (never a page)
-            self.sites.allow(message.origin, message.reachable)
-            self.sites_changed()
-        elif isinstance(message, SiteForget):
-            self.sites.forget(message.origin)
-            self.sites_changed()
+        elif isinstance(message, SitePermission | SiteForget):  # the person, in the popup (never a page)
+            self.site_link.on_message(message)
         elif isinstance(message, FormsSet):
             self.panel.forms_set(peer, message)
         elif isinstance(message, Telemetry):
@@ -488,10 +448,7 @@ class Hub:
             tab = self.registry.tab(tab_id)
             events += self.session.tab_navigated(tab_id, tab.document_id if tab else None)
         if change.changed:
-            self.registry.set_closed_sites(self.sites.refresh(self.registry))
-            if self.sites.version != self._sites_version:  # new tools of a reachable site: the popup's list
-                self._sites_version = self.sites.version
-                self._send_sites()
+            self.site_link.registry_changed()
             for tab in self.registry.tabs.values():
                 self.telemetry.set_tab_info(tab.tab_id, url=tab.url, title=tab.title)
                 if tab.focused:
@@ -500,21 +457,21 @@ class Hub:
         if change.changed:
             self._changed()
 
-    def sites_changed(self) -> None:
-        """A site was allowed, forgotten or marked stale: the closed sites' tools follow."""
-        if self.registry.set_closed_sites(self.sites.refresh(self.registry)).changed:
-            self._changed()
-        self._send_sites()
-        self._flush_soon()
+    # -- reachable sites (server/sites.py) --------------------------------------------------
 
-    def _send_sites(self) -> None:
-        """The popup's list of reachable sites, when it changed since last sent."""
-        if not self.session.ready:
-            return
-        listed = [s.to_dict() for s in self.sites.list(self.registry)]
-        if listed != self._sites_sent:
-            self._sites_sent = listed
-            self.session.send(None, SitesList(sites=listed))
+    @property
+    def sites(self) -> Sites:
+        """The reachable sites' rules and records (core/sites.py)."""
+        return self.site_link.sites
+
+    def sites_changed(self) -> None:
+        """A site was allowed, forgotten or marked stale (:meth:`SiteLink.changed`)."""
+        self.site_link.changed()
+
+    async def open_site(self, url: str, *, tool: str = "", timeout_s: float | None = None,
+                        focus: bool = False) -> int:
+        """Open a reachable site and wait for ``tool`` there (:meth:`SiteLink.open`); the tab's id."""
+        return await self.site_link.open(url, tool=tool, timeout_s=timeout_s, focus=focus)
 
     def page_config_changed(self) -> None:
         """The telemetry settings may have changed: send the pages their new config if it did."""
@@ -624,44 +581,6 @@ class Hub:
         query = self.session.start_query(tab_id=tab_id, document_id=tab.document_id if tab else None,
                                          kind=kind, args=args or {}, timeout_s=timeout_s)
         return await self._wait(query)
-
-    async def open_site(self, url: str, *, tool: str = "", timeout_s: float | None = None,
-                        focus: bool = False) -> int:
-        """Open a reachable site's ``url`` in a background agent tab and wait until ``tool`` is
-        registered there (``""``: until registration settles); the tab's id.
-
-        Raises:
-            SiteNotReachable: the person did not let agents open this origin.
-            ToolCallError: ``SITE_NOT_REGISTERED``, ``SITE_TOOL_GONE`` (the tool is then marked
-                stale), ``SITE_REDIRECTED``, ``TAB_CLOSED``, ``EXTENSION_DISCONNECTED``, ``CANCELLED``.
-        """
-        origin = origin_of(url)
-        if not self.sites.reachable(origin):
-            raise SiteNotReachable(f"agents may not open {origin or url}: {how_to_allow(origin or url)}",
-                                   origin=origin or None)
-        # One open per origin at a time: a second call for the same site waits, then uses the tab
-        # the first opened (or one the person opened meanwhile) if it offers the tool.
-        async with self._site_locks.setdefault(origin, asyncio.Lock()):
-            if tool and not focus:
-                for tab in self.registry.tabs.values():
-                    if tab.origin == origin and tool in tab.tools:
-                        return tab.tab_id
-            return await self._open_site(url, origin, tool, timeout_s, focus)
-
-    async def _open_site(self, url: str, origin: str, tool: str, timeout_s: float | None, focus: bool) -> int:
-        settings = self.config.sites
-        request = self.session.start_open(
-            url=url, origin=origin, tool=tool, timeout_s=timeout_s or settings.open_timeout_s,
-            settle_s=settings.settle_s, max_agent_tabs=settings.max_agent_tabs,
-            idle_close_s=settings.idle_close_s, group_title=settings.group_title, focus=focus,
-        )
-        try:
-            tab_id: int = await self._wait(request)
-        except SiteToolGone:
-            self.sites.mark_stale(origin, tool)
-            self.sites_changed()
-            raise
-        return tab_id
 
     def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
         """tools/list for a client (:meth:`Disclosure.listing`)."""
