@@ -16,7 +16,6 @@ delegations: it is the :class:`tabmcp.core.tools.Bridge` facade.
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 import secrets
 import time
@@ -47,12 +46,7 @@ from ..core.session import (
     RequestEnded,
     Session,
 )
-from ..core.telemetry import (
-    MalformedBatch,
-    SessionStore,
-    TelemetryStore,
-    build_tool_definitions,
-)
+from ..core.telemetry import SessionStore, TelemetryStore
 from ..core.tools import RESERVED_NAMES
 from ..errors import ErrorCode, InvalidState, ToolCallError
 from ..mediation import Mediation, ToolMiddleware
@@ -67,7 +61,6 @@ from ..protocol import (
     TabsSync,
     TabUpdate,
     Telemetry,
-    TelemetryConfig,
     WireModel,
     dump,
 )
@@ -79,17 +72,16 @@ from ..core.trust.store import TrustStore
 from ..store import FormsSwitchStore, UsageStore, default_db_path
 from .panel import PersonPanel
 from .sites import SiteLink
+from .telemetry import KEEP_CLOSED_TABS, TelemetryLink
 from .trace import ARRIVED, TRACE, stamp, trace_enabled
 
 if TYPE_CHECKING:
     from ..core.trust.guard import TrustGuard
 
-__all__ = ["ARRIVED", "TRACE", "Hub", "Link", "LinkState"]  # ARRIVED, TRACE: see server/trace.py
+__all__ = ["ARRIVED", "KEEP_CLOSED_TABS", "TRACE", "Hub", "Link", "LinkState"]  # ARRIVED, TRACE: see server/trace.py
 
 log = logging.getLogger("tabmcp.hub")
 
-KEEP_CLOSED_TABS = 10
-"""Closed tabs whose telemetry is kept (newest first); older ones are forgotten."""
 
 class _Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
@@ -156,7 +148,7 @@ class Hub:
             gate=self.gate,
             core_tools=self.config.disclosure.core_tools,
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
-            extra_tools=self._telemetry_definitions,
+            extra_tools=lambda view: self.telemetry_link.definitions(view),
         )
         db_path = self.config.store.path or default_db_path()
         self.pins = Pins(TrustStore(db_path))
@@ -176,16 +168,13 @@ class Hub:
         self._deadline: asyncio.TimerHandle | None = None
         self._deadline_at: float | None = None
         self.mediation = Mediation(on_enhanced=self._enhanced)
-        self.telemetry = TelemetryStore(self.config.telemetry)
-        self.telemetry.add_listener(self._telemetry_changed)
-        self.sessions = SessionStore(self.config.telemetry.session_db or self.config.store.path or ":memory:")
-        self._closed_tabs: collections.deque[int] = collections.deque()
+        self.telemetry_link = TelemetryLink(self.config, self.registry, self.session,
+                                            changed=self._changed, flush_soon=self._flush_soon)
+        """Telemetry on the link: batches in, page config out, closed tabs kept (server/telemetry.py)."""
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
-        self._telemetry_revision = 0
-        self._page_config: dict[str, Any] | None = None
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
 
@@ -225,11 +214,7 @@ class Hub:
         """Grows with every page-driven change of what tools/list shows (the registry's version plus
         telemetry availability changes); listings and notifications carry it, so a client can tell
         a notification of the state it saw from an older one."""
-        return self.registry.version + self._telemetry_revision + self.panel.revision
-
-    def _telemetry_changed(self) -> None:
-        self._telemetry_revision += 1
-        self._changed()
+        return self.registry.version + self.telemetry_link.revision + self.panel.revision
 
     def _changed(self) -> None:
         for callback in list(self._listeners):
@@ -296,8 +281,7 @@ class Hub:
                 if self._grace is not None:
                     self._grace.cancel()
                     self._grace = None
-                self._page_config = self.telemetry.settings.page_config()
-                self.session.send(event.peer, TelemetryConfig(config=self._page_config))
+                self.telemetry_link.connected(event.peer)
                 self.panel.connected(event.peer)
                 self.site_link.connected()
                 self._link_ready.set()
@@ -334,10 +318,7 @@ class Hub:
         elif isinstance(message, FormsSet):
             self.panel.forms_set(peer, message)
         elif isinstance(message, Telemetry):
-            try:
-                self.telemetry.ingest(message.model_dump(by_alias=True))
-            except MalformedBatch as exc:
-                self.session.report(peer, exc.code, exc.message, ref="telemetry")
+            self.telemetry_link.on_message(peer, message)
         elif isinstance(message, PanelQuery | ControlSet):
             self.panel.on_message(peer, message)
 
@@ -446,7 +427,7 @@ class Hub:
 
     def _apply(self, change: RegistryChange) -> None:
         for tab_id in change.closed:
-            self._forget_telemetry_later(tab_id)
+            self.telemetry_link.tab_closed(tab_id)
             self.mediation.forget(tab_id)
         events: list[Event] = []
         for tab_id in change.closed:
@@ -456,10 +437,7 @@ class Hub:
             events += self.session.tab_navigated(tab_id, tab.document_id if tab else None)
         if change.changed:
             self.site_link.registry_changed()
-            for tab in self.registry.tabs.values():
-                self.telemetry.set_tab_info(tab.tab_id, url=tab.url, title=tab.title)
-                if tab.focused:
-                    self.telemetry.focus(tab.tab_id)
+            self.telemetry_link.registry_changed()
         self._handle(events)
         if change.changed:
             self._changed()
@@ -480,15 +458,29 @@ class Hub:
         """Open a reachable site and wait for ``tool`` there (:meth:`SiteLink.open`); the tab's id."""
         return await self.site_link.open(url, tool=tool, timeout_s=timeout_s, focus=focus)
 
+    # -- telemetry (server/telemetry.py) ----------------------------------------------------
+
+    @property
+    def telemetry(self) -> TelemetryStore:
+        """The telemetry buffers (core/telemetry)."""
+        return self.telemetry_link.store
+
+    @telemetry.setter
+    def telemetry(self, store: TelemetryStore) -> None:  # the benches swap in filled buffers
+        self.telemetry_link.store = store
+
+    @property
+    def sessions(self) -> SessionStore:
+        """Saved telemetry sessions (``configure``'s save/load)."""
+        return self.telemetry_link.sessions
+
     def page_config_changed(self) -> None:
-        """The telemetry settings may have changed: send the pages their new config if it did."""
-        config = self.telemetry.settings.page_config()
-        if config == self._page_config:
-            return
-        self._page_config = config
-        if self.session.ready:
-            self.session.send(None, TelemetryConfig(config=config))
-            self._flush_soon()
+        """The telemetry settings may have changed (:meth:`TelemetryLink.config_changed`)."""
+        self.telemetry_link.config_changed()
+
+    def focused_tab(self) -> int | None:
+        """The tab the person looks at (:meth:`TelemetryLink.focused_tab`)."""
+        return self.telemetry_link.focused_tab()
 
     # -- requests: calls, approvals, page queries ------------------------------------------
 
@@ -592,29 +584,6 @@ class Hub:
     def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
         """tools/list for a client (:meth:`Disclosure.listing`)."""
         return self.disclosure.listing(view, profile=profile)  # type: ignore[arg-type]
-
-    def _telemetry_definitions(self, view: ClientView) -> list[dict[str, Any]]:
-        return build_tool_definitions(
-            self.telemetry.counts(),
-            dynamic=view.dynamic,
-            observed=view.exposure.observed,
-            exposure_enabled=self.telemetry.settings.dynamic_exposure,
-        )
-
-    def _forget_telemetry_later(self, tab_id: int) -> None:
-        """Keep a closed tab's telemetry for a while (the agent may ask what went wrong), then
-        drop it: only the most recently closed ``KEEP_CLOSED_TABS`` stay, so memory stays bounded."""
-        if tab_id in self._closed_tabs:
-            return
-        self._closed_tabs.append(tab_id)
-        while len(self._closed_tabs) > KEEP_CLOSED_TABS:
-            old = self._closed_tabs.popleft()
-            if self.registry.tab(old) is None:
-                self.telemetry.forget_tab(old)
-
-    def focused_tab(self) -> int | None:
-        """The tab the person looks at (:meth:`Registry.focused_tab`)."""
-        return self.registry.focused_tab(self.telemetry.current_tab_id)
 
     def status(self) -> dict[str, Any]:
         """A JSON-able summary for ``/health`` and ``tabmcp tools``."""
