@@ -7,10 +7,11 @@ to and from sockets, pairs its requests with futures, and runs one timer for its
 
 Topics of their own live beside it, each behind a small interface the hub calls on handshake,
 disconnect, registry change and its messages: the person's panel, switches and forms as tools
-(:mod:`.panel`), reachable sites (:mod:`.sites`), debug-mode trace stamps (:mod:`.trace`),
-mediation (:mod:`tabmcp.mediation`) and index sync (:mod:`tabmcp.core.search.sync`). The hub keeps
-their public names (``controls``, ``gate``, ``forms``, ``sites``, ``open_site``, ...) as one-line
-delegations: it is the :class:`tabmcp.core.tools.Bridge` facade.
+(:mod:`.panel`), reachable sites (:mod:`.sites`), telemetry (:mod:`.telemetry`), debug-mode
+trace stamps (:mod:`.trace`), mediation (:mod:`tabmcp.mediation`) and index sync
+(:mod:`tabmcp.core.search.sync`). The hub keeps their public names (``controls``, ``gate``,
+``forms``, ``sites``, ``open_site``, ``telemetry``, ...) as one-line delegations: it is the
+:class:`tabmcp.core.tools.Bridge` facade.
 """
 
 from __future__ import annotations
