@@ -183,7 +183,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "stale-revision",
         "listings stop reporting telemetry-driven changes in their revision",
         "bridge/tabmcp/server/hub.py",
-        "return self.registry.version + self._telemetry_revision",
+        "return self.registry.version + self.telemetry_link.revision",
         "return self.registry.version",
         ("bridge/tests/test_revision.py",),
     ),
@@ -279,7 +279,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "site-stale-never-marked",
         "a tool the page no longer offers keeps being offered (and opening tabs) while its site is closed",
-        "bridge/tabmcp/server/hub.py",
+        "bridge/tabmcp/server/sites.py",
         "            self.sites.mark_stale(origin, tool)",
         "            pass",
         ("bridge/tests/test_sites_bridge.py", "-k", "stale"),

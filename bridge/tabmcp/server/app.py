@@ -33,7 +33,8 @@ from ..core.disclosure import PROFILES
 from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
 from .extension import extension_endpoint, is_loopback_host
-from .hub import ARRIVED, Hub
+from .hub import Hub
+from .trace import ARRIVED
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
 from .stream import STREAM_PATH, mcp_stream_endpoint
@@ -84,7 +85,7 @@ class BearerTokenMiddleware:
 
 
 class ArrivalStamp:
-    """Debug mode only: note when each HTTP request reached the bridge (see ``hub.ARRIVED``)."""
+    """Debug mode only: note when each HTTP request reached the bridge (see ``trace.ARRIVED``)."""
 
     def __init__(self, app: ASGIApp, *, hub: Hub) -> None:
         self.app = app

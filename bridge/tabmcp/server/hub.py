@@ -4,17 +4,21 @@ The extension endpoint hands every frame to :meth:`Hub.handle_frame`. The link's
 (handshake, every pending call, approval and page query, and the rules that end them) is
 :class:`tabmcp.core.session.Session`, which does no I/O; this module only moves its messages
 to and from sockets, pairs its requests with futures, and runs one timer for its next deadline.
+
+Topics of their own live beside it, each behind a small interface the hub calls on handshake,
+disconnect, registry change and its messages: the person's panel, switches and forms as tools
+(:mod:`.panel`), reachable sites (:mod:`.sites`), telemetry (:mod:`.telemetry`), debug-mode
+trace stamps (:mod:`.trace`), mediation (:mod:`tabmcp.mediation`) and index sync
+(:mod:`tabmcp.core.search.sync`). The hub keeps their public names (``controls``, ``gate``,
+``forms``, ``sites``, ``open_site``, ``telemetry``, ...) as one-line delegations: it is the
+:class:`tabmcp.core.tools.Bridge` facade.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
-import contextvars
 import logging
-import os
 import secrets
-import sqlite3
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -24,14 +28,12 @@ from ..config import Config
 from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
-from ..core.panel import ControlRefused, Insight, apply_control, panel_state
-from ..core.page_forms import FormsPolicy, normalize_origin
+from ..core.page_forms import FormsPolicy
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
 from ..core.search.sync import IndexSync
-from ..core.registry import origin_of
-from ..core.sites import Sites, SiteStore, how_to_allow
+from ..core.sites import Sites
 from ..core.session import (
     Close,
     Disconnected,
@@ -45,36 +47,23 @@ from ..core.session import (
     RequestEnded,
     Session,
 )
-from ..core.telemetry import (
-    MalformedBatch,
-    SessionStore,
-    TelemetryStore,
-    build_tool_definitions,
-)
+from ..core.telemetry import SessionStore, TelemetryStore
 from ..core.tools import RESERVED_NAMES
-from ..errors import ErrorCode, InvalidState, SiteNotReachable, SiteToolGone, ToolCallError
+from ..errors import ErrorCode, InvalidState, ToolCallError
 from ..mediation import Mediation, ToolMiddleware
 from ..protocol import (
     PROTOCOL_VERSION,
     SiteForget,
     SitePermission,
-    SitesList,
     ControlSet,
-    ErrorBody,
     PanelQuery,
-    PanelState,
-    FormsPolicyRule,
     FormsSet,
     TabSnapshot,
     TabsSync,
     TabUpdate,
     Telemetry,
-    TelemetryConfig,
     WireModel,
     dump,
-)
-from ..protocol import (
-    FormsPolicy as FormsPolicyMsg,
 )
 from ..protocol import (
     TabClosed as TabClosedMsg,
@@ -82,38 +71,17 @@ from ..protocol import (
 from ..core.trust.pins import Pins
 from ..core.trust.store import TrustStore
 from ..store import FormsSwitchStore, UsageStore, default_db_path
+from .panel import PersonPanel
+from .sites import SiteLink
+from .telemetry import KEEP_CLOSED_TABS, TelemetryLink
+from .trace import ARRIVED, TRACE, stamp, trace_enabled
 
 if TYPE_CHECKING:
     from ..core.trust.guard import TrustGuard
 
-__all__ = ["Hub", "Link", "LinkState"]
+__all__ = ["ARRIVED", "KEEP_CLOSED_TABS", "TRACE", "Hub", "Link", "LinkState"]  # ARRIVED, TRACE: see server/trace.py
 
 log = logging.getLogger("tabmcp.hub")
-
-KEEP_CLOSED_TABS = 10
-"""Closed tabs whose telemetry is kept (newest first); older ones are forgotten."""
-
-TRACE: contextvars.ContextVar[list[tuple[str, float]] | None] = contextvars.ContextVar("tabmcp.trace", default=None)
-"""The stamps of the tools/call being handled, in debug mode (``TABMCP_TRACE=1``): the MCP layer
-starts the list, :meth:`Hub.call_tool` sends it with ``call.start``, each hop of the extension adds
-its own, and the list that comes back with ``call.result`` replaces it, plus the bridge's own."""
-
-
-ARRIVED: contextvars.ContextVar[float | None] = contextvars.ContextVar("tabmcp.arrived", default=None)
-"""Debug mode: when the request being handled reached the bridge's transport (epoch ms), set by
-the stdio reader and the HTTP app before the MCP SDK sees the request."""
-
-
-def trace_enabled() -> bool:
-    """Debug mode: carry hop timestamps on every tools/call (off by default)."""
-    return os.environ.get("TABMCP_TRACE", "") not in ("", "0")
-
-
-def stamp(name: str) -> None:
-    """Add ``(name, epoch ms)`` to the current call's trace, if it has one."""
-    trace = TRACE.get()
-    if trace is not None:
-        trace.append((name, time.time_ns() / 1e6))
 
 
 class _Socket(Protocol):
@@ -155,22 +123,24 @@ class Link(Peer):
 STATUS_ACTIVITY = 20
 """How many of the newest activity rows ``status()`` (``/health``) carries."""
 
-CONTROLS_POLL_S = 1.0
-"""How often the hub looks for a switch another process (``tabmcp controls``) changed."""
-
-
 class Hub:
     """The bridge facade (:class:`tabmcp.core.tools.Bridge`): the core objects, and the I/O of the session."""
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
         self.registry = Registry(reserved_names=RESERVED_NAMES)
-        self.controls = PersonControls.open(self.config.store.path)  # the person's switches (popup, CLI)
-        self.forms_switches = FormsSwitchStore(self.config.store.path)
-        self.forms = FormsPolicy(self.config.policy.origins, self.forms_switches.all())
-        self.gate = Gate(self.config.policy, self.config.trust, self.forms, controls=self.controls)
+        self.session_id = secrets.token_hex(8)
+        self.session = Session(session_id=self.session_id, bridge_version=__version__,
+                               token=self.config.server.extension_token or None)
         self.trust: TrustGuard | None = None
         """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
+        self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
+            self.config.store.path, max_rows=self.config.store.activity_rows, redactor=lambda: self.telemetry.redactor
+        )
+        self.panel = PersonPanel(self.config, self.registry, self.session, self.activity,
+                                 changed=self._changed, touch=lambda: self._apply(self.registry.touch()),
+                                 flush_soon=self._flush_soon, trust=lambda: self.trust)
+        """The person's side: the popup's panel, their switches, forms as tools (server/panel.py)."""
         self.usage = UsageStore(self.config.store.path)
         core_n = self.config.disclosure.core_from_usage
         self.disclosure = Disclosure(
@@ -179,22 +149,18 @@ class Hub:
             gate=self.gate,
             core_tools=self.config.disclosure.core_tools,
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
-            extra_tools=self._telemetry_definitions,
+            extra_tools=lambda view: self.telemetry_link.definitions(view),
         )
         db_path = self.config.store.path or default_db_path()
         self.pins = Pins(TrustStore(db_path))
         """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
-        self.sites = Sites(self.config.policy, self.pins, SiteStore(db_path), usage=self.usage)
-        self.registry.set_closed_sites(self.sites.closed_tabs(set()))
-        self._sites_sent: list[dict[str, Any]] | None = None
-        self._site_locks: dict[str, asyncio.Lock] = {}
-        self._sites_version = -1
+        self.site_link = SiteLink(self.config, self.registry, self.session, pins=self.pins, usage=self.usage,
+                                  db_path=db_path, changed=self._changed, flush_soon=self._flush_soon,
+                                  wait=self._wait)
+        """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
-        self.session_id = secrets.token_hex(8)
-        self.session = Session(session_id=self.session_id, bridge_version=__version__,
-                               token=self.config.server.extension_token or None)
         self._futures: dict[str, asyncio.Future[Any]] = {}
         self.trace = trace_enabled()
         """Debug mode: calls carry hop timestamps (see :data:`TRACE`); off, the call path pays one check."""
@@ -203,22 +169,13 @@ class Hub:
         self._deadline: asyncio.TimerHandle | None = None
         self._deadline_at: float | None = None
         self.mediation = Mediation(on_enhanced=self._enhanced)
-        self.telemetry = TelemetryStore(self.config.telemetry)
-        self.telemetry.add_listener(self._telemetry_changed)
-        self.sessions = SessionStore(self.config.telemetry.session_db or self.config.store.path or ":memory:")
-        self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
-            self.config.store.path, max_rows=self.config.store.activity_rows, redactor=lambda: self.telemetry.redactor
-        )
-        self._closed_tabs: collections.deque[int] = collections.deque()
+        self.telemetry_link = TelemetryLink(self.config, self.registry, self.session,
+                                            changed=self._changed, flush_soon=self._flush_soon)
+        """Telemetry on the link: batches in, page config out, closed tabs kept (server/telemetry.py)."""
         self._listeners: list[Callable[[], None]] = []
         self._grace: asyncio.TimerHandle | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
-        self._telemetry_revision = 0
-        self._person_revision = 0
-        self._controls_poll: asyncio.TimerHandle | None = None
-        self._insight = Insight()
-        self._page_config: dict[str, Any] | None = None
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
 
@@ -258,11 +215,7 @@ class Hub:
         """Grows with every page-driven change of what tools/list shows (the registry's version plus
         telemetry availability changes); listings and notifications carry it, so a client can tell
         a notification of the state it saw from an older one."""
-        return self.registry.version + self._telemetry_revision + self.controls.version + self._person_revision
-
-    def _telemetry_changed(self) -> None:
-        self._telemetry_revision += 1
-        self._changed()
+        return self.registry.version + self.telemetry_link.revision + self.panel.revision
 
     def _changed(self) -> None:
         for callback in list(self._listeners):
@@ -326,40 +279,26 @@ class Hub:
             elif isinstance(event, MessageReceived):
                 self._on_message(event.peer, event.message)
             elif isinstance(event, HandshakeDone):
-                self._sites_sent = []  # a new link starts with none: the list goes out if there are any
                 if self._grace is not None:
                     self._grace.cancel()
                     self._grace = None
-                self._page_config = self.telemetry.settings.page_config()
-                self.session.send(event.peer, TelemetryConfig(config=self._page_config))
-                self.session.send(event.peer, self._forms_policy_message())
-                self._send_sites()
+                self.telemetry_link.connected(event.peer)
+                self.panel.connected(event.peer)
+                self.site_link.connected()
                 self._link_ready.set()
-                self._poll_controls_soon()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
-                if self._controls_poll is not None:  # polled while an extension is connected
-                    self._controls_poll.cancel()
-                    self._controls_poll = None
+                self.panel.disconnected()
                 grace = self.config.server.reconnect_grace_s
                 if self._grace is not None:
                     self._grace.cancel()
                 self._grace = asyncio.get_running_loop().call_later(grace, self._grace_expired)
                 log.info("extension disconnected; keeping tabs for %.1fs", grace)
         if self.session.opening():
-            ended = self._opened_tabs()
+            ended = self.site_link.opened_tabs()
             if ended:
                 self._handle(ended)
         self._arm_deadline()
-
-    def _opened_tabs(self) -> list[Event]:
-        """Tell the session what each tab opened for a site offers now (it ends the waits it can)."""
-        events: list[Event] = []
-        for request in self.session.opening():
-            tab = self.registry.tab(request.tab_id)
-            if tab is not None:
-                events += self.session.site_tools(request, tab.origin, frozenset(tab.tools))
-        return events
 
     def _on_message(self, peer: Peer, message: WireModel) -> None:
         if isinstance(message, TabsSync):
@@ -375,101 +314,47 @@ class Hub:
                 self._report_rejections(peer, change)
         elif isinstance(message, TabClosedMsg):
             self._apply(self.registry.remove(message.tab_id))
-        elif isinstance(message, SitePermission):  # the person, in the popup (never a page)
-            self.sites.allow(message.origin, message.reachable)
-            self.sites_changed()
-        elif isinstance(message, SiteForget):
-            self.sites.forget(message.origin)
-            self.sites_changed()
+        elif isinstance(message, SitePermission | SiteForget):  # the person, in the popup (never a page)
+            self.site_link.on_message(message)
         elif isinstance(message, FormsSet):
-            self._forms_set(peer, message)
+            self.panel.forms_set(peer, message)
         elif isinstance(message, Telemetry):
-            try:
-                self.telemetry.ingest(message.model_dump(by_alias=True))
-            except MalformedBatch as exc:
-                self.session.report(peer, exc.code, exc.message, ref="telemetry")
+            self.telemetry_link.on_message(peer, message)
         elif isinstance(message, PanelQuery | ControlSet):
-            self._on_panel(peer, message)
+            self.panel.on_message(peer, message)
 
-    # -- the person's popup (core/panel.py): only the extension link reaches this ------------
+    # -- the person's side (server/panel.py): only the extension link reaches it ------------
 
-    def _on_panel(self, peer: Peer, message: PanelQuery | ControlSet) -> None:
-        if isinstance(message, ControlSet):
-            try:
-                done = apply_control(message, self.controls, self.trust)
-            except ControlRefused as exc:
-                self.session.send(peer, PanelState(request_id=message.request_id, ok=False, error=ErrorBody(
-                    code=ErrorCode.MALFORMED_MESSAGE, message=str(exc))))
-                return
-            log.info("the person set %s %s %s", message.action, message.origin or message.tool, message.enabled)
-            if done.listing:
-                if message.action == "accept":  # the switches themselves count in controls.version
-                    self._person_revision += 1
-                self._changed()
-        self.session.send(peer, PanelState(request_id=message.request_id, state=self.panel_state(
-            message if isinstance(message, PanelQuery) else None)))
+    @property
+    def controls(self) -> PersonControls:
+        """The person's switches (popup, ``tabmcp controls``)."""
+        return self.panel.controls
+
+    @property
+    def forms(self) -> FormsPolicy:
+        """Which origins' ordinary forms are offered as tools."""
+        return self.panel.forms
+
+    @property
+    def forms_switches(self) -> FormsSwitchStore:
+        return self.panel.forms_switches
+
+    @property
+    def gate(self) -> Gate:
+        """Policy, the person's switches and forms, applied to every entry (core/scoping.py)."""
+        return self.panel.gate
 
     def panel_state(self, query: PanelQuery | None = None) -> dict[str, Any]:
-        """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
-        self.sync_controls()
-        return panel_state(registry=self.registry, gate=self.gate, controls=self.controls,
-                           activity=self.activity, trust=self.trust, query=query, insight=self._insight)
+        """What the popup shows (:meth:`PersonPanel.state`)."""
+        return self.panel.state(query)
 
     def sync_controls(self) -> None:
-        """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ.
-        Cheap (one ``PRAGMA data_version`` when nothing changed): every tools/call runs it, so a
-        pause from the CLI holds at once, with or without an extension (which the poll needs)."""
-        before = self.controls.version
-        try:
-            synced = self.controls.sync()
-        except sqlite3.Error:  # a locked or vanished file: the switches as last read hold
-            log.debug("could not read the person's switches", exc_info=True)
-            return
-        if synced and self.controls.version != before:
-            self._changed()
-
-    def _poll_controls_soon(self) -> None:
-        if self._controls_poll is None:
-            self._controls_poll = asyncio.get_running_loop().call_later(CONTROLS_POLL_S, self._poll_controls)
-
-    def _poll_controls(self) -> None:
-        self._controls_poll = None
-        try:
-            self.sync_controls()
-        except Exception:  # keep polling whatever happened
-            log.debug("could not read the person's switches", exc_info=True)
-        if self.session.ready:
-            self._poll_controls_soon()
-
-    # -- page forms as tools (core/page_forms.py) -----------------------------------------
-
-    def _forms_policy_message(self) -> FormsPolicyMsg:
-        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()])
+        """Pick up switches another process changed (:meth:`PersonPanel.sync_controls`)."""
+        self.panel.sync_controls()
 
     def set_forms_as_tools(self, origin: str, enabled: bool) -> None:
-        """The person's choice for one origin: kept (SQLite), applied to every listing and call
-        at once, and sent to the extension so pages start or stop describing their forms.
-
-        Raises:
-            ValueError: ``origin`` is not an http(s) origin.
-        """
-        origin = normalize_origin(origin)
-        self.forms_switches.set(origin, enabled)  # kept first: a failed write changes nothing
-        changed = self.forms.choose(origin, enabled)
-        if self.session.ready:
-            self.session.send(None, self._forms_policy_message())
-            self._flush_soon()
-        if changed:
-            self._apply(self.registry.touch())
-
-    def _forms_set(self, peer: Peer, message: FormsSet) -> None:
-        try:
-            self.set_forms_as_tools(message.origin, message.enabled)
-        except ValueError as exc:
-            self.session.report(peer, ErrorCode.MALFORMED_MESSAGE, f"forms.set: {exc}", ref="forms.set")
-            return
-        log.info("forms-as-tools %s for %s (the person, in the popup)", "on" if message.enabled else "off",
-                 message.origin)
+        """The person's forms-as-tools choice for one origin (:meth:`PersonPanel.set_forms_as_tools`)."""
+        self.panel.set_forms_as_tools(origin, enabled)
 
     def _report_rejections(self, peer: Peer, change: RegistryChange) -> None:
         text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
@@ -543,7 +428,7 @@ class Hub:
 
     def _apply(self, change: RegistryChange) -> None:
         for tab_id in change.closed:
-            self._forget_telemetry_later(tab_id)
+            self.telemetry_link.tab_closed(tab_id)
             self.mediation.forget(tab_id)
         events: list[Event] = []
         for tab_id in change.closed:
@@ -552,43 +437,51 @@ class Hub:
             tab = self.registry.tab(tab_id)
             events += self.session.tab_navigated(tab_id, tab.document_id if tab else None)
         if change.changed:
-            self.registry.set_closed_sites(self.sites.refresh(self.registry))
-            if self.sites.version != self._sites_version:  # new tools of a reachable site: the popup's list
-                self._sites_version = self.sites.version
-                self._send_sites()
-            for tab in self.registry.tabs.values():
-                self.telemetry.set_tab_info(tab.tab_id, url=tab.url, title=tab.title)
-                if tab.focused:
-                    self.telemetry.focus(tab.tab_id)
+            self.site_link.registry_changed()
+            self.telemetry_link.registry_changed()
         self._handle(events)
         if change.changed:
             self._changed()
 
-    def sites_changed(self) -> None:
-        """A site was allowed, forgotten or marked stale: the closed sites' tools follow."""
-        if self.registry.set_closed_sites(self.sites.refresh(self.registry)).changed:
-            self._changed()
-        self._send_sites()
-        self._flush_soon()
+    # -- reachable sites (server/sites.py) --------------------------------------------------
 
-    def _send_sites(self) -> None:
-        """The popup's list of reachable sites, when it changed since last sent."""
-        if not self.session.ready:
-            return
-        listed = [s.to_dict() for s in self.sites.list(self.registry)]
-        if listed != self._sites_sent:
-            self._sites_sent = listed
-            self.session.send(None, SitesList(sites=listed))
+    @property
+    def sites(self) -> Sites:
+        """The reachable sites' rules and records (core/sites.py)."""
+        return self.site_link.sites
+
+    def sites_changed(self) -> None:
+        """A site was allowed, forgotten or marked stale (:meth:`SiteLink.changed`)."""
+        self.site_link.changed()
+
+    async def open_site(self, url: str, *, tool: str = "", timeout_s: float | None = None,
+                        focus: bool = False) -> int:
+        """Open a reachable site and wait for ``tool`` there (:meth:`SiteLink.open`); the tab's id."""
+        return await self.site_link.open(url, tool=tool, timeout_s=timeout_s, focus=focus)
+
+    # -- telemetry (server/telemetry.py) ----------------------------------------------------
+
+    @property
+    def telemetry(self) -> TelemetryStore:
+        """The telemetry buffers (core/telemetry)."""
+        return self.telemetry_link.store
+
+    @telemetry.setter
+    def telemetry(self, store: TelemetryStore) -> None:  # the benches swap in filled buffers
+        self.telemetry_link.store = store
+
+    @property
+    def sessions(self) -> SessionStore:
+        """Saved telemetry sessions (``configure``'s save/load)."""
+        return self.telemetry_link.sessions
 
     def page_config_changed(self) -> None:
-        """The telemetry settings may have changed: send the pages their new config if it did."""
-        config = self.telemetry.settings.page_config()
-        if config == self._page_config:
-            return
-        self._page_config = config
-        if self.session.ready:
-            self.session.send(None, TelemetryConfig(config=config))
-            self._flush_soon()
+        """The telemetry settings may have changed (:meth:`TelemetryLink.config_changed`)."""
+        self.telemetry_link.config_changed()
+
+    def focused_tab(self) -> int | None:
+        """The tab the person looks at (:meth:`TelemetryLink.focused_tab`)."""
+        return self.telemetry_link.focused_tab()
 
     # -- requests: calls, approvals, page queries ------------------------------------------
 
@@ -689,70 +582,9 @@ class Hub:
                                          kind=kind, args=args or {}, timeout_s=timeout_s)
         return await self._wait(query)
 
-    async def open_site(self, url: str, *, tool: str = "", timeout_s: float | None = None,
-                        focus: bool = False) -> int:
-        """Open a reachable site's ``url`` in a background agent tab and wait until ``tool`` is
-        registered there (``""``: until registration settles); the tab's id.
-
-        Raises:
-            SiteNotReachable: the person did not let agents open this origin.
-            ToolCallError: ``SITE_NOT_REGISTERED``, ``SITE_TOOL_GONE`` (the tool is then marked
-                stale), ``SITE_REDIRECTED``, ``TAB_CLOSED``, ``EXTENSION_DISCONNECTED``, ``CANCELLED``.
-        """
-        origin = origin_of(url)
-        if not self.sites.reachable(origin):
-            raise SiteNotReachable(f"agents may not open {origin or url}: {how_to_allow(origin or url)}",
-                                   origin=origin or None)
-        # One open per origin at a time: a second call for the same site waits, then uses the tab
-        # the first opened (or one the person opened meanwhile) if it offers the tool.
-        async with self._site_locks.setdefault(origin, asyncio.Lock()):
-            if tool and not focus:
-                for tab in self.registry.tabs.values():
-                    if tab.origin == origin and tool in tab.tools:
-                        return tab.tab_id
-            return await self._open_site(url, origin, tool, timeout_s, focus)
-
-    async def _open_site(self, url: str, origin: str, tool: str, timeout_s: float | None, focus: bool) -> int:
-        settings = self.config.sites
-        request = self.session.start_open(
-            url=url, origin=origin, tool=tool, timeout_s=timeout_s or settings.open_timeout_s,
-            settle_s=settings.settle_s, max_agent_tabs=settings.max_agent_tabs,
-            idle_close_s=settings.idle_close_s, group_title=settings.group_title, focus=focus,
-        )
-        try:
-            tab_id: int = await self._wait(request)
-        except SiteToolGone:
-            self.sites.mark_stale(origin, tool)
-            self.sites_changed()
-            raise
-        return tab_id
-
     def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
         """tools/list for a client (:meth:`Disclosure.listing`)."""
         return self.disclosure.listing(view, profile=profile)  # type: ignore[arg-type]
-
-    def _telemetry_definitions(self, view: ClientView) -> list[dict[str, Any]]:
-        return build_tool_definitions(
-            self.telemetry.counts(),
-            dynamic=view.dynamic,
-            observed=view.exposure.observed,
-            exposure_enabled=self.telemetry.settings.dynamic_exposure,
-        )
-
-    def _forget_telemetry_later(self, tab_id: int) -> None:
-        """Keep a closed tab's telemetry for a while (the agent may ask what went wrong), then
-        drop it: only the most recently closed ``KEEP_CLOSED_TABS`` stay, so memory stays bounded."""
-        if tab_id in self._closed_tabs:
-            return
-        self._closed_tabs.append(tab_id)
-        while len(self._closed_tabs) > KEEP_CLOSED_TABS:
-            old = self._closed_tabs.popleft()
-            if self.registry.tab(old) is None:
-                self.telemetry.forget_tab(old)
-
-    def focused_tab(self) -> int | None:
-        """The tab the person looks at (:meth:`Registry.focused_tab`)."""
-        return self.registry.focused_tab(self.telemetry.current_tab_id)
 
     def status(self) -> dict[str, Any]:
         """A JSON-able summary for ``/health`` and ``tabmcp tools``."""

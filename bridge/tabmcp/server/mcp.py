@@ -38,7 +38,8 @@ from ..core.tools import Bridge
 from ..errors import ErrorCode, ToolCallError
 from ..core.trust.guard import install_trust
 from .approvals import Approvals
-from .hub import ARRIVED, TRACE, Hub
+from .hub import Hub
+from .trace import ARRIVED, TRACE
 
 __all__ = ["META_TRACE", "ChangeNotifier", "ListingCache", "build_mcp_server", "error_result"]
 

@@ -31,7 +31,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
-from .hub import ARRIVED, trace_enabled
+from .trace import ARRIVED, trace_enabled
 
 __all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
 

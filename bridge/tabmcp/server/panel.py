@@ -1,0 +1,183 @@
+"""The person's side of the extension link: the popup's panel, their switches, forms as tools.
+
+Only the extension link reaches this module (``panel.query``, ``control.set``, ``forms.set``);
+no MCP tool does. It owns the person's switches (:class:`tabmcp.core.controls.PersonControls`,
+also written by ``tabmcp controls`` in another process, hence the poll while an extension is
+connected), the forms-as-tools choices (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in
+SQLite) and the :class:`tabmcp.core.scoping.Gate` that applies both. What the popup shows is
+:func:`tabmcp.core.panel.panel_state`; this module only answers with it and sends the policy.
+
+The hub makes one :class:`PersonPanel` and calls it on handshake, disconnect and the messages
+above; it hands in the session and three callbacks (listings changed, registry touched, flush).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..config import Config
+from ..core.activity import ActivityLog
+from ..core.controls import PersonControls
+from ..core.page_forms import FormsPolicy, normalize_origin
+from ..core.panel import ControlRefused, Insight, apply_control, panel_state
+from ..core.scoping import Gate
+from ..core.session import Peer, Session
+from ..errors import ErrorCode
+from ..protocol import ControlSet, ErrorBody, FormsPolicyRule, FormsSet, PanelQuery, PanelState
+from ..protocol import FormsPolicy as FormsPolicyMsg
+from ..store import FormsSwitchStore
+
+if TYPE_CHECKING:
+    from ..core.registry import Registry
+    from ..core.trust.guard import TrustGuard
+
+__all__ = ["CONTROLS_POLL_S", "PersonPanel"]
+
+log = logging.getLogger("tabmcp.hub")
+
+CONTROLS_POLL_S = 1.0
+"""How often the hub looks for a switch another process (``tabmcp controls``) changed."""
+
+
+class PersonPanel:
+    """The popup's panel, the person's switches and the forms-as-tools switch, for one hub.
+
+    Args:
+        changed: agents' listings may differ now (the hub notifies its listeners).
+        touch: the registry's listings must be recomputed (forms offered or withdrawn).
+        flush_soon: send what the session queued, from synchronous code.
+        trust: the trust defences, once installed (read at each use: they come later).
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        registry: Registry,
+        session: Session,
+        activity: ActivityLog,
+        *,
+        changed: Callable[[], None],
+        touch: Callable[[], None],
+        flush_soon: Callable[[], None],
+        trust: Callable[[], TrustGuard | None],
+    ) -> None:
+        self.controls = PersonControls.open(config.store.path)  # the person's switches (popup, CLI)
+        self.forms_switches = FormsSwitchStore(config.store.path)
+        self.forms = FormsPolicy(config.policy.origins, self.forms_switches.all())
+        self.gate = Gate(config.policy, config.trust, self.forms, controls=self.controls)
+        self._registry = registry
+        self._session = session
+        self._activity = activity
+        self._changed = changed
+        self._touch = touch
+        self._flush_soon = flush_soon
+        self._trust = trust
+        self._revision = 0
+        self._poll: asyncio.TimerHandle | None = None
+        self._insight = Insight()
+
+    @property
+    def revision(self) -> int:
+        """Grows with every switch of the person that changes listings (part of ``Hub.revision``)."""
+        return self.controls.version + self._revision
+
+    # -- the link's life -----------------------------------------------------------------
+
+    def connected(self, peer: Peer) -> None:
+        """An extension completed its handshake: send it the forms policy, poll the switches."""
+        self._session.send(peer, self._forms_policy_message())
+        self._poll_soon()
+
+    def disconnected(self) -> None:
+        """Switches are polled only while an extension is connected."""
+        if self._poll is not None:
+            self._poll.cancel()
+            self._poll = None
+
+    # -- panel.query / control.set -------------------------------------------------------
+
+    def on_message(self, peer: Peer, message: PanelQuery | ControlSet) -> None:
+        """Answer the popup: apply a ``control.set``, then send the panel's state either way."""
+        if isinstance(message, ControlSet):
+            try:
+                done = apply_control(message, self.controls, self._trust())
+            except ControlRefused as exc:
+                self._session.send(peer, PanelState(request_id=message.request_id, ok=False, error=ErrorBody(
+                    code=ErrorCode.MALFORMED_MESSAGE, message=str(exc))))
+                return
+            log.info("the person set %s %s %s", message.action, message.origin or message.tool, message.enabled)
+            if done.listing:
+                if message.action == "accept":  # the switches themselves count in controls.version
+                    self._revision += 1
+                self._changed()
+        self._session.send(peer, PanelState(request_id=message.request_id, state=self.state(
+            message if isinstance(message, PanelQuery) else None)))
+
+    def state(self, query: PanelQuery | None = None) -> dict[str, Any]:
+        """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
+        self.sync_controls()
+        return panel_state(registry=self._registry, gate=self.gate, controls=self.controls,
+                           activity=self._activity, trust=self._trust(), query=query, insight=self._insight)
+
+    # -- the person's switches, also set from the CLI ------------------------------------
+
+    def sync_controls(self) -> None:
+        """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ.
+        Cheap (one ``PRAGMA data_version`` when nothing changed): every tools/call runs it, so a
+        pause from the CLI holds at once, with or without an extension (which the poll needs)."""
+        before = self.controls.version
+        try:
+            synced = self.controls.sync()
+        except sqlite3.Error:  # a locked or vanished file: the switches as last read hold
+            log.debug("could not read the person's switches", exc_info=True)
+            return
+        if synced and self.controls.version != before:
+            self._changed()
+
+    def _poll_soon(self) -> None:
+        if self._poll is None:
+            self._poll = asyncio.get_running_loop().call_later(CONTROLS_POLL_S, self._poll_controls)
+
+    def _poll_controls(self) -> None:
+        self._poll = None
+        try:
+            self.sync_controls()
+        except Exception:  # keep polling whatever happened
+            log.debug("could not read the person's switches", exc_info=True)
+        if self._session.ready:
+            self._poll_soon()
+
+    # -- page forms as tools (core/page_forms.py) ----------------------------------------
+
+    def _forms_policy_message(self) -> FormsPolicyMsg:
+        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()])
+
+    def set_forms_as_tools(self, origin: str, enabled: bool) -> None:
+        """The person's choice for one origin: kept (SQLite), applied to every listing and call
+        at once, and sent to the extension so pages start or stop describing their forms.
+
+        Raises:
+            ValueError: ``origin`` is not an http(s) origin.
+        """
+        origin = normalize_origin(origin)
+        self.forms_switches.set(origin, enabled)  # kept first: a failed write changes nothing
+        changed = self.forms.choose(origin, enabled)
+        if self._session.ready:
+            self._session.send(None, self._forms_policy_message())
+            self._flush_soon()
+        if changed:
+            self._touch()
+
+    def forms_set(self, peer: Peer, message: FormsSet) -> None:
+        """The popup's ``forms.set``; a bad origin is reported to the extension, not raised."""
+        try:
+            self.set_forms_as_tools(message.origin, message.enabled)
+        except ValueError as exc:
+            self._session.report(peer, ErrorCode.MALFORMED_MESSAGE, f"forms.set: {exc}", ref="forms.set")
+            return
+        log.info("forms-as-tools %s for %s (the person, in the popup)", "on" if message.enabled else "off",
+                 message.origin)
