@@ -24,6 +24,7 @@ import { createPanel, fromOwnPage } from './panel.js';
 import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pending.js';
 import { createAgentTabs } from './agent_tabs.js';
 import { cleanRules, formsEnabled } from './forms-policy.js';
+import { originOf } from './origin.js';
 
 const HEARTBEAT_MS = 20_000;
 const BACKOFF_START_MS = 250;
@@ -554,17 +555,6 @@ function snapshotOf(tabId) {
       states: f.page.states,
     })),
   };
-}
-
-/** `scheme://host[:port]` of a URL as Chrome spells it; '' when it has none (opaque, about:blank). */
-function originOf(url) {
-  if (/^file:/i.test(url)) return 'file://';
-  try {
-    const origin = new URL(url).origin;
-    return origin === 'null' ? '' : origin;
-  } catch {
-    return '';
-  }
 }
 
 /**

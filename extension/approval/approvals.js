@@ -18,6 +18,7 @@
 
 import { KIND, RULE, bridgeWaits } from '../pending.js';
 import { RUNTIME } from '../protocol.js';
+import { originOf } from '../origin.js';
 
 export const APPROVAL_PAGE = 'approval/approval.html';
 /** Extension pages that may list and answer questions besides the approval window. */
@@ -44,17 +45,6 @@ const REASONS = Object.freeze({
  * @param {string} origin @param {string} tool @param {string} reason
  */
 const rememberKey = (origin, tool, reason) => JSON.stringify([origin, tool, reason]);
-
-/** @param {string} url */
-function originOf(url) {
-  if (/^file:/i.test(url)) return 'file://';
-  try {
-    const origin = new URL(url).origin;
-    return origin === 'null' ? '' : origin;
-  } catch {
-    return '';
-  }
-}
 
 /**
  * @param {{send: (msg: object) => boolean | void, resultType: string,
