@@ -106,7 +106,7 @@ class BridgeApp:
         if self.config.mediator.enabled:
             middleware, mode = load_mediator(self.config.mediator.mediator_settings())
             self.hub.set_tool_middleware(middleware, mode=mode, timeout_s=self.config.mediator.timeout_s)
-        self.mcp, self.notifier = build_mcp_server(self.hub)
+        self.mcp, self.notifier, self.express = build_mcp_server(self.hub)
         self.port: int | None = None
         self._uvicorn: uvicorn.Server | None = None
         self.started = asyncio.Event()
@@ -138,7 +138,7 @@ class BridgeApp:
             host=self.config.server.host,
             custom_starlette_routes=[
                 WebSocketRoute("/extension", extension_endpoint(self.hub)),
-                WebSocketRoute(STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None)),
+                WebSocketRoute(STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None, self.express)),
                 Route("/health", health),
                 Route("/api/listings", listings),
             ],
@@ -190,7 +190,7 @@ class BridgeApp:
             if on_ready is not None:
                 on_ready(self.port)
             if stdio:
-                async with stdio_transport() as (read, write):
+                async with stdio_transport(self.express) as (read, write):
                     await self.mcp.run(read, write, self.mcp.create_initialization_options())
             else:
                 await http

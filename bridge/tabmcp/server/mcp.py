@@ -34,10 +34,11 @@ from ..core import activity, tools
 from ..core.coalesce import Coalescer
 from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.registry import ToolEntry
-from ..core.tools import Bridge
+from ..core.tools import Bridge, ToolContext
 from ..errors import ErrorCode, ToolCallError
 from ..core.trust.guard import install_trust
 from .approvals import Approvals
+from .express import LINK, Express, NeedsSession
 from .hub import Hub
 from .trace import ARRIVED, TRACE
 
@@ -108,7 +109,8 @@ class ChangeNotifier:
             return ClientView(dynamic=True)
         view = conn.state.get("tabmcp.view")
         if not isinstance(view, ClientView):
-            view = ClientView(dynamic=True)
+            link = LINK.get()  # on the bridge's own transports the view is the connection's,
+            view = link.client_view() if link is not None else ClientView(dynamic=True)  # both lanes'
             conn.state["tabmcp.view"] = view
             self._connections.add(conn)
         return view
@@ -226,33 +228,58 @@ class _Handlers:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
-        if self.hub.trace and isinstance(params.meta, dict) and params.meta.get(META_TRACE):
+        return await self.run_call(
+            _RequestContext(self, ctx, params), params.name, params.arguments or {}, _client_name(ctx),
+            modern=not is_dynamic(ctx.protocol_version),
+            traced=isinstance(params.meta, dict) and bool(params.meta.get(META_TRACE)),
+            arrived=ARRIVED.get(),
+        )
+
+    async def run_call(
+        self,
+        rctx: ToolContext,
+        name: str,
+        arguments: dict[str, Any],
+        client: str,
+        *,
+        modern: bool,
+        traced: bool = False,
+        arrived: float | None = None,
+    ) -> dict[str, Any]:
+        """One tools/call, whichever lane serves it (the SDK's handler above, or the express lane
+        of :mod:`.express`): the activity row, the call path, and in debug mode the hop stamps.
+
+        Raises:
+            NeedsSession: (express lane only) the call needs the client; nothing was done.
+        """
+        if traced and self.hub.trace:
             # Debug mode, and the client asked: hop timestamps, returned in the result's _meta.
-            arrived = ARRIVED.get()
             trace = [("transport.in", arrived)] if arrived is not None else []
             trace.append(("bridge.handler", time.time_ns() / 1e6))
             token = TRACE.set(trace)
             try:
-                result = await self._call_tool(ctx, params)
+                result = await self._run_call(rctx, name, arguments, client)
             finally:
                 TRACE.reset(token)
             trace.append(("bridge.result", time.time_ns() / 1e6))
-            result.setdefault("_meta", {})[META_TRACE] = [[name, at] for name, at in trace]
-            return result
-        return await self._call_tool(ctx, params)
+            result.setdefault("_meta", {})[META_TRACE] = [[hop, at] for hop, at in trace]
+        else:
+            result = await self._run_call(rctx, name, arguments, client)
+        if modern:  # 2026-07-28 results carry a type
+            result.setdefault("resultType", "complete")
+        return result
 
-    async def _call_tool(
-        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> dict[str, Any]:
+    async def _run_call(self, rctx: ToolContext, name: str, arguments: dict[str, Any], client: str) -> dict[str, Any]:
         await self.hub.settle()
-        arguments = params.arguments or {}
-        target = activity.target_of(self.hub.registry, params.name, arguments, self.hub.focused_tab)
-        pending = self.hub.activity.begin(target, _client_name(ctx)) if target is not None else None
+        target = activity.target_of(self.hub.registry, name, arguments, self.hub.focused_tab)
+        pending = self.hub.activity.begin(target, client) if target is not None else None
         try:
-            result = await tools.run(_RequestContext(self, ctx, params), params.name, arguments)
+            result = await tools.run(rctx, name, arguments)
         except ToolCallError as exc:
-            log.info("call %s failed: %s %s", params.name, exc.code, exc.message)
+            log.info("call %s failed: %s %s", name, exc.code, exc.message)
             result = error_result(exc)
+        except NeedsSession:  # the express lane hands the request to the SDK: no row yet
+            raise
         except BaseException as exc:  # the client cancelled, or a bug: the log still gets the row
             if pending is not None:
                 cancelled = isinstance(exc, asyncio.CancelledError)
@@ -261,7 +288,7 @@ class _Handlers:
             raise
         if pending is not None:  # the activity log: every call that reaches a page
             self.hub.activity.end(pending, result, defer=True)  # summarised when its batch is written
-        return _complete(ctx, result)
+        return result
 
 
 class ListingCache:
@@ -347,8 +374,9 @@ def _input_schema(hub: Hub, name: str) -> dict[str, Any] | None:
     return entry.tool.input_schema if isinstance(entry, ToolEntry) else None
 
 
-def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier]:
-    """The MCP server for a hub, and the notifier that keeps its clients' listings fresh."""
+def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier, Express]:
+    """The MCP server for a hub, the notifier that keeps its clients' listings fresh, and the
+    express lane the bridge's own transports answer page tools' calls with."""
     notifier = ChangeNotifier(hub)
     handlers = _Handlers(hub, notifier)
     server = _Server(
@@ -366,4 +394,4 @@ def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier]:
     )
     server.middleware.append(notifier.track)
     server.middleware.append(ListingCache(hub, notifier))
-    return server, notifier
+    return server, notifier, Express(handlers, server)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import functools
 import os
 import stat
 import time
@@ -31,6 +32,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
+from .express import LINK, Express, Link
 from .trace import ARRIVED, trace_enabled
 
 __all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
@@ -61,8 +63,9 @@ def _claim(fd: int, diversion: int) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
-    """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin and stdout."""
+async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin and stdout;
+    with ``express``, page tools' calls are answered by that lane (:mod:`.express`)."""
     if not pipes_usable(0, 1):
         async with stdio_server() as streams:
             yield streams
@@ -87,8 +90,28 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
         write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
 
         traced = trace_enabled()
+        link = Link()
+
+        async def to_sdk(line: bytes) -> None:
+            try:
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+            except Exception as exc:
+                await read_stream_writer.send(exc)
+                return
+            link.inbound(message)
+            await read_stream_writer.send(SessionMessage(message))
+
+        async def write_line(data: bytes) -> None:
+            if not write_transport.is_closing():
+                writer.write(data + b"\n")
+                await writer.drain()  # returns at once unless the client stopped reading
+
+        async def hand_back(line: bytes) -> None:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await to_sdk(line)
 
         async def stdin_reader() -> None:
+            LINK.set(link)  # the SDK's handlers find this connection's view through it
             async with read_stream_writer:
                 while True:
                     try:
@@ -100,20 +123,19 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
                         return
                     if traced:  # debug mode: the handler sees when the line arrived
                         ARRIVED.set(time.time_ns() / 1e6)
-                    try:
-                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-                    except Exception as exc:
-                        await read_stream_writer.send(exc)
+                    request = express.take(link, line) if express is not None else None
+                    if request is not None:
+                        express.serve(link, request, write_line, functools.partial(hand_back, line))  # type: ignore[union-attr]
                         continue
-                    await read_stream_writer.send(SessionMessage(message))
+                    await to_sdk(line)
 
         async def stdout_writer() -> None:
             with contextlib.suppress(anyio.ClosedResourceError):
                 async with write_stream_reader:
                     async for session_message in write_stream_reader:
+                        link.outbound(session_message.message)
                         data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                        writer.write(data.encode() + b"\n")
-                        await writer.drain()  # returns at once unless the client stopped reading
+                        await write_line(data.encode())
 
         try:
             async with anyio.create_task_group() as tg:
@@ -122,6 +144,8 @@ async def stdio_transport() -> AsyncIterator[tuple[Any, Any]]:
                 yield read_stream, write_stream
                 tg.cancel_scope.cancel()
         finally:
+            for task in list(link.tasks.values()):  # express calls still running: the client left
+                task.cancel()
             read_transport.close()
             write_transport.close()
 

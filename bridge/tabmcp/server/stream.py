@@ -13,6 +13,8 @@ Only local, non-browser clients: the ``Host`` must be a loopback name, and a han
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
@@ -25,6 +27,7 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .express import LINK, Express, Link
 from .extension import is_loopback_host
 
 __all__ = ["STREAM_PATH", "mcp_stream_endpoint"]
@@ -34,7 +37,9 @@ log = logging.getLogger("tabmcp.stream")
 STREAM_PATH = "/mcp-stream"
 
 
-def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[WebSocket], Awaitable[None]]:
+def mcp_stream_endpoint(
+    server: Server[Any], token: str | None, express: Express | None = None
+) -> Callable[[WebSocket], Awaitable[None]]:
     expected = f"Bearer {token}" if token else None
 
     async def endpoint(ws: WebSocket) -> None:
@@ -51,7 +56,27 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[Web
         read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
         write_stream, write_reader = create_context_streams[SessionMessage](0)
 
+        link = Link()
+
+        async def to_sdk(data: str | bytes) -> None:
+            try:
+                parsed = types.jsonrpc_message_adapter.validate_json(data, by_name=False)
+            except Exception as exc:
+                await read_writer.send(exc)
+                return
+            link.inbound(parsed)
+            await read_writer.send(SessionMessage(parsed))
+
+        async def hand_back(data: str | bytes) -> None:
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+                await to_sdk(data)
+
+        async def send(data: bytes) -> None:
+            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
+                await ws.send_text(data.decode())
+
         async def reader() -> None:
+            LINK.set(link)  # the SDK's handlers find this connection's view through it
             async with read_writer:
                 while True:
                     try:
@@ -63,16 +88,16 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[Web
                     data = message.get("text")
                     if data is None:
                         data = message.get("bytes") or b""
-                    try:
-                        parsed = types.jsonrpc_message_adapter.validate_json(data, by_name=False)
-                    except Exception as exc:
-                        await read_writer.send(exc)
+                    request = express.take(link, data) if express is not None else None
+                    if request is not None:
+                        express.serve(link, request, send, functools.partial(hand_back, data))  # type: ignore[union-attr]
                         continue
-                    await read_writer.send(SessionMessage(parsed))
+                    await to_sdk(data)
 
         async def writer() -> None:
             async with write_reader:
                 async for session_message in write_reader:
+                    link.outbound(session_message.message)
                     try:
                         await ws.send_text(session_message.message.model_dump_json(by_alias=True, exclude_unset=True))
                     except (WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
@@ -86,6 +111,9 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[Web
                 tg.cancel_scope.cancel()
         except* (anyio.BrokenResourceError, anyio.ClosedResourceError):  # the relay left mid-answer
             pass
+        finally:
+            for task in list(link.tasks.values()):  # express calls still running: the relay left
+                task.cancel()
         log.debug("%s session from %s ended", STREAM_PATH, peer)
 
     return endpoint

@@ -1,0 +1,280 @@
+"""The express lane: a page tool's tools/call answered without the MCP SDK's server pipeline.
+
+Why (measured, ``python -m bench.roundtrip``: the rows "MCP SDK alone" and "SDK client, no SDK
+server"): a no-op tools/call costs the SDK's server side about 0.8 ms over stdio (a pydantic
+parse of the message, the dual-era dispatcher, the runner and its middleware, the per-version
+result sieve, a pydantic re-dump), against 0.2 ms for the SDK client's own share; a page call's
+browser hops cost about 1.2 ms. So on the bridge's own transports (stdio, ``/mcp-stream``) the
+reader hands the one request that matters for speed, tools/call of a page tool, to this lane,
+which runs the same call path as the SDK handler (:meth:`.mcp._Handlers.run_call`) and writes the
+response's bytes itself. Everything else, and every call that needs more than a request and a
+response, goes to the SDK as before:
+
+* any other method, a notification, a response, a malformed request;
+* a connection whose era is not settled yet (handshake-era: until the SDK answered
+  ``initialize``; 2026-07-28: each request's envelope checked by the SDK's own classifier);
+* a request with a progress token, or a name that is not a page tool (directly or through
+  ``call_tool``): built-ins, categories, unknown names;
+* a call that turns out to need the client (an approval to elicit, a listing change to
+  notify): the lane stops before anything happened (:class:`NeedsSession`) and hands the
+  request to the SDK, which runs it from the start.
+
+The result is shaped as the SDK would (the per-version sieve, ``resultType`` and the
+``serverInfo`` stamp on 2026-07-28 results); ``bridge/tests/test_express.py`` checks each
+supported version against the SDK's own answer. A ``notifications/cancelled`` for an express
+request cancels it (no response, as the SDK does). What the lane skips: the SDK's OpenTelemetry
+span for these requests.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import mcp_types as types
+from mcp_types import methods as sdk_methods
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from ..core.disclosure import ClientView
+from ..core.registry import ToolEntry
+from ..core.tools import BUILTIN_TOOLS
+from .trace import ARRIVED
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+    from .mcp import _Handlers
+
+__all__ = ["LINK", "Express", "Link", "NeedsSession"]
+
+log = logging.getLogger("tabmcp.express")
+
+LINK: contextvars.ContextVar[Link | None] = contextvars.ContextVar("tabmcp.link", default=None)
+"""The connection whose message is being handled, set by the bridge's own transports: the SDK
+path finds the client's view there (one view per connection, whichever lane serves a call)."""
+
+_SERVER_INFO_KEY = types.SERVER_INFO_META_KEY
+_INTERNAL_ERROR = -32603
+_CALL = b'"tools/call"'
+
+
+class NeedsSession(Exception):
+    """The call needs the client (approval, a change to notify): the SDK must serve it."""
+
+
+class Link:
+    """One MCP connection on one of the bridge's own transports, as the express lane knows it.
+
+    The transport shows it every message it passes to the SDK (:meth:`inbound`) and every
+    response the SDK sends (:meth:`outbound`): that is how the lane learns the connection's
+    era, its negotiated version and its client's name, without a second parser.
+    """
+
+    def __init__(self) -> None:
+        self.era: str | None = None
+        """``"legacy"`` (the initialize handshake) or ``"modern"`` (2026-07-28 envelopes), set
+        by the first request, as the SDK decides it."""
+        self.version: str | None = None
+        """The handshake-era version the SDK negotiated (once it answered ``initialize``)."""
+        self.client_name = ""
+        self.view: ClientView | None = None
+        """The client's disclosure state (handshake era), shared with the SDK's handlers."""
+        self.tasks: dict[Any, asyncio.Task[None]] = {}
+        self._init_id: Any = None
+
+    def client_view(self) -> ClientView:
+        if self.view is None:
+            self.view = ClientView(dynamic=True)
+        return self.view
+
+    def inbound(self, message: Any) -> None:
+        """A message the SDK is about to get."""
+        root = getattr(message, "root", message)
+        if isinstance(root, types.JSONRPCRequest):
+            params = root.params or {}
+            if self.era is None:
+                meta = params.get("_meta") if isinstance(params, dict) else None
+                modern = isinstance(meta, dict) and types.PROTOCOL_VERSION_META_KEY in meta
+                self.era = "modern" if modern and root.method != "initialize" else "legacy"
+            if root.method == "initialize" and self.era == "legacy" and self.version is None:
+                self._init_id = root.id
+                info = params.get("clientInfo") if isinstance(params, dict) else None
+                self.client_name = str(info.get("name") or "") if isinstance(info, dict) else ""
+        elif isinstance(root, types.JSONRPCNotification) and root.method == "notifications/cancelled":
+            request_id = (root.params or {}).get("requestId")
+            task = self.tasks.get(request_id)
+            if task is not None:
+                task.cancel()
+
+    def outbound(self, message: Any) -> None:
+        """A message the SDK sent."""
+        root = getattr(message, "root", message)
+        if (
+            self._init_id is not None
+            and isinstance(root, types.JSONRPCResponse)
+            and root.id == self._init_id
+            and isinstance(root.result, dict)
+        ):
+            version = root.result.get("protocolVersion")
+            if isinstance(version, str):
+                self.version = version
+            self._init_id = None
+
+
+class _ExpressContext:
+    """One express tools/call as the call path sees it (:class:`tabmcp.core.tools.ToolContext`)."""
+
+    def __init__(self, handlers: _Handlers, view: ClientView) -> None:
+        self.bridge = handlers.hub
+        self.view = view
+        self.trust = handlers.trust
+
+    async def notify_changed(self, *, expanded: str | None = None) -> None:
+        raise NeedsSession("a listing change to notify")
+
+    async def approve(self, entry: ToolEntry, arguments: dict[str, Any], *, reason: str = "") -> dict[str, Any] | None:
+        raise NeedsSession("an approval to ask")
+
+    async def offload(self, fn: Callable[[], Any]) -> Any:
+        return await asyncio.to_thread(fn)
+
+
+class Express:
+    """Answers page tools' tools/call on the bridge's own transports (see the module's doc)."""
+
+    def __init__(self, handlers: _Handlers, server: Server[Any]) -> None:
+        self._handlers = handlers
+        self._server = server
+        self.served = 0
+        """Calls answered here (tests read it to know which lane served)."""
+        self.handed_back = 0
+        """Calls started here and handed to the SDK (:class:`NeedsSession`)."""
+
+    # -- what the lane takes ----------------------------------------------------------------
+
+    def take(self, link: Link, line: bytes | str) -> dict[str, Any] | None:
+        """The request in ``line`` if the lane serves it, else ``None`` (the SDK's)."""
+        if link.era is None or (_CALL not in line if isinstance(line, bytes) else '"tools/call"' not in line):
+            return None
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(message, dict) or message.get("method") != "tools/call" or message.get("jsonrpc") != "2.0":
+            return None
+        request_id = message.get("id")
+        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) or request_id in link.tasks:
+            return None
+        params = message.get("params")
+        if not isinstance(params, dict):
+            return None
+        meta = params.get("_meta")
+        if meta is not None and (not isinstance(meta, dict) or "progressToken" in meta):
+            return None
+        if self._version(link, meta) is None:
+            return None
+        name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, dict)):
+            return None
+        if name == "call_tool":  # the meta tool's page target
+            inner = arguments or {}
+            name, arguments = inner.get("name"), inner.get("arguments")
+            if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, dict)):
+                return None
+            if set(inner) - {"name", "arguments"}:
+                return None
+        if name in BUILTIN_TOOLS or not isinstance(self._handlers.hub.registry.resolve(name), ToolEntry):
+            return None
+        return message
+
+    @staticmethod
+    def _version(link: Link, meta: dict[str, Any] | None) -> str | None:
+        """The protocol version the request is served at, if the lane may serve it."""
+        if link.era == "legacy":
+            if link.version is None or (meta and types.PROTOCOL_VERSION_META_KEY in meta):
+                return None
+            return link.version
+        if not meta:
+            return None
+        version = meta.get(types.PROTOCOL_VERSION_META_KEY)
+        if version not in MODERN_PROTOCOL_VERSIONS or types.CLIENT_CAPABILITIES_META_KEY not in meta:
+            return None
+        return str(version)
+
+    # -- serving ------------------------------------------------------------------------------
+
+    def serve(
+        self,
+        link: Link,
+        message: dict[str, Any],
+        write: Callable[[bytes], Awaitable[None]],
+        hand_back: Callable[[], Awaitable[None]],
+    ) -> None:
+        """Run the call in a task of its own; its response goes to ``write``, or the request to
+        ``hand_back`` (the SDK) if it needs the client."""
+        request_id = message["id"]
+        task = asyncio.get_running_loop().create_task(self._serve(link, message, write, hand_back))
+        link.tasks[request_id] = task
+        task.add_done_callback(lambda _t: link.tasks.pop(request_id, None))
+
+    async def _serve(
+        self,
+        link: Link,
+        message: dict[str, Any],
+        write: Callable[[bytes], Awaitable[None]],
+        hand_back: Callable[[], Awaitable[None]],
+    ) -> None:
+        request_id = message["id"]
+        params = message["params"]
+        meta = params.get("_meta") or {}
+        version = self._version(link, meta)
+        if version is None:  # the connection changed under us: the SDK decides
+            await hand_back()
+            return
+        modern = version in MODERN_PROTOCOL_VERSIONS
+        if modern:
+            info = meta.get(types.CLIENT_INFO_META_KEY)
+            client = str(info.get("name") or "") if isinstance(info, dict) else ""
+            view = ClientView(dynamic=False)
+        else:
+            client, view = link.client_name, link.client_view()
+        handlers = self._handlers
+        try:
+            result = await handlers.run_call(
+                _ExpressContext(handlers, view), params["name"], params.get("arguments") or {}, client,
+                modern=modern, traced=bool(meta.get("tabmcp/trace")), arrived=ARRIVED.get(),
+            )
+            body = self.shape(version, result)
+        except NeedsSession:
+            self.handed_back += 1
+            await hand_back()
+            return
+        except asyncio.CancelledError:
+            return  # the client cancelled: no response, as the SDK does
+        except Exception:
+            log.exception("express tools/call failed")
+            response: dict[str, Any] = {
+                "jsonrpc": "2.0", "id": request_id, "error": {"code": _INTERNAL_ERROR, "message": "Internal error"},
+            }
+        else:
+            self.served += 1
+            response = {"jsonrpc": "2.0", "id": request_id, "result": body}
+        await write(json.dumps(response, separators=(",", ":"), ensure_ascii=False, default=str).encode())
+
+    def shape(self, version: str, result: dict[str, Any]) -> dict[str, Any]:
+        """A tools/call result in its wire form for ``version``, as the SDK's runner shapes it:
+        the per-version sieve, then (2026-07-28) ``resultType`` and the ``serverInfo`` stamp."""
+        dumped = sdk_methods.serialize_server_result("tools/call", version, result)
+        if version in MODERN_PROTOCOL_VERSIONS:
+            if dumped.get("resultType") is None:
+                dumped["resultType"] = "complete"
+            meta = dumped.get("_meta")
+            if meta is None:
+                dumped["_meta"] = {_SERVER_INFO_KEY: self._server.server_info_stamp}
+            elif isinstance(meta, dict) and meta.get(_SERVER_INFO_KEY) is None:
+                dumped["_meta"] = {**meta, _SERVER_INFO_KEY: self._server.server_info_stamp}
+        return dumped
