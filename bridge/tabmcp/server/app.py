@@ -122,7 +122,7 @@ class BridgeApp:
         async def health(request: Request) -> Response:
             if not is_loopback_host(request.headers.get("host")):
                 return Response("Invalid Host header", status_code=421)
-            return JSONResponse(self.hub.status())
+            return JSONResponse({**self.hub.status(), "express": self.express.status()})
 
         async def listings(request: Request) -> Response:
             """tools/list as each disclosure profile would answer it now (for ``tabmcp tokens``)."""

@@ -149,16 +149,22 @@ class Express:
     def __init__(self, handlers: _Handlers, server: Server[Any]) -> None:
         self._handlers = handlers
         self._server = server
+        self.enabled = handlers.hub.config.mcp.express
+        """``mcp.express`` (default on); off, every request goes through the SDK's pipeline."""
         self.served = 0
         """Calls answered here (tests read it to know which lane served)."""
         self.handed_back = 0
         """Calls started here and handed to the SDK (:class:`NeedsSession`)."""
 
+    def status(self) -> dict[str, Any]:
+        """For ``/health``: whether the lane is on, and how many calls it served or handed back."""
+        return {"enabled": self.enabled, "served": self.served, "handedBack": self.handed_back}
+
     # -- what the lane takes ----------------------------------------------------------------
 
     def take(self, link: Link, line: bytes | str) -> dict[str, Any] | None:
         """The request in ``line`` if the lane serves it, else ``None`` (the SDK's)."""
-        if link.era is None or (_CALL not in line if isinstance(line, bytes) else '"tools/call"' not in line):
+        if not self.enabled or link.era is None or (_CALL not in line if isinstance(line, bytes) else '"tools/call"' not in line):
             return None
         try:
             message = json.loads(line)

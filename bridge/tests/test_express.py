@@ -1,0 +1,239 @@
+"""The express lane (server/express.py): page tools' calls answered without the SDK's server
+pipeline must be the SDK's answers, byte for byte in meaning, at every protocol version; and
+everything the lane cannot serve alone must still reach the SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+import pytest
+import websockets
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+from tabmcp.server.app import BridgeApp, running_bridge
+from tabmcp.server.stream import STREAM_PATH
+
+from .conftest import eventually, make_config
+from .helpers import ScriptedExtension, tab, tool
+
+MODERN = MODERN_PROTOCOL_VERSIONS[0]
+CAPS = {"elicitation": {}}
+RESULT = {
+    "content": [{"type": "text", "text": "héllo ✓"}, {"type": "text", "text": "two"}],
+    "structuredContent": {"n": 1, "nested": {"x": [1, 2]}},
+    "_meta": {"page/own": "kept"},
+}
+
+
+class Session:
+    """A raw JSON-RPC client on ``/mcp-stream`` (no SDK on the client side: the bytes are what
+    the bridge wrote)."""
+
+    def __init__(self, ws: Any, version: str) -> None:
+        self.ws = ws
+        self.version = version
+        self.next_id = 1
+
+    @classmethod
+    async def open(cls, stack: Any, port: int, version: str) -> Session:
+        ws = await stack.enter_async_context(websockets.connect(f"ws://127.0.0.1:{port}{STREAM_PATH}"))
+        session = cls(ws, version)
+        if version not in MODERN_PROTOCOL_VERSIONS:
+            init = await session.request("initialize", {
+                "protocolVersion": version, "capabilities": CAPS, "clientInfo": {"name": "raw", "version": "1"}})
+            assert init["result"]["protocolVersion"] == version
+            await ws.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        else:  # the first request settles the era, and the SDK sees it (as clients list first)
+            assert "tools" in (await session.request("tools/list", {}))["result"]
+        return session
+
+    def params(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.version in MODERN_PROTOCOL_VERSIONS:
+            params = {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": self.version,
+                                          "io.modelcontextprotocol/clientCapabilities": CAPS,
+                                          "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+                                          **params.get("_meta", {})}}
+        return params
+
+    async def send(self, method: str, params: dict[str, Any]) -> int:
+        request_id = self.next_id
+        self.next_id += 1
+        await self.ws.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method,
+                                       "params": self.params(params)}))
+        return request_id
+
+    async def answer(self, request_id: int) -> dict[str, Any]:
+        while True:
+            message = json.loads(await asyncio.wait_for(self.ws.recv(), 10))
+            if message.get("id") == request_id:
+                return message
+
+    async def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return await self.answer(await self.send(method, params))
+
+    async def call(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        return await self.request("tools/call", {"name": name, "arguments": arguments or {}})
+
+
+async def page(bridge: BridgeApp, ext: ScriptedExtension, *tools_: dict[str, Any]) -> None:
+    async def handler(msg: dict[str, Any]) -> dict[str, Any] | None:
+        if msg["tool"] == "hang":
+            return None  # never answers: only a cancel ends it
+        return {"ok": True, "result": RESULT}
+
+    ext.handler = handler
+    await ext.sync(tab(1, url="https://app.test/", tools=list(tools_)))
+    await eventually(lambda: bridge.hub.registry.resolve(tools_[0]["name"]))
+
+
+@pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS])
+async def test_an_express_answer_is_the_sdks_answer(bridge: BridgeApp, extension: ScriptedExtension, version: str):
+    await page(bridge, extension, tool("greet", annotations={"readOnlyHint": True}))
+    answers = {}
+    async with contextlib.AsyncExitStack() as stack:
+        for lane in ("sdk", "express"):
+            bridge.express.enabled = lane == "express"
+            served = bridge.express.served
+            session = await Session.open(stack, bridge.port, version)
+            answers[lane] = await session.call("greet")
+            # also a named error (arguments that do not fit), and the call_tool meta tool's route
+            answers[lane + ".bad"] = await session.call("greet", {"unexpected": {"deep": True}})
+            answers[lane + ".meta"] = await session.call("call_tool", {"name": "greet"})
+            assert bridge.express.served - served == (3 if lane == "express" else 0)
+    assert answers["express"] == answers["sdk"]
+    assert answers["express.bad"] == answers["sdk.bad"]
+    assert answers["express.meta"] == answers["sdk.meta"]
+    assert answers["sdk.meta"]["result"] == answers["sdk"]["result"]
+    result = answers["express"]["result"]
+    assert result["content"][0]["text"] == "héllo ✓" and result["_meta"]["page/own"] == "kept"
+    if version in MODERN_PROTOCOL_VERSIONS:
+        assert result["resultType"] == "complete" and result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "tabmcp"
+
+
+@pytest.mark.parametrize("version", [HANDSHAKE_PROTOCOL_VERSIONS[-1], MODERN])
+async def test_a_call_that_needs_approval_is_handed_to_the_sdk(version: str):
+    async with running_bridge(make_config(policy={"allow_writes": True, "approval": {"mode": "elicitation"}})) as bridge:
+        ext = ScriptedExtension(bridge.port)
+        await ext.connect()
+        try:
+            await page(bridge, ext, tool("wipe", annotations={"destructiveHint": True}))
+            async with contextlib.AsyncExitStack() as stack:
+                session = await Session.open(stack, bridge.port, version)
+                request_id = await session.send("tools/call", {"name": "wipe", "arguments": {}})
+                if version in MODERN_PROTOCOL_VERSIONS:
+                    answer = await session.answer(request_id)  # 2026-07-28: the request for input comes back
+                    assert answer["result"]["resultType"] == "input_required"
+                else:  # handshake era: the SDK elicits from the client on the same connection
+                    while True:
+                        message = json.loads(await asyncio.wait_for(session.ws.recv(), 10))
+                        if message.get("method") == "elicitation/create":
+                            break
+                    await session.ws.send(json.dumps({"jsonrpc": "2.0", "id": message["id"],
+                                                      "result": {"action": "decline"}}))
+                    answer = await session.answer(request_id)
+                    assert answer["result"]["isError"]
+                    assert answer["result"]["structuredContent"]["error"]["code"] == "APPROVAL_DENIED"
+                assert bridge.express.handed_back == 1 and bridge.express.served == 0
+                assert not [m for m in ext.received if m.get("type") == "call.start"]  # the page never ran it
+        finally:
+            await ext.close()
+
+
+async def test_a_cancelled_express_call_is_cancelled_in_the_page_and_gets_no_answer(bridge, extension):
+    await page(bridge, extension, tool("hang", annotations={"readOnlyHint": True}))
+    async with contextlib.AsyncExitStack() as stack:
+        session = await Session.open(stack, bridge.port, HANDSHAKE_PROTOCOL_VERSIONS[-1])
+        request_id = await session.send("tools/call", {"name": "hang", "arguments": {}})
+        start = await extension.wait_for(lambda m: m["type"] == "call.start")
+        await session.ws.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                          "params": {"requestId": request_id, "reason": "test"}}))
+        await eventually(lambda: start["callId"] in extension.cancelled)
+        ping = await session.request("ping", {})  # the session goes on, and the call got no answer
+        assert ping["result"] == {}
+        assert not [m for m in extension.received if m.get("id") == request_id]
+
+
+async def test_requests_the_lane_does_not_serve_reach_the_sdk(bridge, extension):
+    await page(bridge, extension, tool("greet", annotations={"readOnlyHint": True}))
+    async with contextlib.AsyncExitStack() as stack:
+        session = await Session.open(stack, bridge.port, HANDSHAKE_PROTOCOL_VERSIONS[-1])
+        # a built-in, an unknown name, and a call with a progress token: all the SDK's
+        found = await session.call("search_tools", {"query": "greet"})
+        assert "greet" in json.dumps(found["result"])
+        missing = await session.call("nope")
+        assert missing["result"]["structuredContent"]["error"]["code"] == "TOOL_NOT_FOUND"
+        progress = await session.request("tools/call", {"name": "greet", "arguments": {},
+                                                        "_meta": {"progressToken": "p1"}})
+        assert progress["result"]["content"][0]["text"] == "héllo ✓"
+        assert bridge.express.served == 0
+        # an enveloped request on a handshake-era connection is refused by the SDK, as before
+        enveloped = await session.ws.send(json.dumps({"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {
+            "name": "greet", "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
+                                       "io.modelcontextprotocol/clientCapabilities": {}}}}))
+        assert enveloped is None
+        refused = await session.answer(99)
+        assert "error" in refused and bridge.express.served == 0
+
+
+async def test_a_call_before_the_handshake_is_the_sdks_to_refuse(bridge, extension):
+    await page(bridge, extension, tool("greet", annotations={"readOnlyHint": True}))
+    async with websockets.connect(f"ws://127.0.0.1:{bridge.port}{STREAM_PATH}") as ws:
+        await ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}}))
+        answer = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        assert "error" in answer and bridge.express.served == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+async def test_calls_over_stdio_take_the_express_lane(tmp_path, mode: str):
+    """The bridge launched over stdio by the SDK's own client, as users run it: page tools'
+    calls are served by the lane (its counters on /health), built-ins by the SDK."""
+    import os
+    import socket
+    import sys
+
+    import httpx
+    from mcp import Client, StdioServerParameters
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    config = tmp_path / "config.toml"
+    config.write_text('[store]\npath = ":memory:"\n[trust]\nframe_text = false\n')
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "tabmcp.cli", "serve", "--stdio", "--port", str(port)],
+        env={**os.environ, "TABMCP_CONFIG": str(config)},
+    )
+    async with Client(params, mode=mode) as client:
+        for _ in range(300):  # the bridge process may still be starting (a modern client sends nothing first)
+            ext = ScriptedExtension(port)
+            try:
+                await ext.connect()
+                break
+            except OSError:
+                await asyncio.sleep(0.05)
+        try:
+            ext.handler = lambda msg: asyncio.sleep(0, {"ok": True, "result": RESULT})
+            await ext.sync(tab(1, url="https://app.test/", tools=[tool("greet", annotations={"readOnlyHint": True})]))
+
+            async def listed() -> bool:
+                return "greet" in [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
+
+            for _ in range(200):
+                if await listed():
+                    break
+                await asyncio.sleep(0.05)
+            first = await client.call_tool("greet", {})
+            second = await client.call_tool("call_tool", {"name": "greet"})
+            found = await client.call_tool("search_tools", {"query": "greet"})
+            async with httpx.AsyncClient() as http:
+                health = (await http.get(f"http://127.0.0.1:{port}/health")).json()
+        finally:
+            await ext.close()
+    assert first.content[0].text == second.content[0].text == "héllo ✓"
+    assert first.structured_content == {"n": 1, "nested": {"x": [1, 2]}}
+    assert not found.is_error
+    assert health["express"] == {"enabled": True, "served": 2, "handedBack": 0}
