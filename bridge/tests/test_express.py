@@ -237,3 +237,45 @@ async def test_calls_over_stdio_take_the_express_lane(tmp_path, mode: str):
     assert first.structured_content == {"n": 1, "nested": {"x": [1, 2]}}
     assert not found.is_error
     assert health["express"] == {"enabled": True, "served": 2, "handedBack": 0}
+
+
+async def http_call(port: int, name: str, arguments: dict[str, Any], **extra_headers: str) -> Any:
+    import httpx
+
+    body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": name, "arguments": arguments,
+        "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
+                  "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}}
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": name,
+               "Accept": "application/json, text/event-stream", "Content-Type": "application/json", **extra_headers}
+    async with httpx.AsyncClient() as http:
+        return await http.post(f"http://127.0.0.1:{port}/mcp", json=body, headers=headers)
+
+
+async def test_an_express_answer_over_http_is_the_sdks_answer(bridge: BridgeApp, extension: ScriptedExtension):
+    await page(bridge, extension, tool("greet", annotations={"readOnlyHint": True}))
+    answers = {}
+    for lane in ("sdk", "express"):
+        bridge.express.enabled = lane == "express"
+        served = bridge.express.served
+        for route, (name, args) in {"": ("greet", {}), ".meta": ("call_tool", {"name": "greet"}),
+                                    ".bad": ("greet", {"x": 1})}.items():
+            response = await http_call(bridge.port, name, args)
+            assert response.status_code == 200 and response.headers["content-type"].startswith("application/json")
+            answers[lane + route] = response.json()
+        assert bridge.express.served - served == (3 if lane == "express" else 0)
+    for route in ("", ".meta", ".bad"):
+        assert answers["express" + route] == answers["sdk" + route]
+    assert answers["express"]["result"]["content"][0]["text"] == "héllo ✓"
+
+
+async def test_http_requests_the_sdk_refuses_are_still_refused(bridge: BridgeApp, extension: ScriptedExtension):
+    await page(bridge, extension, tool("greet", annotations={"readOnlyHint": True}))
+    for lane in ("sdk", "express"):
+        bridge.express.enabled = lane == "express"
+        wrong_origin = await http_call(bridge.port, "greet", {}, Origin="https://evil.test")
+        wrong_host = await http_call(bridge.port, "greet", {}, Host="evil.test")
+        mismatch = await http_call(bridge.port, "greet", {}, **{"Mcp-Name": "other"})
+        assert wrong_origin.status_code == 403 and wrong_host.status_code == 421
+        assert mismatch.status_code == 400 and "error" in mismatch.json()
+    assert bridge.express.served == 0

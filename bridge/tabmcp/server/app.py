@@ -32,6 +32,7 @@ from ..config import Config
 from ..core.disclosure import PROFILES
 from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
+from .express import ExpressHttp
 from .extension import extension_endpoint, is_loopback_host
 from .hub import Hub
 from .trace import ARRIVED
@@ -143,6 +144,7 @@ class BridgeApp:
                 Route("/api/listings", listings),
             ],
         )
+        app.add_middleware(ExpressHttp, express=self.express, security=security)  # page tools' calls
         app.add_middleware(ArrivalStamp, hub=self.hub)  # one check per request unless in debug mode
         token = self.config.server.mcp_token
         if token:

@@ -39,6 +39,17 @@ import mcp_types as types
 from mcp_types import methods as sdk_methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp.server.streamable_http import check_accept_headers
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.shared.inbound import (
+    InboundModernRoute,
+    classify_inbound_request,
+    find_duplicated_routing_header,
+    validate_mcp_param_headers,
+)
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
 from ..core.disclosure import ClientView
 from ..core.registry import ToolEntry
 from ..core.tools import BUILTIN_TOOLS
@@ -49,7 +60,7 @@ if TYPE_CHECKING:
 
     from .mcp import _Handlers
 
-__all__ = ["LINK", "Express", "Link", "NeedsSession"]
+__all__ = ["LINK", "Express", "ExpressHttp", "Link", "NeedsSession"]
 
 log = logging.getLogger("tabmcp.express")
 
@@ -284,3 +295,112 @@ class Express:
             elif isinstance(meta, dict) and meta.get(_SERVER_INFO_KEY) is None:
                 dumped["_meta"] = {**meta, _SERVER_INFO_KEY: self._server.server_info_stamp}
         return dumped
+
+
+HTTP_BODY_LIMIT = 1024 * 1024
+"""The largest tools/call body the lane reads (larger ones, or bodies of unknown length, are the
+SDK's, with its own limit)."""
+
+
+class ExpressHttp:
+    """ASGI middleware on ``/mcp``: a 2026-07-28 POST of a page tool's tools/call answered by the
+    express lane; anything else (handshake-era sessions, other methods, every request the SDK
+    would refuse) goes to the SDK's Streamable HTTP app untouched, its body replayed.
+
+    The SDK's own checks run first, with the SDK's own functions: Host and Origin
+    (:class:`TransportSecurityMiddleware` with the bridge's settings), ``Content-Type``, the
+    ``Accept`` header, duplicated routing headers, the envelope and its headers
+    (``classify_inbound_request``) and ``Mcp-Param-*`` headers against the tool's schema. A
+    request that fails any of them is handed to the SDK, which answers it as it always did.
+    The answer is ``application/json`` (the SDK's answer too when a call ends without
+    notifications); a client that disconnects cancels the call.
+    """
+
+    def __init__(self, app: ASGIApp, *, express: Express, security: TransportSecuritySettings, path: str = "/mcp") -> None:
+        self.app = app
+        self.express = express
+        self.security = TransportSecurityMiddleware(security)
+        self.path = path
+        self.link = Link()
+        self.link.era = "modern"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path or not self.express.enabled:
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        length = headers.get("content-length", "")
+        if (
+            headers.get("mcp-protocol-version") not in MODERN_PROTOCOL_VERSIONS
+            or "mcp-session-id" in headers
+            or not length.isdigit()
+            or int(length) > HTTP_BODY_LIMIT
+        ):
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        if await self.security.validate_request(request, is_post=True) is not None:
+            await self.app(scope, receive, send)  # the SDK answers the refusal
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        call = self._callable(request, headers, body)
+        if call is None:
+            await self.app(scope, replay, send)
+            return
+
+        async def respond(data: bytes) -> None:
+            await send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+            await send({"type": "http.response.body", "body": data})
+
+        async def hand_back() -> None:
+            await self.app(scope, replay, send)
+
+        async def watch_disconnect(task: asyncio.Task[None]) -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            task.cancel()  # the client left: the call is cancelled, as the SDK does
+
+        task = asyncio.current_task()
+        assert task is not None
+        watcher = asyncio.get_running_loop().create_task(watch_disconnect(task))
+        try:
+            await self.express._serve(self.link, call, respond, hand_back)
+        finally:
+            watcher.cancel()
+
+    def _callable(self, request: Request, headers: dict[str, str], body: bytes) -> dict[str, Any] | None:
+        """The request if the lane serves it and every check the SDK makes passes."""
+        message = self.express.take(self.link, body)
+        if message is None:
+            return None
+        has_json, _ = check_accept_headers(request)
+        if not has_json or find_duplicated_routing_header(request.headers.items()) is not None:
+            return None
+        if not isinstance(classify_inbound_request(message, headers=headers), InboundModernRoute):
+            return None
+        params = message["params"]
+        name, arguments = params["name"], params.get("arguments")
+        if arguments or any(h.startswith("mcp-param-") for h in headers):
+            lookup = self.express._server.get_tool_input_schema  # the SDK's own source (server/mcp.py)
+            schema = lookup(name) if lookup is not None else None
+            if schema is not None and validate_mcp_param_headers(schema, arguments or {}, headers) is not None:
+                return None
+        return message
