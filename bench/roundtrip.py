@@ -17,6 +17,8 @@ One run, every path measured side by side on loopback, the MCP clients in their 
   to the running bridge. Browser flavour: the polyfill (``--native``: Chromium's WebMCP).
 - The MCP SDK alone (bench/_sdk_server.py: the SDK's low-level Server with a no-op Python tool,
   no browser), over stdio and Streamable HTTP: what the SDK and its transport cost per call.
+- The SDK client alone (bench/_raw_server.py: a hand-written JSON-RPC server over stdio, no SDK
+  server, no browser): the client's own share of a call, which no server can go below.
 - For both HTTP servers, the SDK client's last tools/call request replayed as is (response read,
   not parsed): the call without the SDK client's own share.
 
@@ -146,7 +148,7 @@ traces: dict[str, list[list[list[Any]]]] = {}
 
 HOPS: dict[tuple[str, str], str] = {
     ("client.send", "transport.in"): "client SDK → transport (pipe or HTTP) → the bridge reads the request",
-    ("transport.in", "bridge.handler"): "bridge's MCP SDK: parse, validate, dispatch → tools/call handler",
+    ("transport.in", "bridge.handler"): "bridge: request parsed, dispatched (express lane; the SDK for other requests)",
     ("bridge.handler", "bridge.hub"): "bridge core before the page (activity, registry, policy, trust, validation)",
     ("bridge.hub", "bridge.sent"): "session: call.start built, encoded, written to the WebSocket",
     ("bridge.sent", "worker.in"): "WebSocket → service worker (onmessage, JSON parse, routing)",
@@ -157,7 +159,7 @@ HOPS: dict[tuple[str, str], str] = {
     ("bridge.frame", "bridge.ended"): "session: frame parsed, the call ended",
     ("bridge.ended", "bridge.resumed"): "event loop: the handler's task resumes",
     ("bridge.resumed", "bridge.result"): "bridge core after the page (result checked, trust defences)",
-    ("bridge.result", "client.recv"): "bridge's MCP SDK → transport → client SDK (result parsed)",
+    ("bridge.result", "client.recv"): "bridge: result shaped, written → transport → client SDK (parsed)",
 }
 
 
@@ -267,6 +269,7 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
         # The MCP SDK alone: a low-level Server with a no-op Python tool, no browser.
         print("[roundtrip] MCP SDK alone", file=sys.stderr, flush=True)
         sdk_stdio = await start("sdk-stdio", "--stdio", sys.executable, "-m", "bench._sdk_server", "--stdio")
+        raw_stdio = await start("raw-stdio", "--stdio", sys.executable, "-m", "bench._raw_server")
         sdk_port = free_port()
         sdk_server = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -320,6 +323,11 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
                 floor_server_started,
             ),
             client_rows("sdk_stdio", "MCP SDK alone, no browser: stdio (Python no-op tool)", sdk_stdio),
+            client_rows(
+                "client_share",
+                "SDK client alone: stdio, hand-written server (no SDK server, no browser)",
+                raw_stdio,
+            ),
             client_rows("sdk_http", "MCP SDK alone, no browser: Streamable HTTP", sdk_http),
             client_rows(
                 "sdk_http_raw",
@@ -411,6 +419,13 @@ def report(args: argparse.Namespace, rows: list[Row], notes: list[str]) -> int:
         ("Streamable HTTP p50 ≤ 2x floor p50", http.p(50), 2 * floor.p(50)),
         ("relayed stdio p50 ≤ 1.3x direct stdio p50", relay.p(50), 1.3 * stdio.p(50)),
     ]
+    share = by["client_share"]
+    least = floor.p(50) + share.p(50)
+    print(
+        f"\nThe least an SDK client can see through this architecture: the floor plus the SDK client's own "
+        f"share = {fmt_ms(least)} ms p50 ({least / floor.p(50):.2f}x the floor, {least / peer.p(50):.2f}x the peer). "
+        "The peer's page opens the WebSocket itself: it crosses no content script, Port or service worker."
+    )
     print("\nTargets (issue 12):")
     for name, value, limit in targets:
         verdict = "PASS" if value <= limit else "FAIL"
