@@ -160,6 +160,7 @@ class Express:
     def __init__(self, handlers: _Handlers, server: Server[Any]) -> None:
         self._handlers = handlers
         self._server = server
+        self._stamp = server.server_info_stamp  # fixed at construction; only ever read (encoded)
         self.enabled = handlers.hub.config.mcp.express
         """``mcp.express`` (default on); off, every request goes through the SDK's pipeline."""
         self.served = 0
@@ -291,9 +292,9 @@ class Express:
                 dumped["resultType"] = "complete"
             meta = dumped.get("_meta")
             if meta is None:
-                dumped["_meta"] = {_SERVER_INFO_KEY: self._server.server_info_stamp}
+                dumped["_meta"] = {_SERVER_INFO_KEY: self._stamp}
             elif isinstance(meta, dict) and meta.get(_SERVER_INFO_KEY) is None:
-                dumped["_meta"] = {**meta, _SERVER_INFO_KEY: self._server.server_info_stamp}
+                dumped["_meta"] = {**meta, _SERVER_INFO_KEY: self._stamp}
         return dumped
 
 
