@@ -50,7 +50,7 @@ from mcp.shared.inbound import (
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..core.disclosure import ClientView
+from ..core.disclosure import META_REVISION, ClientView
 from ..core.registry import ToolEntry
 from ..core.tools import BUILTIN_TOOLS
 from .trace import ARRIVED
@@ -71,6 +71,7 @@ path finds the client's view there (one view per connection, whichever lane serv
 _SERVER_INFO_KEY = types.SERVER_INFO_META_KEY
 _INTERNAL_ERROR = -32603
 _CALL = b'"tools/call"'
+_LIST = b'"tools/list"'
 
 
 class NeedsSession(Exception):
@@ -167,27 +168,38 @@ class Express:
         """Calls answered here (tests read it to know which lane served)."""
         self.handed_back = 0
         """Calls started here and handed to the SDK (:class:`NeedsSession`)."""
+        self.listed = 0
+        """tools/list answered here."""
 
     def status(self) -> dict[str, Any]:
         """For ``/health``: whether the lane is on, and how many calls it served or handed back."""
-        return {"enabled": self.enabled, "served": self.served, "handedBack": self.handed_back}
+        return {"enabled": self.enabled, "served": self.served, "handedBack": self.handed_back, "listed": self.listed}
 
     # -- what the lane takes ----------------------------------------------------------------
 
     def take(self, link: Link, line: bytes | str) -> dict[str, Any] | None:
         """The request in ``line`` if the lane serves it, else ``None`` (the SDK's)."""
-        if not self.enabled or link.era is None or (_CALL not in line if isinstance(line, bytes) else '"tools/call"' not in line):
+        if not self.enabled or link.era is None:
+            return None
+        if isinstance(line, str):
+            line = line.encode()
+        if _CALL not in line and _LIST not in line:
             return None
         try:
             message = json.loads(line)
         except ValueError:
             return None
-        if not isinstance(message, dict) or message.get("method") != "tools/call" or message.get("jsonrpc") != "2.0":
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return None
+        method = message.get("method")
+        if method not in ("tools/call", "tools/list"):
             return None
         request_id = message.get("id")
         if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) or request_id in link.tasks:
             return None
         params = message.get("params")
+        if method == "tools/list" and params is None:
+            params = message["params"] = {}
         if not isinstance(params, dict):
             return None
         meta = params.get("_meta")
@@ -195,6 +207,8 @@ class Express:
             return None
         if self._version(link, meta) is None:
             return None
+        if method == "tools/list":  # the first page is the whole listing: no cursor to follow
+            return message if set(params) <= {"_meta"} else None
         name, arguments = params.get("name"), params.get("arguments")
         if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, dict)):
             return None
@@ -260,6 +274,14 @@ class Express:
             view = ClientView(dynamic=False)
         else:
             client, view = link.client_name, link.client_view()
+        if message["method"] == "tools/list":
+            try:
+                data = await self._listing(request_id, version, view)
+            except asyncio.CancelledError:
+                return
+            self.listed += 1
+            await write(data)
+            return
         handlers = self._handlers
         try:
             result = await handlers.run_call(
@@ -282,6 +304,25 @@ class Express:
             self.served += 1
             response = {"jsonrpc": "2.0", "id": request_id, "result": body}
         await write(json.dumps(response, separators=(",", ":"), ensure_ascii=False, default=str).encode())
+
+    async def _listing(self, request_id: Any, version: str, view: ClientView) -> bytes:
+        """A tools/list response as bytes: the tools array kept as bytes by the core
+        (:meth:`Hub.listing_json`), in the envelope the SDK gives it at ``version`` (its cache
+        hints, ``resultType`` and ``serverInfo`` stamp at 2026-07-28; the revision in ``_meta``)."""
+        hub = self._handlers.hub
+        await hub.settle()
+        tools_json = hub.listing_json(view, protocol_version=version)
+        meta: dict[str, Any] = {META_REVISION: hub.revision}
+        head: dict[str, Any] = {}
+        if version in MODERN_PROTOCOL_VERSIONS:
+            hint = self._server.cache_hints.get("tools/list")
+            if hint is not None:
+                head = {"ttlMs": hint.ttl_ms, "cacheScope": hint.scope}
+            head["resultType"] = "complete"
+            meta[_SERVER_INFO_KEY] = self._stamp
+        tail = json.dumps({**head, "_meta": meta}, separators=(",", ":"), ensure_ascii=False)
+        prefix = json.dumps({"jsonrpc": "2.0", "id": request_id}, separators=(",", ":"))[:-1]
+        return b"".join((prefix.encode(), b',"result":{"tools":', tools_json, b",", tail[1:].encode(), b"}"))
 
     def shape(self, version: str, result: dict[str, Any]) -> dict[str, Any]:
         """A tools/call result in its wire form for ``version``, as the SDK's runner shapes it:
@@ -397,6 +438,8 @@ class ExpressHttp:
             return None
         if not isinstance(classify_inbound_request(message, headers=headers), InboundModernRoute):
             return None
+        if message["method"] != "tools/call":
+            return message
         params = message["params"]
         name, arguments = params["name"], params.get("arguments")
         if arguments or any(h.startswith("mcp-param-") for h in headers):
