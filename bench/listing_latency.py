@@ -5,7 +5,8 @@ over tabs of 50 with categories of 10, registered straight into the bridge's reg
 browser: this measures the bridge). Each size is measured twice: "after a change" (the first
 tools/list after the registry changed: the listing is built) and "unchanged" (memoized); each
 both through the SDK client and as the server's share (the SDK's HTTP request replayed as is, the
-response read but not parsed), and as the bridge core alone (``Hub.listing()`` in-process). The
+response read but not parsed), and as the bridge core alone (``Hub.listing()`` in-process, and its
+bytes path ``Hub.listing_json()``: the tools array as the wire's JSON bytes). The
 baseline is the passthrough profile of the same size, in the same run. The MCP client (the
 official SDK ``Client`` over Streamable HTTP) runs in its own process, as users run it
 (bench/_client.py), and times each tools/list there; the bridge runs in this process. Then
@@ -24,6 +25,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from mcp_types import LATEST_PROTOCOL_VERSION
 
 from tabmcp.config import Config
 from tabmcp.protocol import TabSnapshot
@@ -87,6 +90,8 @@ class Samples:
     raw_warm: list[float] = field(default_factory=list)
     core_cold: list[float] = field(default_factory=list)
     core_warm: list[float] = field(default_factory=list)
+    bytes_cold: list[float] = field(default_factory=list)
+    bytes_warm: list[float] = field(default_factory=list)
     listed: int = 0
     size: int = 0
 
@@ -120,6 +125,12 @@ async def measure(n: int, profile: str, rounds: int) -> Samples:
                     t = time.perf_counter()
                     bridge.hub.listing(profile=profile)
                     samples.append(time.perf_counter() - t)
+                change()  # the bridge core's bytes path: the wire form of the tools array, then again
+                await bridge.hub.settle()
+                for samples in (out.bytes_cold, out.bytes_warm):
+                    t = time.perf_counter()
+                    bridge.hub.listing_json(protocol_version=LATEST_PROTOCOL_VERSION)
+                    samples.append(time.perf_counter() - t)
             return out
         finally:
             await client.close()
@@ -150,6 +161,8 @@ async def run(rounds: int) -> tuple[list[list[str]], list[str]]:
                     fmt_ms(percentile(s.raw_warm, 50)),
                     fmt_ms(percentile(s.core_cold, 50)),
                     fmt_ms(percentile(s.core_warm, 50)),
+                    fmt_ms(percentile(s.bytes_cold, 50)),
+                    fmt_ms(percentile(s.bytes_warm, 50)),
                     f"{percentile(s.sdk_cold, 50) / base:.2f}x",
                 ]
             )
@@ -189,6 +202,8 @@ def main(argv: list[str]) -> int:
             "unchanged p50 ms",
             "bridge core: after a change p50 ms",
             "unchanged p50 ms",
+            "bridge core, bytes: after a change p50 ms",
+            "unchanged p50 ms",
             "SDK p50 vs passthrough",
         ],
         rows,
@@ -196,7 +211,9 @@ def main(argv: list[str]) -> int:
         "unchanged: the next one. Timed in the client process. SDK client: Client.list_tools (HTTP, the "
         "server, and the SDK client parsing and validating every tool). Server share: the same HTTP request "
         "replayed and the response read whole, not parsed (HTTP and the bridge with its SDK server side). "
-        "Bridge core: Hub.listing() called in the bridge's process (no HTTP, no SDK). Targets are judged on "
+        "Bridge core: Hub.listing() called in the bridge's process (no HTTP, no SDK). Bridge core, bytes: "
+        "Hub.listing_json() in the bridge's process, the tools array as the wire's JSON bytes at the latest "
+        "protocol version (per-tab fragments kept; a change re-encodes its tab). Targets are judged on "
         "the server share (the client's parsing is the client's); the SDK client lines show what a Python "
         "agent waits. The machine is shared: absolute numbers move with its load.",
     )

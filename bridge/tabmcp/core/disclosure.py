@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .tools import PROFILE_BUILTINS, builtin_tool
-from .registry import CategoryEntry, Registry, SourceKey, ToolEntry
+from .registry import CategoryEntry, Registry, SourceKey, Tab, ToolEntry
 from .scoping import Gate
 from .telemetry import ExposureState
 
@@ -342,15 +342,51 @@ class Disclosure:
         return key
 
     def _build_listing(self, view: ClientView, profile: Profile) -> list[dict[str, Any]]:
-        out = [builtin_tool(name) for name in PROFILE_BUILTINS[profile]]
+        out = self.builtins(profile)
+        core = self.core_set(profile)
+        for doc in self.registry.documents():
+            out += self.document_part(doc, view, profile, core=core)
+        return out
+
+    @staticmethod
+    def builtins(profile: Profile) -> list[dict[str, Any]]:
+        """The profile's built-in tools, which open every listing."""
+        return [builtin_tool(name) for name in PROFILE_BUILTINS[profile]]
+
+    def core_set(self, profile: Profile) -> frozenset[tuple[str, str]] | None:
+        """In ``hybrid`` with usage-ranked core tools: the ``(origin, tool)`` pairs ranked core now
+        (read once per listing); ``None`` otherwise."""
+        if profile == "hybrid" and self.usage_core is not None and not self.core_tools:
+            return frozenset(self.usage_core())
+        return None
+
+    def _core(self, entry: ToolEntry, core: frozenset[tuple[str, str]] | None) -> bool:
+        if core is None or self.core_tools or (entry.tool.scope is not None and entry.tool.scope.core):
+            return self.is_core(entry)
+        return (entry.tab.origin, entry.tool.name) in core
+
+    def document_part(
+        self, doc: Tab, view: ClientView, profile: Profile, *, core: frozenset[tuple[str, str]] | None = None
+    ) -> list[dict[str, Any]]:
+        """One document's share of a listing, in listing order (a listing is :meth:`builtins`,
+        then the extra tools, then every document's part in :meth:`Registry.documents` order).
+
+        It depends only on the document, its public names (:meth:`Registry.document_names`),
+        the gate and the definition hook, the profile, the client's opened categories of this
+        document and, in ``hybrid``, ``core`` (:meth:`core_set`): what
+        :class:`tabmcp.core.listing_json.ListingRenderer` keys its cached bytes on.
+        """
+        out: list[dict[str, Any]] = []
         if profile == "meta":
             return out
+        entries = self.registry.document_entries(doc.key)
         if profile in ("passthrough", "hybrid"):
-            for entry in self.allowed_tools():
-                if profile == "passthrough" or self.is_core(entry):
+            for entry in entries:
+                if (isinstance(entry, ToolEntry) and self.gate.visible(entry)
+                        and (profile == "passthrough" or self._core(entry, core))):
                     out.append(self.tool_definition(entry))
             return out
-        for entry in self.registry.entries():
+        for entry in entries:
             if isinstance(entry, CategoryEntry):
                 members = self.visible_members(entry)
                 if not members:

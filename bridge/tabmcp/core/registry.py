@@ -311,6 +311,10 @@ def _qualified(key: SourceKey, name: str) -> str:
 class _Index:
     by_public: dict[str, ToolEntry | CategoryEntry] = field(default_factory=dict)
     by_page: dict[tuple[SourceKey, str], str] = field(default_factory=dict)
+    by_doc: dict[SourceKey, tuple[ToolEntry | CategoryEntry, ...]] = field(default_factory=dict)
+    """Each document's entries in listing order: its categories, then its tools."""
+    names: dict[SourceKey, tuple[str, ...]] = field(default_factory=dict)
+    """Each document's public names, in the order of ``by_doc``."""
 
 
 class Registry:
@@ -339,6 +343,8 @@ class Registry:
         self._guard = rebind_guard_s
         self._clock = clock
         self.version = 0
+        self.touches = 0
+        """Goes up on :meth:`touch` only: a change of what listings show with no document changed."""
 
     # -- updates ------------------------------------------------------------------------
 
@@ -414,6 +420,7 @@ class Registry:
     def touch(self) -> RegistryChange:
         """Nothing in the tabs changed, but what a listing shows of them may have (a policy the
         gate reads changed): a new version, so listings built before are known to be stale."""
+        self.touches += 1
         self._bump()
         return RegistryChange(changed=True)
 
@@ -508,15 +515,16 @@ class Registry:
                 plain[(key, name)] = candidate
         index.by_page = plain
         for doc in docs.values():
-            for tool in doc.tools.values():
-                public = plain[(doc.key, tool.name)]
-                index.by_public[public] = ToolEntry(public, doc, tool)
-            for cat in doc.categories.values():
-                public = plain[(doc.key, cat.name)]
-                members = tuple(
-                    ToolEntry(plain[(doc.key, m)], doc, doc.tools[m]) for m in cat.tools if m in doc.tools
-                )
-                index.by_public[public] = CategoryEntry(public, doc, cat, members)
+            tools = {name: ToolEntry(plain[(doc.key, name)], doc, tool) for name, tool in doc.tools.items()}
+            cats = [
+                CategoryEntry(plain[(doc.key, cat.name)], doc, cat, tuple(tools[m] for m in cat.tools if m in tools))
+                for cat in doc.categories.values()
+            ]
+            ordered = (*cats, *tools.values())
+            for entry in ordered:
+                index.by_public[entry.public_name] = entry
+            index.by_doc[doc.key] = ordered
+            index.names[doc.key] = tuple(entry.public_name for entry in ordered)
         return index
 
     def _idx(self) -> _Index:
@@ -537,10 +545,16 @@ class Registry:
         """Every tool and category, tabs in id order (each before its frames), names in registration order."""
         index = self._idx()
         for doc in self.documents():
-            for cat in doc.categories.values():
-                yield index.by_public[index.by_page[(doc.key, cat.name)]]
-            for tool in doc.tools.values():
-                yield index.by_public[index.by_page[(doc.key, tool.name)]]
+            yield from index.by_doc[doc.key]
+
+    def document_entries(self, key: SourceKey) -> tuple[ToolEntry | CategoryEntry, ...]:
+        """One document's entries in the order of :meth:`entries` (empty for an unknown document)."""
+        return self._idx().by_doc.get(key, ())
+
+    def document_names(self, key: SourceKey) -> tuple[str, ...]:
+        """The public names of :meth:`document_entries`: a document's part of a listing depends on
+        them besides the document itself (a name moves when another tab takes or frees it)."""
+        return self._idx().names.get(key, ())
 
     def tool_entries(self) -> Iterator[ToolEntry]:
         for entry in self.entries():

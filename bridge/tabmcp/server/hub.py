@@ -28,6 +28,7 @@ from ..config import Config
 from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
+from ..core.listing_json import ListingRenderer
 from ..core.page_forms import FormsPolicy
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
@@ -151,6 +152,8 @@ class Hub:
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
             extra_tools=lambda view: self.telemetry_link.definitions(view),
         )
+        self.listing_renderer = ListingRenderer(self.disclosure)
+        """tools/list as ready-made JSON bytes (:meth:`listing_json`)."""
         db_path = self.config.store.path or default_db_path()
         self.pins = Pins(TrustStore(db_path))
         """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
@@ -585,6 +588,20 @@ class Hub:
     def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
         """tools/list for a client (:meth:`Disclosure.listing`)."""
         return self.disclosure.listing(view, profile=profile)  # type: ignore[arg-type]
+
+    def listing_json(self, view: ClientView | None = None, *, protocol_version: str) -> bytes:
+        """The UTF-8 JSON of the ``tools`` array the MCP SDK's server would send for
+        :meth:`listing` of ``view`` at ``protocol_version`` (after its per-version sieve), built
+        from per-document bytes kept across calls (:class:`tabmcp.core.listing_json.ListingRenderer`):
+        after a change in one tab only that tab is encoded again; an unchanged listing is a lookup.
+
+        Like :meth:`listing`, it shows the registry as it is: a transport answering tools/list
+        awaits :meth:`settle` first, as the SDK handler does.
+
+        Raises:
+            ValueError: ``protocol_version`` is not a protocol version the MCP SDK knows.
+        """
+        return self.listing_renderer.render(view, protocol_version=protocol_version, salt=(self.revision,))
 
     def status(self) -> dict[str, Any]:
         """A JSON-able summary for ``/health`` and ``tabmcp tools``."""

@@ -1,0 +1,166 @@
+"""tools/list as ready-made JSON bytes: a cached rendering of :meth:`Disclosure.listing`.
+
+What a listing contains is defined once, in :mod:`tabmcp.core.disclosure`; this module only
+keeps its wire form. The wire form is what the MCP SDK's server sends for that listing: each
+tool dict passed through the SDK's per-version sieve (``mcp_types.methods.serialize_server_result``:
+validated against the version's ``Tool`` model, fields that version does not know dropped,
+``None`` left out) and JSON-encoded.
+
+Cost is paid where things change:
+
+* **per document** — each tab's (or frame's, or closed site's) share of the listing
+  (:meth:`Disclosure.document_part`) is sieved and encoded once, and kept as bytes under what
+  it depends on: the document object itself (the registry replaces a tab's object when the
+  tab changes), its public names (a name moves when another tab takes or frees it), the
+  profile, the gate's and the registry's policy counters, the definition hook's version
+  (trust pins), the client's opened categories of that document and, in ``hybrid``, the
+  usage-ranked core set. A change in one tab re-encodes that tab only.
+* **per surface** — protocol versions whose tools/list result model is the same class
+  (every handshake-era version shares one; 2026-07-28 has its own) share the bytes.
+* **per listing** — the whole array, keyed by :meth:`Disclosure.listing_key` plus the
+  caller's salt (the hub's revision) and the surface, so an unchanged listing is one lookup.
+
+No I/O; the registry, gate and hook are read, never written (the hook may pin a definition
+the first time it is shown, as it does for :meth:`Disclosure.listing`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic_core
+from mcp_types.methods import KNOWN_PROTOCOL_VERSIONS, SERVER_RESULTS, serialize_server_result
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from .disclosure import ClientView, Disclosure, Profile
+from .registry import SourceKey, Tab
+
+__all__ = ["ListingRenderer", "sieve_tools", "surface_of"]
+
+_METHOD = "tools/list"
+_ENVELOPE_MODERN = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+"""Fields a 2026-era ListToolsResult requires besides its tools (they do not shape the tools)."""
+
+
+def surface_of(protocol_version: str) -> str:
+    """The first known protocol version whose tools/list result model is ``protocol_version``'s:
+    versions with equal representatives sieve tools alike, so they share rendered bytes.
+
+    Raises:
+        ValueError: ``protocol_version`` is not one the MCP SDK knows.
+    """
+    if protocol_version not in KNOWN_PROTOCOL_VERSIONS:
+        raise ValueError(f"unknown MCP protocol version {protocol_version!r} (known: {', '.join(KNOWN_PROTOCOL_VERSIONS)})")
+    model = SERVER_RESULTS[(_METHOD, protocol_version)]
+    return next(v for v in KNOWN_PROTOCOL_VERSIONS if SERVER_RESULTS[(_METHOD, v)] is model)
+
+
+def sieve_tools(protocol_version: str, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``tools`` as the SDK's server puts them on the wire at ``protocol_version`` (its
+    per-version sieve of a tools/list result, the ``tools`` key of it)."""
+    result: dict[str, Any] = {"tools": tools}
+    if protocol_version in MODERN_PROTOCOL_VERSIONS:
+        result.update(_ENVELOPE_MODERN)
+    sieved: list[dict[str, Any]] = serialize_server_result(_METHOD, protocol_version, result)["tools"]
+    return sieved
+
+
+def _encode(tools: list[dict[str, Any]]) -> bytes:
+    """The JSON array elements of ``tools`` joined by commas, without the brackets."""
+    return pydantic_core.to_json(tools)[1:-1] if tools else b""
+
+
+@dataclass(frozen=True)
+class _Part:
+    doc: Tab
+    names: tuple[str, ...]
+    data: bytes
+
+
+class ListingRenderer:
+    """Renders and caches :meth:`Disclosure.listing` as the JSON bytes of its ``tools`` array."""
+
+    def __init__(self, disclosure: Disclosure, *, arrays: int = 32) -> None:
+        self.disclosure = disclosure
+        self._parts: dict[tuple[Any, ...], _Part] = {}
+        self._builtins: dict[tuple[Profile, str], bytes] = {}
+        self._arrays: dict[tuple[Any, ...], bytes] = {}
+        self._arrays_max = arrays
+        self.encodes: Counter[SourceKey] = Counter()
+        """How many times each document's part was sieved and encoded (tests read it)."""
+        self.array_builds = 0
+        """How many whole arrays were assembled (memo misses)."""
+
+    def clear(self) -> None:
+        """Forget every rendered part and array."""
+        self._parts.clear()
+        self._builtins.clear()
+        self._arrays.clear()
+
+    def render(
+        self,
+        view: ClientView | None = None,
+        *,
+        protocol_version: str,
+        profile: Profile | None = None,
+        salt: tuple[Any, ...] = (),
+    ) -> bytes:
+        """The UTF-8 JSON ``tools`` array of ``disclosure.listing(view, profile=profile)`` as the
+        SDK would send it at ``protocol_version``. ``salt`` joins the memo key (the hub passes its
+        revision, as its listings carry it)."""
+        surface = surface_of(protocol_version)
+        view = view or ClientView()
+        profile = profile or self.disclosure.profile
+        key = (salt, self.disclosure.listing_key(view, profile=profile), surface)
+        hit = self._arrays.get(key)
+        if hit is not None:
+            return hit
+        data = self._assemble(view, profile, surface)
+        # Keep it only if nothing it depends on moved while it was built (the trust hook may
+        # pin a definition as it is shown, which can bump the hook's version).
+        if self.disclosure.listing_key(view, profile=profile) == key[1]:
+            if len(self._arrays) >= self._arrays_max or any(k[0] != salt for k in self._arrays):
+                self._arrays.clear()
+            self._arrays[key] = data
+        return data
+
+    def _assemble(self, view: ClientView, profile: Profile, surface: str) -> bytes:
+        self.array_builds += 1
+        disclosure = self.disclosure
+        registry = disclosure.registry
+        chunks = [self._builtin_bytes(profile, surface)]
+        if profile != "meta" and disclosure.extra_tools is not None:
+            chunks.append(_encode(sieve_tools(surface, disclosure.extra_tools(view))))
+        if profile != "meta":
+            core = disclosure.core_set(profile)
+            context = (profile, surface, registry.touches, disclosure.gate.version, disclosure.hook_version(), core)
+            opened: dict[SourceKey, frozenset[str]] = {}
+            if view.dynamic and profile == "categories":
+                for doc_key, name in view.expanded:
+                    opened[doc_key] = opened.get(doc_key, frozenset()) | {name}
+            parts = self._parts
+            seen: set[SourceKey] = set()
+            for doc in registry.documents():
+                doc_key = doc.key
+                seen.add(doc_key)
+                names = registry.document_names(doc_key)
+                part_key = (doc_key, context, opened.get(doc_key))
+                part = parts.get(part_key)
+                if part is None or part.doc is not doc or part.names != names:
+                    tools = disclosure.document_part(doc, view, profile, core=core)
+                    part = parts[part_key] = _Part(doc, names, _encode(sieve_tools(surface, tools)))
+                    self.encodes[doc_key] += 1
+                chunks.append(part.data)
+            if len(parts) > 4 * len(seen) + 64:  # documents gone, counters past: drop what no listing uses now
+                for stale in [k for k in parts if k[0] not in seen or k[1][2:] != context[2:]]:
+                    del parts[stale]
+        return b"[" + b",".join(c for c in chunks if c) + b"]"
+
+    def _builtin_bytes(self, profile: Profile, surface: str) -> bytes:
+        key = (profile, surface)
+        data = self._builtins.get(key)
+        if data is None:
+            data = self._builtins[key] = _encode(sieve_tools(surface, Disclosure.builtins(profile)))
+        return data

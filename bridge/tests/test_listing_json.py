@@ -1,0 +1,242 @@
+"""tools/list as ready-made JSON bytes (core/listing_json.py, ``Hub.listing_json``): equal to the
+SDK's per-version sieve of ``Hub.listing`` for every profile, view and protocol version; a change
+in one tab encodes that tab again and no other; no kind of change is ever served stale."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from mcp_types.methods import KNOWN_PROTOCOL_VERSIONS, SERVER_RESULTS, serialize_server_result
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
+
+from tabmcp.core.disclosure import PROFILES, ClientView
+from tabmcp.core.listing_json import sieve_tools, surface_of
+from tabmcp.core.trust.guard import CHANGED_PREFIX, install_trust
+from tabmcp.protocol import TabSnapshot
+from tabmcp.server.hub import Hub
+
+from .conftest import make_config
+from .helpers import tab, tool
+from .telemetry.factory import batch, request
+
+VERSIONS = tuple(dict.fromkeys((*SUPPORTED_PROTOCOL_VERSIONS, *KNOWN_PROTOCOL_VERSIONS)))
+SHOP = "https://shop.test"
+
+
+def shop_tab(**changes: Any) -> dict[str, Any]:
+    tools = [
+        tool("list_orders", "List the orders.", annotations={"readOnlyHint": True}, title="Orders"),
+        tool("refund", "Refund an order.", annotations={"destructiveHint": True, "consequentialHint": True},
+             inputSchema={"type": "object", "properties": {"id": {"type": "integer", "default": None}},
+                          "required": ["id"]}),
+        tool("track_parcel", "Where is a parcel now. Ünïcode “quotes”.", annotations={"readOnlyHint": True},
+             scope={"core": True}),
+        tool("search", "Search the shop.", annotations={"readOnlyHint": True}),
+    ]
+    data = tab(1, url=f"{SHOP}/orders", tools=tools, categories=[
+        {"name": "orders", "description": "Orders: list them, refund them.", "tools": ["list_orders", "refund"]},
+    ])
+    data["forms"] = {"origin": SHOP, "tools": [tool(
+        "form_contact_us", "Fill in and submit the form “Contact us”.", title="Contact us",
+        inputSchema={"type": "object", "properties": {"email": {"type": "string"}}, "required": ["email"]},
+    )]}
+    data.update(changes)
+    return data
+
+
+def blog_tab(tab_id: int = 2, **changes: Any) -> dict[str, Any]:
+    data = tab(tab_id, url=f"https://blog{tab_id}.test/", tools=[
+        tool("search", "Search the blog."),  # the shop's tab has it first: this one is t2.search
+        tool("read_post", "Read a post.", annotations={"readOnlyHint": True}),
+        tool("publish", "Publish a post."),
+    ], categories=[{"name": "posts", "description": "Posts.", "tools": ["read_post", "publish"]}])
+    data.update(changes)
+    return data
+
+
+def make_hub(profile: str) -> Hub:
+    hub = Hub(make_config(disclosure={"profile": profile}))
+    install_trust(hub)  # as the MCP layer does: listings carry the trust marks
+    for data in (shop_tab(), blog_tab(2), blog_tab(3)):
+        apply(hub, data)
+    return hub
+
+
+def apply(hub: Hub, data: dict[str, Any]) -> None:
+    hub._apply(hub.registry.apply(hub.mediation.intake(TabSnapshot.model_validate(data))))
+
+
+def expected(hub: Hub, view: ClientView | None, version: str) -> list[dict[str, Any]]:
+    """What the SDK's server puts on the wire for ``hub.listing(view)``, its ``tools`` key."""
+    result: dict[str, Any] = {"tools": hub.listing(view), "_meta": {"tabmcp/revision": hub.revision}}
+    if version in MODERN_PROTOCOL_VERSIONS:  # as the handler and the SDK's cache hints stamp it
+        result.update({"resultType": "complete", "ttlMs": 0, "cacheScope": "private"})
+    tools: list[dict[str, Any]] = serialize_server_result("tools/list", version, result)["tools"]
+    return tools
+
+
+def assert_wire_equal(hub: Hub, view: ClientView | None = None) -> None:
+    for version in VERSIONS:
+        got = json.loads(hub.listing_json(view, protocol_version=version))
+        assert got == expected(hub, view, version), version
+
+
+def opened_view(hub: Hub) -> ClientView:
+    """A handshake-era client that opened the shop's "orders" category."""
+    view = ClientView(dynamic=True)
+    entry = hub.registry.resolve("orders")
+    assert entry is not None
+    hub.disclosure.expand(entry, view)  # type: ignore[arg-type]
+    view.expanded.add((entry.tab.key, "orders"))  # as it does in categories (other profiles ignore it)
+    return view
+
+
+# -- equal to the SDK's wire form ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_the_bytes_equal_the_sdk_sieve_of_the_listing_for_every_view_and_version(profile):
+    hub = make_hub(profile)
+    hub.set_forms_as_tools(SHOP, True)  # a page form joins the listing
+    views: list[ClientView | None] = [None, ClientView(dynamic=False), ClientView(dynamic=True), opened_view(hub)]
+    for view in views:
+        assert_wire_equal(hub, view)
+    listed = {t["name"] for t in json.loads(hub.listing_json(views[3], protocol_version=VERSIONS[0]))}
+    if profile == "categories":
+        assert {"orders", "posts", "list_orders", "refund", "search"} <= listed  # opened members joined
+        assert "list_orders" not in {t["name"] for t in json.loads(hub.listing_json(protocol_version=VERSIONS[0]))}
+    if profile == "passthrough":
+        assert {"list_orders", "refund", "t2.search", "t3.read_post", "form_contact_us"} <= listed
+
+
+def test_versions_that_sieve_alike_share_one_surface_and_every_version_is_covered():
+    surfaces = {v: surface_of(v) for v in VERSIONS}
+    for version, surface in surfaces.items():
+        assert SERVER_RESULTS[("tools/list", version)] is SERVER_RESULTS[("tools/list", surface)]
+    assert len(set(surfaces.values())) >= 2  # the handshake era and 2026-07-28 differ
+    tools = make_hub("passthrough").listing()
+    for version, surface in surfaces.items():  # the shared bytes are each version's own sieve
+        assert sieve_tools(version, tools) == sieve_tools(surface, tools)
+    with pytest.raises(ValueError, match="unknown MCP protocol version"):
+        make_hub("meta").listing_json(protocol_version="1999-01-01")
+
+
+# -- what a change costs ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", ("passthrough", "categories", "hybrid"))
+def test_a_change_in_one_tab_encodes_that_tab_only(profile):
+    hub = make_hub(profile)
+    version = VERSIONS[0]
+    hub.listing_json(protocol_version=version)
+    encodes = dict(hub.listing_renderer.encodes)
+    assert set(encodes) == {(1, 0), (2, 0), (3, 0)}
+    builds = hub.listing_renderer.array_builds
+    hub.listing_json(protocol_version=version)  # unchanged: the memo
+    assert hub.listing_renderer.array_builds == builds
+    apply(hub, shop_tab(title="Renamed"))
+    assert "Renamed" in hub.listing_json(protocol_version=version).decode()  # in each tool's _meta source
+    assert hub.listing_renderer.encodes[(1, 0)] == encodes[(1, 0)] + 1
+    assert hub.listing_renderer.encodes[(2, 0)] == encodes[(2, 0)]
+    assert hub.listing_renderer.encodes[(3, 0)] == encodes[(3, 0)]
+    assert_wire_equal(hub)
+
+
+def test_a_name_another_tab_frees_encodes_the_tab_whose_name_moved():
+    hub = make_hub("passthrough")
+    apply(hub, tab(5, url=f"{SHOP}/help", tools=[shop_tab()["tools"][3]]))  # the same site's same tool
+    assert "t5.search" in _names(hub)  # the first shop tab has "search"
+    before = dict(hub.listing_renderer.encodes)
+    apply(hub, shop_tab(tools=shop_tab()["tools"][:3]))  # it drops "search", nothing else changes
+    names = _names(hub)
+    assert "search" in names and "t5.search" not in names  # the other shop tab's tool took the name
+    assert hub.listing_renderer.encodes[(5, 0)] == before[(5, 0)] + 1  # tab 5 did not change; its name did
+    assert hub.listing_renderer.encodes[(3, 0)] == before[(3, 0)]
+    assert hub.listing_renderer.encodes[(2, 0)] == before[(2, 0)]
+    assert_wire_equal(hub)
+
+
+# -- never stale -----------------------------------------------------------------------------
+
+
+def _names(hub: Hub, view: ClientView | None = None, version: str = VERSIONS[0]) -> list[str]:
+    return [t["name"] for t in json.loads(hub.listing_json(view, protocol_version=version))]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_every_kind_of_change_is_seen(profile):
+    hub = make_hub(profile)
+    view = ClientView(dynamic=True)
+    for v in (None, view):
+        assert_wire_equal(hub, v)
+
+    def step(change: Any) -> None:
+        change()
+        assert_wire_equal(hub)
+        assert_wire_equal(hub, view)
+
+    # tools added, changed, removed
+    step(lambda: apply(hub, blog_tab(2, tools=[*blog_tab(2)["tools"], tool("draft", "Draft a post.")])))
+    step(lambda: apply(hub, blog_tab(2, tools=[tool("draft", "Draft a post, better.")], categories=[])))
+    step(lambda: apply(hub, blog_tab(2, tools=[], categories=[])))
+    # a tab closed, a new one opened
+    step(lambda: hub._apply(hub.registry.remove(3)))
+    step(lambda: apply(hub, blog_tab(4)))
+    # the person's switches: an origin off and on again, writes, forms as tools
+    step(lambda: hub.controls.set_origin("https://blog4.test", False))
+    if profile != "meta":
+        assert not any(n.endswith("read_post") for n in _names(hub))
+    step(lambda: hub.controls.set_origin("https://blog4.test", True))
+    step(lambda: hub.controls.set_writes(False))
+    step(lambda: hub.set_forms_as_tools(SHOP, True))
+    if profile == "passthrough":
+        assert "form_contact_us" in _names(hub)
+    step(lambda: hub.set_forms_as_tools(SHOP, False))
+    if profile == "passthrough":
+        assert "form_contact_us" not in _names(hub)
+    # trust: a pinned definition changes (marked), then the person accepts it (unmarked); a lockdown
+    assert hub.trust is not None
+    step(lambda: apply(hub, shop_tab(tools=[tool("list_orders", "List every order ever.")], categories=[])))
+    if profile == "passthrough":  # (listed before: pinned; in categories it was behind "orders")
+        marked = next(t for t in json.loads(hub.listing_json(protocol_version=VERSIONS[0]))
+                      if t["name"] == "list_orders")
+        assert marked["description"].startswith(CHANGED_PREFIX)
+    step(lambda: hub.trust.pins.accept(SHOP, "list_orders"))  # type: ignore[union-attr]
+    if profile == "passthrough":  # (listed before: pinned; in categories it was behind "orders")
+        shown = next(t for t in json.loads(hub.listing_json(protocol_version=VERSIONS[0])) if t["name"] == "list_orders")
+        assert not shown["description"].startswith(CHANGED_PREFIX)
+    step(lambda: hub.trust.lockdown.flag(SHOP, "list_orders", ["test"]))  # type: ignore[union-attr]
+    # telemetry tools appear with data
+    step(lambda: hub.telemetry.ingest(batch([request(0, "/api/items", response_body=[{"id": 1}])])))
+    # an opened category (handshake era), in categories
+    apply(hub, shop_tab())
+    if profile == "categories":
+        before = _names(hub, view)
+        entry = hub.registry.resolve("orders")
+        hub.disclosure.expand(entry, view)  # type: ignore[arg-type]
+        after = _names(hub, view)
+        assert "list_orders" not in before and "list_orders" in after
+        assert_wire_equal(hub, view)
+
+
+def test_hybrid_follows_the_usage_ranking():
+    hub = Hub(make_config(disclosure={"profile": "hybrid", "core_from_usage": 3}))
+    install_trust(hub)
+    for data in (shop_tab(), blog_tab(2)):
+        apply(hub, data)
+    assert "t2.search" not in _names(hub)
+    for _ in range(3):
+        hub.usage.record("https://blog2.test", "search")
+    hub.usage.flush()  # the ranking reads what is written
+    assert "t2.search" in _names(hub)
+    assert_wire_equal(hub)
+
+
+def test_the_unchanged_listing_is_the_same_object():
+    hub = make_hub("categories")
+    first = hub.listing_json(protocol_version=VERSIONS[-1])
+    assert hub.listing_json(protocol_version=VERSIONS[-1]) is first
+    apply(hub, blog_tab(2, title="Changed"))
+    assert hub.listing_json(protocol_version=VERSIONS[-1]) is not first
