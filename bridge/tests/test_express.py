@@ -229,6 +229,7 @@ async def test_calls_over_stdio_take_the_express_lane(tmp_path, mode: str):
             first = await client.call_tool("greet", {})
             second = await client.call_tool("call_tool", {"name": "greet"})
             found = await client.call_tool("search_tools", {"query": "greet"})
+            relisted = [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
             async with httpx.AsyncClient() as http:
                 health = (await http.get(f"http://127.0.0.1:{port}/health")).json()
         finally:
@@ -236,7 +237,8 @@ async def test_calls_over_stdio_take_the_express_lane(tmp_path, mode: str):
     assert first.content[0].text == second.content[0].text == "héllo ✓"
     assert first.structured_content == {"n": 1, "nested": {"x": [1, 2]}}
     assert not found.is_error
-    assert health["express"] == {"enabled": True, "served": 2, "handedBack": 0}
+    assert health["express"]["served"] == 2 and health["express"]["handedBack"] == 0
+    assert health["express"]["listed"] >= 1 and "greet" in relisted  # (a first tools/list that opens the era is the SDK's)
 
 
 async def http_call(port: int, name: str, arguments: dict[str, Any], **extra_headers: str) -> Any:
@@ -279,3 +281,60 @@ async def test_http_requests_the_sdk_refuses_are_still_refused(bridge: BridgeApp
         assert wrong_origin.status_code == 403 and wrong_host.status_code == 421
         assert mismatch.status_code == 400 and "error" in mismatch.json()
     assert bridge.express.served == 0
+
+
+def categorised_tab() -> dict[str, Any]:
+    return tab(1, url="https://app.test/", tools=[
+        tool("greet", annotations={"readOnlyHint": True}),
+        tool("wave", description="Wave ✋ at someone", annotations={"readOnlyHint": True}),
+        tool("loose", inputSchema={"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}}),
+    ], categories=[{"name": "social", "description": "Greetings", "tools": ["greet", "wave"]}])
+
+
+@pytest.mark.parametrize("profile", ["passthrough", "categories", "meta", "hybrid"])
+@pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS])
+async def test_an_express_listing_is_the_sdks_listing(version: str, profile: str):
+    async with running_bridge(make_config(disclosure={"profile": profile})) as bridge:
+        ext = ScriptedExtension(bridge.port)
+        await ext.connect()
+        try:
+            await ext.sync(categorised_tab())
+            await eventually(lambda: bridge.hub.registry.resolve("loose"))
+            answers: dict[str, Any] = {}
+            async with contextlib.AsyncExitStack() as stack:
+                for lane in ("sdk", "express"):
+                    bridge.express.enabled = lane == "express"
+                    listed = bridge.express.listed
+                    session = await Session.open(stack, bridge.port, version)
+                    answers[lane] = await session.request("tools/list", {})
+                    if profile == "categories" and version not in MODERN_PROTOCOL_VERSIONS:
+                        # a handshake-era client opens a category: its own listing grows, in both lanes
+                        await session.call("social")
+                        answers[lane + ".opened"] = await session.request("tools/list", {})
+                    assert bridge.express.listed - listed == (0 if lane == "sdk" else len(answers) // 2)
+            assert answers["express"] == answers["sdk"]
+            if profile == "categories" and version not in MODERN_PROTOCOL_VERSIONS:
+                assert answers["express.opened"] == answers["sdk.opened"]
+                assert answers["express.opened"] != answers["express"]
+        finally:
+            await ext.close()
+
+
+async def test_an_express_listing_over_http_is_the_sdks(bridge: BridgeApp, extension: ScriptedExtension):
+    import httpx
+
+    await extension.sync(categorised_tab())
+    await eventually(lambda: bridge.hub.registry.resolve("loose"))
+    body = {"jsonrpc": "2.0", "id": "l1", "method": "tools/list", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}}}
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list",
+               "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    answers = {}
+    async with httpx.AsyncClient() as http:
+        for lane in ("sdk", "express"):
+            bridge.express.enabled = lane == "express"
+            response = await http.post(f"http://127.0.0.1:{bridge.port}/mcp", json=body, headers=headers)
+            assert response.status_code == 200
+            answers[lane] = response.json()
+    assert answers["express"] == answers["sdk"] and bridge.express.listed == 1
+    assert {t["name"] for t in answers["express"]["result"]["tools"]} >= {"loose"}
