@@ -16,7 +16,7 @@ from tabmcp.server.app import running_bridge
 from tabmcp.testing import ListChanges, listed, unlisted
 
 from .conftest import eventually, make_config
-from .helpers import ScriptedExtension, tab, tool
+from .helpers import ORIGIN, ScriptedExtension, tab, tool
 
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 
@@ -380,6 +380,22 @@ async def test_mcp_endpoint_refuses_browser_origins_and_foreign_hosts(bridge):
     assert rebinding.status_code == 421
     assert health.status_code == 200 and health.json()["extension"]["connected"] is False
     assert health_rebinding.status_code == 421
+
+
+async def test_a_request_with_two_host_headers_is_refused(bridge):
+    """A loopback Host beside a foreign one must not pass a check that reads one value."""
+    port = bridge.port
+    for path in ("/mcp", "/health"):
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: evil.test\r\n"
+                     "Connection: close\r\n\r\n".encode())
+        status = (await asyncio.wait_for(reader.readline(), 10)).decode()
+        writer.close()
+        assert status.split()[1] == "400", (path, status)
+    with pytest.raises(websockets.InvalidStatus):
+        async with websockets.connect(f"ws://127.0.0.1:{port}/extension",
+                                      additional_headers={"Host": "evil.test"}, origin=ORIGIN):
+            pass
 
 
 async def test_mcp_bearer_token_when_configured(tmp_path):

@@ -32,6 +32,7 @@ async def test_an_unchanged_listing_is_served_again_and_equals_a_fresh_build(bri
     await extension.sync(tab(1, tools=[tool("a"), tool("b")]))
     await eventually(lambda: bridge.hub.registry.resolve("b"))
     cache = cache_of(bridge)
+    bridge.express.enabled = False  # the SDK path's cache (the express lane: test_express.py)
     for mode in ("legacy", "auto"):  # handshake era, and 2026-07-28 (its clients keep listings for ttlMs)
 
         async def list_once() -> Any:

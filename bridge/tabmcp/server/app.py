@@ -85,6 +85,24 @@ class BearerTokenMiddleware:
         await self.app(scope, receive, send)
 
 
+class OneHost:
+    """Refuse a request with no ``Host`` or more than one (RFC 9112 §3.2: 400), before anything
+    reads it: every Host check in the bridge (``/extension``, ``/mcp``, ``/mcp-stream``, ``/health``)
+    reads one value, and the C parser uvicorn uses (httptools) passes duplicates through."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and sum(1 for k, _ in scope["headers"] if k == b"host") != 1:
+            if scope["type"] == "http":
+                await Response("Bad Request: exactly one Host header", status_code=400)(scope, receive, send)
+            else:
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        await self.app(scope, receive, send)
+
+
 class ArrivalStamp:
     """Debug mode only: note when each HTTP request reached the bridge (see ``trace.ARRIVED``)."""
 
@@ -149,6 +167,7 @@ class BridgeApp:
         token = self.config.server.mcp_token
         if token:
             app.add_middleware(BearerTokenMiddleware, token=token, paths=("/mcp", "/api/"))
+        app.add_middleware(OneHost)  # outermost
         return app
 
     async def serve(
