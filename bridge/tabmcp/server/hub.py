@@ -494,9 +494,9 @@ class Hub:
         self._futures[request.request_id] = future
         self._arm_deadline()
         try:
-            await self._flush()
-            if traced:
+            if traced:  # before the write: the sending task may resume only after the worker got it
                 stamp("bridge.sent")
+            await self._flush()
             return await future
         except asyncio.CancelledError:
             self._handle(self.session.cancel(request.request_id))
