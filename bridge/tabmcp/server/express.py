@@ -1,29 +1,36 @@
-"""The express lane: a page tool's tools/call answered without the MCP SDK's server pipeline.
+"""The express lane: page tools' calls and tools/list answered without the MCP SDK's server pipeline.
 
-Why (measured, ``python -m bench.roundtrip``: the rows "MCP SDK alone" and "SDK client, no SDK
-server"): a no-op tools/call costs the SDK's server side about 0.8 ms over stdio (a pydantic
-parse of the message, the dual-era dispatcher, the runner and its middleware, the per-version
-result sieve, a pydantic re-dump), against 0.2 ms for the SDK client's own share; a page call's
-browser hops cost about 1.2 ms. So on the bridge's own transports (stdio, ``/mcp-stream``) the
-reader hands the one request that matters for speed, tools/call of a page tool, to this lane,
-which runs the same call path as the SDK handler (:meth:`.mcp._Handlers.run_call`) and writes the
-response's bytes itself. Everything else, and every call that needs more than a request and a
-response, goes to the SDK as before:
+Why (measured, ``python -m bench.roundtrip``: the rows "MCP SDK alone" and "SDK client alone"):
+a no-op tools/call costs the SDK's server side about 0.8 ms over stdio (a pydantic parse of the
+message, the dual-era dispatcher, the runner and its middleware, the per-version result sieve, a
+pydantic re-dump), against 0.2-0.4 ms for the SDK client's own share; a page call's browser hops
+cost about 1.2 ms. And at thousands of page tools the SDK re-validates and re-encodes every tool
+of a tools/list on every request. So the bridge's own transports (stdio, ``/mcp-stream``, and
+2026-07-28 POSTs on ``/mcp`` through :class:`ExpressHttp`) hand the two requests that matter for
+speed to this lane:
 
-* any other method, a notification, a response, a malformed request;
+* tools/call of a page tool (directly or through ``call_tool``): the same call path as the SDK
+  handler (:meth:`.mcp._Handlers.run_call`), the result shaped as the SDK shapes it (the
+  per-version sieve, ``resultType`` and the ``serverInfo`` stamp on 2026-07-28 results);
+* tools/list (its first page, which is all of it): the tools array the core keeps as bytes
+  (:meth:`Hub.listing_json`) in the SDK's envelope for that version.
+
+Everything else goes to the SDK as before:
+
+* any other method, a notification, a response, a malformed request, a cursor;
 * a connection whose era is not settled yet (handshake-era: until the SDK answered
-  ``initialize``; 2026-07-28: each request's envelope checked by the SDK's own classifier);
-* a request with a progress token, or a name that is not a page tool (directly or through
-  ``call_tool``): built-ins, categories, unknown names;
+  ``initialize``, then at the version it negotiated; 2026-07-28: each request's envelope);
+* a request with a progress token; a name that is not a page tool (built-ins, categories,
+  unknown names);
 * a call that turns out to need the client (an approval to elicit, a listing change to
   notify): the lane stops before anything happened (:class:`NeedsSession`) and hands the
   request to the SDK, which runs it from the start.
 
-The result is shaped as the SDK would (the per-version sieve, ``resultType`` and the
-``serverInfo`` stamp on 2026-07-28 results); ``bridge/tests/test_express.py`` checks each
-supported version against the SDK's own answer. A ``notifications/cancelled`` for an express
-request cancels it (no response, as the SDK does). What the lane skips: the SDK's OpenTelemetry
-span for these requests.
+``bridge/tests/test_express.py`` checks the lane's answers against the SDK's own at every
+supported version and profile. A ``notifications/cancelled`` for an express request cancels it
+(no response, as the SDK does). What the lane skips: the SDK's OpenTelemetry span for these
+requests. Handshake-era HTTP sessions stay on the SDK: their bookkeeping (idle reaping, the
+owner of a session) lives in its transport, which must see their requests.
 """
 
 from __future__ import annotations
