@@ -36,17 +36,20 @@ owner of a session) lives in its transport, which must see their requests.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import mcp_types as types
 from mcp_types import methods as sdk_methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcp.server.streamable_http import check_accept_headers
+from mcp.shared.message import SessionMessage
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.inbound import (
     InboundModernRoute,
@@ -67,7 +70,7 @@ if TYPE_CHECKING:
 
     from .mcp import _Handlers
 
-__all__ = ["LINK", "Express", "ExpressHttp", "Link", "NeedsSession"]
+__all__ = ["LINK", "Express", "ExpressHttp", "Link", "NeedsSession", "SdkFeed"]
 
 log = logging.getLogger("tabmcp.express")
 
@@ -142,6 +145,30 @@ class Link:
             if isinstance(version, str):
                 self.version = version
             self._init_id = None
+
+
+class SdkFeed:
+    """What a transport hands the SDK's server: each message parsed as the SDK's own transports
+    parse it (a line that is not a message goes in as the exception, as they do), shown to the
+    connection's :class:`Link` on the way."""
+
+    def __init__(self, link: Link, read_writer: Any) -> None:
+        self.link = link
+        self._writer = read_writer
+
+    async def send(self, data: str | bytes) -> None:
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(data, by_name=False)
+        except Exception as exc:
+            await self._writer.send(exc)
+            return
+        self.link.inbound(message)
+        await self._writer.send(SessionMessage(message))
+
+    async def hand_back(self, data: str | bytes) -> None:
+        """A request the express lane gave up on (the connection may have closed meanwhile)."""
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
+            await self.send(data)
 
 
 class _ExpressContext:

@@ -27,12 +27,11 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
-import mcp_types as types
 from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
-from .express import LINK, Express, Link
+from .express import LINK, Express, Link, SdkFeed
 from .trace import ARRIVED, trace_enabled
 
 __all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
@@ -91,24 +90,12 @@ async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple
 
         traced = trace_enabled()
         link = Link()
-
-        async def to_sdk(line: bytes) -> None:
-            try:
-                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-            except Exception as exc:
-                await read_stream_writer.send(exc)
-                return
-            link.inbound(message)
-            await read_stream_writer.send(SessionMessage(message))
+        feed = SdkFeed(link, read_stream_writer)
 
         async def write_line(data: bytes) -> None:
             if not write_transport.is_closing():
                 writer.write(data + b"\n")
                 await writer.drain()  # returns at once unless the client stopped reading
-
-        async def hand_back(line: bytes) -> None:
-            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                await to_sdk(line)
 
         async def stdin_reader() -> None:
             LINK.set(link)  # the SDK's handlers find this connection's view through it
@@ -125,9 +112,9 @@ async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple
                         ARRIVED.set(time.time_ns() / 1e6)
                     request = express.take(link, line) if express is not None else None
                     if request is not None:
-                        express.serve(link, request, write_line, functools.partial(hand_back, line))  # type: ignore[union-attr]
+                        express.serve(link, request, write_line, functools.partial(feed.hand_back, line))  # type: ignore[union-attr]
                         continue
-                    await to_sdk(line)
+                    await feed.send(line)
 
         async def stdout_writer() -> None:
             with contextlib.suppress(anyio.ClosedResourceError):

@@ -21,13 +21,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
-import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .express import LINK, Express, Link
+from .express import LINK, Express, Link, SdkFeed
 from .extension import is_loopback_host
 
 __all__ = ["STREAM_PATH", "mcp_stream_endpoint"]
@@ -57,19 +56,7 @@ def mcp_stream_endpoint(
         write_stream, write_reader = create_context_streams[SessionMessage](0)
 
         link = Link()
-
-        async def to_sdk(data: str | bytes) -> None:
-            try:
-                parsed = types.jsonrpc_message_adapter.validate_json(data, by_name=False)
-            except Exception as exc:
-                await read_writer.send(exc)
-                return
-            link.inbound(parsed)
-            await read_writer.send(SessionMessage(parsed))
-
-        async def hand_back(data: str | bytes) -> None:
-            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
-                await to_sdk(data)
+        feed = SdkFeed(link, read_writer)
 
         async def send(data: bytes) -> None:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
@@ -90,9 +77,9 @@ def mcp_stream_endpoint(
                         data = message.get("bytes") or b""
                     request = express.take(link, data) if express is not None else None
                     if request is not None:
-                        express.serve(link, request, send, functools.partial(hand_back, data))  # type: ignore[union-attr]
+                        express.serve(link, request, send, functools.partial(feed.hand_back, data))  # type: ignore[union-attr]
                         continue
-                    await to_sdk(data)
+                    await feed.send(data)
 
         async def writer() -> None:
             async with write_reader:
