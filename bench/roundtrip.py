@@ -30,7 +30,7 @@ Each path is measured in ``--rounds`` interleaved chunks (each after a few untim
 a load spike on this shared machine falls on every path alike; the ratios within the run are
 the result. Then the issue's targets (issue 12) as PASS/FAIL lines.
 
-    python -m bench.roundtrip [--calls 600] [--rounds 6] [--warmup 20] [--native]
+    python -m bench.roundtrip [--calls 600] [--rounds 6] [--warmup 20] [--native] [--no-express]
 """
 
 from __future__ import annotations
@@ -201,7 +201,9 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
     async with contextlib.AsyncExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
         config = Path(tmp, "config.toml")
-        config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n')
+        config.write_text(
+            f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n' + ("[mcp]\nexpress = false\n" if args.no_express else "")
+        )
         os.environ["TABMCP_CONFIG"] = str(config)  # inherited by the client processes and their servers
         os.environ["TABMCP_TRACE"] = "1"  # debug mode: only calls that ask for it are traced
         clients: list[ClientProcess] = []
@@ -308,7 +310,7 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
         async def floor_server_started(calls: int, warmup: int) -> list[float]:
             return await floor.time_calls(ftab, calls, warmup)
 
-        flavour = "native WebMCP" if args.native else "polyfill"
+        flavour = ("native WebMCP" if args.native else "polyfill") + (", express off" if args.no_express else "")
         rows = [
             Row("unit", 'page.evaluate("1"), page without tabmcp (the unit)', evaluate_floor),
             Row("evaluate_tabmcp", 'page.evaluate("1"), page with the tabmcp extension', evaluate),
@@ -441,6 +443,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds the calls are split into")
     parser.add_argument("--warmup", type=int, default=20, help="untimed calls before each round's chunk")
     parser.add_argument("--native", action="store_true", help="tabmcp rows with Chromium's native WebMCP")
+    parser.add_argument("--no-express", action="store_true",
+                        help="the bridge with mcp.express = false (every request through the MCP SDK's server)")
     parser.add_argument("--trace-calls", type=int, default=300, help="traced calls per transport for the breakdown")
     args = parser.parse_args(argv)
     rows, notes = asyncio.run(measure(args))
