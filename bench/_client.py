@@ -20,6 +20,10 @@ a line on stdin, a JSON line on stdout each:
 - ``{"op": "time_raw", "tool": NAME, "calls": N, "warmup": W}`` (HTTP only): as ``time``, but the
   last tools/call the SDK sent is sent again as is and its response read whole, not parsed: the
   call without the SDK client's share. ``{"samples": [...]}``.
+- ``{"op": "list_stream", "url": WS_URL, "rounds": N}``: N tools/list over the bridge's
+  ``/mcp-stream`` (a handshake-era session kept open), sent raw, each answer read whole and not
+  parsed: the server's share on a transport the bridge writes itself (as stdio).
+  ``{"samples": [...], "bytes": size}``.
 - ``{"op": "time_get", "url": URL, "calls": N, "warmup": W}`` (HTTP only): plain GETs with the
   same HTTP client (the HTTP stack without MCP). ``{"samples": [...]}``.
 - ``{"op": "trace", "tool": NAME, "calls": N, "warmup": W}``: as ``time``, each call asking for the
@@ -167,6 +171,34 @@ async def _load(pool: list[Client], tools: list[str], calls: int, concurrency: i
     return {"samples": samples, "wall": time.perf_counter() - start, "errors": dict(errors)}
 
 
+async def _list_stream(streams: dict[str, Any], stack: contextlib.AsyncExitStack, url: str, rounds: int) -> dict[str, Any]:
+    """tools/list over the bridge's ``/mcp-stream`` (a byte transport like stdio: one JSON-RPC
+    message a WebSocket frame), sent raw and each answer read whole, not parsed: the server's
+    share of a listing on a transport the bridge writes itself. One connection per URL, kept
+    (a handshake-era session, initialized once)."""
+    import websockets
+
+    ws = streams.get(url)
+    if ws is None:
+        ws = await stack.enter_async_context(websockets.connect(url, max_size=None, compression=None))
+        await ws.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}))
+        await ws.recv()
+        await ws.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        streams[url] = ws
+    out: dict[str, Any] = {"samples": [], "bytes": 0}
+    for i in range(rounds):
+        request = f'{{"jsonrpc":"2.0","id":"l{i}","method":"tools/list"}}'
+        start = time.perf_counter()
+        await ws.send(request)
+        frame = await ws.recv(decode=False)
+        out["samples"].append(time.perf_counter() - start)
+        out["bytes"] = len(frame)
+        if b'"result"' not in frame[:200] and b'"result"' not in frame[-200:]:
+            raise RuntimeError(f"tools/list over the stream: {frame[:300]!r}")
+    return out
+
+
 async def run(args: argparse.Namespace) -> None:
     # The SDK warns when a called name is missing from its last listing; not a benchmark's concern.
     logging.getLogger("mcp").setLevel(logging.ERROR)
@@ -179,6 +211,7 @@ async def run(args: argparse.Namespace) -> None:
             await stack.enter_async_context(recorder.http)
         client = await stack.enter_async_context(Client(_target(args, recorder), mode=args.mode))
         pool = [client]
+        streams: dict[str, Any] = {}
         n = await _wait_tools(client, args.tool, args.wait)
         _emit({"ready": True, "tools": n})
         while line := await reader.readline():
@@ -212,6 +245,8 @@ async def run(args: argparse.Namespace) -> None:
                         start = time.perf_counter()
                         out["bytes"] = await recorder.replay("tools/list")
                         out["samples"].append(time.perf_counter() - start)
+                elif cmd["op"] == "list_stream":
+                    out = await _list_stream(streams, stack, cmd["url"], cmd["rounds"])
                 elif cmd["op"] == "time_get":
                     if recorder is None:
                         raise RuntimeError("time_get needs --http")

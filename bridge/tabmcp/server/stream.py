@@ -1,4 +1,5 @@
-"""``/mcp-stream``: one MCP session per WebSocket, one JSON-RPC message per frame.
+"""``/mcp-stream``: one MCP session per WebSocket, one JSON-RPC message per frame (text frames; the
+express lane writes binary frames of UTF-8 JSON, which the relay passes on as they are).
 
 What a relay (a second ``tabmcp serve --stdio``, :mod:`tabmcp.server.relay`) pipes its client's
 stdin and stdout through: the bridge serves that client exactly as it serves its own stdio
@@ -60,7 +61,7 @@ def mcp_stream_endpoint(
 
         async def send(data: bytes) -> None:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
-                await ws.send_text(data.decode())
+                await ws.send_bytes(data)  # UTF-8 JSON as is: no decode and re-encode of a 5 MB listing
 
         async def reader() -> None:
             LINK.set(link)  # the SDK's handlers find this connection's view through it
