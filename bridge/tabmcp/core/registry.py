@@ -292,6 +292,22 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
     )
 
 
+def _keep_unchanged(old: Tab, new: Tab) -> None:
+    """Give ``new`` (not yet shared) the very objects of ``old``'s tools and categories that did not
+    change: whatever is derived per definition (trust pins, rendered listings) is then known to
+    be unchanged by identity, without comparing or hashing the definition again."""
+    before = {doc.key: doc for doc in old.documents()}
+    for doc in new.documents():
+        prev = before.get(doc.key)
+        if prev is None:
+            continue
+        for table, kept in ((doc.tools, prev.tools), (doc.categories, prev.categories)):
+            for name, value in table.items():
+                same = kept.get(name)
+                if same is not None and same is not value and same == value:
+                    table[name] = same  # type: ignore[index]
+
+
 def _plain(entry: ToolEntry | CategoryEntry) -> str:
     return entry.tool.name if isinstance(entry, ToolEntry) else entry.category.name
 
@@ -375,6 +391,8 @@ class Registry:
             navigated = (new.tab_id,)
         if old == new:
             return RegistryChange(changed=False, tab_id=new.tab_id, rejected=new.rejected)
+        if old is not None:
+            _keep_unchanged(old, new)
         self._tabs[new.tab_id] = new
         self._note_names(new)
         self._bump()
