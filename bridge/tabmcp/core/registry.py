@@ -363,6 +363,8 @@ class Registry:
         self._claims: dict[str, dict[SourceKey, int]] = {}
         """Page name → the documents offering it → when each first did (``_first_seen`` by name)."""
         self._index: _Index | None = None
+        self._documents: tuple[Tab, ...] | None = None
+        """:meth:`documents`, in order, until the next change."""
         self._stale = True
         """The index lags the tabs: :meth:`_idx` brings it up to date."""
         self._dirty: set[int] = set()
@@ -461,6 +463,7 @@ class Registry:
         return RegistryChange(changed=True)
 
     def _drop(self, tab_id: int) -> None:
+        self._documents = None
         self._tabs.pop(tab_id, None)
         self._sites.pop(tab_id, None)
         self._dirty.add(tab_id)
@@ -475,6 +478,7 @@ class Registry:
             del self._claims[name]
 
     def _note_names(self, tab: Tab) -> None:
+        self._documents = None
         self._dirty.add(tab.tab_id)
         names = {(doc.key, name) for doc in tab.documents() for name in (*doc.tools, *doc.categories)}
         seen = self._first_seen.setdefault(tab.tab_id, {})
@@ -492,6 +496,7 @@ class Registry:
             self._bumped_at = self._clock()
         self.version += 1
         self._stale = True
+        self._documents = None
 
     # -- reads --------------------------------------------------------------------------
 
@@ -519,10 +524,13 @@ class Registry:
     def documents(self) -> Iterator[Tab]:
         """Every document that offers tools: each tab in id order, then its allowed frames, then
         the closed reachable sites' stand-ins."""
-        for tab_id in sorted(self._tabs):
-            yield from self._tabs[tab_id].documents()
-        for tab_id in sorted(self._sites, reverse=True):
-            yield self._sites[tab_id]
+        docs = self._documents
+        if docs is None:
+            docs = self._documents = (
+                *(doc for tab_id in sorted(self._tabs) for doc in self._tabs[tab_id].documents()),
+                *(self._sites[tab_id] for tab_id in sorted(self._sites, reverse=True)),
+            )
+        return iter(docs)
 
     def _idx(self) -> _Index:
         if self._stale:
