@@ -277,14 +277,18 @@ def test_the_updated_index_equals_a_whole_rebuild(seed):
         return TabSnapshot.model_validate(tab(tab_id, url=f"{rng.choice(origins)}/p", tools=tools,
                                               categories=cats, frames=frames, documentId=f"d{rng.random()}"))
 
+    last: dict[int, TabSnapshot] = {}
     for tab_id in range(1, 21):  # enough tabs that one change is updated, not rebuilt
-        snap = snapshot(tab_id)
+        snap = last[tab_id] = snapshot(tab_id)
         for reg in regs:
             reg.apply(snap)
     for step in range(150):
         op = rng.random()
         tab_id = rng.randint(1, 24)
         snap = snapshot(tab_id)
+        if op < 0.3 and tab_id in last:  # the same names from the same site: a new title
+            snap = last[tab_id].model_copy(update={"title": f"title {step}"})
+        last[tab_id] = snap
         for reg in regs:
             if op < 0.6:
                 reg.apply(snap)

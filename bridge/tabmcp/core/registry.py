@@ -308,6 +308,18 @@ def _keep_unchanged(old: Tab, new: Tab) -> None:
                     table[name] = same  # type: ignore[index]
 
 
+def _same_names(entries: tuple[ToolEntry | CategoryEntry, ...], doc: Tab | None) -> bool:
+    """``doc`` offers exactly the names of ``entries`` (its previous version's), from the same origin."""
+    if doc is None or not entries or entries[0].tab.origin != doc.origin:
+        return bool(not entries and doc is not None and not doc.tools and not doc.categories)
+    if len(entries) != len(doc.tools) + len(doc.categories):
+        return False
+    return all(
+        (e.tool.name in doc.tools) if isinstance(e, ToolEntry) else (e.category.name in doc.categories)
+        for e in entries
+    )
+
+
 def _plain(entry: ToolEntry | CategoryEntry) -> str:
     return entry.tool.name if isinstance(entry, ToolEntry) else entry.category.name
 
@@ -634,6 +646,14 @@ class Registry:
         docs = {doc.key: doc for doc in self.documents()}
         changed = {key for key in old.by_doc if key[0] in self._dirty}
         changed |= {key for key in docs if key[0] in self._dirty}
+        if not old.held and all(_same_names(old.by_doc.get(key, ()), docs.get(key)) for key in changed):
+            # The changed documents offer the same names from the same origins (a new title, URL,
+            # state or definition): every name stays where it was; only their entries are new.
+            for key in changed:
+                for entry in old.by_doc.get(key, ()):
+                    del old.by_public[entry.public_name]
+                self._index_document(old, docs[key])
+            return old
         names = set(old.held)
         for key in changed:
             for entry in old.by_doc.get(key, ()):
