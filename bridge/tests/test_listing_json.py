@@ -5,6 +5,7 @@ in one tab encodes that tab again and no other; no kind of change is ever served
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSI
 
 from tabmcp.core.disclosure import PROFILES, ClientView
 from tabmcp.core.listing_json import sieve_tools, surface_of
+from tabmcp.core.registry import Registry
 from tabmcp.core.trust.guard import CHANGED_PREFIX, install_trust
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.hub import Hub
@@ -210,6 +212,7 @@ def test_every_kind_of_change_is_seen(profile):
     step(lambda: hub.trust.lockdown.flag(SHOP, "list_orders", ["test"]))  # type: ignore[union-attr]
     # telemetry tools appear with data
     step(lambda: hub.telemetry.ingest(batch([request(0, "/api/items", response_body=[{"id": 1}])])))
+    step(lambda: view.exposure.note_observe(exposure_enabled=True))  # the client's first observe lifts them
     # an opened category (handshake era), in categories
     apply(hub, shop_tab())
     if profile == "categories":
@@ -240,3 +243,61 @@ def test_the_unchanged_listing_is_the_same_object():
     assert hub.listing_json(protocol_version=VERSIONS[-1]) is first
     apply(hub, blog_tab(2, title="Changed"))
     assert hub.listing_json(protocol_version=VERSIONS[-1]) is not first
+
+
+# -- the registry's index, updated from the tabs that changed --------------------------------
+
+
+def _state(reg: Registry) -> tuple[Any, ...]:
+    index = reg._idx()
+    return (
+        sorted(index.by_page.items()),
+        [(e.public_name, e.tab.key) for e in reg.entries()],
+        sorted(reg._bound.items()) if not reg.incremental else None,
+    )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_updated_index_equals_a_whole_rebuild(seed):
+    """Random tabs that share names across and within origins, open, change, navigate and
+    close while the clock moves past and within the rebind guard: the index updated from the
+    changed tabs names everything exactly as one rebuilt whole after every change."""
+    rng = random.Random(seed)
+    now = [1000.0]
+    regs = [Registry(reserved_names={"call_tool"}, clock=lambda: now[0]) for _ in range(2)]
+    regs[1].incremental = False
+    names = ["search", "open", "call_tool", "t3.search", "list", "get", "t5.open", "x"]
+    origins = [f"https://s{i}.test" for i in range(4)]
+
+    def snapshot(tab_id: int) -> TabSnapshot:
+        tools = [tool(n) for n in rng.sample(names, rng.randint(0, 5))]
+        cats = [{"name": "group", "description": "A group.", "tools": [t["name"] for t in tools[:2]]}] if tools else []
+        frames = [{"frameId": 1, "origin": rng.choice(origins), "url": "https://f.test/",
+                   "tools": [tool(rng.choice(names))]}] if rng.random() < 0.2 else []
+        return TabSnapshot.model_validate(tab(tab_id, url=f"{rng.choice(origins)}/p", tools=tools,
+                                              categories=cats, frames=frames, documentId=f"d{rng.random()}"))
+
+    last: dict[int, TabSnapshot] = {}
+    for tab_id in range(1, 21):  # enough tabs that one change is updated, not rebuilt
+        snap = last[tab_id] = snapshot(tab_id)
+        for reg in regs:
+            reg.apply(snap)
+    for step in range(150):
+        op = rng.random()
+        tab_id = rng.randint(1, 24)
+        snap = snapshot(tab_id)
+        if op < 0.3 and tab_id in last:  # the same names from the same site: a new title
+            snap = last[tab_id].model_copy(update={"title": f"title {step}"})
+        last[tab_id] = snap
+        for reg in regs:
+            if op < 0.6:
+                reg.apply(snap)
+            elif op < 0.8:
+                reg.remove(tab_id)
+            elif op < 0.9:
+                reg.touch()
+        now[0] += rng.choice((0.5, 5.0, 30.0, 61.0))
+        if rng.random() < 0.7:  # reads are not after every change: several changes, one update
+            full = _state(regs[1])
+            assert _state(regs[0])[:2] == full[:2], step
+    assert regs[0]._index is not None

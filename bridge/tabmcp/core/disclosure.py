@@ -24,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -181,11 +181,15 @@ class Disclosure:
         core_tools: Iterable[str] = (),
         usage_core: Callable[[], set[tuple[str, str]]] | None = None,
         extra_tools: Callable[[ClientView], list[dict[str, Any]]] | None = None,
+        extra_key: Callable[[ClientView], Hashable] | None = None,
     ) -> None:
         self.registry = registry
         self.extra_tools = extra_tools
         """Tools listed right after the profile's built-ins, except in ``meta`` (the telemetry
         tools, whose definitions depend on the data and on the client)."""
+        self.extra_key = extra_key
+        """A cheap key of what :attr:`extra_tools` returns for a view (equal keys, equal tools),
+        for :meth:`listing_key`; without it the extra tools are built and fingerprinted."""
         self.profile: Profile = profile
         self.gate = gate or Gate()
         self.core_tools = tuple(core_tools)
@@ -333,12 +337,16 @@ class Disclosure:
         """A hashable identity of :meth:`listing` for this client: equal keys mean equal listings,
         so a server can keep the wire form of a listing it built and serve it again for the same
         key. Cheap: the page-tool part is the memo key; :attr:`extra_tools` (a handful of small
-        definitions whose counts change with the data) are built and fingerprinted."""
+        definitions whose counts change with the data) are keyed by :attr:`extra_key`, or else
+        built and fingerprinted."""
         view = view or ClientView()
         chosen = profile or self.profile
         key = self._memo_key(view, chosen)
         if chosen != "meta" and self.extra_tools is not None:
-            key += (json.dumps(self.extra_tools(view), sort_keys=True, default=str),)
+            if self.extra_key is not None:
+                key += (self.extra_key(view),)
+            else:
+                key += (json.dumps(self.extra_tools(view), sort_keys=True, default=str),)
         return key
 
     def _build_listing(self, view: ClientView, profile: Profile) -> list[dict[str, Any]]:

@@ -26,13 +26,14 @@ the first time it is shown, as it does for :meth:`Disclosure.listing`).
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-import pydantic_core
 from mcp_types.methods import KNOWN_PROTOCOL_VERSIONS, SERVER_RESULTS, serialize_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import TypeAdapter
 
 from .disclosure import ClientView, Disclosure, Profile
 from .registry import SourceKey, Tab
@@ -51,10 +52,16 @@ def surface_of(protocol_version: str) -> str:
     Raises:
         ValueError: ``protocol_version`` is not one the MCP SDK knows.
     """
-    if protocol_version not in KNOWN_PROTOCOL_VERSIONS:
+    surface = _SURFACES.get(protocol_version)
+    if surface is None:
         raise ValueError(f"unknown MCP protocol version {protocol_version!r} (known: {', '.join(KNOWN_PROTOCOL_VERSIONS)})")
-    model = SERVER_RESULTS[(_METHOD, protocol_version)]
-    return next(v for v in KNOWN_PROTOCOL_VERSIONS if SERVER_RESULTS[(_METHOD, v)] is model)
+    return surface
+
+
+_SURFACES = {
+    version: next(v for v in KNOWN_PROTOCOL_VERSIONS if SERVER_RESULTS[(_METHOD, v)] is SERVER_RESULTS[(_METHOD, version)])
+    for version in KNOWN_PROTOCOL_VERSIONS
+}
 
 
 def sieve_tools(protocol_version: str, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -67,9 +74,33 @@ def sieve_tools(protocol_version: str, tools: list[dict[str, Any]]) -> list[dict
     return sieved
 
 
-def _encode(tools: list[dict[str, Any]]) -> bytes:
-    """The JSON array elements of ``tools`` joined by commas, without the brackets."""
-    return pydantic_core.to_json(tools)[1:-1] if tools else b""
+@functools.cache
+def _tools_adapter(surface: str) -> TypeAdapter[Any]:
+    """The ``tools`` field of ``surface``'s tools/list result model: a list of its ``Tool``."""
+    return TypeAdapter(SERVER_RESULTS[(_METHOD, surface)].model_fields["tools"].annotation)
+
+
+def _encode(surface: str, tools: list[dict[str, Any]]) -> bytes:
+    """``tools`` sieved as :func:`sieve_tools` does (the same ``Tool`` model, the same dump
+    options) and encoded in the same pass: the JSON array's elements, without the brackets."""
+    if not tools:
+        return b""
+    adapter = _tools_adapter(surface)
+    return adapter.dump_json(adapter.validate_python(tools, by_name=False), by_alias=True, exclude_none=True)[1:-1]
+
+
+def _array(chunks: list[bytes]) -> bytes:
+    """``[chunk,chunk,...]`` (empty chunks left out) in one join: one copy of the bytes, not three
+    (``b"[" + ... + b"]"`` copies a 5 MB listing twice more, and costs more than the join)."""
+    pieces = [b"["]
+    for chunk in chunks:
+        if chunk:
+            pieces += (chunk, b",")
+    if len(pieces) > 1:
+        pieces[-1] = b"]"
+    else:
+        pieces.append(b"]")
+    return b"".join(pieces)
 
 
 @dataclass(frozen=True)
@@ -132,7 +163,7 @@ class ListingRenderer:
         registry = disclosure.registry
         chunks = [self._builtin_bytes(profile, surface)]
         if profile != "meta" and disclosure.extra_tools is not None:
-            chunks.append(_encode(sieve_tools(surface, disclosure.extra_tools(view))))
+            chunks.append(_encode(surface, disclosure.extra_tools(view)))
         if profile != "meta":
             core = disclosure.core_set(profile)
             context = (profile, surface, registry.touches, disclosure.gate.version, disclosure.hook_version(), core)
@@ -150,17 +181,17 @@ class ListingRenderer:
                 part = parts.get(part_key)
                 if part is None or part.doc is not doc or part.names != names:
                     tools = disclosure.document_part(doc, view, profile, core=core)
-                    part = parts[part_key] = _Part(doc, names, _encode(sieve_tools(surface, tools)))
+                    part = parts[part_key] = _Part(doc, names, _encode(surface, tools))
                     self.encodes[doc_key] += 1
                 chunks.append(part.data)
             if len(parts) > 4 * len(seen) + 64:  # documents gone, counters past: drop what no listing uses now
                 for stale in [k for k in parts if k[0] not in seen or k[1][2:] != context[2:]]:
                     del parts[stale]
-        return b"[" + b",".join(c for c in chunks if c) + b"]"
+        return _array(chunks)
 
     def _builtin_bytes(self, profile: Profile, surface: str) -> bytes:
         key = (profile, surface)
         data = self._builtins.get(key)
         if data is None:
-            data = self._builtins[key] = _encode(sieve_tools(surface, Disclosure.builtins(profile)))
+            data = self._builtins[key] = _encode(surface, Disclosure.builtins(profile))
         return data

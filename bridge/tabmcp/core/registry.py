@@ -292,6 +292,34 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
     )
 
 
+def _keep_unchanged(old: Tab, new: Tab) -> None:
+    """Give ``new`` (not yet shared) the very objects of ``old``'s tools and categories that did not
+    change: whatever is derived per definition (trust pins, rendered listings) is then known to
+    be unchanged by identity, without comparing or hashing the definition again."""
+    before = {doc.key: doc for doc in old.documents()}
+    for doc in new.documents():
+        prev = before.get(doc.key)
+        if prev is None:
+            continue
+        for table, kept in ((doc.tools, prev.tools), (doc.categories, prev.categories)):
+            for name, value in table.items():
+                same = kept.get(name)
+                if same is not None and same is not value and same == value:
+                    table[name] = same  # type: ignore[index]
+
+
+def _same_names(entries: tuple[ToolEntry | CategoryEntry, ...], doc: Tab | None) -> bool:
+    """``doc`` offers exactly the names of ``entries`` (its previous version's), from the same origin."""
+    if doc is None or not entries or entries[0].tab.origin != doc.origin:
+        return bool(not entries and doc is not None and not doc.tools and not doc.categories)
+    if len(entries) != len(doc.tools) + len(doc.categories):
+        return False
+    return all(
+        (e.tool.name in doc.tools) if isinstance(e, ToolEntry) else (e.category.name in doc.categories)
+        for e in entries
+    )
+
+
 def _plain(entry: ToolEntry | CategoryEntry) -> str:
     return entry.tool.name if isinstance(entry, ToolEntry) else entry.category.name
 
@@ -311,6 +339,12 @@ def _qualified(key: SourceKey, name: str) -> str:
 class _Index:
     by_public: dict[str, ToolEntry | CategoryEntry] = field(default_factory=dict)
     by_page: dict[tuple[SourceKey, str], str] = field(default_factory=dict)
+    by_name: dict[str, dict[SourceKey, str]] = field(default_factory=dict)
+    """Page name → the documents offering it → its public name there."""
+    held: set[str] = field(default_factory=set)
+    """Names the rebind guard kept from an older claim: named again on every update."""
+    collided: bool = False
+    """A qualified name had to be numbered: only the whole build settles numbering."""
     by_doc: dict[SourceKey, tuple[ToolEntry | CategoryEntry, ...]] = field(default_factory=dict)
     """Each document's entries in listing order: its categories, then its tools."""
     names: dict[SourceKey, tuple[str, ...]] = field(default_factory=dict)
@@ -336,12 +370,26 @@ class Registry:
         """Closed reachable sites' stand-ins, by their negative id (:meth:`set_closed_sites`)."""
         self._reserved = frozenset(reserved_names)
         self._seq = itertools.count()
-        self._first_seen: dict[tuple[SourceKey, str], int] = {}
+        self._first_seen: dict[int, dict[tuple[SourceKey, str], int]] = {}
+        """Tab id → (document, page name) → when that name was first offered there (a sequence)."""
+        self._claims: dict[str, dict[SourceKey, int]] = {}
+        """Page name → the documents offering it → when each first did (``_first_seen`` by name)."""
         self._index: _Index | None = None
+        self._documents: tuple[Tab, ...] | None = None
+        """:meth:`documents`, in order, until the next change."""
+        self._stale = True
+        """The index lags the tabs: :meth:`_idx` brings it up to date."""
+        self._dirty: set[int] = set()
+        """Tabs (and closed sites) replaced or dropped since the index was last brought up to date."""
+        self._bumped_at: float | None = None
+        """When the first change after the index's last update happened (bindings valid until then)."""
         self._bound: dict[str, tuple[str, float]] = {}
-        """Plain name → (origin it was last bound to, when that binding was last known valid)."""
+        """Plain name → (origin it was last bound to, when that binding was last known valid); for a
+        name the index binds now, the binding is valid until :attr:`_bumped_at` (see :meth:`_bump`)."""
         self._guard = rebind_guard_s
         self._clock = clock
+        self.incremental = True
+        """Update the index from the tabs that changed (False: rebuild it whole every time)."""
         self.version = 0
         self.touches = 0
         """Goes up on :meth:`touch` only: a change of what listings show with no document changed."""
@@ -357,6 +405,8 @@ class Registry:
             navigated = (new.tab_id,)
         if old == new:
             return RegistryChange(changed=False, tab_id=new.tab_id, rejected=new.rejected)
+        if old is not None:
+            _keep_unchanged(old, new)
         self._tabs[new.tab_id] = new
         self._note_names(new)
         self._bump()
@@ -425,26 +475,40 @@ class Registry:
         return RegistryChange(changed=True)
 
     def _drop(self, tab_id: int) -> None:
+        self._documents = None
         self._tabs.pop(tab_id, None)
         self._sites.pop(tab_id, None)
-        for key in [k for k in self._first_seen if k[0][0] == tab_id]:
-            del self._first_seen[key]
+        self._dirty.add(tab_id)
+        for key in self._first_seen.pop(tab_id, {}):
+            self._unclaim(key)
+
+    def _unclaim(self, key: tuple[SourceKey, str]) -> None:
+        doc, name = key
+        owners = self._claims[name]
+        del owners[doc]
+        if not owners:
+            del self._claims[name]
 
     def _note_names(self, tab: Tab) -> None:
+        self._documents = None
+        self._dirty.add(tab.tab_id)
         names = {(doc.key, name) for doc in tab.documents() for name in (*doc.tools, *doc.categories)}
-        for key in [k for k in self._first_seen if k[0][0] == tab.tab_id and k not in names]:
-            del self._first_seen[key]
+        seen = self._first_seen.setdefault(tab.tab_id, {})
+        for key in [k for k in seen if k not in names]:
+            del seen[key]
+            self._unclaim(key)
         for key in sorted(names):
-            self._first_seen.setdefault(key, next(self._seq))
+            if key not in seen:
+                seq = seen[key] = next(self._seq)
+                self._claims.setdefault(key[1], {})[key[0]] = seq
 
     def _bump(self) -> None:
-        if self._index is not None:  # the old bindings were valid until now
-            now = self._clock()
-            for name, entry in self._index.by_public.items():
-                if name == _plain(entry):
-                    self._bound[name] = (entry.tab.origin, now)
+        # The index's bindings were valid until now: noted once, read when a name loses its binding.
+        if not self._stale and self._bumped_at is None:
+            self._bumped_at = self._clock()
         self.version += 1
-        self._index = None
+        self._stale = True
+        self._documents = None
 
     # -- reads --------------------------------------------------------------------------
 
@@ -472,65 +536,192 @@ class Registry:
     def documents(self) -> Iterator[Tab]:
         """Every document that offers tools: each tab in id order, then its allowed frames, then
         the closed reachable sites' stand-ins."""
-        for tab_id in sorted(self._tabs):
-            yield from self._tabs[tab_id].documents()
-        for tab_id in sorted(self._sites, reverse=True):
-            yield self._sites[tab_id]
+        docs = self._documents
+        if docs is None:
+            docs = self._documents = (
+                *(doc for tab_id in sorted(self._tabs) for doc in self._tabs[tab_id].documents()),
+                *(self._sites[tab_id] for tab_id in sorted(self._sites, reverse=True)),
+            )
+        return iter(docs)
 
-    def _build_index(self) -> _Index:
+    def _idx(self) -> _Index:
+        if self._stale:
+            old = self._index
+            many = len(self._dirty) > 8 and len(self._dirty) * 4 > len(self._tabs)
+            if old is None or not self.incremental or old.collided or many:
+                self._index = self._build_index(old)
+            else:
+                self._index = self._update_index(old) or self._build_index(old)
+            self._stale = False
+            self._dirty.clear()
+            self._bumped_at = None
+        assert self._index is not None
+        return self._index
+
+    def _previous(self, name: str, old: _Index | None) -> tuple[str, float] | None:
+        """What :attr:`_bound` holds for ``name`` as of the last change: the binding ``old`` made,
+        valid until then, or the one it lost before."""
+        holder = old.by_public.get(name) if old is not None else None
+        if holder is not None and _plain(holder) == name:
+            return (holder.tab.origin, self._bumped_at if self._bumped_at is not None else self._clock())
+        return self._bound.get(name)
+
+    def _bind(self, owners: list[tuple[int, SourceKey]], docs: dict[SourceKey, Tab], now: float,
+              previous: tuple[str, float] | None) -> tuple[SourceKey | None, str, bool]:
+        """Which document's claim of a name takes it plainly (the oldest whose origin the rebind
+        guard allows), its origin, and whether the guard passed over any (the answer may change
+        with time)."""
+        held = False
+        for _, key in owners:
+            origin = docs[key].origin if key in docs else ""
+            if previous is not None and previous[0] != origin and now - previous[1] < self._guard:
+                held = True
+                continue
+            return key, origin, held
+        return None, "", held
+
+    def _build_index(self, old: _Index | None) -> _Index:
+        """The whole index from the tabs (the naming rules of the module docstring)."""
+        if old is not None:  # the bindings ``old`` made were valid until the last change
+            for name, entry in old.by_public.items():
+                if name == _plain(entry):
+                    self._bound[name] = self._previous(name, old)  # type: ignore[assignment]
         index = _Index()
         docs = {doc.key: doc for doc in self.documents()}
-        claims: dict[str, list[tuple[int, SourceKey, str]]] = {}
-        for (key, name), seq in self._first_seen.items():
-            claims.setdefault(name, []).append((seq, key, name))
         taken: set[str] = set(self._reserved)
-        plain: dict[tuple[int, str], str] = {}
+        plain: dict[tuple[SourceKey, str], str] = {}
         now = self._clock()
         # First pass: the oldest claim of each non-reserved name takes it plainly, unless the
         # name was bound to another origin moments ago (see the module docstring).
-        for name, owners in claims.items():
-            owners.sort()
+        for name, claims in self._claims.items():
             if name in self._reserved:
                 continue
-            previous = self._bound.get(name)
-            for _, key, _ in owners:
-                origin = docs[key].origin if key in docs else ""
-                if previous is not None and previous[0] != origin and now - previous[1] < self._guard:
-                    continue
-                plain[(key, name)] = name
+            owners = sorted((seq, key) for key, seq in claims.items())
+            winner, origin, held = self._bind(owners, docs, now, self._bound.get(name))
+            if held:
+                index.held.add(name)
+            if winner is not None:
+                plain[(winner, name)] = name
                 taken.add(name)
                 self._bound[name] = (origin, now)
-                break
         # Second pass: every other claim is qualified with its tab, avoiding any collision.
-        for name, owners in sorted(claims.items()):
-            for _, key, _ in owners:
+        for name, claims in sorted(self._claims.items()):
+            for _, key in sorted((seq, key) for key, seq in claims.items()):
                 if (key, name) in plain:
                     continue
                 candidate = _qualified(key, name)
                 n = 2
                 while candidate in taken:
+                    index.collided = True
                     candidate = _qualified(key, f"{name}.{n}")
                     n += 1
                 taken.add(candidate)
                 plain[(key, name)] = candidate
         index.by_page = plain
+        for (key, name), public in plain.items():
+            index.by_name.setdefault(name, {})[key] = public
         for doc in docs.values():
-            tools = {name: ToolEntry(plain[(doc.key, name)], doc, tool) for name, tool in doc.tools.items()}
-            cats = [
-                CategoryEntry(plain[(doc.key, cat.name)], doc, cat, tuple(tools[m] for m in cat.tools if m in tools))
-                for cat in doc.categories.values()
-            ]
-            ordered = (*cats, *tools.values())
-            for entry in ordered:
-                index.by_public[entry.public_name] = entry
-            index.by_doc[doc.key] = ordered
-            index.names[doc.key] = tuple(entry.public_name for entry in ordered)
+            self._index_document(index, doc)
         return index
 
-    def _idx(self) -> _Index:
-        if self._index is None:
-            self._index = self._build_index()
-        return self._index
+    def _index_document(self, index: _Index, doc: Tab) -> None:
+        plain = index.by_page
+        tools = {name: ToolEntry(plain[(doc.key, name)], doc, tool) for name, tool in doc.tools.items()}
+        cats = [
+            CategoryEntry(plain[(doc.key, cat.name)], doc, cat, tuple(tools[m] for m in cat.tools if m in tools))
+            for cat in doc.categories.values()
+        ]
+        ordered = (*cats, *tools.values())
+        for entry in ordered:
+            index.by_public[entry.public_name] = entry
+        index.by_doc[doc.key] = ordered
+        index.names[doc.key] = tuple(entry.public_name for entry in ordered)
+
+    def _update_index(self, old: _Index) -> _Index | None:
+        """``old`` brought up to date by naming again only what the changed tabs' names touch:
+        the names those tabs offered or offer, and the names the rebind guard held back (they
+        may be free now); every other document keeps its entries (the same objects). Its result
+        equals :meth:`_build_index`'s; ``None`` when a qualified name would collide (the whole
+        build settles collisions)."""
+        docs = {doc.key: doc for doc in self.documents()}
+        changed = {key for key in old.by_doc if key[0] in self._dirty}
+        changed |= {key for key in docs if key[0] in self._dirty}
+        if not old.held and all(_same_names(old.by_doc.get(key, ()), docs.get(key)) for key in changed):
+            # The changed documents offer the same names from the same origins (a new title, URL,
+            # state or definition): every name stays where it was; only their entries are new.
+            for key in changed:
+                for entry in old.by_doc.get(key, ()):
+                    del old.by_public[entry.public_name]
+                self._index_document(old, docs[key])
+            return old
+        names = set(old.held)
+        for key in changed:
+            for entry in old.by_doc.get(key, ()):
+                names.add(_plain(entry))
+            doc = docs.get(key)
+            if doc is not None:
+                names.update(doc.tools)
+                names.update(doc.categories)
+        now = self._clock()
+        held: set[str] = set()
+        assigned: dict[str, dict[SourceKey, str]] = {}
+        bound: dict[str, tuple[str, float]] = {}
+        lost = {name: self._previous(name, old) for name in names}
+        for name in sorted(names):
+            claims = self._claims.get(name, {})
+            owners = sorted((seq, key) for key, seq in claims.items())
+            winner = None
+            if name not in self._reserved and owners:
+                winner, origin, was_held = self._bind(owners, docs, now, lost[name])
+                if was_held:
+                    held.add(name)
+                if winner is not None:
+                    bound[name] = (origin, now)
+            assigned[name] = {key: name if key == winner else _qualified(key, name) for _, key in owners}
+        # Collisions: a new public name that another name's entry holds, or that two claims share.
+        fresh: set[str] = set()
+        for name, publics in assigned.items():
+            for public in publics.values():
+                holder = old.by_public.get(public)
+                if public in fresh or public in self._reserved or (holder is not None and _plain(holder) not in names):
+                    return None
+                fresh.add(public)
+        # Names that lost their plain binding keep what it was, as the whole build would.
+        for name in names:
+            prev = lost[name]
+            holder = old.by_public.get(name)
+            if prev is not None and holder is not None and _plain(holder) == name and name not in bound:
+                self._bound[name] = prev
+        self._bound.update(bound)
+        # Documents to index again: the changed ones, and every one whose names moved.
+        touched = set(changed)
+        for name, publics in assigned.items():
+            before = old.by_name.get(name, {})
+            if before != publics:
+                touched.update(key for key in before.keys() | publics.keys() if before.get(key) != publics.get(key))
+        # From here ``old`` is updated in place (everything above only read it).
+        index = old
+        index.held = held
+        for key in touched:
+            for entry in old.by_doc.get(key, ()):
+                if index.by_public.get(entry.public_name) is entry:
+                    del index.by_public[entry.public_name]
+            index.by_doc.pop(key, None)
+            index.names.pop(key, None)
+        for name, publics in assigned.items():
+            for key in old.by_name.get(name, {}):
+                index.by_page.pop((key, name), None)
+            for key, public in publics.items():
+                index.by_page[(key, name)] = public
+            if publics:
+                index.by_name[name] = publics
+            else:
+                index.by_name.pop(name, None)
+        for key in touched:
+            doc = docs.get(key)
+            if doc is not None:
+                self._index_document(index, doc)
+        return index
 
     def resolve(self, public_name: str) -> ToolEntry | CategoryEntry | None:
         """The tool or category behind a public name, or ``None``."""

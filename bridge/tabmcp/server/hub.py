@@ -151,6 +151,7 @@ class Hub:
             core_tools=self.config.disclosure.core_tools,
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
             extra_tools=lambda view: self.telemetry_link.definitions(view),
+            extra_key=lambda view: self.telemetry_link.definitions_key(view),
         )
         self.listing_renderer = ListingRenderer(self.disclosure)
         """tools/list as ready-made JSON bytes (:meth:`listing_json`)."""

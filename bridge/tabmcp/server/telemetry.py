@@ -116,6 +116,11 @@ class TelemetryLink:
             exposure_enabled=self.store.settings.dynamic_exposure,
         )
 
+    def definitions_key(self, view: ClientView) -> tuple[Any, ...]:
+        """All :meth:`definitions` depends on, cheaply (equal keys, equal definitions): listing
+        caches key on it instead of building and fingerprinting the definitions."""
+        return (self.store.counts(), view.dynamic, view.exposure.observed, self.store.settings.dynamic_exposure)
+
     def focused_tab(self) -> int | None:
         """The tab the person looks at (:meth:`Registry.focused_tab`)."""
         return self._registry.focused_tab(self.store.current_tab_id)
