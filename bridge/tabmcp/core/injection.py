@@ -10,9 +10,11 @@ so in docs/security.md.
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["decode_tag_text", "lint_parameters", "scan_result_text", "scan_text", "scan_tool"]
@@ -280,7 +282,25 @@ def _strings(value: Any, depth: int = 0) -> Iterable[str]:
 
 
 def scan_tool(name: str, title: str | None, description: str, input_schema: dict[str, Any]) -> list[str]:
-    """Reasons a tool definition looks like an injection attempt (in its text or its schema's text)."""
+    """Reasons a tool definition looks like an injection attempt (in its text or its schema's text).
+
+    Pages re-send every tool with each snapshot (a title change re-sends all of a tab's tools),
+    and the scan is most of what applying a snapshot costs (about 0.4 ms a tool), so outcomes are
+    memoized by content, as :func:`tabmcp.core.models.parse_tool` memoizes parsing.
+    """
+    try:
+        schema_key = json.dumps(input_schema, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return _scan_tool(name, title, description, input_schema)
+    return list(_scan_tool_cached(name, title, description, schema_key))
+
+
+@lru_cache(maxsize=8192)
+def _scan_tool_cached(name: str, title: str | None, description: str, schema_key: str) -> tuple[str, ...]:
+    return tuple(_scan_tool(name, title, description, json.loads(schema_key)))
+
+
+def _scan_tool(name: str, title: str | None, description: str, input_schema: dict[str, Any]) -> list[str]:
     reasons = scan_text(" ".join(filter(None, [title, description])))
     for text in _strings(input_schema):
         for reason in scan_text(text):
