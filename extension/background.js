@@ -46,6 +46,7 @@ const MAX_FRAMES_PER_TAB = 16;
 const state = {
   /** @type {WebSocket | null} */ ws: null,
   /** @type {'disconnected'|'connecting'|'open'|'ready'} */ status: 'disconnected',
+  /** The bridge reads frames of several messages (its welcome said `batch`). */ batch: false,
   url: DEFAULT_BRIDGE_URL,
   /** @type {string | null} */ token: null,
   backoffMs: BACKOFF_START_MS,
@@ -241,18 +242,45 @@ async function injectIntoOpenTabs() {
 
 // ---- bridge connection --------------------------------------------------------------------
 
+/**
+ * Send a message to the bridge; false when there is no open link (nothing is queued for later).
+ * Once the bridge said it reads batched frames (welcome.batch), messages sent in one go — the
+ * results of calls that ended together — leave in one frame, one a line, when the worker's
+ * current tasks are done (a message-channel task: not throttled, no timer), so ten results
+ * cost one WebSocket frame, not ten.
+ */
 function send(message) {
   const ws = state.ws;
   if (!ws || ws.readyState !== WebSocket.OPEN) return false;
-  ws.send(JSON.stringify(message));
+  const text = JSON.stringify(message);
+  if (!state.batch) {
+    ws.send(text);
+    return true;
+  }
+  if (outbox.ws !== ws) outbox = { ws, lines: [] };
+  outbox.lines.push(text);
+  if (outbox.lines.length === 1) flusher.port2.postMessage(null);
   return true;
 }
+
+/** Messages waiting for the next batched frame, and the link they were meant for. */
+let outbox = { ws: /** @type {WebSocket | null} */ (null), lines: /** @type {string[]} */ ([]) };
+const flusher = new MessageChannel();
+flusher.port1.onmessage = () => {
+  const { ws, lines } = outbox;
+  if (!lines.length) return;
+  outbox = { ws, lines: [] };
+  if (ws && ws === state.ws && ws.readyState === WebSocket.OPEN) {
+    ws.send(lines.length === 1 ? lines[0] : lines.join('\n'));
+  }
+};
 
 function connect() {
   if (state.ws && (state.status === 'connecting' || state.status === 'open' || state.status === 'ready')) return;
   clearTimeout(state.reconnectTimer);
   state.reconnectTimer = null;
   state.status = 'connecting';
+  state.batch = false;
   state.connects += 1;
   let ws;
   try {
@@ -275,22 +303,29 @@ function connect() {
       browser: navigator.userAgent,
       instanceId: state.instanceId,
       token: state.token || undefined,
+      batch: true,
     });
   };
   ws.onmessage = (event) => {
     if (state.ws !== ws) return;
-    let msg;
-    try {
-      msg = JSON.parse(event.data);
-    } catch {
-      send({ type: OUT.error, code: CALL_ERRORS.malformed, message: 'frame is not valid JSON' });
-      return;
+    // This worker said `batch` in its hello: a frame may hold several messages, one a line.
+    const text = String(event.data);
+    for (const line of text.includes('\n') ? text.split('\n') : [text]) {
+      if (!line || state.ws !== ws) continue;
+      let msg;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        send({ type: OUT.error, code: CALL_ERRORS.malformed, message: 'frame is not valid JSON' });
+        continue;
+      }
+      onBridgeMessage(msg);
     }
-    onBridgeMessage(msg);
   };
   ws.onclose = (event) => {
     if (state.ws !== ws) return;
     state.ws = null;
+    state.batch = false;
     state.status = 'disconnected';
     state.sessionId = null;
     clearInterval(state.heartbeat);
@@ -320,6 +355,7 @@ function reconnectNow(reason) {
   state.backoffMs = BACKOFF_START_MS;
   const ws = state.ws;
   state.ws = null;
+  state.batch = false;
   state.status = 'disconnected';
   clearInterval(state.heartbeat);
   state.heartbeat = null;
@@ -334,6 +370,7 @@ async function onBridgeMessage(msg) {
   switch (msg && msg.type) {
     case IN.welcome: {
       state.status = 'ready';
+      state.batch = msg.batch === true;
       state.sessionId = msg.sessionId;
       state.lastError = null;
       state.backoffMs = BACKOFF_START_MS;

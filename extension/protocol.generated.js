@@ -170,6 +170,7 @@
  * @property {string} [browser]
  * @property {string} [instanceId] Random per service-worker start: tells a reconnect from a restart in the logs.
  * @property {string} [token]
+ * @property {boolean} [batch] The extension reads frames holding several messages, one per line, and would send such frames too (the bridge says in ``welcome`` whether it reads them).
  */
 
 /**
@@ -323,6 +324,7 @@
  * @property {string} bridgeVersion
  * @property {string} sessionId
  * @property {number} [heartbeatMs] How often the extension should ping: under MV3's 30 s idle limit, so the worker stays alive.
+ * @property {boolean} [batch] Answers ``hello.batch``: from now on both sides may join messages into one frame, one per line (JSON text holds no raw newline), and split every frame they read.
  */
 
 /**
