@@ -73,6 +73,28 @@ async def test_the_link_batches_both_ways(env: Env, page_closer):
     await eventually(lambda: session.messages_received - session.frames_received >= extra + 2)
 
 
+async def test_a_call_crosses_the_page_as_events_not_window_messages(env: Env, page_closer):
+    """Calls and results cross between the content script and the page agent as synchronous
+    window events (messages.js CALL_EVENT), not window.postMessage: no task, no structured clone,
+    no page 'message' listener woken per call."""
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(page)
+    await page.evaluate("""() => {
+        window.__seen = { messages: [], events: [] };
+        addEventListener('message', (e) => {
+            if (e.data && e.data.__tabmcp) window.__seen.messages.push(e.data.msg.type);
+        });
+        for (const name of ['tabmcp-call', 'tabmcp-call-result'])
+            addEventListener(name, (e) => window.__seen.events.push([name, JSON.parse(e.detail).type]));
+    }""")
+    async with env.client() as client:
+        result = await client.call_tool(await env.wait_tool("page_title", page), {})
+    assert result.content[0].text == await page.title()
+    seen = await page.evaluate("window.__seen")
+    assert seen["events"] == [["tabmcp-call", "call"], ["tabmcp-call-result", "result"]]
+    assert "call" not in seen["messages"] and "result" not in seen["messages"]
+
+
 async def test_legacy_clients_can_call_expanded_members_by_name(env: Env, page_closer):
     page = await env.open("basic.html", wait_for_tool="add_note")
     page_closer.append(page)
