@@ -84,12 +84,17 @@ class Outbox:
         self._lines: list[str] = []
         self._writer: asyncio.Task[None] | None = None
         self._failed: BaseException | None = None
+        self.frames = 0
+        self.messages = 0
+        """Frames written and the messages in them (logged when the connection ends)."""
 
     async def send_text(self, data: str) -> None:
         if self._failed is not None:
             raise self._failed
         if self.peer is None or not self.peer.batched:
             await self._socket.send_text(data)
+            self.frames += 1
+            self.messages += 1
             return
         self._lines.append(data)
         if self._writer is None:
@@ -100,6 +105,8 @@ class Outbox:
             while self._lines:
                 lines, self._lines = self._lines, []
                 await self._socket.send_text(lines[0] if len(lines) == 1 else "\n".join(lines))
+                self.frames += 1
+                self.messages += len(lines)
         except Exception as exc:  # the peer is gone; the next send (or the endpoint) sees it
             self._failed = exc
             self._lines.clear()
@@ -183,6 +190,7 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
         gate = FloodGate()
         log.debug("extension socket open from %s (%s)", peer, origin)
         watchdog = _IdleWatchdog()
+        frames = messages_in = 0
         try:
             while True:
                 with watchdog.receiving():
@@ -197,6 +205,8 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
                 if frame is None:
                     frame = message.get("bytes") or b""
                 messages = 1 + frame.count("\n" if isinstance(frame, str) else b"\n") if link.batched else 1
+                frames += 1
+                messages_in += messages
                 if not gate.allow(messages):
                     log.warning("extension %s: more than %.0f messages/s; closing the connection",
                                 peer, FLOOD_RATE)
@@ -209,6 +219,8 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
             pass
         finally:
             watchdog.stop()
+            log.info("extension %s closed: in %d frames of %d messages, out %d frames of %d", peer, frames,
+                     messages_in, outbox.frames, outbox.messages)
             await hub.link_closed(link)
 
     return endpoint
