@@ -17,6 +17,7 @@ import websockets
 
 import tabmcp.server.extension as extension_module
 from tabmcp.core.registry import ToolEntry
+from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import BridgeApp
 
 from .conftest import eventually
@@ -105,4 +106,20 @@ async def test_a_batched_flood_is_flooded(bridge: BridgeApp, monkeypatch: pytest
     # The error was queued in the outbox; the close waited for it.
     errors = [m for m in ext.received if m["type"] == "error"]
     assert errors[-1]["code"] == "FLOODED" and "messages per second" in errors[-1]["message"]
+    await ext.close()
+
+
+async def test_a_later_hello_without_batch_takes_it_back(bridge: BridgeApp):
+    ext = await connected(bridge, batch=True)
+    await ext.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extensionVersion": "test",
+                    "instanceId": "again"})
+    welcome = await ext.wait_for(lambda m: m["type"] == "welcome")
+    assert welcome["batch"] is False
+    entry = echo_entry(bridge)
+    frames_before = len(ext.frames)
+    ext.handler = lambda msg: asyncio.sleep(0, result_of(msg))
+    results = await asyncio.wait_for(
+        asyncio.gather(*(bridge.hub.call_tool(entry, {"n": n}) for n in range(CALLS))), 10
+    )
+    assert len(results) == CALLS and ext.frames[frames_before:] == [1] * CALLS
     await ext.close()

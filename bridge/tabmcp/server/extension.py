@@ -91,7 +91,7 @@ class Outbox:
     async def send_text(self, data: str) -> None:
         if self._failed is not None:
             raise self._failed
-        if self.peer is None or not self.peer.batched:
+        if (self.peer is None or not self.peer.batched) and self._writer is None:
             await self._socket.send_text(data)
             self.frames += 1
             self.messages += 1
@@ -104,9 +104,12 @@ class Outbox:
         try:
             while self._lines:
                 lines, self._lines = self._lines, []
-                await self._socket.send_text(lines[0] if len(lines) == 1 else "\n".join(lines))
-                self.frames += 1
                 self.messages += len(lines)
+                if len(lines) > 1 and self.peer is not None and self.peer.batched:
+                    lines = ["\n".join(lines)]
+                for text in lines:  # one frame, or each alone (a later hello took batching back)
+                    await self._socket.send_text(text)
+                    self.frames += 1
         except Exception as exc:  # the peer is gone; the next send (or the endpoint) sees it
             self._failed = exc
             self._lines.clear()
