@@ -1,4 +1,5 @@
-"""Run benchmarks: ``python -m bench`` (all) or ``python -m bench NAME [NAME...]``."""
+"""Run benchmarks: ``python -m bench`` (all), ``python -m bench NAME [NAME...]``, or one with its own
+options: ``python -m bench NAME --option ...`` (``./dev bench throughput --calls 3000``)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,11 @@ def available() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    names = argv or available()
+    split = next((i for i, a in enumerate(argv) if a.startswith("-")), len(argv))
+    names, options = argv[:split] or available(), argv[split:]
+    if options and len(names) != 1:
+        print("options go to one benchmark: python -m bench NAME --option ...", file=sys.stderr)
+        return 2
     unknown = [n for n in names if n not in available()]
     if unknown:
         print(f"unknown benchmark(s): {', '.join(unknown)}; available: {', '.join(available())}", file=sys.stderr)
@@ -22,7 +27,7 @@ def main(argv: list[str]) -> int:
     for name in names:
         print(f"\n## bench.{name}")
         module = importlib.import_module(f"bench.{name}")
-        rc = module.main([])
+        rc = module.main(options)
         if rc:
             return int(rc)
     return 0

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 
 from tabmcp.core.disclosure import read_category_marker
-from tabmcp.core.registry import origin_of
+from tabmcp.core.registry import ToolEntry, origin_of
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.launcher import launch_browser
+from tabmcp.protocol import Ping
 from tabmcp.server.app import running_bridge
 from tabmcp.testing import ListChanges, listed, unlisted
 
@@ -49,6 +50,49 @@ async def test_categories_collapsed_then_expanded_and_called(env: Env, page_clos
         assert not result.is_error
         assert result.structured_content == {"added": "from the agent", "count": 1}
     assert await page.get_by_test_id("note").all_inner_texts() == ["from the agent"]
+
+
+async def test_the_link_batches_both_ways(env: Env, page_closer):
+    """The extension says ``batch`` in its hello: calls started together reach it in one frame,
+    which it splits, and what it sends in one task reaches the bridge in one frame."""
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(page)
+    link = env.bridge.hub.link
+    assert link is not None and link.batched
+    entry = next(e for e in env.bridge.hub.registry.tool_entries()
+                 if e.tool.name == "page_title" and e.tab.url == page.url)
+    assert isinstance(entry, ToolEntry)
+    # Started in one turn of the bridge's loop: one frame of five call.start, each run in the page.
+    results = await asyncio.gather(*(env.bridge.hub.call_tool(entry, {}) for _ in range(5)))
+    assert [r["content"][0]["text"] for r in results] == [await page.title()] * 5
+    # Three pings in one frame; the worker answers each in the same task: one frame of three pongs.
+    session = env.bridge.hub.session
+    extra = session.messages_received - session.frames_received
+    for ts in range(3):
+        await link.send(Ping(type="ping", ts=ts))
+    await eventually(lambda: session.messages_received - session.frames_received >= extra + 2)
+
+
+async def test_a_call_crosses_the_page_as_events_not_window_messages(env: Env, page_closer):
+    """Calls and results cross between the content script and the page agent as synchronous
+    window events (messages.js CALL_EVENT), not window.postMessage: no task, no structured clone,
+    no page 'message' listener woken per call."""
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(page)
+    await page.evaluate("""() => {
+        window.__seen = { messages: [], events: [] };
+        addEventListener('message', (e) => {
+            if (e.data && e.data.__tabmcp) window.__seen.messages.push(e.data.msg.type);
+        });
+        for (const name of ['tabmcp-call', 'tabmcp-call-result'])
+            addEventListener(name, (e) => window.__seen.events.push([name, JSON.parse(e.detail).type]));
+    }""")
+    async with env.client() as client:
+        result = await client.call_tool(await env.wait_tool("page_title", page), {})
+    assert result.content[0].text == await page.title()
+    seen = await page.evaluate("window.__seen")
+    assert seen["events"] == [["tabmcp-call", "call"], ["tabmcp-call-result", "result"]]
+    assert "call" not in seen["messages"] and "result" not in seen["messages"]
 
 
 async def test_legacy_clients_can_call_expanded_members_by_name(env: Env, page_closer):

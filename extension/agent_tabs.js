@@ -14,6 +14,12 @@
 // (page/agent.js posts snapshots from hidden documents without a timer).
 
 const STORE_KEY = 'agentTabs';
+/**
+ * How long a call's new `lastUsed` may wait before it is stored: calls in a busy agent tab cost one
+ * storage write a second, not one each (a worker that restarts meanwhile may close the tab this
+ * much early).
+ */
+const SAVE_AFTER_MS = 1000;
 const STATUS = Object.freeze({ opened: 'opened', loaded: 'loaded', redirected: 'redirected', failed: 'failed' });
 
 /** @param {string} url @returns {string} */
@@ -55,8 +61,18 @@ export function createAgentTabs({ send, statusType }) {
     send({ type: statusType, requestId, state, ...extra });
   }
 
+  /** @type {ReturnType<typeof setTimeout> | null} */
+  let saveTimer = null;
+
   function save() {
+    clearTimeout(saveTimer ?? undefined);
+    saveTimer = null;
     chrome.storage.session.set({ [STORE_KEY]: [...tabs.values()] }).catch(() => {});
+  }
+
+  /** Store the list within SAVE_AFTER_MS (a call's touch: one write for a burst of calls). */
+  function saveSoon() {
+    if (saveTimer === null) saveTimer = setTimeout(save, SAVE_AFTER_MS);
   }
 
   /** One timer for the next idle agent tab (the worker's timers are not throttled like a page's). */
@@ -185,13 +201,17 @@ export function createAgentTabs({ send, statusType }) {
     }
   }
 
-  /** A call ran in the tab: an agent tab's idle time starts again. */
+  /**
+   * A call ran in the tab: an agent tab's idle time starts again. The call path pays for a field
+   * write: the idle timer already armed fires no later than needed and re-arms from `lastUsed`
+   * (closeIdle), and the list is stored within SAVE_AFTER_MS.
+   */
   function touch(tabId) {
     const t = tabs.get(tabId);
     if (!t) return;
     t.lastUsed = Date.now();
-    save();
-    armIdle();
+    saveSoon();
+    if (idleTimer === null) armIdle();
   }
 
   /** For the popup and tests: the agent tabs, least recently used first. */

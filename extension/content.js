@@ -1,12 +1,13 @@
 // tabmcp content script (isolated world): a tiny relay between the page-world agent and the
 // service worker. Page → worker over one long-lived port (about twice as fast per message as
-// sendMessage); worker → page over window.postMessage. Safe to inject twice; reconnects when
+// sendMessage); worker → page over window.postMessage, except calls, cancels and the agent's
+// results, which cross as synchronous window events (CALL_EVENT). Safe to inject twice; reconnects when
 // the service worker restarts and asks the page for a fresh snapshot. Message names come from
 // messages.js, which manifest.json loads before this script.
 (() => {
   const previous = globalThis.__tabmcpContent;
   if (previous && previous.alive()) return;
-  const { PAGE, ENVELOPE, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
+  const { PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
 
   /** @type {chrome.runtime.Port | null} */
   let port = null;
@@ -17,6 +18,8 @@
   let lostTelemetry = {};
 
   const toPage = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.content, msg }, '*');
+  /** A call or a cancel, to the page agent at once (its listener runs before this returns). */
+  const toAgent = (msg) => window.dispatchEvent(new CustomEvent(CALL_EVENT.toPage, { detail: JSON.stringify(msg) }));
   /** Traced calls in the page (debug mode only): callId → the stamps so far. @type {Map<string, any[]>} */
   const traced = new Map();
   const stamp = (name) => [name, performance.timeOrigin + performance.now()];
@@ -26,10 +29,18 @@
     if (msg && msg.type === PAGE.call && Array.isArray(msg.trace)) {
       traced.set(msg.callId, [...msg.trace, stamp('content.in')]);
       const { trace, ...call } = msg; // the page gets the call as ever
-      toPage(call);
+      toAgent(call);
       return;
     }
-    if (msg && msg.type === PAGE.cancel) traced.delete(msg.callId);
+    if (msg && msg.type === PAGE.call) {
+      toAgent(msg);
+      return;
+    }
+    if (msg && msg.type === PAGE.cancel) {
+      traced.delete(msg.callId);
+      toAgent(msg);
+      return;
+    }
     toPage(msg);
   }
 
@@ -73,16 +84,35 @@
     for (const msg of backlog.splice(0)) port.postMessage(msg);
   }
 
+  /** A result on its way to the worker: a traced call's stamps go along (debug mode only). */
+  function relayResult(msg) {
+    if (traced.size && traced.has(msg.callId)) {
+      const out = { ...msg, trace: [...traced.get(msg.callId), stamp('content.out')] };
+      traced.delete(msg.callId);
+      return out;
+    }
+    return msg;
+  }
+
+  // The agent's results come back as events, like the calls went (CALL_EVENT).
+  window.addEventListener(CALL_EVENT.toContent, (event) => {
+    if (dead || typeof event.detail !== 'string') return;
+    let msg;
+    try {
+      msg = JSON.parse(event.detail);
+    } catch {
+      return;
+    }
+    if (msg && msg.type === PAGE.result && typeof msg.callId === 'string') send(relayResult(msg));
+  });
+
   window.addEventListener('message', (event) => {
     if (dead || event.source !== window) return;
     const data = event.data;
     if (!data || data[ENVELOPE.key] !== ENVELOPE.page || !data.msg || typeof data.msg.type !== 'string') return;
     if (data.msg.type === PAGE.approval) return; // only the person, in the extension's window, answers approvals
     let msg = data.msg;
-    if (msg.type === PAGE.result && traced.size && traced.has(msg.callId)) {
-      msg = { ...msg, trace: [...traced.get(msg.callId), stamp('content.out')] };
-      traced.delete(msg.callId);
-    }
+    if (msg.type === PAGE.result) msg = relayResult(msg); // page/forms.js answers form calls here
     if (msg.type === PAGE.telemetry && Object.keys(lostTelemetry).length) {
       const dropped = { ...(msg.dropped || {}) };
       for (const [kind, n] of Object.entries(lostTelemetry)) dropped[kind] = (dropped[kind] || 0) + n;

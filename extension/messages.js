@@ -50,6 +50,16 @@
    */
   const ENVELOPE = Object.freeze({ key: '__tabmcp', page: 'page', content: 'content' });
 
+  /**
+   * The call path between the content script and the page agent (page/agent.js): a CustomEvent
+   * on the window, dispatched synchronously, its `detail` the message as JSON text (a string
+   * crosses the two worlds as is). `toPage` carries `call` and `cancel`, `toContent` the agent's
+   * `result`. A window.postMessage costs a task, a structured clone and every window `message`
+   * listener of both worlds, each way, per call; an event costs a dispatch. Everything else
+   * (snapshots, telemetry, queries, forms) keeps the envelope above.
+   */
+  const CALL_EVENT = Object.freeze({ toPage: 'tabmcp-call', toContent: 'tabmcp-call-result' });
+
   /** The name of the port each page's content script opens to the worker. */
   const PAGE_PORT = 'tabmcp-page';
 
@@ -79,5 +89,5 @@
     formsSet: 'tabmcp.forms.set',
   });
 
-  Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });
+  Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT, RUNTIME }) });
 })();

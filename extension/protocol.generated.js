@@ -170,6 +170,7 @@
  * @property {string} [browser]
  * @property {string} [instanceId] Random per service-worker start: tells a reconnect from a restart in the logs.
  * @property {string} [token]
+ * @property {boolean} [batch] The extension reads frames holding several messages, one per line, and would send such frames too (the bridge says in ``welcome`` whether it reads them).
  */
 
 /**
@@ -323,6 +324,7 @@
  * @property {string} bridgeVersion
  * @property {string} sessionId
  * @property {number} [heartbeatMs] How often the extension should ping: under MV3's 30 s idle limit, so the worker stays alive.
+ * @property {boolean} [batch] Answers ``hello.batch``: from now on both sides may join messages into one frame, one per line (JSON text holds no raw newline), and split every frame they read.
  */
 
 /**
@@ -481,6 +483,16 @@
    */
   const ENVELOPE = Object.freeze({ key: '__tabmcp', page: 'page', content: 'content' });
 
+  /**
+   * The call path between the content script and the page agent (page/agent.js): a CustomEvent
+   * on the window, dispatched synchronously, its `detail` the message as JSON text (a string
+   * crosses the two worlds as is). `toPage` carries `call` and `cancel`, `toContent` the agent's
+   * `result`. A window.postMessage costs a task, a structured clone and every window `message`
+   * listener of both worlds, each way, per call; an event costs a dispatch. Everything else
+   * (snapshots, telemetry, queries, forms) keeps the envelope above.
+   */
+  const CALL_EVENT = Object.freeze({ toPage: 'tabmcp-call', toContent: 'tabmcp-call-result' });
+
   /** The name of the port each page's content script opens to the worker. */
   const PAGE_PORT = 'tabmcp-page';
 
@@ -510,5 +522,5 @@
     formsSet: 'tabmcp.forms.set',
   });
 
-  Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, PAGE_PORT, RUNTIME }) });
+  Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT, RUNTIME }) });
 })();

@@ -84,6 +84,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_bridge.py", "bridge/tests/test_bad_input.py", "-k", "origin"),
     ),
     Mutation(
+        "batched-flood-counts-frames",
+        "a batched frame counts as one message at the flood gate (a flood hides in one frame)",
+        "bridge/tabmcp/server/extension.py",
+        'messages = 1 + frame.count("\\n" if isinstance(frame, str) else b"\\n") if link.batched else 1',
+        "messages = 1",
+        ("bridge/tests/test_extension_link.py", "-k", "flood"),
+    ),
+    Mutation(
+        "batched-frame-read-whole",
+        "a batched frame from the extension is read as one message (its results never end their calls)",
+        "bridge/tabmcp/core/session.py",
+        "        if peer.batched:\n            newline =",
+        "        if False:\n            newline =",
+        ("bridge/tests/test_extension_link.py", "-k", "together"),
+    ),
+    Mutation(
         "stream-any-origin",
         "the relays' /mcp-stream accepts a browser Origin (a web page could drive MCP)",
         "bridge/tabmcp/server/stream.py",

@@ -176,6 +176,9 @@ class Hello(WireModel):
     instance_id: str | None = None
     """Random per service-worker start: tells a reconnect from a restart in the logs."""
     token: str | None = None
+    batch: bool = False
+    """The extension reads frames holding several messages, one per line, and would send such
+    frames too (the bridge says in ``welcome`` whether it reads them)."""
 
 
 class TabsSync(WireModel):
@@ -372,6 +375,9 @@ class Welcome(WireModel):
     session_id: str
     heartbeat_ms: int = 20_000
     """How often the extension should ping: under MV3's 30 s idle limit, so the worker stays alive."""
+    batch: bool = False
+    """Answers ``hello.batch``: from now on both sides may join messages into one frame, one per
+    line (JSON text holds no raw newline), and split every frame they read."""
 
 
 class CallStart(WireModel):

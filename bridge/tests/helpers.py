@@ -57,34 +57,44 @@ class ScriptedExtension:
         self._reader: asyncio.Task[None] | None = None
         self._waiters: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Future[dict[str, Any]]]] = []
         self.cancelled: list[str] = []
+        self.frames: list[int] = []
+        """How many messages each frame from the bridge held (more than one only with ``batch``)."""
 
-    async def connect(self, *, hello: bool = True, protocol: int = PROTOCOL_VERSION) -> dict[str, Any] | None:
+    async def connect(
+        self, *, hello: bool = True, protocol: int = PROTOCOL_VERSION, batch: bool = False
+    ) -> dict[str, Any] | None:
         self.ws = await websockets.connect(self.url, origin=self.origin, max_size=None)  # type: ignore[arg-type]
         self._reader = asyncio.create_task(self._read())
         if not hello:
             return None
         await self.send(
             {"type": "hello", "protocol": protocol, "extensionVersion": "test", "extensionId": EXTENSION_ID,
-             "instanceId": "test", **({"token": self.token} if self.token else {})}
+             "instanceId": "test", **({"token": self.token} if self.token else {}),
+             **({"batch": True} if batch else {})}
         )
         return await self.wait_for(lambda m: m["type"] in ("welcome", "error"))
 
     async def _read(self) -> None:
         try:
             async for frame in self.ws:
-                msg = json.loads(frame)
-                self.received.append(msg)
-                for pred, fut in list(self._waiters):
-                    if not fut.done() and pred(msg):
-                        fut.set_result(msg)
-                if msg["type"] == "call.start":
-                    asyncio.create_task(self._answer(msg))
-                elif msg["type"] == "call.cancel":
-                    self.cancelled.append(msg["callId"])
-                elif msg["type"] == "ping":
-                    await self.send({"type": "pong", "ts": msg.get("ts")})
+                lines = frame.split("\n")  # one message a line, as the bridge batches (JSON holds no newline)
+                self.frames.append(len(lines))
+                for line in lines:
+                    await self._on_message(json.loads(line))
         except websockets.ConnectionClosed:
             pass
+
+    async def _on_message(self, msg: dict[str, Any]) -> None:
+        self.received.append(msg)
+        for pred, fut in list(self._waiters):
+            if not fut.done() and pred(msg):
+                fut.set_result(msg)
+        if msg["type"] == "call.start":
+            asyncio.create_task(self._answer(msg))
+        elif msg["type"] == "call.cancel":
+            self.cancelled.append(msg["callId"])
+        elif msg["type"] == "ping":
+            await self.send({"type": "pong", "ts": msg.get("ts")})
 
     async def _answer(self, msg: dict[str, Any]) -> None:
         if self.handler is None:

@@ -252,7 +252,7 @@ async def test_a_flood_gets_flooded_and_1008_while_everyone_else_is_served(
         codes = [m["code"] for m in flooder.received if m["type"] == "error"]
         assert codes[-1] == "FLOODED"
         assert set(codes) <= FRAME_ERROR_CODES
-        assert "frames per second" in [m for m in flooder.received if m["type"] == "error"][-1]["message"]
+        assert "messages per second" in [m for m in flooder.received if m["type"] == "error"][-1]["message"]
         # At most the burst (plus what the rate refilled meanwhile) was processed.
         answered = len([m for m in flooder.received if m["type"] in ("error", "welcome")])
         assert answered < 200

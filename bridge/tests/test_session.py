@@ -179,6 +179,81 @@ def test_an_unusable_result_ends_its_call():
     assert error_codes(session) == [ErrorCode.MALFORMED_MESSAGE]
 
 
+# -- batched frames ---------------------------------------------------------------------------
+
+
+def batched() -> tuple[Session, Peer, Clock]:
+    session, peer, clock = new_session()
+    assert session.receive(peer, hello(batch=True)) == [HandshakeDone(peer)]
+    [welcome] = sent(session)
+    assert welcome.batch is True and peer.batched
+    return session, peer, clock
+
+
+def test_welcome_says_batch_only_to_a_hello_that_did():
+    session, peer, _ = new_session()
+    session.receive(peer, hello())
+    [welcome] = sent(session)
+    assert welcome.batch is False and not peer.batched
+    assert '"batch":false' in welcome.model_dump_json(by_alias=True)
+
+
+def test_a_batched_frame_is_each_of_its_lines_in_order():
+    session, peer, _ = batched()
+    call, approval, query = start_all(session)
+    sent(session)
+    lines = [
+        frame(type="call.result", callId=call.call_id, ok=True),
+        frame(type="ping", ts=5),
+        frame(type="approval.result", approvalId=approval.request_id, approved=False, reason="no"),
+        frame(type="page.result", requestId=query.request_id, ok=True, result=[2]),
+    ]
+    events = session.receive(peer, "\n".join(lines) + "\n")  # a trailing newline is no message
+    assert events == [
+        RequestEnded(call, result={"content": []}),
+        RequestEnded(approval, result=(False, "no")),
+        RequestEnded(query, result=[2]),
+    ]
+    assert [m.type for m in sent(session)] == ["pong"]
+    assert (session.frames_received, session.messages_received) == (2, 5)  # with the hello
+    assert session.receive(peer, "\n".join(lines[1:2]).encode()) == []  # bytes split alike
+    assert [m.type for m in sent(session)] == ["pong"]
+
+
+def test_a_bad_line_is_answered_and_the_others_still_count():
+    session, peer, _ = batched()
+    call, _, query = start_all(session)
+    sent(session)
+    events = session.receive(peer, "\n".join([
+        "{not json",
+        frame(type="call.result", callId=call.call_id, ok="maybe"),
+        frame(type="page.result", requestId=query.request_id, ok=True, result=1),
+    ]))
+    assert [e.request.kind for e in events] == [RequestKind.CALL, RequestKind.QUERY]
+    assert events[0].error.code == ErrorCode.BAD_RESULT and events[1].result == 1
+    assert error_codes(session) == [ErrorCode.MALFORMED_MESSAGE, ErrorCode.MALFORMED_MESSAGE]
+
+
+def test_an_unbatched_peer_s_frame_is_one_message_newlines_and_all():
+    session, peer, _ = ready()
+    call, _, _ = start_all(session)
+    sent(session)
+    both = frame(type="ping", ts=1) + "\n" + frame(type="call.result", callId=call.call_id, ok=True)
+    assert session.receive(peer, both) == []
+    assert error_codes(session) == [ErrorCode.MALFORMED_MESSAGE]  # one frame, not valid JSON
+    assert call.call_id in session.requests
+
+
+def test_lines_after_a_hello_that_closed_the_link_are_not_read():
+    session, peer, _ = batched()
+    sent(session)
+    again = frame(type="hello", protocol=PROTOCOL_VERSION + 1, batch=True)
+    assert session.receive(peer, again + "\n" + frame(type="ping", ts=1)) == []
+    out = session.data_to_send()
+    assert [type(a) for a in out] == [Send, Close] and out[0].message.code == ErrorCode.PROTOCOL_MISMATCH
+    assert peer.state is LinkState.CLOSED and session.messages_received == 2  # hello, hello: no ping
+
+
 # -- the rules that end requests ------------------------------------------------------------
 
 

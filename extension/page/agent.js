@@ -1,7 +1,8 @@
 // tabmcp page agent (page's main world, document_start, after webmcp-polyfill.js).
 // Watches the page's WebMCP tools, categories and states through the polyfill's internal hook
 // and reports snapshots; runs tool calls the bridge routes here. Talks to the content script
-// with window.postMessage ({__tabmcp: 'page'} out, {__tabmcp: 'content'} in). Idempotent.
+// with window.postMessage ({__tabmcp: 'page'} out, {__tabmcp: 'content'} in), except calls, cancels
+// and their results: synchronous window events (CALL_EVENT in messages.js). Idempotent.
 // Message names and error codes come from messages.js and protocol.generated.js, which
 // manifest.json injects before this script.
 (() => {
@@ -10,7 +11,7 @@
     window[AGENT].resync();
     return;
   }
-  const { PAGE, ENVELOPE } = globalThis[Symbol.for('tabmcp.messages')];
+  const { PAGE, ENVELOPE, CALL_EVENT } = globalThis[Symbol.for('tabmcp.messages')];
   const { ERROR } = globalThis[Symbol.for('tabmcp.protocol')];
   /** @type {{native:boolean, snapshot():Promise<any>, call(name:string,args:object,opts?:{signal?:AbortSignal}):Promise<any>, subscribe(cb:()=>void):()=>void} | undefined} */
   const hook = globalThis[Symbol.for('tabmcp.webmcp')];
@@ -153,8 +154,34 @@
       }
     }
     running.delete(msg.callId);
-    post({ type: PAGE.result, callId: msg.callId, ok: !!outcome.ok, result: outcome.result, error: outcome.error });
+    let detail;
+    try {
+      detail = JSON.stringify({ type: PAGE.result, callId: msg.callId, ok: !!outcome.ok, result: outcome.result,
+        error: outcome.error });
+    } catch (err) {
+      const message = `the tool's result is not JSON: ${String((err && err.message) || err)}`;
+      detail = JSON.stringify({ type: PAGE.result, callId: msg.callId, ok: false, error: { code: ERROR.PAGE_ERROR, message } });
+    }
+    window.dispatchEvent(new CustomEvent(CALL_EVENT.toContent, { detail }));
   }
+
+  // Calls and cancels from the content script (CALL_EVENT: a synchronous event, not a message).
+  window.addEventListener(CALL_EVENT.toPage, (event) => {
+    if (typeof event.detail !== 'string') return;
+    let msg;
+    try {
+      msg = JSON.parse(event.detail);
+    } catch {
+      return;
+    }
+    if (!msg || typeof msg.callId !== 'string') return;
+    if (msg.type === PAGE.call) {
+      runCall(msg);
+    } else if (msg.type === PAGE.cancel) {
+      const controller = running.get(msg.callId);
+      if (controller) controller.abort(new DOMException(msg.reason || 'cancelled by the agent', 'AbortError'));
+    }
+  });
 
   window.addEventListener('message', (event) => {
     if (event.source !== window) return;
@@ -164,11 +191,6 @@
     if (msg.type === PAGE.resync) {
       lastSent = '';
       schedule();
-    } else if (msg.type === PAGE.call && typeof msg.callId === 'string') {
-      runCall(msg);
-    } else if (msg.type === PAGE.cancel) {
-      const controller = running.get(msg.callId);
-      if (controller) controller.abort(new DOMException(msg.reason || 'cancelled by the agent', 'AbortError'));
     } else if (msg.type === PAGE.refused && typeof msg.message === 'string') {
       // Where the page's author looks: what the bridge would not relay, and why.
       console.warn('[tabmcp] the bridge refused some of this page\'s tools:', msg.message);

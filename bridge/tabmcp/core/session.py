@@ -131,6 +131,11 @@ class Peer:
         self.connected_at = time.time()
         self.last_seen = time.monotonic()
 
+    @property
+    def batched(self) -> bool:
+        """The peer said in ``hello`` that it reads and writes frames of several messages, one a line."""
+        return self.hello is not None and self.hello.batch
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name or id(self)} {self.state.value}>"
 
@@ -472,6 +477,9 @@ class Session:
         self.requests = RequestTable()
         self.calls = KindView(self.requests, RequestKind.CALL)
         self.protocol_errors = 0
+        self.frames_received = 0
+        self.messages_received = 0
+        """Frames and the messages in them (more than frames once the link batches)."""
         self._out: list[Send | Close] = []
 
     # -- state ---------------------------------------------------------------------------
@@ -511,12 +519,31 @@ class Session:
     def receive(self, peer: Peer, frame: str | bytes) -> list[Event]:
         """Handle one frame from ``peer``. Bad input is answered (queued), never raised.
 
+        A peer that said ``batch`` in its ``hello`` may join several messages in a frame, one a
+        line: each line is handled as a frame of its own, in order (a bad one is answered and
+        the rest still count).
+
         Raises:
             InvalidState: ``peer`` is closed.
         """
         if peer.state is LinkState.CLOSED:
             raise InvalidState(f"{peer!r} is closed")
         peer.last_seen = time.monotonic()
+        self.frames_received += 1
+        if peer.batched:
+            newline = "\n" if isinstance(frame, str) else b"\n"
+            if newline in frame:
+                events: list[Event] = []
+                for line in frame.split(newline):  # type: ignore[arg-type]
+                    if peer.state is LinkState.CLOSED:
+                        break
+                    if line:
+                        events += self._receive(peer, line)
+                return events
+        return self._receive(peer, frame)
+
+    def _receive(self, peer: Peer, frame: str | bytes) -> list[Event]:
+        self.messages_received += 1
         try:
             message = parse_extension_message(frame)
             if peer.state is not LinkState.READY and not isinstance(message, Hello):
@@ -574,7 +601,8 @@ class Session:
             events += self._end_all(_Rule.REPLACED)
             self._close(old, 4000, "replaced by a newer connection")
             replaced = old
-        self.send(peer, Welcome(bridge_version=self.bridge_version, session_id=self.session_id))
+        self.send(peer, Welcome(bridge_version=self.bridge_version, session_id=self.session_id,
+                                batch=hello.batch))
         log.info("extension %s connected (version %s, instance %s)", hello.extension_id,
                  hello.extension_version, hello.instance_id)
         events.append(HandshakeDone(peer, replaced))

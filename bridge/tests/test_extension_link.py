@@ -1,0 +1,125 @@
+"""The extension's WebSocket (server/extension.py): batched frames over a real socket.
+
+An extension that says ``batch`` in its ``hello`` gets what the bridge sends in one turn of its
+event loop as one frame, one message a line, and may answer the same way; an extension that
+does not gets one message a frame, as before. The flood gate counts messages, not frames.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from typing import Any
+
+import pytest
+import websockets
+
+import tabmcp.server.extension as extension_module
+from tabmcp.core.registry import ToolEntry
+from tabmcp.protocol import PROTOCOL_VERSION
+from tabmcp.server.app import BridgeApp
+
+from .conftest import eventually
+from .helpers import ScriptedExtension, tab, tool
+
+CALLS = 5
+
+
+async def connected(bridge: BridgeApp, *, batch: bool) -> ScriptedExtension:
+    assert bridge.port is not None
+    ext = ScriptedExtension(bridge.port)
+    welcome = await ext.connect(batch=batch)
+    assert welcome is not None and welcome["type"] == "welcome"
+    assert welcome.get("batch", False) is batch
+    await ext.sync(tab(1, tools=[tool("echo")]))
+    await eventually(lambda: bridge.hub.registry.resolve("echo"))
+    return ext
+
+
+def echo_entry(bridge: BridgeApp) -> ToolEntry:
+    entry = bridge.hub.registry.resolve("echo")
+    assert isinstance(entry, ToolEntry)
+    return entry
+
+
+def result_of(start: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(start["arguments"])
+    return {"type": "call.result", "callId": start["callId"], "ok": True,
+            "result": {"content": [{"type": "text", "text": text}]}}
+
+
+async def test_calls_started_together_leave_in_one_frame_and_batched_answers_end_them_all(bridge: BridgeApp):
+    ext = await connected(bridge, batch=True)
+    entry = echo_entry(bridge)
+    frames_before = len(ext.frames)
+    received_before = bridge.hub.session.frames_received, bridge.hub.session.messages_received
+    calls = asyncio.gather(*(bridge.hub.call_tool(entry, {"n": n}) for n in range(CALLS)))
+    starts = [await ext.wait_for(lambda m: m["type"] == "call.start") for _ in range(CALLS)]
+    # Started in the same turn of the bridge's loop: one frame, one call.start a line.
+    assert ext.frames[frames_before:] == [CALLS]
+    # All the answers in one frame too; each ends its own call.
+    await ext.send("\n".join(json.dumps(result_of(s)) for s in reversed(starts)))
+    results = await asyncio.wait_for(calls, 10)
+    assert [json.loads(r["content"][0]["text"]) for r in results] == [{"n": n} for n in range(CALLS)]
+    frames, messages = bridge.hub.session.frames_received, bridge.hub.session.messages_received
+    assert (frames - received_before[0], messages - received_before[1]) == (1, CALLS)
+    assert len(bridge.hub.session.requests) == 0
+    await ext.close()
+
+
+async def test_an_extension_that_does_not_batch_gets_one_message_a_frame(bridge: BridgeApp):
+    ext = await connected(bridge, batch=False)
+    entry = echo_entry(bridge)
+    frames_before = len(ext.frames)
+    ext.handler = lambda msg: asyncio.sleep(0, result_of(msg))  # answered one frame each
+    results = await asyncio.wait_for(
+        asyncio.gather(*(bridge.hub.call_tool(entry, {"n": n}) for n in range(CALLS))), 10
+    )
+    assert len(results) == CALLS
+    assert ext.frames[frames_before:] == [1] * CALLS
+    await ext.close()
+
+
+def test_the_flood_gate_takes_a_frame_s_messages_at_once():
+    now = [0.0]
+    gate = extension_module.FloodGate(rate=10.0, burst=20.0, clock=lambda: now[0])
+    assert gate.allow(15)
+    assert not gate.allow(6)  # five left: a frame of six does not fit
+    assert gate.allow(5)
+    now[0] += 1.0  # ten more
+    assert gate.allow(10) and not gate.allow()
+
+
+async def test_a_batched_flood_is_flooded(bridge: BridgeApp, monkeypatch: pytest.MonkeyPatch):
+    small = functools.partial(extension_module.FloodGate, 20.0, 40.0)
+    monkeypatch.setattr(extension_module, "FloodGate", small)
+    monkeypatch.setattr(extension_module, "FLOOD_RATE", 20.0)
+    ext = await connected(bridge, batch=True)  # its hello and tabs.sync: two messages of the 40
+    pongs = "\n".join(json.dumps({"type": "pong", "ts": i}) for i in range(60))
+    try:
+        await ext.send(pongs)  # one frame of 60 messages: more than the burst
+    except websockets.ConnectionClosed:
+        pass
+    await asyncio.wait_for(ext.ws.wait_closed(), 10)
+    assert ext.ws.close_code == 1008
+    # The error was queued in the outbox; the close waited for it.
+    errors = [m for m in ext.received if m["type"] == "error"]
+    assert errors[-1]["code"] == "FLOODED" and "messages per second" in errors[-1]["message"]
+    await ext.close()
+
+
+async def test_a_later_hello_without_batch_takes_it_back(bridge: BridgeApp):
+    ext = await connected(bridge, batch=True)
+    await ext.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extensionVersion": "test",
+                    "instanceId": "again"})
+    welcome = await ext.wait_for(lambda m: m["type"] == "welcome")
+    assert welcome["batch"] is False
+    entry = echo_entry(bridge)
+    frames_before = len(ext.frames)
+    ext.handler = lambda msg: asyncio.sleep(0, result_of(msg))
+    results = await asyncio.wait_for(
+        asyncio.gather(*(bridge.hub.call_tool(entry, {"n": n}) for n in range(CALLS))), 10
+    )
+    assert len(results) == CALLS and ext.frames[frames_before:] == [1] * CALLS
+    await ext.close()
