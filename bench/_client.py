@@ -20,6 +20,8 @@ a line on stdin, a JSON line on stdout each:
 - ``{"op": "time_raw", "tool": NAME, "calls": N, "warmup": W}`` (HTTP only): as ``time``, but the
   last tools/call the SDK sent is sent again as is and its response read whole, not parsed: the
   call without the SDK client's share. ``{"samples": [...]}``.
+- ``{"op": "time_stream", "url": WS_URL, "tool": NAME, "calls": N, "warmup": W}``: as
+  ``time_raw``, over the bridge's ``/mcp-stream``. ``{"samples": [...]}``.
 - ``{"op": "list_stream", "url": WS_URL, "rounds": N}``: N tools/list over the bridge's
   ``/mcp-stream`` (a handshake-era session kept open), sent raw, each answer read whole and not
   parsed: the server's share on a transport the bridge writes itself (as stdio).
@@ -171,11 +173,27 @@ async def _load(pool: list[Client], tools: list[str], calls: int, concurrency: i
     return {"samples": samples, "wall": time.perf_counter() - start, "errors": dict(errors)}
 
 
-async def _list_stream(streams: dict[str, Any], stack: contextlib.AsyncExitStack, url: str, rounds: int) -> dict[str, Any]:
-    """tools/list over the bridge's ``/mcp-stream`` (a byte transport like stdio: one JSON-RPC
-    message a WebSocket frame), sent raw and each answer read whole, not parsed: the server's
-    share of a listing on a transport the bridge writes itself. One connection per URL, kept
-    (a handshake-era session, initialized once)."""
+async def _time_stream(
+    streams: dict[str, Any], stack: contextlib.AsyncExitStack, url: str, tool: str, calls: int, warmup: int
+) -> dict[str, Any]:
+    """tools/call over the bridge's ``/mcp-stream``, sent raw, each answer read whole, not parsed."""
+    ws = await _stream(streams, stack, url)
+    out: dict[str, Any] = {"samples": []}
+    for i in range(warmup + calls):
+        request = json.dumps({"jsonrpc": "2.0", "id": f"c{i}", "method": "tools/call",
+                              "params": {"name": tool, "arguments": {}}})
+        start = time.perf_counter()
+        await ws.send(request)
+        frame = await ws.recv(decode=False)
+        if i >= warmup:
+            out["samples"].append(time.perf_counter() - start)
+        if b'"isError":true' in frame or b'"result"' not in frame:
+            raise RuntimeError(f"tools/call over the stream: {frame[:300]!r}")
+    return out
+
+
+async def _stream(streams: dict[str, Any], stack: contextlib.AsyncExitStack, url: str) -> Any:
+    """One handshake-era session on the bridge's ``/mcp-stream`` per URL, opened once and kept."""
     import websockets
 
     ws = streams.get(url)
@@ -186,6 +204,14 @@ async def _list_stream(streams: dict[str, Any], stack: contextlib.AsyncExitStack
         await ws.recv()
         await ws.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         streams[url] = ws
+    return ws
+
+
+async def _list_stream(streams: dict[str, Any], stack: contextlib.AsyncExitStack, url: str, rounds: int) -> dict[str, Any]:
+    """tools/list over the bridge's ``/mcp-stream`` (a byte transport like stdio: one JSON-RPC
+    message a WebSocket frame), sent raw and each answer read whole, not parsed: the server's
+    share of a listing on a transport the bridge writes itself."""
+    ws = await _stream(streams, stack, url)
     out: dict[str, Any] = {"samples": [], "bytes": 0}
     for i in range(rounds):
         request = f'{{"jsonrpc":"2.0","id":"l{i}","method":"tools/list"}}'
@@ -245,6 +271,8 @@ async def run(args: argparse.Namespace) -> None:
                         start = time.perf_counter()
                         out["bytes"] = await recorder.replay("tools/list")
                         out["samples"].append(time.perf_counter() - start)
+                elif cmd["op"] == "time_stream":
+                    out = await _time_stream(streams, stack, cmd["url"], cmd["tool"], cmd["calls"], cmd.get("warmup", 0))
                 elif cmd["op"] == "list_stream":
                     out = await _list_stream(streams, stack, cmd["url"], cmd["rounds"])
                 elif cmd["op"] == "time_get":

@@ -121,3 +121,24 @@ def test_breakdown_takes_medians_per_hop_and_sums_the_two_crossings() -> None:
     assert rows["bridge.sent → worker.in"][2] == "-0.500"  # the browser clock 1 ms behind shows here…
     assert rows["WebSocket both ways"][2] == "1.000"  # …and cancels in the sum (0.5 + 0.5)
     assert rows["whole call"][2] == "5.200"
+
+
+async def test_raw_server_answers_the_sdk_client() -> None:
+    """bench/_raw_server.py (the SDK client's own share) speaks enough MCP for the SDK client."""
+    client = await ClientProcess.start("raw", "--tool", "noop", "--stdio", sys.executable, "-m", "bench._raw_server")
+    try:
+        assert client.ready["tools"] == 1
+        out = await client.ask(op="time", tool="noop", calls=5, warmup=1)
+        assert len(out["samples"]) == 5
+    finally:
+        await client.close()
+
+
+async def test_express_bench_compares_both_lanes_over_every_path() -> None:
+    """bench.express drives calls through the lane and through the SDK's pipeline, on HTTP and
+    /mcp-stream, against the stand-in extension (it refuses to report if the lane served none)."""
+    from bench.express import PATHS, measure
+
+    samples = await measure(calls=4, rounds=2, warmup=1)
+    assert {key for key, _ in samples} == set(PATHS)
+    assert all(len(v) == 4 for v in samples.values())

@@ -1,0 +1,61 @@
+"""A stand-in for the browser: connects to the bridge as the extension does (real WebSocket, the
+real wire protocol), offers one tab with a no-op tool and answers every ``call.start`` at once.
+
+For benchmarks of the bridge alone (bench.express): what a call costs in the bridge and its MCP
+transports, with no browser hop to drown the difference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import websockets
+from tabmcp.assets import EXTENSION_ID
+from tabmcp.protocol import PROTOCOL_VERSION
+
+NOOP = {
+    "name": "noop",
+    "description": "Does nothing and answers at once.",
+    "inputSchema": {"type": "object", "properties": {}},
+    "annotations": {"readOnlyHint": True},
+}
+RESULT = {"content": [{"type": "text", "text": "ok"}]}
+
+
+@contextlib.asynccontextmanager
+async def echo_extension(port: int) -> AsyncIterator[None]:
+    """Connected, its tab sent, answering until the block ends."""
+    ws = await websockets.connect(
+        f"ws://127.0.0.1:{port}/extension", origin=f"chrome-extension://{EXTENSION_ID}", max_size=None  # type: ignore[arg-type]
+    )
+    await ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "extensionVersion": "bench",
+                              "extensionId": EXTENSION_ID, "instanceId": "bench"}))
+    welcome = json.loads(await ws.recv())
+    if welcome.get("type") != "welcome":
+        raise RuntimeError(f"the bridge did not welcome the stand-in extension: {welcome}")
+    await ws.send(json.dumps({"type": "tabs.sync", "tabs": [{
+        "tabId": 1, "url": "https://bench.test/", "title": "bench", "documentId": "doc-1",
+        "tools": [NOOP], "categories": [], "states": []}]}))
+
+    async def answer() -> None:
+        async for frame in ws:
+            for line in str(frame).splitlines():
+                message: dict[str, Any] = json.loads(line)
+                if message.get("type") == "call.start":
+                    await ws.send(json.dumps({"type": "call.result", "callId": message["callId"],
+                                              "ok": True, "result": RESULT}))
+                elif message.get("type") == "ping":
+                    await ws.send(json.dumps({"type": "pong", "ts": message.get("ts")}))
+
+    task = asyncio.create_task(answer())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, websockets.ConnectionClosed):
+            await task
+        await ws.close()
