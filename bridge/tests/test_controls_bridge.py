@@ -51,6 +51,7 @@ async def test_switches_from_the_popup_steer_agents_and_agents_cannot_reach_them
                 assert not [n for n in names if "control" in n or "pause" in n or "panel" in n]
 
                 # Pause: every call answers PAUSED, built-ins too; tools/list is unchanged, no notification.
+                await eventually(lambda: not app.notifier.pending)  # the tabs' own notification is out
                 sent = app.notifier.sent
                 state = (await panel(ext, "p1", action="pause"))["state"]
                 assert state["controls"]["paused"] is True
@@ -58,7 +59,7 @@ async def test_switches_from_the_popup_steer_agents_and_agents_cannot_reach_them
                     result = await agent.call_tool(name, args)
                     assert result.is_error and result.structured_content["error"]["code"] == "PAUSED", name
                 assert {t.name for t in (await agent.list_tools(cache_mode="bypass")).tools} == names
-                assert app.notifier.sent == sent
+                assert not app.notifier.pending and app.notifier.sent == sent  # none sent, none waiting
                 await panel(ext, "p2", action="resume")
                 assert not (await agent.call_tool("add_note", {})).is_error
 

@@ -338,3 +338,82 @@ async def test_an_express_listing_over_http_is_the_sdks(bridge: BridgeApp, exten
             answers[lane] = response.json()
     assert answers["express"] == answers["sdk"] and bridge.express.listed == 1
     assert {t["name"] for t in answers["express"]["result"]["tools"]} >= {"loose"}
+
+
+# -- what a review of the lane found: each case answered as the SDK answers it ----------------
+
+
+def envelope(caps: Any = None, info: Any = None) -> dict[str, Any]:
+    return {"io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}} if caps is None else caps,
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"} if info is None else info}
+
+
+async def raw_post(http: Any, port: int, name: str, arguments: dict[str, Any], *, meta: dict[str, Any] | None = None,
+                   headers: tuple[tuple[str, str], ...] = (), accept: str = "application/json, text/event-stream") -> Any:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": meta or envelope()}}
+    sent = [("MCP-Protocol-Version", MODERN), ("Mcp-Method", "tools/call"), ("Mcp-Name", name),
+            ("Accept", accept), ("Content-Type", "application/json"), *headers]
+    return await http.post(f"http://127.0.0.1:{port}/mcp", content=json.dumps(body), headers=sent)
+
+
+async def test_http_requests_the_sdk_refuses_for_their_shape_are_refused_alike(caplog):
+    import logging
+
+    import httpx
+
+    server_errors: list[logging.LogRecord] = []  # uvicorn's own logger does not reach caplog
+    catcher = logging.Handler(logging.ERROR)
+    catcher.emit = server_errors.append  # type: ignore[method-assign]
+    logging.getLogger("uvicorn.error").addHandler(catcher)
+
+    region = {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}
+    async with running_bridge(make_config(policy={"allow_writes": True, "approval": {"mode": "elicitation"}})) as bridge:
+        ext = ScriptedExtension(bridge.port)
+        await ext.connect()
+        try:
+            await page(bridge, ext, tool("greet", annotations={"readOnlyHint": True}, inputSchema=region),
+                       tool("wipe", annotations={"destructiveHint": True}))
+            await eventually(lambda: bridge.hub.registry.resolve("wipe"))
+            answers: dict[str, list[Any]] = {}
+            async with httpx.AsyncClient() as http:
+                for lane in ("sdk", "express"):
+                    bridge.express.enabled = lane == "express"
+                    got = [
+                        await raw_post(http, bridge.port, "greet", {"region": "eu"},
+                                       headers=(("Mcp-Param-Region", "us"), ("Mcp-Param-Region", "eu"))),
+                        await raw_post(http, bridge.port, "greet", {"region": "eu"},
+                                       headers=(("Mcp-Param-Region", "eu"),), accept="application/json"),
+                        await raw_post(http, bridge.port, "greet", {}, meta=envelope(caps="garbage")),
+                        await raw_post(http, bridge.port, "greet", {}, meta=envelope(info="zz")),
+                        await raw_post(http, bridge.port, "wipe", {}),  # needs approval: handed to the SDK
+                    ]
+                    answers[lane] = [(r.status_code, r.text) for r in got]
+            assert answers["express"][:-1] == answers["sdk"][:-1]
+            assert [status for status, _ in answers["sdk"]] == [status for status, _ in answers["express"]] \
+                == [400, 406, 400, 400, 200]
+            # (the approval's signed request state carries its expiry, so the two texts differ there)
+            assert all('"resultType":"input_required"' in answers[lane][-1][1] for lane in answers)
+            assert bridge.express.served == 0 and bridge.express.handed_back == 1
+            assert not [r for r in caplog.records if r.levelname == "ERROR"]  # the hand-back ran to its end,
+            assert not server_errors, [r.getMessage() for r in server_errors]  # and the ASGI app with it
+        finally:
+            logging.getLogger("uvicorn.error").removeHandler(catcher)
+            await ext.close()
+
+
+async def test_malformed_messages_on_the_stream_are_the_sdks_and_the_session_goes_on(bridge, extension):
+    await page(bridge, extension, tool("greet", annotations={"readOnlyHint": True}))
+    async with contextlib.AsyncExitStack() as stack:
+        session = await Session.open(stack, bridge.port, HANDSHAKE_PROTOCOL_VERSIONS[-1])
+        # a cancel whose requestId is not an id; a call whose id is a lone surrogate (the SDK's
+        # parser refuses the line: the page never runs it)
+        await session.ws.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                          "params": {"requestId": [1]}}))
+        await session.ws.send('{"jsonrpc":"2.0","id":"\\ud800","method":"tools/call","params":{"name":"greet"}}')
+        ping = await session.request("ping", {})
+        assert ping["result"] == {}
+        assert not [m for m in extension.received if m.get("type") == "call.start"]
+        assert (await session.call("greet"))["result"]["content"][0]["text"] == "héllo ✓"
+        assert bridge.express.served == 1

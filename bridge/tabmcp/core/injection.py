@@ -10,11 +10,12 @@ so in docs/security.md.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import Any
 
 __all__ = ["decode_tag_text", "lint_parameters", "scan_result_text", "scan_text", "scan_tool"]
@@ -289,15 +290,24 @@ def scan_tool(name: str, title: str | None, description: str, input_schema: dict
     memoized by content, as :func:`tabmcp.core.models.parse_tool` memoizes parsing.
     """
     try:
-        schema_key = json.dumps(input_schema, sort_keys=True, separators=(",", ":"))
+        content = json.dumps([name, title, description, input_schema], sort_keys=True, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return _scan_tool(name, title, description, input_schema)
-    return list(_scan_tool_cached(name, title, description, schema_key))
+    key = hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    hit = _SCANNED.get(key)
+    if hit is None:
+        hit = tuple(_scan_tool(name, title, description, input_schema))
+        _SCANNED[key] = hit
+        if len(_SCANNED) > _SCANNED_MAX:
+            _SCANNED.popitem(last=False)
+    else:
+        _SCANNED.move_to_end(key)
+    return list(hit)
 
 
-@lru_cache(maxsize=8192)
-def _scan_tool_cached(name: str, title: str | None, description: str, schema_key: str) -> tuple[str, ...]:
-    return tuple(_scan_tool(name, title, description, json.loads(schema_key)))
+_SCANNED: OrderedDict[bytes, tuple[str, ...]] = OrderedDict()
+"""Scan outcomes by a digest of the definition (not the definition: 16 bytes a key), newest last."""
+_SCANNED_MAX = 8192
 
 
 def _scan_tool(name: str, title: str | None, description: str, input_schema: dict[str, Any]) -> list[str]:

@@ -40,6 +40,7 @@ import contextlib
 import contextvars
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -48,7 +49,9 @@ import mcp_types as types
 from mcp_types import methods as sdk_methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from mcp.server.runner import modern_error_data
 from mcp.server.streamable_http import check_accept_headers
+from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
 from mcp.shared.message import SessionMessage
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.inbound import (
@@ -79,9 +82,19 @@ LINK: contextvars.ContextVar[Link | None] = contextvars.ContextVar("tabmcp.link"
 path finds the client's view there (one view per connection, whichever lane serves a call)."""
 
 _SERVER_INFO_KEY = types.SERVER_INFO_META_KEY
-_INTERNAL_ERROR = -32603
 _CALL = b'"tools/call"'
 _LIST = b'"tools/list"'
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _encode(message: dict[str, Any]) -> bytes:
+    """One JSON-RPC message's bytes (UTF-8; escaped ASCII if the text cannot be UTF-8, such as a
+    page's lone surrogate)."""
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, default=str)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return json.dumps(message, separators=(",", ":"), default=str).encode()
 
 
 class NeedsSession(Exception):
@@ -107,6 +120,7 @@ class Link:
         """The client's disclosure state (handshake era), shared with the SDK's handlers."""
         self.tasks: dict[Any, asyncio.Task[None]] = {}
         self._init_id: Any = None
+        self._init_client = ""
 
     def client_view(self) -> ClientView:
         if self.view is None:
@@ -122,15 +136,16 @@ class Link:
                 meta = params.get("_meta") if isinstance(params, dict) else None
                 modern = isinstance(meta, dict) and types.PROTOCOL_VERSION_META_KEY in meta
                 self.era = "modern" if modern and root.method != "initialize" else "legacy"
-            if root.method == "initialize" and self.era == "legacy" and self.version is None:
+            if root.method == "initialize" and self.era == "legacy":  # every one: the SDK commits each
                 self._init_id = root.id
                 info = params.get("clientInfo") if isinstance(params, dict) else None
-                self.client_name = str(info.get("name") or "") if isinstance(info, dict) else ""
+                self._init_client = str(info.get("name") or "") if isinstance(info, dict) else ""
         elif isinstance(root, types.JSONRPCNotification) and root.method == "notifications/cancelled":
-            request_id = (root.params or {}).get("requestId")
-            task = self.tasks.get(request_id)
-            if task is not None:
-                task.cancel()
+            request_id = (root.params or {}).get("requestId") if isinstance(root.params, dict) else None
+            if isinstance(request_id, (int, str)) and not isinstance(request_id, bool):
+                task = self.tasks.get(request_id)
+                if task is not None:
+                    task.cancel()
 
     def outbound(self, message: Any) -> None:
         """A message the SDK sent."""
@@ -144,6 +159,7 @@ class Link:
             version = root.result.get("protocolVersion")
             if isinstance(version, str):
                 self.version = version
+                self.client_name = self._init_client
             self._init_id = None
 
 
@@ -217,13 +233,13 @@ class Express:
             return None
         if isinstance(line, str):
             line = line.encode()
-        if _CALL not in line and _LIST not in line:
-            return None
+        if (_CALL not in line and _LIST not in line) or _SURROGATE.search(line):
+            return None  # (a lone surrogate: the SDK's parser refuses the line; let it answer)
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
-        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or "result" in message or "error" in message:
             return None
         method = message.get("method")
         if method not in ("tools/call", "tools/list"):
@@ -239,7 +255,12 @@ class Express:
         meta = params.get("_meta")
         if meta is not None and (not isinstance(meta, dict) or "progressToken" in meta):
             return None
-        if self._version(link, meta) is None:
+        version = self._version(link, meta)
+        if version is None:
+            return None
+        try:  # the SDK's own check of a spec method's params (envelope fields included)
+            sdk_methods.validate_client_request(method, version, params)
+        except (ValueError, KeyError):  # ValidationError is a ValueError
             return None
         if method == "tools/list":  # the first page is the whole listing: no cursor to follow
             return message if set(params) <= {"_meta"} else None
@@ -253,7 +274,8 @@ class Express:
                 return None
             if set(inner) - {"name", "arguments"}:
                 return None
-        if name in BUILTIN_TOOLS or not isinstance(self._handlers.hub.registry.resolve(name), ToolEntry):
+        entry = None if name in BUILTIN_TOOLS else self._handlers.hub.registry.resolve(name)
+        if not isinstance(entry, ToolEntry) or not entry.tab.is_open:  # a closed site's call opens a tab: the SDK's
             return None
         return message
 
@@ -313,6 +335,10 @@ class Express:
                 data = await self._listing(request_id, version, view)
             except asyncio.CancelledError:
                 return
+            except Exception:
+                log.exception("express tools/list failed: the SDK answers it")
+                await hand_back()
+                return
             self.listed += 1
             await write(data)
             return
@@ -322,22 +348,26 @@ class Express:
                 _ExpressContext(handlers, view), params["name"], params.get("arguments") or {}, client,
                 modern=modern, traced=bool(meta.get("tabmcp/trace")), arrived=ARRIVED.get(),
             )
-            body = self.shape(version, result)
+            data = _encode({"jsonrpc": "2.0", "id": request_id, "result": self.shape(version, result)})
         except NeedsSession:
             self.handed_back += 1
             await hand_back()
             return
         except asyncio.CancelledError:
             return  # the client cancelled: no response, as the SDK does
-        except Exception:
-            log.exception("express tools/call failed")
-            response: dict[str, Any] = {
-                "jsonrpc": "2.0", "id": request_id, "error": {"code": _INTERNAL_ERROR, "message": "Internal error"},
-            }
+        except Exception as exc:
+            # As the SDK answers a handler that raised: its modern mapping, or its dispatcher's.
+            if modern:
+                error = modern_error_data(exc).model_dump(by_alias=True, mode="json", exclude_none=True)
+            else:
+                known = handler_exception_to_error_data(exc)
+                error = (known.model_dump(by_alias=True, mode="json", exclude_none=True) if known is not None
+                         else {"code": 0, "message": str(exc)})
+                log.exception("express tools/call failed")
+            data = _encode({"jsonrpc": "2.0", "id": request_id, "error": error})
         else:
             self.served += 1
-            response = {"jsonrpc": "2.0", "id": request_id, "result": body}
-        await write(json.dumps(response, separators=(",", ":"), ensure_ascii=False, default=str).encode())
+        await write(data)
 
     async def _listing(self, request_id: Any, version: str, view: ClientView) -> bytes:
         """A tools/list response as bytes: the tools array kept as bytes by the core
@@ -378,6 +408,24 @@ HTTP_BODY_LIMIT = 1024 * 1024
 SDK's, with its own limit)."""
 
 
+SSE_AFTER_S = 15.0
+"""A call still running this long is answered as an event stream with keepalive comments, as the
+SDK's Streamable HTTP server does (its ``_SSE_PING_INTERVAL``)."""
+
+_SSE_HEADERS = [
+    (b"content-type", b"text/event-stream"),
+    (b"cache-control", b"no-cache, no-transform"),
+    (b"connection", b"keep-alive"),
+    (b"x-accel-buffering", b"no"),
+]
+
+
+async def _disconnected(receive: Receive) -> None:
+    """Returns when the client has gone (the request's body was read before)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
 class ExpressHttp:
     """ASGI middleware on ``/mcp``: a 2026-07-28 POST of a page tool's tools/call answered by the
     express lane; anything else (handshake-era sessions, other methods, every request the SDK
@@ -388,8 +436,9 @@ class ExpressHttp:
     ``Accept`` header, duplicated routing headers, the envelope and its headers
     (``classify_inbound_request``) and ``Mcp-Param-*`` headers against the tool's schema. A
     request that fails any of them is handed to the SDK, which answers it as it always did.
-    The answer is ``application/json`` (the SDK's answer too when a call ends without
-    notifications); a client that disconnects cancels the call.
+    The answer is ``application/json``, as the SDK's is for a call that ends within 15 s without
+    notifications; a longer one is answered as an event stream with keepalive comments, as the
+    SDK does. A client that disconnects cancels the call (its own task, never the ASGI task).
     """
 
     def __init__(self, app: ASGIApp, *, express: Express, security: TransportSecuritySettings, path: str = "/mcp") -> None:
@@ -441,36 +490,63 @@ class ExpressHttp:
             await self.app(scope, replay, send)
             return
 
-        async def respond(data: bytes) -> None:
-            await send({"type": "http.response.start", "status": 200, "headers": [
-                (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
-            await send({"type": "http.response.body", "body": data})
+        # The call runs in a task of its own: a client that leaves cancels it, never this ASGI
+        # task (which may be handing the request to the SDK, or writing).
+        outcome: dict[str, bytes | None] = {}
 
-        async def hand_back() -> None:
-            await self.app(scope, replay, send)
+        async def keep(data: bytes) -> None:
+            outcome["data"] = data
 
-        async def watch_disconnect(task: asyncio.Task[None]) -> None:
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            task.cancel()  # the client left: the call is cancelled, as the SDK does
+        async def mark_hand_back() -> None:
+            outcome["hand_back"] = None
 
-        task = asyncio.current_task()
-        assert task is not None
-        watcher = asyncio.get_running_loop().create_task(watch_disconnect(task))
+        call_task = asyncio.get_running_loop().create_task(self.express._serve(self.link, call, keep, mark_hand_back))
+        watcher = asyncio.get_running_loop().create_task(_disconnected(receive))
         try:
-            await self.express._serve(self.link, call, respond, hand_back)
+            done, _ = await asyncio.wait({call_task, watcher}, timeout=SSE_AFTER_S, return_when=asyncio.FIRST_COMPLETED)
+            if watcher in done:
+                return  # the client left: the call task is cancelled below, no answer
+            streaming = call_task not in done
+            if streaming:  # a long call: as the SDK does, commit to an event stream and keep it alive
+                await send({"type": "http.response.start", "status": 200, "headers": _SSE_HEADERS})
+                while True:
+                    done, _ = await asyncio.wait({call_task, watcher}, timeout=SSE_AFTER_S,
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                    if watcher in done:
+                        return
+                    if call_task in done:
+                        break
+                    await send({"type": "http.response.body", "body": b": ping\r\n\r\n", "more_body": True})
         finally:
-            watcher.cancel()
+            for task in (call_task, watcher):
+                task.cancel()
+            await asyncio.gather(call_task, watcher, return_exceptions=True)
+        data = outcome.get("data")
+        if "hand_back" in outcome and not streaming:  # the call needs the client: the SDK runs it
+            await self.app(scope, replay, send)
+            return
+        if data is None:  # (a hand-back once streaming cannot happen: such calls stop before any wait)
+            data = _encode({"jsonrpc": "2.0", "id": call["id"],
+                            "error": {"code": -32603, "message": "Internal server error"}})
+        if streaming:
+            await send({"type": "http.response.body", "body": b"event: message\r\ndata: " + data + b"\r\n\r\n",
+                        "more_body": False})
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]})
+        await send({"type": "http.response.body", "body": data})
 
     def _callable(self, request: Request, headers: dict[str, str], body: bytes) -> dict[str, Any] | None:
         """The request if the lane serves it and every check the SDK makes passes."""
         message = self.express.take(self.link, body)
         if message is None:
             return None
-        has_json, _ = check_accept_headers(request)
-        if not has_json or find_duplicated_routing_header(request.headers.items()) is not None:
+        has_json, has_sse = check_accept_headers(request)
+        if not (has_json and has_sse):  # the SDK's app streams events: it asks for both (else 406)
             return None
-        if not isinstance(classify_inbound_request(message, headers=headers), InboundModernRoute):
+        if find_duplicated_routing_header(request.headers.items()) is not None:
+            return None
+        if not isinstance(classify_inbound_request(message, headers=dict(request.headers)), InboundModernRoute):
             return None
         if message["method"] != "tools/call":
             return message
@@ -479,6 +555,6 @@ class ExpressHttp:
         if arguments or any(h.startswith("mcp-param-") for h in headers):
             lookup = self.express._server.get_tool_input_schema  # the SDK's own source (server/mcp.py)
             schema = lookup(name) if lookup is not None else None
-            if schema is not None and validate_mcp_param_headers(schema, arguments or {}, headers) is not None:
+            if schema is not None and validate_mcp_param_headers(schema, arguments or {}, request.headers) is not None:
                 return None
         return message

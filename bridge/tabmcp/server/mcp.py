@@ -138,6 +138,11 @@ class ChangeNotifier:
         task.add_done_callback(self._tasks.discard)
 
     @property
+    def pending(self) -> bool:
+        """A change is waiting for its notification (debounced), or one is being sent."""
+        return self._pending is not None or bool(self._tasks)
+
+    @property
     def revision(self) -> int:
         """The hub's change counter (0 without a hub)."""
         return self._hub.revision if self._hub is not None else 0

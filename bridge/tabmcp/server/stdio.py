@@ -94,8 +94,9 @@ async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple
 
         async def write_line(data: bytes) -> None:
             if not write_transport.is_closing():
-                writer.write(data + b"\n")
-                await writer.drain()  # returns at once unless the client stopped reading
+                with contextlib.suppress(ConnectionError):  # the client went away (broken pipe, reset)
+                    writer.write(data + b"\n")
+                    await writer.drain()  # returns at once unless the client stopped reading
 
         async def stdin_reader() -> None:
             LINK.set(link)  # the SDK's handlers find this connection's view through it
