@@ -417,3 +417,39 @@ async def test_malformed_messages_on_the_stream_are_the_sdks_and_the_session_goe
         assert not [m for m in extension.received if m.get("type") == "call.start"]
         assert (await session.call("greet"))["result"]["content"][0]["text"] == "héllo ✓"
         assert bridge.express.served == 1
+
+
+async def test_a_long_http_call_is_answered_as_an_event_stream(bridge, extension, monkeypatch):
+    """As the SDK does past its ping interval: headers for an event stream, keepalive comments,
+    then the result as one event (the interval shortened here; 15 s in use)."""
+    import httpx
+
+    from tabmcp.server import express as express_module
+
+    monkeypatch.setattr(express_module, "SSE_AFTER_S", 0.05)
+    release = asyncio.Event()
+
+    async def slow(msg: dict[str, Any]) -> dict[str, Any]:
+        await release.wait()
+        return {"ok": True, "result": RESULT}
+
+    extension.handler = slow
+    await extension.sync(tab(1, url="https://app.test/", tools=[tool("slow", annotations={"readOnlyHint": True})]))
+    await eventually(lambda: bridge.hub.registry.resolve("slow"))
+    body = {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+            "params": {"name": "slow", "arguments": {}, "_meta": envelope()}}
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "slow",
+               "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    async with httpx.AsyncClient() as http:
+        async with http.stream("POST", f"http://127.0.0.1:{bridge.port}/mcp", content=json.dumps(body),
+                               headers=headers) as response:
+            assert response.headers["content-type"] == "text/event-stream"
+            chunks = response.aiter_bytes()
+            first = await asyncio.wait_for(chunks.__anext__(), 10)
+            assert first.startswith(b": ping")  # kept alive while the page works
+            release.set()
+            rest = first + b"".join([c async for c in chunks])
+    event = rest.split(b"event: message\r\ndata: ", 1)[1].split(b"\r\n\r\n", 1)[0]
+    answer = json.loads(event)
+    assert answer["id"] == 5 and answer["result"]["content"][0]["text"] == "héllo ✓"
+    assert bridge.express.served == 1
