@@ -7,9 +7,10 @@ named reason while the rest of the tab is kept.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from functools import lru_cache
+from collections import OrderedDict
 from typing import Any, Literal
 
 from jsonschema import Draft7Validator, Draft202012Validator
@@ -303,15 +304,24 @@ def parse_tool(raw: Any) -> PageTool | Rejection:
     if not isinstance(raw, dict):
         return Rejection(kind="tool", name="(unnamed)", reason="a tool must be a JSON object")
     try:
-        key = json.dumps(raw, sort_keys=True, separators=(",", ":"))
+        content = json.dumps(raw, sort_keys=True, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return _parse_tool(raw)
-    return _parse_tool_cached(key)
+    key = hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    hit = _PARSED.get(key)
+    if hit is None:
+        hit = _PARSED[key] = _parse_tool(json.loads(content))
+        if len(_PARSED) > _PARSED_MAX:
+            _PARSED.popitem(last=False)
+    else:
+        _PARSED.move_to_end(key)
+    return hit
 
 
-@lru_cache(maxsize=8192)
-def _parse_tool_cached(key: str) -> PageTool | Rejection:
-    return _parse_tool(json.loads(key))
+_PARSED: OrderedDict[bytes, PageTool | Rejection] = OrderedDict()
+"""Outcomes by a digest of the definition (16 bytes a key, not the definition), newest last; the
+same content gives the same object (trust pins and kept renderings know a tool by identity)."""
+_PARSED_MAX = 8192
 
 
 def _parse_tool(raw: dict[str, Any]) -> PageTool | Rejection:
