@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import functools
 import json
 import logging
 import re
@@ -164,13 +165,33 @@ class Link:
 
 
 class SdkFeed:
-    """What a transport hands the SDK's server: each message parsed as the SDK's own transports
-    parse it (a line that is not a message goes in as the exception, as they do), shown to the
-    connection's :class:`Link` on the way."""
+    """One connection's way in, on the bridge's own transports: each message offered to the
+    express lane, else parsed as the SDK's own transports parse it (a line that is not a message
+    goes in as the exception, as they do) and handed to the SDK's server, shown to the
+    connection's :class:`Link` on the way. ``write`` sends the lane's answers on the connection."""
 
-    def __init__(self, link: Link, read_writer: Any) -> None:
+    def __init__(
+        self, link: Link, read_writer: Any, express: Express | None, write: Callable[[bytes], Awaitable[None]]
+    ) -> None:
         self.link = link
         self._writer = read_writer
+        self._express = express
+        self._write = write
+
+    async def receive(self, data: str | bytes) -> None:
+        """A message from the client: the lane's, in a task of its own, or the SDK's."""
+        express = self._express
+        request = express.take(self.link, data) if express is not None else None
+        if request is None:
+            await self.send(data)
+            return
+        assert express is not None
+        request_id = request["id"]
+        task = asyncio.get_running_loop().create_task(
+            express.answer(self.link, request, self._write, functools.partial(self.hand_back, data))
+        )
+        self.link.tasks[request_id] = task
+        task.add_done_callback(lambda _t: self.link.tasks.pop(request_id, None))
 
     async def send(self, data: str | bytes) -> None:
         try:
@@ -185,6 +206,11 @@ class SdkFeed:
         """A request the express lane gave up on (the connection may have closed meanwhile)."""
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
             await self.send(data)
+
+    def close(self) -> None:
+        """The client left: its express calls still running are cancelled."""
+        for task in list(self.link.tasks.values()):
+            task.cancel()
 
 
 class _ExpressContext:
@@ -295,27 +321,15 @@ class Express:
 
     # -- serving ------------------------------------------------------------------------------
 
-    def serve(
+    async def answer(
         self,
         link: Link,
         message: dict[str, Any],
         write: Callable[[bytes], Awaitable[None]],
         hand_back: Callable[[], Awaitable[None]],
     ) -> None:
-        """Run the call in a task of its own; its response goes to ``write``, or the request to
+        """Answer a request :meth:`take` took: its response goes to ``write``, or the request to
         ``hand_back`` (the SDK) if it needs the client."""
-        request_id = message["id"]
-        task = asyncio.get_running_loop().create_task(self._serve(link, message, write, hand_back))
-        link.tasks[request_id] = task
-        task.add_done_callback(lambda _t: link.tasks.pop(request_id, None))
-
-    async def _serve(
-        self,
-        link: Link,
-        message: dict[str, Any],
-        write: Callable[[bytes], Awaitable[None]],
-        hand_back: Callable[[], Awaitable[None]],
-    ) -> None:
         request_id = message["id"]
         params = message["params"]
         meta = params.get("_meta") or {}
@@ -500,7 +514,7 @@ class ExpressHttp:
         async def mark_hand_back() -> None:
             outcome["hand_back"] = None
 
-        call_task = asyncio.get_running_loop().create_task(self.express._serve(self.link, call, keep, mark_hand_back))
+        call_task = asyncio.get_running_loop().create_task(self.express.answer(self.link, call, keep, mark_hand_back))
         watcher = asyncio.get_running_loop().create_task(_disconnected(receive))
         try:
             done, _ = await asyncio.wait({call_task, watcher}, timeout=SSE_AFTER_S, return_when=asyncio.FIRST_COMPLETED)

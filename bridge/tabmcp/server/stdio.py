@@ -19,11 +19,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import functools
 import os
 import stat
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import anyio
@@ -61,6 +60,37 @@ def _claim(fd: int, diversion: int) -> Any:
         os.close(private)
 
 
+@contextlib.contextmanager
+def _claimed_std() -> Iterator[tuple[int, int]]:
+    """Claim fd 0 and fd 1 for the wire: ``(in_fd, out_fd)``, their private duplicates."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    with contextlib.ExitStack() as fds:
+        try:
+            in_fd = fds.enter_context(_claim(0, devnull))
+            out_fd = fds.enter_context(_claim(1, 2))
+        finally:
+            os.close(devnull)
+        yield in_fd, out_fd
+
+
+@contextlib.asynccontextmanager
+async def _pipes(in_fd: int, out_fd: int) -> AsyncIterator[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    """Lines in and out over asyncio's own pipe transports (pipes and sockets only)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=LINE_LIMIT)
+    read_transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(in_fd), "rb", buffering=0)
+    )
+    write_transport, write_protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(os.dup(out_fd), "wb", buffering=0)
+    )
+    try:
+        yield reader, asyncio.StreamWriter(write_transport, write_protocol, None, loop)
+    finally:
+        read_transport.close()
+        write_transport.close()
+
+
 @contextlib.asynccontextmanager
 async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple[Any, Any]]:
     """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin and stdout;
@@ -69,73 +99,52 @@ async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple
         async with stdio_server() as streams:
             yield streams
         return
-    loop = asyncio.get_running_loop()
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    with contextlib.ExitStack() as fds:
-        try:
-            in_fd = fds.enter_context(_claim(0, devnull))
-            out_fd = fds.enter_context(_claim(1, 2))
-        finally:
-            os.close(devnull)
-        reader = asyncio.StreamReader(limit=LINE_LIMIT)
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(in_fd), "rb", buffering=0)
-        )
-        write_transport, write_protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(os.dup(out_fd), "wb", buffering=0)
-        )
-        writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
-        read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
-        write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
+    with _claimed_std() as (in_fd, out_fd):
+        async with _pipes(in_fd, out_fd) as (reader, writer):
+            read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+            write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
+            traced = trace_enabled()
+            link = Link()
 
-        traced = trace_enabled()
-        link = Link()
-        feed = SdkFeed(link, read_stream_writer)
+            async def write_line(data: bytes) -> None:
+                if not writer.transport.is_closing():
+                    with contextlib.suppress(ConnectionError):  # the client went away (broken pipe, reset)
+                        writer.write(data + b"\n")
+                        await writer.drain()  # returns at once unless the client stopped reading
 
-        async def write_line(data: bytes) -> None:
-            if not write_transport.is_closing():
-                with contextlib.suppress(ConnectionError):  # the client went away (broken pipe, reset)
-                    writer.write(data + b"\n")
-                    await writer.drain()  # returns at once unless the client stopped reading
+            feed = SdkFeed(link, read_stream_writer, express, write_line)
 
-        async def stdin_reader() -> None:
-            LINK.set(link)  # the SDK's handlers find this connection's view through it
-            async with read_stream_writer:
-                while True:
-                    try:
-                        line = await reader.readline()
-                    except ValueError as exc:  # longer than LINE_LIMIT: skipped, reported
-                        await read_stream_writer.send(exc)
-                        continue
-                    if not line:
-                        return
-                    if traced:  # debug mode: the handler sees when the line arrived
-                        ARRIVED.set(time.time_ns() / 1e6)
-                    request = express.take(link, line) if express is not None else None
-                    if request is not None:
-                        express.serve(link, request, write_line, functools.partial(feed.hand_back, line))  # type: ignore[union-attr]
-                        continue
-                    await feed.send(line)
+            async def stdin_reader() -> None:
+                LINK.set(link)  # the SDK's handlers find this connection's view through it
+                async with read_stream_writer:
+                    while True:
+                        try:
+                            line = await reader.readline()
+                        except ValueError as exc:  # longer than LINE_LIMIT: skipped, reported
+                            await read_stream_writer.send(exc)
+                            continue
+                        if not line:
+                            return
+                        if traced:  # debug mode: the handler sees when the line arrived
+                            ARRIVED.set(time.time_ns() / 1e6)
+                        await feed.receive(line)
 
-        async def stdout_writer() -> None:
-            with contextlib.suppress(anyio.ClosedResourceError):
-                async with write_stream_reader:
-                    async for session_message in write_stream_reader:
-                        link.outbound(session_message.message)
-                        data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                        await write_line(data.encode())
+            async def stdout_writer() -> None:
+                with contextlib.suppress(anyio.ClosedResourceError):
+                    async with write_stream_reader:
+                        async for session_message in write_stream_reader:
+                            link.outbound(session_message.message)
+                            data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                            await write_line(data.encode())
 
-        try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(stdin_reader)
-                tg.start_soon(stdout_writer)
-                yield read_stream, write_stream
-                tg.cancel_scope.cancel()
-        finally:
-            for task in list(link.tasks.values()):  # express calls still running: the client left
-                task.cancel()
-            read_transport.close()
-            write_transport.close()
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(stdin_reader)
+                    tg.start_soon(stdout_writer)
+                    yield read_stream, write_stream
+                    tg.cancel_scope.cancel()
+            finally:
+                feed.close()
 
 
 class StdLines:
@@ -168,27 +177,10 @@ class StdLines:
 async def std_lines() -> AsyncIterator[StdLines]:
     """Claim fd 0 and fd 1 (as :func:`stdio_transport` does) and read and write them as lines:
     with asyncio's pipe transports where they are pipes or sockets, else through a thread."""
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    with contextlib.ExitStack() as fds:
-        try:
-            in_fd = fds.enter_context(_claim(0, devnull))
-            out_fd = fds.enter_context(_claim(1, 2))
-        finally:
-            os.close(devnull)
+    with _claimed_std() as (in_fd, out_fd):
         if not pipes_usable(in_fd, out_fd):
             with os.fdopen(os.dup(in_fd), "rb", buffering=0) as raw_in, os.fdopen(os.dup(out_fd), "wb") as raw_out:
                 yield StdLines(raw_in, raw_out)
             return
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=LINE_LIMIT)
-        read_transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(os.dup(in_fd), "rb", buffering=0)
-        )
-        write_transport, write_protocol = await loop.connect_write_pipe(
-            asyncio.streams.FlowControlMixin, os.fdopen(os.dup(out_fd), "wb", buffering=0)
-        )
-        try:
-            yield StdLines(reader, asyncio.StreamWriter(write_transport, write_protocol, None, loop))
-        finally:
-            read_transport.close()
-            write_transport.close()
+        async with _pipes(in_fd, out_fd) as (reader, writer):
+            yield StdLines(reader, writer)

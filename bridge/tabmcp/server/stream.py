@@ -15,7 +15,6 @@ Only local, non-browser clients: the ``Host`` must be a loopback name, and a han
 from __future__ import annotations
 
 import contextlib
-import functools
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
@@ -57,11 +56,12 @@ def mcp_stream_endpoint(
         write_stream, write_reader = create_context_streams[SessionMessage](0)
 
         link = Link()
-        feed = SdkFeed(link, read_writer)
 
         async def send(data: bytes) -> None:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
                 await ws.send_bytes(data)  # UTF-8 JSON as is: no decode and re-encode of a 5 MB listing
+
+        feed = SdkFeed(link, read_writer, express, send)
 
         async def reader() -> None:
             LINK.set(link)  # the SDK's handlers find this connection's view through it
@@ -76,11 +76,7 @@ def mcp_stream_endpoint(
                     data = message.get("text")
                     if data is None:
                         data = message.get("bytes") or b""
-                    request = express.take(link, data) if express is not None else None
-                    if request is not None:
-                        express.serve(link, request, send, functools.partial(feed.hand_back, data))  # type: ignore[union-attr]
-                        continue
-                    await feed.send(data)
+                    await feed.receive(data)
 
         async def writer() -> None:
             async with write_reader:
@@ -100,8 +96,7 @@ def mcp_stream_endpoint(
         except* (anyio.BrokenResourceError, anyio.ClosedResourceError):  # the relay left mid-answer
             pass
         finally:
-            for task in list(link.tasks.values()):  # express calls still running: the relay left
-                task.cancel()
+            feed.close()  # express calls still running: the relay left
         log.debug("%s session from %s ended", STREAM_PATH, peer)
 
     return endpoint
