@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from mcp import Client
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.registry import origin_of
@@ -242,3 +242,82 @@ async def test_person_makes_the_site_reachable_from_the_popup(env: Env, page_clo
         await popup.locator(f'[data-testid="site"][data-origin="{site}"]').wait_for()
         await ferry.close()
         await eventually(lambda: closed(bridge, "book_ferry"))
+
+
+async def test_a_site_is_many_pages_each_tool_opens_and_goes_stale_on_its_own_page(
+    env: Env, page_closer: list[Page]
+):
+    """Tides on one page, the beacon on another: opening one page leaves the other's tool offered
+    and callable (its own page opens), and only the beacon's own page settling without it marks
+    it stale."""
+    async with ferry_site() as site, other_bridge(
+        env, policy={"origins": [{"match": site, "reachable": True}]}, sites={"settle_s": 1.0},
+    ) as bridge:
+        tides_url, lighthouse_url = f"{site}/tides.html", f"{site}/lighthouse.html"
+        person = []
+        for url, name in ((tides_url, "tide_times"), (lighthouse_url, "light_beacon")):
+            page = await env.browser.context.new_page()
+            page_closer.append(page)
+            await page.goto(url)
+            await eventually(lambda n=name: (e := bridge.hub.registry.resolve(n)) and e.tab.is_open)
+            person.append(page)
+        for page in person:
+            await page.close()
+        await eventually(lambda: closed(bridge, "tide_times") and closed(bridge, "light_beacon"))
+        sites = bridge.hub.site_link.sites
+        assert sites.document_url(site, "light_beacon") == lighthouse_url
+
+        async with client_of(bridge) as client:
+            before = set(env.browser.context.pages)
+            tides = await client.call_tool("call_tool", {"name": "tide_times", "arguments": {"day": "Monday"}})
+            assert not tides.is_error, tides.content
+            opened_tides = agent_page(env, tides_url, before)
+            assert opened_tides is not None
+            page_closer.append(opened_tides)
+            # the tides page is open: the beacon, registered by another page, is still offered
+            entry = bridge.hub.registry.resolve("light_beacon")
+            assert entry is not None and not entry.tab.is_open
+            found = await client.call_tool("search_tools", {"query": "lighthouse beacon"})
+            top = found.structured_content["tools"][0]
+            assert top["name"] == "light_beacon" and top["open"] is False and top["opens"] == lighthouse_url
+            assert not sites.store.stale()
+
+            before = set(env.browser.context.pages)
+            beacon = await client.call_tool("call_tool", {"name": "light_beacon", "arguments": {}})
+            assert not beacon.is_error, beacon.content
+            assert beacon.content[0].text == "beacon on"
+            opened_lighthouse = agent_page(env, lighthouse_url, before)
+            assert opened_lighthouse is not None
+            await opened_lighthouse.close()
+            await eventually(lambda: closed(bridge, "light_beacon"))
+
+            # the beacon's page now sends visitors to the tides page: the call fails, named, but the
+            # tides page settling without the beacon does not make the beacon stale
+            await opened_tides.evaluate("() => localStorage.setItem('lighthouseMoved', '1')")
+            moved = await client.call_tool("call_tool", {"name": "light_beacon", "arguments": {}})
+            assert moved.is_error and moved.structured_content["error"]["code"] == ErrorCode.SITE_TOOL_GONE
+            assert (site, "light_beacon") not in sites.store.stale()
+            assert closed(bridge, "light_beacon")
+
+            # the beacon's own page settles without it: now it is stale, and no longer offered
+            await opened_tides.evaluate(
+                "() => { localStorage.removeItem('lighthouseMoved'); localStorage.setItem('noBeacon', '1'); }")
+            gone = await client.call_tool("call_tool", {"name": "light_beacon", "arguments": {}})
+            assert gone.is_error and gone.structured_content["error"]["code"] == ErrorCode.SITE_TOOL_GONE
+            assert (site, "light_beacon") in sites.store.stale()
+            await eventually(lambda: bridge.hub.registry.resolve("light_beacon") is None)
+            assert (site, "tide_times") not in sites.store.stale()
+
+            # the person sees the site's tools by page, the stale one marked
+            listed = {s.origin: s for s in sites.list(bridge.hub.registry)}[site]
+            assert {url: [t.name for t in tools] for url, tools in listed.pages().items()} == {
+                lighthouse_url: ["light_beacon"], tides_url: ["tide_times"]}
+            popup = await env.browser.context.new_page()
+            page_closer.append(popup)
+            await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
+            row = popup.locator(f'[data-testid="site"][data-origin="{site}"]')
+            await expect(row.locator(f'[data-testid="site-page"][data-url="{lighthouse_url}"]')).to_have_text(
+                "/lighthouse.html: light_beacon (stale)")
+            await expect(row.locator(f'[data-testid="site-page"][data-url="{tides_url}"]')).to_have_text(
+                "/tides.html: tide_times")
+            page_closer.extend(p for p in env.browser.context.pages if p.url.startswith(site))

@@ -372,6 +372,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "",
         ("bridge/tests/test_page_forms.py",),
     ),
+    Mutation(
+        "site-closed-by-any-page",
+        "a site is one page: any open page of the origin hides every stored tool of its other pages",
+        "bridge/tabmcp/core/sites.py",
+        "                if (record.origin, record.name) not in stale and record.name not in offered:",
+        "                if (record.origin, record.name) not in stale and not offered:",
+        ("bridge/tests/test_sites.py", "-k", "many_pages"),
+    ),
+    Mutation(
+        "stale-on-any-page",
+        "a tool goes stale when any page of its site settles without it, not only its own page",
+        "bridge/tabmcp/server/sites.py",
+        "            if same_page(settled_on, self.sites.document_url(origin, tool) or url):",
+        "            if True:",
+        ("e2e/test_sites.py", "-k", "many_pages and polyfill"),
+    ),
 )
 
 

@@ -278,8 +278,8 @@ def _trust(args: argparse.Namespace) -> int:
 
 
 def _sites(args: argparse.Namespace) -> int:
-    """List reachable sites and their stored tools; allow or forget one (the bridge's SQLite file;
-    a running bridge follows at its next tab change)."""
+    """List reachable sites and their stored tools by page; allow or forget one (the bridge's
+    SQLite file)."""
     import datetime
 
     from .core.sites import Sites, SiteStore
@@ -314,9 +314,13 @@ def _sites(args: argparse.Namespace) -> int:
         for site in listed:
             seen = datetime.datetime.fromtimestamp(site.last_seen).isoformat(" ", "seconds") if site.last_seen else "never"
             state = "reachable" if site.reachable else "not reachable"
-            print(f"{site.origin}  {state} ({site.allowed_by or '-'}), {len(site.tools)} tools, last seen {seen}")
-            for t in site.tools:
-                print(f"  {t.name}{'  (stale)' if t.stale else ''}  {t.url}")
+            pages = site.pages()
+            print(f"{site.origin}  {state} ({site.allowed_by or '-'}), {len(site.tools)} tools on "
+                  f"{len(pages)} page{'s' * (len(pages) != 1)}, last seen {seen}")
+            for url, tools in pages.items():
+                print(f"  {url}")
+                for t in tools:
+                    print(f"    {t.name}{'  (stale: its page no longer offers it)' if t.stale else ''}")
     finally:
         usage.close()
     return 0

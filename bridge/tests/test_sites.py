@@ -195,3 +195,28 @@ def test_cli_lists_allows_and_forgets_and_a_running_bridge_follows(tmp_path, cap
     refresh(registry, sites)  # the bridge's next tab change
     assert registry.resolve("book_ferry") is None and not sites.reachable(FERRY)
     assert cli(["sites", "forget", FERRY, "--config", str(config)]) == 1
+
+
+def test_a_site_is_many_pages_an_open_page_leaves_the_others_tools_offered():
+    policy = PolicySettings(origins=[OriginRule(match=FERRY, reachable=True)])
+    registry, sites, _ = make(policy)
+    registry.apply(snap(1, f"{FERRY}/book.html", FERRY_TOOLS))
+    registry.apply(snap(2, f"{FERRY}/timetable.html?day=mon", [tool("timetable", "The crossings of a week.")]))
+    refresh(registry, sites)
+    registry.remove(1)
+    registry.remove(2)
+    refresh(registry, sites)
+    # the timetable page opens again: the booking page's tools stay offered, closed, and open their page
+    registry.apply(snap(3, f"{FERRY}/timetable.html", [tool("timetable", "The crossings of a week.")]))
+    refresh(registry, sites)
+    assert registry.resolve("timetable").tab.tab_id == 3
+    book = registry.resolve("book_ferry")
+    assert book is not None and not book.tab.is_open
+    assert book.tab.closed_site.url_of("book_ferry") == f"{FERRY}/book.html"
+    assert "timetable" not in book.tab.tools  # the open page's tool is not offered twice
+    [info] = sites.list(registry)
+    assert {url: [t.name for t in tools] for url, tools in info.pages().items()} == {
+        f"{FERRY}/timetable.html": ["timetable"],
+        f"{FERRY}/book.html": ["book_ferry", "list_crossings"],
+    }
+    assert info.to_dict()["pages"][0] == {"url": f"{FERRY}/timetable.html", "tools": ["timetable"]}

@@ -29,9 +29,23 @@ export async function renderSites(root) {
     li.dataset.testid = 'site';
     li.dataset.origin = site.origin;
     const name = document.createElement('span');
-    const stale = site.tools.filter((t) => t.stale).length;
-    name.textContent = `${site.origin} · ${site.tools.length} tools${stale ? ` (${stale} stale)` : ''} · ${ago(site.lastSeen)}`;
-    name.title = site.tools.map((t) => `${t.name}${t.stale ? ' (stale: the page no longer offers it)' : ''}`).join('\n');
+    const staleCount = site.tools.filter((t) => t.stale).length;
+    name.textContent = `${site.origin} · ${site.tools.length} tools${staleCount ? ` (${staleCount} stale)` : ''} · ${ago(site.lastSeen)}`;
+    const stale = new Set(site.tools.filter((t) => t.stale).map((t) => t.name));
+    /** @type {{url: string, tools: string[]}[]} */
+    const pages = Array.isArray(site.pages) ? site.pages : [];
+    name.title = pages
+      .map((p) => `${new URL(p.url).pathname}\n${p.tools.map((t) => `  ${t}${stale.has(t) ? ' (stale: its page no longer offers it)' : ''}`).join('\n')}`)
+      .join('\n');
+    const byPage = document.createElement('ul');
+    byPage.className = 'site-pages';
+    byPage.replaceChildren(...pages.map((p) => {
+      const item = document.createElement('li');
+      item.dataset.testid = 'site-page';
+      item.dataset.url = p.url;
+      item.textContent = `${new URL(p.url).pathname}: ${p.tools.map((t) => (stale.has(t) ? `${t} (stale)` : t)).join(', ')}`;
+      return item;
+    }));
     const forget = document.createElement('button');
     forget.type = 'button';
     forget.dataset.testid = 'forget-site';
@@ -41,7 +55,7 @@ export async function renderSites(root) {
       await chrome.runtime.sendMessage({ type: FORGET, origin: site.origin });
       li.remove();
     });
-    li.append(name, forget);
+    li.append(name, forget, byPage);
     return li;
   });
   const list = document.createElement('ul');

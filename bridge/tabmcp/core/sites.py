@@ -16,13 +16,16 @@ Rules (docs/security.md):
   the trust pins (:mod:`tabmcp.core.trust.pins`), one row per origin + tool: no second copy.
   Only tools of reachable origins are recorded here (the trust guard pins others as it lists
   them).
-* A reachable origin with no open document offering tools is *closed*: its tools are one more
-  document in the registry (:class:`~tabmcp.core.registry.ClosedSite`, a negative id), all in
-  one category, so the ``categories`` profile shows a closed site as at most one collapsed
-  entry, ``passthrough`` lists its tools as callable, and search and describe rank them like
-  open ones.
-* A tool whose page loaded and settled without it is *stale*: no longer offered when its site is
-  closed, shown to the person as stale, and fresh again as soon as the site registers it.
+* A site is many pages, each offering its own tools. A stored tool of a reachable origin that no
+  open document of the origin offers is *closed*: the origin's closed tools are one more document
+  in the registry (:class:`~tabmcp.core.registry.ClosedSite`, a negative id), all in one
+  category, so the ``categories`` profile shows them as at most one collapsed entry,
+  ``passthrough`` lists them as callable, and search and describe rank them like open ones. A
+  call of one opens the page that registered it (its document URL), even while another page of
+  the site is open.
+* A tool whose own page (the document URL that registered it) loaded and settled without it is
+  *stale*: no longer offered, shown to the person as stale, and fresh again as soon as the site
+  registers it. Another page of the site settling without it says nothing about it.
 * ``forget`` removes a site's stored definitions, usage counts, stale marks and the person's
   permission (a config permission stays: it is the person's file).
 
@@ -35,7 +38,7 @@ import fnmatch
 import os
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -46,7 +49,9 @@ from .registry import ClosedSite, Registry, Tab, origin_of
 from .scoping import PolicySettings
 from .trust.pins import Pins, definition_of
 
-__all__ = ["SiteInfo", "SiteStore", "SiteTool", "Sites", "how_to_allow", "site_category_name"]
+__all__ = [
+    "SiteInfo", "SiteStore", "SiteTool", "Sites", "how_to_allow", "open_tool_names", "same_page", "site_category_name",
+]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS reachable_sites (
@@ -83,6 +88,21 @@ def site_category_name(origin: str) -> str:
     parts = urlsplit(origin)
     host = (parts.hostname or "site").replace(".", "_").replace("-", "_")
     return f"site_{host}" + (f"_{parts.port}" if parts.port else "")
+
+
+def open_tool_names(docs: Iterable[Tab]) -> dict[str, frozenset[str]]:
+    """Origin → the tool names its open documents offer now (origins offering none left out)."""
+    names: dict[str, set[str]] = {}
+    for doc in docs:
+        if doc.is_open and doc.tools:
+            names.setdefault(doc.origin, set()).update(doc.tools)
+    return {origin: frozenset(tools) for origin, tools in names.items()}
+
+
+def same_page(a: str, b: str) -> bool:
+    """Do two URLs name the same page (scheme, host, port and path; query and fragment aside)?"""
+    pa, pb = urlsplit(a), urlsplit(b)
+    return (pa.scheme, pa.netloc, pa.path or "/") == (pb.scheme, pb.netloc, pb.path or "/")
 
 
 class SiteStore:
@@ -173,6 +193,15 @@ class SiteInfo:
     def last_seen(self) -> float | None:
         return max((t.last_seen for t in self.tools), default=None)
 
+    def pages(self) -> dict[str, tuple[SiteTool, ...]]:
+        """The site's tools by the page that registered them (query and fragment aside): pages in
+        the order their newest tool was seen, tools by name."""
+        pages: dict[str, list[SiteTool]] = {}
+        for tool in sorted(self.tools, key=lambda t: (-t.last_seen, t.name)):
+            parts = urlsplit(tool.url)
+            pages.setdefault(f"{parts.scheme}://{parts.netloc}{parts.path or '/'}", []).append(tool)
+        return {url: tuple(sorted(tools, key=lambda t: t.name)) for url, tools in pages.items()}
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "origin": self.origin,
@@ -181,6 +210,7 @@ class SiteInfo:
             "open": self.open,
             "lastSeen": self.last_seen,
             "tools": [t.to_dict() for t in self.tools],
+            "pages": [{"url": url, "tools": [t.name for t in tools]} for url, tools in self.pages().items()],
         }
 
 
@@ -271,8 +301,13 @@ class Sites:
             if fresh and self.store.clear_stale(doc.origin, fresh):
                 self._bump()
 
+    def document_url(self, origin: str, name: str) -> str:
+        """The URL of the document that last registered ``name`` on ``origin`` (``""``: unknown)."""
+        record = next((r for r in self.pins.records(origin=origin) if r.name == name), None)
+        return record.document_url if record is not None else ""
+
     def mark_stale(self, origin: str, name: str) -> None:
-        """The site's page loaded and settled without ``name``: shown as stale, no longer offered."""
+        """The tool's own page loaded and settled without ``name``: shown as stale, no longer offered."""
         self.store.mark_stale(origin, name)
         self._seen.pop((origin, name), None)
         self._changed_here()
@@ -296,21 +331,21 @@ class Sites:
         self._follow_other_writers()
         docs = [d for d in registry.documents() if d.is_open]
         self.observe(docs)
-        open_origins = {d.origin for d in docs if d.tools}
-        return self.closed_tabs(open_origins)
+        return self.closed_tabs(open_tool_names(docs))
 
-    def closed_tabs(self, open_origins: set[str]) -> list[Tab]:
-        """One stand-in per reachable origin with stored tools and no open document offering tools."""
-        key = (self.version, frozenset(open_origins))
+    def closed_tabs(self, open_tools: Mapping[str, frozenset[str]] | None = None) -> list[Tab]:
+        """One stand-in per reachable origin holding its stored tools that no open document of the
+        origin offers now (``open_tools``: origin → the names its open documents offer)."""
+        open_tools = open_tools or {}
+        key = (self.version, frozenset(open_tools.items()))
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
         stale = self.store.stale()
         by_origin: dict[str, list[Any]] = {}
         for origin in self._known_reachable():
-            if origin in open_origins:
-                continue
+            offered = open_tools.get(origin, frozenset())
             for record in self.pins.records(origin=origin):
-                if (record.origin, record.name) not in stale:
+                if (record.origin, record.name) not in stale and record.name not in offered:
                     by_origin.setdefault(record.origin, []).append(record)
         tabs = [self._stand_in(origin, records) for origin, records in sorted(by_origin.items())]
         out = [t for t in tabs if t is not None]
@@ -369,7 +404,7 @@ class Sites:
 
     def list(self, registry: Registry | None = None) -> list[SiteInfo]:
         """Every origin that is reachable or has stored tools of a reachable past, newest first."""
-        open_origins = {d.origin for d in registry.documents() if d.is_open and d.tools} if registry else set()
+        open_tools = open_tool_names(d for d in registry.documents() if d.is_open) if registry else {}
         stale = self.store.stale()
         origins = set(self._allowed) | {r.match for r in self.policy.origins if r.reachable and "*" not in r.match}
         origins |= set(self._known_reachable())
@@ -380,7 +415,7 @@ class Sites:
                     SiteTool(record.name, record.document_url, record.last_seen, (record.origin, record.name) in stale)
                 )
         out = [
-            SiteInfo(o, self.reachable(o), self.allowed_by(o), o in open_origins, tuple(tools.get(o, ())))
+            SiteInfo(o, self.reachable(o), self.allowed_by(o), o in open_tools, tuple(tools.get(o, ())))
             for o in origins
         ]
         return sorted(out, key=lambda s: (-(s.last_seen or 0), s.origin))

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..config import Config
 from ..core.registry import Registry, origin_of
 from ..core.session import Event, PendingRequest, Session
-from ..core.sites import Sites, SiteStore, how_to_allow
+from ..core.sites import Sites, SiteStore, how_to_allow, same_page
 from ..errors import SiteNotReachable, SiteToolGone
 from ..protocol import SiteForget, SitePermission, SitesList
 
@@ -62,7 +62,7 @@ class SiteLink:
         self._sent: list[dict[str, Any]] | None = None
         self._locks: dict[str, asyncio.Lock] = {}
         self._version = -1
-        registry.set_closed_sites(self.sites.closed_tabs(set()))
+        registry.set_closed_sites(self.sites.closed_tabs())
 
     # -- the link and the registry -------------------------------------------------------
 
@@ -146,8 +146,13 @@ class SiteLink:
         )
         try:
             tab_id: int = await self._wait(request)
-        except SiteToolGone:
-            self.sites.mark_stale(origin, tool)
-            self.changed()
+        except SiteToolGone as gone:
+            # Stale only if the tool's own page settled without it: a site is many pages, and the
+            # page opened (or the page it moved to) may be another one of them.
+            tab = self._registry.tab(gone.details.get("tab_id", -1))
+            settled_on = tab.url if tab is not None else url
+            if same_page(settled_on, self.sites.document_url(origin, tool) or url):
+                self.sites.mark_stale(origin, tool)
+                self.changed()
             raise
         return tab_id
