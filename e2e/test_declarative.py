@@ -4,9 +4,15 @@ flavours (the polyfill alone, and native WebMCP in Chromium)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
-from .conftest import Env, eventually
+from mcp import Client
+from playwright.async_api import expect
+
+from tabmcp.core.session import RequestKind
+
+from .conftest import Env, eventually, other_bridge
 
 
 async def test_a_form_is_a_tool_that_fills_submits_and_answers(env: Env, page_closer):
@@ -46,3 +52,35 @@ async def test_a_form_is_a_tool_that_fills_submits_and_answers(env: Env, page_cl
     assert await row.get_attribute("data-agent-invoked") == "true"
     assert await row.text_content() == "Ada Lovelace 2026-12-01 2 her cabin=true"
     assert await page.locator("#who").input_value() == "Ada Lovelace"
+
+
+async def test_the_same_form_the_same_rule_and_words_in_both_flavours(env: Env, page_closer):
+    """Whether a form's call asks the person depends on the tool and the person's policy, never on
+    which WebMCP implementation registered it; a select inside its label is described by the
+    label's own words, as Chromium's native forms describe it."""
+    async with other_bridge(env, trust={"frame_text": True, "pin_definitions": True}) as bridge:
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "berth.html")
+        await eventually(lambda: bridge.hub.registry.resolve("reserve_berth")
+                         and bridge.hub.registry.resolve("request_upgrade"))
+        async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
+            tools = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
+            cabin = tools["reserve_berth"].input_schema["properties"]["cabin"]
+            assert cabin["description"] == "Cabin"
+            assert [c["title"] for c in cabin["anyOf"]] == ["Deck", "Reserved seat", "Berth"]
+
+            # toolautosubmit, writes on, no annotation asking for approval: it runs at once
+            result = await client.call_tool("reserve_berth", {"cabin": "berth", "who": "Ann"})
+            assert not result.is_error, result.content
+            assert "berth: cabin=berth&who=Ann" in result.content[0].text
+            assert not bridge.hub.session.requests.all(RequestKind.APPROVAL)
+
+            # without toolautosubmit the person submits the filled form: no approval is asked first
+            call = asyncio.ensure_future(client.call_tool("request_upgrade", {"who": "Bob"}))
+            await expect(page.locator("#upgrade input[name=who]")).to_have_value("Bob", timeout=15_000)
+            assert not bridge.hub.session.requests.all(RequestKind.APPROVAL) and not call.done()
+            await page.click("#upgrade button")
+            result = await asyncio.wait_for(call, 20)
+            assert not result.is_error, result.content
+            assert "upgrade: who=Bob" in result.content[0].text

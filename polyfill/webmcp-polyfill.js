@@ -1881,11 +1881,33 @@
   /** @param {Element} el */
   const textOf = (el) => (el.textContent || '').replace(/\s+/g, ' ').trim();
 
+  /** Controls whose own text (options, a textarea's value) is not the words of a label around them. */
+  const LABEL_SKIP = new Set(['select', 'textarea', 'datalist', 'option', 'optgroup', 'script', 'style', 'template']);
+
+  /**
+   * A label's own words, as Chromium's declarative tools take them: the text of a control nested
+   * in the label (a select's options) is not part of it (`<label>Cabin <select>…</select></label>`
+   * describes the select as "Cabin", not "Cabin DeckBerth").
+   * @param {Element} label
+   */
+  function labelText(label) {
+    let out = '';
+    /** @param {Node} node */
+    const walk = (node) => {
+      for (const child of node.childNodes) {
+        if (child.nodeType === 3) out += child.nodeValue;
+        else if (child.nodeType === 1 && !LABEL_SKIP.has(/** @type {Element} */ (child).localName)) walk(child);
+      }
+    };
+    walk(label);
+    return out.replace(/\s+/g, ' ').trim();
+  }
+
   /** A control's description: toolparamdescription, else its label, else aria-label. @param {any} el */
   function controlDescription(el) {
     const own = el.getAttribute('toolparamdescription');
     if (own) return own;
-    const label = el.labels && el.labels.length ? textOf(el.labels[0]) : '';
+    const label = el.labels && el.labels.length ? labelText(el.labels[0]) : '';
     return label || el.getAttribute('aria-label') || '';
   }
 
@@ -1940,7 +1962,7 @@
       let prop;
       const type = el.localName === 'input' ? el.type : el.localName;
       if (type === 'radio') {
-        prop = choices(els.map((r) => [r.value, r.labels && r.labels.length ? textOf(r.labels[0]) : '']));
+        prop = choices(els.map((r) => [r.value, r.labels && r.labels.length ? labelText(r.labels[0]) : '']));
       } else if (type === 'checkbox') {
         prop = els.length > 1
           ? { type: 'array', items: { type: 'string', enum: els.map((c) => c.value) }, uniqueItems: true }
