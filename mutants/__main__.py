@@ -396,6 +396,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        else if (child.nodeType === 1) walk(child);",
         ("e2e/test_declarative.py", "-k", "same_form and polyfill"),
     ),
+    Mutation(
+        "pattern-by-python-re",
+        "tool schemas' patterns judged by Python's re: a tool the browser registered is dropped",
+        "bridge/tabmcp/core/models.py",
+        "    if Draft202012Validator(Draft202012Validator.META_SCHEMA).is_valid(schema):\n        return ECMA_2020_12",
+        "    if Draft202012Validator(Draft202012Validator.META_SCHEMA).is_valid(schema):\n        return Draft202012Validator",
+        ("bridge/tests/test_validation.py",),
+    ),
 )
 
 

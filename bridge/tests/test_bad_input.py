@@ -452,7 +452,10 @@ async def test_deeply_nested_json_gets_a_named_error(bridge, extension, frame):
 
 
 async def test_bad_definitions_are_rejected_one_by_one_with_reasons(bridge, extension):
-    good = [tool("ok_one"), tool("a" * 128), tool("call_tool"), tool("dup", description="the first dup")]
+    good = [tool("ok_one"), tool("a" * 128), tool("call_tool"), tool("dup", description="the first dup"),
+            # a pattern no ECMA-262 engine reads: skipped when arguments are checked, the tool kept
+            # (the browser keeps it too)
+            tool("bad_regex", inputSchema={"type": "object", "properties": {"a": {"pattern": "("}}})]
     bad = {
         "no good!": ({"name": "no good!", "description": "x"}, "1-128 characters"),
         "": ({"name": "", "description": "x"}, "1-128 characters"),
@@ -461,10 +464,6 @@ async def test_bad_definitions_are_rejected_one_by_one_with_reasons(bridge, exte
         "bad_type": (
             tool("bad_type", inputSchema={"type": "object", "properties": {"a": {"type": "wat"}}}),
             "not a valid JSON Schema",
-        ),
-        "bad_regex": (
-            tool("bad_regex", inputSchema={"type": "object", "properties": {"a": {"pattern": "("}}}),
-            "regex",
         ),
         "bad_required": (
             tool("bad_required", inputSchema={"type": "object", "required": "a"}),
@@ -507,11 +506,11 @@ async def test_bad_definitions_are_rejected_one_by_one_with_reasons(bridge, exte
     hub = bridge.hub
     current = hub.registry.tab(1)
     assert current is not None
-    assert list(current.tools) == ["ok_one", "a" * 128, "call_tool", "dup"]
+    assert list(current.tools) == ["ok_one", "a" * 128, "call_tool", "dup", "bad_regex"]
     assert current.tools["dup"].description == "the first dup"
     assert list(current.categories) == ["cat_ok"]
     assert hub.registry.resolve("t1.call_tool") is not None  # a reserved name is qualified, not rejected
-    assert len(current.rejected) == len(bad) + 1 + 5 == 20  # the report names at most 20
+    assert len(current.rejected) == len(bad) + 1 + 5 == 19
     await assert_alive(extension)
     async with Client(mcp_url(bridge), mode="legacy") as client:
         listed = [t.name for t in (await client.list_tools()).tools]

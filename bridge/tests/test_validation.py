@@ -1,5 +1,6 @@
 import pytest
 
+from tabmcp.core.models import PageTool, parse_tool
 from tabmcp.core.validation import validate_arguments
 from tabmcp.errors import ToolValidationError
 
@@ -95,3 +96,58 @@ def test_a_replaced_schema_is_checked_as_it_is_now_never_with_the_validator_of_t
         validate_arguments("t", new, {"n": 1})
     with pytest.raises(ToolValidationError):
         validate_arguments("t", old, {"n": "x"})
+
+
+# Patterns are ECMA-262 (JSON Schema's word), evaluated as the browser evaluates them.
+JS_EMAIL = r"^[\w-\.]+@([\w-]+\.)+[\w-]{2,4}$"  # a class escape in a range: JavaScript, not Python's re
+
+
+def test_a_pattern_python_refuses_but_the_browser_accepts_keeps_its_tool_and_is_checked():
+    tool = parse_tool({
+        "name": "createEvent", "description": "Create a calendar event and invite someone.",
+        "inputSchema": {"type": "object", "properties": {"email": {"type": "string", "pattern": JS_EMAIL}},
+                        "required": ["email"]},
+    })
+    assert isinstance(tool, PageTool), tool
+    assert validate_arguments("createEvent", tool.input_schema, {"email": "ada.l@example.org"})
+    with pytest.raises(ToolValidationError) as err:
+        validate_arguments("createEvent", tool.input_schema, {"email": "not an address"})
+    assert err.value.details["rule"] == "pattern" and err.value.details["field"] == "email"
+
+
+def test_unicode_property_escapes_and_pattern_properties_are_ecma():
+    schema = {
+        "type": "object",
+        "properties": {"name": {"type": "string", "pattern": r"^\p{Lu}\p{Ll}+$"}},
+        "patternProperties": {r"^x-[\w-\.]+$": {"type": "integer"}},
+        "additionalProperties": False,
+    }
+    tool = parse_tool({"name": "t", "description": "A tool.", "inputSchema": schema})
+    assert isinstance(tool, PageTool), tool
+    assert validate_arguments("t", tool.input_schema, {"name": "Ödön", "x-a.b": 3})
+    for bad, rule in (({"name": "ödön"}, "pattern"), ({"x-a.b": "3"}, "type"), ({"y": 1}, "additionalProperties")):
+        with pytest.raises(ToolValidationError) as err:
+            validate_arguments("t", tool.input_schema, bad)
+        assert err.value.details["rule"] == rule, bad
+
+
+def test_a_pattern_no_ecma_engine_reads_is_skipped_never_a_reason_to_drop_the_tool():
+    tool = parse_tool({"name": "t", "description": "A tool.", "inputSchema": {
+        "type": "object", "properties": {"code": {"type": "string", "pattern": "(?<"}}}})
+    assert isinstance(tool, PageTool), tool
+    assert validate_arguments("t", tool.input_schema, {"code": "anything"}) == {"code": "anything"}
+
+
+def test_unknown_formats_are_annotations_and_refs_resolve():
+    schema = {
+        "type": "object",
+        "$defs": {"when": {"type": "string", "format": "x-calendar-day"}},
+        "properties": {"day": {"$ref": "#/$defs/when"}, "mail": {"type": "string", "format": "email"}},
+        "required": ["day"],
+    }
+    tool = parse_tool({"name": "t", "description": "A tool.", "inputSchema": schema})
+    assert isinstance(tool, PageTool), tool
+    assert validate_arguments("t", tool.input_schema, {"day": "next friday", "mail": "not checked"})
+    with pytest.raises(ToolValidationError) as err:
+        validate_arguments("t", tool.input_schema, {"day": 5})
+    assert err.value.details["rule"] == "type"

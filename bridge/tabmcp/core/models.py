@@ -17,9 +17,11 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
-from referencing.exceptions import Unresolvable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
+from referencing.exceptions import Unresolvable
+
+from .ecma_regex import ECMA_2020_12, ECMA_DRAFT7, ecma_validator_class
 
 __all__ = [
     "BRIDGE_ONLY_FIELDS",
@@ -76,17 +78,18 @@ def schema_validator_class(schema: dict[str, Any]) -> type[Validator]:
 
     ``$schema`` decides when present. Without it MCP means 2020-12, but real servers still
     publish older shapes (array-form ``items``); a schema that is invalid as 2020-12 yet valid
-    as Draft 7 is read as Draft 7 rather than rejected.
+    as Draft 7 is read as Draft 7 rather than rejected. Patterns are ECMA-262, as the browser
+    reads them (:mod:`tabmcp.core.ecma_regex`).
     """
     if "$schema" in schema:
         if not isinstance(schema["$schema"], str):
             raise ValueError("$schema must be a string (the dialect's URI)")
-        return validator_for(schema, default=Draft202012Validator)  # type: ignore[no-any-return]
+        return ecma_validator_class(validator_for(schema, default=Draft202012Validator))
     if Draft202012Validator(Draft202012Validator.META_SCHEMA).is_valid(schema):
-        return Draft202012Validator
+        return ECMA_2020_12
     if Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(schema):
-        return Draft7Validator
-    return Draft202012Validator
+        return ECMA_DRAFT7
+    return ECMA_2020_12
 
 
 def upgrade_draft4(schema: Any) -> Any:
