@@ -404,6 +404,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if Draft202012Validator(Draft202012Validator.META_SCHEMA).is_valid(schema):\n        return Draft202012Validator",
         ("bridge/tests/test_validation.py",),
     ),
+    Mutation(
+        "polyfill-refuses-outside-subset",
+        "the polyfill refuses what the browser accepts (format, $ref...) without strict schemas",
+        "polyfill/webmcp-polyfill.js",
+        "    const strict = strictSchemas();",
+        "    const strict = true;",
+        ("polyfill/tests/test_polyfill_draft.py", "-k", "by_default"),
+    ),
+    Mutation(
+        "category-atomic-on-bad-member",
+        "one bad member takes its whole category down in the polyfill",
+        "polyfill/webmcp-polyfill.js",
+        "          continue;\n        }\n        seen.add(m.dict.name);",
+        "          throw e;\n        }\n        seen.add(m.dict.name);",
+        ("polyfill/tests/test_polyfill_categories.py", "-k", "collisions"),
+    ),
 )
 
 

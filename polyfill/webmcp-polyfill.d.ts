@@ -210,6 +210,8 @@ export interface CategoryInfo {
   description: string;
   /** Member tool names, in registration order. */
   tools: string[];
+  /** Members registerCategory did not register (each refused alone; the others are registered). */
+  refused?: { name: string; error: string }[];
 }
 
 export interface ModelContextExtensions {

@@ -32,7 +32,8 @@
    *            controller: AbortController, signal: AbortSignal}} ToolRecord
    * @typedef {{fill(input: any): void, submit(client: any): Promise<any>, cancel(): void}} FormDriver
    * @typedef {{name: string, description: string, members: string[], scope: ToolScope|null,
-   *            controller: AbortController, signal: AbortSignal}} CategoryRecord
+   *            controller: AbortController, signal: AbortSignal,
+   *            refused?: {name: string, error: string}[]}} CategoryRecord
    * @typedef {{type: 'text', text: string}} TextContent
    * @typedef {{content: any[], structuredContent?: any, isError?: boolean, _meta?: any}} CallToolResult
    * @typedef {{status: 'ok', value: any, fromNative?: boolean} | {status: 'threw', error: any, nativeOnly?: boolean}
@@ -291,11 +292,50 @@
     try { return new RegExp(p, 'u'); } catch (_) { return new RegExp(p); }
   }
 
+  /** Does `text` match the schema pattern `p`? true when no RegExp can be made of it (not checked). @param {string} p @param {string} text */
+  function patternMatches(p, text) {
+    let re;
+    try { re = schemaRegExp(p); } catch (_) { return true; }
+    return re.test(text);
+  }
+
   /**
-   * Throws a TypeError when a schema uses what the draft's subset excludes or an invalid pattern.
+   * Strict schemas: refuse what the draft's subset excludes (opt-in, for authors who want the
+   * draft's rules). By default the polyfill accepts what Chromium's shipping implementation
+   * accepts and warns once per keyword. Opt in with `<script src="webmcp-polyfill.js"
+   * data-strict-schemas>` or `globalThis.webmcpPolyfillOptions = { strictSchemas: true }`
+   * (read at each registration).
+   */
+  const strictByScript = (() => {
+    try {
+      const el = document.currentScript;
+      return !!(el && el.hasAttribute('data-strict-schemas'));
+    } catch (_) { return false; }
+  })();
+  function strictSchemas() {
+    if (strictByScript) return true;
+    try {
+      const opts = /** @type {any} */ (globalThis).webmcpPolyfillOptions;
+      return !!(opts && typeof opts === 'object' && opts.strictSchemas === true);
+    } catch (_) { return false; }
+  }
+  /** @type {Set<string>} keywords already warned about */
+  const warnedKeywords = new Set();
+  /** @param {string} key @param {string} why */
+  function warnKeyword(key, why) {
+    if (warnedKeywords.has(key)) return;
+    warnedKeywords.add(key);
+    console.warn(`[webmcp-polyfill] input schema: ${why}; accepted as Chromium accepts it (not checked by the polyfill). `
+      + 'Set webmcpPolyfillOptions.strictSchemas to refuse it as the WebMCP draft does.');
+  }
+
+  /**
+   * Checks a schema against the draft's subset: in strict mode throws a TypeError for what the
+   * subset excludes or an invalid pattern; by default warns once per keyword and accepts.
    * @param {any} schema the JSON copy @param {string} method
    */
   function checkSchemaSubset(schema, method) {
+    const strict = strictSchemas();
     /** @param {any} node @param {string} where */
     const walk = (node, where) => {
       if (typeof node === 'boolean') return;
@@ -303,19 +343,27 @@
         throw new TypeError(`${prefix(method)}invalid input schema: ${where || '/'} is not a schema object`);
       }
       for (const key of EXCLUDED_KEYWORDS) {
-        if (key in node) {
+        if (!(key in node)) continue;
+        if (strict) {
           throw new TypeError(`${prefix(method)}invalid input schema: '${key}' at ${where || '/'} is not supported (excluded by WebMCP)`);
         }
+        warnKeyword(key, `'${key}' (at ${where || '/'}) is outside the WebMCP draft's subset`);
       }
       if ('additionalProperties' in node && node.additionalProperties !== false) {
-        throw new TypeError(`${prefix(method)}invalid input schema: 'additionalProperties' at ${where || '/'} may only be false`);
+        if (strict) {
+          throw new TypeError(`${prefix(method)}invalid input schema: 'additionalProperties' at ${where || '/'} may only be false`);
+        }
+        warnKeyword('additionalProperties', `'additionalProperties' other than false (at ${where || '/'}) is outside the WebMCP draft's subset`);
       }
       if ('pattern' in node) {
         try {
           if (typeof node.pattern !== 'string') throw new Error('not a string');
           schemaRegExp(node.pattern);
         } catch (e) {
-          throw new TypeError(`${prefix(method)}invalid input schema: 'pattern' at ${where || '/'} is not a valid regular expression`);
+          if (strict) {
+            throw new TypeError(`${prefix(method)}invalid input schema: 'pattern' at ${where || '/'} is not a valid regular expression`);
+          }
+          warnKeyword('pattern', `'pattern' at ${where || '/'} is not a regular expression the browser can run`);
         }
       }
       for (const key of ['properties', 'patternProperties']) {
@@ -409,7 +457,7 @@
       const length = Array.from(value).length;
       if (typeof schema.minLength === 'number' && length < schema.minLength) return fail('minLength', `Must have at least ${schema.minLength} characters.`);
       if (typeof schema.maxLength === 'number' && length > schema.maxLength) return fail('maxLength', `Must have at most ${schema.maxLength} characters.`);
-      if (typeof schema.pattern === 'string' && !schemaRegExp(schema.pattern).test(value)) {
+      if (typeof schema.pattern === 'string' && !patternMatches(schema.pattern, value)) {
         return fail('pattern', `Must match the pattern ${schema.pattern}.`);
       }
     }
@@ -451,7 +499,7 @@
         }
         if (isPlainObject(schema.patternProperties)) {
           for (const [re, sub] of Object.entries(schema.patternProperties)) {
-            if (schemaRegExp(re).test(k)) {
+            if (patternMatches(re, k)) {
               matched = true;
               const r = validateValue(sub, v, at);
               if (r) return r;
@@ -459,6 +507,10 @@
           }
         }
         if (!matched && schema.additionalProperties === false) return fail('additionalProperties', `Unexpected property ${JSON.stringify(k)}.`, at);
+        if (!matched && isPlainObject(schema.additionalProperties)) {
+          const r = validateValue(schema.additionalProperties, v, at);
+          if (r) return r;
+        }
       }
     }
     if (Array.isArray(schema.allOf)) {
@@ -1316,7 +1368,8 @@
   function getCategories() {
     return Array.from(categories.values())
       .sort((a, b) => byName(a.name, b.name))
-      .map((c) => ({ name: c.name, description: c.description, tools: c.members.slice() }));
+      .map((c) => ({ name: c.name, description: c.description, tools: c.members.slice(),
+        ...(c.refused && c.refused.length ? { refused: c.refused.map((r) => ({ ...r })) } : {}) }));
   }
 
   /**
@@ -1411,25 +1464,44 @@
       if (!isObjectLike(v) || typeof v[Symbol.iterator] !== 'function') {
         throw new TypeError(`${p}${read('tools')}The provided value cannot be converted to a sequence.`);
       }
-      const members = Array.from(v, (t) => convertTool(t, method, undefined, false));
+      const given = Array.from(v);
       const opts = convertOptions(options, method, 'ModelContextRegisterCategoryOptions');
       const scope = convertScope(category.scope, method);
 
       checkName(name);
       if (nameTaken(name, true)) throw domError('Duplicate tool name', 'InvalidStateError');
       if (description === '') throw domError('Description is required', 'InvalidStateError');
+      // One bad member never takes its neighbours down: each is checked alone, the valid ones are
+      // registered, the others reported (console, and getCategories()'s `refused`).
+      /** @type {ReturnType<typeof convertTool>[]} */
+      const members = [];
+      /** @type {{name: string, error: string}[]} */
+      const refused = [];
       const seen = new Set([name]);
-      for (const m of members) {
-        checkTool(m);
-        if (seen.has(m.dict.name)) throw domError('Duplicate tool name', 'InvalidStateError');
+      for (const t of given) {
+        let m;
+        try {
+          m = convertTool(t, method, undefined, false);
+          checkTool(m);
+          if (seen.has(m.dict.name)) throw domError('Duplicate tool name', 'InvalidStateError');
+        } catch (e) {
+          let memberName = '';
+          try { memberName = isObjectLike(t) && t.name !== undefined ? domString(t.name) : ''; } catch (_) { /* unnamed */ }
+          refused.push({ name: memberName, error: `${e && /** @type {any} */ (e).name ? /** @type {any} */ (e).name + ': ' : ''}${errorMessage(e)}` });
+          continue;
+        }
         seen.add(m.dict.name);
+        members.push(m);
       }
       if (opts.signal && opts.signal.aborted) throw opts.signal.reason;
+      for (const r of refused) {
+        console.warn(`[webmcp-polyfill] registerCategory(${JSON.stringify(name)}): member ${JSON.stringify(r.name)} not registered: ${r.error}`);
+      }
 
       const controller = new AbortController();
       const signal = opts.signal ? anySignal([opts.signal, controller.signal]) : controller.signal;
       /** @type {CategoryRecord} */
-      const cat = { name, description, members: [], scope, controller, signal };
+      const cat = { name, description, members: [], scope, controller, signal, refused };
       categories.set(name, cat);
       signal.addEventListener('abort', () => removeCategory(cat), { once: true });
       const pending = members.map((m) => {

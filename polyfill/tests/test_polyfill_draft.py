@@ -28,9 +28,49 @@ EXCLUDED = {
 }
 
 
-async def test_register_tool_rejects_the_excluded_schema_keywords(tab: Any) -> None:
-    """Both modes: the polyfill's registerTool checks the subset before the browser sees the tool."""
+async def test_by_default_schemas_are_accepted_as_chromium_accepts_them(tab: Any) -> None:
+    """Both modes: keywords outside the draft's subset register as the shipping browser registers
+    them (with the extension on a native page, a tool never disappears because of our polyfill),
+    with one console warning per keyword; the browser's own getTools lists every one."""
     out = await tab.js(script("""
+        const out = {};
+        for (const [key, inputSchema] of Object.entries(arg)) {
+          out[key] = await attempt(() => mc.registerTool(tool('t_' + key, () => 'x', { inputSchema })));
+        }
+        // checked where the polyfill can: a JS-only pattern, and additionalProperties as a schema
+        await mc.registerTool(tool('mail', (i) => 'sent ' + i.to, { inputSchema: { type: 'object',
+          properties: { to: { type: 'string', format: 'email', pattern: '^[\\\\w-\\\\.]+@([\\\\w-]+\\\\.)+[\\\\w-]{2,4}$' } },
+          additionalProperties: { type: 'string' } } }));
+        const mail = await find('mail');
+        const err = async (input) => { try { return await mc.executeTool(mail, input); } catch (e) { return [e.name, JSON.parse(e.message).reason]; } };
+        out.mailOk = await err({ to: 'ada.l@example.org', note: 'hi' });
+        out.mailBadPattern = await err({ to: 'nope' });
+        out.mailBadExtra = await err({ to: 'ada@example.org', note: 3 });
+        out.registered = await names();
+        out.native = await nativeGetTools();
+        return out;
+    """), EXCLUDED)
+    for key in EXCLUDED:
+        assert out[key] == ["ok", None], (key, out[key])
+    assert sorted(out["registered"]) == sorted(["mail", *("t_" + k for k in EXCLUDED)])
+    if tab.native:
+        assert sorted(out["native"]) == sorted(out["registered"])
+    assert out["mailOk"] == "sent ada.l@example.org"
+    if not tab.native:  # natively, executeTool is the browser's own (Chromium 156 checks no pattern)
+        assert out["mailBadPattern"] == ["DataError", "pattern"]
+        assert out["mailBadExtra"] == ["DataError", "type"]
+    warnings = [text for kind, text in tab.console if kind == "warning" and "input schema" in text]
+    for keyword in ("'$ref'", "'$defs'", "'format'", "'additionalProperties'", "'unevaluatedProperties'",
+                    "'dependentRequired'", "'contentEncoding'", "'pattern'"):
+        assert sum(keyword in w for w in warnings) == 1, (keyword, warnings)
+    assert all("strictSchemas" in w for w in warnings)
+
+
+async def test_strict_schemas_refuse_the_excluded_keywords(tab: Any) -> None:
+    """Both modes, strict schemas on (the draft's rules, opt-in): registerTool checks the subset
+    before the browser sees the tool."""
+    out = await tab.js(script("""
+        globalThis.webmcpPolyfillOptions = { strictSchemas: true };
         const out = {};
         for (const [key, inputSchema] of Object.entries(arg)) {
           out[key] = await attempt(() => mc.registerTool(tool('t_' + key, () => 'x', { inputSchema })));

@@ -70,14 +70,17 @@ async def test_scope_kept_and_validated(tab: Any) -> None:
           booleanType: await attempt(() => mc.registerTool(tool('x5', () => 1, { scope: { requiresApproval: 'yes' } }))),
           notObject: await attempt(() => mc.registerTool(tool('x6', () => 1, { scope: 'admin' }))),
           category: await attempt(() => mc.registerCategory({ name: 'c', description: 'd', tools: [], scope: { dangerLevel: 'x' } })),
-          member: await attempt(() => mc.registerCategory({ name: 'c', description: 'd',
-                                                           tools: [tool('m', () => 1, { scope: { aiEnabled: 1 } })] })),
           // scope is checked before the name, so a bad scope wins over a duplicate
           beforeName: await attempt(() => mc.registerTool(tool('wipe', () => 1, { scope: { core: 'no' } }))),
         };
         const unknownKey = await attempt(() => mc.registerTool(tool('extra', () => 1, { scope: { future: 1, core: true } })));
+        // a member's bad scope refuses that member alone: its category is registered without it
+        const member = await attempt(() => mc.registerCategory({ name: 'c', description: 'd',
+                                                                 tools: [tool('m', () => 1, { scope: { aiEnabled: 1 } })] }));
+        const refused = mc.getCategories().find((c) => c.name === 'c').refused;
+        await mc.unregisterCategory('c');
         const snap = await hook.snapshot();
-        return { bad, unknownKey, names: await names(),
+        return { bad, unknownKey, member, refused, names: await names(),
                  tools: Object.fromEntries(snap.tools.map((t) => [t.name, [t.scope, t.category]])),
                  categories: snap.categories };
     """))
@@ -86,6 +89,8 @@ async def test_scope_kept_and_validated(tab: Any) -> None:
         assert "Invalid scope" in err[2], (key, err)
     assert "dangerLevel" in out["bad"]["dangerLevel"][2]
     assert out["unknownKey"] == ["ok", None]
+    assert out["member"] == ["ok", None]
+    assert [r["name"] for r in out["refused"]] == ["m"] and "Invalid scope" in out["refused"][0]["error"]
     assert any("unknown key" in text and "future" in text for _kind, text in tab.console)
     assert out["names"] == ["admin.ban", "extra", "unscoped", "wipe"]
     assert out["tools"] == {

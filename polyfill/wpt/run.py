@@ -9,7 +9,8 @@ ships it in ``wpt-runner/testharness/``)::
 
 Flavours:
 
-* ``ours``: plain Chromium, our polyfill injected into every frame at document start;
+* ``ours``: plain Chromium, our polyfill injected into every frame at document start, in strict
+  schemas (the draft's subset; docs/polyfill.md);
 * ``native``: Chromium with ``--enable-features=WebMCP``, nothing injected;
 * ``native+ours``: the same native Chromium with our polyfill layered on top;
 * ``mcpb``: plain Chromium with ``@mcp-b/webmcp-polyfill``'s IIFE (``--mcpb PATH``) injected.
@@ -110,7 +111,9 @@ async def run_flavour(
 
     inject: str | None = None
     if flavour in ("ours", "native+ours"):
-        inject = POLYFILL.read_text()
+        # the draft's tests: our polyfill in strict schemas (the draft's subset), not the default
+        # that follows the shipping browser
+        inject = "globalThis.webmcpPolyfillOptions = { strictSchemas: true };\n" + POLYFILL.read_text()
     elif flavour == "mcpb":
         assert mcpb is not None
         inject = mcpb.read_text()
