@@ -46,7 +46,7 @@ from tabmcp.core.models import (
     parse_tool,
     schema_validator_class,
 )
-from tabmcp.core.registry import CategoryEntry, Registry, Tab, ToolEntry
+from tabmcp.core.registry import CategoryEntry, Registry, Tab, ToolEntry, is_qualified_form
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.errors import MalformedMessage, ProtocolError, ToolCallError, UnknownMessageType
 from tabmcp.protocol import (
@@ -886,11 +886,10 @@ class RegistryMachine(RuleBasedStateMachine):
     """Sequences of apply / sync / remove / clear / clock ticks, checked against a small model.
 
     The model remembers when each (tab, name) claim was first seen (the registry's rule: the
-    oldest claim takes the plain name) and which origin each plain name was last bound to
-    (the rebind guard: no move to another origin within ``GUARD`` seconds).
+    oldest claim takes the plain name) and which origin each plain name was bound to (a name
+    shown for one origin never moves to another).
     """
 
-    GUARD = 60.0
     TABS = st.integers(1, 4)
     ORIGINS = st.sampled_from(["http://a.test", "http://b.test"])
     NAMES = st.sampled_from(
@@ -902,7 +901,7 @@ class RegistryMachine(RuleBasedStateMachine):
     @initialize()
     def start(self) -> None:
         self.now = 1000.0
-        self.reg = Registry(reserved_names=REG_RESERVED, rebind_guard_s=self.GUARD, clock=lambda: self.now)
+        self.reg = Registry(reserved_names=REG_RESERVED)
         self.seq = 0
         self.claims: dict[tuple[int, str], int] = {}
         self.bound: dict[str, tuple[str, float]] = {}
@@ -1029,12 +1028,12 @@ class RegistryMachine(RuleBasedStateMachine):
             claimants.sort()
             holders = [t for _, t in claimants if self.reg.public_name(t, name) == name]
             assert len(holders) <= 1
-            if name in REG_RESERVED:
+            if name in REG_RESERVED or is_qualified_form(name):
                 assert not holders
                 continue
             origin = {t: self.reg.tab(t).origin for _, t in claimants}
             previous = self.bound.get(name)
-            guarded = previous is not None and self.built_at - previous[1] < self.GUARD
+            guarded = previous is not None  # never moves, however long after
             if not holders:
                 # Nobody may take it only while the guard keeps it for another origin.
                 assert guarded and all(origin[t] != previous[0] for _, t in claimants), (name, claimants)
@@ -1047,7 +1046,7 @@ class RegistryMachine(RuleBasedStateMachine):
             if older:
                 assert guarded and previous[0] == origin[holder]
             if previous is not None and previous[0] != origin[holder]:
-                assert not guarded, f"{name} moved from {previous[0]} to {origin[holder]} within the guard"
+                assert not guarded, f"{name} moved from {previous[0]} to {origin[holder]}"
             self.bound[name] = (origin[holder], self.now)
 
 
