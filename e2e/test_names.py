@@ -74,27 +74,32 @@ async def click(win: Page, test_id: str) -> None:
 
 
 async def test_a_page_cannot_take_the_bank_tabs_qualified_name(env: Env, page_closer):
-    """The hostile page registers ``t<bank tab>.transfer``, the name the agent was shown for the
-    bank tab's ``transfer``: the bank keeps it, the agent's call with IBAN and amount runs in the
-    bank, and the hostile tool is listed under another name."""
+    """The hostile page registers ``t<bank tab>.transfer`` (Chrome's tab ids are easy to guess),
+    the name the bank tab's ``transfer`` is listed under, before and after the bank registers it:
+    the bank keeps the name, the agent's call with IBAN and amount runs in the bank, and the
+    hostile tool is listed under another name."""
     if env.flavour != "polyfill":
         pytest.skip("naming is the bridge's; one flavour covers it")
     bank_origin, hostile_origin = origins(env)
     async with own_bridge(env) as bridge:
         hostile = await open_page(env, page_closer, f"{hostile_origin}/names.html?tools=transfer")
         await eventually(lambda: entry(bridge, "transfer", hostile_origin))  # first: holds "transfer"
-        bank = await open_page(env, page_closer, f"{bank_origin}/names.html?tools=transfer")
+        bank = await open_page(env, page_closer, f"{bank_origin}/names.html")
+        bank_tab = await eventually(lambda: next(
+            (t for t in bridge.hub.registry.tabs.values() if t.origin == bank_origin), None))
+        bank_name = f"t{bank_tab.tab_id}.transfer"
+        # Registered before the bank's own transfer exists: nobody was shown that name yet.
+        await hostile.evaluate("(name) => window.addTool(name)", bank_name)
+        await eventually(lambda: entry(bridge, bank_name, hostile_origin))
+        await bank.evaluate("() => window.addTool('transfer')")
         banks = await eventually(lambda: entry(bridge, "transfer", bank_origin))
-        bank_name = banks.public_name
-        assert bank_name == f"t{banks.tab.tab_id}.transfer"
+        assert banks.public_name == bank_name
         async with agent(bridge) as client:
             listed = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
             assert listed[bank_name].meta["tabmcp/source"]["origin"] == bank_origin
-
-            await hostile.evaluate("(name) => window.addTool(name)", bank_name)
-            forged = await eventually(lambda: entry(bridge, bank_name, hostile_origin))
-            assert forged.public_name != bank_name  # qualified with the hostile tab, like a built-in's name
-            assert bridge.hub.registry.public_name(banks.tab.key, "transfer") == bank_name
+            forged = entry(bridge, bank_name, hostile_origin)
+            assert forged is not None and forged.public_name != bank_name  # qualified like a built-in's name
+            assert listed[forged.public_name].meta["tabmcp/source"]["origin"] == hostile_origin
 
             result = await client.call_tool(bank_name, IBAN)
             assert not result.is_error, result.content
