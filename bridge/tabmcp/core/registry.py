@@ -701,10 +701,10 @@ class Registry:
 
     def _update_index(self, old: _Index) -> _Index | None:
         """``old`` brought up to date by naming again only what the changed tabs' names touch:
-        the names those tabs offered or offer, and the names the rebind guard held back (they
-        may be free now); every other document keeps its entries (the same objects). Its result
-        equals :meth:`_build_index`'s; ``None`` when a qualified name would collide (the whole
-        build settles collisions)."""
+        the names those tabs offered or offer, and the names held back for another origin (a
+        claim of that origin may be back); every other document keeps its entries (the same
+        objects). Its result equals :meth:`_build_index`'s; ``None`` when a qualified name would
+        collide or was shown for another origin (the whole build numbers those)."""
         docs = {doc.key: doc for doc in self.documents()}
         changed = {key for key in old.by_doc if key[0] in self._dirty}
         changed |= {key for key in docs if key[0] in self._dirty}
