@@ -171,6 +171,13 @@ async def test_a_framed_banks_approval_is_asked_and_remembered_under_the_banks_o
             await allow.click(force=True, no_wait_after=True)
             await expect(allow).to_be_enabled(timeout=10_000)  # the window is still open: not answered
             assert not call.done()
+            # Losing the focus disarms it; getting it back starts the delay again.
+            await win.evaluate("() => window.dispatchEvent(new Event('blur'))")
+            await expect(allow).to_be_disabled()
+            await win.evaluate("() => window.dispatchEvent(new Event('focus'))")
+            await allow.click(force=True, no_wait_after=True)
+            await expect(allow).to_be_enabled(timeout=10_000)
+            assert not call.done()
             await win.get_by_test_id("approval-remember").check()
             await click(win, "approval-allow")
             assert not (await call).is_error
