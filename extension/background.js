@@ -956,7 +956,14 @@ pending.handle(KIND.query, (query, rule, message) => {
 
 // ---- approvals: asked in the extension's own window (approval/approvals.js), never in the page ----
 
-const approvalWindow = createApprovals({ send: (m) => send(m), resultType: OUT.approvalResult, table: pending });
+/** Chrome's origin for a child frame's document (its port's `sender.origin`), while it may offer tools. */
+function frameOrigin(tabId, frameId) {
+  return frameAllowed(tabId, frameId) ? state.frames.get(tabId)?.get(frameId)?.origin || '' : '';
+}
+
+const approvalWindow = createApprovals({
+  send: (m) => send(m), resultType: OUT.approvalResult, table: pending, frameOrigin,
+});
 
 /** The bridge stopped waiting (timeout, the call was cancelled): close the question's window unanswered. */
 function withdrawApproval(approvalId) {

@@ -65,6 +65,7 @@
     INTERNAL_ERROR: 'INTERNAL_ERROR',
     TOOL_ERROR: 'TOOL_ERROR',
     TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
+    TOOL_GONE: 'TOOL_GONE',
     VALIDATION_ERROR: 'VALIDATION_ERROR',
     WRITES_DISABLED: 'WRITES_DISABLED',
     APPROVAL_DENIED: 'APPROVAL_DENIED',
@@ -363,6 +364,8 @@
  * @property {string} reason
  * @property {number} timeoutMs
  * @property {string} [origin] The origin of the document that offers the tool (a frame's own origin for frame tools).
+ * @property {number} [frameId] The frame whose document offers the tool (0: the tab's top document). The extension asks, and remembers the answer, under that frame's origin as Chrome reports it.
+ * @property {string} [toolName] The tool's name as its page registered it (``tool`` is the public name, which may be qualified): a remembered answer is per owning origin and this name.
  */
 
 /**

@@ -420,6 +420,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "          throw e;\n        }\n        seen.add(m.dict.name);",
         ("polyfill/tests/test_polyfill_categories.py", "-k", "collisions"),
     ),
+    Mutation(
+        "page-takes-qualified-form",
+        "a page tool named t<N>.transfer is listed plainly, taking the bank tab's qualified name",
+        "bridge/tabmcp/core/registry.py",
+        "        return name not in self._reserved and not is_qualified_form(name)",
+        "        return name not in self._reserved",
+        ("e2e/test_names.py", "-k", "qualified_name and polyfill"),
+    ),
+    Mutation(
+        "names-move-to-another-origin",
+        "a name shown for one origin is served by another's tool once the first left",
+        "bridge/tabmcp/core/registry.py",
+        "        return bound is not None and bound != origin",
+        "        return False",
+        ("e2e/test_names.py", "-k", "never_served and polyfill"),
+    ),
+    Mutation(
+        "approval-under-top-origin",
+        "a framed bank's approval is asked and remembered under the top page's origin",
+        "extension/approval/approvals.js",
+        "    const origin = frameId ? frameOrigin(request.tabId, frameId) : topOrigin;",
+        "    const origin = topOrigin;",
+        ("e2e/test_names.py", "-k", "framed and polyfill"),
+    ),
+    Mutation(
+        "approval-no-input-delay",
+        "Allow works the instant the approval window opens (double-click-jacking)",
+        "extension/approval/approval.js",
+        "const ARM_DELAY_MS = 1000;",
+        "const ARM_DELAY_MS = 0;",
+        ("e2e/test_names.py", "-k", "framed and polyfill"),
+    ),
 )
 
 

@@ -12,6 +12,7 @@
     │   └── NotReady                 a message before the ``hello`` handshake
     └── ToolCallError                a tool call failed; ``code`` is what the agent sees
         ├── ToolNotFound             TOOL_NOT_FOUND (with the closest names)
+        ├── ToolGone                 TOOL_GONE (the name meant an origin's tool that left; never another's)
         ├── ToolValidationError      VALIDATION_ERROR (which field, what was expected)
         ├── WritesDisabled           WRITES_DISABLED (with the setting that enables writes)
         ├── ApprovalDenied           APPROVAL_DENIED
@@ -61,6 +62,7 @@ __all__ = [
     "TabClosed",
     "TabNavigated",
     "ToolCallError",
+    "ToolGone",
     "ToolNotFound",
     "ToolTimeout",
     "ToolValidationError",
@@ -90,6 +92,9 @@ class ErrorCode(enum.StrEnum):
     # tool calls, approvals and page queries
     TOOL_ERROR = "TOOL_ERROR"
     TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
+    TOOL_GONE = "TOOL_GONE"
+    """The name was listed for one origin's tool, which no longer offers it; names never move to
+    another origin, so the call runs nothing (``details.origin`` is the origin it meant)."""
     VALIDATION_ERROR = "VALIDATION_ERROR"
     WRITES_DISABLED = "WRITES_DISABLED"
     APPROVAL_DENIED = "APPROVAL_DENIED"
@@ -182,6 +187,10 @@ class ToolCallError(BridgeError):
 
 class ToolNotFound(ToolCallError):
     code: str = ErrorCode.TOOL_NOT_FOUND
+
+
+class ToolGone(ToolCallError):
+    code: str = ErrorCode.TOOL_GONE
 
 
 class ToolValidationError(ToolCallError):

@@ -423,6 +423,12 @@ class ApprovalRequest(WireModel):
     timeout_ms: int
     origin: str = ""
     """The origin of the document that offers the tool (a frame's own origin for frame tools)."""
+    frame_id: int = 0
+    """The frame whose document offers the tool (0: the tab's top document). The extension asks,
+    and remembers the answer, under that frame's origin as Chrome reports it."""
+    tool_name: str = ""
+    """The tool's name as its page registered it (``tool`` is the public name, which may be
+    qualified): a remembered answer is per owning origin and this name."""
 
 
 class ApprovalWithdraw(WireModel):

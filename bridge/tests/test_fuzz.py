@@ -46,7 +46,7 @@ from tabmcp.core.models import (
     parse_tool,
     schema_validator_class,
 )
-from tabmcp.core.registry import CategoryEntry, Registry, Tab, ToolEntry
+from tabmcp.core.registry import CategoryEntry, Registry, Tab, ToolEntry, is_qualified_form
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.errors import MalformedMessage, ProtocolError, ToolCallError, UnknownMessageType
 from tabmcp.protocol import (
@@ -849,9 +849,10 @@ def test_apply_keeps_exactly_the_valid_definitions(tab_id, url, tool_list, cat_l
     assert list(tab.categories) == want_cats
     for name, raw in want_tools.items():
         assert tab.tools[name].description == raw["description"]
-    # A single tab on a fresh registry: every name that is not reserved is used as is.
+    # A single tab on a fresh registry: every name that is not reserved (a built-in's, or of the
+    # bridge's qualified form) is used as is.
     for name in [*tab.tools, *tab.categories]:
-        if name not in REG_RESERVED:
+        if name not in REG_RESERVED and not is_qualified_form(name):
             assert reg.public_name(tab_id, name) == name
             assert reg.resolve(name) is not None
 
@@ -883,14 +884,13 @@ def test_sync_replaces_everything(first, second):
 
 
 class RegistryMachine(RuleBasedStateMachine):
-    """Sequences of apply / sync / remove / clear / clock ticks, checked against a small model.
+    """Sequences of apply / sync / remove / clear, checked against a small model.
 
     The model remembers when each (tab, name) claim was first seen (the registry's rule: the
-    oldest claim takes the plain name) and which origin each plain name was last bound to
-    (the rebind guard: no move to another origin within ``GUARD`` seconds).
+    oldest claim takes the plain name) and which origin each plain name was bound to (a name
+    shown for one origin never moves to another).
     """
 
-    GUARD = 60.0
     TABS = st.integers(1, 4)
     ORIGINS = st.sampled_from(["http://a.test", "http://b.test"])
     NAMES = st.sampled_from(
@@ -901,14 +901,11 @@ class RegistryMachine(RuleBasedStateMachine):
 
     @initialize()
     def start(self) -> None:
-        self.now = 1000.0
-        self.reg = Registry(reserved_names=REG_RESERVED, rebind_guard_s=self.GUARD, clock=lambda: self.now)
+        self.reg = Registry(reserved_names=REG_RESERVED)
         self.seq = 0
         self.claims: dict[tuple[int, str], int] = {}
-        self.bound: dict[str, tuple[str, float]] = {}
+        self.bound: dict[str, str] = {}
         self.expected: dict[int, tuple[list[str], list[str]]] = {}
-        self.version = -1
-        self.built_at = self.now
 
     # -- driving the registry, keeping the model in step -------------------------------------
 
@@ -994,18 +991,12 @@ class RegistryMachine(RuleBasedStateMachine):
         for tab_id in list(self.expected):
             self._drop(tab_id)
 
-    @rule(seconds=st.sampled_from([0.5, 30.0, 61.0]))
-    def tick(self, seconds):
-        self.now += seconds
-
     # -- invariants ---------------------------------------------------------------------------
 
     @invariant()
     def check(self):
         # The registry rebuilds its names lazily, on the first read after a change: that read
-        # (here, right after the step) is when the rebind guard is evaluated.
-        if self.reg.version != self.version:
-            self.version, self.built_at = self.reg.version, self.now
+        # (here, right after the step) is when a listing could show a name, binding it to its origin.
         check_registry(self.reg, REG_RESERVED)
         self.no_stale_entries()
         self.oldest_claim_holds_the_plain_name()
@@ -1029,26 +1020,24 @@ class RegistryMachine(RuleBasedStateMachine):
             claimants.sort()
             holders = [t for _, t in claimants if self.reg.public_name(t, name) == name]
             assert len(holders) <= 1
-            if name in REG_RESERVED:
+            if name in REG_RESERVED or is_qualified_form(name):
                 assert not holders
                 continue
             origin = {t: self.reg.tab(t).origin for _, t in claimants}
-            previous = self.bound.get(name)
-            guarded = previous is not None and self.built_at - previous[1] < self.GUARD
+            previous = self.bound.get(name)  # the origin a listing showed it for, if any
             if not holders:
-                # Nobody may take it only while the guard keeps it for another origin.
-                assert guarded and all(origin[t] != previous[0] for _, t in claimants), (name, claimants)
+                # Nobody may take it only while it was shown for another origin.
+                assert previous is not None and all(origin[t] != previous for _, t in claimants), (name, claimants)
                 continue
             holder = holders[0]
             older = [t for _, t in claimants[: [t for _, t in claimants].index(holder)]]
-            # First seen wins within one origin; an older claim is passed over only while the
-            # guard keeps the name for the holder's origin.
+            # First seen wins within one origin; an older claim of another origin is passed over
+            # only because the name was shown for the holder's origin.
             assert all(origin[t] != origin[holder] for t in older), (name, claimants, holder)
             if older:
-                assert guarded and previous[0] == origin[holder]
-            if previous is not None and previous[0] != origin[holder]:
-                assert not guarded, f"{name} moved from {previous[0]} to {origin[holder]} within the guard"
-            self.bound[name] = (origin[holder], self.now)
+                assert previous == origin[holder]
+            assert previous in (None, origin[holder]), f"{name} moved from {previous} to {origin[holder]}"
+            self.bound[name] = origin[holder]
 
 
 RegistryMachine.TestCase.settings = fuzz(30, stateful_step_count=20)

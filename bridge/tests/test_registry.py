@@ -1,7 +1,7 @@
 import pytest
 
 from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
-from tabmcp.core.registry import CategoryEntry, Registry, ToolEntry, origin_of
+from tabmcp.core.registry import CategoryEntry, Registry, ToolEntry, is_qualified_form, origin_of
 from tabmcp.core.validation import validate_arguments
 from tabmcp.errors import ToolValidationError
 from tabmcp.protocol import TabSnapshot
@@ -106,6 +106,27 @@ def test_builtin_names_are_reserved():
     assert reg.resolve("t4.call_tool").tool.name == "call_tool"
 
 
+def test_a_page_cannot_take_another_tabs_qualified_name():
+    """The attack: a hostile page registers ``t<bank tab>.transfer``, the very name the bank tab's
+    ``transfer`` is listed under, hoping to take it (and the bank's to become ``t1.transfer.2``)."""
+    reg = Registry()
+    reg.apply(snap(3, url="https://news.test/", tools=[tool("transfer")]))  # first: holds the plain name
+    reg.apply(snap(1, url="https://bank.test/", tools=[tool("transfer")]))
+    assert reg.resolve("t1.transfer").tab.origin == "https://bank.test"
+    reg.apply(snap(2, url="https://evil.test/", tools=[tool("t1.transfer"), tool("t1f0.x"), tool("t-5.y"),
+                                                       tool("t0123456789ab.z"), tool("t1")]))
+    assert reg.resolve("t1.transfer").tab.origin == "https://bank.test"  # still the bank's
+    assert reg.public_name(1, "transfer") == "t1.transfer"
+    # The page's own tools of the qualified form are qualified with its own tab, like a built-in's name.
+    assert {reg.public_name(2, n) for n in ("t1.transfer", "t1f0.x", "t-5.y", "t0123456789ab.z")} == {
+        "t2.t1.transfer", "t2.t1f0.x", "t2.t-5.y", "t2.t0123456789ab.z"}
+    assert reg.public_name(2, "t1") == "t1"  # no dot: not the qualified form
+    names = reg.all_public_names()
+    assert len(names) == len(set(names))
+    assert is_qualified_form("t42.x") and is_qualified_form("t42f7.x") and is_qualified_form("t-3.x")
+    assert not is_qualified_form("tab.x") and not is_qualified_form("t.x") and not is_qualified_form("x.t1.y")
+
+
 def test_generated_names_never_collide_with_page_names():
     reg = Registry()
     reg.apply(snap(1, tools=[tool("x")]))
@@ -113,7 +134,8 @@ def test_generated_names_never_collide_with_page_names():
     reg.apply(snap(2, tools=[tool("t2.x"), tool("x")]))
     names = reg.all_public_names()
     assert len(names) == len(set(names)) == 3
-    assert reg.resolve("t2.x").tool.name == "t2.x"
+    assert reg.resolve("t2.x").tool.name == "x"
+    assert reg.resolve("t2.t2.x").tool.name == "t2.x"
 
 
 def test_long_names_are_shortened_but_unique():
@@ -178,22 +200,59 @@ def test_states_are_deduplicated_and_bounded():
     assert any(r.kind == "state" for r in change.rejected)
 
 
-def test_a_plain_name_does_not_move_to_another_origin_at_once():
-    now = [1000.0]
-    reg = Registry(clock=lambda: now[0])
+def test_a_plain_name_never_moves_to_another_origin():
+    reg = Registry()
     reg.apply(snap(1, url="https://shop.test/", tools=[tool("create_user")]))
     assert reg.resolve("create_user").tab.origin == "https://shop.test"
     # The tab navigates to another site that offers the same name.
     reg.apply(snap(1, url="https://bank.test/", documentId="d2", tools=[tool("create_user")]))
     assert reg.resolve("create_user") is None
+    assert reg.retired("create_user") == "https://shop.test"  # a call answers TOOL_GONE
     assert reg.resolve("t1.create_user").tab.origin == "https://bank.test"
     # The same origin may take its name back at once (a reload, a second tab of the site).
     reg.apply(snap(2, url="https://shop.test/other", tools=[tool("create_user")]))
-    assert reg.resolve("create_user").tab.tab_id == 2
+    assert reg.resolve("create_user").tab.tab_id == 2 and reg.retired("create_user") is None
     reg.remove(2)
-    now[0] += 61  # after the guard, the other origin may have the plain name
+    # However long after: the other origin never gets the name a listing showed for shop.test.
     reg.apply(snap(1, url="https://bank.test/", documentId="d2", tools=[tool("create_user"), tool("x")]))
-    assert reg.resolve("create_user").tab.origin == "https://bank.test"
+    assert reg.resolve("create_user") is None and reg.retired("create_user") == "https://shop.test"
+    assert reg.retired("never_listed") is None
+
+
+def test_a_qualified_name_never_moves_to_another_origin():
+    """The bank tab's ``transfer`` is listed as ``t1.transfer``; the tab then goes to another site
+    that offers a ``transfer`` too: that one gets another name, ``t1.transfer`` answers TOOL_GONE."""
+    reg = Registry()
+    reg.apply(snap(3, url="https://news.test/", tools=[tool("transfer")]))
+    reg.apply(snap(1, url="https://bank.test/", tools=[tool("transfer")]))
+    assert reg.resolve("t1.transfer").tab.origin == "https://bank.test"
+    reg.apply(snap(1, url="https://evil.test/", documentId="d2", tools=[tool("transfer")]))
+    assert reg.resolve("t1.transfer") is None and reg.retired("t1.transfer") == "https://bank.test"
+    evil = reg.public_name(1, "transfer")
+    assert evil not in (None, "t1.transfer", "transfer") and reg.resolve(evil).tab.origin == "https://evil.test"
+    # The bank comes back in that tab: its name is its own again.
+    reg.apply(snap(1, url="https://bank.test/", documentId="d3", tools=[tool("transfer")]))
+    assert reg.resolve("t1.transfer").tab.origin == "https://bank.test"
+
+
+def test_what_names_were_shown_for_is_bounded_and_one_origins_churn_frees_no_other_name():
+    reg = Registry(max_names_per_origin=50, max_names=120)
+    reg.apply(snap(1, url="https://bank.test/", tools=[tool("transfer")]))
+    assert reg.resolve("transfer")
+    reg.remove(1)  # the bank's tab closes: "transfer" stays the bank's
+    for round_ in range(40):  # a page churning fresh names
+        reg.apply(snap(2, url="https://evil.test/", tools=[tool(f"n{round_}_{i}") for i in range(10)]))
+        reg.all_public_names()
+    assert len(reg._bound) <= 120 and len(reg._bound_by_origin["https://evil.test"]) <= 50
+    reg.apply(snap(2, url="https://evil.test/", tools=[tool("transfer")]))
+    assert reg.resolve("transfer") is None and reg.retired("transfer") == "https://bank.test"
+    # Many origins: the total stays bounded, taken from the origin that holds the most.
+    for n in range(30):
+        reg.apply(snap(10 + n, url=f"https://o{n}.test/", tools=[tool(f"m{n}_{i}") for i in range(5)]))
+        reg.all_public_names()
+        reg.remove(10 + n)
+    assert len(reg._bound) <= 120
+    assert reg.retired("transfer") == "https://bank.test"
 
 
 # -- child frames ------------------------------------------------------------------------
@@ -250,7 +309,7 @@ def test_a_frame_leaving_frees_its_names_and_a_closed_tab_takes_its_frames():
 
 
 def test_a_frames_name_never_moves_to_its_origin_at_once():
-    reg = Registry(rebind_guard_s=60, clock=lambda: 0.0)
+    reg = Registry()
     reg.apply(snap(1, url="https://shop.test/", tools=[tool("checkout")]))
     assert reg.resolve("checkout").tab.origin == "https://shop.test"
     # The top page drops its tool while a frame of another origin offers one of the same name.

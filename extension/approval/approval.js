@@ -2,6 +2,14 @@
 // The approval window: shows one question from the service worker and sends the person's answer.
 import { RUNTIME } from '../protocol.js';
 
+/**
+ * How long Allow stays disabled after the window is shown or gets the focus back. The window
+ * opens focused, under wherever the person's pointer was: a page that asks for a double click
+ * would otherwise land its second click on Allow (double-click-jacking). Browsers guard their
+ * own permission prompts the same way.
+ */
+const ARM_DELAY_MS = 1000;
+
 const id = new URLSearchParams(location.search).get('id') || '';
 
 /** @param {string} elementId @param {string} text */
@@ -10,13 +18,49 @@ const show = (elementId, text) => {
   if (el) el.textContent = text;
 };
 
+/**
+ * Allow takes effect only once the window has been shown, and focused, for ARM_DELAY_MS without
+ * interruption: losing the focus disarms it, getting it back starts the delay again.
+ * @param {HTMLButtonElement} allow
+ * @returns {() => boolean} whether Allow is armed now
+ */
+function armAfterDelay(allow) {
+  let armed = false;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const disarm = () => {
+    clearTimeout(timer);
+    armed = false;
+    allow.disabled = true;
+    allow.dataset.armed = 'no';
+  };
+  const arm = () => {
+    disarm();
+    if (document.visibilityState !== 'visible') return;
+    timer = setTimeout(() => {
+      armed = true;
+      allow.disabled = false;
+      allow.dataset.armed = 'yes';
+    }, ARM_DELAY_MS);
+  };
+  window.addEventListener('blur', disarm);
+  window.addEventListener('focus', arm);
+  document.addEventListener('visibilitychange', arm);
+  arm();
+  return () => armed;
+}
+
 async function main() {
   const q = await chrome.runtime.sendMessage({ type: RUNTIME.approvalGet, approvalId: id });
   if (!q) {
     /** @type {HTMLElement} */ (document.getElementById('gone')).hidden = false;
     return;
   }
+  // The origin that owns the tool: a frame's own for a frame's tool, with the page it sits in.
   show('origin', q.origin || '(unknown site)');
+  const framed = q.frameId && q.topOrigin && q.topOrigin !== q.origin;
+  /** @type {HTMLElement} */ (document.getElementById('frame-of-row')).hidden = !framed;
+  show('frame-of', framed ? q.topOrigin : '');
   show('title', q.title || q.tool);
   show('tool', q.tool);
   show('reason', q.reason || 'The tool needs approval.');
@@ -25,13 +69,17 @@ async function main() {
   document.title = `Allow ${q.tool} on ${q.origin}?`;
   /** @type {HTMLElement} */ (document.getElementById('question')).hidden = false;
   const remember = /** @type {HTMLInputElement} */ (document.getElementById('remember'));
+  const allow = /** @type {HTMLButtonElement} */ (document.getElementById('allow'));
+  const armed = armAfterDelay(allow);
   /** @param {boolean} approved */
   const answer = async (approved) => {
     for (const b of document.querySelectorAll('button')) /** @type {HTMLButtonElement} */ (b).disabled = true;
     await chrome.runtime.sendMessage({ type: RUNTIME.approvalAnswer, approvalId: id, approved, remember: remember.checked });
     window.close();
   };
-  /** @type {HTMLElement} */ (document.getElementById('allow')).addEventListener('click', () => answer(true));
+  allow.addEventListener('click', () => {
+    if (armed()) answer(true);
+  });
   /** @type {HTMLElement} */ (document.getElementById('deny')).addEventListener('click', () => answer(false));
 }
 

@@ -5,10 +5,12 @@
  * When the bridge needs a person's yes (the MCP client cannot ask through elicitation), the
  * service worker opens approval.html in a small extension window: the page can neither read,
  * restyle, cover nor answer it (it is not in the page's DOM, and input dispatched into the tab
- * cannot reach another window). The window shows the origin, the tool's title and name, the
- * arguments as the bridge will send them and why approval is needed; the person may remember
- * the decision for this origin + tool (and reason) for the browser session (chrome.storage.session,
- * which content scripts cannot read).
+ * cannot reach another window). The window shows the origin that owns the tool (a frame's own
+ * origin for a frame's tool, as Chrome reports it for the frame's port, with the top page it sits
+ * in), the tool's title and name, the arguments as the bridge will send them and why approval is
+ * needed; the person may remember the decision for this owning origin + tool (and reason) for the
+ * browser session (chrome.storage.session, which content scripts cannot read). A framed bank's
+ * `wipe` and its hostile top page's `wipe` are two questions and two remembered answers.
  *
  * Only the extension's own pages may fetch a question or answer it: the approval window, and the
  * popup, which lists open questions with Allow / Deny (the same question: whichever answers first
@@ -34,25 +36,30 @@ const REASONS = Object.freeze({
 
 /**
  * @typedef {{approvalId: string, tabId: number, tool: string, title: string, description?: string,
- *   arguments: object, reason: string, timeoutMs: number, origin?: string}} ApprovalRequest
- * @typedef {{request: ApprovalRequest, origin: string, url: string, windowId: number | null,
- *   askedAt: number}} Question
+ *   arguments: object, reason: string, timeoutMs: number, origin?: string, frameId?: number,
+ *   toolName?: string}} ApprovalRequest
+ * @typedef {{request: ApprovalRequest, origin: string, topOrigin: string, url: string,
+ *   windowId: number | null, askedAt: number}} Question
+ *   ``origin`` owns the tool (the frame's for a frame's tool); ``topOrigin`` is the tab's page.
  */
 
 /**
- * A remembered "allow" covers the same origin, tool and reason only: a lockdown (after a result
- * that gave the agent orders) or a changed definition is a new reason, so it asks again.
+ * A remembered "allow" covers the same owning origin, tool (its page's own name) and reason only:
+ * another origin's tool of the same name (a frame's, or the page around it) asks again, and a
+ * lockdown (after a result that gave the agent orders) or a changed definition is a new reason.
  * @param {string} origin @param {string} tool @param {string} reason
  */
 const rememberKey = (origin, tool, reason) => JSON.stringify([origin, tool, reason]);
 
 /**
  * @param {{send: (msg: object) => boolean | void, resultType: string,
- *   table: import('../pending.js').PendingTable}} deps
+ *   table: import('../pending.js').PendingTable,
+ *   frameOrigin: (tabId: number, frameId: number) => string}} deps
  *   ``send`` posts a message to the bridge; ``resultType`` is the wire type of the answer;
- *   ``table`` is the worker's one table of pending requests, where open questions wait.
+ *   ``table`` is the worker's one table of pending requests, where open questions wait;
+ *   ``frameOrigin`` is Chrome's origin for a child frame that may offer tools now ('' if not).
  */
-export function createApprovals({ send, resultType, table }) {
+export function createApprovals({ send, resultType, table, frameOrigin }) {
   /** The open question `id`, if any. @param {string} id @returns {Question | undefined} */
   const question = (id) => table.get(id, KIND.approval)?.data;
 
@@ -96,15 +103,23 @@ export function createApprovals({ send, resultType, table }) {
       send({ type: resultType, approvalId: request.approvalId, approved: false, reason: `no tab ${request.tabId} to ask about` });
       return;
     }
-    // Chrome's word for where the tab is wins over the bridge's (which a page could once forge).
-    const origin = originOf(url) || request.origin || '';
-    if ((await remembered()).includes(rememberKey(origin, request.tool, request.reason))) {
+    // Chrome's word for who owns the tool wins over the bridge's (which a page could once forge):
+    // the frame's origin for a frame's tool, the tab's for the top page's.
+    const topOrigin = originOf(url) || request.origin || '';
+    const frameId = Number.isInteger(request.frameId) ? Number(request.frameId) : 0;
+    const origin = frameId ? frameOrigin(request.tabId, frameId) : topOrigin;
+    if (!origin) {
+      send({ type: resultType, approvalId: request.approvalId, approved: false,
+        reason: `frame ${frameId} of tab ${request.tabId} is gone or no longer allowed to offer tools` });
+      return;
+    }
+    if ((await remembered()).includes(rememberKey(origin, request.toolName || request.tool, request.reason))) {
       send({ type: resultType, approvalId: request.approvalId, approved: true,
         reason: 'approved: remembered for this origin and tool for the session' });
       return;
     }
     /** @type {Question} */
-    const data = { request, origin, url, windowId: null, askedAt: Date.now() };
+    const data = { request, origin, topOrigin, url, windowId: null, askedAt: Date.now() };
     table.add(KIND.approval, request.approvalId, {
       tabId: request.tabId,
       timeoutMs: request.timeoutMs || 120_000,
@@ -132,7 +147,8 @@ export function createApprovals({ send, resultType, table }) {
     table.all(KIND.approval).map((entry) => {
       /** @type {Question} */
       const q = entry.data;
-      return { ...q.request, origin: q.origin, url: q.url, askedAt: q.askedAt, hasWindow: q.windowId !== null };
+      return { ...q.request, origin: q.origin, topOrigin: q.topOrigin, url: q.url, askedAt: q.askedAt,
+        hasWindow: q.windowId !== null };
     });
 
   /**
@@ -154,7 +170,7 @@ export function createApprovals({ send, resultType, table }) {
       return false;
     }
     if (msg.type === RUNTIME.approvalGet) {
-      sendResponse(entry ? { ...entry.request, origin: entry.origin, url: entry.url } : null);
+      sendResponse(entry ? { ...entry.request, origin: entry.origin, topOrigin: entry.topOrigin, url: entry.url } : null);
       return false;
     }
     if (msg.type === RUNTIME.approvalAnswer && entry) {
@@ -162,7 +178,7 @@ export function createApprovals({ send, resultType, table }) {
       const done = async () => {
         if (approved && msg.remember === true) {
           const list = await remembered();
-          list.push(rememberKey(entry.origin, entry.request.tool, entry.request.reason));
+          list.push(rememberKey(entry.origin, entry.request.toolName || entry.request.tool, entry.request.reason));
           await chrome.storage.session.set({ [REMEMBER_KEY]: [...new Set(list)] });
         }
         const ok = finish(entry.request.approvalId, approved, approved

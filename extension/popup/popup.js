@@ -122,7 +122,8 @@ function renderApprovals(approvals) {
   update($('approval-list'), 'approvals', approvals, () =>
     approvals.map((q) =>
       el('li', { className: 'card', testid: 'approval', key: q.approvalId }, [
-        el('p', {}, [el('strong', { text: q.title || q.tool }), ' ', el('code', { text: q.tool }), ` on ${q.origin}`]),
+        el('p', {}, [el('strong', { text: q.title || q.tool }), ' ', el('code', { text: q.tool }),
+          ` on ${q.origin}` + (q.frameId && q.topOrigin && q.topOrigin !== q.origin ? `, in a frame of ${q.topOrigin}` : '')]),
         el('p', { className: 'reason', text: q.reason }),
         el('pre', { className: 'args', text: JSON.stringify(q.arguments, null, 1) }),
         el('div', { className: 'buttons' }, [

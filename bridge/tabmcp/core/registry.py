@@ -20,18 +20,28 @@ as one more document per site, a :class:`Tab` whose ``closed_site`` is set and w
 negative (:meth:`Registry.set_closed_sites`). They share the namespace and the rules above, so
 search, describe and every profile see them like any tab's; a call of one opens the site first.
 
-A plain name never moves to another origin at once: for ``rebind_guard_s`` (60 s) after a name
-was bound to one origin, a tool of another origin that would take it is qualified instead. A
-client holding a stale listing that calls ``create_user`` meaning shop.test's tool therefore
-gets TOOL_NOT_FOUND, never bank.test's ``create_user``.
+Names a page cannot forge: the qualified form ``t<digits>.`` / ``t<digits>f<digits>.`` (and
+the hashed ``t<12 hex>.`` of very long ids) is reserved like a built-in name (see
+:func:`is_qualified_form`): a page tool called ``t42.transfer`` is never listed plainly (it is
+``t<its tab>.t42.transfer``), so it can never take tab 42's qualified name from it.
+
+No public name moves to another origin: once a listing named ``create_user`` (or
+``t42.transfer``) for shop.test, no document of another origin is given that name while the
+bridge runs (its tool is qualified, or numbered, instead). A client holding a listing that calls
+``create_user`` after shop.test's tool left gets ``TOOL_GONE`` (:meth:`Registry.retired`), never
+bank.test's ``create_user``. The memory of these bindings is bounded per origin
+(``max_names_per_origin``, oldest names no longer offered forgotten first, so one origin's churn
+never makes another origin's names free) and in total (``max_names``, taken from the origin that
+holds the most).
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import time
-from collections.abc import Callable, Iterable, Iterator
+import re
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
@@ -56,6 +66,7 @@ __all__ = [
     "SourceKey",
     "Tab",
     "ToolEntry",
+    "is_qualified_form",
     "origin_of",
     "snapshot_origin",
     "trusted_url",
@@ -324,6 +335,17 @@ def _plain(entry: ToolEntry | CategoryEntry) -> str:
     return entry.tool.name if isinstance(entry, ToolEntry) else entry.category.name
 
 
+_QUALIFIED_FORM = re.compile(r"t-?[0-9]+(?:f[0-9]+)?\.|t[0-9a-f]{12}\.")
+"""The head of every name :func:`_qualified` makes (a tab id, closed sites' negative ones too, an
+optional frame id, or the hash of a very long id, then a dot)."""
+
+
+def is_qualified_form(name: str) -> bool:
+    """Whether ``name`` looks like the bridge's qualified form (``t42.x``, ``t42f7.x``): such a
+    page name is never listed plainly, so a page cannot take another tab's qualified name."""
+    return _QUALIFIED_FORM.match(name) is not None
+
+
 def _qualified(key: SourceKey, name: str) -> str:
     tab_id, frame_id = key
     where = f"t{tab_id}f{frame_id}" if frame_id else f"t{tab_id}"
@@ -342,7 +364,11 @@ class _Index:
     by_name: dict[str, dict[SourceKey, str]] = field(default_factory=dict)
     """Page name → the documents offering it → its public name there."""
     held: set[str] = field(default_factory=set)
-    """Names the rebind guard kept from an older claim: named again on every update."""
+    """Plain names kept from a claim because they were shown for another origin: named again on
+    every update."""
+    blocked: set[str] = field(default_factory=set)
+    """Every public name (plain or qualified) a claim was refused because another origin holds it:
+    never forgotten while so (:meth:`Registry._forget`)."""
     collided: bool = False
     """A qualified name had to be numbered: only the whole build settles numbering."""
     by_doc: dict[SourceKey, tuple[ToolEntry | CategoryEntry, ...]] = field(default_factory=dict)
@@ -362,8 +388,8 @@ class Registry:
         self,
         reserved_names: Iterable[str] = (),
         *,
-        rebind_guard_s: float = 60.0,
-        clock: Callable[[], float] = time.monotonic,
+        max_names_per_origin: int = 20_000,
+        max_names: int = 200_000,
     ) -> None:
         self._tabs: dict[int, Tab] = {}
         self._sites: dict[int, Tab] = {}
@@ -381,13 +407,13 @@ class Registry:
         """The index lags the tabs: :meth:`_idx` brings it up to date."""
         self._dirty: set[int] = set()
         """Tabs (and closed sites) replaced or dropped since the index was last brought up to date."""
-        self._bumped_at: float | None = None
-        """When the first change after the index's last update happened (bindings valid until then)."""
-        self._bound: dict[str, tuple[str, float]] = {}
-        """Plain name → (origin it was last bound to, when that binding was last known valid); for a
-        name the index binds now, the binding is valid until :attr:`_bumped_at` (see :meth:`_bump`)."""
-        self._guard = rebind_guard_s
-        self._clock = clock
+        self._bound: dict[str, str] = {}
+        """Public name (plain or qualified) → the origin a listing ever named it for: no document of
+        another origin gets it (the module docstring)."""
+        self._bound_by_origin: dict[str, OrderedDict[str, None]] = {}
+        """The names of :attr:`_bound` per origin, least recently bound first (what :meth:`_forget` drops)."""
+        self.max_names_per_origin = max_names_per_origin
+        self.max_names = max_names
         self.incremental = True
         """Update the index from the tabs that changed (False: rebuild it whole every time)."""
         self.version = 0
@@ -503,9 +529,6 @@ class Registry:
                 self._claims.setdefault(key[1], {})[key[0]] = seq
 
     def _bump(self) -> None:
-        # The index's bindings were valid until now: noted once, read when a name loses its binding.
-        if not self._stale and self._bumped_at is None:
-            self._bumped_at = self._clock()
         self.version += 1
         self._stale = True
         self._documents = None
@@ -554,27 +577,65 @@ class Registry:
                 self._index = self._update_index(old) or self._build_index(old)
             self._stale = False
             self._dirty.clear()
-            self._bumped_at = None
+            self._forget(self._index)
         assert self._index is not None
         return self._index
 
-    def _previous(self, name: str, old: _Index | None) -> tuple[str, float] | None:
-        """What :attr:`_bound` holds for ``name`` as of the last change: the binding ``old`` made,
-        valid until then, or the one it lost before."""
-        holder = old.by_public.get(name) if old is not None else None
-        if holder is not None and _plain(holder) == name:
-            return (holder.tab.origin, self._bumped_at if self._bumped_at is not None else self._clock())
-        return self._bound.get(name)
+    def _plain_allowed(self, name: str) -> bool:
+        """A page name that may be listed as it is: not a built-in's, not of the qualified form."""
+        return name not in self._reserved and not is_qualified_form(name)
 
-    def _bind(self, owners: list[tuple[int, SourceKey]], docs: dict[SourceKey, Tab], now: float,
-              previous: tuple[str, float] | None) -> tuple[SourceKey | None, str, bool]:
-        """Which document's claim of a name takes it plainly (the oldest whose origin the rebind
-        guard allows), its origin, and whether the guard passed over any (the answer may change
-        with time)."""
+    def _elsewhere(self, public: str, origin: str) -> bool:
+        """``public`` was named for another origin than ``origin``: it may not be ``origin``'s."""
+        bound = self._bound.get(public)
+        return bound is not None and bound != origin
+
+    def _note_bound(self, public: str, origin: str) -> None:
+        self._bound[public] = origin
+        names = self._bound_by_origin.setdefault(origin, OrderedDict())
+        names[public] = None
+        names.move_to_end(public)
+
+    def _forget(self, index: _Index) -> None:
+        """Keep :attr:`_bound` bounded: drop the least recently bound names no document holds or
+        claims, of each origin over ``max_names_per_origin``, then of the origins holding the most
+        while the total is over ``max_names``. Another origin's churn never frees a name."""
+        def drop(origin: str, excess: int) -> int:
+            names = self._bound_by_origin[origin]
+            gone = []
+            for public in names:
+                if len(gone) >= excess:
+                    break
+                if public not in index.by_public and public not in index.blocked:
+                    gone.append(public)
+            for public in gone:
+                del names[public]
+                del self._bound[public]
+            if not names:
+                del self._bound_by_origin[origin]
+            return len(gone)
+
+        for origin in [o for o, names in self._bound_by_origin.items() if len(names) > self.max_names_per_origin]:
+            drop(origin, len(self._bound_by_origin[origin]) - self.max_names_per_origin)
+        while len(self._bound) > self.max_names:
+            origin = max(self._bound_by_origin, key=lambda o: len(self._bound_by_origin[o]))
+            if not drop(origin, len(self._bound) - self.max_names):
+                break
+
+    def retired(self, public_name: str) -> str | None:
+        """The origin ``public_name`` was named for when no tool or category holds it now (its tool
+        left; the name is not given to another origin): the call answers ``TOOL_GONE``."""
+        index = self._idx()
+        return None if public_name in index.by_public else self._bound.get(public_name)
+
+    def _bind(self, name: str, owners: list[tuple[int, SourceKey]],
+              docs: dict[SourceKey, Tab]) -> tuple[SourceKey | None, str, bool]:
+        """Which document's claim of a name takes it plainly (the oldest of the origin it was named
+        for, if any), its origin, and whether a claim of another origin was passed over."""
         held = False
         for _, key in owners:
             origin = docs[key].origin if key in docs else ""
-            if previous is not None and previous[0] != origin and now - previous[1] < self._guard:
+            if self._elsewhere(name, origin):
                 held = True
                 continue
             return key, origin, held
@@ -582,42 +643,43 @@ class Registry:
 
     def _build_index(self, old: _Index | None) -> _Index:
         """The whole index from the tabs (the naming rules of the module docstring)."""
-        if old is not None:  # the bindings ``old`` made were valid until the last change
-            for name, entry in old.by_public.items():
-                if name == _plain(entry):
-                    self._bound[name] = self._previous(name, old)  # type: ignore[assignment]
         index = _Index()
         docs = {doc.key: doc for doc in self.documents()}
         taken: set[str] = set(self._reserved)
         plain: dict[tuple[SourceKey, str], str] = {}
-        now = self._clock()
-        # First pass: the oldest claim of each non-reserved name takes it plainly, unless the
-        # name was bound to another origin moments ago (see the module docstring).
+        # First pass: the oldest claim of each name a page may hold plainly takes it, unless the
+        # name was shown for another origin (see the module docstring).
         for name, claims in self._claims.items():
-            if name in self._reserved:
+            if not self._plain_allowed(name):
                 continue
             owners = sorted((seq, key) for key, seq in claims.items())
-            winner, origin, held = self._bind(owners, docs, now, self._bound.get(name))
+            winner, _, held = self._bind(name, owners, docs)
             if held:
                 index.held.add(name)
+                index.blocked.add(name)
             if winner is not None:
                 plain[(winner, name)] = name
                 taken.add(name)
-                self._bound[name] = (origin, now)
-        # Second pass: every other claim is qualified with its tab, avoiding any collision.
+        # Second pass: every other claim is qualified with its tab, avoiding any collision and any
+        # qualified name shown for another origin (a tab that navigated to another site).
         for name, claims in sorted(self._claims.items()):
             for _, key in sorted((seq, key) for key, seq in claims.items()):
                 if (key, name) in plain:
                     continue
+                origin = docs[key].origin if key in docs else ""
                 candidate = _qualified(key, name)
                 n = 2
-                while candidate in taken:
+                while candidate in taken or self._elsewhere(candidate, origin):
                     index.collided = True
+                    if candidate not in taken:
+                        index.blocked.add(candidate)
                     candidate = _qualified(key, f"{name}.{n}")
                     n += 1
                 taken.add(candidate)
                 plain[(key, name)] = candidate
         index.by_page = plain
+        for (key, _), public in plain.items():
+            self._note_bound(public, docs[key].origin if key in docs else "")
         for (key, name), public in plain.items():
             index.by_name.setdefault(name, {})[key] = public
         for doc in docs.values():
@@ -639,10 +701,10 @@ class Registry:
 
     def _update_index(self, old: _Index) -> _Index | None:
         """``old`` brought up to date by naming again only what the changed tabs' names touch:
-        the names those tabs offered or offer, and the names the rebind guard held back (they
-        may be free now); every other document keeps its entries (the same objects). Its result
-        equals :meth:`_build_index`'s; ``None`` when a qualified name would collide (the whole
-        build settles collisions)."""
+        the names those tabs offered or offer, and the names held back for another origin (a
+        claim of that origin may be back); every other document keeps its entries (the same
+        objects). Its result equals :meth:`_build_index`'s; ``None`` when a qualified name would
+        collide or was shown for another origin (the whole build numbers those)."""
         docs = {doc.key: doc for doc in self.documents()}
         changed = {key for key in old.by_doc if key[0] in self._dirty}
         changed |= {key for key in docs if key[0] in self._dirty}
@@ -662,37 +724,31 @@ class Registry:
             if doc is not None:
                 names.update(doc.tools)
                 names.update(doc.categories)
-        now = self._clock()
         held: set[str] = set()
         assigned: dict[str, dict[SourceKey, str]] = {}
-        bound: dict[str, tuple[str, float]] = {}
-        lost = {name: self._previous(name, old) for name in names}
         for name in sorted(names):
             claims = self._claims.get(name, {})
             owners = sorted((seq, key) for key, seq in claims.items())
             winner = None
-            if name not in self._reserved and owners:
-                winner, origin, was_held = self._bind(owners, docs, now, lost[name])
+            if self._plain_allowed(name) and owners:
+                winner, _, was_held = self._bind(name, owners, docs)
                 if was_held:
                     held.add(name)
-                if winner is not None:
-                    bound[name] = (origin, now)
             assigned[name] = {key: name if key == winner else _qualified(key, name) for _, key in owners}
-        # Collisions: a new public name that another name's entry holds, or that two claims share.
+        # Collisions: a new public name that another name's entry holds, that two claims share, or
+        # that was shown for another origin (the whole build numbers it).
         fresh: set[str] = set()
         for name, publics in assigned.items():
-            for public in publics.values():
+            for key, public in publics.items():
                 holder = old.by_public.get(public)
                 if public in fresh or public in self._reserved or (holder is not None and _plain(holder) not in names):
                     return None
+                if self._elsewhere(public, docs[key].origin if key in docs else ""):
+                    return None
                 fresh.add(public)
-        # Names that lost their plain binding keep what it was, as the whole build would.
-        for name in names:
-            prev = lost[name]
-            holder = old.by_public.get(name)
-            if prev is not None and holder is not None and _plain(holder) == name and name not in bound:
-                self._bound[name] = prev
-        self._bound.update(bound)
+        for publics in assigned.values():
+            for key, public in publics.items():
+                self._note_bound(public, docs[key].origin if key in docs else "")
         # Documents to index again: the changed ones, and every one whose names moved.
         touched = set(changed)
         for name, publics in assigned.items():
@@ -701,6 +757,7 @@ class Registry:
                 touched.update(key for key in before.keys() | publics.keys() if before.get(key) != publics.get(key))
         # From here ``old`` is updated in place (everything above only read it).
         index = old
+        index.blocked = (index.blocked - names) | held
         index.held = held
         for key in touched:
             for entry in old.by_doc.get(key, ()):

@@ -729,6 +729,8 @@ class Session:
         tab_id: int,
         document_id: str | None,
         origin: str = "",
+        frame_id: int = 0,
+        tool_name: str = "",
         tool: str,
         title: str,
         description: str,
@@ -745,6 +747,7 @@ class Session:
         return self._sent(approval, ApprovalRequest(
             approval_id=approval.request_id, tab_id=tab_id, tool=tool, title=title, description=description,
             arguments=arguments, reason=reason, timeout_ms=int(timeout_s * 1000), origin=origin,
+            frame_id=frame_id, tool_name=tool_name or tool,
         ))
 
     def start_query(

@@ -67,13 +67,18 @@ class Approvals:
 
     # -- the decision --------------------------------------------------------------------
 
-    @staticmethod
-    def _message(entry: ToolEntry, arguments: dict[str, Any], reason: str) -> str:
+    def _message(self, entry: ToolEntry, arguments: dict[str, Any], reason: str) -> str:
+        """The question, naming the origin that owns the tool: a frame's own origin for a frame's
+        tool, and the page it sits in (never the top page's origin as if the tool were its)."""
         args = json.dumps(arguments, ensure_ascii=False)
         if len(args) > 500:
             args = args[:499] + "…"
+        where = entry.tab.origin
+        top = self.hub.registry.tab(entry.tab.tab_id) if entry.tab.frame_id else None
+        if top is not None and top.origin != entry.tab.origin:
+            where += f", in a frame of {top.origin}"
         return (
-            f"Allow the agent to run {entry.public_name} on {entry.tab.origin} ({entry.tab.title})?\n"
+            f"Allow the agent to run {entry.public_name} on {where} ({entry.tab.title})?\n"
             f"{reason}\nArguments: {args}"
         )
 

@@ -560,6 +560,8 @@ class Hub:
                 tab_id=entry.tab.tab_id,
                 document_id=entry.tab.document_id,
                 origin=entry.tab.origin,
+                frame_id=entry.tab.frame_id,
+                tool_name=entry.tool.name,
                 tool=entry.public_name,
                 title=entry.tool.title or entry.tool.name,
                 description=entry.tool.description,

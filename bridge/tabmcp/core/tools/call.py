@@ -10,7 +10,8 @@ access, every call answers ``PAUSED`` before any of them):
    (``OUT_OF_SCOPE``, ``WRITES_DISABLED``, approval for a changed definition or a lockdown),
    arguments against its inputSchema, approval when needed, the run in the tab, and the page's
    result checked, stamped with its source and processed by the trust defences;
-4. otherwise ``TOOL_NOT_FOUND`` with the closest names.
+4. a name listed for an origin whose tool left: ``TOOL_GONE`` (names never move to another origin);
+5. otherwise ``TOOL_NOT_FOUND`` with the closest names.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 import mcp_types as types
 from pydantic import ValidationError
 
-from ...errors import ErrorCode, OutOfScope, ToolNotFound, ToolValidationError, WritesDisabled
+from ...errors import ErrorCode, OutOfScope, ToolGone, ToolNotFound, ToolValidationError, WritesDisabled
 from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
 from ..validation import validate_arguments
@@ -72,6 +73,13 @@ async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> dict[st
     if isinstance(entry, ToolEntry):
         return await call_page_tool(ctx, entry, arguments)
     not_reachable(ctx, name)  # a tool of a site agents may not open: say how the person can allow it
+    gone_from = ctx.bridge.registry.retired(name)
+    if gone_from is not None:  # listed for an origin whose tool left: never another origin's tool
+        raise ToolGone(
+            f"{name!r} was {gone_from or 'a page'}'s tool, which no longer offers it; the name is never given "
+            "to another site's tool. List the tools again to see what is offered now.",
+            tool=name, origin=gone_from,
+        )
     raise ToolNotFound(f"no tool named {name!r} in any open tab", tool=name, closest=closest(ctx, name) or None)
 
 
