@@ -69,7 +69,8 @@ from ..protocol import (
 from ..protocol import (
     TabClosed as TabClosedMsg,
 )
-from ..core.trust.pins import Pins
+from ..core.trust.pins import PinLimits, Pins
+from ..core.trust.retention import Retention
 from ..core.trust.store import TrustStore
 from ..store import FormsSwitchStore, UsageStore, default_db_path
 from .panel import PersonPanel
@@ -156,12 +157,16 @@ class Hub:
         self.listing_renderer = ListingRenderer(self.disclosure)
         """tools/list as ready-made JSON bytes (:meth:`listing_json`)."""
         db_path = self.config.store.path or default_db_path()
-        self.pins = Pins(TrustStore(db_path))
+        self.pins = Pins(TrustStore(db_path), PinLimits.of(self.config.trust))
         """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
         self.site_link = SiteLink(self.config, self.registry, self.session, pins=self.pins, usage=self.usage,
                                   db_path=db_path, changed=self._changed, flush_soon=self._flush_soon,
                                   wait=self._wait)
         """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
+        self.pins.trusted = self.site_link.sites.reachable  # a site the person allowed: its pins never go
+        self.retention = Retention(self.pins, self.usage)
+        """Expiry of the pins and usage of origins the person never trusted (core/trust/retention.py)."""
+        self._sweep: asyncio.TimerHandle | None = None
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
@@ -290,6 +295,7 @@ class Hub:
                 self.panel.connected(event.peer)
                 self.site_link.connected()
                 self._link_ready.set()
+                self._arm_sweep()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
                 self.panel.disconnected()
@@ -443,9 +449,24 @@ class Hub:
         if change.changed:
             self.site_link.registry_changed()
             self.telemetry_link.registry_changed()
+            self.retention.note_open(d.origin for d in self.registry.documents() if d.is_open)
+            self._arm_sweep()
         self._handle(events)
         if change.changed:
             self._changed()
+
+    def _arm_sweep(self) -> None:
+        """One timer for the expiry of transient origins' state, re-armed while the bridge runs."""
+        if self._sweep is None:
+            self._sweep = asyncio.get_running_loop().call_later(self.retention.interval_s, self._sweep_due)
+
+    def _sweep_due(self) -> None:
+        self._sweep = None
+        try:
+            self.retention.sweep()
+        except Exception:  # the database may be busy or gone; the next sweep tries again
+            log.exception("expiring the state of transient origins failed")
+        self._arm_sweep()
 
     # -- reachable sites (server/sites.py) --------------------------------------------------
 
