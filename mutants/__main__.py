@@ -372,6 +372,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "",
         ("bridge/tests/test_page_forms.py",),
     ),
+    Mutation(
+        "pins-per-origin-cap",
+        "a page churning names grows its origin's pins without bound (no per-origin cap)",
+        "bridge/tabmcp/core/trust/pins.py",
+        "        if count < self.limits.per_origin:",
+        "        if True:",
+        ("bridge/tests/test_trust_retention.py", "-k", "cap"),
+    ),
+    Mutation(
+        "transient-origins-expire",
+        "the pins and usage of an origin the person never trusted never expire",
+        "bridge/tabmcp/core/trust/retention.py",
+        "            if now - last < grace:",
+        "            if True:",
+        ("bridge/tests/test_trust_retention.py", "-k", "expire or expiry or expired"),
+    ),
+    Mutation(
+        "accepted-pin-kept",
+        "a pin the person accepted is not kept: churn evicts it and its change looks new",
+        "bridge/tabmcp/core/trust/pins.py",
+        "\"changed_at = NULL, kept = 1 WHERE origin = ? AND name = ? AND status = 'changed'\",",
+        "\"changed_at = NULL WHERE origin = ? AND name = ? AND status = 'changed'\",",
+        ("bridge/tests/test_trust_retention.py", "-k", "accepted"),
+    ),
+    Mutation(
+        "kept-pin-trusts-origin",
+        "an origin where the person kept a pin is treated as never trusted (its other pins expire)",
+        "bridge/tabmcp/core/trust/pins.py",
+        "\"SELECT 1 FROM tool_pins WHERE origin = ? AND kept = 1 LIMIT 1\", (origin,)",
+        "\"SELECT 1 FROM tool_pins WHERE 0\", ()",
+        ("bridge/tests/test_trust_retention.py", "-k", "decided or accepted"),
+    ),
 )
 
 
