@@ -227,3 +227,16 @@ def test_memos_keyed_by_page_names_are_bounded(monkeypatch):
     for i in range(10):
         lru[i] = i
     assert len(lru) == 3 and lru.get(9) == 9 and lru.get(0) is None
+
+
+def test_the_file_shrinks_once_a_churning_origin_expired(tmp_path):
+    path = tmp_path / "tabmcp.db"
+    clock = Clock()
+    pins = Pins(TrustStore(path), PinLimits(per_origin=1_000, grace_s=60))
+    for i in range(400):
+        pins.observe(EVIL, f"t{i}", definition_of(None, "x" * 4_000, {"type": "object"}, {}))
+    size = lambda: sum(p.stat().st_size for p in (path, tmp_path / "tabmcp.db-wal") if p.exists())  # noqa: E731
+    assert size() > 2_000_000
+    clock.now += 61
+    assert Retention(pins, clock=clock).sweep() == [EVIL]
+    assert size() < 500_000

@@ -73,7 +73,8 @@ class TrustStore:
         """Give the pages of deleted rows back to the file system (files made with incremental
         auto-vacuum; a no-op on older ones, whose free pages are reused instead)."""
         with self.lock:
-            self.db.execute("PRAGMA incremental_vacuum")
+            self.db.executescript("PRAGMA incremental_vacuum;")  # stepped to the end (execute frees one page)
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # and the WAL, unless a reader holds it
 
     def close(self) -> None:
         self.db.close()
