@@ -1,11 +1,12 @@
 """Bounded state under a page that churns tool names (issue 30, item 10).
 
 ``bench/pages/churn.html`` in real Chromium with the real extension registers tools under names
-never used before, as fast as it can, for ``--seconds`` (default 20), each with a
-``--pad``-character description (``--keep`` of them live at a time, the oldest dropped), while an MCP SDK client lists tools in a loop (the bridge pins
-every definition it shows) and calls one of the listed tools each round (usage counts). Then the
-page closes and the bench waits for the grace period (``[trust] transient_grace_s``, here
-``--grace``, default 5 s) to pass.
+never used before, one every ``--every`` ms (default 10), for ``--seconds`` (default 20), each
+with a ``--pad``-character description (``--keep`` of them live at a time, the oldest dropped),
+while an MCP SDK client lists tools in a loop (the bridge pins every definition it shows) and
+calls one of the listed tools each round (usage counts). Then the page closes and the bench waits
+for the grace period (``[trust] transient_grace_s``, here ``--grace``, default 5 s) to pass. The
+run uses a pin cap of ``--cap`` (default 200) per origin so a short run reaches it.
 
 Reported at each phase: rows in the pins and usage tables, the SQLite file (with its WAL), the
 bridge process's RSS, how many distinct names the agent was shown and how many pins the caps
@@ -15,7 +16,8 @@ churn), listed and called the same way for ``--baseline-seconds`` (default 10).
 The browser runs in a child process (``bench.soak``'s browser process), so the RSS is the
 bridge's (with the static page server and the MCP client, both small, in the same process).
 
-    python -m bench churn [--seconds 20] [--grace 5] [--cap 200] [--keep 100] [--every 10]      (or ./dev bench churn)
+    python -m bench churn [--seconds 20] [--grace 5] [--cap 200] [--keep 100] [--every 10]
+    ./dev bench churn
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ class Sample:
 
     def row(self) -> list[str]:
         return [
-            self.phase, str(self.pins), str(self.usage), f"{self.file_bytes / 2**20:.1f}", f"{self.rss / 2**20:.0f}",
+            self.phase, str(self.pins), str(self.usage),
+            f"{self.file_bytes / 2**20:.1f}", f"{self.rss / 2**20:.0f}",
             "" if self.registered is None else str(self.registered), str(self.shown), str(self.evicted),
         ]
 
@@ -114,14 +117,16 @@ async def run(args: argparse.Namespace) -> None:
                     samples.append(sample("start", bridge, db, set()))
 
                     base: set[str] = set()
-                    await browser.ask(op="open", slot=1, url=f"{served}/churn.html?n={args.baseline_tools}&pad={args.pad}")
+                    steady = f"{served}/churn.html?n={args.baseline_tools}&pad={args.pad}"
+                    await browser.ask(op="open", slot=1, url=steady)
                     await agent_rounds(agent, loop.time() + args.baseline_seconds, base)
-                    samples.append(sample(f"baseline: {args.baseline_tools} fixed tools, {args.baseline_seconds:g} s",
-                                          bridge, db, base, await registered(browser, 1)))
+                    label = f"baseline: {args.baseline_tools} fixed tools, {args.baseline_seconds:g} s"
+                    samples.append(sample(label, bridge, db, base, await registered(browser, 1)))
                     await browser.ask(op="close", slot=1)
 
                     shown: set[str] = set()
-                    await browser.ask(op="open", slot=2, url=f"{served}/churn.html?every={args.every}&pad={args.pad}&keep={args.keep}")
+                    churning = f"{served}/churn.html?every={args.every}&pad={args.pad}&keep={args.keep}"
+                    await browser.ask(op="open", slot=2, url=churning)
                     started = loop.time()
                     for k in (1, 2, 3):
                         await agent_rounds(agent, started + args.seconds * k / 3, shown)
@@ -131,8 +136,8 @@ async def run(args: argparse.Namespace) -> None:
                     closed = time.monotonic()
                     while any(d.origin == origin and d.is_open for d in bridge.hub.registry.documents()):
                         await asyncio.sleep(0.05)
-                    samples.append(sample(f"page closed (gone from the bridge after {time.monotonic() - closed:.1f} s)",
-                                          bridge, db, shown))
+                    label = f"page closed (gone from the bridge after {time.monotonic() - closed:.1f} s)"
+                    samples.append(sample(label, bridge, db, shown))
 
                     while any(o == origin for o in bridge.hub.pins.origins()):
                         if time.monotonic() - closed > args.grace + 120:
@@ -149,7 +154,8 @@ async def run(args: argparse.Namespace) -> None:
          "names shown", "pins evicted"],
         [s.row() for s in samples],
         note=(
-            f"Caps: {limits.pins_per_origin} pins per origin, {limits.transient_pins} for never-trusted origins "
+            f"Caps: {limits.pins_per_origin} pins per origin, {limits.transient_pins} for never-trusted "
+            "origins "
             f"together, usage 200 per origin; grace {args.grace:g} s (default 1 day). Descriptions of "
             f"{args.pad} characters; semantic search {args.semantic}. RSS: the bench process (bridge, page "
             "server, MCP client); Chromium runs in a child. The origin is one the person never allowed."
@@ -163,11 +169,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--baseline-seconds", type=float, default=10.0)
     parser.add_argument("--baseline-tools", type=int, default=50)
     parser.add_argument("--grace", type=float, default=5.0, help="transient_grace_s for this run (default 5)")
-    parser.add_argument("--pad", type=int, default=1000, help="description length of each tool (default 1000)")
+    parser.add_argument("--pad", type=int, default=1000, help="description length of each tool")
     parser.add_argument("--keep", type=int, default=100, help="tools the page offers at a time (default 100)")
     parser.add_argument("--cap", type=int, default=200,
-                        help="[trust] pins_per_origin for this run (default 200, so a short run reaches it; the config default is 1000)")
-    parser.add_argument("--every", type=int, default=10, help="ms between the page's registrations (default 10)")
+                        help="[trust] pins_per_origin for this run (default 200, reached in a short run; "
+                             "the config's default is 1000)")
+    parser.add_argument("--every", type=int, default=10, help="ms between the page's registrations")
     parser.add_argument("--semantic", action="store_true", help="embedding search on (off: keywords only)")
     args = parser.parse_args(argv)
     asyncio.run(run(args))

@@ -404,6 +404,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "\"SELECT 1 FROM tool_pins WHERE 0\", ()",
         ("bridge/tests/test_trust_retention.py", "-k", "decided or accepted"),
     ),
+    Mutation(
+        "approval-keeps-pin",
+        "a call the person approved leaves its origin untrusted (its pins expire like a stranger's)",
+        "bridge/tabmcp/server/approvals.py",
+        "            self.hub.pins.keep(entry.tab.origin, entry.tool.name)",
+        "            pass",
+        ("bridge/tests/test_trust_retention.py", "-k", "approved"),
+    ),
 )
 
 

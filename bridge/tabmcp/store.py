@@ -48,10 +48,10 @@ def open_db(path: str | os.PathLike[str], schema: str) -> sqlite3.Connection:
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
-    db.execute("PRAGMA auto_vacuum=INCREMENTAL")  # takes effect in a new file only: deleted rows can shrink it
+    db.execute("PRAGMA auto_vacuum=INCREMENTAL")  # in a new file only: deleted rows can shrink it
     if target != ":memory:":
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA journal_size_limit=4194304")  # the WAL file is cut back to 4 MiB after a checkpoint
+        db.execute("PRAGMA journal_size_limit=4194304")  # the WAL is cut to 4 MiB after a checkpoint
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=2000")
     db.executescript(schema)
@@ -101,8 +101,8 @@ class UsageStore:
         )
         for origin in {o for o, _ in pending}:  # the least recently used beyond the caps go
             self._db.execute(
-                "DELETE FROM tool_usage WHERE origin = ? AND name IN (SELECT name FROM tool_usage WHERE origin = ? "
-                "ORDER BY last_used DESC, calls DESC LIMIT -1 OFFSET ?)",
+                "DELETE FROM tool_usage WHERE origin = ? AND name IN (SELECT name FROM tool_usage "
+                "WHERE origin = ? ORDER BY last_used DESC, calls DESC LIMIT -1 OFFSET ?)",
                 (origin, origin, self.per_origin),
             )
         self._db.execute(

@@ -6,9 +6,12 @@ after its state expired), and what the person decided must survive it.
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import numpy as np
+import pytest
+from mcp import Client
 from tabmcp.core.lru import LRU
 from tabmcp.core.search.store import EmbeddingStore
 from tabmcp.core.trust.guard import TrustGuard
@@ -56,7 +59,7 @@ def test_a_page_churning_names_holds_at_most_the_per_origin_cap():
     churn(pins, EVIL, 500)
     assert rows(pins, EVIL) == 50
     assert pins.evicted == 450
-    assert {r.name for r in pins.records(origin=EVIL)} == {f"t{i}" for i in range(450, 500)}  # the newest stay
+    assert {r.name for r in pins.records(origin=EVIL)} == {f"t{i}" for i in range(450, 500)}  # newest stay
 
 
 def test_a_pin_the_person_kept_is_never_evicted_by_churn():
@@ -235,8 +238,33 @@ def test_the_file_shrinks_once_a_churning_origin_expired(tmp_path):
     pins = Pins(TrustStore(path), PinLimits(per_origin=1_000, grace_s=60))
     for i in range(400):
         pins.observe(EVIL, f"t{i}", definition_of(None, "x" * 4_000, {"type": "object"}, {}))
-    size = lambda: sum(p.stat().st_size for p in (path, tmp_path / "tabmcp.db-wal") if p.exists())  # noqa: E731
+    def size() -> int:
+        return sum(p.stat().st_size for p in (path, tmp_path / "tabmcp.db-wal") if p.exists())
+
     assert size() > 2_000_000
     clock.now += 61
     assert Retention(pins, clock=clock).sweep() == [EVIL]
     assert size() < 500_000
+
+
+@pytest.mark.parametrize("approve", [True, False])
+async def test_a_call_the_person_approved_keeps_its_pin_and_trusts_the_origin(approve):
+    from .test_policy_bridge import start, stop, url
+
+    cm, app, ext, calls = await start()
+
+    async def answer() -> None:
+        request = await ext.wait_for(lambda m: m["type"] == "approval.request")
+        await ext.send({"type": "approval.result", "approvalId": request["approvalId"], "approved": approve,
+                        "reason": "clicked"})
+
+    try:
+        assert not app.hub.pins.is_trusted("https://shop.test")
+        task = asyncio.create_task(answer())
+        async with Client(url(app)) as client:
+            await client.call_tool("approve_payout", {})
+        await task
+        assert app.hub.pins.get("https://shop.test", "approve_payout") is not None
+        assert app.hub.pins.is_trusted("https://shop.test") is approve
+    finally:
+        await stop(cm, ext)

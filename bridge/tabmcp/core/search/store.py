@@ -42,7 +42,9 @@ class EmbeddingStore(EmbeddingCache):
     ``writes`` counts vectors written since this store opened (tests and benchmarks read it).
     """
 
-    def __init__(self, path: str | os.PathLike[str], max_entries: int = 20_000, max_stored: int = 20_000) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], max_entries: int = 20_000, max_stored: int = 20_000
+    ) -> None:
         super().__init__(max_entries)
         self.max_stored = max_stored
         target = str(path)

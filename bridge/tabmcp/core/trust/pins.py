@@ -246,7 +246,8 @@ class Pins:
 
     def _room_for(self, origin: str) -> bool:
         """Make room for one more pin of ``origin`` (called under the lock); False: none is made."""
-        count = int(self.store.db.execute("SELECT COUNT(*) FROM tool_pins WHERE origin = ?", (origin,)).fetchone()[0])
+        row = self.store.db.execute("SELECT COUNT(*) FROM tool_pins WHERE origin = ?", (origin,)).fetchone()
+        count = int(row[0])
         if count < self.limits.per_origin:
             return True
         if self.trusted(origin) or self._has_kept(origin):
@@ -305,7 +306,9 @@ class Pins:
                     victims.append((str(origin), str(name)))
                     if len(victims) >= excess:
                         break
-            self.store.db.executemany("DELETE FROM tool_pins WHERE origin = ? AND name = ? AND kept = 0", victims)
+            self.store.db.executemany(
+                "DELETE FROM tool_pins WHERE origin = ? AND name = ? AND kept = 0", victims
+            )
         for key in victims:
             self._seen.pop(key)
         for origin in {o for o, _ in victims}:

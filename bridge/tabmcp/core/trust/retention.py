@@ -45,7 +45,9 @@ class Retention:
         clock: seconds since the epoch (tests pass their own).
     """
 
-    def __init__(self, pins: Pins, usage: _Usage | None = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, pins: Pins, usage: _Usage | None = None, clock: Callable[[], float] = time.time
+    ) -> None:
         self.pins = pins
         self.usage = usage
         self.clock = clock

@@ -74,7 +74,7 @@ class TrustStore:
         auto-vacuum; a no-op on older ones, whose free pages are reused instead)."""
         with self.lock:
             self.db.executescript("PRAGMA incremental_vacuum;")  # stepped to the end (execute frees one page)
-            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # and the WAL, unless a reader holds it
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()  # the WAL too, unless read now
 
     def close(self) -> None:
         self.db.close()
