@@ -1,4 +1,5 @@
-"""Bounded state under a page that churns tool names (issue 30, item 10), without sockets.
+"""Bounded state under a page that churns tool names (issue 30, item 10): the core without
+sockets, and the hub's wiring (who is trusted, what an approval keeps).
 
 Each test is the attack: a page registering fresh names (or coming back with a changed tool
 after its state expired), and what the person decided must survive it.
@@ -13,17 +14,20 @@ import numpy as np
 import pytest
 from mcp import Client
 from tabmcp.core.lru import LRU
+from tabmcp.core.registry import Registry
 from tabmcp.core.search.store import EmbeddingStore
 from tabmcp.core.trust.guard import TrustGuard
 from tabmcp.core.trust.pins import PinLimits, Pins, definition_of
 from tabmcp.core.trust.retention import Retention
 from tabmcp.core.trust.settings import TrustSettings
 from tabmcp.core.trust.store import TrustStore
-from tabmcp.core.registry import Registry
 from tabmcp.protocol import TabSnapshot
+from tabmcp.server.app import running_bridge
 from tabmcp.store import UsageStore
 
+from .conftest import make_config
 from .helpers import tab, tool
+from .test_policy_bridge import start, stop, url
 
 EVIL = "https://evil.test"
 BANK = "https://bank.test"
@@ -249,8 +253,6 @@ def test_the_file_shrinks_once_a_churning_origin_expired(tmp_path):
 
 @pytest.mark.parametrize("approve", [True, False])
 async def test_a_call_the_person_approved_keeps_its_pin_and_trusts_the_origin(approve):
-    from .test_policy_bridge import start, stop, url
-
     cm, app, ext, calls = await start()
 
     async def answer() -> None:
@@ -268,3 +270,14 @@ async def test_a_call_the_person_approved_keeps_its_pin_and_trusts_the_origin(ap
         assert app.hub.pins.is_trusted("https://shop.test") is approve
     finally:
         await stop(cm, ext)
+
+
+async def test_the_hub_trusts_what_the_person_allowed():
+    config = make_config(policy={"origins": [{"match": "https://ferry.test", "reachable": True}]})
+    async with running_bridge(config) as app:
+        pins = app.hub.pins
+        assert pins.is_trusted("https://ferry.test") and not pins.is_trusted(EVIL)
+        app.hub.set_forms_as_tools("https://shop.test", True)  # the person's switch in the popup
+        assert pins.is_trusted("https://shop.test")
+        app.hub.sites.allow(BANK)  # "agents may open this site"
+        assert pins.is_trusted(BANK)

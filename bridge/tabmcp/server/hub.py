@@ -163,7 +163,8 @@ class Hub:
                                   db_path=db_path, changed=self._changed, flush_soon=self._flush_soon,
                                   wait=self._wait)
         """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
-        self.pins.trusted = self.site_link.sites.reachable  # a site the person allowed: its pins never go
+        # an origin the person allowed as a site, or turned forms-as-tools on for: its pins never go
+        self.pins.trusted = lambda origin: self.site_link.sites.reachable(origin) or self.panel.forms.enabled(origin)
         self.retention = Retention(self.pins, self.usage)
         """Expiry of the pins and usage of origins the person never trusted (core/trust/retention.py)."""
         self._sweep: asyncio.TimerHandle | None = None

@@ -5,7 +5,7 @@ caps (:class:`~tabmcp.core.trust.pins.PinLimits`, the usage store's) bound them 
 runs; this module takes them away once the page is gone. The rule (docs/security.md §7):
 
 * An origin is **trusted** when the person decided something about it: they allowed it as a
-  site (config or popup), or kept one of its pins (accepted a changed definition, approved a
+  site or turned forms-as-tools on for it (config or popup), or kept one of its pins (accepted a changed definition, approved a
   call). Its pins never expire; a kept pin is never evicted by any cap.
 * Every other origin is **transient**: its pins and usage counts are kept while a tab of it is
   open and for ``grace_s`` after it was last seen (its last tab closed, or, across a restart of
