@@ -16,6 +16,7 @@ from mcp import Client
 from tabmcp.core.lru import LRU
 from tabmcp.core.registry import Registry
 from tabmcp.core.search.store import EmbeddingStore
+from tabmcp.core.search.usage import UseStore
 from tabmcp.core.trust.guard import TrustGuard
 from tabmcp.core.trust.pins import PinLimits, Pins, definition_of
 from tabmcp.core.trust.retention import Retention
@@ -281,3 +282,11 @@ async def test_the_hub_trusts_what_the_person_allowed():
         assert pins.is_trusted("https://shop.test")
         app.hub.sites.allow(BANK)  # "agents may open this site"
         assert pins.is_trusted(BANK)
+
+
+def test_learned_uses_keep_at_most_max_rows_in_the_file(tmp_path):
+    store = UseStore(tmp_path / "u.db", max_rows=50)
+    for i in range(200):
+        store.add("m", f"q{i}", f"fresh_{i}", np.ones(4, dtype=np.float32))
+    assert store.count() == 50
+    assert [t for _, t, _ in store.load("m")][-1] == "fresh_199"
