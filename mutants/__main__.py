@@ -412,6 +412,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            pass",
         ("bridge/tests/test_trust_retention.py", "-k", "approved"),
     ),
+    Mutation(
+        "changed-pin-not-evicted",
+        "a page churning past its pin cap clears the changed mark of its own tool (no approval asked)",
+        "bridge/tabmcp/core/trust/pins.py",
+        "            \"SELECT name FROM tool_pins WHERE origin = ? AND kept = 0 AND status = 'pinned' \"",
+        "            \"SELECT name FROM tool_pins WHERE origin = ? AND kept = 0 \"",
+        ("bridge/tests/test_trust_retention.py", "-k", "awaits"),
+    ),
 )
 
 

@@ -290,3 +290,13 @@ def test_learned_uses_keep_at_most_max_rows_in_the_file(tmp_path):
         store.add("m", f"q{i}", f"fresh_{i}", np.ones(4, dtype=np.float32))
     assert store.count() == 50
     assert [t for _, t, _ in store.load("m")][-1] == "fresh_199"
+
+
+def test_churn_cannot_clear_a_change_that_awaits_the_person():
+    pins = Pins(TrustStore(), PinLimits(per_origin=50, transient_total=60))
+    pins.observe(EVIL, "transfer", TRANSFER)
+    assert pins.observe(EVIL, "transfer", TRANSFER_CHANGED).changed
+    churn(pins, EVIL, 500)
+    churn(pins, "https://e2.test", 50)
+    pins.cap_transient()
+    assert pins.observe(EVIL, "transfer", TRANSFER_CHANGED).changed  # still marked, still asks

@@ -11,8 +11,9 @@ that goes back to the pinned definition is trusted again.
 Bounded (docs/security.md §7): a page chooses how many names it registers, so the pins of one
 origin are capped (:class:`PinLimits`). A pin the person decided on (they accepted its change, or
 approved a call of the tool) is *kept*: never evicted, never expired. At its cap, an origin the
-person never trusted loses its least recently seen pin for the new one; a *trusted* origin (the
-person allowed the site, or kept one of its pins) loses nothing: the new name is not pinned.
+person never trusted loses its least recently seen pin for the new one (never one whose change
+awaits the person: churn cannot clear a ``changed`` mark); a *trusted* origin (the person allowed
+the site, or kept one of its pins) loses nothing: the new name is not pinned.
 Expiry of the pins of never-trusted origins is :mod:`.retention`'s job.
 """
 
@@ -253,7 +254,8 @@ class Pins:
         if self.trusted(origin) or self._has_kept(origin):
             return False  # the person trusts it: a churning page cannot push out what they rely on
         victims = [str(r[0]) for r in self.store.db.execute(
-            "SELECT name FROM tool_pins WHERE origin = ? AND kept = 0 ORDER BY last_seen, first_seen LIMIT ?",
+            "SELECT name FROM tool_pins WHERE origin = ? AND kept = 0 AND status = 'pinned' "
+            "ORDER BY last_seen, first_seen LIMIT ?",
             (origin, count - self.limits.per_origin + 1),
         )]
         self.store.db.executemany(
@@ -300,7 +302,8 @@ class Pins:
         victims: list[tuple[str, str]] = []
         with self.store.lock:
             for origin, name in self.store.db.execute(
-                "SELECT origin, name FROM tool_pins WHERE kept = 0 ORDER BY last_seen, first_seen"
+                "SELECT origin, name FROM tool_pins WHERE kept = 0 AND status = 'pinned' "
+                "ORDER BY last_seen, first_seen"
             ).fetchall():
                 if str(origin) in transient:
                     victims.append((str(origin), str(name)))
