@@ -20,6 +20,7 @@ import asyncio
 import logging
 import secrets
 import time
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -457,22 +458,25 @@ class Hub:
             self._changed()
 
     def _arm_sweep(self) -> None:
-        """One timer for the expiry of transient origins' state, re-armed while the bridge runs."""
+        """One timer for the expiry of transient origins' state, re-armed while an extension is
+        linked (the next handshake or registry change arms it again). It holds the hub weakly: a
+        hub nobody uses any more is not kept alive by its timer."""
         if self._sweep is not None:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # a hub driven without a loop (tests of the core): the next change arms it
             return
-        self._sweep = loop.call_later(self.retention.interval_s, self._sweep_due)
+        self._sweep = loop.call_later(self.retention.interval_s, _sweep_due, weakref.ref(self))
 
-    def _sweep_due(self) -> None:
+    def _swept(self) -> None:
         self._sweep = None
         try:
             self.retention.sweep()
         except Exception:  # the database may be busy or gone; the next sweep tries again
             log.exception("expiring the state of transient origins failed")
-        self._arm_sweep()
+        if self.session.current is not None:
+            self._arm_sweep()
 
     # -- reachable sites (server/sites.py) --------------------------------------------------
 
@@ -649,3 +653,9 @@ class Hub:
             "controls": self.controls.state().to_dict(),
             "activity": [e.to_dict() for e in self.activity.latest(STATUS_ACTIVITY)],
         }
+
+
+def _sweep_due(hub: weakref.ref[Hub]) -> None:
+    target = hub()
+    if target is not None:
+        target._swept()
