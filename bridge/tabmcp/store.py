@@ -2,7 +2,9 @@
 forms-as-tools choices.
 
 Counts are kept in memory and written in batches (:meth:`UsageStore.flush`), so a call never
-waits for the disk.
+waits for the disk. Bounded (docs/security.md §7): at most :data:`USAGE_PER_ORIGIN` tools of one
+origin and :data:`USAGE_TOTAL` in all, the least recently used going first; the counts of origins
+the person never trusted expire with their pins (:mod:`tabmcp.core.trust.retention`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["FormsSwitchStore", "UsageStore", "default_db_path", "open_db"]
+__all__ = ["USAGE_PER_ORIGIN", "USAGE_TOTAL", "FormsSwitchStore", "UsageStore", "default_db_path", "open_db"]
+
+USAGE_PER_ORIGIN = 200
+"""Usage rows kept per origin (the most recently used)."""
+USAGE_TOTAL = 10_000
+"""Usage rows kept in all (the most recently used)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS tool_usage (
@@ -24,6 +31,7 @@ CREATE TABLE IF NOT EXISTS tool_usage (
     last_used REAL NOT NULL,
     PRIMARY KEY (origin, name)
 );
+CREATE INDEX IF NOT EXISTS tool_usage_used ON tool_usage (last_used);
 """
 
 
@@ -40,8 +48,10 @@ def open_db(path: str | os.PathLike[str], schema: str) -> sqlite3.Connection:
     if target != ":memory:":
         Path(target).parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA auto_vacuum=INCREMENTAL")  # in a new file only: deleted rows can shrink it
     if target != ":memory:":
         db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA journal_size_limit=4194304")  # the WAL is cut to 4 MiB after a checkpoint
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA busy_timeout=2000")
     db.executescript(schema)
@@ -51,9 +61,17 @@ def open_db(path: str | os.PathLike[str], schema: str) -> sqlite3.Connection:
 class UsageStore:
     """How often each page tool (by origin and page name) was called, across bridge runs."""
 
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        per_origin: int = USAGE_PER_ORIGIN,
+        total: int = USAGE_TOTAL,
+    ) -> None:
         self._db = open_db(path if path is not None else default_db_path(), _SCHEMA)
         self._lock = threading.Lock()
+        self.per_origin = per_origin
+        self.total = total
         self._pending: Counter[tuple[str, str]] = Counter()
         self._top_cache: dict[int, set[tuple[str, str]]] = {}
         self._flushed_at = time.monotonic()
@@ -81,6 +99,17 @@ class UsageStore:
             "last_used = excluded.last_used",
             [(o, n, c, now) for (o, n), c in pending.items()],
         )
+        for origin in {o for o, _ in pending}:  # the least recently used beyond the caps go
+            self._db.execute(
+                "DELETE FROM tool_usage WHERE origin = ? AND name IN (SELECT name FROM tool_usage "
+                "WHERE origin = ? ORDER BY last_used DESC, calls DESC LIMIT -1 OFFSET ?)",
+                (origin, origin, self.per_origin),
+            )
+        self._db.execute(
+            "DELETE FROM tool_usage WHERE rowid IN (SELECT rowid FROM tool_usage "
+            "ORDER BY last_used DESC, calls DESC LIMIT -1 OFFSET ?)",
+            (self.total,),
+        )
         self._db.execute("COMMIT")
         self._top_cache.clear()
         return len(pending)
@@ -92,6 +121,17 @@ class UsageStore:
                 del self._pending[key]
         self._db.execute("DELETE FROM tool_usage WHERE origin = ?", (origin,))
         self._top_cache.clear()
+
+    def origins(self) -> dict[str, float]:
+        """Every origin with counts, and when one of its tools was last called."""
+        self.flush()
+        rows = self._db.execute("SELECT origin, MAX(last_used) FROM tool_usage GROUP BY origin").fetchall()
+        return {str(o): float(t) for o, t in rows}
+
+    def rows(self) -> int:
+        """How many tools have counts (tests and the churn bench read it)."""
+        self.flush()
+        return int(self._db.execute("SELECT COUNT(*) FROM tool_usage").fetchone()[0])
 
     def top(self, n: int) -> list[tuple[str, str, int]]:
         """The ``n`` most called tools: (origin, name, calls), most first."""

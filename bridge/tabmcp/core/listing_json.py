@@ -187,6 +187,8 @@ class ListingRenderer:
             if len(parts) > 4 * len(seen) + 64:  # documents gone, counters past: drop what no listing uses now
                 for stale in [k for k in parts if k[0] not in seen or k[1][2:] != context[2:]]:
                     del parts[stale]
+                for gone in [k for k in self.encodes if k not in seen]:  # a page reloading itself: bounded
+                    del self.encodes[gone]
         return _array(chunks)
 
     def _builtin_bytes(self, profile: Profile, surface: str) -> bytes:

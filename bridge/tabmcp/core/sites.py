@@ -44,6 +44,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from ..store import UsageStore, open_db
+from .lru import LRU
 from .models import PageCategory, PageTool, parse_tool
 from .registry import ClosedSite, Registry, Tab, origin_of
 from .scoping import PolicySettings
@@ -71,6 +72,7 @@ CREATE TABLE IF NOT EXISTS site_stale (
 );
 """
 
+_SEEN_MAX = 20_000
 MAX_CLOSED_SITE_TOOLS = 500
 """At most this many stored tools per closed site are offered (the newest seen first)."""
 
@@ -234,7 +236,7 @@ class Sites:
         self.version = 0
         """Goes up when what :meth:`closed_tabs` returns may change (new tools, permissions, stale)."""
         self._allowed = store.allowed()
-        self._seen: dict[tuple[str, str], PageTool] = {}
+        self._seen: LRU[tuple[str, str], PageTool] = LRU(_SEEN_MAX)  # a miss observes the pin again
         self._ids: dict[str, int] = {}
         self._cache: tuple[Any, list[Tab]] | None = None
         self._mark = store.changes()
@@ -309,7 +311,7 @@ class Sites:
     def mark_stale(self, origin: str, name: str) -> None:
         """The tool's own page loaded and settled without ``name``: shown as stale, no longer offered."""
         self.store.mark_stale(origin, name)
-        self._seen.pop((origin, name), None)
+        self._seen.pop((origin, name))
         self._changed_here()
 
     def _follow_other_writers(self) -> None:
@@ -431,7 +433,6 @@ class Sites:
         self._allowed.discard(origin)
         if self.usage is not None:
             self.usage.forget(origin)
-        for key in [k for k in self._seen if k[0] == origin]:
-            del self._seen[key]
+        self._seen.drop_where(lambda k: k[0] == origin)
         self._changed_here()
         return known

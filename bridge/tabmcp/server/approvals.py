@@ -94,9 +94,27 @@ class Approvals:
     ) -> dict[str, Any] | None:
         """Return ``None`` when approved, an ``InputRequiredResult`` dict to send back, or raise.
 
+        An approval is the person's decision about the tool: its pin is kept from then on (never
+        evicted or expired, docs/security.md §7).
+
         Raises:
             ApprovalDenied: declined, cancelled, timed out, or nobody could be asked.
         """
+        answer = await self._ask(ctx, params, entry, arguments, modern=modern, reason=reason)
+        if answer is None:
+            self.hub.pins.keep(entry.tab.origin, entry.tool.name)
+        return answer
+
+    async def _ask(
+        self,
+        ctx: ServerRequestContext[Any, Any],
+        params: types.CallToolRequestParams,
+        entry: ToolEntry,
+        arguments: dict[str, Any],
+        *,
+        modern: bool,
+        reason: str = "",
+    ) -> dict[str, Any] | None:
         mode = self.settings.mode
         reason = reason or ("The page marks this tool as needing approval." if not entry.tool.destructive else (
             "This tool is destructive."

@@ -20,6 +20,7 @@ import asyncio
 import logging
 import secrets
 import time
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -69,7 +70,8 @@ from ..protocol import (
 from ..protocol import (
     TabClosed as TabClosedMsg,
 )
-from ..core.trust.pins import Pins
+from ..core.trust.pins import PinLimits, Pins
+from ..core.trust.retention import Retention
 from ..core.trust.store import TrustStore
 from ..store import FormsSwitchStore, UsageStore, default_db_path
 from .panel import PersonPanel
@@ -156,12 +158,17 @@ class Hub:
         self.listing_renderer = ListingRenderer(self.disclosure)
         """tools/list as ready-made JSON bytes (:meth:`listing_json`)."""
         db_path = self.config.store.path or default_db_path()
-        self.pins = Pins(TrustStore(db_path))
+        self.pins = Pins(TrustStore(db_path), PinLimits.of(self.config.trust))
         """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
         self.site_link = SiteLink(self.config, self.registry, self.session, pins=self.pins, usage=self.usage,
                                   db_path=db_path, changed=self._changed, flush_soon=self._flush_soon,
                                   wait=self._wait)
         """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
+        # an origin the person allowed as a site, or turned forms-as-tools on for: its pins never go
+        self.pins.trusted = lambda origin: self.site_link.sites.reachable(origin) or self.panel.forms.enabled(origin)
+        self.retention = Retention(self.pins, self.usage)
+        """Expiry of the pins and usage of origins the person never trusted (core/trust/retention.py)."""
+        self._sweep: asyncio.TimerHandle | None = None
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
@@ -290,6 +297,7 @@ class Hub:
                 self.panel.connected(event.peer)
                 self.site_link.connected()
                 self._link_ready.set()
+                self._arm_sweep()
             elif isinstance(event, Disconnected):
                 self._link_ready.clear()
                 self.panel.disconnected()
@@ -443,9 +451,32 @@ class Hub:
         if change.changed:
             self.site_link.registry_changed()
             self.telemetry_link.registry_changed()
+            self.retention.note_open(d.origin for d in self.registry.documents() if d.is_open)
+            self._arm_sweep()
         self._handle(events)
         if change.changed:
             self._changed()
+
+    def _arm_sweep(self) -> None:
+        """One timer for the expiry of transient origins' state, re-armed while an extension is
+        linked (the next handshake or registry change arms it again). It holds the hub weakly: a
+        hub nobody uses any more is not kept alive by its timer."""
+        if self._sweep is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a hub driven without a loop (tests of the core): the next change arms it
+            return
+        self._sweep = loop.call_later(self.retention.interval_s, _sweep_due, weakref.ref(self))
+
+    def _swept(self) -> None:
+        self._sweep = None
+        try:
+            self.retention.sweep()
+        except Exception:  # the database may be busy or gone; the next sweep tries again
+            log.exception("expiring the state of transient origins failed")
+        if self.session.current is not None:
+            self._arm_sweep()
 
     # -- reachable sites (server/sites.py) --------------------------------------------------
 
@@ -624,3 +655,9 @@ class Hub:
             "controls": self.controls.state().to_dict(),
             "activity": [e.to_dict() for e in self.activity.latest(STATUS_ACTIVITY)],
         }
+
+
+def _sweep_due(hub: weakref.ref[Hub]) -> None:
+    target = hub()
+    if target is not None:
+        target._swept()

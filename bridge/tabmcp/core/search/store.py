@@ -4,6 +4,10 @@ Same interface as :class:`~tabmcp.core.search.semantic.EmbeddingCache` (``get``/
 ``put_many``), with a bounded in-memory LRU in front of the file. The key is
 :func:`~tabmcp.core.search.semantic.content_hash` of the model name and the embedded text, so
 vectors of another model or of changed text are never mixed up.
+
+Bounded (docs/security.md §7): a page chooses how many definitions it registers, so the file
+keeps at most ``max_stored`` vectors, the most recently written (a vector evicted is embedded
+again when its tool comes back).
 """
 
 from __future__ import annotations
@@ -38,8 +42,11 @@ class EmbeddingStore(EmbeddingCache):
     ``writes`` counts vectors written since this store opened (tests and benchmarks read it).
     """
 
-    def __init__(self, path: str | os.PathLike[str], max_entries: int = 20_000) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], max_entries: int = 20_000, max_stored: int = 20_000
+    ) -> None:
         super().__init__(max_entries)
+        self.max_stored = max_stored
         target = str(path)
         if target != ":memory:":
             Path(target).parent.mkdir(parents=True, exist_ok=True)
@@ -49,6 +56,7 @@ class EmbeddingStore(EmbeddingCache):
         self._db.executescript(_SCHEMA)
         self._db_lock = threading.Lock()
         self.writes = 0
+        self._rows = self.stored()
 
     def get(self, key: str) -> Vector | None:
         vec = super().get(key)
@@ -76,6 +84,13 @@ class EmbeddingStore(EmbeddingCache):
             self._db.executemany(
                 "INSERT OR REPLACE INTO search_embeddings (hash, dim, vec) VALUES (?, ?, ?)", rows
             )
+            self._rows += len(rows)  # an upper bound: a replaced row counts again
+            if self._rows > self.max_stored:  # a replaced row got a new rowid: oldest writes first
+                self._db.execute(
+                    "DELETE FROM search_embeddings WHERE rowid IN (SELECT rowid FROM search_embeddings "
+                    "ORDER BY rowid DESC LIMIT -1 OFFSET ?)", (self.max_stored,)
+                )
+                self._rows = int(self._db.execute("SELECT COUNT(*) FROM search_embeddings").fetchone()[0])
             self._db.execute("COMMIT")
             self.writes += len(rows)
 

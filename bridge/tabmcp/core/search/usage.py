@@ -8,7 +8,7 @@ tool by up to :data:`USE_WEIGHT`. Nothing is learned without the embedding model
 
 :class:`UseStore` keeps the pairs in the bridge's SQLite file (table ``search_uses``), so what
 was learned survives a restart. A request's words are not stored, only a hash and its vector.
-Bounded: the :data:`MAX_USES` most recent pairs.
+Bounded: the :data:`MAX_USES` most recent pairs, in memory and in the file.
 """
 
 from __future__ import annotations
@@ -52,9 +52,11 @@ CREATE TABLE IF NOT EXISTS search_uses (
 class UseStore:
     """The (request, tool) pairs of one model in a SQLite file (``:memory:``: this process)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], max_rows: int = MAX_USES) -> None:
         self._db = open_db(path, _SCHEMA)
         self._lock = threading.Lock()
+        self.max_rows = max_rows
+        self._rows = self.count()
 
     def load(self, model: str, limit: int = MAX_USES) -> list[tuple[str, str, Vector]]:
         """The most recent pairs of ``model``, oldest first: (query hash, tool, vector)."""
@@ -74,6 +76,13 @@ class UseStore:
                 "ON CONFLICT (model, query, tool) DO UPDATE SET uses = uses + 1, at = excluded.at",
                 (model, query, tool, time.time(), blob),
             )
+            self._rows += 1  # an upper bound: an update counts too
+            if self._rows > self.max_rows:  # the oldest pairs go
+                self._db.execute(
+                    "DELETE FROM search_uses WHERE rowid IN (SELECT rowid FROM search_uses "
+                    "ORDER BY at DESC LIMIT -1 OFFSET ?)", (self.max_rows,)
+                )
+                self._rows = int(self._db.execute("SELECT COUNT(*) FROM search_uses").fetchone()[0])
 
     def count(self) -> int:
         with self._lock:

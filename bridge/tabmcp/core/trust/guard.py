@@ -14,10 +14,11 @@ import dataclasses
 import os
 from typing import Any, Protocol
 
+from ..lru import LRU
 from ..registry import ToolEntry
 from ..scoping import Decision
 from .lockdown import Lockdown
-from .pins import Pins, PinState, definition_of
+from .pins import PinLimits, Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
 from .store import TrustStore
@@ -26,6 +27,7 @@ __all__ = ["CHANGED_PREFIX", "META_PIN", "TrustGuard", "install_trust"]
 
 META_PIN = "tabmcp/pin"
 CHANGED_PREFIX = "[changed since first seen; needs approval] "
+_OBSERVED_MAX = 4_096
 
 
 class TrustGuard:
@@ -34,9 +36,12 @@ class TrustGuard:
     ) -> None:
         self.settings = settings or TrustSettings()
         self.store = pins.store if pins is not None else store or TrustStore()
-        self.pins = pins or Pins(self.store)
+        self.pins = pins or Pins(self.store, PinLimits.of(self.settings))
         self.lockdown = Lockdown(self.store)
-        self._observed: dict[tuple[str, str], tuple[Any, PinState]] = {}
+        # (origin, name) -> the tool object last observed and its state: bounded, since a page
+        # chooses the names (a miss asks the pins again), and dropped with the origin's pins
+        self._observed: LRU[tuple[str, str], tuple[Any, PinState]] = LRU(_OBSERVED_MAX)
+        self.pins.on_forget(lambda origin: self._observed.drop_where(lambda k: k[0] == origin))
 
     @classmethod
     def open(cls, settings: TrustSettings, path: str | os.PathLike[str] | None) -> TrustGuard:

@@ -7,6 +7,14 @@ description, input schema, annotations) is pinned in SQLite; a later, different 
 accept the change (``tabmcp trust accept ORIGIN TOOL``), which pins the new definition. A page
 that registers the same definition again (an SPA navigation, a reload) changes nothing; one
 that goes back to the pinned definition is trusted again.
+
+Bounded (docs/security.md §7): a page chooses how many names it registers, so the pins of one
+origin are capped (:class:`PinLimits`). A pin the person decided on (they accepted its change, or
+approved a call of the tool) is *kept*: never evicted, never expired. At its cap, an origin the
+person never trusted loses its least recently seen pin for the new one (never one whose change
+awaits the person: churn cannot clear a ``changed`` mark); a *trusted* origin (the person allowed
+the site, or kept one of its pins) loses nothing: the new name is not pinned.
+Expiry of the pins of never-trusted origins is :mod:`.retention`'s job.
 """
 
 from __future__ import annotations
@@ -15,15 +23,36 @@ import difflib
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ..lru import LRU
 from .store import TrustStore
 
-__all__ = ["PinRecord", "PinState", "Pins", "definition_of"]
+__all__ = ["PinLimits", "PinRecord", "PinState", "Pins", "definition_of"]
 
 Status = Literal["new", "pinned", "changed"]
 _TOUCH_EVERY_S = 60.0
+_SEEN_MAX = 20_000
+"""Last-seen digests kept in memory (a miss reads the row)."""
+
+
+@dataclass(frozen=True)
+class PinLimits:
+    """How much state the pins hold for what pages register (``[trust]`` in the config)."""
+
+    per_origin: int = 1_000
+    """Pins of one origin, the person's kept ones included."""
+    transient_total: int = 20_000
+    """Pins of all origins the person never trusted together (:meth:`Pins.cap_transient`)."""
+    grace_s: float = 86_400.0
+    """A never-trusted origin's pins outlive its last open tab by this long (:mod:`.retention`)."""
+
+    @classmethod
+    def of(cls, settings: Any) -> PinLimits:
+        """The limits of a ``[trust]`` section (:class:`~tabmcp.core.trust.settings.TrustSettings`)."""
+        return cls(settings.pins_per_origin, settings.transient_pins, settings.transient_grace_s)
 
 
 def definition_of(
@@ -101,12 +130,27 @@ def _record(row: tuple[Any, ...]) -> PinRecord:
 
 
 class Pins:
-    def __init__(self, store: TrustStore) -> None:
+    """The pins of one database file.
+
+    Args:
+        limits: the caps and the grace period (:class:`PinLimits`).
+        trusted: did the person allow this origin (a reachable site)? Kept pins count too
+            (:meth:`is_trusted`); the hub wires this to the sites' permissions.
+    """
+
+    def __init__(
+        self, store: TrustStore, limits: PinLimits | None = None, trusted: Callable[[str], bool] | None = None
+    ) -> None:
         self.store = store
+        self.limits = limits or PinLimits()
+        self.trusted: Callable[[str], bool] = trusted or (lambda _origin: False)
         self.version = 0
         """Goes up whenever a tool's pin status changes (listing caches key on it)."""
+        self.evicted = 0
+        """Pins evicted by the caps since this object was made (tests and the churn bench read it)."""
+        self._forget_listeners: list[Callable[[str], None]] = []
         # (origin, name) -> (hash seen last, status, last written last_seen)
-        self._seen: dict[tuple[str, str], tuple[str, str, float]] = {}
+        self._seen: LRU[tuple[str, str], tuple[str, str, float]] = LRU(_SEEN_MAX)
 
     def _row(self, origin: str, name: str) -> tuple[str, str, str, str] | None:
         row: tuple[str, str, str, str] | None = self.store.db.execute(
@@ -133,6 +177,8 @@ class Pins:
         canon = _canon(definition)
         with self.store.lock:
             row = self._row(origin, name)
+            if row is None and not self._room_for(origin):
+                return PinState("new")  # a trusted origin at its cap: nothing of it is pushed out
             if row is None:
                 self.store.db.execute(
                     "INSERT INTO tool_pins (origin, name, pinned_hash, pinned_def, current_hash, current_def, status, "
@@ -175,20 +221,113 @@ class Pins:
         return PinState("changed", record.diff) if record.status == "changed" else PinState("pinned")
 
     def forget_cached(self, origin: str) -> None:
-        """Drop what this object remembers of ``origin`` (its rows were deleted)."""
-        for key in [k for k in self._seen if k[0] == origin]:
-            del self._seen[key]
+        """Drop what this object and its listeners remember of ``origin`` (its rows were deleted)."""
+        self._seen.drop_where(lambda k: k[0] == origin)
+        for listener in list(self._forget_listeners):
+            listener(origin)
         self.version += 1
+
+    def on_forget(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(origin)`` whenever an origin's pins were deleted (memos of it must go)."""
+        self._forget_listeners.append(listener)
+
+    # -- bounds ------------------------------------------------------------------------------
+
+    def _has_kept(self, origin: str) -> bool:
+        return self.store.db.execute(
+            "SELECT 1 FROM tool_pins WHERE origin = ? AND kept = 1 LIMIT 1", (origin,)
+        ).fetchone() is not None
+
+    def is_trusted(self, origin: str) -> bool:
+        """Did the person trust ``origin``: allowed it as a site, or kept one of its pins?"""
+        if self.trusted(origin):
+            return True
+        with self.store.lock:
+            return self._has_kept(origin)
+
+    def _room_for(self, origin: str) -> bool:
+        """Make room for one more pin of ``origin`` (called under the lock); False: none is made."""
+        row = self.store.db.execute("SELECT COUNT(*) FROM tool_pins WHERE origin = ?", (origin,)).fetchone()
+        count = int(row[0])
+        if count < self.limits.per_origin:
+            return True
+        if self.trusted(origin) or self._has_kept(origin):
+            return False  # the person trusts it: a churning page cannot push out what they rely on
+        victims = [str(r[0]) for r in self.store.db.execute(
+            "SELECT name FROM tool_pins WHERE origin = ? AND kept = 0 AND status = 'pinned' "
+            "ORDER BY last_seen, first_seen LIMIT ?",
+            (origin, count - self.limits.per_origin + 1),
+        )]
+        self.store.db.executemany(
+            "DELETE FROM tool_pins WHERE origin = ? AND name = ? AND kept = 0", [(origin, n) for n in victims]
+        )
+        for name in victims:
+            self._seen.pop((origin, name))
+        self.evicted += len(victims)
+        return bool(victims)
+
+    def keep(self, origin: str, name: str) -> bool:
+        """The person approved a call of this tool: its pin is kept (never evicted, never expired)."""
+        with self.store.lock:
+            cur = self.store.db.execute(
+                "UPDATE tool_pins SET kept = 1 WHERE origin = ? AND name = ? AND kept = 0", (origin, name)
+            )
+        return bool(cur.rowcount)
+
+    def origins(self) -> dict[str, tuple[int, float]]:
+        """Every origin with pins: (how many, when one was last seen)."""
+        with self.store.lock:
+            rows = self.store.db.execute(
+                "SELECT origin, COUNT(*), MAX(last_seen) FROM tool_pins GROUP BY origin"
+            ).fetchall()
+        return {str(o): (int(n), float(last)) for o, n, last in rows}
+
+    def drop(self, origin: str) -> int:
+        """Delete the pins of ``origin`` the person did not keep (it expired); how many."""
+        with self.store.lock:
+            cur = self.store.db.execute("DELETE FROM tool_pins WHERE origin = ? AND kept = 0", (origin,))
+        if cur.rowcount:
+            self.forget_cached(origin)
+        return int(cur.rowcount)
+
+    def cap_transient(self, keep_origins: frozenset[str] | set[str] = frozenset()) -> int:
+        """Hold the pins of never-trusted origins to ``limits.transient_total`` together: the
+        least recently seen go first. ``keep_origins`` are spared (trusted ones, found here
+        too). Returns how many were evicted."""
+        counts = self.origins()
+        transient = {o for o in counts if o not in keep_origins and not self.is_trusted(o)}
+        excess = sum(counts[o][0] for o in transient) - self.limits.transient_total
+        if excess <= 0:
+            return 0
+        victims: list[tuple[str, str]] = []
+        with self.store.lock:
+            for origin, name in self.store.db.execute(
+                "SELECT origin, name FROM tool_pins WHERE kept = 0 AND status = 'pinned' "
+                "ORDER BY last_seen, first_seen"
+            ).fetchall():
+                if str(origin) in transient:
+                    victims.append((str(origin), str(name)))
+                    if len(victims) >= excess:
+                        break
+            self.store.db.executemany(
+                "DELETE FROM tool_pins WHERE origin = ? AND name = ? AND kept = 0", victims
+            )
+        for key in victims:
+            self._seen.pop(key)
+        for origin in {o for o, _ in victims}:
+            self.forget_cached(origin)
+        self.evicted += len(victims)
+        return len(victims)
 
     def accept(self, origin: str, name: str) -> bool:
         """Pin the tool's current definition (the person accepted the change); False if nothing was changed."""
         with self.store.lock:
             cur = self.store.db.execute(
                 "UPDATE tool_pins SET pinned_hash = current_hash, pinned_def = current_def, status = 'pinned', "
-                "changed_at = NULL WHERE origin = ? AND name = ? AND status = 'changed'",
+                "changed_at = NULL, kept = 1 WHERE origin = ? AND name = ? AND status = 'changed'",
                 (origin, name),
             )
-        self._seen.pop((origin, name), None)
+        self._seen.pop((origin, name))
         if cur.rowcount:
             self.version += 1
         return bool(cur.rowcount)

@@ -22,6 +22,14 @@ class TrustSettings(BaseModel):
     """After a flagged result, every write tool needs the person's approval until the flag is cleared."""
     pin_definitions: bool = True
     """Pin the first definition of each origin+tool; a changed one needs approval until accepted."""
+    pins_per_origin: int = Field(default=1_000, ge=1, le=1_000_000)
+    """Pins kept per origin. At the cap, an origin the person never trusted loses its least recently
+    seen pin; a trusted one (allowed site, a pin the person kept) keeps its pins and new names go unpinned."""
+    transient_pins: int = Field(default=20_000, ge=1, le=10_000_000)
+    """Pins of all origins the person never trusted, together; the least recently seen go first."""
+    transient_grace_s: float = Field(default=86_400.0, ge=0.0, le=365 * 86_400.0)
+    """The pins and usage counts of an origin the person never trusted expire this long after its
+    last tab closed (docs/security.md §7)."""
     consequential_approval: bool = True
     """Tools the page marks ``consequentialHint`` need approval, like destructive ones."""
     show_debugging: bool = False

@@ -1,0 +1,59 @@
+"""A bounded least-recently-used mapping, for memos keyed by what pages choose.
+
+A page decides how many tool names and definitions it registers; a memo keyed by them (the
+pins' last-seen digests, the trust guard's last states) must not grow with it. Evicting an
+entry only costs the work the memo saved: every user of :class:`LRU` falls back to the source
+of truth (SQLite, a recomputation) on a miss.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+__all__ = ["LRU"]
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class LRU(Generic[K, V]):
+    """At most ``max_entries`` entries; a read or a write makes an entry the newest."""
+
+    def __init__(self, max_entries: int) -> None:
+        if max_entries < 1:
+            raise ValueError("an LRU holds at least one entry")
+        self.max_entries = max_entries
+        self._data: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.max_entries:
+            self._data.popitem(last=False)
+
+    def pop(self, key: K) -> V | None:
+        return self._data.pop(key, None)
+
+    def drop_where(self, predicate: Callable[[K], bool]) -> int:
+        """Remove the entries whose key matches; how many were removed."""
+        gone = [k for k in self._data if predicate(k)]
+        for key in gone:
+            del self._data[key]
+        return len(gone)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __len__(self) -> int:
+        return len(self._data)
