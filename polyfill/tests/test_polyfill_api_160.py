@@ -56,7 +56,7 @@ STAND_IN = """() => {
   Object.defineProperty(Document.prototype, 'modelContext', { configurable: true, get: () => mc });
   // registered before the polyfill loads: one by this window, one by another frame's window
   mc.registerTool({ name: 'early', description: 'Registered natively before the polyfill.',
-                    inputSchema: { type: 'object', properties: {} }, execute: () => 'early ok' });
+                    inputSchema: { type: 'object', properties: { when: { type: 'string' } } }, execute: () => 'early ok' });
   mc.registerTool({ name: 'framed', description: 'A same-origin frame\\'s tool.', execute: () => 'framed' },
                   { __source: { fake: 'another window' } });
   return true;
@@ -89,7 +89,7 @@ async def test_the_160_shaped_native_api_under_the_polyfill(open_page: Any) -> N
     assert out["shape"] == {"json": "{}", "spread": 0, "clone": "DataCloneError"}  # the stand-in is as opaque as 160's
     # the frame's tool is not this document's; every other tool is read property by property
     assert out["snapshot"] == [
-        ["early", "Registered natively before the polyfill.", "", '{"type":"object","properties":{}}', "{}"],
+        ["early", "Registered natively before the polyfill.", "", '{"type":"object","properties":{"when":{"type":"string"}}}', "{}"],
         ["late", "Registered through the polyfill.", "",
          '{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}', "{}"],
     ]
