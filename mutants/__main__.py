@@ -500,6 +500,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            \"SELECT name FROM tool_pins WHERE origin = ? AND kept = 0 \"",
         ("bridge/tests/test_trust_retention.py", "-k", "awaits"),
     ),
+    Mutation(
+        "own-tool-by-window-only",
+        "under Chrome 160's getTools (source, not window) a frame's tools are taken as the page's own",
+        "polyfill/webmcp-polyfill.js",
+        "    const from = 'source' in t ? t.source : 'window' in t ? t.window : null;",
+        "    const from = 'window' in t ? t.window : null;",
+        ("polyfill/tests/test_polyfill_api_160.py",),
+    ),
+    Mutation(
+        "native-schema-text-dropped",
+        "a native tool whose getTools() schema is JSON text reaches the agent without its schema",
+        "polyfill/webmcp-polyfill.js",
+        "        : typeof given === 'string' ? JSON.parse(given) : JSON.parse(JSON.stringify(given));",
+        "        : JSON.parse(JSON.stringify(given));",
+        ("polyfill/tests/test_polyfill_api_160.py",),
+    ),
 )
 
 

@@ -1336,7 +1336,13 @@
   function foreignInfo(t) {
     let schema = null;
     let annotations = {};
-    try { schema = t.inputSchema === undefined || t.inputSchema === null ? null : JSON.parse(JSON.stringify(t.inputSchema)); } catch (_) { schema = null; }
+    try {
+      const given = t.inputSchema;
+      // an object, or (as the draft's getTools() gives it) the schema's JSON text
+      schema = given === undefined || given === null ? null
+        : typeof given === 'string' ? JSON.parse(given) : JSON.parse(JSON.stringify(given));
+      if (!isPlainObject(schema)) schema = null;
+    } catch (_) { schema = null; }
     try { annotations = t.annotations ? JSON.parse(JSON.stringify(t.annotations)) : {}; } catch (_) { annotations = {}; }
     return {
       name: String(t.name),
@@ -1374,10 +1380,15 @@
 
   /**
    * Chromium's getTools() also lists the tools of same-origin frames of the page; each carries the
-   * `window` that registered it. This document answers only for its own.
+   * window that registered it: `window` up to Chrome 159, `source` from Chrome 160 (where a
+   * `Tool` is an opaque object: its properties are read one by one, never spread or serialised).
+   * This document answers only for its own.
    * @param {any} t
    */
-  const ownTool = (t) => !('window' in t) || t.window === globalThis.window;
+  const ownTool = (t) => {
+    const from = 'source' in t ? t.source : 'window' in t ? t.window : null;
+    return from === null || from === undefined || from === globalThis.window;
+  };
 
   /**
    * Native mode: the browser's tools that we did not register ourselves (registered before we
