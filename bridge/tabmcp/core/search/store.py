@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ...files import private_db
 from .semantic import EmbeddingCache
 
 __all__ = ["EmbeddingStore"]
@@ -41,8 +42,7 @@ class EmbeddingStore(EmbeddingCache):
     def __init__(self, path: str | os.PathLike[str], max_entries: int = 20_000) -> None:
         super().__init__(max_entries)
         target = str(path)
-        if target != ":memory:":
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        private_db(target)  # the person's alone (tabmcp/files.py)
         self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=10)
         if target != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
