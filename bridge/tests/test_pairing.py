@@ -5,8 +5,6 @@ ceremony and displaces nobody."""
 from __future__ import annotations
 
 import json
-import os
-import stat
 from typing import Any
 
 import pytest
@@ -240,52 +238,6 @@ def test_forgetting_a_pairing_closes_its_link():
     again = Peer("again")
     session.receive(again, hello(pairing=credential))
     assert again.state is LinkState.PAIRING
-
-
-# -- files -------------------------------------------------------------------------------------
-
-
-def test_the_state_folder_the_database_and_the_control_key_are_the_persons_alone(tmp_path, monkeypatch):
-    from tabmcp.control import load_or_create_control_key
-    from tabmcp.store import UsageStore, default_db_path
-
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    old = os.umask(0o022)
-    try:
-        store = UsageStore()  # the default path, as the bridge opens it
-        store.record("https://a.test", "t")
-        store.flush()
-        key = load_or_create_control_key()
-    finally:
-        os.umask(old)
-    db = default_db_path()
-    mode = lambda p: stat.S_IMODE(os.stat(p).st_mode)  # noqa: E731
-    assert mode(db.parent) == 0o700
-    assert mode(db) == 0o600
-    for side in ("-wal", "-shm"):
-        if os.path.exists(str(db) + side):
-            assert mode(str(db) + side) == 0o600, side
-    assert key and mode(db.parent / "control.key") == 0o600
-    store.close()
-
-
-def test_existing_files_are_tightened_on_start(tmp_path, monkeypatch):
-    from tabmcp.store import UsageStore
-
-    state = tmp_path / "state" / "tabmcp"
-    state.mkdir(parents=True)
-    os.chmod(state, 0o755)
-    db = state / "tabmcp.db"
-    UsageStore(db).close()
-    os.chmod(db, 0o644)
-    wal = state / "tabmcp.db-wal"
-    wal.write_bytes(b"")
-    os.chmod(wal, 0o644)
-    UsageStore(db).close()
-    assert stat.S_IMODE(os.stat(state).st_mode) == 0o700
-    assert stat.S_IMODE(os.stat(db).st_mode) == 0o600
-    if wal.exists():
-        assert stat.S_IMODE(os.stat(wal).st_mode) == 0o600
 
 
 def test_pairing_credential_lengths_are_bounded():
