@@ -114,8 +114,10 @@ async def launch_browser(
     extension: bool = True,
     playwright: Playwright | None = None,
     extra_args: list[str] | None = None,
+    pair: bool = True,
 ) -> AsyncIterator[ExtensionBrowser]:
-    """A Chromium with our extension (unless ``extension=False``), closed on exit."""
+    """A Chromium with our extension (unless ``extension=False``), closed on exit; pointed at
+    ``bridge_url`` and paired with it (``pair=False``: unpaired, as a person's fresh install is)."""
     user_data_dir = tempfile.mkdtemp(prefix="tabmcp-profile-")
     ext_dir = stage_extension() if extension else None
     args = chromium_launch_args(ext_dir, webmcp=webmcp) + (extra_args or [])
@@ -136,7 +138,7 @@ async def launch_browser(
             if extension:
                 await browser.worker()
                 if bridge_url:
-                    await browser.set_bridge_url(bridge_url)
+                    await browser.set_bridge_url(bridge_url, pair=pair)
             yield browser
         finally:
             with contextlib.suppress(Exception):
