@@ -23,6 +23,7 @@ from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import running_bridge
 
 from .conftest import Env, e2e_config
+from .test_popup import no_axe_violations
 
 POPUP = f"chrome-extension://{EXTENSION_ID}/popup/popup.html"
 
@@ -52,6 +53,7 @@ async def test_the_person_pairs_the_extension_in_the_popup_and_the_terminal(tmp_
             command = popup.get_by_test_id("pair-command")
             await expect(command).to_have_text(re.compile(r"^tabmcp pair \d{3}-\d{3}$"), timeout=15_000)
             code = (await command.inner_text()).split()[-1]
+            await no_axe_violations(popup)  # the pairing banner, as the person sees it
             done = await asyncio.to_thread(tabmcp_cli, "pair", code, "--port", str(port))
             assert done.returncode == 0, done.stderr
             assert await bridge.hub.wait_connected(15)
@@ -72,6 +74,14 @@ async def test_the_person_pairs_the_extension_in_the_popup_and_the_terminal(tmp_
             assert await bridge.hub.wait_connected(15), "the stored pairing no longer admits the extension"
             assert bridge.hub.link is not None and bridge.hub.link.pairing_id == pairing["id"]
             await asyncio.wait_for(_tool(bridge, "add_note"), 15)
+
+            # The options page forgets this browser's pairing: it is unpaired again, and says so.
+            options = await browser.context.new_page()
+            await options.goto(f"chrome-extension://{EXTENSION_ID}/options/options.html")
+            await expect(options.get_by_test_id("pairing-state")).to_have_text("Paired with the bridge.")
+            await options.get_by_test_id("forget-pairing").click()
+            await expect(options.get_by_test_id("pairing-state")).to_contain_text("Not paired", timeout=15_000)
+            assert not bridge.hub.connected
     finally:
         await bridge_cm.__aexit__(None, None, None)
 
