@@ -96,6 +96,8 @@ class ControlClient:
             "application/json") else {}
         if response.status_code == 401:
             raise ControlError(f"the bridge at {self.base} refused the control key (a bridge of another user?)")
+        if response.status_code in (403, 404, 405, 421) and "error" not in data:
+            raise ControlError(f"the bridge at {self.base} answered {response.status_code} to {method} {path}")
         if response.status_code >= 400:
             error = PairingError(str(data.get("message") or response.text))
             error.code = str(data.get("error") or error.code)
