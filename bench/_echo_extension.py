@@ -15,6 +15,7 @@ from typing import Any
 
 import websockets
 from tabmcp.assets import EXTENSION_ID
+from tabmcp.control import ControlClient
 from tabmcp.protocol import PROTOCOL_VERSION
 
 NOOP = {
@@ -32,8 +33,10 @@ async def echo_extension(port: int) -> AsyncIterator[None]:
     ws = await websockets.connect(
         f"ws://127.0.0.1:{port}/extension", origin=f"chrome-extension://{EXTENSION_ID}", max_size=None  # type: ignore[arg-type]
     )
+    pairing_id, secret = await ControlClient(port).create_pairing("bench stand-in")  # as a launcher pairs
     await ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "extensionVersion": "bench",
-                              "extensionId": EXTENSION_ID, "instanceId": "bench"}))
+                              "extensionId": EXTENSION_ID, "instanceId": "bench",
+                              "pairing": {"id": pairing_id, "secret": secret}}))
     welcome = json.loads(await ws.recv())
     if welcome.get("type") != "welcome":
         raise RuntimeError(f"the bridge did not welcome the stand-in extension: {welcome}")

@@ -293,6 +293,7 @@ async def test_options_page_points_the_extension_at_another_bridge(env: Env, pag
         options = await env.browser.context.new_page()
         page_closer.append(options)
         await options.goto(f"chrome-extension://{EXTENSION_ID}/options/options.html")
+        await env.browser.add_pairing(f"ws://127.0.0.1:{other.port}/extension")  # paired with it before
         await options.fill("#bridgeUrl", f"127.0.0.1:{other.port}")
         await options.click("button[type=submit]")
         assert await other.hub.wait_connected(10)

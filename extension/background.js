@@ -45,10 +45,18 @@ const MAX_FRAMES_PER_TAB = 16;
 
 const state = {
   /** @type {WebSocket | null} */ ws: null,
-  /** @type {'disconnected'|'connecting'|'open'|'ready'} */ status: 'disconnected',
+  /** 'pairing': the bridge answered our hello with pair.required (not paired: nothing but the ceremony).
+   * @type {'disconnected'|'connecting'|'open'|'pairing'|'ready'} */ status: 'disconnected',
   /** The bridge reads frames of several messages (its welcome said `batch`). */ batch: false,
   url: DEFAULT_BRIDGE_URL,
   /** @type {string | null} */ token: null,
+  /** The pairing the person confirmed (tabmcp pair) with the bridge at `url`, presented in every
+   * hello to that bridge and to no other. Only here and in chrome.storage.local (by bridge URL): no
+   * page, content script or other extension can read either.
+   * @type {{id: string, secret: string} | null} */ pairing: null,
+  /** Why the bridge would not take us (pair.required's reason), and the code it gave us to show.
+   * @type {{reason: string, message: string} | null} */ pairRequired: null,
+  /** @type {{code: string, expiresAt: number} | null} */ pairCode: null,
   backoffMs: BACKOFF_START_MS,
   /** @type {ReturnType<typeof setTimeout> | null} */ reconnectTimer: null,
   /** @type {ReturnType<typeof setInterval> | null} */ heartbeat: null,
@@ -140,7 +148,7 @@ chrome.windows.onFocusChanged.addListener((windowId) =>
   }),
 );
 chrome.storage.onChanged.addListener((changes, area) => {
-  if (area === 'local' && (STORAGE.bridgeUrl in changes || STORAGE.bridgeToken in changes)) {
+  if (area === 'local' && (STORAGE.bridgeUrl in changes || STORAGE.bridgeToken in changes || STORAGE.bridgePairings in changes)) {
     ready.then(async () => {
       await loadSettings();
       reconnectNow('settings changed');
@@ -156,7 +164,7 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   if (approvalWindow.onMessage(msg, sender, sendResponse)) return true;
   if (panel.onMessage(msg, sender, sendResponse)) return true;
   if (msg && msg.type === RUNTIME.status) {
-    ready.then(() => sendResponse(statusReport()));
+    ready.then(() => sendResponse(statusReport({ code: fromOwnPage(sender) })));
     return true;
   }
   if (onSitesMessage(msg, sender, sendResponse)) return true;
@@ -171,6 +179,15 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
   }
   if (msg && msg.type === RUNTIME.formsSet) {
     ready.then(() => setFormsSwitch(msg.origin, msg.enabled)).then(sendResponse);
+    return true;
+  }
+  // The pairing ceremony: the popup (or options) asks the bridge for a code to show the person.
+  if (msg && msg.type === RUNTIME.pairRequest) {
+    if (!fromOwnPage(sender)) {
+      sendResponse({ ok: false, error: 'only the extension\'s own pages may ask to pair' });
+      return false;
+    }
+    ready.then(() => sendResponse(requestPairingCode()));
     return true;
   }
   if (msg && msg.type === RUNTIME.reconnect) {
@@ -189,7 +206,7 @@ const ready = init();
 // ---- setup --------------------------------------------------------------------------------
 
 async function loadSettings() {
-  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken, STORAGE.telemetryConfig]);
+  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken, STORAGE.bridgePairings, STORAGE.telemetryConfig]);
   if (stored[STORAGE.telemetryConfig] && typeof stored[STORAGE.telemetryConfig] === 'object') {
     state.telemetryConfig = stored[STORAGE.telemetryConfig];
   }
@@ -200,6 +217,10 @@ async function loadSettings() {
     state.url = DEFAULT_BRIDGE_URL;
   }
   state.token = stored[STORAGE.bridgeToken] || null;
+  const pairings = stored[STORAGE.bridgePairings];
+  const pairing = pairings && typeof pairings === 'object' ? pairings[state.url] : null;
+  state.pairing = pairing && typeof pairing.id === 'string' && typeof pairing.secret === 'string'
+    ? { id: pairing.id, secret: pairing.secret } : null;
 }
 
 async function init() {
@@ -277,7 +298,7 @@ function flushOutbox() {
 }
 
 function connect() {
-  if (state.ws && (state.status === 'connecting' || state.status === 'open' || state.status === 'ready')) return;
+  if (state.ws && state.status !== 'disconnected') return;
   clearTimeout(state.reconnectTimer);
   state.reconnectTimer = null;
   state.status = 'connecting';
@@ -304,6 +325,7 @@ function connect() {
       browser: navigator.userAgent,
       instanceId: state.instanceId,
       token: state.token || undefined,
+      pairing: state.pairing || undefined,
       batch: true,
     });
   };
@@ -329,6 +351,7 @@ function connect() {
     state.batch = false;
     state.status = 'disconnected';
     state.sessionId = null;
+    state.pairCode = null;
     clearInterval(state.heartbeat);
     state.heartbeat = null;
     pending.endAll('the link to the bridge dropped');
@@ -369,8 +392,37 @@ function reconnectNow(reason) {
 
 async function onBridgeMessage(msg) {
   switch (msg && msg.type) {
+    case IN.pairRequired:
+      // Not paired (or the bridge forgot us): the link stays open for the ceremony only. The
+      // popup shows it and asks for a code; the worker keeps the link alive meanwhile.
+      state.status = 'pairing';
+      state.pairRequired = { reason: String(msg.reason || 'unpaired'), message: String(msg.message || '') };
+      state.pairCode = null;
+      state.lastError = null;
+      state.backoffMs = BACKOFF_START_MS;
+      clearInterval(state.heartbeat);
+      state.heartbeat = setInterval(() => send({ type: OUT.ping, ts: Date.now() }), HEARTBEAT_MS);
+      break;
+    case IN.pairCode:
+      if (state.status === 'pairing') {
+        state.pairCode = { code: String(msg.code), expiresAt: Date.now() + (Number(msg.expiresMs) || 0) };
+      }
+      break;
+    case IN.pairDone:
+      // The person typed our code into `tabmcp pair`: keep the secret (storage.onChanged reconnects
+      // with it in the hello).
+      if (state.status === 'pairing' && typeof msg.pairingId === 'string' && typeof msg.secret === 'string') {
+        state.pairCode = null;
+        const stored = (await chrome.storage.local.get(STORAGE.bridgePairings))[STORAGE.bridgePairings] || {};
+        await chrome.storage.local.set({
+          [STORAGE.bridgePairings]: { ...stored, [state.url]: { id: msg.pairingId, secret: msg.secret } },
+        });
+      }
+      break;
     case IN.welcome: {
       state.status = 'ready';
+      state.pairRequired = null;
+      state.pairCode = null;
       state.batch = msg.batch === true;
       state.sessionId = msg.sessionId;
       state.lastError = null;
@@ -987,7 +1039,16 @@ const badges = createBadges({
   connected: () => state.status === 'ready',
 });
 
-function statusReport() {
+/** Ask the bridge for a pairing code (the popup shows it when pair.code comes back). */
+function requestPairingCode() {
+  if (state.status !== 'pairing') return { ok: false, error: state.status === 'ready' ? 'already paired' : 'not connected to the bridge' };
+  state.pairCode = null;
+  return { ok: send({ type: OUT.pairRequest }) };
+}
+
+/** What the popup shows: connection, pairing, tabs, counts. `code`: include the pairing code
+ * (only for the extension's own pages). @param {{code?: boolean}} [opts] */
+function statusReport({ code = true } = {}) {
   const tabs = [...state.tabs.values()]
     .filter((t) => t.id !== undefined)
     .map((t) => {
@@ -1011,6 +1072,14 @@ function statusReport() {
   return {
     status: state.status,
     url: state.url,
+    /** paired: the bridge took our pairing (or token); else why not, and the code to show. */
+    pairing: {
+      paired: state.status === 'ready',
+      stored: !!state.pairing,
+      reason: state.pairRequired ? state.pairRequired.reason : null,
+      code: code && state.pairCode && state.pairCode.expiresAt > Date.now() ? state.pairCode.code : null,
+      expiresAt: code && state.pairCode ? state.pairCode.expiresAt : null,
+    },
     sessionId: state.sessionId,
     lastError: state.lastError,
     connects: state.connects,

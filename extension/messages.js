@@ -87,6 +87,8 @@
      * person turning it on or off {origin, enabled}. */
     formsStatus: 'tabmcp.forms.status',
     formsSet: 'tabmcp.forms.set',
+    /** popup/options → worker: ask the bridge for a pairing code to show (wire: pair.request). */
+    pairRequest: 'tabmcp.pair.request',
   });
 
   Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT, RUNTIME }) });

@@ -16,6 +16,7 @@
   /** Extension → bridge message types. */
   const OUT = Object.freeze({
     hello: 'hello',
+    pairRequest: 'pair.request',
     tabsSync: 'tabs.sync',
     tabUpdate: 'tab.update',
     tabClosed: 'tab.closed',
@@ -37,6 +38,9 @@
   /** Bridge → extension message types. */
   const IN = Object.freeze({
     welcome: 'welcome',
+    pairRequired: 'pair.required',
+    pairCode: 'pair.code',
+    pairDone: 'pair.done',
     callStart: 'call.start',
     callCancel: 'call.cancel',
     approvalRequest: 'approval.request',
@@ -60,6 +64,7 @@
     PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
     NOT_READY: 'NOT_READY',
     UNAUTHORIZED: 'UNAUTHORIZED',
+    NOT_PAIRED: 'NOT_PAIRED',
     FLOODED: 'FLOODED',
     INVALID_TOOL: 'INVALID_TOOL',
     INTERNAL_ERROR: 'INTERNAL_ERROR',
@@ -87,6 +92,10 @@
     INVALID_SELECTOR: 'INVALID_SELECTOR',
     UNKNOWN_QUERY: 'UNKNOWN_QUERY',
     QUERY_FAILED: 'QUERY_FAILED',
+    PAIRING_CODE_WRONG: 'PAIRING_CODE_WRONG',
+    PAIRING_LOCKED: 'PAIRING_LOCKED',
+    PAIRING_BUSY: 'PAIRING_BUSY',
+    PAIRING_UNKNOWN: 'PAIRING_UNKNOWN',
   });
 
   /** The kinds of live page queries. */
@@ -159,10 +168,17 @@
  * @property {'config'|'person'} source
  */
 
+/**
+ * What a paired extension presents in every ``hello``: the pairing's id and its secret (``pair.done`` gave both; the extension keeps them in ``chrome.storage.local``).
+ * @typedef {object} PairingCredential
+ * @property {string} id
+ * @property {string} secret
+ */
+
 // ---- extension → bridge ----
 
 /**
- * The extension's first message on a connection; the bridge answers ``welcome`` or an error.
+ * The extension's first message on a connection; the bridge answers ``welcome``, or ``pair.required`` when the hello carries no valid pairing (nor the pre-shared token), or an error.
  * @typedef {object} Hello
  * @property {'hello'} type
  * @property {number} protocol
@@ -170,8 +186,15 @@
  * @property {string} [extensionId]
  * @property {string} [browser]
  * @property {string} [instanceId] Random per service-worker start: tells a reconnect from a restart in the logs.
- * @property {string} [token]
+ * @property {string} [token] ``server.extension_token``, when the person set one (a pre-shared secret instead of pairing).
+ * @property {PairingCredential} [pairing] The pairing the person confirmed once (``tabmcp pair``); without it (or ``token``) the link gets nothing but the pairing ceremony.
  * @property {boolean} [batch] The extension reads frames holding several messages, one per line, and would send such frames too (the bridge says in ``welcome`` whether it reads them).
+ */
+
+/**
+ * An unpaired extension asks for a pairing code (the popup shows it; the person types ``tabmcp pair CODE`` in a terminal). Answered by ``pair.code``.
+ * @typedef {object} PairRequest
+ * @property {'pair.request'} type
  */
 
 /**
@@ -326,6 +349,30 @@
  * @property {string} sessionId
  * @property {number} [heartbeatMs] How often the extension should ping: under MV3's 30 s idle limit, so the worker stays alive.
  * @property {boolean} [batch] Answers ``hello.batch``: from now on both sides may join messages into one frame, one per line (JSON text holds no raw newline), and split every frame they read.
+ */
+
+/**
+ * The answer to a ``hello`` with no valid pairing: the link stays open for the pairing ceremony only (``pair.request``) and gets nothing else. ``reason``: ``unpaired`` (no pairing presented), ``unknown`` (a pairing this bridge does not hold: forgotten, or another bridge's), ``expired`` (the code ran out, or too many wrong codes were typed: ask again).
+ * @typedef {object} PairRequired
+ * @property {'pair.required'} type
+ * @property {'unpaired'|'unknown'|'expired'} reason
+ * @property {string} [message]
+ */
+
+/**
+ * The code for this link's pairing request: shown in the popup, typed by the person in ``tabmcp pair CODE``. Valid for ``expires_ms``; never sent to any other connection.
+ * @typedef {object} PairCode
+ * @property {'pair.code'} type
+ * @property {string} code
+ * @property {number} expiresMs
+ */
+
+/**
+ * The person confirmed the code: the extension stores this pairing and presents it in every ``hello`` from now on (it sends a new ``hello`` at once).
+ * @typedef {object} PairDone
+ * @property {'pair.done'} type
+ * @property {string} pairingId
+ * @property {string} secret
  */
 
 /**
@@ -523,6 +570,8 @@
      * person turning it on or off {origin, enabled}. */
     formsStatus: 'tabmcp.forms.status',
     formsSet: 'tabmcp.forms.set',
+    /** popup/options → worker: ask the bridge for a pairing code to show (wire: pair.request). */
+    pairRequest: 'tabmcp.pair.request',
   });
 
   Object.defineProperty(globalThis, KEY, { value: Object.freeze({ PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT, RUNTIME }) });

@@ -40,6 +40,9 @@ export const DEFAULT_BRIDGE_URL = 'ws://127.0.0.1:7797/extension';
 export const STORAGE = Object.freeze({
   bridgeUrl: 'bridgeUrl',
   bridgeToken: 'bridgeToken',
+  /** The pairings with bridges, by bridge URL ({[url]: {id, secret}}, from pair.done or a launcher):
+   * each sent in every hello to its bridge, never to another. */
+  bridgePairings: 'bridgePairings',
   /** The latest telemetry.config from the bridge, so pages get it even before a reconnect. */
   telemetryConfig: 'telemetryConfig',
 });

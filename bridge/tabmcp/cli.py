@@ -1,4 +1,4 @@
-"""The ``tabmcp`` command: serve · demo · tools · call · trust · sites · activity · config check.
+"""The ``tabmcp`` command: serve · demo · pair · tools · call · trust · sites · activity · config check.
 
 Everything goes to stderr except command output meant for pipes (``tools``, ``call``,
 ``config check``), so ``serve --stdio`` keeps stdout for MCP alone.
@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import sys
+import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -392,6 +393,54 @@ def _controls(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- pair --------------------------------------------------------------------------------
+
+
+async def _pair(args: argparse.Namespace) -> int:
+    """Confirm the code the extension's popup shows, or list / forget pairings (the running
+    bridge's control API, with the control key only this user can read)."""
+    from .control import ControlClient
+    from .errors import PairingError
+
+    port = args.port or load_config(args.config).server.port
+    client = ControlClient(port)
+    if args.forget:
+        try:
+            await client.forget(args.forget)
+        except PairingError as exc:
+            _eprint(f"tabmcp: {exc.message}")
+            return 1
+        _eprint(f"forgot pairing {args.forget}; that browser must pair again")
+        return 0
+    if args.list or not args.code:
+        data = await client.pairings()
+        if args.json:
+            print(json.dumps(data, indent=2))
+            return 0
+        rows = data.get("pairings") or []
+        for row in rows:
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["created"]))
+            seen = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["lastSeen"])) if row.get("lastSeen") else "never"
+            tags = " (connected)" if row["id"] == data.get("connected") else ""
+            tags += " (launcher, this run only)" if row.get("ephemeral") else ""
+            print(f"{row['id']}  {row['label']:<24} paired {when}  last seen {seen}{tags}")
+        print(f"{len(rows)} pairing(s)", file=sys.stderr)
+        for pending in data.get("pending") or []:
+            _eprint(f"waiting: {pending['label']} (code valid {pending['expiresInS']} s more; it is shown in that "
+                    "browser's tabmcp popup)")
+        if not args.code and not args.list:
+            _eprint("to pair a browser: open the tabmcp popup there and run `tabmcp pair CODE` with the code it shows")
+        return 0
+    try:
+        result = await client.pair(args.code)
+    except PairingError as exc:
+        _eprint(f"tabmcp: {exc.message}")
+        return 1
+    pairing = result["pairing"]
+    _eprint(f"paired {pairing['label']} (id {pairing['id']}); the extension connects now")
+    return 0
+
+
 # -- config ------------------------------------------------------------------------------
 
 
@@ -498,6 +547,14 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--config", default=argparse.SUPPRESS, help="config file (its store.path names the database)")
     controls.set_defaults(json=False, config=None)
 
+    pair = sub.add_parser("pair", help="pair a browser's extension with the running bridge (the code its popup shows)")
+    pair.add_argument("code", nargs="?", help="the code the extension's popup shows, e.g. 123-456")
+    pair.add_argument("--list", action="store_true", help="list pairings and browsers waiting to pair")
+    pair.add_argument("--forget", metavar="ID", help="remove a pairing (that browser must pair again)")
+    pair.add_argument("--port", type=int, help=f"bridge port (default: the config's, {DEFAULT_PORT})")
+    pair.add_argument("--config", help="config file")
+    pair.add_argument("--json", action="store_true", help="--list as JSON")
+
     config = sub.add_parser("config", help="configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     check = config_sub.add_parser("check", help="validate a config file and print the effective settings")
@@ -527,6 +584,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_loop(_serve(args))
         if args.command == "demo":
             return run_loop(_demo(args))
+        if args.command == "pair":
+            return run_loop(_pair(args))
         if args.command == "tools":
             return run_loop(_tools(args))
         if args.command == "call":

@@ -40,7 +40,9 @@ class ServerSettings(_Section):
     extension_ids: list[str] = Field(default_factory=list)
     """Extension IDs admitted besides our own (for a self-signed fork of the extension)."""
     extension_token: str | None = None
-    """If set, the extension must present this token in its hello (set it on the options page)."""
+    """A pre-shared secret (set the same on the extension's options page): a hello carrying it is
+    admitted without pairing, one carrying another token is refused. Unset (the default), the
+    extension is admitted by the pairing the person confirmed with ``tabmcp pair`` (docs/security.md §1)."""
     mcp_token: str | None = None
     """If set, MCP clients must send ``Authorization: Bearer <token>`` to /mcp."""
     reconnect_grace_s: float = Field(5.0, ge=0)

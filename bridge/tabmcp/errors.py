@@ -5,11 +5,17 @@
     BridgeError
     ├── ConfigError                  the config file or a flag is invalid
     ├── InvalidState                 an object was used in a state that forbids it
+    ├── PairingError                 ``tabmcp pair`` could not pair (``code`` names why)
+    │   ├── PairingCodeWrong         no pending request has this code
+    │   ├── PairingLocked            too many wrong codes: every pending code is void
+    │   └── PairingBusy              too many pending requests (ask again in a few minutes)
+    ├── ControlError                 the control API (``tabmcp pair``, ``status``) could not be used
     ├── ProtocolError                the extension sent something we cannot accept
     │   ├── MalformedMessage         not JSON, not an object, or fields of the wrong shape
     │   ├── UnknownMessageType       a ``type`` this protocol version does not define
     │   ├── ProtocolVersionMismatch  the extension speaks another protocol version
-    │   └── NotReady                 a message before the ``hello`` handshake
+    │   ├── NotReady                 a message before the ``hello`` handshake
+    │   └── NotPaired                a message other than pairing from a link the person never paired
     └── ToolCallError                a tool call failed; ``code`` is what the agent sees
         ├── ToolNotFound             TOOL_NOT_FOUND (with the closest names)
         ├── ToolGone                 TOOL_GONE (the name meant an origin's tool that left; never another's)
@@ -45,13 +51,19 @@ __all__ = [
     "BridgeError",
     "CallCancelled",
     "ConfigError",
+    "ControlError",
     "ErrorCode",
     "ExtensionDisconnected",
     "InvalidState",
     "MalformedMessage",
+    "NotPaired",
     "NotReady",
     "OutOfScope",
     "PageError",
+    "PairingBusy",
+    "PairingCodeWrong",
+    "PairingError",
+    "PairingLocked",
     "SiteNotReachable",
     "SiteNotRegistered",
     "SiteRedirected",
@@ -86,6 +98,8 @@ class ErrorCode(enum.StrEnum):
     PROTOCOL_MISMATCH = "PROTOCOL_MISMATCH"
     NOT_READY = "NOT_READY"
     UNAUTHORIZED = "UNAUTHORIZED"
+    NOT_PAIRED = "NOT_PAIRED"
+    """The link presented no valid pairing: until the person pairs it (``tabmcp pair``), it may only ask to."""
     FLOODED = "FLOODED"
     INVALID_TOOL = "INVALID_TOOL"
     INTERNAL_ERROR = "INTERNAL_ERROR"
@@ -127,6 +141,15 @@ class ErrorCode(enum.StrEnum):
     """A page query of a kind the page does not answer."""
     QUERY_FAILED = "QUERY_FAILED"
     """The page could not answer a query (or send its answer)."""
+    # pairing (``tabmcp pair``, the bridge's control API)
+    PAIRING_CODE_WRONG = "PAIRING_CODE_WRONG"
+    """No pending pairing request has the code typed (or it expired)."""
+    PAIRING_LOCKED = "PAIRING_LOCKED"
+    """Too many wrong codes in a row: every pending code was voided; ask for a new one in the popup."""
+    PAIRING_BUSY = "PAIRING_BUSY"
+    """Too many pairing requests are pending at once."""
+    PAIRING_UNKNOWN = "PAIRING_UNKNOWN"
+    """No pairing has this id (``tabmcp pair --forget``)."""
 
 
 class BridgeError(Exception):
@@ -139,6 +162,33 @@ class ConfigError(BridgeError):
 
 class InvalidState(BridgeError):
     """An object was used in a state that does not allow the operation."""
+
+
+class PairingError(BridgeError):
+    """Pairing an extension failed; ``code`` names why (the control API answers it)."""
+
+    code: str = ErrorCode.PAIRING_CODE_WRONG
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ControlError(BridgeError):
+    """The running bridge's control API could not be reached or refused the request (no bridge on
+    the port, no control key to read, or another user's bridge)."""
+
+
+class PairingCodeWrong(PairingError):
+    code: str = ErrorCode.PAIRING_CODE_WRONG
+
+
+class PairingLocked(PairingError):
+    code: str = ErrorCode.PAIRING_LOCKED
+
+
+class PairingBusy(PairingError):
+    code: str = ErrorCode.PAIRING_BUSY
 
 
 class ProtocolError(BridgeError):
@@ -169,6 +219,10 @@ class ProtocolVersionMismatch(ProtocolError):
 
 class NotReady(ProtocolError):
     code: str = ErrorCode.NOT_READY
+
+
+class NotPaired(ProtocolError):
+    code: str = ErrorCode.NOT_PAIRED
 
 
 class ToolCallError(BridgeError):

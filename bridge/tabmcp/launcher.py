@@ -4,11 +4,18 @@ Extensions need a persistent profile, so this uses Playwright's
 ``launch_persistent_context`` with a throwaway user-data directory. The extension's bridge
 URL lives in ``chrome.storage.local`` (key ``bridgeUrl``); :meth:`ExtensionBrowser.set_bridge_url`
 writes it through the service worker, which reconnects at once.
+
+The launcher starts both ends, so it pairs them itself: :meth:`ExtensionBrowser.set_bridge_url`
+writes a launcher pairing (:func:`tabmcp.core.pairing.launcher_pairing`: a secret derived from the
+control key, which only this user can read; every bridge of this user admits it, across restarts)
+under that URL (key ``bridgePairings``), where the person's ``tabmcp pair`` would have put it. No
+ceremony, and no weaker door: the extension still presents a secret only it and the bridge hold.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import tempfile
@@ -19,8 +26,29 @@ from playwright.async_api import BrowserContext, Playwright, Worker, async_playw
 
 from .assets import EXTENSION_ID, stage_extension
 from .browser import chromium_launch_args, find_chromium
+from .control import load_or_create_control_key
+from .core.pairing import launcher_pairing
 
-__all__ = ["ExtensionBrowser", "launch_browser"]
+__all__ = ["PAIRING_KEY", "ExtensionBrowser", "launch_browser", "pair_with"]
+
+log = logging.getLogger("tabmcp.launcher")
+
+PAIRING_KEY = "bridgePairings"
+"""Where the extension keeps its pairings in ``chrome.storage.local``, by bridge URL (``STORAGE.bridgePairings``)."""
+
+_SET = """async ([key, url, pairing]) => {
+  const stored = (await chrome.storage.local.get(key))[key] || {};
+  const pairings = {...stored};
+  if (pairing === null) delete pairings[url]; else if (pairing !== '__keep__') pairings[url] = pairing;
+  await chrome.storage.local.set({bridgeUrl: url, [key]: pairings});
+}"""
+
+
+def pair_with(bridge_url: str) -> dict[str, str]:
+    """A pairing every bridge of this user admits (the control key's; made if no bridge ran yet),
+    for the browser this launcher started to present to ``bridge_url``."""
+    del bridge_url  # the same kind of pairing for any of this user's bridges; stored per URL all the same
+    return launcher_pairing(load_or_create_control_key())
 
 
 @dataclass
@@ -29,9 +57,27 @@ class ExtensionBrowser:
     service_worker: Worker | None
     user_data_dir: str
 
-    async def set_bridge_url(self, url: str) -> None:
+    async def set_bridge_url(self, url: str, *, pair: bool = True) -> None:
+        """Point the extension at ``url`` (``ws://127.0.0.1:PORT/extension``), paired with that
+        bridge first (``pair``; else with the pairing it holds for that URL, if any)."""
+        pairing = pair_with(url) if pair else None
         worker = await self.worker()
-        await worker.evaluate("(url) => chrome.storage.local.set({bridgeUrl: url})", url)
+        await worker.evaluate(_SET, [PAIRING_KEY, url, pairing if pairing is not None else "__keep__"])
+
+    async def set_pairing(self, url: str, pairing: dict[str, str] | None) -> None:
+        """Replace the extension's pairing for the bridge at ``url`` (None: forget it) and point it
+        there, as if the person had paired otherwise."""
+        worker = await self.worker()
+        await worker.evaluate(_SET, [PAIRING_KEY, url, pairing])
+
+    async def add_pairing(self, url: str) -> None:
+        """Pair with the bridge at ``url`` without pointing the extension there (a person who
+        paired with it before, and will switch to it on the options page)."""
+        pairing = pair_with(url)
+        worker = await self.worker()
+        await worker.evaluate(
+            "async ([key, url, pairing]) => { const s = (await chrome.storage.local.get(key))[key] || {};"
+            " await chrome.storage.local.set({[key]: {...s, [url]: pairing}}); }", [PAIRING_KEY, url, pairing])
 
     async def worker(self) -> Worker:
         """The extension's service worker (waiting for it if the browser restarted it)."""
@@ -68,8 +114,10 @@ async def launch_browser(
     extension: bool = True,
     playwright: Playwright | None = None,
     extra_args: list[str] | None = None,
+    pair: bool = True,
 ) -> AsyncIterator[ExtensionBrowser]:
-    """A Chromium with our extension (unless ``extension=False``), closed on exit."""
+    """A Chromium with our extension (unless ``extension=False``), closed on exit; pointed at
+    ``bridge_url`` and paired with it (``pair=False``: unpaired, as a person's fresh install is)."""
     user_data_dir = tempfile.mkdtemp(prefix="tabmcp-profile-")
     ext_dir = stage_extension() if extension else None
     args = chromium_launch_args(ext_dir, webmcp=webmcp) + (extra_args or [])
@@ -90,7 +138,7 @@ async def launch_browser(
             if extension:
                 await browser.worker()
                 if bridge_url:
-                    await browser.set_bridge_url(bridge_url)
+                    await browser.set_bridge_url(bridge_url, pair=pair)
             yield browser
         finally:
             with contextlib.suppress(Exception):

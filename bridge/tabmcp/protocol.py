@@ -49,6 +49,11 @@ __all__ = [
     "PanelQuery",
     "PanelState",
     "Hello",
+    "PairCode",
+    "PairDone",
+    "PairRequest",
+    "PairRequired",
+    "PairingCredential",
     "Ping",
     "Pong",
     "TabClosed",
@@ -165,8 +170,17 @@ class TabSnapshot(WireModel):
 # -- extension → bridge -----------------------------------------------------------------
 
 
+class PairingCredential(WireModel):
+    """What a paired extension presents in every ``hello``: the pairing's id and its secret
+    (``pair.done`` gave both; the extension keeps them in ``chrome.storage.local``)."""
+
+    id: str = Field(max_length=64)
+    secret: str = Field(max_length=256)
+
+
 class Hello(WireModel):
-    """The extension's first message on a connection; the bridge answers ``welcome`` or an error."""
+    """The extension's first message on a connection; the bridge answers ``welcome``, or
+    ``pair.required`` when the hello carries no valid pairing (nor the pre-shared token), or an error."""
 
     type: Literal["hello"]
     protocol: int
@@ -176,6 +190,10 @@ class Hello(WireModel):
     instance_id: str | None = None
     """Random per service-worker start: tells a reconnect from a restart in the logs."""
     token: str | None = None
+    """``server.extension_token``, when the person set one (a pre-shared secret instead of pairing)."""
+    pairing: PairingCredential | None = None
+    """The pairing the person confirmed once (``tabmcp pair``); without it (or ``token``) the link
+    gets nothing but the pairing ceremony."""
     batch: bool = False
     """The extension reads frames holding several messages, one per line, and would send such
     frames too (the bridge says in ``welcome`` whether it reads them)."""
@@ -342,8 +360,16 @@ class SiteForget(WireModel):
     origin: str
 
 
+class PairRequest(WireModel):
+    """An unpaired extension asks for a pairing code (the popup shows it; the person types
+    ``tabmcp pair CODE`` in a terminal). Answered by ``pair.code``."""
+
+    type: Literal["pair.request"]
+
+
 ExtensionMessage = Annotated[
     Hello
+    | PairRequest
     | TabsSync
     | TabUpdate
     | TabClosed
@@ -378,6 +404,35 @@ class Welcome(WireModel):
     batch: bool = False
     """Answers ``hello.batch``: from now on both sides may join messages into one frame, one per
     line (JSON text holds no raw newline), and split every frame they read."""
+
+
+class PairRequired(WireModel):
+    """The answer to a ``hello`` with no valid pairing: the link stays open for the pairing
+    ceremony only (``pair.request``) and gets nothing else. ``reason``: ``unpaired`` (no pairing
+    presented), ``unknown`` (a pairing this bridge does not hold: forgotten, or another bridge's),
+    ``expired`` (the code ran out, or too many wrong codes were typed: ask again)."""
+
+    type: Literal["pair.required"] = "pair.required"
+    reason: Literal["unpaired", "unknown", "expired"]
+    message: str = ""
+
+
+class PairCode(WireModel):
+    """The code for this link's pairing request: shown in the popup, typed by the person in
+    ``tabmcp pair CODE``. Valid for ``expires_ms``; never sent to any other connection."""
+
+    type: Literal["pair.code"] = "pair.code"
+    code: str
+    expires_ms: int
+
+
+class PairDone(WireModel):
+    """The person confirmed the code: the extension stores this pairing and presents it in every
+    ``hello`` from now on (it sends a new ``hello`` at once)."""
+
+    type: Literal["pair.done"] = "pair.done"
+    pairing_id: str
+    secret: str
 
 
 class CallStart(WireModel):
@@ -516,6 +571,9 @@ class PanelState(WireModel):
 
 BridgeMessage = (
     Welcome
+    | PairRequired
+    | PairCode
+    | PairDone
     | CallStart
     | CallCancel
     | ApprovalRequest
@@ -534,7 +592,7 @@ BridgeMessage = (
 _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(
     {
-        "hello", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result", "forms.set",
+        "hello", "pair.request", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result", "forms.set",
         "telemetry", "page.result", "panel.query", "control.set", "site.status", "site.permission", "site.forget",
         "ping", "pong", "error",
     }

@@ -43,6 +43,7 @@ PAYLOADS: tuple[type[BaseModel], ...] = (
     protocol.PageForms,
     protocol.TabSnapshot,
     protocol.FormsPolicyRule,
+    protocol.PairingCredential,
 )
 
 

@@ -1,5 +1,5 @@
-"""The bridge's SQLite file: tool usage counts (for the hybrid profile's core tools), and the person's
-forms-as-tools choices.
+"""The bridge's SQLite file: tool usage counts (for the hybrid profile's core tools), the person's
+forms-as-tools choices, and the paired extensions.
 
 Counts are kept in memory and written in batches (:meth:`UsageStore.flush`), so a call never
 waits for the disk. Bounded (docs/security.md §7): at most :data:`USAGE_PER_ORIGIN` tools of one
@@ -16,7 +16,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["USAGE_PER_ORIGIN", "USAGE_TOTAL", "FormsSwitchStore", "UsageStore", "default_db_path", "open_db"]
+from .core.pairing import Pairing
+from .files import private_db, state_dir
+
+__all__ = [
+    "USAGE_PER_ORIGIN", "USAGE_TOTAL", "FormsSwitchStore", "SqlitePairings", "UsageStore", "default_db_path", "open_db",
+]
 
 USAGE_PER_ORIGIN = 200
 """Usage rows kept per origin (the most recently used)."""
@@ -36,17 +41,15 @@ CREATE INDEX IF NOT EXISTS tool_usage_used ON tool_usage (last_used);
 
 
 def default_db_path() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "tabmcp" / "tabmcp.db"
+    return state_dir() / "tabmcp.db"
 
 
 def open_db(path: str | os.PathLike[str], schema: str) -> sqlite3.Connection:
     """An autocommit connection to the bridge's SQLite file (its folder made if needed), shared
     across threads by its owner's lock, in WAL mode so the CLI can read while the bridge writes,
-    with ``schema`` applied."""
+    with ``schema`` applied. The file (and its folder, if made here) is the person's alone (files.py)."""
     target = str(path)
-    if target != ":memory:":
-        Path(target).parent.mkdir(parents=True, exist_ok=True)
+    private_db(target)
     db = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
     db.execute("PRAGMA auto_vacuum=INCREMENTAL")  # in a new file only: deleted rows can shrink it
     if target != ":memory:":
@@ -182,6 +185,59 @@ class FormsSwitchStore:
                 "ON CONFLICT (origin) DO UPDATE SET enabled = excluded.enabled, changed = excluded.changed",
                 (origin, int(bool(enabled)), time.time()),
             )
+
+    def close(self) -> None:
+        self._db.close()
+
+
+_PAIRINGS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS pairings (
+    id TEXT PRIMARY KEY,
+    secret_hash TEXT NOT NULL,
+    label TEXT NOT NULL,
+    created REAL NOT NULL,
+    last_seen REAL
+);
+"""
+
+
+class SqlitePairings:
+    """Paired extension installs (core/pairing.py), one row each, kept across bridge runs: the
+    SHA-256 of each secret, never the secret."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self._db = open_db(path if path is not None else default_db_path(), _PAIRINGS_SCHEMA)
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _row(row: tuple[object, ...]) -> Pairing:
+        pid, secret_hash, label, created, last_seen = row
+        return Pairing(id=str(pid), secret_hash=str(secret_hash), label=str(label), created=float(created),  # type: ignore[arg-type]
+                       last_seen=None if last_seen is None else float(last_seen))  # type: ignore[arg-type]
+
+    def get(self, pairing_id: str) -> Pairing | None:
+        with self._lock:
+            row = self._db.execute("SELECT id, secret_hash, label, created, last_seen FROM pairings WHERE id = ?",
+                                   (pairing_id,)).fetchone()
+        return self._row(row) if row else None
+
+    def add(self, pairing: Pairing) -> None:
+        with self._lock:
+            self._db.execute("INSERT INTO pairings (id, secret_hash, label, created, last_seen) VALUES (?, ?, ?, ?, ?)",
+                             (pairing.id, pairing.secret_hash, pairing.label, pairing.created, pairing.last_seen))
+
+    def remove(self, pairing_id: str) -> bool:
+        with self._lock:
+            return self._db.execute("DELETE FROM pairings WHERE id = ?", (pairing_id,)).rowcount > 0
+
+    def all(self) -> list[Pairing]:
+        with self._lock:
+            rows = self._db.execute("SELECT id, secret_hash, label, created, last_seen FROM pairings ORDER BY created").fetchall()
+        return [self._row(r) for r in rows]
+
+    def touch(self, pairing_id: str, when: float) -> None:
+        with self._lock:
+            self._db.execute("UPDATE pairings SET last_seen = ? WHERE id = ?", (when, pairing_id))
 
     def close(self) -> None:
         self._db.close()

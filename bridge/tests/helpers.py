@@ -14,6 +14,7 @@ from typing import Any
 import websockets
 
 from tabmcp.assets import EXTENSION_ID
+from tabmcp.control import ControlClient
 from tabmcp.protocol import PROTOCOL_VERSION
 
 ORIGIN = f"chrome-extension://{EXTENSION_ID}"
@@ -47,10 +48,18 @@ Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 class ScriptedExtension:
     """Connects like the extension, answers call.start with a handler you supply."""
 
-    def __init__(self, port: int, *, origin: str = ORIGIN, token: str | None = None) -> None:
+    def __init__(
+        self, port: int, *, origin: str = ORIGIN, token: str | None = None, paired: bool = True,
+        pairing: dict[str, str] | None = None,
+    ) -> None:
+        """``paired``: ask the bridge for a pairing over its control API first (as the launcher
+        does for the real extension) and present it in ``hello``; ``pairing``: present this one."""
+        self.port = port
         self.url = f"ws://127.0.0.1:{port}/extension"
         self.origin = origin
         self.token = token
+        self.paired = paired
+        self.pairing = pairing
         self.ws: Any = None
         self.received: list[dict[str, Any]] = []
         self.handler: Handler | None = None
@@ -67,12 +76,20 @@ class ScriptedExtension:
         self._reader = asyncio.create_task(self._read())
         if not hello:
             return None
+        return await self.hello(protocol=protocol, batch=batch)
+
+    async def hello(self, *, protocol: int = PROTOCOL_VERSION, batch: bool = False) -> dict[str, Any]:
+        """Say hello (with the pairing, if any); the bridge's answer (``welcome``, ``pair.required``, ``error``)."""
+        if self.paired and self.pairing is None:
+            pairing_id, secret = await ControlClient(self.port).create_pairing("scripted extension")
+            self.pairing = {"id": pairing_id, "secret": secret}
         await self.send(
             {"type": "hello", "protocol": protocol, "extensionVersion": "test", "extensionId": EXTENSION_ID,
              "instanceId": "test", **({"token": self.token} if self.token else {}),
+             **({"pairing": self.pairing} if self.pairing else {}),
              **({"batch": True} if batch else {})}
         )
-        return await self.wait_for(lambda m: m["type"] in ("welcome", "error"))
+        return await self.wait_for(lambda m: m["type"] in ("welcome", "error", "pair.required"))
 
     async def _read(self) -> None:
         try:

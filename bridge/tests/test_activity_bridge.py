@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 from mcp import Client, Implementation
+from tabmcp.control import control_headers
 from tabmcp.errors import ErrorCode
 from tabmcp.server.app import running_bridge
 
@@ -50,7 +51,7 @@ async def test_calls_are_logged_with_client_outcome_duration_and_shown_by_health
                 bad = await client.call_tool("call_tool", {"name": "explode", "arguments": {}})
                 assert bad.is_error
                 await client.call_tool("search_tools", {"query": "note"})  # stays in the bridge: not logged
-            async with httpx.AsyncClient() as http:
+            async with httpx.AsyncClient(headers=control_headers()) as http:  # the activity wants the control key
                 health = (await http.get(f"http://127.0.0.1:{app.port}/health")).json()
         finally:
             await ext.close()

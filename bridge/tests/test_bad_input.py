@@ -25,6 +25,7 @@ import websockets
 from mcp import Client
 
 import tabmcp.server.extension as extension_module
+from tabmcp.control import control_headers
 from tabmcp.protocol import MAX_FRAME_BYTES
 from tabmcp.server.app import BridgeApp, running_bridge
 
@@ -58,7 +59,7 @@ def echo_handler():
 
 
 async def health(app: BridgeApp) -> dict[str, Any]:
-    async with httpx.AsyncClient() as http:
+    async with httpx.AsyncClient(headers=control_headers()) as http:  # the full status wants the control key
         response = await http.get(f"http://127.0.0.1:{app.port}/health", timeout=5)
     assert response.status_code == 200
     return response.json()
@@ -410,8 +411,7 @@ async def test_every_message_before_hello_is_not_ready_and_hello_still_works(bri
     # Still a bad hello: named error, still open.
     await ext.send({"type": "hello"})
     assert (await ext.wait_for(lambda m: m["type"] == "error"))["code"] == "MALFORMED_MESSAGE"
-    await ext.send({"type": "hello", "protocol": 1})
-    await ext.wait_for(lambda m: m["type"] == "welcome")
+    assert (await ext.hello())["type"] == "welcome"
     await ext.sync(tab(1, tools=[tool("now_fine")]))
     await eventually(lambda: bridge.hub.registry.resolve("now_fine"))
     await ext.close()

@@ -11,6 +11,7 @@ import pytest
 import websockets
 from mcp import Client
 
+from tabmcp.control import control_headers
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge
 from tabmcp.testing import ListChanges, listed, unlisted
@@ -63,8 +64,7 @@ async def test_bad_frames_get_named_errors_and_the_link_survives(bridge):
     await ext.connect(hello=False)
     await ext.send({"type": "tabs.sync", "tabs": []})
     assert (await ext.wait_for(lambda m: m["type"] == "error"))["code"] == "NOT_READY"
-    await ext.send({"type": "hello", "protocol": 1})
-    await ext.wait_for(lambda m: m["type"] == "welcome")
+    assert (await ext.hello())["type"] == "welcome"
     for frame, code in [("{oops", "MALFORMED_MESSAGE"), ('{"type": "warp"}', "UNKNOWN_TYPE"),
                         ('{"type": "tab.closed", "tabId": "x"}', "MALFORMED_MESSAGE"), ("[]", "MALFORMED_MESSAGE")]:
         await ext.send(frame)
@@ -374,7 +374,7 @@ async def test_mcp_endpoint_refuses_browser_origins_and_foreign_hosts(bridge):
     async with httpx.AsyncClient() as http:
         evil = await http.post(mcp_url(bridge), json=body, headers={**headers, "origin": "https://evil.test"})
         rebinding = await http.post(mcp_url(bridge), json=body, headers={**headers, "host": "evil.test"})
-        health = await http.get(f"http://127.0.0.1:{bridge.port}/health")
+        health = await http.get(f"http://127.0.0.1:{bridge.port}/health", headers=control_headers())
         health_rebinding = await http.get(f"http://127.0.0.1:{bridge.port}/health", headers={"host": "evil.test"})
     assert evil.status_code == 403
     assert rebinding.status_code == 421

@@ -13,6 +13,7 @@ import pytest
 import websockets
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from tabmcp.control import control_headers
 from tabmcp.server.app import BridgeApp, running_bridge
 from tabmcp.server.stream import STREAM_PATH
 
@@ -230,7 +231,7 @@ async def test_calls_over_stdio_take_the_express_lane(tmp_path, mode: str):
             second = await client.call_tool("call_tool", {"name": "greet"})
             found = await client.call_tool("search_tools", {"query": "greet"})
             relisted = [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
-            async with httpx.AsyncClient() as http:
+            async with httpx.AsyncClient(headers=control_headers()) as http:  # the counters want the control key
                 health = (await http.get(f"http://127.0.0.1:{port}/health")).json()
         finally:
             await ext.close()

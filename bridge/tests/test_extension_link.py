@@ -112,7 +112,7 @@ async def test_a_batched_flood_is_flooded(bridge: BridgeApp, monkeypatch: pytest
 async def test_a_later_hello_without_batch_takes_it_back(bridge: BridgeApp):
     ext = await connected(bridge, batch=True)
     await ext.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extensionVersion": "test",
-                    "instanceId": "again"})
+                    "instanceId": "again", "pairing": ext.pairing})
     welcome = await ext.wait_for(lambda m: m["type"] == "welcome")
     assert welcome["batch"] is False
     entry = echo_entry(bridge)

@@ -1,5 +1,6 @@
-// Options page: the bridge URL (chrome.storage.local "bridgeUrl") and an optional token.
-import { DEFAULT_BRIDGE_URL, STORAGE, normalizeBridgeUrl } from '../protocol.js';
+// Options page: the bridge URL (chrome.storage.local "bridgeUrl"), an optional token, and the
+// pairing with the bridge (shown; forgetting it starts the pairing again, in the popup).
+import { DEFAULT_BRIDGE_URL, RUNTIME, STORAGE, normalizeBridgeUrl } from '../protocol.js';
 
 const form = /** @type {HTMLFormElement} */ (document.getElementById('form'));
 const urlInput = /** @type {HTMLInputElement} */ (document.getElementById('bridgeUrl'));
@@ -27,3 +28,26 @@ form.addEventListener('submit', async (event) => {
   saved.hidden = false;
   setTimeout(() => (saved.hidden = true), 1500);
 });
+
+const pairingState = /** @type {HTMLElement} */ (document.getElementById('pairing-state'));
+
+async function showPairing() {
+  const report = await chrome.runtime.sendMessage({ type: RUNTIME.status }).catch(() => null);
+  const pairing = report && report.pairing;
+  pairingState.textContent = !report ? 'unknown'
+    : pairing && pairing.paired ? 'Paired with the bridge.'
+    : report.status === 'pairing' ? (pairing && pairing.code
+      ? `Not paired: run tabmcp pair ${pairing.code} in a terminal.` : 'Not paired: open the tabmcp popup to get a code.')
+    : `Not connected to the bridge (${report.status}).`;
+}
+
+document.getElementById('forget-pairing').addEventListener('click', async () => {
+  const { [STORAGE.bridgeUrl]: url, [STORAGE.bridgePairings]: pairings } =
+    await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgePairings]);
+  const rest = { ...(pairings || {}) };
+  delete rest[normalizeBridgeUrl(url || DEFAULT_BRIDGE_URL)];
+  await chrome.storage.local.set({ [STORAGE.bridgePairings]: rest });
+  await showPairing();
+});
+showPairing();
+setInterval(showPairing, 1000);

@@ -16,8 +16,9 @@ const MSG = Object.freeze({
   control: RUNTIME.controlSet,
   answer: RUNTIME.approvalAnswer,
   focus: RUNTIME.approvalFocus,
+  pair: RUNTIME.pairRequest,
 });
-const LABELS = { ready: 'connected', open: 'handshaking', connecting: 'connecting', disconnected: 'disconnected' };
+const LABELS = { ready: 'connected', open: 'handshaking', pairing: 'not paired', connecting: 'connecting', disconnected: 'disconnected' };
 const REFRESH_MS = 1000;
 /** Activity rows shown (newest first); `?rows=N` (1-1000) asks for more, as the benchmark does. */
 const ACTIVITY_ROWS = Math.min(1000, Math.max(1, Number(new URLSearchParams(location.search).get('rows')) || 100));
@@ -112,8 +113,43 @@ function renderStatus(report) {
   status.textContent = LABELS[report.status] || report.status;
   status.className = `pill ${report.status}`;
   $('bridge').textContent = `Bridge: ${report.url}`;
+  $('paired').textContent = report.pairing?.paired ? '· paired' : report.status === 'pairing' ? '· not paired' : '';
   showError(report.status !== 'ready' ? report.lastError || '' : '');
+  renderPairing(report);
   renderApprovals(report.approvals || []);
+}
+
+/** When the last code was asked for (one request per few seconds while the popup is open). */
+let askedCodeAt = 0;
+
+/**
+ * Not paired: show the code the bridge gave this browser and the command that confirms it. The
+ * code comes only over this browser's own link to the bridge, so a program that merely reaches
+ * the bridge's port never learns it; typing it in the person's terminal is the confirmation.
+ * @param {any} report
+ */
+function renderPairing(report) {
+  const pairing = report.pairing || {};
+  const open = report.status === 'pairing';
+  $('pairing').hidden = !open;
+  if (!open) return;
+  $('pair-why').textContent = pairing.reason === 'unknown'
+    ? 'The bridge does not know this browser\'s pairing (it was forgotten, or this is another bridge). To pair again, run this in a terminal:'
+    : 'This browser is not paired with the bridge, so agents cannot use it yet. To pair, run this in a terminal:';
+  if (pairing.code) {
+    $('pair-command').textContent = `tabmcp pair ${pairing.code}`;
+    const left = Math.max(0, Math.round((pairing.expiresAt - Date.now()) / 1000));
+    $('pair-expiry').textContent = `The code is valid for ${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} more.`;
+  } else {
+    $('pair-command').textContent = 'tabmcp pair …';
+    $('pair-expiry').textContent = 'Asking the bridge for a code…';
+    if (Date.now() - askedCodeAt > 3000) askCode();
+  }
+}
+
+async function askCode() {
+  askedCodeAt = Date.now();
+  await ask({ type: MSG.pair });
 }
 
 /** @param {any[]} approvals */
@@ -391,6 +427,10 @@ $('pause').addEventListener('click', () => control({ action: $('pause').getAttri
 $('writes').addEventListener('change', (e) => control({ action: 'writes', enabled: /** @type {HTMLInputElement} */ (e.target).checked }));
 $('clear-lockdown').addEventListener('click', () => control({ action: 'clear' }));
 $('filter').addEventListener('change', () => refresh());
+$('pair-new').addEventListener('click', async () => {
+  await askCode();
+  refresh();
+});
 $('reconnect').addEventListener('click', async () => {
   await ask({ type: MSG.reconnect });
   refresh();

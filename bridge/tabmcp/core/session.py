@@ -54,7 +54,10 @@ from ..errors import (
     CallCancelled,
     ExtensionDisconnected,
     InvalidState,
+    NotPaired,
+    PairingError,
     NotReady,
+    PairingLocked,
     ProtocolError,
     ProtocolVersionMismatch,
     TabClosed,
@@ -63,6 +66,7 @@ from ..errors import (
     ToolTimeout,
     error_for_code,
 )
+from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
 from ..protocol import (
     PROTOCOL_VERSION,
     ApprovalRequest,
@@ -73,6 +77,10 @@ from ..protocol import (
     CallStart,
     ErrorCode,
     Hello,
+    PairCode,
+    PairDone,
+    PairRequest,
+    PairRequired,
     PageQuery,
     PageResult,
     Ping,
@@ -111,6 +119,9 @@ class LinkState(enum.Enum):
 
     CONNECTED = "connected"
     """Socket open, no ``hello`` yet: every other message is refused with ``NOT_READY``."""
+    PAIRING = "pairing"
+    """Said ``hello`` without a valid pairing: never the current link; it may only ask for a
+    pairing code (``pair.request``), ping, or say ``hello`` again; anything else is ``NOT_PAIRED``."""
     READY = "ready"
     """Handshake done: this is (or was) the bridge's current link."""
     CLOSED = "closed"
@@ -128,6 +139,8 @@ class Peer:
         self.name = name
         self.state = LinkState.CONNECTED
         self.hello: Hello | None = None
+        self.pairing_id: str | None = None
+        """The pairing that admitted this link (None: the pre-shared token, or not admitted)."""
         self.connected_at = time.time()
         self.last_seen = time.monotonic()
 
@@ -457,7 +470,10 @@ class Session:
     Args:
         session_id: sent in ``welcome`` (tells the extension which bridge run it talks to).
         bridge_version: sent in ``welcome``.
-        token: when set, a ``hello`` must carry it or the link is closed (``UNAUTHORIZED``).
+        token: without ``pairing``: when set, a ``hello`` must carry it or the link is closed
+            (``UNAUTHORIZED``); unset, every ``hello`` is admitted (tests of other rules).
+        pairing: who may be the extension (the bridge always passes one): a ``hello`` it does
+            not admit leaves its connection in the pairing ceremony (:attr:`LinkState.PAIRING`).
         clock: monotonic seconds; deadlines are on this clock (tests pass their own).
     """
 
@@ -467,11 +483,14 @@ class Session:
         session_id: str,
         bridge_version: str,
         token: str | None = None,
+        pairing: Pairings | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.session_id = session_id
         self.bridge_version = bridge_version
         self.token = token
+        self.pairing = pairing
+        self._admission = pairing if pairing is not None else TokenOnly(token)
         self.clock = clock
         self.current: Peer | None = None
         self.requests = RequestTable()
@@ -546,7 +565,10 @@ class Session:
         self.messages_received += 1
         try:
             message = parse_extension_message(frame)
-            if peer.state is not LinkState.READY and not isinstance(message, Hello):
+            if peer.state is LinkState.PAIRING and not isinstance(message, Hello | PairRequest | Ping | Pong):
+                raise NotPaired(f"{message.type}: this connection is not paired; ask for a code (pair.request) "
+                                "and have the person confirm it with `tabmcp pair CODE`", ref=message.type)
+            if peer.state is LinkState.CONNECTED and not isinstance(message, Hello):
                 raise NotReady(f"{message.type} before hello", ref=message.type)
             return self._dispatch(peer, message)
         except ProtocolError as exc:
@@ -561,6 +583,8 @@ class Session:
     def _dispatch(self, peer: Peer, message: Any) -> list[Event]:
         if isinstance(message, Hello):
             return self._on_hello(peer, message)
+        if isinstance(message, PairRequest):
+            return self._on_pair_request(peer)
         if isinstance(message, CallResult):
             return self._on_call_result(message)
         if isinstance(message, ApprovalResult):
@@ -585,13 +609,17 @@ class Session:
                 "update the extension or the bridge so they match",
                 ref="hello",
             )
-        if self.token and not secrets.compare_digest(hello.token or "", self.token):
+        admission = self._admission.admit(hello)
+        if admission.verdict is Verdict.WRONG_TOKEN:
             log.warning("extension %s: refused, wrong or missing token", peer.name)
             self.report(peer, ErrorCode.UNAUTHORIZED, "wrong or missing extension token")
             self._close(peer, 1008, "unauthorized")
             return []
+        if not admission.admitted:
+            return self._unpaired(peer, hello, admission.verdict)
         old = self.current
         peer.hello = hello
+        peer.pairing_id = admission.pairing_id
         peer.state = LinkState.READY
         self.current = peer
         events: list[Event] = []
@@ -607,6 +635,71 @@ class Session:
                  hello.extension_version, hello.instance_id)
         events.append(HandshakeDone(peer, replaced))
         return events
+
+    def _unpaired(self, peer: Peer, hello: Hello, verdict: Verdict) -> list[Event]:
+        """A ``hello`` without a valid pairing: the ceremony only. Never the current link, so it
+        displaces nothing; if it was the current link (a later hello dropped its pairing) it ends."""
+        log.warning("extension %s: not paired (%s); only the pairing ceremony is open to it", peer.name, verdict.value)
+        events: list[Event] = []
+        if peer is self.current:
+            events += self._end_all(_Rule.DISCONNECTED)
+            self.current = None
+            events.append(Disconnected(peer))
+        peer.hello = hello
+        peer.pairing_id = None
+        peer.state = LinkState.PAIRING
+        reason = "unknown" if verdict is Verdict.UNKNOWN else "unpaired"
+        self.send(peer, PairRequired(reason=reason, message=(
+            "this bridge does not know that pairing: pair again" if reason == "unknown"
+            else "pair this browser with the bridge: ask for a code, then run `tabmcp pair CODE`")))
+        return events
+
+    def _on_pair_request(self, peer: Peer) -> list[Event]:
+        if peer.state is not LinkState.PAIRING or self.pairing is None:
+            return []  # already admitted (or no pairing on this bridge): nothing to pair
+        try:
+            pending = self.pairing.codes.issue(peer, label=_label(peer.hello))
+        except PairingError as exc:
+            self.report(peer, exc.code, exc.message, "pair.request")
+            return []
+        self.send(peer, PairCode(code=format_code(pending.code), expires_ms=int(self.pairing.codes.ttl_s * 1000)))
+        return []
+
+    def confirm_pairing(self, typed: str) -> Pairing:
+        """The person typed a code (``tabmcp pair CODE``): pair the connection that asked for it
+        and send it its secret (``pair.done``); it says ``hello`` again with it.
+
+        Raises:
+            InvalidState: this session has no pairing.
+            PairingCodeWrong, PairingLocked: see :meth:`PairingCodes.redeem`.
+        """
+        if self.pairing is None:
+            raise InvalidState("this bridge does not pair")
+        try:
+            owner, pairing, secret = self.pairing.confirm(typed)
+        except PairingLocked as exc:
+            for voided in getattr(exc, "voided", []):
+                if isinstance(voided, Peer):
+                    self.send(voided, PairRequired(reason="expired", message="too many wrong codes: ask for a new one"))
+            raise
+        if isinstance(owner, Peer) and owner.state is LinkState.PAIRING:
+            self.send(owner, PairDone(pairing_id=pairing.id, secret=secret))
+        log.info("paired extension %s (%s)", pairing.id, pairing.label)
+        return pairing
+
+    def forget_pairing(self, pairing_id: str) -> tuple[bool, list[Event]]:
+        """Remove a pairing; the link it admitted (if any) is closed. Whether it existed, and events."""
+        if self.pairing is None:
+            return False, []
+        existed = self.pairing.forget(pairing_id)
+        events: list[Event] = []
+        peer = self.current
+        if peer is not None and peer.pairing_id == pairing_id:
+            events += self._end_all(_Rule.DISCONNECTED)
+            self.current = None
+            events.append(Disconnected(peer))
+            self._close(peer, 4001, "pairing forgotten")
+        return existed, events
 
     def _on_call_result(self, message: CallResult) -> list[Event]:
         events = self._on_call_outcome(message)
@@ -670,6 +763,8 @@ class Session:
         """``peer``'s socket closed. If it was the current link, every pending request ends now."""
         was_current = peer is self.current
         peer.state = LinkState.CLOSED
+        if self.pairing is not None:
+            self.pairing.codes.withdraw(peer)
         if not was_current:
             return []
         self.current = None
@@ -901,3 +996,15 @@ class Session:
         if request is None:
             return []
         return [RequestEnded(request, error=error)]
+
+
+def _label(hello: Hello | None) -> str:
+    """How ``tabmcp pair --list`` names a pairing: the browser's user agent, shortened."""
+    if hello is None:
+        return "extension"
+    browser = hello.browser or ""
+    for name in ("Firefox", "Edg", "OPR", "Chrome", "Chromium"):
+        if name in browser:
+            version = browser.split(name + "/", 1)[-1].split(" ", 1)[0].split(".", 1)[0]
+            return f"{'Edge' if name == 'Edg' else name} {version}".strip()[:60]
+    return (browser or hello.extension_id or "extension")[:60]

@@ -3,7 +3,8 @@
 * ``/extension`` — the extension's WebSocket (see :mod:`tabmcp.server.extension`)
 * ``/mcp`` — MCP Streamable HTTP (every protocol version the SDK speaks)
 * ``/mcp-stream`` — one MCP session per WebSocket, for relays (see :mod:`tabmcp.server.stream`)
-* ``/health`` — a JSON status line
+* ``/health`` — liveness and version; the status only with the control key or ``server.mcp_token``
+* ``/control/...`` — pairing (``tabmcp pair``, launchers), with the control key (see :mod:`.control`)
 
 :meth:`BridgeApp.serve` runs the HTTP server; with ``stdio=True`` it also serves MCP on
 stdin/stdout (for clients that launch the bridge) while still listening for the extension.
@@ -32,6 +33,8 @@ from ..config import Config
 from ..core.disclosure import PROFILES
 from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
+from ..control import load_or_create_control_key
+from .control import control_routes, health_route
 from .express import ExpressHttp
 from .extension import extension_endpoint, is_loopback_host
 from .hub import Hub
@@ -121,7 +124,9 @@ class BridgeApp:
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
-        self.hub = Hub(self.config)
+        self.control_key = load_or_create_control_key()
+        """Proves a caller of ``/control/`` and the full ``/health`` runs as the person (tabmcp/control.py)."""
+        self.hub = Hub(self.config, control_key=self.control_key)
         if self.config.mediator.enabled:
             middleware, mode = load_mediator(self.config.mediator.mediator_settings())
             self.hub.set_tool_middleware(middleware, mode=mode, timeout_s=self.config.mediator.timeout_s)
@@ -138,11 +143,6 @@ class BridgeApp:
             allowed_origins=[],  # no browser origin may drive MCP; non-browser clients send none
         )
 
-        async def health(request: Request) -> Response:
-            if not is_loopback_host(request.headers.get("host")):
-                return Response("Invalid Host header", status_code=421)
-            return JSONResponse({**self.hub.status(), "express": self.express.status()})
-
         async def listings(request: Request) -> Response:
             """tools/list as each disclosure profile would answer it now (for ``tabmcp tokens``)."""
             if not is_loopback_host(request.headers.get("host")) or request.headers.get("origin"):
@@ -158,7 +158,8 @@ class BridgeApp:
             custom_starlette_routes=[
                 WebSocketRoute("/extension", extension_endpoint(self.hub)),
                 WebSocketRoute(STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None, self.express)),
-                Route("/health", health),
+                health_route(self.hub, self.control_key, lambda: {"express": self.express.status()}),
+                *control_routes(self.hub, self.control_key),
                 Route("/api/listings", listings),
             ],
         )

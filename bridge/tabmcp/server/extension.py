@@ -1,9 +1,12 @@
 """The WebSocket endpoint the extension connects to (``ws://127.0.0.1:PORT/extension``).
 
 Only our extension may connect: the handshake's ``Origin`` must be an allowed
-``chrome-extension://`` origin (a web page's origin never is), and the ``Host`` must be a
-loopback name (defeats DNS rebinding). A refused handshake is answered with HTTP 403 and
-logged. After that, every frame goes to the hub, which answers bad frames with named errors.
+``chrome-extension://`` origin, or a ``moz-extension://`` one (Firefox gives each profile a random
+UUID, so any), never a web page's; and the ``Host`` must be a loopback name (defeats DNS
+rebinding). A refused handshake is answered with HTTP 403 and logged. A local program can forge
+any ``Origin``, so the origin only keeps web pages out: what admits a link is its pairing
+(:mod:`tabmcp.core.pairing`), checked on ``hello``. After that, every frame goes to the hub, which
+answers bad frames with named errors.
 
 An extension that said ``batch`` in its ``hello`` gets the messages the bridge sends in one
 turn of the event loop joined in one frame, one a line (:class:`Outbox`): under load, ten calls
@@ -27,7 +30,7 @@ from ..core.session import Peer
 from ..protocol import WireError
 from .hub import Hub, Link
 
-__all__ = ["IDLE_TIMEOUT_S", "FloodGate", "Outbox", "extension_endpoint", "is_loopback_host"]
+__all__ = ["IDLE_TIMEOUT_S", "FloodGate", "Outbox", "extension_endpoint", "is_firefox_extension", "is_loopback_host"]
 
 log = logging.getLogger("tabmcp.extension")
 
@@ -165,6 +168,14 @@ class _IdleWatchdog:
             self._timer = None
 
 
+def is_firefox_extension(origin: str | None) -> bool:
+    """A ``moz-extension://<uuid>`` origin: some Firefox extension (which one, only its pairing says)."""
+    if not origin or not origin.startswith("moz-extension://"):
+        return False
+    uuid = origin.removeprefix("moz-extension://")
+    return len(uuid) == 36 and all(c in "0123456789abcdef-" for c in uuid.lower())
+
+
 def is_loopback_host(host_header: str | None) -> bool:
     if not host_header:
         return False
@@ -178,7 +189,7 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
     async def endpoint(ws: WebSocket) -> None:
         origin = ws.headers.get("origin")
         peer = f"{ws.client.host}:{ws.client.port}" if ws.client else "?"
-        if origin not in allowed:
+        if origin not in allowed and not is_firefox_extension(origin):
             log.warning("refused extension WebSocket from %s: origin %r is not an allowed extension", peer, origin)
             await ws.close(code=1008)
             return

@@ -73,7 +73,8 @@ from ..protocol import (
 from ..core.trust.pins import PinLimits, Pins
 from ..core.trust.retention import Retention
 from ..core.trust.store import TrustStore
-from ..store import FormsSwitchStore, UsageStore, default_db_path
+from ..core.pairing import Pairing, Pairings
+from ..store import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
 from .panel import PersonPanel
 from .sites import SiteLink
 from .telemetry import KEEP_CLOSED_TABS, TelemetryLink
@@ -129,12 +130,15 @@ STATUS_ACTIVITY = 20
 class Hub:
     """The bridge facade (:class:`tabmcp.core.tools.Bridge`): the core objects, and the I/O of the session."""
 
-    def __init__(self, config: Config | None = None) -> None:
+    def __init__(self, config: Config | None = None, *, control_key: str | None = None) -> None:
         self.config = config or Config()
         self.registry = Registry(reserved_names=RESERVED_NAMES)
         self.session_id = secrets.token_hex(8)
-        self.session = Session(session_id=self.session_id, bridge_version=__version__,
-                               token=self.config.server.extension_token or None)
+        db_path = self.config.store.path or default_db_path()
+        self.pairings = Pairings(SqlitePairings(db_path), token=self.config.server.extension_token or None,
+                                 control_key=control_key)
+        """Who may be the extension: paired installs, launchers' pairings, the pre-shared token (core/pairing.py)."""
+        self.session = Session(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings)
         self.trust: TrustGuard | None = None
         """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
         self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
@@ -157,7 +161,6 @@ class Hub:
         )
         self.listing_renderer = ListingRenderer(self.disclosure)
         """tools/list as ready-made JSON bytes (:meth:`listing_json`)."""
-        db_path = self.config.store.path or default_db_path()
         self.pins = Pins(TrustStore(db_path), PinLimits.of(self.config.trust))
         """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
         self.site_link = SiteLink(self.config, self.registry, self.session, pins=self.pins, usage=self.usage,
@@ -334,6 +337,26 @@ class Hub:
             self.telemetry_link.on_message(peer, message)
         elif isinstance(message, PanelQuery | ControlSet):
             self.panel.on_message(peer, message)
+
+    # -- pairing (the control API: ``tabmcp pair``, launchers) ------------------------------
+
+    async def confirm_pairing(self, code: str) -> Pairing:
+        """The person typed ``code``: pair the connection that showed it (:meth:`Session.confirm_pairing`).
+
+        Raises:
+            PairingCodeWrong, PairingLocked: the code matches no pending request.
+        """
+        try:
+            return self.session.confirm_pairing(code)
+        finally:
+            await self._flush()
+
+    async def forget_pairing(self, pairing_id: str) -> bool:
+        """Remove a pairing; the link it admitted is closed. Whether it existed."""
+        existed, events = self.session.forget_pairing(pairing_id)
+        self._handle(events)
+        await self._flush()
+        return existed
 
     # -- the person's side (server/panel.py): only the extension link reaches it ------------
 

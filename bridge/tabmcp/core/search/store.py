@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ...files import private_db
 from .semantic import EmbeddingCache
 
 __all__ = ["EmbeddingStore"]
@@ -48,8 +49,7 @@ class EmbeddingStore(EmbeddingCache):
         super().__init__(max_entries)
         self.max_stored = max_stored
         target = str(path)
-        if target != ":memory:":
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        private_db(target)  # the person's alone (tabmcp/files.py)
         self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=10)
         if target != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")

@@ -19,6 +19,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
+from ...files import private_db
 from .errors import SessionStoreError, SnapshotFormatError, SnapshotNotFound
 
 __all__ = ["SessionStore", "SnapshotInfo"]
@@ -69,8 +70,7 @@ class SessionStore:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
         try:
-            if self.path != ":memory:":
-                os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            private_db(self.path)  # the person's alone (tabmcp/files.py)
             self._db = sqlite3.connect(self.path, check_same_thread=False)
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > _SCHEMA_VERSION:

@@ -1,0 +1,111 @@
+"""The control API (``tabmcp pair``, launchers) and ``/health``, behind the control key.
+
+* ``GET /health``: liveness and version to anyone on loopback; the bridge's status (extension,
+  tab and tool counts, switches, the newest activity: tools, origins, arguments) only to a caller
+  with the control key or ``server.mcp_token``.
+* ``GET /control/pairings``: the pairings and the pending requests (never their codes);
+* ``POST /control/pair`` ``{"code": "123-456"}``: the person confirms the code the popup shows;
+* ``POST /control/pairings`` ``{"label", "ephemeral"}``: a pairing without the ceremony, for a
+  launcher that starts the browser itself and writes the secret into its extension;
+* ``DELETE /control/pairings/{id}``: forget a pairing (its link is closed).
+
+Only the control key opens ``/control/``: ``server.mcp_token`` is what agents hold, and an agent
+must not pair an extension of its own. Every route wants a loopback ``Host`` (DNS rebinding) and
+no ``Origin`` (no web page).
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .. import __version__
+from ..errors import ErrorCode, PairingError
+from ..protocol import PROTOCOL_VERSION
+from .extension import is_loopback_host
+from .hub import Hub
+
+__all__ = ["control_routes", "health_route"]
+
+
+def _bearer(request: Request) -> bytes:
+    return request.headers.get("authorization", "").encode("utf-8", "replace")
+
+
+def _is(request: Request, secret: str | None) -> bool:
+    return bool(secret) and hmac.compare_digest(_bearer(request), f"Bearer {secret}".encode())
+
+
+def health_route(hub: Hub, control_key: str, extra: Any = None) -> Route:
+    """``/health``: liveness for anyone, the status for the person (control key) or an MCP client
+    holding ``server.mcp_token``. ``extra()`` adds fields to the full answer."""
+
+    async def health(request: Request) -> Response:
+        if not is_loopback_host(request.headers.get("host")):
+            return Response("Invalid Host header", status_code=421)
+        if not (_is(request, control_key) or _is(request, hub.config.server.mcp_token)):
+            return JSONResponse({"ok": True, "bridge": __version__, "protocol": PROTOCOL_VERSION})
+        return JSONResponse({"ok": True, **hub.status(), **(extra() if extra else {})})
+
+    return Route("/health", health)
+
+
+def control_routes(hub: Hub, control_key: str) -> list[Route]:
+    def refused(request: Request) -> Response | None:
+        if not is_loopback_host(request.headers.get("host")) or request.headers.get("origin"):
+            return Response("Forbidden", status_code=403)
+        if not _is(request, control_key):
+            return JSONResponse({"error": ErrorCode.UNAUTHORIZED, "message": "missing or wrong control key"},
+                                status_code=401, headers={"WWW-Authenticate": "Bearer"})
+        return None
+
+    async def body(request: Request) -> dict[str, Any]:
+        try:
+            data = await request.json()
+        except ValueError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    async def pairings(request: Request) -> Response:
+        if (no := refused(request)) is not None:
+            return no
+        if request.method == "POST":
+            data = await body(request)
+            pairing, secret = hub.pairings.create(str(data.get("label") or "launcher"),
+                                                  ephemeral=bool(data.get("ephemeral", True)))
+            return JSONResponse({"id": pairing.id, "secret": secret, "pairing": pairing.to_dict()})
+        now = hub.pairings.codes.clock()
+        return JSONResponse({
+            "pairings": [p.to_dict() for p in hub.pairings.all()],
+            "pending": [p.to_dict(now) for p in hub.pairings.codes.pending()],
+            "connected": hub.link.pairing_id if hub.link is not None and hub.connected else None,
+        })
+
+    async def pair(request: Request) -> Response:
+        if (no := refused(request)) is not None:
+            return no
+        code = str((await body(request)).get("code") or "")
+        try:
+            pairing = await hub.confirm_pairing(code)
+        except PairingError as exc:
+            return JSONResponse({"error": exc.code, "message": exc.message}, status_code=400)
+        return JSONResponse({"pairing": pairing.to_dict()})
+
+    async def forget(request: Request) -> Response:
+        if (no := refused(request)) is not None:
+            return no
+        pairing_id = request.path_params["pairing_id"]
+        if not await hub.forget_pairing(pairing_id):
+            return JSONResponse({"error": ErrorCode.PAIRING_UNKNOWN, "message": f"no pairing {pairing_id!r}"},
+                                status_code=404)
+        return JSONResponse({"forgotten": True})
+
+    return [
+        Route("/control/pairings", pairings, methods=["GET", "POST"]),
+        Route("/control/pair", pair, methods=["POST"]),
+        Route("/control/pairings/{pairing_id}", forget, methods=["DELETE"]),
+    ]
