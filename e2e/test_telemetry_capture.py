@@ -412,6 +412,53 @@ async def test_fetch_and_xhr_requests_redacted(lab: Lab) -> None:
         assert secret not in everything
 
 
+# Issue 30, item 11: each shape reached observe unredacted; the page must redact it before it leaves.
+SECRET_SHAPES = {
+    "passcode": "passcode=981276",
+    "pw": "pw=hunter2x",
+    "mfa": "mfa_code: 493817",
+    "apim": "Ocp-Apim-Subscription-Key: 3f2a9c1d8e7b4a60b5c4",
+    "s3": "https://b.s3.amazonaws.com/r.pdf?X-Amz-Date=1&X-Amz-Signature=0f1e2d3c4b5a6978aa",
+    "gcs": "https://storage.googleapis.com/b/o?X-Goog-Signature=a1b2c3d4e5f6a7b8",
+    "sas": "https://a.blob.core.windows.net/c/f?sv=1&sig=Zm9vYmFyYmF6cXV4",
+    "pem": "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oJ1w\n-----END EC PRIVATE KEY-----",
+    "whsec": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    "slack": "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    "nbsp": "4111\u00a01111\u00a01111\u00a01111",
+    "nnbsp": "4111\u202f1111\u202f1111\u202f1111",
+    "thin": "4111\u20091111\u20091111\u20091111",
+}
+SECRET_VALUES = ("981276", "hunter2x", "493817", "3f2a9c1d8e7b", "0f1e2d3c4b5a", "a1b2c3d4e5f6", "Zm9vYmFy",
+                 "MHcCAQEEIBkg4", "MfKQ9r8GKYqr", "XXXXXXXXXXXX", "1111\u00a01111", "1111\u202f1111",
+                 "1111\u20091111")
+
+
+async def test_each_secret_shape_is_redacted_before_it_leaves_the_page(lab: Lab) -> None:
+    await lab.page.evaluate(
+        """async (shapes) => {
+          for (const [name, text] of Object.entries(shapes)) console.log(`shape ${name}:`, text);
+          console.log(JSON.stringify({passcode: '981276', mfa_code: '493817', pw: 'hunter2x', user: 'ada'}));
+          await fetch('/api/users?X-Amz-Signature=0f1e2d3c4b5a6978aa&page=1', {headers: {
+            'Ocp-Apim-Subscription-Key': '3f2a9c1d8e7b4a60b5c4', 'X-Goog-Signature': 'a1b2c3d4e5f6a7b8'}});
+        }""",
+        SECRET_SHAPES,
+    )
+    logs = await lab.wait_events("console", lambda e: len(e) >= len(SECRET_SHAPES) + 1)
+    requests = await lab.wait_events("network", lambda e: any("X-Amz-Signature" in r["url"] for r in e))
+    for name in SECRET_SHAPES:
+        line = next(e["args"] for e in logs if e["args"][0] == f"shape {name}:")
+        assert MARK in line[1], (name, line)
+    assert json.loads(logs[len(SECRET_SHAPES)]["args"][0]) == {
+        "passcode": MARK, "mfa_code": MARK, "pw": MARK, "user": "ada"}
+    sent = next(r for r in requests if "X-Amz-Signature" in r["url"])
+    assert sent["url"].endswith(f"?X-Amz-Signature={MARK}&page=1")
+    assert sent["requestHeaders"]["ocp-apim-subscription-key"] == MARK
+    assert sent["requestHeaders"]["x-goog-signature"] == MARK
+    everything = dump(await lab.events())
+    for secret in SECRET_VALUES:
+        assert secret not in everything, secret
+
+
 async def test_page_behaves_identically_with_and_without_capture(
     new_lab: Callable[..., Awaitable[Lab]],
 ) -> None:
