@@ -2,8 +2,9 @@
 //
 // Answers `page.query` from the bridge (through the worker and the content script): `dom`
 // (query_dom: elements by CSS selector, with their selectors, text, value, box), `page` (facts:
-// URL, title, counts, headings, focus), `axe` (an accessibility audit, when the worker loaded
-// axe-core), `vitals` (a snapshot, also sent as an event). Answers are redacted like events, so
+// URL, title, counts, headings, focus), `vitals` (a snapshot, also sent as an event). Accessibility
+// audits never run here: the worker runs its own axe-core in the extension's isolated world, where
+// the page cannot define or patch `axe` (background.js, auditPage). Answers are redacted like events, so
 // a query that arrives before the redaction rules waits for them. Queries are not page
 // activity: what they do in the page is not captured.
 (() => {
@@ -117,19 +118,6 @@
     };
   }
 
-  /** @param {Record<string, any>} args */
-  async function queryAxe(args) {
-    const axe = W.axe;
-    if (!axe || typeof axe.run !== 'function') throw queryError(ERROR.AXE_MISSING, 'axe-core is not loaded in this page');
-    let result;
-    try {
-      result = await axe.run(document, args.options && typeof args.options === 'object' ? args.options : {});
-    } catch (err) {
-      throw queryError(ERROR.AXE_FAILED, `axe-core failed: ${/** @type {any} */ (err)?.message || err}`);
-    }
-    return N.parse(N.stringify(result));
-  }
-
   /** @param {string} requestId @param {boolean} ok @param {any} payload */
   function reply(requestId, ok, payload) {
     const type = PAGE.pageResult;
@@ -156,10 +144,6 @@
           break;
         case QUERY.page:
           result = queryPage();
-          break;
-        case QUERY.axe:
-          guard.busy = false;
-          result = await queryAxe(args);
           break;
         case QUERY.vitals:
           result = T.vitals.query();
