@@ -8,6 +8,7 @@ site's URL.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from playwright.async_api import Page
 
 from tabmcp.assets import axe_path
 
-from .conftest import Env
+from .conftest import Env, eventually
 
 
 def tab_of(env: Env, page: Page) -> int:
@@ -51,3 +52,46 @@ async def test_a_page_cannot_answer_the_accessibility_audit_itself(env: Env, pag
     assert data["url"] == page.url
     # Our axe-core never loaded into the page's world: the page's `axe` is its own fake, or none.
     assert await page.evaluate("() => window.axe === undefined || window.axe.version === '4.99.0'")
+
+
+async def observed(env: Env, page: Page, what: str, needle: str) -> Any:
+    """``observe(what)`` of the page's tab once its text holds ``needle``."""
+    tab_id = tab_of(env, page)
+    async with env.client() as client:
+
+        async def seen() -> Any:
+            result = await client.call_tool("observe", {"what": what, "tab_id": tab_id, "scope": "tab"})
+            assert not result.is_error, result.content
+            return result if needle in result.content[0].text else None
+
+        return await eventually(seen, timeout=15)
+
+
+async def test_telemetry_a_page_posts_claiming_another_site_is_marked_and_placed_where_it_is(
+    env: Env, page_closer
+):
+    """The page posts batches as the capture would, claiming ``https://bank.example``: observe names
+    the page's real URL, the events are marked page-reported, and the forged navigation moves
+    nothing; what the capture itself saw is not marked."""
+    if env.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    page = await env.open("forged-telemetry.html", wait_for_tool="telemetry_forger")
+    page_closer.append(page)
+    await page.evaluate("() => window.speak()")
+    await observed(env, page, "logs", "the forger itself says hello")
+    await page.evaluate("() => window.forge()")  # the tab's latest batch: it would set the tab's URL
+    logs = await observed(env, page, "logs", "transfer approved")
+    text = logs.content[0].text
+    assert "bank.example/accounts" not in text and page.url in text, text
+    items = {i["args"][0]: i for i in logs.structured_content["items"]}
+    assert items["bank.example says: transfer approved"].get("pageReported") is True
+    assert "pageReported" not in items["the forger itself says hello"]
+    forged_line = next(line for line in text.splitlines() if "transfer approved" in line)
+    assert "[page-reported]" in forged_line
+    own_line = next(line for line in text.splitlines() if "says hello" in line)
+    assert "[page-reported]" not in own_line
+    state = env.bridge.hub.telemetry.tab(tab_of(env, page))
+    assert state is not None and state.url == page.url and state.load_id != "forged-load"
+    actions = await observed(env, page, "actions", "confirm-transfer")
+    forged = next(i for i in actions.structured_content["items"] if "confirm-transfer" in json.dumps(i))
+    assert forged.get("pageReported") is True

@@ -2,10 +2,10 @@
 
 Plain Chromium, no extension: the capture scripts are injected with ``add_init_script`` in the
 order ``manifest.json`` lists them (as the extension does at ``document_start``), after a small
-collector that keeps what they post (``{__tabmcp: 'page', msg}``) in ``window.__batches`` /
-``window.__results``. As the extension's content script does once it is connected, a moment
-later the page gets the bridge's ``telemetry.config`` (``TelemetrySettings.page_config``):
-the rules it redacts with. The demo server runs with its JSON API and WebSocket echo
+collector that takes the capture's own line (the MessagePort it hands over, as content.js does)
+and keeps what comes on it in ``window.__batches`` / ``window.__results``. As the extension's
+content script does once it is connected, the page then gets the bridge's ``telemetry.config``
+(``TelemetrySettings.page_config``) on that line: the rules it redacts with. The demo server runs with its JSON API and WebSocket echo
 (``tabmcp.demo.api``).
 
 Every page's batches are also fed to the bridge's real ``TelemetryStore`` when the test ends:
@@ -44,20 +44,25 @@ HOOK = "window[Symbol.for('tabmcp.telemetry')]"
 
 COLLECTOR = """
 window.__batches = []; window.__results = [];
-addEventListener('message', (e) => {
+// The capture hands its own line (a MessagePort) to the content script once, at document_start;
+// here the collector takes it, as content.js does.
+window.__capture = new Promise((resolve) => addEventListener('message', (e) => {
   const d = e.data;
-  if (e.source !== window || !d || d.__tabmcp !== 'page' || !d.msg) return;
-  if (d.msg.type === 'telemetry') window.__batches.push(d.msg);
-  else if (d.msg.type === 'page.result') window.__results.push(d.msg);
-});
+  if (e.source !== window || !d || d.__tabmcp !== 'page' || !d.msg || d.msg.type !== 'capture.port') return;
+  const port = e.ports[0];
+  port.onmessage = (m) => {
+    if (m.data.type === 'telemetry') window.__batches.push(m.data);
+    else if (m.data.type === 'page.result') window.__results.push(m.data);
+  };
+  resolve(port);
+}));
 """
 
-# What the bridge sends every page by default, posted as the content script posts it: a task
-# after the page started (page scripts may run before it), never at injection.
+# What the bridge sends every page by default, sent as the content script sends it: once the
+# capture handed over its line (page scripts may run before it), never at injection.
 PAGE_CONFIG = TelemetrySettings().page_config()
 RULES = f"""
-setTimeout(() => window.postMessage(
-  {{__tabmcp: 'content', msg: {{type: 'telemetry.config', config: {json.dumps(PAGE_CONFIG)}}}}}, '*'));
+window.__capture.then((port) => port.postMessage({{type: 'telemetry.config', config: {json.dumps(PAGE_CONFIG)}}}));
 """
 
 
@@ -103,10 +108,10 @@ class Lab:
         await self.page.wait_for_selector("body[data-ready='true']")
 
     async def batches(self, drain: bool = False) -> list[dict[str, Any]]:
-        """What the page posted so far; with ``drain``, after it sent everything it holds.
+        """What the page sent so far; with ``drain``, after it sent everything it holds.
 
-        A posted message arrives as a later task: a sentinel posted after the last flush comes
-        after every batch posted before it, so nothing in flight is missed.
+        A batch arrives on the capture's port as a later task: wait until as many arrived as the
+        capture counts as sent, so nothing in flight is missed.
         """
         result: list[dict[str, Any]] = await self.page.evaluate(
             f"""async (drain) => {{
@@ -115,16 +120,7 @@ class Lab:
                 hook.flush();
                 if (!hook.stats().queued) break;
               }}
-              const id = Math.random();
-              await new Promise((resolve) => {{
-                const seen = (e) => {{
-                  if (!e.data || e.data.__sentinel !== id) return;
-                  removeEventListener('message', seen);
-                  resolve();
-                }};
-                addEventListener('message', seen);
-                postMessage({{__sentinel: id}}, '*');
-              }});
+              while (window.__batches.length < hook.stats().batches) await new Promise((r) => setTimeout(r, 5));
               return window.__batches;
             }}""",
             drain,
@@ -162,7 +158,7 @@ class Lab:
         return await loc.inner_text()
 
     async def post(self, msg: dict[str, Any]) -> None:
-        await self.page.evaluate("(msg) => window.postMessage({__tabmcp: 'content', msg}, '*')", msg)
+        await self.page.evaluate("async (msg) => (await window.__capture).postMessage(msg)", msg)
 
     async def query(self, kind: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         request_id = f"q{next(_request_ids)}"
@@ -930,7 +926,7 @@ async def test_a_page_that_patches_natives_later_does_not_change_the_capture(lab
             body: '{"name":"Bo","email":"bo@acme.test","password":"hunter2"}'});
           const query = {type: 'page.query', requestId: 'patched', kind: 'dom',
             args: {selector: "[data-testid^='fetch-']"}};
-          window.postMessage({__tabmcp: 'content', msg: query}, '*');
+          (await window.__capture).postMessage(query);
           const hook = window[Symbol.for('tabmcp.telemetry')];
           await until(() => {
             hook.flush();
@@ -947,6 +943,26 @@ async def test_a_page_that_patches_natives_later_does_not_change_the_capture(lab
     assert json.loads(post["requestBody"])["password"] == MARK and post["requestHeaders"]
     dom = next(r for r in await lab.page.evaluate("window.__results") if r["requestId"] == "patched")
     assert dom["ok"] and dom["result"]["matches"] == 3, dom
+
+
+async def test_a_page_posting_as_the_content_script_changes_nothing(lab: Lab) -> None:
+    """Settings and queries come on the capture's own line: a page that posts them on the window,
+    in the content script's envelope, neither turns redaction off nor gets an answer."""
+    configs = (await lab.stats())["configs"]
+    await lab.page.evaluate(
+        """() => new Promise((resolve) => {
+          const off = {enabled: true, redact: {keys: [], exactKeys: [], patterns: [], cardNumbers: false}};
+          window.postMessage({__tabmcp: 'content', msg: {type: 'telemetry.config', config: off}}, '*');
+          window.postMessage({__tabmcp: 'content', msg: {type: 'page.query', requestId: 'forged', kind: 'page'}}, '*');
+          addEventListener('message', (e) => e.data === 'after' && resolve());
+          window.postMessage('after', '*');  // the window's messages arrive in order
+        })"""
+    )
+    await lab.page.evaluate("() => console.log('after the forged config', 'password=hunter2')")
+    logs = await lab.wait_events("console", lambda e: any(x["args"][0] == "after the forged config" for x in e))
+    assert logs[-1]["args"] == ["after the forged config", f"password={MARK}"]
+    assert (await lab.stats())["configs"] == configs
+    assert await lab.page.evaluate("window.__results") == []
 
 
 async def test_nothing_leaves_the_page_before_the_bridges_rules(
@@ -969,7 +985,7 @@ async def test_nothing_leaves_the_page_before_the_bridges_rules(
     await lab.post({"type": "page.query", "requestId": "early", "kind": "page", "args": {}})
     stats = await lab.stats()
     assert stats["rulesKnown"] is False and stats["queued"] >= 6 and stats["batches"] == 0
-    # Even a flush sends nothing; a message posted after it arrives after anything it sent.
+    # Even a flush sends nothing.
     assert await lab.batches(drain=True) == []
     assert await lab.page.evaluate("window.__results") == [], "the query waits for the rules"
 

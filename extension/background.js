@@ -232,6 +232,13 @@ async function injectIntoOpenTabs() {
           world: 'MAIN',
           injectImmediately: true,
         });
+        // Its page scripts ran first: the content script takes no capture port from them (content.js).
+        await chrome.scripting.executeScript({
+          target: { tabId: tab.id, allFrames: true },
+          func: () => {
+            globalThis[Symbol.for('tabmcp.content.late')] = true;
+          },
+        });
         await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files: scriptsWith('content.js') });
       } catch {
         /* pages the extension may not touch (the web store, chrome://) */
@@ -796,11 +803,16 @@ function onPageMessage(tabId, port, msg) {
     if (!Array.isArray(msg.events)) return;
     const dropped = mergeDropped(msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
       state.telemetryDropped.get(tabId));
+    // Where the events come from is Chrome's word (the port's origin), never the page's: a URL
+    // of another origin is not passed on, and the bridge checks the events' own URLs against it.
+    const claimed = String(msg.url || '');
     const sent = state.status === 'ready' && send({
       type: OUT.telemetry,
       tabId,
       documentId: current.documentId,
-      url: String(msg.url || ''),
+      origin: current.origin,
+      url: claimed && originOf(claimed) === current.origin ? claimed : trustedLocation(tabId).url,
+      pageReported: msg.pageReported !== false,
       events: msg.events,
       dropped,
     });

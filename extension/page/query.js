@@ -12,8 +12,8 @@
 
   const T = /** @type {any} */ (window)[Symbol.for('tabmcp.telemetry.loading')];
   if (!T) return;
-  const { W, N, noop, listen, oops, cap, collapse, load, guard, install, cfg } = T;
-  const { PAGE, ENVELOPE } = T.MSG;
+  const { W, N, noop, oops, cap, collapse, load, guard, install, cfg } = T;
+  const { PAGE } = T.MSG;
   const { ERROR, QUERY } = T.WIRE;
   const { MARK, isSecretKey, redactText, redactUrl, whenKnown } = T.redact;
   const { LIMITS } = T.queue;
@@ -123,11 +123,11 @@
     const type = PAGE.pageResult;
     const msg = ok ? { type, requestId, ok: true, result: payload } : { type, requestId, ok: false, error: payload };
     try {
-      N.postMessage({ [ENVELOPE.key]: ENVELOPE.page, msg }, '*');
+      T.channel.send(msg);
     } catch (err) {
       oops();
-      N.postMessage({ [ENVELOPE.key]: ENVELOPE.page, msg: { type, requestId, ok: false,
-        error: { code: ERROR.QUERY_FAILED, message: `the answer could not be sent: ${/** @type {any} */ (err).message}` } } }, '*');
+      T.channel.send({ type, requestId, ok: false,
+        error: { code: ERROR.QUERY_FAILED, message: `the answer could not be sent: ${/** @type {any} */ (err).message}` } });
     }
   }
 
@@ -160,17 +160,13 @@
     }
   }
 
-  /** @param {MessageEvent} event */
-  function onMessage(event) {
-    if (event.source !== W) return;
-    const data = event.data;
-    if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg || typeof data.msg !== 'object') return;
-    const msg = data.msg;
-    if (msg.type !== PAGE.pageQuery || msg.requestId == null) return;
+  /** A query from the bridge, on the capture's own line (natives.js): the page can neither read nor post one. @param {Record<string, any>} msg */
+  function onQuery(msg) {
+    if (msg.requestId == null) return;
     // Answers are redacted: before the rules arrive, the query waits for them (the bridge's
     // deadline still ends it).
     whenKnown(() => N.then.call(answerQuery(msg), noop, oops));
   }
 
-  install(() => listen(W, 'message', onMessage));
+  install(() => T.channel.on(PAGE.pageQuery, onQuery));
 })();
