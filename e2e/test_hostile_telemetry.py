@@ -95,3 +95,30 @@ async def test_telemetry_a_page_posts_claiming_another_site_is_marked_and_placed
     actions = await observed(env, page, "actions", "confirm-transfer")
     forged = next(i for i in actions.structured_content["items"] if "confirm-transfer" in json.dumps(i))
     assert forged.get("pageReported") is True
+
+
+async def test_a_page_logging_each_secret_shape_shows_none_to_the_agent(env: Env, page_closer):
+    """Issue 30, item 11, through the whole chain: a page logs and sends each shape that used to
+    reach observe unredacted; observe shows every one redacted."""
+    if env.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    from .test_telemetry_capture import SECRET_SHAPES, SECRET_VALUES
+
+    page = await env.open("forged-telemetry.html", wait_for_tool="telemetry_forger")
+    page_closer.append(page)
+    await page.evaluate(
+        """async (shapes) => {
+          for (const [name, text] of Object.entries(shapes)) console.log(`shape ${name}:`, text);
+          console.log('shapes done');
+          await fetch('/basic.html?X-Amz-Signature=0f1e2d3c4b5a6978aa', {headers: {
+            'Ocp-Apim-Subscription-Key': '3f2a9c1d8e7b4a60b5c4'}}).catch(() => {});
+        }""",
+        SECRET_SHAPES,
+    )
+    logs = await observed(env, page, "logs", "shapes done")
+    network = await observed(env, page, "network", "X-Amz-Signature")
+    shown = json.dumps([logs.structured_content, network.structured_content], ensure_ascii=False)
+    shown += logs.content[0].text + network.content[0].text
+    for secret in SECRET_VALUES:
+        assert secret not in shown, secret
+    assert shown.count("[REDACTED]") >= len(SECRET_SHAPES)
