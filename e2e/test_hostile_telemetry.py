@@ -122,3 +122,18 @@ async def test_a_page_logging_each_secret_shape_shows_none_to_the_agent(env: Env
     for secret in SECRET_VALUES:
         assert secret not in shown, secret
     assert shown.count("[REDACTED]") >= len(SECRET_SHAPES)
+
+
+async def test_a_page_listening_first_never_gets_the_captures_line(env: Env, page_closer):
+    """A capturing listener the page adds in its <head> never sees the capture's port, and the
+    capture still works. (A regression guard: in Chromium the port's message is dispatched before
+    a head script runs; content.js also listens in the capture phase, first, and keeps it.)"""
+    if env.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    page = await env.open("capture-thief.html", wait_for_tool="capture_thief")
+    page_closer.append(page)
+    await page.evaluate("() => console.log('the thief logs')")
+    logs = await observed(env, page, "logs", "the thief logs")
+    item = next(i for i in logs.structured_content["items"] if i["args"] == ["the thief logs"])
+    assert "pageReported" not in item
+    assert await page.evaluate("() => window.stolen") == []

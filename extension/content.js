@@ -171,15 +171,7 @@
     const data = event.data;
     if (!data || data[ENVELOPE.key] !== ENVELOPE.page || !data.msg || typeof data.msg.type !== 'string') return;
     if (data.msg.type === PAGE.approval) return; // only the person, in the extension's window, answers approvals
-    if (data.msg.type === PAGE.capturePort) {
-      // The capture's, posted at document_start before any page script ran, so the first one;
-      // taken from every later listener. Any other (or any after a late injection) is the page's.
-      if (!capture && !late && event.ports && event.ports[0]) {
-        event.stopImmediatePropagation();
-        takeCapture(event.ports[0]);
-      }
-      return;
-    }
+    if (data.msg.type === PAGE.capturePort) return; // see below
     if (data.msg.type === PAGE.pageResult) return; // answers come on the capture's line only
     let msg = data.msg;
     if (msg.type === PAGE.result) msg = relayResult(msg); // page/forms.js answers form calls here
@@ -190,6 +182,17 @@
     }
     send(msg);
   });
+
+  // The capture's line: posted at document_start before any page script ran, so the first one.
+  // A capturing listener registered now runs before any the page adds, and keeps it from them.
+  // Any other (or any after a late injection) is the page's.
+  window.addEventListener('message', (event) => {
+    const data = event.data;
+    if (dead || event.source !== window || !data || data[ENVELOPE.key] !== ENVELOPE.page) return;
+    if (!data.msg || data.msg.type !== PAGE.capturePort) return;
+    event.stopImmediatePropagation();
+    if (!capture && !late && event.ports && event.ports[0]) takeCapture(event.ports[0]);
+  }, true);
 
   globalThis.__tabmcpContent = { alive: () => !dead && !!chrome.runtime?.id };
   connect();
