@@ -153,6 +153,14 @@ class Redactor:
                 return self.marker
         return value
 
+    def audit(self, results: dict[str, Any]) -> dict[str, Any]:
+        """An accessibility audit's result: page text (element HTML, texts, the URL) like any
+        other, so its strings get the rules and its ``url`` the URL rules."""
+        redacted: dict[str, Any] = self.json_value(results)
+        if isinstance(redacted.get("url"), str):
+            redacted["url"] = self.url(redacted["url"])
+        return redacted
+
     def _card_digits(self, digits: str) -> bool:
         return 13 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn_valid(digits)
 
