@@ -1,11 +1,12 @@
 // tabmcp content script (isolated world): a tiny relay between the page-world agent and the
-// service worker. The telemetry capture has its own line (a MessageChannel it hands over at
-// document_start, page/natives.js): its batches and query answers come there, settings and
-// queries go there; telemetry posted on the window is the page's own and is marked so. Page → worker over one long-lived port (about twice as fast per message as
+// service worker. Page → worker over one long-lived port (about twice as fast per message as
 // sendMessage); worker → page over window.postMessage, except calls, cancels and the agent's
 // results, which cross as synchronous window events (CALL_EVENT). Safe to inject twice; reconnects when
-// the service worker restarts and asks the page for a fresh snapshot. Message names come from
-// messages.js, which manifest.json loads before this script.
+// the service worker restarts and asks the page for a fresh snapshot. The telemetry capture has
+// its own line (a MessageChannel it hands over at document_start, page/natives.js): its batches
+// and query answers come there, settings and queries go there; telemetry posted on the window is
+// the page's own and is relayed as page-reported. Message names come from messages.js, which
+// manifest.json loads before this script.
 (() => {
   const previous = globalThis.__tabmcpContent;
   if (previous && previous.alive()) return;

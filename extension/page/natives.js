@@ -126,7 +126,7 @@
   const channel = new MessageChannel();
   const port = channel.port1;
   /** Handlers of messages from the content script, by type (config.js, query.js add theirs). @type {Record<string, (msg: any) => void>} */
-  const handlers = {};
+  const handlers = Object.create(null);
   port.onmessage = (event) => {
     const msg = event.data;
     const handle = msg && typeof msg === 'object' && typeof msg.type === 'string' ? handlers[msg.type] : undefined;
