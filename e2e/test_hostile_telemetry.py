@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page
 
-from tabmcp.assets import axe_path
+from tabmcp.assets import axe_path, extension_dir
 
 from .conftest import Env, eventually
 
@@ -137,3 +137,46 @@ async def test_a_page_listening_first_never_gets_the_captures_line(env: Env, pag
     item = next(i for i in logs.structured_content["items"] if i["args"] == ["the thief logs"])
     assert "pageReported" not in item
     assert await page.evaluate("() => window.stolen") == []
+
+
+async def test_a_page_open_before_a_reload_hands_its_relay_no_line(env: Env, page_closer):
+    """After the extension is reloaded, the content script injected into a running page takes no
+    capture line (the page's scripts ran first, so any line is theirs): one the page hands over
+    carries nothing to the bridge, a batch it posts on the window is marked page-reported, and a
+    live query fails at once with a reason instead of waiting for a capture that cannot answer."""
+    if env.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    page = await env.open("forged-telemetry.html", wait_for_tool="telemetry_forger")
+    page_closer.append(page)
+    link = env.bridge.hub.link
+    before = link.hello.instance_id if link and link.hello else None
+    browser = env.browser.context.browser
+    assert browser is not None
+    cdp = await browser.new_browser_cdp_session()
+    await cdp.send("Extensions.loadUnpacked", {"path": str(extension_dir())})  # chrome://extensions "Reload"
+    env.browser.service_worker = None  # the old worker object is gone
+
+    def reattached() -> bool:
+        now = env.bridge.hub.link
+        return bool(now and now.hello and now.hello.instance_id != before and env.bridge.hub.connected)
+
+    await eventually(reattached, timeout=20)
+    await env.wait_tool("telemetry_forger", page, timeout=20)
+    await page.evaluate(
+        """() => {
+          const line = new MessageChannel();
+          window.postMessage({__tabmcp: 'page', msg: {type: 'capture.port'}}, '*', [line.port2]);
+          line.port1.postMessage({type: 'telemetry', url: location.href, dropped: {}, events: [
+            {kind: 'console', ts: Date.now(), level: 'log', args: ['through a line of its own']}]});
+          setTimeout(() => window.postMessage({__tabmcp: 'page', msg: {type: 'telemetry', url: location.href,
+            dropped: {}, events: [{kind: 'console', ts: Date.now(), level: 'log', args: ['on the window']}]}}, '*'), 200);
+        }"""
+    )
+    logs = await observed(env, page, "logs", "on the window")
+    assert "through a line of its own" not in logs.content[0].text
+    item = next(i for i in logs.structured_content["items"] if i["args"] == ["on the window"])
+    assert item.get("pageReported") is True
+    async with env.client() as client:
+        result = await client.call_tool("query_dom", {"selector": "body", "tab_id": tab_of(env, page)})
+    # The worker's answer, not the query's deadline (TIMEOUT, 15 s later).
+    assert result.is_error and "reload it to query it" in result.content[0].text, result.content

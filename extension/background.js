@@ -63,6 +63,13 @@ const state = {
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
   /** @type {number | null} */ focusedWindowId: null,
   /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
+  /**
+   * Top documents that were already running when this worker injected the content script (after
+   * an install or reload), by tab: their capture's line went to the old content script, so the
+   * page is not asked live questions (only the audit, which runs in our own world) until it reloads.
+   * @type {Map<number, string>}
+   */
+  lateDocuments: new Map(),
   /** The bridge's capture settings for pages (telemetry.config), latest first. @type {object | null} */
   telemetryConfig: null,
   /** Why the bridge refused some of a tab's definitions (its INVALID_TOOL answer). @type {Map<number, string>} */
@@ -239,7 +246,9 @@ async function injectIntoOpenTabs() {
             globalThis[Symbol.for('tabmcp.content.late')] = true;
           },
         });
-        await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files: scriptsWith('content.js') });
+        const injected = await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files: scriptsWith('content.js') });
+        const top = injected.find((r) => r.frameId === 0);
+        if (top && top.documentId) state.lateDocuments.set(tab.id, top.documentId);
       } catch {
         /* pages the extension may not touch (the web store, chrome://) */
       }
@@ -685,6 +694,7 @@ function onTabChanged(tab) {
 
 function onTabRemoved(tabId) {
   state.telemetryDropped.delete(tabId);
+  state.lateDocuments.delete(tabId);
   state.refused.delete(tabId);
   state.tabs.delete(tabId);
   state.pages.delete(tabId);
@@ -939,6 +949,13 @@ async function startPageQuery(msg) {
   });
   if (msg.kind === 'axe') {
     await auditPage(msg, entry);
+    return;
+  }
+  if (state.lateDocuments.get(msg.tabId) === entry.documentId) {
+    finishPageQuery(msg.requestId, {
+      ok: false,
+      error: { code: ERROR.QUERY_FAILED, message: `the page in tab ${msg.tabId} was open before tabmcp was installed or reloaded: reload it to query it` },
+    });
     return;
   }
   try {

@@ -389,6 +389,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_hostile_telemetry.py", "-k", "polyfill and another_site"),
     ),
     Mutation(
+        "late-relay-takes-a-line",
+        "a content script injected into a running page takes the capture line the page hands it",
+        "extension/content.js",
+        "    if (!capture && !late && event.ports && event.ports[0]) takeCapture(event.ports[0]);",
+        "    if (!capture && event.ports && event.ports[0]) takeCapture(event.ports[0]);",
+        ("e2e/test_hostile_telemetry.py", "-k", "polyfill and before_a_reload"),
+    ),
+    Mutation(
         "page-config-from-window",
         "the capture takes settings a page posts on the window in the content script's envelope",
         "extension/page/config.js",
