@@ -208,12 +208,16 @@ async def test_har_and_sarif_validate_against_their_schemas(env: Env, page_close
     assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"].startswith("axe")
 
 
+# What the page's capture sends on its own line (a MessagePort, page/natives.js), recorded as it
+# leaves the page: an init script runs before the extension's document_start scripts, so the
+# capture keeps this recording postMessage as its own.
 SENT_BATCHES = """() => {
   window.__sent = [];
-  addEventListener('message', (e) => {
-    const d = e.data;
-    if (e.source === window && d && d.__tabmcp === 'page' && d.msg && d.msg.type === 'telemetry') window.__sent.push(d.msg);
-  });
+  const post = MessagePort.prototype.postMessage;
+  MessagePort.prototype.postMessage = function (msg, ...rest) {
+    if (msg && msg.type === 'telemetry') window.__sent.push(msg);
+    return post.call(this, msg, ...rest);
+  };
 }"""
 
 
@@ -243,8 +247,8 @@ async def test_a_secret_matching_a_config_only_rule_never_leaves_the_page(env: E
             assert await bridge.hub.wait_connected(10)
             page = await env.browser.context.new_page()
             page_closer.append(page)
+            await page.add_init_script(f"({SENT_BATCHES})()")
             await page.goto(env.pages_url + "basic.html")
-            await page.evaluate(SENT_BATCHES)
             await eventually(lambda: page.evaluate(f"{hook}.stats().configs >= 1"))
             await page.evaluate("() => console.log('ticket ZQX-123456', 'first-probe')")
             text = await sent_text(page, "first-probe")

@@ -2,10 +2,10 @@
 
 Plain Chromium, no extension: the capture scripts are injected with ``add_init_script`` in the
 order ``manifest.json`` lists them (as the extension does at ``document_start``), after a small
-collector that keeps what they post (``{__tabmcp: 'page', msg}``) in ``window.__batches`` /
-``window.__results``. As the extension's content script does once it is connected, a moment
-later the page gets the bridge's ``telemetry.config`` (``TelemetrySettings.page_config``):
-the rules it redacts with. The demo server runs with its JSON API and WebSocket echo
+collector that takes the capture's own line (the MessagePort it hands over, as content.js does)
+and keeps what comes on it in ``window.__batches`` / ``window.__results``. As the extension's
+content script does once it is connected, the page then gets the bridge's ``telemetry.config``
+(``TelemetrySettings.page_config``) on that line: the rules it redacts with. The demo server runs with its JSON API and WebSocket echo
 (``tabmcp.demo.api``).
 
 Every page's batches are also fed to the bridge's real ``TelemetryStore`` when the test ends:
@@ -39,26 +39,30 @@ from .conftest import eventually
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = capture_scripts()
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 MARK = "[REDACTED]"
 HOOK = "window[Symbol.for('tabmcp.telemetry')]"
 
 COLLECTOR = """
 window.__batches = []; window.__results = [];
-addEventListener('message', (e) => {
+// The capture hands its own line (a MessagePort) to the content script once, at document_start;
+// here the collector takes it, as content.js does.
+window.__capture = new Promise((resolve) => addEventListener('message', (e) => {
   const d = e.data;
-  if (e.source !== window || !d || d.__tabmcp !== 'page' || !d.msg) return;
-  if (d.msg.type === 'telemetry') window.__batches.push(d.msg);
-  else if (d.msg.type === 'page.result') window.__results.push(d.msg);
-});
+  if (e.source !== window || !d || d.__tabmcp !== 'page' || !d.msg || d.msg.type !== 'capture.port') return;
+  const port = e.ports[0];
+  port.onmessage = (m) => {
+    if (m.data.type === 'telemetry') window.__batches.push(m.data);
+    else if (m.data.type === 'page.result') window.__results.push(m.data);
+  };
+  resolve(port);
+}));
 """
 
-# What the bridge sends every page by default, posted as the content script posts it: a task
-# after the page started (page scripts may run before it), never at injection.
+# What the bridge sends every page by default, sent as the content script sends it: once the
+# capture handed over its line (page scripts may run before it), never at injection.
 PAGE_CONFIG = TelemetrySettings().page_config()
 RULES = f"""
-setTimeout(() => window.postMessage(
-  {{__tabmcp: 'content', msg: {{type: 'telemetry.config', config: {json.dumps(PAGE_CONFIG)}}}}}, '*'));
+window.__capture.then((port) => port.postMessage({{type: 'telemetry.config', config: {json.dumps(PAGE_CONFIG)}}}));
 """
 
 
@@ -104,10 +108,10 @@ class Lab:
         await self.page.wait_for_selector("body[data-ready='true']")
 
     async def batches(self, drain: bool = False) -> list[dict[str, Any]]:
-        """What the page posted so far; with ``drain``, after it sent everything it holds.
+        """What the page sent so far; with ``drain``, after it sent everything it holds.
 
-        A posted message arrives as a later task: a sentinel posted after the last flush comes
-        after every batch posted before it, so nothing in flight is missed.
+        A batch arrives on the capture's port as a later task: wait until as many arrived as the
+        capture counts as sent, so nothing in flight is missed.
         """
         result: list[dict[str, Any]] = await self.page.evaluate(
             f"""async (drain) => {{
@@ -116,16 +120,7 @@ class Lab:
                 hook.flush();
                 if (!hook.stats().queued) break;
               }}
-              const id = Math.random();
-              await new Promise((resolve) => {{
-                const seen = (e) => {{
-                  if (!e.data || e.data.__sentinel !== id) return;
-                  removeEventListener('message', seen);
-                  resolve();
-                }};
-                addEventListener('message', seen);
-                postMessage({{__sentinel: id}}, '*');
-              }});
+              while (window.__batches.length < hook.stats().batches) await new Promise((r) => setTimeout(r, 5));
               return window.__batches;
             }}""",
             drain,
@@ -163,7 +158,7 @@ class Lab:
         return await loc.inner_text()
 
     async def post(self, msg: dict[str, Any]) -> None:
-        await self.page.evaluate("(msg) => window.postMessage({__tabmcp: 'content', msg}, '*')", msg)
+        await self.page.evaluate("async (msg) => (await window.__capture).postMessage(msg)", msg)
 
     async def query(self, kind: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         request_id = f"q{next(_request_ids)}"
@@ -410,6 +405,53 @@ async def test_fetch_and_xhr_requests_redacted(lab: Lab) -> None:
     everything = dump(await lab.events())
     for secret in ("correct horse", "lab-demo-token", "abc123", "k-123", "hunter2", "eyJhbGci"):
         assert secret not in everything
+
+
+# Issue 30, item 11: each shape reached observe unredacted; the page must redact it before it leaves.
+SECRET_SHAPES = {
+    "passcode": "passcode=981276",
+    "pw": "pw=hunter2x",
+    "mfa": "mfa_code: 493817",
+    "apim": "Ocp-Apim-Subscription-Key: 3f2a9c1d8e7b4a60b5c4",
+    "s3": "https://b.s3.amazonaws.com/r.pdf?X-Amz-Date=1&X-Amz-Signature=0f1e2d3c4b5a6978aa",
+    "gcs": "https://storage.googleapis.com/b/o?X-Goog-Signature=a1b2c3d4e5f6a7b8",
+    "sas": "https://a.blob.core.windows.net/c/f?sv=1&sig=Zm9vYmFyYmF6cXV4",
+    "pem": "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5oJ1w\n-----END EC PRIVATE KEY-----",
+    "whsec": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    "slack": "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+    "nbsp": "4111\u00a01111\u00a01111\u00a01111",
+    "nnbsp": "4111\u202f1111\u202f1111\u202f1111",
+    "thin": "4111\u20091111\u20091111\u20091111",
+}
+SECRET_VALUES = ("981276", "hunter2x", "493817", "3f2a9c1d8e7b", "0f1e2d3c4b5a", "a1b2c3d4e5f6", "Zm9vYmFy",
+                 "MHcCAQEEIBkg4", "MfKQ9r8GKYqr", "XXXXXXXXXXXX", "1111\u00a01111", "1111\u202f1111",
+                 "1111\u20091111")
+
+
+async def test_each_secret_shape_is_redacted_before_it_leaves_the_page(lab: Lab) -> None:
+    await lab.page.evaluate(
+        """async (shapes) => {
+          for (const [name, text] of Object.entries(shapes)) console.log(`shape ${name}:`, text);
+          console.log(JSON.stringify({passcode: '981276', mfa_code: '493817', pw: 'hunter2x', user: 'ada'}));
+          await fetch('/api/users?X-Amz-Signature=0f1e2d3c4b5a6978aa&page=1', {headers: {
+            'Ocp-Apim-Subscription-Key': '3f2a9c1d8e7b4a60b5c4', 'X-Goog-Signature': 'a1b2c3d4e5f6a7b8'}});
+        }""",
+        SECRET_SHAPES,
+    )
+    logs = await lab.wait_events("console", lambda e: len(e) >= len(SECRET_SHAPES) + 1)
+    requests = await lab.wait_events("network", lambda e: any("X-Amz-Signature" in r["url"] for r in e))
+    for name in SECRET_SHAPES:
+        line = next(e["args"] for e in logs if e["args"][0] == f"shape {name}:")
+        assert MARK in line[1], (name, line)
+    assert json.loads(logs[len(SECRET_SHAPES)]["args"][0]) == {
+        "passcode": MARK, "mfa_code": MARK, "pw": MARK, "user": "ada"}
+    sent = next(r for r in requests if "X-Amz-Signature" in r["url"])
+    assert sent["url"].endswith(f"?X-Amz-Signature={MARK}&page=1")
+    assert sent["requestHeaders"]["ocp-apim-subscription-key"] == MARK
+    assert sent["requestHeaders"]["x-goog-signature"] == MARK
+    everything = dump(await lab.events())
+    for secret in SECRET_VALUES:
+        assert secret not in everything, secret
 
 
 async def test_page_behaves_identically_with_and_without_capture(
@@ -748,17 +790,11 @@ async def test_page_queries_dom_page_axe(lab: Lab) -> None:
     assert page["activeElement"]["selectors"]["testId"] == "password"
     assert page["viewport"]["width"] > 0
 
-    missing = await lab.query("axe")
-    assert not missing["ok"] and missing["error"]["code"] == "AXE_MISSING"
-    if not AXE.exists():
-        pytest.skip("axe-core is not installed (npm install at the repository root)")
-    await lab.page.add_script_tag(path=str(AXE))
-    audit = await lab.query("axe", {"options": {"resultTypes": ["violations"]}})
-    assert audit["ok"], audit
-    result = audit["result"]
-    assert result["testEngine"]["name"] == "axe-core" and isinstance(result["violations"], list)
-    summary = analyze(await lab.ingest(), {"target": "accessibility"}, axe_results=result)
-    assert summary.data["engine"].startswith("axe-core") and summary.data["url"] == lab.base_url + "lab.html"
+    # Audits never run in the page's world (a page could define `axe`): the extension runs its
+    # own axe-core in its isolated world (e2e/test_hostile_telemetry.py), the page answers none.
+    await lab.page.evaluate("() => { window.axe = {run: async () => ({violations: []})}; }")
+    refused = await lab.query("axe")
+    assert not refused["ok"] and refused["error"]["code"] == "UNKNOWN_QUERY"
 
     # Queries and their answers are not page activity (the hidden <p> insertion is no event either).
     assert [e for e in await lab.events() if e["kind"] in activity] == captured_before
@@ -890,7 +926,7 @@ async def test_a_page_that_patches_natives_later_does_not_change_the_capture(lab
             body: '{"name":"Bo","email":"bo@acme.test","password":"hunter2"}'});
           const query = {type: 'page.query', requestId: 'patched', kind: 'dom',
             args: {selector: "[data-testid^='fetch-']"}};
-          window.postMessage({__tabmcp: 'content', msg: query}, '*');
+          (await window.__capture).postMessage(query);
           const hook = window[Symbol.for('tabmcp.telemetry')];
           await until(() => {
             hook.flush();
@@ -907,6 +943,26 @@ async def test_a_page_that_patches_natives_later_does_not_change_the_capture(lab
     assert json.loads(post["requestBody"])["password"] == MARK and post["requestHeaders"]
     dom = next(r for r in await lab.page.evaluate("window.__results") if r["requestId"] == "patched")
     assert dom["ok"] and dom["result"]["matches"] == 3, dom
+
+
+async def test_a_page_posting_as_the_content_script_changes_nothing(lab: Lab) -> None:
+    """Settings and queries come on the capture's own line: a page that posts them on the window,
+    in the content script's envelope, neither turns redaction off nor gets an answer."""
+    configs = (await lab.stats())["configs"]
+    await lab.page.evaluate(
+        """() => new Promise((resolve) => {
+          const off = {enabled: true, redact: {keys: [], exactKeys: [], patterns: [], cardNumbers: false}};
+          window.postMessage({__tabmcp: 'content', msg: {type: 'telemetry.config', config: off}}, '*');
+          window.postMessage({__tabmcp: 'content', msg: {type: 'page.query', requestId: 'forged', kind: 'page'}}, '*');
+          addEventListener('message', (e) => e.data === 'after' && resolve());
+          window.postMessage('after', '*');  // the window's messages arrive in order
+        })"""
+    )
+    await lab.page.evaluate("() => console.log('after the forged config', 'password=hunter2')")
+    logs = await lab.wait_events("console", lambda e: any(x["args"][0] == "after the forged config" for x in e))
+    assert logs[-1]["args"] == ["after the forged config", f"password={MARK}"]
+    assert (await lab.stats())["configs"] == configs
+    assert await lab.page.evaluate("window.__results") == []
 
 
 async def test_nothing_leaves_the_page_before_the_bridges_rules(
@@ -929,7 +985,7 @@ async def test_nothing_leaves_the_page_before_the_bridges_rules(
     await lab.post({"type": "page.query", "requestId": "early", "kind": "page", "args": {}})
     stats = await lab.stats()
     assert stats["rulesKnown"] is False and stats["queued"] >= 6 and stats["batches"] == 0
-    # Even a flush sends nothing; a message posted after it arrives after anything it sent.
+    # Even a flush sends nothing.
     assert await lab.batches(drain=True) == []
     assert await lab.page.evaluate("window.__results") == [], "the query waits for the rules"
 

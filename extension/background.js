@@ -71,6 +71,13 @@ const state = {
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
   /** @type {number | null} */ focusedWindowId: null,
   /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
+  /**
+   * Top documents that were already running when this worker injected the content script (after
+   * an install or reload), by tab: their capture's line went to the old content script, so the
+   * page is not asked live questions (only the audit, which runs in our own world) until it reloads.
+   * @type {Map<number, string>}
+   */
+  lateDocuments: new Map(),
   /** The bridge's capture settings for pages (telemetry.config), latest first. @type {object | null} */
   telemetryConfig: null,
   /** Why the bridge refused some of a tab's definitions (its INVALID_TOOL answer). @type {Map<number, string>} */
@@ -253,7 +260,16 @@ async function injectIntoOpenTabs() {
           world: 'MAIN',
           injectImmediately: true,
         });
-        await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files: scriptsWith('content.js') });
+        // Its page scripts ran first: the content script takes no capture port from them (content.js).
+        await chrome.scripting.executeScript({
+          target: { tabId: tab.id, allFrames: true },
+          func: () => {
+            globalThis[Symbol.for('tabmcp.content.late')] = true;
+          },
+        });
+        const injected = await chrome.scripting.executeScript({ target: { tabId: tab.id, allFrames: true }, files: scriptsWith('content.js') });
+        const top = injected.find((r) => r.frameId === 0);
+        if (top && top.documentId) state.lateDocuments.set(tab.id, top.documentId);
       } catch {
         /* pages the extension may not touch (the web store, chrome://) */
       }
@@ -730,6 +746,7 @@ function onTabChanged(tab) {
 
 function onTabRemoved(tabId) {
   state.telemetryDropped.delete(tabId);
+  state.lateDocuments.delete(tabId);
   state.refused.delete(tabId);
   state.tabs.delete(tabId);
   state.pages.delete(tabId);
@@ -848,11 +865,16 @@ function onPageMessage(tabId, port, msg) {
     if (!Array.isArray(msg.events)) return;
     const dropped = mergeDropped(msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
       state.telemetryDropped.get(tabId));
+    // Where the events come from is Chrome's word (the port's origin), never the page's: a URL
+    // of another origin is not passed on, and the bridge checks the events' own URLs against it.
+    const claimed = String(msg.url || '');
     const sent = state.status === 'ready' && send({
       type: OUT.telemetry,
       tabId,
       documentId: current.documentId,
-      url: String(msg.url || ''),
+      origin: current.origin,
+      url: claimed && originOf(claimed) === current.origin ? claimed : trustedLocation(tabId).url,
+      pageReported: msg.pageReported !== false,
       events: msg.events,
       dropped,
     });
@@ -978,16 +1000,15 @@ async function startPageQuery(msg) {
     timeoutMessage: 'the page did not answer',
   });
   if (msg.kind === 'axe') {
-    try {
-      await chrome.scripting.executeScript({ target: { tabId: msg.tabId }, files: ['vendor/axe.min.js'], world: 'MAIN' });
-    } catch (err) {
-      finishPageQuery(msg.requestId, {
-        ok: false,
-        error: { code: CALL_ERRORS.axeMissing, message: `could not load axe-core into the page: ${err.message}` },
-      });
-      return;
-    }
-    if (!pending.get(msg.requestId, KIND.query)) return; // ended while axe-core loaded
+    await auditPage(msg, entry);
+    return;
+  }
+  if (state.lateDocuments.get(msg.tabId) === entry.documentId) {
+    finishPageQuery(msg.requestId, {
+      ok: false,
+      error: { code: ERROR.QUERY_FAILED, message: `the page in tab ${msg.tabId} was open before tabmcp was installed or reloaded: reload it to query it` },
+    });
+    return;
   }
   try {
     entry.port.postMessage({ type: PAGE.pageQuery, requestId: msg.requestId, kind: msg.kind, args: msg.args || {} });
@@ -995,6 +1016,56 @@ async function startPageQuery(msg) {
     finishPageQuery(msg.requestId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
   }
 }
+
+/**
+ * An accessibility audit by our own axe-core, in the extension's isolated world of the tab's top
+ * document: the page's globals are not visible there, so a page that defines `window.axe`
+ * (before or after we load ours) or patches what axe-core calls cannot answer in its place, and
+ * the result comes back to the worker as the script's return value, never through a message the
+ * page could post. What it reports about the page (its HTML, its texts) is still the page's.
+ * Frames are not audited (`iframes: false`): a frame would answer axe-core's frame messages.
+ */
+async function auditPage(msg, entry) {
+  const target = entry.documentId
+    ? { tabId: msg.tabId, documentIds: [entry.documentId] }
+    : { tabId: msg.tabId, frameIds: [0] };
+  const options = msg.args && msg.args.options && typeof msg.args.options === 'object' ? msg.args.options : {};
+  let outcome;
+  try {
+    await chrome.scripting.executeScript({ target, files: ['vendor/axe.min.js'], world: 'ISOLATED' });
+  } catch (err) {
+    finishPageQuery(msg.requestId, {
+      ok: false,
+      error: { code: CALL_ERRORS.axeMissing, message: `could not load axe-core into the page: ${err.message}` },
+    });
+    return;
+  }
+  if (!pending.get(msg.requestId, KIND.query)) return; // ended while axe-core loaded
+  try {
+    const [frame] = await chrome.scripting.executeScript({ target, world: 'ISOLATED', func: runOwnAxe, args: [options, AXE_CODES] });
+    outcome = frame && frame.result && typeof frame.result === 'object' ? frame.result : null;
+    if (!outcome) throw new Error('the audit returned nothing');
+  } catch (err) {
+    outcome = { ok: false, error: { code: AXE_CODES.failed, message: `axe-core failed: ${err.message}` } };
+  }
+  finishPageQuery(msg.requestId, outcome);
+}
+
+/**
+ * Runs in the isolated world (serialized by chrome.scripting): axe-core as auditPage loaded it.
+ * @param {object} options axe.run options from the agent (`iframes` is always off)
+ */
+async function runOwnAxe(options, codes) {
+  const axe = globalThis.axe;
+  if (!axe || typeof axe.run !== 'function') return { ok: false, error: { code: codes.missing, message: 'axe-core is not loaded' } };
+  try {
+    const result = await axe.run(document, { ...options, iframes: false });
+    return { ok: true, result: JSON.parse(JSON.stringify(result)) };
+  } catch (err) {
+    return { ok: false, error: { code: codes.failed, message: `axe-core failed: ${(err && err.message) || err}` } };
+  }
+}
+const AXE_CODES = Object.freeze({ missing: CALL_ERRORS.axeMissing, failed: ERROR.AXE_FAILED });
 
 /** The page answered (or could not be asked): report it, once. */
 function finishPageQuery(requestId, outcome) {

@@ -2,12 +2,20 @@
 // service worker. Page → worker over one long-lived port (about twice as fast per message as
 // sendMessage); worker → page over window.postMessage, except calls, cancels and the agent's
 // results, which cross as synchronous window events (CALL_EVENT). Safe to inject twice; reconnects when
-// the service worker restarts and asks the page for a fresh snapshot. Message names come from
-// messages.js, which manifest.json loads before this script.
+// the service worker restarts and asks the page for a fresh snapshot. The telemetry capture has
+// its own line (a MessageChannel it hands over at document_start, page/natives.js): its batches
+// and query answers come there, settings and queries go there; telemetry posted on the window is
+// the page's own and is relayed as page-reported. Message names come from messages.js, which
+// manifest.json loads before this script.
 (() => {
   const previous = globalThis.__tabmcpContent;
   if (previous && previous.alive()) return;
   const { PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
+  /**
+   * Set by the worker when it injects this script into a page that was already running (after
+   * an install or reload): the page's scripts ran first, so any capture port is theirs.
+   */
+  const LATE = Symbol.for('tabmcp.content.late');
 
   /** @type {chrome.runtime.Port | null} */
   let port = null;
@@ -16,6 +24,11 @@
   const backlog = [];
   /** Telemetry events dropped from a full backlog, reported with the next batch. @type {Record<string, number>} */
   let lostTelemetry = {};
+  /** The telemetry capture's own line (page/natives.js), once it handed it over. @type {MessagePort | null} */
+  let capture = null;
+  const late = globalThis[LATE] === true;
+  /** Settings and queries for the capture that came before its line: the latest config, a few queries. @type {object[]} */
+  let forCapture = [];
 
   const toPage = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.content, msg }, '*');
   /** A call or a cancel, to the page agent at once (its listener runs before this returns). */
@@ -41,19 +54,67 @@
       toAgent(msg);
       return;
     }
+    if (msg && (msg.type === PAGE.telemetryConfig || msg.type === PAGE.pageQuery)) {
+      toCapture(msg);
+      return;
+    }
     toPage(msg);
+  }
+
+  /** Settings and queries go on the capture's own line, never on the window (the page would read and answer them). */
+  function toCapture(msg) {
+    if (capture) {
+      capture.postMessage(msg);
+      return;
+    }
+    if (msg.type === PAGE.telemetryConfig) forCapture = forCapture.filter((m) => m.type !== PAGE.telemetryConfig);
+    forCapture.push(msg);
+    if (forCapture.length > 50) forCapture.splice(forCapture.findIndex((m) => m.type === PAGE.pageQuery), 1);
+  }
+
+  /** The capture handed over its line: take it (once) and send it what waited. */
+  function takeCapture(port) {
+    capture = port;
+    capture.onmessage = (event) => {
+      const msg = event.data;
+      if (dead || !msg || typeof msg.type !== 'string') return;
+      if (msg.type === PAGE.telemetry) relayTelemetry({ ...msg, pageReported: false });
+      else if (msg.type === PAGE.pageResult) send(msg);
+    };
+    for (const msg of forCapture.splice(0)) capture.postMessage(msg);
+  }
+
+  /** A batch on its way to the worker, with what a full backlog lost counted in. */
+  function relayTelemetry(msg) {
+    if (Object.keys(lostTelemetry).length) {
+      const dropped = { ...(msg.dropped || {}) };
+      for (const [kind, n] of Object.entries(lostTelemetry)) dropped[kind] = (dropped[kind] || 0) + n;
+      msg = { ...msg, dropped };
+      lostTelemetry = {};
+    }
+    send(msg);
   }
 
   function send(msg) {
     if (!port) {
-      backlog.push(msg);
+      queue(msg);
       return;
     }
     try {
       port.postMessage(msg);
     } catch {
       port = null;
-      backlog.push(msg);
+      queue(msg);
+    }
+  }
+
+  /** Held while the worker is away; past 200, the oldest goes (lost telemetry is counted). */
+  function queue(msg) {
+    backlog.push(msg);
+    if (backlog.length <= 200) return;
+    const lost = backlog.shift();
+    if (lost && lost.type === PAGE.telemetry && Array.isArray(lost.events)) {
+      for (const e of lost.events) lostTelemetry[e && e.kind] = (lostTelemetry[e && e.kind] || 0) + 1;
     }
   }
 
@@ -111,23 +172,28 @@
     const data = event.data;
     if (!data || data[ENVELOPE.key] !== ENVELOPE.page || !data.msg || typeof data.msg.type !== 'string') return;
     if (data.msg.type === PAGE.approval) return; // only the person, in the extension's window, answers approvals
+    if (data.msg.type === PAGE.capturePort) return; // see below
+    if (data.msg.type === PAGE.pageResult) return; // answers come on the capture's line only
     let msg = data.msg;
     if (msg.type === PAGE.result) msg = relayResult(msg); // page/forms.js answers form calls here
-    if (msg.type === PAGE.telemetry && Object.keys(lostTelemetry).length) {
-      const dropped = { ...(msg.dropped || {}) };
-      for (const [kind, n] of Object.entries(lostTelemetry)) dropped[kind] = (dropped[kind] || 0) + n;
-      msg = { ...msg, dropped };
-      lostTelemetry = {};
+    if (msg.type === PAGE.telemetry) {
+      // Not from the capture's line: events the page wrote itself, relayed as such.
+      relayTelemetry({ ...msg, pageReported: true });
+      return;
     }
     send(msg);
-    if (backlog.length > 200) {
-      // The worker is away for long: drop the oldest queued message, but count lost telemetry.
-      const lost = backlog.shift();
-      if (lost && lost.type === PAGE.telemetry && Array.isArray(lost.events)) {
-        for (const e of lost.events) lostTelemetry[e && e.kind] = (lostTelemetry[e && e.kind] || 0) + 1;
-      }
-    }
   });
+
+  // The capture's line: posted at document_start before any page script ran, so the first one.
+  // A capturing listener registered now runs before any the page adds, and keeps it from them.
+  // Any other (or any after a late injection) is the page's.
+  window.addEventListener('message', (event) => {
+    const data = event.data;
+    if (dead || event.source !== window || !data || data[ENVELOPE.key] !== ENVELOPE.page) return;
+    if (!data.msg || data.msg.type !== PAGE.capturePort) return;
+    event.stopImmediatePropagation();
+    if (!capture && !late && event.ports && event.ports[0]) takeCapture(event.ports[0]);
+  }, true);
 
   globalThis.__tabmcpContent = { alive: () => !dead && !!chrome.runtime?.id };
   connect();

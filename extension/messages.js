@@ -25,6 +25,12 @@
     cancel: 'cancel',
     /** page → worker: a batch of captured events (relayed as the wire's `telemetry`). */
     telemetry: 'telemetry',
+    /**
+     * capture (page/natives.js) → content script, once, at document_start: the far end of the
+     * capture's own MessageChannel (event.ports[0]). Batches and query answers come on it; a
+     * `telemetry` posted on the window instead is page-reported.
+     */
+    capturePort: 'capture.port',
     /** worker → page: the bridge's capture settings and redaction rules. */
     telemetryConfig: 'telemetry.config',
     /** worker → page: a live query {requestId, kind, args}; page → worker: `page.result`. */

@@ -252,7 +252,9 @@
  * @property {'telemetry'} type
  * @property {number} tabId
  * @property {string} [documentId]
- * @property {string} [url]
+ * @property {string} [origin] The document's origin by Chrome's word (its port's ``sender.origin``), never the page's: the bridge holds the events' own URLs to it.
+ * @property {string} [url] Where the tab is as the batch leaves it: the page's claim only when of ``origin``.
+ * @property {boolean} [pageReported] Posted by the page's own scripts on the window, not by the extension's capture (which has its own line to the content script): the events are what the page says, and are marked so.
  * @property {Array<*>} [events]
  * @property {Object<string, number>} [dropped]
  */
@@ -508,6 +510,12 @@
     cancel: 'cancel',
     /** page → worker: a batch of captured events (relayed as the wire's `telemetry`). */
     telemetry: 'telemetry',
+    /**
+     * capture (page/natives.js) → content script, once, at document_start: the far end of the
+     * capture's own MessageChannel (event.ports[0]). Batches and query answers come on it; a
+     * `telemetry` posted on the window instead is page-reported.
+     */
+    capturePort: 'capture.port',
     /** worker → page: the bridge's capture settings and redaction rules. */
     telemetryConfig: 'telemetry.config',
     /** worker → page: a live query {requestId, kind, args}; page → worker: `page.result`. */

@@ -548,6 +548,71 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            if False:",
         ("bridge/tests/test_pairing.py", "-k", "wrong_codes"),
     ),
+    Mutation(
+        "axe-in-the-pages-world",
+        "the accessibility audit runs axe in the page's main world, where the page defines `axe`",
+        "extension/background.js",
+        "world: 'ISOLATED', func: runOwnAxe",
+        "world: 'MAIN', func: runOwnAxe",
+        ("e2e/test_hostile_telemetry.py", "-k", "polyfill and answer_the_accessibility_audit"),
+    ),
+    Mutation(
+        "window-telemetry-trusted",
+        "telemetry a page posts on the window is relayed as the capture's (not page-reported)",
+        "extension/content.js",
+        "      relayTelemetry({ ...msg, pageReported: true });",
+        "      relayTelemetry(msg);",
+        ("e2e/test_hostile_telemetry.py", "-k", "polyfill and another_site"),
+    ),
+    Mutation(
+        "late-relay-takes-a-line",
+        "a content script injected into a running page takes the capture line the page hands it",
+        "extension/content.js",
+        "    if (!capture && !late && event.ports && event.ports[0]) takeCapture(event.ports[0]);",
+        "    if (!capture && event.ports && event.ports[0]) takeCapture(event.ports[0]);",
+        ("e2e/test_hostile_telemetry.py", "-k", "polyfill and before_a_reload"),
+    ),
+    Mutation(
+        "page-config-from-window",
+        "the capture takes settings a page posts on the window in the content script's envelope",
+        "extension/page/config.js",
+        "  install(() => T.channel.on(PAGE.telemetryConfig, configure));",
+        "  install(() => { T.channel.on(PAGE.telemetryConfig, configure); T.listen(window, 'message', (e) => "
+        "e.data && e.data.msg && e.data.msg.type === PAGE.telemetryConfig && configure(e.data.msg)); });",
+        ("e2e/test_telemetry_capture.py", "-k", "posting_as_the_content_script"),
+    ),
+    Mutation(
+        "telemetry-any-origin",
+        "a navigation or action claiming another origin than the document's moves the tab there",
+        "bridge/tabmcp/core/telemetry/store.py",
+        '        return not batch.origin or batch.origin == "null" or origin_of(url) == batch.origin',
+        "        return True",
+        ("bridge/tests/telemetry/test_store.py",),
+    ),
+    Mutation(
+        "card-plain-spaces-only",
+        "card numbers split by no-break or thin spaces are not redacted",
+        "bridge/tabmcp/core/telemetry/redact.py",
+        r'_CARD_SEPARATORS = "\u0020\u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-"',
+        '_CARD_SEPARATORS = " -"',
+        ("bridge/tests/telemetry/test_redact.py",),
+    ),
+    Mutation(
+        "page-cards-plain-spaces-only",
+        "the page lets card numbers split by no-break or thin spaces leave unredacted",
+        "extension/page/redact.js",
+        r"(?:\d[\u0020\u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-]?){12,18}",
+        r"(?:\d[ -]?){12,18}",
+        ("e2e/test_telemetry_capture.py", "-k", "each_secret_shape"),
+    ),
+    Mutation(
+        "no-pem-rule",
+        "PEM private keys reach observe unredacted",
+        "bridge/tabmcp/core/telemetry/settings.py",
+        r'    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)",',
+        "",
+        ("bridge/tests/telemetry/test_redact.py",),
+    ),
 )
 
 
@@ -586,6 +651,8 @@ def main(argv: list[str]) -> int:
         return 0 if args.list else 2
     tree = Path(tempfile.mkdtemp(prefix="tabmcp-mutants-"))
     subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), "HEAD"], cwd=REPO, check=True)
+    if (REPO / "node_modules").is_dir():  # npm packages the tests load (axe-core), never committed
+        (tree / "node_modules").symlink_to(REPO / "node_modules")
     results = []
     try:
         for m in chosen:

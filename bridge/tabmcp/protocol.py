@@ -261,7 +261,14 @@ class Telemetry(WireModel):
     type: Literal["telemetry"]
     tab_id: int
     document_id: str | None = None
+    origin: str | None = None
+    """The document's origin by Chrome's word (its port's ``sender.origin``), never the page's:
+    the bridge holds the events' own URLs to it."""
     url: str = ""
+    """Where the tab is as the batch leaves it: the page's claim only when of ``origin``."""
+    page_reported: bool = False
+    """Posted by the page's own scripts on the window, not by the extension's capture (which has
+    its own line to the content script): the events are what the page says, and are marked so."""
     events: list[Any] = Field(default_factory=list)
     dropped: dict[str, int] = Field(default_factory=dict)
 

@@ -1,7 +1,8 @@
 // tabmcp telemetry, 10 of 11: the bridge's settings (after query.js).
 //
-// Takes `telemetry.config` from the content script: the capture switch (`enabled`), `bodyLimit`,
-// `wsSampleThreshold` and the redaction rules (`redact`, see redact.js). The bridge sends it on
+// Takes `telemetry.config` from the content script, on the capture's own line (natives.js): the
+// capture switch (`enabled`), `bodyLimit`, `wsSampleThreshold` and the redaction rules (`redact`,
+// see redact.js). The bridge sends it on
 // connect and whenever it changes; the worker keeps the latest and hands it to every page as
 // soon as the page's content script connects.
 (() => {
@@ -9,8 +10,8 @@
 
   const T = /** @type {any} */ (window)[Symbol.for('tabmcp.telemetry.loading')];
   if (!T) return;
-  const { W, listen, oops, stats, install, cfg } = T;
-  const { PAGE, ENVELOPE } = T.MSG;
+  const { stats, install, cfg } = T;
+  const { PAGE } = T.MSG;
   const { setRules } = T.redact;
   const { clear } = T.queue;
 
@@ -29,18 +30,6 @@
     if (c.redact && typeof c.redact === 'object') setRules(c.redact); // last: it may release what waited
   }
 
-  /** @param {MessageEvent} event */
-  function onMessage(event) {
-    if (event.source !== W) return;
-    const data = event.data;
-    if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg || typeof data.msg !== 'object') return;
-    if (data.msg.type !== PAGE.telemetryConfig) return;
-    try {
-      configure(data.msg);
-    } catch {
-      oops();
-    }
-  }
-
-  install(() => listen(W, 'message', onMessage));
+  // On the capture's own line (natives.js): a page posting a config on the window changes nothing.
+  install(() => T.channel.on(PAGE.telemetryConfig, configure));
 })();

@@ -37,6 +37,7 @@
     isArray: Array.isArray,
     qsa: Document.prototype.querySelectorAll,
     randomValues: crypto.getRandomValues.bind(crypto),
+    portPost: MessagePort.prototype.postMessage,
   });
 
   const timeOrigin = performance.timeOrigin || Date.now() - N.perfNow();
@@ -116,5 +117,34 @@
     WIRE: W[Symbol.for('tabmcp.protocol')],
   };
   if (!T.MSG || !T.WIRE) return; // loaded without its shared names: capture nothing
+
+  // The capture's own line to the content script: a MessageChannel whose far end goes out once,
+  // now, before any page script runs (a posted message the content script's listener, registered
+  // in the same document_start pass, takes first). Batches and query answers leave on this end,
+  // settings and queries arrive on it: the page holds neither end, so what it posts on the window
+  // in our envelope is marked as page-reported, not taken for the capture's (content.js).
+  const channel = new MessageChannel();
+  const port = channel.port1;
+  /** Handlers of messages from the content script, by type (config.js, query.js add theirs). @type {Record<string, (msg: any) => void>} */
+  const handlers = Object.create(null);
+  port.onmessage = (event) => {
+    const msg = event.data;
+    const handle = msg && typeof msg === 'object' && typeof msg.type === 'string' ? handlers[msg.type] : undefined;
+    if (!handle) return;
+    try {
+      handle(msg);
+    } catch {
+      oops();
+    }
+  };
+  T.channel = Object.freeze({
+    /** Send to the content script (structured-cloned; throws when a value cannot be). @param {object} msg */
+    send: (msg) => N.portPost.call(port, msg),
+    /** Take messages of one type from the content script. @param {string} type @param {(msg: any) => void} fn */
+    on: (type, fn) => {
+      handlers[type] = fn;
+    },
+  });
+  N.postMessage({ [T.MSG.ENVELOPE.key]: T.MSG.ENVELOPE.page, msg: { type: T.MSG.PAGE.capturePort } }, '*', [channel.port2]);
   Object.defineProperty(W, NS, { value: T, configurable: true });
 })();

@@ -2,8 +2,9 @@
 //
 // Answers `page.query` from the bridge (through the worker and the content script): `dom`
 // (query_dom: elements by CSS selector, with their selectors, text, value, box), `page` (facts:
-// URL, title, counts, headings, focus), `axe` (an accessibility audit, when the worker loaded
-// axe-core), `vitals` (a snapshot, also sent as an event). Answers are redacted like events, so
+// URL, title, counts, headings, focus), `vitals` (a snapshot, also sent as an event). Accessibility
+// audits never run here: the worker runs its own axe-core in the extension's isolated world, where
+// the page cannot define or patch `axe` (background.js, auditPage). Answers are redacted like events, so
 // a query that arrives before the redaction rules waits for them. Queries are not page
 // activity: what they do in the page is not captured.
 (() => {
@@ -11,8 +12,8 @@
 
   const T = /** @type {any} */ (window)[Symbol.for('tabmcp.telemetry.loading')];
   if (!T) return;
-  const { W, N, noop, listen, oops, cap, collapse, load, guard, install, cfg } = T;
-  const { PAGE, ENVELOPE } = T.MSG;
+  const { W, N, noop, oops, cap, collapse, load, guard, install, cfg } = T;
+  const { PAGE } = T.MSG;
   const { ERROR, QUERY } = T.WIRE;
   const { MARK, isSecretKey, redactText, redactUrl, whenKnown } = T.redact;
   const { LIMITS } = T.queue;
@@ -117,29 +118,16 @@
     };
   }
 
-  /** @param {Record<string, any>} args */
-  async function queryAxe(args) {
-    const axe = W.axe;
-    if (!axe || typeof axe.run !== 'function') throw queryError(ERROR.AXE_MISSING, 'axe-core is not loaded in this page');
-    let result;
-    try {
-      result = await axe.run(document, args.options && typeof args.options === 'object' ? args.options : {});
-    } catch (err) {
-      throw queryError(ERROR.AXE_FAILED, `axe-core failed: ${/** @type {any} */ (err)?.message || err}`);
-    }
-    return N.parse(N.stringify(result));
-  }
-
   /** @param {string} requestId @param {boolean} ok @param {any} payload */
   function reply(requestId, ok, payload) {
     const type = PAGE.pageResult;
     const msg = ok ? { type, requestId, ok: true, result: payload } : { type, requestId, ok: false, error: payload };
     try {
-      N.postMessage({ [ENVELOPE.key]: ENVELOPE.page, msg }, '*');
+      T.channel.send(msg);
     } catch (err) {
       oops();
-      N.postMessage({ [ENVELOPE.key]: ENVELOPE.page, msg: { type, requestId, ok: false,
-        error: { code: ERROR.QUERY_FAILED, message: `the answer could not be sent: ${/** @type {any} */ (err).message}` } } }, '*');
+      T.channel.send({ type, requestId, ok: false,
+        error: { code: ERROR.QUERY_FAILED, message: `the answer could not be sent: ${/** @type {any} */ (err).message}` } });
     }
   }
 
@@ -157,10 +145,6 @@
         case QUERY.page:
           result = queryPage();
           break;
-        case QUERY.axe:
-          guard.busy = false;
-          result = await queryAxe(args);
-          break;
         case QUERY.vitals:
           result = T.vitals.query();
           break;
@@ -176,17 +160,13 @@
     }
   }
 
-  /** @param {MessageEvent} event */
-  function onMessage(event) {
-    if (event.source !== W) return;
-    const data = event.data;
-    if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg || typeof data.msg !== 'object') return;
-    const msg = data.msg;
-    if (msg.type !== PAGE.pageQuery || msg.requestId == null) return;
+  /** A query from the bridge, on the capture's own line (natives.js): the page can neither read nor post one. @param {Record<string, any>} msg */
+  function onQuery(msg) {
+    if (msg.requestId == null) return;
     // Answers are redacted: before the rules arrive, the query waits for them (the bridge's
     // deadline still ends it).
     whenKnown(() => N.then.call(answerQuery(msg), noop, oops));
   }
 
-  install(() => listen(W, 'message', onMessage));
+  install(() => T.channel.on(PAGE.pageQuery, onQuery));
 })();

@@ -5,8 +5,9 @@
 // built at once when the rules are known, else held in the page and built when they arrive.
 // Nothing is posted before then. Each kind has a cap of events held between two batches;
 // beyond it, events are counted as dropped (and the count is sent), never lost silently.
-// Batches go to the content script as {__tabmcp: 'page', msg: {type: 'telemetry', url, events,
-// dropped}}.
+// Batches go to the content script on the capture's own MessageChannel (natives.js) as
+// {type: 'telemetry', url, events, dropped}: never on the window, where the page could read them
+// and post look-alikes.
 (() => {
   'use strict';
 
@@ -225,7 +226,7 @@
     try {
       events = takeBatch();
       const msg = { type: MSG.PAGE.telemetry, url: redactUrl(location.href), events, dropped: sentDrops };
-      N.postMessage({ [MSG.ENVELOPE.key]: MSG.ENVELOPE.page, msg }, '*');
+      T.channel.send(msg); // the capture's own line (natives.js), never the window
       stats.batches++;
       stats.events += events.length;
     } catch {

@@ -14,10 +14,11 @@
   const { N, oops, cap } = T;
 
   const MARK = '[REDACTED]';
-  const CARD_RUN = /(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])/g;
+  /** A space, a hyphen, or a no-break / thin / narrow / zero-width space between a card's digits (as redact.py). */
+  const CARD_RUN = /(?<![\d-])(?:\d[\u0020\u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-]?){12,18}\d(?![\d-])/g;
   const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))/;
   /** Field names / labels that mark an input's value as secret (as the bridge's action rule). */
-  const SENSITIVE_HINT = /pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp/i;
+  const SENSITIVE_HINT = /pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])/i;
   const SENSITIVE_AUTOCOMPLETE = /(?:^|\s)(?:cc-[a-z-]+|current-password|new-password|one-time-code)(?:\s|$)/i;
 
   /** @param {unknown} name */
@@ -156,7 +157,7 @@
     if (!R.gate || R.gate.test(s)) for (const re of R.patterns) s = applyPattern(re, s);
     for (const re of R.custom) s = applyPattern(re, s);
     if (R.cards && s.length >= 13) {
-      s = s.replace(CARD_RUN, (run) => (isCardNumber(run.replace(/[ -]/g, '')) ? MARK : run));
+      s = s.replace(CARD_RUN, (run) => (isCardNumber(run.replace(/\D/g, '')) ? MARK : run));
     }
     return s;
   }
@@ -294,7 +295,7 @@
     const hints = [el.getAttribute('name'), el.id, el.getAttribute('data-testid'), el.getAttribute('aria-label'),
       el.getAttribute('placeholder'), labels].filter(Boolean).join(' ');
     if (SENSITIVE_HINT.test(hints)) return true;
-    const digits = value.replace(/[\s-]/g, '');
+    const digits = value.replace(/[\s\u200b-\u200d\u2060\ufeff-]/g, '');
     return /^\d{13,19}$/.test(digits) && luhn(digits);
   }
 

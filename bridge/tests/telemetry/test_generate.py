@@ -402,3 +402,19 @@ def test_generated_python_test_passes_against_the_page(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stdout + proc.stderr
     finally:
         server.shutdown()
+
+
+def test_an_audit_is_page_text_and_is_redacted_like_it() -> None:
+    """Element HTML in an axe result is the page's: a secret in it (a field's value) and in the
+    audited URL is redacted before SARIF, the summary or the cache hold it."""
+    axe = json.loads(AXE.read_text(encoding="utf-8"))
+    axe["url"] = "http://fixture.test/checkout?token=abc123"
+    node = axe["violations"][0]["nodes"][0]
+    node["html"] = '<input type="text" value="sk-live-0123456789abcdefghij" data-note="password=hunter2">'
+    store = make_store()
+    store.ingest(batch([nav(0)]))
+    sarif = json.dumps(generate(store, {"format": "sarif"}, axe_results=axe).data)
+    for secret in ("abc123", "sk-live-0123456789", "hunter2"):
+        assert secret not in sarif, secret
+    assert "[REDACTED]" in sarif
+    assert "hunter2" not in json.dumps(store.accessibility(None))

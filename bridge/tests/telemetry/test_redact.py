@@ -184,3 +184,101 @@ def test_redaction_rules_are_configurable() -> None:
     assert json.loads(custom.body('{"ssn": "1", "password": "p"}') or "") == {"ssn": R, "password": "p"}
     with pytest.raises(ValueError, match="regular expression"):
         RedactionSettings(patterns=["(unclosed"])
+
+
+# -- issue 30 item 11: the shapes that reached observe unredacted -------------------------------
+
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n"
+    "VTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----"
+)
+SLACK_HOOK = "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"
+S3_URL = (
+    "https://bucket.s3.amazonaws.com/report.pdf?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20260101T000000Z"
+    "&X-Amz-Signature=0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+)
+GCS_URL = "https://storage.googleapis.com/b/o?X-Goog-Date=20260101&X-Goog-Signature=a1b2c3d4e5f60718293a4b5c6d7e8f90"
+SAS_URL = "https://acct.blob.core.windows.net/c/f.txt?sv=2022-11-02&se=2026-01-01&sp=r&sig=Zm9vYmFyYmF6cXV4JTJGJTNE"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("login passcode=981276 ok", "981276"),
+        ("pw=hunter2 sent", "hunter2"),
+        ('{"mfa_code": "493817"', "493817"),  # truncated JSON: the text rule still applies
+        ("mfa-code: 493817", "493817"),
+        ("Ocp-Apim-Subscription-Key: 3f2a9c1d8e7b4a60b5c4d3e2f1a09b8c", "3f2a9c1d8e7b4a60b5c4d3e2f1a09b8c"),
+        ("X-Amz-Signature: 0f1e2d3c4b5a6978", "0f1e2d3c4b5a6978"),
+        (f"GET {S3_URL} 200", "0f1e2d3c4b5a69788796a5b4c3d2e1f0"),
+        (f"GET {GCS_URL} 200", "a1b2c3d4e5f60718293a4b5c6d7e8f90"),
+        (f"upload to {SAS_URL}", "Zm9vYmFyYmF6cXV4JTJGJTNE"),
+        (f"key loaded: {PEM} done", "MIIEpAIBAAKCAQEAu1SU1"),
+        ("-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC (log cut here", "MIIEvQIBADANBgkqhkiG9w0"),
+        ('"-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAA\\n-----END OPENSSH PRIVATE KEY-----"',
+         "b3BlbnNzaC1rZXktdjEAAAAA"),
+        ("webhook secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
+        (f"posting to {SLACK_HOOK}", "XXXXXXXXXXXXXXXXXXXXXXXX"),
+        ("https://discord.com/api/webhooks/123456789012345678/AbCdEfGhIjKlMnOpQrStUvWxYz012345", "AbCdEfGhIjKlMnOp"),
+        ("card 4111\u00a01111\u00a01111\u00a01111 charged", "1111\u00a01111"),
+        ("card 4111\u202f1111\u202f1111\u202f1111 charged", "1111\u202f1111"),
+        ("card 4111\u20091111\u20091111\u20091111 charged", "1111\u20091111"),
+        ("card 4111\u200b1111\u200b1111\u200b1111 charged", "1111\u200b1111"),
+        ("card 5500\u20070000-0000\u00a00004", "0000-0000"),
+    ],
+)
+def test_issue_30_secret_shapes_in_free_text(redactor: Redactor, text: str, secret: str) -> None:
+    out = redactor.text(text)
+    assert secret not in out and R in out, out
+    assert redactor.text(out) == out  # idempotent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pin the tab to keep it",
+        "spinner=3 loading",
+        "email signature saved",
+        "a pwa install prompt",
+        "zipcode=12345&monkey=1",
+        "order 4111\u00a01111\u00a01111\u00a01112 (fails Luhn)",
+        "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----",
+        "https://example.test/search?q=sig&page=2",
+    ],
+)
+def test_issue_30_lookalikes_are_left_alone(redactor: Redactor, text: str) -> None:
+    assert redactor.text(text) == text
+
+
+def test_issue_30_secret_keys_in_json_forms_urls_and_headers(redactor: Redactor) -> None:
+    body = json.dumps({"passcode": "981276", "mfa_code": "493817", "pw": "hunter2", "pin": "1234",
+                       "totp": "123456", "securityCode": "737", "user": "ada", "spin": 3})
+    assert json.loads(redactor.body(body, "application/json") or "") == {
+        "passcode": R, "mfa_code": R, "pw": R, "pin": R, "totp": R, "securityCode": R, "user": "ada", "spin": 3,
+    }
+    assert redactor.body("user=ada&pw=hunter2&mfaCode=493817", "application/x-www-form-urlencoded") == (
+        f"user=ada&pw={R}&mfaCode={R}"
+    )
+    for url, secret in ((S3_URL, "0f1e2d3c"), (GCS_URL, "a1b2c3d4"), (SAS_URL, "Zm9vYmFy")):
+        out = redactor.url(url)
+        assert secret not in out and R in out, out
+    assert "X-Amz-Date=20260101T000000Z" in redactor.url(S3_URL)  # the rest of the URL stays readable
+    headers = redactor.headers({"Ocp-Apim-Subscription-Key": "3f2a9c", "X-Goog-Signature": "a1b2",
+                                "X-Amz-Signature": "0f1e", "Accept": "*/*"})
+    assert headers == {"Ocp-Apim-Subscription-Key": R, "X-Goog-Signature": R, "X-Amz-Signature": R, "Accept": "*/*"}
+
+
+def test_every_default_pattern_is_behind_the_pages_gate() -> None:
+    """The page skips the default patterns on text its gate does not match: every shape above must match it."""
+    import re
+
+    from tabmcp.core.telemetry.settings import DEFAULT_PATTERN_GATE
+
+    gate = re.compile(DEFAULT_PATTERN_GATE)
+    shapes = [
+        "passcode=1", "pw=1", "mfa_code: 1", "Ocp-Apim-Subscription-Key: 1", "X-Amz-Signature: 1",
+        S3_URL, GCS_URL, SAS_URL, PEM, "whsec_MfKQ9r8GKYqrTwjUPD8I", SLACK_HOOK,
+        "https://discord.com/api/webhooks/1/abc",
+    ]
+    for shape in shapes:
+        assert gate.search(shape), shape

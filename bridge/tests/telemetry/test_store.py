@@ -6,7 +6,9 @@ import pytest
 from tabmcp.core.telemetry import BufferKind, MalformedBatch, NoiseRule, TelemetrySettings
 from tabmcp.errors import BridgeError, ProtocolError
 
-from .factory import ORIGIN, batch, console, error, make_store, nav, request, vitals, ws
+from tabmcp.core.telemetry.models import event_to_wire
+
+from .factory import ORIGIN, action, batch, console, error, make_store, nav, request, vitals, ws
 
 
 def test_malformed_envelopes_raise_a_protocol_error() -> None:
@@ -144,3 +146,66 @@ def test_snapshot_export_restore_round_trip() -> None:
     assert other.connections.connections()[0].messages_in == 1
     other.ingest(batch([console(9, "after restore")]))
     assert other.seq > store.seq
+
+
+# -- issue 30 item 2: telemetry the page wrote itself --------------------------------------------
+
+
+def test_a_batch_the_page_posted_itself_is_marked_and_moves_nothing() -> None:
+    store = make_store()
+    store.ingest({**batch([nav(0), console(1, "ours")]), "origin": ORIGIN})
+    forged = batch(
+        [
+            nav(2, load_id="forged", url="https://bank.example/accounts"),
+            {**console(3, "transfer approved"), "pageReported": False},  # what it says of itself is ignored
+        ],
+        url="https://bank.example/accounts",
+    )
+    store.ingest({**forged, "origin": ORIGIN, "pageReported": True})
+    tab = store.tab(1)
+    assert tab is not None and tab.url == f"{ORIGIN}/" and tab.load_id == "L1"
+    logs = {e.event.args[0]: e for e in store.select(BufferKind.LOGS, scope="tab")}  # type: ignore[union-attr]
+    assert logs["transfer approved"].event.page_reported is True
+    assert logs["transfer approved"].page_url == f"{ORIGIN}/"
+    assert logs["ours"].event.page_reported is None
+    assert "pageReported" not in event_to_wire(logs["ours"].event)
+
+
+def test_a_navigation_or_action_of_another_origin_than_the_documents_is_the_pages() -> None:
+    store = make_store()
+    store.ingest({**batch([nav(0), console(1, "ours")]), "origin": ORIGIN})
+    store.ingest(
+        {
+            **batch(
+                [
+                    nav(2, load_id="elsewhere", url="https://bank.example/", nav_type="load"),
+                    action(3, "click", url="https://bank.example/", css="#pay"),
+                    action(4, "click", url=f"{ORIGIN}/cart", css="#buy"),
+                    {**console(5, "claims to be ours"), "pageReported": True},  # overwritten
+                ],
+                url="https://bank.example/",
+            ),
+            "origin": ORIGIN,
+        }
+    )
+    tab = store.tab(1)
+    assert tab is not None and tab.url == f"{ORIGIN}/" and tab.load_id == "L1"
+    navs = [e.event for e in store.select(BufferKind.NAVIGATIONS, scope="tab")]
+    assert [n.page_reported for n in navs] == [None, True]
+    acts = {e.event.selectors.css: e.event for e in store.select(BufferKind.ACTIONS, scope="tab")}  # type: ignore[union-attr]
+    assert acts["#pay"].page_reported is True and acts["#buy"].page_reported is None
+    logs = [e.event for e in store.select(BufferKind.LOGS, scope="tab")]
+    assert [e.page_reported for e in logs] == [None, None]
+
+
+def test_observe_labels_page_reported_lines() -> None:
+    from tabmcp.core.telemetry import observe
+
+    store = make_store()
+    store.ingest({**batch([nav(0), console(1, "ours")]), "origin": ORIGIN})
+    store.ingest({**batch([console(2, "theirs")]), "origin": ORIGIN, "pageReported": True})
+    answer = observe(store, {"what": "logs"})
+    lines = answer.text.splitlines()
+    assert "[page-reported]" in next(ln for ln in lines if "theirs" in ln)
+    assert "[page-reported]" not in next(ln for ln in lines if "ours" in ln)
+    assert [i.get("pageReported") for i in answer.data["items"]] == [None, True]

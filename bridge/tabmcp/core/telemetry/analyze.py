@@ -129,7 +129,7 @@ def analyze(
         return _api(store, args)
     if args.target == "accessibility":
         if axe_results is not None:
-            axe_results = check_axe_results(axe_results)
+            axe_results = store.redactor.audit(check_axe_results(axe_results))  # page text
             if tab_id is not None:
                 store.set_accessibility(tab_id, axe_results)
         results = axe_results if axe_results is not None else store.accessibility(tab_id)

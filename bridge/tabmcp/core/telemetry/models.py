@@ -47,6 +47,10 @@ class _Wire(BaseModel):
 class _Event(_Wire):
     ts: float
     """When the page recorded the event, epoch milliseconds."""
+    page_reported: bool | None = None
+    """True when written by the page's own scripts, not seen by the extension's capture: a batch the page
+    posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``).
+    Set by the bridge only; whatever the event says about itself is overwritten."""
 
     @field_validator("ts")
     @classmethod
@@ -254,7 +258,12 @@ class TelemetryBatch(_Wire):
     type: Literal["telemetry"] = "telemetry"
     tab_id: int
     document_id: str | None = None
+    origin: str | None = None
+    """The document's origin by Chrome's word (the extension's, not the page's); unset from an
+    older extension or a test, and then nothing is checked against it."""
     url: str = ""
+    page_reported: bool = False
+    """The page's own scripts posted this batch (not the extension's capture)."""
     title: str | None = None
     """Not sent by the current extension; accepted so a later one can send it."""
     events: list[Any] = Field(default_factory=list)

@@ -275,7 +275,8 @@ def _item(entry: Entry, args: ObserveArgs) -> dict[str, Any]:
 
 def _line(entry: Entry, args: ObserveArgs) -> str:
     ev = entry.event
-    t = fmt_time(ev.ts)
+    # What the page's own scripts wrote (not the extension's capture) says so on every line.
+    t = fmt_time(ev.ts) + (" [page-reported]" if ev.page_reported else "")
     if isinstance(ev, ErrorEvent):
         where = f" at {ev.source.url}:{ev.source.line}" if ev.source and ev.source.url else ""
         first_frame = ""

@@ -35,9 +35,14 @@ from .settings import RedactionSettings, normalize_key
 
 __all__ = ["Redactor", "luhn_valid"]
 
-_CARD_RUN = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+_CARD_SEPARATORS = "\u0020\u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-"
+"""What may sit between a card's digits: a space, a hyphen, and the no-break, thin, narrow and
+zero-width spaces a page can use so that a plain ``[ -]`` rule misses the number."""
+_CARD_RUN = re.compile(rf"(?<![\d-])(?:\d[{_CARD_SEPARATORS}]?){{12,18}}\d(?![\d-])")
 _CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))")
-_SENSITIVE_FIELD_HINT = re.compile(r"(?i)pass(word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp")
+_SENSITIVE_FIELD_HINT = re.compile(
+    r"(?i)pass(word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])"
+)
 
 
 def luhn_valid(digits: str) -> bool:
@@ -90,7 +95,7 @@ class Redactor:
         return whole[:start] + self.marker + whole[end:]
 
     def _card(self, match: re.Match[str]) -> str:
-        digits = re.sub(r"[ -]", "", match.group(0))
+        digits = re.sub(r"\D", "", match.group(0))
         if 13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and luhn_valid(digits):
             return self.marker
         return match.group(0)
@@ -147,6 +152,14 @@ class Redactor:
             if self._card_digits(as_text):
                 return self.marker
         return value
+
+    def audit(self, results: dict[str, Any]) -> dict[str, Any]:
+        """An accessibility audit's result: page text (element HTML, texts, the URL) like any
+        other, so its strings get the rules and its ``url`` the URL rules."""
+        redacted: dict[str, Any] = self.json_value(results)
+        if isinstance(redacted.get("url"), str):
+            redacted["url"] = self.url(redacted["url"])
+        return redacted
 
     def _card_digits(self, digits: str) -> bool:
         return 13 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn_valid(digits)

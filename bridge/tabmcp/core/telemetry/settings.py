@@ -82,6 +82,16 @@ DEFAULT_REDACTION_KEYS: list[str] = [
     "cvv",
     "cvc",
     "ssn",
+    "passcode",
+    "mfacode",
+    "otpcode",
+    "onetimecode",
+    "verificationcode",
+    "securitycode",
+    "signature",
+    "subscriptionkey",
+    "webhooksecret",
+    "signingsecret",
 ]
 """Substrings of header, query-parameter and JSON/form field names whose values are replaced.
 
@@ -99,6 +109,10 @@ DEFAULT_EXACT_KEYS: list[str] = [
     "auth",
     "code",
     "otp",
+    "totp",
+    "mfa",
+    "pincode",
+    "pw",
     "sid",
 ]
 """Short names redacted only on an exact (normalized) match, since as substrings they would
@@ -117,16 +131,28 @@ DEFAULT_REDACTION_PATTERNS: list[str] = [
     r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
     r"\bAIza[0-9A-Za-z_-]{35}",
     r"\bglpat-[A-Za-z0-9_-]{20,}",
-    # name=value / "name": "value" pairs in free text, for secret-looking names.
-    r"(?i)[\"']?\b(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?token|client[_-]?secret)[\"']?"
+    # Webhook signing secrets (Stripe, Svix) and webhook URLs whose path is the credential. Each
+    # starts with a literal (no \b, no (?i)), so the engine skips to it: about 20x cheaper.
+    r"whsec_[A-Za-z0-9+/=_-]{16,}",
+    r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[A-Za-z0-9_/+-]{8,})",
+    r"discord(?:app)?\.com/api/webhooks/(?P<secret>[0-9]+/[A-Za-z0-9_-]{16,})",
+    # PEM / PGP private keys, whole (to the end of the text when the END line was cut off).
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)",
+    # name=value / "name": "value" pairs in free text, for secret-looking names (the lookahead on
+    # their first letters makes the scan about 3x cheaper; only the value is replaced).
+    r"(?i)\b(?=[pstacmox])(?:password|passwd|passcode|pwd|pw|secret|token|api[_-]?key|access[_-]?token|client[_-]?secret"
+    r"|mfa[_-]?code|(?:ocp-apim-)?subscription[_-]?key|x-(?:amz|goog)-signature)[\"']?"
     r"\s*[:=]\s*[\"']?(?P<secret>[^\s\"'&,;}]+)",
+    # Signed-URL parameters inside free text (a URL in a log line): AWS, Google Cloud, Azure SAS.
+    r"(?i)[?&](?:x-amz-signature|x-goog-signature|x-amz-security-token|sig|signature)=(?P<secret>[^&#\s\"'<>]+)",
 ]
 """Regular expressions applied to every free-text value (bodies, log arguments, stacks,
 URLs, WebSocket frames). A named group ``secret`` limits the replacement to that group."""
 
 DEFAULT_PATTERN_GATE = (
     r"(?i)bearer|basic|token|eyJ|sk-|[spr]k_(?:live|test)_|AKIA|gh[pousr]_|xox[abposr]-|AIza|glpat-|passw|pwd"
-    r"|secret|api[_-]?key|access[_-]?token"
+    r"|secret|api[_-]?key|access[_-]?token|whsec_|hooks\.slack|webhooks/|PRIVATE KEY|passc|pw|mfa|subscription"
+    r"|signature|sig="
 )
 """Every default pattern needs one of these words or prefixes: the page skips them all on text
 without any (one scan instead of ten). Patterns you add always run."""

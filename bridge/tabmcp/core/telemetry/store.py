@@ -24,7 +24,9 @@ from .buffers import BufferKind, DropReason, Entry, TelemetryBuffers, buffer_kin
 from .connections import ConnectionTable
 from .counts import DataCounts
 from .errors import MalformedBatch, SnapshotFormatError
+from ..registry import origin_of
 from .models import (
+    ActionEvent,
     ConsoleEvent,
     ErrorEvent,
     Event,
@@ -262,14 +264,15 @@ class TelemetryStore:
         self.current_tab_id = batch.tab_id
         if batch.title:
             tab.title = batch.title
-        batch_url = self.redactor.url(batch.url) if batch.url else ""
+        batch_url = self.redactor.url(batch.url) if batch.url and self._where_the_tab_is(batch, batch.url) else ""
         # Events before a navigation in this batch happened where the previous batch left
         # the tab; the batch's own URL is where the tab is as it leaves the page.
         page_url = tab.url or batch_url
         events, rejected = self._parse_events(batch)
+        events = [self._attribute(batch, e) for e in events]
 
         if batch.document_id and batch.document_id != tab.document_id:
-            starts_load = any(isinstance(e, NavigationEvent) and e.new_document for e in events)
+            starts_load = any(isinstance(e, NavigationEvent) and e.new_document and not e.page_reported for e in events)
             if tab.document_id is not None and not starts_load:
                 tab.load_id = f"doc:{batch.document_id}"
                 tab.load_started_at = events[0].ts if events else now
@@ -284,7 +287,7 @@ class TelemetryStore:
                 ignored += 1
                 self.buffers.note_drop(tab.tab_id, _kind_of(event).value, DropReason.IGNORED)
                 continue
-            if isinstance(event, NavigationEvent):
+            if isinstance(event, NavigationEvent) and not event.page_reported:
                 tab.url = event.url
                 page_url = event.url
                 if event.new_document:
@@ -312,6 +315,26 @@ class TelemetryStore:
             page_dropped += n
         changed = self._check_availability()
         return IngestReport(tab.tab_id, accepted, rejected, ignored, oversize, page_dropped, changed)
+
+    @staticmethod
+    def _where_the_tab_is(batch: TelemetryBatch, url: str) -> bool:
+        """May this URL move the tab? Not from a batch the page posted itself, nor to another
+        origin than the document's (Chrome's word, when the extension sent it)."""
+        if batch.page_reported:
+            return False
+        return not batch.origin or batch.origin == "null" or origin_of(url) == batch.origin
+
+    def _attribute(self, batch: TelemetryBatch, event: Event) -> Event:
+        """Who wrote the event: the capture, or the page (``page_reported``). Whatever the event
+        says about itself is overwritten. A navigation or an action is where the document is, so
+        one claiming another origin than the document's was written by the page."""
+        claims_elsewhere = isinstance(event, NavigationEvent | ActionEvent) and not self._where_the_tab_is(
+            batch, event.url
+        )
+        page_reported = True if batch.page_reported or claims_elsewhere else None
+        if event.page_reported == page_reported:
+            return event
+        return event.model_copy(update={"page_reported": page_reported})
 
     def _parse_events(self, batch: TelemetryBatch) -> tuple[list[Event], int]:
         """Valid events, redacted; malformed ones are counted as ``rejected`` drops."""

@@ -192,7 +192,7 @@ def _sarif(
     store: TelemetryStore, args: GenerateArgs, tab_id: int | None, axe_results: dict[str, Any] | None
 ) -> ToolAnswer:
     if axe_results is not None:
-        axe_results = check_axe_results(axe_results)
+        axe_results = store.redactor.audit(check_axe_results(axe_results))  # page text
         if tab_id is not None:
             store.set_accessibility(tab_id, axe_results)
     results = axe_results if axe_results is not None else store.accessibility(tab_id)
