@@ -372,6 +372,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "",
         ("bridge/tests/test_page_forms.py",),
     ),
+    Mutation(
+        "agent-tab-watched-only-while-opening",
+        "an agent tab is held to its origin only until it loaded (a later script redirect is let be)",
+        "extension/agent_tabs.js",
+        "    return !t || (!!t.origin && origin === t.origin);",
+        "    return !t || !opening.has(tabId) || origin === t.origin;",
+        ("e2e/test_sites.py", "-k", "sent_elsewhere"),
+    ),
 )
 
 
