@@ -51,6 +51,8 @@ export function createAgentTabs({ send, statusType, left }) {
   const tabs = new Map();
   /** @type {Map<number, Opening>} */
   const opening = new Map();
+  /** Agent tabs that left their origin and are being closed: they offer nothing until they are gone. */
+  const leaving = new Set();
   let settings = { maxAgentTabs: 5, idleCloseMs: 300_000, groupTitle: 'tabmcp agent' };
   /** @type {ReturnType<typeof setTimeout> | null} */
   let idleTimer = null;
@@ -178,6 +180,7 @@ export function createAgentTabs({ send, statusType, left }) {
     const watch = opening.get(tabId);
     opening.delete(tabId);
     if (watch) status(watch.requestId, STATUS.redirected, { tabId, url });
+    leaving.add(tabId);
     left(tabId, url, t.origin);
     close(tabId);
   }
@@ -188,6 +191,7 @@ export function createAgentTabs({ send, statusType, left }) {
    * @param {number} tabId @param {string} origin
    */
   function allows(tabId, origin) {
+    if (leaving.has(tabId)) return false;
     const t = tabs.get(tabId);
     return !t || (!!t.origin && origin === t.origin);
   }
@@ -234,6 +238,7 @@ export function createAgentTabs({ send, statusType, left }) {
 
   function onRemoved(tabId) {
     opening.delete(tabId);
+    leaving.delete(tabId);
     if (tabs.delete(tabId)) {
       save();
       armIdle();
@@ -260,6 +265,6 @@ export function createAgentTabs({ send, statusType, left }) {
 
   return {
     open, onUpdated, onActivated, onRemoved, touch, list, leave, allows, restored,
-    isAgentTab: (tabId) => tabs.has(tabId),
+    isAgentTab: (tabId) => tabs.has(tabId) || leaving.has(tabId),
   };
 }

@@ -69,9 +69,9 @@
    * document_start, before the page's scripts, so it sees every attachShadow call of this document.
    */
   const closedHosts = new WeakSet();
-  const attachShadow = Element.prototype.attachShadow;
-  Element.prototype.attachShadow = function (init) {
-    const root = attachShadow.call(this, init);
+  const nativeAttachShadow = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function attachShadow(init) {
+    const root = nativeAttachShadow.call(this, init);
     if (init && init.mode === 'closed') closedHosts.add(this);
     return root;
   };
