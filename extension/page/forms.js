@@ -60,6 +60,8 @@
   const saysPaymentContext = (said) => vocabulary(FIELDS.paymentContext)(said) || saysPayment(said);
   /** How far into a form's shadow roots and same-origin frames the check looks, and how much it reads. */
   const MAX_FRAME_DEPTH = 3;
+  /** The elements that hold another document. */
+  const FRAMES = ['iframe', 'frame', 'object', 'embed'];
   const MAX_NODES = 5000;
 
   const textOf = (el) => (el && el.textContent ? el.textContent.replace(/\s+/g, ' ').trim() : '');
@@ -175,6 +177,7 @@
     while (roots.length && !blind) {
       const [root, depth] = /** @type {[ParentNode, number]} */ (roots.pop());
       for (const el of Array.from(root.querySelectorAll('*'))) {
+        if (el.localName === 'option') continue; // a long list of choices hides no field
         if ((visited += 1) > MAX_NODES) return { controls: [...controls], blind: 'it is too large to check for secret fields' };
         const tag = el.localName;
         if (tag === 'input' || tag === 'select' || tag === 'textarea') controls.add(el);
@@ -183,7 +186,7 @@
         else if (tag.includes('-') && /** @type {any} */ (customElements.get(tag))?.formAssociated) {
           blind = `it has a field whose inside cannot be seen (<${tag}>)`;
         }
-        if (tag === 'iframe' || tag === 'frame' || tag === 'object' || tag === 'embed') {
+        if (FRAMES.includes(tag)) {
           if (unreadable(el)) blind = 'it holds a frame of another site, whose fields cannot be checked (a hosted card field?)';
           else if (depth < MAX_FRAME_DEPTH && /** @type {any} */ (el).contentDocument.documentElement) {
             roots.push([/** @type {any} */ (el).contentDocument.documentElement, depth + 1]);
@@ -399,14 +402,14 @@
   function concernsForms(m) {
     if (m.type === 'attributes') {
       const t = /** @type {Element} */ (m.target);
-      return t.localName === 'form' || !!t.closest('form') || !!t.querySelector?.('form');
+      return t.localName === 'form' || !!t.closest('form') || !!t.querySelector?.('form') || FRAMES.includes(t.localName);
     }
     for (const list of [m.addedNodes, m.removedNodes]) {
       for (const n of list) {
         if (n.nodeType !== 1) continue;
         const el = /** @type {Element} */ (n);
-        if (el.closest?.('form') || el.localName === 'form' || el.querySelector('form,input,select,textarea,button,legend')
-          || /^h[1-6]$/.test(el.localName)) return true;
+        if (el.closest?.('form') || el.localName === 'form' || el.querySelector(`form,input,select,textarea,button,legend,${FRAMES}`)
+          || /^h[1-6]$/.test(el.localName) || FRAMES.includes(el.localName)) return true; // a frame beside a form may hide its card field
       }
     }
     return m.target.nodeType === 1 && !!(/** @type {Element} */ (m.target)).closest('form');
@@ -415,7 +418,7 @@
   /** @param {Event} event */
   function onFrameLoad(event) {
     const t = /** @type {Element} */ (event.target);
-    if (t && (t.localName === 'iframe' || t.localName === 'frame' || t.localName === 'object' || t.localName === 'embed')) schedule();
+    if (t && FRAMES.includes(t.localName)) schedule();
   }
 
   function setEnabled(on) {
@@ -430,7 +433,8 @@
       const start = () => observer && observer.observe(document.documentElement, {
         subtree: true, childList: true, attributes: true,
         attributeFilter: ['name', 'type', 'required', 'disabled', 'hidden', 'style', 'class', 'autocomplete',
-          'aria-label', 'aria-labelledby', 'placeholder', 'toolname', 'method', 'action', 'min', 'max', 'pattern'],
+          'aria-label', 'aria-labelledby', 'placeholder', 'toolname', 'method', 'action', 'min', 'max', 'pattern',
+          'src', 'sandbox'],
       });
       if (document.documentElement) start();
       else document.addEventListener('readystatechange', start, { once: true });

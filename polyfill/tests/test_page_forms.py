@@ -291,3 +291,32 @@ async def test_the_page_script_and_the_bridge_read_fields_alike(tab):
     """), {"js": FORMS_JS, "samples": samples})
     kinds = {"a payment field": "payment", "a password, PIN or one-time code field": "secret", None: ""}
     assert got == [[normalize(t), kinds[said(t)]] for t in samples]
+
+
+async def test_a_hosted_card_field_mounted_or_navigated_later_withdraws_the_form(tab):
+    # Switch on, the checkout is offered; then the provider's script mounts its frame (a mutation),
+    # or a frame inside the form is sent to another origin by script (only its load says so).
+    got = await tab.js(script("""
+        document.body.innerHTML = arg.html;
+        document.head.append(Object.assign(document.createElement('script'), { textContent: arg.js }));
+        const posted = [];
+        window.addEventListener('message', (e) => { if (e.data && e.data.__tabmcp === 'page') posted.push(e.data.msg); });
+        const offered = () => (posted.filter((m) => m.type === 'forms').at(-1)?.tools || []).map((t) => t.name);
+        window.postMessage({ __tabmcp: 'content', msg: { type: 'forms.policy', enabled: true } }, '*');
+        await until(() => offered().length === 2);
+        const before = offered();
+        const frame = document.createElement('iframe');
+        frame.src = 'http://127.0.0.1:9/elements-inner-card';
+        document.getElementById('mount').append(frame);
+        await until(() => !offered().includes('form_checkout'), 8000);
+        const mounted = offered();
+        document.querySelector('#later iframe').contentWindow.location.href = 'http://127.0.0.1:9/moved';
+        await until(() => !offered().includes('form_later'), 8000);
+        return { before, mounted, after: offered() };
+    """), {"js": FORMS_JS, "html": """
+        <section><h2>Checkout</h2><div><form id=checkout action=/pay method=post><input name=email>
+          <button>Pay now</button></form><div id=mount></div></div></section>
+        <section><h2>Later</h2><form id=later><input name=q><iframe srcdoc="<p>hi</p>"></iframe><button>Go</button></form></section>"""})
+    assert sorted(got["before"]) == ["form_checkout", "form_later"]
+    assert got["mounted"] == ["form_later"]
+    assert got["after"] == []
