@@ -124,6 +124,11 @@ def _frozen(name: str, doc: str, items: dict[str, str]) -> list[str]:
     return [f"  /** {doc} */", f"  const {name} = Object.freeze({{", *body, "  });"]
 
 
+def _fields_json() -> str:
+    """The vocabulary as a JS string literal of its JSON (parsed once by the page script)."""
+    return json.dumps(json.dumps(vocabulary_for_js(), separators=(",", ":")))
+
+
 def render() -> str:
     """The generated module's text."""
     out_models = _messages(protocol.ExtensionMessage)
@@ -152,9 +157,12 @@ def render() -> str:
         "",
         *_frozen("QUERY", "The kinds of live page queries.", {k: k for k in _kinds(protocol.PageQuery)}),
         "",
-        "  /** What makes a form field a secret or payment one (tabmcp/core/sensitive_fields.py; page/forms.js). */",
-        "  const freeze = (o) => (Object.values(o).forEach((v) => v && typeof v === 'object' && freeze(v)), Object.freeze(o));",
-        f"  const FIELDS = freeze(JSON.parse({json.dumps(json.dumps(vocabulary_for_js(), separators=(',', ':')))}));",
+        "  /** What makes a form field a secret or payment one (tabmcp/core/sensitive_fields.py). */",
+        "  const freeze = (o) => {",
+        "    for (const v of Object.values(o)) if (v && typeof v === 'object') freeze(v);",
+        "    return Object.freeze(o);",
+        "  };",
+        f"  const FIELDS = freeze(JSON.parse({_fields_json()}));",
         "",
         "  Object.defineProperty(globalThis, KEY, {",
         "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, FIELDS }),",

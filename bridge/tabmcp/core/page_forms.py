@@ -169,7 +169,8 @@ def secret_field(schema: Any, depth: int = 0) -> str | None:
         for text in (name, prop.get("title"), prop.get("description")):
             if isinstance(text, str) and (why := said(text)):
                 return f"{str(name)[:64]!r} is {why}"
-        if isinstance(ac := prop.get("autocomplete") or prop.get("x-autocomplete"), str) and _secret_autocomplete(ac):
+        ac = prop.get("autocomplete") or prop.get("x-autocomplete")
+        if isinstance(ac, str) and _secret_autocomplete(ac):
             return f"{str(name)[:64]!r} is a password, one-time code or payment field"
         if why := secret_field(prop, depth + 1):
             return why

@@ -49,7 +49,8 @@ _CAMEL = re.compile(r"([a-z])([A-Z])")
 def normalize(text: object) -> str:
     """The text as the vocabulary is matched against it (the same steps as forms.js ``normalize``)."""
     spaced = _CAMEL.sub(r"\1 \2", str(text or "")).lower()
-    plain = "".join(c for c in unicodedata.normalize("NFKD", spaced) if not unicodedata.category(c).startswith("M"))
+    decomposed = unicodedata.normalize("NFKD", spaced)
+    plain = "".join(c for c in decomposed if not unicodedata.category(c).startswith("M"))
     out: list[str] = []
     gap = False
     for c in plain:
@@ -91,10 +92,12 @@ PAYMENT = Vocabulary(
         "credit card", "debit card", "cvv", "cvv2", "cvc", "cvc2", "csc", "cid", "security code",
         "card security code", "card verification", "expiry", "expiry date", "expiration", "expiration date",
         "expires", "exp date", "exp month", "exp year", "exp mm", "exp yy", "mm yy", "mm yyyy", "valid thru",
-        "valid through", "iban", "bic", "swift", "swift code", "routing number", "sort code", "account number",
+        "valid through", "iban", "bic", "swift", "swift code", "routing number", "sort code",
+        "account number",
         "cc number", "cc num", "cc no", "cc exp", "cc csc", "cc cvv", "cc cvc",
         # German
-        "karte", "kartennummer", "kreditkarte", "karteninhaber", "prüfnummer", "prüfziffer", "kartenprüfnummer",
+        "karte", "kartennummer", "kreditkarte", "karteninhaber", "prüfnummer", "prüfziffer",
+        "kartenprüfnummer",
         "ablaufdatum", "gültig bis", "sicherheitscode", "kontonummer", "bankleitzahl", "blz",
         # French
         "carte", "numéro de carte", "n° de carte", "carte bancaire", "carte de crédit", "cryptogramme",
@@ -129,7 +132,8 @@ PAYMENT = Vocabulary(
     parts=(
         "cardnumber", "cardholder", "creditcard", "debitcard", "cardverification", "cardsecurity", "cardexp",
         "ccnumber", "ccnum", "ccexp", "cccsc", "cccvv", "cccvc",
-        "kartennummer", "kreditkarte", "karteninhaber", "kartenprüf", "kaartnummer", "kortnummer", "kreditkort",
+        "kartennummer", "kreditkarte", "karteninhaber", "kartenprüf", "kaartnummer", "kortnummer",
+        "kreditkort",
         "numerodecarte", "numerodetarjeta", "numerodocartao", "numerocarta",
         "カード", "クレジット", "セキュリティコード", "有効期限",
         "卡号", "卡號", "信用卡", "银行卡", "銀行卡", "借记卡", "储蓄卡", "安全码", "安全碼", "有效期",
@@ -140,8 +144,10 @@ PAYMENT = Vocabulary(
 
 SECRET = Vocabulary(
     words=(
-        "password", "pass word", "passwd", "pwd", "pw", "passphrase", "pass phrase", "passcode", "pin", "pin code",
-        "otp", "one time code", "one time password", "2fa", "mfa", "totp", "security answer", "verification code",
+        "password", "pass word", "passwd", "pwd", "pw", "passphrase", "pass phrase", "passcode", "pin",
+        "pin code",
+        "otp", "one time code", "one time password", "2fa", "mfa", "totp", "security answer",
+        "verification code",
         "auth code", "authentication code", "sms code", "mtan", "sms tan",
         "passwort", "kennwort", "geheimzahl", "geheimnummer", "bestätigungscode",
         "mot de passe", "code secret", "code pin", "code de vérification",
@@ -161,7 +167,8 @@ SECRET = Vocabulary(
 
 PAYMENT_CONTEXT = Vocabulary(
     words=(
-        "pay", "payment", "payments", "checkout", "check out", "order", "place order", "purchase", "buy", "billing",
+        "pay", "payment", "payments", "checkout", "check out", "order", "place order", "purchase", "buy",
+        "billing",
         "donate", "donation", "subscribe and pay", "complete purchase",
         "zahlen", "bezahlen", "zahlung", "zahlungspflichtig bestellen", "kasse", "kaufen", "jetzt kaufen",
         "payer", "paiement", "commander", "acheter", "régler",
