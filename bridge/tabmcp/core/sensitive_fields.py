@@ -32,7 +32,6 @@ __all__ = [
     "SECRET",
     "Vocabulary",
     "normalize",
-    "payment_context",
     "said",
     "vocabulary_for_js",
 ]
@@ -187,7 +186,8 @@ PAYMENT_CONTEXT = Vocabulary(
         "결제", "구매", "주문",
     ),
 )
-"""What makes a form or a frame look like taking a payment (with :data:`PAYMENT`)."""
+"""What makes a form or a frame look like taking a payment (with :data:`PAYMENT`): only the page
+script uses it, to refuse a payment form beside a frame of another site (a hosted card field)."""
 
 
 def said(text: object) -> str | None:
@@ -198,12 +198,6 @@ def said(text: object) -> str | None:
     if SECRET.found_in(normalized):
         return "a password, PIN or one-time code field"
     return None
-
-
-def payment_context(text: object) -> bool:
-    """Whether ``text`` (a form's text, a frame's title, name or address) looks like a payment."""
-    normalized = normalize(text)
-    return PAYMENT_CONTEXT.found_in(normalized) or PAYMENT.found_in(normalized)
 
 
 def vocabulary_for_js() -> dict[str, object]:
