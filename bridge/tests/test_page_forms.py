@@ -124,6 +124,8 @@ def form_with(**properties: Any) -> dict[str, Any]:
     {"kennwort": {"type": "string"}},
     {"f8": {"type": "string", "title": "パスワード"}},
     {"f9": {"type": "string", "autocomplete": "section-pay cc-number"}},
+    {"n1": {"type": "string", "description": "1234 1234 1234 1234"}},
+    {"n2": {"type": "string", "pattern": "^[0-9]{13,19}$"}},
 ])
 def test_the_bridge_drops_password_and_payment_forms_the_page_itself_sent(properties):
     merged = merge_page_forms(snap(forms=[form_with(**properties), CONTACT]))

@@ -25,6 +25,7 @@ def test_normalize_folds_case_accents_camel_case_and_punctuation(text, normalize
 @pytest.mark.parametrize("text", [
     "Card", "Card number", "CVC", "Kartennummer", "Kreditkartennummer", "Numéro de carte", "Número de tarjeta",
     "Numero carta", "Número do cartão", "カード番号", "信用卡号码", "카드 번호", "Номер карты", "IBAN", "MM/YY",
+    "MM/JJ", "1234 1234 1234 1234", "•••• •••• •••• ••••",
 ])
 def test_payment_fields_in_many_languages(text):
     assert said(text) == "a payment field"

@@ -57,6 +57,9 @@
   };
   const saysPayment = vocabulary(FIELDS.payment);
   const saysSecret = vocabulary(FIELDS.secret);
+  /** A placeholder shaped like a card number; a pattern asking for a card number's digits. */
+  const CARD_SHAPE = new RegExp(FIELDS.cardShape);
+  const CARD_DIGITS = new RegExp(FIELDS.cardDigits);
   const saysPaymentContext = (said) => vocabulary(FIELDS.paymentContext)(said) || saysPayment(said);
   /** How far into a form's shadow roots and same-origin frames the check looks, and how much it reads. */
   const MAX_FRAME_DEPTH = 3;
@@ -129,6 +132,8 @@
     if (autocomplete.some((t) => FIELDS.secretAutocomplete.includes(t))) return 'it has a password or one-time code field';
     if (type === 'hidden' || type === 'submit' || type === 'reset' || type === 'button' || type === 'image') return '';
     if (masked(el)) return 'it has a masked field (typed as dots, like a password)';
+    if (CARD_SHAPE.test(String(el.getAttribute('placeholder') || '').trim())) return 'it has a payment field';
+    if (CARD_DIGITS.test(el.getAttribute('pattern') || '')) return 'it has a payment field';
     const said = normalize(controlText(el));
     if (saysPayment(said)) return 'it has a payment field';
     if (saysSecret(said)) return 'it has a password, PIN or one-time code field';

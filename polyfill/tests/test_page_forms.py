@@ -208,12 +208,15 @@ async def test_card_and_password_fields_in_other_languages_or_just_card_are_neve
     <form id=pw_de><label>Passwort <input name=f7></label><button>Anmelden</button></form>
     <form id=pw_ja><label>パスワード <input name=f8></label><button>ログイン</button></form>
     <form id=masked><label>Code <input name=f9 style="-webkit-text-security: disc"></label><button>OK</button></form>
+    <form id=shape><label>Nummer <input name=n1 placeholder="1234 1234 1234 1234"></label><button>OK</button></form>
+    <form id=digits><label>Nummer <input name=n2 inputmode=numeric pattern="[0-9]{13,19}"></label><button>OK</button></form>
+    <form id=expiry_de><label>Gültig <input name=n3 placeholder="MM/JJ"></label><button>OK</button></form>
     <form id=ok_de><label>Ihr Name <input name=name></label><label>Stadt <input name=city></label><button>Senden</button></form>
     <form id=ok_es><label>Palabra clave <input name=q></label><button>Buscar</button></form>
     """
     got = await describe(tab, html)
     skipped = skipped_of(got)
-    for form in ("#de", "#fr", "#es", "#ja", "#card", "#nolabel"):
+    for form in ("#de", "#fr", "#es", "#ja", "#card", "#nolabel", "#shape", "#digits", "#expiry_de"):
         assert skipped.get(form) == "it has a payment field", (form, skipped)
     for form in ("#pw_de", "#pw_ja"):
         assert skipped.get(form) == "it has a password, PIN or one-time code field", (form, skipped)

@@ -32,7 +32,7 @@ from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from ..protocol import TabSnapshot
-from .sensitive_fields import AUTOCOMPLETE_PAYMENT_PREFIX, AUTOCOMPLETE_SECRET, said
+from .sensitive_fields import AUTOCOMPLETE_PAYMENT_PREFIX, AUTOCOMPLETE_SECRET, card_pattern, said
 
 __all__ = [
     "PAGE_FORM_FIELD",
@@ -169,6 +169,8 @@ def secret_field(schema: Any, depth: int = 0) -> str | None:
         for text in (name, prop.get("title"), prop.get("description")):
             if isinstance(text, str) and (why := said(text)):
                 return f"{str(name)[:64]!r} is {why}"
+        if card_pattern(prop.get("pattern")):
+            return f"{str(name)[:64]!r} asks for a card number's digits"
         ac = prop.get("autocomplete") or prop.get("x-autocomplete")
         if isinstance(ac, str) and _secret_autocomplete(ac):
             return f"{str(name)[:64]!r} is a password, one-time code or payment field"

@@ -27,10 +27,13 @@ from collections.abc import Iterable
 __all__ = [
     "AUTOCOMPLETE_PAYMENT_PREFIX",
     "AUTOCOMPLETE_SECRET",
+    "CARD_DIGITS",
+    "CARD_SHAPE",
     "PAYMENT",
     "PAYMENT_CONTEXT",
     "SECRET",
     "Vocabulary",
+    "card_pattern",
     "normalize",
     "said",
     "vocabulary_for_js",
@@ -41,6 +44,17 @@ AUTOCOMPLETE_SECRET = ("current-password", "new-password", "one-time-code")
 
 AUTOCOMPLETE_PAYMENT_PREFIX = "cc-"
 """``autocomplete`` tokens that start so are payment card fields (``cc-number``, ``cc-csc``, ...)."""
+
+CARD_SHAPE = r"^(?:[0-9\u2022*xX]{4}[ -]?){3}[0-9\u2022*xX]{1,7}$"
+"""A placeholder (or a description made of one) shaped like a card number, in any language:
+``1234 1234 1234 1234``, ``•••• •••• •••• ••••``, ``XXXX-XXXX-XXXX-XXXX`` (Python and JS syntax alike)."""
+
+CARD_DIGITS = r"\{1[3-9](,\d*)?\}|\{\d*,1[3-9]\}"
+"""A ``pattern`` that asks for 13 to 19 of something (digits, in practice): a card number."""
+
+_CARD_DIGITS = re.compile(CARD_DIGITS)
+
+_CARD_SHAPE = re.compile(CARD_SHAPE)
 
 _CAMEL = re.compile(r"([a-z])([A-Z])")
 
@@ -91,7 +105,7 @@ PAYMENT = Vocabulary(
         "credit card", "debit card", "cvv", "cvv2", "cvc", "cvc2", "csc", "cid", "security code",
         "card security code", "card verification", "expiry", "expiry date", "expiration", "expiration date",
         "expires", "exp date", "exp month", "exp year", "exp mm", "exp yy", "mm yy", "mm yyyy", "valid thru",
-        "valid through", "iban", "bic", "swift", "swift code", "routing number", "sort code",
+        "mm jj", "mm aa", "mm rr", "mm jjjj", "mm aaaa", "valid through", "iban", "bic", "swift", "swift code", "routing number", "sort code",
         "account number",
         "cc number", "cc num", "cc no", "cc exp", "cc csc", "cc cvv", "cc cvc",
         # German
@@ -192,6 +206,8 @@ script uses it, to refuse a payment form beside a frame of another site (a hoste
 
 def said(text: object) -> str | None:
     """Which kind of field ``text`` (a field's name, id, label, ...) says it is, or None."""
+    if _CARD_SHAPE.match(str(text or "").strip()):
+        return "a payment field"
     normalized = normalize(text)
     if PAYMENT.found_in(normalized):
         return "a payment field"
@@ -200,11 +216,18 @@ def said(text: object) -> str | None:
     return None
 
 
+def card_pattern(pattern: object) -> bool:
+    """Whether an input's ``pattern`` asks for a card number's 13 to 19 digits."""
+    return isinstance(pattern, str) and bool(_CARD_DIGITS.search(pattern))
+
+
 def vocabulary_for_js() -> dict[str, object]:
     """What ``protocol.generated.js`` carries for forms.js (``FIELDS``)."""
     return {
         "secretAutocomplete": list(AUTOCOMPLETE_SECRET),
         "paymentAutocompletePrefix": AUTOCOMPLETE_PAYMENT_PREFIX,
+        "cardShape": CARD_SHAPE,
+        "cardDigits": CARD_DIGITS,
         "payment": PAYMENT.to_js(),
         "secret": SECRET.to_js(),
         "paymentContext": PAYMENT_CONTEXT.to_js(),
