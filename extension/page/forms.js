@@ -47,20 +47,35 @@
     .replace(/\p{M}/gu, '')
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
-  /** A matcher for one vocabulary: its words whole, its parts anywhere once spaces are gone. */
-  const vocabulary = ({ words, parts }) => (said) => {
-    if (!said) return false;
-    const padded = ` ${said} `;
-    if (words.some((w) => padded.includes(` ${w} `))) return true;
-    const joined = said.replace(/ /g, '');
-    return parts.some((p) => joined.includes(p));
+  /**
+   * A matcher for one vocabulary: its words whole (each run of up to `longest` words of the text
+   * looked up in a set), its parts anywhere once spaces are gone.
+   */
+  const vocabulary = ({ words, parts }) => {
+    const known = new Set(words);
+    const longest = Math.max(1, ...words.map((w) => w.split(' ').length));
+    return (said) => {
+      if (!said) return false;
+      const tokens = said.split(' ');
+      for (let i = 0; i < tokens.length; i += 1) {
+        let run = tokens[i];
+        if (known.has(run)) return true;
+        for (let n = 1; n < longest && i + n < tokens.length; n += 1) {
+          run = `${run} ${tokens[i + n]}`;
+          if (known.has(run)) return true;
+        }
+      }
+      const joined = tokens.join('');
+      return parts.some((p) => joined.includes(p));
+    };
   };
   const saysPayment = vocabulary(FIELDS.payment);
   const saysSecret = vocabulary(FIELDS.secret);
   /** A placeholder shaped like a card number; a pattern asking for a card number's digits. */
   const CARD_SHAPE = new RegExp(FIELDS.cardShape);
   const CARD_DIGITS = new RegExp(FIELDS.cardDigits);
-  const saysPaymentContext = (said) => vocabulary(FIELDS.paymentContext)(said) || saysPayment(said);
+  const saysContext = vocabulary(FIELDS.paymentContext);
+  const saysPaymentContext = (said) => saysContext(said) || saysPayment(said);
   /** How far into a form's shadow roots and same-origin frames the check looks, and how much it reads. */
   const MAX_FRAME_DEPTH = 3;
   /** The elements that hold another document. */
@@ -131,7 +146,7 @@
     if (autocomplete.some((t) => t.startsWith(FIELDS.paymentAutocompletePrefix))) return 'it has a payment card field';
     if (autocomplete.some((t) => FIELDS.secretAutocomplete.includes(t))) return 'it has a password or one-time code field';
     if (type === 'hidden' || type === 'submit' || type === 'reset' || type === 'button' || type === 'image') return '';
-    if (masked(el)) return 'it has a masked field (typed as dots, like a password)';
+    if (tag !== 'select' && masked(el)) return 'it has a masked field (typed as dots, like a password)';
     if (CARD_SHAPE.test(String(el.getAttribute('placeholder') || '').trim())) return 'it has a payment field';
     if (CARD_DIGITS.test(el.getAttribute('pattern') || '')) return 'it has a payment field';
     const said = normalize(controlText(el));
@@ -211,9 +226,10 @@
    * section) or anywhere on the page when that frame says payment: the card field is likely in
    * that frame (Stripe Elements and the like), where it cannot be checked. Why, or ''.
    * @param {HTMLFormElement} form @param {ReturnType<typeof formFacts>} facts
+   * @param {Element[]} foreign the page's frames of other sites (read once per scan)
    */
-  function besideHostedField(form, facts) {
-    const frames = Array.from(document.querySelectorAll('iframe,frame,object,embed')).filter((f) => !form.contains(f) && unreadable(f));
+  function besideHostedField(form, facts, foreign) {
+    const frames = foreign.filter((f) => !form.contains(f));
     if (!frames.length) return '';
     const formSays = normalize([facts.aria, facts.labelledBy, facts.heading, facts.legend, facts.before, facts.name, facts.button,
       form.getAttribute('action'), textOf(form).slice(0, 2000)].join(' '));
@@ -310,6 +326,7 @@
     const skipped = [];
     if (!h || !h.forms) return { tools, forms, skipped };
     const all = Array.from(document.forms).slice(0, MAX_FORMS);
+    const foreign = Array.from(document.querySelectorAll(FRAMES.join(','))).filter(unreadable);
     all.forEach((form, index) => {
       const which = form.id ? `#${form.id}` : `form ${index + 1}`;
       const skip = (reason) => skipped.push({ form: which, reason });
@@ -323,7 +340,7 @@
       }
       if (blind) return skip(blind);
       const facts = formFacts(form);
-      const hosted = besideHostedField(form, facts);
+      const hosted = besideHostedField(form, facts, foreign);
       if (hosted) return skip(hosted);
       const leaveOut = (el) => unseen(el);
       const schema = h.forms.schema(form, { skip: leaveOut });
