@@ -19,9 +19,10 @@ from mcp import Client
 from playwright.async_api import Page
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.page_forms import PAGE_FORM_MARK
+from tabmcp.demo.server import serve_demo_site
 from tabmcp.server.app import BridgeApp
 
-from .conftest import Env, eventually, other_bridge
+from .conftest import PAGES, Env, eventually, other_bridge
 from .test_untrusted import answer_in_window
 
 OFFERED = {"form_contact_us", "form_help_center"}
@@ -205,3 +206,34 @@ async def test_a_content_script_cannot_read_or_flip_the_switch(env: Env, page_cl
         status = await in_content_script(page, f"chrome.runtime.sendMessage({{type: 'tabmcp.forms.status', origin: {origin!r}}})")
         assert status["ok"] is False and "rules" not in status
         assert not bridge.hub.forms.enabled(origin) and not bridge.hub.forms.rules()
+
+
+async def test_forms_hiding_secrets_or_payment_are_never_offered_and_another_site_is_named(env: Env, page_closer):
+    """The attack: with the switch on, a checkout whose card field is a provider's frame of another
+    origin, card fields labelled in other languages or just "Card", and a login whose password is in
+    a shadow root; a feedback form that sends to another origin."""
+    async with serve_demo_site(site_dir=PAGES) as other_url, forms_bridge(env) as bridge:
+        other = other_url.rstrip("/")
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + f"forms-hidden-secrets.html?other={other}")
+        origin = env.pages_url.rstrip("/")
+        tab_id = await eventually(lambda: tab_of(bridge, page))
+        await flip_in_popup(env, tab_id, origin, on=True)
+        await eventually(lambda: {"form_feedback", "form_newsletter"} <= page_forms(bridge, page))
+        assert page_forms(bridge, page) == {"form_feedback", "form_newsletter"}
+        skipped = {s["form"]: s["reason"] for s in (await page.evaluate(
+            "() => window[Symbol.for('tabmcp.pageForms')].describe()"))["skipped"]}
+        assert skipped["#checkout"].startswith("it holds a frame of another site")
+        assert skipped["#login"] == "it has a password field"
+        assert {skipped[f] for f in ("#de", "#fr", "#es", "#ja", "#card")} == {"it has a payment field"}
+
+        async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
+            tools = {t.name: t for t in (await agent.list_tools(cache_mode="bypass")).tools}
+            assert not {n for n in tools if n.startswith("form_") and n not in ("form_feedback", "form_newsletter")}
+            assert f"Sends POST to {other}/collect \u2014 another site." in (tools["form_feedback"].description or "")
+            assert "Sends POST to /subscribe." in (tools["form_newsletter"].description or "")
+            # The agent tries the checkout anyway: nothing is charged.
+            refused = await agent.call_tool("form_checkout", {"email": "ada@example.com"})
+            assert refused.is_error
+        assert await page.evaluate("window.charged") == []

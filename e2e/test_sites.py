@@ -5,7 +5,10 @@ search_tools (marked not open) and calls it: the extension opens the site in a b
 of the agent group, the page registers its tool, the call runs, and the person's tab stays the
 active one. The agent tab is closed once idle. A site the person did not allow opens nothing;
 a page that leaves for another origin is closed with nothing called; forgetting a site (from the
-popup) removes it from search.
+popup) removes it from search. An agent tab stays on its site for its whole life: a page that
+takes it to another origin after load (a script, a meta refresh, a tool's location.assign) gets
+the tab closed, the call ended with SITE_REDIRECTED, and the other origin's tools never reach
+the bridge from that tab.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 from mcp import Client
 from playwright.async_api import Page, expect
 
@@ -23,6 +27,7 @@ from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.errors import ErrorCode
+from tabmcp.protocol import TabSnapshot
 
 from .conftest import PAGES, Env, eventually, other_bridge
 
@@ -321,3 +326,85 @@ async def test_a_site_is_many_pages_each_tool_opens_and_goes_stale_on_its_own_pa
             await expect(row.locator(f'[data-testid="site-page"][data-url="{tides_url}"]')).to_have_text(
                 "/tides.html: tide_times")
             page_closer.extend(p for p in env.browser.context.pages if p.url.startswith(site))
+def record_snapshots(bridge: Any) -> list[tuple[int, str, list[str]]]:
+    """Every tab snapshot the bridge's registry takes from now on: (tab id, origin, tool names)."""
+    seen: list[tuple[int, str, list[str]]] = []
+    registry = bridge.hub.registry
+    apply, sync = registry.apply, registry.sync
+
+    def note(snap: TabSnapshot) -> None:
+        names = [str(t.get("name")) for t in snap.tools if isinstance(t, dict)]
+        names += [str(t.get("name")) for f in snap.frames for t in f.tools if isinstance(t, dict)]
+        seen.append((snap.tab_id, snap.origin, names))
+
+    def recording_apply(snap: TabSnapshot) -> Any:
+        note(snap)
+        return apply(snap)
+
+    def recording_sync(snaps: Any) -> Any:
+        snaps = list(snaps)
+        for snap in snaps:
+            note(snap)
+        return sync(snaps)
+
+    registry.apply, registry.sync = recording_apply, recording_sync
+    return seen
+
+
+def offered_elsewhere(seen: list[tuple[int, str, list[str]]], tab_id: int, site: str) -> list[Any]:
+    """What the tab offered the bridge while on another origin than ``site``."""
+    return [(o, names) for t, o, names in seen if t == tab_id and o != site and names]
+
+
+@pytest.mark.parametrize("how", ["script", "meta"])
+async def test_agent_tab_sent_elsewhere_after_load_is_closed_and_offers_nothing(
+    env: Env, page_closer: list[Page], how: str
+):
+    async with ferry_site() as site, other_bridge(
+        env, policy={"allow_writes": True, "origins": [{"match": site, "reachable": True}]},
+        sites={"settle_s": 0.5},
+    ) as bridge:
+        seen = record_snapshots(bridge)
+        away = env.pages_url + f"basic.html?wandered-{how}"  # an origin the person never made reachable
+        url = f"{site}/wanders.html?how={how}&to={away}"
+        before = set(env.browser.context.pages)
+        async with client_of(bridge) as client:
+            opened = await client.call_tool("open_page", {"url": url})
+            assert not opened.is_error, opened.content
+            tab_id = opened.structured_content["tabId"]
+            page = agent_page(env, url, before)
+            assert page is not None
+            page_closer.append(page)
+            # the page leaves 1.5 s after load (or by its meta refresh): the tab goes, or (the attack)
+            # it settles on the other origin and offers that site's tools
+            await eventually(lambda: page.is_closed() or offered_elsewhere(seen, tab_id, site), timeout=60)
+            assert offered_elsewhere(seen, tab_id, site) == []
+            await eventually(lambda: bridge.hub.registry.tab(tab_id) is None, timeout=30)
+            listed = await client.list_tools()
+            assert not [t.name for t in listed.tools if "add_note" in t.name or "count_notes" in t.name]
+        assert not any(p.url == away for p in env.browser.context.pages)
+
+
+async def test_agent_tab_sent_elsewhere_by_a_call_ends_it_with_site_redirected(env: Env, page_closer: list[Page]):
+    async with ferry_site() as site, other_bridge(
+        env, policy={"allow_writes": True, "origins": [{"match": site, "reachable": True}]},
+        sites={"settle_s": 0.5},
+    ) as bridge:
+        seen = record_snapshots(bridge)
+        away = env.pages_url + "basic.html?wandered-call"
+        url = f"{site}/wanders.html?how=call&to={away}"
+        before = set(env.browser.context.pages)
+        async with client_of(bridge) as client:
+            opened = await client.call_tool("open_page", {"url": url})
+            assert not opened.is_error, opened.content
+            tab_id = opened.structured_content["tabId"]
+            page = agent_page(env, url, before)
+            assert page is not None
+            page_closer.append(page)
+            name = next(t["name"] for t in opened.structured_content["tools"] if t["name"].endswith("wander_off"))
+            result = await client.call_tool("call_tool", {"name": name, "arguments": {}})
+            assert result.is_error, result.content
+            assert result.structured_content["error"]["code"] == ErrorCode.SITE_REDIRECTED, result.content
+            await eventually(lambda: page.is_closed(), timeout=30)
+            assert offered_elsewhere(seen, tab_id, site) == []
+            await eventually(lambda: bridge.hub.registry.tab(tab_id) is None, timeout=30)

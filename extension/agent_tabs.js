@@ -1,10 +1,14 @@
 // Tabs the agent opened (reachable sites, docs/security.md): open in the background, group,
-// watch for an off-origin redirect, and keep them tidy.
+// keep them on their site, and keep them tidy.
 //
 // Rules:
 // - a site opens with chrome.tabs.create({active: false}) in a labelled tab group: the person's
 //   tab stays the active one and no window is raised or focused;
-// - a navigation of an opening tab to another origin closes it at once (`redirected`);
+// - an agent tab stays on the origin it was opened for, for its whole life: a navigation to any
+//   other URL (a server redirect while opening, a script, a meta refresh, a link, a tool's
+//   location.assign, history) closes it at once (`redirected` while opening; its pending calls end
+//   with SITE_REDIRECTED through `left`), and until it is closed it offers nothing (`allows`: the
+//   worker's snapshot and call paths ask it with Chrome's origin of the document);
 // - at most `maxAgentTabs` agent tabs: the least recently used is closed first;
 // - an agent tab is closed after `idleCloseMs` without a call, unless the person took it over;
 // - a tab the person brings to the front is theirs from then on (out of the group, never closed);
@@ -33,26 +37,30 @@ function originOf(url) {
 }
 
 /**
- * @typedef {{tabId: number, lastUsed: number, idleCloseMs: number}} AgentTab
+ * @typedef {{tabId: number, origin: string, lastUsed: number, idleCloseMs: number}} AgentTab
  * @typedef {{requestId: string, origin: string, deadline: number}} Opening
  */
 
 /**
- * @param {{send: (msg: object) => void, statusType: string}} io
- *   send: a message to the bridge; statusType: the wire type of site.status.
+ * @param {{send: (msg: object) => void, statusType: string, left: (tabId: number, url: string, origin: string) => void}} io
+ *   send: a message to the bridge; statusType: the wire type of site.status; left: an agent tab
+ *   left its origin for `url` (told before the tab is closed: the worker ends its pending calls).
  */
-export function createAgentTabs({ send, statusType }) {
+export function createAgentTabs({ send, statusType, left }) {
   /** @type {Map<number, AgentTab>} */
   const tabs = new Map();
   /** @type {Map<number, Opening>} */
   const opening = new Map();
+  /** Agent tabs that left their origin and are being closed: they offer nothing until they are gone. */
+  const leaving = new Set();
   let settings = { maxAgentTabs: 5, idleCloseMs: 300_000, groupTitle: 'tabmcp agent' };
   /** @type {ReturnType<typeof setTimeout> | null} */
   let idleTimer = null;
   const restored = chrome.storage.session
     .get(STORE_KEY)
     .then((stored) => {
-      for (const t of stored[STORE_KEY] || []) if (!tabs.has(t.tabId)) tabs.set(t.tabId, t);
+      // A tab stored without its origin (an older version) is bound to none: it offers nothing.
+      for (const t of stored[STORE_KEY] || []) if (!tabs.has(t.tabId)) tabs.set(t.tabId, { origin: '', ...t });
       armIdle();
     })
     .catch(() => {});
@@ -151,7 +159,7 @@ export function createAgentTabs({ send, statusType }) {
       }
       const tab = await chrome.tabs.create({ url: msg.url, active: false });
       if (tab.id === undefined) throw new Error('the browser gave the new tab no id');
-      tabs.set(tab.id, { tabId: tab.id, lastUsed: Date.now(), idleCloseMs: settings.idleCloseMs });
+      tabs.set(tab.id, { tabId: tab.id, origin: msg.origin, lastUsed: Date.now(), idleCloseMs: settings.idleCloseMs });
       opening.set(tab.id, { requestId: msg.requestId, origin: msg.origin, deadline: Date.now() + msg.timeoutMs });
       save();
       armIdle();
@@ -162,19 +170,54 @@ export function createAgentTabs({ send, statusType }) {
     }
   }
 
-  /** chrome.tabs.onUpdated: an opening tab left its origin (closed, `redirected`) or loaded. */
-  function onUpdated(tabId, change, tab) {
+  /**
+   * The agent tab left its origin for `url`: the opening (if any) ends `redirected`, its calls end
+   * (`left`), and it is closed. Only agent tabs get here (the person's tabs go anywhere).
+   */
+  function leave(tabId, url) {
+    const t = tabs.get(tabId);
+    if (!t) return;
+    const watch = opening.get(tabId);
+    opening.delete(tabId);
+    if (watch) status(watch.requestId, STATUS.redirected, { tabId, url });
+    leaving.add(tabId);
+    left(tabId, url, t.origin);
+    close(tabId);
+  }
+
+  /**
+   * May the tab offer and run tools of a document of `origin` (Chrome's word for it)? Always,
+   * unless it is an agent tab bound to another origin (or, restored from an older version, to none).
+   * @param {number} tabId @param {string} origin
+   */
+  function allows(tabId, origin) {
+    if (leaving.has(tabId)) return false;
+    const t = tabs.get(tabId);
+    return !t || (!!t.origin && origin === t.origin);
+  }
+
+  /**
+   * chrome.tabs.onUpdated: an agent tab that is anywhere but its origin is closed (`leave`); an
+   * opening one that loaded is reported. Only while it opens is a URL with no origin (the
+   * about:blank a new tab starts on) let pass.
+   */
+  async function onUpdated(tabId, change, tab) {
+    await restored;
+    const url = change.url || tab.url || '';
+    const t = tabs.get(tabId);
+    if (t && url && !allows(tabId, originOf(url)) && !(opening.has(tabId) && url.startsWith('about:'))) {
+      leave(tabId, url);
+      return;
+    }
     const watch = opening.get(tabId);
     if (!watch) return;
     if (Date.now() > watch.deadline) {
       opening.delete(tabId);
       return;
     }
-    const url = change.url || tab.url || '';
     if (url && originOf(url) !== watch.origin && !url.startsWith('about:')) {
-      opening.delete(tabId);
+      opening.delete(tabId); // a tab of the person's that open_page(focus) waits for: reported, not closed
       status(watch.requestId, STATUS.redirected, { tabId, url });
-      close(tabId);
       return;
     }
     if (change.status === 'complete') {
@@ -195,6 +238,7 @@ export function createAgentTabs({ send, statusType }) {
 
   function onRemoved(tabId) {
     opening.delete(tabId);
+    leaving.delete(tabId);
     if (tabs.delete(tabId)) {
       save();
       armIdle();
@@ -219,5 +263,8 @@ export function createAgentTabs({ send, statusType }) {
     return [...tabs.values()].sort((a, b) => a.lastUsed - b.lastUsed);
   }
 
-  return { open, onUpdated, onActivated, onRemoved, touch, list, isAgentTab: (tabId) => tabs.has(tabId) };
+  return {
+    open, onUpdated, onActivated, onRemoved, touch, list, leave, allows, restored,
+    isAgentTab: (tabId) => tabs.has(tabId) || leaving.has(tabId),
+  };
 }

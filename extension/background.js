@@ -98,8 +98,16 @@ const state = {
  */
 const pending = createPendingTable();
 
-/** Tabs the agent opened for reachable sites: background, grouped, closed when idle (agent_tabs.js). */
-const agentTabs = createAgentTabs({ send: (m) => send(m), statusType: OUT.siteStatus });
+/**
+ * Tabs the agent opened for reachable sites: background, grouped, kept on their origin, closed when
+ * idle (agent_tabs.js). One that leaves its origin ends its pending calls with SITE_REDIRECTED.
+ */
+const agentTabs = createAgentTabs({
+  send: (m) => send(m),
+  statusType: OUT.siteStatus,
+  left: (tabId, url, origin) =>
+    pending.endTab(tabId, RULE.leftOrigin, `agent tab ${tabId}, opened for ${origin || 'a site'}, went to ${originOf(url) || url}: it was closed`),
+});
 
 /** Add two drop-count maps ({kind: n}). */
 function mergeDropped(a, b) {
@@ -232,6 +240,7 @@ async function loadSettings() {
 
 async function init() {
   await loadSettings();
+  await agentTabs.restored; // which tabs are agent tabs (and their origins) before any snapshot
   await chrome.alarms.create(KEEPALIVE_ALARM, { periodInMinutes: 0.5 });
   for (const tab of await chrome.tabs.query({})) {
     if (tab.id !== undefined) state.tabs.set(tab.id, tab);
@@ -634,6 +643,13 @@ function snapshotOf(tabId) {
   const page = state.pages.get(tabId);
   const port = state.ports.get(tabId);
   const { origin, url } = trustedLocation(tabId);
+  if (!agentTabOnOrigin(tabId, origin)) {
+    // An agent tab off its origin (being closed): it offers nothing, not for an instant.
+    return {
+      tabId, windowId: tab.windowId, origin, url, title: tab.title || '', documentId: port ? port.documentId : undefined,
+      active: !!tab.active, focused: false, native: false, tools: [], categories: [], states: [], frames: [],
+    };
+  }
   return {
     tabId,
     windowId: tab.windowId,
@@ -661,6 +677,17 @@ function snapshotOf(tabId) {
       states: f.page.states,
     })),
   };
+}
+
+/**
+ * An agent tab offers tools only while both its document (Chrome's origin of its port) and its URL
+ * are on the origin it was opened for; any other tab always may (agent_tabs.js `allows`).
+ */
+function agentTabOnOrigin(tabId, origin) {
+  if (!agentTabs.isAgentTab(tabId)) return true;
+  const tab = state.tabs.get(tabId);
+  const tabUrl = (tab && tab.url) || '';
+  return agentTabs.allows(tabId, origin) && (!originOf(tabUrl) || agentTabs.allows(tabId, originOf(tabUrl)));
 }
 
 /**
@@ -771,6 +798,13 @@ function onPageConnect(port, early = []) {
     return;
   }
   state.tabs.set(tabId, sender.tab);
+  const senderOrigin = String(sender.origin || originOf(sender.url || ''));
+  if (!agentTabs.allows(tabId, senderOrigin)) {
+    // A document of another origin in an agent tab: never heard, and the tab goes.
+    port.disconnect();
+    agentTabs.leave(tabId, sender.url || senderOrigin);
+    return;
+  }
   const previous = state.ports.get(tabId);
   state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId, origin: String(sender.origin || originOf(sender.url || '')) });
   if (previous && previous.documentId !== sender.documentId) {
@@ -789,8 +823,11 @@ function onPageConnect(port, early = []) {
     state.pages.delete(tabId);
     state.forms.delete(tabId);
     // Closing a tab also disconnects its port first: tell a close from a navigation.
-    const stillOpen = await chrome.tabs.get(tabId).then(() => true, () => false);
-    if (stillOpen) {
+    const tab = await chrome.tabs.get(tabId).catch(() => null);
+    const next = tab ? tab.pendingUrl || tab.url || '' : ''; // where it is going (a navigation's target)
+    if (next && !agentTabs.allows(tabId, originOf(next))) {
+      agentTabs.leave(tabId, next); // an agent tab goes to another origin: SITE_REDIRECTED, closed
+    } else if (tab) {
       pending.endTab(tabId, RULE.navigated, `the page in tab ${tabId} unloaded before it answered`);
       scheduleTabUpdate(tabId);
     } else {
@@ -911,6 +948,10 @@ function startCall(msg) {
     return;
   }
   const entry = frameId ? state.frames.get(msg.tabId).get(frameId) : state.ports.get(msg.tabId);
+  if (entry && !agentTabs.allows(msg.tabId, entry.origin)) {
+    reply({ code: CALL_ERRORS.siteRedirected, message: `agent tab ${msg.tabId} is no longer on the site it was opened for` });
+    return;
+  }
   const formCall = msg.source === 'form';
   if (formCall && (frameId || (entry && !formsEnabled(state.formsRules, entry.origin)))) {
     reply({ code: ERROR.OUT_OF_SCOPE, message: `forms-as-tools is off for ${entry ? entry.origin : 'this page'}` });

@@ -32,6 +32,8 @@ export const RULE = Object.freeze({
   timeout: 'timeout',
   /** The bridge gave up on it (call.cancel, approval.withdraw). */
   cancel: 'cancel',
+  /** Its tab is an agent tab that left the origin it was opened for (agent_tabs.js): closed. */
+  leftOrigin: 'leftOrigin',
 });
 
 /** The error code a call or page query ends with under a rule the bridge hears about. */
@@ -39,6 +41,7 @@ export const RULE_ERRORS = Object.freeze({
   [RULE.tabClosed]: CALL_ERRORS.tabClosed,
   [RULE.navigated]: CALL_ERRORS.tabNavigated,
   [RULE.timeout]: CALL_ERRORS.timeout,
+  [RULE.leftOrigin]: CALL_ERRORS.siteRedirected,
 });
 
 /**

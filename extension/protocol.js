@@ -51,6 +51,7 @@ export const STORAGE = Object.freeze({
 export const CALL_ERRORS = Object.freeze({
   tabClosed: ERROR.TAB_CLOSED,
   tabNavigated: ERROR.TAB_NAVIGATED,
+  siteRedirected: ERROR.SITE_REDIRECTED,
   noPage: ERROR.TAB_CLOSED,
   timeout: ERROR.TIMEOUT,
   pageError: ERROR.PAGE_ERROR,

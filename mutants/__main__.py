@@ -613,6 +613,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "",
         ("bridge/tests/telemetry/test_redact.py",),
     ),
+    Mutation(
+        "agent-tab-watched-only-while-opening",
+        "an agent tab is held to its origin only until it loaded (a later script redirect is let be)",
+        "extension/agent_tabs.js",
+        "    return !t || (!!t.origin && origin === t.origin);",
+        "    return !t || !opening.has(tabId) || origin === t.origin;",
+        ("e2e/test_sites.py", "-k", "sent_elsewhere"),
+    ),
+    Mutation(
+        "page-forms-see-no-hosted-frame",
+        "a form holding a frame of another site (a hosted card field) is offered without it",
+        "extension/page/forms.js",
+        "          if (unreadable(el)) blind = 'it holds a frame of another site, whose fields cannot be checked (a hosted card field?)';",
+        "          if (unreadable(el)) blind = '';",
+        ("polyfill/tests/test_page_forms.py", "-k", "hosted_card_field"),
+    ),
+    Mutation(
+        "page-forms-ascii-only",
+        "field labels are read as ASCII only: card and password fields in other scripts are offered",
+        "extension/page/forms.js",
+        "    .replace(/[^\\p{L}\\p{N}]+/gu, ' ')",
+        "    .replace(/[^A-Za-z0-9]+/g, ' ')",
+        ("polyfill/tests/test_page_forms.py", "-k", "other_languages"),
+    ),
+    Mutation(
+        "page-forms-hide-the-destination",
+        "a form sending to another origin is described with its path only",
+        "extension/page/forms.js",
+        "    if (url.origin !== location.origin) {",
+        "    if (false) {",
+        ("polyfill/tests/test_page_forms.py", "-k", "another_site_says_so"),
+    ),
 )
 
 

@@ -3,8 +3,9 @@
 :mod:`tabmcp.protocol` (the messages) and :class:`tabmcp.errors.ErrorCode` are the one source;
 this renders them as one script every part of the extension loads: ``PROTOCOL_VERSION``, the
 message types each way (``OUT``: extension → bridge, ``IN``: bridge → extension), the error
-codes (``ERROR``), the page query kinds (``QUERY``) and a JSDoc typedef of every message and
-payload. It has no ``export``: the page scripts are classic scripts (``manifest.json`` lists it
+codes (``ERROR``), the page query kinds (``QUERY``), the vocabulary of fields forms-as-tools never
+offers (``FIELDS``, from :mod:`tabmcp.core.sensitive_fields`) and a JSDoc typedef of every message
+and payload. It has no ``export``: the page scripts are classic scripts (``manifest.json`` lists it
 before them), the service worker and the extension's pages import it for its effect (through
 ``protocol.js``); all read ``globalThis[Symbol.for('tabmcp.protocol')]``.
 
@@ -21,6 +22,7 @@ committed file differs from what this renders; regenerate with::
 
 from __future__ import annotations
 
+import json
 import sys
 import types
 import typing
@@ -30,6 +32,7 @@ from typing import Any, Literal, get_args, get_origin
 from pydantic import BaseModel
 
 from . import protocol
+from .core.sensitive_fields import vocabulary_for_js
 from .errors import ErrorCode
 
 __all__ = ["GENERATED", "KEY", "render"]
@@ -122,6 +125,11 @@ def _frozen(name: str, doc: str, items: dict[str, str]) -> list[str]:
     return [f"  /** {doc} */", f"  const {name} = Object.freeze({{", *body, "  });"]
 
 
+def _fields_json() -> str:
+    """The vocabulary as a JS string literal of its JSON (parsed once by the page script)."""
+    return json.dumps(json.dumps(vocabulary_for_js(), separators=(",", ":")))
+
+
 def render() -> str:
     """The generated module's text."""
     out_models = _messages(protocol.ExtensionMessage)
@@ -150,8 +158,15 @@ def render() -> str:
         "",
         *_frozen("QUERY", "The kinds of live page queries.", {k: k for k in _kinds(protocol.PageQuery)}),
         "",
+        "  /** What makes a form field a secret or payment one (tabmcp/core/sensitive_fields.py). */",
+        "  const freeze = (o) => {",
+        "    for (const v of Object.values(o)) if (v && typeof v === 'object') freeze(v);",
+        "    return Object.freeze(o);",
+        "  };",
+        f"  const FIELDS = freeze(JSON.parse({_fields_json()}));",
+        "",
         "  Object.defineProperty(globalThis, KEY, {",
-        "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY }),",
+        "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, FIELDS }),",
         "  });",
         "})();",
         "",

@@ -115,6 +115,17 @@ def form_with(**properties: Any) -> dict[str, Any]:
     {"bank": {"type": "string", "title": "IBAN"}},
     {"pay": {"type": "object", "properties": {"security_code": {"type": "string"}}}},
     {"rows": {"type": "array", "items": {"type": "object", "properties": {"pass_phrase": {"type": "string"}}}}},
+    # in other languages, or just "Card" (core/sensitive_fields.py)
+    {"f3": {"type": "string", "title": "Kartennummer"}},
+    {"f4": {"type": "string", "description": "Numéro de carte"}},
+    {"f5": {"type": "string", "title": "Número de tarjeta"}},
+    {"f6": {"type": "string", "title": "カード番号"}},
+    {"f7": {"type": "string", "title": "Card"}},
+    {"kennwort": {"type": "string"}},
+    {"f8": {"type": "string", "title": "パスワード"}},
+    {"f9": {"type": "string", "autocomplete": "section-pay cc-number"}},
+    {"n1": {"type": "string", "description": "1234 1234 1234 1234"}},
+    {"n2": {"type": "string", "pattern": "^[0-9]{13,19}$"}},
 ])
 def test_the_bridge_drops_password_and_payment_forms_the_page_itself_sent(properties):
     merged = merge_page_forms(snap(forms=[form_with(**properties), CONTACT]))

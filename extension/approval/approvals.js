@@ -32,6 +32,7 @@ const REASONS = Object.freeze({
   [RULE.tabClosed]: 'the tab was closed',
   [RULE.navigated]: 'the page unloaded before anyone answered',
   [RULE.timeout]: 'nobody answered in time',
+  [RULE.leftOrigin]: 'the agent tab left its site and was closed',
 });
 
 /**

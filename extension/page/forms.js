@@ -5,9 +5,14 @@
 // `forms.policy` {enabled}; off by default). Each form is named and described from its
 // aria-label / aria-labelledby, headings, legend, name and submit button, with its schema from
 // the polyfill's one builder (hook.forms.schema). Never offered: a form with a password, a
-// one-time code or a payment field (autocomplete cc-*, card number, CVV, expiry, IBAN...), a form
+// one-time code or a payment field (autocomplete cc-*, type=password, a masked input, or a name,
+// id, label, placeholder or aria text that says card, CVV, expiry, IBAN, password, PIN... in any
+// of the languages of FIELDS, tabmcp/core/sensitive_fields.py), wherever the field is: in the form,
+// in an open shadow root or a same-origin frame inside it; a form with a part it cannot see into
+// (a frame of another site, a closed shadow root, a form-associated custom element without an open
+// one); a form in a payment context beside a frame of another site (a hosted card field); a form
 // that requires a file, a form with nothing to fill in. Hidden and file inputs and controls a
-// person cannot see are never parameters. A call fills the form and submits it through its own
+// person cannot see are never parameters. A form that sends to another origin says so. A call fills the form and submits it through its own
 // submit path; the bridge decides whether the agent may see or call it (docs/security.md).
 //
 // Talks to the content script like page/agent.js: window.postMessage ({__tabmcp: 'page'} out,
@@ -17,7 +22,7 @@
   const KEY = Symbol.for('tabmcp.pageForms');
   if (window[KEY] || window.top !== window) return;
   const { PAGE, ENVELOPE } = globalThis[Symbol.for('tabmcp.messages')];
-  const { ERROR } = globalThis[Symbol.for('tabmcp.protocol')];
+  const { ERROR, FIELDS } = globalThis[Symbol.for('tabmcp.protocol')];
   const MAX_FORMS = 64;
   const MAX_TITLE = 120;
   const MAX_DESCRIPTION = 600;
@@ -31,29 +36,101 @@
 
   // ---- what is never offered ----------------------------------------------------------------
 
-  /** Words of a control's name, id, autocomplete, placeholder, aria-label and labels, split and lower-cased. */
-  const words = (text) => String(text || '')
+  /**
+   * The text as the vocabulary is matched against it (tabmcp/core/sensitive_fields.py `normalize`):
+   * ASCII camelCase split, lower case, accents dropped, anything but letters and digits one space.
+   */
+  const normalize = (text) => String(text ?? '')
     .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .replace(/[^A-Za-z0-9]+/g, ' ')
     .toLowerCase()
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
-  const PAYMENT = /\b(card ?(number|num|no|nr|holder)|cc ?(number|num|no|exp|csc|cvv|cvc)|credit ?card|debit ?card|cvv2?|cvc2?|csc|card ?(security|verification) ?(code|number|value)?|security ?code|iban|bic|swift ?(code)?|expiry|expiration|exp ?(date|month|year|mm|yy|yyyy)|routing ?number|sort ?code|account ?number)\b/;
-  const SECRET = /\b(pass ?word|passwd|pass ?phrase|passcode|pin|otp|one ?time ?(code|password)|2fa|mfa|totp|security ?answer)\b/;
-  const SECRET_AUTOCOMPLETE = ['current-password', 'new-password', 'one-time-code'];
+  /**
+   * A matcher for one vocabulary: its words whole (each run of up to `longest` words of the text
+   * looked up in a set), its parts anywhere once spaces are gone.
+   */
+  const vocabulary = ({ words, parts }) => {
+    const known = new Set(words);
+    const longest = Math.max(1, ...words.map((w) => w.split(' ').length));
+    return (said) => {
+      if (!said) return false;
+      const tokens = said.split(' ');
+      for (let i = 0; i < tokens.length; i += 1) {
+        let run = tokens[i];
+        if (known.has(run)) return true;
+        for (let n = 1; n < longest && i + n < tokens.length; n += 1) {
+          run = `${run} ${tokens[i + n]}`;
+          if (known.has(run)) return true;
+        }
+      }
+      const joined = tokens.join('');
+      return parts.some((p) => joined.includes(p));
+    };
+  };
+  const saysPayment = vocabulary(FIELDS.payment);
+  const saysSecret = vocabulary(FIELDS.secret);
+  /** A placeholder shaped like a card number; a pattern asking for a card number's digits. */
+  const CARD_SHAPE = new RegExp(FIELDS.cardShape);
+  const CARD_DIGITS = new RegExp(FIELDS.cardDigits);
+  const saysContext = vocabulary(FIELDS.paymentContext);
+  const saysPaymentContext = (said) => saysContext(said) || saysPayment(said);
+  /** How far into a form's shadow roots and same-origin frames the check looks, and how much it reads. */
+  const MAX_FRAME_DEPTH = 3;
+  /** The elements that hold another document. */
+  const FRAMES = ['iframe', 'frame', 'object', 'embed'];
+  const MAX_NODES = 5000;
 
   const textOf = (el) => (el && el.textContent ? el.textContent.replace(/\s+/g, ' ').trim() : '');
 
+  /**
+   * Hosts of closed shadow roots (what they hold cannot be read from here): this script runs at
+   * document_start, before the page's scripts, so it sees every attachShadow call of this document.
+   */
+  const closedHosts = new WeakSet();
+  const nativeAttachShadow = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function attachShadow(init) {
+    const root = nativeAttachShadow.call(this, init);
+    if (init && init.mode === 'closed') closedHosts.add(this);
+    return root;
+  };
+
   /** @param {Element} el @param {string} attr */
   function idrefsText(el, attr) {
+    const root = /** @type {any} */ (el.getRootNode());
+    const byId = (id) => (typeof root.getElementById === 'function' ? root.getElementById(id) : document.getElementById(id));
     const ids = (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean);
-    return ids.map((id) => textOf(document.getElementById(id))).filter(Boolean).join(' ');
+    return ids.map((id) => textOf(byId(id))).filter(Boolean).join(' ');
+  }
+
+  /** The short text just before a control with no label of its own (`<span>Card</span><input>`). @param {any} el */
+  function textBefore(el) {
+    for (let node = el.previousSibling, n = 0; node && n < 3; node = node.previousSibling, n += 1) {
+      if (node.nodeType === 1 && /** @type {Element} */ (node).matches('input,select,textarea,button')) return '';
+      const text = textOf(node);
+      if (text) return text.slice(-80);
+    }
+    return '';
   }
 
   /** Everything a control says about itself. @param {any} el */
   function controlText(el) {
     const labels = el.labels ? Array.from(el.labels).map(textOf) : [];
-    return [el.name, el.id, el.getAttribute('autocomplete'), el.getAttribute('placeholder'),
-      el.getAttribute('aria-label'), idrefsText(el, 'aria-labelledby'), ...labels].filter(Boolean).join(' ');
+    const aria = el.getAttribute('aria-label') || idrefsText(el, 'aria-labelledby');
+    return [el.name, el.id, el.getAttribute('autocomplete'), el.getAttribute('placeholder'), el.getAttribute('title'),
+      el.getAttribute('aria-description'), aria, ...labels, labels.length || aria ? '' : textBefore(el)]
+      .filter(Boolean).join(' ');
+  }
+
+  /** An input whose characters are shown as dots (a PIN typed in a text field). @param {any} el */
+  function masked(el) {
+    try {
+      const style = getComputedStyle(el);
+      return !!style.webkitTextSecurity && style.webkitTextSecurity !== 'none';
+    } catch {
+      return false;
+    }
   }
 
   /**
@@ -66,14 +143,104 @@
     const type = tag === 'input' ? el.type : tag;
     if (type === 'password') return 'it has a password field';
     const autocomplete = String(el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
-    if (autocomplete.some((t) => t.startsWith('cc-'))) return 'it has a payment card field';
-    if (autocomplete.some((t) => SECRET_AUTOCOMPLETE.includes(t))) return 'it has a password or one-time code field';
+    if (autocomplete.some((t) => t.startsWith(FIELDS.paymentAutocompletePrefix))) return 'it has a payment card field';
+    if (autocomplete.some((t) => FIELDS.secretAutocomplete.includes(t))) return 'it has a password or one-time code field';
     if (type === 'hidden' || type === 'submit' || type === 'reset' || type === 'button' || type === 'image') return '';
-    const said = words(controlText(el));
-    if (PAYMENT.test(said) || PAYMENT.test(said.replace(/ /g, ''))) return 'it has a payment field';
-    if (SECRET.test(said)) return 'it has a password, PIN or one-time code field';
+    if (tag !== 'select' && masked(el)) return 'it has a masked field (typed as dots, like a password)';
+    if (CARD_SHAPE.test(String(el.getAttribute('placeholder') || '').trim())) return 'it has a payment field';
+    if (CARD_DIGITS.test(el.getAttribute('pattern') || '')) return 'it has a payment field';
+    const said = normalize(controlText(el));
+    if (saysPayment(said)) return 'it has a payment field';
+    if (saysSecret(said)) return 'it has a password, PIN or one-time code field';
     if (type === 'file' && el.required) return 'it requires a file';
     return '';
+  }
+
+  /**
+   * Whether a frame's document is, or is about to be, out of reach: its address is another origin
+   * or a data: URL (while it loads it still shows a readable about:blank), it is sandboxed without
+   * allow-same-origin, or its document cannot be read.
+   * @param {any} frame
+   */
+  function unreadable(frame) {
+    const src = frame.getAttribute('src') || frame.getAttribute('data');
+    if (src) {
+      try {
+        const url = new URL(src, location.href);
+        if (url.protocol === 'data:') return true;
+        if ((url.protocol === 'http:' || url.protocol === 'https:') && url.origin !== location.origin) return true;
+      } catch {
+        /* judged by its document */
+      }
+    }
+    const sandbox = frame.getAttribute('sandbox');
+    if (sandbox !== null && !/(^|\s)allow-same-origin(\s|$)/i.test(sandbox)) return true;
+    try {
+      return !frame.contentDocument;
+    } catch {
+      return true;
+    }
+  }
+
+  /**
+   * Every control of a form (its elements, and those in open shadow roots and same-origin frames
+   * inside it), and why some part of it cannot be seen ('' when all can).
+   * @param {HTMLFormElement} form
+   * @returns {{controls: Element[], blind: string}}
+   */
+  function formParts(form) {
+    const controls = new Set(Array.from(form.elements));
+    let blind = '';
+    let visited = 0;
+    /** @type {Array<[ParentNode, number]>} */
+    const roots = [[form, 0]];
+    while (roots.length && !blind) {
+      const [root, depth] = /** @type {[ParentNode, number]} */ (roots.pop());
+      for (const el of Array.from(root.querySelectorAll('*'))) {
+        if (el.localName === 'option') continue; // a long list of choices hides no field
+        if ((visited += 1) > MAX_NODES) return { controls: [...controls], blind: 'it is too large to check for secret fields' };
+        const tag = el.localName;
+        if (tag === 'input' || tag === 'select' || tag === 'textarea') controls.add(el);
+        if (el.shadowRoot) roots.push([el.shadowRoot, depth]);
+        else if (closedHosts.has(el)) blind = 'it has a part whose inside the page keeps closed (a closed shadow root)';
+        else if (tag.includes('-') && /** @type {any} */ (customElements.get(tag))?.formAssociated) {
+          blind = `it has a field whose inside cannot be seen (<${tag}>)`;
+        }
+        if (FRAMES.includes(tag)) {
+          if (unreadable(el)) blind = 'it holds a frame of another site, whose fields cannot be checked (a hosted card field?)';
+          else if (depth < MAX_FRAME_DEPTH && /** @type {any} */ (el).contentDocument.documentElement) {
+            roots.push([/** @type {any} */ (el).contentDocument.documentElement, depth + 1]);
+          }
+        }
+        if (blind) break;
+      }
+    }
+    return { controls: [...controls], blind };
+  }
+
+  /** What a frame says it is: its title, name, id, label and address. @param {Element} frame */
+  const frameText = (frame) => ['title', 'name', 'id', 'aria-label', 'src', 'data'].map((a) => frame.getAttribute(a) || '').join(' ');
+
+  /**
+   * A form that looks like taking a payment, with a frame of another site beside it (in its
+   * section) or anywhere on the page when that frame says payment: the card field is likely in
+   * that frame (Stripe Elements and the like), where it cannot be checked. Why, or ''.
+   * @param {HTMLFormElement} form @param {ReturnType<typeof formFacts>} facts
+   * @param {Element[]} foreign the page's frames of other sites (read once per scan)
+   */
+  function besideHostedField(form, facts, foreign) {
+    const frames = foreign.filter((f) => !form.contains(f));
+    if (!frames.length) return '';
+    const formSays = normalize([facts.aria, facts.labelledBy, facts.heading, facts.legend, facts.before, facts.name, facts.button,
+      form.getAttribute('action'), textOf(form).slice(0, 2000)].join(' '));
+    if (!saysPaymentContext(formSays)) return '';
+    /** The form's section: its parent, or grandparent, short of the body. */
+    const top = (el) => !el || el.localName === 'body' || el.localName === 'html';
+    let section = top(form.parentElement) ? null : form.parentElement;
+    if (section && !top(section.parentElement)) section = section.parentElement;
+    const near = (f) => !!section && section.contains(f);
+    const frame = frames.find((f) => near(f) || saysPaymentContext(normalize(frameText(f))));
+    return frame ? 'it takes a payment beside a frame of another site, whose fields cannot be checked (a hosted card field?)' : '';
   }
 
   /** Controls a person cannot see are never parameters (they are often spam traps). @param {any} el */
@@ -110,6 +277,12 @@
       || button.getAttribute('aria-label') || button.getAttribute('title') || '';
   }
 
+  /** A name's words, ASCII, split and lower-cased (`quickSearchForm` → `quick search form`). */
+  const words = (text) => String(text || '')
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[^A-Za-z0-9]+/g, ' ')
+    .toLowerCase()
+    .trim();
   const humanize = (text) => words(text).replace(/\b(form|frm)\b/g, '').replace(/\s+/g, ' ').trim();
 
   const cap = (text, n) => (text.length > n ? `${text.slice(0, n - 1).trimEnd()}…` : text);
@@ -153,16 +326,22 @@
     const skipped = [];
     if (!h || !h.forms) return { tools, forms, skipped };
     const all = Array.from(document.forms).slice(0, MAX_FORMS);
+    const foreign = Array.from(document.querySelectorAll(FRAMES.join(','))).filter(unreadable);
     all.forEach((form, index) => {
       const which = form.id ? `#${form.id}` : `form ${index + 1}`;
       const skip = (reason) => skipped.push({ form: which, reason });
       if (form.hasAttribute('toolname')) return skip('a WebMCP form: the site offers it itself');
       if ((form.getAttribute('method') || '').toLowerCase() === 'dialog') return skip('a dialog form submits nothing');
       if (unseen(form)) return skip('not shown to the person');
-      for (const el of Array.from(form.elements)) {
+      const { controls, blind } = formParts(form);
+      for (const el of controls) {
         const why = sensitive(el);
         if (why) return skip(why);
       }
+      if (blind) return skip(blind);
+      const facts = formFacts(form);
+      const hosted = besideHostedField(form, facts, foreign);
+      if (hosted) return skip(hosted);
       const leaveOut = (el) => unseen(el);
       const schema = h.forms.schema(form, { skip: leaveOut });
       const props = schema.properties || {};
@@ -173,7 +352,6 @@
           || humanize(el.name);
         if (hint) props[el.name].description = cap(hint.trim(), 200);
       }
-      const facts = formFacts(form);
       const title = cap(facts.aria || facts.labelledBy || facts.heading || facts.legend || facts.before || facts.name
         || facts.button || `Form ${index + 1}`, MAX_TITLE);
       let base = slug(title) || slug(facts.button) || slug(facts.name) || String(index + 1);
@@ -187,16 +365,35 @@
       const context = [facts.heading, facts.legend, facts.before].filter((t) => t && t !== title);
       if (context.length) parts.push(`Section: ${cap([...new Set(context)].join(' / '), 160)}.`);
       if (facts.describedBy) parts.push(cap(facts.describedBy, 200));
-      let action = '';
-      try {
-        action = new URL(form.action || location.href).pathname;
-      } catch {
-        /* no usable action */
-      }
-      parts.push(`Sends ${String(form.method || 'get').toUpperCase()} to ${action || '/'}.`);
+      const button = h.forms.defaultButton(form);
+      const method = String((button?.hasAttribute('formmethod') && button.formMethod) || form.method || 'get').toUpperCase();
+      parts.push(`Sends ${method} to ${destination(form, button).said}.`);
       tools.push({ name, title, description: cap(parts.join(' '), MAX_DESCRIPTION), inputSchema: schema });
     });
     return { tools, forms, skipped };
+  }
+
+  /**
+   * Where the form sends its data: the path when it stays on this origin, else the other origin
+   * with its path, said to be another site (the agent must know the data leaves the site).
+   * @param {HTMLFormElement} form @param {any} button
+   * @returns {{action: string, said: string}}
+   */
+  function destination(form, button) {
+    let url;
+    try {
+      url = new URL((button?.hasAttribute('formaction') && button.formAction) || form.action || location.href, location.href);
+    } catch {
+      return { action: '', said: '/' };
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      return { action: url.protocol, said: `a ${url.protocol} address, not a web page of this site` };
+    }
+    if (url.origin !== location.origin) {
+      const where = `${url.origin}${url.pathname}`;
+      return { action: where, said: `${where} — another site` };
+    }
+    return { action: url.pathname, said: url.pathname || '/' };
   }
 
   // ---- following the page while the switch is on ------------------------------------------------
@@ -227,17 +424,23 @@
   function concernsForms(m) {
     if (m.type === 'attributes') {
       const t = /** @type {Element} */ (m.target);
-      return t.localName === 'form' || !!t.closest('form') || !!t.querySelector?.('form');
+      return t.localName === 'form' || !!t.closest('form') || !!t.querySelector?.('form') || FRAMES.includes(t.localName);
     }
     for (const list of [m.addedNodes, m.removedNodes]) {
       for (const n of list) {
         if (n.nodeType !== 1) continue;
         const el = /** @type {Element} */ (n);
-        if (el.closest?.('form') || el.localName === 'form' || el.querySelector('form,input,select,textarea,button,legend')
-          || /^h[1-6]$/.test(el.localName)) return true;
+        if (el.closest?.('form') || el.localName === 'form' || el.querySelector(`form,input,select,textarea,button,legend,${FRAMES}`)
+          || /^h[1-6]$/.test(el.localName) || FRAMES.includes(el.localName)) return true; // a frame beside a form may hide its card field
       }
     }
     return m.target.nodeType === 1 && !!(/** @type {Element} */ (m.target)).closest('form');
+  }
+
+  /** @param {Event} event */
+  function onFrameLoad(event) {
+    const t = /** @type {Element} */ (event.target);
+    if (t && FRAMES.includes(t.localName)) schedule();
   }
 
   function setEnabled(on) {
@@ -247,16 +450,20 @@
       observer = new MutationObserver((records) => {
         if (records.some(concernsForms)) schedule();
       });
+      // A frame that loads another document may now hide fields (no mutation says so).
+      document.addEventListener('load', onFrameLoad, true);
       const start = () => observer && observer.observe(document.documentElement, {
         subtree: true, childList: true, attributes: true,
         attributeFilter: ['name', 'type', 'required', 'disabled', 'hidden', 'style', 'class', 'autocomplete',
-          'aria-label', 'aria-labelledby', 'placeholder', 'toolname', 'method', 'action', 'min', 'max', 'pattern'],
+          'aria-label', 'aria-labelledby', 'placeholder', 'toolname', 'method', 'action', 'min', 'max', 'pattern',
+          'src', 'sandbox'],
       });
       if (document.documentElement) start();
       else document.addEventListener('readystatechange', start, { once: true });
     } else if (!on && observer) {
       observer.disconnect();
       observer = null;
+      document.removeEventListener('load', onFrameLoad, true);
     }
     report(true);
   }
@@ -347,12 +554,7 @@
     } finally {
       window.removeEventListener('submit', onSubmit, true);
     }
-    let action = '';
-    try {
-      action = new URL((button?.hasAttribute('formaction') && button.formAction) || form.action || location.href).pathname;
-    } catch {
-      /* keep it empty */
-    }
+    const { action, said: goesTo } = destination(form, button);
     const method = String((button?.hasAttribute('formmethod') && button.formMethod) || form.method || 'get').toUpperCase();
     if (!event || !event.defaultPrevented) watch.stop();
     if (!event) {
@@ -360,7 +562,7 @@
     }
     if (!event.defaultPrevented) {
       const data = { submitted: true, navigates: true, action, method };
-      return { ok: true, result: result(data, `Submitted form ${msg.tool}: the tab navigates to ${action} (${method}). The new page's tools appear in tools/list once it loads.`) };
+      return { ok: true, result: result(data, `Submitted form ${msg.tool}: the tab navigates to ${goesTo} (${method}). The new page's tools appear in tools/list once it loads.`) };
     }
     const response = await watch.answer();
     const data = { submitted: true, handledByPage: true, response };
@@ -395,6 +597,13 @@
         const { tools, skipped } = describeForms();
         return JSON.parse(JSON.stringify({ tools, skipped }));
       },
+      /** What a field's text says it is ('payment', 'secret' or ''), as tabmcp/core/sensitive_fields.py `said`. */
+      classify: (text) => {
+        const said = normalize(text);
+        return saysPayment(said) ? 'payment' : saysSecret(said) ? 'secret' : '';
+      },
+      /** The text as the vocabulary sees it (the drift test compares it with the bridge's). */
+      normalize: (text) => normalize(text),
     }),
   });
 })();

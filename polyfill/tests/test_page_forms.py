@@ -171,3 +171,155 @@ async def test_nothing_is_described_or_run_while_the_switch_is_off(tab):
     """), {"html": SUPPORT, "js": FORMS_JS})
     assert [m["type"] for m in got] == ["result"]
     assert got[0]["error"]["code"] == "TOOL_NOT_FOUND" and "off" in got[0]["error"]["message"]
+
+
+# ---- secrets and payment: any language, any open shadow root or same-origin frame, hosted fields ----
+
+SHADOWED = """
+document.head.append(Object.assign(document.createElement('script'), { textContent: arg.js }));
+document.body.innerHTML = arg.html;
+// Shadow roots as components make them, after forms.js (it runs at document_start in the extension).
+for (const host of document.querySelectorAll('[data-shadow]')) {
+  host.attachShadow({ mode: host.dataset.shadow }).innerHTML = host.dataset.inner;
+}
+if (arg.define) {
+  customElements.define('x-card-field', class extends HTMLElement { static formAssociated = true; });
+}
+return window[Symbol.for('tabmcp.pageForms')].describe();
+"""
+
+
+async def describe_shadowed(tab: Any, html: str, define: bool = False) -> dict[str, Any]:
+    return await tab.js(script(SHADOWED), {"html": html, "js": FORMS_JS, "define": define})
+
+
+def skipped_of(got: dict[str, Any]) -> dict[str, str]:
+    return {s["form"]: s["reason"] for s in got["skipped"]}
+
+
+async def test_card_and_password_fields_in_other_languages_or_just_card_are_never_offered(tab):
+    html = """
+    <form id=de><label>Kartennummer <input name=f1></label><button>Zahlen</button></form>
+    <form id=fr><label for=x>Numéro de carte</label><input id=x name=f2><button>Payer</button></form>
+    <form id=es><input name=f3 placeholder="Número de tarjeta"><button>Pagar</button></form>
+    <form id=ja><input name=f4 aria-label="カード番号"><button>支払う</button></form>
+    <form id=card><label>Card <input name=f5></label><button>Go</button></form>
+    <form id=nolabel><span>Kreditkartennummer</span> <input name=f6><button>Weiter</button></form>
+    <form id=pw_de><label>Passwort <input name=f7></label><button>Anmelden</button></form>
+    <form id=pw_ja><label>パスワード <input name=f8></label><button>ログイン</button></form>
+    <form id=masked><label>Code <input name=f9 style="-webkit-text-security: disc"></label><button>OK</button></form>
+    <form id=shape><label>Nummer <input name=n1 placeholder="1234 1234 1234 1234"></label><button>OK</button></form>
+    <form id=digits><label>Nummer <input name=n2 inputmode=numeric pattern="[0-9]{13,19}"></label><button>OK</button></form>
+    <form id=expiry_de><label>Gültig <input name=n3 placeholder="MM/JJ"></label><button>OK</button></form>
+    <form id=ok_de><label>Ihr Name <input name=name></label><label>Stadt <input name=city></label><button>Senden</button></form>
+    <form id=ok_es><label>Palabra clave <input name=q></label><button>Buscar</button></form>
+    """
+    got = await describe(tab, html)
+    skipped = skipped_of(got)
+    for form in ("#de", "#fr", "#es", "#ja", "#card", "#nolabel", "#shape", "#digits", "#expiry_de"):
+        assert skipped.get(form) == "it has a payment field", (form, skipped)
+    for form in ("#pw_de", "#pw_ja"):
+        assert skipped.get(form) == "it has a password, PIN or one-time code field", (form, skipped)
+    assert skipped["#masked"].startswith("it has a masked field")
+    assert "#ok_de" not in skipped and "#ok_es" not in skipped and len(got["tools"]) == 2
+
+
+async def test_a_password_in_a_shadow_root_or_a_field_it_cannot_see_into_refuses_the_form(tab):
+    html = """
+    <form id=open_root><input name=user><x-pass data-shadow=open data-inner="<input type=password name=pass>"></x-pass><button>Sign in</button></form>
+    <form id=open_label><input name=user2><x-pin data-shadow=open data-inner="<label>PIN <input name=pin2></label>"></x-pin><button>Go</button></form>
+    <form id=closed_root><input name=user3><x-pass data-shadow=closed data-inner="<input type=password>"></x-pass><button>Sign in</button></form>
+    <form id=fac><input name=user4><x-card-field name=card4></x-card-field><button>Go</button></form>
+    <form id=same_origin_frame><input name=user5><iframe srcdoc="<input type=password name=p5>"></iframe><button>Go</button></form>
+    <form id=fine><input name=topic><x-note data-shadow=open data-inner="<b>no fields here</b>"></x-note><button>Go</button></form>
+    """
+    got = await tab.js(script(SHADOWED.replace(
+        "return window", "await until(() => document.querySelector('#same_origin_frame iframe').contentDocument?.querySelector('input'));\nreturn window")),
+        {"html": html, "js": FORMS_JS, "define": True})
+    skipped = skipped_of(got)
+    assert skipped["#open_root"] == "it has a password field"
+    assert skipped["#open_label"] == "it has a password, PIN or one-time code field"
+    assert skipped["#closed_root"] == "it has a part whose inside the page keeps closed (a closed shadow root)"
+    assert skipped["#fac"] == "it has a field whose inside cannot be seen (<x-card-field>)"
+    assert skipped["#same_origin_frame"] == "it has a password field"
+    assert [t["name"] for t in got["tools"]] == ["form_fine"]
+
+
+async def test_a_checkout_with_a_hosted_card_field_of_another_site_is_never_offered(tab):
+    # The hosted-field pattern (Stripe Elements and the like): the card number lives in a frame of
+    # the payment provider's origin, where the page script cannot look.
+    other = "http://127.0.0.1:9"
+    html = f"""
+    <section><h2>Checkout</h2>
+      <form id=inside action=/pay method=post><label>Email <input name=email></label>
+        <div id=card-element><iframe src="{other}/elements-inner-card" title="Secure card payment input frame"></iframe></div>
+        <button>Pay now</button></form></section>
+    <section><h2>Payment</h2><div class=row>
+      <form id=beside action=/charge method=post><label>Name <input name=who></label><button>Place order</button></form>
+      <div id=card-mount><iframe src="{other}/card" name=__privateStripeFrame5"></iframe></div></div></section>
+    <section><h2>Newsletter</h2><form id=news><label>Email <input name=mail></label><button>Subscribe</button></form></section>
+    <aside><iframe src="{other}/video" title="Our shop tour"></iframe></aside>
+    <form id=sandboxed><input name=x><iframe sandbox srcdoc="<p>ad</p>"></iframe><button>Go</button></form>
+    """
+    got = await describe(tab, html)
+    skipped = skipped_of(got)
+    assert skipped["#inside"] == "it holds a frame of another site, whose fields cannot be checked (a hosted card field?)"
+    assert skipped["#beside"] == "it takes a payment beside a frame of another site, whose fields cannot be checked (a hosted card field?)"
+    assert skipped["#sandboxed"].startswith("it holds a frame of another site")
+    assert [t["name"] for t in got["tools"]] == ["form_newsletter"]  # a video elsewhere on the page is no card field
+
+
+async def test_a_form_that_sends_to_another_site_says_so(tab):
+    html = """<h2>Feedback</h2><form id=f action="http://127.0.0.1:9/collect" method=post>
+      <input name=comment><button>Send</button></form>
+      <h2>Search</h2><form id=g action="/search"><input name=q><button formaction="https://collector.example/q">Go</button></form>
+      <h2>Local</h2><form id=h action="/contact" method=post><input name=msg><button>Send</button></form>"""
+    got = await describe(tab, html)
+    described = {t["name"]: t["description"] for t in got["tools"]}
+    assert described["form_feedback"].endswith("Sends POST to http://127.0.0.1:9/collect \u2014 another site.")
+    assert described["form_search"].endswith("Sends GET to https://collector.example/q \u2014 another site.")
+    assert described["form_local"].endswith("Sends POST to /contact.")
+
+
+async def test_the_page_script_and_the_bridge_read_fields_alike(tab):
+    from tabmcp.core.sensitive_fields import normalize, said
+
+    samples = ["Kartennummer", "Numéro de carte", "Número de tarjeta", "カード番号", "Card", "cardNumber", "CVC",
+               "Passwort", "パスワード", "비밀번호", "密码", "İstanbul", "Ünïcödé  — spaced", "Your name", "Palabra clave",
+               "Gift card", "postcard", "e-mail", "ZIP/Postleitzahl", "κάρτα", "номер карты", "Şifre", "mfaCode"]
+    got = await tab.js(script("""
+        document.head.append(Object.assign(document.createElement('script'), { textContent: arg.js }));
+        const api = window[Symbol.for('tabmcp.pageForms')];
+        return arg.samples.map((t) => [api.normalize(t), api.classify(t)]);
+    """), {"js": FORMS_JS, "samples": samples})
+    kinds = {"a payment field": "payment", "a password, PIN or one-time code field": "secret", None: ""}
+    assert got == [[normalize(t), kinds[said(t)]] for t in samples]
+
+
+async def test_a_hosted_card_field_mounted_or_navigated_later_withdraws_the_form(tab):
+    # Switch on, the checkout is offered; then the provider's script mounts its frame (a mutation),
+    # or a frame inside the form is sent to another origin by script (only its load says so).
+    got = await tab.js(script("""
+        document.body.innerHTML = arg.html;
+        document.head.append(Object.assign(document.createElement('script'), { textContent: arg.js }));
+        const posted = [];
+        window.addEventListener('message', (e) => { if (e.data && e.data.__tabmcp === 'page') posted.push(e.data.msg); });
+        const offered = () => (posted.filter((m) => m.type === 'forms').at(-1)?.tools || []).map((t) => t.name);
+        window.postMessage({ __tabmcp: 'content', msg: { type: 'forms.policy', enabled: true } }, '*');
+        await until(() => offered().length === 2);
+        const before = offered();
+        const frame = document.createElement('iframe');
+        frame.src = 'http://127.0.0.1:9/elements-inner-card';
+        document.getElementById('mount').append(frame);
+        await until(() => !offered().includes('form_checkout'), 8000);
+        const mounted = offered();
+        document.querySelector('#later iframe').contentWindow.location.href = 'http://127.0.0.1:9/moved';
+        await until(() => !offered().includes('form_later'), 8000);
+        return { before, mounted, after: offered() };
+    """), {"js": FORMS_JS, "html": """
+        <section><h2>Checkout</h2><div><form id=checkout action=/pay method=post><input name=email>
+          <button>Pay now</button></form><div id=mount></div></div></section>
+        <section><h2>Later</h2><form id=later><input name=q><iframe srcdoc="<p>hi</p>"></iframe><button>Go</button></form></section>"""})
+    assert sorted(got["before"]) == ["form_checkout", "form_later"]
+    assert got["mounted"] == ["form_later"]
+    assert got["after"] == []

@@ -14,8 +14,9 @@ untrusted (that script runs in its world), so nothing it says decides anything h
   form is never read-only and never hidden in a page's category), before the tool middleware, so
   the mediator improves them like any badly described tool.
 * :func:`secret_field` refuses again, here, every form the page script would never offer (a
-  password, one-time code or payment field, by the same patterns as ``page/forms.js``): that
-  script runs in the page's world, so a page could send such a form itself.
+  password, one-time code or payment field, in any language of the one vocabulary both read,
+  :mod:`tabmcp.core.sensitive_fields`): that script runs in the page's world, so a page could
+  send such a form itself.
 * The gate (:class:`tabmcp.core.scoping.Gate`) hides and refuses every page form of an origin whose
   switch is off, or whose Chrome origin is not the tab's, at every request: a page that claims
   forms while its switch is off gets nothing listed or called.
@@ -25,13 +26,13 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from ..protocol import TabSnapshot
+from .sensitive_fields import AUTOCOMPLETE_PAYMENT_PREFIX, AUTOCOMPLETE_SECRET, card_pattern, said
 
 __all__ = [
     "PAGE_FORM_FIELD",
@@ -147,32 +148,12 @@ class FormsPolicy:
         return None
 
 
-# The same patterns as extension/page/forms.js (PAYMENT, SECRET): kept in step by hand.
-_PAYMENT = re.compile(
-    r"\b(card ?(number|num|no|nr|holder)|cc ?(number|num|no|exp|csc|cvv|cvc)|credit ?card|debit ?card|cvv2?|cvc2?"
-    r"|csc|card ?(security|verification) ?(code|number|value)?|security ?code|iban|bic|swift ?(code)?|expiry"
-    r"|expiration|exp ?(date|month|year|mm|yy|yyyy)|routing ?number|sort ?code|account ?number)\b"
-)
-_SECRET = re.compile(
-    r"\b(pass ?word|passwd|pass ?phrase|passcode|pin|otp|one ?time ?(code|password)|2fa|mfa|totp|security ?answer)\b"
-)
-_SECRET_AUTOCOMPLETE = re.compile(r"\b(current ?password|new ?password|one ?time ?code|cc ?[a-z]+)\b")
 _MAX_DEPTH = 8
 
 
-def _words(text: Any) -> str:
-    """As forms.js's ``words``: camelCase split, anything else than letters and digits a space, lower case."""
-    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(text or ""))
-    return re.sub(r"[^A-Za-z0-9]+", " ", spaced).lower().strip()
-
-
-def _said_secret(text: str) -> str | None:
-    said = _words(text)
-    if _PAYMENT.search(said) or _PAYMENT.search(said.replace(" ", "")):
-        return "a payment field"
-    if _SECRET.search(said):
-        return "a password, PIN or one-time code field"
-    return None
+def _secret_autocomplete(value: str) -> bool:
+    tokens = value.lower().split()
+    return any(t.startswith(AUTOCOMPLETE_PAYMENT_PREFIX) or t in AUTOCOMPLETE_SECRET for t in tokens)
 
 
 def secret_field(schema: Any, depth: int = 0) -> str | None:
@@ -186,9 +167,12 @@ def secret_field(schema: Any, depth: int = 0) -> str | None:
         if str(prop.get("format", "")).lower() == "password":
             return f"{name!r} is a password field"
         for text in (name, prop.get("title"), prop.get("description")):
-            if isinstance(text, str) and (why := _said_secret(text)):
+            if isinstance(text, str) and (why := said(text)):
                 return f"{str(name)[:64]!r} is {why}"
-        if (ac := prop.get("autocomplete") or prop.get("x-autocomplete")) and _SECRET_AUTOCOMPLETE.search(_words(ac)):
+        if card_pattern(prop.get("pattern")):
+            return f"{str(name)[:64]!r} asks for a card number's digits"
+        ac = prop.get("autocomplete") or prop.get("x-autocomplete")
+        if isinstance(ac, str) and _secret_autocomplete(ac):
             return f"{str(name)[:64]!r} is a password, one-time code or payment field"
         if why := secret_field(prop, depth + 1):
             return why
