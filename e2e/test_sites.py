@@ -71,8 +71,11 @@ async def tab_group_title(env: Env, tab: str | int) -> str | None:
     )
 
 
-def agent_page(env: Env, url: str, before: set[Page]) -> Page | None:
-    return next((p for p in env.browser.context.pages if p not in before and p.url == url), None)
+async def agent_page(env: Env, url: str, before: set[Page]) -> Page:
+    """The tab the extension opened for ``url`` (not among ``before``): waited for, since Playwright
+    may learn of a new tab a moment after the call that opened it was answered."""
+    return await eventually(
+        lambda: next((p for p in env.browser.context.pages if p not in before and p.url == url), None), timeout=15)
 
 
 async def test_closed_site_found_called_in_background_and_tidied(env: Env, page_closer: list[Page]):
@@ -108,7 +111,7 @@ async def test_closed_site_found_called_in_background_and_tidied(env: Env, page_
             tab_id = result.meta["tabmcp/source"]["tabId"]
             assert await tab_group_title(env, tab_id) == bridge.config.sites.group_title
             assert await active_tab_url(env) == person.url  # the person's tab stayed in front
-            opened = agent_page(env, ferry_url, before)
+            opened = await agent_page(env, ferry_url, before)
             assert opened is not None
             page_closer.append(opened)
             closing = watch(opened)
@@ -173,14 +176,14 @@ async def test_agent_tabs_capped_lru_first_and_taken_over_by_the_person(env: Env
             first = await client.call_tool("open_page", {"url": f"{site}/ferry.html?first"})
             assert not first.is_error, first.content
             assert sorted(t["name"] for t in first.structured_content["tools"]) == ["book_ferry", "list_crossings"]
-            first_page = agent_page(env, f"{site}/ferry.html?first", before)
+            first_page = await agent_page(env, f"{site}/ferry.html?first", before)
             assert first_page is not None
             page_closer.append(first_page)
             closing = asyncio.ensure_future(first_page.wait_for_event("close", timeout=20_000))
             second = await client.call_tool("open_page", {"url": f"{site}/ferry.html?second"})
             assert not second.is_error, second.content
             await closing  # one agent tab at most: the older one went
-            second_page = agent_page(env, f"{site}/ferry.html?second", before)
+            second_page = await agent_page(env, f"{site}/ferry.html?second", before)
             assert second_page is not None
             page_closer.append(second_page)
             status = await env.browser.status()
@@ -212,7 +215,7 @@ async def test_declarative_form_tool_runs_in_a_background_agent_tab(env: Env, pa
         async with client_of(bridge) as client:
             opened = await client.call_tool("open_page", {"url": f"{site}/declarative.html"})
             assert not opened.is_error, opened.content
-            page = agent_page(env, f"{site}/declarative.html", before)
+            page = await agent_page(env, f"{site}/declarative.html", before)
             assert page is not None
             page_closer.append(page)
             name = next(t["name"] for t in opened.structured_content["tools"] if t["name"].endswith("book_ferry"))
@@ -277,7 +280,7 @@ async def test_a_site_is_many_pages_each_tool_opens_and_goes_stale_on_its_own_pa
             tides = await client.call_tool("call_tool", {"name": "tide_times", "arguments": {"day": "Monday"}})
             assert not tides.is_error, tides.content
             # Playwright may learn of the new tab a moment after the call's answer
-            opened_tides = await eventually(lambda: agent_page(env, tides_url, before))
+            opened_tides = await agent_page(env, tides_url, before)
             page_closer.append(opened_tides)
             # the tides page is open: the beacon, registered by another page, is still offered
             entry = bridge.hub.registry.resolve("light_beacon")
@@ -292,7 +295,7 @@ async def test_a_site_is_many_pages_each_tool_opens_and_goes_stale_on_its_own_pa
             assert not beacon.is_error, beacon.content
             assert beacon.content[0].text == "beacon on"
             # Playwright may learn of the new tab a moment after the call's answer
-            opened_lighthouse = await eventually(lambda: agent_page(env, lighthouse_url, before))
+            opened_lighthouse = await agent_page(env, lighthouse_url, before)
             await opened_lighthouse.close()
             await eventually(lambda: closed(bridge, "light_beacon"))
 
@@ -372,7 +375,7 @@ async def test_agent_tab_sent_elsewhere_after_load_is_closed_and_offers_nothing(
             opened = await client.call_tool("open_page", {"url": url})
             assert not opened.is_error, opened.content
             tab_id = opened.structured_content["tabId"]
-            page = agent_page(env, url, before)
+            page = await agent_page(env, url, before)
             assert page is not None
             page_closer.append(page)
             # the page leaves 1.5 s after load (or by its meta refresh): the tab goes, or (the attack)
@@ -398,7 +401,7 @@ async def test_agent_tab_sent_elsewhere_by_a_call_ends_it_with_site_redirected(e
             opened = await client.call_tool("open_page", {"url": url})
             assert not opened.is_error, opened.content
             tab_id = opened.structured_content["tabId"]
-            page = agent_page(env, url, before)
+            page = await agent_page(env, url, before)
             assert page is not None
             page_closer.append(page)
             name = next(t["name"] for t in opened.structured_content["tools"] if t["name"].endswith("wander_off"))
