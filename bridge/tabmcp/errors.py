@@ -310,7 +310,7 @@ def page_error(code: str | None, message: str, details: dict[str, Any] | None = 
     page data (``page_code``, ``page_details``), never as the bridge's own code or fields."""
     return PageError(
         message,
-        page_code=code if code and code != ErrorCode.PAGE_ERROR else None,
+        page_code=code if code is not None and code != ErrorCode.PAGE_ERROR else None,
         page_details=details or None,
     )
 

@@ -132,7 +132,7 @@ class TrustGuard:
         flagged one starts the lockdown. Done once per error (a gated error is returned as it is)."""
         if exc.gated:
             return exc
-        source = PageSource(origin=origin or UNKNOWN_ORIGIN, url=url, tool=tool, untrusted_content=True)
+        source = PageSource(origin=origin or UNKNOWN_ORIGIN, url=url, tool=tool)
         gate = Gate(source, self.settings)
         page_code = exc.details.get("page_code")
         page_details = exc.details.get("page_details")
