@@ -47,6 +47,7 @@ __all__ = [
     "PageSource",
     "frame_close",
     "frame_open",
+    "precut",
     "strip_hidden",
 ]
 
@@ -77,8 +78,12 @@ _HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}\ufeff]+")
 # A subdivision flag (🏴 + 2-6 tag letters/digits + CANCEL TAG) is an emoji, not hidden text.
 _FLAG_RE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
 _FORGED_FRAME_RE = re.compile(r"«(\s*(?:end of )?(?:page data|untrusted content))", re.IGNORECASE)
-_PRECUT = 4
-"""A string is cut to this many times its budget before it is cleaned (the cost of cleaning is bounded too)."""
+
+
+def precut(budget: int) -> int:
+    """How much of a raw page string is read at all for a ``budget``: a few times it (hidden
+    characters removed may shrink it), so cleaning, decoding and the scan cost no more than that."""
+    return 4 * budget + 64
 
 
 def _kind(ch: str) -> str:
@@ -178,8 +183,8 @@ class Gate:
         With a ``budget``, the raw text is first cut to a few times it (what lies past that is
         never delivered), so neither cleaning nor decoding costs more than the budget allows.
         """
-        if budget is not None and len(text) > _PRECUT * budget + 64:
-            text = text[: _PRECUT * budget + 64]
+        if budget is not None and len(text) > precut(budget):
+            text = text[: precut(budget)]
         if self.settings.flag_results and (hidden := decode_tag_text(text)):
             self._hidden.append(hidden[:1000])  # people never see it, models read it
         cleaned = strip_hidden(text, self.removed) if self.settings.strip_hidden else text
@@ -197,7 +202,7 @@ class Gate:
         left = self._pools.setdefault(pool, self.settings.max_result_chars)
         budget = min(budget, left)
         cleaned = self.clean(text, budget)
-        if len(cleaned) > budget or len(text) > _PRECUT * budget + 64:
+        if len(cleaned) > budget or len(text) > precut(budget):
             self.truncated[pool] = self.truncated.get(pool, 0) + 1  # how many strings of the pool were cut
             cleaned = cleaned[:budget] + " " + CUT_MARKER.format(removed=len(text) - budget, total=len(text))
         self._pools[pool] = max(0, left - min(len(cleaned), budget))

@@ -30,6 +30,7 @@ from .gate import (
     PageSource,
     frame_close,
     frame_open,
+    precut,
     strip_hidden,
 )
 from .settings import TrustSettings
@@ -81,7 +82,7 @@ class _Texts:
 
     def take(self, text: str) -> str:
         cleaned = self.gate.clean(text, self.cap)
-        self.total += len(cleaned) if len(cleaned) == len(text) or len(text) <= 4 * self.cap else len(text)
+        self.total += len(text) if len(text) > precut(self.cap) else len(cleaned)  # what the page sent
         kept = cleaned[: self.left]
         self.left -= len(kept)
         return self.gate.deliver(kept)
