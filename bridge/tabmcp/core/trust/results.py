@@ -36,6 +36,7 @@ from .gate import (
 from .settings import TrustSettings
 
 __all__ = [
+    "META_OURS",
     "META_TRUST",
     "TRUNCATION_MARKER",
     "TRUST_PAGE",
