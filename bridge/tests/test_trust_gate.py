@@ -167,3 +167,15 @@ def test_a_page_result_cannot_bring_its_own_tabmcp_meta():
     out = page_result(entry, {"content": [], "_meta": {"tabmcp/pin": {"status": "pinned"}, "tabmcp/note": "ok",
                                                         "vendor/x": 1}})
     assert out["_meta"] == {"vendor/x": 1, "tabmcp/source": {"origin": "https://hostile.test"}}
+
+
+@pytest.mark.parametrize("text", [
+    "Warning: Can't perform a React state update on an unmounted component. This is a no-op, but it indicates "
+    "a memory leak in your application.",
+    "MaxListenersExceededWarning: Possible EventEmitter memory leak detected. 11 listeners added.",
+    "Uncaught TypeError: Cannot read properties of undefined (reading 'map') at App.render (app.js:12:5)",
+    "GET https://api.test/users 404 (Not Found)",
+])
+def test_ordinary_console_output_is_not_flagged(text):
+    """observe's answers go through the gate now: everyday console text must not lock writes down."""
+    assert not process_result({"content": [{"type": "text", "text": text}]}, SRC).flagged

@@ -94,7 +94,11 @@ _RESULT_PHRASES = [
     r"\bthe user (?:has )?(?:already )?(?:wants|asked|authori[sz]ed|instructed|requested|approved|consented)"
     r" (?:you|the assistant|the agent|that you)\b",
     r"\b(?:before|instead of) (?:responding|replying|answering|summari[sz]ing)(?: to the user)?,? (?:you )?(?:must|should|first|need)",
-    r"\b(?:exfiltrate|leak)\b",
+    r"\bexfiltrate\b",
+    # "leak" alone is everyday console text ("…indicates a memory leak in your application"): an object is needed
+    r"\bleak (?:all |any |the |their |your |this |these )?(?:user'?s'? |private |secret |personal )?"
+    r"(?:data|credentials|passwords?|tokens?|secrets?|keys|private keys?|api keys?|conversation|chat history|"
+    r"history|emails?|messages?|information|details|files?)\b",
     r"\b(?:send|forward|email|upload|post|transfer|share) (?:all |the |any )?(?:of )?(?:the )?(?:user'?s'? |their |your )?"
     r"(?:conversation|chat history|credentials|passwords?|api keys?|access tokens?|session tokens?|secrets?|private keys?)"
     r"\b.{0,60}\b(?:to|with)\b",
