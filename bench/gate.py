@@ -50,16 +50,43 @@ def cases() -> list[tuple[str, Callable[[], Any]]]:
     return [
         ("baseline: a short text result", result([{"type": "text", "text": "Meeting at 10 with Ada."}])),
         ("110,000-character text (cut at 100,000)", result([{"type": "text", "text": prose}])),
-        ("3,000,000 characters + tags (cut)", result([{"type": "text", "text": TAGS + "x" * 3_000_000 + ORDER}])),
-        ("5,000 text parts, order last", result([{"type": "text", "text": f"row {i}"} for i in range(5_000)]
-                                                + [{"type": "text", "text": ORDER}])),
-        ("1,000 resource links", result([{"type": "resource_link", "uri": f"https://bench.test/{i}", "name": f"d{i}",
-                                          "description": "A document about shipping."} for i in range(1_000)])),
+        (
+            "3,000,000 characters + tags (cut)",
+            result([{"type": "text", "text": TAGS + "x" * 3_000_000 + ORDER}]),
+        ),
+        (
+            "5,000 text parts, order last",
+            result(
+                [{"type": "text", "text": f"row {i}"} for i in range(5_000)]
+                + [{"type": "text", "text": ORDER}]
+            ),
+        ),
+        (
+            "1,000 resource links",
+            result(
+                [
+                    {
+                        "type": "resource_link",
+                        "uri": f"https://bench.test/{i}",
+                        "name": f"d{i}",
+                        "description": "A document about shipping.",
+                    }
+                    for i in range(1_000)
+                ]
+            ),
+        ),
         ("structured content 80 levels deep", result([], structuredContent=_nest(80, ORDER))),
-        ("structured content, 20,000 strings", result([], structuredContent={"rows": [f"r{i}" for i in range(20_000)]})),
+        (
+            "structured content, 20,000 strings",
+            result([], structuredContent={"rows": [f"r{i}" for i in range(20_000)]}),
+        ),
         ("look-alike letters, 50,000 characters", result([{"type": "text", "text": "Привет мир. " * 4_200}])),
-        ("thrown error, 3,000,000 characters + tags",
-         lambda: guard.page_error(page_error(None, TAGS + ORDER + "x" * 3_000_000), "https://bench.test", tool="t")),
+        (
+            "thrown error, 3,000,000 characters + tags",
+            lambda: guard.page_error(
+                page_error(None, TAGS + ORDER + "x" * 3_000_000), "https://bench.test", tool="t"
+            ),
+        ),
     ]
 
 
@@ -75,8 +102,12 @@ def main(argv: list[str]) -> int:
             run()
             times.append(time.perf_counter() - start)
         rows.append([name, fmt_ms(percentile(times, 50)), fmt_ms(max(times))])
-    print_table("The gate per answer (ms)", ["answer", "p50", "max"], rows,
-                note=f"{args.repeat} runs each; trust.max_result_chars = 100,000; lockdown writes left out.")
+    print_table(
+        "The gate per answer (ms)",
+        ["answer", "p50", "max"],
+        rows,
+        note=f"{args.repeat} runs each; trust.max_result_chars = 100,000; lockdown writes left out.",
+    )
     return 0
 
 

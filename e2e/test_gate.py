@@ -145,12 +145,20 @@ async def test_every_path_from_a_page_to_the_agent_goes_through_the_gate(env: En
         async with client(bridge) as agent:
             attacks = Attacks(env, bridge, agent, page)
             checks: list[Callable[[], Awaitable[None]]] = [
-                attacks.thrown_error, attacks.forged_code, attacks.resource_link, attacks.filler,
-                attacks.deep_structure, attacks.look_alikes, attacks.deep_schema, attacks.console,
+                attacks.thrown_error,
+                attacks.forged_code,
+                attacks.resource_link,
+                attacks.filler,
+                attacks.deep_structure,
+                attacks.look_alikes,
+                attacks.deep_schema,
+                attacks.console,
             ]
             got_through: dict[str, str] = {}
             for check in checks:
-                assert not (await agent.call_tool("save_note", {"text": "before"})).is_error  # writes run unasked
+                assert not (
+                    await agent.call_tool("save_note", {"text": "before"})
+                ).is_error  # writes run unasked
                 try:
                     await check()
                 except (AssertionError, KeyError, ValueError, TypeError) as exc:

@@ -178,7 +178,7 @@ class ToolCallError(BridgeError):
         self.message = message
         self.details = {k: v for k, v in details.items() if v is not None}
         self.shown: str | None = None
-        """The text the agent reads instead of ``code: message`` (set by the trust gate for a page's words)."""
+        """The text the agent reads instead of ``code: message`` (the trust gate's, for a page's words)."""
         self.meta: dict[str, Any] | None = None
         """``_meta`` of the error result (the trust gate's ``tabmcp/trust``)."""
 

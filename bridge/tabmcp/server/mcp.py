@@ -181,8 +181,11 @@ def error_result(exc: ToolCallError) -> dict[str, Any]:
     """A failed call as the agent sees it: ``isError`` with a structured body (a page's words as the
     trust gate framed them, :meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)."""
     body = exc.to_dict()
-    shown = exc.shown if exc.shown is not None else f"{exc.code}: {exc.message}\n{json.dumps(body, default=str)}"
-    result: dict[str, Any] = {"content": [_text(shown)], "structuredContent": {"error": body}, "isError": True}
+    shown = exc.shown
+    if shown is None:
+        shown = f"{exc.code}: {exc.message}\n{json.dumps(body, default=str)}"
+    result: dict[str, Any] = {"content": [_text(shown)], "structuredContent": {"error": body}}
+    result["isError"] = True
     if exc.meta:
         result["_meta"] = exc.meta
     return result

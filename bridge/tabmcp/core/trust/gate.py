@@ -73,7 +73,10 @@ KIND_FORMAT = "format"
 _TAGS = "\U000e0000-\U000e007f"
 _ZERO_WIDTH = "\u200b\u200c\u200d\u2060-\u2064\u180e"
 _BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_FORMAT = "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u206a-\u206f\u3164\uffa0\ufff9-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+_FORMAT = (
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u206a-\u206f\u3164\uffa0\ufff9-\ufffb"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+)
 _HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}\ufeff]+")
 # A subdivision flag (🏴 + 2-6 tag letters/digits + CANCEL TAG) is an emoji, not hidden text.
 _FLAG_RE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
@@ -123,7 +126,13 @@ def strip_hidden(text: str, removed: Counter[str] | None = None) -> str:
         run = match.group(0)
         if keep_spans and any(a <= start and end <= b for a, b in keep_spans):
             return run
-        if run == "\u200d" and 0 < start and end < len(text) and _emoji_like(text[start - 1]) and _emoji_like(text[end]):
+        if (
+            run == "\u200d"
+            and start > 0
+            and end < len(text)
+            and _emoji_like(text[start - 1])
+            and _emoji_like(text[end])
+        ):
             return run  # 👩‍💻: a ZWJ between two emoji joins them
         if removed is not None:
             for ch in run:
@@ -163,7 +172,9 @@ class Gate:
     :meth:`scan` once for the flags, and :meth:`opening`/:meth:`closing` for the frame.
     """
 
-    def __init__(self, source: PageSource, settings: TrustSettings | None = None, *, nonce: str | None = None) -> None:
+    def __init__(
+        self, source: PageSource, settings: TrustSettings | None = None, *, nonce: str | None = None
+    ) -> None:
         self.source = source
         self.settings = settings or TrustSettings()
         self.nonce = nonce or secrets.token_hex(3)
@@ -188,7 +199,9 @@ class Gate:
         if self.settings.flag_results and (hidden := decode_tag_text(text)):
             self._hidden.append(hidden[:1000])  # people never see it, models read it
         cleaned = strip_hidden(text, self.removed) if self.settings.strip_hidden else text
-        return _FORGED_FRAME_RE.sub(r"‹\1", cleaned) if self.settings.frame_text else cleaned
+        if not self.settings.frame_text:
+            return cleaned
+        return _FORGED_FRAME_RE.sub(r"‹\1", cleaned)  # noqa: RUF001 (a look-alike on purpose)
 
     def deliver(self, text: str) -> str:
         """``text`` goes to the agent as it is: it will be scanned."""
@@ -208,8 +221,16 @@ class Gate:
         self._pools[pool] = max(0, left - min(len(cleaned), budget))
         return self.deliver(cleaned)
 
-    def tree(self, value: Any, *, budget: int = FIELD_CHARS, pool: str = "fields", skip: frozenset[str] = frozenset(),
-             what: str = "depth", depth: int = 0) -> Any:
+    def tree(
+        self,
+        value: Any,
+        *,
+        budget: int = FIELD_CHARS,
+        pool: str = "fields",
+        skip: frozenset[str] = frozenset(),
+        what: str = "depth",
+        depth: int = 0,
+    ) -> Any:
         """A copy of a nested page value with every string (keys too) through :meth:`field`
         (``budget`` each); values below :data:`MAX_DEPTH` are replaced by :data:`DEPTH_MARKER`
         (said in ``truncated[what]``); top-level keys in ``skip`` (binary data) are kept as they are."""
@@ -223,7 +244,9 @@ class Gate:
         if isinstance(value, dict):
             return {
                 (self.field(k, budget, pool) if isinstance(k, str) else str(k)): (
-                    v if depth == 0 and k in skip else self.tree(v, budget=budget, pool=pool, what=what, depth=depth + 1)
+                    v
+                    if depth == 0 and k in skip
+                    else self.tree(v, budget=budget, pool=pool, what=what, depth=depth + 1)
                 )
                 for k, v in value.items()
             }

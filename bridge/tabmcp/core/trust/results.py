@@ -153,7 +153,8 @@ def process_result(
             continue
         out[key] = value if isinstance(value, bool) else gate.tree(value, depth=1)
 
-    raw_content = result.get("content") if isinstance(result.get("content"), list) else []
+    raw_content = result.get("content")
+    raw_content = raw_content if isinstance(raw_content, list) else []
     items = [_item(gate, texts, item) for item in raw_content]
     markers: list[str] = []
     if texts.total > cap:
@@ -162,8 +163,9 @@ def process_result(
 
     if "structuredContent" in result:
         before = gate.delivered_count
-        structured = gate.tree(result["structuredContent"], budget=cap + 1, pool="structuredContent",
-                               what="structuredDepth")
+        structured = gate.tree(
+            result["structuredContent"], budget=cap + 1, pool="structuredContent", what="structuredDepth"
+        )
         size = len(json.dumps(structured, default=str))
         if size > cap:
             gate.forget(gate.delivered_count - before)  # dropped: never delivered, nothing to scan
@@ -176,7 +178,8 @@ def process_result(
         if "structuredDepth" in gate.truncated:
             markers.append(DEPTH_NOTE.format(depth=gate.truncated["structuredDepth"]["max_depth"]))
 
-    meta_in = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+    meta_in = result.get("_meta")
+    meta_in = meta_in if isinstance(meta_in, dict) else {}
     ours = {k: v for k, v in meta_in.items() if isinstance(k, str) and k.startswith(META_OURS)}
     theirs = {k: v for k, v in meta_in.items() if k not in ours}
     meta: dict[str, Any] = gate.tree(theirs, pool="meta") if theirs else {}
