@@ -254,6 +254,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_session.py", "-k", "code_the_bridge_owns"),
     ),
     Mutation(
+        "worker-trusts-page-codes",
+        "the worker relays a page's error unmarked: a page's TAB_NAVIGATED passes as the worker's own",
+        "extension/background.js",
+        "    fromPage: true,",
+        "    fromPage: false,",
+        ("e2e/test_gate.py", "-k", "polyfill"),
+    ),
+    Mutation(
         "scan-stops-early",
         "the scanner stops after 2,000 strings: an order after the filler passes",
         "bridge/tabmcp/core/trust/gate.py",
