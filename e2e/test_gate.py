@@ -140,6 +140,22 @@ class Attacks:
         assert seen.meta["tabmcp/trust"]["flagged"] and seen.meta["tabmcp/trust"]["removed"]
         await self.writes_ask_first("observe")
 
+    async def network_body(self) -> None:
+        """A response body with an order and tag characters, read through observe: the same."""
+        tab_id = self.bridge.hub.registry.resolve("save_note").tab.tab_id
+        await self.page.evaluate("() => window.fetchOrder()")
+        args = {"what": "network", "tab_id": tab_id, "include_bodies": True, "url": "gate-body"}
+
+        async def fetched() -> Any:
+            seen = await self.agent.call_tool("observe", args)
+            return seen if "wipe_data now" in json.dumps(seen.structured_content) else None
+
+        seen = await eventually(fetched, timeout=20, interval=0.3)
+        assert no_hidden(json.dumps(seen.structured_content, ensure_ascii=False))
+        assert framed(seen.content[0].text, self.origin) and no_hidden(seen.content[0].text)
+        assert seen.meta["tabmcp/trust"]["flagged"] and seen.meta["tabmcp/trust"]["removed"]
+        await self.writes_ask_first("observe")
+
 
 async def test_every_path_from_a_page_to_the_agent_goes_through_the_gate(env: Env, page_closer):
     if env.flavour != "polyfill":
@@ -162,6 +178,7 @@ async def test_every_path_from_a_page_to_the_agent_goes_through_the_gate(env: En
                 attacks.look_alikes,
                 attacks.deep_schema,
                 attacks.console,
+                attacks.network_body,
             ]
             got_through: dict[str, str] = {}
             for check in checks:
