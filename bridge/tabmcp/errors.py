@@ -172,15 +172,15 @@ class ToolCallError(BridgeError):
     """A tool call failed. The agent receives ``code``, ``message`` and ``details``."""
 
     code: str = ErrorCode.TOOL_ERROR
+    shown: str | None = None
+    """The text the agent reads instead of ``code: message`` (the trust gate's, for a page's words)."""
+    meta: dict[str, Any] | None = None
+    """``_meta`` of the error result (the trust gate's ``tabmcp/trust``)."""
 
     def __init__(self, message: str, **details: Any) -> None:
         super().__init__(message)
         self.message = message
         self.details = {k: v for k, v in details.items() if v is not None}
-        self.shown: str | None = None
-        """The text the agent reads instead of ``code: message`` (the trust gate's, for a page's words)."""
-        self.meta: dict[str, Any] | None = None
-        """``_meta`` of the error result (the trust gate's ``tabmcp/trust``)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, **self.details}
