@@ -39,12 +39,14 @@ __all__ = [
     "KIND_BOM",
     "KIND_FORMAT",
     "KIND_TAGS",
+    "KIND_VARIATION",
     "KIND_ZERO_WIDTH",
     "MAX_DEPTH",
     "TRUST_PAGE",
     "TRUST_UNTRUSTED_CONTENT",
     "Gate",
     "PageSource",
+    "decode_variation_text",
     "frame_close",
     "frame_open",
     "precut",
@@ -69,6 +71,8 @@ KIND_BIDI = "bidi_controls"
 KIND_BOM = "bom"
 KIND_FORMAT = "format"
 """Soft hyphens and the other invisible format characters (Unicode category Cf)."""
+KIND_VARIATION = "variation_selectors"
+"""Variation selectors past the first after a character: one byte each of smuggled text."""
 
 _TAGS = "\U000e0000-\U000e007f"
 _ZERO_WIDTH = "\u200b\u200c\u200d\u2060-\u2064\u180e"
@@ -80,6 +84,9 @@ _FORMAT = (
 _HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}\ufeff]+")
 # A subdivision flag (🏴 + 2-6 tag letters/digits + CANCEL TAG) is an emoji, not hidden text.
 _FLAG_RE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
+# One variation selector after a character picks its form (❤️, 葛󠄀); a run of them carries bytes
+# ("emoji smuggling": U+FE00-FE0F are 0-15, U+E0100-E01EF are 16-255), which people never see.
+_VS_RUN_RE = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}")
 _FORGED_FRAME_RE = re.compile(r"«(\s*(?:end of )?(?:page data|untrusted content))", re.IGNORECASE)
 
 
@@ -112,11 +119,34 @@ def _emoji_like(ch: str) -> bool:
     )
 
 
+def _vs_byte(ch: str) -> int:
+    cp = ord(ch)
+    return cp - 0xFE00 if cp <= 0xFE0F else cp - 0xE0100 + 16
+
+
+def decode_variation_text(text: str) -> str:
+    """The bytes smuggled in runs of variation selectors, as UTF-8 text, runs joined by spaces."""
+    runs = (bytes(_vs_byte(c) for c in run) for run in _VS_RUN_RE.findall(text))
+    # a run may start with the character's own selector (U+FE0F, a control byte): left out
+    return " ".join(r.decode("utf-8", "replace").lstrip("".join(map(chr, range(32)))) for r in runs).strip()
+
+
 def strip_hidden(text: str, removed: Counter[str] | None = None) -> str:
     """``text`` without hidden characters; ``removed`` (if given) counts what went, per kind.
 
-    Kept: the joiner between two emoji (👩‍💻) and the tag letters of a subdivision flag (🏴 of Wales).
+    Kept: the joiner between two emoji (👩‍💻), the tag letters of a subdivision flag (🏴 of Wales)
+    and the first variation selector after a character (❤️).
     """
+    if _VS_RUN_RE.search(text):
+
+        def first_only(match: re.Match[str]) -> str:
+            run = match.group(0)
+            keep = run[0] if run[0] <= "\ufe0f" else ""  # a character's own selector (❤️) comes first
+            if removed is not None:
+                removed[KIND_VARIATION] += len(run) - len(keep)
+            return keep
+
+        text = _VS_RUN_RE.sub(first_only, text)
     if not _HIDDEN_RE.search(text):
         return text
     keep_spans = [m.span() for m in _FLAG_RE.finditer(text)]
@@ -182,7 +212,7 @@ class Gate:
         self.removed: Counter[str] = Counter()
         self.truncated: dict[str, Any] = {}
         self._delivered: list[str] = []
-        self._hidden: list[str] = []
+        self._hidden: list[tuple[str, str]] = []
         self._pools: dict[str, int] = {}
         self.flags: list[str] = []
 
@@ -196,8 +226,11 @@ class Gate:
         """
         if budget is not None and len(text) > precut(budget):
             text = text[: precut(budget)]
-        if self.settings.flag_results and (hidden := decode_tag_text(text)):
-            self._hidden.append(hidden[:1000])  # people never see it, models read it
+        if self.settings.flag_results:  # people never see it, models read it
+            if hidden := decode_tag_text(text):
+                self._hidden.append(("Unicode tag characters", hidden[:1000]))
+            if hidden := decode_variation_text(text):
+                self._hidden.append(("variation selectors", hidden[:1000]))
         cleaned = strip_hidden(text, self.removed) if self.settings.strip_hidden else text
         if not self.settings.frame_text:
             return cleaned
@@ -261,9 +294,9 @@ class Gate:
         if not self.settings.flag_results:
             return self.flags
         reasons: list[str] = []
-        if self._hidden:
-            hidden = " ".join(self._hidden)
-            reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
+        for kind in dict.fromkeys(kind for kind, _ in self._hidden):
+            hidden = " ".join(text for k, text in self._hidden if k == kind)
+            reasons.append(f"text hidden in {kind}: {hidden[:80]!r}")
         reasons += scan_result_text("\n".join(self._delivered))
         for reason in reasons:
             if reason not in self.flags:
