@@ -164,7 +164,7 @@ def process_result(
     if "structuredContent" in result:
         before = gate.delivered_count
         structured = gate.tree(
-            result["structuredContent"], budget=cap + 1, pool="structuredContent", what="structuredDepth"
+            result["structuredContent"], budget=cap + 1, pool="structured", what="structuredDepth"
         )
         size = len(json.dumps(structured, default=str))
         if size > cap:
