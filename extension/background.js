@@ -925,7 +925,7 @@ function onPageMessage(tabId, port, msg) {
   } else if (msg.type === PAGE.pageResult) {
     const query = pending.get(msg.requestId, KIND.query);
     if (!query || query.tabId !== tabId) return;
-    finishPageQuery(msg.requestId, { ok: !!msg.ok, result: msg.result, error: msg.error });
+    finishPageQuery(msg.requestId, { ok: !!msg.ok, result: msg.result, error: msg.ok ? undefined : pageError(msg.error, 'the page did not answer') });
   } else if (msg.type === PAGE.result) {
     const call = pending.get(msg.callId, KIND.call);
     if (!call || call.tabId !== tabId || call.frameId !== 0) return; // a page answers only its own calls
@@ -999,10 +999,25 @@ function pageOutcome(msg, failure) {
   const outcome = {
     ok: !!msg.ok,
     result: msg.ok ? msg.result : undefined,
-    error: msg.ok ? undefined : msg.error || { code: CALL_ERRORS.pageError, message: failure },
+    error: msg.ok ? undefined : pageError(msg.error, failure),
   };
   if (Array.isArray(msg.trace)) outcome.trace = [...msg.trace.slice(0, 30), stamp('worker.out')];
   return outcome;
+}
+
+/**
+ * A page's error, marked as the page's words (`fromPage`): the bridge reports it as PAGE_ERROR
+ * with them as page data, so no page can answer with a code the bridge owns.
+ * @param {any} error what the page sent @param {string} failure said when it sent nothing
+ */
+function pageError(error, failure) {
+  const e = error && typeof error === 'object' ? error : {};
+  return {
+    code: typeof e.code === 'string' && e.code ? e.code : CALL_ERRORS.pageError,
+    message: typeof e.message === 'string' ? e.message : failure,
+    details: e.details && typeof e.details === 'object' && !Array.isArray(e.details) ? e.details : undefined,
+    fromPage: true,
+  };
 }
 
 /** The bridge gave up on a call: the page stops it; no answer is sent. */

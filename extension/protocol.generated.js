@@ -126,6 +126,7 @@
  * @property {string} code
  * @property {string} message
  * @property {Object<string, *>} [details]
+ * @property {boolean} [fromPage] The worker relays this error from the page (its code, message and details are the page's words): the bridge reports it as ``PAGE_ERROR`` with them as page data, never as its own code.
  */
 
 /**

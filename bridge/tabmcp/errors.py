@@ -29,7 +29,7 @@
         ├── TabNavigated             TAB_NAVIGATED (the page unloaded during the call)
         ├── ExtensionDisconnected    EXTENSION_DISCONNECTED
         ├── CallCancelled            CANCELLED
-        ├── PageError                PAGE_ERROR (the page's own exception message)
+        ├── PageError                PAGE_ERROR (the page's own words: message, code and details as page data)
         ├── BadResult                BAD_RESULT (the page returned something unusable)
         ├── SiteNotReachable         SITE_NOT_REACHABLE (the person did not let agents open this site)
         ├── SiteNotRegistered        SITE_NOT_REGISTERED (the opened page did not offer the tool in time)
@@ -80,7 +80,9 @@ __all__ = [
     "ToolValidationError",
     "UnknownMessageType",
     "WritesDisabled",
+    "EXTENSION_CODES",
     "error_for_code",
+    "page_error",
 ]
 
 
@@ -229,6 +231,10 @@ class ToolCallError(BridgeError):
     """A tool call failed. The agent receives ``code``, ``message`` and ``details``."""
 
     code: str = ErrorCode.TOOL_ERROR
+    shown: str | None = None
+    """The text the agent reads instead of ``code: message`` (the trust gate's, for a page's words)."""
+    meta: dict[str, Any] | None = None
+    """``_meta`` of the error result (the trust gate's ``tabmcp/trust``)."""
 
     def __init__(self, message: str, **details: Any) -> None:
         super().__init__(message)
@@ -288,7 +294,19 @@ class CallCancelled(ToolCallError):
 
 
 class PageError(ToolCallError):
+    """A page's tool or query failed. ``message`` is the page's own words; the code and details
+    the page gave are kept only as ``page_code`` and ``page_details`` (page data, never the
+    bridge's own fields). The trust gate cleans, caps, frames and scans all three before the
+    agent sees them (:meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)."""
+
     code: str = ErrorCode.PAGE_ERROR
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message, **details)
+        self.gated = False
+        """The trust gate has made this error's page words safe (done once)."""
+        self.tab_id: int | None = None
+        """The tab whose page said it (the gate names its origin)."""
 
 
 class BadResult(ToolCallError):
@@ -335,14 +353,43 @@ _BY_CODE: dict[str, type[ToolCallError]] = {
 }
 
 
-def error_for_code(code: str, message: str, **details: Any) -> ToolCallError:
-    """Build the exception for an error code reported by the extension or the page.
+EXTENSION_CODES: frozenset[str] = frozenset({
+    ErrorCode.TAB_CLOSED,
+    ErrorCode.TAB_NAVIGATED,
+    ErrorCode.TIMEOUT,
+    ErrorCode.CANCELLED,
+    ErrorCode.OUT_OF_SCOPE,
+    ErrorCode.TOOL_NOT_FOUND,
+    ErrorCode.AXE_MISSING,
+    ErrorCode.AXE_FAILED,
+    ErrorCode.SITE_REDIRECTED,
+    ErrorCode.EXTENSION_DISCONNECTED,
+})
+"""The codes the extension's worker itself ends a call or page query with. Any other code in
+an extension's error (``WRITES_DISABLED``, ``APPROVAL_DENIED``, a code of its own) can only be a
+page's, and is reported as the page's words."""
 
-    Unknown codes become a :class:`PageError` that keeps the original code in ``details``,
-    so nothing the page said is lost.
+
+def page_error(code: str | None, message: str, details: dict[str, Any] | None = None) -> PageError:
+    """A page's failure as a bridge-owned ``PAGE_ERROR``: the page's code and details kept only as
+    page data (``page_code``, ``page_details``), never as the bridge's own code or fields."""
+    return PageError(
+        message,
+        page_code=code if code is not None and code != ErrorCode.PAGE_ERROR else None,
+        page_details=details or None,
+    )
+
+
+def error_for_code(code: str, message: str, *, from_page: bool = False,
+                   details: dict[str, Any] | None = None, **extra: Any) -> ToolCallError:
+    """The exception for an error the extension reported for a call or a page query.
+
+    Only the codes the worker itself ends requests with (:data:`EXTENSION_CODES`) become the
+    bridge's own errors; an error the worker relays from a page (``from_page``), ``PAGE_ERROR``
+    and every other code become a :func:`page_error`, whose words are the page's.
     """
-    details = {k: v for k, v in details.items() if k not in ("message", "code", "page_code")}
     cls = _BY_CODE.get(code)
-    if cls is None:
-        return PageError(message, page_code=code, **details)
-    return cls(message, **details)
+    if from_page or cls is None or code not in EXTENSION_CODES:
+        return page_error(code, message, details)
+    safe = {k: v for k, v in (details or {}).items() if k not in ("message", "code")}
+    return cls(message, **{**safe, **extra})

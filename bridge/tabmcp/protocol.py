@@ -89,6 +89,9 @@ class ErrorBody(WireModel):
     code: str
     message: str
     details: dict[str, Any] | None = None
+    from_page: bool = False
+    """The worker relays this error from the page (its code, message and details are the page's
+    words): the bridge reports it as ``PAGE_ERROR`` with them as page data, never as its own code."""
 
 
 # -- payloads ---------------------------------------------------------------------------

@@ -698,12 +698,11 @@ async def test_an_unknown_page_error_code_keeps_the_page_code(bridge, extension)
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("weird", {})
     assert result.is_error
-    assert result.structured_content["error"] == {
+    assert result.structured_content["error"] == {  # the page's code and details: page data, never the bridge's
         "code": "PAGE_ERROR",
         "message": "odd failure",
         "page_code": "E_WEIRD",
-        "hint": "retry",
-        "n": [1],
+        "page_details": {"hint": "retry", "n": [1]},
     }
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
+
+from .skeleton import fold
 
 __all__ = ["decode_tag_text", "lint_parameters", "scan_result_text", "scan_text", "scan_tool"]
 
@@ -44,7 +45,7 @@ def scan_text(text: str) -> list[str]:
         reasons.append("hidden characters (zero-width, bidi override or Unicode tag characters)")
     if _COMMENT_RE.search(text):
         reasons.append("an HTML comment (hidden from people, read by models)")
-    match = _PHRASE_RE.search(text)
+    match = _PHRASE_RE.search(text) or _PHRASE_RE.search(fold(text))
     if match:
         reasons.append(f"instructions addressed to the model: {match.group(0)!r}")
     return reasons
@@ -93,7 +94,11 @@ _RESULT_PHRASES = [
     r"\bthe user (?:has )?(?:already )?(?:wants|asked|authori[sz]ed|instructed|requested|approved|consented)"
     r" (?:you|the assistant|the agent|that you)\b",
     r"\b(?:before|instead of) (?:responding|replying|answering|summari[sz]ing)(?: to the user)?,? (?:you )?(?:must|should|first|need)",
-    r"\b(?:exfiltrate|leak)\b",
+    r"\bexfiltrate\b",
+    # "leak" alone is everyday console text ("…indicates a memory leak in your application"): an object is needed
+    r"\bleak (?:all |any |the |their |your |this |these )?(?:user'?s'? |private |secret |personal )?"
+    r"(?:data|credentials|passwords?|tokens?|secrets?|keys|private keys?|api keys?|conversation|chat history|"
+    r"history|emails?|messages?|information|details|files?)\b",
     r"\b(?:send|forward|email|upload|post|transfer|share) (?:all |the |any )?(?:of )?(?:the )?(?:user'?s'? |their |your )?"
     r"(?:conversation|chat history|credentials|passwords?|api keys?|access tokens?|session tokens?|secrets?|private keys?)"
     r"\b.{0,60}\b(?:to|with)\b",
@@ -137,8 +142,9 @@ _LEET = str.maketrans("013457@$", "oieastas")
 
 def _normalized(text: str) -> str:
     """The text as a model reads it past common disguises: compatibility forms (NBSP, full-width
-    letters), s p a c e d letters and digits for letters ("1gn0re")."""
-    text = unicodedata.normalize("NFKC", text)
+    letters), look-alike letters and soft hyphens (:func:`.skeleton.fold`), s p a c e d letters and
+    digits for letters ("1gn0re")."""
+    text = fold(text)
     text = re.sub(r"\s+", " ", text)
     text = _SPACED_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
     return text.translate(_LEET)
@@ -269,17 +275,21 @@ def lint_parameters(name: str, title: str | None, description: str, input_schema
     return list(dict.fromkeys(reasons))
 
 
-def _strings(value: Any, depth: int = 0) -> Iterable[str]:
-    if depth > 6:
-        return
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v, depth + 1)
-    elif isinstance(value, list):
-        for v in value:
-            yield from _strings(v, depth + 1)
+def _strings(value: Any) -> Iterable[str]:
+    """Every string in a JSON value (keys too), at any depth: an order nested 7 or 70 levels down
+    in an input schema still reaches the agent. Iterative, so no depth breaks it."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            for key, sub in item.items():
+                if isinstance(key, str):
+                    yield key
+                stack.append(sub)
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def scan_tool(name: str, title: str | None, description: str, input_schema: dict[str, Any]) -> list[str]:
@@ -312,9 +322,6 @@ _SCANNED_MAX = 8192
 
 def _scan_tool(name: str, title: str | None, description: str, input_schema: dict[str, Any]) -> list[str]:
     reasons = scan_text(" ".join(filter(None, [title, description])))
-    for text in _strings(input_schema):
-        for reason in scan_text(text):
-            reasons.append(f"in the input schema: {reason}")
-            break
+    reasons += [f"in the input schema: {reason}" for reason in scan_text("\n".join(_strings(input_schema)))]
     reasons += lint_parameters(name, title, description, input_schema)
     return list(dict.fromkeys(reasons))

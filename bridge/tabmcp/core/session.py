@@ -57,6 +57,7 @@ from ..errors import (
     NotPaired,
     PairingError,
     NotReady,
+    PageError,
     PairingLocked,
     ProtocolError,
     ProtocolVersionMismatch,
@@ -65,6 +66,7 @@ from ..errors import (
     ToolCallError,
     ToolTimeout,
     error_for_code,
+    page_error,
 )
 from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
 from ..protocol import (
@@ -711,19 +713,30 @@ class Session:
         if message.ok:
             return self._answer(message.call_id, RequestKind.CALL, message.result or {"content": []})
         err = message.error
-        code, text = (err.code, err.message) if err else (ErrorCode.PAGE_ERROR, "the page reported a failure")
-        details = {k: v for k, v in ((err.details or {}) if err else {}).items()
-                   if k not in ("message", "code", "page_code")}
-        return self._fail(message.call_id, RequestKind.CALL, error_for_code(code, text, **details))
+        if err is None:
+            failure: ToolCallError = page_error(None, "the page reported a failure")
+        else:
+            failure = error_for_code(err.code, err.message, from_page=err.from_page, details=err.details)
+        if isinstance(failure, PageError):
+            request = self.requests.get(message.call_id, RequestKind.CALL)
+            failure.tab_id = request.tab_id if request else None
+        return self._fail(message.call_id, RequestKind.CALL, failure)
 
     def _on_page_result(self, message: PageResult) -> list[Event]:
         if message.ok:
             return self._answer(message.request_id, RequestKind.QUERY, message.result)
         request = self.requests.get(message.request_id, RequestKind.QUERY)
         err = message.error
-        code, text = (err.code, err.message) if err else (ErrorCode.PAGE_ERROR, "the page did not answer")
         tab_id = request.tab_id if request else None
-        return self._fail(message.request_id, RequestKind.QUERY, error_for_code(code, text, tab_id=tab_id))
+        if err is None:
+            failure: ToolCallError = page_error(None, "the page did not answer")
+        else:
+            failure = error_for_code(err.code, err.message, from_page=err.from_page, details=err.details)
+        if tab_id is not None:
+            failure.details["tab_id"] = tab_id
+        if isinstance(failure, PageError):
+            failure.tab_id = tab_id
+        return self._fail(message.request_id, RequestKind.QUERY, failure)
 
     def _on_site_status(self, message: SiteStatus) -> list[Event]:
         request = self.requests.get(message.request_id, RequestKind.OPEN)

@@ -35,7 +35,7 @@ from ..core.coalesce import Coalescer
 from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.registry import ToolEntry
 from ..core.tools import Bridge, ToolContext
-from ..errors import ErrorCode, ToolCallError
+from ..errors import ErrorCode, PageError, ToolCallError
 from ..core.trust.guard import install_trust
 from .approvals import Approvals
 from .express import LINK, Express, NeedsSession
@@ -178,13 +178,17 @@ def _text(text: str) -> dict[str, Any]:
 
 
 def error_result(exc: ToolCallError) -> dict[str, Any]:
-    """A failed call as the agent sees it: ``isError`` with a structured body."""
+    """A failed call as the agent sees it: ``isError`` with a structured body (a page's words as the
+    trust gate framed them, :meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)."""
     body = exc.to_dict()
-    return {
-        "content": [_text(f"{exc.code}: {exc.message}\n{json.dumps(body, default=str)}")],
-        "structuredContent": {"error": body},
-        "isError": True,
-    }
+    shown = exc.shown
+    if shown is None:
+        shown = f"{exc.code}: {exc.message}\n{json.dumps(body, default=str)}"
+    result: dict[str, Any] = {"content": [_text(shown)], "structuredContent": {"error": body}}
+    result["isError"] = True
+    if exc.meta:
+        result["_meta"] = exc.meta
+    return result
 
 
 class _RequestContext:
@@ -281,7 +285,9 @@ class _Handlers:
         try:
             result = await tools.run(rctx, name, arguments)
         except ToolCallError as exc:
-            log.info("call %s failed: %s %s", name, exc.code, exc.message)
+            log.info("call %s failed: %s %.200s", name, exc.code, exc.message)
+            if isinstance(exc, PageError):  # a page's words, whichever path they came by: through the gate
+                exc = self._page_error(exc, name, arguments)
             result = error_result(exc)
         except NeedsSession:  # the express lane hands the request to the SDK: no row yet
             raise
@@ -294,6 +300,12 @@ class _Handlers:
         if pending is not None:  # the activity log: every call that reaches a page
             self.hub.activity.end(pending, result, defer=True)  # summarised when its batch is written
         return result
+
+
+    def _page_error(self, exc: PageError, name: str, arguments: dict[str, Any]) -> PageError:
+        tab = self.hub.registry.tab(exc.tab_id) if exc.tab_id is not None else None
+        tool = str(arguments.get("name")) if name == "call_tool" and arguments.get("name") else name
+        return self.trust.page_error(exc, tab.origin if tab else "", tab.url if tab else "", tool)
 
 
 class ListingCache:

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from ...errors import ErrorCode, OutOfScope, ToolGone, ToolNotFound, ToolValidationError, WritesDisabled
 from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
+from ..trust.results import META_OURS
 from ..validation import validate_arguments
 from .base import BuiltinTool, ToolContext, listed_schema, text
 from .open_page import not_reachable, open_for_call
@@ -157,7 +158,8 @@ def page_result(entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
                       "tabmcp/source": entry.tab.source_meta()},
         }
     out.pop("resultType", None)
-    meta = dict(out.get("_meta") or {})
+    # The page's own _meta keys in the bridge's namespace would pass as ours: dropped.
+    meta = {k: v for k, v in (out.get("_meta") or {}).items() if not k.startswith(META_OURS)}
     meta["tabmcp/source"] = entry.tab.source_meta()
     out["_meta"] = meta
     return out

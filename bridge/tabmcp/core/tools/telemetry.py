@@ -14,7 +14,7 @@ from ... import errors
 from .. import telemetry as telemetry_core
 from .base import BuiltinTool, ToolContext, text
 
-__all__ = ["ANALYZE", "CONFIGURE", "GENERATE", "OBSERVE", "live"]
+__all__ = ["ANALYZE", "CONFIGURE", "GENERATE", "OBSERVE", "as_telemetry", "live"]
 
 
 def live_tab(ctx: ToolContext, arguments: dict[str, Any]) -> int:
@@ -40,17 +40,34 @@ def as_page_content(ctx: ToolContext, tab_id: int, tool: str, result: dict[str, 
     return ctx.trust.page_content(tab.origin if tab else "", tab.url if tab else "", tool, result)
 
 
+TELEMETRY_ORIGIN = "the pages' telemetry"
+"""Who wrote a telemetry answer that spans tabs (console output, errors, bodies of many pages)."""
+
+
+def as_telemetry(ctx: ToolContext, arguments: dict[str, Any], tool: str, result: dict[str, Any]) -> dict[str, Any]:
+    """A telemetry answer through the trust gate: console output, errors and network bodies are
+    the pages' own words (cleaned, capped, framed, scanned; a flag starts the lockdown)."""
+    tab_id = arguments.get("tab_id")
+    tab = ctx.bridge.registry.tab(int(tab_id)) if isinstance(tab_id, int) else None
+    origin, url = (tab.origin, tab.url) if tab else (TELEMETRY_ORIGIN, "")
+    return ctx.trust.page_content(origin, url, tool, result)
+
+
 async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
     store = ctx.bridge.telemetry
     answer = telemetry_core.observe(store, arguments)
-    result = answer.to_call_result()
+    result = as_telemetry(ctx, arguments, "observe", answer.to_call_result())
     if arguments.get("what") == "page":
         try:
             tab_id = live_tab(ctx, arguments)
             page = await ctx.bridge.page_query(tab_id, "page", None)
         except errors.ToolCallError as exc:
+            if isinstance(exc, errors.PageError):  # the page's own words: through the gate
+                tab = ctx.bridge.registry.tab(exc.tab_id) if exc.tab_id is not None else None
+                exc = ctx.trust.page_error(exc, tab.origin if tab else "", tab.url if tab else "", "observe")
             page = {"unavailable": exc.to_dict()}
-            result["content"].append(text("Live page: " + json.dumps(page, ensure_ascii=False)[:4000]))
+            shown = exc.shown or json.dumps(page, ensure_ascii=False)[:4000]
+            result["content"].append(text("Live page: " + shown))
         else:
             # The page's title, headings and text are the page's words: untrusted content.
             framed = as_page_content(ctx, tab_id, "observe", {
@@ -60,7 +77,7 @@ async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]
             page = framed.get("structuredContent", page)
             result["content"].extend(framed["content"])
             result.setdefault("_meta", {}).update(framed.get("_meta") or {})
-        result["structuredContent"] = {**answer.data, "page": page}
+        result["structuredContent"] = {**(result.get("structuredContent") or {}), "page": page}
     if ctx.view.exposure.note_observe(exposure_enabled=store.settings.dynamic_exposure):
         await ctx.notify_changed()
     return result
@@ -75,7 +92,8 @@ async def _axe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
 
 async def analyze(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
     axe = await _axe(ctx, arguments) if arguments.get("target") == "accessibility" else None
-    return telemetry_core.analyze(ctx.bridge.telemetry, arguments, axe_results=axe).to_call_result()
+    answer = telemetry_core.analyze(ctx.bridge.telemetry, arguments, axe_results=axe)
+    return as_telemetry(ctx, arguments, "analyze", answer.to_call_result())
 
 
 async def generate(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:

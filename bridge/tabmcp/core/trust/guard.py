@@ -4,6 +4,8 @@
   may write, adds "needs approval" (with the reason) to the gate's decision;
 * :meth:`TrustGuard.result` — after a call: the page's result cleaned, capped, framed, scanned;
   a flagged result starts the lockdown;
+* :meth:`TrustGuard.page_error` — a page's failure: its message, code and details through the
+  same gate, inside a bridge-owned ``PAGE_ERROR``; a flagged one starts the lockdown;
 * :meth:`TrustGuard.mark_definition` — in listings: a changed definition is marked ``changed``
   (``_meta["tabmcp/pin"]`` with the diff, and a short description prefix).
 """
@@ -11,21 +13,27 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from typing import Any, Protocol
 
+from ...errors import PageError
 from ..lru import LRU
 from ..registry import ToolEntry
 from ..scoping import Decision
+from .gate import CUT_MARKER, Gate, PageSource
 from .lockdown import Lockdown
 from .pins import PinLimits, Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
 from .store import TrustStore
 
-__all__ = ["CHANGED_PREFIX", "META_PIN", "TrustGuard", "install_trust"]
+__all__ = ["CHANGED_PREFIX", "ERROR_CHARS", "META_PIN", "TrustGuard", "install_trust"]
 
 META_PIN = "tabmcp/pin"
+ERROR_CHARS = 8_000
+"""A page's error message (and, apart, its details as JSON) is cut here: an error is not a result."""
+UNKNOWN_ORIGIN = "a web page"
 CHANGED_PREFIX = "[changed since first seen; needs approval] "
 _OBSERVED_MAX = 4_096
 
@@ -123,12 +131,50 @@ class TrustGuard:
         gets the same cleaning, framing, scanning and lockdown as a page tool's result."""
         return self._processed(result, ResultSource(origin=origin, url=url, tool=tool, untrusted_content=True))
 
+    def page_error(self, exc: PageError, origin: str = "", url: str = "", tool: str = "") -> PageError:
+        """A page's failure as the agent may see it: a bridge-owned ``PAGE_ERROR`` whose page words
+        (message, the page's code and details) went through the gate, framed as the page's; a
+        flagged one starts the lockdown. Done once per error (a gated error is returned as it is)."""
+        if exc.gated:
+            return exc
+        source = PageSource(origin=origin or UNKNOWN_ORIGIN, url=url, tool=tool)
+        gate = Gate(source, self.settings)
+        page_code = exc.details.get("page_code")
+        page_details = exc.details.get("page_details")
+        ours = {k: v for k, v in exc.details.items() if k not in ("page_code", "page_details")}
+        message = gate.field(exc.message, ERROR_CHARS, pool="error")
+        code = gate.field(str(page_code), 200, pool="error") if page_code is not None else None
+        details = gate.tree(page_details, pool="error") if page_details is not None else None
+        gate.scan()
+        words = [message]
+        if code is not None:
+            words.append(f"(the page's own error code: {code})")
+        if details is not None:
+            dumped = json.dumps(details, ensure_ascii=False, default=str)
+            if len(dumped) > ERROR_CHARS:
+                dumped = dumped[:ERROR_CHARS] + " " + CUT_MARKER.format(removed=len(dumped) - ERROR_CHARS,
+                                                                        total=len(dumped))
+            words.append(f"(the page's details: {dumped})")
+        gated = PageError(message, page_code=code, page_details=details, **ours)
+        gated.gated, gated.tab_id = True, exc.tab_id
+        what = f"{tool} on {source.origin}" if tool else source.origin
+        gated.shown = (f"{gated.code}: {what} failed; what the page said follows, as data.\n"
+                       + gate.framed("\n".join(words)))
+        trust = gate.trust_meta()
+        self._flag(source, gate.flags, trust)
+        gated.meta = {META_TRUST: trust}
+        return gated
+
     def _processed(self, result: dict[str, Any], source: ResultSource) -> dict[str, Any]:
         processed = process_result(result, source, self.settings)
-        if processed.flagged and self.settings.lockdown:
-            self.lockdown.flag(source.origin, source.tool, processed.flags)
-            processed.result["_meta"][META_TRUST]["lockdown"] = True
+        self._flag(source, processed.flags, processed.result["_meta"][META_TRUST])
         return processed.result
+
+    def _flag(self, source: PageSource, flags: list[str], trust: dict[str, Any]) -> None:
+        """A flag starts the lockdown (and the answer's ``_meta`` says so)."""
+        if flags and self.settings.lockdown:
+            self.lockdown.flag(source.origin, source.tool, flags)
+            trust["lockdown"] = True
 
 
 class _HubLike(Protocol):

@@ -15,7 +15,8 @@ class TrustSettings(BaseModel):
     frame_text: bool = True
     """Wrap each text part of a page result in a short delimiter naming its origin ("spotlighting")."""
     strip_hidden: bool = True
-    """Remove invisible characters (Unicode tags, zero-width, bidi controls, BOM) from page results."""
+    """Remove invisible characters (Unicode tags, zero-width, bidi controls, BOM, soft hyphens and other
+    invisible format characters) from every page string that reaches the agent."""
     flag_results: bool = True
     """Scan page results for text that gives the agent orders; flag them in ``_meta``."""
     lockdown: bool = True

@@ -1,0 +1,64 @@
+"""Text folded to the letters a model reads, so a scanner matches past look-alike disguises.
+
+An order written with Cyrillic or Greek look-alikes ("ignore" written with U+0456 and U+043E), with
+soft hyphens (U+00AD) or other invisible format characters between its letters, or with
+combining marks on its letters, reads to a model as the plain English order. :func:`fold`
+maps such text to a *skeleton* in the spirit of Unicode TS #39: format characters and
+combining marks dropped, compatibility forms unified (NFKC), case folded, and each letter that
+the Unicode confusables table says looks like an ASCII letter or digit mapped to it. The table
+is the one the ``confusable-homoglyphs`` package ships (generated from Unicode's
+``confusables.txt``); it is read once, on first use.
+
+The skeleton is for matching only: what reaches the agent is never folded.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from functools import cache
+
+__all__ = ["fold"]
+
+_ASCII = set(string.ascii_lowercase + string.digits)
+_FORMAT_OR_MARK_RE = re.compile(
+    r"[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    r"\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    r"\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+
+
+@cache
+def _table() -> dict[int, str]:
+    """Each non-ASCII character that looks like an ASCII letter or digit → that one, lower-cased.
+
+    A capital looks like a capital (Cyrillic capital I is I, though Unicode files every I-like
+    shape under l), a small letter like a small one; a letter wins over a digit (Cyrillic capital
+    O is O, not 0).
+    """
+    from confusable_homoglyphs.confusables import confusables_data  # type: ignore[import-untyped]
+
+    table: dict[int, str] = {}
+    for char, glyphs in confusables_data.items():
+        if len(char) != 1 or char.isascii():
+            continue
+        looks = {g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalnum()}
+        upper = sorted(c for c in looks if c.isupper())
+        lower = sorted(c for c in looks if c.islower()) or sorted(c for c in looks if c.isdigit())
+        pick = upper if char.isupper() and upper else lower or upper
+        if pick:  # Unicode's prototype of every I-like shape is "l": a capital one is an I
+            table[ord(char)] = "i" if char.isupper() and pick[0] == "l" else pick[0].lower()
+    return table
+
+
+def fold(text: str) -> str:
+    """``text`` as its skeleton: what it reads as, in plain lower-case ASCII where it looks like it."""
+    text = _FORMAT_OR_MARK_RE.sub("", text)
+    if text.isascii():
+        return text.lower()
+    table = _table()
+    # mapped before case folding too: capitals look alike (Greek Nu is N, its small letter looks like v)
+    text = unicodedata.normalize("NFKC", text).translate(table).casefold()
+    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFKC", text).translate(table)
