@@ -221,6 +221,7 @@ class BridgeApp:
                 await asyncio.wait_for(http, 5)
             sock.close()
             self.hub.usage.flush()
+            self.hub.activity_writer.close()
             self.hub.activity.flush()
 
     def stop(self) -> None:

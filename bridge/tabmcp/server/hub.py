@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import __version__
 from ..config import Config
+from ..core.activity import FLUSH_DELAY_S as ACTIVITY_FLUSH_DELAY_S
 from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
@@ -76,6 +77,7 @@ from .panel import PersonPanel
 from .sites import SiteLink
 from .telemetry import KEEP_CLOSED_TABS, TelemetryLink
 from .trace import ARRIVED, TRACE, stamp, trace_enabled
+from .write_behind import WriteBehind
 
 if TYPE_CHECKING:
     from ..core.trust.guard import TrustGuard
@@ -138,6 +140,9 @@ class Hub:
         self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
             self.config.store.path, max_rows=self.config.store.activity_rows, redactor=lambda: self.telemetry.redactor
         )
+        self.activity_writer = WriteBehind(self.activity.flush, delay_s=ACTIVITY_FLUSH_DELAY_S, name="activity")
+        """Writes the activity batch within a second of a call, with or without later calls."""
+        self.activity.on_pending = self.activity_writer.poke
         self.panel = PersonPanel(self.config, self.registry, self.session, self.activity,
                                  changed=self._changed, touch=lambda: self._apply(self.registry.touch()),
                                  flush_soon=self._flush_soon, trust=lambda: self.trust)
