@@ -118,8 +118,9 @@ async def test_a_content_script_cannot_pause_switch_or_make_its_site_reachable(e
     if env.flavour != "polyfill":
         pytest.skip("the popup's messages do not depend on the WebMCP flavour")
     async with other_bridge(env) as bridge:
-        page = await env.open("basic.html", wait_for_tool="page_title")
+        page = await env.open("basic.html")
         page_closer.append(page)
+        await eventually(lambda: bridge.hub.registry.resolve("page_title"))
         origin = env.pages_url.rstrip("/")
         forged = await as_content_script(page, ASK + f"""
           const origin = {json.dumps(origin)};

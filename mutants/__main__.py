@@ -372,6 +372,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "",
         ("bridge/tests/test_page_forms.py",),
     ),
+    Mutation(
+        "activity-no-timer",
+        "the activity batch is written only when a later call comes (no write-behind timer)",
+        "bridge/tabmcp/server/hub.py",
+        "        self.activity.on_pending = self.activity_writer.poke",
+        "        self.activity.on_pending = None",
+        ("bridge/tests/test_activity_bridge.py", "-k", "on_its_own"),
+    ),
+    Mutation(
+        "approval-any-extension-sender",
+        "any sender of the extension (a content script in any tab) may list and answer approvals",
+        "extension/approval/approvals.js",
+        "    sender.id === chrome.runtime.id && typeof sender.url === 'string' &&",
+        "    sender.id === chrome.runtime.id || typeof sender.url === 'string' &&",
+        ("e2e/test_senders.py", "-k", "approval and polyfill"),
+    ),
+    Mutation(
+        "panel-any-extension-sender",
+        "any sender of the extension may pause agents, flip switches and set forms as tools",
+        "extension/panel.js",
+        "  !!sender && sender.id === chrome.runtime.id && typeof sender.url === 'string' &&",
+        "  !!sender && sender.id === chrome.runtime.id || typeof sender.url === 'string' &&",
+        ("e2e/test_senders.py", "-k", "pause and polyfill"),
+    ),
+    Mutation(
+        "sites-any-extension-sender",
+        "any sender of the extension may make a site reachable or forget it",
+        "extension/background.js",
+        "  if (sender.id !== chrome.runtime.id || !String(sender.url || '').startsWith(chrome.runtime.getURL('popup/'))) {",
+        "  if (sender.id !== chrome.runtime.id) {",
+        ("e2e/test_senders.py", "-k", "pause and polyfill"),
+    ),
 )
 
 
