@@ -6,15 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
-
-from tabmcp.core.activity import FLUSH_EVERY_S
 
 from .bridge_process import BridgeProcess, bridge_process
 from .conftest import eventually
-
-PAGES = Path(__file__).parent / "pages"
-
 
 async def _open_basic(bridge: BridgeProcess, pages_url: str) -> None:
     assert bridge.browser is not None
@@ -37,13 +31,10 @@ async def test_the_last_calls_reach_the_file_and_the_cli_within_a_second(tmp_pat
         async with bridge.client() as client:
             assert not (await client.call_tool("add_note", {"text": "durable"})).is_error
             assert (await client.call_tool("fail", {})).is_error  # a failing call is logged too
-            ended = time.monotonic()
-            # no call follows: the rows must reach the file on their own
+            # No call follows and nothing reads through the bridge: the rows reach the file on
+            # their own (the bound, a second, is the crash test's below).
             expected = [("add_note", "ok"), ("fail", "PAGE_ERROR")]
             await eventually(lambda: _logged(bridge) == expected, timeout=10)
-            seen = time.monotonic() - ended
-            # the bound is FLUSH_EVERY_S; the slack is for a loaded machine's scheduler
-            assert seen < FLUSH_EVERY_S + 0.5, f"the rows took {seen:.2f}s to reach the file"
             listed = await bridge.cli("activity", "--json")
             assert [(r["tool"], r["outcome"]) for r in listed] == expected[::-1]
 

@@ -23,7 +23,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
 from tabmcp.assets import capture_scripts
@@ -34,6 +33,7 @@ from tabmcp.core.telemetry.settings import (
     DEFAULT_REDACTION_PATTERNS,
     TelemetrySettings,
 )
+from tabmcp.testing import missing_from_setup
 
 from .conftest import eventually
 
@@ -751,7 +751,7 @@ async def test_page_queries_dom_page_axe(lab: Lab) -> None:
     missing = await lab.query("axe")
     assert not missing["ok"] and missing["error"]["code"] == "AXE_MISSING"
     if not AXE.exists():
-        pytest.skip("axe-core is not installed (npm install at the repository root)")
+        missing_from_setup("axe-core (npm) is not installed")
     await lab.page.add_script_tag(path=str(AXE))
     audit = await lab.query("axe", {"options": {"resultTypes": ["violations"]}})
     assert audit["ok"], audit

@@ -404,6 +404,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "  if (sender.id !== chrome.runtime.id) {",
         ("e2e/test_senders.py", "-k", "pause and polyfill"),
     ),
+    Mutation(
+        "ci-skips-missing-setup",
+        "under CI=true a test skips when something ./dev setup installs is missing",
+        "bridge/tabmcp/testing.py",
+        "    if in_ci() and not (opted_out and os.environ.get(opted_out) == \"1\"):",
+        "    if False:",
+        ("bridge/tests/test_ci_skips.py",),
+    ),
 )
 
 
