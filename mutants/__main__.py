@@ -412,6 +412,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if False:",
         ("bridge/tests/test_ci_skips.py",),
     ),
+    Mutation(
+        "bridge-ignores-cli-writes",
+        "a running bridge never follows what the CLI wrote to the database (sites forgotten stay findable)",
+        "bridge/tabmcp/server/app.py",
+        "            self.hub.shared_state.start()  # follow the CLI's writes to the database while serving",
+        "            pass",
+        ("bridge/tests/test_shared_state.py",),
+    ),
+    Mutation(
+        "cli-sites-not-followed",
+        "a site the CLI allowed or forgot is not followed by the running bridge (its tools stay findable)",
+        "bridge/tabmcp/server/hub.py",
+        "        if self.sites.changed_elsewhere():",
+        "        if False:",
+        ("bridge/tests/test_shared_state.py", "-k", "allow_and_forget"),
+    ),
 )
 
 

@@ -77,6 +77,7 @@ from .panel import PersonPanel
 from .sites import SiteLink
 from .telemetry import KEEP_CLOSED_TABS, TelemetryLink
 from .trace import ARRIVED, TRACE, stamp, trace_enabled
+from .shared_state import SharedStateWatch
 from .write_behind import WriteBehind
 
 if TYPE_CHECKING:
@@ -167,6 +168,9 @@ class Hub:
                                   db_path=db_path, changed=self._changed, flush_soon=self._flush_soon,
                                   wait=self._wait)
         """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
+        self.shared_state = SharedStateWatch(db_path, self.follow_shared_state)
+        """Follows what the CLI changes in the database file while the bridge runs (server/shared_state.py)."""
+        self._trust_mark: int | None = None
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
@@ -451,6 +455,24 @@ class Hub:
         self._handle(events)
         if change.changed:
             self._changed()
+
+    # -- decisions another process wrote (server/shared_state.py) ---------------------------
+
+    def follow_shared_state(self, changes: dict[str, int]) -> None:
+        """Another connection wrote the database file: reload what another process changed (the
+        switches, reachable sites, the trust pins and lockdown), so search, listings, calls and the
+        popup see it; agents are told when their listing differs."""
+        self.panel.sync_controls()
+        if self.sites.changed_elsewhere():
+            self.site_link.changed()
+        trust = changes.get("trust", 0)
+        if trust != self._trust_mark:  # (None at first: one reload, harmless)
+            if self.trust is not None:
+                self.trust.reload()
+            else:
+                self.pins.reload()
+            self._changed()
+        self._trust_mark = trust
 
     # -- reachable sites (server/sites.py) --------------------------------------------------
 

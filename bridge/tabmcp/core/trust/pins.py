@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ...store import mark_changed
 from .store import TrustStore
 
 __all__ = ["PinRecord", "PinState", "Pins", "definition_of"]
@@ -188,10 +189,18 @@ class Pins:
                 "changed_at = NULL WHERE origin = ? AND name = ? AND status = 'changed'",
                 (origin, name),
             )
+            if cur.rowcount:
+                mark_changed(self.store.db, "trust")  # a running bridge follows (server/shared_state.py)
         self._seen.pop((origin, name), None)
         if cur.rowcount:
             self.version += 1
         return bool(cur.rowcount)
+
+    def reload(self) -> None:
+        """Another process changed the pins (accepted a definition, forgot a site): forget what
+        this object remembers of them and move :attr:`version` (listings are built again)."""
+        self._seen.clear()
+        self.version += 1
 
     def get(self, origin: str, name: str) -> PinRecord | None:
         with self.store.lock:

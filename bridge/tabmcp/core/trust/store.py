@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import threading
 
-from ...store import open_db
+from ...store import CHANGES_SCHEMA, open_db
 
 __all__ = ["TrustStore"]
 
@@ -52,7 +52,7 @@ class TrustStore:
     """One SQLite connection shared by the pins and the lockdown (thread-safe, autocommit)."""
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
-        self.db = open_db(path, SCHEMA)
+        self.db = open_db(path, SCHEMA + CHANGES_SCHEMA)  # person_changes: see store.mark_changed
         self.lock = threading.Lock()
 
     def close(self) -> None:
