@@ -428,6 +428,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        if False:",
         ("bridge/tests/test_shared_state.py", "-k", "allow_and_forget"),
     ),
+    Mutation(
+        "bug-is-anonymous",
+        "an unexpected exception on a tool path reaches the agent as the SDK's anonymous Internal server error",
+        "bridge/tabmcp/server/mcp.py",
+        "            log.exception(\"call %s failed unexpectedly\", name)",
+        "            raise",
+        ("bridge/tests/test_named_errors.py",),
+    ),
 )
 
 
