@@ -436,6 +436,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            raise",
         ("bridge/tests/test_named_errors.py",),
     ),
+    Mutation(
+        "failed-elicitation-anonymous",
+        "a client whose elicitation fails gets an internal error instead of APPROVAL_DENIED",
+        "bridge/tabmcp/server/approvals.py",
+        "            except MCPError as exc:  # the client could not ask (its elicitation failed): nobody said yes",
+        "            except ZeroDivisionError as exc:",
+        ("bridge/tests/test_named_errors.py", "-k", "elicitation"),
+    ),
 )
 
 

@@ -40,3 +40,28 @@ async def test_a_bug_on_the_call_path_is_a_named_internal_error(bridge, extensio
     logged = [r for r in caplog.records if r.exc_info and "save_note" in r.getMessage()]
     assert logged and SECRET in logging.Formatter().formatException(logged[0].exc_info)
     assert bridge.hub.activity.latest(1)[0].outcome == ErrorCode.INTERNAL_ERROR
+
+
+async def test_a_client_whose_elicitation_fails_gets_approval_denied(bridge, extension):
+    import mcp_types as types
+
+    await extension.sync(tab(1, url="https://notes.test/", tools=[
+        tool("clear_notes", "Remove every note.", annotations={"destructiveHint": True})]))
+    await eventually(lambda: bridge.hub.registry.resolve("clear_notes"))
+    ran: list[str] = []
+
+    async def page(msg: dict[str, Any]) -> dict[str, Any]:
+        ran.append(msg["tool"])
+        return {"ok": True, "result": {"content": [{"type": "text", "text": "cleared"}]}}
+
+    extension.handler = page
+
+    async def broken(context: Any, params: Any) -> types.ErrorData:
+        return types.ErrorData(code=types.INTERNAL_ERROR, message="the client's dialog crashed")
+
+    async with Client(f"http://127.0.0.1:{bridge.port}/mcp", mode="legacy", elicitation_callback=broken) as client:
+        result = await client.call_tool("clear_notes", {})
+    assert result.is_error
+    error = result.structured_content["error"]
+    assert error["code"] == ErrorCode.APPROVAL_DENIED and "could not ask" in error["message"], error
+    assert ran == []
