@@ -18,7 +18,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,6 @@ class BridgeProcess:
     config: Path
     db: Path
     browser: ExtensionBrowser | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def mcp_url(self) -> str:

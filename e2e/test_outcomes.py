@@ -12,7 +12,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from mcp import Client
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
 

@@ -23,7 +23,7 @@ from playwright.async_api import Page
 from tabmcp.assets import EXTENSION_ID
 
 from .conftest import Env, eventually, other_bridge
-from .test_untrusted import APPROVAL, answer_in_window, client, open_hostile
+from .test_untrusted import APPROVAL, answer_in_window, client
 
 POPUP = f"chrome-extension://{EXTENSION_ID}/popup/popup.html"
 
@@ -68,10 +68,14 @@ async def test_a_content_script_cannot_list_or_answer_an_approval(env: Env, page
     if env.flavour != "polyfill":
         pytest.skip("the approval window does not depend on the WebMCP flavour")
     async with other_bridge(env, policy={"allow_writes": True, "approval": {"timeout_s": 60}}) as bridge:
-        page = await open_hostile(env, bridge)
+        # clear_notes is destructive: it asks (a tool no other test lets the window remember)
+        page = await env.open("basic.html")
         page_closer.append(page)
+        await eventually(lambda: bridge.hub.registry.resolve("clear_notes"))
+        await page.evaluate("() => document.querySelector('#notes').append(Object.assign("
+                            "document.createElement('li'), {textContent: 'keep me'}))")
         async with client(bridge) as agent:
-            call = asyncio.create_task(agent.call_tool("close_account", {}))
+            call = asyncio.create_task(agent.call_tool("clear_notes", {}))
             win = await eventually(
                 lambda: next((p for p in env.browser.context.pages if APPROVAL in p.url), None), 20)
             approval_id = parse_qs(urlsplit(win.url).query)["id"][0]
@@ -98,7 +102,7 @@ async def test_a_content_script_cannot_list_or_answer_an_approval(env: Env, page
             result = await call
             assert result.structured_content["error"]["code"] == "APPROVAL_DENIED"
             assert "denied by the user" in result.structured_content["error"]["message"]
-            assert await page.evaluate("document.body.dataset.closed") is None
+            assert await page.evaluate("document.querySelector('#notes').children.length") == 1
 
 
 async def _barrier(env: Env) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any
 from mcp import Client
 
 from tabmcp.core.trust.guard import CHANGED_PREFIX
-from tabmcp.server.app import BridgeApp, running_bridge
+from tabmcp.server.app import running_bridge
 
 from .conftest import eventually, make_config
 from .helpers import ScriptedExtension, tab, tool
@@ -153,16 +153,19 @@ async def test_cli_switches_reach_a_bridge_with_no_extension(tmp_path):
 
 
 async def test_a_quiet_file_costs_one_statement_a_look(tmp_path):
+    from tabmcp.core.controls import PersonControls
+    from tabmcp.server.shared_state import SharedStateWatch
+
     db, _ = files(tmp_path)
-    app = BridgeApp(make_config(store={"path": str(db)}))
-    watch = app.hub.shared_state
-    calls: list[dict[str, int]] = []
-    watch._follow = calls.append  # type: ignore[method-assign]
+    followed: list[dict[str, int]] = []
+    watch = SharedStateWatch(db, followed.append)
+    other = PersonControls(db)  # another connection, as the CLI's
     watch.start()
     try:
-        assert not watch.look() and calls == []  # nobody wrote: nothing is reloaded
-        app.hub.controls.set_paused(True)  # another connection commits
-        assert watch.look() and len(calls) == 1
+        assert not watch.look() and followed == []  # nobody wrote: nothing is reloaded
+        other.set_paused(True)  # another connection commits
+        assert watch.look() and len(followed) == 1
         assert not watch.look()
     finally:
         watch.stop()
+        other.close()
