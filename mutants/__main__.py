@@ -444,6 +444,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            except ZeroDivisionError as exc:",
         ("bridge/tests/test_named_errors.py", "-k", "elicitation"),
     ),
+    Mutation(
+        "cli-trust-not-followed",
+        "a definition accepted with tabmcp trust accept changes no listing revision and tells no agent",
+        "bridge/tabmcp/server/hub.py",
+        "            self.panel.trust_changed()",
+        "            pass",
+        ("bridge/tests/test_shared_state.py", "-k", "trust"),
+    ),
 )
 
 

@@ -466,12 +466,14 @@ class Hub:
         if self.sites.changed_elsewhere():
             self.site_link.changed()
         trust = changes.get("trust", 0)
-        if trust != self._trust_mark:  # (None at first: one reload, harmless)
+        if self._trust_mark is None:
+            self._trust_mark = self.shared_state.baseline.get("trust", 0)
+        if trust != self._trust_mark:
             if self.trust is not None:
                 self.trust.reload()
             else:
                 self.pins.reload()
-            self._changed()
+            self.panel.trust_changed()
         self._trust_mark = trust
 
     # -- reachable sites (server/sites.py) --------------------------------------------------

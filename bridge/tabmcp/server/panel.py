@@ -103,10 +103,17 @@ class PersonPanel:
             log.info("the person set %s %s %s", message.action, message.origin or message.tool, message.enabled)
             if done.listing:
                 if message.action == "accept":  # the switches themselves count in controls.version
-                    self._revision += 1
-                self._changed()
+                    self.trust_changed()
+                else:
+                    self._changed()
         self._session.send(peer, PanelState(request_id=message.request_id, state=self.state(
             message if isinstance(message, PanelQuery) else None)))
+
+    def trust_changed(self) -> None:
+        """An accepted definition (here or in another process) changes listings: a new revision,
+        and agents are told."""
+        self._revision += 1
+        self._changed()
 
     def state(self, query: PanelQuery | None = None) -> dict[str, Any]:
         """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""

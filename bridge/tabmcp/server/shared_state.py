@@ -53,6 +53,8 @@ class SharedStateWatch:
         self._db: sqlite3.Connection | None = None
         self._data_version: int | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self.baseline: dict[str, int] = {}
+        """The change counters when the watch started (what the bridge loaded already)."""
         self.looks = 0
         self.follows = 0
 
@@ -62,6 +64,7 @@ class SharedStateWatch:
             return
         self._db = open_db(self.path, CHANGES_SCHEMA)
         self._data_version = self._version()
+        self.baseline = read_changes(self._db)
         self._arm()
 
     def stop(self) -> None:
