@@ -18,7 +18,7 @@ from tabmcp.assets import EXTENSION_ID
 from tabmcp.launcher import launch_browser
 from tabmcp.protocol import Ping
 from tabmcp.server.app import running_bridge
-from tabmcp.testing import ListChanges, listed, unlisted
+from tabmcp.testing import ListChanges, listed, missing_from_setup, unlisted
 
 from .conftest import Env, e2e_config, eventually, inspector_bin
 
@@ -305,10 +305,11 @@ async def test_options_page_points_the_extension_at_another_bridge(env: Env, pag
         assert await env.bridge.hub.wait_connected(10)
 
 
-@pytest.mark.skipif(inspector_bin() is None, reason="npm packages not installed (run ./dev setup)")
 async def test_mcp_inspector_cli_lists_and_calls(env: Env, page_closer):
     if env.flavour != "polyfill":
         pytest.skip("one flavour is enough for an outside client")
+    if inspector_bin() is None:
+        missing_from_setup("the MCP Inspector (npm package @modelcontextprotocol/inspector) is not installed")
     page = await env.open("basic.html", wait_for_tool="page_title")
     page_closer.append(page)
     base = [inspector_bin(), "--cli", env.mcp_url, "--transport", "http"]

@@ -29,6 +29,7 @@ import pytest_asyncio
 from jsonschema import Draft202012Validator
 from playwright.async_api import Browser, Page, async_playwright
 from tabmcp.browser import chromium_launch_args, find_chromium
+from tabmcp.testing import missing_from_setup
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "bridge" / "tabmcp" / "demo" / "site"
@@ -621,12 +622,13 @@ async def test_without_the_polyfill_the_page_warns_and_registers_plain_tools(
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 
 
-@pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed (./dev setup installs it)")
 async def test_main_views_have_no_accessibility_violations(pool: Callable[[str], Awaitable[App]]):
     """axe-core (from npm, loaded into the page only for the test) on busy views, in both themes.
 
     The markup does not depend on the WebMCP mode, so one mode is enough.
     """
+    if not AXE.exists():
+        missing_from_setup("axe-core (npm) is not installed")
     app = await pool("polyfill")
     try:
         await app.page.add_script_tag(path=str(AXE))

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from playwright.async_api import async_playwright
+from tabmcp.testing import missing_from_setup
 
 from bench._client import ClientProcess
 from bench._floor import PEER_DIST, floor_server
@@ -75,11 +76,10 @@ async def test_client_process_replays_http_requests_and_runs_load() -> None:
         await server.wait()
 
 
-@pytest.mark.skipif(
-    shutil.which("node") is None or not (PEER_DIST / "cli.js").exists(), reason="needs node and npm dev deps"
-)
 async def test_peer_relay_lists_and_calls_the_pages_tool() -> None:
     node = shutil.which("node")
+    if node is None or not (PEER_DIST / "cli.js").exists():
+        missing_from_setup(f"node or the peer relay's build ({PEER_DIST / 'cli.js'}) is missing")
     assert node is not None
     port = free_port()
     async with floor_server() as site, async_playwright() as pw, floor_browser(pw, site) as (browser, _, _):

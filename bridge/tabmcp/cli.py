@@ -279,8 +279,8 @@ def _trust(args: argparse.Namespace) -> int:
 
 
 def _sites(args: argparse.Namespace) -> int:
-    """List reachable sites and their stored tools by page; allow or forget one (the bridge's
-    SQLite file)."""
+    """List reachable sites and their stored tools by page; allow or forget one (the bridge's SQLite
+    file; a running bridge follows within a second: server/shared_state.py)."""
     import datetime
 
     from .core.sites import Sites, SiteStore

@@ -34,7 +34,8 @@
         ├── SiteNotReachable         SITE_NOT_REACHABLE (the person did not let agents open this site)
         ├── SiteNotRegistered        SITE_NOT_REGISTERED (the opened page did not offer the tool in time)
         ├── SiteToolGone             SITE_TOOL_GONE (the page loaded but no longer offers the tool)
-        └── SiteRedirected           SITE_REDIRECTED (the page went to another origin; tab closed)
+        ├── SiteRedirected           SITE_REDIRECTED (the page went to another origin; tab closed)
+        └── InternalError            INTERNAL_ERROR (a bug in the bridge; logged with its traceback)
 
 Third-party exceptions are translated where they enter (``raise ToolTimeout(...) from exc``),
 so a ``jsonschema.ValidationError`` or a ``websockets`` error never leaks out of the API.
@@ -54,6 +55,7 @@ __all__ = [
     "ControlError",
     "ErrorCode",
     "ExtensionDisconnected",
+    "InternalError",
     "InvalidState",
     "MalformedMessage",
     "NotPaired",
@@ -327,6 +329,15 @@ class SiteToolGone(ToolCallError):
 
 class SiteRedirected(ToolCallError):
     code: str = ErrorCode.SITE_REDIRECTED
+
+
+class InternalError(ToolCallError):
+    """An unexpected exception in a tool path: the bridge logs it with its traceback and the agent
+    gets this named error, never the SDK's generic "Internal server error". Its message names the
+    exception's type only (what it said may hold page text or internals). Not in the codes the
+    extension or a page may report (:func:`error_for_code`)."""
+
+    code: str = ErrorCode.INTERNAL_ERROR
 
 
 _BY_CODE: dict[str, type[ToolCallError]] = {

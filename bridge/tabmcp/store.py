@@ -20,7 +20,8 @@ from .core.pairing import Pairing
 from .files import private_db, state_dir
 
 __all__ = [
-    "USAGE_PER_ORIGIN", "USAGE_TOTAL", "FormsSwitchStore", "SqlitePairings", "UsageStore", "default_db_path", "open_db",
+    "CHANGES_SCHEMA", "USAGE_PER_ORIGIN", "USAGE_TOTAL", "FormsSwitchStore", "SqlitePairings", "UsageStore",
+    "default_db_path", "mark_changed", "open_db", "read_changes",
 ]
 
 USAGE_PER_ORIGIN = 200
@@ -59,6 +60,34 @@ def open_db(path: str | os.PathLike[str], schema: str) -> sqlite3.Connection:
         db.execute("PRAGMA busy_timeout=2000")
     db.executescript(schema)
     return db
+
+
+CHANGES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS person_changes (
+    topic TEXT PRIMARY KEY,
+    n INTEGER NOT NULL
+);
+"""
+"""One counter per topic of the person's decisions kept in this file (``trust``: accepted
+definitions, a cleared lockdown). Every writer moves its topic's counter in the same connection
+as its change, so a running bridge that sees a counter move knows another process (the
+``tabmcp`` CLI) changed that topic and reloads it (``server/shared_state.py``). Reachable sites
+keep their own counter (``site_changes``); the switches are followed by ``PRAGMA data_version``."""
+
+
+def mark_changed(db: sqlite3.Connection, topic: str) -> None:
+    """Move ``topic``'s change counter (call right after the change, on the same connection,
+    opened with :data:`CHANGES_SCHEMA`)."""
+    db.execute("INSERT INTO person_changes (topic, n) VALUES (?, 1) "
+               "ON CONFLICT (topic) DO UPDATE SET n = n + 1", (topic,))
+
+
+def read_changes(db: sqlite3.Connection) -> dict[str, int]:
+    """Every topic's change counter (``{}`` before the first change)."""
+    try:
+        return {str(t): int(n) for t, n in db.execute("SELECT topic, n FROM person_changes")}
+    except sqlite3.OperationalError:  # no table yet: nothing changed
+        return {}
 
 
 class UsageStore:

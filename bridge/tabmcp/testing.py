@@ -11,14 +11,40 @@ the change.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import mcp_types as types
 
 from .core.disclosure import META_EXPANDED, META_REVISION, read_category_marker
 
-__all__ = ["ListChanges", "category_size", "listed", "listing_revision", "unlisted"]
+__all__ = ["ListChanges", "category_size", "in_ci", "listed", "listing_revision", "missing_from_setup", "unlisted"]
+
+
+def in_ci() -> bool:
+    """``CI`` is set to a true value (``true``, ``1``, ``yes``), as CI services set it."""
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def missing_from_setup(what: str, *, opted_out: str | None = None) -> NoReturn:
+    """A test cannot run because something ``./dev setup`` installs is missing (node, npm
+    packages, the search model, Chromium, ...): skip it on a developer's machine, but fail it
+    under ``CI=true``, where a skip would hide a broken setup. ``what`` says what is missing.
+
+    ``opted_out`` names the environment variable with which the person told setup not to
+    install the component (``TABMCP_NO_SEMANTIC``): set to ``1``, the test skips even in CI.
+
+    Every such skip in the suite goes through here (``bridge/tests/test_ci_skips.py`` checks);
+    a test that skips for another reason (one WebMCP flavour being enough, data that lives
+    outside the repository) calls ``pytest.skip`` itself.
+    """
+    import pytest
+
+    if in_ci() and not (opted_out and os.environ.get(opted_out) == "1"):
+        pytest.fail(f"{what} (CI=true: ./dev setup must install it; a skip would hide a broken setup)",
+                    pytrace=False)
+    pytest.skip(what)
 
 
 def listing_revision(result: types.ListToolsResult) -> int:

@@ -5,7 +5,15 @@ No sockets: the log is driven directly (and through :func:`target_of` with a rea
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+import time
+
+import pytest
+
 from tabmcp.core.activity import (
+    FLUSH_DELAY_S,
+    FLUSH_EVERY_S,
     OUTCOME_ASKED,
     OUTCOME_OK,
     SUMMARY_CHARS,
@@ -164,3 +172,50 @@ def test_a_deferred_row_is_summarised_when_written_with_the_rules_of_its_time():
     for n in range(70):  # a full batch is written by the call that fills it, bounded as ever
         log.end(log.begin(Target(f"t{n}", 1, "https://a.test", {}), "c"), None, defer=True)
     assert log.count() == 72
+
+
+def test_a_batch_that_starts_asks_for_a_timer_once_and_a_failed_write_keeps_its_rows(tmp_path):
+    path = tmp_path / "bridge.db"
+    pokes: list[int] = []
+    log = ActivityLog(path, on_pending=lambda: pokes.append(1))
+    entry(log, 0)
+    entry(log, 1)
+    assert pokes == [1]  # one timer per batch, not one per row
+    log.flush()
+    entry(log, 2)
+    assert pokes == [1, 1]  # a new batch, a new timer
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("PRAGMA busy_timeout=0")
+    blocker.execute("BEGIN IMMEDIATE")  # another writer holds the file
+    log.db.execute("PRAGMA busy_timeout=0")
+    with pytest.raises(sqlite3.OperationalError):
+        log.flush()
+    blocker.execute("COMMIT")
+    log.flush()  # the timer's next try
+    assert [e.tool for e in ActivityLog(path).latest(5)] == ["t2", "t1", "t0"]
+    blocker.close()
+    log.close()
+
+
+async def test_the_servers_timer_writes_a_lone_call_within_a_second(tmp_path):
+    from tabmcp.server.write_behind import WriteBehind
+
+    path = tmp_path / "bridge.db"
+    log = ActivityLog(path)
+    writer = WriteBehind(log.flush, delay_s=FLUSH_DELAY_S)
+    log.on_pending = writer.poke
+    reader = ActivityLog(path)
+    started = time.monotonic()
+    entry(log, 0)  # the last call: nothing follows it
+    assert writer.armed
+
+    def written() -> bool:
+        return reader.db.execute("SELECT COUNT(*) FROM activity").fetchone()[0] == 1
+
+    while not written():
+        assert time.monotonic() - started < FLUSH_EVERY_S * 5, "the row never reached the file"
+        await asyncio.sleep(0.02)
+    assert writer.flushes == 1 and not writer.armed
+    writer.close()
+    log.close()
+    reader.close()

@@ -80,3 +80,32 @@ async def test_calls_are_logged_with_client_outcome_duration_and_shown_by_health
     assert [r["tool"] for r in await asyncio.to_thread(cli, "--limit", "1")] == ["explode"]
     assert await asyncio.to_thread(cli, "--origin", "https://other.test") == []
     assert len(await asyncio.to_thread(cli, "--tab", "3", "--origin", "https://notes.test")) == 2
+
+
+async def test_the_last_call_reaches_the_file_on_its_own_within_a_second(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "tabmcp.db"
+    async with running_bridge(make_config(store={"path": str(db)})) as app:
+        ext = ScriptedExtension(app.port)
+        await ext.connect()
+        ext.handler = page
+        await ext.sync(tab(3, url="https://notes.test/app", tools=TOOLS))
+        await eventually(lambda: app.hub.registry.resolve("explode"))
+        reader = sqlite3.connect(db)
+
+        def logged() -> list[tuple[str, str]]:
+            return reader.execute("SELECT tool, outcome FROM activity ORDER BY id").fetchall()
+
+        try:
+            async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
+                for n in range(3):  # a burst: one batch, one write
+                    await client.call_tool("add_note", {"text": f"n{n}"})
+                await client.call_tool("explode", {})
+                # nothing follows the last call, and nothing reads through the bridge
+                await eventually(lambda: len(logged()) == 4, timeout=10)
+                assert logged() == [("add_note", "ok")] * 3 + [("explode", ErrorCode.PAGE_ERROR)]
+                assert app.hub.activity_writer.flushes == 1
+        finally:
+            reader.close()
+            await ext.close()

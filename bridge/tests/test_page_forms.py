@@ -26,7 +26,7 @@ from tabmcp.mediation import Mediation
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
 from tabmcp.server.hub import Hub
-from tabmcp.testing import ListChanges, listed
+from tabmcp.testing import ListChanges, listed, missing_from_setup
 
 from .conftest import eventually, make_config
 from .helpers import ScriptedExtension, tab, tool
@@ -341,7 +341,7 @@ RULE_CASES = [
 def test_the_extension_matches_origins_like_the_bridge(tmp_path):
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed: cannot run extension/forms-policy.js")
+        missing_from_setup("node is not installed: cannot run extension/forms-policy.js")
     module = Path(__file__).resolve().parents[2] / "extension" / "forms-policy.js"
     script = tmp_path / "check.mjs"
     script.write_text(

@@ -14,7 +14,7 @@ from mcp import Client
 
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge
-from tabmcp.testing import ListChanges
+from tabmcp.testing import ListChanges, missing_from_setup
 
 from .conftest import eventually, make_config
 from .helpers import ScriptedExtension, tab, tool
@@ -292,7 +292,7 @@ async def test_semantic_search_finds_tools_by_meaning():
     from tabmcp.core.search import semantic_available
 
     if not semantic_available():
-        pytest.skip("the [semantic] extra is not installed (./dev setup installs it)")
+        missing_from_setup("the [semantic] extra is not installed", opted_out="TABMCP_NO_SEMANTIC")
     query = {"query": "reimburse a purchase"}  # no word in common with "Refund an order..."
     cm, app, ext, calls = await start({"search": {"semantic": False}})
     try:

@@ -28,6 +28,7 @@ from tabmcp.core.search import (
 from tabmcp.core.search import semantic as semantic_mod
 from tabmcp.core.search.fuzzy import TypoIndex, max_edits
 from tabmcp.core.search.index import KEYWORD_WEIGHT
+from tabmcp.testing import missing_from_setup
 
 
 def doc(
@@ -552,7 +553,10 @@ def test_missing_extra_is_reported_clearly(monkeypatch: pytest.MonkeyPatch) -> N
 @pytest.fixture(scope="session")
 def minilm() -> Iterator[SearchIndex]:
     if not semantic_available():
-        pytest.skip("the default model is not installed: missing " + ", ".join(missing_parts()))
+        missing_from_setup(
+            "the default search model is not installed: missing " + ", ".join(missing_parts()),
+            opted_out="TABMCP_NO_SEMANTIC",
+        )
     assert SearchIndex(semantic=True).model_name == DEFAULT_MODEL
     index = SearchIndex(semantic=True)
     index.replace_source("1", SHOP)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from tabmcp.core.search import SearchDoc, SearchIndex, missing_parts, semantic_available
 from tabmcp.core.search.semantic import default_embedder
+from tabmcp.testing import missing_from_setup
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -119,7 +120,10 @@ def test_keyword_ranking_recall_at_5_on_the_tuning_half_of_peoples_requests() ->
 @pytest.mark.slow
 def test_fused_ranking_recall_at_5_on_the_tuning_half_of_peoples_requests() -> None:
     if not semantic_available():
-        pytest.skip("the default model is not installed: missing " + ", ".join(missing_parts()))
+        missing_from_setup(
+            "the default search model is not installed: missing " + ", ".join(missing_parts()),
+            opted_out="TABMCP_NO_SEMANTIC",
+        )
     requests = _requests()[:SMALL_SET]
     index = _index(default_embedder(), requests)
     index.compute_embeddings()

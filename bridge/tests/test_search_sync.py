@@ -20,6 +20,7 @@ from tabmcp.core.search import sync as sync_mod
 from tabmcp.core.search.store import EmbeddingStore
 from tabmcp.core.search.sync import IndexSync
 from tabmcp.protocol import TabSnapshot
+from tabmcp.testing import missing_from_setup
 
 from .helpers import tab, tool
 
@@ -62,7 +63,10 @@ class CountingEmbedder:
 
 def test_semantic_ranking_is_on_by_default_when_the_model_is_installed() -> None:
     if not semantic_available():
-        pytest.skip("the default model is not installed: " + ", ".join(semantic_mod.missing_parts()))
+        missing_from_setup(
+            "the default search model is not installed: " + ", ".join(semantic_mod.missing_parts()),
+            opted_out="TABMCP_NO_SEMANTIC",
+        )
     reg = Registry()
     reg.apply(snap(1, SHOP))
     sync = IndexSync(reg, db_path=":memory:")  # semantic="auto", the config default

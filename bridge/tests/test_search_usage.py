@@ -13,6 +13,7 @@ from mcp import Client
 from tabmcp.core.search import SearchDoc, SearchIndex, UseStore, semantic_available
 from tabmcp.core.search.index import FOLLOW_CALLS
 from tabmcp.core.search.usage import USE_THRESHOLD, USE_WEIGHT
+from tabmcp.testing import missing_from_setup
 
 from .conftest import eventually
 from .helpers import tab, tool
@@ -115,8 +116,9 @@ def test_what_was_learned_survives_a_restart(tmp_path: Path) -> None:
     assert keys(second, "qb") == ["refund_order", "kettle_manual"]
 
 
-@pytest.mark.skipif(not semantic_available(), reason="the default model is not installed")
 async def test_search_tools_then_call_tool_over_mcp_teaches_the_bridge(bridge, extension) -> None:
+    if not semantic_available():
+        missing_from_setup("the default search model is not installed", opted_out="TABMCP_NO_SEMANTIC")
     async def handler(msg: dict[str, object]) -> dict[str, object]:
         return {"ok": True, "result": {"content": [{"type": "text", "text": "refunded"}]}}
 

@@ -19,7 +19,9 @@ trust tables, so ``tabmcp activity`` can read it while the bridge runs; it keeps
 from __future__ import annotations
 
 import json
+import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +34,8 @@ from .telemetry.redact import Redactor
 
 if TYPE_CHECKING:
     from .registry import Registry
+
+log = logging.getLogger("tabmcp.activity")
 
 __all__ = [
     "DEFAULT_ROWS",
@@ -224,7 +228,12 @@ class _Deferred:
 FLUSH_ROWS = 64
 """Pending rows that trigger a write."""
 FLUSH_EVERY_S = 1.0
-"""Pending rows are written at the first record this long after the last write, at the latest."""
+"""A row is written this long after its call ended, at the latest: the server arms a timer when
+a batch starts (``on_pending``, see :class:`tabmcp.server.write_behind.WriteBehind`), and without
+one (no event loop) the first record this long after the last write writes the batch."""
+FLUSH_DELAY_S = 0.5
+"""The delay of the server's timer: half of :data:`FLUSH_EVERY_S`, so a loaded loop that runs the
+timer late still writes within the bound."""
 
 
 class ActivityLog:
@@ -236,8 +245,12 @@ class ActivityLog:
         *,
         max_rows: int = DEFAULT_ROWS,
         redactor: Redactor | Callable[[], Redactor] | None = None,
+        on_pending: Callable[[], None] | None = None,
     ) -> None:
         self.db = open_db(path, SCHEMA)
+        self.on_pending = on_pending
+        """Called (outside the lock) when a row arrives in an empty batch: the server arms a timer
+        that calls :meth:`flush` within :data:`FLUSH_EVERY_S`."""
         self.max_rows = max_rows
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()
@@ -309,10 +322,19 @@ class ActivityLog:
             new_id = self._next_id
             self._next_id += 1
             self._pending.append((new_id, row))
+            first = len(self._pending) == 1
             # Written behind, in batches: a call on the hot path pays for a list append, not for
-            # a SQLite transaction. Reads and close() write what is pending first.
+            # a SQLite transaction. The server's timer (on_pending) writes a batch within
+            # FLUSH_EVERY_S; reads and close() write what is pending first.
             if len(self._pending) >= FLUSH_ROWS or time.monotonic() - self._flushed_at > FLUSH_EVERY_S:
-                self._flush_locked()
+                try:
+                    self._flush_locked()
+                except sqlite3.Error:  # a locked file: the call still succeeds; the timer retries
+                    log.warning("activity: writing %d rows failed; they stay pending", len(self._pending),
+                                exc_info=True)
+                first = bool(self._pending)
+        if first and self.on_pending is not None:
+            self.on_pending()
         return new_id
 
     def flush(self) -> None:
@@ -324,16 +346,21 @@ class ActivityLog:
         self._flushed_at = time.monotonic()
         if not self._pending:
             return
-        pending, self._pending = self._pending[-self.max_rows:], []
+        pending = self._pending[-self.max_rows:]
         rows = [(i, *(r.summarised() if isinstance(r, _Deferred) else r)) for i, r in pending]
         self.db.execute("BEGIN")
-        self.db.executemany(
-            "INSERT INTO activity (id, at, client, tool, tab_id, origin, outcome, duration_ms, arguments, result) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        self.db.execute("DELETE FROM activity WHERE id <= ?", (rows[-1][0] - self.max_rows,))
-        self.db.execute("COMMIT")
+        try:
+            self.db.executemany(
+                "INSERT INTO activity (id, at, client, tool, tab_id, origin, outcome, duration_ms, arguments, "
+                "result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            self.db.execute("DELETE FROM activity WHERE id <= ?", (rows[-1][0] - self.max_rows,))
+            self.db.execute("COMMIT")
+        except BaseException:  # a locked file: the rows stay pending for the next write
+            self.db.execute("ROLLBACK")
+            raise
+        self._pending = []
 
     # -- reading --------------------------------------------------------------------------
 

@@ -314,12 +314,18 @@ class Sites:
         self._seen.pop((origin, name))
         self._changed_here()
 
+    def changed_elsewhere(self) -> bool:
+        """Another process (``tabmcp sites``) changed the sites since this one last looked (one
+        read of the counter: a running bridge asks within a second of any write to the file)."""
+        return self.store.changes() != self._mark
+
     def _follow_other_writers(self) -> None:
         """Another process (``tabmcp sites``) changed the sites: reload the permissions, rebuild."""
         mark = self.store.changes()
         if mark != self._mark:
             self._allowed = self.store.allowed()
             self._seen.clear()
+            self.pins.reload()  # a forget deleted pins this process may still remember
             self._bump()
             self._mark = mark
 

@@ -208,6 +208,7 @@ class BridgeApp:
                     await http  # surface the startup error
                     return
                 await asyncio.sleep(0.01)
+            self.hub.shared_state.start()  # follow the CLI's writes to the database while serving
             self.started.set()
             if on_ready is not None:
                 on_ready(self.port)
@@ -221,7 +222,9 @@ class BridgeApp:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(http, 5)
             sock.close()
+            self.hub.shared_state.stop()
             self.hub.usage.flush()
+            self.hub.activity_writer.close()
             self.hub.activity.flush()
 
     def stop(self) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
 
 from ..core.registry import ToolEntry
 from ..core.scoping import ApprovalSettings
@@ -144,7 +145,13 @@ class Approvals:
                     "requestState": self._sign(fingerprint),
                 }
             self.asked["elicitation"] += 1
-            result = await ctx.session.elicit_form(message, _SCHEMA, related_request_id=ctx.request_id)
+            try:
+                result = await ctx.session.elicit_form(message, _SCHEMA, related_request_id=ctx.request_id)
+            except MCPError as exc:  # the client could not ask (its elicitation failed): nobody said yes
+                raise ApprovalDenied(
+                    f"{entry.public_name} was not approved: the client could not ask the person "
+                    f"({exc.error.message[:200]})", channel="elicitation",
+                ) from exc
             if result.action == "accept":
                 return None
             raise ApprovalDenied(f"the user declined {entry.public_name}", channel="elicitation", action=result.action)

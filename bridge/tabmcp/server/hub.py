@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import __version__
 from ..config import Config
+from ..core.activity import FLUSH_DELAY_S as ACTIVITY_FLUSH_DELAY_S
 from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
@@ -79,6 +80,8 @@ from .panel import PersonPanel
 from .sites import SiteLink
 from .telemetry import KEEP_CLOSED_TABS, TelemetryLink
 from .trace import ARRIVED, TRACE, stamp, trace_enabled
+from .shared_state import SharedStateWatch
+from .write_behind import WriteBehind
 
 if TYPE_CHECKING:
     from ..core.trust.guard import TrustGuard
@@ -144,6 +147,9 @@ class Hub:
         self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
             self.config.store.path, max_rows=self.config.store.activity_rows, redactor=lambda: self.telemetry.redactor
         )
+        self.activity_writer = WriteBehind(self.activity.flush, delay_s=ACTIVITY_FLUSH_DELAY_S, name="activity")
+        """Writes the activity batch within a second of a call, with or without later calls."""
+        self.activity.on_pending = self.activity_writer.poke
         self.panel = PersonPanel(self.config, self.registry, self.session, self.activity,
                                  changed=self._changed, touch=lambda: self._apply(self.registry.touch()),
                                  flush_soon=self._flush_soon, trust=lambda: self.trust)
@@ -172,6 +178,9 @@ class Hub:
         self.retention = Retention(self.pins, self.usage)
         """Expiry of the pins and usage of origins the person never trusted (core/trust/retention.py)."""
         self._sweep: asyncio.TimerHandle | None = None
+        self.shared_state = SharedStateWatch(db_path, self.follow_shared_state)
+        """Follows what the CLI changes in the database file while the bridge runs (server/shared_state.py)."""
+        self._trust_mark: int | None = None
         self.search_sync = IndexSync(
             self.registry, semantic=self.config.search.semantic, db_path=self.config.store.path
         )
@@ -500,6 +509,25 @@ class Hub:
             log.exception("expiring the state of transient origins failed")
         if self.session.current is not None:
             self._arm_sweep()
+    # -- decisions another process wrote (server/shared_state.py) ---------------------------
+
+    def follow_shared_state(self, changes: dict[str, int]) -> None:
+        """Another connection wrote the database file: reload what another process changed (the
+        switches, reachable sites, the trust pins and lockdown), so search, listings, calls and the
+        popup see it; agents are told when their listing differs."""
+        self.panel.sync_controls()
+        if self.sites.changed_elsewhere():
+            self.site_link.changed()
+        trust = changes.get("trust", 0)
+        if self._trust_mark is None:
+            self._trust_mark = self.shared_state.baseline.get("trust", 0)
+        if trust != self._trust_mark:
+            if self.trust is not None:
+                self.trust.reload()
+            else:
+                self.pins.reload()
+            self.panel.trust_changed()
+        self._trust_mark = trust
 
     # -- reachable sites (server/sites.py) --------------------------------------------------
 

@@ -35,7 +35,7 @@ from ..core.coalesce import Coalescer
 from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.registry import ToolEntry
 from ..core.tools import Bridge, ToolContext
-from ..errors import ErrorCode, PageError, ToolCallError
+from ..errors import ErrorCode, InternalError, PageError, ToolCallError
 from ..core.trust.guard import install_trust
 from .approvals import Approvals
 from .express import LINK, Express, NeedsSession
@@ -291,7 +291,11 @@ class _Handlers:
             result = error_result(exc)
         except NeedsSession:  # the express lane hands the request to the SDK: no row yet
             raise
-        except BaseException as exc:  # the client cancelled, or a bug: the log still gets the row
+        except Exception as exc:  # a bug on the call path: logged with its traceback, answered by name
+            log.exception("call %s failed unexpectedly", name)
+            result = error_result(InternalError(
+                f"the bridge failed on this call ({type(exc).__name__}); its log has the details", tool=name))
+        except BaseException as exc:  # the client cancelled (or the task is torn down): the log still gets the row
             if pending is not None:
                 cancelled = isinstance(exc, asyncio.CancelledError)
                 self.hub.activity.end(pending, None, defer=True,

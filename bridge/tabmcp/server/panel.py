@@ -2,8 +2,9 @@
 
 Only the extension link reaches this module (``panel.query``, ``control.set``, ``forms.set``);
 no MCP tool does. It owns the person's switches (:class:`tabmcp.core.controls.PersonControls`,
-also written by ``tabmcp controls`` in another process, hence the poll while an extension is
-connected), the forms-as-tools choices (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in
+also written by ``tabmcp controls`` in another process: the hub's
+:class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
+second of such a write, and every tools/call syncs first), the forms-as-tools choices (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in
 SQLite) and the :class:`tabmcp.core.scoping.Gate` that applies both. What the popup shows is
 :func:`tabmcp.core.panel.panel_state`; this module only answers with it and sends the policy.
 
@@ -13,7 +14,6 @@ above; it hands in the session and three callbacks (listings changed, registry t
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -35,13 +35,9 @@ if TYPE_CHECKING:
     from ..core.registry import Registry
     from ..core.trust.guard import TrustGuard
 
-__all__ = ["CONTROLS_POLL_S", "PersonPanel"]
+__all__ = ["PersonPanel"]
 
 log = logging.getLogger("tabmcp.hub")
-
-CONTROLS_POLL_S = 1.0
-"""How often the hub looks for a switch another process (``tabmcp controls``) changed."""
-
 
 class PersonPanel:
     """The popup's panel, the person's switches and the forms-as-tools switch, for one hub.
@@ -77,7 +73,6 @@ class PersonPanel:
         self._flush_soon = flush_soon
         self._trust = trust
         self._revision = 0
-        self._poll: asyncio.TimerHandle | None = None
         self._insight = Insight()
 
     @property
@@ -88,15 +83,11 @@ class PersonPanel:
     # -- the link's life -----------------------------------------------------------------
 
     def connected(self, peer: Peer) -> None:
-        """An extension completed its handshake: send it the forms policy, poll the switches."""
+        """An extension completed its handshake: send it the forms policy."""
         self._session.send(peer, self._forms_policy_message())
-        self._poll_soon()
 
     def disconnected(self) -> None:
-        """Switches are polled only while an extension is connected."""
-        if self._poll is not None:
-            self._poll.cancel()
-            self._poll = None
+        """The extension went away (nothing of the person's side depends on it)."""
 
     # -- panel.query / control.set -------------------------------------------------------
 
@@ -112,10 +103,17 @@ class PersonPanel:
             log.info("the person set %s %s %s", message.action, message.origin or message.tool, message.enabled)
             if done.listing:
                 if message.action == "accept":  # the switches themselves count in controls.version
-                    self._revision += 1
-                self._changed()
+                    self.trust_changed()
+                else:
+                    self._changed()
         self._session.send(peer, PanelState(request_id=message.request_id, state=self.state(
             message if isinstance(message, PanelQuery) else None)))
+
+    def trust_changed(self) -> None:
+        """An accepted definition (here or in another process) changes listings: a new revision,
+        and agents are told."""
+        self._revision += 1
+        self._changed()
 
     def state(self, query: PanelQuery | None = None) -> dict[str, Any]:
         """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
@@ -128,7 +126,8 @@ class PersonPanel:
     def sync_controls(self) -> None:
         """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ.
         Cheap (one ``PRAGMA data_version`` when nothing changed): every tools/call runs it, so a
-        pause from the CLI holds at once, with or without an extension (which the poll needs)."""
+        pause from the CLI holds at once, and the shared-state watch runs it within a second of any
+        write by another process (server/shared_state.py)."""
         before = self.controls.version
         try:
             synced = self.controls.sync()
@@ -137,19 +136,6 @@ class PersonPanel:
             return
         if synced and self.controls.version != before:
             self._changed()
-
-    def _poll_soon(self) -> None:
-        if self._poll is None:
-            self._poll = asyncio.get_running_loop().call_later(CONTROLS_POLL_S, self._poll_controls)
-
-    def _poll_controls(self) -> None:
-        self._poll = None
-        try:
-            self.sync_controls()
-        except Exception:  # keep polling whatever happened
-            log.debug("could not read the person's switches", exc_info=True)
-        if self._session.ready:
-            self._poll_soon()
 
     # -- page forms as tools (core/page_forms.py) ----------------------------------------
 

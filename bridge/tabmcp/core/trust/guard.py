@@ -94,6 +94,12 @@ class TrustGuard:
     def version(self) -> int:
         return self.pins.version
 
+    def reload(self) -> None:
+        """Another process accepted a definition or cleared the lockdown: drop what is remembered
+        of the pins, so the next listing and call read them again."""
+        self._observed.clear()
+        self.pins.reload()
+
     # -- before and after a call ------------------------------------------------------------
 
     def gate(self, entry: ToolEntry, decision: Decision) -> Decision:

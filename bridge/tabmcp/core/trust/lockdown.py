@@ -11,6 +11,7 @@ import json
 import time
 from dataclasses import dataclass
 
+from ...store import mark_changed
 from .store import TrustStore
 
 __all__ = ["Flag", "Lockdown"]
@@ -60,6 +61,8 @@ class Lockdown:
             cur = self.store.db.execute(
                 "UPDATE trust_flags SET cleared_at = ? WHERE cleared_at IS NULL", (time.time(),)
             )
+            if cur.rowcount:
+                mark_changed(self.store.db, "trust")  # a running bridge follows (server/shared_state.py)
         return cur.rowcount
 
     def reason(self) -> str | None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..lru import LRU
+from ...store import mark_changed
 from .store import TrustStore
 
 __all__ = ["PinLimits", "PinRecord", "PinState", "Pins", "definition_of"]
@@ -327,10 +328,18 @@ class Pins:
                 "changed_at = NULL, kept = 1 WHERE origin = ? AND name = ? AND status = 'changed'",
                 (origin, name),
             )
+            if cur.rowcount:
+                mark_changed(self.store.db, "trust")  # a running bridge follows (server/shared_state.py)
         self._seen.pop((origin, name))
         if cur.rowcount:
             self.version += 1
         return bool(cur.rowcount)
+
+    def reload(self) -> None:
+        """Another process changed the pins (accepted a definition, forgot a site): forget what
+        this object remembers of them and move :attr:`version` (listings are built again)."""
+        self._seen.clear()
+        self.version += 1
 
     def get(self, origin: str, name: str) -> PinRecord | None:
         with self.store.lock:

@@ -20,7 +20,7 @@ import os
 import sqlite3
 import threading
 
-from ...store import open_db
+from ...store import CHANGES_SCHEMA, open_db
 
 __all__ = ["TrustStore"]
 
@@ -65,7 +65,7 @@ class TrustStore:
     """One SQLite connection shared by the pins and the lockdown (thread-safe, autocommit)."""
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
-        self.db = open_db(path, SCHEMA)
+        self.db = open_db(path, SCHEMA + CHANGES_SCHEMA)  # person_changes: see store.mark_changed
         _migrate(self.db)
         self.lock = threading.Lock()
 

@@ -1,0 +1,105 @@
+"""One source of truth for the person's decisions: a running bridge follows what another process
+(the ``tabmcp`` CLI) changes in the bridge's SQLite file, within a second.
+
+The person decides in two places: the popup (through the bridge, which writes the file) and the
+CLI (which writes the file directly; the bridge need not run). The file is the one source of
+truth; the bridge keeps copies in memory for the hot path (permissions, pins, switches), so it must
+notice a write it did not make. :class:`SharedStateWatch` looks twice a second, on the loop:
+
+* one ``PRAGMA data_version`` on a connection of its own: it moves only when another connection
+  committed to the file, so when nothing was written, a look costs one cheap statement;
+* when it moved, the hub's ``follow`` reads each topic's counter (``site_changes`` for reachable
+  sites, ``person_changes`` for the trust pins and lockdown, ``data_version`` of the switches'
+  own connection) and reloads only what another writer changed: search, listings, calls and the
+  popup then see it, and agents get a list-changed notification.
+
+Why the database and not a notification over a socket: the CLI then works the same with or without
+a bridge running, needs no port, token or authenticated channel to reach it, and a change made
+while the bridge was down is simply read at start; the price is a poll, which costs one statement
+per half second when nothing changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sqlite3
+from collections.abc import Callable
+
+from ..store import CHANGES_SCHEMA, open_db, read_changes
+
+__all__ = ["FOLLOW_EVERY_S", "SharedStateWatch"]
+
+log = logging.getLogger("tabmcp.shared_state")
+
+FOLLOW_EVERY_S = 0.5
+"""How often the bridge looks for another process's writes (the promise is one second)."""
+
+
+class SharedStateWatch:
+    """Calls ``follow(counters)`` when another connection wrote the file since the last look.
+
+    Args:
+        path: the bridge's SQLite file (``":memory:"``: no other process can write it; never armed).
+        follow: the hub's reload, given every topic's change counter (``person_changes``).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], follow: Callable[[dict[str, int]], None], *,
+                 every_s: float = FOLLOW_EVERY_S) -> None:
+        self.path = str(path)
+        self.every_s = every_s
+        self._follow = follow
+        self._db: sqlite3.Connection | None = None
+        self._data_version: int | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self.baseline: dict[str, int] = {}
+        """The change counters when the watch started (what the bridge loaded already)."""
+        self.looks = 0
+        self.follows = 0
+
+    def start(self) -> None:
+        """Look every ``every_s`` on the running loop until :meth:`stop`."""
+        if self.path == ":memory:" or self._timer is not None:
+            return
+        self._db = open_db(self.path, CHANGES_SCHEMA)
+        self._data_version = self._version()
+        self.baseline = read_changes(self._db)
+        self._arm()
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _version(self) -> int:
+        assert self._db is not None
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _arm(self) -> None:
+        self._timer = asyncio.get_running_loop().call_later(self.every_s, self._look)
+
+    def _look(self) -> None:
+        self._timer = None
+        try:
+            self.look()
+        except Exception:  # a locked or vanished file: keep looking
+            log.warning("could not follow the database's changes", exc_info=True)
+        if self._db is not None:
+            self._arm()
+
+    def look(self) -> bool:
+        """One look: whether another connection wrote since the last (``follow`` ran then)."""
+        if self._db is None:
+            return False
+        self.looks += 1
+        version = self._version()
+        if version == self._data_version:
+            return False
+        self._data_version = version
+        self.follows += 1
+        self._follow(read_changes(self._db))
+        return True

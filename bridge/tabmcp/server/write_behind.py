@@ -1,0 +1,66 @@
+"""Write-behind on the event loop: pending rows reach SQLite within a bound, with no write per call.
+
+A store that batches its writes (:class:`tabmcp.core.activity.ActivityLog`) tells the server
+when a row arrives in an empty batch; :class:`WriteBehind` then arms one loop timer, and when it
+fires the whole batch is written in one transaction. So a burst of calls pays one write per
+``delay_s``, a call on its own is on disk ``delay_s`` after it ended (whether or not another
+call follows), and a ``kill -9`` of the bridge loses at most the rows of the last ``delay_s``.
+
+The core stores stay free of timers and asyncio: this module is the only clock they get.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+__all__ = ["WriteBehind"]
+
+log = logging.getLogger("tabmcp.store")
+
+
+class WriteBehind:
+    """One lazily armed timer per store: :meth:`poke` when a batch starts, ``flush`` runs once
+    ``delay_s`` later (on the loop that was running at the poke)."""
+
+    def __init__(self, flush: Callable[[], object], *, delay_s: float, name: str = "") -> None:
+        self._flush = flush
+        self.delay_s = delay_s
+        self.name = name
+        self._timer: asyncio.TimerHandle | None = None
+        self.flushes = 0
+        """How many timed flushes ran (for tests and benches)."""
+
+    @property
+    def armed(self) -> bool:
+        return self._timer is not None
+
+    def poke(self) -> None:
+        """A row is pending: make sure a flush is due within ``delay_s``.
+
+        Without a running loop (the CLI, synchronous tests) nothing is armed: the store's reads
+        and ``close`` write what is pending, as before.
+        """
+        if self._timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._timer = loop.call_later(self.delay_s, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        self.flushes += 1
+        try:
+            self._flush()
+        except Exception:  # a locked file: the rows stay pending; try again after another delay
+            log.exception("writing %s behind failed; trying again in %.1fs", self.name or "a batch", self.delay_s)
+            self.poke()
+
+    def close(self) -> None:
+        """Cancel the timer (the owner writes what is pending itself on shutdown)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
