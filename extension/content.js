@@ -4,10 +4,18 @@
 // results, which cross as synchronous window events (CALL_EVENT). Safe to inject twice; reconnects when
 // the service worker restarts and asks the page for a fresh snapshot. Message names come from
 // messages.js, which manifest.json loads before this script.
+//
+// The first of the per-page limits (limits.js, loaded before this script): a page may post only
+// what a page sends (snapshots, forms, telemetry, and answers to the calls and queries it was
+// given, once each); its telemetry is rate-limited here (past the rate dropped and counted; a
+// page that keeps on is cut off, alone, and the worker told), its snapshots coalesced, and a
+// definition over its size refused by name before it crosses to the worker.
 (() => {
   const previous = globalThis.__tabmcpContent;
   if (previous && previous.alive()) return;
   const { PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
+  const { SIZE, RATE, VERDICT, bytesOver, jsonOf, createFloodRule, fitDefinitions, pageFields } =
+    globalThis[Symbol.for('tabmcp.limits')];
 
   /** @type {chrome.runtime.Port | null} */
   let port = null;
@@ -16,6 +24,17 @@
   const backlog = [];
   /** Telemetry events dropped from a full backlog, reported with the next batch. @type {Record<string, number>} */
   let lostTelemetry = {};
+  /** The calls and queries the worker gave this page, not yet answered: a page answers only these, once. */
+  const asked = new Set();
+  /** The page's telemetry rate: past it, dropped and counted; a page that keeps on is cut off. */
+  const telemetryRule = createFloodRule(RATE.telemetry, {
+    onCut: () => send({ type: PAGE.limited, reason: 'flood', rate: RATE.telemetry.rate, dropped: telemetryRule.refused }),
+  });
+  /** Snapshots and form lists past their rate wait here, the latest of each kind, for the rate to allow them. */
+  const snapshotRule = createFloodRule(RATE.snapshot);
+  /** @type {Map<string, object>} */
+  const held = new Map();
+  let heldTimer = 0;
 
   const toPage = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.content, msg }, '*');
   /** A call or a cancel, to the page agent at once (its listener runs before this returns). */
@@ -26,6 +45,8 @@
 
   // Approvals are never asked here: the extension asks in its own window (approval/approvals.js).
   function fromWorker(msg) {
+    if (msg && (msg.type === PAGE.call || msg.type === PAGE.formCall) && typeof msg.callId === 'string') asked.add(msg.callId);
+    if (msg && msg.type === PAGE.pageQuery && typeof msg.requestId === 'string') asked.add(msg.requestId);
     if (msg && msg.type === PAGE.call && Array.isArray(msg.trace)) {
       traced.set(msg.callId, [...msg.trace, stamp('content.in')]);
       const { trace, ...call } = msg; // the page gets the call as ever
@@ -38,6 +59,7 @@
     }
     if (msg && msg.type === PAGE.cancel) {
       traced.delete(msg.callId);
+      asked.delete(msg.callId); // nobody waits for its answer any more
       toAgent(msg);
       return;
     }
@@ -103,23 +125,79 @@
     } catch {
       return;
     }
-    if (msg && msg.type === PAGE.result && typeof msg.callId === 'string') send(relayResult(msg));
+    if (msg && msg.type === PAGE.result && typeof msg.callId === 'string' && asked.delete(msg.callId)) send(relayResult(msg));
   });
 
-  window.addEventListener('message', (event) => {
-    if (dead || event.source !== window) return;
-    const data = event.data;
-    if (!data || data[ENVELOPE.key] !== ENVELOPE.page || !data.msg || typeof data.msg.type !== 'string') return;
-    if (data.msg.type === PAGE.approval) return; // only the person, in the extension's window, answers approvals
-    let msg = data.msg;
-    if (msg.type === PAGE.result) msg = relayResult(msg); // page/forms.js answers form calls here
-    if (msg.type === PAGE.telemetry && Object.keys(lostTelemetry).length) {
+  /** Count a telemetry batch's events as dropped (reported with the next batch that is sent). */
+  function loseTelemetry(msg) {
+    if (!Array.isArray(msg.events)) return;
+    for (const e of msg.events) lostTelemetry[e && e.kind] = (lostTelemetry[e && e.kind] || 0) + 1;
+  }
+
+  /** A telemetry batch: within the page's rate and size, with the counts of what was lost before. */
+  function relayTelemetry(msg) {
+    if (telemetryRule.admit() !== VERDICT.pass) {
+      loseTelemetry(msg);
+      return;
+    }
+    const text = jsonOf(msg);
+    if (text === null || bytesOver(text, SIZE.telemetry)) {
+      loseTelemetry(msg);
+      return;
+    }
+    if (Object.keys(lostTelemetry).length) {
       const dropped = { ...(msg.dropped || {}) };
       for (const [kind, n] of Object.entries(lostTelemetry)) dropped[kind] = (dropped[kind] || 0) + n;
       msg = { ...msg, dropped };
       lostTelemetry = {};
     }
     send(msg);
+  }
+
+  /** A snapshot or form list: its definitions within their sizes (the others refused by name), at the page's rate. */
+  function relayDefinitions(msg) {
+    const fitted = fitDefinitions(msg.tools, msg.type === PAGE.snapshot ? msg.categories : []);
+    // Rebuilt from the fields a page sends, bounded: a page's own `refused`, if any, is not relayed.
+    const out = msg.type === PAGE.snapshot
+      ? { type: msg.type, ...pageFields(msg), tools: fitted.tools, categories: fitted.categories, refused: fitted.refused }
+      : { type: msg.type, tools: fitted.tools, refused: fitted.refused };
+    held.set(msg.type, out);
+    sendHeld();
+  }
+
+  /** Send the held snapshot and form list as the rate allows; what must wait waits for a timer. */
+  function sendHeld() {
+    for (const [type, msg] of held) {
+      if (snapshotRule.admit() !== VERDICT.pass) break;
+      held.delete(type);
+      send(msg);
+    }
+    if (held.size && !heldTimer) {
+      heldTimer = setTimeout(() => {
+        heldTimer = 0;
+        sendHeld();
+      }, Math.ceil(1000 / RATE.snapshot.rate));
+    }
+  }
+
+  window.addEventListener('message', (event) => {
+    if (dead || event.source !== window) return;
+    const data = event.data;
+    if (!data || data[ENVELOPE.key] !== ENVELOPE.page || !data.msg || typeof data.msg.type !== 'string') return;
+    const msg = data.msg;
+    // Only what a page sends (approvals are answered by the person, in the extension's window, only).
+    if (msg.type === PAGE.telemetry) {
+      relayTelemetry(msg);
+    } else if (msg.type === PAGE.snapshot || msg.type === PAGE.forms) {
+      relayDefinitions(msg);
+    } else if (msg.type === PAGE.result) {
+      // page/forms.js answers form calls here
+      if (typeof msg.callId === 'string' && asked.delete(msg.callId)) send(relayResult(msg));
+    } else if (msg.type === PAGE.pageResult) {
+      if (typeof msg.requestId === 'string' && asked.delete(msg.requestId)) send(msg);
+    } else {
+      return;
+    }
     if (backlog.length > 200) {
       // The worker is away for long: drop the oldest queued message, but count lost telemetry.
       const lost = backlog.shift();

@@ -85,6 +85,13 @@ class ErrorCode(enum.StrEnum):
     NOT_READY = "NOT_READY"
     UNAUTHORIZED = "UNAUTHORIZED"
     FLOODED = "FLOODED"
+    """A connection sent more messages than any tab rule explains: told so, then closed (1008)."""
+    TAB_FLOODED = "TAB_FLOODED"
+    """One tab (one page) sent past its rate: throttled, then cut off alone (its telemetry dropped
+    and counted, its tools kept); the link and every other tab are untouched."""
+    TOO_LARGE = "TOO_LARGE"
+    """A definition, a tab or a result over its size limit: refused by name before it was sent
+    (its neighbours kept), never a frame the bridge must refuse."""
     INVALID_TOOL = "INVALID_TOOL"
     INTERNAL_ERROR = "INTERNAL_ERROR"
     # tool calls, approvals and page queries

@@ -64,6 +64,7 @@ from ..errors import (
     error_for_code,
 )
 from ..protocol import (
+    MAX_SYNC_PARTS,
     PROTOCOL_VERSION,
     ApprovalRequest,
     ApprovalResult,
@@ -79,6 +80,7 @@ from ..protocol import (
     SiteOpen,
     SiteStatus,
     Pong,
+    TabsSync,
     Welcome,
     WireError,
     WireModel,
@@ -130,6 +132,8 @@ class Peer:
         self.hello: Hello | None = None
         self.connected_at = time.time()
         self.last_seen = time.monotonic()
+        self.sync_parts: list[TabsSync] = []
+        """The parts of a sync received so far (each said ``more``), until its last part."""
 
     @property
     def batched(self) -> bool:
@@ -574,8 +578,27 @@ class Session:
             return []
         if isinstance(message, Pong):
             return []
+        if isinstance(message, TabsSync):
+            return self._on_sync(peer, message)
         if isinstance(message, WireError):
             log.warning("extension reported %s: %s (ref %s)", message.code, message.message, message.ref)
+        return [MessageReceived(peer, message)]
+
+    def _on_sync(self, peer: Peer, message: TabsSync) -> list[Event]:
+        """A sync, or a part of one: the full state goes on once its last part has arrived."""
+        if message.more:
+            if len(peer.sync_parts) >= MAX_SYNC_PARTS - 1:
+                peer.sync_parts = []
+                self.report(peer, ErrorCode.TOO_LARGE,
+                            f"a sync in more than {MAX_SYNC_PARTS} parts: dropped (the next sync replaces it)",
+                            ref="tabs.sync")
+                return []
+            peer.sync_parts.append(message)
+            return []
+        if peer.sync_parts:
+            tabs = [tab for part in peer.sync_parts for tab in part.tabs]
+            peer.sync_parts = []
+            message = TabsSync(type="tabs.sync", tabs=[*tabs, *message.tabs])
         return [MessageReceived(peer, message)]
 
     def _on_hello(self, peer: Peer, hello: Hello) -> list[Event]:
