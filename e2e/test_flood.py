@@ -125,3 +125,29 @@ async def test_a_tool_larger_than_a_frame_is_refused_alone_and_the_link_survives
         assert bridge.hub.link is link and bridge.hub.connected
         status = await env.browser.status()
         assert status["status"] == "ready"
+
+
+@pytest.mark.timeout(180)
+async def test_a_sync_larger_than_a_frame_arrives_in_parts_and_the_link_stays_up(env: Env, page_closer):
+    # Five tabs of ordinary tools, each within every limit: together past the 16 MiB a frame may be.
+    pages = []
+    for i in range(5):
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(f"{env.pages_url}heavy.html?tab={i}")
+        pages.append(page)
+    urls = {page.url for page in pages}
+
+    def heavy_tabs(hub: Any) -> int:
+        return sum(1 for t in hub.registry.tabs.values() if t.url in urls and len(t.tools) == 480)
+
+    await eventually(lambda: heavy_tabs(env.bridge.hub) == 5, 60)
+    async with other_bridge(env) as bridge:  # a reconnect: every tab again, in one sync
+        connects = (await env.browser.status())["connects"]
+        link = bridge.hub.link
+        await eventually(lambda: heavy_tabs(bridge.hub) == 5, 60)
+        # The same connection that said hello got the whole sync: no refused frame, no reconnect.
+        assert bridge.hub.link is link and bridge.hub.connected
+        status = await env.browser.status()
+        assert status["status"] == "ready" and status["connects"] == connects
+        assert not any(t.get("limits") for t in status["tabs"] if t["url"] in urls)  # nothing refused
