@@ -46,6 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .flood import TabFlood
 from ..errors import (
     BadResult,
     SiteNotRegistered,
@@ -81,6 +82,7 @@ from ..protocol import (
     SiteStatus,
     Pong,
     TabsSync,
+    Telemetry,
     Welcome,
     WireError,
     WireModel,
@@ -484,6 +486,8 @@ class Session:
         self.frames_received = 0
         self.messages_received = 0
         """Frames and the messages in them (more than frames once the link batches)."""
+        self.tab_flood = TabFlood(clock=clock)
+        """The per-tab flood rule (core/flood.py): one tab's telemetry past its rate is shed, alone."""
         self._out: list[Send | Close] = []
 
     # -- state ---------------------------------------------------------------------------
@@ -552,6 +556,8 @@ class Session:
             message = parse_extension_message(frame)
             if peer.state is not LinkState.READY and not isinstance(message, Hello):
                 raise NotReady(f"{message.type} before hello", ref=message.type)
+            if isinstance(message, Telemetry) and not self._admit_telemetry(message.tab_id):
+                return []
             return self._dispatch(peer, message)
         except ProtocolError as exc:
             self.protocol_errors += 1
@@ -583,6 +589,16 @@ class Session:
         if isinstance(message, WireError):
             log.warning("extension reported %s: %s (ref %s)", message.code, message.message, message.ref)
         return [MessageReceived(peer, message)]
+
+    def _admit_telemetry(self, tab_id: int) -> bool:
+        """One tab's telemetry past its rate is shed (dropped, counted), alone: the link and the
+        other tabs go on. The tab is named in the log when it starts flooding."""
+        admitted = self.tab_flood.admit(tab_id)
+        if admitted is None:
+            log.warning("tab %d sent telemetry past %g batches a second: its batches are shed (%s) until it "
+                        "slows down; the link and every other tab are not affected", tab_id,
+                        self.tab_flood.rate, ErrorCode.TAB_FLOODED)
+        return bool(admitted)
 
     def _on_sync(self, peer: Peer, message: TabsSync) -> list[Event]:
         """A sync, or a part of one: the full state goes on once its last part has arrived."""
@@ -872,6 +888,7 @@ class Session:
 
     def tab_closed(self, tab_id: int) -> list[Event]:
         """A tab closed: its requests end with ``TAB_CLOSED``."""
+        self.tab_flood.forget(tab_id)
         events: list[Event] = []
         for request in self.requests.for_tab(tab_id):
             events += self._end(request, _Rule.TAB_CLOSED)
