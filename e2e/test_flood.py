@@ -81,6 +81,10 @@ async def test_a_page_flooding_telemetry_is_cut_off_alone_while_other_tabs_are_s
             assert len(env.bridge.hub.session.requests.all(RequestKind.APPROVAL)) == 1
             assert approval_windows(env)
             assert not await limit_codes(env, innocent.url)
+            # The flood stopped in the flooding page's own process: the worker got a trickle of it,
+            # and the bridge never had to shed anything of that tab.
+            assert (await tab_status(env, flooder.url) or {})["received"] < 1_000
+            assert env.bridge.hub.session.tab_flood.shed.get(flooder_tab, 0) == 0
             # Its tools are kept: the flooding page is still callable.
             status = await client.call_tool(await env.wait_tool("flood_status", flooder), {})
             assert not status.is_error, status.content
@@ -151,3 +155,54 @@ async def test_a_sync_larger_than_a_frame_arrives_in_parts_and_the_link_stays_up
         status = await env.browser.status()
         assert status["status"] == "ready" and status["connects"] == connects
         assert not any(t.get("limits") for t in status["tabs"] if t["url"] in urls)  # nothing refused
+
+
+# A renderer that got past the content script: its own port to the worker (opened from the
+# content script's world), flooding telemetry and sending a definition larger than a frame.
+BYPASS = """async (tabId) => {
+  await chrome.scripting.executeScript({target: {tabId}, func: () => {
+    const port = chrome.runtime.connect({name: 'tabmcp-page'});
+    const schema = {type: 'object', properties: {}};
+    port.postMessage({type: 'snapshot', url: location.href, title: document.title, categories: [], states: [],
+      tools: [{name: 'huge', description: 'x'.repeat(20 * 1024 * 1024), inputSchema: schema},
+              {name: 'fine', description: 'A tool of ordinary size.', inputSchema: schema}]});
+    const end = performance.now() + 5000;
+    const tick = () => {
+      for (let i = 0; i < 500; i++) {
+        port.postMessage({type: 'telemetry', url: location.href,
+          events: [{kind: 'console', ts: Date.now(), level: 'log', args: ['flood']}]});
+      }
+      if (performance.now() < end) setTimeout(tick, 0);
+      else document.body.dataset.flooded = 'done';
+    };
+    tick();
+  }});
+}"""
+
+
+@pytest.mark.timeout(120)
+async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env: Env, page_closer):
+    innocent = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(innocent)
+    title = await env.wait_tool("page_title", innocent)
+    flooder = await env.open("flood.html", wait_for_tool="flood_status")
+    page_closer.append(flooder)
+    flooder_tab = next(t.tab_id for t in env.bridge.hub.registry.tabs.values() if t.url == flooder.url)
+    link = env.bridge.hub.link
+    worker = await env.browser.worker()
+    async with env.client() as client:
+        await worker.evaluate(BYPASS, flooder_tab)
+        calls = 0
+        while calls < 3 or not await flooder.evaluate("document.body.dataset.flooded === 'done'"):
+            result = await asyncio.wait_for(client.call_tool(title, {}), 15)
+            assert not result.is_error, result.content
+            calls += 1
+    # The worker's own per-tab rules: the flood cut off and the big definition refused, by name.
+    assert {"TAB_FLOODED", "TOO_LARGE"} <= await eventually(lambda: limit_codes(env, flooder.url), 20)
+    await env.wait_tool("fine", flooder, timeout=20)
+    assert not any(e.tool.name == "huge" for e in env.bridge.hub.registry.tool_entries())
+    received = (await tab_status(env, flooder.url) or {})["received"]
+    assert received > FLOOD_BURST + 5 * FLOOD_RATE, f"only {received} messages: relayed, not a flood for the link"
+    # The worker held the flood: the bridge never had to shed that tab's telemetry, the link stayed.
+    assert env.bridge.hub.session.tab_flood.shed.get(flooder_tab, 0) == 0
+    assert env.bridge.hub.link is link and env.bridge.hub.connected

@@ -87,6 +87,8 @@ const state = {
    * definitions refused for their size, by frame. @type {Map<number, TabLimits>}
    */
   limited: new Map(),
+  /** Messages this worker got from each tab's documents (the popup's report: a flood stops before it). @type {Map<number, number>} */
+  received: new Map(),
 };
 
 /**
@@ -747,6 +749,7 @@ function onTabChanged(tab) {
 
 function onTabRemoved(tabId) {
   state.telemetryDropped.delete(tabId);
+  state.received.delete(tabId);
   state.telemetryRules.delete(tabId);
   state.limited.delete(tabId);
   state.refused.delete(tabId);
@@ -816,6 +819,7 @@ function onFrameConnect(tabId, sender, port, early) {
   if (previous) pending.endFrame(tabId, frameId, `frame ${frameId} of tab ${tabId} navigated`);
   const onMessage = (msg) => {
     if (frames.get(frameId) !== entry || !msg) return; // a stale document
+    state.received.set(tabId, (state.received.get(tabId) || 0) + 1);
     if (msg.type === PAGE.snapshot) {
       const fitted = admitDefinitions(tabId, frameId, msg);
       const { frameTools, ...fields } = pageFields(msg); // a frame grants no frames
@@ -843,6 +847,7 @@ function onFrameConnect(tabId, sender, port, early) {
 function onPageMessage(tabId, port, msg) {
   const current = state.ports.get(tabId);
   if (!current || current.port !== port || !msg) return; // a stale document
+  state.received.set(tabId, (state.received.get(tabId) || 0) + 1);
   if (msg.type === PAGE.snapshot) {
     const fitted = admitDefinitions(tabId, 0, msg);
     state.pages.set(tabId, { ...pageFields(msg), tools: fitted.tools, categories: fitted.categories });
@@ -1181,6 +1186,7 @@ function statusReport() {
         refused: state.refused.get(t.id) || '',
         /** What the per-tab limits did (limits.js): {code: TAB_FLOODED | TOO_LARGE, message}. */
         limits: limitsList(t.id),
+        received: state.received.get(t.id) || 0,
         running: badges.isRunning(t.id),
       };
     });
