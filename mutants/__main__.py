@@ -394,7 +394,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "extension/limits.js",
         "        if (over) {",
         "        if (false) {",
-        ("e2e/test_flood.py", "-k", "polyfill and larger_than_a_frame"),
+        ("e2e/test_flood.py", "-k", "polyfill and tool_larger_than_a_frame"),
     ),
     Mutation(
         "flood-sync-one-part",
