@@ -420,6 +420,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "SHED_COST = 1.0",
         ("bridge/tests/test_tab_flood.py", "-k", "leaves_the_link"),
     ),
+    Mutation(
+        "listing-one-page",
+        "a handshake-era client on HTTP gets every tool in one server-sent event, however large",
+        "bridge/tabmcp/server/mcp.py",
+        "        if ctx.request is not None and is_dynamic(ctx.protocol_version):",
+        "        if False:",
+        ("bridge/tests/test_listing_pages.py", "-k", "ten_thousand"),
+    ),
 )
 
 
