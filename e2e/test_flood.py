@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from playwright.async_api import expect
 
+from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.session import RequestKind
 from tabmcp.server.extension import FLOOD_BURST, FLOOD_RATE
 
@@ -115,6 +117,12 @@ async def test_a_tool_larger_than_a_frame_is_refused_alone_and_the_link_survives
     tab = await tab_status(env, big.url)
     assert tab is not None and [limit["message"] for limit in tab["limits"]] == [reason]
     assert not any(e.tool.name == "big_tool" for e in env.bridge.hub.registry.tool_entries())
+    popup = await env.browser.context.new_page()
+    page_closer.append(popup)
+    await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
+    marked = popup.get_by_test_id("tab").filter(has_text="Big tool").get_by_test_id("limited")
+    await expect(marked).to_have_text("⚠ too large: refused", timeout=15_000)
+    assert reason in (await marked.get_attribute("title") or "")
     # A reconnect sends every tab again in one sync: it must fit, the link must stay up.
     async with other_bridge(env) as bridge:
         async def listed() -> set[str]:

@@ -822,7 +822,8 @@ function onFrameConnect(tabId, sender, port, early) {
     state.received.set(tabId, (state.received.get(tabId) || 0) + 1);
     if (msg.type === PAGE.snapshot) {
       const fitted = admitDefinitions(tabId, frameId, msg);
-      const { frameTools, ...fields } = pageFields(msg); // a frame grants no frames
+      const fields = pageFields(msg);
+      delete fields.frameTools; // a frame grants no frames
       entry.page = { ...fields, tools: fitted.tools, categories: fitted.categories };
       scheduleTabUpdate(tabId);
     } else if (msg.type === PAGE.limited) {
