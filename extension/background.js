@@ -28,7 +28,7 @@ import { originOf } from './origin.js';
 import './limits.js';
 
 /** Per-tab rates and sizes (limits.js): no page can affect another tab or the link. */
-const { SIZE, RATE, VERDICT, bytesOver, jsonOf, showBytes, createFloodRule, fitDefinitions, pageFields, refusalText } =
+const { SIZE, RATE, VERDICT, bytesOver, countLost, jsonOf, showBytes, createFloodRule, fitDefinitions, pageFields, refusalText } =
   /** @type {any} */ (globalThis)[Symbol.for('tabmcp.limits')];
 
 const HEARTBEAT_MS = 20_000;
@@ -870,7 +870,7 @@ function onPageMessage(tabId, port, msg) {
     if (telemetryRule(tabId).admit() !== VERDICT.pass) {
       // Past the tab's rate: dropped, counted, and the count goes with the tab's next batch.
       const lost = { ...(state.telemetryDropped.get(tabId) || {}) };
-      for (const event of msg.events) lost[event && event.kind] = (lost[event && event.kind] || 0) + 1;
+      countLost(lost, msg.events);
       state.telemetryDropped.set(tabId, lost);
       return;
     }
@@ -888,7 +888,7 @@ function onPageMessage(tabId, port, msg) {
       state.telemetryDropped.delete(tabId);
     } else {
       // No bridge right now: nothing is lost silently, the count goes with the next batch.
-      for (const event of msg.events) dropped[event && event.kind] = (dropped[event && event.kind] || 0) + 1;
+      countLost(dropped, msg.events);
       state.telemetryDropped.set(tabId, dropped);
     }
   } else if (msg.type === PAGE.pageResult) {

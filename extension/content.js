@@ -14,7 +14,7 @@
   const previous = globalThis.__tabmcpContent;
   if (previous && previous.alive()) return;
   const { PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
-  const { SIZE, RATE, VERDICT, bytesOver, jsonOf, createFloodRule, fitDefinitions, pageFields } =
+  const { SIZE, RATE, VERDICT, bytesOver, countLost, jsonOf, createFloodRule, fitDefinitions, pageFields } =
     globalThis[Symbol.for('tabmcp.limits')];
 
   /** @type {chrome.runtime.Port | null} */
@@ -130,8 +130,7 @@
 
   /** Count a telemetry batch's events as dropped (reported with the next batch that is sent). */
   function loseTelemetry(msg) {
-    if (!Array.isArray(msg.events)) return;
-    for (const e of msg.events) lostTelemetry[e && e.kind] = (lostTelemetry[e && e.kind] || 0) + 1;
+    countLost(lostTelemetry, msg.events);
   }
 
   /** A telemetry batch: within the page's rate and size, with the counts of what was lost before. */
@@ -201,9 +200,7 @@
     if (backlog.length > 200) {
       // The worker is away for long: drop the oldest queued message, but count lost telemetry.
       const lost = backlog.shift();
-      if (lost && lost.type === PAGE.telemetry && Array.isArray(lost.events)) {
-        for (const e of lost.events) lostTelemetry[e && e.kind] = (lostTelemetry[e && e.kind] || 0) + 1;
-      }
+      if (lost && lost.type === PAGE.telemetry) countLost(lostTelemetry, lost.events);
     }
   });
 

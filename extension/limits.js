@@ -178,6 +178,22 @@
     return { tools: keptTools, categories: keptCategories, refused };
   }
 
+  /** Kinds of lost telemetry counted by name; past them, or for a name no capture uses, 'other'. */
+  const LOST_KINDS = 32;
+
+  /**
+   * Count a batch's events as lost, by kind, into `counts`: a page choosing its events' kinds
+   * cannot grow the counts past LOST_KINDS names. @param {Record<string, number>} counts @param {unknown} events
+   */
+  function countLost(counts, events) {
+    if (!Array.isArray(events)) return;
+    for (const e of events) {
+      let kind = e && typeof e.kind === 'string' && e.kind.length <= 32 ? e.kind : 'other';
+      if (!(kind in counts) && Object.keys(counts).length >= LOST_KINDS) kind = 'other';
+      counts[kind] = (counts[kind] || 0) + 1;
+    }
+  }
+
   /** Characters kept of a page's title and URL, states kept and their length, frame grants kept. */
   const FIELDS = Object.freeze({ title: 1000, url: 16 * KIB, states: 100, state: 128, frameTools: 64, origin: 2048 });
 
@@ -210,6 +226,7 @@
       RATE,
       VERDICT,
       bytesOver,
+      countLost,
       jsonOf,
       showBytes,
       createBucket,
