@@ -954,7 +954,7 @@ function noteFlood(tabId, info) {
   const rate = Number(info && info.rate) || RATE.telemetry.rate;
   limits.flood = {
     code: ERROR.TAB_FLOODED,
-    message: `the page kept sending telemetry past ${rate} batches a second for ${RATE.telemetry.cutAfterMs / 1000} s: ` +
+    message: `the page kept sending telemetry past ${rate} batches a second: ` +
       'its telemetry is cut off (dropped and counted) until it navigates; its tools are kept, other tabs are not affected',
   };
   tell(tabId, 0, ERROR.TAB_FLOODED, limits.flood.message);

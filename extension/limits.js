@@ -43,8 +43,9 @@
    * meets them.
    */
   const RATE = Object.freeze({
-    /** Telemetry batches from one frame (content script) and one tab (worker). */
-    telemetry: Object.freeze({ rate: 40, burst: 80, cutAfterMs: 3000 }),
+    /** Telemetry batches from one frame (content script) and one tab (worker): cut off after 3 s
+     * over the rate, or after 4,000 refused (100 s of the rate; what arrives queued comes fast). */
+    telemetry: Object.freeze({ rate: 40, burst: 80, cutAfterMs: 3000, cutAfterRefused: 4000 }),
     /** Snapshots and form lists from one frame: more are coalesced (the latest is sent later). */
     snapshot: Object.freeze({ rate: 20, burst: 40 }),
   });
@@ -100,14 +101,15 @@
 
   /**
    * One sender's rate rule: messages past the rate are refused (`throttled`); a sender refused
-   * without a pause of EPISODE_GAP_MS for `cutAfterMs` is cut off for good (`cut`, and `onCut`
-   * once). `refused` counts every message it did not pass.
-   * @param {{rate: number, burst: number, cutAfterMs?: number}} rule
+   * without a pause of EPISODE_GAP_MS for `cutAfterMs`, or `cutAfterRefused` times, is cut off for
+   * good (`cut`, and `onCut` once). `refused` counts every message it did not pass.
+   * @param {{rate: number, burst: number, cutAfterMs?: number, cutAfterRefused?: number}} rule
    * @param {{onCut?: () => void, now?: () => number}} [opts]
    */
   function createFloodRule(rule, { onCut, now = () => performance.now() } = {}) {
     const bucket = createBucket(rule.rate, rule.burst, now);
     let episodeStart = -1;
+    let episodeRefused = 0;
     let lastRefusal = -Infinity;
     let cut = false;
     const self = {
@@ -128,9 +130,15 @@
         if (bucket.take()) return VERDICT.pass;
         self.refused++;
         const t = now();
-        if (t - lastRefusal > EPISODE_GAP_MS) episodeStart = t;
+        if (t - lastRefusal > EPISODE_GAP_MS) {
+          episodeStart = t;
+          episodeRefused = 0;
+        }
         lastRefusal = t;
-        if (rule.cutAfterMs !== undefined && t - episodeStart >= rule.cutAfterMs) {
+        episodeRefused++;
+        const long = rule.cutAfterMs !== undefined && t - episodeStart >= rule.cutAfterMs;
+        const many = rule.cutAfterRefused !== undefined && episodeRefused >= rule.cutAfterRefused;
+        if (long || many) {
           cut = true;
           if (onCut) onCut();
           return VERDICT.cut;
