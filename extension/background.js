@@ -25,6 +25,11 @@ import { KIND, RULE, RULE_ERRORS, bridgeWaits, createPendingTable } from './pend
 import { createAgentTabs } from './agent_tabs.js';
 import { cleanRules, formsEnabled } from './forms-policy.js';
 import { originOf } from './origin.js';
+import './limits.js';
+
+/** Per-tab rates and sizes (limits.js): no page can affect another tab or the link. */
+const { SIZE, RATE, VERDICT, bytesOver, countLost, jsonOf, showBytes, createFloodRule, fitDefinitions, pageFields, refusalText } =
+  /** @type {any} */ (globalThis)[Symbol.for('tabmcp.limits')];
 
 const HEARTBEAT_MS = 20_000;
 const BACKOFF_START_MS = 250;
@@ -90,7 +95,21 @@ const state = {
   forms: new Map(),
   /** Popup requests waiting for the bridge's next forms.policy. @type {Array<() => void>} */
   formsWaiters: [],
+  /** Each tab's telemetry rate rule (all its frames together), per document. @type {Map<number, ReturnType<typeof createFloodRule>>} */
+  telemetryRules: new Map(),
+  /**
+   * What the per-tab limits did to a tab, for the person: the tab cut off for flooding, and the
+   * definitions refused for their size, by frame. @type {Map<number, TabLimits>}
+   */
+  limited: new Map(),
+  /** Messages this worker got from each tab's documents (the popup's report: a flood stops before it). @type {Map<number, number>} */
+  received: new Map(),
 };
+
+/**
+ * @typedef {{code: string, message: string}} Limit
+ * @typedef {{flood: Limit | null, refused: Map<number, Limit[]>, tab: Limit | null}} TabLimits
+ */
 
 /**
  * Every request waiting for an answer (calls, page queries, approvals), with its deadline; they
@@ -299,7 +318,14 @@ async function injectIntoOpenTabs() {
 function send(message) {
   const ws = state.ws;
   if (!ws || ws.readyState !== WebSocket.OPEN) return false;
-  const text = JSON.stringify(message);
+  let text = JSON.stringify(message);
+  const over = bytesOver(text, SIZE.frame);
+  if (over) {
+    // Never a frame the bridge must refuse (that would close the link for every tab).
+    const instead = tooLarge(message, over);
+    if (!instead) return false;
+    text = JSON.stringify(instead);
+  }
   if (!state.batch) {
     ws.send(text);
     return true;
@@ -317,9 +343,35 @@ function flushOutbox() {
   const { ws, lines } = outbox;
   if (!lines.length) return;
   outbox = { ws, lines: [] };
-  if (ws && ws === state.ws && ws.readyState === WebSocket.OPEN) {
-    ws.send(lines.length === 1 ? lines[0] : lines.join('\n'));
+  if (!ws || ws !== state.ws || ws.readyState !== WebSocket.OPEN) return;
+  // Joined while they surely fit one frame (a UTF-16 unit is at most 3 bytes); a longer one goes alone.
+  let frame = [];
+  let units = 0;
+  for (const line of lines) {
+    if (frame.length && (units + line.length + 1) * 3 > SIZE.frame) {
+      ws.send(frame.join('\n'));
+      frame = [];
+      units = 0;
+    }
+    frame.push(line);
+    units += line.length + 1;
   }
+  ws.send(frame.length === 1 ? frame[0] : frame.join('\n'));
+}
+
+/**
+ * What to send instead of a message too large for a frame: a call's or a query's answer becomes
+ * a TOO_LARGE error (the bridge still gets an answer); anything else is not sent.
+ */
+function tooLarge(message, bytes) {
+  const error = {
+    code: ERROR.TOO_LARGE,
+    message: `the page's answer is ${showBytes(bytes)}, over the ${showBytes(SIZE.frame)} one message to the bridge may be`,
+  };
+  if (message.type === OUT.callResult) return { type: OUT.callResult, callId: message.callId, ok: false, error };
+  if (message.type === OUT.pageResult) return { type: OUT.pageResult, requestId: message.requestId, ok: false, error };
+  console.warn('[tabmcp] not sent, too large for one frame:', message.type, showBytes(bytes));
+  return null;
 }
 
 function connect() {
@@ -743,8 +795,27 @@ async function sendFullSync() {
   } catch {
     /* keep what we know */
   }
-  const tabs = [...state.tabs.keys()].map(snapshotOf).filter(Boolean);
-  send({ type: OUT.tabsSync, tabs });
+  // One sync in parts that each fit a frame (`more` on all but the last): however many tabs and
+  // tools there are, never a frame the bridge must refuse.
+  /** @type {object[][]} */
+  const parts = [[]];
+  let size = 0;
+  for (const tabId of state.tabs.keys()) {
+    const fitted = fitTab(snapshotOf(tabId));
+    if (!fitted) continue;
+    const [snap, bytes] = fitted;
+    if (parts[parts.length - 1].length && size + bytes > SIZE.syncPart) {
+      parts.push([]);
+      size = 0;
+    }
+    parts[parts.length - 1].push(snap);
+    size += bytes;
+  }
+  parts.forEach((tabs, i) => send({ type: OUT.tabsSync, tabs, ...(i < parts.length - 1 ? { more: true } : {}) }));
+  // A new bridge run hears what the limits did, for its log.
+  for (const tabId of state.limited.keys()) {
+    for (const limit of limitsList(tabId)) tell(tabId, -2, limit.code, limit.message);
+  }
   updateBadges();
 }
 
@@ -758,7 +829,7 @@ function scheduleTabUpdate(tabId) {
       // The bridge answers again if the new definitions still have refused ones.
       if (snap && state.status === 'ready') {
         state.refused.delete(tabId);
-        send({ type: OUT.tabUpdate, tab: snap });
+        send({ type: OUT.tabUpdate, tab: fitTab(snap)[0] });
       }
       updateBadge(tabId);
     }, UPDATE_DEBOUNCE_MS),
@@ -774,6 +845,9 @@ function onTabChanged(tab) {
 function onTabRemoved(tabId) {
   state.telemetryDropped.delete(tabId);
   state.lateDocuments.delete(tabId);
+  state.received.delete(tabId);
+  state.telemetryRules.delete(tabId);
+  state.limited.delete(tabId);
   state.refused.delete(tabId);
   state.tabs.delete(tabId);
   state.pages.delete(tabId);
@@ -810,6 +884,8 @@ function onPageConnect(port, early = []) {
   if (previous && previous.documentId !== sender.documentId) {
     state.pages.delete(tabId);
     state.forms.delete(tabId);
+    state.telemetryRules.delete(tabId); // a new document starts with its own rate
+    state.limited.delete(tabId);
     pending.endTab(tabId, RULE.navigated, `tab ${tabId} navigated to another page`);
   }
   port.onMessage.addListener((msg) => onPageMessage(tabId, port, msg));
@@ -849,16 +925,15 @@ function onFrameConnect(tabId, sender, port, early) {
   if (previous) pending.endFrame(tabId, frameId, `frame ${frameId} of tab ${tabId} navigated`);
   const onMessage = (msg) => {
     if (frames.get(frameId) !== entry || !msg) return; // a stale document
+    state.received.set(tabId, (state.received.get(tabId) || 0) + 1);
     if (msg.type === PAGE.snapshot) {
-      entry.page = {
-        url: String(msg.url || ''),
-        title: String(msg.title || ''),
-        native: !!msg.native,
-        tools: Array.isArray(msg.tools) ? msg.tools : [],
-        categories: Array.isArray(msg.categories) ? msg.categories : [],
-        states: Array.isArray(msg.states) ? msg.states : [],
-      };
+      const fitted = admitDefinitions(tabId, frameId, msg);
+      const fields = pageFields(msg);
+      delete fields.frameTools; // a frame grants no frames
+      entry.page = { ...fields, tools: fitted.tools, categories: fitted.categories };
       scheduleTabUpdate(tabId);
+    } else if (msg.type === PAGE.limited) {
+      noteFlood(tabId, msg);
     } else if (msg.type === PAGE.result) {
       const call = pending.get(msg.callId, KIND.call);
       if (!call || call.tabId !== tabId || call.frameId !== frameId) return; // only its own calls
@@ -879,16 +954,10 @@ function onFrameConnect(tabId, sender, port, early) {
 function onPageMessage(tabId, port, msg) {
   const current = state.ports.get(tabId);
   if (!current || current.port !== port || !msg) return; // a stale document
+  state.received.set(tabId, (state.received.get(tabId) || 0) + 1);
   if (msg.type === PAGE.snapshot) {
-    state.pages.set(tabId, {
-      url: String(msg.url || ''),
-      title: String(msg.title || ''),
-      native: !!msg.native,
-      tools: Array.isArray(msg.tools) ? msg.tools : [],
-      categories: Array.isArray(msg.categories) ? msg.categories : [],
-      states: Array.isArray(msg.states) ? msg.states : [],
-      frameTools: Array.isArray(msg.frameTools) ? msg.frameTools.map(String) : [],
-    });
+    const fitted = admitDefinitions(tabId, 0, msg);
+    state.pages.set(tabId, { ...pageFields(msg), tools: fitted.tools, categories: fitted.categories });
     scheduleTabUpdate(tabId);
   } else if (msg.type === PAGE.forms) {
     // Kept only for an origin (Chrome's word for it) whose switch is on; the bridge checks again.
@@ -896,10 +965,21 @@ function onPageMessage(tabId, port, msg) {
       if (state.forms.delete(tabId)) scheduleTabUpdate(tabId);
       return;
     }
-    state.forms.set(tabId, msg.tools);
+    const { tools, refused } = fitDefinitions(msg.tools, []);
+    if (refused.length) noteRefusals(tabId, -1, refused);
+    state.forms.set(tabId, tools);
     scheduleTabUpdate(tabId);
+  } else if (msg.type === PAGE.limited) {
+    noteFlood(tabId, msg);
   } else if (msg.type === PAGE.telemetry) {
     if (!Array.isArray(msg.events)) return;
+    if (telemetryRule(tabId).admit() !== VERDICT.pass) {
+      // Past the tab's rate: dropped, counted, and the count goes with the tab's next batch.
+      const lost = { ...(state.telemetryDropped.get(tabId) || {}) };
+      countLost(lost, msg.events);
+      state.telemetryDropped.set(tabId, lost);
+      return;
+    }
     const dropped = mergeDropped(msg.dropped && typeof msg.dropped === 'object' ? msg.dropped : {},
       state.telemetryDropped.get(tabId));
     // Where the events come from is Chrome's word (the port's origin), never the page's: a URL
@@ -919,7 +999,7 @@ function onPageMessage(tabId, port, msg) {
       state.telemetryDropped.delete(tabId);
     } else {
       // No bridge right now: nothing is lost silently, the count goes with the next batch.
-      for (const event of msg.events) dropped[event && event.kind] = (dropped[event && event.kind] || 0) + 1;
+      countLost(dropped, msg.events);
       state.telemetryDropped.set(tabId, dropped);
     }
   } else if (msg.type === PAGE.pageResult) {
@@ -931,6 +1011,113 @@ function onPageMessage(tabId, port, msg) {
     if (!call || call.tabId !== tabId || call.frameId !== 0) return; // a page answers only its own calls
     finishCall(msg.callId, pageOutcome(msg, 'the page reported a failure'));
   }
+}
+
+// ---- per-tab limits (limits.js): a page that floods or sends too much affects itself only ----
+
+/** The tab's telemetry rate rule, its frames together, for its current document. */
+function telemetryRule(tabId) {
+  let rule = state.telemetryRules.get(tabId);
+  if (!rule) {
+    rule = createFloodRule(RATE.telemetry, {
+      onCut: () => noteFlood(tabId, { rate: RATE.telemetry.rate, dropped: rule.refused }),
+    });
+    state.telemetryRules.set(tabId, rule);
+  }
+  return rule;
+}
+
+/** @returns {TabLimits} */
+function limitsOf(tabId) {
+  let limits = state.limited.get(tabId);
+  if (!limits) state.limited.set(tabId, (limits = { flood: null, refused: new Map(), tab: null }));
+  return limits;
+}
+
+/** Everything the limits did to a tab, for the popup. @returns {Limit[]} */
+function limitsList(tabId) {
+  const limits = state.limited.get(tabId);
+  if (!limits) return [];
+  return [limits.flood, limits.tab, ...[...limits.refused.values()].flat()].filter(Boolean);
+}
+
+/**
+ * Tell what a limit did: the bridge's log (an `error` naming the tab), the page's console (where
+ * its author looks; `frameId` -2: the bridge only); the popup reads `state.limited`.
+ */
+function tell(tabId, frameId, code, message) {
+  const origin = trustedLocation(tabId).origin || 'no origin';
+  if (state.status === 'ready') send({ type: OUT.error, code, message: `tab ${tabId} (${origin}): ${message}`, ref: `tab:${tabId}` });
+  if (frameId === -2) return;
+  const entry = frameId > 0 ? state.frames.get(tabId)?.get(frameId) : state.ports.get(tabId);
+  try {
+    entry?.port.postMessage({ type: PAGE.refused, message: `${code}: ${message}` });
+  } catch {
+    /* the page is gone */
+  }
+}
+
+/** A tab (one of its frames) kept on past its telemetry rate: cut off, named, alone. */
+function noteFlood(tabId, info) {
+  const limits = limitsOf(tabId);
+  if (limits.flood) return;
+  telemetryRule(tabId).cutOff(); // nothing more of this document's telemetry is relayed
+  const rate = Number(info && info.rate) || RATE.telemetry.rate;
+  limits.flood = {
+    code: ERROR.TAB_FLOODED,
+    message: `the page kept sending telemetry past ${rate} batches a second: ` +
+      'its telemetry is cut off (dropped and counted) until it navigates; its tools are kept, other tabs are not affected',
+  };
+  tell(tabId, 0, ERROR.TAB_FLOODED, limits.flood.message);
+}
+
+/** A document's definitions within their sizes: the content script's refusals and this worker's own, noted. */
+function admitDefinitions(tabId, frameId, msg) {
+  const fitted = fitDefinitions(msg.tools, msg.categories);
+  const relayed = Array.isArray(msg.refused) ? msg.refused.slice(0, 100).filter(isRefusal) : [];
+  noteRefusals(tabId, frameId, [...relayed, ...fitted.refused]);
+  return fitted;
+}
+
+/** A refusal as content.js reports it (it never relays a page's own `refused`). */
+const isRefusal = (r) => !!r && (r.kind === 'tool' || r.kind === 'category') && typeof r.name === 'string' &&
+  Number.isFinite(r.bytes) && Number.isFinite(r.limit);
+
+/** The definitions of one frame (0: the top document, -1: its forms) refused now; new ones are told. */
+function noteRefusals(tabId, frameId, refusals) {
+  const limits = limitsOf(tabId);
+  const before = new Set((limits.refused.get(frameId) || []).map((l) => l.message));
+  const where = frameId > 0 ? `frame ${frameId}: ` : frameId === -1 ? 'forms: ' : '';
+  const now = refusals.map((r) => ({ code: ERROR.TOO_LARGE, message: where + refusalText(r) }));
+  if (now.length) limits.refused.set(frameId, now);
+  else limits.refused.delete(frameId);
+  const fresh = now.filter((l) => !before.has(l.message));
+  if (fresh.length) tell(tabId, frameId, ERROR.TOO_LARGE, fresh.map((l) => l.message).join('; '));
+}
+
+/**
+ * A tab's snapshot as it may be sent, with its size in bytes (at most): past SIZE.tab (its
+ * frames' definitions add up), it goes without its definitions, and the person is told why.
+ * @returns {[object, number] | null}
+ */
+function fitTab(snap) {
+  if (!snap) return null;
+  const text = jsonOf(snap) || '{}';
+  const over = bytesOver(text, SIZE.tab);
+  const limits = state.limited.get(snap.tabId);
+  if (!over) {
+    if (limits && limits.tab) limits.tab = null;
+    return [snap, text.length * 3 <= SIZE.syncPart ? text.length * 3 : new TextEncoder().encode(text).length];
+  }
+  const bare = { ...snap, tools: [], categories: [], frames: [], forms: undefined };
+  const message = `the tab's definitions together are ${showBytes(over)}, over the ${showBytes(SIZE.tab)} one tab may send: ` +
+    'it is sent without them';
+  const tabLimits = limitsOf(snap.tabId);
+  if (!tabLimits.tab || tabLimits.tab.message !== message) {
+    tabLimits.tab = { code: ERROR.TOO_LARGE, message };
+    tell(snap.tabId, 0, ERROR.TOO_LARGE, message);
+  }
+  return [bare, (jsonOf(bare) || '').length * 3];
 }
 
 // ---- calls --------------------------------------------------------------------------------
@@ -1193,6 +1380,9 @@ function statusReport({ code = true } = {}) {
           .map(([frameId, f]) => ({ frameId, origin: f.origin, tools: f.page.tools.length, allowed: allowed.has(frameId) })),
         native: !!(page && page.native),
         refused: state.refused.get(t.id) || '',
+        /** What the per-tab limits did (limits.js): {code: TAB_FLOODED | TOO_LARGE, message}. */
+        limits: limitsList(t.id),
+        received: state.received.get(t.id) || 0,
         running: badges.isRunning(t.id),
       };
     });

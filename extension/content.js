@@ -7,10 +7,18 @@
 // and query answers come there, settings and queries go there; telemetry posted on the window is
 // the page's own and is relayed as page-reported. Message names come from messages.js, which
 // manifest.json loads before this script.
+//
+// The first of the per-page limits (limits.js, loaded before this script): a page may post only
+// what a page sends (snapshots, forms, telemetry, and answers to the calls it was given, once
+// each); its telemetry is rate-limited here (past the rate dropped and counted; a page that keeps
+// on is cut off, alone, and the worker told), its snapshots coalesced, and a definition over its
+// size refused by name before it crosses to the worker.
 (() => {
   const previous = globalThis.__tabmcpContent;
   if (previous && previous.alive()) return;
   const { PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
+  const { SIZE, RATE, VERDICT, bytesOver, countLost, jsonOf, createFloodRule, fitDefinitions, pageFields } =
+    globalThis[Symbol.for('tabmcp.limits')];
   /**
    * Set by the worker when it injects this script into a page that was already running (after
    * an install or reload): the page's scripts ran first, so any capture port is theirs.
@@ -29,6 +37,17 @@
   const late = globalThis[LATE] === true;
   /** Settings and queries for the capture that came before its line: the latest config, a few queries. @type {object[]} */
   let forCapture = [];
+  /** The calls and queries the worker gave this page, not yet answered: a page answers only these, once. */
+  const asked = new Set();
+  /** The page's telemetry rate: past it, dropped and counted; a page that keeps on is cut off. */
+  const telemetryRule = createFloodRule(RATE.telemetry, {
+    onCut: () => send({ type: PAGE.limited, reason: 'flood', rate: RATE.telemetry.rate, dropped: telemetryRule.refused }),
+  });
+  /** Snapshots and form lists past their rate wait here, the latest of each kind, for the rate to allow them. */
+  const snapshotRule = createFloodRule(RATE.snapshot);
+  /** @type {Map<string, object>} */
+  const held = new Map();
+  let heldTimer = 0;
 
   const toPage = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.content, msg }, '*');
   /** A call or a cancel, to the page agent at once (its listener runs before this returns). */
@@ -39,6 +58,8 @@
 
   // Approvals are never asked here: the extension asks in its own window (approval/approvals.js).
   function fromWorker(msg) {
+    if (msg && (msg.type === PAGE.call || msg.type === PAGE.formCall) && typeof msg.callId === 'string') asked.add(msg.callId);
+    if (msg && msg.type === PAGE.pageQuery && typeof msg.requestId === 'string') asked.add(msg.requestId);
     if (msg && msg.type === PAGE.call && Array.isArray(msg.trace)) {
       traced.set(msg.callId, [...msg.trace, stamp('content.in')]);
       const { trace, ...call } = msg; // the page gets the call as ever
@@ -51,6 +72,7 @@
     }
     if (msg && msg.type === PAGE.cancel) {
       traced.delete(msg.callId);
+      asked.delete(msg.callId); // nobody waits for its answer any more
       toAgent(msg);
       return;
     }
@@ -79,13 +101,28 @@
       const msg = event.data;
       if (dead || !msg || typeof msg.type !== 'string') return;
       if (msg.type === PAGE.telemetry) relayTelemetry({ ...msg, pageReported: false });
-      else if (msg.type === PAGE.pageResult) send(msg);
+      else if (msg.type === PAGE.pageResult && typeof msg.requestId === 'string' && asked.delete(msg.requestId)) send(msg);
     };
     for (const msg of forCapture.splice(0)) capture.postMessage(msg);
   }
 
-  /** A batch on its way to the worker, with what a full backlog lost counted in. */
+  /** Count a telemetry batch's events as dropped (reported with the next batch that is sent). */
+  function loseTelemetry(msg) {
+    countLost(lostTelemetry, msg.events);
+  }
+
+  /** A telemetry batch (from the capture's line or the page's window): within the page's rate and
+   * size, with the counts of what was lost before. */
   function relayTelemetry(msg) {
+    if (telemetryRule.admit() !== VERDICT.pass) {
+      loseTelemetry(msg);
+      return;
+    }
+    const text = jsonOf(msg);
+    if (text === null || bytesOver(text, SIZE.telemetry)) {
+      loseTelemetry(msg);
+      return;
+    }
     if (Object.keys(lostTelemetry).length) {
       const dropped = { ...(msg.dropped || {}) };
       for (const [kind, n] of Object.entries(lostTelemetry)) dropped[kind] = (dropped[kind] || 0) + n;
@@ -113,9 +150,7 @@
     backlog.push(msg);
     if (backlog.length <= 200) return;
     const lost = backlog.shift();
-    if (lost && lost.type === PAGE.telemetry && Array.isArray(lost.events)) {
-      for (const e of lost.events) lostTelemetry[e && e.kind] = (lostTelemetry[e && e.kind] || 0) + 1;
-    }
+    if (lost && lost.type === PAGE.telemetry) countLost(lostTelemetry, lost.events);
   }
 
   function connect() {
@@ -164,24 +199,51 @@
     } catch {
       return;
     }
-    if (msg && msg.type === PAGE.result && typeof msg.callId === 'string') send(relayResult(msg));
+    if (msg && msg.type === PAGE.result && typeof msg.callId === 'string' && asked.delete(msg.callId)) send(relayResult(msg));
   });
+
+  /** A snapshot or form list: its definitions within their sizes (the others refused by name), at the page's rate. */
+  function relayDefinitions(msg) {
+    const fitted = fitDefinitions(msg.tools, msg.type === PAGE.snapshot ? msg.categories : []);
+    // Rebuilt from the fields a page sends, bounded: a page's own `refused`, if any, is not relayed.
+    const out = msg.type === PAGE.snapshot
+      ? { type: msg.type, ...pageFields(msg), tools: fitted.tools, categories: fitted.categories, refused: fitted.refused }
+      : { type: msg.type, tools: fitted.tools, refused: fitted.refused };
+    held.set(msg.type, out);
+    sendHeld();
+  }
+
+  /** Send the held snapshot and form list as the rate allows; what must wait waits for a timer. */
+  function sendHeld() {
+    for (const [type, msg] of held) {
+      if (snapshotRule.admit() !== VERDICT.pass) break;
+      held.delete(type);
+      send(msg);
+    }
+    if (held.size && !heldTimer) {
+      heldTimer = setTimeout(() => {
+        heldTimer = 0;
+        sendHeld();
+      }, Math.ceil(1000 / RATE.snapshot.rate));
+    }
+  }
 
   window.addEventListener('message', (event) => {
     if (dead || event.source !== window) return;
     const data = event.data;
     if (!data || data[ENVELOPE.key] !== ENVELOPE.page || !data.msg || typeof data.msg.type !== 'string') return;
-    if (data.msg.type === PAGE.approval) return; // only the person, in the extension's window, answers approvals
-    if (data.msg.type === PAGE.capturePort) return; // see below
-    if (data.msg.type === PAGE.pageResult) return; // answers come on the capture's line only
-    let msg = data.msg;
-    if (msg.type === PAGE.result) msg = relayResult(msg); // page/forms.js answers form calls here
+    const msg = data.msg;
+    // Only what a page sends: approvals are answered by the person, in the extension's window,
+    // only; query answers come on the capture's line only; the capture's port is taken below.
     if (msg.type === PAGE.telemetry) {
       // Not from the capture's line: events the page wrote itself, relayed as such.
       relayTelemetry({ ...msg, pageReported: true });
-      return;
+    } else if (msg.type === PAGE.snapshot || msg.type === PAGE.forms) {
+      relayDefinitions(msg);
+    } else if (msg.type === PAGE.result) {
+      // page/forms.js answers form calls here
+      if (typeof msg.callId === 'string' && asked.delete(msg.callId)) send(relayResult(msg));
     }
-    send(msg);
   });
 
   // The capture's line: posted at document_start before any page script ran, so the first one.

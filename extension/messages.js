@@ -48,6 +48,9 @@
     forms: 'forms',
     /** worker → page: fill in and submit a page form {callId, tool, arguments}; answered by `result`. */
     formCall: 'form.call',
+    /** content script → worker (never a page's: content.js relays only what a page sends): the
+     * frame's telemetry went past its rate for long and is cut off {reason: 'flood', rate, dropped}. */
+    limited: 'limited',
   });
 
   /**

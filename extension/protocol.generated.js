@@ -66,6 +66,8 @@
     UNAUTHORIZED: 'UNAUTHORIZED',
     NOT_PAIRED: 'NOT_PAIRED',
     FLOODED: 'FLOODED',
+    TAB_FLOODED: 'TAB_FLOODED',
+    TOO_LARGE: 'TOO_LARGE',
     INVALID_TOOL: 'INVALID_TOOL',
     INTERNAL_ERROR: 'INTERNAL_ERROR',
     TOOL_ERROR: 'TOOL_ERROR',
@@ -206,10 +208,11 @@
  */
 
 /**
- * The full state of every tab; replaces whatever the bridge knew (sent after each connect).
+ * The full state of every tab; replaces whatever the bridge knew (sent after each connect). A sync too large for one frame comes in parts: each but the last says ``more``; the tabs of all of them together are the full state, applied when the last arrives.
  * @typedef {object} TabsSync
  * @property {'tabs.sync'} type
  * @property {Array<TabSnapshot>} tabs
+ * @property {boolean} [more] More parts of this sync follow (the extension splits a sync that would not fit one frame).
  */
 
 /**
@@ -541,6 +544,9 @@
     forms: 'forms',
     /** worker → page: fill in and submit a page form {callId, tool, arguments}; answered by `result`. */
     formCall: 'form.call',
+    /** content script → worker (never a page's: content.js relays only what a page sends): the
+     * frame's telemetry went past its rate for long and is cut off {reason: 'flood', rate, dropped}. */
+    limited: 'limited',
   });
 
   /**

@@ -105,6 +105,13 @@ class ErrorCode(enum.StrEnum):
     NOT_PAIRED = "NOT_PAIRED"
     """The link presented no valid pairing: until the person pairs it (``tabmcp pair``), it may only ask to."""
     FLOODED = "FLOODED"
+    """A connection sent more messages than any tab rule explains: told so, then closed (1008)."""
+    TAB_FLOODED = "TAB_FLOODED"
+    """One tab (one page) sent past its rate: throttled, then cut off alone (its telemetry dropped
+    and counted, its tools kept); the link and every other tab are untouched."""
+    TOO_LARGE = "TOO_LARGE"
+    """A definition, a tab or a result over its size limit: refused by name before it was sent
+    (its neighbours kept), never a frame the bridge must refuse."""
     INVALID_TOOL = "INVALID_TOOL"
     INTERNAL_ERROR = "INTERNAL_ERROR"
     # tool calls, approvals and page queries
@@ -374,6 +381,8 @@ EXTENSION_CODES: frozenset[str] = frozenset({
     ErrorCode.AXE_MISSING,
     ErrorCode.AXE_FAILED,
     ErrorCode.SITE_REDIRECTED,
+    ErrorCode.TOO_LARGE,
+    ErrorCode.TAB_FLOODED,
     ErrorCode.EXTENSION_DISCONNECTED,
 })
 """The codes the extension's worker itself ends a call or page query with. Any other code in

@@ -24,6 +24,7 @@ from .errors import ErrorCode, MalformedMessage, UnknownMessageType
 
 __all__ = [
     "MAX_FRAME_BYTES",
+    "MAX_SYNC_PARTS",
     "PROTOCOL_VERSION",
     "ApprovalRequest",
     "ApprovalResult",
@@ -202,11 +203,22 @@ class Hello(WireModel):
     frames too (the bridge says in ``welcome`` whether it reads them)."""
 
 
+MAX_SYNC_PARTS = 64
+"""A sync in more parts than this is refused (``TOO_LARGE``): the extension sends parts of up to
+6 MiB, so this is far more than any browser's tabs."""
+
+
 class TabsSync(WireModel):
-    """The full state of every tab; replaces whatever the bridge knew (sent after each connect)."""
+    """The full state of every tab; replaces whatever the bridge knew (sent after each connect).
+
+    A sync too large for one frame comes in parts: each but the last says ``more``; the tabs of
+    all of them together are the full state, applied when the last arrives.
+    """
 
     type: Literal["tabs.sync"]
     tabs: list[TabSnapshot]
+    more: bool = False
+    """More parts of this sync follow (the extension splits a sync that would not fit one frame)."""
 
 
 class TabUpdate(WireModel):

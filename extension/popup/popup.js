@@ -312,6 +312,9 @@ function tabItem(tab, docs) {
     el('span', { className: `title${tab.active ? ' active' : ''}`, text: tab.title || tab.url || `tab ${tab.tabId}`, title: tab.url }),
     tab.running && el('span', { className: 'running', testid: 'running', text: '▶ running' }),
     tab.refused && el('span', { className: 'refused', testid: 'refused', text: ' ⚠ some tools refused', title: tab.refused }),
+    tab.limits && tab.limits.length ? el('span', { className: 'refused', testid: 'limited',
+      text: tab.limits.some((/** @type {any} */ l) => l.code === ERROR.TAB_FLOODED) ? ' ⚠ flooding: cut off' : ' ⚠ too large: refused',
+      title: tab.limits.map((/** @type {any} */ l) => `${l.code}: ${l.message}`).join('\n') }) : null,
     el('span', { className: 'counts' }, [
       el('span', { testid: 'tool-count', className: 'n', text: inFrames ? `${tab.tools} + ${inFrames}` : String(tab.tools),
         title: framed.length ? framed.map((/** @type {any} */ f) => `${f.tools} in a frame of ${f.origin}`).join('\n') : 'tools' }),

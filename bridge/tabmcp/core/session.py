@@ -46,6 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .flood import TabFlood
 from ..errors import (
     BadResult,
     SiteNotRegistered,
@@ -70,6 +71,7 @@ from ..errors import (
 )
 from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
 from ..protocol import (
+    MAX_SYNC_PARTS,
     PROTOCOL_VERSION,
     ApprovalRequest,
     ApprovalResult,
@@ -89,6 +91,8 @@ from ..protocol import (
     SiteOpen,
     SiteStatus,
     Pong,
+    TabsSync,
+    Telemetry,
     Welcome,
     WireError,
     WireModel,
@@ -145,6 +149,8 @@ class Peer:
         """The pairing that admitted this link (None: the pre-shared token, or not admitted)."""
         self.connected_at = time.time()
         self.last_seen = time.monotonic()
+        self.sync_parts: list[TabsSync] = []
+        """The parts of a sync received so far (each said ``more``), until its last part."""
 
     @property
     def batched(self) -> bool:
@@ -501,6 +507,8 @@ class Session:
         self.frames_received = 0
         self.messages_received = 0
         """Frames and the messages in them (more than frames once the link batches)."""
+        self.tab_flood = TabFlood(clock=clock)
+        """The per-tab flood rule (core/flood.py): one tab's telemetry past its rate is shed, alone."""
         self._out: list[Send | Close] = []
 
     # -- state ---------------------------------------------------------------------------
@@ -572,6 +580,8 @@ class Session:
                                 "and have the person confirm it with `tabmcp pair CODE`", ref=message.type)
             if peer.state is LinkState.CONNECTED and not isinstance(message, Hello):
                 raise NotReady(f"{message.type} before hello", ref=message.type)
+            if isinstance(message, Telemetry) and not self._admit_telemetry(message.tab_id):
+                return []
             return self._dispatch(peer, message)
         except ProtocolError as exc:
             self.protocol_errors += 1
@@ -600,8 +610,37 @@ class Session:
             return []
         if isinstance(message, Pong):
             return []
+        if isinstance(message, TabsSync):
+            return self._on_sync(peer, message)
         if isinstance(message, WireError):
             log.warning("extension reported %s: %s (ref %s)", message.code, message.message, message.ref)
+        return [MessageReceived(peer, message)]
+
+    def _admit_telemetry(self, tab_id: int) -> bool:
+        """One tab's telemetry past its rate is shed (dropped, counted), alone: the link and the
+        other tabs go on. The tab is named in the log when it starts flooding."""
+        admitted = self.tab_flood.admit(tab_id)
+        if admitted is None:
+            log.warning("tab %d sent telemetry past %g batches a second: its batches are shed (%s) until it "
+                        "slows down; the link and every other tab are not affected", tab_id,
+                        self.tab_flood.rate, ErrorCode.TAB_FLOODED)
+        return bool(admitted)
+
+    def _on_sync(self, peer: Peer, message: TabsSync) -> list[Event]:
+        """A sync, or a part of one: the full state goes on once its last part has arrived."""
+        if message.more:
+            if len(peer.sync_parts) >= MAX_SYNC_PARTS - 1:
+                peer.sync_parts = []
+                self.report(peer, ErrorCode.TOO_LARGE,
+                            f"a sync in more than {MAX_SYNC_PARTS} parts: dropped (the next sync replaces it)",
+                            ref="tabs.sync")
+                return []
+            peer.sync_parts.append(message)
+            return []
+        if peer.sync_parts:
+            tabs = [tab for part in peer.sync_parts for tab in part.tabs]
+            peer.sync_parts = []
+            message = TabsSync(type="tabs.sync", tabs=[*tabs, *message.tabs])
         return [MessageReceived(peer, message)]
 
     def _on_hello(self, peer: Peer, hello: Hello) -> list[Event]:
@@ -960,6 +999,7 @@ class Session:
 
     def tab_closed(self, tab_id: int) -> list[Event]:
         """A tab closed: its requests end with ``TAB_CLOSED``."""
+        self.tab_flood.forget(tab_id)
         events: list[Event] = []
         for request in self.requests.for_tab(tab_id):
             events += self._end(request, _Rule.TAB_CLOSED)

@@ -26,6 +26,7 @@ from typing import Protocol
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..errors import ErrorCode
+from ..core.flood import SHED_COST
 from ..core.session import Peer
 from ..protocol import WireError
 from .hub import Hub, Link
@@ -221,14 +222,18 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
                 messages = 1 + frame.count("\n" if isinstance(frame, str) else b"\n") if link.batched else 1
                 frames += 1
                 messages_in += messages
-                if not gate.allow(messages):
+                # One tab's flood is that tab's (core/flood.py): what its rule shed costs the link
+                # a tenth. Closing the link is the last resort, for floods beyond any tab rule.
+                shed_before = hub.session.tab_flood.shed_total
+                await hub.handle_frame(link, frame)
+                shed = hub.session.tab_flood.shed_total - shed_before
+                if not gate.allow(messages - shed * (1 - SHED_COST)) and not link.socket_closed:
                     log.warning("extension %s: more than %.0f messages/s; closing the connection",
                                 peer, FLOOD_RATE)
                     await link.send(WireError(type="error", code=ErrorCode.FLOODED,
                                               message=f"more than {FLOOD_RATE:.0f} messages per second"))
                     await link.close(1008, "flood")
                     break
-                await hub.handle_frame(link, frame)
         except WebSocketDisconnect:
             pass
         finally:

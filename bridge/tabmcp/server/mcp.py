@@ -27,12 +27,15 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
 from ..core import activity, tools
 from ..core.coalesce import Coalescer
 from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
+from ..core.paging import BadCursor, page_of
 from ..core.registry import ToolEntry
 from ..core.tools import Bridge, ToolContext
 from ..errors import ErrorCode, InternalError, PageError, ToolCallError
@@ -232,7 +235,17 @@ class _Handlers:
     ) -> dict[str, Any]:
         await self.hub.settle()
         view = self.notifier.view_for(ctx)
-        return _complete(ctx, {"tools": self.hub.listing(view), "_meta": {META_REVISION: self.hub.revision}})
+        tools = self.hub.listing(view)
+        result: dict[str, Any] = {"tools": tools, "_meta": {META_REVISION: self.hub.revision}}
+        if ctx.request is not None and is_dynamic(ctx.protocol_version):
+            # Answered as a server-sent event, which clients cap (core/paging.py): in pages.
+            try:
+                result["tools"], next_cursor = page_of(tools, params.cursor if params else None)
+            except BadCursor as exc:
+                raise MCPError(INVALID_PARAMS, str(exc)) from None
+            if next_cursor is not None:
+                result["nextCursor"] = next_cursor
+        return _complete(ctx, result)
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -340,7 +353,9 @@ class ListingCache:
 
     def key(self, ctx: ServerRequestContext[Any, Any]) -> tuple[Any, ...]:
         view = self._notifier.view_for(ctx)
-        return (self._hub.revision, self._hub.disclosure.listing_key(view), ctx.protocol_version)
+        # Which page, where a listing comes in pages (handshake-era HTTP, core/paging.py).
+        page = ctx.request is not None, (ctx.params or {}).get("cursor")
+        return (self._hub.revision, self._hub.disclosure.listing_key(view), ctx.protocol_version, page)
 
     @staticmethod
     def _servable(ctx: ServerRequestContext[Any, Any]) -> bool:

@@ -1,0 +1,57 @@
+"""tools/list in pages, for transports that cannot carry a large listing in one message.
+
+A handshake-era client on HTTP gets its answers as server-sent events, and the official MCP
+SDK's client refuses an event over 1 MiB ("Server-sent event exceeded the 1048576 byte limit"):
+10,000 page tools made tools/list fail outright. Such a listing is answered in pages of at most
+:data:`PAGE_BYTES` of tools, each but the last with a ``nextCursor`` (the protocol's pagination,
+which the SDK's client follows). A listing that fits is one page, as before. The cursor is the
+index of the page's first tool in the listing as it is when that page is asked for.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["PAGE_BYTES", "BadCursor", "page_of"]
+
+PAGE_BYTES = 512 * 1024
+"""Tools per page, in bytes of JSON: half the SDK client's event limit, leaving room for the envelope."""
+
+_PREFIX = "tools:"
+
+
+class BadCursor(ValueError):
+    """A cursor this bridge did not hand out."""
+
+
+def _offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    digits = cursor.removeprefix(_PREFIX)
+    if not cursor.startswith(_PREFIX) or not digits.isdigit() or len(digits) > 9:
+        raise BadCursor(f"not a tools/list cursor of this bridge: {cursor[:40]!r}")
+    return int(digits)
+
+
+def page_of(
+    tools: list[dict[str, Any]], cursor: str | None, max_bytes: int = PAGE_BYTES
+) -> tuple[list[dict[str, Any]], str | None]:
+    """The page of ``tools`` that ``cursor`` asks for, and the cursor of the next one (None: last).
+
+    A page holds at least one tool (one larger than ``max_bytes`` is a page of its own).
+
+    Raises:
+        BadCursor: ``cursor`` is not one this function handed out.
+    """
+    start = _offset(cursor)
+    if start == 0 and len(json.dumps(tools, separators=(",", ":"))) <= max_bytes:
+        return tools, None
+    size = 0
+    end = start
+    while end < len(tools):
+        size += len(json.dumps(tools[end], separators=(",", ":"))) + 1
+        if size > max_bytes and end > start:
+            break
+        end += 1
+    return tools[start:end], (f"{_PREFIX}{end}" if end < len(tools) else None)

@@ -1,0 +1,228 @@
+"""One page cannot take the extension link down for every tab (issue 30, item 3).
+
+Each test is the attack, in real Chromium with the real extension and the official MCP client: a
+page flooding the extension's relay with telemetry posts, and a page registering a tool whose
+description is larger than a whole frame to the bridge. Before the per-tab limits, the first
+closed the link (``FLOODED``: calls to every other tab failed with ``EXTENSION_DISCONNECTED``, every
+pending approval ended) and the second kept it from ever staying up (every reconnect's sync was
+over the 16 MiB frame limit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+import pytest
+from mcp import Client
+from playwright.async_api import expect
+
+from tabmcp.assets import EXTENSION_ID
+from tabmcp.core.session import RequestKind
+from tabmcp.server.extension import FLOOD_BURST, FLOOD_RATE
+
+from .conftest import Env, eventually, other_bridge
+
+APPROVAL = "approval/approval.html"
+
+
+def approval_windows(env: Env) -> list[Any]:
+    return [p for p in env.browser.context.pages if APPROVAL in p.url and not p.is_closed()]
+
+
+async def tab_status(env: Env, url: str) -> dict[str, Any] | None:
+    status = await env.browser.status()
+    return next((t for t in status["tabs"] if t["url"] == url), None)  # type: ignore[union-attr]
+
+
+async def limit_codes(env: Env, url: str) -> set[str]:
+    tab = await tab_status(env, url)
+    return {limit["code"] for limit in (tab or {}).get("limits", [])}
+
+
+@pytest.mark.timeout(120)
+async def test_a_page_flooding_telemetry_is_cut_off_alone_while_other_tabs_are_served(
+    env: Env, page_closer, caplog: pytest.LogCaptureFixture
+):
+    caplog.set_level(logging.WARNING)
+    innocent = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(innocent)
+    title = await env.wait_tool("page_title", innocent)
+    clear = await env.wait_tool("clear_notes", innocent)
+    flooder = await env.open("flood.html", wait_for_tool="flood_status")
+    page_closer.append(flooder)
+    flooder_tab = next(t.tab_id for t in env.bridge.hub.registry.tabs.values() if t.url == flooder.url)
+    link = env.bridge.hub.link
+    assert link is not None
+    async with env.client(mode="legacy") as client:  # no elicitation: the extension asks the person
+        approval = asyncio.create_task(client.call_tool("call_tool", {"name": clear}))
+        await eventually(lambda: approval_windows(env), 15)
+        await eventually(lambda: len(env.bridge.hub.session.requests.all(RequestKind.APPROVAL)) == 1)
+        try:
+            # The attack: 8 s of telemetry posts at the fastest rate the page reaches.
+            flood = asyncio.create_task(flooder.evaluate("flood(8000, 1000)"))
+            calls = 0
+            while not flood.done() or calls < 3:
+                result = await asyncio.wait_for(client.call_tool(title, {}), 15)
+                assert not result.is_error, result.content  # the innocent tab is served throughout
+                assert result.content[0].text == "Basic tools"
+                calls += 1
+            rate = await flood
+            posted = await flooder.evaluate("posted")
+            # Relayed one for one, that is more than the bridge's flood rule lets one link send.
+            assert posted > FLOOD_BURST + 8 * FLOOD_RATE, f"the page posted only {posted} ({rate:.0f}/s)"
+            # The flooder is named: throttled, then cut off, alone, with the reason where the person looks.
+            assert "TAB_FLOODED" in await eventually(lambda: limit_codes(env, flooder.url), 20)
+            assert any("TAB_FLOODED" in r.getMessage() and f"tab {flooder_tab}" in r.getMessage()
+                       for r in caplog.records), "the bridge log names the flooding tab"
+            # The link never dropped: the same connection, the approval still waits for the person.
+            assert env.bridge.hub.link is link and env.bridge.hub.connected
+            assert not approval.done()
+            assert len(env.bridge.hub.session.requests.all(RequestKind.APPROVAL)) == 1
+            assert approval_windows(env)
+            assert not await limit_codes(env, innocent.url)
+            # The flood stopped in the flooding page's own process: the worker got a trickle of it,
+            # and the bridge never had to shed anything of that tab.
+            assert (await tab_status(env, flooder.url) or {})["received"] < 1_000
+            assert env.bridge.hub.session.tab_flood.shed.get(flooder_tab, 0) == 0
+            # Its tools are kept: the flooding page is still callable.
+            status = await client.call_tool(await env.wait_tool("flood_status", flooder), {})
+            assert not status.is_error, status.content
+        finally:
+            approval.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await approval
+    await eventually(lambda: not approval_windows(env), 15)
+
+
+@pytest.mark.timeout(120)
+async def test_a_tool_larger_than_a_frame_is_refused_alone_and_the_link_survives_a_reconnect(
+    env: Env, page_closer
+):
+    innocent = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(innocent)
+    big = await env.browser.context.new_page()
+    page_closer.append(big)
+    console: list[str] = []
+    big.on("console", lambda m: console.append(m.text))
+    await big.goto(env.pages_url + "big-tool.html")
+    await env.wait_tool("small_tool", big, timeout=30)
+    # The big tool is refused by name, where the page's author and the person look.
+    assert "TOO_LARGE" in await eventually(lambda: limit_codes(env, big.url), 20)
+    # Its own reason: its definition alone is over the limit for one definition.
+    reason = 'tool "big_tool" refused: its definition is 20.0 MiB, over the 256 KiB limit'
+    await eventually(lambda: any("TOO_LARGE" in text and reason in text for text in console), 20)
+    tab = await tab_status(env, big.url)
+    assert tab is not None and [limit["message"] for limit in tab["limits"]] == [reason]
+    assert not any(e.tool.name == "big_tool" for e in env.bridge.hub.registry.tool_entries())
+    popup = await env.browser.context.new_page()
+    page_closer.append(popup)
+    await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
+    marked = popup.get_by_test_id("tab").filter(has_text="Big tool").get_by_test_id("limited")
+    await expect(marked).to_have_text("⚠ too large: refused", timeout=15_000)
+    assert reason in (await marked.get_attribute("title") or "")
+    # A reconnect sends every tab again in one sync: it must fit, the link must stay up.
+    async with other_bridge(env) as bridge:
+        async def listed() -> set[str]:
+            names = {e.tool.name for e in bridge.hub.registry.tool_entries()
+                     if e.tab.url in (innocent.url, big.url)}
+            return names if {"page_title", "small_tool"} <= names else set()
+
+        names = await eventually(listed, 30)
+        assert "big_tool" not in names
+        link = bridge.hub.link
+        async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
+            tools = {t.name for t in (await client.list_tools(cache_mode="bypass")).tools}
+        assert not any("big_tool" in name for name in tools)
+        assert bridge.hub.link is link and bridge.hub.connected
+        status = await env.browser.status()
+        assert status["status"] == "ready"
+
+
+@pytest.mark.timeout(180)
+async def test_a_sync_larger_than_a_frame_arrives_in_parts_and_the_link_stays_up(env: Env, page_closer):
+    if env.flavour == "native":
+        # Chromium's native registerTool takes about 30 s per tab of these 60 large tools here (before
+        # this change too); splitting the sync is the worker's, the same in both flavours.
+        pytest.skip("native registration of 300 large tools is too slow to bound; the polyfill flavour covers it")
+    # Five tabs of ordinary tools, each within every limit: together past the 16 MiB a frame may be.
+    pages = []
+    for i in range(5):
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(f"{env.pages_url}heavy.html?tab={i}")
+        pages.append(page)
+    urls = {page.url for page in pages}
+
+    def heavy_tabs(hub: Any) -> int:
+        return sum(1 for t in hub.registry.tabs.values() if t.url in urls and len(t.tools) == 60)
+
+    await eventually(lambda: heavy_tabs(env.bridge.hub) == 5, 60)
+    async with other_bridge(env) as bridge:  # a reconnect: every tab again, in one sync
+        connects = (await env.browser.status())["connects"]
+        link = bridge.hub.link
+        await eventually(lambda: heavy_tabs(bridge.hub) == 5, 60)
+        # The same connection that said hello got the whole sync: no refused frame, no reconnect.
+        assert bridge.hub.link is link and bridge.hub.connected
+        status = await env.browser.status()
+        assert status["status"] == "ready" and status["connects"] == connects
+        assert not any(t.get("limits") for t in status["tabs"] if t["url"] in urls)  # nothing refused
+
+
+# A renderer that got past the content script: its own port to the worker (opened from the
+# content script's world), flooding telemetry and sending a definition larger than a frame.
+BYPASS = """async (tabId) => {
+  await chrome.scripting.executeScript({target: {tabId}, func: () => {
+    const port = chrome.runtime.connect({name: 'tabmcp-page'});
+    const schema = {type: 'object', properties: {}};
+    port.postMessage({type: 'snapshot', url: location.href, title: document.title, categories: [], states: [],
+      tools: [{name: 'huge', description: 'x'.repeat(20 * 1024 * 1024), inputSchema: schema},
+              {name: 'fine', description: 'A tool of ordinary size.', inputSchema: schema}]});
+    const end = performance.now() + 5000;
+    const tick = () => {
+      for (let i = 0; i < 500; i++) {
+        port.postMessage({type: 'telemetry', url: location.href,
+          events: [{kind: 'console', ts: Date.now(), level: 'log', args: ['flood']}]});
+      }
+      if (performance.now() < end) setTimeout(tick, 0);
+      else document.body.dataset.flooded = 'done';
+    };
+    tick();
+  }});
+}"""
+
+
+@pytest.mark.timeout(120)
+async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env: Env, page_closer):
+    innocent = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(innocent)
+    title = await env.wait_tool("page_title", innocent)
+    flooder = await env.open("flood.html", wait_for_tool="flood_status")
+    page_closer.append(flooder)
+    flooder_tab = next(t.tab_id for t in env.bridge.hub.registry.tabs.values() if t.url == flooder.url)
+    link = env.bridge.hub.link
+    worker = await env.browser.worker()
+    async with env.client() as client:
+        await worker.evaluate(BYPASS, flooder_tab)
+        calls = 0
+        while calls < 3 or not await flooder.evaluate("document.body.dataset.flooded === 'done'"):
+            result = await asyncio.wait_for(client.call_tool(title, {}), 15)
+            assert not result.is_error, result.content
+            calls += 1
+    # The worker's own per-tab rules: the flood cut off and the big definition refused, by name.
+    async def both_named() -> bool:  # the worker may still be working through the flood it got
+        return {"TAB_FLOODED", "TOO_LARGE"} <= await limit_codes(env, flooder.url)
+
+    try:
+        await eventually(both_named, 30)
+    except AssertionError:
+        raise AssertionError(f"not both named: {await tab_status(env, flooder.url)}") from None
+    await env.wait_tool("fine", flooder, timeout=20)
+    assert not any(e.tool.name == "huge" for e in env.bridge.hub.registry.tool_entries())
+    received = (await tab_status(env, flooder.url) or {})["received"]
+    assert received > FLOOD_BURST + 5 * FLOOD_RATE, f"only {received} messages: relayed, not a flood for the link"
+    # The worker held the flood: the bridge never had to shed that tab's telemetry, the link stayed.
+    assert env.bridge.hub.session.tab_flood.shed.get(flooder_tab, 0) == 0
+    assert env.bridge.hub.link is link and env.bridge.hub.connected
