@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 from mcp import Client
 
+from tabmcp.control import control_headers
 from tabmcp.launcher import ExtensionBrowser, launch_browser
 
 from .conftest import eventually
@@ -54,8 +55,10 @@ class BridgeProcess:
         return Client(self.mcp_url, **kwargs)
 
     async def health(self) -> dict[str, Any]:
+        """The bridge's whole status: asked with the person's control key, as ``tabmcp`` does (without
+        it ``/health`` says only that the bridge is alive)."""
         async with httpx.AsyncClient(timeout=10) as http:
-            return (await http.get(f"http://127.0.0.1:{self.port}/health")).json()
+            return (await http.get(f"http://127.0.0.1:{self.port}/health", headers=control_headers())).json()
 
     def kill(self) -> None:
         """``kill -9``: no shutdown handler runs, nothing pending is written."""
