@@ -191,8 +191,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "listing-cache-ignores-changes",
         "a cached tools/list is served after the page's tools changed",
         "bridge/tabmcp/server/mcp.py",
-        "return (self._hub.revision, self._hub.disclosure.listing_key(view), ctx.protocol_version)",
-        "return (ctx.protocol_version,)",
+        "return (self._hub.revision, self._hub.disclosure.listing_key(view), ctx.protocol_version, page)",
+        "return (ctx.protocol_version, page)",
         ("bridge/tests/test_listing_cache.py",),
     ),
     Mutation(
