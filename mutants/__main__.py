@@ -830,6 +830,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        if False:",
         ("bridge/tests/test_listing_pages.py", "-k", "ten_thousand"),
     ),
+    Mutation(
+        "package-without-module",
+        "the polyfill's npm package leaves out its ES module entry",
+        "polyfill/package.json",
+        '  "files": ["webmcp-polyfill.js", "webmcp-polyfill.mjs", "webmcp-polyfill.d.ts", "README.md"],',
+        '  "files": ["webmcp-polyfill.js", "webmcp-polyfill.d.ts", "README.md"],',
+        ("polyfill/tests/test_package.py",),
+    ),
 )
 
 
