@@ -33,7 +33,6 @@ from tabmcp.core.telemetry.settings import (
     DEFAULT_REDACTION_PATTERNS,
     TelemetrySettings,
 )
-from tabmcp.testing import missing_from_setup
 
 from .conftest import eventually
 

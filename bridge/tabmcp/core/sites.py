@@ -305,7 +305,7 @@ class Sites:
 
     def document_url(self, origin: str, name: str) -> str:
         """The URL of the document that last registered ``name`` on ``origin`` (``""``: unknown)."""
-        record = next((r for r in self.pins.records(origin=origin) if r.name == name), None)
+        record = self.pins.get(origin, name)
         return record.document_url if record is not None else ""
 
     def mark_stale(self, origin: str, name: str) -> None:

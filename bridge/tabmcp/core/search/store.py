@@ -16,7 +16,6 @@ import os
 import sqlite3
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
