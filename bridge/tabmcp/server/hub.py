@@ -702,7 +702,7 @@ class Hub:
             **self.registry.counts(),
             **self.registry.closed_site_counts(),
             # `tabmcp doctor`: whether the connected browser runs native WebMCP (the polyfill says per page).
-            "nativeTabs": sum(1 for tab in self.registry.tabs().values() if tab.native),
+            "nativeTabs": sum(1 for tab in self.registry.tabs.values() if tab.native),
             "pendingCalls": len(self.calls),
             "profile": self.disclosure.profile,
             "controls": self.controls.state().to_dict(),

@@ -1,0 +1,127 @@
+"""``tabmcp doctor``: each broken link is named with its fix and makes the exit code non-zero; a
+healthy chain passes. The rules on facts made by hand, then the facts of a real bridge."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tabmcp import __version__
+from tabmcp.cli import main
+from tabmcp.clients import EntryState
+from tabmcp.files import state_dir
+from tabmcp.doctor import Check, Facts, Status, diagnose, exit_code, gather
+from tabmcp.model import ModelStatus
+from tabmcp.server.app import BridgeApp
+
+from .helpers import ScriptedExtension
+
+HEALTHY = Facts(
+    python=(3, 12, 1), executable="/venv/bin/python", version=__version__, extension_dir="/venv/ext",
+    extension_manifest=True, extension_version=__version__, polyfill_staged=True, config_path="/nope.toml",
+    port=7797, port_open=True, health={"ok": True, "bridge": __version__},
+    full_health={"ok": True, "bridge": __version__, "extension": {"connected": True, "version": __version__},
+                 "tabs": 2, "nativeTabs": 2},
+    control_key=True, model=ModelStatus(name="m", present=True, loadable=True),
+    clients={"cursor": (str(EntryState.CURRENT), "tabmcp → /venv/bin/tabmcp"),
+             "vscode": (str(EntryState.NO_FILE), "no file")},
+)
+
+
+def _by_name(checks: list[Check]) -> dict[str, Check]:
+    return {c.name: c for c in checks}
+
+
+def test_a_healthy_chain_passes() -> None:
+    checks = diagnose(HEALTHY)
+    assert exit_code(checks) == 0, [c for c in checks if c.status != Status.OK]
+    named = _by_name(checks)
+    for name in ("python", "install", "config", "port", "bridge", "extension", "webmcp", "model", "client:cursor"):
+        assert named[name].status == Status.OK, named[name]
+
+
+def _full(**extension: object) -> dict[str, object]:
+    return {**(HEALTHY.full_health or {}), "extension": {"connected": True, "version": __version__, **extension}}
+
+
+BROKEN = {
+    "python": replace(HEALTHY, python=(3, 10, 4)),
+    "install": replace(HEALTHY, extension_manifest=False),
+    "config": replace(HEALTHY, config_error="config.toml: server.port: not an integer"),
+    "port": replace(HEALTHY, health=None, full_health=None),
+    "bridge": replace(HEALTHY, health={"ok": True, "bridge": "0.0.9"}),
+    "extension": replace(HEALTHY, full_health=_full(connected=False)),
+    "extension version": replace(HEALTHY, full_health=_full(version="0.0.9")),
+    "model": replace(HEALTHY, model=ModelStatus(name="m", present=False, missing=["the model weights"])),
+    "model load": replace(HEALTHY, model=ModelStatus(name="m", present=True, loadable=False, error="bad")),
+    "client:cursor": replace(HEALTHY, clients={"cursor": (str(EntryState.OTHER), "runs /old/bin/tabmcp")}),
+}
+
+
+@pytest.mark.parametrize("link", sorted(BROKEN))
+def test_each_broken_link_fails_with_its_fix(link: str) -> None:
+    checks = diagnose(BROKEN[link])
+    failed = [c for c in checks if c.status == Status.FAIL]
+    assert exit_code(checks) == 1
+    assert failed[0].name == link.split()[0], failed
+    assert failed[0].fix, f"{link}: no fix given"
+
+
+def test_no_native_webmcp_is_a_warning_with_the_flag() -> None:
+    checks = _by_name(diagnose(replace(HEALTHY, full_health={**(HEALTHY.full_health or {}), "nativeTabs": 0})))
+    assert checks["webmcp"].status == Status.WARN
+    assert "--enable-features=WebMCP" in (checks["webmcp"].fix or "")
+
+
+def test_a_stopped_bridge_skips_what_needs_it() -> None:
+    checks = _by_name(diagnose(replace(HEALTHY, port_open=False, health=None, full_health=None)))
+    assert checks["port"].status == Status.OK and checks["bridge"].status == Status.FAIL
+    assert checks["extension"].status == Status.SKIP and checks["webmcp"].status == Status.SKIP
+
+
+async def test_doctor_reads_a_running_bridge(bridge: BridgeApp, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real bridge: up, and the connected extension's version (``test``) is not the bridge's."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(state_dir().parent))  # the bridge's control key, as before
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    assert bridge.port is not None
+    facts = await asyncio.to_thread(gather, port=bridge.port, load_model=False)
+    checks = _by_name(diagnose(facts))
+    assert checks["bridge"].status == Status.OK
+    assert checks["extension"].status == Status.FAIL and "no browser extension" in checks["extension"].detail
+
+    ext = ScriptedExtension(bridge.port)
+    await ext.connect()
+    try:
+        await ext.sync({"tabId": 1, "url": "https://a.example/", "origin": "https://a.example", "native": True,
+                        "tools": []})
+
+        async def native_seen() -> Facts:
+            for _ in range(200):
+                facts = await asyncio.to_thread(gather, port=bridge.port, load_model=False)
+                if (facts.full_health or {}).get("nativeTabs"):
+                    return facts
+                await asyncio.sleep(0.05)
+            raise AssertionError("the bridge's status never showed the native tab")
+
+        checks = _by_name(diagnose(await native_seen()))
+        assert checks["extension"].status == Status.FAIL and "test" in checks["extension"].detail
+        assert checks["webmcp"].status == Status.OK
+    finally:
+        await ext.close()
+
+
+def test_doctor_json_exit_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    code = main(["doctor", "--json", "--port", "9", "--no-load"])  # nothing answers on port 9
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and report["ok"] is False
+    bridge = next(c for c in report["checks"] if c["name"] == "bridge")
+    assert bridge["status"] == "fail" and bridge["fix"]
