@@ -1,0 +1,79 @@
+"""The built wheel, installed as a person installs it: a fresh virtualenv outside the checkout,
+offline (the wheel's packages from ``.wheelhouse``, which ``./dev setup`` fills). There, with
+nothing of the repository on the path: the search model loads, ``tabmcp setup`` writes what the
+clients expect into a scratch home, and the installed ``tabmcp browser`` loads the installed
+extension into real Chromium, where a page tool is called through the installed bridge with the
+official MCP client. One wheel and one virtualenv for the whole session."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from mcp import Client
+
+from bench._installed import WHEELHOUSE, Installed, build_wheel, install, serving
+from tabmcp.testing import missing_from_setup
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
+    if not WHEELHOUSE.is_dir() or not any(WHEELHOUSE.glob("*.whl")):
+        missing_from_setup(f"no {WHEELHOUSE} (./dev setup downloads the wheel's dependencies there)")
+    base = tmp_path_factory.mktemp("installed")
+    yield install(base / "venv", build_wheel(base / "dist"))
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    return home
+
+
+def test_the_installed_package_runs_outside_the_checkout(installed: Installed, home: Path) -> None:
+    done = installed.run("--version", home=home)
+    assert done.returncode == 0, done.stderr
+    assert "search model all-MiniLM-L6-v2-int8" in done.stdout, done.stdout
+    where = __import__("subprocess").run(
+        [str(installed.python), "-c", "import tabmcp; print(tabmcp.__file__)"], cwd=home,
+        env=installed.env(home), capture_output=True, text=True, check=True).stdout
+    assert where.startswith(str(installed.venv)), f"tabmcp imported from {where}, not the virtualenv"
+
+
+def test_doctor_reports_the_model_loadable(installed: Installed, home: Path) -> None:
+    done = installed.run("doctor", "--json", home=home)
+    report = json.loads(done.stdout)
+    assert report["model"]["present"] and report["model"]["loadable"], report["model"]
+    assert report["model"]["tokenizer"].startswith(str(installed.venv))
+    model = next(c for c in report["checks"] if c["name"] == "model")
+    assert model["status"] == "ok"
+    # Nothing runs: the bridge link fails, so the exit code says something is wrong.
+    assert done.returncode == 1 and next(c for c in report["checks"] if c["name"] == "bridge")["status"] == "fail"
+
+
+def test_setup_writes_what_the_clients_expect(installed: Installed, home: Path) -> None:
+    desktop = home / ".config" / "Claude" / "claude_desktop_config.json"
+    dry = installed.run("setup", "claude-desktop", "--dry-run", home=home)
+    assert dry.returncode == 0, dry.stderr
+    assert f'"command": "{installed.tabmcp}"' in dry.stdout and not desktop.exists()
+
+    done = installed.run("setup", "vscode", home=home)
+    assert done.returncode == 0, done.stderr
+    written = json.loads((home / ".config" / "Code" / "User" / "mcp.json").read_text())
+    assert written == {"servers": {"tabmcp": {"type": "stdio", "command": str(installed.tabmcp),
+                                              "args": ["serve", "--stdio"]}}}
+    doctor = json.loads(installed.run("doctor", "--json", "--no-load", home=home).stdout)
+    assert next(c for c in doctor["checks"] if c["name"] == "client:vscode")["status"] == "ok"
+
+
+async def test_a_page_tool_through_the_installed_bridge(installed: Installed, home: Path, pages_url: str) -> None:
+    async with serving(installed, home, pages_url + "basic.html", tools=6) as served:
+        async with Client(served.mcp_url) as client:
+            result = await client.call_tool("page_title", {})
+        assert not result.is_error, result
+        assert "Basic tools" in json.dumps(result.model_dump(mode="json"))
