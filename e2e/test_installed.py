@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
+from tabmcp.testing import missing_from_setup
 
 from bench._installed import WHEELHOUSE, Installed, build_wheel, install, serving
-from tabmcp.testing import missing_from_setup
 
 pytestmark = pytest.mark.slow
 

@@ -838,6 +838,62 @@ MUTATIONS: tuple[Mutation, ...] = (
         '  "files": ["webmcp-polyfill.js", "webmcp-polyfill.d.ts", "README.md"],',
         ("polyfill/tests/test_package.py",),
     ),
+    Mutation(
+        "setup-drops-other-servers",
+        "tabmcp setup replaces the client's servers with its own entry",
+        "bridge/tabmcp/clients.py",
+        "    servers = out.get(client.servers_key)",
+        "    servers = None",
+        ("bridge/tests/test_clients.py", "-k", "keeps_other"),
+    ),
+    Mutation(
+        "setup-without-backup",
+        "tabmcp setup overwrites a client's config without keeping the previous file",
+        "bridge/tabmcp/clients.py",
+        "        shutil.copy2(change.path, backup)",
+        "        pass",
+        ("bridge/tests/test_clients.py", "-k", "keeps_other"),
+    ),
+    Mutation(
+        "setup-relative-command",
+        "tabmcp setup writes `tabmcp` (whatever PATH finds) instead of this installation's absolute path",
+        "bridge/tabmcp/clients.py",
+        '        return Launch(command=str(script), args=("serve", "--stdio", *port_args))',
+        '        return Launch(command="tabmcp", args=("serve", "--stdio", *port_args))',
+        ("bridge/tests/test_clients.py",),
+    ),
+    Mutation(
+        "doctor-ignores-extension-version",
+        "doctor passes an extension of another version than the bridge",
+        "bridge/tabmcp/doctor.py",
+        '    elif ext.get("version") != health.get("bridge"):',
+        "    elif False:",
+        ("bridge/tests/test_doctor.py",),
+    ),
+    Mutation(
+        "doctor-exits-zero",
+        "doctor exits 0 although a link is broken",
+        "bridge/tabmcp/doctor.py",
+        "    return 1 if any(c.status == Status.FAIL for c in checks) else 0",
+        "    return 0",
+        ("bridge/tests/test_doctor.py",),
+    ),
+    Mutation(
+        "doctor-blind-to-native-webmcp",
+        "the bridge's status no longer says which tabs run native WebMCP (doctor cannot tell)",
+        "bridge/tabmcp/server/hub.py",
+        '            "nativeTabs": sum(1 for tab in self.registry.tabs.values() if tab.native),',
+        '            "nativeTabs": 0,',
+        ("bridge/tests/test_doctor.py", "-k", "running_bridge"),
+    ),
+    Mutation(
+        "wheel-without-tokenizer",
+        "the wheel leaves out the search model's tokenizer (semantic search off after pip install)",
+        "pyproject.toml",
+        'artifacts = ["bridge/tabmcp/_model/**"]',
+        "artifacts = []",
+        ("e2e/test_installed.py", "-k", "doctor"),
+    ),
 )
 
 
@@ -878,6 +934,12 @@ def main(argv: list[str]) -> int:
     subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), "HEAD"], cwd=REPO, check=True)
     if (REPO / "node_modules").is_dir():  # npm packages the tests load (axe-core), never committed
         (tree / "node_modules").symlink_to(REPO / "node_modules")
+    # What ./dev setup stages or downloads, never committed: the model's tokenizer the wheel carries,
+    # the packages the installed-wheel test installs offline.
+    if (REPO / ".wheelhouse").is_dir():
+        (tree / ".wheelhouse").symlink_to(REPO / ".wheelhouse")
+    if (REPO / "bridge/tabmcp/_model").is_dir():  # copied: the wheel build does not follow a link
+        shutil.copytree(REPO / "bridge/tabmcp/_model", tree / "bridge/tabmcp/_model")
     results = []
     try:
         for m in chosen:

@@ -10,6 +10,7 @@ key, which every bridge of this user admits). It runs until the window is closed
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -109,13 +110,11 @@ async def run_browser(*, port: int, url: str | None = None, headless: bool | Non
         say(f"tabmcp browser: {executable}, profile {profile}")
         say(f"  extension {stage_extension()} loaded and paired with the bridge at {bridge_url}; native WebMCP on")
         if not loads_extension:
-            say(f"  (Google Chrome ignores --load-extension: load it once here, `tabmcp extension` says how)")
+            say("  (Google Chrome ignores --load-extension: load it once here, `tabmcp extension` says how)")
         say("  close the window (or Ctrl-C) to stop")
         if exit_after is not None:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(closed.wait(), exit_after)
-            except TimeoutError:
-                pass
         else:
             await closed.wait()
     return 0

@@ -37,8 +37,8 @@ from .config import DEFAULT_PORT
 from .errors import ConfigError
 
 __all__ = [
-    "CLIENTS",
     "BACKUP_SUFFIX",
+    "CLIENTS",
     "Change",
     "Client",
     "ClientConfigError",

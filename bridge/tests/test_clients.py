@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tabmcp.cli import main
 from tabmcp.clients import BACKUP_SUFFIX, CLIENTS, EntryState, entry_state, this_launch
 
@@ -110,7 +109,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(home: Path, capsys: pytest.Cap
     before = path.read_bytes()
     assert main(["setup", "claude-desktop", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("--- ") and f'+    "tabmcp": {{' in out and f'+      "command": "{this_launch().command}"' in out
+    assert out.startswith("--- ") and '+    "tabmcp": {' in out and f'+      "command": "{this_launch().command}"' in out
     assert path.read_bytes() == before
     assert not path.with_name(path.name + BACKUP_SUFFIX).exists()
 

@@ -9,12 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from tabmcp import __version__
 from tabmcp.cli import main
 from tabmcp.clients import EntryState
-from tabmcp.files import state_dir
 from tabmcp.doctor import Check, Facts, Status, diagnose, exit_code, gather
+from tabmcp.files import state_dir
 from tabmcp.model import ModelStatus
 from tabmcp.server.app import BridgeApp
 
