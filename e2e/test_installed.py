@@ -77,3 +77,9 @@ async def test_a_page_tool_through_the_installed_bridge(installed: Installed, ho
             result = await client.call_tool("page_title", {})
         assert not result.is_error, result
         assert "Basic tools" in json.dumps(result.model_dump(mode="json"))
+        # Every link is up now: the installed doctor sees the extension of its own version, native
+        # WebMCP in the page (tabmcp browser turns it on), the model, and the client set up above.
+        doctor = installed.run("doctor", "--json", "--port", str(served.port), home=home)
+        checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
+        for link in ("install", "port", "bridge", "extension", "webmcp", "model"):
+            assert checks[link]["status"] == "ok", checks[link]

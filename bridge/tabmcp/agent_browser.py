@@ -99,8 +99,9 @@ async def run_browser(*, port: int, url: str | None = None, headless: bool | Non
     executable, loads_extension = _find_browser()
     profile = private_dir(profile or profile_dir())
     bridge_url = f"ws://127.0.0.1:{port}/extension"
+    # Branded Chrome would never start the extension's worker: launch it plain, the person loads it once.
     async with launch_browser(bridge_url=bridge_url, headless=headless, webmcp=True, user_data_dir=str(profile),
-                              executable=executable) as browser:
+                              executable=executable, extension=loads_extension) as browser:
         closed = asyncio.Event()
         browser.context.on("close", lambda _ctx: closed.set())
         if url:
@@ -108,9 +109,12 @@ async def run_browser(*, port: int, url: str | None = None, headless: bool | Non
             await page.goto(url)
         assert callable(say)
         say(f"tabmcp browser: {executable}, profile {profile}")
-        say(f"  extension {stage_extension()} loaded and paired with the bridge at {bridge_url}; native WebMCP on")
-        if not loads_extension:
-            say("  (Google Chrome ignores --load-extension: load it once here, `tabmcp extension` says how)")
+        if loads_extension:
+            say(f"  extension {stage_extension()} loaded and paired with the bridge at {bridge_url}; "
+                "native WebMCP on")
+        else:
+            say("  Google Chrome ignores --load-extension: load the extension once in this window and pair it "
+                "(`tabmcp extension` says how); native WebMCP on")
         say("  close the window (or Ctrl-C) to stop")
         if exit_after is not None:
             with contextlib.suppress(TimeoutError):

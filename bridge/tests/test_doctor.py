@@ -101,7 +101,8 @@ async def test_doctor_reads_a_running_bridge(bridge: BridgeApp, tmp_path: Path,
                         "tools": []})
 
         async def native_seen() -> Facts:
-            for _ in range(200):
+            deadline = asyncio.get_running_loop().time() + 20
+            while asyncio.get_running_loop().time() < deadline:
                 facts = await asyncio.to_thread(gather, port=bridge.port, load_model=False)
                 if (facts.full_health or {}).get("nativeTabs"):
                     return facts
