@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .config import DEFAULT_PORT
 from .errors import ConfigError
@@ -152,8 +153,9 @@ def _parse(text: str | None, path: Path | str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ClientConfigError(f"{path} is not valid JSON ({exc}); fix or move it, then run tabmcp setup again "
-                                "(nothing was changed)") from exc
+        raise ClientConfigError(
+            f"{path} is not valid JSON ({exc}); nothing was changed. Fix it and run tabmcp setup again, or add "
+            "the entry that `tabmcp setup CLIENT --print` shows by hand (a file with comments stays yours)") from exc
     if not isinstance(data, dict):
         raise ClientConfigError(f"{path} holds a JSON {type(data).__name__}, not an object (nothing was changed)")
     return data
@@ -250,8 +252,10 @@ def find_entry(client: Client, data: Mapping[str, Any]) -> tuple[str, dict[str, 
     return None
 
 
-def entry_state(client: Client, launch: Launch, *, path: Path | None = None) -> tuple[EntryState, str]:
-    """Whether the client's config starts this installation, with a sentence saying why not."""
+def entry_state(client: Client, launch: Launch, *, path: Path | None = None,
+                port: int = DEFAULT_PORT) -> tuple[EntryState, str]:
+    """Whether the client's config starts this installation (or reaches the bridge's URL on
+    ``port``), with a sentence saying why not."""
     path = path or client.config_path()
     if not path.exists():
         return EntryState.NO_FILE, f"no {path}"
@@ -265,7 +269,10 @@ def entry_state(client: Client, launch: Launch, *, path: Path | None = None) -> 
     name, entry = found
     url = entry.get(client.url_key) if client.url_key else None
     if url:
-        return EntryState.CURRENT, f"{name} → {url}"
+        parsed = urlsplit(str(url))
+        if parsed.hostname in ("127.0.0.1", "localhost", "::1") and parsed.port == port:
+            return EntryState.CURRENT, f"{name} → {url}"
+        return EntryState.OTHER, f"{name} → {url}, but the bridge listens on http://127.0.0.1:{port}/mcp"
     command = str(entry.get("command") or "")
     if command == launch.command:
         return EntryState.CURRENT, f"{name} → {command}"

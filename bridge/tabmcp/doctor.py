@@ -126,7 +126,7 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
     facts.launch = launch.command or ""
     for client in CLIENTS.values():
         path = client.config_path(home=home)
-        state, why = entry_state(client, launch, path=path)
+        state, why = entry_state(client, launch, path=path, port=facts.port)
         facts.clients[client.key] = (str(state), why)
     return facts
 

@@ -154,3 +154,11 @@ def test_claude_desktop_path_per_os(platform: str, environ: dict[str, str], expe
 ])
 def test_vscode_path_per_os(platform: str, environ: dict[str, str], expected: str) -> None:
     assert CLIENTS["vscode"].config_path(home=Path("/h"), platform=platform, environ=environ) == Path(expected)
+
+
+def test_an_http_entry_to_another_port_is_not_this_bridge(home: Path) -> None:
+    assert main(["setup", "windsurf", "--http", "--port", "8123"]) == 0
+    path = _file("windsurf", home)
+    assert entry_state(CLIENTS["windsurf"], this_launch(), path=path, port=8123)[0] == EntryState.CURRENT
+    state, why = entry_state(CLIENTS["windsurf"], this_launch(), path=path, port=7797)
+    assert state == EntryState.OTHER and "7797" in why
