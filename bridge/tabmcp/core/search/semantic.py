@@ -43,7 +43,7 @@ __all__ = [
 DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
 """Name of the default model (part of every cached vector's key)."""
 INSTALL_HINT = (
-    "reinstall tabmcp from its wheel (it carries the model); in a checkout: ./dev setup"
+    "pip install --force-reinstall tabmcp (its wheel carries the model); in a checkout: ./dev setup"
 )
 BUNDLED_TOKENIZER = Path(__file__).resolve().parents[2] / "_model" / "all-MiniLM-L6-v2" / "tokenizer.json"
 """The tokenizer the wheel carries (staged into a checkout by ``python -m tabmcp.model --stage``)."""
