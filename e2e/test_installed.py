@@ -8,6 +8,7 @@ official MCP client. One wheel and one virtualenv for the whole session."""
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,10 +40,18 @@ def test_the_installed_package_runs_outside_the_checkout(installed: Installed, h
     done = installed.run("--version", home=home)
     assert done.returncode == 0, done.stderr
     assert "search model all-MiniLM-L6-v2-int8" in done.stdout, done.stdout
-    where = __import__("subprocess").run(
+    where = subprocess.run(
         [str(installed.python), "-c", "import tabmcp; print(tabmcp.__file__)"], cwd=home,
         env=installed.env(home), capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(installed.venv)), f"tabmcp imported from {where}, not the virtualenv"
+    # The licenses of what the wheel carries are stated in its metadata.
+    meta = subprocess.run(
+        [str(installed.python), "-c", "import importlib.metadata as m; d = m.distribution('tabmcp'); "
+         "print(d.metadata['License-Expression']); print(*sorted(str(f) for f in d.files if 'licenses' in str(f)))"],
+        cwd=home, env=installed.env(home), capture_output=True, text=True, check=True).stdout
+    assert meta.splitlines()[0] == "MIT AND Apache-2.0"
+    for name in ("LICENSE", "NOTICE", "Apache-2.0.txt"):
+        assert f"/{name}" in meta, meta
 
 
 def test_doctor_reports_the_model_loadable(installed: Installed, home: Path) -> None:
