@@ -53,7 +53,7 @@ def _client_snippets(port: int) -> str:
     return (
         f"  MCP (Streamable HTTP): {url}\n"
         f"  Claude Code:  claude mcp add --transport http tabmcp {url}\n"
-        f'  Cursor / VS Code / Claude Desktop: see README ("Connect a client")\n'
+        "  any client: tabmcp setup claude-code | claude-desktop | cursor | vscode | windsurf (--print for others)\n"
     )
 
 

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from tabmcp import __version__
 from tabmcp.cli import main
 from tabmcp.model import model_status
