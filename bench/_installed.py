@@ -68,8 +68,9 @@ class Installed:
                               text=True, timeout=timeout)
 
 
-def install(venv: Path, wheel: Path, wheelhouse: Path = WHEELHOUSE) -> Installed:
-    """``python -m venv`` + ``pip install WHEEL`` (offline, from ``wheelhouse``)."""
+def install(venv: Path, wheel: Path, wheelhouse: Path = WHEELHOUSE, *, compile: bool = True) -> Installed:
+    """``python -m venv`` + ``pip install WHEEL`` (offline, from ``wheelhouse``). ``compile=False``
+    skips pip's byte-compiling of every module (tests: only what runs gets compiled, on import)."""
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     installed = Installed(venv)
@@ -78,7 +79,8 @@ def install(venv: Path, wheel: Path, wheelhouse: Path = WHEELHOUSE) -> Installed
     # The dev environment's pip installs into the new one (--python): the same as its own pip would,
     # without bootstrapping pip into it first.
     done = subprocess.run([sys.executable, "-m", "pip", "--python", str(installed.python), "install", "-q",
-                           "--disable-pip-version-check", "--no-index", "--find-links", str(wheelhouse), str(wheel)],
+                           "--disable-pip-version-check", "--no-index", "--find-links", str(wheelhouse),
+                           *([] if compile else ["--no-compile"]), str(wheel)],
                           capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"pip install {wheel.name} failed:\n{done.stderr[-3000:]}")

@@ -26,7 +26,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     if not WHEELHOUSE.is_dir() or not any(WHEELHOUSE.glob("*.whl")):
         missing_from_setup(f"no {WHEELHOUSE} (./dev setup downloads the wheel's dependencies there)")
     base = tmp_path_factory.mktemp("installed")
-    yield install(base / "venv", build_wheel(base / "dist"))
+    yield install(base / "venv", build_wheel(base / "dist"), compile=False)
 
 
 @pytest.fixture
