@@ -73,6 +73,8 @@ class Facts:
     full_health: dict[str, Any] | None = None
     """The full ``/health`` (the control key's); None without a key or when it was refused."""
     control_key: bool = False
+    pending_pairings: list[str] = field(default_factory=list)
+    """Labels of browsers waiting to pair (their popup shows the code)."""
     model: ModelStatus | None = None
     clients: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Client key → (:class:`EntryState` value, sentence)."""
@@ -94,6 +96,14 @@ def _get_health(port: int, headers: dict[str, str]) -> dict[str, Any] | None:
     except (httpx.HTTPError, ValueError):
         return None
     return data if response.status_code == 200 and isinstance(data, dict) and data.get("ok") else None
+
+
+def _pending_pairings(port: int, headers: dict[str, str]) -> list[str]:
+    try:
+        data = httpx.get(f"http://127.0.0.1:{port}/control/pairings", headers=headers, timeout=5.0).json()
+    except (httpx.HTTPError, ValueError):
+        return []
+    return [str(p.get("label") or "a browser") for p in (data.get("pending") or []) if isinstance(p, dict)]
 
 
 def gather(*, config: str | None = None, port: int | None = None, home: Path | None = None,
@@ -121,6 +131,7 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
         if facts.health is not None and key:
             full = _get_health(facts.port, control_headers(key))
             facts.full_health = full if full and "extension" in full else None
+            facts.pending_pairings = _pending_pairings(facts.port, control_headers(key))
     facts.model = model_status(load=load_model)
     launch = this_launch(port=facts.port)
     facts.launch = launch.command or ""
@@ -186,6 +197,9 @@ def diagnose(facts: Facts) -> list[Check]:
                          "cannot read the bridge's status: " + ("no control key (is the bridge another user's?)"
                                                                 if not facts.control_key else "the bridge refused the control key"),
                          "run doctor as the user who runs the bridge"))
+    elif not ext.get("connected") and facts.pending_pairings:
+        out.append(Check("extension", Status.FAIL, f"{', '.join(facts.pending_pairings)} waits to pair",
+                         "open the tabmcp popup in that browser and run `tabmcp pair CODE` with the code it shows"))
     elif not ext.get("connected"):
         out.append(Check("extension", Status.FAIL, "no browser extension is connected",
                          "load the extension (`tabmcp extension` prints where and how) and pair it "

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 from tabmcp import __version__
+from tabmcp.assets import EXTENSION_ID
 from tabmcp.cli import main
 from tabmcp.clients import EntryState
 from tabmcp.doctor import Check, Facts, Status, diagnose, exit_code, gather
 from tabmcp.files import state_dir
 from tabmcp.model import ModelStatus
+from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import BridgeApp
 
 from .helpers import ScriptedExtension
@@ -70,6 +72,12 @@ def test_each_broken_link_fails_with_its_fix(link: str) -> None:
     assert failed[0].fix, f"{link}: no fix given"
 
 
+def test_a_browser_waiting_to_pair_is_told_how() -> None:
+    checks = _by_name(diagnose(replace(BROKEN["extension"], pending_pairings=["Chromium on Linux"])))
+    assert checks["extension"].status == Status.FAIL and "Chromium on Linux waits to pair" in checks["extension"].detail
+    assert "tabmcp pair CODE" in (checks["extension"].fix or "")
+
+
 def test_no_native_webmcp_is_a_warning_with_the_flag() -> None:
     checks = _by_name(diagnose(replace(HEALTHY, full_health={**(HEALTHY.full_health or {}), "nativeTabs": 0})))
     assert checks["webmcp"].status == Status.WARN
@@ -93,6 +101,17 @@ async def test_doctor_reads_a_running_bridge(bridge: BridgeApp, tmp_path: Path,
     checks = _by_name(diagnose(facts))
     assert checks["bridge"].status == Status.OK
     assert checks["extension"].status == Status.FAIL and "no browser extension" in checks["extension"].detail
+
+    unpaired = ScriptedExtension(bridge.port, paired=False)
+    await unpaired.connect(hello=False)
+    await unpaired.send({"type": "hello", "protocol": PROTOCOL_VERSION, "extensionVersion": "test",
+                         "extensionId": EXTENSION_ID, "browser": "Mozilla/5.0 Chrome/131.0.0.0"})
+    await unpaired.wait_for(lambda m: m["type"] == "pair.required")
+    await unpaired.send({"type": "pair.request"})
+    await unpaired.wait_for(lambda m: m["type"] == "pair.code")
+    facts = await asyncio.to_thread(gather, port=bridge.port, load_model=False)
+    await unpaired.close()
+    assert "Chrome 131 waits to pair" in _by_name(diagnose(facts))["extension"].detail
 
     ext = ScriptedExtension(bridge.port)
     await ext.connect()
