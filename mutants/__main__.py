@@ -838,6 +838,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         '  "files": ["webmcp-polyfill.js", "webmcp-polyfill.d.ts", "README.md"],',
         ("polyfill/tests/test_package.py",),
     ),
+    Mutation(
+        "polyfill-split-drops-esm",
+        "the split leaves a module's imports as comments: editing the generated script loses them",
+        "bridge/tabmcp/polyfill_js.py",
+        "                lines.append(line[2 + len(ESM):])",
+        "                lines.append(line[2:])",
+        ("polyfill/tests/test_sources.py", "-k", "split"),
+    ),
+    Mutation(
+        "polyfill-join-unchecked-imports",
+        "the join accepts a module importing a name nobody exports (works in the script, breaks as ES modules)",
+        "bridge/tabmcp/polyfill_js.py",
+        "    _esm_graph(sources)\n    blocks = []",
+        "    blocks = []",
+        ("polyfill/tests/test_sources.py", "-k", "refuses"),
+    ),
 )
 
 
