@@ -854,6 +854,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    blocks = []",
         ("polyfill/tests/test_sources.py", "-k", "refuses"),
     ),
+    Mutation(
+        "polyfill-warns-on-native",
+        "on a native page the polyfill warns about schema keywords the browser accepts silently",
+        "polyfill/webmcp-polyfill.js",
+        "    if (native || warnedKeywords.has(key)) return;",
+        "    if (warnedKeywords.has(key)) return;",
+        ("e2e/test_coexist.py", "-k", "native-schemas"),
+    ),
+    Mutation(
+        "polyfill-abort-before-registered-resolves",
+        "registerTool resolves though its signal aborted before it settled (React StrictMode), unlike Chromium",
+        "polyfill/webmcp-polyfill.js",
+        "          if (signal && signal.aborted) throw signal.reason;",
+        "          if (false) throw signal.reason;",
+        ("e2e/test_coexist.py", "-k", "polyfill-react"),
+    ),
+    Mutation(
+        "polyfill-installs-twice",
+        "a second copy of the polyfill (the page's own, after the extension's) installs again",
+        "polyfill/webmcp-polyfill.js",
+        "  if (!G[HOOK_KEY] && typeof document !== 'undefined' && typeof EventTarget === 'function') install();",
+        "  if (typeof document !== 'undefined' && typeof EventTarget === 'function') install();",
+        ("e2e/test_coexist.py", "-k", "polyfill-hand-after"),
+    ),
+    Mutation(
+        "polyfill-abort-keeps-tool",
+        "aborting a tool's signal leaves it registered: a remount or hot reload lists it twice or fails",
+        "polyfill/webmcp-polyfill.js",
+        "    signal.addEventListener('abort', () => removeTool(rec), { once: true });",
+        "    signal.addEventListener('abort', () => {}, { once: true });",
+        ("e2e/test_coexist.py", "-k", "react or hot-reload"),
+    ),
 )
 
 

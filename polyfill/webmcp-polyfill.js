@@ -18,9 +18,6 @@
 (function () {
   'use strict';
 
-  if (globalThis[Symbol.for('tabmcp.webmcp')]) return; // another copy (maybe another version) is installed
-  if (typeof document === 'undefined' || typeof EventTarget !== 'function') return; // windows only
-
   // ==== src/types.js ====
   /**
    * The shapes the modules pass around (JSDoc only: this module holds no code).
@@ -233,6 +230,7 @@
    */
 
   // esm: import { domError, isPlainObject, prefix } from './util.js';
+  // esm: import { native } from './mode.js';
 
   /**
    * Keywords the draft excludes from tool input schemas: references and definitions, vocabulary
@@ -280,9 +278,13 @@
   }
   /** @type {Set<string>} keywords already warned about */
   const warnedKeywords = new Set();
-  /** @param {string} key @param {string} why */
+  /**
+   * One console warning per keyword, in polyfill mode only: where the browser has WebMCP it decides
+   * and says nothing, and so must the page's console with the extension installed.
+   * @param {string} key @param {string} why
+   */
   function warnKeyword(key, why) {
-    if (warnedKeywords.has(key)) return;
+    if (native || warnedKeywords.has(key)) return;
     warnedKeywords.add(key);
     console.warn(`[webmcp-polyfill] input schema: ${why}; accepted as Chromium accepts it (not checked by the polyfill). `
       + 'Set webmcpPolyfillOptions.strictSchemas to refuse it as the WebMCP draft does.');
@@ -1932,7 +1934,13 @@
         const prep = convertTool(tool, 'registerTool', options);
         checkTool(prep);
         if (prep.signal && prep.signal.aborted) throw prep.signal.reason;
-        return addTool(prep);
+        const { signal } = prep;
+        return addTool(prep).then(() => {
+          // Aborted before the registration completed (React StrictMode's effect cleanup does so):
+          // the browser rejects with the signal's reason, and so do we.
+          if (signal && signal.aborted) throw signal.reason;
+          return undefined;
+        });
       });
     }
 

@@ -89,9 +89,6 @@ PROLOGUE = """\
 (function () {
   'use strict';
 
-  if (globalThis[Symbol.for('tabmcp.webmcp')]) return; // another copy (maybe another version) is installed
-  if (typeof document === 'undefined' || typeof EventTarget !== 'function') return; // windows only
-
 """
 EPILOGUE = "})();\n"
 MARKER = "  // ==== src/{name}.js ===="

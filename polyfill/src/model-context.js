@@ -33,7 +33,13 @@ class ModelContext extends EventTarget {
       const prep = convertTool(tool, 'registerTool', options);
       checkTool(prep);
       if (prep.signal && prep.signal.aborted) throw prep.signal.reason;
-      return addTool(prep);
+      const { signal } = prep;
+      return addTool(prep).then(() => {
+        // Aborted before the registration completed (React StrictMode's effect cleanup does so):
+        // the browser rejects with the signal's reason, and so do we.
+        if (signal && signal.aborted) throw signal.reason;
+        return undefined;
+      });
     });
   }
 

@@ -5,6 +5,7 @@
  */
 
 import { domError, isPlainObject, prefix } from './util.js';
+import { native } from './mode.js';
 
 /**
  * Keywords the draft excludes from tool input schemas: references and definitions, vocabulary
@@ -52,9 +53,13 @@ function strictSchemas() {
 }
 /** @type {Set<string>} keywords already warned about */
 const warnedKeywords = new Set();
-/** @param {string} key @param {string} why */
+/**
+ * One console warning per keyword, in polyfill mode only: where the browser has WebMCP it decides
+ * and says nothing, and so must the page's console with the extension installed.
+ * @param {string} key @param {string} why
+ */
 function warnKeyword(key, why) {
-  if (warnedKeywords.has(key)) return;
+  if (native || warnedKeywords.has(key)) return;
   warnedKeywords.add(key);
   console.warn(`[webmcp-polyfill] input schema: ${why}; accepted as Chromium accepts it (not checked by the polyfill). `
     + 'Set webmcpPolyfillOptions.strictSchemas to refuse it as the WebMCP draft does.');
