@@ -4,7 +4,7 @@
  * are added and removed (with their AbortSignals) and `toolchange` is fired.
  */
 
-import { anySignal, isObjectLike, promiseFrom, reportError } from './util.js';
+import { anySignal, isObjectLike, macrotask, promiseFrom, reportError } from './util.js';
 import { nat, native } from './mode.js';
 import { registerWithBrowser } from './native.js';
 
@@ -116,8 +116,11 @@ function addTool(prep, where = {}) {
   signal.addEventListener('abort', () => removeTool(rec), { once: true });
   notify();
   if (nat) return registerWithBrowser(rec, prep);
+  // A form the parser inserts is registered before the page's scripts after it run; the browser fires
+  // its toolchange in a later task, so that those scripts can still listen for it.
+  const later = where.form && document.readyState === 'loading' ? macrotask : queueMicrotask;
   return new Promise((resolve) => {
-    queueMicrotask(() => {
+    later(() => {
       target.dispatchEvent(new Event('toolchange'));
       resolve(undefined);
     });
