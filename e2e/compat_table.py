@@ -1,6 +1,6 @@
 """The WebMCP compatibility table in docs/polyfill.md, as e2e/test_coexist.py observes it.
 
-Each corpus test writes its observed row (page pattern × flavour → tools the agent got, calls
+Each corpus test writes its observed row (page pattern x flavour → tools the agent got, calls
 that reached the page, what the page saw, page errors) to ``OBSERVED`` and fails when the row
 differs from the table in docs/polyfill.md (between the two ``compat`` markers). After a change
 that moves a row, run the corpus and regenerate the table from what it observed::
@@ -17,7 +17,9 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["BEGIN", "DOCS", "END", "OBSERVED", "Row", "parse", "read_observed", "record", "render", "update_docs"]
+__all__ = [
+    "BEGIN", "DOCS", "END", "OBSERVED", "Row", "parse", "read_observed", "record", "render", "update_docs",
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "polyfill.md"
@@ -96,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     observed = read_observed()
     if not observed:
-        print(f"no observed rows in {OBSERVED}: run .venv/bin/python -m pytest e2e/test_coexist.py", file=sys.stderr)
+        print(f"no observed rows in {OBSERVED}: run .venv/bin/python -m pytest e2e/test_coexist.py",
+              file=sys.stderr)
         return 1
     if args.update:
         changed = update_docs(observed)

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the corpus table: cases and expected texts kept on one line each)
 """Pages as people ship them, with and without tabmcp: nothing the page sees changes, and every tool
 reaches the agent exactly once.
 
@@ -26,7 +27,6 @@ from typing import Any
 
 import pytest
 from playwright.async_api import BrowserContext, Page
-
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import launch_browser
 from tabmcp.testing import missing_from_setup

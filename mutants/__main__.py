@@ -848,7 +848,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "polyfill-join-unchecked-imports",
-        "the join accepts a module importing a name nobody exports (works in the script, breaks as ES modules)",
+        "the join accepts a module importing a name nobody exports (the script works, the ES modules break)",
         "bridge/tabmcp/polyfill_js.py",
         "    _esm_graph(sources)\n    blocks = []",
         "    blocks = []",
@@ -864,7 +864,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "polyfill-abort-before-registered-resolves",
-        "registerTool resolves though its signal aborted before it settled (React StrictMode), unlike Chromium",
+        "registerTool resolves though its signal aborted before it settled (StrictMode), unlike Chromium",
         "polyfill/webmcp-polyfill.js",
         "          if (signal && signal.aborted) throw signal.reason;",
         "          if (false) throw signal.reason;",
@@ -874,7 +874,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "polyfill-installs-twice",
         "a second copy of the polyfill (the page's own, after the extension's) installs again",
         "polyfill/webmcp-polyfill.js",
-        "  if (!G[HOOK_KEY] && typeof document !== 'undefined' && typeof EventTarget === 'function') install();",
+        "  if (!G[HOOK_KEY] && typeof document !== 'undefined' && typeof EventTarget === 'function') "
+        "install();",
         "  if (typeof document !== 'undefined' && typeof EventTarget === 'function') install();",
         ("e2e/test_coexist.py", "-k", "polyfill-hand-after"),
     ),
@@ -888,7 +889,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "polyfill-form-toolchange-too-early",
-        "a form tool's toolchange fires before the page's scripts after the form can listen (Chromium fires it later)",
+        "a parsed form's toolchange fires before the page's scripts after it can listen (Chromium: later)",
         "polyfill/webmcp-polyfill.js",
         "    const later = where.form && document.readyState === 'loading' ? macrotask : queueMicrotask;",
         "    const later = queueMicrotask;",

@@ -138,6 +138,10 @@ def _statements(name: str, text: str) -> list[tuple[bool, str]]:
     return out
 
 
+def _names(group: str) -> list[str]:
+    return [n.strip() for n in group.split(",") if n.strip()]
+
+
 def _esm_graph(sources: Mapping[str, str]) -> None:
     """Every imported name must be exported by the module it is imported from."""
     exports: dict[str, set[str]] = {}
@@ -154,11 +158,10 @@ def _esm_graph(sources: Mapping[str, str]) -> None:
                 continue
             joined = " ".join(part.strip() for part in statement)
             statement = []
-            names = lambda group: [n.strip() for n in group.split(",") if n.strip()]  # noqa: E731
             if m := _IMPORT.match(joined):
-                imports[name].append((m.group(2), names(m.group(1))))
+                imports[name].append((m.group(2), _names(m.group(1))))
             elif m := _EXPORT.match(joined):
-                exports[name].update(names(m.group(1)))
+                exports[name].update(_names(m.group(1)))
             else:
                 raise SourceError(f"src/{name}.js: write imports as `import {{ a, b }} from './x.js';` "
                                   f"and exports as one `export {{ a, b }};` ({joined!r})")

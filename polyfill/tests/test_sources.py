@@ -8,10 +8,9 @@ import subprocess
 from typing import Any
 
 import pytest
-from webmcp_testlib import POLYFILL, script
-
 from tabmcp import polyfill_js
 from tabmcp.testing import missing_from_setup
+from webmcp_testlib import POLYFILL, script
 
 
 def test_generated_script_is_the_join_of_the_modules() -> None:
