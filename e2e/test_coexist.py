@@ -166,6 +166,8 @@ def page_view_differences(with_ext: dict[str, Any], without: dict[str, Any]) -> 
         diffs["getTools()"] = f"{with_ext['tools']!r} instead of {without['tools']!r}"
     if without["toolchange"] and not with_ext["toolchange"]:
         diffs["toolchange"] = "never fired"
+    if with_ext["events"] != without["events"]:
+        diffs["events"] = f"{with_ext['events']!r} instead of {without['events']!r}"
     return diffs
 
 

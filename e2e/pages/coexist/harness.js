@@ -6,12 +6,14 @@
 //   tools:     the names its own getTools() (or the old list()) gives after the scenario
 //   executed:  label → what its own executeTool() gave (or the error)
 //   toolchange: whether a toolchange event reached the page
+//   events:    the toolactivated / toolcancel events document.modelContext fired ('type:toolName')
 // `corpus.calls` counts the calls that reached each of the page's own execute functions.
 (() => {
   const calls = {};
   const outcomes = {};
   const executed = {};
   let toolchange = false;
+  const events = [];
   const describe = (e) => (e && typeof e === 'object' && 'name' in e ? `${e.name}: ${e.message}` : `threw ${String(e)}`);
   const plain = (v) => { try { return JSON.parse(JSON.stringify(v === undefined ? null : v)); } catch (e) { return describe(e); } };
   let resolveDone;
@@ -55,7 +57,10 @@
     run(scenario) {
       const api = { document: !!document.modelContext, navigator: !!navigator.modelContext };
       const mc = document.modelContext;
-      if (mc && typeof mc.addEventListener === 'function') mc.addEventListener('toolchange', () => { toolchange = true; });
+      if (mc && typeof mc.addEventListener === 'function') {
+        mc.addEventListener('toolchange', () => { toolchange = true; });
+        for (const type of ['toolactivated', 'toolcancel']) mc.addEventListener(type, (e) => events.push(`${type}:${e.toolName}`));
+      }
       (async () => {
         try {
           await scenario();
@@ -65,7 +70,7 @@
         await window.corpus.settle(50);
         let tools;
         try { tools = await toolNames(); } catch (e) { tools = describe(e); }
-        resolveDone({ api, outcomes, tools, executed, toolchange });
+        resolveDone({ api, outcomes, tools, executed, toolchange, events: events.slice() });
       })();
     },
   };
