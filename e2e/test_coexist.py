@@ -183,17 +183,12 @@ def new_console(with_ext: list[tuple[str, str]], without: list[tuple[str, str]],
 
 async def agent_view(env: Env, page: Page, case: Case) -> tuple[dict[str, int], dict[str, str]]:
     """Tools of this tab by page name (how many times each is listed) and each call's answer."""
-    for name in case.calls:
-        with contextlib.suppress(AssertionError):
-            await env.wait_tool(name, page, timeout=10)
-
     def listed() -> Counter[str]:
         return Counter(e.tool.name for e in env.bridge.hub.registry.tool_entries() if e.tab.url == page.url)
 
-    # Settled: the tab's listing stays the same while the page is idle.
-    before = await eventually(lambda: listed() or None, timeout=15)
-    await page.evaluate("() => new Promise((r) => setTimeout(r, 300))")
-    await eventually(lambda: listed() == before or None, timeout=5)
+    # The page is done: wait for the bridge to list exactly its tools (else report what it lists).
+    with contextlib.suppress(AssertionError):
+        await eventually(lambda: dict(listed()) == dict.fromkeys(case.calls, 1), timeout=15)
     counts = dict(listed())
     answers: dict[str, str] = {}
     public = {e.tool.name: e.public_name for e in env.bridge.hub.registry.tool_entries() if e.tab.url == page.url}
