@@ -894,6 +894,63 @@ MUTATIONS: tuple[Mutation, ...] = (
         "artifacts = []",
         ("e2e/test_installed.py", "-k", "doctor"),
     ),
+    Mutation(
+        "polyfill-split-drops-esm",
+        "the split leaves a module's imports as comments: editing the generated script loses them",
+        "bridge/tabmcp/polyfill_js.py",
+        "                lines.append(line[2 + len(ESM):])",
+        "                lines.append(line[2:])",
+        ("polyfill/tests/test_sources.py", "-k", "split"),
+    ),
+    Mutation(
+        "polyfill-join-unchecked-imports",
+        "the join accepts a module importing a name nobody exports (the script works, the ES modules break)",
+        "bridge/tabmcp/polyfill_js.py",
+        "    _esm_graph(sources)\n    blocks = []",
+        "    blocks = []",
+        ("polyfill/tests/test_sources.py", "-k", "refuses"),
+    ),
+    Mutation(
+        "polyfill-warns-on-native",
+        "on a native page the polyfill warns about schema keywords the browser accepts silently",
+        "polyfill/webmcp-polyfill.js",
+        "    if (native || warnedKeywords.has(key)) return;",
+        "    if (warnedKeywords.has(key)) return;",
+        ("e2e/test_coexist.py", "-k", "native-schemas"),
+    ),
+    Mutation(
+        "polyfill-abort-before-registered-resolves",
+        "registerTool resolves though its signal aborted before it settled (StrictMode), unlike Chromium",
+        "polyfill/webmcp-polyfill.js",
+        "          if (signal && signal.aborted) throw signal.reason;",
+        "          if (false) throw signal.reason;",
+        ("e2e/test_coexist.py", "-k", "polyfill-react"),
+    ),
+    Mutation(
+        "polyfill-installs-twice",
+        "a second copy of the polyfill (the page's own, after the extension's) installs again",
+        "polyfill/webmcp-polyfill.js",
+        "  if (!G[HOOK_KEY] && typeof document !== 'undefined' && typeof EventTarget === 'function') "
+        "install();",
+        "  if (typeof document !== 'undefined' && typeof EventTarget === 'function') install();",
+        ("e2e/test_coexist.py", "-k", "polyfill-hand-after"),
+    ),
+    Mutation(
+        "polyfill-abort-keeps-tool",
+        "aborting a tool's signal leaves it registered: a remount or hot reload lists it twice or fails",
+        "polyfill/webmcp-polyfill.js",
+        "    signal.addEventListener('abort', () => removeTool(rec), { once: true });",
+        "    signal.addEventListener('abort', () => {}, { once: true });",
+        ("e2e/test_coexist.py", "-k", "react or hot-reload"),
+    ),
+    Mutation(
+        "polyfill-form-toolchange-too-early",
+        "a parsed form's toolchange fires before the page's scripts after it can listen (Chromium: later)",
+        "polyfill/webmcp-polyfill.js",
+        "    const later = where.form && document.readyState === 'loading' ? macrotask : queueMicrotask;",
+        "    const later = queueMicrotask;",
+        ("e2e/test_coexist.py", "-k", "polyfill-declarative"),
+    ),
 )
 
 

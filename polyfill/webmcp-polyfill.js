@@ -11,16 +11,17 @@
  *
  * Loading it twice (or after another copy) changes nothing. Safe at document_start.
  * Reference: docs/polyfill.md. Types: polyfill/webmcp-polyfill.d.ts.
+ *
+ * GENERATED from the modules in polyfill/src/ by `python -m tabmcp.polyfill_js`: edit the
+ * modules, or edit this file and run `python -m tabmcp.polyfill_js --split` (docs/polyfill.md).
  */
 (function () {
   'use strict';
 
-  const HOOK_KEY = Symbol.for('tabmcp.webmcp');
-  const G = /** @type {any} */ (globalThis);
-  if (G[HOOK_KEY]) return; // another copy (maybe another version) is already installed
-  if (typeof document === 'undefined' || typeof EventTarget !== 'function') return; // windows only
-
-  const VERSION = '0.1.0';
+  // ==== src/types.js ====
+  /**
+   * The shapes the modules pass around (JSDoc only: this module holds no code).
+   */
 
   /**
    * @typedef {{routes?: string[], states?: string[], dangerLevel?: 'safe'|'moderate'|'destructive',
@@ -43,9 +44,18 @@
    *            result?: CallToolResult, reason?: any}} CallOutcome
    */
 
-  // ---------------------------------------------------------------------------------------------
-  // Constants and small helpers
-  // ---------------------------------------------------------------------------------------------
+  // esm: export {};
+
+  // ==== src/constants.js ====
+  /**
+   * Names and limits every module reads: the hook's key, the version, the tool name rule, the
+   * annotation hints, the scope keys, the result cap and Chromium's error messages.
+   */
+
+  const HOOK_KEY = Symbol.for('tabmcp.webmcp');
+  const G = /** @type {any} */ (globalThis);
+
+  const VERSION = '0.1.0';
 
   const NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
   /** Every annotation hint we keep, alphabetical (WebIDL reads dictionary members in this order). */
@@ -60,6 +70,19 @@
   const MSG_INVOCATION_FAILED =
     'Tool was executed but the invocation failed. For example, the script function threw an error';
   const MSG_TRANSIENT = 'The operation failed for an unknown transient reason (e.g. out of memory).';
+
+  // esm: export {
+  // esm:   DANGER_LEVELS, EMPTY_SCHEMA_JSON, G, HINT_KEYS, HOOK_KEY, MSG_INVOCATION_FAILED, MSG_TRANSIENT, NAME_RE,
+  // esm:   NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
+  // esm: };
+
+  // ==== src/util.js ====
+  /**
+   * Small helpers with no state of their own: WebIDL-style conversions and errors, error messages as
+   * the console shows them, a macrotask queue, AbortSignal.any and byte lengths.
+   */
+
+  // esm: import { G } from './constants.js';
 
   /** @param {string} method @param {string} [iface] */
   const prefix = (method, iface = 'ModelContext') => `Failed to execute '${method}' on '${iface}': `;
@@ -148,132 +171,66 @@
   /** Bytes of s in UTF-8. @param {string} s */
   const utf8Length = (s) => encoder.encode(s).length;
 
-  // ---------------------------------------------------------------------------------------------
-  // Validation shared by both modes (so a page sees the same errors with and without native)
-  // ---------------------------------------------------------------------------------------------
-
-  /**
-   * WebIDL conversion of a ModelContextTool dictionary, with Chromium's messages.
-   * @param {any} tool @param {string} method
-   */
-  function convertToolDict(tool, method) {
-    const p = prefix(method);
-    const dict = 'ModelContextTool';
-    const read = (/** @type {string} */ key) => `Failed to read the '${key}' property from '${dict}': `;
-    if (!isObjectLike(tool)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
-    /** @type {{annotations?: Hints, description: string, execute: Function, inputSchema?: object, name: string, title?: string}} */
-    const out = /** @type {any} */ ({});
-    let v = tool.annotations;
-    if (v !== undefined) {
-      if (v !== null && !isObjectLike(v)) {
-        throw new TypeError(`${p}${read('annotations')}The provided value is not of type 'ToolAnnotations'.`);
-      }
-      /** @type {Hints} */
-      const hints = {};
-      if (v !== null) {
-        for (const k of HINT_KEYS) {
-          const h = v[k];
-          if (h !== undefined) hints[k] = !!h;
-        }
-      }
-      out.annotations = hints;
-    }
-    v = tool.description;
-    if (v === undefined) throw new TypeError(`${p}${read('description')}Required member is undefined.`);
-    out.description = domString(v);
-    v = tool.execute;
-    if (v === undefined) throw new TypeError(`${p}${read('execute')}Required member is undefined.`);
-    if (typeof v !== 'function') throw new TypeError(`${p}${read('execute')}The given value is not a function.`);
-    out.execute = v;
-    v = tool.inputSchema;
-    if (v !== undefined) {
-      if (!isObjectLike(v)) throw new TypeError(`${p}${read('inputSchema')}Failed to convert value to 'object'.`);
-      out.inputSchema = v;
-    }
-    v = tool.name;
-    if (v === undefined) throw new TypeError(`${p}${read('name')}Required member is undefined.`);
-    out.name = domString(v);
-    v = tool.title;
-    if (v !== undefined) out.title = domString(v);
-    return out;
-  }
-
-  /**
-   * @param {any} options @param {string} method @param {string} dict
-   * @returns {{signal: AbortSignal|undefined, exposedTo?: string[]}}
-   */
-  function convertOptions(options, method, dict) {
-    if (options === undefined || options === null) return { signal: undefined };
-    const p = prefix(method);
-    if (!isObjectLike(options)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
-    const exposedTo = dict === 'ModelContextRegisterToolOptions'
-      ? convertOrigins(options.exposedTo, method, dict, 'exposedTo') : undefined;
-    const signal = options.signal;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new TypeError(
-        `${p}Failed to read the 'signal' property from '${dict}': Failed to convert value to 'AbortSignal'.`);
-    }
-    return exposedTo ? { signal, exposedTo } : { signal };
-  }
-
-  const warnedScopeKeys = new Set();
-  /**
-   * Validates the non-standard `scope` field and returns a clean copy (or null).
-   * @param {any} scope @param {string} method @returns {ToolScope|null}
-   */
-  function convertScope(scope, method) {
-    if (scope === undefined || scope === null) return null;
-    const bad = (/** @type {string} */ why) => new TypeError(`${prefix(method)}Invalid scope: ${why}`);
-    if (typeof scope !== 'object' || Array.isArray(scope)) throw bad('scope must be an object.');
-    /** @type {any} */
-    const out = {};
-    const strings = (/** @type {string} */ key, /** @type {boolean} */ nonEmpty) => {
-      const v = scope[key];
-      if (v === undefined) return;
-      if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && (!nonEmpty || s.length > 0))) {
-        throw bad(`${key} must be an array of ${nonEmpty ? 'non-empty ' : ''}strings.`);
-      }
-      out[key] = v.slice();
-    };
-    strings('routes', true);
-    strings('states', true);
-    const level = scope.dangerLevel;
-    if (level !== undefined) {
-      if (!DANGER_LEVELS.includes(level)) {
-        throw bad(`dangerLevel must be 'safe', 'moderate' or 'destructive', not ${JSON.stringify(String(level))}.`);
-      }
-      out.dangerLevel = level;
-    }
-    for (const key of ['aiEnabled', 'requiresApproval', 'core']) {
-      const v = scope[key];
-      if (v === undefined) continue;
-      if (typeof v !== 'boolean') throw bad(`${key} must be a boolean.`);
-      out[key] = v;
-    }
-    for (const key of Object.keys(scope)) {
-      if (!SCOPE_KEYS.includes(key) && !warnedScopeKeys.has(key)) {
-        warnedScopeKeys.add(key);
-        console.warn(`[tabmcp] WebMCP scope: unknown key ${JSON.stringify(key)} ignored`);
-      }
-    }
-    return out;
-  }
-
-  /** @param {object} schema @param {string} method */
-  function serializeSchema(schema, method) {
-    let json;
+  /** Runs fn and turns a synchronous throw into a rejected promise. @param {() => any} fn */
+  function promiseFrom(fn) {
     try {
-      json = JSON.stringify(schema);
+      return Promise.resolve(fn());
     } catch (e) {
-      throw new TypeError(prefix(method) + errorMessage(e));
+      return Promise.reject(e);
     }
-    if (json === undefined) throw new TypeError(`${prefix(method)}invalid input schema: toJSON() returns undefined`);
-    return json;
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Input schemas: the draft's JSON Schema subset (checked at registration) and input validation
-  // ---------------------------------------------------------------------------------------------
+  /** @param {string} method @param {number} got @param {number} [need] */
+  function arity(method, got, need = 1, iface = 'ModelContext') {
+    if (got < need) {
+      throw new TypeError(`${prefix(method, iface)}${need} argument${need > 1 ? 's' : ''} required, but only ${got} present.`);
+    }
+  }
+
+  /** @param {any} e */
+  function reportError(e) {
+    if (typeof G.reportError === 'function') G.reportError(e);
+    else console.error(e);
+  }
+
+  // esm: export {
+  // esm:   anySignal, arity, byName, describeError, domError, domString, errorMessage, isObjectLike, isPlainObject,
+  // esm:   macrotask, nativeStringify, prefix, promiseFrom, reportError, utf8Length,
+  // esm: };
+
+  // ==== src/mode.js ====
+  /**
+   * Which mode this document runs in, decided once when the script runs: `native` when the browser
+   * has its own `document.modelContext` (the polyfill layers on it), else polyfill mode; and the
+   * browser's own methods, captured before the page (or we) change anything.
+   */
+
+  // esm: import { G } from './constants.js';
+
+  const secure = G.isSecureContext !== false;
+  /** @type {any} */
+  let existing = null;
+  try { existing = /** @type {any} */ (document).modelContext || null; } catch (_) { existing = null; }
+  const native = !!existing;
+  /** The browser's originals, captured before the page (or we) change anything. */
+  const nat = native ? {
+    mc: existing,
+    registerTool: existing.registerTool,
+    getTools: existing.getTools,
+    executeTool: existing.executeTool,
+  } : null;
+
+  // esm: export { nat, native, secure };
+
+  // ==== src/schema.js ====
+  /**
+   * Input schemas: the WebMCP draft's JSON Schema subset (checked at registration; refused only in
+   * strict mode, otherwise accepted with one console warning per keyword, as Chromium accepts them)
+   * and the validation of a call's input against a tool's schema.
+   */
+
+  // esm: import { domError, isPlainObject, prefix } from './util.js';
+  // esm: import { native } from './mode.js';
 
   /**
    * Keywords the draft excludes from tool input schemas: references and definitions, vocabulary
@@ -321,9 +278,13 @@
   }
   /** @type {Set<string>} keywords already warned about */
   const warnedKeywords = new Set();
-  /** @param {string} key @param {string} why */
+  /**
+   * One console warning per keyword, in polyfill mode only: where the browser has WebMCP it decides
+   * and says nothing, and so must the page's console with the extension installed.
+   * @param {string} key @param {string} why
+   */
   function warnKeyword(key, why) {
-    if (warnedKeywords.has(key)) return;
+    if (native || warnedKeywords.has(key)) return;
     warnedKeywords.add(key);
     console.warn(`[webmcp-polyfill] input schema: ${why}; accepted as Chromium accepts it (not checked by the polyfill). `
       + 'Set webmcpPolyfillOptions.strictSchemas to refuse it as the WebMCP draft does.');
@@ -545,76 +506,15 @@
     return failure ? domError(JSON.stringify(failure), 'DataError') : null;
   }
 
+  // esm: export { checkSchemaSubset, inputError };
+
+  // ==== src/events.js ====
   /**
-   * Everything registerTool checks before touching the registry, in Chromium's order:
-   * dictionary and options conversion, then (ours) scope, then the input schema, then
-   * name, duplicate, description. The abort check is left to the caller.
-   * @param {any} tool @param {any} options @param {string} method
+   * The standard's event classes (`ToolActivatedEvent`, `ToolCancelEvent`) and `on<type>` event
+   * handler attributes.
    */
-  function convertTool(tool, method, options = undefined, withOptions = true) {
-    const dict = convertToolDict(tool, method);
-    const opts = withOptions
-      ? convertOptions(options, method, 'ModelContextRegisterToolOptions') : { signal: undefined };
-    const scope = convertScope(tool.scope, method);
-    const schemaJSON = dict.inputSchema !== undefined ? serializeSchema(dict.inputSchema, method) : undefined;
-    if (schemaJSON !== undefined) checkSchemaSubset(JSON.parse(schemaJSON), method);
-    return { dict, signal: opts.signal, exposedTo: opts.exposedTo || [], scope, schemaJSON };
-  }
 
-  /**
-   * The `tools` Permissions Policy (default 'self'), where the polyfill can know it: from the
-   * browser when it knows the feature, else allowed in a top-level document and in a frame of
-   * the same origin as its parent unless the frame's `allow` attribute says `tools 'none'`. A
-   * frame of another origin cannot see its container's `allow` attribute: the polyfill lets it
-   * register (the tabmcp extension applies the frame policy itself, see docs/security.md).
-   */
-  function toolsPolicyAllows() {
-    try {
-      const fp = /** @type {any} */ (document).featurePolicy;
-      if (fp && typeof fp.features === 'function' && fp.features().includes('tools')) return fp.allowsFeature('tools');
-    } catch (_) { /* fall through */ }
-    if (window.top === window) return true;
-    let frame;
-    try { frame = window.frameElement; } catch (_) { frame = null; }
-    if (!frame) return true;
-    const allow = String(frame.getAttribute('allow') || '');
-    return !/(^|;)\s*tools\s+'none'\s*(;|$)/.test(allow);
-  }
-
-  /** @param {string} name */
-  function checkName(name) {
-    if (!NAME_RE.test(name)) throw domError('Invalid tool name', 'InvalidStateError');
-  }
-
-  /** @param {{dict: {name: string, description: string}}} prep */
-  function checkTool(prep) {
-    if (!nat && !toolsPolicyAllows()) {
-      throw domError("The 'tools' Permissions Policy does not allow this document to register tools.", 'NotAllowedError');
-    }
-    checkName(prep.dict.name);
-    if (nameTaken(prep.dict.name)) throw domError('Duplicate tool name', 'InvalidStateError');
-    if (prep.dict.description === '') throw domError('Description is required', 'InvalidStateError');
-  }
-
-  /** Runs fn and turns a synchronous throw into a rejected promise. @param {() => any} fn */
-  function promiseFrom(fn) {
-    try {
-      return Promise.resolve(fn());
-    } catch (e) {
-      return Promise.reject(e);
-    }
-  }
-
-  /** @param {string} method @param {number} got @param {number} [need] */
-  function arity(method, got, need = 1, iface = 'ModelContext') {
-    if (got < need) {
-      throw new TypeError(`${prefix(method, iface)}${need} argument${need > 1 ? 's' : ''} required, but only ${got} present.`);
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // Event classes and event handler attributes
-  // ---------------------------------------------------------------------------------------------
+  // esm: import { domString, isObjectLike } from './util.js';
 
   class ToolActivatedEvent extends Event {
     #toolName;
@@ -686,26 +586,248 @@
     });
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Mode detection
-  // ---------------------------------------------------------------------------------------------
+  // esm: export { ToolActivatedEvent, ToolCancelEvent, defineEventHandler };
 
-  const secure = G.isSecureContext !== false;
-  /** @type {any} */
-  let existing = null;
-  try { existing = /** @type {any} */ (document).modelContext || null; } catch (_) { existing = null; }
-  const native = !!existing;
-  /** The browser's originals, captured before the page (or we) change anything. */
-  const nat = native ? {
-    mc: existing,
-    registerTool: existing.registerTool,
-    getTools: existing.getTools,
-    executeTool: existing.executeTool,
-  } : null;
+  // ==== src/convert.js ====
+  /**
+   * What registerTool and its kin check before touching the registry, with Chromium's messages and
+   * order: the WebIDL dictionaries, options (`signal`, `exposedTo`), origins, our `scope` field, the
+   * schema, the name, duplicates and the `tools` Permissions Policy. Shared by both modes so a page
+   * sees the same errors with and without native WebMCP.
+   */
 
-  // ---------------------------------------------------------------------------------------------
-  // Registry (shared by both modes)
-  // ---------------------------------------------------------------------------------------------
+  // esm: import { DANGER_LEVELS, HINT_KEYS, NAME_RE, SCOPE_KEYS } from './constants.js';
+  // esm: import { domError, domString, errorMessage, isObjectLike, prefix } from './util.js';
+  // esm: import { nat } from './mode.js';
+  // esm: import { checkSchemaSubset } from './schema.js';
+  // esm: import { nameTaken } from './registry.js';
+
+  /**
+   * WebIDL conversion of a ModelContextTool dictionary, with Chromium's messages.
+   * @param {any} tool @param {string} method
+   */
+  function convertToolDict(tool, method) {
+    const p = prefix(method);
+    const dict = 'ModelContextTool';
+    const read = (/** @type {string} */ key) => `Failed to read the '${key}' property from '${dict}': `;
+    if (!isObjectLike(tool)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
+    /** @type {{annotations?: Hints, description: string, execute: Function, inputSchema?: object, name: string, title?: string}} */
+    const out = /** @type {any} */ ({});
+    let v = tool.annotations;
+    if (v !== undefined) {
+      if (v !== null && !isObjectLike(v)) {
+        throw new TypeError(`${p}${read('annotations')}The provided value is not of type 'ToolAnnotations'.`);
+      }
+      /** @type {Hints} */
+      const hints = {};
+      if (v !== null) {
+        for (const k of HINT_KEYS) {
+          const h = v[k];
+          if (h !== undefined) hints[k] = !!h;
+        }
+      }
+      out.annotations = hints;
+    }
+    v = tool.description;
+    if (v === undefined) throw new TypeError(`${p}${read('description')}Required member is undefined.`);
+    out.description = domString(v);
+    v = tool.execute;
+    if (v === undefined) throw new TypeError(`${p}${read('execute')}Required member is undefined.`);
+    if (typeof v !== 'function') throw new TypeError(`${p}${read('execute')}The given value is not a function.`);
+    out.execute = v;
+    v = tool.inputSchema;
+    if (v !== undefined) {
+      if (!isObjectLike(v)) throw new TypeError(`${p}${read('inputSchema')}Failed to convert value to 'object'.`);
+      out.inputSchema = v;
+    }
+    v = tool.name;
+    if (v === undefined) throw new TypeError(`${p}${read('name')}Required member is undefined.`);
+    out.name = domString(v);
+    v = tool.title;
+    if (v !== undefined) out.title = domString(v);
+    return out;
+  }
+
+  /**
+   * @param {any} options @param {string} method @param {string} dict
+   * @returns {{signal: AbortSignal|undefined, exposedTo?: string[]}}
+   */
+  function convertOptions(options, method, dict) {
+    if (options === undefined || options === null) return { signal: undefined };
+    const p = prefix(method);
+    if (!isObjectLike(options)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
+    const exposedTo = dict === 'ModelContextRegisterToolOptions'
+      ? convertOrigins(options.exposedTo, method, dict, 'exposedTo') : undefined;
+    const signal = options.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new TypeError(
+        `${p}Failed to read the 'signal' property from '${dict}': Failed to convert value to 'AbortSignal'.`);
+    }
+    return exposedTo ? { signal, exposedTo } : { signal };
+  }
+
+  const warnedScopeKeys = new Set();
+  /**
+   * Validates the non-standard `scope` field and returns a clean copy (or null).
+   * @param {any} scope @param {string} method @returns {ToolScope|null}
+   */
+  function convertScope(scope, method) {
+    if (scope === undefined || scope === null) return null;
+    const bad = (/** @type {string} */ why) => new TypeError(`${prefix(method)}Invalid scope: ${why}`);
+    if (typeof scope !== 'object' || Array.isArray(scope)) throw bad('scope must be an object.');
+    /** @type {any} */
+    const out = {};
+    const strings = (/** @type {string} */ key, /** @type {boolean} */ nonEmpty) => {
+      const v = scope[key];
+      if (v === undefined) return;
+      if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && (!nonEmpty || s.length > 0))) {
+        throw bad(`${key} must be an array of ${nonEmpty ? 'non-empty ' : ''}strings.`);
+      }
+      out[key] = v.slice();
+    };
+    strings('routes', true);
+    strings('states', true);
+    const level = scope.dangerLevel;
+    if (level !== undefined) {
+      if (!DANGER_LEVELS.includes(level)) {
+        throw bad(`dangerLevel must be 'safe', 'moderate' or 'destructive', not ${JSON.stringify(String(level))}.`);
+      }
+      out.dangerLevel = level;
+    }
+    for (const key of ['aiEnabled', 'requiresApproval', 'core']) {
+      const v = scope[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'boolean') throw bad(`${key} must be a boolean.`);
+      out[key] = v;
+    }
+    for (const key of Object.keys(scope)) {
+      if (!SCOPE_KEYS.includes(key) && !warnedScopeKeys.has(key)) {
+        warnedScopeKeys.add(key);
+        console.warn(`[tabmcp] WebMCP scope: unknown key ${JSON.stringify(key)} ignored`);
+      }
+    }
+    return out;
+  }
+
+  /** @param {object} schema @param {string} method */
+  function serializeSchema(schema, method) {
+    let json;
+    try {
+      json = JSON.stringify(schema);
+    } catch (e) {
+      throw new TypeError(prefix(method) + errorMessage(e));
+    }
+    if (json === undefined) throw new TypeError(`${prefix(method)}invalid input schema: toJSON() returns undefined`);
+    return json;
+  }
+
+  /**
+   * Everything registerTool checks before touching the registry, in Chromium's order:
+   * dictionary and options conversion, then (ours) scope, then the input schema, then
+   * name, duplicate, description. The abort check is left to the caller.
+   * @param {any} tool @param {any} options @param {string} method
+   */
+  function convertTool(tool, method, options = undefined, withOptions = true) {
+    const dict = convertToolDict(tool, method);
+    const opts = withOptions
+      ? convertOptions(options, method, 'ModelContextRegisterToolOptions') : { signal: undefined };
+    const scope = convertScope(tool.scope, method);
+    const schemaJSON = dict.inputSchema !== undefined ? serializeSchema(dict.inputSchema, method) : undefined;
+    if (schemaJSON !== undefined) checkSchemaSubset(JSON.parse(schemaJSON), method);
+    return { dict, signal: opts.signal, exposedTo: opts.exposedTo || [], scope, schemaJSON };
+  }
+
+  /**
+   * The `tools` Permissions Policy (default 'self'), where the polyfill can know it: from the
+   * browser when it knows the feature, else allowed in a top-level document and in a frame of
+   * the same origin as its parent unless the frame's `allow` attribute says `tools 'none'`. A
+   * frame of another origin cannot see its container's `allow` attribute: the polyfill lets it
+   * register (the tabmcp extension applies the frame policy itself, see docs/security.md).
+   */
+  function toolsPolicyAllows() {
+    try {
+      const fp = /** @type {any} */ (document).featurePolicy;
+      if (fp && typeof fp.features === 'function' && fp.features().includes('tools')) return fp.allowsFeature('tools');
+    } catch (_) { /* fall through */ }
+    if (window.top === window) return true;
+    let frame;
+    try { frame = window.frameElement; } catch (_) { frame = null; }
+    if (!frame) return true;
+    const allow = String(frame.getAttribute('allow') || '');
+    return !/(^|;)\s*tools\s+'none'\s*(;|$)/.test(allow);
+  }
+
+  /** @param {string} name */
+  function checkName(name) {
+    if (!NAME_RE.test(name)) throw domError('Invalid tool name', 'InvalidStateError');
+  }
+
+  /** @param {{dict: {name: string, description: string}}} prep */
+  function checkTool(prep) {
+    if (!nat && !toolsPolicyAllows()) {
+      throw domError("The 'tools' Permissions Policy does not allow this document to register tools.", 'NotAllowedError');
+    }
+    checkName(prep.dict.name);
+    if (nameTaken(prep.dict.name)) throw domError('Duplicate tool name', 'InvalidStateError');
+    if (prep.dict.description === '') throw domError('Description is required', 'InvalidStateError');
+  }
+
+  /**
+   * getTools() options: `fromOrigins`, the other origins whose exposed tools to include.
+   * @param {any} options
+   */
+  function convertGetToolsOptions(options) {
+    if (options === undefined || options === null) return { fromOrigins: [] };
+    const p = prefix('getTools');
+    if (!isObjectLike(options)) throw new TypeError(`${p}The provided value is not of type 'GetToolsOptions'.`);
+    return { fromOrigins: convertOrigins(options.fromOrigins, 'getTools', 'GetToolsOptions', 'fromOrigins') };
+  }
+
+  /**
+   * A sequence of origins (exposedTo, fromOrigins): each must parse as a URL; the origins must be
+   * potentially trustworthy (https:, wss:, file:, or a loopback host), else SecurityError.
+   * @param {any} v @param {string} method @param {string} dict @param {string} key @returns {string[]}
+   */
+  function convertOrigins(v, method, dict, key) {
+    if (v === undefined) return [];
+    const p = prefix(method);
+    if (!isObjectLike(v) || typeof v[Symbol.iterator] !== 'function') {
+      throw new TypeError(`${p}Failed to read the '${key}' property from '${dict}': The provided value cannot be converted to a sequence.`);
+    }
+    return Array.from(v, (item) => {
+      let url;
+      try {
+        url = new URL(domString(item));
+      } catch (_) {
+        throw domError(`Invalid origin in '${key}': ${JSON.stringify(domString(item))}.`, 'SyntaxError');
+      }
+      if (!potentiallyTrustworthy(url)) {
+        throw domError(`The origin ${JSON.stringify(url.origin)} in '${key}' is not potentially trustworthy.`, 'SecurityError');
+      }
+      return url.origin === 'null' ? url.href : url.origin;
+    });
+  }
+
+  /** @param {URL} url */
+  function potentiallyTrustworthy(url) {
+    if (['https:', 'wss:', 'file:'].includes(url.protocol)) return true;
+    if (url.protocol !== 'http:' && url.protocol !== 'ws:') return false;
+    const host = url.hostname;
+    return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]';
+  }
+
+  // esm: export { checkName, checkTool, convertGetToolsOptions, convertOptions, convertScope, convertTool };
+
+  // ==== src/registry.js ====
+  /**
+   * The registry both modes share: the tools and categories registered through this layer, the
+   * native tools we did not register (`foreign`), subscribers of the hook, and the one place tools
+   * are added and removed (with their AbortSignals) and `toolchange` is fired.
+   */
+
+  // esm: import { anySignal, isObjectLike, macrotask, promiseFrom, reportError } from './util.js';
+  // esm: import { nat, native } from './mode.js';
+  // esm: import { registerWithBrowser } from './native.js';
 
   /** @type {Map<string, ToolRecord>} tools registered through this layer */
   const tools = new Map();
@@ -713,10 +835,6 @@
   const categories = new Map();
   /** @type {Map<string, any>} native tools we did not register (registered before we loaded) */
   const foreign = new Map();
-  /** @type {string[]} */
-  let states = [];
-  /** @type {Array<{name: string, key: string, taken: boolean, outcome: Outcome|null}>} pending hook calls (native mode) */
-  const captures = [];
   /** @type {Set<() => void>} */
   const subscribers = new Set();
   /** Bumped on every change to `tools`, so a native tool list fetched meanwhile is known to be stale. */
@@ -724,6 +842,11 @@
 
   /** The object events are dispatched on: the native ModelContext, or ours. @type {any} */
   let target = null;
+
+  /** Install sets it once, before any tool can register. @param {EventTarget} eventTarget */
+  function setTarget(eventTarget) {
+    target = eventTarget;
+  }
 
   /**
    * Whether a name is used by a tool or category. Native tools we did not register are only
@@ -750,12 +873,6 @@
         }
       }
     });
-  }
-
-  /** @param {any} e */
-  function reportError(e) {
-    if (typeof G.reportError === 'function') G.reportError(e);
-    else console.error(e);
   }
 
   function fireToolchange() {
@@ -819,27 +936,12 @@
     generation++;
     signal.addEventListener('abort', () => removeTool(rec), { once: true });
     notify();
-    if (nat) {
-      /** @type {any} */
-      const def = {};
-      if (dict.annotations) {
-        def.annotations = {};
-        for (const k of NATIVE_HINT_KEYS) if (k in dict.annotations) def.annotations[k] = dict.annotations[k];
-      }
-      def.description = dict.description;
-      def.execute = wrapExecute(rec);
-      if (prep.schemaJSON !== undefined) def.inputSchema = JSON.parse(prep.schemaJSON);
-      def.name = dict.name;
-      if (dict.title !== undefined) def.title = dict.title;
-      /** @type {any} */
-      const natOptions = { signal };
-      if (rec.exposedTo.length) natOptions.exposedTo = rec.exposedTo.slice();
-      const p = promiseFrom(() => nat.registerTool.call(nat.mc, def, natOptions));
-      p.then(undefined, () => removeTool(rec));
-      return p;
-    }
+    if (nat) return registerWithBrowser(rec, prep);
+    // A form the parser inserts is registered before the page's scripts after it run; the browser fires
+    // its toolchange in a later task, so that those scripts can still listen for it.
+    const later = where.form && document.readyState === 'loading' ? macrotask : queueMicrotask;
     return new Promise((resolve) => {
-      queueMicrotask(() => {
+      later(() => {
         target.dispatchEvent(new Event('toolchange'));
         resolve(undefined);
       });
@@ -867,6 +969,55 @@
     return client;
   }
 
+  // esm: export {
+  // esm:   addClientMethods, addTool, categories, fireToolchange, foreign, generation, nameTaken, notify,
+  // esm:   removeCategory, removeTool, setTarget, subscribers, target, tools,
+  // esm: };
+
+  // ==== src/native.js ====
+  /**
+   * Native layering: where the browser has WebMCP, our tools are registered with the browser (which
+   * decides), the page's execute is wrapped to record what it really did, the browser's own tools we
+   * did not register are tracked, and `augmentNative` adds only what the browser lacks.
+   */
+
+  // esm: import { NATIVE_HINT_KEYS } from './constants.js';
+  // esm: import { arity, isObjectLike, promiseFrom } from './util.js';
+  // esm: import { nat } from './mode.js';
+  // esm: import { defineEventHandler } from './events.js';
+  // esm: import { checkTool, convertTool } from './convert.js';
+  // esm: import { addClientMethods, addTool, foreign, generation, notify, removeTool, tools } from './registry.js';
+  // esm: import { extensionMethods } from './extensions.js';
+
+  /**
+   * Registers one of our records with the browser, as the page gave it (our extra fields left out;
+   * the page's execute wrapped). The browser decides: its promise is what registerTool returns, and
+   * a refusal takes our record out again.
+   * @param {ToolRecord} rec @param {ReturnType<typeof convertTool>} prep @returns {Promise<undefined>}
+   */
+  function registerWithBrowser(rec, prep) {
+    const { dict } = prep;
+    /** @type {any} */
+    const def = {};
+    if (dict.annotations) {
+      def.annotations = {};
+      for (const k of NATIVE_HINT_KEYS) if (k in dict.annotations) def.annotations[k] = dict.annotations[k];
+    }
+    def.description = dict.description;
+    def.execute = wrapExecute(rec);
+    if (prep.schemaJSON !== undefined) def.inputSchema = JSON.parse(prep.schemaJSON);
+    def.name = dict.name;
+    if (dict.title !== undefined) def.title = dict.title;
+    /** @type {any} */
+    const natOptions = { signal: rec.signal };
+    if (rec.exposedTo.length) natOptions.exposedTo = rec.exposedTo.slice();
+    const p = promiseFrom(() => nat.registerTool.call(nat.mc, def, natOptions));
+    p.then(undefined, () => removeTool(rec));
+    return p;
+  }
+
+  /** @type {Array<{name: string, key: string, taken: boolean, outcome: Outcome|null}>} pending hook calls (native mode) */
+  const captures = [];
   /**
    * Native mode: the execute we hand the browser. Adds requestUserInteraction to the client and
    * records what the page's function really did, for the hook (the browser drops the message).
@@ -911,9 +1062,90 @@
     return cap || null;
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Running a tool in polyfill mode
-  // ---------------------------------------------------------------------------------------------
+  /**
+   * Chromium's getTools() also lists the tools of same-origin frames of the page; each carries the
+   * window that registered it: `window` up to Chrome 159, `source` from Chrome 160 (where a
+   * `Tool` is an opaque object: its properties are read one by one, never spread or serialised).
+   * This document answers only for its own.
+   * @param {any} t
+   */
+  const ownTool = (t) => {
+    const from = 'source' in t ? t.source : 'window' in t ? t.window : null;
+    return from === null || from === undefined || from === globalThis.window;
+  };
+
+  /**
+   * Native mode: the browser's tools that we did not register ourselves (registered before we
+   * loaded, or behind our back). Fetched again if our registry changed while the browser answered,
+   * so that a tool we just removed is never mistaken for a foreign one.
+   * @returns {Promise<Map<string, any>|null>} null when the browser's list is unavailable
+   */
+  async function fetchForeign() {
+    if (!nat) return new Map();
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const gen = generation;
+      let list;
+      try {
+        list = await nat.getTools.call(nat.mc);
+      } catch (_) {
+        return null;
+      }
+      if (!Array.isArray(list)) return null;
+      if (gen !== generation) continue;
+      const found = new Map();
+      for (const t of list) if (t && typeof t.name === 'string' && ownTool(t) && !tools.has(t.name)) found.set(t.name, t);
+      return found;
+    }
+    return null;
+  }
+
+  let foreignTicket = 0;
+  /** Native mode: updates the cached foreign tools (list() and name checks use it). */
+  async function refreshForeign() {
+    if (!nat) return;
+    const ticket = ++foreignTicket;
+    const next = await fetchForeign();
+    if (!next || ticket !== foreignTicket) return; // a newer refresh will apply its own answer
+    const before = Array.from(foreign.keys()).sort().join('\n');
+    const after = Array.from(next.keys()).sort().join('\n');
+    foreign.clear();
+    for (const [k, v] of next) foreign.set(k, v);
+    if (before !== after) notify();
+  }
+
+  /** @param {any} mc */
+  function augmentNative(mc) {
+    /** @param {string} key @param {any} value */
+    const define = (key, value) =>
+      Object.defineProperty(mc, key, { value, writable: true, configurable: true, enumerable: false });
+    define('registerTool', function registerTool(/** @type {any} */ tool, options = undefined) {
+      const argc = arguments.length;
+      return promiseFrom(() => {
+        arity('registerTool', argc);
+        const prep = convertTool(tool, 'registerTool', options);
+        checkTool(prep);
+        if (prep.signal && prep.signal.aborted) throw prep.signal.reason;
+        return addTool(prep);
+      });
+    });
+    for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
+    if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
+    mc.addEventListener('toolchange', () => { refreshForeign(); });
+    refreshForeign();
+  }
+
+  // esm: export { augmentNative, captures, fetchForeign, ownTool, registerWithBrowser };
+
+  // ==== src/run.js ====
+  /**
+   * Running a tool in polyfill mode as the draft says (a tick later, `toolactivated`, aborts and
+   * `toolcancel`) and turning its outcome into what executeTool() gives the page.
+   */
+
+  // esm: import { MSG_INVOCATION_FAILED, MSG_TRANSIENT } from './constants.js';
+  // esm: import { describeError, domError, macrotask, nativeStringify } from './util.js';
+  // esm: import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+  // esm: import { addClientMethods, target, tools } from './registry.js';
 
   /**
    * Fires toolactivated / toolcancel at the window, then at the ModelContext (the draft's two
@@ -1041,9 +1273,16 @@
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Results as MCP CallToolResult
-  // ---------------------------------------------------------------------------------------------
+  // esm: export { PersonCancelled, fireToolEvent, runTool, settleForPage };
+
+  // ==== src/results.js ====
+  /**
+   * A tool's return value as an MCP CallToolResult: a JSON-safe copy (what could not be kept is
+   * named) capped at 1 MB.
+   */
+
+  // esm: import { RESULT_LIMIT } from './constants.js';
+  // esm: import { errorMessage, isObjectLike, isPlainObject, utf8Length } from './util.js';
 
   /**
    * A JSON-safe copy of v, and what could not be kept.
@@ -1206,9 +1445,21 @@
     return out;
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Calling a tool by name (the hook and the legacy alias)
-  // ---------------------------------------------------------------------------------------------
+  // esm: export { toCallToolResult };
+
+  // ==== src/invoke.js ====
+  /**
+   * Calling a tool by name, for the tabmcp hook and the legacy alias: input checked against the
+   * schema, run in polyfill mode or through the browser in native mode, the outcome as a CallOutcome.
+   */
+
+  // esm: import { errorMessage } from './util.js';
+  // esm: import { nat, secure } from './mode.js';
+  // esm: import { inputError } from './schema.js';
+  // esm: import { categories, tools } from './registry.js';
+  // esm: import { captures, ownTool } from './native.js';
+  // esm: import { runTool, settleForPage } from './run.js';
+  // esm: import { toCallToolResult } from './results.js';
 
   /**
    * @param {any} name @param {any} args @param {any} options
@@ -1317,9 +1568,19 @@
     }
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Views: list(), expandCategory(), getCategories(), snapshot()
-  // ---------------------------------------------------------------------------------------------
+  // esm: export { invoke };
+
+  // ==== src/views.js ====
+  /**
+   * Read-only views of the registry: list(), expandCategory(), getCategories() and the hook's
+   * snapshot().
+   */
+
+  // esm: import { EMPTY_SCHEMA_JSON } from './constants.js';
+  // esm: import { byName, domError, domString, isPlainObject } from './util.js';
+  // esm: import { categories, foreign, tools } from './registry.js';
+  // esm: import { fetchForeign } from './native.js';
+  // esm: import { getStates } from './states.js';
 
   /** @param {ToolRecord} rec */
   function toolInfo(rec) {
@@ -1378,57 +1639,6 @@
         ...(c.refused && c.refused.length ? { refused: c.refused.map((r) => ({ ...r })) } : {}) }));
   }
 
-  /**
-   * Chromium's getTools() also lists the tools of same-origin frames of the page; each carries the
-   * window that registered it: `window` up to Chrome 159, `source` from Chrome 160 (where a
-   * `Tool` is an opaque object: its properties are read one by one, never spread or serialised).
-   * This document answers only for its own.
-   * @param {any} t
-   */
-  const ownTool = (t) => {
-    const from = 'source' in t ? t.source : 'window' in t ? t.window : null;
-    return from === null || from === undefined || from === globalThis.window;
-  };
-
-  /**
-   * Native mode: the browser's tools that we did not register ourselves (registered before we
-   * loaded, or behind our back). Fetched again if our registry changed while the browser answered,
-   * so that a tool we just removed is never mistaken for a foreign one.
-   * @returns {Promise<Map<string, any>|null>} null when the browser's list is unavailable
-   */
-  async function fetchForeign() {
-    if (!nat) return new Map();
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const gen = generation;
-      let list;
-      try {
-        list = await nat.getTools.call(nat.mc);
-      } catch (_) {
-        return null;
-      }
-      if (!Array.isArray(list)) return null;
-      if (gen !== generation) continue;
-      const found = new Map();
-      for (const t of list) if (t && typeof t.name === 'string' && ownTool(t) && !tools.has(t.name)) found.set(t.name, t);
-      return found;
-    }
-    return null;
-  }
-
-  let foreignTicket = 0;
-  /** Native mode: updates the cached foreign tools (list() and name checks use it). */
-  async function refreshForeign() {
-    if (!nat) return;
-    const ticket = ++foreignTicket;
-    const next = await fetchForeign();
-    if (!next || ticket !== foreignTicket) return; // a newer refresh will apply its own answer
-    const before = Array.from(foreign.keys()).sort().join('\n');
-    const after = Array.from(next.keys()).sort().join('\n');
-    foreign.clear();
-    for (const [k, v] of next) foreign.set(k, v);
-    if (before !== after) notify();
-  }
-
   async function snapshot() {
     const others = (await fetchForeign()) || foreign;
     const toolList = [];
@@ -1442,14 +1652,54 @@
       categories: Array.from(categories.values())
         .sort((a, b) => byName(a.name, b.name))
         .map((c) => ({ name: c.name, description: c.description, tools: c.members.slice(), scope: c.scope })),
-      states: states.slice(),
+      states: getStates(),
     };
     return JSON.parse(JSON.stringify(snap)); // guaranteed JSON- and structured-clone-safe
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Extension methods (categories, list, states), installed on both shapes
-  // ---------------------------------------------------------------------------------------------
+  // esm: export { expandCategory, getCategories, list, snapshot };
+
+  // ==== src/states.js ====
+  /**
+   * Page states (our extension): setStates() / getStates() and the `statechange` event.
+   */
+
+  // esm: import { arity, prefix } from './util.js';
+  // esm: import { notify, target } from './registry.js';
+
+  /** @type {string[]} */
+  let states = [];
+  /** @param {any} next */
+  function setStates(next) {
+    arity('setStates', arguments.length);
+    if (!Array.isArray(next) || !next.every((s) => typeof s === 'string')) {
+      throw new TypeError(`${prefix('setStates')}states must be an array of strings.`);
+    }
+    const unique = Array.from(new Set(next));
+    const same = unique.length === states.length && unique.every((s) => states.includes(s));
+    states = unique;
+    if (same) return;
+    notify();
+    target.dispatchEvent(new Event('statechange'));
+  }
+
+  function getStates() {
+    return states.slice();
+  }
+
+  // esm: export { getStates, setStates };
+
+  // ==== src/categories.js ====
+  /**
+   * Tool categories (our extension): registerCategory() registers the valid members and reports the
+   * others (one bad member never takes its neighbours down); unregisterCategory().
+   */
+
+  // esm: import {
+  // esm:   anySignal, arity, domError, domString, errorMessage, isObjectLike, prefix, promiseFrom,
+  // esm: } from './util.js';
+  // esm: import { checkName, checkTool, convertOptions, convertScope, convertTool } from './convert.js';
+  // esm: import { addTool, categories, fireToolchange, nameTaken, notify, removeCategory } from './registry.js';
 
   /**
    * @param {any} category @param {any} [options]
@@ -1540,32 +1790,33 @@
     removeCategory(cat);
   }
 
-  /** @param {any} next */
-  function setStates(next) {
-    arity('setStates', arguments.length);
-    if (!Array.isArray(next) || !next.every((s) => typeof s === 'string')) {
-      throw new TypeError(`${prefix('setStates')}states must be an array of strings.`);
-    }
-    const unique = Array.from(new Set(next));
-    const same = unique.length === states.length && unique.every((s) => states.includes(s));
-    states = unique;
-    if (same) return;
-    notify();
-    target.dispatchEvent(new Event('statechange'));
-  }
+  // esm: export { registerCategory, unregisterCategory };
 
-  function getStates() {
-    return states.slice();
-  }
+  // ==== src/extensions.js ====
+  /**
+   * Our additions to the standard, installed on both shapes (our ModelContext and the browser's).
+   */
+
+  // esm: import { expandCategory, getCategories, list } from './views.js';
+  // esm: import { getStates, setStates } from './states.js';
+  // esm: import { registerCategory, unregisterCategory } from './categories.js';
 
   /** @type {Record<string, Function>} */
   const extensionMethods = {
     registerCategory, unregisterCategory, expandCategory, getCategories, list, setStates, getStates,
   };
 
-  // ---------------------------------------------------------------------------------------------
-  // Polyfill mode: our own ModelContext on document.modelContext
-  // ---------------------------------------------------------------------------------------------
+  // esm: export { extensionMethods };
+
+  // ==== src/frames.js ====
+  /**
+   * Same-origin frames in polyfill mode: getTools() lists the tools of every same-origin document of
+   * the frame tree, as Chromium does; each polyfilled document answers for its own.
+   */
+
+  // esm: import { NATIVE_HINT_KEYS } from './constants.js';
+  // esm: import { byName } from './util.js';
+  // esm: import { tools } from './registry.js';
 
   /** The key under which a ModelContext answers other same-origin documents' getTools(). */
   const OWN_TOOLS = Symbol.for('tabmcp.webmcp.ownTools');
@@ -1648,49 +1899,26 @@
     return found;
   }
 
-  /**
-   * getTools() options: `fromOrigins`, the other origins whose exposed tools to include.
-   * @param {any} options
-   */
-  function convertGetToolsOptions(options) {
-    if (options === undefined || options === null) return { fromOrigins: [] };
-    const p = prefix('getTools');
-    if (!isObjectLike(options)) throw new TypeError(`${p}The provided value is not of type 'GetToolsOptions'.`);
-    return { fromOrigins: convertOrigins(options.fromOrigins, 'getTools', 'GetToolsOptions', 'fromOrigins') };
-  }
+  // esm: export { OWN_TOOLS, collectTools, frameContext, ownRegisteredTools };
 
+  // ==== src/model-context.js ====
   /**
-   * A sequence of origins (exposedTo, fromOrigins): each must parse as a URL; the origins must be
-   * potentially trustworthy (https:, wss:, file:, or a loopback host), else SecurityError.
-   * @param {any} v @param {string} method @param {string} dict @param {string} key @returns {string[]}
+   * Polyfill mode: our own `ModelContext` (registerTool, getTools, executeTool, the event handler
+   * attributes and our extension methods), installed on `document.modelContext` where the browser has
+   * none.
    */
-  function convertOrigins(v, method, dict, key) {
-    if (v === undefined) return [];
-    const p = prefix(method);
-    if (!isObjectLike(v) || typeof v[Symbol.iterator] !== 'function') {
-      throw new TypeError(`${p}Failed to read the '${key}' property from '${dict}': The provided value cannot be converted to a sequence.`);
-    }
-    return Array.from(v, (item) => {
-      let url;
-      try {
-        url = new URL(domString(item));
-      } catch (_) {
-        throw domError(`Invalid origin in '${key}': ${JSON.stringify(domString(item))}.`, 'SyntaxError');
-      }
-      if (!potentiallyTrustworthy(url)) {
-        throw domError(`The origin ${JSON.stringify(url.origin)} in '${key}' is not potentially trustworthy.`, 'SecurityError');
-      }
-      return url.origin === 'null' ? url.href : url.origin;
-    });
-  }
 
-  /** @param {URL} url */
-  function potentiallyTrustworthy(url) {
-    if (['https:', 'wss:', 'file:'].includes(url.protocol)) return true;
-    if (url.protocol !== 'http:' && url.protocol !== 'ws:') return false;
-    const host = url.hostname;
-    return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]';
-  }
+  // esm: import { G, MSG_TRANSIENT } from './constants.js';
+  // esm: import {
+  // esm:   arity, domError, domString, errorMessage, isObjectLike, macrotask, prefix, promiseFrom,
+  // esm: } from './util.js';
+  // esm: import { inputError } from './schema.js';
+  // esm: import { defineEventHandler } from './events.js';
+  // esm: import { checkTool, convertGetToolsOptions, convertOptions, convertTool } from './convert.js';
+  // esm: import { addTool, tools } from './registry.js';
+  // esm: import { runTool, settleForPage } from './run.js';
+  // esm: import { extensionMethods } from './extensions.js';
+  // esm: import { collectTools, frameContext } from './frames.js';
 
   const CONSTRUCT = Symbol('construct');
 
@@ -1709,7 +1937,13 @@
         const prep = convertTool(tool, 'registerTool', options);
         checkTool(prep);
         if (prep.signal && prep.signal.aborted) throw prep.signal.reason;
-        return addTool(prep);
+        const { signal } = prep;
+        return addTool(prep).then(() => {
+          // Aborted before the registration completed (React StrictMode's effect cleanup does so):
+          // the browser rejects with the signal's reason, and so do we.
+          if (signal && signal.aborted) throw signal.reason;
+          return undefined;
+        });
       });
     }
 
@@ -1783,34 +2017,21 @@
     Object.defineProperty(G, name, { value, writable: true, configurable: true, enumerable: false });
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Native mode: wrap registerTool, add only what is missing
-  // ---------------------------------------------------------------------------------------------
+  // esm: export { CONSTRUCT, ModelContext, defineGlobal };
 
-  /** @param {any} mc */
-  function augmentNative(mc) {
-    /** @param {string} key @param {any} value */
-    const define = (key, value) =>
-      Object.defineProperty(mc, key, { value, writable: true, configurable: true, enumerable: false });
-    define('registerTool', function registerTool(/** @type {any} */ tool, options = undefined) {
-      const argc = arguments.length;
-      return promiseFrom(() => {
-        arity('registerTool', argc);
-        const prep = convertTool(tool, 'registerTool', options);
-        checkTool(prep);
-        if (prep.signal && prep.signal.aborted) throw prep.signal.reason;
-        return addTool(prep);
-      });
-    });
-    for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
-    if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
-    mc.addEventListener('toolchange', () => { refreshForeign(); });
-    refreshForeign();
-  }
+  // ==== src/legacy.js ====
+  /**
+   * The deprecated alias on `navigator.modelContext` (older drafts: registerTool returning
+   * `{unregister}`, unregisterTool, list, executeTool by name, provideContext, clearContext).
+   */
 
-  // ---------------------------------------------------------------------------------------------
-  // The deprecated alias on navigator.modelContext
-  // ---------------------------------------------------------------------------------------------
+  // esm: import { arity, domError, domString, isObjectLike, prefix } from './util.js';
+  // esm: import { defineEventHandler } from './events.js';
+  // esm: import { checkName, checkTool, convertTool } from './convert.js';
+  // esm: import { addTool, categories, nameTaken, tools } from './registry.js';
+  // esm: import { invoke } from './invoke.js';
+  // esm: import { list } from './views.js';
+  // esm: import { extensionMethods } from './extensions.js';
 
   let deprecationWarned = false;
   function deprecated() {
@@ -1926,18 +2147,17 @@
   }
   for (const type of ['toolchange', 'statechange']) defineEventHandler(ModelContextLegacy.prototype, type);
 
-  // ---------------------------------------------------------------------------------------------
-  // Declarative tools: <form toolname tooldescription [toolautosubmit]> (polyfill mode only;
-  // where the browser has WebMCP, it registers forms itself)
-  // ---------------------------------------------------------------------------------------------
+  // esm: export { ModelContextLegacy };
 
-  /** The attribute equivalents of the :tool-form-active / :tool-submit-active pseudo-classes. */
-  const FORM_ACTIVE_ATTR = 'data-tool-form-active';
-  const SUBMIT_ACTIVE_ATTR = 'data-tool-submit-active';
-  /** Attributes whose change can change a form tool's definition. */
-  const FORM_ATTRS = ['toolname', 'tooldescription', 'toolautosubmit', 'toolparamtitle', 'toolparamdescription',
-    'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'minlength', 'maxlength', 'multiple',
-    'value', 'disabled', 'label', 'for', 'id', 'form', 'aria-label'];
+  // ==== src/form-schema.js ====
+  /**
+   * The declarative form machinery: a form's input schema as the browser builds it (labels, types,
+   * choices, constraints) and filling its controls from a tool call's input. Pure DOM work, used by
+   * the declarative tools and, through the hook, by the tabmcp extension's page forms.
+   */
+
+  // esm: import { isPlainObject } from './util.js';
+
   /** Input types that are not parameters. */
   const NOT_PARAMS = ['submit', 'reset', 'button', 'image', 'hidden', 'file'];
   const EMAIL_PATTERN = "^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$";
@@ -1952,14 +2172,6 @@
   });
   const TYPE_FORMATS = /** @type {Record<string, string>} */ ({ date: 'date' });
   const TYPE_HINTS = /** @type {Record<string, string>} */ ({ date: "Dates MUST be provided in 'YYYY-MM-DD' format." });
-
-  /** @type {WeakSet<Event>} submit events of agent-invoked submissions */
-  const agentSubmits = new WeakSet();
-  /** @type {WeakMap<Event, {responded: Promise<any>|null, dispatching: boolean}>} */
-  const submitState = new WeakMap();
-  /** @type {Map<Element, {name: string, signature: string, controller: AbortController, driver: any}>} */
-  const formTools = new Map();
-  const warnedForms = new WeakSet();
 
   /** @param {Element} el */
   const textOf = (el) => (el.textContent || '').replace(/\s+/g, ' ').trim();
@@ -2149,6 +2361,37 @@
     return /** @type {any[]} */ (Array.from(form.elements)).find((el) =>
       (el.localName === 'button' && el.type === 'submit') || (el.localName === 'input' && (el.type === 'submit' || el.type === 'image'))) || null;
   }
+
+  // esm: export { defaultButton, fillForm, formSchema, isParam };
+
+  // ==== src/declarative.js ====
+  /**
+   * Declarative tools in polyfill mode: `<form toolname tooldescription [toolautosubmit]>` kept in
+   * step with the document, agent submissions (`SubmitEvent.agentInvoked`, `respondWith()`), and the
+   * `:tool-form-active` / `:tool-submit-active` pseudo-classes for selector APIs. Where the browser has
+   * WebMCP it registers forms itself.
+   */
+
+  // esm: import { NAME_RE } from './constants.js';
+  // esm: import { domError } from './util.js';
+  // esm: import { addTool, categories, tools } from './registry.js';
+  // esm: import { PersonCancelled, fireToolEvent } from './run.js';
+  // esm: import { defaultButton, fillForm, formSchema } from './form-schema.js';
+
+  /** The attribute equivalents of the :tool-form-active / :tool-submit-active pseudo-classes. */
+  const FORM_ACTIVE_ATTR = 'data-tool-form-active';
+  const SUBMIT_ACTIVE_ATTR = 'data-tool-submit-active';
+  /** Attributes whose change can change a form tool's definition. */
+  const FORM_ATTRS = ['toolname', 'tooldescription', 'toolautosubmit', 'toolparamtitle', 'toolparamdescription',
+    'name', 'type', 'required', 'min', 'max', 'step', 'pattern', 'minlength', 'maxlength', 'multiple',
+    'value', 'disabled', 'label', 'for', 'id', 'form', 'aria-label'];
+  /** @type {WeakSet<Event>} submit events of agent-invoked submissions */
+  const agentSubmits = new WeakSet();
+  /** @type {WeakMap<Event, {responded: Promise<any>|null, dispatching: boolean}>} */
+  const submitState = new WeakMap();
+  /** @type {Map<Element, {name: string, signature: string, controller: AbortController, driver: any}>} */
+  const formTools = new Map();
+  const warnedForms = new WeakSet();
 
   /**
    * What runs a form tool: fills the controls, then submits (toolautosubmit) or waits for the
@@ -2428,80 +2671,120 @@
     queueScan();
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Install
-  // ---------------------------------------------------------------------------------------------
+  // esm: export { startDeclarative };
 
-  if (secure) {
-    if (nat) {
-      target = nat.mc;
-      augmentNative(nat.mc);
-    } else {
-      const mc = new ModelContext(CONSTRUCT);
-      target = mc;
-      Object.defineProperty(mc, OWN_TOOLS, { value: ownRegisteredTools });
-      Object.defineProperty(Document.prototype, 'modelContext', {
-        configurable: true,
-        enumerable: true,
-        get() { return this === document ? mc : undefined; },
-      });
-      defineGlobal('ModelContext', ModelContext);
-      startDeclarative();
-    }
-    defineGlobal('ToolActivatedEvent', ToolActivatedEvent);
-    defineGlobal('ToolCancelEvent', ToolCancelEvent);
+  // ==== src/hook.js ====
+  /**
+   * The internal hook for the tabmcp extension on `globalThis[Symbol.for('tabmcp.webmcp')]`: version,
+   * mode, snapshot(), call(), subscribe() and the form machinery.
+   */
 
-    let hasAlias = false;
-    try { hasAlias = /** @type {any} */ (navigator).modelContext !== undefined; } catch (_) { hasAlias = true; }
-    if (!hasAlias) {
-      const legacy = new ModelContextLegacy();
-      for (const type of ['toolchange', 'statechange']) {
-        target.addEventListener(type, () => legacy.dispatchEvent(new Event(type)));
-      }
-      Object.defineProperty(Navigator.prototype, 'modelContext', {
-        configurable: true,
-        enumerable: true,
-        get() { return this === navigator ? legacy : undefined; },
-      });
-    }
-  } else {
-    target = new EventTarget(); // inert: nothing is installed on insecure pages, like the browser
+  // esm: import { VERSION } from './constants.js';
+  // esm: import { native } from './mode.js';
+  // esm: import { subscribers } from './registry.js';
+  // esm: import { invoke } from './invoke.js';
+  // esm: import { snapshot } from './views.js';
+  // esm: import { defaultButton, fillForm, formSchema, isParam } from './form-schema.js';
+
+  function createHook() {
+    return Object.freeze({
+      version: VERSION,
+      native,
+      snapshot,
+      /** @param {any} name @param {any} [args] @param {any} [options] */
+      call: async (name, args = undefined, options = undefined) => {
+        const out = await invoke(name, args, options);
+        if (out.ok) return { ok: true, result: out.result };
+        /** @type {any} */
+        const clean = { ok: false, error: { code: out.error.code, message: out.error.message } };
+        if (out.result) clean.result = out.result;
+        return clean;
+      },
+      /** @param {() => void} callback */
+      subscribe(callback) {
+        if (typeof callback !== 'function') throw new TypeError('subscribe(callback): callback must be a function');
+        const entry = () => callback();
+        subscribers.add(entry);
+        return () => { subscribers.delete(entry); };
+      },
+      /**
+       * The declarative form machinery, for the tabmcp extension's page forms (extension/page/forms.js):
+       * one schema builder and one filler for both kinds of form. Pure DOM work; works in both modes.
+       */
+      forms: Object.freeze({
+        /** @param {HTMLFormElement} form @param {{skip?: (el: Element) => boolean}} [options] */
+        schema: (form, options) => formSchema(form, options),
+        /** @param {HTMLFormElement} form @param {any} input @param {{skip?: (el: Element) => boolean}} [options] */
+        fill: (form, input, options) => fillForm(form, input, options),
+        /** @param {HTMLFormElement} form */
+        defaultButton: (form) => defaultButton(form),
+        /** @param {Element} el whether a control is a parameter (named, enabled, not a button, hidden or file) */
+        isParam: (el) => isParam(el),
+      }),
+    });
   }
 
-  const hook = Object.freeze({
-    version: VERSION,
-    native,
-    snapshot,
-    /** @param {any} name @param {any} [args] @param {any} [options] */
-    call: async (name, args = undefined, options = undefined) => {
-      const out = await invoke(name, args, options);
-      if (out.ok) return { ok: true, result: out.result };
-      /** @type {any} */
-      const clean = { ok: false, error: { code: out.error.code, message: out.error.message } };
-      if (out.result) clean.result = out.result;
-      return clean;
-    },
-    /** @param {() => void} callback */
-    subscribe(callback) {
-      if (typeof callback !== 'function') throw new TypeError('subscribe(callback): callback must be a function');
-      const entry = () => callback();
-      subscribers.add(entry);
-      return () => { subscribers.delete(entry); };
-    },
-    /**
-     * The declarative form machinery, for the tabmcp extension's page forms (extension/page/forms.js):
-     * one schema builder and one filler for both kinds of form. Pure DOM work; works in both modes.
-     */
-    forms: Object.freeze({
-      /** @param {HTMLFormElement} form @param {{skip?: (el: Element) => boolean}} [options] */
-      schema: (form, options) => formSchema(form, options),
-      /** @param {HTMLFormElement} form @param {any} input @param {{skip?: (el: Element) => boolean}} [options] */
-      fill: (form, input, options) => fillForm(form, input, options),
-      /** @param {HTMLFormElement} form */
-      defaultButton: (form) => defaultButton(form),
-      /** @param {Element} el whether a control is a parameter (named, enabled, not a button, hidden or file) */
-      isParam: (el) => isParam(el),
-    }),
-  });
-  Object.defineProperty(G, HOOK_KEY, { value: hook, writable: false, enumerable: false, configurable: false });
+  // esm: export { createHook };
+
+  // ==== src/install.js ====
+  /**
+   * The entry: installs the polyfill once per document (another copy, maybe another version, may
+   * already have) on the shape the mode calls for, the legacy alias where the page has none, and
+   * the hook.
+   */
+
+  // esm: import { G, HOOK_KEY } from './constants.js';
+  // esm: import { nat, secure } from './mode.js';
+  // esm: import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+  // esm: import { setTarget, target } from './registry.js';
+  // esm: import { augmentNative } from './native.js';
+  // esm: import { OWN_TOOLS, ownRegisteredTools } from './frames.js';
+  // esm: import { CONSTRUCT, ModelContext, defineGlobal } from './model-context.js';
+  // esm: import { ModelContextLegacy } from './legacy.js';
+  // esm: import { startDeclarative } from './declarative.js';
+  // esm: import { createHook } from './hook.js';
+
+  function install() {
+    if (secure) {
+      if (nat) {
+        setTarget(nat.mc);
+        augmentNative(nat.mc);
+      } else {
+        const mc = new ModelContext(CONSTRUCT);
+        setTarget(mc);
+        Object.defineProperty(mc, OWN_TOOLS, { value: ownRegisteredTools });
+        Object.defineProperty(Document.prototype, 'modelContext', {
+          configurable: true,
+          enumerable: true,
+          get() { return this === document ? mc : undefined; },
+        });
+        defineGlobal('ModelContext', ModelContext);
+        startDeclarative();
+      }
+      defineGlobal('ToolActivatedEvent', ToolActivatedEvent);
+      defineGlobal('ToolCancelEvent', ToolCancelEvent);
+
+      let hasAlias = false;
+      try { hasAlias = /** @type {any} */ (navigator).modelContext !== undefined; } catch (_) { hasAlias = true; }
+      if (!hasAlias) {
+        const legacy = new ModelContextLegacy();
+        for (const type of ['toolchange', 'statechange']) {
+          target.addEventListener(type, () => legacy.dispatchEvent(new Event(type)));
+        }
+        Object.defineProperty(Navigator.prototype, 'modelContext', {
+          configurable: true,
+          enumerable: true,
+          get() { return this === navigator ? legacy : undefined; },
+        });
+      }
+    } else {
+      setTarget(new EventTarget()); // inert: nothing is installed on insecure pages, like the browser
+    }
+    Object.defineProperty(G, HOOK_KEY, { value: createHook(), writable: false, enumerable: false, configurable: false });
+  }
+
+  // Once per document: another copy (maybe another version) may already be installed; windows only.
+  if (!G[HOOK_KEY] && typeof document !== 'undefined' && typeof EventTarget === 'function') install();
+
+  // esm: export {};
 })();

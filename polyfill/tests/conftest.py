@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import http.server
+import re
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -37,6 +38,7 @@ from playwright.async_api import Browser, Page, Playwright, async_playwright
 from webmcp_testlib import POLYFILL
 
 ROOT = POLYFILL.parents[1]
+SOURCES = POLYFILL.parent / "src"
 
 try:
     from tabmcp.browser import chromium_launch_args, find_chromium
@@ -58,6 +60,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path == "/webmcp-polyfill.js":
             body, ctype = POLYFILL.read_bytes(), "text/javascript"  # read per request: edits show up
+        elif re.fullmatch(r"/src/[A-Za-z0-9_-]+\.js", path) and (SOURCES / path[5:]).is_file():
+            body, ctype = (SOURCES / path[5:]).read_bytes(), "text/javascript"  # the ES modules
         elif path in ("/", "/blank.html"):
             body, ctype = BLANK_HTML, "text/html"
         elif path == "/poly.html":
