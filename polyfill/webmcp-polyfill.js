@@ -27,7 +27,7 @@
    *            aiEnabled?: boolean, requiresApproval?: boolean, core?: boolean}} ToolScope
    * @typedef {{[hint: string]: boolean}} Hints
    * @typedef {{name: string, title: string, description: string, schemaJSON: string|undefined,
-   *            hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
+   *            outputJSON?: string, hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
    *            exposedTo: string[], form: FormDriver|null,
    *            controller: AbortController, signal: AbortSignal}} ToolRecord
    * @typedef {{fill(input: any): void, submit(client: any): Promise<any>, cancel(): void}} FormDriver
@@ -161,7 +161,7 @@
     const dict = 'ModelContextTool';
     const read = (/** @type {string} */ key) => `Failed to read the '${key}' property from '${dict}': `;
     if (!isObjectLike(tool)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
-    /** @type {{annotations?: Hints, description: string, execute: Function, inputSchema?: object, name: string, title?: string}} */
+    /** @type {{annotations?: Hints, description: string, execute: Function, inputSchema?: object, name: string, outputSchema?: object, title?: string}} */
     const out = /** @type {any} */ ({});
     let v = tool.annotations;
     if (v !== undefined) {
@@ -193,6 +193,11 @@
     v = tool.name;
     if (v === undefined) throw new TypeError(`${p}${read('name')}Required member is undefined.`);
     out.name = domString(v);
+    v = tool.outputSchema; // Chrome 159
+    if (v !== undefined) {
+      if (!isObjectLike(v)) throw new TypeError(`${p}${read('outputSchema')}Failed to convert value to 'object'.`);
+      out.outputSchema = v;
+    }
     v = tool.title;
     if (v !== undefined) out.title = domString(v);
     return out;
@@ -558,7 +563,8 @@
     const scope = convertScope(tool.scope, method);
     const schemaJSON = dict.inputSchema !== undefined ? serializeSchema(dict.inputSchema, method) : undefined;
     if (schemaJSON !== undefined) checkSchemaSubset(JSON.parse(schemaJSON), method);
-    return { dict, signal: opts.signal, exposedTo: opts.exposedTo || [], scope, schemaJSON };
+    const outputJSON = dict.outputSchema !== undefined ? serializeSchema(dict.outputSchema, method) : undefined;
+    return { dict, signal: opts.signal, exposedTo: opts.exposedTo || [], scope, schemaJSON, outputJSON };
   }
 
   /**
@@ -806,6 +812,7 @@
       title: dict.title !== undefined ? dict.title : '',
       description: dict.description,
       schemaJSON: prep.schemaJSON,
+      outputJSON: prep.outputJSON,
       hints: dict.annotations,
       execute: dict.execute,
       scope: prep.scope,
@@ -830,6 +837,7 @@
       def.execute = wrapExecute(rec);
       if (prep.schemaJSON !== undefined) def.inputSchema = JSON.parse(prep.schemaJSON);
       def.name = dict.name;
+      if (prep.outputJSON !== undefined) def.outputSchema = JSON.parse(prep.outputJSON);
       if (dict.title !== undefined) def.title = dict.title;
       /** @type {any} */
       const natOptions = { signal };
@@ -1328,6 +1336,7 @@
       title: rec.title,
       description: rec.description,
       inputSchema: JSON.parse(rec.schemaJSON !== undefined ? rec.schemaJSON : EMPTY_SCHEMA_JSON),
+      ...(rec.outputJSON !== undefined ? { outputSchema: JSON.parse(rec.outputJSON) } : {}),
       annotations: { ...(rec.hints || {}) },
     };
   }
@@ -1344,7 +1353,13 @@
       if (!isPlainObject(schema)) schema = null;
     } catch (_) { schema = null; }
     try { annotations = t.annotations ? JSON.parse(JSON.stringify(t.annotations)) : {}; } catch (_) { annotations = {}; }
+    let output = null;
+    try {
+      const given = t.outputSchema; // Chrome 159+, an object or its JSON text
+      output = given == null ? null : typeof given === 'string' ? JSON.parse(given) : JSON.parse(JSON.stringify(given));
+    } catch (_) { output = null; }
     return {
+      ...(isPlainObject(output) ? { outputSchema: output } : {}),
       name: String(t.name),
       title: t.title == null ? '' : String(t.title),
       description: t.description == null ? '' : String(t.description),
@@ -1584,6 +1599,7 @@
       if (rec.schemaJSON !== undefined) o.inputSchema = JSON.parse(rec.schemaJSON);
       o.name = rec.name;
       o.origin = origin;
+      if (rec.outputJSON !== undefined) o.outputSchema = JSON.parse(rec.outputJSON);
       o.title = rec.title;
       o.window = window;
       return o;

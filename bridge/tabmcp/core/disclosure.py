@@ -152,6 +152,16 @@ def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
     return ann
 
 
+MAX_REFUSALS_SHOWN = 50
+
+
+def refusals(tab: Tab) -> list[dict[str, str]]:
+    """What the bridge refused of a document's definitions, as ``introspect`` and ``tabmcp tools``
+    show it: ``kind`` (tool, category, member, state; ``outputSchema`` for a tool kept without
+    its output schema), the page's name, and why. The first :data:`MAX_REFUSALS_SHOWN`."""
+    return [{"kind": r.kind, "name": r.name, "reason": r.reason[:500]} for r in tab.rejected[:MAX_REFUSALS_SHOWN]]
+
+
 def _described(origin: str, text: str) -> str:
     return f"[{origin}] {text}" if origin else text
 
@@ -245,6 +255,8 @@ class Disclosure:
             "inputSchema": tool.input_schema,
             "_meta": meta,
         }
+        if tool.output_schema is not None:
+            out["outputSchema"] = tool.output_schema
         if tool.title:
             out["title"] = tool.title
         ann = _tool_annotations(entry)
@@ -418,6 +430,7 @@ class Disclosure:
                 "name": m.public_name,
                 "description": m.tool.description,
                 "inputSchema": m.tool.input_schema,
+                **({"outputSchema": m.tool.output_schema} if m.tool.output_schema is not None else {}),
                 **({"title": m.tool.title} if m.tool.title else {}),
                 **({"annotations": a} if (a := _tool_annotations(m)) else {}),
             }
@@ -473,6 +486,7 @@ class Disclosure:
                 "tools": 0,
                 "categories": [],
                 "uncategorized": [],
+                **({"refused": refusals(tab)} if tab.rejected else {}),
             }
         for entry in self.registry.entries():
             src = sources[entry.tab.key]

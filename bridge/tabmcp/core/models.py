@@ -22,6 +22,7 @@ from pydantic.alias_generators import to_camel
 from referencing.exceptions import Unresolvable
 
 from .ecma_regex import ECMA_2020_12, ECMA_DRAFT7, ecma_validator_class
+from .output_schema import check_output_schema
 
 __all__ = [
     "BRIDGE_ONLY_FIELDS",
@@ -68,7 +69,7 @@ def _depth(value: Any, limit: int = MAX_SCHEMA_DEPTH + 1) -> int:
     return deepest
 BRIDGE_ONLY_FIELDS = (
     "pageName", "page_name", "argumentMap", "argument_map", "enhancement", "warnings",
-    "pageForm", "page_form",
+    "pageForm", "page_form", "outputSchemaDropped", "output_schema_dropped",
 )
 """Fields only the bridge's own middleware may set; stripped from what pages send."""
 
@@ -150,6 +151,12 @@ class PageTool(_Model):
     description: str
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     annotations: dict[str, Any] = Field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    """The page's ``outputSchema`` (Chrome 159), relayed as the MCP tool's: set by :func:`parse_tool`
+    only when MCP clients can use it (:mod:`tabmcp.core.output_schema`)."""
+    output_schema_dropped: str | None = None
+    """Set by the bridge (never by the page): why the page's ``outputSchema`` is not relayed (the
+    tool is kept without it, and the reason reported like a refused definition)."""
     category: str | None = None
     scope: Scope | None = None
     page_name: str | None = None
@@ -279,7 +286,8 @@ class PageCategory(_Model):
 class Rejection(_Model):
     """A tool or category the registry refused, and why (shown by introspection, logged)."""
 
-    kind: Literal["tool", "category", "member", "state"]
+    kind: Literal["tool", "category", "member", "state", "outputSchema"]
+    """``outputSchema``: the tool is kept, only its output schema is not relayed."""
     name: str
     reason: str
 
@@ -328,10 +336,19 @@ _PARSED_MAX = 8192
 
 
 def _parse_tool(raw: dict[str, Any]) -> PageTool | Rejection:
+    given = raw.get("outputSchema")
+    raw = {k: v for k, v in raw.items() if k not in _OUTPUT_FIELDS}  # the bridge sets these
     try:
-        return PageTool.model_validate(raw)
+        tool = PageTool.model_validate(raw)
     except ValidationError as exc:
         return Rejection(kind="tool", name=_name_of(raw), reason=_reason(exc))
+    if given is None:
+        return tool
+    schema, dropped = check_output_schema(given)
+    return tool.model_copy(update={"output_schema": schema, "output_schema_dropped": dropped})
+
+
+_OUTPUT_FIELDS = frozenset({"outputSchema", "output_schema", "outputSchemaDropped", "output_schema_dropped"})
 
 
 def parse_category(raw: Any) -> PageCategory | Rejection:
