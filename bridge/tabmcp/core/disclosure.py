@@ -38,6 +38,7 @@ __all__ = [
     "META_ENHANCEMENT",
     "META_EXPANDED",
     "META_REVISION",
+    "META_UNCHECKED",
     "META_WARNINGS",
     "META_PAGE_NAME",
     "META_SOURCE",
@@ -59,6 +60,9 @@ META_PAGE_NAME = "tabmcp/pageName"
 META_CATEGORY = "tabmcp/category"
 META_ENHANCEMENT = "tabmcp/enhancement"
 META_WARNINGS = "tabmcp/warnings"
+META_UNCHECKED = "tabmcp/unchecked"
+"""What of the tool's input schema the bridge cannot evaluate, so does not check arguments against
+(core/unchecked.py); the tool is kept."""
 META_WEBMCP_ANNOTATIONS = "tabmcp/annotations"
 META_PAGE_FORM = "tabmcp/pageForm"
 """On page forms only: offered by the person's forms-as-tools switch for the origin, not by the site."""
@@ -242,6 +246,8 @@ class Disclosure:
             meta[META_ENHANCEMENT] = tool.enhancement
         if tool.warnings:
             meta[META_WARNINGS] = list(tool.warnings)
+        if tool.unchecked:
+            meta[META_UNCHECKED] = list(tool.unchecked)
         if tool.page_form:
             meta[META_PAGE_FORM] = {
                 "offeredBy": "person", "switch": "forms_as_tools", "origin": entry.tab.forms_origin,
@@ -501,6 +507,8 @@ class Disclosure:
                 src["tools"] += 1
                 if entry.category is None:
                     src["uncategorized"].append(entry.public_name)
+                if entry.tool.unchecked:
+                    src.setdefault("unchecked", []).append({"name": entry.public_name, "notes": list(entry.tool.unchecked)})
             else:
                 hidden += 1
         policy = self.gate.policy
