@@ -727,6 +727,10 @@
   const subscribers = new Set();
   /** Bumped on every change to `tools`, so a native tool list fetched meanwhile is known to be stale. */
   let generation = 0;
+  /** Native lists being fetched, and the tools removed meanwhile (name → generation of removal). */
+  let fetching = 0;
+  /** @type {Map<string, number>} */
+  const removedAt = new Map();
 
   /** The object events are dispatched on: the native ModelContext, or ours. @type {any} */
   let target = null;
@@ -773,6 +777,7 @@
     if (tools.get(rec.name) !== rec) return;
     tools.delete(rec.name);
     generation++;
+    if (fetching) removedAt.set(rec.name, generation);
     if (rec.category) {
       const cat = categories.get(rec.category);
       if (cat) cat.members = cat.members.filter((n) => n !== rec.name);
@@ -1407,41 +1412,61 @@
 
   /**
    * Native mode: the browser's tools that we did not register ourselves (registered before we
-   * loaded, or behind our back). Fetched again if our registry changed while the browser answered,
-   * so that a tool we just removed is never mistaken for a foreign one.
+   * loaded, or behind our back). A tool we removed while the browser answered is left out, so it
+   * is never mistaken for a foreign one (once: refetching the whole list until nothing changed
+   * made a page registering many tools quadratic).
    * @returns {Promise<Map<string, any>|null>} null when the browser's list is unavailable
    */
   async function fetchForeign() {
     if (!nat) return new Map();
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const gen = generation;
-      let list;
-      try {
-        list = await nat.getTools.call(nat.mc);
-      } catch (_) {
-        return null;
-      }
+    const gen = generation;
+    fetching++;
+    try {
+      const list = await nat.getTools.call(nat.mc);
       if (!Array.isArray(list)) return null;
-      if (gen !== generation) continue;
       const found = new Map();
-      for (const t of list) if (t && typeof t.name === 'string' && ownTool(t) && !tools.has(t.name)) found.set(t.name, t);
+      for (const t of list) {
+        if (!t || typeof t.name !== 'string' || !ownTool(t) || tools.has(t.name)) continue;
+        const removed = removedAt.get(t.name);
+        if (removed !== undefined && removed > gen) continue; // ours until after the browser answered
+        found.set(t.name, t);
+      }
       return found;
+    } catch (_) {
+      return null;
+    } finally {
+      if (--fetching === 0) removedAt.clear();
     }
-    return null;
   }
 
-  let foreignTicket = 0;
-  /** Native mode: updates the cached foreign tools (list() and name checks use it). */
+  let refreshing = false;
+  let refreshAgain = false;
+  /**
+   * Native mode: updates the cached foreign tools (list() and name checks use it). One refresh at
+   * a time: toolchanges meanwhile ask for one more after it, so a page registering n tools costs
+   * about n getTools() calls, not one per toolchange each retried while the next registration lands.
+   */
   async function refreshForeign() {
     if (!nat) return;
-    const ticket = ++foreignTicket;
-    const next = await fetchForeign();
-    if (!next || ticket !== foreignTicket) return; // a newer refresh will apply its own answer
-    const before = Array.from(foreign.keys()).sort().join('\n');
-    const after = Array.from(next.keys()).sort().join('\n');
-    foreign.clear();
-    for (const [k, v] of next) foreign.set(k, v);
-    if (before !== after) notify();
+    if (refreshing) {
+      refreshAgain = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      do {
+        refreshAgain = false;
+        const next = await fetchForeign();
+        if (!next) continue;
+        const before = Array.from(foreign.keys()).sort().join('\n');
+        const after = Array.from(next.keys()).sort().join('\n');
+        foreign.clear();
+        for (const [k, v] of next) foreign.set(k, v);
+        if (before !== after) notify();
+      } while (refreshAgain);
+    } finally {
+      refreshing = false;
+    }
   }
 
   async function snapshot() {
