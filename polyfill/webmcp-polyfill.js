@@ -57,6 +57,7 @@
   const SCOPE_KEYS = ['routes', 'states', 'dangerLevel', 'aiEnabled', 'requiresApproval', 'core'];
   const EMPTY_SCHEMA_JSON = '{"type":"object","properties":{}}';
   const RESULT_LIMIT = 1024 * 1024; // bytes of JSON
+  const FOREIGN_REFRESH_MS = 50; // native mode: toolchanges within this long share one refresh
   const MSG_INVOCATION_FAILED =
     'Tool was executed but the invocation failed. For example, the script function threw an error';
   const MSG_TRANSIENT = 'The operation failed for an unknown transient reason (e.g. out of memory).';
@@ -1441,6 +1442,9 @@
 
   let refreshing = false;
   let refreshAgain = false;
+  /** Native mode: toolchanges seen, and whether one came after the last refresh of `foreign`. */
+  let toolchanges = 0;
+  let foreignStale = true;
   /**
    * Native mode: updates the cached foreign tools (list() and name checks use it). One refresh at
    * a time: toolchanges meanwhile ask for one more after it, so a page registering n tools costs
@@ -1456,8 +1460,10 @@
     try {
       do {
         refreshAgain = false;
+        const changes = toolchanges;
         const next = await fetchForeign();
         if (!next) continue;
+        if (changes === toolchanges) foreignStale = false;
         const before = Array.from(foreign.keys()).sort().join('\n');
         const after = Array.from(next.keys()).sort().join('\n');
         foreign.clear();
@@ -1470,7 +1476,7 @@
   }
 
   async function snapshot() {
-    const others = (await fetchForeign()) || foreign;
+    const others = foreignStale ? ((await fetchForeign()) || foreign) : foreign;
     const toolList = [];
     for (const rec of tools.values()) toolList.push({ ...toolInfo(rec), category: rec.category, scope: rec.scope });
     for (const t of others.values()) {
@@ -1845,7 +1851,13 @@
     });
     for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
     if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
-    mc.addEventListener('toolchange', () => { refreshForeign(); });
+    // A burst of registrations refreshes once after it (each refresh reads every tool's schema).
+    let refreshTimer = 0;
+    mc.addEventListener('toolchange', () => {
+      toolchanges++;
+      foreignStale = true;
+      if (!refreshTimer) refreshTimer = setTimeout(() => { refreshTimer = 0; refreshForeign(); }, FOREIGN_REFRESH_MS);
+    });
     refreshForeign();
   }
 
