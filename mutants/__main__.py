@@ -886,6 +886,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "",
         ("bridge/tests/test_output_schema.py", "-k", "sdk_client"),
     ),
+    Mutation(
+        "catalog-draft-rules-by-default",
+        "the polyfill applies the draft's schema rules to every page: catalog tools the browser keeps are lost",
+        "polyfill/webmcp-polyfill.js",
+        "    if (strictByScript) return true;",
+        "    return true;",
+        ("e2e/test_catalog_as_is.py", "-k", "polyfill"),
+    ),
+    Mutation(
+        "unresolvable-ref-refused",
+        "a tool whose $ref does not resolve is dropped (the browser keeps and runs it)",
+        "bridge/tabmcp/core/validation.py",
+        "        # unchecked (the tool's `unchecked` notes say so in describe_tools and introspect).\n        return arguments",
+        '        # unchecked\n        raise ToolValidationError(f"{tool_name}: its input schema cannot be used", tool=tool_name)',
+        ("bridge/tests/test_bad_input.py", "-k", "unusable_ref"),
+    ),
+    Mutation(
+        "unchecked-not-said",
+        "what the bridge cannot evaluate in a schema is skipped silently",
+        "bridge/tabmcp/core/disclosure.py",
+        "            meta[META_UNCHECKED] = list(tool.unchecked)",
+        "            pass",
+        ("bridge/tests/test_bad_input.py", "-k", "unusable_ref"),
+    ),
+    Mutation(
+        "foreign-removed-mistaken",
+        "native mode: a tool removed while the browser lists its tools is reported as another script's",
+        "polyfill/webmcp-polyfill.js",
+        "        if (removed !== undefined && removed > gen) continue; // ours until after the browser answered",
+        "",
+        ("polyfill/tests/test_polyfill_native_many.py", "-k", "removed"),
+    ),
 )
 
 
