@@ -918,6 +918,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "",
         ("polyfill/tests/test_polyfill_native_many.py", "-k", "removed"),
     ),
+    Mutation(
+        "bridge-category-dropped-whole",
+        "the bridge drops a whole category when one member was refused",
+        "bridge/tabmcp/core/registry.py",
+        '        categories[cat.name] = cat.model_copy(update={"tools": members})',
+        '        if not missing:\n            categories[cat.name] = cat.model_copy(update={"tools": members})',
+        ("e2e/test_schemas.py", "-k", "keeps and polyfill"),
+    ),
+    Mutation(
+        "mediator-drops-output-schema",
+        "a tool the middleware renamed loses its outputSchema",
+        "bridge/tabmcp/mediation.py",
+        '        tool = {k: raw[k] for k in ("title", "annotations", "scope", "outputSchema", PAGE_FORM_FIELD) if k in raw}',
+        '        tool = {k: raw[k] for k in ("title", "annotations", "scope", PAGE_FORM_FIELD) if k in raw}',
+        ("bridge/tests/test_mediation.py", "-k", "renamed"),
+    ),
 )
 
 
