@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,8 +117,6 @@ async def measure(flavours: list[str]) -> list[Count]:
     catalog = catalog_path()
     if catalog is None:
         raise SystemExit("mcp_catalog.json not found (set TABMCP_DATA)")
-    import json
-
     given = sum(len(c["tools"]) for c in json.loads(catalog.read_text())["categories"])
     counts: list[Count] = []
     config = Config().with_overrides({"server": {"port": 0}, "store": {"path": ":memory:"}})
