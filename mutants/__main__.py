@@ -896,7 +896,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "unresolvable-ref-refused",
-        "a tool whose $ref does not resolve is dropped (the browser keeps and runs it)",
+        "a tool whose $ref does not resolve cannot be called (the browser keeps and runs it)",
         "bridge/tabmcp/core/validation.py",
         "        # unchecked (the tool's `unchecked` notes say so in describe_tools and introspect).\n        return arguments",
         '        # unchecked\n        raise ToolValidationError(f"{tool_name}: its input schema cannot be used", tool=tool_name)',
