@@ -47,6 +47,12 @@ export interface ModelContextTool<Input = any> {
   description: string;
   /** A JSON Schema object (stored as a JSON copy). */
   inputSchema?: object;
+  /**
+   * A JSON Schema of the tool's result (Chrome 159; stored as a JSON copy). The tabmcp bridge
+   * relays it as the MCP tool's `outputSchema` and the object the tool returns as the result's
+   * `structuredContent`.
+   */
+  outputSchema?: object;
   annotations?: ToolAnnotations;
   /**
    * Runs the tool. The result reaches executeTool() as a string: strings pass through, other
@@ -86,6 +92,8 @@ export interface RegisteredTool {
   description: string;
   /** Absent when the tool has none. */
   inputSchema?: object;
+  /** Absent when the tool has none. */
+  outputSchema?: object;
   /** Absent when the tool has none; otherwise always these four booleans. */
   annotations?: {
     consequentialHint: boolean;
@@ -193,6 +201,8 @@ export interface ToolInfo {
   description: string;
   /** The tool's schema, or {type: 'object', properties: {}} when it has none. */
   inputSchema: object;
+  /** Absent when the tool has none. */
+  outputSchema?: object;
   /** Only the hints the page gave. */
   annotations: ToolAnnotations;
 }

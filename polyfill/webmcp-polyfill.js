@@ -28,7 +28,7 @@
    *            aiEnabled?: boolean, requiresApproval?: boolean, core?: boolean}} ToolScope
    * @typedef {{[hint: string]: boolean}} Hints
    * @typedef {{name: string, title: string, description: string, schemaJSON: string|undefined,
-   *            hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
+   *            outputJSON?: string, hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
    *            exposedTo: string[], form: FormDriver|null,
    *            controller: AbortController, signal: AbortSignal}} ToolRecord
    * @typedef {{fill(input: any): void, submit(client: any): Promise<any>, cancel(): void}} FormDriver
@@ -67,13 +67,14 @@
   const SCOPE_KEYS = ['routes', 'states', 'dangerLevel', 'aiEnabled', 'requiresApproval', 'core'];
   const EMPTY_SCHEMA_JSON = '{"type":"object","properties":{}}';
   const RESULT_LIMIT = 1024 * 1024; // bytes of JSON
+  const FOREIGN_REFRESH_MS = 50; // native mode: toolchanges within this long share one refresh
   const MSG_INVOCATION_FAILED =
     'Tool was executed but the invocation failed. For example, the script function threw an error';
   const MSG_TRANSIENT = 'The operation failed for an unknown transient reason (e.g. out of memory).';
 
   // esm: export {
   // esm:   DANGER_LEVELS, EMPTY_SCHEMA_JSON, G, HINT_KEYS, HOOK_KEY, MSG_INVOCATION_FAILED, MSG_TRANSIENT, NAME_RE,
-  // esm:   NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
+  // esm:   FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
   // esm: };
 
   // ==== src/util.js ====
@@ -611,7 +612,7 @@
     const dict = 'ModelContextTool';
     const read = (/** @type {string} */ key) => `Failed to read the '${key}' property from '${dict}': `;
     if (!isObjectLike(tool)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
-    /** @type {{annotations?: Hints, description: string, execute: Function, inputSchema?: object, name: string, title?: string}} */
+    /** @type {{annotations?: Hints, description: string, execute: Function, inputSchema?: object, name: string, outputSchema?: object, title?: string}} */
     const out = /** @type {any} */ ({});
     let v = tool.annotations;
     if (v !== undefined) {
@@ -643,6 +644,11 @@
     v = tool.name;
     if (v === undefined) throw new TypeError(`${p}${read('name')}Required member is undefined.`);
     out.name = domString(v);
+    v = tool.outputSchema; // Chrome 159
+    if (v !== undefined) {
+      if (!isObjectLike(v)) throw new TypeError(`${p}${read('outputSchema')}Failed to convert value to 'object'.`);
+      out.outputSchema = v;
+    }
     v = tool.title;
     if (v !== undefined) out.title = domString(v);
     return out;
@@ -734,7 +740,8 @@
     const scope = convertScope(tool.scope, method);
     const schemaJSON = dict.inputSchema !== undefined ? serializeSchema(dict.inputSchema, method) : undefined;
     if (schemaJSON !== undefined) checkSchemaSubset(JSON.parse(schemaJSON), method);
-    return { dict, signal: opts.signal, exposedTo: opts.exposedTo || [], scope, schemaJSON };
+    const outputJSON = dict.outputSchema !== undefined ? serializeSchema(dict.outputSchema, method) : undefined;
+    return { dict, signal: opts.signal, exposedTo: opts.exposedTo || [], scope, schemaJSON, outputJSON };
   }
 
   /**
@@ -839,6 +846,30 @@
   const subscribers = new Set();
   /** Bumped on every change to `tools`, so a native tool list fetched meanwhile is known to be stale. */
   let generation = 0;
+  /** Native lists being fetched, and the tools removed meanwhile (name → generation of removal). */
+  let fetching = 0;
+  /** @type {Map<string, number>} */
+  const removedAt = new Map();
+
+  /** A native tool list is being fetched: removals meanwhile are remembered. @returns {number} the generation now */
+  function beginFetch() {
+    fetching++;
+    return generation;
+  }
+
+  /** A fetch ended; the last one to end forgets the removals. */
+  function endFetch() {
+    if (--fetching === 0) removedAt.clear();
+  }
+
+  /**
+   * Whether our tool was removed after generation `gen` (so a list the browser gave since still had it).
+   * @param {string} name @param {number} gen
+   */
+  function removedSince(name, gen) {
+    const removed = removedAt.get(name);
+    return removed !== undefined && removed > gen;
+  }
 
   /** The object events are dispatched on: the native ModelContext, or ours. @type {any} */
   let target = null;
@@ -884,6 +915,7 @@
     if (tools.get(rec.name) !== rec) return;
     tools.delete(rec.name);
     generation++;
+    if (fetching) removedAt.set(rec.name, generation);
     if (rec.category) {
       const cat = categories.get(rec.category);
       if (cat) cat.members = cat.members.filter((n) => n !== rec.name);
@@ -923,6 +955,7 @@
       title: dict.title !== undefined ? dict.title : '',
       description: dict.description,
       schemaJSON: prep.schemaJSON,
+      outputJSON: prep.outputJSON,
       hints: dict.annotations,
       execute: dict.execute,
       scope: prep.scope,
@@ -970,8 +1003,8 @@
   }
 
   // esm: export {
-  // esm:   addClientMethods, addTool, categories, fireToolchange, foreign, generation, nameTaken, notify,
-  // esm:   removeCategory, removeTool, setTarget, subscribers, target, tools,
+  // esm:   addClientMethods, addTool, beginFetch, categories, endFetch, fireToolchange, foreign, generation, nameTaken,
+  // esm:   notify, removeCategory, removedSince, removeTool, setTarget, subscribers, target, tools,
   // esm: };
 
   // ==== src/native.js ====
@@ -981,12 +1014,12 @@
    * did not register are tracked, and `augmentNative` adds only what the browser lacks.
    */
 
-  // esm: import { NATIVE_HINT_KEYS } from './constants.js';
+  // esm: import { FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
   // esm: import { arity, isObjectLike, promiseFrom } from './util.js';
   // esm: import { nat } from './mode.js';
   // esm: import { defineEventHandler } from './events.js';
   // esm: import { checkTool, convertTool } from './convert.js';
-  // esm: import { addClientMethods, addTool, foreign, generation, notify, removeTool, tools } from './registry.js';
+  // esm: import { addClientMethods, addTool, beginFetch, endFetch, foreign, notify, removedSince, removeTool, tools } from './registry.js';
   // esm: import { extensionMethods } from './extensions.js';
 
   /**
@@ -1007,6 +1040,7 @@
     def.execute = wrapExecute(rec);
     if (prep.schemaJSON !== undefined) def.inputSchema = JSON.parse(prep.schemaJSON);
     def.name = dict.name;
+    if (prep.outputJSON !== undefined) def.outputSchema = JSON.parse(prep.outputJSON);
     if (dict.title !== undefined) def.title = dict.title;
     /** @type {any} */
     const natOptions = { signal: rec.signal };
@@ -1076,41 +1110,69 @@
 
   /**
    * Native mode: the browser's tools that we did not register ourselves (registered before we
-   * loaded, or behind our back). Fetched again if our registry changed while the browser answered,
-   * so that a tool we just removed is never mistaken for a foreign one.
+   * loaded, or behind our back). A tool we removed while the browser answered is left out, so it
+   * is never mistaken for a foreign one (once: refetching the whole list until nothing changed
+   * made a page registering many tools quadratic).
    * @returns {Promise<Map<string, any>|null>} null when the browser's list is unavailable
    */
   async function fetchForeign() {
     if (!nat) return new Map();
-    for (let attempt = 0; attempt < 8; attempt++) {
-      const gen = generation;
-      let list;
-      try {
-        list = await nat.getTools.call(nat.mc);
-      } catch (_) {
-        return null;
-      }
+    const gen = beginFetch();
+    try {
+      const list = await nat.getTools.call(nat.mc);
       if (!Array.isArray(list)) return null;
-      if (gen !== generation) continue;
       const found = new Map();
-      for (const t of list) if (t && typeof t.name === 'string' && ownTool(t) && !tools.has(t.name)) found.set(t.name, t);
+      for (const t of list) {
+        if (!t || typeof t.name !== 'string' || !ownTool(t) || tools.has(t.name)) continue;
+        if (removedSince(t.name, gen)) continue; // ours until after the browser answered
+        found.set(t.name, t);
+      }
       return found;
+    } catch (_) {
+      return null;
+    } finally {
+      endFetch();
     }
-    return null;
   }
 
-  let foreignTicket = 0;
-  /** Native mode: updates the cached foreign tools (list() and name checks use it). */
+  let refreshing = false;
+  let refreshAgain = false;
+  /** Native mode: toolchanges seen, and whether one came after the last refresh of `foreign`. */
+  let toolchanges = 0;
+  let foreignStale = true;
+  /**
+   * Native mode: updates the cached foreign tools (list() and name checks use it). One refresh at
+   * a time: toolchanges meanwhile ask for one more after it, so a page registering n tools costs
+   * about n getTools() calls, not one per toolchange each retried while the next registration lands.
+   */
   async function refreshForeign() {
     if (!nat) return;
-    const ticket = ++foreignTicket;
-    const next = await fetchForeign();
-    if (!next || ticket !== foreignTicket) return; // a newer refresh will apply its own answer
-    const before = Array.from(foreign.keys()).sort().join('\n');
-    const after = Array.from(next.keys()).sort().join('\n');
-    foreign.clear();
-    for (const [k, v] of next) foreign.set(k, v);
-    if (before !== after) notify();
+    if (refreshing) {
+      refreshAgain = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      do {
+        refreshAgain = false;
+        const changes = toolchanges;
+        const next = await fetchForeign();
+        if (!next) continue;
+        if (changes === toolchanges) foreignStale = false;
+        const before = Array.from(foreign.keys()).sort().join('\n');
+        const after = Array.from(next.keys()).sort().join('\n');
+        foreign.clear();
+        for (const [k, v] of next) foreign.set(k, v);
+        if (before !== after) notify();
+      } while (refreshAgain);
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  /** Native mode: the browser's tools that are not ours; the cached list when no toolchange came since. */
+  async function foreignTools() {
+    return foreignStale ? ((await fetchForeign()) || foreign) : foreign;
   }
 
   /** @param {any} mc */
@@ -1130,11 +1192,17 @@
     });
     for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
     if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
-    mc.addEventListener('toolchange', () => { refreshForeign(); });
+    // A burst of registrations refreshes once after it (each refresh reads every tool's schema).
+    let refreshTimer = 0;
+    mc.addEventListener('toolchange', () => {
+      toolchanges++;
+      foreignStale = true;
+      if (!refreshTimer) refreshTimer = setTimeout(() => { refreshTimer = 0; refreshForeign(); }, FOREIGN_REFRESH_MS);
+    });
     refreshForeign();
   }
 
-  // esm: export { augmentNative, captures, fetchForeign, ownTool, registerWithBrowser };
+  // esm: export { augmentNative, captures, fetchForeign, foreignTools, ownTool, registerWithBrowser };
 
   // ==== src/run.js ====
   /**
@@ -1579,7 +1647,7 @@
   // esm: import { EMPTY_SCHEMA_JSON } from './constants.js';
   // esm: import { byName, domError, domString, isPlainObject } from './util.js';
   // esm: import { categories, foreign, tools } from './registry.js';
-  // esm: import { fetchForeign } from './native.js';
+  // esm: import { foreignTools } from './native.js';
   // esm: import { getStates } from './states.js';
 
   /** @param {ToolRecord} rec */
@@ -1589,6 +1657,7 @@
       title: rec.title,
       description: rec.description,
       inputSchema: JSON.parse(rec.schemaJSON !== undefined ? rec.schemaJSON : EMPTY_SCHEMA_JSON),
+      ...(rec.outputJSON !== undefined ? { outputSchema: JSON.parse(rec.outputJSON) } : {}),
       annotations: { ...(rec.hints || {}) },
     };
   }
@@ -1605,7 +1674,13 @@
       if (!isPlainObject(schema)) schema = null;
     } catch (_) { schema = null; }
     try { annotations = t.annotations ? JSON.parse(JSON.stringify(t.annotations)) : {}; } catch (_) { annotations = {}; }
+    let output = null;
+    try {
+      const given = t.outputSchema; // Chrome 159+, an object or its JSON text
+      output = given == null ? null : typeof given === 'string' ? JSON.parse(given) : JSON.parse(JSON.stringify(given));
+    } catch (_) { output = null; }
     return {
+      ...(isPlainObject(output) ? { outputSchema: output } : {}),
       name: String(t.name),
       title: t.title == null ? '' : String(t.title),
       description: t.description == null ? '' : String(t.description),
@@ -1640,7 +1715,7 @@
   }
 
   async function snapshot() {
-    const others = (await fetchForeign()) || foreign;
+    const others = await foreignTools();
     const toolList = [];
     for (const rec of tools.values()) toolList.push({ ...toolInfo(rec), category: rec.category, scope: rec.scope });
     for (const t of others.values()) {
@@ -1835,6 +1910,7 @@
       if (rec.schemaJSON !== undefined) o.inputSchema = JSON.parse(rec.schemaJSON);
       o.name = rec.name;
       o.origin = origin;
+      if (rec.outputJSON !== undefined) o.outputSchema = JSON.parse(rec.outputJSON);
       o.title = rec.title;
       o.window = window;
       return o;

@@ -174,6 +174,7 @@ async def _tools(args: argparse.Namespace) -> int:
 
     async with _client(args) as client:
         result = await client.list_tools(cache_mode="bypass")
+        overview = None if args.json else await client.call_tool("introspect", {})
     tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in result.tools]
     if args.json:
         print(json.dumps(tools, indent=2))
@@ -186,6 +187,11 @@ async def _tools(args: argparse.Namespace) -> int:
         source = (meta.get("tabmcp/source") or {}).get("origin", "") or (cat[0] if cat else "")
         extra = f" ({cat[1]} tools)" if cat else ""
         print(f"{tool['name']:<40} {kind:<9}{extra:<12} {source}")
+    # Nothing a page offered is dropped silently: what the bridge refused, and why (introspect's word).
+    data = overview.structured_content if overview is not None and not overview.is_error else None
+    for src in (data or {}).get("sources", []):
+        for r in src.get("refused", []):
+            print(f"refused {r['kind']} {r['name']!r} on {src.get('origin', '')}: {r['reason']}")
     print(f"{len(tools)} tools", file=sys.stderr)
     return 0
 

@@ -245,7 +245,7 @@ def merge_enhanced(snap: TabSnapshot, result: dict[str, Any] | None) -> TabSnaps
             continue  # never a tool the page does not have
         name = enhanced.get("name") or original
         renamed[original] = name
-        tool = {k: raw[k] for k in ("title", "annotations", "scope", PAGE_FORM_FIELD) if k in raw}
+        tool = {k: raw[k] for k in ("title", "annotations", "scope", "outputSchema", PAGE_FORM_FIELD) if k in raw}
         tool.update(
             name=name,
             description=enhanced.get("description") or raw.get("description"),

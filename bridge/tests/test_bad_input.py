@@ -603,21 +603,23 @@ async def test_a_recursive_schema_is_accepted_and_validated(bridge, extension):
         pytest.param({"type": "object", "$ref": "#/$defs/missing"}, id="missing"),
     ],
 )
-async def test_an_unusable_ref_is_rejected_or_named(bridge, extension, schema):
+async def test_an_unusable_ref_keeps_its_tool_runs_unchecked_and_says_so(bridge, extension, schema):
+    """The browser registers and runs such a tool; the bridge keeps it too (issue 29), passes the
+    arguments on unchecked, and says so in describe_tools and introspect."""
     extension.handler = echo_handler()
     await extension.sync(tab(1, tools=[tool("loop", inputSchema=schema), tool("fine")]))
     await eventually(lambda: bridge.hub.registry.resolve("fine"))
     await assert_alive(extension)
-    if bridge.hub.registry.resolve("loop") is None:
-        rejected = [m for m in extension.received if m["type"] == "error"]
-        assert rejected and "'loop'" in rejected[0]["message"]
-        return
+    assert bridge.hub.registry.resolve("loop") is not None
     async with Client(mcp_url(bridge)) as client:
-        result = await client.call_tool("loop", {})
-    assert result.is_error and result.structured_content["error"]["code"] in (
-        "VALIDATION_ERROR",
-        "BAD_RESULT",
-    )
+        result = await client.call_tool("loop", {"any": 1})
+        described = await client.call_tool("describe_tools", {"tools": ["loop"]})
+        overview = await client.call_tool("introspect", {})
+    assert not result.is_error and result.content[0].text == '1:loop:{"any": 1}'
+    (note,) = described.structured_content["tools"][0]["_meta"]["tabmcp/unchecked"]
+    assert "$ref" in note and "not checked" in note
+    (source,) = overview.structured_content["sources"]
+    assert source["unchecked"] == [{"name": "loop", "notes": [note]}]
 
 
 async def test_a_lone_surrogate_in_a_definition_cannot_break_the_listing(bridge, extension):

@@ -65,12 +65,14 @@ async def teardown(cm, ext):
 async def test_renamed_tools_reach_the_page_under_their_original_name():
     cm, app, ext, calls = await setup(renaming_middleware)
     try:
+        user = {"type": "object", "properties": {"name": {"type": "string"}}}
         await ext.sync(tab(1, url="https://cryptic.test/", tools=[
-            tool("gt_usr", "gets user", inputSchema={"type": "object"}), tool("ping", "ping")]))
+            tool("gt_usr", "gets user", inputSchema={"type": "object"}, outputSchema=user), tool("ping", "ping")]))
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
             listed = await client.list_tools(cache_mode="bypass")
             assert "people" in names(listed) and "ping" in names(listed) and "invented" not in names(listed)
             described = await client.call_tool("describe_tools", {"tools": ["get_user"]})
+            assert described.structured_content["tools"][0]["outputSchema"] == user  # the renamed tool keeps it
             meta = described.structured_content["tools"][0]["_meta"]
             assert meta["tabmcp/enhancement"] == {"originalName": "gt_usr", "enhancedBy": "test", "confidence": 0.9}
             assert meta["tabmcp/pageName"] == "get_user"

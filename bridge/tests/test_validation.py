@@ -133,9 +133,20 @@ def test_unicode_property_escapes_and_pattern_properties_are_ecma():
 
 def test_a_pattern_no_ecma_engine_reads_is_skipped_never_a_reason_to_drop_the_tool():
     tool = parse_tool({"name": "t", "description": "A tool.", "inputSchema": {
-        "type": "object", "properties": {"code": {"type": "string", "pattern": "(?<"}}}})
+        "type": "object", "properties": {"code": {"type": "string", "pattern": "(?<"}},
+        "patternProperties": {"[": {"type": "string"}, "^ok$": {"type": "string", "enum": ["(?<"]}}}})
     assert isinstance(tool, PageTool), tool
     assert validate_arguments("t", tool.input_schema, {"code": "anything"}) == {"code": "anything"}
+    # ... and said so (describe_tools' _meta, introspect): only the two the bridge cannot read
+    assert sorted(tool.unchecked) == [
+        "pattern at /patternProperties: not an ECMA-262 regular expression, not checked",
+        "pattern at /properties/code/pattern: not an ECMA-262 regular expression, not checked",
+    ]
+    fine = parse_tool({"name": "t", "description": "A tool.", "inputSchema": {
+        "type": "object", "properties": {"mail": {"type": "string", "pattern": JS_EMAIL}}}})
+    assert isinstance(fine, PageTool) and fine.unchecked == ()
+    sly = parse_tool({"name": "t", "description": "A tool.", "unchecked": ["pages cannot say this"]})
+    assert isinstance(sly, PageTool) and sly.unchecked == ()
 
 
 def test_unknown_formats_are_annotations_and_refs_resolve():

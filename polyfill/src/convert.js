@@ -20,7 +20,7 @@ function convertToolDict(tool, method) {
   const dict = 'ModelContextTool';
   const read = (/** @type {string} */ key) => `Failed to read the '${key}' property from '${dict}': `;
   if (!isObjectLike(tool)) throw new TypeError(`${p}The provided value is not of type '${dict}'.`);
-  /** @type {{annotations?: Hints, description: string, execute: Function, inputSchema?: object, name: string, title?: string}} */
+  /** @type {{annotations?: Hints, description: string, execute: Function, inputSchema?: object, name: string, outputSchema?: object, title?: string}} */
   const out = /** @type {any} */ ({});
   let v = tool.annotations;
   if (v !== undefined) {
@@ -52,6 +52,11 @@ function convertToolDict(tool, method) {
   v = tool.name;
   if (v === undefined) throw new TypeError(`${p}${read('name')}Required member is undefined.`);
   out.name = domString(v);
+  v = tool.outputSchema; // Chrome 159
+  if (v !== undefined) {
+    if (!isObjectLike(v)) throw new TypeError(`${p}${read('outputSchema')}Failed to convert value to 'object'.`);
+    out.outputSchema = v;
+  }
   v = tool.title;
   if (v !== undefined) out.title = domString(v);
   return out;
@@ -143,7 +148,8 @@ function convertTool(tool, method, options = undefined, withOptions = true) {
   const scope = convertScope(tool.scope, method);
   const schemaJSON = dict.inputSchema !== undefined ? serializeSchema(dict.inputSchema, method) : undefined;
   if (schemaJSON !== undefined) checkSchemaSubset(JSON.parse(schemaJSON), method);
-  return { dict, signal: opts.signal, exposedTo: opts.exposedTo || [], scope, schemaJSON };
+  const outputJSON = dict.outputSchema !== undefined ? serializeSchema(dict.outputSchema, method) : undefined;
+  return { dict, signal: opts.signal, exposedTo: opts.exposedTo || [], scope, schemaJSON, outputJSON };
 }
 
 /**

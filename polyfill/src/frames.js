@@ -24,6 +24,7 @@ function ownRegisteredTools() {
     if (rec.schemaJSON !== undefined) o.inputSchema = JSON.parse(rec.schemaJSON);
     o.name = rec.name;
     o.origin = origin;
+    if (rec.outputJSON !== undefined) o.outputSchema = JSON.parse(rec.outputJSON);
     o.title = rec.title;
     o.window = window;
     return o;

@@ -4,12 +4,12 @@
  * did not register are tracked, and `augmentNative` adds only what the browser lacks.
  */
 
-import { NATIVE_HINT_KEYS } from './constants.js';
+import { FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
 import { arity, isObjectLike, promiseFrom } from './util.js';
 import { nat } from './mode.js';
 import { defineEventHandler } from './events.js';
 import { checkTool, convertTool } from './convert.js';
-import { addClientMethods, addTool, foreign, generation, notify, removeTool, tools } from './registry.js';
+import { addClientMethods, addTool, beginFetch, endFetch, foreign, notify, removedSince, removeTool, tools } from './registry.js';
 import { extensionMethods } from './extensions.js';
 
 /**
@@ -30,6 +30,7 @@ function registerWithBrowser(rec, prep) {
   def.execute = wrapExecute(rec);
   if (prep.schemaJSON !== undefined) def.inputSchema = JSON.parse(prep.schemaJSON);
   def.name = dict.name;
+  if (prep.outputJSON !== undefined) def.outputSchema = JSON.parse(prep.outputJSON);
   if (dict.title !== undefined) def.title = dict.title;
   /** @type {any} */
   const natOptions = { signal: rec.signal };
@@ -99,41 +100,69 @@ const ownTool = (t) => {
 
 /**
  * Native mode: the browser's tools that we did not register ourselves (registered before we
- * loaded, or behind our back). Fetched again if our registry changed while the browser answered,
- * so that a tool we just removed is never mistaken for a foreign one.
+ * loaded, or behind our back). A tool we removed while the browser answered is left out, so it
+ * is never mistaken for a foreign one (once: refetching the whole list until nothing changed
+ * made a page registering many tools quadratic).
  * @returns {Promise<Map<string, any>|null>} null when the browser's list is unavailable
  */
 async function fetchForeign() {
   if (!nat) return new Map();
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const gen = generation;
-    let list;
-    try {
-      list = await nat.getTools.call(nat.mc);
-    } catch (_) {
-      return null;
-    }
+  const gen = beginFetch();
+  try {
+    const list = await nat.getTools.call(nat.mc);
     if (!Array.isArray(list)) return null;
-    if (gen !== generation) continue;
     const found = new Map();
-    for (const t of list) if (t && typeof t.name === 'string' && ownTool(t) && !tools.has(t.name)) found.set(t.name, t);
+    for (const t of list) {
+      if (!t || typeof t.name !== 'string' || !ownTool(t) || tools.has(t.name)) continue;
+      if (removedSince(t.name, gen)) continue; // ours until after the browser answered
+      found.set(t.name, t);
+    }
     return found;
+  } catch (_) {
+    return null;
+  } finally {
+    endFetch();
   }
-  return null;
 }
 
-let foreignTicket = 0;
-/** Native mode: updates the cached foreign tools (list() and name checks use it). */
+let refreshing = false;
+let refreshAgain = false;
+/** Native mode: toolchanges seen, and whether one came after the last refresh of `foreign`. */
+let toolchanges = 0;
+let foreignStale = true;
+/**
+ * Native mode: updates the cached foreign tools (list() and name checks use it). One refresh at
+ * a time: toolchanges meanwhile ask for one more after it, so a page registering n tools costs
+ * about n getTools() calls, not one per toolchange each retried while the next registration lands.
+ */
 async function refreshForeign() {
   if (!nat) return;
-  const ticket = ++foreignTicket;
-  const next = await fetchForeign();
-  if (!next || ticket !== foreignTicket) return; // a newer refresh will apply its own answer
-  const before = Array.from(foreign.keys()).sort().join('\n');
-  const after = Array.from(next.keys()).sort().join('\n');
-  foreign.clear();
-  for (const [k, v] of next) foreign.set(k, v);
-  if (before !== after) notify();
+  if (refreshing) {
+    refreshAgain = true;
+    return;
+  }
+  refreshing = true;
+  try {
+    do {
+      refreshAgain = false;
+      const changes = toolchanges;
+      const next = await fetchForeign();
+      if (!next) continue;
+      if (changes === toolchanges) foreignStale = false;
+      const before = Array.from(foreign.keys()).sort().join('\n');
+      const after = Array.from(next.keys()).sort().join('\n');
+      foreign.clear();
+      for (const [k, v] of next) foreign.set(k, v);
+      if (before !== after) notify();
+    } while (refreshAgain);
+  } finally {
+    refreshing = false;
+  }
+}
+
+/** Native mode: the browser's tools that are not ours; the cached list when no toolchange came since. */
+async function foreignTools() {
+  return foreignStale ? ((await fetchForeign()) || foreign) : foreign;
 }
 
 /** @param {any} mc */
@@ -153,8 +182,14 @@ function augmentNative(mc) {
   });
   for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
   if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
-  mc.addEventListener('toolchange', () => { refreshForeign(); });
+  // A burst of registrations refreshes once after it (each refresh reads every tool's schema).
+  let refreshTimer = 0;
+  mc.addEventListener('toolchange', () => {
+    toolchanges++;
+    foreignStale = true;
+    if (!refreshTimer) refreshTimer = setTimeout(() => { refreshTimer = 0; refreshForeign(); }, FOREIGN_REFRESH_MS);
+  });
   refreshForeign();
 }
 
-export { augmentNative, captures, fetchForeign, ownTool, registerWithBrowser };
+export { augmentNative, captures, fetchForeign, foreignTools, ownTool, registerWithBrowser };

@@ -18,6 +18,30 @@ const foreign = new Map();
 const subscribers = new Set();
 /** Bumped on every change to `tools`, so a native tool list fetched meanwhile is known to be stale. */
 let generation = 0;
+/** Native lists being fetched, and the tools removed meanwhile (name → generation of removal). */
+let fetching = 0;
+/** @type {Map<string, number>} */
+const removedAt = new Map();
+
+/** A native tool list is being fetched: removals meanwhile are remembered. @returns {number} the generation now */
+function beginFetch() {
+  fetching++;
+  return generation;
+}
+
+/** A fetch ended; the last one to end forgets the removals. */
+function endFetch() {
+  if (--fetching === 0) removedAt.clear();
+}
+
+/**
+ * Whether our tool was removed after generation `gen` (so a list the browser gave since still had it).
+ * @param {string} name @param {number} gen
+ */
+function removedSince(name, gen) {
+  const removed = removedAt.get(name);
+  return removed !== undefined && removed > gen;
+}
 
 /** The object events are dispatched on: the native ModelContext, or ours. @type {any} */
 let target = null;
@@ -63,6 +87,7 @@ function removeTool(rec) {
   if (tools.get(rec.name) !== rec) return;
   tools.delete(rec.name);
   generation++;
+  if (fetching) removedAt.set(rec.name, generation);
   if (rec.category) {
     const cat = categories.get(rec.category);
     if (cat) cat.members = cat.members.filter((n) => n !== rec.name);
@@ -102,6 +127,7 @@ function addTool(prep, where = {}) {
     title: dict.title !== undefined ? dict.title : '',
     description: dict.description,
     schemaJSON: prep.schemaJSON,
+    outputJSON: prep.outputJSON,
     hints: dict.annotations,
     execute: dict.execute,
     scope: prep.scope,
@@ -149,6 +175,6 @@ function addClientMethods(client) {
 }
 
 export {
-  addClientMethods, addTool, categories, fireToolchange, foreign, generation, nameTaken, notify,
-  removeCategory, removeTool, setTarget, subscribers, target, tools,
+  addClientMethods, addTool, beginFetch, categories, endFetch, fireToolchange, foreign, generation, nameTaken,
+  notify, removeCategory, removedSince, removeTool, setTarget, subscribers, target, tools,
 };

@@ -7,7 +7,7 @@
  *            aiEnabled?: boolean, requiresApproval?: boolean, core?: boolean}} ToolScope
  * @typedef {{[hint: string]: boolean}} Hints
  * @typedef {{name: string, title: string, description: string, schemaJSON: string|undefined,
- *            hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
+ *            outputJSON?: string, hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
  *            exposedTo: string[], form: FormDriver|null,
  *            controller: AbortController, signal: AbortSignal}} ToolRecord
  * @typedef {{fill(input: any): void, submit(client: any): Promise<any>, cancel(): void}} FormDriver

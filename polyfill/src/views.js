@@ -6,7 +6,7 @@
 import { EMPTY_SCHEMA_JSON } from './constants.js';
 import { byName, domError, domString, isPlainObject } from './util.js';
 import { categories, foreign, tools } from './registry.js';
-import { fetchForeign } from './native.js';
+import { foreignTools } from './native.js';
 import { getStates } from './states.js';
 
 /** @param {ToolRecord} rec */
@@ -16,6 +16,7 @@ function toolInfo(rec) {
     title: rec.title,
     description: rec.description,
     inputSchema: JSON.parse(rec.schemaJSON !== undefined ? rec.schemaJSON : EMPTY_SCHEMA_JSON),
+    ...(rec.outputJSON !== undefined ? { outputSchema: JSON.parse(rec.outputJSON) } : {}),
     annotations: { ...(rec.hints || {}) },
   };
 }
@@ -32,7 +33,13 @@ function foreignInfo(t) {
     if (!isPlainObject(schema)) schema = null;
   } catch (_) { schema = null; }
   try { annotations = t.annotations ? JSON.parse(JSON.stringify(t.annotations)) : {}; } catch (_) { annotations = {}; }
+  let output = null;
+  try {
+    const given = t.outputSchema; // Chrome 159+, an object or its JSON text
+    output = given == null ? null : typeof given === 'string' ? JSON.parse(given) : JSON.parse(JSON.stringify(given));
+  } catch (_) { output = null; }
   return {
+    ...(isPlainObject(output) ? { outputSchema: output } : {}),
     name: String(t.name),
     title: t.title == null ? '' : String(t.title),
     description: t.description == null ? '' : String(t.description),
@@ -67,7 +74,7 @@ function getCategories() {
 }
 
 async function snapshot() {
-  const others = (await fetchForeign()) || foreign;
+  const others = await foreignTools();
   const toolList = [];
   for (const rec of tools.values()) toolList.push({ ...toolInfo(rec), category: rec.category, scope: rec.scope });
   for (const t of others.values()) {

@@ -38,6 +38,7 @@ __all__ = [
     "META_ENHANCEMENT",
     "META_EXPANDED",
     "META_REVISION",
+    "META_UNCHECKED",
     "META_WARNINGS",
     "META_PAGE_NAME",
     "META_SOURCE",
@@ -59,6 +60,9 @@ META_PAGE_NAME = "tabmcp/pageName"
 META_CATEGORY = "tabmcp/category"
 META_ENHANCEMENT = "tabmcp/enhancement"
 META_WARNINGS = "tabmcp/warnings"
+META_UNCHECKED = "tabmcp/unchecked"
+"""What of the tool's input schema the bridge cannot evaluate, so does not check arguments against
+(core/unchecked.py); the tool is kept."""
 META_WEBMCP_ANNOTATIONS = "tabmcp/annotations"
 META_PAGE_FORM = "tabmcp/pageForm"
 """On page forms only: offered by the person's forms-as-tools switch for the origin, not by the site."""
@@ -152,6 +156,16 @@ def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
     return ann
 
 
+MAX_REFUSALS_SHOWN = 50
+
+
+def refusals(tab: Tab) -> list[dict[str, str]]:
+    """What the bridge refused of a document's definitions, as ``introspect`` and ``tabmcp tools``
+    show it: ``kind`` (tool, category, member, state; ``outputSchema`` for a tool kept without
+    its output schema), the page's name, and why. The first :data:`MAX_REFUSALS_SHOWN`."""
+    return [{"kind": r.kind, "name": r.name, "reason": r.reason[:500]} for r in tab.rejected[:MAX_REFUSALS_SHOWN]]
+
+
 def _described(origin: str, text: str) -> str:
     return f"[{origin}] {text}" if origin else text
 
@@ -232,6 +246,8 @@ class Disclosure:
             meta[META_ENHANCEMENT] = tool.enhancement
         if tool.warnings:
             meta[META_WARNINGS] = list(tool.warnings)
+        if tool.unchecked:
+            meta[META_UNCHECKED] = list(tool.unchecked)
         if tool.page_form:
             meta[META_PAGE_FORM] = {
                 "offeredBy": "person", "switch": "forms_as_tools", "origin": entry.tab.forms_origin,
@@ -245,6 +261,8 @@ class Disclosure:
             "inputSchema": tool.input_schema,
             "_meta": meta,
         }
+        if tool.output_schema is not None:
+            out["outputSchema"] = tool.output_schema
         if tool.title:
             out["title"] = tool.title
         ann = _tool_annotations(entry)
@@ -418,6 +436,7 @@ class Disclosure:
                 "name": m.public_name,
                 "description": m.tool.description,
                 "inputSchema": m.tool.input_schema,
+                **({"outputSchema": m.tool.output_schema} if m.tool.output_schema is not None else {}),
                 **({"title": m.tool.title} if m.tool.title else {}),
                 **({"annotations": a} if (a := _tool_annotations(m)) else {}),
             }
@@ -473,6 +492,7 @@ class Disclosure:
                 "tools": 0,
                 "categories": [],
                 "uncategorized": [],
+                **({"refused": refusals(tab)} if tab.rejected else {}),
             }
         for entry in self.registry.entries():
             src = sources[entry.tab.key]
@@ -487,6 +507,8 @@ class Disclosure:
                 src["tools"] += 1
                 if entry.category is None:
                     src["uncategorized"].append(entry.public_name)
+                if entry.tool.unchecked:
+                    src.setdefault("unchecked", []).append({"name": entry.public_name, "notes": list(entry.tool.unchecked)})
             else:
                 hidden += 1
         policy = self.gate.policy

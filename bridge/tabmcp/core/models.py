@@ -19,9 +19,10 @@ from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
-from referencing.exceptions import Unresolvable
 
 from .ecma_regex import ECMA_2020_12, ECMA_DRAFT7, ecma_validator_class
+from .output_schema import check_output_schema
+from .unchecked import unchecked_parts
 
 __all__ = [
     "BRIDGE_ONLY_FIELDS",
@@ -69,6 +70,7 @@ def _depth(value: Any, limit: int = MAX_SCHEMA_DEPTH + 1) -> int:
 BRIDGE_ONLY_FIELDS = (
     "pageName", "page_name", "argumentMap", "argument_map", "enhancement", "warnings",
     "pageForm", "page_form",
+    "outputSchemaDropped", "output_schema_dropped", "unchecked",
 )
 """Fields only the bridge's own middleware may set; stripped from what pages send."""
 
@@ -150,6 +152,12 @@ class PageTool(_Model):
     description: str
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     annotations: dict[str, Any] = Field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    """The page's ``outputSchema`` (Chrome 159), relayed as the MCP tool's: set by :func:`parse_tool`
+    only when MCP clients can use it (:mod:`tabmcp.core.output_schema`)."""
+    output_schema_dropped: str | None = None
+    """Set by the bridge (never by the page): why the page's ``outputSchema`` is not relayed (the
+    tool is kept without it, and the reason reported like a refused definition)."""
     category: str | None = None
     scope: Scope | None = None
     page_name: str | None = None
@@ -158,6 +166,9 @@ class PageTool(_Model):
     """Middleware renames of arguments: new name → the page's name."""
     enhancement: dict[str, Any] | None = None
     """What the middleware did (original name, enhancedBy, confidence), shown in ``_meta``."""
+    unchecked: tuple[str, ...] = ()
+    """Set by the bridge (never by the page): what of the input schema arguments are not checked
+    against (:mod:`tabmcp.core.unchecked`); the tool is kept, and this is shown."""
     warnings: tuple[str, ...] = ()
     """Set by the registry (never by the page): why the definition looks like prompt injection."""
     page_form: bool = False
@@ -215,17 +226,11 @@ class PageTool(_Model):
         if _has_draft4_exclusive(v):
             v = upgrade_draft4(v)
         try:
-            cls = schema_validator_class(v)
-            cls.check_schema(v)
-            # A schema whose $ref never resolves passes check_schema but fails every call:
-            # try it once on an empty object and on a plain one, here, not at call time.
-            for probe in ({}, {"x": 1}):
-                for _ in cls(v).iter_errors(probe):
-                    break
+            # A $ref that never resolves or loops is not a reason to refuse: the browser keeps the
+            # tool, the bridge too, and checks arguments without it (core/unchecked.py says so).
+            schema_validator_class(v).check_schema(v)
         except RecursionError:
-            raise ValueError("inputSchema is nested too deeply, or its $ref loops") from None
-        except (Unresolvable, ReferenceError) as exc:
-            raise ValueError(f"inputSchema has a $ref that cannot be resolved: {exc}") from None
+            raise ValueError("inputSchema is nested too deeply") from None
         except SchemaError as exc:
             path = "/".join(str(p) for p in exc.path) or "(root)"
             raise ValueError(f"inputSchema is not a valid JSON Schema at {path}: {exc.message}") from None
@@ -279,7 +284,8 @@ class PageCategory(_Model):
 class Rejection(_Model):
     """A tool or category the registry refused, and why (shown by introspection, logged)."""
 
-    kind: Literal["tool", "category", "member", "state"]
+    kind: Literal["tool", "category", "member", "state", "outputSchema"]
+    """``outputSchema``: the tool is kept, only its output schema is not relayed."""
     name: str
     reason: str
 
@@ -328,10 +334,22 @@ _PARSED_MAX = 8192
 
 
 def _parse_tool(raw: dict[str, Any]) -> PageTool | Rejection:
+    given = raw.get("outputSchema")
+    raw = {k: v for k, v in raw.items() if k not in _OUTPUT_FIELDS}  # the bridge sets these
     try:
-        return PageTool.model_validate(raw)
+        tool = PageTool.model_validate(raw)
     except ValidationError as exc:
         return Rejection(kind="tool", name=_name_of(raw), reason=_reason(exc))
+    notes = unchecked_parts(tool.input_schema, schema_validator_class(tool.input_schema))
+    if notes:
+        tool = tool.model_copy(update={"unchecked": notes})
+    if given is None:
+        return tool
+    schema, dropped = check_output_schema(given)
+    return tool.model_copy(update={"output_schema": schema, "output_schema_dropped": dropped})
+
+
+_OUTPUT_FIELDS = frozenset({"outputSchema", "output_schema", "outputSchemaDropped", "output_schema_dropped", "unchecked"})
 
 
 def parse_category(raw: Any) -> PageCategory | Rejection:

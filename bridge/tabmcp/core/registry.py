@@ -250,6 +250,9 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
         else:
             if parsed.page_form:
                 parsed = _as_page_form(parsed)
+            if parsed.output_schema_dropped:  # the tool stays; only its outputSchema is not relayed
+                rejected.append(Rejection(kind="outputSchema", name=parsed.name,
+                                          reason=f"not relayed, the tool is kept without it: {parsed.output_schema_dropped}"))
             warnings = tuple(scan_tool(parsed.name, parsed.title, parsed.description, parsed.input_schema))
             tools[parsed.name] = parsed.model_copy(update={"warnings": warnings}) if warnings else parsed
     if len(snap.tools) > MAX_TOOLS_PER_TAB:

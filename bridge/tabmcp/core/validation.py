@@ -56,12 +56,10 @@ def validate_arguments(tool_name: str, schema: dict[str, Any], arguments: Any) -
     validator = _validator_for(schema)
     try:
         error = best_match(validator.iter_errors(arguments))
-    except (RecursionError, Unresolvable, ReferenceError) as exc:
-        raise ToolValidationError(
-            f"{tool_name}: its input schema cannot be used to check arguments ({type(exc).__name__}); "
-            "the page's schema is broken",
-            tool=tool_name,
-        ) from None
+    except (RecursionError, Unresolvable, ReferenceError):
+        # A $ref that does not resolve or loops: the browser runs the tool, so the arguments go on
+        # unchecked (the tool's `unchecked` notes say so in describe_tools and introspect).
+        return arguments
     if error is None:
         return arguments
     field = "/".join(str(p) for p in error.absolute_path) or None

@@ -24,6 +24,7 @@ import mcp_types as types
 from pydantic import ValidationError
 
 from ...errors import ErrorCode, OutOfScope, ToolGone, ToolNotFound, ToolValidationError, WritesDisabled
+from ..output_schema import check_structured, structured_from_text
 from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
 from ..trust.results import META_OURS
@@ -136,7 +137,13 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
             return pending
     result = await ctx.bridge.call_tool(entry, args)
     ctx.bridge.search.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
-    return ctx.trust.result(entry, page_result(entry, result))  # cleaned, capped, framed, scanned
+    schema = entry.tool.output_schema
+    if schema is None:
+        return ctx.trust.result(entry, page_result(entry, result))  # cleaned, capped, framed, scanned
+    # A tool with an outputSchema: its structured content is page data through the same gate,
+    # then held to the schema the client was given (else BAD_RESULT, never a result it rejects).
+    shown = ctx.trust.result(entry, structured_from_text(page_result(entry, result)))
+    return check_structured(entry.public_name, schema, shown)
 
 
 def _as_text(value: Any) -> str:

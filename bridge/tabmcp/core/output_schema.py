@@ -1,0 +1,142 @@
+"""A page tool's ``outputSchema`` (WebMCP, Chrome 159), relayed as the MCP tool's ``outputSchema``.
+
+MCP clients check every non-error result of a tool that lists an ``outputSchema``: its
+``structuredContent`` must be there and match (the SDK ``Client`` raises otherwise, and compiles
+the schema with ``jsonschema``'s own ``validator_for`` and ``check_schema``, which reads
+``pattern`` with Python's ``re`` and resolves ``$ref`` only inside the schema). So the bridge:
+
+* relays a page's output schema only when such a client can use it (:func:`check_output_schema`);
+  one it cannot (not an object schema, invalid, a pattern Python cannot read, a ``$ref`` that
+  does not resolve, too large) is dropped with its reason, and **the tool is kept without it**
+  (reported to the page, the popup and ``introspect`` like a refused definition);
+* makes each result of such a tool keep that promise (:func:`structured_result`): the page's
+  ``structuredContent`` (or, when the page gave none, its one text part when that is a JSON
+  object: what the browser's ``executeTool`` gives for an object), checked after the trust gate;
+  a result that does not match is the named error ``BAD_RESULT``, never a result the client
+  rejects.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+from jsonschema.exceptions import SchemaError, best_match
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
+from referencing import Registry
+from referencing.exceptions import Unresolvable
+
+from ..errors import BadResult
+
+__all__ = ["MAX_OUTPUT_SCHEMA_BYTES", "check_output_schema", "check_structured", "structured_from_text"]
+
+MAX_OUTPUT_SCHEMA_BYTES = 64 * 1024
+MAX_OUTPUT_SCHEMA_DEPTH = 64
+
+
+def _depth(value: Any, limit: int) -> int:
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack and deepest < limit:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
+
+
+@lru_cache(maxsize=1024)
+def _validator(schema_json: str) -> Validator:
+    """The validator an MCP client builds for this schema (the SDK's own recipe)."""
+    schema = json.loads(schema_json)
+    cls = validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, registry=Registry())
+
+
+def _key(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, sort_keys=True)
+
+
+def check_output_schema(given: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """The output schema to relay, or ``(None, why)`` when MCP clients could not use it.
+
+    A schema without ``type`` is read as an object schema (MCP's ``structuredContent`` is an
+    object); any other ``type`` cannot describe it.
+    """
+    if not isinstance(given, dict):
+        return None, "outputSchema must be a JSON object"
+    try:
+        size = len(json.dumps(given))
+    except (TypeError, ValueError, RecursionError):
+        return None, "outputSchema is not JSON"
+    if size > MAX_OUTPUT_SCHEMA_BYTES:
+        return None, f"outputSchema is {size} bytes, more than {MAX_OUTPUT_SCHEMA_BYTES}"
+    if _depth(given, MAX_OUTPUT_SCHEMA_DEPTH + 1) > MAX_OUTPUT_SCHEMA_DEPTH:
+        return None, f"outputSchema is nested more than {MAX_OUTPUT_SCHEMA_DEPTH} levels deep"
+    kind = given.get("type", "object")
+    if kind != "object":
+        return None, f"outputSchema must describe an object (MCP's structuredContent), not type {json.dumps(kind)[:40]}"
+    schema = given if "type" in given else {"type": "object", **given}
+    try:
+        validator = _validator(_key(schema))
+        for probe in ({}, {"x": 1}):  # a $ref that never resolves fails here, not at every call
+            for _ in validator.iter_errors(probe):
+                break
+    except SchemaError as exc:
+        where = "/".join(str(p) for p in exc.path) or "(root)"
+        return None, f"outputSchema is not a JSON Schema MCP clients can read at {where}: {exc.message[:200]}"
+    except (Unresolvable, ReferenceError) as exc:
+        return None, f"outputSchema has a $ref that cannot be resolved: {str(exc)[:200]}"
+    except RecursionError:
+        return None, "outputSchema is nested too deeply, or its $ref loops"
+    return schema, None
+
+
+def structured_from_text(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with ``structuredContent`` taken from its one text part when the page gave
+    none and that text is a JSON object (the browser's ``executeTool`` string of an object)."""
+    if "structuredContent" in result or result.get("isError"):
+        return result
+    content = result.get("content")
+    if not (isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict)
+            and content[0].get("type") == "text" and isinstance(content[0].get("text"), str)):
+        return result
+    try:
+        value = json.loads(content[0]["text"])
+    except (ValueError, RecursionError):
+        return result
+    return {**result, "structuredContent": value} if isinstance(value, dict) else result
+
+
+def check_structured(tool: str, schema: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` when it keeps the tool's ``outputSchema`` promise (an error result always does).
+
+    Raises:
+        BadResult: the result has no ``structuredContent``, or it does not match the schema;
+            the message names the place and the rule, never the page's values.
+    """
+    if result.get("isError"):
+        return result
+    if "structuredContent" not in result:
+        raise BadResult(
+            f"{tool} declares an outputSchema but its result has no structured content "
+            "(the page returned no JSON object, or it was too large and dropped)",
+            tool=tool, rule="outputSchema",
+        )
+    try:
+        error = best_match(_validator(_key(schema)).iter_errors(result["structuredContent"]))
+    except (RecursionError, Unresolvable, ReferenceError):
+        error = None  # checked at registration; nothing left the client could not read either
+    if error is None:
+        return result
+    field = "/".join(str(p) for p in error.absolute_path)
+    raise BadResult(
+        f"{tool}: its result does not match its outputSchema at {('/' + field) if field else 'the top level'} "
+        f"(rule {error.validator!r})",
+        tool=tool, field=field or None, rule=str(error.validator),
+    )

@@ -1,0 +1,62 @@
+"""What of a tool's input schema the bridge cannot evaluate: skipped when arguments are checked,
+never a reason to drop the tool, and said so.
+
+The browser registers a tool whatever its schema holds, so the bridge keeps it too. Two things it
+cannot evaluate: a ``pattern`` (or a ``patternProperties`` key) that no ECMA-262 engine reads
+(:mod:`tabmcp.core.ecma_regex` skips it), and ``$ref`` that does not resolve or loops forever
+(:func:`tabmcp.core.validation.validate_arguments` then passes the arguments on unchecked, as the
+browser does). Each is named in :attr:`PageTool.unchecked`, which ``describe_tools`` shows in the
+tool's ``_meta`` and ``introspect`` per document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from jsonschema.protocols import Validator
+from referencing.exceptions import Unresolvable
+
+from .ecma_regex import compile_ecma
+
+__all__ = ["MAX_NOTES", "unchecked_parts"]
+
+MAX_NOTES = 20
+
+
+def _patterns(node: Any, where: str = "") -> Iterator[tuple[str, str]]:
+    """Every ``pattern`` and ``patternProperties`` key in a schema, with its JSON Pointer."""
+    stack: list[tuple[Any, str]] = [(node, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, list):
+            stack.extend((sub, f"{at}/{i}") for i, sub in enumerate(item))
+            continue
+        if not isinstance(item, dict):
+            continue
+        if isinstance(item.get("pattern"), str):
+            yield f"{at}/pattern", item["pattern"]
+        if isinstance(item.get("patternProperties"), dict):
+            yield from ((f"{at}/patternProperties", key) for key in item["patternProperties"])
+        for key, sub in item.items():
+            if key in ("enum", "const", "default", "examples"):
+                continue  # values, not schemas
+            stack.append((sub, f"{at}/{key}"))
+
+
+def unchecked_parts(schema: dict[str, Any], validator_class: type[Validator]) -> tuple[str, ...]:
+    """What of ``schema`` arguments cannot be checked against, one short sentence each."""
+    notes = [
+        f"pattern at {at}: not an ECMA-262 regular expression, not checked"
+        for at, pattern in _patterns(schema) if compile_ecma(pattern) is None
+    ]
+    try:
+        validator = validator_class(schema)
+        for probe in ({}, {"x": 1}):
+            for _ in validator.iter_errors(probe):
+                break
+    except (Unresolvable, ReferenceError) as exc:
+        notes.append(f"a $ref cannot be resolved ({str(exc)[:120]}): arguments are not checked against the input schema")
+    except RecursionError:
+        notes.append("a $ref loops forever: arguments are not checked against the input schema")
+    return tuple(notes[:MAX_NOTES])
