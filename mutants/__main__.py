@@ -240,7 +240,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "page-error-ungated",
         "a page's thrown error reaches the agent as it was: hidden characters, any length, no frame, no flag",
-        "bridge/tabmcp/server/mcp.py",
+        "bridge/tabmcp/server/call_path.py",
         "                exc = self._page_error(exc, name, arguments)",
         "                pass",
         ("bridge/tests/test_trust_bridge.py", "-k", "thrown"),
@@ -352,7 +352,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "pause-ignored",
         "the person's pause does not stop agents' calls",
-        "bridge/tabmcp/core/tools/call.py",
+        "bridge/tabmcp/core/tools/catalog.py",
         "    ctx.bridge.controls.check_not_paused()",
         "    pass",
         ("bridge/tests/test_controls_bridge.py",),
@@ -753,7 +753,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "bug-is-anonymous",
         "an unexpected exception on a tool path reaches the agent as the SDK's anonymous Internal server error",
-        "bridge/tabmcp/server/mcp.py",
+        "bridge/tabmcp/server/call_path.py",
         "            log.exception(\"call %s failed unexpectedly\", name)",
         "            raise",
         ("bridge/tests/test_named_errors.py",),
