@@ -1,7 +1,7 @@
 """What the bridge's own MCP transports (stdio, ``/mcp-stream``) know of one connection.
 
-The transport shows its :class:`ConnectionState` every message it passes to the SDK
-(:meth:`ConnectionState.inbound`) and every message the SDK sends (:meth:`ConnectionState.outbound`):
+The transport shows its :class:`McpConnectionState` every message it passes to the SDK
+(:meth:`McpConnectionState.inbound`) and every message the SDK sends (:meth:`McpConnectionState.outbound`):
 that is how the express lane learns the connection's era, its negotiated version and its client's
 name, without a second parser. The state is also in :data:`CONNECTION` while the transport hands
 a message on, so the SDK's handlers find the same client view the lane uses.
@@ -17,10 +17,10 @@ import mcp_types as types
 
 from ..core.disclosure import ClientView
 
-__all__ = ["CONNECTION", "ConnectionState"]
+__all__ = ["CONNECTION", "McpConnectionState"]
 
 
-class ConnectionState:
+class McpConnectionState:
     """One MCP connection on one of the bridge's own transports."""
 
     def __init__(self) -> None:
@@ -78,6 +78,6 @@ class ConnectionState:
             self._init_id = None
 
 
-CONNECTION: contextvars.ContextVar[ConnectionState | None] = contextvars.ContextVar("tabmcp.connection", default=None)
+CONNECTION: contextvars.ContextVar[McpConnectionState | None] = contextvars.ContextVar("tabmcp.connection", default=None)
 """The connection whose message is being handled, set by the bridge's own transports: the SDK
 path finds the client's view there (one view per connection, whichever lane serves a call)."""

@@ -57,7 +57,7 @@ from ..core.disclosure import META_REVISION, ClientView
 from ..core.registry import ToolEntry
 from ..core.tools import BUILTIN_TOOLS
 from .call_path import META_TRACE, CallPath, NeedsSession
-from .connection_state import CONNECTION, ConnectionState
+from .connection_state import CONNECTION, McpConnectionState
 from .trace import ARRIVED
 
 __all__ = ["Express", "LaneFeed"]
@@ -84,11 +84,11 @@ def _encode(message: dict[str, Any]) -> bytes:
 class LaneFeed:
     """One connection's way in: each message offered to the express lane, else parsed as the
     SDK's own transports parse it (a line that is not a message goes in as the exception, as they
-    do) and handed to the SDK's server, shown to the connection's :class:`ConnectionState` on the
+    do) and handed to the SDK's server, shown to the connection's :class:`McpConnectionState` on the
     way. ``write`` sends the lane's answers on the connection."""
 
     def __init__(self, express: Express, sdk_in: Any, write: Callable[[bytes], Awaitable[None]]) -> None:
-        self.state = ConnectionState()
+        self.state = McpConnectionState()
         self._express = express
         self._sdk_in = sdk_in
         self._write = write
@@ -180,7 +180,7 @@ class Express:
 
     # -- what the lane takes ----------------------------------------------------------------
 
-    def take(self, link: ConnectionState, line: bytes | str) -> dict[str, Any] | None:
+    def take(self, link: McpConnectionState, line: bytes | str) -> dict[str, Any] | None:
         """The request in ``line`` if the lane serves it, else ``None`` (the SDK's)."""
         if not self.enabled or link.era is None:
             return None
@@ -233,7 +233,7 @@ class Express:
         return message
 
     @staticmethod
-    def _version(link: ConnectionState, meta: dict[str, Any] | None) -> str | None:
+    def _version(link: McpConnectionState, meta: dict[str, Any] | None) -> str | None:
         """The protocol version the request is served at, if the lane may serve it."""
         if link.era == "legacy":
             if link.version is None or (meta and types.PROTOCOL_VERSION_META_KEY in meta):
@@ -250,7 +250,7 @@ class Express:
 
     async def answer(
         self,
-        link: ConnectionState,
+        link: McpConnectionState,
         message: dict[str, Any],
         write: Callable[[bytes], Awaitable[None]],
         hand_back: Callable[[], Awaitable[None]],

@@ -61,7 +61,8 @@ to open a category, and that page text is data."""
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Connection | None:
-    """The per-client connection behind a request (the SDK keeps it on the session)."""
+    """The per-client connection behind a request (the SDK keeps it on the session; the handlers'
+    ``ServerRequestContext`` has no public way to it in mcp 2.3)."""
     return getattr(ctx.session, "_connection", None)
 
 
