@@ -285,8 +285,8 @@ def _sites(args: argparse.Namespace) -> int:
 
     from .core.sites import Sites, SiteStore
     from .core.trust.pins import Pins
-    from .core.trust.store import TrustStore
-    from .store import UsageStore, default_db_path
+    from .core.trust.tables import TrustStore
+    from .database import UsageStore, default_db_path
 
     config = load_config(args.config)
     path = config.store.path or default_db_path()

@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import Paused
-from ..store import open_db
+from ..database import open_db
 
 __all__ = ["ControlsState", "InvalidOrigin", "PersonControls", "normalize_origin"]
 
@@ -109,7 +109,7 @@ class PersonControls:
     def open(cls, path: str | os.PathLike[str] | None) -> PersonControls:
         """The switches in the bridge's database file (``None``: the default file)."""
         if path is None:
-            from ..store import default_db_path
+            from ..database import default_db_path
 
             path = default_db_path()
         return cls(path)

@@ -26,7 +26,7 @@ from .lockdown import Lockdown
 from .pins import PinLimits, Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
-from .store import TrustStore
+from .tables import TrustStore
 
 __all__ = ["CHANGED_PREFIX", "ERROR_CHARS", "META_PIN", "TrustGuard", "install_trust"]
 
@@ -55,7 +55,7 @@ class TrustGuard:
     def open(cls, settings: TrustSettings, path: str | os.PathLike[str] | None) -> TrustGuard:
         """A guard on the bridge's database file (``None``: the default file, as the usage store)."""
         if path is None:
-            from ...store import default_db_path
+            from ...database import default_db_path
 
             path = default_db_path()
         return cls(settings, TrustStore(path))
