@@ -54,6 +54,9 @@ class Step:
     """At 2026-07-28, give a request the per-request envelope (clients always do)."""
     reaches_page: bool = False
     """Wait until the page has the call before the next frame (a call to cancel while it runs)."""
+    cancels_in_page: bool = False
+    """Wait until the page is told to cancel a call, while the session is still open (when it
+    closes, its calls are cancelled anyway)."""
 
 
 def call(request_id: Any, name: str, arguments: Any = None, **params: Any) -> Step:
@@ -70,9 +73,9 @@ def request(request_id: Any, method: str, params: dict[str, Any] | None = None, 
     return Step(frame, **kw)
 
 
-def cancel(request_id: Any) -> Step:
+def cancel(request_id: Any, *, running: bool = False) -> Step:
     return Step({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                 "params": {"requestId": request_id, "reason": "replay"}}, answered=False)
+                 "params": {"requestId": request_id, "reason": "replay"}}, answered=False, cancels_in_page=running)
 
 
 @dataclass(frozen=True)
@@ -93,8 +96,8 @@ CORPUS: dict[str, Case] = {
     "a malformed page result": Case((call(1, "junk", {}),), served=1),
     "tools/list": Case((request(1, "tools/list", {}),), served=1),
     "tools/list without params": Case((request(1, "tools/list"),), served=1),
-    "cancelled call": Case((Step(call(1, "hang", {}).frame, answered=False, reaches_page=True), cancel(1),
-                            call(2, "greet", {})), served=1),
+    "cancelled call": Case((Step(call(1, "hang", {}).frame, answered=False, reaches_page=True),
+                            cancel(1, running=True), call(2, "greet", {})), served=1),
     "cancel of an unknown id": Case((cancel(41), cancel([1]), call(1, "greet", {})), served=1),
     # the SDK's alone: each must be answered as the SDK answers it
     "unknown tool": Case((call(1, "nope", {}),)),
@@ -188,14 +191,15 @@ async def replay(bridge: BridgeApp, ext: ScriptedExtension, case: Case, version:
         await session.open()
         for step in case.steps:
             started = len([m for m in ext.received if m.get("type") == "call.start"])
+            cancelled = len(ext.cancelled)
             await session.send(step)
             if step.reaches_page:
                 await eventually(lambda: len([m for m in ext.received if m.get("type") == "call.start"]) > started,
                                  timeout=15)
+            if step.cancels_in_page:
+                await eventually(lambda: len(ext.cancelled) > cancelled, timeout=15)
         await session.send(request(SENTINEL, "ping", {}))
     calls = [m for m in ext.received if m.get("type") == "call.start"]
-    if any(s.frame.get("method") == "notifications/cancelled" for s in case.steps if isinstance(s.frame, dict)):
-        await eventually(lambda: len(ext.cancelled) == sum(1 for c in calls if c["tool"] == "hang"), timeout=15)
     return {
         "responses": session.responses,
         "page saw": [(m["tool"], m.get("arguments")) for m in calls],
