@@ -886,6 +886,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         '    "mcp>=2.3,<3",',
         ("bridge/tests/test_structure.py", "-k", "pinned"),
     ),
+    Mutation(
+        "listing-splice-lost",
+        "a tools/list the cache builds from the core's bytes goes out with the SDK's empty placeholder array",
+        "bridge/tabmcp/server/mcp.py",
+        "            result = {**result, \"tools\": apart[0]}",
+        "            pass",
+        ("bridge/tests/test_listing_cache.py", "-k", "cores_bytes"),
+    ),
 )
 
 

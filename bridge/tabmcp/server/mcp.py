@@ -12,7 +12,9 @@ registry on every request. Change delivery follows the negotiated protocol:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
+import json
 import logging
 import weakref
 from collections.abc import Callable
@@ -58,6 +60,12 @@ INSTRUCTIONS = (
 )
 """Sent once per session (said here, not in every category entry): what the entries are, how
 to open a category, and that page text is data."""
+
+
+_TOOLS_APART: contextvars.ContextVar[list[list[Any]] | None] = contextvars.ContextVar("tabmcp.tools_apart", default=None)
+"""Set by :class:`ListingCache` on a miss: the tools/list handler puts the tools here, already in
+the version's wire form (the core's bytes, :meth:`Hub.listing_json`), and gives the SDK an
+empty array to shape; the cache puts them back into the SDK's finished result."""
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Connection | None:
@@ -212,7 +220,11 @@ class _Handlers:
     ) -> dict[str, Any]:
         await self.hub.settle()
         view = self.notifier.view_for(ctx)
-        tools = self.hub.listing(view)
+        apart = _TOOLS_APART.get()
+        if apart is not None:  # already sieved for this version: the SDK shapes the rest
+            tools = json.loads(self.hub.listing_json(view, protocol_version=ctx.protocol_version))
+        else:
+            tools = self.hub.listing(view)
         result: dict[str, Any] = {"tools": tools, "_meta": {META_REVISION: self.hub.revision}}
         if ctx.request is not None and is_dynamic(ctx.protocol_version):
             # Answered as a server-sent event, which clients cap (core/paging.py): in pages.
@@ -222,6 +234,9 @@ class _Handlers:
                 raise MCPError(INVALID_PARAMS, str(exc)) from None
             if next_cursor is not None:
                 result["nextCursor"] = next_cursor
+        if apart is not None:
+            apart.append(result["tools"])
+            result["tools"] = []
         return _complete(ctx, result)
 
     async def call_tool(
@@ -254,6 +269,9 @@ class ListingCache:
         self._hub = hub
         self._notifier = notifier
         self._size = size
+        self.from_bytes = True
+        """On a miss, the tools come from the core's bytes (already in the version's wire form)
+        and the SDK shapes an empty array around them; False: the SDK shapes every tool."""
         self._entries: dict[tuple[Any, ...], Any] = {}
         self.hits = 0
         self.misses = 0
@@ -291,7 +309,14 @@ class ListingCache:
             self.hits += 1
             return hit
         self.misses += 1
-        result = await call_next(ctx)
+        apart: list[list[Any]] | None = [] if self.from_bytes else None
+        token = _TOOLS_APART.set(apart)
+        try:
+            result = await call_next(ctx)
+        finally:
+            _TOOLS_APART.reset(token)
+        if apart and isinstance(result, dict) and result.get("tools") == []:
+            result = {**result, "tools": apart[0]}
         # Keep it only if nothing changed while it was built (the handler may await).
         if isinstance(result, dict) and self.key(ctx) == key:
             if len(self._entries) >= self._size or any(k[0] != key[0] for k in self._entries):
