@@ -152,7 +152,7 @@ class _ExpressContext:
 
 
 class Express:
-    """Answers page tools' tools/call on the bridge's own transports (see the module's doc)."""
+    """Answers page tools' tools/call and tools/list on stdio and ``/mcp-stream`` (see the module's doc)."""
 
     def __init__(self, calls: CallPath, *, server_info: dict[str, Any], list_hint: CacheHint | None) -> None:
         """``server_info`` and ``list_hint``: what the SDK's server stamps on 2026-07-28 results
@@ -180,9 +180,9 @@ class Express:
 
     # -- what the lane takes ----------------------------------------------------------------
 
-    def take(self, link: McpConnectionState, line: bytes | str) -> dict[str, Any] | None:
+    def take(self, state: McpConnectionState, line: bytes | str) -> dict[str, Any] | None:
         """The request in ``line`` if the lane serves it, else ``None`` (the SDK's)."""
-        if not self.enabled or link.era is None:
+        if not self.enabled or state.era is None:
             return None
         if isinstance(line, str):
             line = line.encode()
@@ -198,7 +198,7 @@ class Express:
         if method not in ("tools/call", "tools/list"):
             return None
         request_id = message.get("id")
-        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) or request_id in link.tasks:
+        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)) or request_id in state.tasks:
             return None
         params = message.get("params")
         if method == "tools/list" and params is None:
@@ -208,7 +208,7 @@ class Express:
         meta = params.get("_meta")
         if meta is not None and (not isinstance(meta, dict) or "progressToken" in meta):
             return None
-        version = self._version(link, meta)
+        version = self._version(state, meta)
         if version is None:
             return None
         try:  # the SDK's own check of a spec method's params (envelope fields included)
@@ -233,12 +233,12 @@ class Express:
         return message
 
     @staticmethod
-    def _version(link: McpConnectionState, meta: dict[str, Any] | None) -> str | None:
+    def _version(state: McpConnectionState, meta: dict[str, Any] | None) -> str | None:
         """The protocol version the request is served at, if the lane may serve it."""
-        if link.era == "legacy":
-            if link.version is None or (meta and types.PROTOCOL_VERSION_META_KEY in meta):
+        if state.era == "legacy":
+            if state.version is None or (meta and types.PROTOCOL_VERSION_META_KEY in meta):
                 return None
-            return link.version
+            return state.version
         if not meta:
             return None
         version = meta.get(types.PROTOCOL_VERSION_META_KEY)
@@ -250,7 +250,7 @@ class Express:
 
     async def answer(
         self,
-        link: McpConnectionState,
+        state: McpConnectionState,
         message: dict[str, Any],
         write: Callable[[bytes], Awaitable[None]],
         hand_back: Callable[[], Awaitable[None]],
@@ -260,7 +260,7 @@ class Express:
         request_id = message["id"]
         params = message["params"]
         meta = params.get("_meta") or {}
-        version = self._version(link, meta)
+        version = self._version(state, meta)
         if version is None:  # the connection changed under us: the SDK decides
             await hand_back()
             return
@@ -270,7 +270,7 @@ class Express:
             client = str(info.get("name") or "") if isinstance(info, dict) else ""
             view = ClientView(dynamic=False)
         else:
-            client, view = link.client_name, link.client_view()
+            client, view = state.client_name, state.client_view()
         if message["method"] == "tools/list":
             try:
                 data = await self._listing(request_id, version, view)
