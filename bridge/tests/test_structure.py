@@ -23,7 +23,7 @@ from packaging.version import Version
 import tabmcp
 
 PACKAGE = Path(tabmcp.__file__).resolve().parent
-PYPROJECT = PACKAGE.parents[1] / "pyproject.toml"
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 PRIVATE_SDK_MODULES = {
     "mcp.shared._context_streams": (
