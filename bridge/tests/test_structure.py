@@ -216,3 +216,18 @@ def test_the_sdk_is_pinned_to_a_minor_range():
         bound = Version(upper[0].version)
         assert (bound.major, bound.minor) == (installed.major, installed.minor + 1) and bound.micro == 0, (
             f"{spec}: the upper bound must be the next minor release")
+
+
+def test_no_two_classes_share_a_name():
+    """A class name says which thing it is, across the package (two ``Link`` classes were two
+    different things). Wire messages in protocol.py are named after what they carry and live in
+    that module's namespace (``protocol.TabClosed``), so they are left out; private classes too."""
+    where: dict[str, list[str]] = {}
+    for name, path in modules().items():
+        if name == "tabmcp.protocol":
+            continue
+        for node in ast.parse(path.read_text(), str(path)).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                where.setdefault(node.name, []).append(f"{name}:{node.lineno}")
+    shared = {cls: places for cls, places in where.items() if len(places) > 1}
+    assert not shared, shared

@@ -21,7 +21,7 @@ from ...errors import PageError
 from ..lru import LRU
 from ..registry import ToolEntry
 from ..scoping import Decision
-from .gate import CUT_MARKER, Gate, PageSource
+from .gate import CUT_MARKER, PageSource, TextGate
 from .lockdown import Lockdown
 from .pins import PinLimits, Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
@@ -144,7 +144,7 @@ class TrustGuard:
         if exc.gated:
             return exc
         source = PageSource(origin=origin or UNKNOWN_ORIGIN, url=url, tool=tool)
-        gate = Gate(source, self.settings)
+        gate = TextGate(source, self.settings)
         page_code = exc.details.get("page_code")
         page_details = exc.details.get("page_details")
         ours = {k: v for k, v in exc.details.items() if k not in ("page_code", "page_details")}
