@@ -94,6 +94,7 @@ CORPUS: dict[str, Case] = {
     "a page's error": Case((call(1, "fails", {}),), served=1),
     "a bug on the call path": Case((call(1, "boom", {}),), served=1),
     "a malformed page result": Case((call(1, "junk", {}),), served=1),
+    "nulls in a page result": Case((call(1, "nulls", {}),), served=1),  # (each version's sieve: its own)
     "tools/list": Case((request(1, "tools/list", {}),), served=1),
     "tools/list without params": Case((request(1, "tools/list"),), served=1),
     "cancelled call": Case((Step(call(1, "hang", {}).frame, answered=False, reaches_page=True),
@@ -216,6 +217,9 @@ async def page(bridge: BridgeApp, ext: ScriptedExtension, monkeypatch: pytest.Mo
             return {"ok": False, "error": {"code": "PAGE_ERROR", "message": "No user with id 999"}}
         if msg["tool"] == "junk":
             return {"ok": True, "result": {"content": "not a list", "isError": "maybe"}}
+        if msg["tool"] == "nulls":
+            return {"ok": True, "result": {**RESULT, "structuredContent": {"n": None},
+                                           "_meta": {"page/none": None, "page/own": "kept"}}}
         return {"ok": True, "result": RESULT}
 
     real_call = bridge.hub.call_tool
@@ -229,9 +233,9 @@ async def page(bridge: BridgeApp, ext: ScriptedExtension, monkeypatch: pytest.Mo
     ext.handler = handler
     read = {"readOnlyHint": True}
     await ext.sync(tab(1, url="https://app.test/", tools=[
-        tool(name, annotations=read) for name in ("greet", "wave", "hang", "fails", "boom", "junk")
+        tool(name, annotations=read) for name in ("greet", "wave", "hang", "fails", "boom", "junk", "nulls")
     ], categories=[{"name": "social", "description": "Greetings", "tools": ["wave"]}]))
-    await eventually(lambda: bridge.hub.registry.resolve("junk"))
+    await eventually(lambda: bridge.hub.registry.resolve("nulls"))
 
 
 @pytest.mark.parametrize("version", VERSIONS)
