@@ -848,7 +848,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "lane-skips-sieve",
-        "the express lane sends a result unsieved for the client's protocol version (fields its version lacks)",
+        "the express lane sends a result without the SDK's per-version sieve (what the version drops, such as nulls in _meta at 2026-07-28)",
         "bridge/tabmcp/server/express.py",
         "        dumped = sdk_methods.serialize_server_result(\"tools/call\", version, result)",
         "        dumped = dict(result)",
