@@ -1,4 +1,4 @@
-"""Every asynchronous test runs on the event loop the bridge runs on in use (cli.run_loop):
+"""Every asynchronous test runs on the event loop the bridge runs on in use (event_loop.run_loop):
 uvloop where it is installed, so the suite exercises what users run."""
 
 from __future__ import annotations

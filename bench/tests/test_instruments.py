@@ -135,8 +135,9 @@ async def test_raw_server_answers_the_sdk_client() -> None:
 
 
 async def test_express_bench_compares_both_lanes_over_every_path() -> None:
-    """bench.express drives calls through the lane and through the SDK's pipeline, on HTTP and
-    /mcp-stream, against the stand-in extension (it refuses to report if the lane served none)."""
+    """bench.express drives calls through the lane and through the SDK's pipeline on /mcp-stream,
+    and over HTTP (the SDK's either way: the run's noise), against the stand-in extension (it
+    refuses to report if the lane served none)."""
     from bench.express import PATHS, measure
 
     samples = await measure(calls=4, rounds=2, warmup=1)

@@ -142,7 +142,7 @@ def _browser(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .agent_browser import run_browser
-    from .cli import run_loop
+    from .event_loop import run_loop
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

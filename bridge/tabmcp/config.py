@@ -106,9 +106,9 @@ class McpSettings(_Section):
     tools_ttl_ms: int = Field(5_000, ge=0)
     """How long 2026-07-28 clients may cache tools/list; changes are also pushed on listen streams."""
     express: bool = True
-    """Answer page tools' calls on stdio and ``/mcp-stream`` in the bridge's express lane (the
-    same call path, without the MCP SDK's server pipeline: about 0.7 ms less per call); false
-    sends every request through the SDK's pipeline."""
+    """Answer page tools' calls and tools/list on stdio and ``/mcp-stream`` in the bridge's express
+    lane (the same call path, without the MCP SDK's server pipeline); false sends every request
+    through the SDK's pipeline. HTTP (``/mcp``) is always the SDK's."""
 
 
 class MediatorSection(BaseModel):

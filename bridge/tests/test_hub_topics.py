@@ -19,13 +19,13 @@ from tabmcp.core.registry import Registry
 from tabmcp.core.session import HandshakeDone, MessageReceived, Peer, Send, Session
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
-from tabmcp.core.trust.store import TrustStore
+from tabmcp.core.trust.tables import TrustStore
 from tabmcp.errors import ErrorCode, SiteNotReachable
 from tabmcp.protocol import PROTOCOL_VERSION, FormsPolicy, PanelState, SitesList, TabSnapshot, TelemetryConfig
 from tabmcp.server.panel import PersonPanel
 from tabmcp.server.sites import SiteLink
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS, TelemetryLink
-from tabmcp.store import UsageStore
+from tabmcp.database import UsageStore
 
 SHOP = "https://shop.test"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from mcp import Client
 
 from tabmcp.core.disclosure import ClientView, Disclosure
@@ -79,3 +80,55 @@ def test_the_hybrid_listing_is_memoized_and_follows_the_usage_ranking():
     ranked.add(("https://a.test", "y"))  # the usage ranking changed: the memo must not serve the old set
     assert [t["name"] for t in page_tools()] == ["x", "y"]
     assert disclosure.listing_key(view) != disclosure.listing_key(ClientView(), profile="passthrough")
+
+
+@pytest.mark.parametrize("profile", ["passthrough", "categories", "hybrid"])
+async def test_a_listing_built_from_the_cores_bytes_is_the_sdks_listing(profile: str):
+    """On a miss the cache takes the tools from the core's bytes (already in each version's wire
+    form) and lets the SDK shape only the envelope: the answer must be the one the SDK gives when
+    it shapes every tool, at every protocol version, over the byte transport and over HTTP
+    (handshake-era HTTP in pages, through the SDK's own client)."""
+    import contextlib
+
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+
+    from tabmcp.server.app import running_bridge
+
+    from .conftest import make_config
+    from .helpers import ScriptedExtension
+    from .test_express import Session
+
+    rich = tab(1, url="https://app.test/", tools=[
+        tool("greet", title="Greet", annotations={"readOnlyHint": True},
+             outputSchema={"type": "object", "properties": {"n": {"type": "integer"}}}),
+        tool("wave", description="Wave ✋ at someone", annotations={"readOnlyHint": True}),
+        *[tool(f"bulk_{i}", description="x" * 400) for i in range(30)],
+    ], categories=[{"name": "social", "description": "Greetings", "tools": ["greet", "wave"]}])
+    async with running_bridge(make_config(disclosure={"profile": profile})) as bridge:
+        ext = ScriptedExtension(bridge.port)
+        await ext.connect()
+        try:
+            await ext.sync(rich)
+            await eventually(lambda: bridge.hub.registry.resolve("bulk_29"))
+            bridge.express.enabled = False
+            cache = cache_of(bridge)
+            answers: dict[tuple[Any, ...], Any] = {}
+            for from_bytes in (False, True):
+                cache.from_bytes = from_bytes
+                async with contextlib.AsyncExitStack() as stack:
+                    for version in [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS]:
+                        cache.clear()
+                        session = await Session.open(stack, bridge.port, version)
+                        cache.clear()
+                        answers[(from_bytes, "stream", version)] = await session.request("tools/list", {})
+                for mode in ("legacy", "auto"):
+                    cache.clear()
+                    async with Client(mcp_url(bridge), mode=mode) as client:
+                        answers[(from_bytes, "http", mode)] = (await client.list_tools(cache_mode="bypass")).model_dump()
+            misses = cache.misses
+            for (from_bytes, *where), answer in answers.items():
+                if from_bytes:
+                    assert answer == answers[(False, *where)], where
+            assert misses >= 2 * 7
+        finally:
+            await ext.close()

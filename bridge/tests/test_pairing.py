@@ -22,7 +22,7 @@ from tabmcp.core.pairing import (
 from tabmcp.core.session import HandshakeDone, LinkState, MessageReceived, Peer, Session
 from tabmcp.errors import ErrorCode, PairingBusy, PairingCodeWrong, PairingLocked
 from tabmcp.protocol import PROTOCOL_VERSION, Hello, PairCode, PairDone, PairingCredential, PairRequired, Welcome
-from tabmcp.store import SqlitePairings
+from tabmcp.database import SqlitePairings
 
 
 class Clock:

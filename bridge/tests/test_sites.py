@@ -9,9 +9,9 @@ from tabmcp.core.search.sync import IndexSync
 from tabmcp.core.sites import Sites, SiteStore, site_category_name
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
-from tabmcp.core.trust.store import TrustStore
+from tabmcp.core.trust.tables import TrustStore
 from tabmcp.protocol import TabSnapshot
-from tabmcp.store import UsageStore
+from tabmcp.database import UsageStore
 
 from .helpers import tab, tool
 

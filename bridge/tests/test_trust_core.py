@@ -11,7 +11,7 @@ from tabmcp.core.trust.guard import CHANGED_PREFIX, META_PIN, TrustGuard
 from tabmcp.core.trust.lockdown import Lockdown
 from tabmcp.core.trust.pins import Pins, definition_of
 from tabmcp.core.trust.settings import TrustSettings
-from tabmcp.core.trust.store import TrustStore
+from tabmcp.core.trust.tables import TrustStore
 from tabmcp.protocol import TabSnapshot
 
 from .helpers import tab, tool

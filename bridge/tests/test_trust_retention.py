@@ -21,10 +21,10 @@ from tabmcp.core.trust.guard import TrustGuard
 from tabmcp.core.trust.pins import PinLimits, Pins, definition_of
 from tabmcp.core.trust.retention import Retention
 from tabmcp.core.trust.settings import TrustSettings
-from tabmcp.core.trust.store import TrustStore
+from tabmcp.core.trust.tables import TrustStore
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
-from tabmcp.store import UsageStore
+from tabmcp.database import UsageStore
 
 from .conftest import make_config
 from .helpers import tab, tool

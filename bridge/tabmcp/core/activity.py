@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ErrorCode
-from ..store import open_db
+from ..database import open_db
 from .telemetry.redact import Redactor
 
 if TYPE_CHECKING:
@@ -270,7 +270,7 @@ class ActivityLog:
              redactor: Redactor | Callable[[], Redactor] | None = None) -> ActivityLog:
         """The log in the bridge's database file (``None``: the default file, as the usage store)."""
         if path is None:
-            from ..store import default_db_path
+            from ..database import default_db_path
 
             path = default_db_path()
         return cls(path, max_rows=max_rows, redactor=redactor)

@@ -6,7 +6,7 @@ changes what it is allowed. They are kept in the bridge's SQLite file (``store.p
 survive a restart and the CLI can read and set them while the bridge runs (the bridge notices a
 change made by another process at its next :meth:`PersonControls.sync`).
 
-What each switch does (applied by :class:`tabmcp.core.scoping.Gate` and :func:`tabmcp.core.tools.call.run`):
+What each switch does (applied by :class:`tabmcp.core.scoping.Gate` and :func:`tabmcp.core.tools.catalog.run`):
 
 * **paused** — every tools/call answers ``PAUSED``; tools/list is unchanged, so clients do not
   churn through list-change notifications while the person looks;
@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import Paused
-from ..store import open_db
+from ..database import open_db
 
 __all__ = ["ControlsState", "InvalidOrigin", "PersonControls", "normalize_origin"]
 
@@ -109,7 +109,7 @@ class PersonControls:
     def open(cls, path: str | os.PathLike[str] | None) -> PersonControls:
         """The switches in the bridge's database file (``None``: the default file)."""
         if path is None:
-            from ..store import default_db_path
+            from ..database import default_db_path
 
             path = default_db_path()
         return cls(path)

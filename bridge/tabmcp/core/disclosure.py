@@ -32,6 +32,7 @@ from .tools import PROFILE_BUILTINS, builtin_tool
 from .registry import CategoryEntry, Registry, SourceKey, Tab, ToolEntry
 from .scoping import Gate
 from .telemetry import ExposureState
+from .wording import one_line
 
 __all__ = [
     "META_CATEGORY",
@@ -94,16 +95,6 @@ class ClientView:
 
     def __post_init__(self) -> None:
         self.exposure = ExposureState(dynamic=self.dynamic)
-
-
-def one_line(text: str, limit: int = 160) -> str:
-    """The first sentence or line of a description, cut to ``limit`` characters."""
-    first = text.strip().split("\n", 1)[0]
-    for stop in (". ", "? ", "! "):
-        if stop in first:
-            first = first.split(stop, 1)[0] + stop.strip()
-            break
-    return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
 def summary(text: str, limit: int = _SUMMARY_LIMIT) -> str:

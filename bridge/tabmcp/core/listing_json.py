@@ -31,8 +31,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_types.methods import KNOWN_PROTOCOL_VERSIONS, SERVER_RESULTS, serialize_server_result
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from mcp_types.methods import SERVER_RESULTS, serialize_server_result
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
 from .disclosure import ClientView, Disclosure, Profile

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ..store import UsageStore, open_db
+from ..database import UsageStore, open_db
 from .lru import LRU
 from .models import PageCategory, PageTool, parse_tool
 from .registry import ClosedSite, Registry, Tab, origin_of

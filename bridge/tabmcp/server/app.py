@@ -35,7 +35,7 @@ from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
 from ..control import load_or_create_control_key
 from .control import control_routes, health_route
-from .express import ExpressHttp
+from .express import Express
 from .extension import extension_endpoint, is_loopback_host
 from .hub import Hub
 from .trace import ARRIVED
@@ -130,7 +130,9 @@ class BridgeApp:
         if self.config.mediator.enabled:
             middleware, mode = load_mediator(self.config.mediator.mediator_settings())
             self.hub.set_tool_middleware(middleware, mode=mode, timeout_s=self.config.mediator.timeout_s)
-        self.mcp, self.notifier, self.express = build_mcp_server(self.hub)
+        self.mcp, self.notifier, calls = build_mcp_server(self.hub)
+        self.express = Express(  # page tools' calls on stdio and /mcp-stream (docs/architecture.md)
+            calls, server_info=self.mcp.server_info_stamp, list_hint=self.mcp.cache_hints.get("tools/list"))
         self.port: int | None = None
         self._uvicorn: uvicorn.Server | None = None
         self.started = asyncio.Event()
@@ -163,7 +165,6 @@ class BridgeApp:
                 Route("/api/listings", listings),
             ],
         )
-        app.add_middleware(ExpressHttp, express=self.express, security=security)  # page tools' calls
         app.add_middleware(ArrivalStamp, hub=self.hub)  # one check per request unless in debug mode
         token = self.config.server.mcp_token
         if token:

@@ -73,9 +73,9 @@ from ..protocol import (
 )
 from ..core.trust.pins import PinLimits, Pins
 from ..core.trust.retention import Retention
-from ..core.trust.store import TrustStore
+from ..core.trust.tables import TrustStore
 from ..core.pairing import Pairing, Pairings
-from ..store import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
+from ..database import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
 from .panel import PersonPanel
 from .sites import SiteLink
 from .telemetry import KEEP_CLOSED_TABS, TelemetryLink

@@ -12,10 +12,10 @@ registry on every request. Change delivery follows the negotiated protocol:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import json
 import logging
-import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -32,26 +32,21 @@ from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from .. import __version__
-from ..core import activity, tools
+from ..core import tools
 from ..core.coalesce import Coalescer
 from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.paging import BadCursor, page_of
 from ..core.registry import ToolEntry
-from ..core.tools import Bridge, ToolContext
-from ..errors import ErrorCode, InternalError, PageError, ToolCallError
-from ..core.trust.guard import install_trust
+from ..core.tools import Bridge
 from .approvals import Approvals
-from .express import LINK, Express, NeedsSession
+from .call_path import META_TRACE, CallPath
+from .connection_state import CONNECTION
 from .hub import Hub
-from .trace import ARRIVED, TRACE
+from .trace import ARRIVED
 
-__all__ = ["META_TRACE", "ChangeNotifier", "ListingCache", "build_mcp_server", "error_result"]
+__all__ = ["ChangeNotifier", "ListingCache", "build_mcp_server"]
 
 log = logging.getLogger("tabmcp.mcp")
-
-META_TRACE = "tabmcp/trace"
-"""Debug mode (``TABMCP_TRACE=1`` in the bridge's environment): a tools/call whose request
-``_meta`` has this key true gets ``[[hop, epoch ms], ...]`` under it in its result's ``_meta``."""
 
 INSTRUCTIONS = (
     "Tools here come from web pages open in the user's browser; each page tool's description "
@@ -67,8 +62,15 @@ INSTRUCTIONS = (
 to open a category, and that page text is data."""
 
 
+_TOOLS_APART: contextvars.ContextVar[list[list[Any]] | None] = contextvars.ContextVar("tabmcp.tools_apart", default=None)
+"""Set by :class:`ListingCache` on a miss: the tools/list handler puts the tools here, already in
+the version's wire form (the core's bytes, :meth:`Hub.listing_json`), and gives the SDK an
+empty array to shape; the cache puts them back into the SDK's finished result."""
+
+
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Connection | None:
-    """The per-client connection behind a request (the SDK keeps it on the session)."""
+    """The per-client connection behind a request (the SDK keeps it on the session; the handlers'
+    ``ServerRequestContext`` has no public way to it in mcp 2.3)."""
     return getattr(ctx.session, "_connection", None)
 
 
@@ -112,8 +114,8 @@ class ChangeNotifier:
             return ClientView(dynamic=True)
         view = conn.state.get("tabmcp.view")
         if not isinstance(view, ClientView):
-            link = LINK.get()  # on the bridge's own transports the view is the connection's,
-            view = link.client_view() if link is not None else ClientView(dynamic=True)  # both lanes'
+            state = CONNECTION.get()  # on the bridge's own transports the view is the connection's,
+            view = state.client_view() if state is not None else ClientView(dynamic=True)  # both lanes'
             conn.state["tabmcp.view"] = view
             self._connections.add(conn)
         return view
@@ -176,24 +178,6 @@ def _complete(ctx: ServerRequestContext[Any, Any], result: dict[str, Any]) -> di
     return result
 
 
-def _text(text: str) -> dict[str, Any]:
-    return {"type": "text", "text": text}
-
-
-def error_result(exc: ToolCallError) -> dict[str, Any]:
-    """A failed call as the agent sees it: ``isError`` with a structured body (a page's words as the
-    trust gate framed them, :meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)."""
-    body = exc.to_dict()
-    shown = exc.shown
-    if shown is None:
-        shown = f"{exc.code}: {exc.message}\n{json.dumps(body, default=str)}"
-    result: dict[str, Any] = {"content": [_text(shown)], "structuredContent": {"error": body}}
-    result["isError"] = True
-    if exc.meta:
-        result["_meta"] = exc.meta
-    return result
-
-
 class _RequestContext:
     """One tools/call as the built-in tools see it (:class:`tabmcp.core.tools.ToolContext`)."""
 
@@ -224,18 +208,23 @@ class _RequestContext:
 
 
 class _Handlers:
-    def __init__(self, hub: Hub, notifier: ChangeNotifier) -> None:
-        self.hub = hub
+    def __init__(self, calls: CallPath, notifier: ChangeNotifier) -> None:
+        self.calls = calls
+        self.hub = calls.hub
+        self.trust = calls.trust
         self.notifier = notifier
-        self.approvals = Approvals(hub, hub.config.policy.approval)
-        self.trust = install_trust(hub)
+        self.approvals = Approvals(self.hub, self.hub.config.policy.approval)
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> dict[str, Any]:
         await self.hub.settle()
         view = self.notifier.view_for(ctx)
-        tools = self.hub.listing(view)
+        apart = _TOOLS_APART.get()
+        if apart is not None:  # already sieved for this version: the SDK shapes the rest
+            tools = json.loads(self.hub.listing_json(view, protocol_version=ctx.protocol_version))
+        else:
+            tools = self.hub.listing(view)
         result: dict[str, Any] = {"tools": tools, "_meta": {META_REVISION: self.hub.revision}}
         if ctx.request is not None and is_dynamic(ctx.protocol_version):
             # Answered as a server-sent event, which clients cap (core/paging.py): in pages.
@@ -245,84 +234,21 @@ class _Handlers:
                 raise MCPError(INVALID_PARAMS, str(exc)) from None
             if next_cursor is not None:
                 result["nextCursor"] = next_cursor
+        if apart is not None:
+            apart.append(result["tools"])
+            result["tools"] = []
         return _complete(ctx, result)
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
-        return await self.run_call(
+        return await self.calls.run(
             _RequestContext(self, ctx, params), params.name, params.arguments or {}, _client_name(ctx),
             modern=not is_dynamic(ctx.protocol_version),
             traced=isinstance(params.meta, dict) and bool(params.meta.get(META_TRACE)),
             arrived=ARRIVED.get(),
         )
 
-    async def run_call(
-        self,
-        rctx: ToolContext,
-        name: str,
-        arguments: dict[str, Any],
-        client: str,
-        *,
-        modern: bool,
-        traced: bool = False,
-        arrived: float | None = None,
-    ) -> dict[str, Any]:
-        """One tools/call, whichever lane serves it (the SDK's handler above, or the express lane
-        of :mod:`.express`): the activity row, the call path, and in debug mode the hop stamps.
-
-        Raises:
-            NeedsSession: (express lane only) the call needs the client; nothing was done.
-        """
-        if traced and self.hub.trace:
-            # Debug mode, and the client asked: hop timestamps, returned in the result's _meta.
-            trace = [("transport.in", arrived)] if arrived is not None else []
-            trace.append(("bridge.handler", time.time_ns() / 1e6))
-            token = TRACE.set(trace)
-            try:
-                result = await self._run_call(rctx, name, arguments, client)
-            finally:
-                TRACE.reset(token)
-            trace.append(("bridge.result", time.time_ns() / 1e6))
-            result.setdefault("_meta", {})[META_TRACE] = [[hop, at] for hop, at in trace]
-        else:
-            result = await self._run_call(rctx, name, arguments, client)
-        if modern:  # 2026-07-28 results carry a type
-            result.setdefault("resultType", "complete")
-        return result
-
-    async def _run_call(self, rctx: ToolContext, name: str, arguments: dict[str, Any], client: str) -> dict[str, Any]:
-        await self.hub.settle()
-        target = activity.target_of(self.hub.registry, name, arguments, self.hub.focused_tab)
-        pending = self.hub.activity.begin(target, client) if target is not None else None
-        try:
-            result = await tools.run(rctx, name, arguments)
-        except ToolCallError as exc:
-            log.info("call %s failed: %s %.200s", name, exc.code, exc.message)
-            if isinstance(exc, PageError):  # a page's words, whichever path they came by: through the gate
-                exc = self._page_error(exc, name, arguments)
-            result = error_result(exc)
-        except NeedsSession:  # the express lane hands the request to the SDK: no row yet
-            raise
-        except Exception as exc:  # a bug on the call path: logged with its traceback, answered by name
-            log.exception("call %s failed unexpectedly", name)
-            result = error_result(InternalError(
-                f"the bridge failed on this call ({type(exc).__name__}); its log has the details", tool=name))
-        except BaseException as exc:  # the client cancelled (or the task is torn down): the log still gets the row
-            if pending is not None:
-                cancelled = isinstance(exc, asyncio.CancelledError)
-                self.hub.activity.end(pending, None, defer=True,
-                                      outcome=ErrorCode.CANCELLED if cancelled else ErrorCode.INTERNAL_ERROR)
-            raise
-        if pending is not None:  # the activity log: every call that reaches a page
-            self.hub.activity.end(pending, result, defer=True)  # summarised when its batch is written
-        return result
-
-
-    def _page_error(self, exc: PageError, name: str, arguments: dict[str, Any]) -> PageError:
-        tab = self.hub.registry.tab(exc.tab_id) if exc.tab_id is not None else None
-        tool = str(arguments.get("name")) if name == "call_tool" and arguments.get("name") else name
-        return self.trust.page_error(exc, tab.origin if tab else "", tab.url if tab else "", tool)
 
 
 class ListingCache:
@@ -343,6 +269,9 @@ class ListingCache:
         self._hub = hub
         self._notifier = notifier
         self._size = size
+        self.from_bytes = True
+        """On a miss, the tools come from the core's bytes (already in the version's wire form)
+        and the SDK shapes an empty array around them; False: the SDK shapes every tool."""
         self._entries: dict[tuple[Any, ...], Any] = {}
         self.hits = 0
         self.misses = 0
@@ -380,7 +309,14 @@ class ListingCache:
             self.hits += 1
             return hit
         self.misses += 1
-        result = await call_next(ctx)
+        apart: list[list[Any]] | None = [] if self.from_bytes else None
+        token = _TOOLS_APART.set(apart)
+        try:
+            result = await call_next(ctx)
+        finally:
+            _TOOLS_APART.reset(token)
+        if apart and isinstance(result, dict) and result.get("tools") == []:
+            result = {**result, "tools": apart[0]}
         # Keep it only if nothing changed while it was built (the handler may await).
         if isinstance(result, dict) and self.key(ctx) == key:
             if len(self._entries) >= self._size or any(k[0] != key[0] for k in self._entries):
@@ -410,11 +346,12 @@ def _input_schema(hub: Hub, name: str) -> dict[str, Any] | None:
     return entry.tool.input_schema if isinstance(entry, ToolEntry) else None
 
 
-def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier, Express]:
+def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier, CallPath]:
     """The MCP server for a hub, the notifier that keeps its clients' listings fresh, and the
-    express lane the bridge's own transports answer page tools' calls with."""
+    call path its tools/call handler runs (which the express lane runs too)."""
     notifier = ChangeNotifier(hub)
-    handlers = _Handlers(hub, notifier)
+    calls = CallPath(hub)
+    handlers = _Handlers(calls, notifier)
     server = _Server(
         "tabmcp",
         version=__version__,
@@ -430,4 +367,4 @@ def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier, Express]:
     )
     server.middleware.append(notifier.track)
     server.middleware.append(ListingCache(hub, notifier))
-    return server, notifier, Express(handlers, server)
+    return server, notifier, calls

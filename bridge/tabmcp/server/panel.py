@@ -29,7 +29,7 @@ from ..core.session import Peer, Session
 from ..errors import ErrorCode
 from ..protocol import ControlSet, ErrorBody, FormsPolicyRule, FormsSet, PanelQuery, PanelState
 from ..protocol import FormsPolicy as FormsPolicyMsg
-from ..store import FormsSwitchStore
+from ..database import FormsSwitchStore
 
 if TYPE_CHECKING:
     from ..core.registry import Registry

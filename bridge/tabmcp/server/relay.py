@@ -34,7 +34,7 @@ from websockets.asyncio.client import ClientConnection
 from ..config import Config
 from ..errors import ExtensionDisconnected
 from .app import BridgeApp, PortInUse, bind_socket
-from .mcp import error_result
+from .call_path import error_result
 from .stdio import StdLines, std_lines
 from .stream import STREAM_PATH
 

@@ -25,7 +25,7 @@ from ..protocol import SiteForget, SitePermission, SitesList
 
 if TYPE_CHECKING:
     from ..core.trust.pins import Pins
-    from ..store import UsageStore
+    from ..database import UsageStore
 
 __all__ = ["SiteLink"]
 

@@ -30,7 +30,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
-from .express import LINK, Express, Link, SdkFeed
+from .express import Express
 from .trace import ARRIVED, trace_enabled
 
 __all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
@@ -92,9 +92,9 @@ async def _pipes(in_fd: int, out_fd: int) -> AsyncIterator[tuple[asyncio.StreamR
 
 
 @contextlib.asynccontextmanager
-async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_transport(express: Express) -> AsyncIterator[tuple[Any, Any]]:
     """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin and stdout;
-    with ``express``, page tools' calls are answered by that lane (:mod:`.express`)."""
+    every message passes the express lane (:mod:`.express`), which answers page tools' calls."""
     if not pipes_usable(0, 1):
         async with stdio_server() as streams:
             yield streams
@@ -104,7 +104,6 @@ async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple
             read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
             write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
             traced = trace_enabled()
-            link = Link()
 
             async def write_line(data: bytes) -> None:
                 if not writer.transport.is_closing():
@@ -112,10 +111,9 @@ async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple
                         writer.write(data + b"\n")
                         await writer.drain()  # returns at once unless the client stopped reading
 
-            feed = SdkFeed(link, read_stream_writer, express, write_line)
+            feed = express.open(read_stream_writer, write_line)  # the lane's one entry
 
             async def stdin_reader() -> None:
-                LINK.set(link)  # the SDK's handlers find this connection's view through it
                 async with read_stream_writer:
                     while True:
                         try:
@@ -133,7 +131,7 @@ async def stdio_transport(express: Express | None = None) -> AsyncIterator[tuple
                 with contextlib.suppress(anyio.ClosedResourceError):
                     async with write_stream_reader:
                         async for session_message in write_stream_reader:
-                            link.outbound(session_message.message)
+                            feed.sent(session_message.message)
                             data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
                             await write_line(data.encode())
 

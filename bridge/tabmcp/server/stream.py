@@ -26,7 +26,7 @@ from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .express import LINK, Express, Link, SdkFeed
+from .express import Express
 from .extension import is_loopback_host
 
 __all__ = ["STREAM_PATH", "mcp_stream_endpoint"]
@@ -36,9 +36,7 @@ log = logging.getLogger("tabmcp.stream")
 STREAM_PATH = "/mcp-stream"
 
 
-def mcp_stream_endpoint(
-    server: Server[Any], token: str | None, express: Express | None = None
-) -> Callable[[WebSocket], Awaitable[None]]:
+def mcp_stream_endpoint(server: Server[Any], token: str | None, express: Express) -> Callable[[WebSocket], Awaitable[None]]:
     expected = f"Bearer {token}" if token else None
 
     async def endpoint(ws: WebSocket) -> None:
@@ -55,16 +53,13 @@ def mcp_stream_endpoint(
         read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
         write_stream, write_reader = create_context_streams[SessionMessage](0)
 
-        link = Link()
-
         async def send(data: bytes) -> None:
             with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
                 await ws.send_bytes(data)  # UTF-8 JSON as is: no decode and re-encode of a 5 MB listing
 
-        feed = SdkFeed(link, read_writer, express, send)
+        feed = express.open(read_writer, send)  # the lane's one entry: every message passes it
 
         async def reader() -> None:
-            LINK.set(link)  # the SDK's handlers find this connection's view through it
             async with read_writer:
                 while True:
                     try:
@@ -81,7 +76,7 @@ def mcp_stream_endpoint(
         async def writer() -> None:
             async with write_reader:
                 async for session_message in write_reader:
-                    link.outbound(session_message.message)
+                    feed.sent(session_message.message)
                     try:
                         await ws.send_text(session_message.message.model_dump_json(by_alias=True, exclude_unset=True))
                     except (WebSocketDisconnect, RuntimeError, OSError):  # the relay went away

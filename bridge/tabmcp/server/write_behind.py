@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 __all__ = ["WriteBehind"]
 
-log = logging.getLogger("tabmcp.store")
+log = logging.getLogger("tabmcp.database")
 
 
 class WriteBehind:

@@ -18,7 +18,7 @@ import logging
 import os
 from typing import Any
 
-from ...store import default_db_path
+from ...database import default_db_path
 from ..registry import Registry, ToolEntry
 from .index import SearchDoc, SearchIndex
 from .semantic import INSTALL_HINT, missing_parts, semantic_available

@@ -21,7 +21,7 @@ import time
 import numpy as np
 import numpy.typing as npt
 
-from ...store import open_db
+from ...database import open_db
 
 __all__ = ["MAX_USES", "USE_THRESHOLD", "USE_WEIGHT", "UseMemory", "UseStore", "request_key"]
 

@@ -1,6 +1,7 @@
-"""The call path: ``call_tool``, and how any tools/call reaches a built-in, a category or a page tool.
+"""The call path below a name: a category opened, a page tool run (``call_tool``'s definition
+lives here; its handler and :func:`tabmcp.core.tools.catalog.run` in :mod:`.catalog`).
 
-Every tools/call goes through :func:`run`, in this order (while the person has paused agent
+Every tools/call goes through :func:`.catalog.run`, in this order (while the person has paused agent
 access, every call answers ``PAUSED`` before any of them):
 
 1. a built-in tool: its arguments checked against its schema, then its handler;
@@ -16,24 +17,23 @@ access, every call answers ``PAUSED`` before any of them):
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
 import mcp_types as types
 from pydantic import ValidationError
 
-from ...errors import ErrorCode, OutOfScope, ToolGone, ToolNotFound, ToolValidationError, WritesDisabled
+from ...errors import ErrorCode, OutOfScope, WritesDisabled
 from ..output_schema import check_structured, structured_from_text
 from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
 from ..trust.results import META_OURS
 from ..validation import validate_arguments
-from .base import BuiltinTool, ToolContext, listed_schema, text
-from .open_page import not_reachable, open_for_call
-from .search import allowed, use_client
+from .base import ToolContext, listed_schema, text
+from .open_page import open_for_call
+from .search import use_client
 
-__all__ = ["CALL_TOOL", "call_page_tool", "page_result", "run"]
+__all__ = ["DEFINITION", "SCHEMA", "call_page_tool", "expand_category", "page_result"]
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -52,46 +52,6 @@ DEFINITION: dict[str, Any] = {
     "inputSchema": listed_schema(SCHEMA),
     "annotations": {"openWorldHint": True},
 }
-
-
-async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Answer a tools/call of ``name``.
-
-    Raises:
-        ToolCallError: a named failure the agent sees as an ``isError`` result.
-    """
-    from . import BUILTIN_TOOLS  # the registry imports this module
-
-    ctx.bridge.sync_controls()  # ``tabmcp controls pause`` counts at once, extension or not
-    ctx.bridge.controls.check_not_paused()
-    builtin = BUILTIN_TOOLS.get(name)
-    if builtin is not None:
-        if builtin.input_schema is not None:
-            validate_arguments(name, builtin.input_schema, arguments)
-        return await builtin.handler(ctx, arguments)
-    entry = ctx.bridge.registry.resolve(name)
-    if isinstance(entry, CategoryEntry):
-        return await expand_category(ctx, entry, name)
-    if isinstance(entry, ToolEntry):
-        return await call_page_tool(ctx, entry, arguments)
-    not_reachable(ctx, name)  # a tool of a site agents may not open: say how the person can allow it
-    gone_from = ctx.bridge.registry.retired(name)
-    if gone_from is not None:  # listed for an origin whose tool left: never another origin's tool
-        raise ToolGone(
-            f"{name!r} was {gone_from or 'a page'}'s tool, which no longer offers it; the name is never given "
-            "to another site's tool. List the tools again to see what is offered now.",
-            tool=name, origin=gone_from,
-        )
-    raise ToolNotFound(f"no tool named {name!r} in any open tab", tool=name, closest=closest(ctx, name) or None)
-
-
-async def call_tool(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
-    from . import META_TOOLS
-
-    target = arguments["name"]
-    if target in META_TOOLS:
-        raise ToolValidationError(f"call_tool runs page tools; call {target} directly", field="name")
-    return await run(ctx, target, arguments.get("arguments") or {})
 
 
 async def expand_category(ctx: ToolContext, entry: CategoryEntry, name: str) -> dict[str, Any]:
@@ -170,15 +130,3 @@ def page_result(entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
     meta["tabmcp/source"] = entry.tab.source_meta()
     out["_meta"] = meta
     return out
-
-
-def closest(ctx: ToolContext, name: str) -> list[str]:
-    """Names close to a name that matched nothing: built-ins first, then allowed page tools."""
-    from . import META_TOOLS
-
-    names = ctx.bridge.search.closest_names(name, 5, allow=allowed(ctx))
-    builtins = difflib.get_close_matches(name, list(META_TOOLS), n=2, cutoff=0.6)
-    return (builtins + names)[:5]
-
-
-CALL_TOOL = BuiltinTool("call_tool", call_tool, DEFINITION, SCHEMA)

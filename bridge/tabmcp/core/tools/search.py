@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from ..registry import CategoryEntry, ToolEntry
+from ..wording import one_line
 from .base import BuiltinTool, ToolContext, listed_schema, text
 
 __all__ = ["SEARCH_TOOLS"]
@@ -61,8 +62,6 @@ def use_client(ctx: ToolContext) -> object:
 
 
 async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
-    from ..disclosure import one_line  # disclosure lists the built-ins: imported late
-
     bridge = ctx.bridge
     query = (arguments.get("query") or "").strip() or None
     category = arguments.get("category") or None

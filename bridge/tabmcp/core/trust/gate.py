@@ -3,7 +3,7 @@
 A page's words reach the agent by many paths: a tool's result (text, resources, resource links,
 images' and audio's fields, annotations, structured content, ``_meta``), a tool's thrown error
 (its message, code and details), and the telemetry ``observe``/``analyze``/``generate`` report
-(console output, errors, network bodies). Each path opens one :class:`Gate` per answer and
+(console output, errors, network bodies). Each path opens one :class:`TextGate` per answer and
 sends every page string through it:
 
 1. **cleaned**: hidden characters removed (Unicode tags, zero-width, bidi controls, BOM, soft
@@ -12,7 +12,7 @@ sends every page string through it:
 2. **capped**: each kind of text has a budget; what is cut is said (a marker the agent reads,
    and ``_meta["tabmcp/trust"]["truncated"]``); nested values deeper than :data:`MAX_DEPTH`
    levels are cut the same way;
-3. **framed** with its origin and a per-answer nonce the page cannot guess (:meth:`Gate.opening`);
+3. **framed** with its origin and a per-answer nonce the page cannot guess (:meth:`TextGate.opening`);
 4. **scanned**: everything the agent is actually given, in full, folded past look-alike letters
    and soft hyphens (:func:`tabmcp.core.skeleton.fold`). The scan never stops early; its cost is
    bounded because it reads only what is delivered, and what is delivered is capped.
@@ -44,8 +44,8 @@ __all__ = [
     "MAX_DEPTH",
     "TRUST_PAGE",
     "TRUST_UNTRUSTED_CONTENT",
-    "Gate",
     "PageSource",
+    "TextGate",
     "decode_variation_text",
     "frame_close",
     "frame_open",
@@ -194,7 +194,7 @@ class PageSource:
     """The text carries content from others (``untrustedContentHint``, a page's DOM, telemetry)."""
 
 
-class Gate:
+class TextGate:
     """One answer's page strings on their way to the agent (open one per answer).
 
     Call :meth:`clean` then :meth:`deliver` for text the caller cuts itself, :meth:`field` for a

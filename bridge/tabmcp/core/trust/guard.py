@@ -21,12 +21,12 @@ from ...errors import PageError
 from ..lru import LRU
 from ..registry import ToolEntry
 from ..scoping import Decision
-from .gate import CUT_MARKER, Gate, PageSource
+from .gate import CUT_MARKER, PageSource, TextGate
 from .lockdown import Lockdown
 from .pins import PinLimits, Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
-from .store import TrustStore
+from .tables import TrustStore
 
 __all__ = ["CHANGED_PREFIX", "ERROR_CHARS", "META_PIN", "TrustGuard", "install_trust"]
 
@@ -55,7 +55,7 @@ class TrustGuard:
     def open(cls, settings: TrustSettings, path: str | os.PathLike[str] | None) -> TrustGuard:
         """A guard on the bridge's database file (``None``: the default file, as the usage store)."""
         if path is None:
-            from ...store import default_db_path
+            from ...database import default_db_path
 
             path = default_db_path()
         return cls(settings, TrustStore(path))
@@ -144,7 +144,7 @@ class TrustGuard:
         if exc.gated:
             return exc
         source = PageSource(origin=origin or UNKNOWN_ORIGIN, url=url, tool=tool)
-        gate = Gate(source, self.settings)
+        gate = TextGate(source, self.settings)
         page_code = exc.details.get("page_code")
         page_details = exc.details.get("page_details")
         ours = {k: v for k, v in exc.details.items() if k not in ("page_code", "page_details")}

@@ -11,8 +11,8 @@ import json
 import time
 from dataclasses import dataclass
 
-from ...store import mark_changed
-from .store import TrustStore
+from ...database import mark_changed
+from .tables import TrustStore
 
 __all__ = ["Flag", "Lockdown"]
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..lru import LRU
-from ...store import mark_changed
-from .store import TrustStore
+from ...database import mark_changed
+from .tables import TrustStore
 
 __all__ = ["PinLimits", "PinRecord", "PinState", "Pins", "definition_of"]
 

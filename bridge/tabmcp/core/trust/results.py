@@ -3,7 +3,7 @@
 A page result is data from a web page, never instructions. Before the agent sees it, every
 string in it (text parts, embedded resources, resource links, image and audio fields,
 annotations, structured content at any depth, the page's ``_meta``) goes through one
-:class:`~.gate.Gate`:
+:class:`~.gate.TextGate`:
 
 1. hidden characters are removed and counted per kind in ``_meta["tabmcp/trust"]["removed"]``;
 2. text parts longer than ``trust.max_result_chars`` together are cut with
@@ -26,8 +26,8 @@ from typing import Any
 from .gate import (
     TRUST_PAGE,
     TRUST_UNTRUSTED_CONTENT,
-    Gate,
     PageSource,
+    TextGate,
     frame_close,
     frame_open,
     precut,
@@ -78,7 +78,7 @@ class ProcessedResult:
 class _Texts:
     """The text parts' shared budget: what each kept, and the total the page sent."""
 
-    def __init__(self, gate: Gate, cap: int) -> None:
+    def __init__(self, gate: TextGate, cap: int) -> None:
         self.gate, self.cap, self.left, self.total = gate, cap, cap, 0
 
     def take(self, text: str) -> str:
@@ -89,7 +89,7 @@ class _Texts:
         return self.gate.deliver(kept)
 
 
-def _item(gate: Gate, texts: _Texts, item: Any) -> tuple[dict[str, Any], bool]:
+def _item(gate: TextGate, texts: _Texts, item: Any) -> tuple[dict[str, Any], bool]:
     """One content item through the gate; whether it is text the frame goes around in place."""
     if not isinstance(item, dict):
         return {"type": "text", "text": texts.take(json.dumps(item, default=str))}, True
@@ -112,7 +112,7 @@ def _item(gate: Gate, texts: _Texts, item: Any) -> tuple[dict[str, Any], bool]:
     return out, inline
 
 
-def _frame(gate: Gate, items: list[tuple[dict[str, Any], bool]]) -> list[dict[str, Any]]:
+def _frame(gate: TextGate, items: list[tuple[dict[str, Any], bool]]) -> list[dict[str, Any]]:
     """Text parts framed in place; each run of other items (links, images, blobs) between two frame parts."""
     opening, closing = gate.opening(), gate.closing()
     out: list[dict[str, Any]] = []
@@ -144,7 +144,7 @@ def process_result(
 ) -> ProcessedResult:
     """Clean, cap, frame and scan one page result (a CallToolResult as a dict; not modified)."""
     settings = settings or TrustSettings()
-    gate = Gate(source, settings, nonce=nonce)
+    gate = TextGate(source, settings, nonce=nonce)
     cap = settings.max_result_chars
     texts = _Texts(gate, cap)
     out: dict[str, Any] = {}

@@ -20,7 +20,7 @@ import os
 import sqlite3
 import threading
 
-from ...store import CHANGES_SCHEMA, open_db
+from ...database import CHANGES_SCHEMA, open_db
 
 __all__ = ["TrustStore"]
 

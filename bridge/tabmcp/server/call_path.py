@@ -1,0 +1,121 @@
+"""One tools/call as every MCP path runs it: the activity row around the core's call path, a
+failure as the agent sees it, and in debug mode the hop stamps.
+
+The SDK's handler (:mod:`.mcp`) and the express lane (:mod:`.express`) both call
+:meth:`CallPath.run`; neither imports the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from typing import Any
+
+from ..core import activity, tools
+from ..core.tools import ToolContext
+from ..core.trust.guard import TrustGuard, install_trust
+from ..errors import ErrorCode, InternalError, PageError, ToolCallError
+from .hub import Hub
+from .trace import TRACE
+
+__all__ = ["META_TRACE", "CallPath", "NeedsSession", "error_result"]
+
+log = logging.getLogger("tabmcp.mcp")
+
+META_TRACE = "tabmcp/trace"
+"""Debug mode (``TABMCP_TRACE=1`` in the bridge's environment): a tools/call whose request
+``_meta`` has this key true gets ``[[hop, epoch ms], ...]`` under it in its result's ``_meta``."""
+
+
+class NeedsSession(Exception):
+    """The call needs the client (an approval to ask, a change to notify): raised by the express
+    lane's context before anything happened, so the SDK can serve the request from the start."""
+
+
+def error_result(exc: ToolCallError) -> dict[str, Any]:
+    """A failed call as the agent sees it: ``isError`` with a structured body (a page's words as the
+    trust gate framed them, :meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)."""
+    body = exc.to_dict()
+    shown = exc.shown
+    if shown is None:
+        shown = f"{exc.code}: {exc.message}\n{json.dumps(body, default=str)}"
+    result: dict[str, Any] = {"content": [{"type": "text", "text": shown}], "structuredContent": {"error": body}}
+    result["isError"] = True
+    if exc.meta:
+        result["_meta"] = exc.meta
+    return result
+
+
+class CallPath:
+    """The call path of one bridge, shared by every lane that answers tools/call."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.trust: TrustGuard = install_trust(hub)
+
+    async def run(
+        self,
+        rctx: ToolContext,
+        name: str,
+        arguments: dict[str, Any],
+        client: str,
+        *,
+        modern: bool,
+        traced: bool = False,
+        arrived: float | None = None,
+    ) -> dict[str, Any]:
+        """One tools/call: the activity row, the call path, and in debug mode the hop stamps.
+
+        Raises:
+            NeedsSession: (express lane only) the call needs the client; nothing was done.
+        """
+        if traced and self.hub.trace:
+            # Debug mode, and the client asked: hop timestamps, returned in the result's _meta.
+            trace = [("transport.in", arrived)] if arrived is not None else []
+            trace.append(("bridge.handler", time.time_ns() / 1e6))
+            token = TRACE.set(trace)
+            try:
+                result = await self._run(rctx, name, arguments, client)
+            finally:
+                TRACE.reset(token)
+            trace.append(("bridge.result", time.time_ns() / 1e6))
+            result.setdefault("_meta", {})[META_TRACE] = [[hop, at] for hop, at in trace]
+        else:
+            result = await self._run(rctx, name, arguments, client)
+        if modern:  # 2026-07-28 results carry a type
+            result.setdefault("resultType", "complete")
+        return result
+
+    async def _run(self, rctx: ToolContext, name: str, arguments: dict[str, Any], client: str) -> dict[str, Any]:
+        await self.hub.settle()
+        target = activity.target_of(self.hub.registry, name, arguments, self.hub.focused_tab)
+        pending = self.hub.activity.begin(target, client) if target is not None else None
+        try:
+            result = await tools.run(rctx, name, arguments)
+        except ToolCallError as exc:
+            log.info("call %s failed: %s %.200s", name, exc.code, exc.message)
+            if isinstance(exc, PageError):  # a page's words, whichever path they came by: through the gate
+                exc = self._page_error(exc, name, arguments)
+            result = error_result(exc)
+        except NeedsSession:  # the express lane hands the request to the SDK: no row yet
+            raise
+        except Exception as exc:  # a bug on the call path: logged with its traceback, answered by name
+            log.exception("call %s failed unexpectedly", name)
+            result = error_result(InternalError(
+                f"the bridge failed on this call ({type(exc).__name__}); its log has the details", tool=name))
+        except BaseException as exc:  # the client cancelled (or the task is torn down): the log still gets the row
+            if pending is not None:
+                cancelled = isinstance(exc, asyncio.CancelledError)
+                self.hub.activity.end(pending, None, defer=True,
+                                      outcome=ErrorCode.CANCELLED if cancelled else ErrorCode.INTERNAL_ERROR)
+            raise
+        if pending is not None:  # the activity log: every call that reaches a page
+            self.hub.activity.end(pending, result, defer=True)  # summarised when its batch is written
+        return result
+
+    def _page_error(self, exc: PageError, name: str, arguments: dict[str, Any]) -> PageError:
+        tab = self.hub.registry.tab(exc.tab_id) if exc.tab_id is not None else None
+        tool = str(arguments.get("name")) if name == "call_tool" and arguments.get("name") else name
+        return self.trust.page_error(exc, tab.origin if tab else "", tab.url if tab else "", tool)

@@ -1,0 +1,233 @@
+"""The bridge's module structure: no import cycles, one MCP path per transport, the MCP SDK used
+through its public surface and pinned to a minor range (the express lane answers as it does).
+
+The import graph is read from the source with ``ast``: every ``import`` of a ``tabmcp`` module,
+at module level or late inside a function (a late import hides a cycle, it does not remove it).
+Imports under ``if TYPE_CHECKING:`` are for annotations only and never run, so they are left out
+of the cycle check (not of the express/mcp rule, which is about which module knows which).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+import tabmcp
+
+PACKAGE = Path(tabmcp.__file__).resolve().parent
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+
+PRIVATE_SDK_MODULES = {
+    "mcp.shared._context_streams": (
+        "the SDK's own stdio and SSE transports carry each message's sender context with it, and its "
+        "runner reads it back; the bridge's stdio and /mcp-stream do the same (tabmcp.server.stdio, "
+        "tabmcp.server.stream). No public equivalent in mcp 2.3; the pin and the replay corpus guard it."
+    ),
+}
+"""SDK modules outside its public surface that the bridge may import, each with its reason."""
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str
+    target: str
+    line: int
+    typing_only: bool
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the package by its dotted name (a package by its ``__init__``)."""
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _typing_blocks(tree: ast.AST) -> set[int]:
+    """ids of the statements under ``if TYPE_CHECKING:``."""
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            for stmt in node.body:
+                inside.update(id(n) for n in ast.walk(stmt))
+    return inside
+
+
+def imports_of(name: str, path: Path, known: dict[str, Path]) -> Iterator[Import]:
+    """The package's modules ``name`` imports, anywhere in its source."""
+    tree = ast.parse(path.read_text(), str(path))
+    typing_only = _typing_blocks(tree)
+    base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = base[: len(base) - (node.level - 1)]
+                module = ".".join(anchor + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            for alias in node.names:  # ``from . import call`` imports the module ``call``
+                sub = f"{module}.{alias.name}"
+                targets.append(sub if sub in known else module)
+        elif isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        for target in targets:
+            if target in known and target != name:
+                yield Import(name, target, node.lineno, id(node) in typing_only)
+
+
+def import_graph(*, typing: bool) -> dict[str, dict[str, Import]]:
+    known = modules()
+    graph: dict[str, dict[str, Import]] = {name: {} for name in known}
+    for name, path in known.items():
+        for imp in imports_of(name, path, known):
+            if typing or not imp.typing_only:
+                graph[name].setdefault(imp.target, imp)
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, Import]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def describe(component: list[str], graph: dict[str, dict[str, Import]]) -> str:
+    members = set(component)
+    edges = [f"  {imp.source}:{imp.line} imports {imp.target}"
+             for name in component for imp in graph[name].values() if imp.target in members]
+    return "\n".join([" ↔ ".join(component), *edges])
+
+
+def test_no_import_cycles():
+    graph = import_graph(typing=False)
+    found = cycles(graph)
+    assert not found, "import cycles:\n" + "\n\n".join(describe(c, graph) for c in found)
+
+
+def test_the_cycle_check_sees_late_imports(tmp_path):
+    """The check itself: a cycle closed by an import inside a function is a cycle."""
+    pkg = tmp_path / "tabmcp_fake"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import B\n")
+    (pkg / "b.py").write_text("B = 1\ndef late():\n    from . import a\n    return a\n")
+    known = {"tabmcp_fake": pkg / "__init__.py", "tabmcp_fake.a": pkg / "a.py", "tabmcp_fake.b": pkg / "b.py"}
+    graph = {name: {imp.target: imp for imp in imports_of(name, path, known)} for name, path in known.items()}
+    assert cycles(graph) == [["tabmcp_fake.a", "tabmcp_fake.b"]]
+
+
+def test_the_express_lane_and_the_sdk_handlers_know_nothing_of_each_other():
+    """server/express.py and server/mcp.py share the call path (server/call_path.py) and the
+    connection state (server/connection_state.py); neither imports the other, not even for types."""
+    graph = import_graph(typing=True)
+    assert "tabmcp.server.mcp" not in graph["tabmcp.server.express"]
+    assert "tabmcp.server.express" not in graph["tabmcp.server.mcp"]
+
+
+def test_http_is_served_by_the_sdk_alone():
+    """One MCP path on HTTP: the app module installs no lane of its own in front of the SDK's."""
+    graph = import_graph(typing=True)
+    express = importlib.import_module("tabmcp.server.express")
+    assert not [name for name in vars(express) if "Http" in name], "an HTTP lane in server/express.py"
+    app_source = (PACKAGE / "server" / "app.py").read_text()
+    assert "tabmcp.server.express" in graph["tabmcp.server.app"]  # (it builds the lane for stdio and the stream)
+    assert "add_middleware(Express" not in app_source
+
+
+def sdk_imports() -> Iterator[tuple[str, int, str, str]]:
+    """(file, line, SDK module, name) for every ``from mcp... import name`` in the package."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                if node.module.split(".")[0] in ("mcp", "mcp_types"):
+                    for alias in node.names:
+                        yield str(path.relative_to(PACKAGE)), node.lineno, node.module, alias.name
+
+
+def test_the_sdk_is_used_through_its_public_surface():
+    """Every SDK name the bridge imports is public: no ``_private`` module (but the listed ones)
+    or name, and a name its module's ``__all__`` lists, where the module has one."""
+    wrong = []
+    for file, line, module, name in sdk_imports():
+        private_module = any(part.startswith("_") for part in module.split("."))
+        if private_module and module not in PRIVATE_SDK_MODULES:
+            wrong.append(f"{file}:{line}: {module} is private")
+            continue
+        loaded = importlib.import_module(module)
+        exported = getattr(loaded, "__all__", None)
+        is_module = importlib.util.find_spec(f"{module}.{name}") is not None if hasattr(loaded, "__path__") else False
+        if name.startswith("_") or (exported is not None and name not in exported and not is_module):
+            wrong.append(f"{file}:{line}: {module}.{name} is not in its __all__")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_sdk_is_pinned_to_a_minor_range():
+    """The express lane copies the SDK's answers (test_replay_corpus.py): a new minor release is
+    taken on purpose, with the corpus run against it, never by an install."""
+    dependencies = tomllib.loads(PYPROJECT.read_text())["project"]["dependencies"]
+    for package in ("mcp", "mcp-types"):
+        spec = next(d for d in dependencies if d.split(">")[0].split("<")[0].split("=")[0].strip() == package)
+        specifier = SpecifierSet(spec[len(package):])
+        installed = Version(version(package))
+        assert installed in specifier, f"{package} {installed} is outside {spec}"
+        upper = [s for s in specifier if s.operator == "<"]
+        assert upper, f"{spec}: no upper bound"
+        bound = Version(upper[0].version)
+        assert (bound.major, bound.minor) == (installed.major, installed.minor + 1) and bound.micro == 0, (
+            f"{spec}: the upper bound must be the next minor release")
+
+
+def test_no_two_classes_share_a_name():
+    """A class name says which thing it is, across the package (two ``Link`` classes were two
+    different things). Wire messages in protocol.py are named after what they carry and live in
+    that module's namespace (``protocol.TabClosed``), so they are left out; private classes too."""
+    where: dict[str, list[str]] = {}
+    for name, path in modules().items():
+        if name == "tabmcp.protocol":
+            continue
+        for node in ast.parse(path.read_text(), str(path)).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                where.setdefault(node.name, []).append(f"{name}:{node.lineno}")
+    shared = {cls: places for cls, places in where.items() if len(places) > 1}
+    assert not shared, shared
