@@ -29,7 +29,7 @@
    * @typedef {{name: string, title: string, description: string, schemaJSON: string|undefined,
    *            hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
    *            exposedTo: string[], form: FormDriver|null,
-   *            controller: AbortController, signal: AbortSignal}} ToolRecord
+   *            controller: AbortController, signal: AbortSignal, fromNavigator: boolean}} ToolRecord
    * @typedef {{fill(input: any): void, submit(client: any): Promise<any>, cancel(): void}} FormDriver
    * @typedef {{name: string, description: string, members: string[], scope: ToolScope|null,
    *            controller: AbortController, signal: AbortSignal,
@@ -702,6 +702,17 @@
     getTools: existing.getTools,
     executeTool: existing.executeTool,
   } : null;
+  /** Firefox's native API (dom.modelcontext.enabled): on `navigator.modelContext` only, no events, a
+   * `registerTool` that returns undefined. Kept as it is: tools registered through it or through our
+   * `document.modelContext` reach both registries (the browser's, and ours that the extension runs). */
+  let navNative = null;
+  try {
+    const n = /** @type {any} */ (navigator).modelContext;
+    if (!native && n && Object.prototype.toString.call(n) === '[object ModelContext]' &&
+        Function.prototype.toString.call(n.registerTool).includes('[native code]')) {
+      navNative = { mc: n, registerTool: n.registerTool, unregisterTool: n.unregisterTool };
+    }
+  } catch (_) { navNative = null; }
 
   // ---------------------------------------------------------------------------------------------
   // Registry (shared by both modes)
@@ -772,6 +783,7 @@
       if (cat) cat.members = cat.members.filter((n) => n !== rec.name);
     }
     rec.controller.abort();
+    if (navNative && !rec.fromNavigator) try { navNative.unregisterTool.call(navNative.mc, rec.name); } catch (_) { /* gone */ }
     if (!native) fireToolchange(); // the browser fires its own
     notify();
   }
@@ -789,7 +801,7 @@
    * Adds a converted, checked tool. Returns what registerTool returns: in native mode the
    * browser's own promise, else a promise resolving after toolchange was dispatched.
    * @param {ReturnType<typeof convertTool>} prep
-   * @param {{category?: string|null, categorySignal?: AbortSignal, form?: FormDriver|null}} [where]
+   * @param {{category?: string|null, categorySignal?: AbortSignal, form?: FormDriver|null, fromNavigator?: boolean}} [where]
    * @returns {Promise<undefined>}
    */
   function addTool(prep, where = {}) {
@@ -814,6 +826,7 @@
       form: where.form || null,
       controller,
       signal,
+      fromNavigator: !!where.fromNavigator,
     };
     tools.set(rec.name, rec);
     generation++;
@@ -837,6 +850,12 @@
       const p = promiseFrom(() => nat.registerTool.call(nat.mc, def, natOptions));
       p.then(undefined, () => removeTool(rec));
       return p;
+    }
+    if (navNative && !rec.fromNavigator) {
+      try {
+        navNative.registerTool.call(navNative.mc, { name: rec.name, description: rec.description, execute: rec.execute,
+          ...(prep.schemaJSON !== undefined ? { inputSchema: JSON.parse(prep.schemaJSON) } : {}) });
+      } catch (_) { /* the browser's registry refused it: ours still has it */ }
     }
     return new Promise((resolve) => {
       queueMicrotask(() => {
@@ -2447,6 +2466,7 @@
       });
       defineGlobal('ModelContext', ModelContext);
       startDeclarative();
+      if (navNative) layerOnNavigator(navNative);
     }
     defineGlobal('ToolActivatedEvent', ToolActivatedEvent);
     defineGlobal('ToolCancelEvent', ToolCancelEvent);
@@ -2468,9 +2488,30 @@
     target = new EventTarget(); // inert: nothing is installed on insecure pages, like the browser
   }
 
+  /** Firefox: the browser decides (and answers) first; what it took, ours records too. @param {any} n */
+  function layerOnNavigator(n) {
+    const define = (/** @type {string} */ key, /** @type {Function} */ value) =>
+      Object.defineProperty(n.mc, key, { value, writable: true, configurable: true, enumerable: false });
+    define('registerTool', function registerTool(/** @type {any} */ tool) {
+      const returned = n.registerTool.apply(n.mc, arguments);
+      try {
+        const prep = convertTool(tool, 'registerTool', undefined, false);
+        checkTool(prep);
+        addTool(prep, { fromNavigator: true });
+      } catch (e) { console.warn('[tabmcp] a tool the browser took is not relayed:', e); }
+      return returned;
+    });
+    define('unregisterTool', function unregisterTool(/** @type {any} */ name) {
+      const returned = n.unregisterTool.apply(n.mc, arguments);
+      const rec = tools.get(String(name));
+      if (rec && rec.fromNavigator) rec.controller.abort();
+      return returned;
+    });
+  }
+
   const hook = Object.freeze({
     version: VERSION,
-    native,
+    native: native || !!navNative,
     snapshot,
     /** @param {any} name @param {any} [args] @param {any} [options] */
     call: async (name, args = undefined, options = undefined) => {

@@ -1,0 +1,267 @@
+"""The extension's Firefox build in real Firefox ESR, driven over WebDriver BiDi (puppeteer-core).
+
+Two flavours, like Chromium's: ``polyfill`` (Firefox's native WebMCP off: our polyfill provides
+``document.modelContext``) and ``native`` (``dom.modelcontext.enabled``: Firefox's own
+``navigator.modelContext``, which the polyfill layers on and puts on ``document`` too). A page's
+tools reach the official MCP SDK client through the bridge and calls return the page's results;
+an approval is answered in the extension's Firefox window; a hostile page can neither answer it
+nor connect to the bridge as the extension; the popup, the approval window and the options page
+pass axe-core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from mcp import Client
+
+from tabmcp.demo.server import serve_demo_site
+from tabmcp.firefox import FirefoxNotFound, find_firefox
+from tabmcp.firefox_launcher import FirefoxBrowser, FirefoxDriverError, FirefoxPage, launch_firefox
+from tabmcp.server.app import BridgeApp, running_bridge
+from tabmcp.testing import missing_from_setup
+
+from .conftest import PAGES, e2e_config, eventually
+
+ROOT = Path(__file__).resolve().parent.parent
+APPROVAL = "approval/approval.html"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@dataclass
+class FirefoxEnv:
+    bridge: BridgeApp
+    browser: FirefoxBrowser
+    pages_url: str
+    flavour: str
+
+    def client(self) -> Client:
+        return Client(f"http://127.0.0.1:{self.bridge.port}/mcp")  # no elicitation: the extension asks
+
+    async def open(self, path: str) -> FirefoxPage:
+        page = await self.browser.new_page(self.pages_url + path)
+        await page.evaluate("() => window.ready")
+        return page
+
+
+def _firefox_or_skip() -> None:
+    try:
+        find_firefox()
+    except FirefoxNotFound:
+        missing_from_setup("Firefox (Debian's firefox-esr) is not installed")
+    if shutil.which("node") is None or not (ROOT / "node_modules" / "puppeteer-core").exists():
+        missing_from_setup("node and the npm package puppeteer-core are not installed")
+
+
+@pytest.fixture(scope="module", params=["polyfill", "native"])
+async def ff(request: pytest.FixtureRequest) -> AsyncIterator[FirefoxEnv]:
+    _firefox_or_skip()
+    config = e2e_config(policy={"allow_writes": True, "approval": {"timeout_s": 60}})
+    async with serve_demo_site(site_dir=PAGES) as pages_url, running_bridge(config) as bridge:
+        url = f"ws://127.0.0.1:{bridge.port}/extension"
+        async with launch_firefox(bridge_url=url, webmcp=request.param == "native") as browser:
+            assert await bridge.hub.wait_connected(30), "the Firefox extension did not connect to the bridge"
+            yield FirefoxEnv(bridge, browser, pages_url, request.param)
+
+
+@pytest.fixture
+async def closer(ff: FirefoxEnv) -> AsyncIterator[list[FirefoxPage]]:
+    pages: list[FirefoxPage] = []
+    yield pages
+    for page in pages:
+        with contextlib.suppress(FirefoxDriverError):
+            await page.close()
+
+
+async def listed(client: Client, name: str, timeout: float = 20) -> None:
+    """Wait until the MCP client's tools/list has ``name``."""
+
+    async def has() -> bool:
+        return any(t.name == name for t in (await client.list_tools()).tools)
+
+    await eventually(has, timeout=timeout, interval=0.2)
+
+
+def text_of(result: Any) -> str:
+    return "".join(getattr(c, "text", "") for c in result.content)
+
+
+async def test_page_tools_reach_the_mcp_client_and_calls_return_the_pages_results(ff: FirefoxEnv, closer):
+    page = await ff.open("basic.html")
+    closer.append(page)
+    seen = await page.evaluate(
+        "() => ({doc: String(document.modelContext), nav: String(navigator.modelContext),"
+        " native: globalThis[Symbol.for('tabmcp.webmcp')].native})"
+    )
+    assert seen["doc"] == "[object ModelContext]"
+    # Native: Firefox's own object stays on navigator (the polyfill layers on it); else our alias.
+    assert seen["nav"] == ("[object ModelContext]" if ff.flavour == "native" else "[object ModelContextLegacy]")
+    assert seen["native"] is (ff.flavour == "native")
+    async with ff.client() as client:
+        await listed(client, "page_title")
+        result = await client.call_tool("add_note", {"text": "from the agent"})
+        assert not result.is_error, result.content
+        assert json.loads(text_of(result)) == {"added": "from the agent", "count": 1}
+        assert await page.evaluate("() => [...document.querySelectorAll('#notes li')].map((li) => li.textContent)") == [
+            "from the agent"
+        ]
+        failed = await client.call_tool("fail", {})
+        assert failed.is_error and "the database is on fire" in text_of(failed)
+
+
+async def test_a_tool_registered_on_firefoxs_own_api_reaches_the_client(ff: FirefoxEnv, closer):
+    if ff.flavour != "native":
+        pytest.skip("the polyfill flavour has no native API to register on")
+    page = await ff.open("basic.html")
+    closer.append(page)
+    # The page speaks Firefox's API as Firefox ships it: registerTool returns undefined (kept), and
+    # a JSON Schema `format` is accepted.
+    returned = await page.evaluate(
+        """() => String(navigator.modelContext.registerTool({name: 'ff_native_echo', description: 'Echo a date.',
+             inputSchema: {type: 'object', properties: {day: {type: 'string', format: 'date'}}, required: ['day']},
+             execute: ({day}) => ({echo: day, by: 'firefox'})}))"""
+    )
+    assert returned == "undefined"
+    async with ff.client() as client:
+        await listed(client, "ff_native_echo")
+        result = await client.call_tool("ff_native_echo", {"day": "2026-11-27"})
+        assert not result.is_error, result.content
+        assert json.loads(text_of(result)) == {"echo": "2026-11-27", "by": "firefox"}
+        # Unregistered on Firefox's object: gone from the client too.
+        await page.evaluate("() => navigator.modelContext.unregisterTool('ff_native_echo')")
+
+        async def gone() -> bool:
+            return all(t.name != "ff_native_echo" for t in (await client.list_tools()).tools)
+
+        await eventually(gone, timeout=20, interval=0.2)
+
+
+async def _approval_window(ff: FirefoxEnv) -> tuple[FirefoxPage, str]:
+    window = await ff.browser.wait_page(APPROVAL, timeout=30)
+    await eventually(lambda: window.evaluate("() => !!document.querySelector('[data-testid=approval-tool]')"
+                                             " && document.querySelector('[data-testid=approval-tool]').textContent !== ''"),
+                     timeout=20, interval=0.2)
+    approval_id = parse_qs(urlsplit(await window.url()).query)["id"][0]
+    return window, approval_id
+
+
+async def _click_closing(window: FirefoxPage, selector: str) -> None:
+    """Click a button that closes its window: the click may end with the window."""
+    with contextlib.suppress(FirefoxDriverError):
+        await window.click(selector)
+
+
+async def test_an_approval_is_answered_in_the_firefox_window(ff: FirefoxEnv, closer):
+    page = await ff.open("basic.html")
+    closer.append(page)
+    async with ff.client() as client:
+        await listed(client, "page_title")
+        await client.call_tool("add_note", {"text": "one"})
+        call = asyncio.create_task(client.call_tool("clear_notes", {}))  # destructive: asked first
+        window, _ = await _approval_window(ff)
+        shown = await window.evaluate("() => document.querySelector('[data-testid=approval-tool]').textContent")
+        assert "clear_notes" in shown
+        await _click_closing(window, "[data-testid=approval-allow]")
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error, result.content
+        assert await page.evaluate("() => document.querySelectorAll('#notes li').length") == 0
+
+
+HOSTILE = """async ([approvalId, approvalUrl, bridgeUrl]) => {
+  const tried = {};
+  // Answer through the relay's channel, as the extension's own messages are named.
+  for (const type of ['tabmcp.approval.answer', 'approval']) {
+    window.postMessage({ __tabmcp: true, type, approvalId, approved: true, remember: true }, '*');
+  }
+  // Open the approval window's page itself (it is not web-accessible).
+  try { tried.opened = !!window.open(approvalUrl + '?id=' + approvalId); } catch (e) { tried.opened = String(e); }
+  // Connect to the bridge as the extension, with a made-up pairing.
+  tried.socket = await new Promise((resolve) => {
+    let ws;
+    try { ws = new WebSocket(bridgeUrl); } catch (e) { resolve('threw ' + e); return; }
+    ws.onopen = () => {
+      ws.send(JSON.stringify({ type: 'hello', protocol: 1, pairing: { id: 'x', secret: 'y' } }));
+      resolve('open');
+    };
+    ws.onclose = (e) => resolve('closed ' + e.code);
+    setTimeout(() => resolve('no answer'), 10000);
+  });
+  return tried;
+}"""
+
+
+async def test_a_hostile_page_cannot_answer_the_approval_nor_connect_as_the_extension(ff: FirefoxEnv, closer):
+    if ff.flavour != "polyfill":
+        pytest.skip("approvals and the bridge's door do not depend on the WebMCP flavour")
+    page = await ff.open("basic.html")
+    closer.append(page)
+    link = ff.bridge.hub.link
+    async with ff.client() as client:
+        await listed(client, "page_title")
+        await client.call_tool("add_note", {"text": "keep me"})
+        call = asyncio.create_task(client.call_tool("clear_notes", {}))
+        window, approval_id = await _approval_window(ff)
+        tried = await page.evaluate(
+            HOSTILE, [approval_id, ff.browser.extension_url + APPROVAL, f"ws://127.0.0.1:{ff.bridge.port}/extension"]
+        )
+        assert tried["socket"] != "open", tried  # the bridge refuses a web page's origin at the handshake
+        assert ff.bridge.hub.link is link  # the extension's link is the one it was
+        assert not call.done()  # the question still waits for the person
+        await _click_closing(window, "[data-testid=approval-deny]")
+        result = await asyncio.wait_for(call, 30)
+        assert result.structured_content is not None
+        assert result.structured_content["error"]["code"] == "APPROVAL_DENIED"
+        assert await page.evaluate("() => document.querySelectorAll('#notes li').length") == 1
+
+
+async def _no_axe_violations(page: FirefoxPage) -> None:
+    if not AXE.exists():
+        missing_from_setup("axe-core (npm) is not installed")
+    await page.add_script(AXE.read_text(encoding="utf-8"))
+    violations = await page.evaluate(
+        "async () => (await axe.run(document, { resultTypes: ['violations'] })).violations"
+        ".map(v => ({id: v.id, nodes: v.nodes.map(n => n.html)}))"
+    )
+    assert violations == [], violations
+
+
+async def test_the_popup_approval_window_and_options_page_work_and_pass_axe(ff: FirefoxEnv, closer):
+    if ff.flavour != "polyfill":
+        pytest.skip("the extension's pages do not depend on the WebMCP flavour")
+    page = await ff.open("basic.html")
+    closer.append(page)
+    options = await ff.browser.extension_page("options/options.html")
+    closer.append(options)
+    assert await options.evaluate("() => document.querySelector('#bridgeUrl').value") == (
+        f"ws://127.0.0.1:{ff.bridge.port}/extension"
+    )
+    await _no_axe_violations(options)
+    popup = await ff.browser.extension_page("popup/popup.html")
+    closer.append(popup)
+    await eventually(lambda: popup.evaluate("() => document.body.hasAttribute('data-ready')"), timeout=20, interval=0.2)
+    # The popup knows the bridge and the page's tools.
+    await eventually(lambda: popup.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=tab]')].some((t) => t.textContent.includes('Basic tools'))"),
+        timeout=20, interval=0.2)
+    await _no_axe_violations(popup)
+    async with ff.client() as client:
+        await listed(client, "page_title")
+        call = asyncio.create_task(client.call_tool("clear_notes", {}))
+        window, _ = await _approval_window(ff)
+        await _no_axe_violations(window)
+        # The popup lists the same question; answered there, the window closes and the tool runs.
+        await eventually(lambda: popup.evaluate("() => !!document.querySelector('[data-testid=approval]')"),
+                         timeout=20, interval=0.2)
+        await _no_axe_violations(popup)
+        await popup.click("[data-testid=approval] [data-testid=approval-allow]")
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error, result.content
