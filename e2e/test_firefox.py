@@ -42,6 +42,7 @@ class FirefoxEnv:
     bridge: BridgeApp
     browser: FirefoxBrowser
     pages_url: str
+    demo_url: str
     flavour: str
 
     def client(self) -> Client:
@@ -66,11 +67,15 @@ def _firefox_or_skip() -> None:
 async def ff(request: pytest.FixtureRequest) -> AsyncIterator[FirefoxEnv]:
     _firefox_or_skip()
     config = e2e_config(policy={"allow_writes": True, "approval": {"timeout_s": 60}})
-    async with serve_demo_site(site_dir=PAGES) as pages_url, running_bridge(config) as bridge:
+    async with (
+        serve_demo_site(site_dir=PAGES) as pages_url,
+        serve_demo_site() as demo_url,
+        running_bridge(config) as bridge,
+    ):
         url = f"ws://127.0.0.1:{bridge.port}/extension"
         async with launch_firefox(bridge_url=url, webmcp=request.param == "native") as browser:
             assert await bridge.hub.wait_connected(30), "the Firefox extension did not connect to the bridge"
-            yield FirefoxEnv(bridge, browser, pages_url, request.param)
+            yield FirefoxEnv(bridge, browser, pages_url, demo_url, request.param)
 
 
 @pytest.fixture
@@ -106,6 +111,11 @@ async def test_page_tools_reach_the_mcp_client_and_calls_return_the_pages_result
     # Native: Firefox's own object stays on navigator (the polyfill layers on it); else our alias.
     assert seen["nav"] == ("[object ModelContext]" if ff.flavour == "native" else "[object ModelContextLegacy]")
     assert seen["native"] is (ff.flavour == "native")
+    if ff.flavour == "native":
+        # Tools registered on document.modelContext are in Firefox's own registry too (its testing
+        # pref lists them), with the page's schema.
+        native = await page.evaluate("async () => (await navigator.modelContext.getTools()).map((t) => t.name).sort()")
+        assert {"page_title", "add_note", "fail", "wait"} <= set(native), native
     async with ff.client() as client:
         await listed(client, "page_title")
         result = await client.call_tool("add_note", {"text": "from the agent"})
@@ -265,3 +275,27 @@ async def test_the_popup_approval_window_and_options_page_work_and_pass_axe(ff: 
         await popup.click("[data-testid=approval] [data-testid=approval-allow]")
         result = await asyncio.wait_for(call, 30)
         assert not result.is_error, result.content
+
+
+async def _observed(client: Client, what: str, enough: Any) -> list[Any] | None:
+    result = await client.call_tool("observe", {"what": what})
+    items = (result.structured_content or {}).get("items") or []
+    return items if enough(items) else None
+
+
+async def test_the_capture_reports_errors_and_network_from_firefox(ff: FirefoxEnv, closer):
+    if ff.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    page = await ff.browser.new_page(ff.demo_url + "lab.html")
+    closer.append(page)
+    async with ff.client() as client:
+        await listed(client, "lab_status")
+        for button in ("fetch-users", "throw-error", "log-error"):
+            await page.click(f"[data-testid={button}]")
+        errors = await eventually(lambda: _observed(client, "errors", lambda i: len(i) >= 2), timeout=20, interval=0.3)
+        assert {e["errorType"] for e in errors} == {"uncaught", "console"}
+        assert any("uncaught exception from a button" in e["message"] for e in errors)
+        assert "[REDACTED]" in next(e["message"] for e in errors if e["errorType"] == "console")
+        network = await eventually(lambda: _observed(client, "network", lambda i: any("users" in r["url"] for r in i)),
+                                   timeout=20, interval=0.3)
+        assert any(r["url"].endswith("users") or "users" in r["url"] for r in network)

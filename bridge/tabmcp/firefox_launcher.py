@@ -39,8 +39,9 @@ class FirefoxDriverError(RuntimeError):
 
 
 def native_prefs(webmcp: bool) -> dict[str, Any]:
-    """Firefox's native WebMCP (``navigator.modelContext``) on or off."""
-    return {"dom.modelcontext.enabled": webmcp}
+    """Firefox's native WebMCP (``navigator.modelContext``) on or off; on, with its testing API
+    (``getTools``, ``invokeTool``), which the tests read (the extension never needs it)."""
+    return {"dom.modelcontext.enabled": webmcp, "dom.modelcontext.testing.enabled": webmcp}
 
 
 class _Driver:
