@@ -838,6 +838,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         '  "files": ["webmcp-polyfill.js", "webmcp-polyfill.d.ts", "README.md"],',
         ("polyfill/tests/test_package.py",),
     ),
+    Mutation(
+        "firefox-build-upgrades-ws",
+        "the Firefox build keeps Firefox's MV3 default CSP: its upgrade-insecure-requests turns ws://127.0.0.1 into wss://",
+        "bridge/tabmcp/firefox.py",
+        '    csp.setdefault("extension_pages", EXTENSION_PAGES_CSP)',
+        "    pass",
+        ("bridge/tests/test_firefox_build.py", "-k", "plain_ws"),
+    ),
+    Mutation(
+        "firefox-build-service-worker",
+        "the Firefox build keeps background.service_worker, which Firefox ESR refuses to run",
+        "bridge/tabmcp/firefox.py",
+        '    manifest["background"] = {"scripts": [worker], "type": background.get("type", "module")}',
+        '    manifest["background"] = {"service_worker": worker, "type": background.get("type", "module")}',
+        ("bridge/tests/test_firefox_build.py", "-k", "background"),
+    ),
+    Mutation(
+        "firefox-native-not-layered",
+        "the polyfill ignores Firefox's navigator.modelContext: tools registered on it never reach the bridge",
+        "polyfill/webmcp-polyfill.js",
+        "      if (navNative) layerOnNavigator(navNative);",
+        "      if (false) layerOnNavigator(navNative);",
+        ("e2e/test_firefox.py", "-k", "native and firefoxs_own_api"),
+    ),
+    Mutation(
+        "firefox-registry-not-mirrored",
+        "tools registered on document.modelContext stay out of Firefox's own registry",
+        "polyfill/webmcp-polyfill.js",
+        "    if (navNative && !rec.fromNavigator) {",
+        "    if (false) {",
+        ("e2e/test_firefox.py", "-k", "native and calls_return_the_pages_results"),
+    ),
 )
 
 
