@@ -107,6 +107,17 @@ const ops = {
       await new Promise((r) => setTimeout(r, 100));
     }
   },
+  /** Time `fn` run in the page over BiDi, `calls` times after `warmup` untimed ones: ms each, timed here. */
+  timeEvaluate: async ({ page, fn, calls, warmup = 0 }) => {
+    const p = pageOf(page);
+    const out = [];
+    for (let i = 0; i < warmup + calls; i++) {
+      const start = performance.now();
+      await p.evaluate(fn);
+      if (i >= warmup) out.push(performance.now() - start);
+    }
+    return out;
+  },
   version: () => browser.version(),
 };
 
