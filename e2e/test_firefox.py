@@ -324,7 +324,7 @@ async def test_a_chromium_tab_and_a_firefox_tab_are_listed_together_through_one_
 
         async def sources() -> dict[str, str]:
             return {(t.meta or {}).get("tabmcp/source", {}).get("browser", ""): t.name
-                    for t in (await client.list_tools()).tools if t.name.startswith("page_title")}
+                    for t in (await client.list_tools()).tools if t.name.rsplit(".", 1)[-1] == "page_title"}
 
         async with launch_firefox(bridge_url=f"ws://127.0.0.1:{bridge.port}/extension") as firefox:
             ff_page = await firefox.new_page(pages_url + "basic.html")
