@@ -276,7 +276,9 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
         if args.firefox:
             print("[roundtrip] tabmcp bridge (stdio) and Firefox", file=sys.stderr, flush=True)
             ff_port = free_port()
-            ff_task = asyncio.create_task(start("firefox", "--stdio", TABMCP, "serve", "--stdio", "--port", str(ff_port)))
+            ff_task = asyncio.create_task(
+                start("firefox", "--stdio", TABMCP, "serve", "--stdio", "--port", str(ff_port))
+            )
 
             async def ff_healthy() -> bool:
                 async with httpx.AsyncClient(timeout=1) as client:
@@ -294,7 +296,9 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
 
             async def ff_in_page(calls: int, warmup: int) -> list[float]:
                 return await ff_page.time_evaluate(
-                    "globalThis[Symbol.for('tabmcp.webmcp')].call('noop', {}).then((r) => r.ok)", calls, warmup
+                    "globalThis[Symbol.for('tabmcp.webmcp')].call('noop', {}).then((r) => r.ok)",
+                    calls,
+                    warmup,
                 )
 
             firefox_rows = [

@@ -23,7 +23,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from mcp import Client
-
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.firefox import FirefoxNotFound, find_firefox
 from tabmcp.firefox_launcher import FirefoxBrowser, FirefoxDriverError, FirefoxPage, launch_firefox
@@ -109,21 +108,25 @@ async def test_page_tools_reach_the_mcp_client_and_calls_return_the_pages_result
     )
     assert seen["doc"] == "[object ModelContext]"
     # Native: Firefox's own object stays on navigator (the polyfill layers on it); else our alias.
-    assert seen["nav"] == ("[object ModelContext]" if ff.flavour == "native" else "[object ModelContextLegacy]")
+    assert seen["nav"] == (
+        "[object ModelContext]" if ff.flavour == "native" else "[object ModelContextLegacy]"
+    )
     assert seen["native"] is (ff.flavour == "native")
     if ff.flavour == "native":
         # Tools registered on document.modelContext are in Firefox's own registry too (its testing
         # pref lists them), with the page's schema.
-        native = await page.evaluate("async () => (await navigator.modelContext.getTools()).map((t) => t.name).sort()")
+        native = await page.evaluate(
+            "async () => (await navigator.modelContext.getTools()).map((t) => t.name).sort()"
+        )
         assert {"page_title", "add_note", "fail", "wait"} <= set(native), native
     async with ff.client() as client:
         await listed(client, "page_title")
         result = await client.call_tool("add_note", {"text": "from the agent"})
         assert not result.is_error, result.content
         assert json.loads(text_of(result)) == {"added": "from the agent", "count": 1}
-        assert await page.evaluate("() => [...document.querySelectorAll('#notes li')].map((li) => li.textContent)") == [
-            "from the agent"
-        ]
+        assert await page.evaluate(
+            "() => [...document.querySelectorAll('#notes li')].map((li) => li.textContent)"
+        ) == ["from the agent"]
         failed = await client.call_tool("fail", {})
         assert failed.is_error and "the database is on fire" in text_of(failed)
 
@@ -136,8 +139,10 @@ async def test_a_tool_registered_on_firefoxs_own_api_reaches_the_client(ff: Fire
     # The page speaks Firefox's API as Firefox ships it: registerTool returns undefined (kept), and
     # a JSON Schema `format` is accepted.
     returned = await page.evaluate(
-        """() => String(navigator.modelContext.registerTool({name: 'ff_native_echo', description: 'Echo a date.',
-             inputSchema: {type: 'object', properties: {day: {type: 'string', format: 'date'}}, required: ['day']},
+        """() => String(navigator.modelContext.registerTool({
+             name: 'ff_native_echo', description: 'Echo a date.',
+             inputSchema: {type: 'object', properties: {day: {type: 'string', format: 'date'}},
+                           required: ['day']},
              execute: ({day}) => ({echo: day, by: 'firefox'})}))"""
     )
     assert returned == "undefined"
@@ -157,9 +162,14 @@ async def test_a_tool_registered_on_firefoxs_own_api_reaches_the_client(ff: Fire
 
 async def _approval_window(ff: FirefoxEnv) -> tuple[FirefoxPage, str]:
     window = await ff.browser.wait_page(APPROVAL, timeout=30)
-    await eventually(lambda: window.evaluate("() => !!document.querySelector('[data-testid=approval-tool]')"
-                                             " && document.querySelector('[data-testid=approval-tool]').textContent !== ''"),
-                     timeout=20, interval=0.2)
+    await eventually(
+        lambda: window.evaluate(
+            "() => !!document.querySelector('[data-testid=approval-tool]')"
+            " && document.querySelector('[data-testid=approval-tool]').textContent !== ''"
+        ),
+        timeout=20,
+        interval=0.2,
+    )
     approval_id = parse_qs(urlsplit(await window.url()).query)["id"][0]
     return window, approval_id
 
@@ -178,7 +188,9 @@ async def test_an_approval_is_answered_in_the_firefox_window(ff: FirefoxEnv, clo
         await client.call_tool("add_note", {"text": "one"})
         call = asyncio.create_task(client.call_tool("clear_notes", {}))  # destructive: asked first
         window, _ = await _approval_window(ff)
-        shown = await window.evaluate("() => document.querySelector('[data-testid=approval-tool]').textContent")
+        shown = await window.evaluate(
+            "() => document.querySelector('[data-testid=approval-tool]').textContent"
+        )
         assert "clear_notes" in shown
         await _click_closing(window, "[data-testid=approval-allow]")
         result = await asyncio.wait_for(call, 30)
@@ -193,7 +205,8 @@ HOSTILE = """async ([approvalId, approvalUrl, bridgeUrl]) => {
     window.postMessage({ __tabmcp: true, type, approvalId, approved: true, remember: true }, '*');
   }
   // Open the approval window's page itself (it is not web-accessible).
-  try { tried.opened = !!window.open(approvalUrl + '?id=' + approvalId); } catch (e) { tried.opened = String(e); }
+  try { tried.opened = !!window.open(approvalUrl + '?id=' + approvalId); }
+  catch (e) { tried.opened = String(e); }
   // Connect to the bridge as the extension, with a made-up pairing.
   tried.socket = await new Promise((resolve) => {
     let ws;
@@ -221,7 +234,8 @@ async def test_a_hostile_page_cannot_answer_the_approval_nor_connect_as_the_exte
         call = asyncio.create_task(client.call_tool("clear_notes", {}))
         window, approval_id = await _approval_window(ff)
         tried = await page.evaluate(
-            HOSTILE, [approval_id, ff.browser.extension_url + APPROVAL, f"ws://127.0.0.1:{ff.bridge.port}/extension"]
+            HOSTILE,
+            [approval_id, ff.browser.extension_url + APPROVAL, f"ws://127.0.0.1:{ff.bridge.port}/extension"],
         )
         assert tried["socket"] != "open", tried  # the bridge refuses a web page's origin at the handshake
         after = await ff.browser.status()  # the extension's link is the one it was, still ready
@@ -258,11 +272,18 @@ async def test_the_popup_approval_window_and_options_page_work_and_pass_axe(ff: 
     await _no_axe_violations(options)
     popup = await ff.browser.extension_page("popup/popup.html")
     closer.append(popup)
-    await eventually(lambda: popup.evaluate("() => document.body.hasAttribute('data-ready')"), timeout=20, interval=0.2)
+    await eventually(
+        lambda: popup.evaluate("() => document.body.hasAttribute('data-ready')"), timeout=20, interval=0.2
+    )
     # The popup knows the bridge and the page's tools.
-    await eventually(lambda: popup.evaluate(
-        "() => [...document.querySelectorAll('[data-testid=tab]')].some((t) => t.textContent.includes('Basic tools'))"),
-        timeout=20, interval=0.2)
+    await eventually(
+        lambda: popup.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=tab]')]"
+            ".some((t) => t.textContent.includes('Basic tools'))"
+        ),
+        timeout=20,
+        interval=0.2,
+    )
     await _no_axe_violations(popup)
     async with ff.client() as client:
         await listed(client, "page_title")
@@ -270,8 +291,11 @@ async def test_the_popup_approval_window_and_options_page_work_and_pass_axe(ff: 
         window, _ = await _approval_window(ff)
         await _no_axe_violations(window)
         # The popup lists the same question; answered there, the window closes and the tool runs.
-        await eventually(lambda: popup.evaluate("() => !!document.querySelector('[data-testid=approval]')"),
-                         timeout=20, interval=0.2)
+        await eventually(
+            lambda: popup.evaluate("() => !!document.querySelector('[data-testid=approval]')"),
+            timeout=20,
+            interval=0.2,
+        )
         await _no_axe_violations(popup)
         await popup.click("[data-testid=approval] [data-testid=approval-allow]")
         result = await asyncio.wait_for(call, 30)
@@ -293,12 +317,17 @@ async def test_the_capture_reports_errors_and_network_from_firefox(ff: FirefoxEn
         await listed(client, "lab_status")
         for button in ("fetch-users", "throw-error", "log-error"):
             await page.click(f"[data-testid={button}]")
-        errors = await eventually(lambda: _observed(client, "errors", lambda i: len(i) >= 2), timeout=20, interval=0.3)
+        errors = await eventually(
+            lambda: _observed(client, "errors", lambda i: len(i) >= 2), timeout=20, interval=0.3
+        )
         assert {e["errorType"] for e in errors} == {"uncaught", "console"}
         assert any("uncaught exception from a button" in e["message"] for e in errors)
         assert "[REDACTED]" in next(e["message"] for e in errors if e["errorType"] == "console")
-        network = await eventually(lambda: _observed(client, "network", lambda i: any("users" in r["url"] for r in i)),
-                                   timeout=20, interval=0.3)
+        network = await eventually(
+            lambda: _observed(client, "network", lambda i: any("users" in r["url"] for r in i)),
+            timeout=20,
+            interval=0.3,
+        )
         assert any(r["url"].endswith("users") or "users" in r["url"] for r in network)
 
 
@@ -323,8 +352,11 @@ async def test_a_chromium_tab_and_a_firefox_tab_are_listed_together_through_one_
         await listed(client, "page_title")
 
         async def sources() -> dict[str, str]:
-            return {(t.meta or {}).get("tabmcp/source", {}).get("browser", ""): t.name
-                    for t in (await client.list_tools()).tools if t.name.rsplit(".", 1)[-1] == "page_title"}
+            return {
+                (t.meta or {}).get("tabmcp/source", {}).get("browser", ""): t.name
+                for t in (await client.list_tools()).tools
+                if t.name.rsplit(".", 1)[-1] == "page_title"
+            }
 
         async with launch_firefox(bridge_url=f"ws://127.0.0.1:{bridge.port}/extension") as firefox:
             ff_page = await firefox.new_page(pages_url + "basic.html")

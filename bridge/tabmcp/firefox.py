@@ -69,7 +69,9 @@ def firefox_manifest(chromium: dict[str, Any]) -> dict[str, Any]:
     background = manifest.get("background", {})
     worker = background.get("service_worker", "background.js")
     manifest["background"] = {"scripts": [worker], "type": background.get("type", "module")}
-    manifest["permissions"] = [p for p in manifest.get("permissions", []) if p not in _CHROMIUM_ONLY_PERMISSIONS]
+    manifest["permissions"] = [
+        p for p in manifest.get("permissions", []) if p not in _CHROMIUM_ONLY_PERMISSIONS
+    ]
     csp = manifest.setdefault("content_security_policy", {})
     csp.setdefault("extension_pages", EXTENSION_PAGES_CSP)
     manifest["browser_specific_settings"] = {
@@ -96,7 +98,9 @@ def build_firefox_extension(out: Path | None = None) -> Path:
     staging = target.with_name(target.name + ".tmp")
     shutil.rmtree(staging, ignore_errors=True)
     shutil.copytree(source, staging, ignore=shutil.ignore_patterns("manifest.json", "*.tmp"))
-    (staging / "manifest.json").write_text(json.dumps(firefox_manifest(chromium), indent=2) + "\n", encoding="utf-8")
+    (staging / "manifest.json").write_text(
+        json.dumps(firefox_manifest(chromium), indent=2) + "\n", encoding="utf-8"
+    )
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)
     return target
@@ -120,7 +124,9 @@ def find_firefox() -> str:
         path = shutil.which(name)
         if path:
             return path
-    raise FirefoxNotFound("no Firefox found: install your distribution's 'firefox-esr' package or set TABMCP_FIREFOX")
+    raise FirefoxNotFound(
+        "no Firefox found: install your distribution's 'firefox-esr' package or set TABMCP_FIREFOX"
+    )
 
 
 def ensure_firefox() -> str:
@@ -140,7 +146,9 @@ def ensure_firefox() -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tabmcp.firefox", description=__doc__)
     parser.add_argument("--ensure", action="store_true", help="install firefox-esr if no Firefox is found")
-    parser.add_argument("--build", action="store_true", help="build the Firefox extension and print its folder")
+    parser.add_argument(
+        "--build", action="store_true", help="build the Firefox extension and print its folder"
+    )
     args = parser.parse_args(argv)
     status = 0
     if args.ensure:

@@ -90,7 +90,7 @@ class _Driver:
             self.proc.stdin.close()
         try:
             await asyncio.wait_for(self.proc.wait(), 20)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.proc.kill()
             await self.proc.wait()
         self._reader.cancel()
@@ -123,7 +123,12 @@ class FirefoxPage:
         """Seconds each of ``calls`` evaluations of ``expression`` took over BiDi, timed in the driver
         (not across this process's pipe to it)."""
         samples = await self.driver.request(
-            "timeEvaluate", timeout=_REQUEST_TIMEOUT_S + calls, page=self.id, fn=expression, calls=calls, warmup=warmup
+            "timeEvaluate",
+            timeout=_REQUEST_TIMEOUT_S + calls,
+            page=self.id,
+            fn=expression,
+            calls=calls,
+            warmup=warmup,
         )
         return [float(ms) / 1000 for ms in samples]
 
@@ -152,7 +157,9 @@ class FirefoxBrowser:
 
     async def wait_page(self, includes: str, timeout: float = 15.0) -> FirefoxPage:
         """A page (tab or window) whose URL contains ``includes``, once one is open."""
-        page_id = await self.driver.request("waitPage", timeout=timeout + 5, includes=includes, timeoutMs=int(timeout * 1000))
+        page_id = await self.driver.request(
+            "waitPage", timeout=timeout + 5, includes=includes, timeoutMs=int(timeout * 1000)
+        )
         return FirefoxPage(self.driver, str(page_id))
 
     async def control(self) -> FirefoxPage:
@@ -199,8 +206,12 @@ async def launch_firefox(
         "prefs": {**native_prefs(webmcp), **(prefs or {})},
     }
     proc = await asyncio.create_subprocess_exec(
-        node, str(DRIVER), json.dumps(options),
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=64 * 1024 * 1024,
+        node,
+        str(DRIVER),
+        json.dumps(options),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=64 * 1024 * 1024,
     )
     driver = _Driver(proc)
     try:

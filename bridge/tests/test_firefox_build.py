@@ -40,4 +40,6 @@ def test_the_build_holds_every_file_of_the_source(tmp_path: Path) -> None:
     assert wanted == built
     for rel in wanted - {Path("manifest.json")}:
         assert (out / rel).read_bytes() == (source / rel).read_bytes(), rel
-    assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["background"]["scripts"] == ["background.js"]
+    assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["background"]["scripts"] == [
+        "background.js"
+    ]
