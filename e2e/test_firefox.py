@@ -377,3 +377,21 @@ async def _both(sources: Any) -> dict[str, str] | None:
 async def _only_chromium(sources: Any) -> dict[str, str] | None:
     found = await sources()
     return found if set(found) == {"chromium"} else None
+
+
+async def test_a_declarative_form_is_a_tool_in_firefox(ff: FirefoxEnv, closer):
+    """Firefox has no declarative WebMCP (<form toolname>): the polyfill provides it, with or
+    without Firefox's native API."""
+    page = await ff.open("declarative.html")
+    closer.append(page)
+    async with ff.client() as client:
+        await listed(client, "book_ferry")
+        tool = next(t for t in (await client.list_tools()).tools if t.name == "book_ferry")
+        assert tool.input_schema["required"] == ["who", "day"]
+        assert tool.input_schema["properties"]["day"]["format"] == "date"
+        args = {"who": "Ada Lovelace", "day": "2026-12-01", "seats": 2, "port": "her", "cabin": True}
+        result = await client.call_tool("book_ferry", args)
+        assert not result.is_error, result.content
+        booking = {"booking": "FB-1", "passenger": "Ada Lovelace", "day": "2026-12-01", "port": "her"}
+        assert json.loads(text_of(result)) == booking
+    assert await page.evaluate("() => document.querySelector('#who').value") == "Ada Lovelace"
