@@ -141,6 +141,7 @@ chrome.runtime.onMessage.addListener((msg, sender, sendResponse) => {
 });
 chrome.runtime.onInstalled.addListener(() => ready.then(injectIntoOpenTabs));
 
+onBridgeMessages(onBridgeMessage);
 init().then(setReady);
 
 // ---- setup --------------------------------------------------------------------------------
@@ -161,8 +162,6 @@ async function init() {
 }
 
 // ---- the bridge's messages ----------------------------------------------------------------
-
-onBridgeMessages(onBridgeMessage);
 
 /** The router of the bridge's messages (link.js hands each one here). */
 async function onBridgeMessage(msg) {
