@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -395,3 +396,52 @@ async def test_a_declarative_form_is_a_tool_in_firefox(ff: FirefoxEnv, closer):
         booking = {"booking": "FB-1", "passenger": "Ada Lovelace", "day": "2026-12-01", "port": "her"}
         assert json.loads(text_of(result)) == booking
     assert await page.evaluate("() => document.querySelector('#who').value") == "Ada Lovelace"
+
+
+async def test_the_person_pairs_firefox_in_the_popup_and_the_terminal(tmp_path: Path):
+    """A Firefox extension's origin (moz-extension://<random UUID>) names no extension: the bridge
+    admits it only once the person pairs it, as for Chromium: the popup shows a code, ``tabmcp
+    pair CODE`` in a terminal confirms it."""
+    _firefox_or_skip()
+    from .test_pairing import free_port, tabmcp_cli
+
+    port = free_port()
+    config = e2e_config(server={"port": port}, store={"path": str(tmp_path / "tabmcp.db")})
+    async with (
+        serve_demo_site(site_dir=PAGES) as pages_url,
+        running_bridge(config) as bridge,
+        launch_firefox(bridge_url=f"ws://127.0.0.1:{port}/extension", pair=False) as firefox,
+        Client(f"http://127.0.0.1:{port}/mcp") as client,
+    ):
+        page = await firefox.new_page(pages_url + "basic.html")
+        popup = await firefox.extension_page("popup/popup.html")
+
+        async def shown(testid: str) -> str:
+            return str(
+                await popup.evaluate(
+                    "(id) => document.querySelector(`[data-testid=${id}]`)?.textContent ?? ''", testid
+                )
+            )
+
+        await eventually(lambda: _is(shown("status"), "not paired"), timeout=20, interval=0.2)
+        command = await eventually(
+            lambda: _matches(shown("pair-command"), r"^tabmcp pair \d{3}-\d{3}$"), timeout=20, interval=0.2
+        )
+        # Unpaired, the page's tools go nowhere.
+        assert all(t.name != "page_title" for t in (await client.list_tools()).tools)
+        done = await asyncio.to_thread(tabmcp_cli, "pair", command.split()[-1], "--port", str(port))
+        assert done.returncode == 0, done.stderr
+        assert await bridge.hub.wait_connected(20)
+        await eventually(lambda: _is(shown("status"), "connected"), timeout=20, interval=0.2)
+        await listed(client, "page_title")
+        assert text_of(await client.call_tool("page_title", {})) == "Basic tools"
+        await page.close()
+
+
+async def _is(text: Any, wanted: str) -> bool:
+    return (await text).strip() == wanted
+
+
+async def _matches(text: Any, pattern: str) -> str | None:
+    value = (await text).strip()
+    return value if re.match(pattern, value) else None
