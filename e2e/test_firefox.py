@@ -445,3 +445,47 @@ async def _is(text: Any, wanted: str) -> bool:
 async def _matches(text: Any, pattern: str) -> str | None:
     value = (await text).strip()
     return value if re.match(pattern, value) else None
+
+
+async def test_a_closed_site_is_opened_in_a_grouped_background_tab_in_firefox():
+    """Reachable sites in Firefox: a call on a closed site opens it in a background tab, in the
+    agent's tab group (Firefox 139+ has tab groups), and the call runs there."""
+    _firefox_or_skip()
+    from .test_sites import IDLE_S, ferry_site
+
+    async with ferry_site() as site:
+        config = e2e_config(
+            policy={"allow_writes": True, "origins": [{"match": site, "reachable": True}]},
+            sites={"idle_close_s": IDLE_S, "settle_s": 1.0},
+        )
+        async with (
+            running_bridge(config) as bridge,
+            launch_firefox(bridge_url=f"ws://127.0.0.1:{bridge.port}/extension") as firefox,
+            Client(f"http://127.0.0.1:{bridge.port}/mcp") as client,
+        ):
+            ferry = await firefox.new_page(f"{site}/ferry.html")
+            await listed(client, "book_ferry")
+            await ferry.close()
+
+            async def closed_site() -> bool:
+                found = await client.call_tool("search_tools", {"query": "book a ferry crossing"})
+                top = found.structured_content["tools"][0]
+                return top["name"] == "book_ferry" and top.get("open") is False
+
+            await eventually(closed_site, timeout=20, interval=0.3)
+            result = await client.call_tool(
+                "call_tool", {"name": "book_ferry", "arguments": {"date": "Friday"}}
+            )
+            assert not result.is_error, result.content
+            assert text_of(result) == "booked the Friday crossing"
+            tab_id = result.meta["tabmcp/source"]["tabId"]
+            control = await firefox.control()
+            group = await control.evaluate(
+                """async (id) => { const tab = await chrome.tabs.get(id);
+                     return { active: tab.active, title: tab.groupId === -1 ? null
+                              : (await chrome.tabGroups.get(tab.groupId)).title }; }""",
+                tab_id,
+            )
+            assert group == {"active": False, "title": bridge.config.sites.group_title}
+            # Idle for IDLE_S: the extension closes the agent tab.
+            await eventually(closed_site, timeout=30, interval=0.5)
