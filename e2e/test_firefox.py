@@ -330,6 +330,11 @@ async def test_the_capture_reports_errors_and_network_from_firefox(ff: FirefoxEn
             interval=0.3,
         )
         assert any(r["url"].endswith("users") or "users" in r["url"] for r in network)
+        # Our own axe-core, run in the extension's isolated world of the tab, and a live DOM query.
+        audit = await client.call_tool("analyze", {"target": "accessibility"})
+        assert not audit.is_error and "axe-core" in text_of(audit), audit.content
+        dom = await client.call_tool("query_dom", {"selector": "h1"})
+        assert not dom.is_error and json.loads(text_of(dom))["matches"] >= 1, dom.content
 
 
 @pytest.mark.xfail(
