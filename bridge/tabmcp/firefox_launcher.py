@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import shutil
+import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -198,21 +199,29 @@ async def launch_firefox(
     node = shutil.which("node")
     if node is None:
         raise FirefoxDriverError("node is not installed (the Firefox driver is a node script)")
+    executable = find_firefox()
+    build_dir = tempfile.mkdtemp(prefix="tabmcp-firefox-")
     options = {
-        "executable": find_firefox(),
-        "extension": str(build_firefox_extension()),
+        "executable": executable,
+        # A build of its own: a running Firefox reads its temporary add-on's files from the folder,
+        # so another launch's rebuild must not replace them under it.
+        "extension": str(build_firefox_extension(Path(build_dir) / "extension")),
         "headless": headless,
         "addonId": FIREFOX_ADDON_ID,
         "prefs": {**native_prefs(webmcp), **(prefs or {})},
     }
-    proc = await asyncio.create_subprocess_exec(
-        node,
-        str(DRIVER),
-        json.dumps(options),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        limit=64 * 1024 * 1024,
-    )
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            node,
+            str(DRIVER),
+            json.dumps(options),
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            limit=64 * 1024 * 1024,
+        )
+    except BaseException:
+        shutil.rmtree(build_dir, ignore_errors=True)
+        raise
     driver = _Driver(proc)
     try:
         ready = await asyncio.wait_for(driver.ready, _START_TIMEOUT_S)
@@ -222,3 +231,4 @@ async def launch_firefox(
         yield browser
     finally:
         await driver.close()
+        shutil.rmtree(build_dir, ignore_errors=True)
