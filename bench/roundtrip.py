@@ -51,6 +51,8 @@ from typing import Any
 
 import httpx
 from playwright.async_api import Page, Playwright, async_playwright
+from tabmcp.firefox import FirefoxNotFound, find_firefox
+from tabmcp.firefox_launcher import launch_firefox
 from tabmcp.launcher import ExtensionBrowser, launch_browser
 
 from bench._client import ClientProcess
@@ -268,6 +270,44 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
         http = await start("http", "--http", f"http://127.0.0.1:{port}/mcp")
         relay = await start("relay", "--stdio", TABMCP, "serve", "--stdio", "--port", str(port))
 
+        # Firefox (issue 26): the same page in Firefox ESR with the extension's Firefox build, on a
+        # bridge of its own (a bridge holds one browser's link), driven over WebDriver BiDi.
+        firefox_rows: list[Row] = []
+        if args.firefox:
+            print("[roundtrip] tabmcp bridge (stdio) and Firefox", file=sys.stderr, flush=True)
+            ff_port = free_port()
+            ff_task = asyncio.create_task(
+                start("firefox", "--stdio", TABMCP, "serve", "--stdio", "--port", str(ff_port))
+            )
+
+            async def ff_healthy() -> bool:
+                async with httpx.AsyncClient(timeout=1) as client:
+                    return (await client.get(f"http://127.0.0.1:{ff_port}/health")).status_code == 200
+
+            await _poll("tabmcp bridge for Firefox", ff_healthy, 60)
+            ffox = await stack.enter_async_context(
+                launch_firefox(bridge_url=f"ws://127.0.0.1:{ff_port}/extension", webmcp=args.native)
+            )
+            ff_page = await ffox.new_page(floor.url("roundtrip.html"))
+            ff_stdio = await ff_task
+
+            async def ff_evaluate(calls: int, warmup: int) -> list[float]:
+                return await ff_page.time_evaluate("1", calls, warmup)
+
+            async def ff_in_page(calls: int, warmup: int) -> list[float]:
+                return await ff_page.time_evaluate(
+                    "globalThis[Symbol.for('tabmcp.webmcp')].call('noop', {}).then((r) => r.ok)",
+                    calls,
+                    warmup,
+                )
+
+            firefox_rows = [
+                Row("ff_unit", 'Firefox: page.evaluate("1") over WebDriver BiDi (puppeteer-core)', ff_evaluate),
+                Row("ff_in_page", "Firefox: the same no-op tool run in the page over BiDi (no bridge)", ff_in_page),
+                client_rows("ff_stdio", "tabmcp in Firefox ({}): stdio client that launched the bridge".format(
+                    "native WebMCP" if args.native else "polyfill"), ff_stdio),
+            ]
+
         # The MCP SDK alone: a low-level Server with a no-op Python tool, no browser.
         print("[roundtrip] MCP SDK alone", file=sys.stderr, flush=True)
         sdk_stdio = await start("sdk-stdio", "--stdio", sys.executable, "-m", "bench._sdk_server", "--stdio")
@@ -354,6 +394,7 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
                 op="time_raw",
             ),
             client_rows("relay", f"tabmcp ({flavour}): 2nd stdio client, relayed", relay),
+            *firefox_rows,
         ]
         per_round = max(1, args.calls // args.rounds)
         notes.append(f"load average at start: {loadavg()}")
@@ -445,8 +486,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--native", action="store_true", help="tabmcp rows with Chromium's native WebMCP")
     parser.add_argument("--no-express", action="store_true",
                         help="the bridge with mcp.express = false (every request through the MCP SDK's server)")
+    parser.add_argument("--no-firefox", dest="firefox", action="store_false",
+                        help="no Firefox rows (they need firefox-esr, node and puppeteer-core)")
     parser.add_argument("--trace-calls", type=int, default=300, help="traced calls per transport for the breakdown")
     args = parser.parse_args(argv)
+    if args.firefox:
+        try:
+            find_firefox()
+        except FirefoxNotFound as exc:
+            print(f"[roundtrip] no Firefox rows: {exc}", file=sys.stderr)
+            args.firefox = False
     rows, notes = asyncio.run(measure(args))
     return report(args, rows, notes)
 

@@ -19,6 +19,11 @@
 
 const STORE_KEY = 'agentTabs';
 /**
+ * Tab groups (Chromium; Firefox from 139): without them agent tabs are not grouped, every other
+ * rule holds.
+ */
+const HAS_GROUPS = () => !!(chrome.tabGroups && chrome.tabs.group && chrome.tabs.ungroup);
+/**
  * How long a call's new `lastUsed` may wait before it is stored: calls in a busy agent tab cost one
  * storage write a second, not one each (a worker that restarts meanwhile may close the tab this
  * much early).
@@ -110,6 +115,7 @@ export function createAgentTabs({ send, statusType, left }) {
 
   /** The group agent tabs go in, in the tab's window: the one with our title, or a new one. */
   async function group(tab) {
+    if (!HAS_GROUPS()) return;
     try {
       const groups = await chrome.tabGroups.query({ windowId: tab.windowId, title: settings.groupTitle });
       const groupId = await chrome.tabs.group(
@@ -233,7 +239,7 @@ export function createAgentTabs({ send, statusType, left }) {
     tabs.delete(tabId);
     save();
     armIdle();
-    chrome.tabs.ungroup(tabId).catch(() => {});
+    if (HAS_GROUPS()) chrome.tabs.ungroup(tabId).catch(() => {});
   }
 
   function onRemoved(tabId) {

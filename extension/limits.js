@@ -8,7 +8,7 @@
 // refused by name before it is sent; its neighbours are kept. Nothing here closes the link.
 //
 // A classic script with no exports, safe to load twice (like messages.js): manifest.json lists it
-// before content.js, background.js imports it for its effect; both read the same frozen names from
+// before content.js, background/state.js imports it for its effect; both read the same frozen names from
 // globalThis[Symbol.for('tabmcp.limits')]. docs/security.md (7) gives the numbers and why.
 (() => {
   const KEY = Symbol.for('tabmcp.limits');

@@ -256,7 +256,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "worker-trusts-page-codes",
         "the worker relays a page's error unmarked: a page's TAB_NAVIGATED passes as the worker's own",
-        "extension/background.js",
+        "extension/background/calls.js",
         "    fromPage: true,",
         "    fromPage: false,",
         ("e2e/test_gate.py", "-k", "polyfill"),
@@ -600,7 +600,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "axe-in-the-pages-world",
         "the accessibility audit runs axe in the page's main world, where the page defines `axe`",
-        "extension/background.js",
+        "extension/background/queries.js",
         "world: 'ISOLATED', func: runOwnAxe",
         "world: 'MAIN', func: runOwnAxe",
         ("e2e/test_hostile_telemetry.py", "-k", "polyfill and answer_the_accessibility_audit"),
@@ -721,7 +721,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "sites-any-extension-sender",
         "any sender of the extension may make a site reachable or forget it",
-        "extension/background.js",
+        "extension/background/sites.js",
         "  if (sender.id !== chrome.runtime.id || !String(sender.url || '').startsWith(chrome.runtime.getURL('popup/'))) {",
         "  if (sender.id !== chrome.runtime.id) {",
         ("e2e/test_senders.py", "-k", "pause and polyfill"),
@@ -785,9 +785,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "flood-tab-rate",
         "the worker forwards a tab's telemetry to the bridge however fast it comes (no per-tab rate)",
-        "extension/background.js",
-        "    if (telemetryRule(tabId).admit() !== VERDICT.pass) {",
-        "    if (false) {",
+        "extension/background/telemetry_relay.js",
+        "  if (telemetryRule(tabId).admit() !== VERDICT.pass) {",
+        "  if (false) {",
         ("e2e/test_flood.py", "-k", "polyfill and past_the_content_script"),
     ),
     Mutation(
@@ -801,7 +801,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "flood-sync-one-part",
         "a reconnect's sync goes as one message however large (no parts)",
-        "extension/background.js",
+        "extension/background/tabs.js",
         "    if (parts[parts.length - 1].length && size + bytes > SIZE.syncPart) {",
         "    if (false) {",
         ("e2e/test_flood.py", "-k", "polyfill and in_parts"),
@@ -1102,6 +1102,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            result = {**result, \"tools\": apart[0]}",
         "            pass",
         ("bridge/tests/test_listing_cache.py", "-k", "cores_bytes"),
+    ),
+    Mutation(
+        "firefox-build-upgrades-ws",
+        "the Firefox build keeps Firefox's MV3 default CSP: its upgrade-insecure-requests turns ws://127.0.0.1 into wss://",
+        "bridge/tabmcp/firefox.py",
+        '    csp.setdefault("extension_pages", EXTENSION_PAGES_CSP)',
+        "    pass",
+        ("bridge/tests/test_firefox_build.py", "-k", "plain_ws"),
+    ),
+    Mutation(
+        "firefox-build-service-worker",
+        "the Firefox build keeps background.service_worker, which Firefox ESR refuses to run",
+        "bridge/tabmcp/firefox.py",
+        '    manifest["background"] = {"scripts": [worker], "type": background.get("type", "module")}',
+        '    manifest["background"] = {"service_worker": worker, "type": background.get("type", "module")}',
+        ("bridge/tests/test_firefox_build.py", "-k", "background"),
+    ),
+    Mutation(
+        "firefox-native-not-layered",
+        "the polyfill ignores Firefox's navigator.modelContext: tools registered on it never reach the bridge",
+        "polyfill/webmcp-polyfill.js",
+        "      if (navNative) layerOnNavigator(navNative);",
+        "      if (false) layerOnNavigator(navNative);",
+        ("e2e/test_firefox.py", "-k", "native and firefoxs_own_api"),
+    ),
+    Mutation(
+        "firefox-registry-not-mirrored",
+        "tools registered on document.modelContext stay out of Firefox's own registry",
+        "polyfill/webmcp-polyfill.js",
+        "    if (navNative && !rec.fromNavigator) {",
+        "    if (false) {",
+        ("e2e/test_firefox.py", "-k", "native and calls_return_the_pages_results"),
     ),
 )
 

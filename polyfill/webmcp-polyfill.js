@@ -30,7 +30,7 @@
    * @typedef {{name: string, title: string, description: string, schemaJSON: string|undefined,
    *            outputJSON?: string, hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
    *            exposedTo: string[], form: FormDriver|null,
-   *            controller: AbortController, signal: AbortSignal}} ToolRecord
+   *            controller: AbortController, signal: AbortSignal, fromNavigator: boolean}} ToolRecord
    * @typedef {{fill(input: any): void, submit(client: any): Promise<any>, cancel(): void}} FormDriver
    * @typedef {{name: string, description: string, members: string[], scope: ToolScope|null,
    *            controller: AbortController, signal: AbortSignal,
@@ -220,8 +220,19 @@
     getTools: existing.getTools,
     executeTool: existing.executeTool,
   } : null;
+  /** Firefox's native API (dom.modelcontext.enabled): on `navigator.modelContext` only, no events, a
+   * `registerTool` that returns undefined. Kept as it is: tools registered through it or through our
+   * `document.modelContext` reach both registries (the browser's, and ours that the extension runs). */
+  let navNative = null;
+  try {
+    const n = /** @type {any} */ (navigator).modelContext;
+    if (!native && n && Object.prototype.toString.call(n) === '[object ModelContext]' &&
+        Function.prototype.toString.call(n.registerTool).includes('[native code]')) {
+      navNative = { mc: n, registerTool: n.registerTool, unregisterTool: n.unregisterTool };
+    }
+  } catch (_) { navNative = null; }
 
-  // esm: export { nat, native, secure };
+  // esm: export { nat, native, navNative, secure };
 
   // ==== src/schema.js ====
   /**
@@ -833,7 +844,7 @@
    */
 
   // esm: import { anySignal, isObjectLike, macrotask, promiseFrom, reportError } from './util.js';
-  // esm: import { nat, native } from './mode.js';
+  // esm: import { nat, native, navNative } from './mode.js';
   // esm: import { registerWithBrowser } from './native.js';
 
   /** @type {Map<string, ToolRecord>} tools registered through this layer */
@@ -921,6 +932,7 @@
       if (cat) cat.members = cat.members.filter((n) => n !== rec.name);
     }
     rec.controller.abort();
+    if (navNative && !rec.fromNavigator) try { navNative.unregisterTool.call(navNative.mc, rec.name); } catch (_) { /* gone */ }
     if (!native) fireToolchange(); // the browser fires its own
     notify();
   }
@@ -938,7 +950,7 @@
    * Adds a converted, checked tool. Returns what registerTool returns: in native mode the
    * browser's own promise, else a promise resolving after toolchange was dispatched.
    * @param {ReturnType<typeof convertTool>} prep
-   * @param {{category?: string|null, categorySignal?: AbortSignal, form?: FormDriver|null}} [where]
+   * @param {{category?: string|null, categorySignal?: AbortSignal, form?: FormDriver|null, fromNavigator?: boolean}} [where]
    * @returns {Promise<undefined>}
    */
   function addTool(prep, where = {}) {
@@ -964,12 +976,20 @@
       form: where.form || null,
       controller,
       signal,
+      fromNavigator: !!where.fromNavigator,
     };
     tools.set(rec.name, rec);
     generation++;
     signal.addEventListener('abort', () => removeTool(rec), { once: true });
     notify();
     if (nat) return registerWithBrowser(rec, prep);
+    if (navNative && !rec.fromNavigator) {
+      // Firefox: a tool registered through our document.modelContext reaches the browser's registry too.
+      try {
+        navNative.registerTool.call(navNative.mc, { name: rec.name, description: rec.description, execute: rec.execute,
+          ...(prep.schemaJSON !== undefined ? { inputSchema: JSON.parse(prep.schemaJSON) } : {}) });
+      } catch (_) { /* the browser's registry refused it: ours still has it */ }
+    }
     // A form the parser inserts is registered before the page's scripts after it run; the browser fires
     // its toolchange in a later task, so that those scripts can still listen for it.
     const later = where.form && document.readyState === 'loading' ? macrotask : queueMicrotask;
@@ -1202,7 +1222,33 @@
     refreshForeign();
   }
 
-  // esm: export { augmentNative, captures, fetchForeign, foreignTools, ownTool, registerWithBrowser };
+  /**
+   * Firefox (dom.modelcontext.enabled): the browser's API is on `navigator.modelContext` only, fires
+   * no events and its `registerTool` returns undefined. Kept as it is: the browser decides (and
+   * answers) first; what it took, ours records too, so the extension relays it.
+   * @param {{mc: any, registerTool: Function, unregisterTool: Function}} n
+   */
+  function layerOnNavigator(n) {
+    const define = (/** @type {string} */ key, /** @type {Function} */ value) =>
+      Object.defineProperty(n.mc, key, { value, writable: true, configurable: true, enumerable: false });
+    define('registerTool', function registerTool(/** @type {any} */ tool) {
+      const returned = n.registerTool.apply(n.mc, arguments);
+      try {
+        const prep = convertTool(tool, 'registerTool', undefined, false);
+        checkTool(prep);
+        addTool(prep, { fromNavigator: true });
+      } catch (e) { console.warn('[tabmcp] a tool the browser took is not relayed:', e); }
+      return returned;
+    });
+    define('unregisterTool', function unregisterTool(/** @type {any} */ name) {
+      const returned = n.unregisterTool.apply(n.mc, arguments);
+      const rec = tools.get(String(name));
+      if (rec && rec.fromNavigator) rec.controller.abort();
+      return returned;
+    });
+  }
+
+  // esm: export { augmentNative, captures, fetchForeign, foreignTools, layerOnNavigator, ownTool, registerWithBrowser };
 
   // ==== src/run.js ====
   /**
@@ -2756,7 +2802,7 @@
    */
 
   // esm: import { VERSION } from './constants.js';
-  // esm: import { native } from './mode.js';
+  // esm: import { native, navNative } from './mode.js';
   // esm: import { subscribers } from './registry.js';
   // esm: import { invoke } from './invoke.js';
   // esm: import { snapshot } from './views.js';
@@ -2765,7 +2811,7 @@
   function createHook() {
     return Object.freeze({
       version: VERSION,
-      native,
+      native: native || !!navNative,
       snapshot,
       /** @param {any} name @param {any} [args] @param {any} [options] */
       call: async (name, args = undefined, options = undefined) => {
@@ -2810,10 +2856,10 @@
    */
 
   // esm: import { G, HOOK_KEY } from './constants.js';
-  // esm: import { nat, secure } from './mode.js';
+  // esm: import { nat, navNative, secure } from './mode.js';
   // esm: import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
   // esm: import { setTarget, target } from './registry.js';
-  // esm: import { augmentNative } from './native.js';
+  // esm: import { augmentNative, layerOnNavigator } from './native.js';
   // esm: import { OWN_TOOLS, ownRegisteredTools } from './frames.js';
   // esm: import { CONSTRUCT, ModelContext, defineGlobal } from './model-context.js';
   // esm: import { ModelContextLegacy } from './legacy.js';
@@ -2836,6 +2882,7 @@
         });
         defineGlobal('ModelContext', ModelContext);
         startDeclarative();
+        if (navNative) layerOnNavigator(navNative);
       }
       defineGlobal('ToolActivatedEvent', ToolActivatedEvent);
       defineGlobal('ToolCancelEvent', ToolCancelEvent);

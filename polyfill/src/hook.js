@@ -4,7 +4,7 @@
  */
 
 import { VERSION } from './constants.js';
-import { native } from './mode.js';
+import { native, navNative } from './mode.js';
 import { subscribers } from './registry.js';
 import { invoke } from './invoke.js';
 import { snapshot } from './views.js';
@@ -13,7 +13,7 @@ import { defaultButton, fillForm, formSchema, isParam } from './form-schema.js';
 function createHook() {
   return Object.freeze({
     version: VERSION,
-    native,
+    native: native || !!navNative,
     snapshot,
     /** @param {any} name @param {any} [args] @param {any} [options] */
     call: async (name, args = undefined, options = undefined) => {

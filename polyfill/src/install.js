@@ -5,10 +5,10 @@
  */
 
 import { G, HOOK_KEY } from './constants.js';
-import { nat, secure } from './mode.js';
+import { nat, navNative, secure } from './mode.js';
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import { setTarget, target } from './registry.js';
-import { augmentNative } from './native.js';
+import { augmentNative, layerOnNavigator } from './native.js';
 import { OWN_TOOLS, ownRegisteredTools } from './frames.js';
 import { CONSTRUCT, ModelContext, defineGlobal } from './model-context.js';
 import { ModelContextLegacy } from './legacy.js';
@@ -31,6 +31,7 @@ function install() {
       });
       defineGlobal('ModelContext', ModelContext);
       startDeclarative();
+      if (navNative) layerOnNavigator(navNative);
     }
     defineGlobal('ToolActivatedEvent', ToolActivatedEvent);
     defineGlobal('ToolCancelEvent', ToolCancelEvent);

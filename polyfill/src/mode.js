@@ -18,5 +18,16 @@ const nat = native ? {
   getTools: existing.getTools,
   executeTool: existing.executeTool,
 } : null;
+/** Firefox's native API (dom.modelcontext.enabled): on `navigator.modelContext` only, no events, a
+ * `registerTool` that returns undefined. Kept as it is: tools registered through it or through our
+ * `document.modelContext` reach both registries (the browser's, and ours that the extension runs). */
+let navNative = null;
+try {
+  const n = /** @type {any} */ (navigator).modelContext;
+  if (!native && n && Object.prototype.toString.call(n) === '[object ModelContext]' &&
+      Function.prototype.toString.call(n.registerTool).includes('[native code]')) {
+    navNative = { mc: n, registerTool: n.registerTool, unregisterTool: n.unregisterTool };
+  }
+} catch (_) { navNative = null; }
 
-export { nat, native, secure };
+export { nat, native, navNative, secure };

@@ -192,4 +192,30 @@ function augmentNative(mc) {
   refreshForeign();
 }
 
-export { augmentNative, captures, fetchForeign, foreignTools, ownTool, registerWithBrowser };
+/**
+ * Firefox (dom.modelcontext.enabled): the browser's API is on `navigator.modelContext` only, fires
+ * no events and its `registerTool` returns undefined. Kept as it is: the browser decides (and
+ * answers) first; what it took, ours records too, so the extension relays it.
+ * @param {{mc: any, registerTool: Function, unregisterTool: Function}} n
+ */
+function layerOnNavigator(n) {
+  const define = (/** @type {string} */ key, /** @type {Function} */ value) =>
+    Object.defineProperty(n.mc, key, { value, writable: true, configurable: true, enumerable: false });
+  define('registerTool', function registerTool(/** @type {any} */ tool) {
+    const returned = n.registerTool.apply(n.mc, arguments);
+    try {
+      const prep = convertTool(tool, 'registerTool', undefined, false);
+      checkTool(prep);
+      addTool(prep, { fromNavigator: true });
+    } catch (e) { console.warn('[tabmcp] a tool the browser took is not relayed:', e); }
+    return returned;
+  });
+  define('unregisterTool', function unregisterTool(/** @type {any} */ name) {
+    const returned = n.unregisterTool.apply(n.mc, arguments);
+    const rec = tools.get(String(name));
+    if (rec && rec.fromNavigator) rec.controller.abort();
+    return returned;
+  });
+}
+
+export { augmentNative, captures, fetchForeign, foreignTools, layerOnNavigator, ownTool, registerWithBrowser };

@@ -5,7 +5,7 @@
  */
 
 import { anySignal, isObjectLike, macrotask, promiseFrom, reportError } from './util.js';
-import { nat, native } from './mode.js';
+import { nat, native, navNative } from './mode.js';
 import { registerWithBrowser } from './native.js';
 
 /** @type {Map<string, ToolRecord>} tools registered through this layer */
@@ -93,6 +93,7 @@ function removeTool(rec) {
     if (cat) cat.members = cat.members.filter((n) => n !== rec.name);
   }
   rec.controller.abort();
+  if (navNative && !rec.fromNavigator) try { navNative.unregisterTool.call(navNative.mc, rec.name); } catch (_) { /* gone */ }
   if (!native) fireToolchange(); // the browser fires its own
   notify();
 }
@@ -110,7 +111,7 @@ function removeCategory(cat) {
  * Adds a converted, checked tool. Returns what registerTool returns: in native mode the
  * browser's own promise, else a promise resolving after toolchange was dispatched.
  * @param {ReturnType<typeof convertTool>} prep
- * @param {{category?: string|null, categorySignal?: AbortSignal, form?: FormDriver|null}} [where]
+ * @param {{category?: string|null, categorySignal?: AbortSignal, form?: FormDriver|null, fromNavigator?: boolean}} [where]
  * @returns {Promise<undefined>}
  */
 function addTool(prep, where = {}) {
@@ -136,12 +137,20 @@ function addTool(prep, where = {}) {
     form: where.form || null,
     controller,
     signal,
+    fromNavigator: !!where.fromNavigator,
   };
   tools.set(rec.name, rec);
   generation++;
   signal.addEventListener('abort', () => removeTool(rec), { once: true });
   notify();
   if (nat) return registerWithBrowser(rec, prep);
+  if (navNative && !rec.fromNavigator) {
+    // Firefox: a tool registered through our document.modelContext reaches the browser's registry too.
+    try {
+      navNative.registerTool.call(navNative.mc, { name: rec.name, description: rec.description, execute: rec.execute,
+        ...(prep.schemaJSON !== undefined ? { inputSchema: JSON.parse(prep.schemaJSON) } : {}) });
+    } catch (_) { /* the browser's registry refused it: ours still has it */ }
+  }
   // A form the parser inserts is registered before the page's scripts after it run; the browser fires
   // its toolchange in a later task, so that those scripts can still listen for it.
   const later = where.form && document.readyState === 'loading' ? macrotask : queueMicrotask;

@@ -1,0 +1,165 @@
+"""The Firefox build of the extension, and the Firefox that runs it.
+
+One extension source (``extension/``), two builds. Chromium loads ``extension/`` itself (a
+service worker). Firefox ESR does not run service workers for extensions, so
+:func:`build_firefox_extension` copies the same files (with the staged polyfill and axe-core)
+into a git-ignored folder and rewrites only the manifest (:func:`firefox_manifest`):
+
+* ``background``: ``{"scripts": ["background.js"], "type": "module"}`` (the same module graph);
+* ``browser_specific_settings.gecko``: a fixed add-on ID (:data:`FIREFOX_ADDON_ID`) and the
+  oldest Firefox with what the extension uses (content scripts in the page's main world, 128);
+* ``content_security_policy.extension_pages``: Chromium's default, stated (Firefox's MV3 default
+  adds ``upgrade-insecure-requests``, which turns the bridge's ``ws://127.0.0.1`` into ``wss://``);
+* the Chromium-only keys go (``key``, ``minimum_chrome_version``), and the permissions Firefox
+  does not know.
+
+No file of the code is forked: what Firefox lacks the scripts feature-detect (docs/architecture.md,
+"Two builds"). The add-on's origin is ``moz-extension://<UUID>``, a UUID Firefox draws per profile,
+so the bridge admits it only by its pairing (docs/security.md §1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from .assets import repo_root, stage_extension
+
+__all__ = [
+    "FIREFOX_ADDON_ID",
+    "FirefoxNotFound",
+    "build_firefox_extension",
+    "ensure_firefox",
+    "find_firefox",
+    "firefox_extension_dir",
+    "firefox_manifest",
+]
+
+FIREFOX_ADDON_ID = "tabmcp@tabmcp.dev"
+"""The add-on ID of the Firefox build (``browser_specific_settings.gecko.id``)."""
+
+FIREFOX_MIN_VERSION = "128.0"
+"""``content_scripts[].world: "MAIN"`` and ``scripting`` in the main world arrived in Firefox 128."""
+
+EXTENSION_PAGES_CSP = "script-src 'self'; object-src 'self'"
+"""Chromium's default for MV3 extension pages, without Firefox's ``upgrade-insecure-requests``."""
+
+_CHROMIUM_ONLY_KEYS = ("key", "minimum_chrome_version")
+_CHROMIUM_ONLY_PERMISSIONS: frozenset[str] = frozenset()
+"""Permissions Firefox 128+ would warn about. Empty: it knows ``tabGroups`` (139+; older ones skip
+grouping, feature-detected in agent_tabs.js), ``scripting``, ``alarms``, ``storage``, ``tabs``."""
+
+
+class FirefoxNotFound(RuntimeError):
+    """No Firefox executable is installed (``python -m tabmcp.firefox --ensure`` installs one)."""
+
+
+def firefox_manifest(chromium: dict[str, Any]) -> dict[str, Any]:
+    """The Firefox build's manifest from the Chromium one: the same scripts, Firefox's keys."""
+    manifest = copy.deepcopy(chromium)
+    for key in _CHROMIUM_ONLY_KEYS:
+        manifest.pop(key, None)
+    background = manifest.get("background", {})
+    worker = background.get("service_worker", "background.js")
+    manifest["background"] = {"scripts": [worker], "type": background.get("type", "module")}
+    manifest["permissions"] = [
+        p for p in manifest.get("permissions", []) if p not in _CHROMIUM_ONLY_PERMISSIONS
+    ]
+    csp = manifest.setdefault("content_security_policy", {})
+    csp.setdefault("extension_pages", EXTENSION_PAGES_CSP)
+    manifest["browser_specific_settings"] = {
+        "gecko": {"id": FIREFOX_ADDON_ID, "strict_min_version": FIREFOX_MIN_VERSION},
+    }
+    return manifest
+
+
+def firefox_extension_dir() -> Path:
+    """Where the Firefox build goes: ``build/firefox-extension`` in a checkout (git-ignored), else
+    the user's cache (an installed wheel's files are read-only)."""
+    root = repo_root()
+    if root is not None:
+        return root / "build" / "firefox-extension"
+    return Path.home() / ".cache" / "tabmcp" / "firefox-extension"
+
+
+def build_firefox_extension(out: Path | None = None) -> Path:
+    """Build the Firefox extension from ``extension/`` into ``out`` (default
+    :func:`firefox_extension_dir`), replacing what was there; return the folder to load."""
+    source = stage_extension()
+    target = out or firefox_extension_dir()
+    chromium = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+    staging = target.with_name(target.name + ".tmp")
+    shutil.rmtree(staging, ignore_errors=True)
+    shutil.copytree(source, staging, ignore=shutil.ignore_patterns("manifest.json", "*.tmp"))
+    (staging / "manifest.json").write_text(
+        json.dumps(firefox_manifest(chromium), indent=2) + "\n", encoding="utf-8"
+    )
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
+    return target
+
+
+_FIREFOX_CANDIDATES = ("firefox-esr", "firefox")
+
+
+def find_firefox() -> str:
+    """The path of a Firefox executable (``TABMCP_FIREFOX`` first, then ``firefox-esr``, ``firefox``).
+
+    Raises:
+        FirefoxNotFound: none is installed.
+    """
+    explicit = os.environ.get("TABMCP_FIREFOX")
+    if explicit:
+        if os.path.exists(explicit):
+            return explicit
+        raise FirefoxNotFound(f"TABMCP_FIREFOX={explicit!r} does not exist")
+    for name in _FIREFOX_CANDIDATES:
+        path = shutil.which(name)
+        if path:
+            return path
+    raise FirefoxNotFound(
+        "no Firefox found: install your distribution's 'firefox-esr' package or set TABMCP_FIREFOX"
+    )
+
+
+def ensure_firefox() -> str:
+    """Find a Firefox, installing Debian's ``firefox-esr`` first when root with apt."""
+    try:
+        return find_firefox()
+    except FirefoxNotFound:
+        if not (hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get")):
+            raise
+    print("[tabmcp] installing Debian's firefox-esr package", file=sys.stderr)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "firefox-esr"], check=True, env=env)
+    return find_firefox()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tabmcp.firefox", description=__doc__)
+    parser.add_argument("--ensure", action="store_true", help="install firefox-esr if no Firefox is found")
+    parser.add_argument(
+        "--build", action="store_true", help="build the Firefox extension and print its folder"
+    )
+    args = parser.parse_args(argv)
+    status = 0
+    if args.ensure:
+        try:
+            ensure_firefox()
+        except (FirefoxNotFound, subprocess.CalledProcessError) as exc:
+            print(f"[tabmcp] {exc}", file=sys.stderr)
+            status = 1  # the build does not need a Firefox: it is made all the same
+    print(build_firefox_extension() if args.build else firefox_extension_dir())
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

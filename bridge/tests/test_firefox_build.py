@@ -1,0 +1,45 @@
+"""The extension's Firefox build: the same files as extension/, a manifest Firefox runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tabmcp.assets import extension_dir
+from tabmcp.firefox import FIREFOX_ADDON_ID, build_firefox_extension, firefox_manifest
+
+
+def _chromium() -> dict:
+    return json.loads((extension_dir() / "manifest.json").read_text(encoding="utf-8"))
+
+
+def test_the_manifest_runs_the_same_background_module_as_scripts() -> None:
+    chromium = _chromium()
+    firefox = firefox_manifest(chromium)
+    assert chromium["background"] == {"service_worker": "background.js", "type": "module"}
+    assert firefox["background"] == {"scripts": ["background.js"], "type": "module"}
+    assert firefox["browser_specific_settings"]["gecko"]["id"] == FIREFOX_ADDON_ID
+    assert "key" not in firefox and "minimum_chrome_version" not in firefox
+    # Everything else is the Chromium build's: the same scripts, worlds and pages.
+    for key in ("content_scripts", "action", "options_ui", "host_permissions", "version", "name"):
+        assert firefox[key] == chromium[key], key
+
+
+def test_the_extension_pages_may_reach_the_bridge_over_plain_ws() -> None:
+    # Firefox's MV3 default CSP upgrades insecure requests: ws://127.0.0.1 would become wss://.
+    csp = firefox_manifest(_chromium())["content_security_policy"]["extension_pages"]
+    assert "upgrade-insecure-requests" not in csp
+    assert "script-src 'self'" in csp
+
+
+def test_the_build_holds_every_file_of_the_source(tmp_path: Path) -> None:
+    out = build_firefox_extension(tmp_path / "firefox")
+    source = extension_dir()
+    wanted = {p.relative_to(source) for p in source.rglob("*") if p.is_file()}
+    built = {p.relative_to(out) for p in out.rglob("*") if p.is_file()}
+    assert wanted == built
+    for rel in wanted - {Path("manifest.json")}:
+        assert (out / rel).read_bytes() == (source / rel).read_bytes(), rel
+    assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["background"]["scripts"] == [
+        "background.js"
+    ]

@@ -1,0 +1,496 @@
+"""The extension's Firefox build in real Firefox ESR, driven over WebDriver BiDi (puppeteer-core).
+
+Two flavours, like Chromium's: ``polyfill`` (Firefox's native WebMCP off: our polyfill provides
+``document.modelContext``) and ``native`` (``dom.modelcontext.enabled``: Firefox's own
+``navigator.modelContext``, which the polyfill layers on and puts on ``document`` too). A page's
+tools reach the official MCP SDK client through the bridge and calls return the page's results;
+an approval is answered in the extension's Firefox window; a hostile page can neither answer it
+nor connect to the bridge as the extension; the popup, the approval window and the options page
+pass axe-core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+import shutil
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from mcp import Client
+from tabmcp.demo.server import serve_demo_site
+from tabmcp.firefox import FirefoxNotFound, find_firefox
+from tabmcp.firefox_launcher import FirefoxBrowser, FirefoxDriverError, FirefoxPage, launch_firefox
+from tabmcp.server.app import BridgeApp, running_bridge
+from tabmcp.testing import missing_from_setup
+
+from .conftest import PAGES, e2e_config, eventually
+
+ROOT = Path(__file__).resolve().parent.parent
+APPROVAL = "approval/approval.html"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@dataclass
+class FirefoxEnv:
+    bridge: BridgeApp
+    browser: FirefoxBrowser
+    pages_url: str
+    demo_url: str
+    flavour: str
+
+    def client(self) -> Client:
+        return Client(f"http://127.0.0.1:{self.bridge.port}/mcp")  # no elicitation: the extension asks
+
+    async def open(self, path: str) -> FirefoxPage:
+        page = await self.browser.new_page(self.pages_url + path)
+        await page.evaluate("() => window.ready")
+        return page
+
+
+def _firefox_or_skip() -> None:
+    try:
+        find_firefox()
+    except FirefoxNotFound:
+        missing_from_setup("Firefox (Debian's firefox-esr) is not installed")
+    if shutil.which("node") is None or not (ROOT / "node_modules" / "puppeteer-core").exists():
+        missing_from_setup("node and the npm package puppeteer-core are not installed")
+
+
+@pytest.fixture(scope="module", params=["polyfill", "native"])
+async def ff(request: pytest.FixtureRequest) -> AsyncIterator[FirefoxEnv]:
+    _firefox_or_skip()
+    config = e2e_config(policy={"allow_writes": True, "approval": {"timeout_s": 60}})
+    async with (
+        serve_demo_site(site_dir=PAGES) as pages_url,
+        serve_demo_site() as demo_url,
+        running_bridge(config) as bridge,
+    ):
+        url = f"ws://127.0.0.1:{bridge.port}/extension"
+        async with launch_firefox(bridge_url=url, webmcp=request.param == "native") as browser:
+            assert await bridge.hub.wait_connected(30), "the Firefox extension did not connect to the bridge"
+            yield FirefoxEnv(bridge, browser, pages_url, demo_url, request.param)
+
+
+@pytest.fixture
+async def closer(ff: FirefoxEnv) -> AsyncIterator[list[FirefoxPage]]:
+    pages: list[FirefoxPage] = []
+    yield pages
+    for page in pages:
+        with contextlib.suppress(FirefoxDriverError):
+            await page.close()
+
+
+async def listed(client: Client, name: str, timeout: float = 20) -> None:
+    """Wait until the MCP client's tools/list has ``name``."""
+
+    async def has() -> bool:
+        return any(t.name == name for t in (await client.list_tools()).tools)
+
+    await eventually(has, timeout=timeout, interval=0.2)
+
+
+def text_of(result: Any) -> str:
+    return "".join(getattr(c, "text", "") for c in result.content)
+
+
+async def test_page_tools_reach_the_mcp_client_and_calls_return_the_pages_results(ff: FirefoxEnv, closer):
+    page = await ff.open("basic.html")
+    closer.append(page)
+    seen = await page.evaluate(
+        "() => ({doc: String(document.modelContext), nav: String(navigator.modelContext),"
+        " native: globalThis[Symbol.for('tabmcp.webmcp')].native})"
+    )
+    assert seen["doc"] == "[object ModelContext]"
+    # Native: Firefox's own object stays on navigator (the polyfill layers on it); else our alias.
+    assert seen["nav"] == (
+        "[object ModelContext]" if ff.flavour == "native" else "[object ModelContextLegacy]"
+    )
+    assert seen["native"] is (ff.flavour == "native")
+    if ff.flavour == "native":
+        # Tools registered on document.modelContext are in Firefox's own registry too (its testing
+        # pref lists them), with the page's schema.
+        native = await page.evaluate(
+            "async () => (await navigator.modelContext.getTools()).map((t) => t.name).sort()"
+        )
+        assert {"page_title", "add_note", "fail", "wait"} <= set(native), native
+    async with ff.client() as client:
+        await listed(client, "page_title")
+        result = await client.call_tool("add_note", {"text": "from the agent"})
+        assert not result.is_error, result.content
+        assert json.loads(text_of(result)) == {"added": "from the agent", "count": 1}
+        assert await page.evaluate(
+            "() => [...document.querySelectorAll('#notes li')].map((li) => li.textContent)"
+        ) == ["from the agent"]
+        failed = await client.call_tool("fail", {})
+        assert failed.is_error and "the database is on fire" in text_of(failed)
+
+
+async def test_a_tool_registered_on_firefoxs_own_api_reaches_the_client(ff: FirefoxEnv, closer):
+    if ff.flavour != "native":
+        pytest.skip("the polyfill flavour has no native API to register on")
+    page = await ff.open("basic.html")
+    closer.append(page)
+    # The page speaks Firefox's API as Firefox ships it: registerTool returns undefined (kept), and
+    # a JSON Schema `format` is accepted.
+    returned = await page.evaluate(
+        """() => String(navigator.modelContext.registerTool({
+             name: 'ff_native_echo', description: 'Echo a date.',
+             inputSchema: {type: 'object', properties: {day: {type: 'string', format: 'date'}},
+                           required: ['day']},
+             execute: ({day}) => ({echo: day, by: 'firefox'})}))"""
+    )
+    assert returned == "undefined"
+    async with ff.client() as client:
+        await listed(client, "ff_native_echo")
+        result = await client.call_tool("ff_native_echo", {"day": "2026-11-27"})
+        assert not result.is_error, result.content
+        assert json.loads(text_of(result)) == {"echo": "2026-11-27", "by": "firefox"}
+        # Unregistered on Firefox's object: gone from the client too.
+        await page.evaluate("() => navigator.modelContext.unregisterTool('ff_native_echo')")
+
+        async def gone() -> bool:
+            return all(t.name != "ff_native_echo" for t in (await client.list_tools()).tools)
+
+        await eventually(gone, timeout=20, interval=0.2)
+
+
+async def _approval_window(ff: FirefoxEnv) -> tuple[FirefoxPage, str]:
+    window = await ff.browser.wait_page(APPROVAL, timeout=30)
+    await eventually(
+        lambda: window.evaluate(
+            "() => !!document.querySelector('[data-testid=approval-tool]')"
+            " && document.querySelector('[data-testid=approval-tool]').textContent !== ''"
+        ),
+        timeout=20,
+        interval=0.2,
+    )
+    approval_id = parse_qs(urlsplit(await window.url()).query)["id"][0]
+    return window, approval_id
+
+
+async def _click_closing(window: FirefoxPage, selector: str) -> None:
+    """Click a button that closes its window: the click may end with the window."""
+    with contextlib.suppress(FirefoxDriverError):
+        await window.click(selector)
+
+
+async def test_an_approval_is_answered_in_the_firefox_window(ff: FirefoxEnv, closer):
+    page = await ff.open("basic.html")
+    closer.append(page)
+    async with ff.client() as client:
+        await listed(client, "page_title")
+        await client.call_tool("add_note", {"text": "one"})
+        call = asyncio.create_task(client.call_tool("clear_notes", {}))  # destructive: asked first
+        window, _ = await _approval_window(ff)
+        shown = await window.evaluate(
+            "() => document.querySelector('[data-testid=approval-tool]').textContent"
+        )
+        assert "clear_notes" in shown
+        await _click_closing(window, "[data-testid=approval-allow]")
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error, result.content
+        assert await page.evaluate("() => document.querySelectorAll('#notes li').length") == 0
+
+
+HOSTILE = """async ([approvalId, approvalUrl, bridgeUrl]) => {
+  const tried = {};
+  // Answer through the relay's channel, as the extension's own messages are named.
+  for (const type of ['tabmcp.approval.answer', 'approval']) {
+    window.postMessage({ __tabmcp: true, type, approvalId, approved: true, remember: true }, '*');
+  }
+  // Open the approval window's page itself (it is not web-accessible).
+  try { tried.opened = !!window.open(approvalUrl + '?id=' + approvalId); }
+  catch (e) { tried.opened = String(e); }
+  // Connect to the bridge as the extension, with a made-up pairing.
+  tried.socket = await new Promise((resolve) => {
+    let ws;
+    try { ws = new WebSocket(bridgeUrl); } catch (e) { resolve('threw ' + e); return; }
+    ws.onopen = () => {
+      ws.send(JSON.stringify({ type: 'hello', protocol: 1, pairing: { id: 'x', secret: 'y' } }));
+      resolve('open');
+    };
+    ws.onclose = (e) => resolve('closed ' + e.code);
+    setTimeout(() => resolve('no answer'), 10000);
+  });
+  return tried;
+}"""
+
+
+async def test_a_hostile_page_cannot_answer_the_approval_nor_connect_as_the_extension(ff: FirefoxEnv, closer):
+    if ff.flavour != "polyfill":
+        pytest.skip("approvals and the bridge's door do not depend on the WebMCP flavour")
+    page = await ff.open("basic.html")
+    closer.append(page)
+    before = await ff.browser.status()
+    async with ff.client() as client:
+        await listed(client, "page_title")
+        await client.call_tool("add_note", {"text": "keep me"})
+        call = asyncio.create_task(client.call_tool("clear_notes", {}))
+        window, approval_id = await _approval_window(ff)
+        tried = await page.evaluate(
+            HOSTILE,
+            [approval_id, ff.browser.extension_url + APPROVAL, f"ws://127.0.0.1:{ff.bridge.port}/extension"],
+        )
+        assert tried["socket"] != "open", tried  # the bridge refuses a web page's origin at the handshake
+        after = await ff.browser.status()  # the extension's link is the one it was, still ready
+        assert (after["status"], after["sessionId"]) == ("ready", before["sessionId"]), after
+        assert not call.done()  # the question still waits for the person
+        await _click_closing(window, "[data-testid=approval-deny]")
+        result = await asyncio.wait_for(call, 30)
+        assert result.structured_content is not None
+        assert result.structured_content["error"]["code"] == "APPROVAL_DENIED"
+        assert await page.evaluate("() => document.querySelectorAll('#notes li').length") == 1
+
+
+async def _no_axe_violations(page: FirefoxPage) -> None:
+    if not AXE.exists():
+        missing_from_setup("axe-core (npm) is not installed")
+    await page.add_script(AXE.read_text(encoding="utf-8"))
+    violations = await page.evaluate(
+        "async () => (await axe.run(document, { resultTypes: ['violations'] })).violations"
+        ".map(v => ({id: v.id, nodes: v.nodes.map(n => n.html)}))"
+    )
+    assert violations == [], violations
+
+
+async def test_the_popup_approval_window_and_options_page_work_and_pass_axe(ff: FirefoxEnv, closer):
+    if ff.flavour != "polyfill":
+        pytest.skip("the extension's pages do not depend on the WebMCP flavour")
+    page = await ff.open("basic.html")
+    closer.append(page)
+    options = await ff.browser.extension_page("options/options.html")
+    closer.append(options)
+    assert await options.evaluate("() => document.querySelector('#bridgeUrl').value") == (
+        f"ws://127.0.0.1:{ff.bridge.port}/extension"
+    )
+    await _no_axe_violations(options)
+    popup = await ff.browser.extension_page("popup/popup.html")
+    closer.append(popup)
+    await eventually(
+        lambda: popup.evaluate("() => document.body.hasAttribute('data-ready')"), timeout=20, interval=0.2
+    )
+    # The popup knows the bridge and the page's tools.
+    await eventually(
+        lambda: popup.evaluate(
+            "() => [...document.querySelectorAll('[data-testid=tab]')]"
+            ".some((t) => t.textContent.includes('Basic tools'))"
+        ),
+        timeout=20,
+        interval=0.2,
+    )
+    await _no_axe_violations(popup)
+    async with ff.client() as client:
+        await listed(client, "page_title")
+        call = asyncio.create_task(client.call_tool("clear_notes", {}))
+        window, _ = await _approval_window(ff)
+        await _no_axe_violations(window)
+        # The popup lists the same question; answered there, the window closes and the tool runs.
+        await eventually(
+            lambda: popup.evaluate("() => !!document.querySelector('[data-testid=approval]')"),
+            timeout=20,
+            interval=0.2,
+        )
+        await _no_axe_violations(popup)
+        await popup.click("[data-testid=approval] [data-testid=approval-allow]")
+        result = await asyncio.wait_for(call, 30)
+        assert not result.is_error, result.content
+
+
+async def _observed(client: Client, what: str, enough: Any) -> list[Any] | None:
+    result = await client.call_tool("observe", {"what": what})
+    items = (result.structured_content or {}).get("items") or []
+    return items if enough(items) else None
+
+
+async def test_the_capture_reports_errors_and_network_from_firefox(ff: FirefoxEnv, closer):
+    if ff.flavour != "polyfill":
+        pytest.skip("telemetry capture does not depend on the WebMCP flavour")
+    page = await ff.browser.new_page(ff.demo_url + "lab.html")
+    closer.append(page)
+    async with ff.client() as client:
+        await listed(client, "lab_status")
+        for button in ("fetch-users", "throw-error", "log-error"):
+            await page.click(f"[data-testid={button}]")
+        errors = await eventually(
+            lambda: _observed(client, "errors", lambda i: len(i) >= 2), timeout=20, interval=0.3
+        )
+        assert {e["errorType"] for e in errors} == {"uncaught", "console"}
+        assert any("uncaught exception from a button" in e["message"] for e in errors)
+        assert "[REDACTED]" in next(e["message"] for e in errors if e["errorType"] == "console")
+        network = await eventually(
+            lambda: _observed(client, "network", lambda i: any("users" in r["url"] for r in i)),
+            timeout=20,
+            interval=0.3,
+        )
+        assert any(r["url"].endswith("users") or "users" in r["url"] for r in network)
+        # Our own axe-core, run in the extension's isolated world of the tab, and a live DOM query.
+        audit = await client.call_tool("analyze", {"target": "accessibility"})
+        assert not audit.is_error and "axe-core" in text_of(audit), audit.content
+        dom = await client.call_tool("query_dom", {"selector": "h1"})
+        assert not dom.is_error and json.loads(text_of(dom))["matches"] >= 1, dom.content
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="needs the bridge's link per browser (branch hub: core/browsers.py); on main a second paired "
+    "browser replaces the first. Remove this mark when that lands: strict, it then fails as XPASS.",
+)
+async def test_a_chromium_tab_and_a_firefox_tab_are_listed_together_through_one_bridge():
+    _firefox_or_skip()
+    from tabmcp.launcher import launch_browser
+
+    async with (
+        serve_demo_site(site_dir=PAGES) as pages_url,
+        running_bridge(e2e_config()) as bridge,
+        launch_browser(bridge_url=f"ws://127.0.0.1:{bridge.port}/extension", headless=True) as chromium,
+        Client(f"http://127.0.0.1:{bridge.port}/mcp") as client,
+    ):
+        page = await chromium.context.new_page()
+        await page.goto(pages_url + "basic.html")
+        await page.evaluate("async () => { await window.ready; document.title = 'In Chromium'; }")
+        await listed(client, "page_title")
+
+        async def sources() -> dict[str, str]:
+            return {
+                (t.meta or {}).get("tabmcp/source", {}).get("browser", ""): t.name
+                for t in (await client.list_tools()).tools
+                if t.name.rsplit(".", 1)[-1] == "page_title"
+            }
+
+        async with launch_firefox(bridge_url=f"ws://127.0.0.1:{bridge.port}/extension") as firefox:
+            ff_page = await firefox.new_page(pages_url + "basic.html")
+            await ff_page.evaluate("async () => { await window.ready; document.title = 'In Firefox'; }")
+            both = await eventually(lambda: _both(sources), timeout=30, interval=0.3)
+            assert text_of(await client.call_tool(both["chromium"], {})) == "In Chromium"
+            assert text_of(await client.call_tool(both["firefox"], {})) == "In Firefox"
+        # Firefox closed: only its tools went.
+        left = await eventually(lambda: _only_chromium(sources), timeout=30, interval=0.3)
+        assert text_of(await client.call_tool(left["chromium"], {})) == "In Chromium"
+
+
+async def _both(sources: Any) -> dict[str, str] | None:
+    found = await sources()
+    return found if {"chromium", "firefox"} <= set(found) else None
+
+
+async def _only_chromium(sources: Any) -> dict[str, str] | None:
+    found = await sources()
+    return found if set(found) == {"chromium"} else None
+
+
+async def test_a_declarative_form_is_a_tool_in_firefox(ff: FirefoxEnv, closer):
+    """Firefox has no declarative WebMCP (<form toolname>): the polyfill provides it, with or
+    without Firefox's native API."""
+    page = await ff.open("declarative.html")
+    closer.append(page)
+    async with ff.client() as client:
+        await listed(client, "book_ferry")
+        tool = next(t for t in (await client.list_tools()).tools if t.name == "book_ferry")
+        assert tool.input_schema["required"] == ["who", "day"]
+        assert tool.input_schema["properties"]["day"]["format"] == "date"
+        args = {"who": "Ada Lovelace", "day": "2026-12-01", "seats": 2, "port": "her", "cabin": True}
+        result = await client.call_tool("book_ferry", args)
+        assert not result.is_error, result.content
+        booking = {"booking": "FB-1", "passenger": "Ada Lovelace", "day": "2026-12-01", "port": "her"}
+        assert json.loads(text_of(result)) == booking
+    assert await page.evaluate("() => document.querySelector('#who').value") == "Ada Lovelace"
+
+
+async def test_the_person_pairs_firefox_in_the_popup_and_the_terminal(tmp_path: Path):
+    """A Firefox extension's origin (moz-extension://<random UUID>) names no extension: the bridge
+    admits it only once the person pairs it, as for Chromium: the popup shows a code, ``tabmcp
+    pair CODE`` in a terminal confirms it."""
+    _firefox_or_skip()
+    from .test_pairing import free_port, tabmcp_cli
+
+    port = free_port()
+    config = e2e_config(server={"port": port}, store={"path": str(tmp_path / "tabmcp.db")})
+    async with (
+        serve_demo_site(site_dir=PAGES) as pages_url,
+        running_bridge(config) as bridge,
+        launch_firefox(bridge_url=f"ws://127.0.0.1:{port}/extension", pair=False) as firefox,
+        Client(f"http://127.0.0.1:{port}/mcp") as client,
+    ):
+        page = await firefox.new_page(pages_url + "basic.html")
+        popup = await firefox.extension_page("popup/popup.html")
+
+        async def shown(testid: str) -> str:
+            return str(
+                await popup.evaluate(
+                    "(id) => document.querySelector(`[data-testid=${id}]`)?.textContent ?? ''", testid
+                )
+            )
+
+        await eventually(lambda: _is(shown("status"), "not paired"), timeout=20, interval=0.2)
+        command = await eventually(
+            lambda: _matches(shown("pair-command"), r"^tabmcp pair \d{3}-\d{3}$"), timeout=20, interval=0.2
+        )
+        # Unpaired, the page's tools go nowhere.
+        assert all(t.name != "page_title" for t in (await client.list_tools()).tools)
+        done = await asyncio.to_thread(tabmcp_cli, "pair", command.split()[-1], "--port", str(port))
+        assert done.returncode == 0, done.stderr
+        assert await bridge.hub.wait_connected(20)
+        await eventually(lambda: _is(shown("status"), "connected"), timeout=20, interval=0.2)
+        await listed(client, "page_title")
+        assert text_of(await client.call_tool("page_title", {})) == "Basic tools"
+        await page.close()
+
+
+async def _is(text: Any, wanted: str) -> bool:
+    return (await text).strip() == wanted
+
+
+async def _matches(text: Any, pattern: str) -> str | None:
+    value = (await text).strip()
+    return value if re.match(pattern, value) else None
+
+
+async def test_a_closed_site_is_opened_in_a_grouped_background_tab_in_firefox():
+    """Reachable sites in Firefox: a call on a closed site opens it in a background tab, in the
+    agent's tab group (Firefox 139+ has tab groups), and the call runs there."""
+    _firefox_or_skip()
+    from .test_sites import IDLE_S, ferry_site
+
+    async with ferry_site() as site:
+        config = e2e_config(
+            policy={"allow_writes": True, "origins": [{"match": site, "reachable": True}]},
+            sites={"idle_close_s": IDLE_S, "settle_s": 1.0},
+        )
+        async with (
+            running_bridge(config) as bridge,
+            launch_firefox(bridge_url=f"ws://127.0.0.1:{bridge.port}/extension") as firefox,
+            Client(f"http://127.0.0.1:{bridge.port}/mcp") as client,
+        ):
+            ferry = await firefox.new_page(f"{site}/ferry.html")
+            await listed(client, "book_ferry")
+            await ferry.close()
+
+            async def closed_site() -> bool:
+                found = await client.call_tool("search_tools", {"query": "book a ferry crossing"})
+                top = found.structured_content["tools"][0]
+                return top["name"] == "book_ferry" and top.get("open") is False
+
+            await eventually(closed_site, timeout=20, interval=0.3)
+            result = await client.call_tool(
+                "call_tool", {"name": "book_ferry", "arguments": {"date": "Friday"}}
+            )
+            assert not result.is_error, result.content
+            assert text_of(result) == "booked the Friday crossing"
+            tab_id = result.meta["tabmcp/source"]["tabId"]
+            control = await firefox.control()
+            group = await control.evaluate(
+                """async (id) => { const tab = await chrome.tabs.get(id);
+                     return { active: tab.active, title: tab.groupId === -1 ? null
+                              : (await chrome.tabGroups.get(tab.groupId)).title }; }""",
+                tab_id,
+            )
+            assert group == {"active": False, "title": bridge.config.sites.group_title}
+            # Idle for IDLE_S: the extension closes the agent tab.
+            await eventually(closed_site, timeout=30, interval=0.5)

@@ -1,0 +1,129 @@
+// @ts-check
+// The bridge's view of the tabs: each tab's snapshot (its page's and allowed frames' tools, its
+// trusted location), the full sync in parts after a welcome, debounced updates, and closing.
+import { OUT } from '../protocol.js';
+import { RULE } from '../pending.js';
+import { formsEnabled } from '../forms-policy.js';
+import { LIMITS, pending, state } from './state.js';
+import { send } from './link.js';
+import { agentTabOnOrigin, allowedFrames, trustedLocation } from './location.js';
+import { fitTab, limitsList, tell } from './tab_limits.js';
+import { updateBadge, updateBadges } from './ui.js';
+
+const { SIZE } = LIMITS;
+const UPDATE_DEBOUNCE_MS = 30;
+
+/** @returns {import('./protocol.js').TabSnapshot | null} */
+export function snapshotOf(tabId) {
+  const tab = state.tabs.get(tabId);
+  if (!tab) return null;
+  const page = state.pages.get(tabId);
+  const port = state.ports.get(tabId);
+  const { origin, url } = trustedLocation(tabId);
+  if (!agentTabOnOrigin(tabId, origin)) {
+    // An agent tab off its origin (being closed): it offers nothing, not for an instant.
+    return {
+      tabId, windowId: tab.windowId, origin, url, title: tab.title || '', documentId: port ? port.documentId : undefined,
+      active: !!tab.active, focused: false, native: false, tools: [], categories: [], states: [], frames: [],
+    };
+  }
+  return {
+    tabId,
+    windowId: tab.windowId,
+    origin,
+    url,
+    title: (page && page.title) || tab.title || '',
+    documentId: port ? port.documentId : undefined,
+    active: !!tab.active,
+    focused: !!tab.active && (state.focusedWindowId === null || tab.windowId === state.focusedWindowId),
+    native: !!(page && page.native),
+    tools: page ? page.tools : [],
+    categories: page ? page.categories : [],
+    states: page ? page.states : [],
+    forms: port && state.forms.has(tabId) && formsEnabled(state.formsRules, port.origin)
+      ? { origin: port.origin, tools: state.forms.get(tabId) }
+      : undefined,
+    frames: allowedFrames(tabId).map(([frameId, f]) => ({
+      frameId,
+      documentId: f.documentId,
+      origin: f.origin,
+      url: f.page.url,
+      title: f.page.title,
+      tools: f.page.tools,
+      categories: f.page.categories,
+      states: f.page.states,
+    })),
+  };
+}
+
+export async function sendFullSync() {
+  try {
+    state.tabs.clear();
+    for (const tab of await chrome.tabs.query({})) if (tab.id !== undefined) state.tabs.set(tab.id, tab);
+  } catch {
+    /* keep what we know */
+  }
+  // One sync in parts that each fit a frame (`more` on all but the last): however many tabs and
+  // tools there are, never a frame the bridge must refuse.
+  /** @type {object[][]} */
+  const parts = [[]];
+  let size = 0;
+  for (const tabId of state.tabs.keys()) {
+    const fitted = fitTab(snapshotOf(tabId));
+    if (!fitted) continue;
+    const [snap, bytes] = fitted;
+    if (parts[parts.length - 1].length && size + bytes > SIZE.syncPart) {
+      parts.push([]);
+      size = 0;
+    }
+    parts[parts.length - 1].push(snap);
+    size += bytes;
+  }
+  parts.forEach((tabs, i) => send({ type: OUT.tabsSync, tabs, ...(i < parts.length - 1 ? { more: true } : {}) }));
+  // A new bridge run hears what the limits did, for its log.
+  for (const tabId of state.limited.keys()) {
+    for (const limit of limitsList(tabId)) tell(tabId, -2, limit.code, limit.message);
+  }
+  updateBadges();
+}
+
+export function scheduleTabUpdate(tabId) {
+  if (state.updateTimers.has(tabId)) return;
+  state.updateTimers.set(
+    tabId,
+    setTimeout(() => {
+      state.updateTimers.delete(tabId);
+      const snap = snapshotOf(tabId);
+      // The bridge answers again if the new definitions still have refused ones.
+      if (snap && state.status === 'ready') {
+        state.refused.delete(tabId);
+        send({ type: OUT.tabUpdate, tab: fitTab(snap)[0] });
+      }
+      updateBadge(tabId);
+    }, UPDATE_DEBOUNCE_MS),
+  );
+}
+
+export function onTabChanged(tab) {
+  if (tab.id === undefined) return;
+  state.tabs.set(tab.id, tab);
+  scheduleTabUpdate(tab.id);
+}
+
+export function onTabRemoved(tabId) {
+  state.telemetryDropped.delete(tabId);
+  state.lateDocuments.delete(tabId);
+  state.received.delete(tabId);
+  state.telemetryRules.delete(tabId);
+  state.limited.delete(tabId);
+  state.refused.delete(tabId);
+  state.tabs.delete(tabId);
+  state.pages.delete(tabId);
+  state.forms.delete(tabId);
+  state.frames.delete(tabId);
+  state.ports.delete(tabId);
+  clearTimeout(state.updateTimers.get(tabId));
+  state.updateTimers.delete(tabId);
+  pending.endTab(tabId, RULE.tabClosed, `tab ${tabId} was closed`);
+  if (state.status === 'ready') send({ type: OUT.tabClosed, tabId });
+}
