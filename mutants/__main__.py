@@ -46,7 +46,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "bm25-idf-one",
         "every query word weighs the same (BM25 IDF forced to 1)",
-        "bridge/tabmcp/core/search/index.py",
+        "bridge/tabmcp/core/search/keyword.py",
         "idf = math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))",
         "idf = 1.0",
         ("bridge/tests/test_search_relevance.py",),
