@@ -14,6 +14,7 @@ import atexit
 import os
 import threading
 import weakref
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -137,6 +138,20 @@ class Embeddings:
             with self._lock:
                 self._queries.put(query, vec)
         return vec
+
+    def query_vectors(self, queries: Sequence[str]) -> list[Vector]:
+        """Several queries' embeddings (a request's clauses): the ones not cached are embedded
+        in one batch, outside the index lock."""
+        with self._lock:
+            vecs = [self._queries.get(q) for q in queries]
+        missing = [q for q, v in zip(queries, vecs, strict=True) if v is None]
+        if missing:
+            fresh = dict(zip(missing, self.embedder.encode(missing), strict=True))
+            with self._lock:
+                for q, v in fresh.items():
+                    self._queries.put(q, v)
+            vecs = [v if v is not None else fresh[q] for q, v in zip(queries, vecs, strict=True)]
+        return [v for v in vecs if v is not None]
 
     def cached_query_vector(self, query: str) -> Vector | None:
         with self._lock:
