@@ -38,7 +38,11 @@ from typing import Any
 import numpy as np
 from tabmcp.core.search import SearchDoc, SearchIndex, default_embedder, missing_parts, semantic_available
 from tabmcp.core.search.semantic import Embedder
+from tabmcp.core.disclosure import one_line
 from tabmcp.core.search.text import name_words
+from tabmcp.core.tokens import get_counter
+from tabmcp.core.tools.search import FOOTER
+from tabmcp.core.tools.search_hits import hit_line, required_arguments
 
 from ._data import data_dir
 from ._table import print_table
@@ -71,6 +75,13 @@ def _server_of(category: str) -> str:
         if category.startswith(prefix):
             return prefix
     return category.split("_", 1)[0]
+
+
+def catalog_required(d: Path | None = None) -> dict[str, list[str]]:
+    """Each catalog tool's required arguments."""
+    d = d or require_data("mcp_catalog.json")
+    raw = json.loads((d / "mcp_catalog.json").read_text())
+    return {t["name"]: required_arguments(t.get("inputSchema") or {}) for c in raw["categories"] for t in c["tools"]}
 
 
 def catalog_sources(d: Path | None = None) -> list[tuple[str, list[SearchDoc]]]:
@@ -346,6 +357,53 @@ def rankers_for(
 
 
 BULK_TOOLS = 500
+PREVIOUS_FOOTER = "Get schemas with describe_tools, run with call_tool."
+
+
+def previous_line(d: SearchDoc, required: Sequence[str]) -> str:
+    """A hit as search_tools wrote it before the compact form (name, first sentence, category
+    and site)."""
+    return f"{d.key} — {one_line(d.description)} [{d.category or '-'}; {d.source}]"
+
+
+def compact_line(d: SearchDoc, required: Sequence[str]) -> str:
+    return hit_line(d.key, d.description, required)
+
+
+def response_tokens(lines: Sequence[str], footer: str, count: Callable[[str], int]) -> int:
+    return count("\n".join([*lines, footer]))
+
+
+def token_rows(index: SearchIndex, docs: Sequence[SearchDoc], required: dict[str, list[str]],
+               queries: Sequence[dict[str, Any]], title: str) -> list[list[str]]:
+    """Tokens of a search_tools answer (its text) per result list, and recall at equal token
+    budgets: the budget is what five hits cost in the previous form, for the same request; how
+    often a needed tool is among the hits that fit it, in each form."""
+    counter = get_counter()
+    by_key = {d.key: d for d in docs}
+    cost: dict[str, list[int]] = {"previous, limit=5": [], "previous, limit=10": [], "compact, limit=10": []}
+    fit = {"previous": 0, "compact": 0}
+    shown = {"previous": [], "compact": []}
+    for q in queries:
+        ranked = [by_key[h.key] for h in index.search(q["query"], limit=50)]
+        prev = [previous_line(d, required[d.key]) for d in ranked]
+        comp = [compact_line(d, required[d.key]) for d in ranked]
+        cost["previous, limit=5"].append(response_tokens(prev[:5], PREVIOUS_FOOTER, counter.count))
+        cost["previous, limit=10"].append(response_tokens(prev[:10], PREVIOUS_FOOTER, counter.count))
+        cost["compact, limit=10"].append(response_tokens(comp[:10], FOOTER, counter.count))
+        budget = cost["previous, limit=5"][-1]
+        for form, lines, footer in (("previous", prev, PREVIOUS_FOOTER), ("compact", comp, FOOTER)):
+            k = 0
+            while k < len(lines) and response_tokens(lines[: k + 1], footer, counter.count) <= budget:
+                k += 1
+            shown[form].append(k)
+            fit[form] += bool({d.key for d in ranked[:k]} & set(q["tools"]))
+    n = max(len(queries), 1)
+    rows = [[title, form, f"{np.mean(v):.0f}", f"{np.percentile(v, 95):.0f}", "", ""] for form, v in cost.items()]
+    for form in ("previous", "compact"):
+        rows.append([title, f"{form}, within the 5-hit budget", "", "", f"{np.mean(shown[form]):.1f}",
+                     f"{fit[form] / n:.2f}"])
+    return rows
 
 
 def bulk_arrival(embedder: Embedder, docs: Sequence[SearchDoc], queries: Sequence[str], *,
@@ -462,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     built: dict[str, dict[str, Ranker]] = {}
     indexes: dict[int, SearchIndex] = {}
     rows: list[list[str]] = []
-    for key in [k for k in args.only.split(",") if k != "bulk"] if args.only else list(sets):
+    for key in [k for k in args.only.split(",") if k not in ("bulk", "tokens")] if args.only else list(sets):
         if key not in sets:
             print(f"unknown or unavailable data set {key!r}; available: {', '.join(sets)}", file=sys.stderr)
             return 2
@@ -494,6 +552,21 @@ def main(argv: list[str] | None = None) -> int:
         scores = evaluate(index_ranker(index, "fused"), after, "learned", args.misses)
         label = f"tabmcp default, after {learned} uses ({what})"
         rows.append([title, label, str(len(after)), *scores.cells()])
+
+    if not args.only or "tokens" in args.only.split(","):
+        cat_index = indexes.get(id(cat_docs)) or build_index(sources, embedder)
+        required = catalog_required(d)
+        token_table = [
+            *token_rows(cat_index, cat_docs, required, sets["test"][2], "catalog: test half"),
+            *token_rows(cat_index, cat_docs, required, sets["multi_test"][2], "multi-step: test half"),
+        ]
+        print_table(
+            "Tokens per search_tools answer (its text), and recall at equal token budgets",
+            ["data set", "form", "tokens, mean", "p95", "hits within budget", "hit within budget"],
+            token_table,
+            note=f"counted with {get_counter().label}; budget: the previous form's answer with 5 hits, "
+            "per request; ranking: tabmcp default",
+        )
 
     if embedder is not None and (not args.only or "bulk" in args.only.split(",")):
         probe = [q["query"] for q in catalog_requests("tune")]
