@@ -838,6 +838,46 @@ MUTATIONS: tuple[Mutation, ...] = (
         '  "files": ["webmcp-polyfill.js", "webmcp-polyfill.d.ts", "README.md"],',
         ("polyfill/tests/test_package.py",),
     ),
+    Mutation(
+        "clauses-not-merged",
+        "a request of several steps is ranked as one text: the steps after the dominant one get lost",
+        "bridge/tabmcp/core/search/index.py",
+        "        if len(clauses) > 1:",
+        "        if False:",
+        ("bridge/tests/test_search_clauses.py",),
+    ),
+    Mutation(
+        "clauses-cut-at-every-joiner",
+        "every 'and' or comma starts a clause, so requests of one step rank differently",
+        "bridge/tabmcp/core/search/clauses.py",
+        "        if _starts_action(piece) and _words(piece) >= MIN_CLAUSE_WORDS and _words(clauses[-1]) >= MIN_CLAUSE_WORDS:",
+        "        if True:",
+        ("bridge/tests/test_search_clauses.py",),
+    ),
+    Mutation(
+        "clause-merge-one-ranking-first",
+        "the merge drains one clause's ranking before the next gets a turn",
+        "bridge/tabmcp/core/search/clauses.py",
+        "    for i in range(depth):\n        for ranking in rankings:\n            if i < len(ranking) and (k := key(ranking[i])) not in seen:",
+        "    for ranking in rankings:\n        for i in range(depth):\n            if i < len(ranking) and (k := key(ranking[i])) not in seen:",
+        ("bridge/tests/test_search_clauses.py",),
+    ),
+    Mutation(
+        "search-hits-full-gist",
+        "search_tools shows each hit's whole first sentence again: ten hits cost more than five did",
+        "bridge/tabmcp/core/tools/search_hits.py",
+        "    return \" \".join(words[:GIST_WORDS]) + (\"…\" if len(words) > GIST_WORDS else \"\")",
+        "    return \" \".join(words)",
+        ("bridge/tests/test_search_hits.py",),
+    ),
+    Mutation(
+        "bulk-no-first-stage",
+        "hundreds of new tools wait for their full documents: keyword-only ranking for half a minute",
+        "bridge/tabmcp/core/search/embedding.py",
+        "                first = self.unembedded >= FIRST_STAGE_MIN or (self.unembedded and self._staging)",
+        "                first = False",
+        ("bridge/tests/test_search_bulk.py",),
+    ),
 )
 
 
