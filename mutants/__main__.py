@@ -855,7 +855,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_search_clauses.py",),
     ),
     Mutation(
-        "clause-merge-one-ranking-first",
+        "clauses-one-ranking-first",
         "the merge drains one clause's ranking before the next gets a turn",
         "bridge/tabmcp/core/search/clauses.py",
         "    for i in range(depth):\n        for ranking in rankings:\n            if i < len(ranking) and (k := key(ranking[i])) not in seen:",
