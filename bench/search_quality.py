@@ -81,7 +81,8 @@ def catalog_required(d: Path | None = None) -> dict[str, list[str]]:
     """Each catalog tool's required arguments."""
     d = d or require_data("mcp_catalog.json")
     raw = json.loads((d / "mcp_catalog.json").read_text())
-    return {t["name"]: required_arguments(t.get("inputSchema") or {}) for c in raw["categories"] for t in c["tools"]}
+    return {t["name"]: required_arguments(t.get("inputSchema") or {})
+            for c in raw["categories"] for t in c["tools"]}
 
 
 def catalog_sources(d: Path | None = None) -> list[tuple[str, list[SearchDoc]]]:
@@ -296,7 +297,8 @@ def embedder_ranker(docs: Sequence[SearchDoc], embedder: Embedder) -> Ranker:
 
 def index_ranker(index: SearchIndex, mode: str, split: bool = True) -> Ranker:
     def rank(query: str) -> list[str]:
-        return [h.key for h in index.search(query, limit=K_DEPTH, mode=mode, split=split)]  # type: ignore[arg-type]
+        hits = index.search(query, limit=K_DEPTH, mode=mode, split=split)  # type: ignore[arg-type]
+        return [h.key for h in hits]
 
     return rank
 
@@ -399,7 +401,8 @@ def token_rows(index: SearchIndex, docs: Sequence[SearchDoc], required: dict[str
             shown[form].append(k)
             fit[form] += bool({d.key for d in ranked[:k]} & set(q["tools"]))
     n = max(len(queries), 1)
-    rows = [[title, form, f"{np.mean(v):.0f}", f"{np.percentile(v, 95):.0f}", "", ""] for form, v in cost.items()]
+    rows = [[title, form, f"{np.mean(v):.0f}", f"{np.percentile(v, 95):.0f}", "", ""]
+            for form, v in cost.items()]
     for form in ("previous", "compact"):
         rows.append([title, f"{form}, within the 5-hit budget", "", "", f"{np.mean(shown[form]):.1f}",
                      f"{fit[form] / n:.2f}"])
@@ -441,7 +444,8 @@ def bulk_arrival(embedder: Embedder, docs: Sequence[SearchDoc], queries: Sequenc
     finally:
         embedding_mod.FIRST_STAGE_MIN = saved
     p50, p99 = np.percentile(lat, [50, 99])
-    return [f"{first_at or full_at:.1f}", f"{full_at:.1f}", f"{cpu:.1f}", str(len(lat)), f"{p50:.0f} / {p99:.0f}"]
+    return [f"{first_at or full_at:.1f}", f"{full_at:.1f}", f"{cpu:.1f}", str(len(lat)),
+            f"{p50:.0f} / {p99:.0f}"]
 
 
 def embedding_cpu(embedder: Embedder, docs: Sequence[SearchDoc]) -> list[str]:
@@ -483,10 +487,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-semantic", action="store_true", help="keyword ranking only")
     ap.add_argument("--wall", action="store_true",
-                    help="also time 500 tools arriving in a live index, searched meanwhile (minutes when loaded)")
+                    help="also time 500 tools arriving in a live index, searched meanwhile "
+                    "(minutes when loaded)")
     ap.add_argument("--misses", type=int, default=0, help="print up to N requests missed in a top 5")
     ap.add_argument("--only", default=None,
-                    help="comma-separated data sets among: tune,test,multi_tune,multi_test,metatool,bfcl_live,bfcl,bfcl_pm")
+                    help="comma-separated data sets and sections among: tune,test,multi_tune,multi_test,"
+                    "metatool,bfcl_live,bfcl,bfcl_pm,tokens,bulk")
     args = ap.parse_args(argv)
 
     d = require_data("metatool.json", "mcp_catalog.json")
@@ -577,7 +583,8 @@ def main(argv: list[str] | None = None) -> int:
                 ["full documents only (before)", *bulk_arrival(embedder, cat_docs, probe, first_stage=False)],
             ]
             print_table(
-                f"Time to full quality: {BULK_TOOLS} new tools arrive (background worker, empty vector cache; "
+                f"Time to full quality: {BULK_TOOLS} new tools arrive "
+                "(background worker, empty vector cache; "
                 "a search every 0.1 s meanwhile)",
                 ["embedding", "all ranked by meaning, s", "all full vectors, s", "CPU s", "searches",
                  "search p50 / p99 ms"],
@@ -598,10 +605,12 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             title, _, queries = sets[key]
             scores = evaluate(index_ranker(first, "fused"), queries, "first stage", 0)
-            rows.append([title, "tabmcp default, first-stage vectors only", str(len(queries)), *scores.cells()])
+            label = "tabmcp default, first-stage vectors only"
+            rows.append([title, label, str(len(queries)), *scores.cells()])
 
     print_table(
-        "Search quality, tuning vs test (hit@1, hit@5, all-needed@10, MRR over the top 100; latency per query, ms)",
+        "Search quality, tuning vs test "
+        "(hit@1, hit@5, all-needed@10, MRR over the top 100; latency per query, ms)",
         ["data set", "ranking", "requests", "hit@1", "hit@5", "all@10", "MRR", "p50 / p95 / p99 ms"],
         rows,
         note=f"embedding model: {embedder.name if embedder else 'none'}; one query at a time, "

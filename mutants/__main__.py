@@ -850,7 +850,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "clauses-cut-at-every-joiner",
         "every 'and' or comma starts a clause, so requests of one step rank differently",
         "bridge/tabmcp/core/search/clauses.py",
-        "        if _starts_action(piece) and _words(piece) >= MIN_CLAUSE_WORDS and _words(clauses[-1]) >= MIN_CLAUSE_WORDS:",
+        "        if _starts_action(piece) and long_enough:",
         "        if True:",
         ("bridge/tests/test_search_clauses.py",),
     ),

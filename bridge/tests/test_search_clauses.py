@@ -19,15 +19,17 @@ from .test_search import SHOP, HashEmbedder, doc, keys
          ["find the login crash in Sentry", "open a GitHub issue about it"]),
         ("open the pricing page, take a screenshot and then save it as a PDF",
          ["open the pricing page", "take a screenshot", "save it as a PDF"]),
-        ("Find the sum of the multiples of 3 and 5 below 1000. Also find the product of the first five primes.",
-         ["Find the sum of the multiples of 3 and 5 below 1000", "find the product of the first five primes"]),
+        ("Sum the multiples of 3 and 5 below 1000. Also find the product of the first five primes.",
+         ["Sum the multiples of 3 and 5 below 1000", "find the product of the first five primes"]),
         ("who am I logged in as on GitHub, and which teams am I on",
          ["who am I logged in as on GitHub", "which teams am I on"]),
         ("block the analytics requests, and then reload the page",
          ["block the analytics requests", "reload the page"]),
     ],
 )
-def test_a_request_of_several_actions_is_cut_where_each_action_starts(request_: str, clauses: list[str]) -> None:
+def test_a_request_of_several_actions_is_cut_where_each_action_starts(
+    request_: str, clauses: list[str]
+) -> None:
     assert split_clauses(request_) == clauses
 
 

@@ -56,7 +56,8 @@ def test_ten_compact_hits_cost_no_more_tokens_than_five_hits_did() -> None:
         now.append(counter.count("\n".join([*(hit_line(d.key, d.description, required[d.key])
                                              for d in ranked[:10]), FOOTER])))
     assert statistics.mean(now) <= statistics.mean(before), (
-        f"{counter.label}: 10 compact hits {statistics.mean(now):.0f} tokens, 5 before {statistics.mean(before):.0f}"
+        f"{counter.label}: 10 compact hits {statistics.mean(now):.0f} tokens, "
+        f"5 before {statistics.mean(before):.0f}"
     )
 
 
@@ -67,4 +68,5 @@ async def test_search_tools_answers_in_the_compact_form() -> None:
     assert lines[0].startswith("list_orders") and ": " in lines[0] and "[" not in lines[0]
     assert lines[-1] == FOOTER
     first = found["structuredContent"]["tools"][0]
-    assert first["name"] == "list_orders" and first["required"] == [] and first["source"] == "https://shop.test"
+    assert first["name"] == "list_orders" and first["required"] == []
+    assert first["source"] == "https://shop.test"

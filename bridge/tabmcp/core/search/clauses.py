@@ -5,9 +5,10 @@ the whole request finds the dominant step and loses the other. :func:`split_clau
 request where a new action starts: at a sentence end, a semicolon, a comma or a joining word
 (``and``, ``then``, ``also``, ``plus``) *followed by an action verb or a question word*, with
 two words or more on each side, and only when the request itself starts with an action (a
-request that opens with context, "I bought the wrong size. Where is my parcel?", is one ask). So "search and replace text", "salt and pepper", "My son has
-asthma. I want to know the air quality" and "the oil and gas sector" stay whole, while "take a
-screenshot, then save it as a PDF" splits. The verbs are a fixed list of what people ask tools
+request that opens with context, "I bought the wrong size. Where is my parcel?", is one ask).
+So "search and replace text", "salt and pepper", "My son has asthma. I want to know the air
+quality" and "the oil and gas sector" stay whole, while "take a screenshot, then save it as a
+PDF" splits. The verbs are a fixed list of what people ask tools
 to do (written a priori, not learnt from the benchmark requests).
 
 :func:`interleave` merges rankings round by round (the best of each, then the second of each,
@@ -48,9 +49,10 @@ ACTION_VERBS: frozenset[str] = frozenset(
 )
 """Words that start an action (imperative verbs of tasks)."""
 _QUESTION = frozenset({"what", "which", "who", "how", "where"})
-_LEAD = frozenset({"then", "also", "and", "finally", "afterwards", "please", "kindly", "just", "next", "after",
-                   "that", "so", "now", "plus", "can", "could", "would", "will", "you", "i", "we", "want", "need",
-                   "to"})
+_LEAD = frozenset(
+    """then also and finally afterwards please kindly just next after that so now plus can could
+    would will you i we want need to""".split()
+)
 """Words skipped before the verb of a clause (``and then please save ...``, ``can you find``)."""
 
 _CUT = re.compile(r"((?<=[.!?;])\s+|\s*;\s*|,\s*|\s+(?:and|then|also|plus)\s+)", re.IGNORECASE)
@@ -79,7 +81,8 @@ def split_clauses(query: str) -> list[str]:
     clauses = [parts[0]]
     for i in range(1, len(parts) - 1, 2):
         cut, piece = parts[i], parts[i + 1]
-        if _starts_action(piece) and _words(piece) >= MIN_CLAUSE_WORDS and _words(clauses[-1]) >= MIN_CLAUSE_WORDS:
+        long_enough = _words(piece) >= MIN_CLAUSE_WORDS and _words(clauses[-1]) >= MIN_CLAUSE_WORDS
+        if _starts_action(piece) and long_enough:
             clauses.append(piece)
         else:
             clauses[-1] += cut + piece

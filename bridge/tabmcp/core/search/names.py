@@ -128,6 +128,7 @@ class NameIndex:
                 by_norm.setdefault(name.norm, []).append(slot)
             self._by_norm = by_norm
         out: list[int] = []
-        for norm, _, _ in process.extract(normalize_name(query), list(self._by_norm), scorer=fuzz.ratio, limit=k):
+        near = process.extract(normalize_name(query), list(self._by_norm), scorer=fuzz.ratio, limit=k)
+        for norm, _, _ in near:
             out.extend(s for s in self._by_norm[norm] if mask is None or mask[s])
         return out

@@ -2,7 +2,8 @@
 
 One line a hit: the exact name, the required arguments (the first :data:`SHOWN_REQUIRED`,
 then ``+n``), and a gist (the description's first sentence without articles, cut to
-:data:`GIST_WORDS` words): ``github_create_issue(owner, repo +1): Create new issue in…``. The site, category and score stay in the structured result; ``describe_tools``
+:data:`GIST_WORDS` words): ``github_create_issue(owner, repo +1): Create new issue in…``. The
+site, category and score stay in the structured result; ``describe_tools``
 gives the full definition. Pure functions, no bridge state: the bench counts their tokens.
 """
 
