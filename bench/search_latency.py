@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from tabmcp.core.search import EmbeddingCache, SearchDoc, SearchIndex, default_embedder, semantic_available
-from tabmcp.core.search.index import _embed_text
+from tabmcp.core.search.doc import embed_text as _embed_text
 from tabmcp.core.search.semantic import Embedder, content_hash, missing_parts
 
 from ._data import data_dir

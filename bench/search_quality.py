@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import re
 import sys
 import time
@@ -37,7 +38,11 @@ from typing import Any
 import numpy as np
 from tabmcp.core.search import SearchDoc, SearchIndex, default_embedder, missing_parts, semantic_available
 from tabmcp.core.search.semantic import Embedder
+from tabmcp.core.disclosure import one_line
 from tabmcp.core.search.text import name_words
+from tabmcp.core.tokens import get_counter
+from tabmcp.core.tools.search import FOOTER
+from tabmcp.core.tools.search_hits import hit_line, required_arguments
 
 from ._data import data_dir
 from ._table import print_table
@@ -70,6 +75,14 @@ def _server_of(category: str) -> str:
         if category.startswith(prefix):
             return prefix
     return category.split("_", 1)[0]
+
+
+def catalog_required(d: Path | None = None) -> dict[str, list[str]]:
+    """Each catalog tool's required arguments."""
+    d = d or require_data("mcp_catalog.json")
+    raw = json.loads((d / "mcp_catalog.json").read_text())
+    return {t["name"]: required_arguments(t.get("inputSchema") or {})
+            for c in raw["categories"] for t in c["tools"]}
 
 
 def catalog_sources(d: Path | None = None) -> list[tuple[str, list[SearchDoc]]]:
@@ -119,6 +132,13 @@ def catalog_requests(split: str) -> list[dict[str, Any]]:
     return list(json.loads((DATA / f"catalog_requests_{split}.json").read_text())["queries"])
 
 
+def multistep_requests(split: str) -> list[dict[str, Any]]:
+    """The labelled multi-step catalog requests of one half (``tune`` or ``test``): each lists
+    its steps' tools as ``needs`` (any tool of a step does it)."""
+    rows = json.loads((DATA / f"multistep_requests_{split}.json").read_text())["queries"]
+    return [{**r, "tools": sorted({t for need in r["needs"] for t in need})} for r in rows]
+
+
 def metatool(d: Path) -> tuple[list[SearchDoc], list[dict[str, Any]]]:
     raw = json.loads((d / "metatool.json").read_text())
     docs = [
@@ -133,7 +153,7 @@ def metatool(d: Path) -> tuple[list[SearchDoc], list[dict[str, Any]]]:
 
 
 BFCL_VERSION = "BFCL_v4"
-BFCL_SETS = {"bfcl_live": "live_multiple", "bfcl": "multiple"}
+BFCL_SETS = {"bfcl_live": "live_multiple", "bfcl": "multiple", "bfcl_pm": "parallel_multiple"}
 
 
 def bfcl_dir() -> Path | None:
@@ -188,7 +208,8 @@ def bfcl(part: str) -> tuple[list[SearchDoc], list[dict[str, Any]]] | None:
         wanted = {name for call in answers[row["id"]] for name in call}
         if user and wanted:
             tools = sorted(k for n in wanted for k in by_name.get(n, []))
-            queries.append({"query": user[-1], "tools": tools})
+            needs = [sorted(by_name.get(n, [])) for n in sorted(wanted)]
+            queries.append({"query": user[-1], "tools": tools, "needs": needs})
     return list(docs.values()), queries
 
 
@@ -197,31 +218,36 @@ def bfcl(part: str) -> tuple[list[SearchDoc], list[dict[str, Any]]] | None:
 
 @dataclass
 class Scores:
+    """hit@k: a needed tool within the first k; all-needed@10: every step (``needs``) has a tool
+    in the first 10 (for a single-step request, hit@10); MRR of the first needed tool."""
+
     n: int = 0
-    r1: float = 0.0
-    r5: float = 0.0
-    r20: float = 0.0
+    hit1: float = 0.0
+    hit5: float = 0.0
+    all10: float = 0.0
     rr: float = 0.0
     ms: list[float] = field(default_factory=list)
 
-    def add(self, ranking: Sequence[str], relevant: set[str], ms: float) -> int | None:
+    def add(self, ranking: Sequence[str], relevant: set[str], ms: float,
+            needs: Sequence[Sequence[str]] | None = None) -> int | None:
         self.n += 1
         self.ms.append(ms)
         rank = next((i for i, k in enumerate(ranking, 1) if k in relevant), None)
         if rank is not None:
-            self.r1 += rank == 1
-            self.r5 += rank <= 5
-            self.r20 += rank <= 20
+            self.hit1 += rank == 1
+            self.hit5 += rank <= 5
             self.rr += 1.0 / rank
+        top10 = set(ranking[:10])
+        self.all10 += all(top10.intersection(need) for need in (needs or [sorted(relevant)]))
         return rank
 
     def cells(self) -> list[str]:
         n = max(self.n, 1)
         p50, p95, p99 = np.percentile(self.ms, [50, 95, 99]) if self.ms else (0.0, 0.0, 0.0)
         return [
-            f"{self.r1 / n:.2f}",
-            f"{self.r5 / n:.2f}",
-            f"{self.r20 / n:.2f}",
+            f"{self.hit1 / n:.2f}",
+            f"{self.hit5 / n:.2f}",
+            f"{self.all10 / n:.2f}",
             f"{self.rr / n:.2f}",
             f"{p50:.1f} / {p95:.1f} / {p99:.1f}",
         ]
@@ -269,9 +295,10 @@ def embedder_ranker(docs: Sequence[SearchDoc], embedder: Embedder) -> Ranker:
     return rank
 
 
-def index_ranker(index: SearchIndex, mode: str) -> Ranker:
+def index_ranker(index: SearchIndex, mode: str, split: bool = True) -> Ranker:
     def rank(query: str) -> list[str]:
-        return [h.key for h in index.search(query, limit=K_DEPTH, mode=mode)]  # type: ignore[arg-type]
+        hits = index.search(query, limit=K_DEPTH, mode=mode, split=split)  # type: ignore[arg-type]
+        return [h.key for h in hits]
 
     return rank
 
@@ -291,7 +318,7 @@ def evaluate(rank: Ranker, queries: Sequence[dict[str, Any]], label: str, misses
         t0 = time.perf_counter()
         ranking = rank(q["query"])
         ms = (time.perf_counter() - t0) * 1000
-        r = sc.add(ranking, set(q["tools"]), ms)
+        r = sc.add(ranking, set(q["tools"]), ms, q.get("needs"))
         if (r is None or r > 5) and shown < misses:
             print(f"  miss [{label}] {q['query']!r} -> want {q['tools']}, rank {r}, got {ranking[:3]}")
             shown += 1
@@ -326,16 +353,146 @@ def rankers_for(
         indexes[id(docs)] = index
     out["tabmcp keyword (no model)"] = index_ranker(index, "keyword")
     if embedder is not None:
-        out["tabmcp default (fused)"] = index_ranker(index, "fused")
+        out["tabmcp fused, whole request (before)"] = index_ranker(index, "fused", split=False)
+        out["tabmcp default (fused, by clause)"] = index_ranker(index, "fused")
     return out
+
+
+BULK_TOOLS = 500
+PREVIOUS_FOOTER = "Get schemas with describe_tools, run with call_tool."
+
+
+def previous_line(d: SearchDoc, required: Sequence[str]) -> str:
+    """A hit as search_tools wrote it before the compact form (name, first sentence, category
+    and site)."""
+    return f"{d.key} — {one_line(d.description)} [{d.category or '-'}; {d.source}]"
+
+
+def compact_line(d: SearchDoc, required: Sequence[str]) -> str:
+    return hit_line(d.key, d.description, required)
+
+
+def response_tokens(lines: Sequence[str], footer: str, count: Callable[[str], int]) -> int:
+    return count("\n".join([*lines, footer]))
+
+
+def token_rows(index: SearchIndex, docs: Sequence[SearchDoc], required: dict[str, list[str]],
+               queries: Sequence[dict[str, Any]], title: str) -> list[list[str]]:
+    """Tokens of a search_tools answer (its text) per result list, and recall at equal token
+    budgets: the budget is what five hits cost in the previous form, for the same request; how
+    often a needed tool is among the hits that fit it, in each form."""
+    counter = get_counter()
+    by_key = {d.key: d for d in docs}
+    cost: dict[str, list[int]] = {"previous, limit=5": [], "previous, limit=10": [], "compact, limit=10": []}
+    fit = {"previous": 0, "compact": 0}
+    shown = {"previous": [], "compact": []}
+    for q in queries:
+        ranked = [by_key[h.key] for h in index.search(q["query"], limit=50)]
+        prev = [previous_line(d, required[d.key]) for d in ranked]
+        comp = [compact_line(d, required[d.key]) for d in ranked]
+        cost["previous, limit=5"].append(response_tokens(prev[:5], PREVIOUS_FOOTER, counter.count))
+        cost["previous, limit=10"].append(response_tokens(prev[:10], PREVIOUS_FOOTER, counter.count))
+        cost["compact, limit=10"].append(response_tokens(comp[:10], FOOTER, counter.count))
+        budget = cost["previous, limit=5"][-1]
+        for form, lines, footer in (("previous", prev, PREVIOUS_FOOTER), ("compact", comp, FOOTER)):
+            k = 0
+            while k < len(lines) and response_tokens(lines[: k + 1], footer, counter.count) <= budget:
+                k += 1
+            shown[form].append(k)
+            fit[form] += bool({d.key for d in ranked[:k]} & set(q["tools"]))
+    n = max(len(queries), 1)
+    rows = [[title, form, f"{np.mean(v):.0f}", f"{np.percentile(v, 95):.0f}", "", ""]
+            for form, v in cost.items()]
+    for form in ("previous", "compact"):
+        rows.append([title, f"{form}, within the 5-hit budget", "", "", f"{np.mean(shown[form]):.1f}",
+                     f"{fit[form] / n:.2f}"])
+    return rows
+
+
+def bulk_arrival(embedder: Embedder, docs: Sequence[SearchDoc], queries: Sequence[str], *,
+                 first_stage: bool = True, every: float = 0.1) -> list[str]:
+    """A site registers ``BULK_TOOLS`` tools no vector is known for: seconds until every one
+    ranks by meaning (first stage) and until every one has its full document's vector, while a
+    search runs every ``every`` seconds (their latency: wall, as the agent waits). CPU seconds
+    of the whole process over the run (one core's worth is the worker's share)."""
+    import tabmcp.core.search.embedding as embedding_mod
+
+    saved = embedding_mod.FIRST_STAGE_MIN
+    if not first_stage:
+        embedding_mod.FIRST_STAGE_MIN = 10**9
+    try:
+        index = SearchIndex(semantic=embedder, background=True, query_cache_size=0)
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        index.replace_source("bulk", docs[:BULK_TOOLS])
+        first_at: float | None = None
+        lat: list[float] = []
+        i = 0
+        while True:
+            s0 = time.perf_counter()
+            index.search(queries[i % len(queries)], limit=10)
+            lat.append((time.perf_counter() - s0) * 1000)
+            i += 1
+            now = time.perf_counter() - t0
+            if first_at is None and not index.stats()["unembedded"]:
+                first_at = now
+            if not index.pending_embeddings:
+                break
+            time.sleep(every)  # a search now and then, as agents ask (load, not synchronisation)
+        full_at = time.perf_counter() - t0
+        cpu = time.process_time() - cpu0
+        index.close()
+    finally:
+        embedding_mod.FIRST_STAGE_MIN = saved
+    p50, p99 = np.percentile(lat, [50, 99])
+    return [f"{first_at or full_at:.1f}", f"{full_at:.1f}", f"{cpu:.1f}", str(len(lat)),
+            f"{p50:.0f} / {p99:.0f}"]
+
+
+def embedding_cpu(embedder: Embedder, docs: Sequence[SearchDoc]) -> list[str]:
+    """CPU seconds of the embedding thread for ``BULK_TOOLS`` new tools, one thread as the
+    worker runs: the first stage, then the full documents; and full documents alone (the
+    previous way). On an idle core, wall time is about the same."""
+    out = []
+    for first in (True, False):
+        index = SearchIndex(semantic=embedder, query_cache_size=0)
+        index.replace_source("bulk", docs[:BULK_TOOLS])
+        emb = index._emb  # the bench drives the stages itself, in this thread, to time each
+        assert emb is not None
+        c0 = time.thread_time()
+        while first and emb.compute_first():
+            pass
+        c1 = time.thread_time()
+        index.compute_embeddings()
+        c2 = time.thread_time()
+        out.append((c1 - c0, c2 - c0))
+    (first_s, total_s), (_, before_s) = out
+    return [f"{first_s:.1f}", f"{total_s:.1f}", f"{before_s:.1f}"]
+
+
+def first_stage_index(sources: list[tuple[str, list[SearchDoc]]], embedder: Embedder) -> SearchIndex:
+    """Every tool with its first-stage vector only (what a new site ranks with in its first
+    seconds), to measure that stage's quality."""
+    index = SearchIndex(semantic=embedder, query_cache_size=0, background=True)
+    index.close()  # no worker: the first stage is run here, and nothing refines it
+    for sid, sdocs in sources:
+        index.replace_source(sid, sdocs)
+    emb = index._emb  # the bench looks inside: the bridge never stops after the first stage
+    assert emb is not None
+    while emb.compute_first(256):
+        pass
+    return index
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-semantic", action="store_true", help="keyword ranking only")
+    ap.add_argument("--wall", action="store_true",
+                    help="also time 500 tools arriving in a live index, searched meanwhile "
+                    "(minutes when loaded)")
     ap.add_argument("--misses", type=int, default=0, help="print up to N requests missed in a top 5")
     ap.add_argument("--only", default=None,
-                    help="comma-separated data sets among: tune,test,metatool,bfcl_live,bfcl")
+                    help="comma-separated data sets and sections among: tune,test,multi_tune,multi_test,"
+                    "metatool,bfcl_live,bfcl,bfcl_pm,tokens,bulk")
     args = ap.parse_args(argv)
 
     d = require_data("metatool.json", "mcp_catalog.json")
@@ -352,6 +509,8 @@ def main(argv: list[str] | None = None) -> int:
     sets = {
         "tune": ("catalog: tuning half", "catalog", catalog_requests("tune")),
         "test": ("catalog: test half", "catalog", catalog_requests("test")),
+        "multi_tune": ("multi-step: tuning half", "catalog", multistep_requests("tune")),
+        "multi_test": ("multi-step: test half", "catalog", multistep_requests("test")),
         "metatool": ("MetaTool (test)", "metatool", mt_queries),
     }
     corpora = {"catalog": (cat_docs, sources), "metatool": (mt_docs, [("metatool", mt_docs)])}
@@ -367,7 +526,7 @@ def main(argv: list[str] | None = None) -> int:
     built: dict[str, dict[str, Ranker]] = {}
     indexes: dict[int, SearchIndex] = {}
     rows: list[list[str]] = []
-    for key in args.only.split(",") if args.only else list(sets):
+    for key in [k for k in args.only.split(",") if k not in ("bulk", "tokens")] if args.only else list(sets):
         if key not in sets:
             print(f"unknown or unavailable data set {key!r}; available: {', '.join(sets)}", file=sys.stderr)
             return 2
@@ -388,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
         ("catalog", catalog_requests("tune"), sets["test"][2], "catalog: test half", "tuning half"),
         ("metatool", mt_queries[0::2], mt_queries[1::2], "MetaTool: odd requests", "even requests"),
     ]
-    for corpus, before, after, title, what in learning:
+    for corpus, before, after, title, what in learning if not args.only else []:
         index = indexes.get(id(corpora[corpus][0]))
         if index is None or not index.semantic:
             continue
@@ -400,13 +559,63 @@ def main(argv: list[str] | None = None) -> int:
         label = f"tabmcp default, after {learned} uses ({what})"
         rows.append([title, label, str(len(after)), *scores.cells()])
 
+    if not args.only or "tokens" in args.only.split(","):
+        cat_index = indexes.get(id(cat_docs)) or build_index(sources, embedder)
+        required = catalog_required(d)
+        token_table = [
+            *token_rows(cat_index, cat_docs, required, sets["test"][2], "catalog: test half"),
+            *token_rows(cat_index, cat_docs, required, sets["multi_test"][2], "multi-step: test half"),
+        ]
+        print_table(
+            "Tokens per search_tools answer (its text), and recall at equal token budgets",
+            ["data set", "form", "tokens, mean", "p95", "hits within budget", "hit within budget"],
+            token_table,
+            note=f"counted with {get_counter().label}; budget: the previous form's answer with 5 hits, "
+            "per request; ranking: tabmcp default",
+        )
+
+    if embedder is not None and (not args.only or "bulk" in args.only.split(",")):
+        probe = [q["query"] for q in catalog_requests("tune")]
+        load = os.getloadavg()[0]
+        if args.wall:
+            bulk_rows = [
+                ["two stages (default)", *bulk_arrival(embedder, cat_docs, probe)],
+                ["full documents only (before)", *bulk_arrival(embedder, cat_docs, probe, first_stage=False)],
+            ]
+            print_table(
+                f"Time to full quality: {BULK_TOOLS} new tools arrive "
+                "(background worker, empty vector cache; "
+                "a search every 0.1 s meanwhile)",
+                ["embedding", "all ranked by meaning, s", "all full vectors, s", "CPU s", "searches",
+                 "search p50 / p99 ms"],
+                bulk_rows,
+                note=f"wall seconds on this machine as it is loaded (load average at start: {load:.1f}); "
+                "CPU s: the process's CPU time over the run (searches included)",
+            )
+        print_table(
+            f"Embedding CPU for {BULK_TOOLS} new tools (seconds of one thread, the worker's)",
+            ["first stage: all ranked by meaning", "then all full vectors", "full documents only (before)"],
+            [embedding_cpu(embedder, cat_docs)],
+            note=f"load average {load:.1f}; the 5 s target is wall time on 2 cores: with a core to itself "
+            "the worker's wall time is about its CPU time",
+        )
+        first = first_stage_index(sources, embedder)
+        for key in ("tune", "test", "multi_tune", "multi_test"):
+            if args.only and key not in args.only.split(",") and "bulk" not in args.only.split(","):
+                continue
+            title, _, queries = sets[key]
+            scores = evaluate(index_ranker(first, "fused"), queries, "first stage", 0)
+            label = "tabmcp default, first-stage vectors only"
+            rows.append([title, label, str(len(queries)), *scores.cells()])
+
     print_table(
-        "Search quality, tuning vs test (R@1, R@5, R@20, MRR over the top 100; latency per query, ms)",
-        ["data set", "ranking", "requests", "R@1", "R@5", "R@20", "MRR", "p50 / p95 / p99 ms"],
+        "Search quality, tuning vs test "
+        "(hit@1, hit@5, all-needed@10, MRR over the top 100; latency per query, ms)",
+        ["data set", "ranking", "requests", "hit@1", "hit@5", "all@10", "MRR", "p50 / p95 / p99 ms"],
         rows,
         note=f"embedding model: {embedder.name if embedder else 'none'}; one query at a time, "
-        "query embedding included (no query cache); R@20 is the ceiling of any reranker of a "
-        "ranking's top 20",
+        "query embedding included (no query cache); all@10: every step of the request has a tool "
+        "in the first 10 (hit@10 for single-step requests)",
     )
     return 0
 

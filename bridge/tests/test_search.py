@@ -27,7 +27,7 @@ from tabmcp.core.search import (
 )
 from tabmcp.core.search import semantic as semantic_mod
 from tabmcp.core.search.fuzzy import TypoIndex, max_edits
-from tabmcp.core.search.index import KEYWORD_WEIGHT
+from tabmcp.core.search.fusion import KEYWORD_WEIGHT
 from tabmcp.testing import missing_from_setup
 
 
@@ -466,8 +466,9 @@ def test_compute_embeddings_in_a_worker_thread_never_installs_stale_vectors() ->
     hits = index.search("money back", mode="semantic")
     assert keys(hits) == ["refund_order"] and index.pending_embeddings == 0
     entry = index._entries["refund_order"]
-    assert index._vecs is not None
-    assert np.array_equal(index._vecs[entry.slot], emb.encode([entry.embed_text])[0])
+    vecs = index._emb.vectors if index._emb is not None else None
+    assert vecs is not None
+    assert np.array_equal(vecs[entry.slot], emb.encode([entry.embed_text])[0])
 
 
 class _Table:
@@ -574,7 +575,7 @@ def test_real_model_ranks_by_meaning(minilm: SearchIndex) -> None:
 
 def test_real_model_vectors_are_normalised_and_cached(minilm: SearchIndex) -> None:
     assert minilm.pending_embeddings == 0
-    vecs = minilm._vecs
+    vecs = minilm._emb.vectors if minilm._emb is not None else None
     assert vecs is not None and vecs.shape[1] == 384
     norms = np.linalg.norm(vecs[: len(SHOP)], axis=1)
     assert np.allclose(norms, 1.0, atol=1e-4)

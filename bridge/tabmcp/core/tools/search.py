@@ -8,10 +8,12 @@ from typing import Any
 from ..registry import CategoryEntry, ToolEntry
 from ..wording import one_line
 from .base import BuiltinTool, ToolContext, listed_schema, text
+from .search_hits import hit_line, required_arguments
 
 __all__ = ["SEARCH_TOOLS"]
 
 MAX_LIMIT = 50
+FOOTER = "Full definitions: describe_tools; run: call_tool."
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -74,7 +76,8 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
                             allow=allowed(ctx))
     # Embedding the query takes tens of milliseconds: keep it off the event loop.
     hits = await ctx.offload(run) if index.semantic and query else run()
-    tools = []
+    tools: list[dict[str, Any]] = []
+    lines: list[str] = []
     for hit in hits:
         entry = bridge.registry.resolve(hit.key)
         if not isinstance(entry, ToolEntry):
@@ -84,15 +87,16 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
             {
                 "name": entry.public_name,
                 "description": one_line(entry.tool.description),
+                "required": required_arguments(entry.tool.input_schema),
                 "category": bridge.registry.public_name(entry.tab.key, cat.name) if cat else None,
                 "source": entry.tab.origin,
                 "score": round(hit.score, 4),
                 **_site_fields(entry),
             }
         )
+        lines.append(hit_line(entry.public_name, entry.tool.description, tools[-1]["required"],
+                              tools[-1].get("opens")))
     index.note_search(use_client(ctx), query, [t["name"] for t in tools])  # learning from use
-    lines = [f"{t['name']} — {t['description']} [{t['category'] or '-'}; {t['source']}"
-             f"{'; not open, a call opens ' + t['opens'] if 'opens' in t else ''}]" for t in tools]
     if not tools:
         lines = ["No matching tools. Try other words, or introspect to see categories."]
     else:
@@ -101,7 +105,7 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
             total = len(bridge.disclosure.visible_members(held))
             if total > len(tools):
                 lines.append(f"({len(tools)} of {total}: call {held.public_name} for all of them)")
-        lines.append("Get schemas with describe_tools, run with call_tool.")
+        lines.append(FOOTER)
     return {
         "content": [text("\n".join(lines))],
         "structuredContent": {"tools": tools, "total": len(tools), "query": query, "category": category,
