@@ -59,7 +59,7 @@ from tabmcp.config import Config
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
-from tabmcp.server.hub import KEEP_CLOSED_TABS
+from tabmcp.server.telemetry import KEEP_CLOSED_TABS
 
 from bench._table import fmt_ms, percentile, print_table
 

@@ -66,6 +66,7 @@ const state = {
   /** @type {ReturnType<typeof setTimeout> | null} */ reconnectTimer: null,
   /** @type {ReturnType<typeof setInterval> | null} */ heartbeat: null,
   instanceId: crypto.randomUUID(),
+  /** This browser profile's id (STORAGE.profileId), sent in hello. @type {string | null} */ profileId: null,
   /** @type {string | null} */ sessionId: null,
   /** @type {string | null} */ lastError: null,
   connects: 0,
@@ -240,7 +241,9 @@ const ready = init();
 // ---- setup --------------------------------------------------------------------------------
 
 async function loadSettings() {
-  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken, STORAGE.bridgePairings, STORAGE.telemetryConfig]);
+  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken, STORAGE.bridgePairings, STORAGE.telemetryConfig, STORAGE.profileId]);
+  state.profileId = stored[STORAGE.profileId] || crypto.randomUUID();
+  if (!stored[STORAGE.profileId]) await chrome.storage.local.set({ [STORAGE.profileId]: state.profileId });
   if (stored[STORAGE.telemetryConfig] && typeof stored[STORAGE.telemetryConfig] === 'object') {
     state.telemetryConfig = stored[STORAGE.telemetryConfig];
   }
@@ -400,6 +403,8 @@ function connect() {
       extensionVersion: chrome.runtime.getManifest().version,
       extensionId: chrome.runtime.id,
       browser: navigator.userAgent,
+      browserName: typeof browser !== 'undefined' && browser.runtime?.getBrowserInfo ? 'firefox' : 'chromium',
+      profileId: state.profileId || undefined,
       instanceId: state.instanceId,
       token: state.token || undefined,
       pairing: state.pairing || undefined,

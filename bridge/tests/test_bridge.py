@@ -429,7 +429,7 @@ async def test_mcp_bearer_token_when_configured(tmp_path):
 
 
 async def test_closed_tabs_telemetry_is_forgotten_beyond_the_last_ten(bridge, extension):
-    from tabmcp.server.hub import KEEP_CLOSED_TABS
+    from tabmcp.server.telemetry import KEEP_CLOSED_TABS
 
     for tab_id in range(1, 16):
         await extension.send({"type": "tab.update", "tab": tab(tab_id)})

@@ -25,7 +25,7 @@ from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
 from tabmcp.mediation import Mediation
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
-from tabmcp.server.hub import Hub
+from tabmcp.wiring import BridgeCore
 from tabmcp.testing import ListChanges, listed, missing_from_setup
 
 from .conftest import eventually, make_config
@@ -256,7 +256,7 @@ async def test_switch_through_the_wire_persists_and_a_call_needs_approval(tmp_pa
             error = await ext.wait_for(lambda m: m["type"] == "error")
             assert error["code"] == "MALFORMED_MESSAGE" and error["ref"] == "forms.set"
         await ext.close()
-    again = Hub(config)  # a new bridge on the same SQLite file remembers the person's choice
+    again = BridgeCore(config)  # a new bridge on the same SQLite file remembers the person's choice
     assert again.forms.enabled(SHOP) and not again.forms.enabled("https://other.test")
 
 
@@ -282,7 +282,7 @@ async def test_a_choice_that_could_not_be_kept_changes_nothing(tmp_path):
         async with Client(f"http://127.0.0.1:{app.port}/mcp", mode="legacy") as client:
             assert "form_contact_us" not in [t.name for t in (await client.list_tools()).tools]
         await ext.close()
-    assert Hub(config).forms.enabled(SHOP) is False  # what is stored is what was applied
+    assert BridgeCore(config).forms.enabled(SHOP) is False  # what is stored is what was applied
 
 
 async def test_config_rules_reach_the_extension():

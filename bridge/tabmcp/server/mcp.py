@@ -42,7 +42,10 @@ from ..errors import ErrorCode, InternalError, PageError, ToolCallError
 from ..core.trust.guard import install_trust
 from .approvals import Approvals
 from .express import LINK, Express, NeedsSession
-from .hub import Hub
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the facade the handlers read: the composition root (tabmcp/wiring.py)
+    from ..wiring import BridgeCore as Hub
 from .trace import ARRIVED, TRACE
 
 __all__ = ["META_TRACE", "ChangeNotifier", "ListingCache", "build_mcp_server", "error_result"]

@@ -5,10 +5,11 @@ no MCP tool does. It owns the person's switches (:class:`tabmcp.core.controls.Pe
 also written by ``tabmcp controls`` in another process: the hub's
 :class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
 second of such a write, and every tools/call syncs first), the forms-as-tools choices (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in
-SQLite) and the :class:`tabmcp.core.scoping.Gate` that applies both. What the popup shows is
+SQLite) and the :class:`tabmcp.core.scoping.Gate` that applies both (all three built by the root). What the popup shows is
 :func:`tabmcp.core.panel.panel_state`; this module only answers with it and sends the policy.
 
-The hub makes one :class:`PersonPanel` and calls it on handshake, disconnect and the messages
+The composition root (:mod:`tabmcp.wiring`) makes one :class:`PersonPanel` with the switches,
+the forms policy and the gate it built, and calls it on handshake, disconnect and the messages
 above; it hands in the session and three callbacks (listings changed, registry touched, flush).
 """
 
@@ -19,7 +20,6 @@ import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..config import Config
 from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.page_forms import FormsPolicy, normalize_origin
@@ -51,20 +51,23 @@ class PersonPanel:
 
     def __init__(
         self,
-        config: Config,
         registry: Registry,
         session: Session,
         activity: ActivityLog,
         *,
+        controls: PersonControls,
+        forms: FormsPolicy,
+        forms_switches: FormsSwitchStore,
+        gate: Gate,
         changed: Callable[[], None],
         touch: Callable[[], None],
         flush_soon: Callable[[], None],
         trust: Callable[[], TrustGuard | None],
     ) -> None:
-        self.controls = PersonControls.open(config.store.path)  # the person's switches (popup, CLI)
-        self.forms_switches = FormsSwitchStore(config.store.path)
-        self.forms = FormsPolicy(config.policy.origins, self.forms_switches.all())
-        self.gate = Gate(config.policy, config.trust, self.forms, controls=self.controls)
+        self.controls = controls  # the person's switches (popup, CLI)
+        self.forms_switches = forms_switches
+        self.forms = forms
+        self.gate = gate
         self._registry = registry
         self._session = session
         self._activity = activity
