@@ -87,7 +87,7 @@ async def page(bridge: BridgeApp, ext: ScriptedExtension, *tools_: dict[str, Any
 
     ext.handler = handler
     await ext.sync(tab(1, url="https://app.test/", tools=list(tools_)))
-    await eventually(lambda: bridge.hub.registry.resolve(tools_[0]["name"]))
+    await eventually(lambda: bridge.core.tool(tools_[0]["name"]))
 
 
 @pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS])
@@ -300,7 +300,7 @@ async def test_an_express_listing_is_the_sdks_listing(version: str, profile: str
         await ext.connect()
         try:
             await ext.sync(categorised_tab())
-            await eventually(lambda: bridge.hub.registry.resolve("loose"))
+            await eventually(lambda: bridge.core.tool("loose"))
             answers: dict[str, Any] = {}
             async with contextlib.AsyncExitStack() as stack:
                 for lane in ("sdk", "express"):
@@ -325,7 +325,7 @@ async def test_an_express_listing_over_http_is_the_sdks(bridge: BridgeApp, exten
     import httpx
 
     await extension.sync(categorised_tab())
-    await eventually(lambda: bridge.hub.registry.resolve("loose"))
+    await eventually(lambda: bridge.core.tool("loose"))
     body = {"jsonrpc": "2.0", "id": "l1", "method": "tools/list", "params": {
         "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {}}}}
     headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/list",
@@ -376,7 +376,7 @@ async def test_http_requests_the_sdk_refuses_for_their_shape_are_refused_alike(c
         try:
             await page(bridge, ext, tool("greet", annotations={"readOnlyHint": True}, inputSchema=region),
                        tool("wipe", annotations={"destructiveHint": True}))
-            await eventually(lambda: bridge.hub.registry.resolve("wipe"))
+            await eventually(lambda: bridge.core.tool("wipe"))
             answers: dict[str, list[Any]] = {}
             async with httpx.AsyncClient() as http:
                 for lane in ("sdk", "express"):
@@ -436,7 +436,7 @@ async def test_a_long_http_call_is_answered_as_an_event_stream(bridge, extension
 
     extension.handler = slow
     await extension.sync(tab(1, url="https://app.test/", tools=[tool("slow", annotations={"readOnlyHint": True})]))
-    await eventually(lambda: bridge.hub.registry.resolve("slow"))
+    await eventually(lambda: bridge.core.tool("slow"))
     body = {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
             "params": {"name": "slow", "arguments": {}, "_meta": envelope()}}
     headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "slow",

@@ -49,18 +49,18 @@ async def test_a_call_that_asks_in_debug_mode_gets_every_hop_in_order(monkeypatc
         seen: list[dict[str, Any]] = []
         ext.handler = stamping_handler(seen)
         await ext.sync(tab(1, tools=[tool("echo")]))
-        await eventually(lambda: bridge.hub.registry.resolve("echo"))
+        await eventually(lambda: bridge.core.tool("echo"))
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
             result = await client.call_tool("echo", {}, meta=ASK)
             assert result.content[0].text == "done"
             stamps = result.meta[META_TRACE]
             names = [name for name, _ in stamps]
-            assert names == ["transport.in", "bridge.handler", "bridge.hub", "bridge.sent", "worker.in", "content.in",
+            assert names == ["transport.in", "bridge.handler", "bridge.core", "bridge.sent", "worker.in", "content.in",
                              "content.out", "worker.out", "bridge.frame", "bridge.ended", "bridge.resumed",
                              "bridge.result"]
             times = [at for _, at in stamps]
             assert times == sorted(times)
-            assert [name for name, _ in seen[-1]["trace"]] == ["transport.in", "bridge.handler", "bridge.hub"]
+            assert [name for name, _ in seen[-1]["trace"]] == ["transport.in", "bridge.handler", "bridge.core"]
             # A call that does not ask carries nothing, even in debug mode.
             plain = await client.call_tool("echo", {})
             assert "trace" not in seen[-1] and META_TRACE not in (plain.meta or {})
@@ -69,13 +69,13 @@ async def test_a_call_that_asks_in_debug_mode_gets_every_hop_in_order(monkeypatc
 
 async def test_off_by_default_a_request_for_a_trace_is_ignored(monkeypatch):
     async with await serve(monkeypatch, None) as bridge:
-        assert bridge.hub.trace is False
+        assert bridge.core.trace is False
         ext = ScriptedExtension(bridge.port)
         await ext.connect()
         seen: list[dict[str, Any]] = []
         ext.handler = stamping_handler(seen)
         await ext.sync(tab(1, tools=[tool("echo")]))
-        await eventually(lambda: bridge.hub.registry.resolve("echo"))
+        await eventually(lambda: bridge.core.tool("echo"))
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
             result = await client.call_tool("echo", {}, meta=ASK)
             assert result.content[0].text == "done"
@@ -93,7 +93,7 @@ async def test_an_oversized_trace_from_the_extension_is_a_named_error_not_a_hang
 
         ext.handler = flooding
         await ext.sync(tab(1, tools=[tool("echo")]))
-        await eventually(lambda: bridge.hub.registry.resolve("echo"))
+        await eventually(lambda: bridge.core.tool("echo"))
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
             result = await client.call_tool("echo", {}, meta=ASK)
             assert result.is_error
