@@ -244,3 +244,18 @@ async def test_an_approval_opens_in_the_browser_whose_tab_asked():
         finally:
             await chromium.close()
             await firefox.close()
+
+
+async def test_each_browsers_popup_sees_its_own_tabs_under_its_own_ids():
+    async with running_bridge(make_config()) as app:
+        chromium, firefox, _ = await two_scripted(app)
+        try:
+            for ext, own in ((chromium, "only_in_chromium"), (firefox, "only_in_firefox")):
+                # the popup expands the tab it knows as 1 (its own id), as it got it from the last state
+                await ext.send({"type": "panel.query", "requestId": "p", "tabId": 1, "expanded": [1]})
+                state = (await ext.wait_for(lambda m: m["type"] == "panel.state"))["state"]
+                [doc] = state["tabs"]
+                assert doc["tabId"] == 1 and {t["name"] for t in doc["tools"]} == {"add_note", own}
+        finally:
+            await chromium.close()
+            await firefox.close()

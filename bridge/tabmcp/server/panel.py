@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.page_forms import FormsPolicy, normalize_origin
-from ..core.panel import ControlRefused, Insight, apply_control, panel_state
+from ..core.panel import ControlRefused, Insight, apply_control, for_browser, panel_state
 from ..core.scoping import Gate
 from ..core.session import Peer, Session
 from ..errors import ErrorCode
@@ -109,8 +109,8 @@ class PersonPanel:
                     self.trust_changed()
                 else:
                     self._changed()
-        self._session.send(peer, PanelState(request_id=message.request_id, state=self.state(
-            message if isinstance(message, PanelQuery) else None)))
+        state = self.state(message if isinstance(message, PanelQuery) else None)
+        self._session.send(peer, PanelState(request_id=message.request_id, state=for_browser(state, peer.slot)))
 
     def trust_changed(self) -> None:
         """An accepted definition (here or in another process) changes listings: a new revision,
