@@ -158,7 +158,8 @@ def answering(name: str, calls: list[tuple[str, int, str]]):
 async def two_scripted(app: Any) -> tuple[ScriptedExtension, ScriptedExtension, list[tuple[str, int, str]]]:
     calls: list[tuple[str, int, str]] = []
     chromium = ScriptedExtension(app.port, profile="chromium-profile", browser="chromium")
-    firefox = ScriptedExtension(app.port, profile="firefox-profile", browser="firefox")
+    firefox = ScriptedExtension(app.port, profile="firefox-profile", browser="firefox",
+                                origin="moz-extension://0b5c2a1e-52f1-4c7f-9a55-4f4f7a9c1d2e")  # its own pairing admits it
     for ext, name in ((chromium, "chromium"), (firefox, "firefox")):
         assert (await ext.connect())["type"] == "welcome"
         ext.handler = answering(name, calls)
