@@ -1,4 +1,4 @@
-"""The bridge's side of the extension link, as a protocol object that does no I/O.
+"""The bridge's side of the extension links, as a protocol object that does no I/O.
 
 After ``websockets``' protocol objects: frames go in (:meth:`Session.receive`), what to send
 comes out (:meth:`Session.data_to_send`: messages and closes, each naming its connection), and
@@ -24,7 +24,12 @@ extension's answer or by one of the rules below, applied the same way to every k
 * ``CANCELLED``: the asker gave up (:meth:`Session.cancel`); the same messages go out;
 * ``TAB_CLOSED`` / ``TAB_NAVIGATED``: its tab closed, or its document was replaced
   (:meth:`Session.tab_closed`, :meth:`Session.tab_navigated`);
-* ``EXTENSION_DISCONNECTED``: the extension's connection closed or was replaced by a newer one.
+* ``EXTENSION_DISCONNECTED``: the connection it was sent on closed or was replaced by a newer one.
+
+Several browsers at once (:mod:`tabmcp.core.browsers`): :attr:`Session.links` holds one admitted
+link per browser. Tab ids from a browser are qualified by its slot as they come in; a request is
+sent on the link of the browser that owns its tab (with that browser's own id), only that link's
+answer ends it, and only that link's closing ends it ``EXTENSION_DISCONNECTED``.
 
 A fourth kind, ``OPEN``, opens a reachable site for the agent (``site.open``): it knows its tab
 once the extension reports it ``opened``, and ends when the page registers the wanted tool
