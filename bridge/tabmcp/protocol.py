@@ -283,7 +283,7 @@ class Telemetry(WireModel):
     """A batch of captured events from one tab (the event shapes are in docs/telemetry.md)."""
 
     type: Literal["telemetry"]
-    tab_id: int
+    tab_id: int = Field(ge=0, le=MAX_TAB_ID)
     document_id: str | None = None
     origin: str | None = None
     """The document's origin by Chrome's word (its port's ``sender.origin``), never the page's:

@@ -80,6 +80,15 @@ def test_a_tab_id_past_what_browsers_send_is_refused():
     assert events == [] and [m.code for _, m in sent(session)] == [ErrorCode.MALFORMED_MESSAGE]
 
 
+def test_the_first_browser_cannot_name_the_second_browsers_tabs():
+    session, chromium, _ = two_browsers()
+    theirs = TAB_STRIDE + 7
+    for frame in ({"type": "tab.closed", "tabId": theirs}, {"type": "telemetry", "tabId": theirs, "events": []},
+                  {"type": "tab.update", "tab": {"tabId": theirs, "url": "https://a.test/"}}):
+        assert session.receive(chromium, json.dumps(frame)) == [], frame["type"]
+        assert [m.code for _, m in sent(session)] == [ErrorCode.MALFORMED_MESSAGE], frame["type"]
+
+
 def test_calls_approvals_and_queries_go_to_the_browser_that_owns_the_tab_with_its_own_id():
     session, chromium, firefox = two_browsers()
     theirs = qualify(firefox.slot, 7)
