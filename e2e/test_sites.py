@@ -340,15 +340,15 @@ def record_snapshots(bridge: Any) -> list[tuple[int, str, list[str]]]:
         names += [str(t.get("name")) for f in snap.frames for t in f.tools if isinstance(t, dict)]
         seen.append((snap.tab_id, snap.origin, names))
 
-    def recording_apply(snap: TabSnapshot) -> Any:
+    def recording_apply(snap: TabSnapshot, **kwargs: Any) -> Any:
         note(snap)
-        return apply(snap)
+        return apply(snap, **kwargs)
 
-    def recording_sync(snaps: Any) -> Any:
+    def recording_sync(snaps: Any, **kwargs: Any) -> Any:
         snaps = list(snaps)
         for snap in snaps:
             note(snap)
-        return sync(snaps)
+        return sync(snaps, **kwargs)
 
     registry.apply, registry.sync = recording_apply, recording_sync
     return seen

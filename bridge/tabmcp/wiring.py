@@ -442,6 +442,10 @@ class BridgeCore:
         """Debug mode: calls carry hop timestamps (:data:`tabmcp.server.trace.TRACE`)."""
         return self.hub.trace
 
+    @trace.setter
+    def trace(self, on: bool) -> None:  # tests turn debug mode on for a running bridge
+        self.hub.trace = on
+
     async def call_tool(
         self,
         entry: ToolEntry,
