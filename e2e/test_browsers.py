@@ -16,7 +16,6 @@ from typing import Any
 
 from mcp import Client
 from playwright.async_api import Page
-
 from tabmcp.core.browsers import slot_of
 from tabmcp.launcher import ExtensionBrowser, launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
@@ -43,8 +42,14 @@ async def open_basic(browser: ExtensionBrowser, url: str, title: str) -> Page:
 
 def entry_in(bridge: BridgeApp, slot: int, tool: str, title: str = "In ") -> Any:
     """The tool of that name in the tab of the browser at ``slot`` whose title starts with ``title``."""
-    return next((e for e in bridge.core.registry.tool_entries()
-                 if e.tool.name == tool and slot_of(e.tab.tab_id) == slot and e.tab.title.startswith(title)), None)
+    return next(
+        (
+            e
+            for e in bridge.core.registry.tool_entries()
+            if e.tool.name == tool and slot_of(e.tab.tab_id) == slot and e.tab.title.startswith(title)
+        ),
+        None,
+    )
 
 
 def approval_windows(browser: ExtensionBrowser) -> list[Page]:
@@ -66,7 +71,9 @@ async def test_two_chromium_profiles_through_one_bridge(pages_url: str):
             assert mine.public_name != theirs.public_name
 
             async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
-                listed = {t.name: (t.meta or {}).get("tabmcp/source", {}) for t in (await client.list_tools()).tools}
+                listed = {
+                    t.name: (t.meta or {}).get("tabmcp/source", {}) for t in (await client.list_tools()).tools
+                }
                 one, two = listed[mine.public_name], listed[theirs.public_name]
                 assert one["browser"] == two["browser"] == "chromium"
                 assert one["profile"] and two["profile"] and one["profile"] != two["profile"]
@@ -88,4 +95,6 @@ async def test_two_chromium_profiles_through_one_bridge(pages_url: str):
         await eventually(lambda: entry_in(bridge, 1, "page_title") is None, timeout=20)
         assert {slot_of(t) for t in bridge.core.registry.tabs} == {0}
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
-            assert "In the first" in text(await client.call_tool(entry_in(bridge, 0, "page_title").public_name, {}))
+            assert "In the first" in text(
+                await client.call_tool(entry_in(bridge, 0, "page_title").public_name, {})
+            )

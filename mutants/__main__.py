@@ -891,8 +891,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "sync-replaces-every-browser",
         "one browser's tabs.sync drops the tabs of every other browser",
         "bridge/tabmcp/wiring.py",
-        "                                       within=lambda tab_id: slot_of(tab_id) == slot,",
-        "                                       within=None,",
+        "                within=lambda tab_id: slot_of(tab_id) == slot,",
+        "                within=None,",
         ("bridge/tests/test_browsers.py", "-k", "sync_replaces_only"),
     ),
 )

@@ -90,9 +90,11 @@ class BridgeCore:
         db_path = config.store.path or default_db_path()
         self.registry = Registry(reserved_names=RESERVED_NAMES)
         self.session_id = secrets.token_hex(8)
-        self.pairings = Pairings(SqlitePairings(db_path), token=config.server.extension_token or None,
-                                 control_key=control_key)
-        """Who may be the extension: paired installs, launchers' pairings, the pre-shared token (core/pairing.py)."""
+        self.pairings = Pairings(
+            SqlitePairings(db_path), token=config.server.extension_token or None, control_key=control_key
+        )
+        """Who may be the extension: paired installs, launchers' pairings, the pre-shared token
+        (core/pairing.py)."""
         self.session = Session(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings)
         self.hub = Hub(self.session, trace=trace_enabled())
         """The links' I/O (server/hub.py)."""
@@ -101,7 +103,9 @@ class BridgeCore:
         self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
             config.store.path, max_rows=config.store.activity_rows, redactor=lambda: self.telemetry.redactor
         )
-        self.activity_writer = WriteBehind(self.activity.flush, delay_s=ACTIVITY_FLUSH_DELAY_S, name="activity")
+        self.activity_writer = WriteBehind(
+            self.activity.flush, delay_s=ACTIVITY_FLUSH_DELAY_S, name="activity"
+        )
         """Writes the activity batch within a second of a call, with or without later calls."""
         self.activity.on_pending = self.activity_writer.poke
         self.controls = PersonControls.open(config.store.path)
@@ -111,15 +115,25 @@ class BridgeCore:
         """Which origins' ordinary forms are offered as tools."""
         self.gate = Gate(config.policy, config.trust, self.forms, controls=self.controls)
         """Policy, the person's switches and forms, applied to every entry (core/scoping.py)."""
-        self.panel = PersonPanel(self.registry, self.session, self.activity, controls=self.controls,
-                                 forms=self.forms, forms_switches=self.forms_switches, gate=self.gate,
-                                 changed=self._changed, touch=lambda: self._apply(self.registry.touch()),
-                                 flush_soon=self.hub.flush_soon, trust=lambda: self.trust)
+        self.panel = PersonPanel(
+            self.registry,
+            self.session,
+            self.activity,
+            controls=self.controls,
+            forms=self.forms,
+            forms_switches=self.forms_switches,
+            gate=self.gate,
+            changed=self._changed,
+            touch=lambda: self._apply(self.registry.touch()),
+            flush_soon=self.hub.flush_soon,
+            trust=lambda: self.trust,
+        )
         """The person's side: the popup's panel, their switches, forms as tools (server/panel.py)."""
         self.usage = UsageStore(config.store.path)
         core_n = config.disclosure.core_from_usage
-        self.telemetry_link = TelemetryLink(config, self.registry, self.session,
-                                            changed=self._changed, flush_soon=self.hub.flush_soon)
+        self.telemetry_link = TelemetryLink(
+            config, self.registry, self.session, changed=self._changed, flush_soon=self.hub.flush_soon
+        )
         """Telemetry on the link: batches in, page config out, closed tabs kept (server/telemetry.py)."""
         self.disclosure = Disclosure(
             self.registry,
@@ -134,17 +148,30 @@ class BridgeCore:
         """tools/list as ready-made JSON bytes (:meth:`listing_json`)."""
         self.pins = Pins(TrustStore(db_path), PinLimits.of(config.trust))
         """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
-        self.site_link = SiteLink(config, self.registry, self.session, pins=self.pins, usage=self.usage,
-                                  db_path=db_path, changed=self._changed, flush_soon=self.hub.flush_soon,
-                                  wait=self.hub.wait)
+        self.site_link = SiteLink(
+            config,
+            self.registry,
+            self.session,
+            pins=self.pins,
+            usage=self.usage,
+            db_path=db_path,
+            changed=self._changed,
+            flush_soon=self.hub.flush_soon,
+            wait=self.hub.wait,
+        )
         """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
         # an origin the person allowed as a site, or turned forms-as-tools on for: its pins never go
-        self.pins.trusted = lambda origin: self.site_link.sites.reachable(origin) or self.forms.enabled(origin)
+        self.pins.trusted = lambda origin: (
+            self.site_link.sites.reachable(origin) or self.forms.enabled(origin)
+        )
         self.retention = Retention(self.pins, self.usage)
         """Expiry of the pins and usage of origins the person never trusted (core/trust/retention.py)."""
         self.shared_state = SharedStateWatch(db_path, self.follow_shared_state)
-        """Follows what the CLI changes in the database file while the bridge runs (server/shared_state.py)."""
-        self.search_sync = IndexSync(self.registry, semantic=config.search.semantic, db_path=config.store.path)
+        """Follows what the CLI changes in the database file while the bridge runs
+        (server/shared_state.py)."""
+        self.search_sync = IndexSync(
+            self.registry, semantic=config.search.semantic, db_path=config.store.path
+        )
         self.mediation = Mediation(on_enhanced=self._enhanced)
         self._sweep: asyncio.TimerHandle | None = None
         self._trust_mark: int | None = None
@@ -159,7 +186,9 @@ class BridgeCore:
         hub.on(TabsSync, handler=self._on_sync)
         hub.on(TabUpdate, handler=self._on_update)
         hub.on(TabClosedMsg, handler=lambda _peer, m: self._apply(self.registry.remove(m.tab_id)))
-        hub.on(SitePermission, SiteForget, handler=lambda _peer, m: self.site_link.on_message(m))  # the person, in the popup
+        hub.on(
+            SitePermission, SiteForget, handler=lambda _peer, m: self.site_link.on_message(m)
+        )  # the person, in the popup
         hub.on(FormsSet, handler=self.panel.forms_set)
         hub.on(Telemetry, handler=self.telemetry_link.on_message)
         hub.on(PanelQuery, ControlSet, handler=self.panel.on_message)
@@ -267,7 +296,8 @@ class BridgeCore:
         if old is not None:
             old.cancel()
         self._grace[peer.key] = asyncio.get_running_loop().call_later(
-            grace, self._grace_expired, peer.key, peer.slot)
+            grace, self._grace_expired, peer.key, peer.slot
+        )
         log.info("extension disconnected; keeping its tabs for %.1fs", grace)
 
     def _grace_expired(self, key: Hashable, slot: int) -> None:
@@ -282,12 +312,18 @@ class BridgeCore:
 
     def _on_sync(self, peer: Peer, message: TabsSync) -> None:
         slot = peer.slot
-        self._apply(self.registry.sync([self.mediation.intake(t) for t in message.tabs],
-                                       within=lambda tab_id: slot_of(tab_id) == slot,
-                                       browser=(peer.browser, peer.profile)))
+        self._apply(
+            self.registry.sync(
+                [self.mediation.intake(t) for t in message.tabs],
+                within=lambda tab_id: slot_of(tab_id) == slot,
+                browser=(peer.browser, peer.profile),
+            )
+        )
         for tab in self.registry.tabs.values():
             if tab.rejected and slot_of(tab.tab_id) == slot:
-                self._report_rejections(peer, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=tab.rejected))
+                self._report_rejections(
+                    peer, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=tab.rejected)
+                )
 
     def _on_update(self, peer: Peer, message: TabUpdate) -> None:
         change = self.registry.apply(self.mediation.intake(message.tab), browser=(peer.browser, peer.profile))
@@ -406,8 +442,9 @@ class BridgeCore:
         """A site was allowed, forgotten or marked stale (:meth:`SiteLink.changed`)."""
         self.site_link.changed()
 
-    async def open_site(self, url: str, *, tool: str = "", timeout_s: float | None = None,
-                        focus: bool = False) -> int:
+    async def open_site(
+        self, url: str, *, tool: str = "", timeout_s: float | None = None, focus: bool = False
+    ) -> int:
         """Open a reachable site and wait for ``tool`` there (:meth:`SiteLink.open`); the tab's id."""
         return await self.site_link.open(url, tool=tool, timeout_s=timeout_s, focus=focus)
 
@@ -522,8 +559,13 @@ class BridgeCore:
                 not answer in time, or reported an error (``details`` name the tab).
         """
         tab = self.registry.tab(tab_id)
-        query = self.session.start_query(tab_id=tab_id, document_id=tab.document_id if tab else None,
-                                         kind=kind, args=args or {}, timeout_s=timeout_s)
+        query = self.session.start_query(
+            tab_id=tab_id,
+            document_id=tab.document_id if tab else None,
+            kind=kind,
+            args=args or {},
+            timeout_s=timeout_s,
+        )
         return await self.hub.wait(query)
 
     # -- what clients see ------------------------------------------------------------------
@@ -558,8 +600,12 @@ class BridgeCore:
                 "version": link.hello.extension_version if link and link.hello else None,
             },
             "browsers": [
-                {"browser": p.browser or None, "profile": p.profile or None, "slot": p.slot,
-                 "version": p.hello.extension_version if p.hello else None}
+                {
+                    "browser": p.browser or None,
+                    "profile": p.profile or None,
+                    "slot": p.slot,
+                    "version": p.hello.extension_version if p.hello else None,
+                }
                 for p in self.session.links.values()
             ],
             **self.registry.counts(),

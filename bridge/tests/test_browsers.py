@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-
 from tabmcp.core.browsers import TAB_STRIDE, qualify, slot_of, wire_tab_id
 from tabmcp.core.session import (
     Disconnected,
@@ -37,7 +36,9 @@ from .helpers import ScriptedExtension, tab, tool
 
 
 def hello(profile: str, browser: str) -> str:
-    return json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "profileId": profile, "browserName": browser})
+    return json.dumps(
+        {"type": "hello", "protocol": PROTOCOL_VERSION, "profileId": profile, "browserName": browser}
+    )
 
 
 def two_browsers() -> tuple[Session, Peer, Peer]:
@@ -67,8 +68,11 @@ def test_each_browsers_tab_ids_are_qualified_by_its_slot():
     [theirs] = session.receive(firefox, sync)
     assert isinstance(mine, MessageReceived) and isinstance(theirs, MessageReceived)
     assert mine.message.tabs[0].tab_id == 7 and theirs.message.tabs[0].tab_id == TAB_STRIDE + 7
-    for frame in ({"type": "tab.closed", "tabId": 7}, {"type": "telemetry", "tabId": 7, "events": []},
-                  {"type": "tab.update", "tab": {"tabId": 7, "url": "https://a.test/"}}):
+    for frame in (
+        {"type": "tab.closed", "tabId": 7},
+        {"type": "telemetry", "tabId": 7, "events": []},
+        {"type": "tab.update", "tab": {"tabId": 7, "url": "https://a.test/"}},
+    ):
         [event] = session.receive(firefox, json.dumps(frame))
         message = event.message  # type: ignore[union-attr]
         assert getattr(message, "tab_id", None) == TAB_STRIDE + 7 or message.tab.tab_id == TAB_STRIDE + 7
@@ -83,8 +87,11 @@ def test_a_tab_id_past_what_browsers_send_is_refused():
 def test_the_first_browser_cannot_name_the_second_browsers_tabs():
     session, chromium, _ = two_browsers()
     theirs = TAB_STRIDE + 7
-    for frame in ({"type": "tab.closed", "tabId": theirs}, {"type": "telemetry", "tabId": theirs, "events": []},
-                  {"type": "tab.update", "tab": {"tabId": theirs, "url": "https://a.test/"}}):
+    for frame in (
+        {"type": "tab.closed", "tabId": theirs},
+        {"type": "telemetry", "tabId": theirs, "events": []},
+        {"type": "tab.update", "tab": {"tabId": theirs, "url": "https://a.test/"}},
+    ):
         assert session.receive(chromium, json.dumps(frame)) == [], frame["type"]
         assert [m.code for _, m in sent(session)] == [ErrorCode.MALFORMED_MESSAGE], frame["type"]
 
@@ -92,26 +99,56 @@ def test_the_first_browser_cannot_name_the_second_browsers_tabs():
 def test_calls_approvals_and_queries_go_to_the_browser_that_owns_the_tab_with_its_own_id():
     session, chromium, firefox = two_browsers()
     theirs = qualify(firefox.slot, 7)
-    session.start_call(tab_id=theirs, document_id="d", page_tool="t", public_name="t", arguments={}, timeout_s=5)
-    session.start_approval(tab_id=theirs, document_id="d", tool="t", title="T", description="", arguments={},
-                           reason="r", timeout_s=5)
+    session.start_call(
+        tab_id=theirs, document_id="d", page_tool="t", public_name="t", arguments={}, timeout_s=5
+    )
+    session.start_approval(
+        tab_id=theirs,
+        document_id="d",
+        tool="t",
+        title="T",
+        description="",
+        arguments={},
+        reason="r",
+        timeout_s=5,
+    )
     session.start_query(tab_id=theirs, document_id="d", kind="page", args={}, timeout_s=5)
     session.start_call(tab_id=7, document_id="d", page_tool="t", public_name="t", arguments={}, timeout_s=5)
     out = sent(session)
     assert [(peer, type(m)) for peer, m in out] == [
-        (firefox, CallStart), (firefox, ApprovalRequest), (firefox, PageQuery), (chromium, CallStart)]
+        (firefox, CallStart),
+        (firefox, ApprovalRequest),
+        (firefox, PageQuery),
+        (chromium, CallStart),
+    ]
     assert [m.tab_id for _, m in out] == [7, 7, 7, 7]  # each browser hears of its own tab 7
 
 
 def test_only_the_browser_asked_can_answer():
     session, chromium, firefox = two_browsers()
-    call = session.start_call(tab_id=qualify(firefox.slot, 7), document_id="d", page_tool="t", public_name="t",
-                              arguments={}, timeout_s=5)
-    approval = session.start_approval(tab_id=qualify(firefox.slot, 7), document_id="d", tool="t", title="T",
-                                      description="", arguments={}, reason="r", timeout_s=5)
+    call = session.start_call(
+        tab_id=qualify(firefox.slot, 7),
+        document_id="d",
+        page_tool="t",
+        public_name="t",
+        arguments={},
+        timeout_s=5,
+    )
+    approval = session.start_approval(
+        tab_id=qualify(firefox.slot, 7),
+        document_id="d",
+        tool="t",
+        title="T",
+        description="",
+        arguments={},
+        reason="r",
+        timeout_s=5,
+    )
     sent(session)
-    forged = [{"type": "call.result", "callId": call.request_id, "ok": True, "result": {"content": []}},
-              {"type": "approval.result", "approvalId": approval.request_id, "approved": True}]
+    forged = [
+        {"type": "call.result", "callId": call.request_id, "ok": True, "result": {"content": []}},
+        {"type": "approval.result", "approvalId": approval.request_id, "approved": True},
+    ]
     for frame in forged:  # the other browser (its page, its person) cannot end what this one was asked
         assert session.receive(chromium, json.dumps(frame)) == []
     assert len(session.requests) == 2
@@ -121,24 +158,48 @@ def test_only_the_browser_asked_can_answer():
 
 def test_closing_one_browser_ends_only_its_requests():
     session, chromium, firefox = two_browsers()
-    mine = session.start_call(tab_id=7, document_id="d", page_tool="t", public_name="t", arguments={}, timeout_s=5)
-    theirs = session.start_call(tab_id=qualify(firefox.slot, 7), document_id="d", page_tool="t",
-                                public_name="t", arguments={}, timeout_s=5)
+    mine = session.start_call(
+        tab_id=7, document_id="d", page_tool="t", public_name="t", arguments={}, timeout_s=5
+    )
+    theirs = session.start_call(
+        tab_id=qualify(firefox.slot, 7),
+        document_id="d",
+        page_tool="t",
+        public_name="t",
+        arguments={},
+        timeout_s=5,
+    )
     events = session.closed(firefox)
     assert [type(e) for e in events] == [RequestEnded, Disconnected]
     assert events[0].request is theirs and events[0].error.code == ErrorCode.EXTENSION_DISCONNECTED
-    assert mine.request_id in session.requests and session.ready and list(session.links.values()) == [chromium]
+    assert (
+        mine.request_id in session.requests and session.ready and list(session.links.values()) == [chromium]
+    )
     with pytest.raises(Exception) as info:  # firefox's tabs have nobody to run them now
-        session.start_call(tab_id=qualify(firefox.slot, 8), document_id="d", page_tool="t", public_name="t",
-                           arguments={}, timeout_s=5)
+        session.start_call(
+            tab_id=qualify(firefox.slot, 8),
+            document_id="d",
+            page_tool="t",
+            public_name="t",
+            arguments={},
+            timeout_s=5,
+        )
     assert getattr(info.value, "code", None) == ErrorCode.EXTENSION_DISCONNECTED
 
 
 def test_a_browser_that_comes_back_replaces_only_its_own_link_and_keeps_its_slot():
     session, chromium, firefox = two_browsers()
-    theirs = session.start_call(tab_id=qualify(firefox.slot, 7), document_id="d", page_tool="t",
-                                public_name="t", arguments={}, timeout_s=5)
-    mine = session.start_call(tab_id=7, document_id="d", page_tool="t", public_name="t", arguments={}, timeout_s=5)
+    theirs = session.start_call(
+        tab_id=qualify(firefox.slot, 7),
+        document_id="d",
+        page_tool="t",
+        public_name="t",
+        arguments={},
+        timeout_s=5,
+    )
+    mine = session.start_call(
+        tab_id=7, document_id="d", page_tool="t", public_name="t", arguments={}, timeout_s=5
+    )
     again = Peer("firefox again")
     events = session.receive(again, hello("profile-firefox", "firefox"))
     assert events[-1] == HandshakeDone(again, replaced=firefox) and firefox.state is LinkState.CLOSED
@@ -161,14 +222,19 @@ def answering(name: str, calls: list[tuple[str, int, str]]):
     async def handler(msg: dict[str, Any]) -> dict[str, Any]:
         calls.append((name, msg["tabId"], msg["tool"]))
         return {"ok": True, "result": {"content": [{"type": "text", "text": f"{name} tab {msg['tabId']}"}]}}
+
     return handler
 
 
 async def two_scripted(app: Any) -> tuple[ScriptedExtension, ScriptedExtension, list[tuple[str, int, str]]]:
     calls: list[tuple[str, int, str]] = []
     chromium = ScriptedExtension(app.port, profile="chromium-profile", browser="chromium")
-    firefox = ScriptedExtension(app.port, profile="firefox-profile", browser="firefox",
-                                origin="moz-extension://0b5c2a1e-52f1-4c7f-9a55-4f4f7a9c1d2e")  # its own pairing admits it
+    firefox = ScriptedExtension(
+        app.port,
+        profile="firefox-profile",
+        browser="firefox",
+        origin="moz-extension://0b5c2a1e-52f1-4c7f-9a55-4f4f7a9c1d2e",
+    )  # its own pairing admits it
     for ext, name in ((chromium, "chromium"), (firefox, "firefox")):
         assert (await ext.connect())["type"] == "welcome"
         ext.handler = answering(name, calls)
@@ -191,13 +257,19 @@ async def test_tools_of_both_browsers_reach_the_client_with_distinct_names_and_t
                 theirs = f"t{TAB_STRIDE + 1}.add_note"
                 assert listed["add_note"] == {**listed["add_note"], "tabId": 1, "browser": "chromium"}
                 assert listed[theirs] == {**listed[theirs], "tabId": TAB_STRIDE + 1, "browser": "firefox"}
-                assert listed["only_in_firefox"]["browser"] == "firefox" and listed["only_in_firefox"]["profile"]
+                assert (
+                    listed["only_in_firefox"]["browser"] == "firefox" and listed["only_in_firefox"]["profile"]
+                )
                 assert listed["only_in_chromium"]["profile"] != listed["only_in_firefox"]["profile"]
                 for name in ("add_note", theirs, "only_in_firefox", "only_in_chromium"):
                     result = await client.call_tool(name, {})
                     assert not result.is_error, result
-            assert calls == [("chromium", 1, "add_note"), ("firefox", 1, "add_note"),
-                             ("firefox", 1, "only_in_firefox"), ("chromium", 1, "only_in_chromium")]
+            assert calls == [
+                ("chromium", 1, "add_note"),
+                ("firefox", 1, "add_note"),
+                ("firefox", 1, "only_in_firefox"),
+                ("chromium", 1, "only_in_chromium"),
+            ]
             assert [b["browser"] for b in app.core.status()["browsers"]] == ["chromium", "firefox"]
         finally:
             await chromium.close()
@@ -235,14 +307,21 @@ async def test_an_approval_opens_in_the_browser_whose_tab_asked():
     config = make_config(policy={"allow_writes": True, "approval": {"timeout_s": 5}})
     async with running_bridge(config) as app:
         chromium, firefox, calls = await two_scripted(app)
-        await firefox.sync(tab(1, url="https://notes.test/", tools=[
-            tool("add_note"), tool("wipe_notes", scope={"requiresApproval": True})]))
+        await firefox.sync(
+            tab(
+                1,
+                url="https://notes.test/",
+                tools=[tool("add_note"), tool("wipe_notes", scope={"requiresApproval": True})],
+            )
+        )
         await eventually(lambda: app.core.tool("wipe_notes"))
 
         async def answer() -> None:
             asked = await firefox.wait_for(lambda m: m["type"] == "approval.request")
             assert asked["tabId"] == 1 and asked["tool"] == "wipe_notes"
-            await firefox.send({"type": "approval.result", "approvalId": asked["approvalId"], "approved": True})
+            await firefox.send(
+                {"type": "approval.result", "approvalId": asked["approvalId"], "approved": True}
+            )
 
         try:
             task = asyncio.create_task(answer())

@@ -116,17 +116,22 @@ def inbound(message: Any, slot: int) -> Any:
     if slot == 0:
         return message
     if isinstance(message, TabsSync):
-        return message.model_copy(update={"tabs": [
-            t.model_copy(update={"tab_id": _tab(slot, t.tab_id)}) for t in message.tabs]})
+        return message.model_copy(
+            update={"tabs": [t.model_copy(update={"tab_id": _tab(slot, t.tab_id)}) for t in message.tabs]}
+        )
     if isinstance(message, TabUpdate):
-        return message.model_copy(update={"tab": message.tab.model_copy(
-            update={"tab_id": _tab(slot, message.tab.tab_id)})})
+        return message.model_copy(
+            update={"tab": message.tab.model_copy(update={"tab_id": _tab(slot, message.tab.tab_id)})}
+        )
     if isinstance(message, TabClosed | Telemetry):
         return message.model_copy(update={"tab_id": _tab(slot, message.tab_id)})
     if isinstance(message, SiteStatus) and message.tab_id is not None:
         return message.model_copy(update={"tab_id": _tab(slot, message.tab_id)})
     if isinstance(message, PanelQuery):
-        return message.model_copy(update={
-            "tab_id": _tab(slot, message.tab_id) if message.tab_id is not None else None,
-            "expanded": [_tab(slot, t) for t in message.expanded]})
+        return message.model_copy(
+            update={
+                "tab_id": _tab(slot, message.tab_id) if message.tab_id is not None else None,
+                "expanded": [_tab(slot, t) for t in message.expanded],
+            }
+        )
     return message

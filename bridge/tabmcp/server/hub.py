@@ -197,7 +197,9 @@ class Hub:
             try:
                 await link.send(action.message)
             except Exception:  # the peer is gone; its close handler (or this) ends its requests
-                log.debug("could not send %s to %s", action.message.__class__.__name__, link.peer, exc_info=True)
+                log.debug(
+                    "could not send %s to %s", action.message.__class__.__name__, link.peer, exc_info=True
+                )
                 if not link.socket_closed:
                     link.socket_closed = True
                     self.handle(self.session.closed(link))
@@ -263,7 +265,9 @@ class Hub:
             return
         if event.trace is not None and self.trace:
             self._traces[event.request.request_id] = [
-                *event.trace, ("bridge.frame", self._frame_at), ("bridge.ended", time.time_ns() / 1e6)
+                *event.trace,
+                ("bridge.frame", self._frame_at),
+                ("bridge.ended", time.time_ns() / 1e6),
             ]
         if event.error is not None:
             future.set_exception(event.error)
