@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from tabmcp.control import ControlClient
 from tabmcp.core.browsers import TAB_STRIDE, qualify, slot_of, wire_tab_id
 from tabmcp.core.session import (
     Disconnected,
@@ -345,6 +346,17 @@ async def test_each_browsers_popup_sees_its_own_tabs_under_its_own_ids():
                 state = (await ext.wait_for(lambda m: m["type"] == "panel.state"))["state"]
                 [doc] = state["tabs"]
                 assert doc["tabId"] == 1 and {t["name"] for t in doc["tools"]} == {"add_note", own}
+        finally:
+            await chromium.close()
+            await firefox.close()
+
+
+async def test_the_pairings_list_shows_every_browser_linked_now():
+    async with running_bridge(make_config()) as app:
+        chromium, firefox, _ = await two_scripted(app)
+        try:
+            listed = await ControlClient(app.port).pairings()  # what `tabmcp pair --list` reads
+            assert set(listed["linked"]) == {chromium.pairing["id"], firefox.pairing["id"]}  # type: ignore[index]
         finally:
             await chromium.close()
             await firefox.close()

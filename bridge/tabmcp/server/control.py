@@ -86,6 +86,7 @@ def control_routes(hub: BridgeCore, control_key: str) -> list[Route]:
             "pairings": [p.to_dict() for p in hub.pairings.all()],
             "pending": [p.to_dict(now) for p in hub.pairings.codes.pending()],
             "connected": hub.link.pairing_id if hub.link is not None and hub.connected else None,
+            "linked": [link.pairing_id for link in hub.links if link.pairing_id],  # every browser linked now
         })
 
     async def pair(request: Request) -> Response:
