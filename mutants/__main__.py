@@ -895,6 +895,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                within=None,",
         ("bridge/tests/test_browsers.py", "-k", "sync_replaces_only"),
     ),
+    Mutation(
+        "first-browser-unnamed",
+        "the tools of the browser linked first never say their browser once a second links",
+        "bridge/tabmcp/wiring.py",
+        "                self._apply(named)",
+        "                pass",
+        ("bridge/tests/test_browsers.py", "-k", "distinct_names"),
+    ),
 )
 
 

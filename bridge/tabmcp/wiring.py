@@ -19,6 +19,7 @@ when a browser's link goes, its tabs stay for the reconnect grace and then go, a
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import secrets
 import time
@@ -176,6 +177,8 @@ class BridgeCore:
         self._sweep: asyncio.TimerHandle | None = None
         self._trust_mark: int | None = None
         self._listeners: list[Callable[[], None]] = []
+        self._several = False
+        """A second browser linked during this run: sources name their browser from then on."""
         self._grace: dict[Hashable, asyncio.TimerHandle] = {}
         """A browser whose link went: the timer after which its tabs go (by its browser key)."""
         self._wire()
@@ -282,6 +285,11 @@ class BridgeCore:
         grace = self._grace.pop(peer.key, None)
         if grace is not None:
             grace.cancel()
+        if peer.slot and not self._several:  # a second browser: every tab's source names its browser now
+            self._several = True
+            for link in self.session.links.values():
+                named = self.registry.stamp(functools.partial(_in_slot, link.slot), self._browser_of(link))
+                self._apply(named)
         self.telemetry_link.connected(peer)
         self.panel.connected(peer)
         self.site_link.connected()
@@ -310,13 +318,18 @@ class BridgeCore:
 
     # -- registry intake -------------------------------------------------------------------
 
+    def _browser_of(self, peer: Peer) -> tuple[str, str]:
+        """What a tab's source says of its browser: nothing while one browser was ever linked (the
+        listing an agent pays for is as it was), its browser and profile once there were two."""
+        return (peer.browser, peer.profile) if self._several else ("", "")
+
     def _on_sync(self, peer: Peer, message: TabsSync) -> None:
         slot = peer.slot
         self._apply(
             self.registry.sync(
                 [self.mediation.intake(t) for t in message.tabs],
                 within=lambda tab_id: slot_of(tab_id) == slot,
-                browser=(peer.browser, peer.profile),
+                browser=self._browser_of(peer),
             )
         )
         for tab in self.registry.tabs.values():
@@ -326,7 +339,7 @@ class BridgeCore:
                 )
 
     def _on_update(self, peer: Peer, message: TabUpdate) -> None:
-        change = self.registry.apply(self.mediation.intake(message.tab), browser=(peer.browser, peer.profile))
+        change = self.registry.apply(self.mediation.intake(message.tab), browser=self._browser_of(peer))
         self._apply(change)
         if change.rejected:
             self._report_rejections(peer, change)
@@ -615,6 +628,10 @@ class BridgeCore:
             "controls": self.controls.state().to_dict(),
             "activity": [e.to_dict() for e in self.activity.latest(STATUS_ACTIVITY)],
         }
+
+
+def _in_slot(slot: int, tab_id: int) -> bool:
+    return slot_of(tab_id) == slot
 
 
 def _sweep_due(core: weakref.ref[BridgeCore]) -> None:

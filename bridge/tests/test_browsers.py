@@ -360,3 +360,17 @@ async def test_the_pairings_list_shows_every_browser_linked_now():
         finally:
             await chromium.close()
             await firefox.close()
+
+
+async def test_one_browser_alone_adds_nothing_to_the_sources_agents_pay_for():
+    async with running_bridge(make_config()) as app:
+        only = ScriptedExtension(app.port, profile="chromium-profile", browser="chromium")
+        assert (await only.connect())["type"] == "welcome"
+        await only.sync(tab(1, url="https://notes.test/", tools=[tool("add_note")]))
+        await eventually(lambda: app.core.tool("add_note"))
+        try:
+            async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
+                source = sources(await client.list_tools())["add_note"]
+                assert "browser" not in source and "profile" not in source and source["tabId"] == 1
+        finally:
+            await only.close()

@@ -486,6 +486,20 @@ class Registry:
             self._bump()
         return RegistryChange(changed=bool(closed), closed=closed)
 
+    def stamp(self, within: Callable[[int], bool], browser: tuple[str, str]) -> RegistryChange:
+        """Say which browser and profile hold the tabs whose id ``within`` accepts (their source
+        names it from now on); their names do not change."""
+        changed = False
+        for tab_id, tab in list(self._tabs.items()):
+            if within(tab_id) and (tab.browser, tab.profile) != browser:
+                frames = tuple(replace(f, browser=browser[0], profile=browser[1]) for f in tab.frames)
+                self._tabs[tab_id] = replace(tab, browser=browser[0], profile=browser[1], frames=frames)
+                self._dirty.add(tab_id)
+                changed = True
+        if changed:
+            self._bump()
+        return RegistryChange(changed=changed)
+
     def set_closed_sites(self, sites: Iterable[Tab]) -> RegistryChange:
         """Replace the stand-ins of closed reachable sites (each a ``Tab`` with ``closed_site`` set
         and a negative id); unchanged ones keep their names."""
