@@ -2,7 +2,7 @@
 
 Only the extension link reaches this module (``panel.query``, ``control.set``, ``forms.set``);
 no MCP tool does. It owns the person's switches (:class:`tabmcp.core.controls.PersonControls`,
-also written by ``tabmcp controls`` in another process: the hub's
+also written by ``tabmcp controls`` in another process: the bridge core's
 :class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
 second of such a write, and every tools/call syncs first), the forms-as-tools choices (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in
 SQLite) and the :class:`tabmcp.core.scoping.Gate` that applies both (all three built by the root). What the popup shows is
@@ -43,7 +43,7 @@ class PersonPanel:
     """The popup's panel, the person's switches and the forms-as-tools switch, for one hub.
 
     Args:
-        changed: agents' listings may differ now (the hub notifies its listeners).
+        changed: agents' listings may differ now (the bridge core notifies its listeners).
         touch: the registry's listings must be recomputed (forms offered or withdrawn).
         flush_soon: send what the session queued, from synchronous code.
         trust: the trust defences, once installed (read at each use: they come later).
@@ -80,7 +80,7 @@ class PersonPanel:
 
     @property
     def revision(self) -> int:
-        """Grows with every switch of the person that changes listings (part of ``Hub.revision``)."""
+        """Grows with every switch of the person that changes listings (part of ``BridgeCore.revision``)."""
         return self.controls.version + self._revision
 
     # -- the link's life -----------------------------------------------------------------
