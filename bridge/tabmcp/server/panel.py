@@ -1,7 +1,7 @@
 """The person's side of the extension link: the popup's panel, their switches, forms as tools.
 
 Only the extension link reaches this module (``panel.query``, ``control.set``, ``forms.set``);
-no MCP tool does. It owns the person's switches (:class:`tabmcp.core.controls.PersonControls`,
+no MCP tool does. It holds the person's switches (:class:`tabmcp.core.controls.PersonControls`,
 also written by ``tabmcp controls`` in another process: the bridge core's
 :class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
 second of such a write, and every tools/call syncs first), the forms-as-tools choices (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in
