@@ -66,7 +66,7 @@ def file_bytes(db: Path) -> int:
 
 
 def sample(phase: str, bridge: BridgeApp, db: Path, shown: set[str], registered: int | None = None) -> Sample:
-    hub = bridge.hub
+    hub = bridge.core
     return Sample(
         phase, sum(n for n, _ in hub.pins.origins().values()), hub.usage.rows(), file_bytes(db), rss_bytes(),
         len(shown), hub.pins.evicted, registered,
@@ -109,7 +109,7 @@ async def run(args: argparse.Namespace) -> None:
             browser = await Child.start("--child", "browser", f"ws://127.0.0.1:{bridge.port}/extension")
             browser.serve_replies()
             try:
-                if not await bridge.hub.wait_connected(30):
+                if not await bridge.core.wait_connected(30):
                     raise RuntimeError("the extension did not connect")
                 loop = asyncio.get_running_loop()
                 async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
@@ -134,12 +134,12 @@ async def run(args: argparse.Namespace) -> None:
                         samples.append(sample(label, bridge, db, shown, await registered(browser, 2)))
                     await browser.ask(op="close", slot=2)
                     closed = time.monotonic()
-                    while any(d.origin == origin and d.is_open for d in bridge.hub.registry.documents()):
+                    while any(d.origin == origin and d.is_open for d in bridge.core.registry.documents()):
                         await asyncio.sleep(0.05)
                     label = f"page closed (gone from the bridge after {time.monotonic() - closed:.1f} s)"
                     samples.append(sample(label, bridge, db, shown))
 
-                    while any(o == origin for o in bridge.hub.pins.origins()):
+                    while any(o == origin for o in bridge.core.pins.origins()):
                         if time.monotonic() - closed > args.grace + 120:
                             raise RuntimeError("the churning origin's pins never expired")
                         await asyncio.sleep(0.2)  # the bench watches a timer of the bridge

@@ -55,7 +55,7 @@ async def measure(calls: int, rounds: int, warmup: int) -> dict[tuple[str, bool]
             assert bridge.port is not None
             async with echo_extension(bridge.port):
                 for _ in range(500):
-                    if bridge.hub.registry.resolve("noop"):
+                    if bridge.core.tool("noop"):
                         break
                     await asyncio.sleep(0.01)
                 client = await ClientProcess.start(

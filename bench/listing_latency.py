@@ -107,14 +107,14 @@ async def measure(n: int, profile: str, rounds: int) -> Samples:
     )
     async with running_bridge(config) as bridge:
         snaps = snapshots(n)
-        bridge.hub.registry.sync(snaps)
+        bridge.core.registry.sync(snaps)
         client = await ClientProcess.start("lister", "--http", f"http://127.0.0.1:{bridge.port}/mcp")
         out = Samples(listed=int(client.ready["tools"]))
         stream = f"ws://127.0.0.1:{bridge.port}/mcp-stream"
         health = f"http://127.0.0.1:{bridge.port}/health"
 
         def change() -> None:
-            bridge.hub.registry.apply(snaps[0].model_copy(update={"title": f"t{time.perf_counter()}"}))
+            bridge.core.registry.apply(snaps[0].model_copy(update={"title": f"t{time.perf_counter()}"}))
 
         try:
             for _ in range(rounds):
@@ -131,17 +131,17 @@ async def measure(n: int, profile: str, rounds: int) -> Samples:
                 out.stream_warm += (await client.ask(op="list_stream", url=stream, rounds=1))["samples"]
                 out.http_floor += (await client.ask(op="time_get", url=health, calls=1, warmup=0))["samples"]
                 change()  # the bridge core alone, in this process: the listing built, then served again
-                await bridge.hub.settle()
+                await bridge.core.settle()
                 for samples in (out.core_cold, out.core_warm):
                     t = time.perf_counter()
-                    bridge.hub.listing(profile=profile)
+                    bridge.core.listing(profile=profile)
                     samples.append(time.perf_counter() - t)
                 for _ in range(BYTES_REPEAT):  # the core's bytes path: the tools array's wire form, then again
                     change()
-                    await bridge.hub.settle()
+                    await bridge.core.settle()
                     for samples in (out.bytes_cold, out.bytes_warm):
                         t = time.perf_counter()
-                        bridge.hub.listing_json(protocol_version=LATEST_PROTOCOL_VERSION)
+                        bridge.core.listing_json(protocol_version=LATEST_PROTOCOL_VERSION)
                         samples.append(time.perf_counter() - t)
             return out
         finally:

@@ -85,7 +85,7 @@ async def run(rounds: int) -> list[list[Any]]:
                                           "policy": {"allow_writes": True}})
         async with running_bridge(config) as bridge, serve_demo_site() as site:
             async with launch_browser(bridge_url=f"ws://127.0.0.1:{bridge.port}/extension", headless=True) as browser:
-                assert await bridge.hub.wait_connected(20), "the extension did not connect"
+                assert await bridge.core.wait_connected(20), "the extension did not connect"
                 popup = await browser.context.new_page()
                 await popup.set_viewport_size({"width": 424, "height": 600})
                 await _popup_times(popup, POPUP, 2)  # warm up: the worker's modules, the popup's files
@@ -95,18 +95,18 @@ async def run(rounds: int) -> list[list[Any]]:
                     page = await browser.context.new_page()
                     await page.goto(f"{site}/?tab={i}")
                 deadline = time.monotonic() + 60
-                while sum(1 for t in bridge.hub.registry.tabs.values() if t.tools) < TABS:
+                while sum(1 for t in bridge.core.registry.tabs.values() if t.tools) < TABS:
                     if time.monotonic() > deadline:
                         raise RuntimeError("the demo tabs did not all register their tools")
                     await asyncio.sleep(0.1)
-                _record_rows(bridge.hub)
-                tools = sum(len(t.tools) for t in bridge.hub.registry.tabs.values())
+                _record_rows(bridge.core)
+                tools = sum(len(t.tools) for t in bridge.core.registry.tabs.values())
                 full = await _popup_times(popup, POPUP, rounds)
                 all_rows = await _popup_times(popup, POPUP + "?rows=1000", rounds)
                 core = []
                 for _ in range(rounds):
                     t0 = time.perf_counter()
-                    bridge.hub.panel_state(PanelQuery(type="panel.query", request_id="b", limit=100))
+                    bridge.core.panel_state(PanelQuery(type="panel.query", request_id="b", limit=100))
                     core.append((time.perf_counter() - t0) * 1000)
 
         def row(label: str, times: dict[str, list[float]] | None, ready: list[float]) -> list[Any]:

@@ -44,7 +44,7 @@ class Watch:
     def __init__(self, bridge: BridgeApp) -> None:
         self.bridge = bridge
         self._changed = asyncio.Event()
-        bridge.hub.add_change_listener(self._changed.set)
+        bridge.core.add_change_listener(self._changed.set)
 
     async def until(self, predicate: Any, timeout: float = 60.0) -> float:
         """Wait until ``predicate()`` holds; the ``perf_counter`` time it was first seen true."""
@@ -62,7 +62,7 @@ class Watch:
 
 
 def _tab_with(bridge: BridgeApp, url: str, tools: int) -> int | None:
-    for tab in bridge.hub.registry.tabs.values():
+    for tab in bridge.core.registry.tabs.values():
         if tab.url == url and len(tab.tools) >= tools:
             return tab.tab_id
     return None
@@ -80,7 +80,7 @@ async def setup(site: str) -> AsyncIterator[tuple[BridgeApp, ExtensionBrowser]]:
     })
     async with running_bridge(config) as bridge:
         async with launch_browser(bridge_url=f"ws://127.0.0.1:{bridge.port}/extension", headless=True) as browser:
-            if not await bridge.hub.wait_connected(15):
+            if not await bridge.core.wait_connected(15):
                 raise RuntimeError("the extension did not connect")
             yield bridge, browser
 
@@ -106,7 +106,7 @@ async def closed_site_calls(bridge: BridgeApp, browser: ExtensionBrowser, site: 
             open_samples.append(time.perf_counter() - t)
             assert not result.is_error, result.content
         await page.close()
-        closed = lambda: (e := bridge.hub.registry.resolve("tool_3")) is not None and not e.tab.is_open  # noqa: E731
+        closed = lambda: (e := bridge.core.tool("tool_3")) is not None and not e.tab.is_open  # noqa: E731
         await watch.until(closed)
         for _ in range(rounds):
             t = time.perf_counter()
@@ -142,7 +142,7 @@ async def registration(bridge: BridgeApp, browser: ExtensionBrowser, site: str,
                 seen = await page.evaluate("() => window.registered")
                 out[kind][1].add(bool(seen["hidden"]))
             await worker.evaluate("(id) => chrome.tabs.remove(id)", tab_id)
-            await watch.until(lambda u=url: all(tab.url != u for tab in bridge.hub.registry.tabs.values()))
+            await watch.until(lambda u=url: all(tab.url != u for tab in bridge.core.registry.tabs.values()))
             if kind == "foreground":
                 await person.bring_to_front()
     return out

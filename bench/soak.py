@@ -59,7 +59,7 @@ from tabmcp.config import Config
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
-from tabmcp.server.hub import KEEP_CLOSED_TABS
+from tabmcp.server.telemetry import KEEP_CLOSED_TABS
 
 from bench._table import fmt_ms, percentile, print_table
 
@@ -437,7 +437,7 @@ class Target:
 
 def pick_target(bridge: BridgeApp, rng: random.Random) -> Target | None:
     """A random ``whoami`` copy under its current public name (the registry is the bridge's)."""
-    entries = [e for e in bridge.hub.registry.tool_entries() if e.tool.name == TOOL]
+    entries = [e for e in bridge.core.registry.tool_entries() if e.tool.name == TOOL]
     if not entries:
         return None
     entry = rng.choice(entries)
@@ -449,7 +449,7 @@ async def wait_tools(bridge: BridgeApp, n: int, timeout: float = 30.0) -> int:
     deadline = time.monotonic() + timeout
     count = 0
     while time.monotonic() < deadline:
-        count = sum(1 for e in bridge.hub.registry.tool_entries() if e.tool.name == TOOL)
+        count = sum(1 for e in bridge.core.registry.tool_entries() if e.tool.name == TOOL)
         if count == n:
             return count
         await asyncio.sleep(0.05)
@@ -682,7 +682,7 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
         browser.serve_replies()
         clients: Child | None = None
         try:
-            if not await bridge.hub.wait_connected(15):
+            if not await bridge.core.wait_connected(15):
                 raise RuntimeError("the extension did not connect to the bridge")
             tabs = Tabs(browser, site)
             progress("soak", f"opening {args.tabs} tabs")
@@ -700,7 +700,7 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
                 if t.name == TOOL or t.name.endswith(f".{TOOL}")
             }
             registry = {
-                e.public_name: e.tab.tab_id for e in bridge.hub.registry.tool_entries() if e.tool.name == TOOL
+                e.public_name: e.tab.tab_id for e in bridge.core.registry.tool_entries() if e.tool.name == TOOL
             }
             if sources != registry:
                 results.notes.append(f"tools/list sources {sources} differ from the registry {registry}.")
@@ -735,7 +735,7 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
             )
             snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
             before = Memory.take()
-            hub = bridge.hub
+            hub = bridge.core
 
             def sample(period: str, done: str) -> None:
                 """One row of the trend (no gc.collect(): it would stall the calls in flight)."""
@@ -784,7 +784,7 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
             # Settle: every slot open again, nothing pending.
             settled = await wait_tools(bridge, args.tabs, 15)
             deadline = time.monotonic() + 10
-            while len(bridge.hub.calls) and time.monotonic() < deadline:
+            while len(bridge.core.calls) and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             after = Memory.take()
             if snapshot is not None:

@@ -20,7 +20,7 @@ from tabmcp.core.disclosure import ClientView
 from tabmcp.core.telemetry import TelemetryStore, build_tool_definitions
 from tabmcp.core.tokens import get_counter, listing_text
 from tabmcp.protocol import TabSnapshot
-from tabmcp.server.hub import Hub
+from tabmcp.wiring import BridgeCore
 
 ORIGIN = "https://shop.test"
 
@@ -65,7 +65,7 @@ def _time(fn: Callable[[], object], n: int) -> list[float]:
 
 
 def _hub_with_tools(store: TelemetryStore | None) -> Hub:
-    hub = Hub(Config().with_overrides({"store": {"path": ":memory:"}}))
+    hub = BridgeCore(Config().with_overrides({"store": {"path": ":memory:"}}))
     for tab in range(20):
         tools = [{"name": f"tool_{tab}_{i}", "description": f"Tool {i} of tab {tab}.",
                   "inputSchema": {"type": "object", "properties": {"id": {"type": "integer"}}}} for i in range(50)]

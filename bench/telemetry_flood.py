@@ -119,7 +119,7 @@ class Ingest:
 
 def watch_ingest(bridge: BridgeApp, ingest: Ingest) -> None:
     """Wrap the store's ``ingest`` (the hub calls it for every batch) to count what arrives."""
-    store = bridge.hub.telemetry
+    store = bridge.core.telemetry
     original = store.ingest
 
     def counted(message: Any) -> Any:
@@ -222,7 +222,7 @@ async def measure(args: argparse.Namespace) -> Results:
         }
     )
     async with running_bridge(config) as bridge, serve_demo_site(site_dir=PAGES) as site:
-        store = bridge.hub.telemetry
+        store = bridge.core.telemetry
         url = site + "flood.html"
         ingest = Ingest(url)
         watch_ingest(bridge, ingest)
@@ -232,7 +232,7 @@ async def measure(args: argparse.Namespace) -> Results:
         try:
             for child in (plain, ext):
                 child.serve_replies()
-            if not await bridge.hub.wait_connected(15):
+            if not await bridge.core.wait_connected(15):
                 raise RuntimeError("the extension did not connect to the bridge")
             for child in (plain, ext):
                 opened = await child.ask(op="open", slot=0, url=url)
@@ -572,7 +572,7 @@ async def measure(args: argparse.Namespace) -> Results:
 
 async def _tab_id(bridge: BridgeApp, url: str) -> int:
     for _ in range(200):
-        for tab in bridge.hub.registry.tabs.values():
+        for tab in bridge.core.registry.tabs.values():
             if tab.url == url:
                 return tab.tab_id
         await asyncio.sleep(0.05)

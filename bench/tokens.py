@@ -62,21 +62,21 @@ async def _listings(site_url: str, ready_tools: int) -> Measured:
             await page.goto(site_url)
             last, stable = -1, 0
             for _ in range(600):  # until at least ready_tools are in and the count is stable for 1 s
-                count = bridge.hub.registry.counts()["tools"]
+                count = bridge.core.registry.counts()["tools"]
                 stable = stable + 1 if count == last else 0
                 last = count
                 if count >= ready_tools and stable >= 20:
                     break
                 await asyncio.sleep(0.05)
             else:
-                raise RuntimeError(f"only {bridge.hub.registry.counts()} after 30 s on {site_url}")
-            for tab in bridge.hub.registry.tabs.values():
+                raise RuntimeError(f"only {bridge.core.registry.counts()} after 30 s on {site_url}")
+            for tab in bridge.core.registry.tabs.values():
                 for rejection in tab.rejected:
                     print(f"  (rejected by the bridge: {rejection.kind} {rejection.name}: {rejection.reason})")
-            disclosure = bridge.hub.disclosure
+            disclosure = bridge.core.disclosure
             opened = [
                 disclosure.expand(entry)[0]
-                for entry in bridge.hub.registry.entries()
+                for entry in bridge.core.registry.entries()
                 if isinstance(entry, CategoryEntry) and disclosure.visible_members(entry)
             ]
             return {p: disclosure.list_tools(profile=p) for p in PROFILES}, opened

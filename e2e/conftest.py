@@ -92,7 +92,7 @@ class Env:
         """Wait until a tool with this page name is registered (in ``page``'s tab if given); its public name."""
 
         def find() -> str | None:
-            for entry in self.bridge.hub.registry.tool_entries():
+            for entry in self.bridge.core.registry.tool_entries():
                 if entry.tool.name == page_name and (page is None or entry.tab.url == page.url):
                     return entry.public_name
             return None
@@ -122,7 +122,7 @@ async def env(request: pytest.FixtureRequest, pages_url: str, demo_url: str) -> 
             webmcp=request.param == "native",
             extra_args=["--enable-unsafe-extension-debugging"],  # lets a test reload the extension
         ) as browser:
-            assert await bridge.hub.wait_connected(15), "the extension did not connect to the bridge"
+            assert await bridge.core.wait_connected(15), "the extension did not connect to the bridge"
             yield Env(bridge, browser, pages_url, demo_url, request.param)
 
 
@@ -135,7 +135,7 @@ async def page_closer(env: Env) -> AsyncIterator[list[Page]]:
     for page in pages:
         if not page.is_closed():
             await page.close()
-    await eventually(lambda: not urls & {t.url for t in env.bridge.hub.registry.tabs.values()})
+    await eventually(lambda: not urls & {t.url for t in env.bridge.core.registry.tabs.values()})
 
 
 @contextlib.asynccontextmanager
@@ -143,12 +143,12 @@ async def other_bridge(env: Env, **sections: dict[str, Any]) -> AsyncIterator[Br
     """Point the session's browser at a bridge with another config for the block, then back."""
     async with running_bridge(e2e_config(**sections)) as bridge:
         await env.browser.set_bridge_url(f"ws://127.0.0.1:{bridge.port}/extension")
-        assert await bridge.hub.wait_connected(10)
+        assert await bridge.core.wait_connected(10)
         try:
             yield bridge
         finally:
             await env.browser.set_bridge_url(f"ws://127.0.0.1:{env.bridge.port}/extension")
-            assert await env.bridge.hub.wait_connected(10)
+            assert await env.bridge.core.wait_connected(10)
 
 
 def inspector_bin() -> str | None:

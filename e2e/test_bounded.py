@@ -23,7 +23,7 @@ GRACE_S = 1.0
 
 
 def pin_rows(bridge: BridgeApp, origin: str) -> int:
-    return len(bridge.hub.pins.records(origin=origin))
+    return len(bridge.core.pins.records(origin=origin))
 
 
 async def test_a_churning_page_is_capped_and_its_state_expires_after_it_closed(env: Env, page_closer):
@@ -44,7 +44,7 @@ async def test_a_churning_page_is_capped_and_its_state_expires_after_it_closed(e
         notes = await env.browser.context.new_page()
         page_closer.append(notes)
         await notes.goto(trusted_url + "basic.html")
-        await eventually(lambda: bridge.hub.registry.resolve("clear_notes"), timeout=20)
+        await eventually(lambda: bridge.core.tool("clear_notes"), timeout=20)
         async with client(bridge) as agent:
             call = asyncio.create_task(agent.call_tool("clear_notes", {}))
             await answer_in_window(env, call, allow=True)
@@ -54,27 +54,27 @@ async def test_a_churning_page_is_capped_and_its_state_expires_after_it_closed(e
             page_closer.append(page)
             await page.goto(env.pages_url + "churn.html?keep=10")
             await page.evaluate("() => window.ready")
-            await eventually(lambda: bridge.hub.registry.resolve("transfer"), timeout=20)
+            await eventually(lambda: bridge.core.tool("transfer"), timeout=20)
             assert not (await agent.call_tool("transfer", {})).is_error  # a usage row of the hostile origin
-            bridge.hub.usage.flush()
-            assert hostile in bridge.hub.usage.origins()
+            bridge.core.usage.flush()
+            assert hostile in bridge.core.usage.origins()
 
             listed: set[str] = set()
             most = 0
             for _ in range(8):  # the page churns, the agent lists: every name shown is pinned
                 n = await page.evaluate("() => window.churn(10)")
-                await eventually(lambda n=n: bridge.hub.registry.resolve(f"fresh_{n - 1}"), timeout=20)
+                await eventually(lambda n=n: bridge.core.tool(f"fresh_{n - 1}"), timeout=20)
                 listed |= {t.name for t in (await agent.list_tools()).tools if t.name.startswith("fresh_")}
                 most = max(most, pin_rows(bridge, hostile))
             assert len(listed) > 2 * CAP  # the agent was shown (and the bridge pinned) far more names
-            assert most <= CAP and bridge.hub.pins.evicted > 0
+            assert most <= CAP and bridge.core.pins.evicted > 0
 
         await page.close()
         await notes.close()
         # The hostile origin's pins and usage go a grace period after its tab closed; the origin
         # where the person approved a call keeps its pins, the approved one marked kept.
         await eventually(lambda: pin_rows(bridge, hostile) == 0, timeout=30)
-        assert hostile not in bridge.hub.usage.origins()
-        kept = bridge.hub.pins.get(trusted, "clear_notes")
+        assert hostile not in bridge.core.usage.origins()
+        kept = bridge.core.pins.get(trusted, "clear_notes")
         assert kept is not None and pin_rows(bridge, trusted) >= 6
-        assert bridge.hub.pins.is_trusted(trusted) and not bridge.hub.pins.is_trusted(hostile)
+        assert bridge.core.pins.is_trusted(trusted) and not bridge.core.pins.is_trusted(hostile)

@@ -58,16 +58,16 @@ async def test_the_link_batches_both_ways(env: Env, page_closer):
     which it splits, and what it sends in one task reaches the bridge in one frame."""
     page = await env.open("basic.html", wait_for_tool="page_title")
     page_closer.append(page)
-    link = env.bridge.hub.link
+    link = env.bridge.core.link
     assert link is not None and link.batched
-    entry = next(e for e in env.bridge.hub.registry.tool_entries()
+    entry = next(e for e in env.bridge.core.registry.tool_entries()
                  if e.tool.name == "page_title" and e.tab.url == page.url)
     assert isinstance(entry, ToolEntry)
     # Started in one turn of the bridge's loop: one frame of five call.start, each run in the page.
-    results = await asyncio.gather(*(env.bridge.hub.call_tool(entry, {}) for _ in range(5)))
+    results = await asyncio.gather(*(env.bridge.core.call_tool(entry, {}) for _ in range(5)))
     assert [r["content"][0]["text"] for r in results] == [await page.title()] * 5
     # Three pings in one frame; the worker answers each in the same task: one frame of three pongs.
-    session = env.bridge.hub.session
+    session = env.bridge.core.session
     extra = session.messages_received - session.frames_received
     for ts in range(3):
         await link.send(Ping(type="ping", ts=ts))
@@ -161,7 +161,7 @@ async def test_cancelling_a_call_cancels_it_in_the_page(env: Env, page_closer):
     page_closer.append(page)
     async with env.client(mode="legacy") as client:
         task = asyncio.create_task(client.call_tool("wait", {"ms": 20000}))
-        await eventually(lambda: len(env.bridge.hub.calls) == 1)
+        await eventually(lambda: len(env.bridge.core.calls) == 1)
         # Once the tool runs in the page (a cancel that overtakes call.start ends it before it starts).
         assert await eventually(lambda: page.evaluate("document.body.dataset.waiting")) == "20000"
         task.cancel()
@@ -185,7 +185,7 @@ async def test_a_cancelled_call_withdraws_its_approval_question(env: Env, page_c
         with pytest.raises(asyncio.CancelledError):
             await task
     await eventually(window.is_closed)  # long before the question's own 120 s timeout
-    assert not env.bridge.hub.session.requests
+    assert not env.bridge.core.session.requests
 
 
 async def test_spa_route_changes_update_the_tab_and_its_tools(env: Env, page_closer):
@@ -194,9 +194,9 @@ async def test_spa_route_changes_update_the_tab_and_its_tools(env: Env, page_clo
     await page.evaluate("route('/spa/settings')")
     await eventually(lambda: any(
         e.tool.name == "save_settings" and e.tab.url.endswith("/spa/settings")
-        for e in env.bridge.hub.registry.tool_entries()
+        for e in env.bridge.core.registry.tool_entries()
     ))
-    assert not any(e.tool.name == "list_items" and e.tab.url == page.url for e in env.bridge.hub.registry.tool_entries())
+    assert not any(e.tool.name == "list_items" and e.tab.url == page.url for e in env.bridge.core.registry.tool_entries())
 
 
 async def test_a_page_that_brings_its_own_polyfill(env: Env, page_closer):
@@ -211,7 +211,7 @@ async def test_a_page_that_brings_its_own_polyfill(env: Env, page_closer):
 async def test_native_and_polyfill_flavours_are_reported(env: Env, page_closer):
     page = await env.open("basic.html", wait_for_tool="page_title")
     page_closer.append(page)
-    tab = next(t for t in env.bridge.hub.registry.tabs.values() if t.url == page.url)
+    tab = next(t for t in env.bridge.core.registry.tabs.values() if t.url == page.url)
     assert tab.native is (env.flavour == "native")
     # Native Chromium's ModelContext is browser code; the polyfill's is a script class.
     native_class = await page.evaluate(
@@ -248,7 +248,7 @@ async def test_bridge_restart_gets_every_tool_back(pages_url: str):
         async with launch_browser(bridge_url=f"ws://127.0.0.1:{port}/extension", headless=True) as browser:
             page = await browser.context.new_page()
             await page.goto(pages_url + "basic.html")
-            await eventually(lambda: bridge.hub.registry.counts()["tools"] == 6)
+            await eventually(lambda: bridge.core.registry.counts()["tools"] == 6)
             await bridge_cm.__aexit__(None, None, None)
 
             # Telemetry captured while no bridge listens cannot be kept, but it is never lost
@@ -264,16 +264,16 @@ async def test_bridge_restart_gets_every_tool_back(pages_url: str):
             await eventually(counted, timeout=10)
             bridge_cm = running_bridge(config)
             bridge = await bridge_cm.__aenter__()
-            await eventually(lambda: bridge.hub.registry.counts()["tools"] == 6, timeout=30)
+            await eventually(lambda: bridge.core.registry.counts()["tools"] == 6, timeout=30)
             async with bridge_client(port) as client:
                 result = await client.call_tool("call_tool", {"name": "add_note", "arguments": {"text": "after restart"}})
             assert not result.is_error
             assert await page.get_by_test_id("note").all_inner_texts() == ["after restart"]
             await page.evaluate("() => console.log('the bridge is back')")
-            store = bridge.hub.telemetry
+            store = bridge.core.telemetry
 
             def reported() -> dict[str, int] | None:
-                tab = next(t.tab_id for t in bridge.hub.registry.tabs.values() if t.url == page.url)
+                tab = next(t.tab_id for t in bridge.core.registry.tabs.values() if t.url == page.url)
                 drops = store.buffers.drops(tab, "logs")
                 return drops if drops.get("page", 0) >= 20 else None
 
@@ -296,13 +296,13 @@ async def test_options_page_points_the_extension_at_another_bridge(env: Env, pag
         await env.browser.add_pairing(f"ws://127.0.0.1:{other.port}/extension")  # paired with it before
         await options.fill("#bridgeUrl", f"127.0.0.1:{other.port}")
         await options.click("button[type=submit]")
-        assert await other.hub.wait_connected(10)
+        assert await other.core.wait_connected(10)
         stored = await (await env.browser.worker()).evaluate("() => chrome.storage.local.get('bridgeUrl')")
         assert stored["bridgeUrl"] == f"ws://127.0.0.1:{other.port}/extension"
         # Point it back so the rest of the session keeps its bridge.
         await options.fill("#bridgeUrl", f"ws://127.0.0.1:{env.bridge.port}/extension")
         await options.click("button[type=submit]")
-        assert await env.bridge.hub.wait_connected(10)
+        assert await env.bridge.core.wait_connected(10)
 
 
 async def test_mcp_inspector_cli_lists_and_calls(env: Env, page_closer):

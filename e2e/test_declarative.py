@@ -62,8 +62,8 @@ async def test_the_same_form_the_same_rule_and_words_in_both_flavours(env: Env, 
         page = await env.browser.context.new_page()
         page_closer.append(page)
         await page.goto(env.pages_url + "berth.html")
-        await eventually(lambda: bridge.hub.registry.resolve("reserve_berth")
-                         and bridge.hub.registry.resolve("request_upgrade"))
+        await eventually(lambda: bridge.core.tool("reserve_berth")
+                         and bridge.core.tool("request_upgrade"))
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
             tools = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
             cabin = tools["reserve_berth"].input_schema["properties"]["cabin"]
@@ -74,12 +74,12 @@ async def test_the_same_form_the_same_rule_and_words_in_both_flavours(env: Env, 
             result = await client.call_tool("reserve_berth", {"cabin": "berth", "who": "Ann"})
             assert not result.is_error, result.content
             assert "berth: cabin=berth&who=Ann" in result.content[0].text
-            assert not bridge.hub.session.requests.all(RequestKind.APPROVAL)
+            assert not bridge.core.session.requests.all(RequestKind.APPROVAL)
 
             # without toolautosubmit the person submits the filled form: no approval is asked first
             call = asyncio.ensure_future(client.call_tool("request_upgrade", {"who": "Bob"}))
             await expect(page.locator("#upgrade input[name=who]")).to_have_value("Bob", timeout=15_000)
-            assert not bridge.hub.session.requests.all(RequestKind.APPROVAL) and not call.done()
+            assert not bridge.core.session.requests.all(RequestKind.APPROVAL) and not call.done()
             await page.click("#upgrade button")
             result = await asyncio.wait_for(call, 20)
             assert not result.is_error, result.content

@@ -187,12 +187,12 @@ async def test_every_error_code_for_real(env: Env, page_closer):
         slow = await env.browser.context.new_page()
         page_closer.append(slow)
         await slow.goto(env.pages_url + "basic.html")
-        await eventually(lambda: bridge.hub.registry.resolve("wait"))
+        await eventually(lambda: bridge.core.tool("wait"))
         async with bridge_client(bridge) as client:
             result = await client.call_tool("wait", {"ms": 5000})
             assert result.structured_content["error"]["code"] == "TIMEOUT"
             call = asyncio.create_task(client.call_tool("wait", {"ms": 5000}))
-            await eventually(lambda: len(bridge.hub.calls) == 1)
+            await eventually(lambda: len(bridge.core.calls) == 1)
             await slow.close()
             result = await call
             assert result.structured_content["error"]["code"] == "TAB_CLOSED"

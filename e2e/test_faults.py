@@ -22,7 +22,7 @@ async def basic_page(env: Env, page_closer: list[Any]) -> Any:
 
 
 def instance(bridge: BridgeApp) -> str | None:
-    link = bridge.hub.link
+    link = bridge.core.link
     return link.hello.instance_id if link and link.hello else None
 
 
@@ -45,7 +45,7 @@ async def test_stopped_service_worker_comes_back_and_resyncs(env: Env, page_clos
     await cdp.send("Target.closeTarget", {"targetId": worker["targetId"]})
     await add_tool_in_page(page, "added_while_stopped")
     await env.wait_tool("added_while_stopped", page, timeout=20)
-    assert env.bridge.hub.connected and instance(env.bridge) != before  # a new worker, not the old socket
+    assert env.bridge.core.connected and instance(env.bridge) != before  # a new worker, not the old socket
     async with env.client() as client:
         result = await client.call_tool("added_while_stopped", {})
     assert result.content[0].text == "added_while_stopped"
@@ -76,10 +76,10 @@ async def test_reloaded_extension_reattaches_to_open_tabs(env: Env, page_closer)
 
 async def test_network_flap_reconnects(env: Env, page_closer):
     page = await basic_page(env, page_closer)
-    link = env.bridge.hub.link
+    link = env.bridge.core.link
     assert link is not None
     await link.close(1012, "flap")
-    await eventually(lambda: env.bridge.hub.link is not link and env.bridge.hub.connected, timeout=20)
+    await eventually(lambda: env.bridge.core.link is not link and env.bridge.core.connected, timeout=20)
     async with env.client() as client:
         result = await client.call_tool("page_title", {})
     assert result.content[0].text == "Basic tools"
@@ -90,15 +90,15 @@ async def test_tab_crash_during_a_call_is_a_named_error(env: Env, page_closer):
     page = await basic_page(env, page_closer)
     async with env.client() as client:
         call = asyncio.create_task(client.call_tool("wait", {"ms": 30000}))
-        await eventually(lambda: len(env.bridge.hub.calls) == 1)
+        await eventually(lambda: len(env.bridge.core.calls) == 1)
         cdp = await env.browser.context.new_cdp_session(page)
         with contextlib.suppress(Exception):  # the renderer dies before it can answer
             await asyncio.wait_for(cdp.send("Page.crash"), 2)
         result = await asyncio.wait_for(call, 10)
     assert result.is_error
     assert result.structured_content["error"]["code"] in ("TAB_NAVIGATED", "TAB_CLOSED")
-    assert len(env.bridge.hub.calls) == 0
-    assert env.bridge.hub.connected
+    assert len(env.bridge.core.calls) == 0
+    assert env.bridge.core.connected
 
 
 async def test_a_page_churning_its_tools_never_hurts_the_bridge(env: Env, page_closer):
@@ -126,7 +126,7 @@ async def test_a_page_churning_its_tools_never_hurts_the_bridge(env: Env, page_c
             assert not stable.is_error and stable.content[0].text == "Basic tools"
     await page.evaluate("() => clearInterval(window.churn)")
     assert set(outcomes) <= {"ok", "TOOL_NOT_FOUND", "TOOL_GONE", "PAGE_ERROR"}, outcomes  # TOOL_GONE: listed, then gone
-    assert len(env.bridge.hub.calls) == 0 and env.bridge.hub.connected
+    assert len(env.bridge.core.calls) == 0 and env.bridge.core.connected
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -144,7 +144,7 @@ async def test_a_client_that_vanishes_mid_call_cancels_it_in_the_page(env: Env, 
 
     task = asyncio.create_task(caller())
     await started.wait()
-    await eventually(lambda: len(env.bridge.hub.calls) == 1)
+    await eventually(lambda: len(env.bridge.core.calls) == 1)
     # Cancel once the tool runs in the page: a cancel that overtakes call.start ends the call before
     # the tool starts, and then (natively) no toolcancel fires, which is right but not this test.
     assert await eventually(lambda: page.evaluate("document.body.dataset.waiting")) == "30000"
@@ -152,4 +152,4 @@ async def test_a_client_that_vanishes_mid_call_cancels_it_in_the_page(env: Env, 
     with contextlib.suppress(asyncio.CancelledError, Exception):
         await task
     assert await eventually(lambda: page.evaluate("document.body.dataset.cancelled"), timeout=10) == "wait"
-    await eventually(lambda: len(env.bridge.hub.calls) == 0)
+    await eventually(lambda: len(env.bridge.core.calls) == 0)

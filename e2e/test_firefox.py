@@ -74,7 +74,7 @@ async def ff(request: pytest.FixtureRequest) -> AsyncIterator[FirefoxEnv]:
     ):
         url = f"ws://127.0.0.1:{bridge.port}/extension"
         async with launch_firefox(bridge_url=url, webmcp=request.param == "native") as browser:
-            assert await bridge.hub.wait_connected(30), "the Firefox extension did not connect to the bridge"
+            assert await bridge.core.wait_connected(30), "the Firefox extension did not connect to the bridge"
             yield FirefoxEnv(bridge, browser, pages_url, demo_url, request.param)
 
 
@@ -337,11 +337,6 @@ async def test_the_capture_reports_errors_and_network_from_firefox(ff: FirefoxEn
         assert not dom.is_error and json.loads(text_of(dom))["matches"] >= 1, dom.content
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs the bridge's link per browser (branch hub: core/browsers.py); on main a second paired "
-    "browser replaces the first. Remove this mark when that lands: strict, it then fails as XPASS.",
-)
 async def test_a_chromium_tab_and_a_firefox_tab_are_listed_together_through_one_bridge():
     _firefox_or_skip()
     from tabmcp.launcher import launch_browser
@@ -436,7 +431,7 @@ async def test_the_person_pairs_firefox_in_the_popup_and_the_terminal(tmp_path: 
         assert all(t.name != "page_title" for t in (await client.list_tools()).tools)
         done = await asyncio.to_thread(tabmcp_cli, "pair", command.split()[-1], "--port", str(port))
         assert done.returncode == 0, done.stderr
-        assert await bridge.hub.wait_connected(20)
+        assert await bridge.core.wait_connected(20)
         await eventually(lambda: _is(shown("status"), "connected"), timeout=20, interval=0.2)
         await listed(client, "page_title")
         assert text_of(await client.call_tool("page_title", {})) == "Basic tools"

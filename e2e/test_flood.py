@@ -53,13 +53,13 @@ async def test_a_page_flooding_telemetry_is_cut_off_alone_while_other_tabs_are_s
     clear = await env.wait_tool("clear_notes", innocent)
     flooder = await env.open("flood.html", wait_for_tool="flood_status")
     page_closer.append(flooder)
-    flooder_tab = next(t.tab_id for t in env.bridge.hub.registry.tabs.values() if t.url == flooder.url)
-    link = env.bridge.hub.link
+    flooder_tab = next(t.tab_id for t in env.bridge.core.registry.tabs.values() if t.url == flooder.url)
+    link = env.bridge.core.link
     assert link is not None
     async with env.client(mode="legacy") as client:  # no elicitation: the extension asks the person
         approval = asyncio.create_task(client.call_tool("call_tool", {"name": clear}))
         await eventually(lambda: approval_windows(env), 15)
-        await eventually(lambda: len(env.bridge.hub.session.requests.all(RequestKind.APPROVAL)) == 1)
+        await eventually(lambda: len(env.bridge.core.session.requests.all(RequestKind.APPROVAL)) == 1)
         try:
             # The attack: 8 s of telemetry posts at the fastest rate the page reaches.
             flood = asyncio.create_task(flooder.evaluate("flood(8000, 1000)"))
@@ -78,15 +78,15 @@ async def test_a_page_flooding_telemetry_is_cut_off_alone_while_other_tabs_are_s
             assert any("TAB_FLOODED" in r.getMessage() and f"tab {flooder_tab}" in r.getMessage()
                        for r in caplog.records), "the bridge log names the flooding tab"
             # The link never dropped: the same connection, the approval still waits for the person.
-            assert env.bridge.hub.link is link and env.bridge.hub.connected
+            assert env.bridge.core.link is link and env.bridge.core.connected
             assert not approval.done()
-            assert len(env.bridge.hub.session.requests.all(RequestKind.APPROVAL)) == 1
+            assert len(env.bridge.core.session.requests.all(RequestKind.APPROVAL)) == 1
             assert approval_windows(env)
             assert not await limit_codes(env, innocent.url)
             # The flood stopped in the flooding page's own process: the worker got a trickle of it,
             # and the bridge never had to shed anything of that tab.
             assert (await tab_status(env, flooder.url) or {})["received"] < 1_000
-            assert env.bridge.hub.session.tab_flood.shed.get(flooder_tab, 0) == 0
+            assert env.bridge.core.session.tab_flood.shed.get(flooder_tab, 0) == 0
             # Its tools are kept: the flooding page is still callable.
             status = await client.call_tool(await env.wait_tool("flood_status", flooder), {})
             assert not status.is_error, status.content
@@ -116,7 +116,7 @@ async def test_a_tool_larger_than_a_frame_is_refused_alone_and_the_link_survives
     await eventually(lambda: any("TOO_LARGE" in text and reason in text for text in console), 20)
     tab = await tab_status(env, big.url)
     assert tab is not None and [limit["message"] for limit in tab["limits"]] == [reason]
-    assert not any(e.tool.name == "big_tool" for e in env.bridge.hub.registry.tool_entries())
+    assert not any(e.tool.name == "big_tool" for e in env.bridge.core.registry.tool_entries())
     popup = await env.browser.context.new_page()
     page_closer.append(popup)
     await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
@@ -126,17 +126,17 @@ async def test_a_tool_larger_than_a_frame_is_refused_alone_and_the_link_survives
     # A reconnect sends every tab again in one sync: it must fit, the link must stay up.
     async with other_bridge(env) as bridge:
         async def listed() -> set[str]:
-            names = {e.tool.name for e in bridge.hub.registry.tool_entries()
+            names = {e.tool.name for e in bridge.core.registry.tool_entries()
                      if e.tab.url in (innocent.url, big.url)}
             return names if {"page_title", "small_tool"} <= names else set()
 
         names = await eventually(listed, 30)
         assert "big_tool" not in names
-        link = bridge.hub.link
+        link = bridge.core.link
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
             tools = {t.name for t in (await client.list_tools(cache_mode="bypass")).tools}
         assert not any("big_tool" in name for name in tools)
-        assert bridge.hub.link is link and bridge.hub.connected
+        assert bridge.core.link is link and bridge.core.connected
         status = await env.browser.status()
         assert status["status"] == "ready"
 
@@ -159,13 +159,13 @@ async def test_a_sync_larger_than_a_frame_arrives_in_parts_and_the_link_stays_up
     def heavy_tabs(hub: Any) -> int:
         return sum(1 for t in hub.registry.tabs.values() if t.url in urls and len(t.tools) == 60)
 
-    await eventually(lambda: heavy_tabs(env.bridge.hub) == 5, 60)
+    await eventually(lambda: heavy_tabs(env.bridge.core) == 5, 60)
     async with other_bridge(env) as bridge:  # a reconnect: every tab again, in one sync
         connects = (await env.browser.status())["connects"]
-        link = bridge.hub.link
-        await eventually(lambda: heavy_tabs(bridge.hub) == 5, 60)
+        link = bridge.core.link
+        await eventually(lambda: heavy_tabs(bridge.core) == 5, 60)
         # The same connection that said hello got the whole sync: no refused frame, no reconnect.
-        assert bridge.hub.link is link and bridge.hub.connected
+        assert bridge.core.link is link and bridge.core.connected
         status = await env.browser.status()
         assert status["status"] == "ready" and status["connects"] == connects
         assert not any(t.get("limits") for t in status["tabs"] if t["url"] in urls)  # nothing refused
@@ -201,8 +201,8 @@ async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env
     title = await env.wait_tool("page_title", innocent)
     flooder = await env.open("flood.html", wait_for_tool="flood_status")
     page_closer.append(flooder)
-    flooder_tab = next(t.tab_id for t in env.bridge.hub.registry.tabs.values() if t.url == flooder.url)
-    link = env.bridge.hub.link
+    flooder_tab = next(t.tab_id for t in env.bridge.core.registry.tabs.values() if t.url == flooder.url)
+    link = env.bridge.core.link
     worker = await env.browser.worker()
     async with env.client() as client:
         await worker.evaluate(BYPASS, flooder_tab)
@@ -220,9 +220,9 @@ async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env
     except AssertionError:
         raise AssertionError(f"not both named: {await tab_status(env, flooder.url)}") from None
     await env.wait_tool("fine", flooder, timeout=20)
-    assert not any(e.tool.name == "huge" for e in env.bridge.hub.registry.tool_entries())
+    assert not any(e.tool.name == "huge" for e in env.bridge.core.registry.tool_entries())
     received = (await tab_status(env, flooder.url) or {})["received"]
     assert received > FLOOD_BURST + 5 * FLOOD_RATE, f"only {received} messages: relayed, not a flood for the link"
     # The worker held the flood: the bridge never had to shed that tab's telemetry, the link stayed.
-    assert env.bridge.hub.session.tab_flood.shed.get(flooder_tab, 0) == 0
-    assert env.bridge.hub.link is link and env.bridge.hub.connected
+    assert env.bridge.core.session.tab_flood.shed.get(flooder_tab, 0) == 0
+    assert env.bridge.core.link is link and env.bridge.core.connected

@@ -34,11 +34,11 @@ def forms_bridge(env: Env) -> Any:
 
 
 def page_forms(bridge: BridgeApp, page: Page) -> set[str]:
-    return {e.tool.name for e in bridge.hub.registry.tool_entries() if e.tool.page_form and e.tab.url == page.url}
+    return {e.tool.name for e in bridge.core.registry.tool_entries() if e.tool.page_form and e.tab.url == page.url}
 
 
 def tab_of(bridge: BridgeApp, page: Page) -> int | None:
-    return next((t.tab_id for t in bridge.hub.registry.tabs.values() if t.url == page.url), None)
+    return next((t.tab_id for t in bridge.core.registry.tabs.values() if t.url == page.url), None)
 
 
 async def listed(agent: Client) -> set[str]:
@@ -84,7 +84,7 @@ async def test_forms_as_tools_switch_approval_fill_and_submit(env: Env, page_clo
                   description: 'A form the page claims', inputSchema: {type: 'object', properties: {}}}]}}, '*');
                 document.title = 'Ordinary forms (forged)';
             }""")
-            await eventually(lambda: bridge.hub.registry.tab(tab_id).title == "Ordinary forms (forged)")
+            await eventually(lambda: bridge.core.registry.tab(tab_id).title == "Ordinary forms (forged)")
             assert page_forms(bridge, page) == set()
             assert not {n for n in await listed(agent) if n.startswith("form_")}
             refused = await agent.call_tool("form_contact_us", {"name": "Ada", "email": "ada@example.com"})
@@ -142,7 +142,7 @@ async def test_forms_as_tools_switch_approval_fill_and_submit(env: Env, page_clo
             assert not {n for n in await listed(agent) if n.startswith("form_")}
             refused = await agent.call_tool("form_contact_us", {"name": "Eve", "email": "eve@example.com"})
             assert refused.is_error
-        assert not bridge.hub.forms.enabled(origin)
+        assert not bridge.core.forms.enabled(origin)
 
 
 async def test_a_config_rule_turns_it_on_and_the_persons_choice_wins(env: Env, page_closer):
@@ -169,7 +169,7 @@ async def test_a_config_rule_turns_it_on_and_the_persons_choice_wins(env: Env, p
         # The person turns this origin off in the popup: that wins over the config's rule.
         await flip_in_popup(env, tab_id, origin, on=False)
         await eventually(lambda: not page_forms(bridge, page))
-        assert not bridge.hub.forms.enabled(origin) and bridge.hub.forms.enabled("http://127.0.0.1:1")
+        assert not bridge.core.forms.enabled(origin) and bridge.core.forms.enabled("http://127.0.0.1:1")
 
 
 async def in_content_script(page: Page, expression: str) -> Any:
@@ -205,7 +205,7 @@ async def test_a_content_script_cannot_read_or_flip_the_switch(env: Env, page_cl
         assert answer["ok"] is False and "own pages" in answer["error"]
         status = await in_content_script(page, f"chrome.runtime.sendMessage({{type: 'tabmcp.forms.status', origin: {origin!r}}})")
         assert status["ok"] is False and "rules" not in status
-        assert not bridge.hub.forms.enabled(origin) and not bridge.hub.forms.rules()
+        assert not bridge.core.forms.enabled(origin) and not bridge.core.forms.rules()
 
 
 async def test_forms_hiding_secrets_or_payment_are_never_offered_and_another_site_is_named(env: Env, page_closer):

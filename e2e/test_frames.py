@@ -18,8 +18,8 @@ def frame_entries(env: Env, tab_url: str) -> dict[str, ToolEntry]:
     """Page name → entry, for tools of child frames of the tab showing ``tab_url``."""
     return {
         e.tool.name: e
-        for e in env.bridge.hub.registry.tool_entries()
-        if e.tab.frame_id and any(t.url == tab_url and e.tab.tab_id == t.tab_id for t in env.bridge.hub.registry.tabs.values())
+        for e in env.bridge.core.registry.tool_entries()
+        if e.tab.frame_id and any(t.url == tab_url and e.tab.tab_id == t.tab_id for t in env.bridge.core.registry.tabs.values())
     }
 
 
@@ -60,7 +60,7 @@ async def test_another_origins_frame_offers_no_tools_unless_the_page_allows_it(e
     assert set(entries) == {"frame_echo_same", "page_title"}
     assert {e.tab.origin for e in entries.values()} == {same_origin}
     # Native getTools() in the top document also lists same-origin frames' tools: never as the page's own.
-    top = {e.tool.name for e in env.bridge.hub.registry.tool_entries() if e.tab.url == page.url and not e.tab.frame_id}
+    top = {e.tool.name for e in env.bridge.core.registry.tool_entries() if e.tab.url == page.url and not e.tab.frame_id}
     assert top == {"page_title", "frames_marker"}
 
     async with env.client() as client:

@@ -45,7 +45,7 @@ class Attacks:
 
     async def writes_ask_first(self, culprit: str) -> None:
         """The lockdown: a write that ran unasked before now asks the person, naming the culprit."""
-        assert self.bridge.hub.trust.lockdown.locked, "no lockdown"
+        assert self.bridge.core.trust.lockdown.locked, "no lockdown"
         call = asyncio.create_task(self.agent.call_tool("save_note", {"text": "after"}))
         shown = await answer_in_window(self.env, call, allow=False)
         assert "Lockdown" in shown["reason"] and culprit in shown["reason"], shown["reason"]
@@ -126,7 +126,7 @@ class Attacks:
 
     async def console(self) -> None:
         """The page's console, read through observe: framed, cleaned, flagged, lockdown."""
-        tab_id = self.bridge.hub.registry.resolve("save_note").tab.tab_id
+        tab_id = self.bridge.core.tool("save_note").tab.tab_id
         await self.page.evaluate("() => window.shout()")
 
         async def shouted() -> Any:
@@ -142,7 +142,7 @@ class Attacks:
 
     async def network_body(self) -> None:
         """A response body with an order and tag characters, read through observe: the same."""
-        tab_id = self.bridge.hub.registry.resolve("save_note").tab.tab_id
+        tab_id = self.bridge.core.tool("save_note").tab.tab_id
         await self.page.evaluate("() => window.fetchOrder()")
         args = {"what": "network", "tab_id": tab_id, "include_bodies": True, "url": "gate-body"}
 
@@ -165,7 +165,7 @@ async def test_every_path_from_a_page_to_the_agent_goes_through_the_gate(env: En
         page_closer.append(page)
         await page.goto(env.pages_url + "gate.html")
         await page.evaluate("() => window.ready")
-        await eventually(lambda: bridge.hub.registry.resolve("deep_schema"))
+        await eventually(lambda: bridge.core.tool("deep_schema"))
         async with client(bridge) as agent:
             attacks = Attacks(env, bridge, agent, page)
             checks: list[Callable[[], Awaitable[None]]] = [
@@ -190,5 +190,5 @@ async def test_every_path_from_a_page_to_the_agent_goes_through_the_gate(env: En
                 except (AssertionError, KeyError, ValueError, TypeError) as exc:
                     got_through[check.__name__] = f"{type(exc).__name__}: {str(exc)[:300]}"
                 finally:
-                    bridge.hub.trust.lockdown.clear()
+                    bridge.core.trust.lockdown.clear()
             assert not got_through, f"got through: {sorted(got_through)}\n{got_through}"

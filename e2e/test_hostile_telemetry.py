@@ -20,7 +20,7 @@ from .conftest import Env, eventually
 
 
 def tab_of(env: Env, page: Page) -> int:
-    return next(t.tab_id for t in env.bridge.hub.registry.tabs.values() if t.url == page.url)
+    return next(t.tab_id for t in env.bridge.core.registry.tabs.values() if t.url == page.url)
 
 
 async def audit(env: Env, page: Page) -> dict[str, Any]:
@@ -90,7 +90,7 @@ async def test_telemetry_a_page_posts_claiming_another_site_is_marked_and_placed
     assert "[page-reported]" in forged_line
     own_line = next(line for line in text.splitlines() if "says hello" in line)
     assert "[page-reported]" not in own_line
-    state = env.bridge.hub.telemetry.tab(tab_of(env, page))
+    state = env.bridge.core.telemetry.tab(tab_of(env, page))
     assert state is not None and state.url == page.url and state.load_id != "forged-load"
     actions = await observed(env, page, "actions", "confirm-transfer")
     forged = next(i for i in actions.structured_content["items"] if "confirm-transfer" in json.dumps(i))
@@ -148,7 +148,7 @@ async def test_a_page_open_before_a_reload_hands_its_relay_no_line(env: Env, pag
         pytest.skip("telemetry capture does not depend on the WebMCP flavour")
     page = await env.open("forged-telemetry.html", wait_for_tool="telemetry_forger")
     page_closer.append(page)
-    link = env.bridge.hub.link
+    link = env.bridge.core.link
     before = link.hello.instance_id if link and link.hello else None
     browser = env.browser.context.browser
     assert browser is not None
@@ -157,8 +157,8 @@ async def test_a_page_open_before_a_reload_hands_its_relay_no_line(env: Env, pag
     env.browser.service_worker = None  # the old worker object is gone
 
     def reattached() -> bool:
-        now = env.bridge.hub.link
-        return bool(now and now.hello and now.hello.instance_id != before and env.bridge.hub.connected)
+        now = env.bridge.core.link
+        return bool(now and now.hello and now.hello.instance_id != before and env.bridge.core.connected)
 
     await eventually(reattached, timeout=20)
     await env.wait_tool("telemetry_forger", page, timeout=20)

@@ -51,7 +51,7 @@ async def run_once(provider: Any, cache_dir: Path, pages_url: str) -> tuple[dict
         async with launch_browser(bridge_url=url, headless=True) as browser:
             page = await browser.context.new_page()
             await page.goto(pages_url + "cryptic.html")
-            await eventually(lambda: bridge.hub.registry.counts()["tools"] == 32, timeout=20)
+            await eventually(lambda: bridge.core.registry.counts()["tools"] == 32, timeout=20)
             from mcp import Client
 
             async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:

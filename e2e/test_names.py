@@ -37,7 +37,7 @@ def origins(env: Env) -> tuple[str, str]:
 def entry(bridge: BridgeApp, page_name: str, origin: str, tab_id: int | None = None) -> ToolEntry | None:
     """The tool ``page_name`` of a document of ``origin`` (in tab ``tab_id`` if given), under
     whatever public name it has."""
-    return next((e for e in bridge.hub.registry.tool_entries()
+    return next((e for e in bridge.core.registry.tool_entries()
                  if e.tool.name == page_name and e.tab.origin == origin and tab_id in (None, e.tab.tab_id)), None)
 
 
@@ -86,7 +86,7 @@ async def test_a_page_cannot_take_the_bank_tabs_qualified_name(env: Env, page_cl
         await eventually(lambda: entry(bridge, "transfer", hostile_origin))  # first: holds "transfer"
         bank = await open_page(env, page_closer, f"{bank_origin}/names.html")
         bank_tab = await eventually(lambda: next(
-            (t for t in bridge.hub.registry.tabs.values() if t.origin == bank_origin), None))
+            (t for t in bridge.core.registry.tabs.values() if t.origin == bank_origin), None))
         bank_name = f"t{bank_tab.tab_id}.transfer"
         # Registered before the bank's own transfer exists: nobody was shown that name yet.
         await hostile.evaluate("(name) => window.addTool(name)", bank_name)

@@ -47,7 +47,7 @@ async def answer(win: Page, *, allow: bool) -> None:
 
 
 async def nothing_pending(env: Env) -> None:
-    await eventually(lambda: not env.bridge.hub.session.requests and not windows(env), timeout=15)
+    await eventually(lambda: not env.bridge.core.session.requests and not windows(env), timeout=15)
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ async def test_the_approval_window_closed_or_the_call_cancelled(env: Env, page_c
         with pytest.raises(asyncio.CancelledError):
             await call
         await nothing_pending(env)
-        assert env.bridge.hub.activity.latest(1)[0].outcome == ErrorCode.CANCELLED
+        assert env.bridge.core.activity.latest(1)[0].outcome == ErrorCode.CANCELLED
 
 
 async def test_two_clients_asking_at_once_get_each_their_own_answer(env: Env, page_closer, polyfill_only):

@@ -49,14 +49,14 @@ async def test_the_person_pairs_the_extension_in_the_popup_and_the_terminal(tmp_
             popup = await browser.context.new_page()
             await popup.goto(POPUP)
             await expect(popup.get_by_test_id("status")).to_have_text("not paired", timeout=15_000)
-            assert not bridge.hub.connected
+            assert not bridge.core.connected
             command = popup.get_by_test_id("pair-command")
             await expect(command).to_have_text(re.compile(r"^tabmcp pair \d{3}-\d{3}$"), timeout=15_000)
             code = (await command.inner_text()).split()[-1]
             await no_axe_violations(popup)  # the pairing banner, as the person sees it
             done = await asyncio.to_thread(tabmcp_cli, "pair", code, "--port", str(port))
             assert done.returncode == 0, done.stderr
-            assert await bridge.hub.wait_connected(15)
+            assert await bridge.core.wait_connected(15)
             await expect(popup.get_by_test_id("status")).to_have_text("connected", timeout=15_000)
             await expect(popup.get_by_test_id("paired")).to_have_text("· paired")
             await expect(popup.get_by_test_id("pairing")).to_be_hidden()
@@ -71,8 +71,8 @@ async def test_the_person_pairs_the_extension_in_the_popup_and_the_terminal(tmp_
             await bridge_cm.__aexit__(None, None, None)
             bridge_cm = running_bridge(config)
             bridge = await bridge_cm.__aenter__()
-            assert await bridge.hub.wait_connected(15), "the stored pairing no longer admits the extension"
-            assert bridge.hub.link is not None and bridge.hub.link.pairing_id == pairing["id"]
+            assert await bridge.core.wait_connected(15), "the stored pairing no longer admits the extension"
+            assert bridge.core.link is not None and bridge.core.link.pairing_id == pairing["id"]
             await asyncio.wait_for(_tool(bridge, "add_note"), 15)
 
             # The options page forgets this browser's pairing: it is unpaired again, and says so.
@@ -81,13 +81,13 @@ async def test_the_person_pairs_the_extension_in_the_popup_and_the_terminal(tmp_
             await expect(options.get_by_test_id("pairing-state")).to_have_text("Paired with the bridge.")
             await options.get_by_test_id("forget-pairing").click()
             await expect(options.get_by_test_id("pairing-state")).to_contain_text("Not paired", timeout=15_000)
-            assert not bridge.hub.connected
+            assert not bridge.core.connected
     finally:
         await bridge_cm.__aexit__(None, None, None)
 
 
 async def _tool(bridge: Any, name: str) -> None:
-    while not bridge.hub.registry.resolve(name):
+    while not bridge.core.tool(name):
         await asyncio.sleep(0.05)
 
 
@@ -96,7 +96,7 @@ async def test_a_local_program_with_a_forged_origin_does_not_displace_the_real_e
         pytest.skip("the WebMCP flavour does not matter here")
     page = await env.open("basic.html", wait_for_tool="add_note")
     page_closer.append(page)
-    real = env.bridge.hub.link
+    real = env.bridge.core.link
     received: list[dict[str, Any]] = []
     for attempt in range(3):
         async with websockets.connect(f"ws://127.0.0.1:{env.bridge.port}/extension",
@@ -112,7 +112,7 @@ async def test_a_local_program_with_a_forged_origin_does_not_displace_the_real_e
                 if message["type"] == "pong":
                     break
     assert {m["type"] for m in received} <= {"pair.required", "error", "pong"}, received
-    assert env.bridge.hub.link is real and env.bridge.hub.connected and not env.bridge.hub.controls.paused
+    assert env.bridge.core.link is real and env.bridge.core.connected and not env.bridge.core.controls.paused
     async with env.client() as client:
         result = await client.call_tool("call_tool", {"name": "add_note", "arguments": {"text": "still mine"}})
     assert not result.is_error, result

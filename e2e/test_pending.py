@@ -16,13 +16,13 @@ from .conftest import Env, eventually
 
 
 def pending(env: Env, kind: RequestKind) -> int:
-    return len(env.bridge.hub.session.requests.all(kind))
+    return len(env.bridge.core.session.requests.all(kind))
 
 
 async def test_a_call_and_a_page_query_in_a_closed_tab_both_end_tab_closed(env: Env, page_closer):
     page = await env.open("basic.html", wait_for_tool="page_title")
     page_closer.append(page)
-    tab_id = next(t.tab_id for t in env.bridge.hub.registry.tabs.values() if t.url == page.url)
+    tab_id = next(t.tab_id for t in env.bridge.core.registry.tabs.values() if t.url == page.url)
     async with env.client() as client:
         call = asyncio.create_task(client.call_tool("wait", {"ms": 30000}))
         await eventually(lambda: pending(env, RequestKind.CALL) == 1)
@@ -46,7 +46,7 @@ async def test_a_dropped_bridge_link_stops_the_call_in_the_page(env: Env, page_c
     page = await env.open("basic.html", wait_for_tool="page_title")
     page_closer.append(page)
     await page.evaluate("() => { delete document.body.dataset.cancelled; }")
-    link = env.bridge.hub.link
+    link = env.bridge.core.link
     assert link is not None
     async with env.client() as client:
         call = asyncio.create_task(client.call_tool("wait", {"ms": 30000}))
@@ -57,4 +57,4 @@ async def test_a_dropped_bridge_link_stops_the_call_in_the_page(env: Env, page_c
     # Nobody waits for the answer any more: the extension's rule tells the page to stop now,
     # instead of letting the tool run out its 30 s.
     assert await eventually(lambda: page.evaluate("document.body.dataset.cancelled"), timeout=10) == "wait"
-    await eventually(lambda: env.bridge.hub.link is not link and env.bridge.hub.connected, timeout=20)
+    await eventually(lambda: env.bridge.core.link is not link and env.bridge.core.connected, timeout=20)

@@ -79,7 +79,7 @@ async def test_origin_switch_pause_and_activity_steer_agents(env: Env, page_clos
     async with other_bridge(env) as bridge:
         page = await env.open("basic.html")
         page_closer.append(page)
-        await eventually(lambda: bridge.hub.registry.resolve("page_title"))
+        await eventually(lambda: bridge.core.tool("page_title"))
         origin = env.pages_url.rstrip("/")
         popup = await open_popup(env)
         page_closer.append(popup)
@@ -104,7 +104,7 @@ async def test_origin_switch_pause_and_activity_steer_agents(env: Env, page_clos
             refused = await agent.call_tool("page_title", {})
             assert error_code(refused) == "OUT_OF_SCOPE"
             assert "switched off by the person" in refused.structured_content["error"]["message"]
-            assert bridge.hub.controls.origins_off == {origin}
+            assert bridge.core.controls.origins_off == {origin}
             reasons = item.get_by_test_id("hidden-reason")
             await reasons.first.wait_for()
             assert await reasons.count() == 6
@@ -117,7 +117,7 @@ async def test_origin_switch_pause_and_activity_steer_agents(env: Env, page_clos
             # Pause: calls answer PAUSED, tools/list stays the same; resume and they run again.
             before = {t.name for t in (await agent.list_tools(cache_mode="bypass")).tools}
             await popup.get_by_test_id("pause").click()
-            await eventually(lambda: bridge.hub.controls.paused)
+            await eventually(lambda: bridge.core.controls.paused)
             assert error_code(await agent.call_tool("page_title", {})) == "PAUSED"
             assert error_code(await agent.call_tool("search_tools", {"query": "notes"})) == "PAUSED"
             assert {t.name for t in (await agent.list_tools(cache_mode="bypass")).tools} == before
@@ -126,7 +126,7 @@ async def test_origin_switch_pause_and_activity_steer_agents(env: Env, page_clos
             await shot(popup, "3-paused")
             await no_axe_violations(popup)
             await popup.get_by_test_id("pause").click()
-            await eventually(lambda: not bridge.hub.controls.paused)
+            await eventually(lambda: not bridge.core.controls.paused)
             assert not (await agent.call_tool("page_title", {})).is_error
 
         # Activity: live, newest first, filtered by tab.
@@ -139,7 +139,7 @@ async def test_origin_switch_pause_and_activity_steer_agents(env: Env, page_clos
         await eventually(newest_is_ok, timeout=5)  # the resumed call, live
         texts = await outcomes.all_inner_texts()
         assert "PAUSED" in texts and "OUT_OF_SCOPE" in texts
-        tab_id = next(t.tab_id for t in bridge.hub.registry.tabs.values() if t.url == page.url)
+        tab_id = next(t.tab_id for t in bridge.core.registry.tabs.values() if t.url == page.url)
         await popup.get_by_test_id("activity-filter").select_option(value=f"tab:{tab_id}")
         await popup.get_by_test_id("activity-filter").select_option(value=f"origin:{origin}")
         await eventually(lambda: rows.count(), timeout=5)
@@ -151,7 +151,7 @@ async def test_keyboard_only_pause_and_resume(env: Env, page_closer):
     async with other_bridge(env) as bridge:
         page = await env.open("basic.html")
         page_closer.append(page)
-        await eventually(lambda: bridge.hub.registry.resolve("page_title"))
+        await eventually(lambda: bridge.core.tool("page_title"))
         popup = await open_popup(env)
         page_closer.append(popup)
 
@@ -165,18 +165,18 @@ async def test_keyboard_only_pause_and_resume(env: Env, page_closer):
         async with client(bridge) as agent:
             await tab_to("pause")
             await popup.keyboard.press("Space")
-            await eventually(lambda: bridge.hub.controls.paused)
+            await eventually(lambda: bridge.core.controls.paused)
             assert error_code(await agent.call_tool("page_title", {})) == "PAUSED"
             # Focus stays on the switch across the live refresh; Enter toggles it back.
             await popup.locator("[data-testid=pause][aria-pressed=true]").wait_for()
             assert await popup.evaluate("() => document.activeElement?.dataset.testid") == "pause"
             await popup.keyboard.press("Enter")
-            await eventually(lambda: not bridge.hub.controls.paused)
+            await eventually(lambda: not bridge.core.controls.paused)
             assert not (await agent.call_tool("page_title", {})).is_error
             # Writes off from the keyboard: the switch is reachable and toggles with Space.
             await tab_to("writes")
             await popup.keyboard.press("Space")
-            await eventually(lambda: bridge.hub.controls.writes is False)
+            await eventually(lambda: bridge.core.controls.writes is False)
             assert error_code(await agent.call_tool("add_note", {"text": "x"})) == "WRITES_DISABLED"
             # A tab's insight opens from the keyboard (Enter on its summary).
             for _ in range(30):
@@ -192,8 +192,8 @@ async def test_an_approval_granted_in_the_popup_runs_the_tool(env: Env, page_clo
     async with other_bridge(env, policy={"allow_writes": True, "approval": {"timeout_s": 60}}) as bridge:
         page = await env.open("basic.html")
         page_closer.append(page)
-        await eventually(lambda: bridge.hub.registry.resolve("clear_notes"))
-        tab_id = next(t.tab_id for t in bridge.hub.registry.tabs.values() if t.url == page.url)
+        await eventually(lambda: bridge.core.tool("clear_notes"))
+        tab_id = next(t.tab_id for t in bridge.core.registry.tabs.values() if t.url == page.url)
         await page.evaluate("() => document.modelContext")  # the page is live
         popup = await open_popup(env)
         page_closer.append(popup)
@@ -239,8 +239,8 @@ async def test_a_running_call_shows_on_the_icon_and_in_the_popup(env: Env, page_
     async with other_bridge(env) as bridge:
         page = await env.open("basic.html")
         page_closer.append(page)
-        await eventually(lambda: bridge.hub.registry.resolve("wait"))
-        tab_id = next(t.tab_id for t in bridge.hub.registry.tabs.values() if t.url == page.url)
+        await eventually(lambda: bridge.core.tool("wait"))
+        tab_id = next(t.tab_id for t in bridge.core.registry.tabs.values() if t.url == page.url)
         popup = await open_popup(env)
         page_closer.append(popup)
         worker = await env.browser.worker()
@@ -264,13 +264,13 @@ async def test_trust_accept_a_changed_definition_and_clear_the_lockdown(env: Env
         page_closer.append(page)
         await page.goto(env.pages_url + "untrusted.html")
         await page.evaluate("() => window.ready")
-        await eventually(lambda: bridge.hub.registry.resolve("save_contact"))
+        await eventually(lambda: bridge.core.tool("save_contact"))
         popup = await open_popup(env)
         page_closer.append(popup)
         async with client(bridge) as agent:
             assert not (await agent.call_tool("save_contact", {"name": "Ada"})).is_error
             await page.evaluate("() => window.changeDefinition()")
-            await eventually(lambda: "partners" in bridge.hub.registry.resolve("save_contact").tool.description)
+            await eventually(lambda: "partners" in bridge.core.tool("save_contact").tool.description)
             listing = {t.name: t for t in (await agent.list_tools(cache_mode="bypass")).tools}
             assert listing["save_contact"].description.startswith(CHANGED_PREFIX)
 
@@ -288,11 +288,11 @@ async def test_trust_accept_a_changed_definition_and_clear_the_lockdown(env: Env
             await no_axe_violations(popup)
 
             await changed.get_by_test_id("accept").click()
-            await eventually(lambda: not bridge.hub.trust.pins.records(changed_only=True))
+            await eventually(lambda: not bridge.core.trust.pins.records(changed_only=True))
             listing = {t.name: t for t in (await agent.list_tools(cache_mode="bypass")).tools}
             assert not listing["save_contact"].description.startswith(CHANGED_PREFIX)
             await popup.get_by_test_id("clear-lockdown").click()
-            await eventually(lambda: not bridge.hub.trust.lockdown.locked)
+            await eventually(lambda: not bridge.core.trust.lockdown.locked)
             await popup.get_by_test_id("trust").wait_for(state="hidden")
             # Neither a changed definition nor a lockdown stands: the write runs unasked.
             result = await agent.call_tool("save_contact", {"name": "Bob"})

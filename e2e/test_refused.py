@@ -24,7 +24,7 @@ async def test_a_refused_tool_is_reported_to_the_page_and_the_person(env: Env, p
     )
     # The page learns it from its own console.
     await eventually(lambda: any("refused" in w and "verbose_lookup" in w for w in warnings), timeout=15)
-    assert not any(e.tool.name == "verbose_lookup" for e in env.bridge.hub.registry.tool_entries())
+    assert not any(e.tool.name == "verbose_lookup" for e in env.bridge.core.registry.tool_entries())
     # The person sees it in the popup, with the bridge's reason.
     popup = await env.browser.context.new_page()
     page_closer.append(popup)

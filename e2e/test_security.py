@@ -25,4 +25,4 @@ async def test_a_hostile_page_cannot_reach_the_bridge(env: Env, page_closer, cap
     # A JSON POST carries the page's Origin and is refused; a "simple" no-cors POST is not JSON.
     assert report["mcp"] in ("status 403", "blocked: TypeError"), report
     assert await victim.get_by_test_id("note").count() == 0  # nothing ran in the victim page
-    assert env.bridge.hub.connected  # the real extension is still the one connected
+    assert env.bridge.core.connected  # the real extension is still the one connected

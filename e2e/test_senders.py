@@ -71,7 +71,7 @@ async def test_a_content_script_cannot_list_or_answer_an_approval(env: Env, page
         # clear_notes is destructive: it asks (a tool no other test lets the window remember)
         page = await env.open("basic.html")
         page_closer.append(page)
-        await eventually(lambda: bridge.hub.registry.resolve("clear_notes"))
+        await eventually(lambda: bridge.core.tool("clear_notes"))
         await page.evaluate("() => document.querySelector('#notes').append(Object.assign("
                             "document.createElement('li'), {textContent: 'keep me'}))")
         async with client(bridge) as agent:
@@ -124,7 +124,7 @@ async def test_a_content_script_cannot_pause_switch_or_make_its_site_reachable(e
     async with other_bridge(env) as bridge:
         page = await env.open("basic.html")
         page_closer.append(page)
-        await eventually(lambda: bridge.hub.registry.resolve("page_title"))
+        await eventually(lambda: bridge.core.tool("page_title"))
         origin = env.pages_url.rstrip("/")
         forged = await as_content_script(page, ASK + f"""
           const origin = {json.dumps(origin)};
@@ -146,7 +146,7 @@ async def test_a_content_script_cannot_pause_switch_or_make_its_site_reachable(e
         state = await _barrier(env)  # everything the worker sent before is in the bridge now
         assert {k: state["controls"][k] for k in ("paused", "writes", "originsOff")} == {
             "paused": False, "writes": None, "originsOff": []}
-        assert not bridge.hub.controls.paused and bridge.hub.controls.writes is None
-        assert bridge.hub.controls.origin_enabled(origin)
-        assert not bridge.hub.sites.reachable(origin)
-        assert origin not in bridge.hub.forms_switches.all()
+        assert not bridge.core.controls.paused and bridge.core.controls.writes is None
+        assert bridge.core.controls.origin_enabled(origin)
+        assert not bridge.core.sites.reachable(origin)
+        assert origin not in bridge.core.forms_switches.all()

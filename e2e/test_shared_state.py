@@ -50,13 +50,13 @@ async def test_the_popup_and_the_cli_share_one_state(env: Env, page_closer, tmp_
         assert reply["ok"] and reply["state"]["controls"]["paused"] is True
         assert (await cli(config, "controls", "--json"))["paused"] is True
         assert (await popup_says({"type": "tabmcp.site.permission", "origin": FERRY, "reachable": True}))["ok"]
-        await eventually(lambda: bridge.hub.sites.reachable(FERRY))
+        await eventually(lambda: bridge.core.sites.reachable(FERRY))
         listed = await cli(config, "sites", "--json")
         assert [(s["origin"], s["reachable"]) for s in listed] == [(FERRY, True)]
 
         # the CLI → the running bridge → the popup
         await cli(config, "controls", "resume")
-        await eventually(lambda: not bridge.hub.controls.paused, timeout=5)
+        await eventually(lambda: not bridge.core.controls.paused, timeout=5)
         state = await popup_says({"type": "tabmcp.panel.query", "limit": 1})
         assert state["state"]["controls"]["paused"] is False
         await cli(config, "sites", "forget", FERRY)
@@ -66,4 +66,4 @@ async def test_the_popup_and_the_cli_share_one_state(env: Env, page_closer, tmp_
             return not any(s["origin"] == FERRY for s in sites)
 
         await eventually(popup_forgot, timeout=5)
-        assert not bridge.hub.sites.reachable(FERRY)
+        assert not bridge.core.sites.reachable(FERRY)

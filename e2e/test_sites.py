@@ -46,7 +46,7 @@ def client_of(bridge: Any) -> Client:
 
 
 def closed(bridge: Any, name: str) -> bool:
-    entry = bridge.hub.registry.resolve(name)
+    entry = bridge.core.tool(name)
     return entry is not None and not entry.tab.is_open
 
 
@@ -88,7 +88,7 @@ async def test_closed_site_found_called_in_background_and_tidied(env: Env, page_
         ferry = await env.browser.context.new_page()
         page_closer.append(ferry)
         await ferry.goto(ferry_url)
-        await eventually(lambda: (e := bridge.hub.registry.resolve("book_ferry")) and e.tab.is_open)
+        await eventually(lambda: (e := bridge.core.tool("book_ferry")) and e.tab.is_open)
         person = await env.browser.context.new_page()
         page_closer.append(person)
         await person.goto(env.pages_url + "basic.html?person")
@@ -131,7 +131,7 @@ async def test_not_reachable_site_opens_nothing(env: Env, page_closer: list[Page
         assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.SITE_NOT_REACHABLE
         assert "reachable = true" in result.content[0].text
         assert len(env.browser.context.pages) == before
-        assert not any(origin_of(t.url) == site for t in bridge.hub.registry.tabs.values())
+        assert not any(origin_of(t.url) == site for t in bridge.core.registry.tabs.values())
 
 
 async def test_off_origin_redirect_calls_nothing_and_forget_removes_the_site(env: Env, page_closer: list[Page]):
@@ -142,16 +142,16 @@ async def test_off_origin_redirect_calls_nothing_and_forget_removes_the_site(env
         ferry = await env.browser.context.new_page()
         page_closer.append(ferry)
         await ferry.goto(ferry_url)
-        await eventually(lambda: (e := bridge.hub.registry.resolve("book_ferry")) and e.tab.is_open)
+        await eventually(lambda: (e := bridge.core.tool("book_ferry")) and e.tab.is_open)
         away = env.pages_url + "basic.html?redirected"
         await ferry.evaluate("(url) => localStorage.setItem('redirectTo', url)", away)  # the site now sends visitors away
         await ferry.close()
         await eventually(lambda: closed(bridge, "book_ferry"))
-        calls = bridge.hub.calls.completed + bridge.hub.calls.failed
+        calls = bridge.core.calls.completed + bridge.core.calls.failed
         async with client_of(bridge) as client:
             result = await client.call_tool("book_ferry", {"date": "Friday"})
             assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.SITE_REDIRECTED
-            assert bridge.hub.calls.completed + bridge.hub.calls.failed == calls  # nothing was called
+            assert bridge.core.calls.completed + bridge.core.calls.failed == calls  # nothing was called
             await eventually(lambda: not any(p.url in (away, ferry_url) for p in env.browser.context.pages))
 
             # the person forgets the site from the popup: its tools leave search
@@ -161,7 +161,7 @@ async def test_off_origin_redirect_calls_nothing_and_forget_removes_the_site(env
             row = popup.locator(f'[data-testid="site"][data-origin="{site}"]')
             await row.wait_for()
             await row.locator('[data-testid="forget-site"]').click()
-            await eventually(lambda: bridge.hub.registry.resolve("book_ferry") is None)
+            await eventually(lambda: bridge.core.tool("book_ferry") is None)
             found = await client.call_tool("search_tools", {"query": "book a ferry crossing"})
             assert "book_ferry" not in [t["name"] for t in found.structured_content["tools"]]
 
@@ -233,8 +233,8 @@ async def test_person_makes_the_site_reachable_from_the_popup(env: Env, page_clo
         page_closer.append(ferry)
         await ferry.goto(f"{site}/ferry.html")
         await ferry.bring_to_front()
-        await eventually(lambda: (e := bridge.hub.registry.resolve("book_ferry")) and e.tab.is_open)
-        assert not bridge.hub.sites.reachable(site)
+        await eventually(lambda: (e := bridge.core.tool("book_ferry")) and e.tab.is_open)
+        assert not bridge.core.sites.reachable(site)
         # the popup, in a window of its own that does not take the focus: the ferry tab stays the active one
         worker = await env.browser.worker()
         async with env.browser.context.expect_page() as popup_info:
@@ -245,8 +245,8 @@ async def test_person_makes_the_site_reachable_from_the_popup(env: Env, page_clo
         box = popup.locator('[data-testid="site-reachable"]')
         await box.wait_for()
         await box.check()
-        await eventually(lambda: bridge.hub.sites.reachable(site))
-        assert bridge.hub.sites.allowed_by(site) == "person"
+        await eventually(lambda: bridge.core.sites.reachable(site))
+        assert bridge.core.sites.allowed_by(site) == "person"
         await popup.locator(f'[data-testid="site"][data-origin="{site}"]').wait_for()
         await ferry.close()
         await eventually(lambda: closed(bridge, "book_ferry"))
@@ -267,12 +267,12 @@ async def test_a_site_is_many_pages_each_tool_opens_and_goes_stale_on_its_own_pa
             page = await env.browser.context.new_page()
             page_closer.append(page)
             await page.goto(url)
-            await eventually(lambda n=name: (e := bridge.hub.registry.resolve(n)) and e.tab.is_open)
+            await eventually(lambda n=name: (e := bridge.core.tool(n)) and e.tab.is_open)
             person.append(page)
         for page in person:
             await page.close()
         await eventually(lambda: closed(bridge, "tide_times") and closed(bridge, "light_beacon"))
-        sites = bridge.hub.site_link.sites
+        sites = bridge.core.site_link.sites
         assert sites.document_url(site, "light_beacon") == lighthouse_url
 
         async with client_of(bridge) as client:
@@ -283,7 +283,7 @@ async def test_a_site_is_many_pages_each_tool_opens_and_goes_stale_on_its_own_pa
             opened_tides = await agent_page(env, tides_url, before)
             page_closer.append(opened_tides)
             # the tides page is open: the beacon, registered by another page, is still offered
-            entry = bridge.hub.registry.resolve("light_beacon")
+            entry = bridge.core.tool("light_beacon")
             assert entry is not None and not entry.tab.is_open
             found = await client.call_tool("search_tools", {"query": "lighthouse beacon"})
             top = found.structured_content["tools"][0]
@@ -313,11 +313,11 @@ async def test_a_site_is_many_pages_each_tool_opens_and_goes_stale_on_its_own_pa
             gone = await client.call_tool("call_tool", {"name": "light_beacon", "arguments": {}})
             assert gone.is_error and gone.structured_content["error"]["code"] == ErrorCode.SITE_TOOL_GONE
             assert (site, "light_beacon") in sites.store.stale()
-            await eventually(lambda: bridge.hub.registry.resolve("light_beacon") is None)
+            await eventually(lambda: bridge.core.tool("light_beacon") is None)
             assert (site, "tide_times") not in sites.store.stale()
 
             # the person sees the site's tools by page, the stale one marked
-            listed = {s.origin: s for s in sites.list(bridge.hub.registry)}[site]
+            listed = {s.origin: s for s in sites.list(bridge.core.registry)}[site]
             assert {url: [t.name for t in tools] for url, tools in listed.pages().items()} == {
                 lighthouse_url: ["light_beacon"], tides_url: ["tide_times"]}
             popup = await env.browser.context.new_page()
@@ -332,7 +332,7 @@ async def test_a_site_is_many_pages_each_tool_opens_and_goes_stale_on_its_own_pa
 def record_snapshots(bridge: Any) -> list[tuple[int, str, list[str]]]:
     """Every tab snapshot the bridge's registry takes from now on: (tab id, origin, tool names)."""
     seen: list[tuple[int, str, list[str]]] = []
-    registry = bridge.hub.registry
+    registry = bridge.core.registry
     apply, sync = registry.apply, registry.sync
 
     def note(snap: TabSnapshot) -> None:
@@ -340,15 +340,15 @@ def record_snapshots(bridge: Any) -> list[tuple[int, str, list[str]]]:
         names += [str(t.get("name")) for f in snap.frames for t in f.tools if isinstance(t, dict)]
         seen.append((snap.tab_id, snap.origin, names))
 
-    def recording_apply(snap: TabSnapshot) -> Any:
+    def recording_apply(snap: TabSnapshot, **kwargs: Any) -> Any:
         note(snap)
-        return apply(snap)
+        return apply(snap, **kwargs)
 
-    def recording_sync(snaps: Any) -> Any:
+    def recording_sync(snaps: Any, **kwargs: Any) -> Any:
         snaps = list(snaps)
         for snap in snaps:
             note(snap)
-        return sync(snaps)
+        return sync(snaps, **kwargs)
 
     registry.apply, registry.sync = recording_apply, recording_sync
     return seen
@@ -382,7 +382,7 @@ async def test_agent_tab_sent_elsewhere_after_load_is_closed_and_offers_nothing(
             # it settles on the other origin and offers that site's tools
             await eventually(lambda: page.is_closed() or offered_elsewhere(seen, tab_id, site), timeout=60)
             assert offered_elsewhere(seen, tab_id, site) == []
-            await eventually(lambda: bridge.hub.registry.tab(tab_id) is None, timeout=30)
+            await eventually(lambda: bridge.core.registry.tab(tab_id) is None, timeout=30)
             listed = await client.list_tools()
             assert not [t.name for t in listed.tools if "add_note" in t.name or "count_notes" in t.name]
         assert not any(p.url == away for p in env.browser.context.pages)
@@ -410,4 +410,4 @@ async def test_agent_tab_sent_elsewhere_by_a_call_ends_it_with_site_redirected(e
             assert result.structured_content["error"]["code"] == ErrorCode.SITE_REDIRECTED, result.content
             await eventually(lambda: page.is_closed(), timeout=30)
             assert offered_elsewhere(seen, tab_id, site) == []
-            await eventually(lambda: bridge.hub.registry.tab(tab_id) is None, timeout=30)
+            await eventually(lambda: bridge.core.registry.tab(tab_id) is None, timeout=30)

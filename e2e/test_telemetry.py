@@ -47,7 +47,7 @@ async def test_the_agents_view_follows_what_the_person_does(env: Env, page_close
 
     async with env.client(mode="legacy", message_handler=changes) as client:
         page = await open_lab(env, page_closer)
-        env.bridge.hub.telemetry.focus(next(t.tab_id for t in env.bridge.hub.registry.tabs.values()
+        env.bridge.core.telemetry.focus(next(t.tab_id for t in env.bridge.core.registry.tabs.values()
                                             if t.url.endswith("lab.html")))
         first = listed(await client.list_tools())
         # Before the first observe: only observe and query_dom (progressive disclosure).
@@ -244,7 +244,7 @@ async def test_a_secret_matching_a_config_only_rule_never_leaves_the_page(env: E
     try:
         async with running_bridge(config) as bridge:
             await env.browser.set_bridge_url(f"ws://127.0.0.1:{bridge.port}/extension")
-            assert await bridge.hub.wait_connected(10)
+            assert await bridge.core.wait_connected(10)
             page = await env.browser.context.new_page()
             page_closer.append(page)
             await page.add_init_script(f"({SENT_BATCHES})()")
@@ -272,4 +272,4 @@ async def test_a_secret_matching_a_config_only_rule_never_leaves_the_page(env: E
             await page.close()
     finally:
         await env.browser.set_bridge_url(f"ws://127.0.0.1:{env.bridge.port}/extension")
-        assert await env.bridge.hub.wait_connected(10)
+        assert await env.bridge.core.wait_connected(10)

@@ -15,13 +15,13 @@ async def test_a_traced_call_is_stamped_by_every_hop_of_the_real_extension(env: 
     page = await env.open("basic.html", wait_for_tool="page_title")
     page_closer.append(page)
     name = await env.wait_tool("page_title", page)
-    env.bridge.hub.trace = True  # debug mode (TABMCP_TRACE=1 at start does the same)
+    env.bridge.core.trace = True  # debug mode (TABMCP_TRACE=1 at start does the same)
     try:
         async with env.client() as client:
             traced = await client.call_tool(name, {}, meta={META_TRACE: True})
             plain = await client.call_tool(name, {})
     finally:
-        env.bridge.hub.trace = False
+        env.bridge.core.trace = False
     assert not traced.is_error and not plain.is_error
     assert traced.content[0].text == plain.content[0].text  # the page's answer is the same
     assert [hop for hop, _ in traced.meta[META_TRACE]] == HOPS

@@ -34,7 +34,7 @@ async def open_hostile(env: Env, bridge: BridgeApp) -> Page:
     page = await env.browser.context.new_page()
     await page.goto(env.pages_url + "untrusted.html")
     await page.evaluate("() => window.ready")
-    await eventually(lambda: bridge.hub.registry.resolve("save_contact"))
+    await eventually(lambda: bridge.core.tool("save_contact"))
     return page
 
 
@@ -129,7 +129,7 @@ async def test_hostile_results_changed_definitions_and_annotations(env: Env, pag
             assert not (await agent.call_tool("save_contact", {"name": "Ada"})).is_error
             await page.evaluate("() => window.changeDefinition()")
             await eventually(
-                lambda: "partners" in bridge.hub.registry.resolve("save_contact").tool.description
+                lambda: "partners" in bridge.core.tool("save_contact").tool.description
             )
             listed = {t.name: t for t in (await agent.list_tools(cache_mode="bypass")).tools}
             assert listed["save_contact"].description.startswith(CHANGED_PREFIX)
@@ -162,7 +162,7 @@ async def test_a_page_cannot_pass_itself_off_as_another_origin(env: Env, page_cl
     page_closer.append(page)
     await page.evaluate("() => window.ready")
     real = env.pages_url.rstrip("/")
-    registry = env.bridge.hub.registry
+    registry = env.bridge.core.registry
 
     def forged() -> Any:
         entry = next((e for e in registry.tool_entries() if e.tool.name == "pretend_transfer"), None)
@@ -180,10 +180,10 @@ async def test_a_page_cannot_pass_itself_off_as_another_origin(env: Env, page_cl
         assert meta["origin"] == real and meta["url"] == page.url
         assert "bank.test" not in tools[entry.public_name].description
         try:
-            env.bridge.hub.controls.set_origin(real, False)
+            env.bridge.core.controls.set_origin(real, False)
             tools = {t.name for t in (await agent.list_tools(cache_mode="bypass")).tools}
             assert entry.public_name not in tools
             refused = await agent.call_tool(entry.public_name, {})
             assert refused.is_error and refused.structured_content["error"]["code"] == "OUT_OF_SCOPE"
         finally:
-            env.bridge.hub.controls.set_origin(real, True)
+            env.bridge.core.controls.set_origin(real, True)

@@ -194,7 +194,9 @@
  * @property {number} protocol
  * @property {string} [extensionVersion]
  * @property {string} [extensionId]
- * @property {string} [browser]
+ * @property {string} [browser] The browser's user agent (``tabmcp pair --list`` names the pairing with it).
+ * @property {string} [browserName] ``chromium`` or ``firefox``: what ``_meta["tabmcp/source"]["browser"]`` says of this link's tabs.
+ * @property {string} [profileId] Random, made once per browser profile and kept in the extension's storage: links with the same one are the same browser (a newer one replaces the older); another profile is another browser, linked beside it (``tabmcp.core.browsers``).
  * @property {string} [instanceId] Random per service-worker start: tells a reconnect from a restart in the logs.
  * @property {string} [token] ``server.extension_token``, when the person set one (a pre-shared secret instead of pairing).
  * @property {PairingCredential} [pairing] The pairing the person confirmed once (``tabmcp pair``); without it (or ``token``) the link gets nothing but the pairing ceremony.

@@ -43,6 +43,8 @@ export const STORAGE = Object.freeze({
   /** The pairings with bridges, by bridge URL ({[url]: {id, secret}}, from pair.done or a launcher):
    * each sent in every hello to its bridge, never to another. */
   bridgePairings: 'bridgePairings',
+  /** This profile's random id, made once: the bridge tells browsers (and profiles) apart by it. */
+  profileId: 'profileId',
   /** The latest telemetry.config from the bridge, so pages get it even before a reconnect. */
   telemetryConfig: 'telemetryConfig',
 });

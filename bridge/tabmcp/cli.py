@@ -428,7 +428,7 @@ async def _pair(args: argparse.Namespace) -> int:
         for row in rows:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["created"]))
             seen = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["lastSeen"])) if row.get("lastSeen") else "never"
-            tags = " (connected)" if row["id"] == data.get("connected") else ""
+            tags = " (connected)" if row["id"] in (data.get("linked") or [data.get("connected")]) else ""
             tags += " (launcher, this run only)" if row.get("ephemeral") else ""
             print(f"{row['id']}  {row['label']:<24} paired {when}  last seen {seen}{tags}")
         print(f"{len(rows)} pairing(s)", file=sys.stderr)

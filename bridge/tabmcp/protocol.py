@@ -98,8 +98,10 @@ class ErrorBody(WireModel):
 # -- payloads ---------------------------------------------------------------------------
 
 
-MAX_TAB_ID = 2**53
-"""Chrome's tab ids are small positive integers; anything past JavaScript's safe integers is garbage."""
+MAX_TAB_ID = 2**31 - 1
+"""Browsers' tab ids are small positive 32-bit integers (Chrome's and Firefox's alike); anything
+larger is garbage. The bound also keeps each browser's ids apart once the bridge qualifies them
+(``tabmcp.core.browsers.TAB_STRIDE``)."""
 
 
 MAX_FRAMES_PER_TAB = 16
@@ -191,6 +193,13 @@ class Hello(WireModel):
     extension_version: str = ""
     extension_id: str | None = None
     browser: str | None = None
+    """The browser's user agent (``tabmcp pair --list`` names the pairing with it)."""
+    browser_name: str | None = Field(default=None, max_length=32)
+    """``chromium`` or ``firefox``: what ``_meta["tabmcp/source"]["browser"]`` says of this link's tabs."""
+    profile_id: str | None = Field(default=None, max_length=64)
+    """Random, made once per browser profile and kept in the extension's storage: links with the same
+    one are the same browser (a newer one replaces the older); another profile is another browser,
+    linked beside it (``tabmcp.core.browsers``)."""
     instance_id: str | None = None
     """Random per service-worker start: tells a reconnect from a restart in the logs."""
     token: str | None = None
@@ -274,7 +283,7 @@ class Telemetry(WireModel):
     """A batch of captured events from one tab (the event shapes are in docs/telemetry.md)."""
 
     type: Literal["telemetry"]
-    tab_id: int
+    tab_id: int = Field(ge=0, le=MAX_TAB_ID)
     document_id: str | None = None
     origin: str | None = None
     """The document's origin by Chrome's word (its port's ``sender.origin``), never the page's:

@@ -50,16 +50,21 @@ class ScriptedExtension:
 
     def __init__(
         self, port: int, *, origin: str = ORIGIN, token: str | None = None, paired: bool = True,
-        pairing: dict[str, str] | None = None,
+        pairing: dict[str, str] | None = None, profile: str | None = "scripted-profile",
+        browser: str | None = None,
     ) -> None:
         """``paired``: ask the bridge for a pairing over its control API first (as the launcher
-        does for the real extension) and present it in ``hello``; ``pairing``: present this one."""
+        does for the real extension) and present it in ``hello``; ``pairing``: present this one.
+        ``profile``: the ``profileId`` the hello carries (scripted extensions are one browser
+        unless given another; ``None``: none); ``browser``: its ``browserName``."""
         self.port = port
         self.url = f"ws://127.0.0.1:{port}/extension"
         self.origin = origin
         self.token = token
         self.paired = paired
         self.pairing = pairing
+        self.profile = profile
+        self.browser = browser
         self.ws: Any = None
         self.received: list[dict[str, Any]] = []
         self.handler: Handler | None = None
@@ -87,6 +92,8 @@ class ScriptedExtension:
             {"type": "hello", "protocol": protocol, "extensionVersion": "test", "extensionId": EXTENSION_ID,
              "instanceId": "test", **({"token": self.token} if self.token else {}),
              **({"pairing": self.pairing} if self.pairing else {}),
+             **({"profileId": self.profile} if self.profile else {}),
+             **({"browserName": self.browser} if self.browser else {}),
              **({"batch": True} if batch else {})}
         )
         return await self.wait_for(lambda m: m["type"] in ("welcome", "error", "pair.required"))

@@ -42,7 +42,7 @@ async def test_calls_are_logged_with_client_outcome_duration_and_shown_by_health
         await ext.connect()
         ext.handler = page
         await ext.sync(tab(3, url="https://notes.test/app", tools=TOOLS))
-        await eventually(lambda: app.hub.registry.resolve("explode"))
+        await eventually(lambda: app.core.tool("explode"))
         url = f"http://127.0.0.1:{app.port}/mcp"
         try:
             async with Client(url, client_info=Implementation(name="activity-test-agent", version="1")) as client:
@@ -91,7 +91,7 @@ async def test_the_last_call_reaches_the_file_on_its_own_within_a_second(tmp_pat
         await ext.connect()
         ext.handler = page
         await ext.sync(tab(3, url="https://notes.test/app", tools=TOOLS))
-        await eventually(lambda: app.hub.registry.resolve("explode"))
+        await eventually(lambda: app.core.tool("explode"))
         reader = sqlite3.connect(db)
 
         def logged() -> list[tuple[str, str]]:
@@ -105,7 +105,7 @@ async def test_the_last_call_reaches_the_file_on_its_own_within_a_second(tmp_pat
                 # nothing follows the last call, and nothing reads through the bridge
                 await eventually(lambda: len(logged()) == 4, timeout=10)
                 assert logged() == [("add_note", "ok")] * 3 + [("explode", ErrorCode.PAGE_ERROR)]
-                assert app.hub.activity_writer.flushes == 1
+                assert app.core.activity_writer.flushes == 1
         finally:
             reader.close()
             await ext.close()

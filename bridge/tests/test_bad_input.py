@@ -111,7 +111,7 @@ async def fresh_extension_serves(app: BridgeApp, client: Client, *, tab_id: int 
     assert (await ext.connect())["type"] == "welcome"
     ext.handler = echo_handler()
     await ext.sync(tab(tab_id, tools=[tool("probe", inputSchema=SCHEMA)]))
-    await eventually(lambda: app.hub.registry.resolve("probe"))
+    await eventually(lambda: app.core.tool("probe"))
     result = await client.call_tool("probe", {"text": "still here"})
     assert not result.is_error
     assert result.content[0].text == f'{tab_id}:probe:{{"text": "still here"}}'
@@ -137,7 +137,7 @@ async def serving(
     assert (await ext.connect())["type"] == "welcome"
     ext.handler = echo_handler()
     await ext.sync(tab(tab_id, tools=list(tools) or [tool("echo")]))
-    await eventually(lambda: app.hub.registry.counts()["tools"] >= 1)
+    await eventually(lambda: app.core.registry.counts()["tools"] >= 1)
     try:
         yield ext
     finally:
@@ -178,7 +178,7 @@ async def test_a_stranger_past_the_size_limit_is_closed_with_1009_and_the_extens
         await asyncio.wait_for(stranger.ws.wait_closed(), 20)
         assert stranger.ws.close_code == 1009
         # The current extension never noticed.
-        assert bridge.hub.connected
+        assert bridge.core.connected
         await assert_alive(ext)
         result = await client.call_tool("echo", {})
         assert result.content[0].text == "1:echo:{}"
@@ -190,14 +190,14 @@ async def test_the_extension_past_the_size_limit_is_closed_with_1009_and_mcp_cli
     await ext.connect()
     ext.handler = echo_handler()
     await ext.sync(tab(1, tools=[tool("echo")]))
-    await eventually(lambda: bridge.hub.registry.resolve("echo"))
+    await eventually(lambda: bridge.core.tool("echo"))
     async with Client(mcp_url(bridge)) as client:
         assert (await client.call_tool("echo", {})).content[0].text == "1:echo:{}"
         with contextlib.suppress(websockets.ConnectionClosed):
             await ext.ws.send(padded_ping(MAX_FRAME_BYTES + 1))
         await asyncio.wait_for(ext.ws.wait_closed(), 20)
         assert ext.ws.close_code == 1009
-        await eventually(lambda: not bridge.hub.connected)
+        await eventually(lambda: not bridge.core.connected)
         # While no extension is connected, calls fail with a named error, not a hang.
         during = await client.call_tool("echo", {})
         assert during.is_error
@@ -243,7 +243,7 @@ async def test_a_flood_gets_flooded_and_1008_while_everyone_else_is_served(
     # `extension` connected before the gate was shrunk: it keeps the default limits.
     extension.handler = echo_handler()
     await extension.sync(tab(1, tools=[tool("echo")]))
-    await eventually(lambda: bridge.hub.registry.resolve("echo"))
+    await eventually(lambda: bridge.core.tool("echo"))
     async with Client(mcp_url(bridge)) as client:
         flooder = ScriptedExtension(bridge.port)
         await flooder.connect(hello=who == "current extension")
@@ -259,11 +259,11 @@ async def test_a_flood_gets_flooded_and_1008_while_everyone_else_is_served(
         assert answered < 200
         if who == "stranger before hello":
             assert set(codes[:-1]) == {"NOT_READY"}
-            assert bridge.hub.connected  # the real extension was never disturbed
+            assert bridge.core.connected  # the real extension was never disturbed
             await assert_alive(extension)
             assert (await client.call_tool("echo", {})).content[0].text == "1:echo:{}"
         else:
-            await eventually(lambda: not bridge.hub.connected)
+            await eventually(lambda: not bridge.core.connected)
             listed = await client.list_tools(cache_mode="bypass")
             assert "call_tool" in [t.name for t in listed.tools]
         small_flood_gate.undo()
@@ -345,22 +345,22 @@ async def test_malformed_frames_get_named_errors_and_the_connection_is_kept(
     shared_bridge, shared_extension, frame, code
 ):
     bridge, extension = shared_bridge, shared_extension
-    before = bridge.hub.protocol_errors
+    before = bridge.core.protocol_errors
     await extension.send(frame)
     error = await extension.wait_for(lambda m: m["type"] == "error")
     assert error["code"] == code
     assert error["message"]
     if code == "UNKNOWN_TYPE":
         assert error["ref"] == json.loads(frame)["type"]
-    assert bridge.hub.protocol_errors == before + 1
+    assert bridge.core.protocol_errors == before + 1
     await assert_alive(extension)
-    assert bridge.hub.connected
+    assert bridge.core.connected
 
 
 async def test_a_storm_of_bad_frames_leaves_tools_and_calls_working(bridge, extension):
     extension.handler = echo_handler()
     await extension.sync(tab(1, tools=[tool("echo")]))
-    await eventually(lambda: bridge.hub.registry.resolve("echo"))
+    await eventually(lambda: bridge.core.tool("echo"))
     frames = [
         "{oops",
         "[]",
@@ -373,7 +373,7 @@ async def test_a_storm_of_bad_frames_leaves_tools_and_calls_working(bridge, exte
     for frame in frames:
         await send_raw(extension, frame)
     await eventually(lambda: len([m for m in extension.received if m["type"] == "error"]) == len(frames))
-    assert bridge.hub.registry.resolve("echo") is not None  # a bad tabs.sync does not wipe the tabs
+    assert bridge.core.tool("echo") is not None  # a bad tabs.sync does not wipe the tabs
     async with Client(mcp_url(bridge)) as client:
         assert (await client.call_tool("echo", {})).content[0].text == "1:echo:{}"
 
@@ -406,26 +406,26 @@ async def test_every_message_before_hello_is_not_ready_and_hello_still_works(bri
         await ext.send(frame)
         error = await ext.wait_for(lambda m: m["type"] == "error")
         assert (error["code"], error["ref"]) == ("NOT_READY", kind)
-    assert bridge.hub.registry.counts()["tools"] == 0
-    assert not bridge.hub.connected
+    assert bridge.core.registry.counts()["tools"] == 0
+    assert not bridge.core.connected
     # Still a bad hello: named error, still open.
     await ext.send({"type": "hello"})
     assert (await ext.wait_for(lambda m: m["type"] == "error"))["code"] == "MALFORMED_MESSAGE"
     assert (await ext.hello())["type"] == "welcome"
     await ext.sync(tab(1, tools=[tool("now_fine")]))
-    await eventually(lambda: bridge.hub.registry.resolve("now_fine"))
+    await eventually(lambda: bridge.core.tool("now_fine"))
     await ext.close()
 
 
 async def test_a_wrong_protocol_from_a_second_socket_leaves_the_current_extension_alone(bridge, extension):
     await extension.sync(tab(1, tools=[tool("kept")]))
-    await eventually(lambda: bridge.hub.registry.resolve("kept"))
+    await eventually(lambda: bridge.core.tool("kept"))
     other = ScriptedExtension(bridge.port)
     reply = await other.connect(protocol=99)
     assert reply["code"] == "PROTOCOL_MISMATCH"
     await asyncio.wait_for(other.ws.wait_closed(), 5)
     assert other.ws.close_code == 1002
-    assert bridge.hub.connected and bridge.hub.registry.resolve("kept")
+    assert bridge.core.connected and bridge.core.tool("kept")
     await assert_alive(extension)
 
 
@@ -503,7 +503,7 @@ async def test_bad_definitions_are_rejected_one_by_one_with_reasons(bridge, exte
     assert "category 'bad cat'" in message and "category 'no_cat_desc'" in message
     assert "category '(unnamed)': a category must be a JSON object" in message
     # Everything valid is kept, under the documented public names.
-    hub = bridge.hub
+    hub = bridge.core
     current = hub.registry.tab(1)
     assert current is not None
     assert list(current.tools) == ["ok_one", "a" * 128, "call_tool", "dup", "bad_regex"]
@@ -520,20 +520,20 @@ async def test_bad_definitions_are_rejected_one_by_one_with_reasons(bridge, exte
 
 async def test_the_same_name_in_two_tabs_is_qualified_not_rejected(bridge, extension):
     await extension.sync(tab(1, tools=[tool("search")]), tab(2, tools=[tool("search")]))
-    await eventually(lambda: bridge.hub.registry.resolve("t2.search"))
+    await eventually(lambda: bridge.core.tool("t2.search"))
     await no_error_before_pong(extension)
-    assert bridge.hub.registry.resolve("search").tab.tab_id == 1
+    assert bridge.core.tool("search").tab.tab_id == 1
 
 
 async def test_a_bad_tab_update_rejects_only_its_bad_tool(bridge, extension):
     await extension.sync(tab(1, tools=[tool("one")]), tab(2, tools=[tool("two")]))
-    await eventually(lambda: bridge.hub.registry.resolve("two"))
+    await eventually(lambda: bridge.core.tool("two"))
     await extension.send(
         {"type": "tab.update", "tab": tab(2, tools=[tool("two"), tool("three", inputSchema=[])])}
     )
     error = await extension.wait_for(lambda m: m["type"] == "error")
     assert error["code"] == "INVALID_TOOL" and error["ref"] == "tab:2" and "'three'" in error["message"]
-    assert bridge.hub.registry.resolve("one") and bridge.hub.registry.resolve("two")
+    assert bridge.core.tool("one") and bridge.core.tool("two")
 
 
 async def test_a_name_with_a_trailing_newline_is_rejected(bridge, extension):
@@ -542,7 +542,7 @@ async def test_a_name_with_a_trailing_newline_is_rejected(bridge, extension):
         tab(1, url="https://shop.test/", tools=[tool("create_user")]),
         tab(2, url="https://evil.test/", tools=[tool("create_user\n"), tool("fine")]),
     )
-    await eventually(lambda: bridge.hub.registry.resolve("fine"))
+    await eventually(lambda: bridge.core.tool("fine"))
     async with Client(mcp_url(bridge), mode="legacy") as client:
         listed = [t.name for t in (await client.list_tools()).tools]
     assert [n for n in listed if n.strip() == "create_user"] == ["create_user"]
@@ -556,8 +556,8 @@ async def test_a_category_naming_missing_tools_is_reported(bridge, extension):
         {"name": "ghosts", "description": "Nobody home", "tools": ["list_users", "no_such_tool"]},
     ]
     await extension.sync(tab(1, tools=[tool("list_users"), tool("other")], categories=categories))
-    await eventually(lambda: bridge.hub.registry.resolve("other"))
-    assert bridge.hub.registry.resolve("users") is not None
+    await eventually(lambda: bridge.core.tool("other"))
+    assert bridge.core.tool("users") is not None
     await assert_alive(extension)
     errors = [m for m in extension.received if m["type"] == "error"]
     assert errors and errors[0]["code"] == "INVALID_TOOL"
@@ -573,14 +573,14 @@ async def test_a_non_string_dollar_schema_is_rejected_alone(bridge, extension, d
     error = await error_or_close(extension)
     assert error is not None, f"the bridge closed the connection ({extension.ws.close_code})"
     assert error["code"] == "INVALID_TOOL" and "'odd'" in error["message"]
-    assert bridge.hub.registry.resolve("fine") is not None
+    assert bridge.core.tool("fine") is not None
 
 
 async def test_a_recursive_schema_is_accepted_and_validated(bridge, extension):
     extension.handler = echo_handler()
     tree = {"type": "object", "properties": {"name": {"type": "string"}, "child": {"$ref": "#"}}}
     await extension.sync(tab(1, tools=[tool("tree", inputSchema=tree)]))
-    await eventually(lambda: bridge.hub.registry.resolve("tree"))
+    await eventually(lambda: bridge.core.tool("tree"))
     async with Client(mcp_url(bridge)) as client:
         ok = await client.call_tool("tree", {"name": "a", "child": {"name": "b", "child": {}}})
         bad = await client.call_tool("tree", {"name": "a", "child": {"name": 5}})
@@ -608,9 +608,9 @@ async def test_an_unusable_ref_keeps_its_tool_runs_unchecked_and_says_so(bridge,
     arguments on unchecked, and says so in describe_tools and introspect."""
     extension.handler = echo_handler()
     await extension.sync(tab(1, tools=[tool("loop", inputSchema=schema), tool("fine")]))
-    await eventually(lambda: bridge.hub.registry.resolve("fine"))
+    await eventually(lambda: bridge.core.tool("fine"))
     await assert_alive(extension)
-    assert bridge.hub.registry.resolve("loop") is not None
+    assert bridge.core.tool("loop") is not None
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("loop", {"any": 1})
         described = await client.call_tool("describe_tools", {"tools": ["loop"]})
@@ -629,7 +629,7 @@ async def test_a_lone_surrogate_in_a_definition_cannot_break_the_listing(bridge,
         '{"name": "good", "description": "Fine."}, {"name": "poison", "description": "bad \\ud800 text"}]}]}'
     )
     await extension.send(frame)
-    await eventually(lambda: bridge.hub.registry.resolve("good"))
+    await eventually(lambda: bridge.core.tool("good"))
     async with Client(mcp_url(bridge)) as client:
         listed = [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
     assert "good" in listed
@@ -667,7 +667,7 @@ async def test_a_result_that_is_not_a_call_tool_result_is_converted(
     bridge, extension = shared_bridge, shared_extension
     await answer_raw(extension, f'"ok": true, "result": {result}')
     await extension.sync(tab(1, tools=[tool("odd")]))
-    await eventually(lambda: bridge.hub.registry.resolve("odd"))
+    await eventually(lambda: bridge.core.tool("odd"))
     async with Client(mcp_url(bridge)) as client:
         converted = await client.call_tool("odd", {})
     assert not converted.is_error
@@ -683,7 +683,7 @@ async def test_non_finite_numbers_in_a_valid_result_become_null(bridge, extensio
         '"structuredContent": {"a": NaN, "b": -Infinity, "c": 1}}',
     )
     await extension.sync(tab(1, tools=[tool("nan")]))
-    await eventually(lambda: bridge.hub.registry.resolve("nan"))
+    await eventually(lambda: bridge.core.tool("nan"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("nan", {})
     assert result.structured_content == {"a": None, "b": None, "c": 1}
@@ -696,7 +696,7 @@ async def test_an_unknown_page_error_code_keeps_the_page_code(bridge, extension)
         '"details": {"hint": "retry", "n": [1]}}',
     )
     await extension.sync(tab(1, tools=[tool("weird")]))
-    await eventually(lambda: bridge.hub.registry.resolve("weird"))
+    await eventually(lambda: bridge.core.tool("weird"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("weird", {})
     assert result.is_error
@@ -711,7 +711,7 @@ async def test_an_unknown_page_error_code_keeps_the_page_code(bridge, extension)
 async def test_a_failure_without_an_error_body_is_a_page_error(bridge, extension):
     await answer_raw(extension, '"ok": false')
     await extension.sync(tab(1, tools=[tool("mute")]))
-    await eventually(lambda: bridge.hub.registry.resolve("mute"))
+    await eventually(lambda: bridge.core.tool("mute"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("mute", {})
     assert result.structured_content["error"]["code"] == "PAGE_ERROR"
@@ -743,7 +743,7 @@ async def test_page_error_details_cannot_break_the_connection(details):
             ),
         )
         await ext.sync(tab(1, tools=[tool("fails")]))
-        await eventually(lambda: app.hub.registry.resolve("fails"))
+        await eventually(lambda: app.core.tool("fails"))
         async with Client(mcp_url(app)) as client:
             result = await client.call_tool("fails", {})
         await ext.close()
@@ -758,7 +758,7 @@ async def test_a_lone_surrogate_in_a_result_is_converted(bridge, extension):
         extension, '"ok": true, "result": {"content": [{"type": "text", "text": "a \\ud800 b"}]}'
     )
     await extension.sync(tab(1, tools=[tool("sur")]))
-    await eventually(lambda: bridge.hub.registry.resolve("sur"))
+    await eventually(lambda: bridge.core.tool("sur"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("sur", {})
     assert "a " in result.content[0].text
@@ -773,7 +773,7 @@ async def test_a_deeply_nested_result_is_converted(bridge, extension):
         '"structuredContent": {"deep": ' + nested + "}}",
     )
     await extension.sync(tab(1, tools=[tool("deep")]))
-    await eventually(lambda: bridge.hub.registry.resolve("deep"))
+    await eventually(lambda: bridge.core.tool("deep"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("deep", {})
     assert result.content
@@ -793,7 +793,7 @@ async def test_a_malformed_call_result_still_ends_its_call(body):
         await ext.connect()
         await answer_raw(ext, body)
         await ext.sync(tab(1, tools=[tool("odd")]))
-        await eventually(lambda: app.hub.registry.resolve("odd"))
+        await eventually(lambda: app.core.tool("odd"))
         async with Client(mcp_url(app)) as client:
             result = await client.call_tool("odd", {})
         await ext.close()
@@ -803,7 +803,7 @@ async def test_a_malformed_call_result_still_ends_its_call(body):
 async def test_results_nobody_waits_for_are_ignored(bridge, extension):
     extension.handler = echo_handler()
     await extension.sync(tab(1, tools=[tool("echo")]))
-    await eventually(lambda: bridge.hub.registry.resolve("echo"))
+    await eventually(lambda: bridge.core.tool("echo"))
     for frame in (
         {"type": "call.result", "callId": "no-such-call", "ok": True, "result": {"content": []}},
         {"type": "call.result", "callId": "", "ok": False, "error": {"code": "TIMEOUT", "message": "x"}},
@@ -812,7 +812,7 @@ async def test_results_nobody_waits_for_are_ignored(bridge, extension):
     ):
         await extension.send(frame)
     await no_error_before_pong(extension)
-    assert bridge.hub.protocol_errors == 0 and len(bridge.hub.calls) == 0
+    assert bridge.core.protocol_errors == 0 and len(bridge.core.calls) == 0
     async with Client(mcp_url(bridge)) as client:
         assert (await client.call_tool("echo", {})).content[0].text == "1:echo:{}"
 
@@ -831,7 +831,7 @@ async def test_a_second_result_for_the_same_call_is_ignored(bridge, extension):
 
     extension.handler = twice
     await extension.sync(tab(1, tools=[tool("twice")]))
-    await eventually(lambda: bridge.hub.registry.resolve("twice"))
+    await eventually(lambda: bridge.core.tool("twice"))
     async with Client(mcp_url(bridge)) as client:
         first = await client.call_tool("twice", {})
         await no_error_before_pong(extension)
@@ -839,7 +839,7 @@ async def test_a_second_result_for_the_same_call_is_ignored(bridge, extension):
         after = await client.call_tool("twice", {})
     assert first.content[0].text == "first"
     assert after.content[0].text == "1:twice:{}"  # the stray "second" did not leak into the next call
-    assert bridge.hub.calls.completed == 2 and len(bridge.hub.calls) == 0
+    assert bridge.core.calls.completed == 2 and len(bridge.core.calls) == 0
 
 
 async def test_a_result_after_the_timeout_is_ignored():
@@ -862,13 +862,13 @@ async def test_a_result_after_the_timeout_is_ignored():
 
         ext.handler = late
         await ext.sync(tab(1, tools=[tool("slow")]))
-        await eventually(lambda: app.hub.registry.resolve("slow"))
+        await eventually(lambda: app.core.tool("slow"))
         async with Client(mcp_url(app)) as client:
             timed_out = await client.call_tool("slow", {})
             assert timed_out.structured_content["error"]["code"] == "TIMEOUT"
             await asyncio.wait_for(late_sent.wait(), 5)
             await no_error_before_pong(ext)
-            assert len(app.hub.calls) == 0
+            assert len(app.core.calls) == 0
             ext.handler = echo_handler()
             assert (await client.call_tool("slow", {})).content[0].text == "1:slow:{}"
         await ext.close()

@@ -71,8 +71,8 @@ async def test_bad_frames_get_named_errors_and_the_link_survives(bridge):
         err = await ext.wait_for(lambda m: m["type"] == "error")
         assert err["code"] == code
     await ext.sync(tab(1, tools=[tool("still_works")]))
-    await eventually(lambda: bridge.hub.registry.resolve("still_works"))
-    assert bridge.hub.protocol_errors == 5
+    await eventually(lambda: bridge.core.tool("still_works"))
+    assert bridge.core.protocol_errors == 5
     await ext.close()
 
 
@@ -82,7 +82,7 @@ async def test_protocol_mismatch_is_refused_and_closed(bridge):
     assert reply["code"] == "PROTOCOL_MISMATCH" and "99" in reply["message"]
     await asyncio.wait_for(ext.ws.wait_closed(), 5)
     assert ext.ws.close_code == 1002
-    assert not bridge.hub.connected
+    assert not bridge.core.connected
 
 
 async def test_token_is_required_when_configured():
@@ -99,7 +99,7 @@ async def test_invalid_tools_are_reported_back(bridge, extension):
     await extension.sync(tab(1, tools=[tool("ok"), {"name": "no good!", "description": "x"}]))
     err = await extension.wait_for(lambda m: m["type"] == "error")
     assert err["code"] == "INVALID_TOOL" and "no good!" in err["message"] and err["ref"] == "tab:1"
-    assert bridge.hub.registry.resolve("ok")
+    assert bridge.core.tool("ok")
 
 
 # -- listing and calling ------------------------------------------------------------------
@@ -109,7 +109,7 @@ async def test_invalid_tools_are_reported_back(bridge, extension):
 async def test_list_and_call_routes_to_the_right_tab(bridge, extension, mode):
     extension.handler = echo_handler()
     await extension.sync(tab(1, tools=[tool("echo", inputSchema=SCHEMA)]), tab(2, tools=[tool("echo", inputSchema=SCHEMA)]))
-    await eventually(lambda: bridge.hub.registry.counts()["tools"] == 2)
+    await eventually(lambda: bridge.core.registry.counts()["tools"] == 2)
     async with Client(mcp_url(bridge), mode=mode) as client:
         listed = await client.list_tools(cache_mode="bypass")
         assert names(listed) == ["search_tools", "describe_tools", "call_tool", "echo", "t2.echo"]
@@ -127,7 +127,7 @@ async def test_a_frames_tool_is_called_in_that_frame_and_listed_under_its_origin
     framed = {"frameId": 5, "origin": "https://maps.test", "url": "https://maps.test/embed", "documentId": "fd-5",
               "tools": [tool("echo", inputSchema=SCHEMA)]}
     await extension.sync(tab(1, url="https://shop.test/", tools=[tool("echo", inputSchema=SCHEMA)], frames=[framed]))
-    await eventually(lambda: bridge.hub.registry.counts()["tools"] == 2)
+    await eventually(lambda: bridge.core.registry.counts()["tools"] == 2)
     async with Client(mcp_url(bridge)) as client:
         listed = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
         assert listed["t1f5.echo"].meta["tabmcp/source"] == {
@@ -142,7 +142,7 @@ async def test_a_frames_tool_is_called_in_that_frame_and_listed_under_its_origin
 async def test_invalid_arguments_never_reach_the_page(bridge, extension):
     extension.handler = echo_handler()
     await extension.sync(tab(1, tools=[tool("echo", inputSchema=SCHEMA)]))
-    await eventually(lambda: bridge.hub.registry.resolve("echo"))
+    await eventually(lambda: bridge.core.tool("echo"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("echo", {"text": 5})
     assert result.is_error
@@ -153,7 +153,7 @@ async def test_invalid_arguments_never_reach_the_page(bridge, extension):
 
 async def test_unknown_tool_suggests_close_names(bridge, extension):
     await extension.sync(tab(1, tools=[tool("create_user")]))
-    await eventually(lambda: bridge.hub.registry.resolve("create_user"))
+    await eventually(lambda: bridge.core.tool("create_user"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("creat_user", {})
     err = result.structured_content["error"]
@@ -166,7 +166,7 @@ async def test_page_errors_keep_the_page_message(bridge, extension):
 
     extension.handler = fail
     await extension.sync(tab(1, tools=[tool("get_user")]))
-    await eventually(lambda: bridge.hub.registry.resolve("get_user"))
+    await eventually(lambda: bridge.core.tool("get_user"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("get_user", {})
     assert result.is_error
@@ -183,14 +183,14 @@ async def test_timeout_cancels_in_the_page():
 
         ext.handler = never
         await ext.sync(tab(1, tools=[tool("hang")]))
-        await eventually(lambda: app.hub.registry.resolve("hang"))
+        await eventually(lambda: app.core.tool("hang"))
         async with Client(mcp_url(app)) as client:
             result = await client.call_tool("hang", {})
         assert result.structured_content["error"]["code"] == "TIMEOUT"
         start = next(m for m in ext.received if m["type"] == "call.start")
         cancel = await ext.wait_for(lambda m: m["type"] == "call.cancel")
         assert cancel["callId"] == start["callId"] and cancel["reason"] == "timeout"
-        assert len(app.hub.calls) == 0
+        assert len(app.core.calls) == 0
         await ext.close()
 
 
@@ -201,11 +201,11 @@ async def test_tab_closed_during_a_call(bridge, extension):
 
     extension.handler = close_tab
     await extension.sync(tab(4, tools=[tool("slow")]))
-    await eventually(lambda: bridge.hub.registry.resolve("slow"))
+    await eventually(lambda: bridge.core.tool("slow"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("slow", {})
     assert result.structured_content["error"]["code"] == "TAB_CLOSED"
-    assert bridge.hub.registry.resolve("slow") is None
+    assert bridge.core.tool("slow") is None
 
 
 async def test_navigation_during_a_call(bridge, extension):
@@ -215,7 +215,7 @@ async def test_navigation_during_a_call(bridge, extension):
 
     extension.handler = navigate
     await extension.sync(tab(4, tools=[tool("slow")]))
-    await eventually(lambda: bridge.hub.registry.resolve("slow"))
+    await eventually(lambda: bridge.core.tool("slow"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("slow", {})
     assert result.structured_content["error"]["code"] == "TAB_NAVIGATED"
@@ -228,17 +228,17 @@ async def test_disconnect_mid_call_then_grace_then_resync(bridge, extension):
 
     extension.handler = drop
     await extension.sync(tab(1, tools=[tool("a")]))
-    await eventually(lambda: bridge.hub.registry.resolve("a"))
+    await eventually(lambda: bridge.core.tool("a"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("a", {})
         assert result.structured_content["error"]["code"] == "EXTENSION_DISCONNECTED"
         # Tabs survive the grace period (0.2 s in tests), then go.
-        await eventually(lambda: bridge.hub.registry.counts()["tools"] == 0)
+        await eventually(lambda: bridge.core.registry.counts()["tools"] == 0)
         again = ScriptedExtension(bridge.port)
         await again.connect()
         again.handler = echo_handler()
         await again.sync(tab(1, tools=[tool("a")]))
-        await eventually(lambda: bridge.hub.registry.resolve("a"))
+        await eventually(lambda: bridge.core.tool("a"))
         ok = await client.call_tool("a", {})
         assert not ok.is_error and ok.content[0].text == "1:a:{}"
         await again.close()
@@ -251,10 +251,10 @@ async def test_calls_fail_fast_without_an_extension():
         ext = ScriptedExtension(app.port)
         await ext.connect()
         await ext.sync(tab(1, tools=[tool("a")]))
-        await eventually(lambda: app.hub.registry.resolve("a"))
+        await eventually(lambda: app.core.tool("a"))
         await ext.close()
-        await eventually(lambda: not app.hub.connected)
-        assert app.hub.registry.resolve("a") is not None  # kept through the grace period
+        await eventually(lambda: not app.core.connected)
+        assert app.core.tool("a") is not None  # kept through the grace period
         async with Client(mcp_url(app)) as client:
             result = await client.call_tool("a", {})
     assert result.structured_content["error"]["code"] == "EXTENSION_DISCONNECTED"
@@ -270,7 +270,7 @@ async def test_client_cancellation_reaches_the_page(bridge, extension):
 
     extension.handler = slow
     await extension.sync(tab(1, tools=[tool("slow")]))
-    await eventually(lambda: bridge.hub.registry.resolve("slow"))
+    await eventually(lambda: bridge.core.tool("slow"))
     async with Client(mcp_url(bridge), mode="legacy") as client:
         task = asyncio.create_task(client.call_tool("slow", {}))
         await asyncio.wait_for(started.wait(), 5)
@@ -279,7 +279,7 @@ async def test_client_cancellation_reaches_the_page(bridge, extension):
             await task
         cancel = await extension.wait_for(lambda m: m["type"] == "call.cancel")
         assert "cancel" in cancel["reason"]
-    await eventually(lambda: len(bridge.hub.calls) == 0)
+    await eventually(lambda: len(bridge.core.calls) == 0)
 
 
 # -- categories and change delivery ----------------------------------------------------------
@@ -292,7 +292,7 @@ def category_tab(tab_id: int = 1) -> dict[str, Any]:
 
 async def test_category_expansion_on_a_legacy_connection_grows_its_listing(bridge, extension):
     await extension.sync(category_tab())
-    await eventually(lambda: bridge.hub.registry.resolve("users"))
+    await eventually(lambda: bridge.core.tool("users"))
     changes = ListChanges()
 
     async with Client(mcp_url(bridge), mode="legacy", message_handler=changes) as client:
@@ -310,7 +310,7 @@ async def test_category_expansion_on_a_legacy_connection_grows_its_listing(bridg
 async def test_category_expansion_on_2026_connections_leaves_the_listing_alone(bridge, extension):
     extension.handler = echo_handler()
     await extension.sync(category_tab())
-    await eventually(lambda: bridge.hub.registry.resolve("users"))
+    await eventually(lambda: bridge.core.tool("users"))
     async with Client(mcp_url(bridge)) as client:
         assert client.protocol_version == "2026-07-28"
         before = await client.list_tools(cache_mode="bypass")
@@ -358,7 +358,7 @@ async def test_a_burst_of_changes_ends_with_a_notification_of_its_last_state(bri
 
 async def test_describe_tools(bridge, extension):
     await extension.sync(category_tab())
-    await eventually(lambda: bridge.hub.registry.resolve("users"))
+    await eventually(lambda: bridge.core.tool("users"))
     async with Client(mcp_url(bridge)) as client:
         result = await client.call_tool("describe_tools", {"tools": ["create_user", "nope"]})
     assert result.structured_content["tools"][0]["inputSchema"] == SCHEMA
@@ -429,18 +429,18 @@ async def test_mcp_bearer_token_when_configured(tmp_path):
 
 
 async def test_closed_tabs_telemetry_is_forgotten_beyond_the_last_ten(bridge, extension):
-    from tabmcp.server.hub import KEEP_CLOSED_TABS
+    from tabmcp.server.telemetry import KEEP_CLOSED_TABS
 
     for tab_id in range(1, 16):
         await extension.send({"type": "tab.update", "tab": tab(tab_id)})
         await extension.send({"type": "telemetry", "tabId": tab_id, "url": f"http://site{tab_id}.test/",
                               "events": [{"kind": "console", "ts": 1.0, "level": "log", "args": ["hi"]}]})
-    await eventually(lambda: bridge.hub.telemetry.counts().logs == 15)
+    await eventually(lambda: bridge.core.telemetry.counts().logs == 15)
     for tab_id in range(1, 16):
         await extension.send({"type": "tab.closed", "tabId": tab_id})
-    await eventually(lambda: not bridge.hub.registry.tabs)
+    await eventually(lambda: not bridge.core.registry.tabs)
     # The ten most recently closed tabs keep their data (an agent may ask what went wrong there).
-    await eventually(lambda: bridge.hub.telemetry.counts().logs == KEEP_CLOSED_TABS)
+    await eventually(lambda: bridge.core.telemetry.counts().logs == KEEP_CLOSED_TABS)
 
 
 async def test_a_page_query_ends_at_once_when_the_extension_goes_away(bridge):
@@ -448,14 +448,14 @@ async def test_a_page_query_ends_at_once_when_the_extension_goes_away(bridge):
     ext = ScriptedExtension(bridge.port)
     await ext.connect()
     await ext.sync(tab(1, tools=[tool("echo")]))
-    await eventually(lambda: bridge.hub.registry.counts()["tools"] == 1)
+    await eventually(lambda: bridge.core.registry.counts()["tools"] == 1)
     async with Client(mcp_url(bridge)) as client:
         pending = asyncio.create_task(client.call_tool("query_dom", {"selector": "h1", "tab_id": 1}))
         await ext.wait_for(lambda m: m["type"] == "page.query")
         await ext.close()
         result = await pending
     assert result.is_error and result.structured_content["error"]["code"] == "EXTENSION_DISCONNECTED"
-    assert not bridge.hub.session.requests
+    assert not bridge.core.session.requests
 
 
 async def test_an_approval_that_times_out_is_withdrawn_in_the_browser():
@@ -464,7 +464,7 @@ async def test_an_approval_that_times_out_is_withdrawn_in_the_browser():
         ext = ScriptedExtension(app.port)
         await ext.connect()
         await ext.sync(tab(1, tools=[tool("wipe", annotations={"destructiveHint": True})]))
-        await eventually(lambda: app.hub.registry.counts()["tools"] == 1)
+        await eventually(lambda: app.core.registry.counts()["tools"] == 1)
         async with Client(mcp_url(app)) as client:
             result = await client.call_tool("wipe", {})
         asked = await ext.wait_for(lambda m: m["type"] == "approval.request")

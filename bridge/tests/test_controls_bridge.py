@@ -39,7 +39,7 @@ async def test_switches_from_the_popup_steer_agents_and_agents_cannot_reach_them
         ext.handler = ran
         await ext.sync(tab(1, url="https://notes.test/", tools=TOOLS), tab(2, url="https://other.test/",
                                                                          tools=[tool("ping_other")]))
-        await eventually(lambda: app.hub.registry.resolve("ping_other"))
+        await eventually(lambda: app.core.tool("ping_other"))
         changes = ListChanges()
         url = f"http://127.0.0.1:{app.port}/mcp"
         try:
@@ -113,7 +113,7 @@ async def test_the_cli_reads_and_sets_the_switches_of_a_running_bridge(tmp_path)
         await ext.connect()
         ext.handler = ran
         await ext.sync(tab(1, url="https://notes.test/", tools=TOOLS))
-        await eventually(lambda: app.hub.registry.resolve("add_note"))
+        await eventually(lambda: app.core.tool("add_note"))
         await panel(ext, "o1", action="origin", origin="https://notes.test", enabled=False)
         assert cli() == {"paused": False, "writes": None, "originsOff": ["https://notes.test"]}
         changes = ListChanges()
@@ -122,7 +122,7 @@ async def test_the_cli_reads_and_sets_the_switches_of_a_running_bridge(tmp_path)
                 assert cli("origin", "https://notes.test", "on")["originsOff"] == []
                 await changes.until_listed(agent, listed("add_note"))  # picked up, and clients told
                 assert cli("pause")["paused"] is True
-                await eventually(lambda: app.hub.controls.paused)
+                await eventually(lambda: app.core.controls.paused)
                 result = await agent.call_tool("add_note", {})
                 assert result.structured_content["error"]["code"] == "PAUSED"
         finally:

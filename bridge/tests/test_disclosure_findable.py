@@ -35,7 +35,7 @@ def site() -> dict:
 
 async def test_member_names_are_one_call_away(bridge, extension):
     await extension.sync(site())
-    await eventually(lambda: bridge.hub.registry.resolve("metric_59"))
+    await eventually(lambda: bridge.core.tool("metric_59"))
     async with Client(mcp_url(bridge)) as client:
         listed = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
         orders = listed["orders"]
@@ -72,7 +72,7 @@ async def test_member_names_are_one_call_away(bridge, extension):
 
 async def test_the_how_to_is_said_once_where_every_client_sees_it(bridge, extension):
     await extension.sync(site())
-    await eventually(lambda: bridge.hub.registry.resolve("orders"))
+    await eventually(lambda: bridge.core.tool("orders"))
     async with Client(mcp_url(bridge)) as client:
         assert client.instructions == INSTRUCTIONS
         listed = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
@@ -85,7 +85,7 @@ async def test_the_how_to_is_said_once_where_every_client_sees_it(bridge, extens
 
 async def test_lean_listed_schemas_still_check_arguments(bridge, extension):
     await extension.sync(site())
-    await eventually(lambda: bridge.hub.registry.resolve("orders"))
+    await eventually(lambda: bridge.core.tool("orders"))
     async with Client(mcp_url(bridge)) as client:
         listed = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
         assert listed["search_tools"].input_schema["properties"]["limit"] == {"type": "integer"}
@@ -98,7 +98,7 @@ async def test_lean_listed_schemas_still_check_arguments(bridge, extension):
 async def test_the_cli_tells_categories_from_the_bracket(bridge, extension):
     """``tabmcp tools`` reads a listed category's kind, size and site from its bracket (no _meta)."""
     await extension.sync(site())
-    await eventually(lambda: bridge.hub.registry.resolve("orders"))
+    await eventually(lambda: bridge.core.tool("orders"))
     out = await asyncio.to_thread(
         subprocess.run, [sys.executable, "-m", "tabmcp.cli", "tools", "--port", str(bridge.port)],
         capture_output=True, text=True, timeout=60,

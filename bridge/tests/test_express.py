@@ -87,7 +87,7 @@ async def page(bridge: BridgeApp, ext: ScriptedExtension, *tools_: dict[str, Any
 
     ext.handler = handler
     await ext.sync(tab(1, url="https://app.test/", tools=list(tools_)))
-    await eventually(lambda: bridge.hub.registry.resolve(tools_[0]["name"]))
+    await eventually(lambda: bridge.core.tool(tools_[0]["name"]))
 
 
 @pytest.mark.parametrize("version", [HANDSHAKE_PROTOCOL_VERSIONS[-1], MODERN])
@@ -198,7 +198,7 @@ async def test_an_express_listing_is_the_sdks_listing(version: str, profile: str
         await ext.connect()
         try:
             await ext.sync(categorised_tab())
-            await eventually(lambda: bridge.hub.registry.resolve("loose"))
+            await eventually(lambda: bridge.core.tool("loose"))
             answers: dict[str, Any] = {}
             async with contextlib.AsyncExitStack() as stack:
                 for lane in ("sdk", "express"):

@@ -33,12 +33,12 @@ async def connected(bridge: BridgeApp, *, batch: bool) -> ScriptedExtension:
     assert welcome is not None and welcome["type"] == "welcome"
     assert welcome.get("batch", False) is batch
     await ext.sync(tab(1, tools=[tool("echo")]))
-    await eventually(lambda: bridge.hub.registry.resolve("echo"))
+    await eventually(lambda: bridge.core.tool("echo"))
     return ext
 
 
 def echo_entry(bridge: BridgeApp) -> ToolEntry:
-    entry = bridge.hub.registry.resolve("echo")
+    entry = bridge.core.tool("echo")
     assert isinstance(entry, ToolEntry)
     return entry
 
@@ -53,8 +53,8 @@ async def test_calls_started_together_leave_in_one_frame_and_batched_answers_end
     ext = await connected(bridge, batch=True)
     entry = echo_entry(bridge)
     frames_before = len(ext.frames)
-    received_before = bridge.hub.session.frames_received, bridge.hub.session.messages_received
-    calls = asyncio.gather(*(bridge.hub.call_tool(entry, {"n": n}) for n in range(CALLS)))
+    received_before = bridge.core.session.frames_received, bridge.core.session.messages_received
+    calls = asyncio.gather(*(bridge.core.call_tool(entry, {"n": n}) for n in range(CALLS)))
     starts = [await ext.wait_for(lambda m: m["type"] == "call.start") for _ in range(CALLS)]
     # Started in the same turn of the bridge's loop: one frame, one call.start a line.
     assert ext.frames[frames_before:] == [CALLS]
@@ -62,9 +62,9 @@ async def test_calls_started_together_leave_in_one_frame_and_batched_answers_end
     await ext.send("\n".join(json.dumps(result_of(s)) for s in reversed(starts)))
     results = await asyncio.wait_for(calls, 10)
     assert [json.loads(r["content"][0]["text"]) for r in results] == [{"n": n} for n in range(CALLS)]
-    frames, messages = bridge.hub.session.frames_received, bridge.hub.session.messages_received
+    frames, messages = bridge.core.session.frames_received, bridge.core.session.messages_received
     assert (frames - received_before[0], messages - received_before[1]) == (1, CALLS)
-    assert len(bridge.hub.session.requests) == 0
+    assert len(bridge.core.session.requests) == 0
     await ext.close()
 
 
@@ -74,7 +74,7 @@ async def test_an_extension_that_does_not_batch_gets_one_message_a_frame(bridge:
     frames_before = len(ext.frames)
     ext.handler = lambda msg: asyncio.sleep(0, result_of(msg))  # answered one frame each
     results = await asyncio.wait_for(
-        asyncio.gather(*(bridge.hub.call_tool(entry, {"n": n}) for n in range(CALLS))), 10
+        asyncio.gather(*(bridge.core.call_tool(entry, {"n": n}) for n in range(CALLS))), 10
     )
     assert len(results) == CALLS
     assert ext.frames[frames_before:] == [1] * CALLS
@@ -119,7 +119,7 @@ async def test_a_later_hello_without_batch_takes_it_back(bridge: BridgeApp):
     frames_before = len(ext.frames)
     ext.handler = lambda msg: asyncio.sleep(0, result_of(msg))
     results = await asyncio.wait_for(
-        asyncio.gather(*(bridge.hub.call_tool(entry, {"n": n}) for n in range(CALLS))), 10
+        asyncio.gather(*(bridge.core.call_tool(entry, {"n": n}) for n in range(CALLS))), 10
     )
     assert len(results) == CALLS and ext.frames[frames_before:] == [1] * CALLS
     await ext.close()

@@ -15,6 +15,9 @@ import pytest
 
 from tabmcp.config import Config
 from tabmcp.core.activity import ActivityLog
+from tabmcp.core.controls import PersonControls
+from tabmcp.core.page_forms import FormsPolicy as FormsSwitch
+from tabmcp.core.scoping import Gate
 from tabmcp.core.registry import Registry
 from tabmcp.core.session import HandshakeDone, MessageReceived, Peer, Send, Session
 from tabmcp.core.tools import RESERVED_NAMES
@@ -25,7 +28,7 @@ from tabmcp.protocol import PROTOCOL_VERSION, FormsPolicy, PanelState, SitesList
 from tabmcp.server.panel import PersonPanel
 from tabmcp.server.sites import SiteLink
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS, TelemetryLink
-from tabmcp.database import UsageStore
+from tabmcp.database import FormsSwitchStore, UsageStore
 
 SHOP = "https://shop.test"
 
@@ -71,9 +74,13 @@ def memory_config() -> Config:
 async def test_person_panel_answers_control_set_and_sends_forms_policy() -> None:
     session, peer = ready_session()
     calls = Calls()
-    panel = PersonPanel(memory_config(), Registry(reserved_names=RESERVED_NAMES), session,
-                        ActivityLog.open(":memory:"), changed=calls.change, touch=calls.touch,
-                        flush_soon=calls.flush, trust=lambda: None)
+    config = memory_config()
+    controls, switches = PersonControls.open(":memory:"), FormsSwitchStore(":memory:")
+    forms = FormsSwitch(config.policy.origins, switches.all())
+    gate = Gate(config.policy, config.trust, forms, controls=controls)  # as the root (tabmcp/wiring.py) builds them
+    panel = PersonPanel(Registry(reserved_names=RESERVED_NAMES), session, ActivityLog.open(":memory:"),
+                        controls=controls, forms=forms, forms_switches=switches, gate=gate,
+                        changed=calls.change, touch=calls.touch, flush_soon=calls.flush, trust=lambda: None)
     panel.connected(peer)
     assert [type(m) for m in sent(session)] == [FormsPolicy]
 

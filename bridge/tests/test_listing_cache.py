@@ -31,7 +31,7 @@ def names(result: Any) -> list[str]:
 
 async def test_an_unchanged_listing_is_served_again_and_equals_a_fresh_build(bridge, extension):
     await extension.sync(tab(1, tools=[tool("a"), tool("b")]))
-    await eventually(lambda: bridge.hub.registry.resolve("b"))
+    await eventually(lambda: bridge.core.tool("b"))
     cache = cache_of(bridge)
     bridge.express.enabled = False  # the SDK path's cache (the express lane: test_express.py)
     for mode in ("legacy", "auto"):  # handshake era, and 2026-07-28 (its clients keep listings for ttlMs)
@@ -52,13 +52,13 @@ async def test_an_unchanged_listing_is_served_again_and_equals_a_fresh_build(bri
 
 async def test_a_changed_listing_is_never_served_stale(bridge, extension):
     await extension.sync(tab(1, tools=[tool("a")]))
-    await eventually(lambda: bridge.hub.registry.resolve("a"))
+    await eventually(lambda: bridge.core.tool("a"))
     async with Client(mcp_url(bridge), mode="legacy") as client:
         before = await client.list_tools()
         await client.list_tools()  # now kept
         assert "b" not in names(before)
         await extension.send({"type": "tab.update", "tab": tab(1, tools=[tool("a"), tool("b")])})
-        await eventually(lambda: bridge.hub.registry.resolve("b"))
+        await eventually(lambda: bridge.core.tool("b"))
         after = await client.list_tools()
         assert "b" in names(after)
         assert after.meta["tabmcp/revision"] > before.meta["tabmcp/revision"]

@@ -17,7 +17,7 @@ from tabmcp.core.listing_json import sieve_tools, surface_of
 from tabmcp.core.registry import Registry
 from tabmcp.core.trust.guard import CHANGED_PREFIX, install_trust
 from tabmcp.protocol import TabSnapshot
-from tabmcp.server.hub import Hub
+from tabmcp.wiring import BridgeCore
 
 from .conftest import make_config
 from .helpers import tab, tool
@@ -59,7 +59,7 @@ def blog_tab(tab_id: int = 2, **changes: Any) -> dict[str, Any]:
 
 
 def make_hub(profile: str) -> Hub:
-    hub = Hub(make_config(disclosure={"profile": profile}))
+    hub = BridgeCore(make_config(disclosure={"profile": profile}))
     install_trust(hub)  # as the MCP layer does: listings carry the trust marks
     for data in (shop_tab(), blog_tab(2), blog_tab(3)):
         apply(hub, data)
@@ -225,7 +225,7 @@ def test_every_kind_of_change_is_seen(profile):
 
 
 def test_hybrid_follows_the_usage_ranking():
-    hub = Hub(make_config(disclosure={"profile": "hybrid", "core_from_usage": 3}))
+    hub = BridgeCore(make_config(disclosure={"profile": "hybrid", "core_from_usage": 3}))
     install_trust(hub)
     for data in (shop_tab(), blog_tab(2)):
         apply(hub, data)

@@ -55,7 +55,7 @@ async def test_ten_thousand_tools_are_listed_to_a_handshake_era_client_over_http
         await ext.connect()
         await ext.sync(tab(1, tools=[tool(f"tool_{i}", f"Tool number {i}, described in a few ordinary words.")
                                      for i in range(10_000)]))
-        await eventually(lambda: app.hub.registry.counts()["tools"] == 10_000, 60)
+        await eventually(lambda: app.core.registry.counts()["tools"] == 10_000, 60)
         async with Client(f"http://127.0.0.1:{app.port}/mcp", mode="legacy") as client:
             names: list[str] = []
             cursor = None

@@ -44,7 +44,7 @@ async def renaming_middleware(tools: list[dict[str, Any]], context: dict[str, An
 async def setup(middleware, *, mode="eager", timeout_s=5.0):
     cm = running_bridge(make_config())
     app = await cm.__aenter__()
-    app.hub.set_tool_middleware(middleware, mode=mode, timeout_s=timeout_s)
+    app.core.set_tool_middleware(middleware, mode=mode, timeout_s=timeout_s)
     ext = ScriptedExtension(app.port)
     await ext.connect()
     calls: list[dict[str, Any]] = []
@@ -96,10 +96,10 @@ async def test_tools_are_withheld_until_enhanced_then_clients_are_told():
     try:
         async with Client(f"http://127.0.0.1:{app.port}/mcp", mode="legacy", message_handler=changes) as client:
             await ext.sync(tab(1, tools=[tool("gt_usr", "gets user")]))
-            await eventually(lambda: app.hub.registry.tab(1))
-            assert app.hub.registry.counts()["tools"] == 0  # never the cryptic name first
+            await eventually(lambda: app.core.registry.tab(1))
+            assert app.core.registry.counts()["tools"] == 0  # never the cryptic name first
             release.set()
-            await eventually(lambda: app.hub.registry.resolve("get_user"))
+            await eventually(lambda: app.core.tool("get_user"))
             # Told of the enhanced listing itself, not only of the earlier withheld one.
             await changes.until_listed(client, listed("people"))
     finally:
@@ -118,7 +118,7 @@ async def test_a_failing_middleware_keeps_the_page_tools(failure):
     cm, app, ext, calls = await setup(broken, timeout_s=0.3)
     try:
         await ext.sync(tab(1, tools=[tool("gt_usr", "gets user")]))
-        await eventually(lambda: app.hub.registry.resolve("gt_usr"), timeout=5)
+        await eventually(lambda: app.core.tool("gt_usr"), timeout=5)
     finally:
         await teardown(cm, ext)
 
@@ -133,8 +133,8 @@ async def test_lazy_mode_waits_for_the_first_request():
     cm, app, ext, calls = await setup(counting, mode="lazy")
     try:
         await ext.sync(tab(1, url="https://lazy.test/x", tools=[tool("gt_usr", "gets user")]))
-        await eventually(lambda: app.hub.registry.tab(1))
-        assert not app.hub.mediation_scheduled  # lazy: nothing armed until a request needs the tools
+        await eventually(lambda: app.core.registry.tab(1))
+        assert not app.core.mediation_scheduled  # lazy: nothing armed until a request needs the tools
         assert seen == []
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
             assert "people" in names(await client.list_tools())
@@ -155,7 +155,7 @@ async def test_pages_cannot_claim_bridge_only_fields():
         claims = {"pageName": "delete_everything", "argumentMap": {"a": "b"}}
         framed = {"frameId": 2, "origin": "https://w.test", "tools": [tool("framed", "x", **claims)]}
         await ext.sync(tab(1, tools=[tool("harmless", "x", **claims)], frames=[framed]))
-        await eventually(lambda: app.hub.registry.resolve("harmless") and app.hub.registry.resolve("framed"))
+        await eventually(lambda: app.core.tool("harmless") and app.core.tool("framed"))
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
             await client.call_tool("harmless", {})
             await client.call_tool("framed", {})
@@ -171,16 +171,16 @@ async def test_the_real_mediator_from_the_config_section():
         await ext.connect()
         cryptic = json.loads(CRYPTIC.read_text())
         await ext.sync(tab(1, url="https://cryptic.test/", tools=cryptic))
-        await eventually(lambda: app.hub.registry.tab(1))
+        await eventually(lambda: app.core.registry.tab(1))
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:  # lazy (the default): the first
             listed = await client.list_tools()                           # request starts enhancement
         assert "get_user" in " ".join(t.description or "" for t in listed.tools)
-        assert app.hub.registry.counts()["tools"] == len(cryptic)
-        entries = list(app.hub.registry.tool_entries())
+        assert app.core.registry.counts()["tools"] == len(cryptic)
+        entries = list(app.core.registry.tool_entries())
         renamed = [e for e in entries if e.tool.page_name]
         assert renamed, "the rules should expand some cryptic names"
         assert all(e.tool.enhancement and e.tool.enhancement["enhancedBy"] for e in entries)
-        assert app.hub.registry.counts()["categories"] >= 2  # more than grouping_threshold tools
+        assert app.core.registry.counts()["categories"] >= 2  # more than grouping_threshold tools
         await ext.close()
 
 

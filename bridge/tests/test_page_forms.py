@@ -25,7 +25,7 @@ from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
 from tabmcp.mediation import Mediation
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
-from tabmcp.server.hub import Hub
+from tabmcp.wiring import BridgeCore
 from tabmcp.testing import ListChanges, listed, missing_from_setup
 
 from .conftest import eventually, make_config
@@ -226,7 +226,7 @@ async def test_switch_through_the_wire_persists_and_a_call_needs_approval(tmp_pa
 
         ext.handler = handler
         await ext.sync(snap().model_dump(by_alias=True, exclude_none=True))
-        await eventually(lambda: app.hub.registry.resolve("form_contact_us"))
+        await eventually(lambda: app.core.tool("form_contact_us"))
         url = f"http://127.0.0.1:{app.port}/mcp"
         changes = ListChanges()
         async with Client(url, mode="legacy", message_handler=changes) as client:
@@ -256,7 +256,7 @@ async def test_switch_through_the_wire_persists_and_a_call_needs_approval(tmp_pa
             error = await ext.wait_for(lambda m: m["type"] == "error")
             assert error["code"] == "MALFORMED_MESSAGE" and error["ref"] == "forms.set"
         await ext.close()
-    again = Hub(config)  # a new bridge on the same SQLite file remembers the person's choice
+    again = BridgeCore(config)  # a new bridge on the same SQLite file remembers the person's choice
     assert again.forms.enabled(SHOP) and not again.forms.enabled("https://other.test")
 
 
@@ -270,19 +270,19 @@ async def test_a_choice_that_could_not_be_kept_changes_nothing(tmp_path):
         await ext.connect()
         await ext.wait_for(lambda m: m["type"] == "forms.policy")
         await ext.sync(snap().model_dump(by_alias=True, exclude_none=True))
-        await eventually(lambda: app.hub.registry.resolve("form_contact_us"))
-        version = app.hub.registry.version
+        await eventually(lambda: app.core.tool("form_contact_us"))
+        version = app.core.registry.version
         with sqlite3.connect(db) as other:  # the file refuses the write (as a full disk would)
             other.execute("CREATE TRIGGER refuse BEFORE INSERT ON forms_switch "
                           "BEGIN SELECT RAISE(ABORT, 'the disk is full'); END")
         await ext.send({"type": "forms.set", "origin": SHOP, "enabled": True})
         error = await ext.wait_for(lambda m: m["type"] == "error")
         assert error["code"] == "INTERNAL_ERROR"
-        assert not app.hub.forms.enabled(SHOP) and app.hub.registry.version == version
+        assert not app.core.forms.enabled(SHOP) and app.core.registry.version == version
         async with Client(f"http://127.0.0.1:{app.port}/mcp", mode="legacy") as client:
             assert "form_contact_us" not in [t.name for t in (await client.list_tools()).tools]
         await ext.close()
-    assert Hub(config).forms.enabled(SHOP) is False  # what is stored is what was applied
+    assert BridgeCore(config).forms.enabled(SHOP) is False  # what is stored is what was applied
 
 
 async def test_config_rules_reach_the_extension():
@@ -312,10 +312,10 @@ async def test_the_mediator_improves_page_forms_and_they_stay_page_forms():
         cryptic = tool("form_usr_upd", "Form usr upd.", inputSchema={
             "type": "object", "properties": {"usr_nm": {"type": "string"}}, "required": ["usr_nm"]})
         await ext.sync(snap(tools=[tool("ping", "Ping.")], forms=[cryptic]).model_dump(by_alias=True, exclude_none=True))
-        await eventually(lambda: app.hub.registry.tab(1))
+        await eventually(lambda: app.core.registry.tab(1))
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
             await client.list_tools()  # lazy mediation: the first request enhances
-            form = next(e for e in app.hub.registry.tool_entries() if e.tool.call_name == "form_usr_upd")
+            form = next(e for e in app.core.registry.tool_entries() if e.tool.call_name == "form_usr_upd")
             assert form.tool.page_form and form.tool.enhancement is not None
             assert form.tool.description.startswith(PAGE_FORM_MARK) and "user" in form.tool.description.lower()
             result = await client.call_tool("call_tool", {"name": form.public_name,

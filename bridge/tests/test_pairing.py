@@ -227,7 +227,9 @@ def test_the_ceremony_pairs_the_link_that_asked_and_only_it():
     assert isinstance(done, PairDone) and done.pairing_id == pairing.id
     assert session.current is real  # paired is not yet connected: it says hello with its secret
     events = session.receive(asking, hello(pairing={"id": done.pairing_id, "secret": done.secret}))
-    assert events == [HandshakeDone(asking, real)] and session.current is asking
+    # another pairing is another browser: linked beside the first, which keeps its link
+    assert events == [HandshakeDone(asking)] and session.current is asking
+    assert list(session.links.values()) == [real, asking] and real.state is LinkState.READY
     assert isinstance(sent_to(session, asking)[0], Welcome)
 
 

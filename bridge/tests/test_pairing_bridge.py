@@ -88,7 +88,7 @@ async def real_extension(app: BridgeApp) -> ScriptedExtension:
 
     ext.handler = answer
     await ext.sync(tab(1, url=BANK + "/", tools=[tool("balance")]))
-    await eventually(lambda: app.hub.registry.resolve("balance"))
+    await eventually(lambda: app.core.tool("balance"))
     return ext
 
 
@@ -113,9 +113,9 @@ async def test_a_local_program_posing_as_the_extension_gets_nothing(pairing):
             # The panel: tabs and activity.
             await hostile.send({"type": "panel.query", "requestId": "p1"})
             # An approval question meant for the person, answered by the hostile program.
-            entry = app.hub.registry.resolve("balance")
+            entry = app.core.tool("balance")
             assert entry is not None
-            approval = asyncio.create_task(app.hub.request_approval(entry, {}, "test", timeout_s=30))
+            approval = asyncio.create_task(app.core.request_approval(entry, {}, "test", timeout_s=30))
             question = await real.wait_for(lambda m: m["type"] == "approval.request")
             await hostile.send({"type": "approval.result", "approvalId": question["approvalId"], "approved": True})
             await hostile.send({"type": "ping", "ts": 1})
@@ -124,13 +124,13 @@ async def test_a_local_program_posing_as_the_extension_gets_nothing(pairing):
             assert not approval.done()
             await real.send({"type": "approval.result", "approvalId": question["approvalId"], "approved": False})
             assert (await approval)[0] is False
-            assert app.hub.registry.resolve("transfer") is None and app.hub.registry.resolve("wipe") is None
-            assert app.hub.controls.state().writes is None and not app.hub.controls.paused
-            assert not app.hub.sites.reachable(EVIL)
-            assert not app.hub.forms.enabled(EVIL)
+            assert app.core.tool("transfer") is None and app.core.tool("wipe") is None
+            assert app.core.controls.state().writes is None and not app.core.controls.paused
+            assert not app.core.sites.reachable(EVIL)
+            assert not app.core.forms.enabled(EVIL)
             # The real extension is still the link, and calls still reach it, not the hostile one.
-            assert app.hub.connected and app.hub.link is not None and app.hub.link.hello.instance_id == "test"
-            assert (await app.hub.call_tool(entry, {}))["content"][0]["text"] == "real balance"
+            assert app.core.connected and app.core.link is not None and app.core.link.hello.instance_id == "test"
+            assert (await app.core.call_tool(entry, {}))["content"][0]["text"] == "real balance"
             # Tools out: nothing of the bridge's reached the hostile program.
             assert {m["type"] for m in hostile.received} <= CEREMONY, hostile.received
             errors = [m for m in hostile.received if m["type"] == "error"]
@@ -147,9 +147,9 @@ async def test_an_unpaired_link_cannot_displace_the_paired_one_however_often_it_
         try:
             for hostile in hostiles:
                 assert (await hostile.connect())["type"] == "pair.required"
-            assert app.hub.connected and not real.ws.close_code
-            entry = app.hub.registry.resolve("balance")
-            assert entry is not None and (await app.hub.call_tool(entry, {}))["content"][0]["text"] == "real balance"
+            assert app.core.connected and not real.ws.close_code
+            entry = app.core.tool("balance")
+            assert entry is not None and (await app.core.call_tool(entry, {}))["content"][0]["text"] == "real balance"
         finally:
             for hostile in hostiles:
                 await hostile.close()
@@ -160,9 +160,9 @@ async def test_health_without_a_key_says_only_that_a_bridge_runs():
     async with running_bridge(make_config(server={"mcp_token": "agent-token"})) as app:
         real = await real_extension(app)
         try:
-            entry = app.hub.registry.resolve("balance")
+            entry = app.core.tool("balance")
             assert entry is not None
-            await app.hub.call_tool(entry, {"iban": "DE00 1234"})
+            await app.core.call_tool(entry, {"iban": "DE00 1234"})
             url = f"http://127.0.0.1:{app.port}/health"
             async with httpx.AsyncClient() as http:
                 anonymous = (await http.get(url)).json()
@@ -220,7 +220,7 @@ async def test_the_ceremony_pairs_through_the_cli_and_the_pairing_outlives_a_res
         await browser.close()
         again = Hostile(port)
         assert (await again.connect(pairing))["type"] == "welcome"
-        assert app.hub.connected
+        assert app.core.connected
         listed = await asyncio.to_thread(tabmcp_cli, "pair", "--list", "--json", "--port", str(port))
         assert pairing["id"] in listed.stdout and pairing["secret"] not in listed.stdout
         await again.close()
@@ -231,7 +231,7 @@ async def test_the_ceremony_pairs_through_the_cli_and_the_pairing_outlives_a_res
         forgot = await asyncio.to_thread(tabmcp_cli, "pair", "--forget", pairing["id"], "--port", str(port))
         assert forgot.returncode == 0, forgot.stderr
         await asyncio.wait_for(back.ws.wait_closed(), 10)
-        assert not app.hub.connected
+        assert not app.core.connected
         after = Hostile(port)
         assert (await after.connect(pairing))["type"] == "pair.required"
         await after.close()

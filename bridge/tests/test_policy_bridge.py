@@ -57,7 +57,7 @@ async def start(config_sections: dict[str, Any] | None = None):
     calls: list[dict[str, Any]] = []
     ext.handler = ok_handler(calls)
     await ext.sync(tab(1, url="https://shop.test/orders", tools=SHOP, categories=CATS, states=["authenticated"]))
-    await eventually(lambda: app.hub.registry.resolve("get_order"))
+    await eventually(lambda: app.core.tool("get_order"))
     return cm, app, ext, calls
 
 
@@ -145,7 +145,7 @@ async def test_approval_through_mcp_elicitation(mode, answer):
             assert result.structured_content["error"]["code"] == "APPROVAL_DENIED"
             assert calls == []
         kind = "elicitation" if mode == "legacy" else "input_required"
-        assert app.hub.status()  # still healthy
+        assert app.core.status()  # still healthy
         handlers_asked = [k for k, v in _approvals(app).asked.items() if v]
         assert handlers_asked == [kind]
     finally:
@@ -255,7 +255,7 @@ async def test_meta_and_hybrid_profiles():
             listed = names(await client.list_tools(cache_mode="bypass"))
             assert "track_parcel" in listed and "get_order" not in listed  # page-marked core only
             await client.call_tool("call_tool", {"name": "get_order", "arguments": {"number": 1}})
-            app.hub.usage.flush()
+            app.core.usage.flush()
             listed = names(await client.list_tools(cache_mode="bypass"))
             assert "get_order" in listed  # now the most used
     finally:
@@ -304,7 +304,7 @@ async def test_semantic_search_finds_tools_by_meaning():
     cm, app, ext, calls = await start()  # semantic ranking is on by default when the model is installed
     try:
         # The tab's tools are embedded in the index's worker thread: wait for that state.
-        assert await asyncio.to_thread(app.hub.search.wait_embedded, 120)
+        assert await asyncio.to_thread(app.core.search.wait_embedded, 120)
         async with Client(url(app)) as client:
             found = await client.call_tool("search_tools", query)
         assert found.structured_content["ranking"] == "fused"

@@ -27,7 +27,7 @@ def observe_modes(result: Any) -> list[str]:
 async def test_telemetry_that_changes_the_listing_raises_the_revision_and_is_announced(bridge, extension):
     changes = ListChanges()
     await extension.sync(tab(1, url="https://shop.test/", tools=[tool("a")]))
-    await eventually(lambda: bridge.hub.registry.resolve("a"))
+    await eventually(lambda: bridge.core.tool("a"))
     async with Client(mcp_url(bridge), mode="legacy", message_handler=changes) as client:
         before = await client.list_tools()
         assert "network" not in observe_modes(before)

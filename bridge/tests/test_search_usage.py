@@ -125,12 +125,12 @@ async def test_search_tools_then_call_tool_over_mcp_teaches_the_bridge(bridge, e
     extension.handler = handler
     await extension.sync(tab(1, tools=[tool("refund_order", "Refund an order to the customer's card."),
                                        tool("track_parcel", "Where a shipped parcel is now.")]))
-    await eventually(lambda: bridge.hub.registry.counts()["tools"] == 2)
-    await eventually(lambda: bridge.hub.search.stats()["embedded"] == 2, timeout=120)  # the worker's job
+    await eventually(lambda: bridge.core.registry.counts()["tools"] == 2)
+    await eventually(lambda: bridge.core.search.stats()["embedded"] == 2, timeout=120)  # the worker's job
     url = f"http://127.0.0.1:{bridge.port}/mcp"
     async with Client(url) as client:
         found = await client.call_tool("search_tools", {"query": "I want my money back"})
         assert "refund_order" in [t["name"] for t in found.structured_content["tools"]]
         done = await client.call_tool("call_tool", {"name": "refund_order", "arguments": {}})
         assert done.content[0].text == "refunded"
-    assert bridge.hub.search.learned_uses == 1
+    assert bridge.core.search.learned_uses == 1

@@ -79,14 +79,14 @@ async def test_cli_allow_and_forget_reach_search_listings_and_the_popup(tmp_path
         await ext.connect()
         try:
             await ext.sync(tab(1, url=f"{FERRY}/book", tools=TOOLS), tab(2, url="https://mail.test/", active=True))
-            await eventually(lambda: app.hub.registry.resolve("book_ferry"))
-            assert not app.hub.sites.reachable(FERRY)
+            await eventually(lambda: app.core.tool("book_ferry"))
+            assert not app.core.sites.reachable(FERRY)
 
             await run_cli(config, "sites", "allow", FERRY)  # no tab changes after this
-            await eventually(lambda: app.hub.sites.reachable(FERRY), timeout=FOLLOWS_WITHIN_S)
+            await eventually(lambda: app.core.sites.reachable(FERRY), timeout=FOLLOWS_WITHIN_S)
             await ext.wait_for(lambda m: m["type"] == "sites.list" and any(s["origin"] == FERRY for s in m["sites"]))
             await ext.send({"type": "tab.closed", "tabId": 1})  # its tools stay findable: the site is reachable
-            await eventually(lambda: (e := app.hub.registry.resolve("book_ferry")) and not e.tab.is_open)
+            await eventually(lambda: (e := app.core.tool("book_ferry")) and not e.tab.is_open)
 
             async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
                 assert "book_ferry" in await found(client, "book a ferry")
@@ -96,11 +96,11 @@ async def test_cli_allow_and_forget_reach_search_listings_and_the_popup(tmp_path
                     return "book_ferry" not in await found(client, "book a ferry")
 
                 await until(gone, timeout=FOLLOWS_WITHIN_S)
-                assert app.hub.registry.resolve("book_ferry") is None
+                assert app.core.tool("book_ferry") is None
                 assert not [n for n in await listed(client) if "ferry" in n]
                 await ext.wait_for(lambda m: m["type"] == "sites.list" and not any(
                     s["origin"] == FERRY for s in m["sites"]))
-            assert not app.hub.sites.reachable(FERRY)
+            assert not app.core.sites.reachable(FERRY)
             assert await run_cli(config, "sites", "--json") == []
         finally:
             await ext.close()
@@ -114,7 +114,7 @@ async def test_cli_trust_accept_and_clear_reach_listings_and_calls(tmp_path):
         await ext.connect()
         try:
             await ext.sync(tab(3, url=f"{origin}/app", tools=[tool("save_note", "Save a note.")]))
-            await eventually(lambda: app.hub.registry.resolve("save_note"))
+            await eventually(lambda: app.core.tool("save_note"))
             changes = ListChanges()
             async with Client(f"http://127.0.0.1:{app.port}/mcp", mode="legacy", message_handler=changes) as client:
                 assert not (await listed(client))["save_note"].description.startswith(CHANGED_PREFIX)
@@ -130,16 +130,16 @@ async def test_cli_trust_accept_and_clear_reach_listings_and_calls(tmp_path):
                 await until(lambda: marked(False), timeout=FOLLOWS_WITHIN_S)
                 # agents are told: a list-changed notification of a newer listing than the marked one
                 await changes.notified_since(seen + 1, timeout=FOLLOWS_WITHIN_S)
-                entry = app.hub.registry.resolve("save_note")
-                assert "changed since it was first seen" not in (app.hub.gate.decide(entry).reason or "")
+                entry = app.core.tool("save_note")
+                assert "changed since it was first seen" not in (app.core.gate.decide(entry).reason or "")
 
                 # The lockdown: flagged here, cleared by the CLI; writes need no approval for it then.
-                assert app.hub.trust is not None
-                app.hub.trust.lockdown.flag(origin, "save_note", ["orders the agent"])
-                assert "Lockdown" in (app.hub.trust.gate(entry, app.hub.gate.decide(entry)).reason or "")
+                assert app.core.trust is not None
+                app.core.trust.lockdown.flag(origin, "save_note", ["orders the agent"])
+                assert "Lockdown" in (app.core.trust.gate(entry, app.core.gate.decide(entry)).reason or "")
                 await run_cli(config, "trust", "clear")
                 await eventually(lambda: "Lockdown" not in (
-                    app.hub.trust.gate(entry, app.hub.gate.decide(entry)).reason or ""), timeout=FOLLOWS_WITHIN_S)
+                    app.core.trust.gate(entry, app.core.gate.decide(entry)).reason or ""), timeout=FOLLOWS_WITHIN_S)
                 assert (await run_cli(config, "trust", "status", "--json"))["lockdown"] == []
         finally:
             await ext.close()
@@ -150,11 +150,11 @@ async def test_cli_switches_reach_a_bridge_with_no_extension(tmp_path):
     db, config = files(tmp_path)
     async with running_bridge(make_config(store={"path": str(db)})) as app:
         await run_cli(config, "controls", "pause")
-        await eventually(lambda: app.hub.controls.paused, timeout=FOLLOWS_WITHIN_S)
+        await eventually(lambda: app.core.controls.paused, timeout=FOLLOWS_WITHIN_S)
         await run_cli(config, "controls", "origin", FERRY, "off")
-        await eventually(lambda: not app.hub.controls.origin_enabled(FERRY), timeout=FOLLOWS_WITHIN_S)
+        await eventually(lambda: not app.core.controls.origin_enabled(FERRY), timeout=FOLLOWS_WITHIN_S)
         await run_cli(config, "controls", "resume")
-        await eventually(lambda: not app.hub.controls.paused, timeout=FOLLOWS_WITHIN_S)
+        await eventually(lambda: not app.core.controls.paused, timeout=FOLLOWS_WITHIN_S)
 
 
 async def test_a_quiet_file_costs_one_statement_a_look(tmp_path):

@@ -39,9 +39,9 @@ async def closed_site(app) -> ScriptedExtension:
     ext = ScriptedExtension(app.port)
     await ext.connect()
     await ext.sync(tab(1, url=f"{FERRY}/book", tools=TOOLS), tab(2, url="https://mail.test/", active=True))
-    await eventually(lambda: (e := app.hub.registry.resolve("book_ferry")) and e.tab.is_open)
+    await eventually(lambda: (e := app.core.tool("book_ferry")) and e.tab.is_open)
     await ext.send({"type": "tab.closed", "tabId": 1})
-    await eventually(lambda: (e := app.hub.registry.resolve("book_ferry")) and not e.tab.is_open)
+    await eventually(lambda: (e := app.core.tool("book_ferry")) and not e.tab.is_open)
     return ext
 
 
@@ -83,7 +83,7 @@ async def test_search_finds_closed_site_and_call_opens_it(tmp_path):
             assert top["opens"] == f"{FERRY}/book" and top["source"] == FERRY
             described = await client.call_tool("describe_tools", {"tools": ["book_ferry"]})
             assert described.structured_content["tools"][0]["_meta"]["tabmcp/source"]["open"] is False
-            passthrough = app.hub.listing(profile="passthrough")
+            passthrough = app.core.listing(profile="passthrough")
             assert "book_ferry" in [t["name"] for t in passthrough]
             call = asyncio.create_task(client.call_tool("call_tool", {"name": "book_ferry",
                                                                       "arguments": {"date": "Friday"}}))
@@ -127,12 +127,12 @@ async def test_page_no_longer_offers_the_tool_marks_it_stale(tmp_path):
             await serve_open(ext, 9, tools=TOOLS[1:])
             result = await call
             assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.SITE_TOOL_GONE
-            [site] = app.hub.sites.list(app.hub.registry)
+            [site] = app.core.sites.list(app.core.registry)
             assert {t.name: t.stale for t in site.tools}["book_ferry"] is True
             await ext.send({"type": "tab.closed", "tabId": 9})
-            await eventually(lambda: app.hub.registry.resolve("list_crossings")
-                             and not app.hub.registry.resolve("list_crossings").tab.is_open)
-            assert app.hub.registry.resolve("book_ferry") is None  # stale: no longer offered
+            await eventually(lambda: app.core.tool("list_crossings")
+                             and not app.core.tool("list_crossings").tab.is_open)
+            assert app.core.tool("book_ferry") is None  # stale: no longer offered
         await ext.close()
 
 
@@ -170,11 +170,11 @@ async def test_not_reachable_site_opens_nothing_and_says_how_to_allow(tmp_path):
         ext = ScriptedExtension(app.port)
         await ext.connect()
         await ext.sync(tab(1, url=f"{FERRY}/book", tools=TOOLS))
-        await eventually(lambda: app.hub.registry.resolve("book_ferry"))
+        await eventually(lambda: app.core.tool("book_ferry"))
         async with Client(url(app)) as client:
             await client.list_tools()  # the agent saw it (the trust guard pinned it)
             await ext.send({"type": "tab.closed", "tabId": 1})
-            await eventually(lambda: app.hub.registry.resolve("book_ferry") is None)
+            await eventually(lambda: app.core.tool("book_ferry") is None)
             result = await client.call_tool("book_ferry", {"date": "Fri"})
             assert result.is_error and result.structured_content["error"]["code"] == ErrorCode.SITE_NOT_REACHABLE
             assert "reachable = true" in result.content[0].text and "popup" in result.content[0].text
@@ -206,17 +206,17 @@ async def test_person_allows_from_popup_then_forgets(tmp_path):
         ext = ScriptedExtension(app.port)
         await ext.connect()
         await ext.sync(tab(1, url=f"{FERRY}/book", tools=TOOLS))
-        await eventually(lambda: app.hub.registry.resolve("book_ferry"))
+        await eventually(lambda: app.core.tool("book_ferry"))
         await ext.send({"type": "site.permission", "origin": FERRY, "reachable": True})
         listed = await ext.wait_for(lambda m: m["type"] == "sites.list" and m["sites"]
                                     and len(m["sites"][0]["tools"]) == 2)
         assert listed["sites"][0]["origin"] == FERRY and listed["sites"][0]["allowedBy"] == "person"
         await ext.send({"type": "tab.closed", "tabId": 1})
-        await eventually(lambda: (e := app.hub.registry.resolve("book_ferry")) and not e.tab.is_open)
+        await eventually(lambda: (e := app.core.tool("book_ferry")) and not e.tab.is_open)
         await ext.send({"type": "site.forget", "origin": FERRY})
-        await eventually(lambda: app.hub.registry.resolve("book_ferry") is None)
+        await eventually(lambda: app.core.tool("book_ferry") is None)
         await ext.wait_for(lambda m: m["type"] == "sites.list" and m["sites"] == [])
-        assert not app.hub.sites.reachable(FERRY)
+        assert not app.core.sites.reachable(FERRY)
         await ext.close()
 
 

@@ -35,7 +35,7 @@ async def test_a_session_over_the_stream_lists_and_calls_page_tools(bridge, exte
     extension.handler = handler
     await extension.sync(tab(1, tools=[tool("greet", inputSchema={
         "type": "object", "properties": {"who": {"type": "string"}}, "required": ["who"]})]))
-    await eventually(lambda: bridge.hub.registry.resolve("greet"))
+    await eventually(lambda: bridge.core.tool("greet"))
     async with websockets.connect(f"ws://127.0.0.1:{bridge.port}{STREAM_PATH}") as ws:
         init = await rpc(ws, INIT)
         assert init["result"]["serverInfo"]["name"] == "tabmcp"

@@ -121,9 +121,9 @@ async def test_a_sync_sent_in_parts_registers_every_tab_together(bridge):
         await ext.send(sync(1, 2, more=True))
         await ext.send({"type": "ping", "ts": 1})
         await ext.wait_for(lambda m: m["type"] == "pong")
-        assert bridge.hub.registry.counts()["tabs"] == 0  # nothing applied before the last part
+        assert bridge.core.registry.counts()["tabs"] == 0  # nothing applied before the last part
         await ext.send(sync(3))
-        await eventually(lambda: bridge.hub.registry.counts()["tabs"] == 3)
+        await eventually(lambda: bridge.core.registry.counts()["tabs"] == 3)
     finally:
         await ext.close()
 
@@ -141,8 +141,8 @@ async def test_one_tab_flooding_telemetry_leaves_the_link_and_the_other_tabs_alo
 
     ext.handler = echo
     await ext.sync(tab(5, tools=[tool("noisy")]), tab(7, tools=[tool("quiet")]))
-    await eventually(lambda: bridge.hub.registry.resolve("quiet"))
-    link = bridge.hub.link
+    await eventually(lambda: bridge.core.tool("quiet"))
+    link = bridge.core.link
     # More than the link's whole allowance for the time it takes, all from tab 5.
     total = int(FLOOD_BURST + 3 * FLOOD_RATE) * 2
     frames = ["\n".join(telemetry(5, n) for n in range(i, i + 500)) for i in range(0, total, 500)]
@@ -161,10 +161,10 @@ async def test_one_tab_flooding_telemetry_leaves_the_link_and_the_other_tabs_alo
             assert result.content[0].text == "7:quiet"
             calls += 1
         await flooding
-        await eventually(lambda: bridge.hub.session.tab_flood.shed_total >= total - 2 * TAB_BURST, 20)
-    assert bridge.hub.link is link and bridge.hub.connected
+        await eventually(lambda: bridge.core.session.tab_flood.shed_total >= total - 2 * TAB_BURST, 20)
+    assert bridge.core.link is link and bridge.core.connected
     assert ext.ws.close_code is None
     assert not [m for m in ext.received if m["type"] == "error" and m["code"] == "FLOODED"]
-    assert bridge.hub.session.tab_flood.flooding() == [5]
+    assert bridge.core.session.tab_flood.flooding() == [5]
     assert [r for r in caplog.records if "tab 5 " in r.getMessage() and "TAB_FLOODED" in r.getMessage()]
     await ext.close()

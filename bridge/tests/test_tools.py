@@ -13,7 +13,7 @@ from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.core.trust.guard import install_trust
 from tabmcp.errors import ErrorCode, ToolCallError
 from tabmcp.protocol import TabSnapshot
-from tabmcp.server.hub import Hub
+from tabmcp.wiring import BridgeCore
 
 from .conftest import make_config
 from .helpers import tab, tool
@@ -41,7 +41,7 @@ class Context:
 
 
 def hub_with_tools() -> Hub:
-    hub = Hub(make_config())
+    hub = BridgeCore(make_config())
     hub.registry.apply(TabSnapshot.model_validate(tab(
         1, url="https://shop.test/", tools=[tool("list_orders", annotations={"readOnlyHint": True}),
                                             tool("refund", annotations={"destructiveHint": True})],
@@ -59,7 +59,7 @@ def test_one_registry_names_every_builtin_and_reserves_its_names():
             assert builtin.definition["name"] == name and builtin.listed()["_meta"] == {"tabmcp/builtin": True}
     for profile, names in tools.PROFILE_BUILTINS.items():
         assert set(names) <= set(tools.META_TOOLS), profile
-    hub = Hub(make_config())
+    hub = BridgeCore(make_config())
     hub.registry.apply(TabSnapshot.model_validate(tab(2, tools=[tool("observe"), tool("call_tool")])))
     assert {e.public_name for e in hub.registry.tool_entries()} == {"t2.observe", "t2.call_tool"}
 

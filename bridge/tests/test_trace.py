@@ -49,7 +49,7 @@ async def test_a_call_that_asks_in_debug_mode_gets_every_hop_in_order(monkeypatc
         seen: list[dict[str, Any]] = []
         ext.handler = stamping_handler(seen)
         await ext.sync(tab(1, tools=[tool("echo")]))
-        await eventually(lambda: bridge.hub.registry.resolve("echo"))
+        await eventually(lambda: bridge.core.tool("echo"))
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
             result = await client.call_tool("echo", {}, meta=ASK)
             assert result.content[0].text == "done"
@@ -69,13 +69,13 @@ async def test_a_call_that_asks_in_debug_mode_gets_every_hop_in_order(monkeypatc
 
 async def test_off_by_default_a_request_for_a_trace_is_ignored(monkeypatch):
     async with await serve(monkeypatch, None) as bridge:
-        assert bridge.hub.trace is False
+        assert bridge.core.trace is False
         ext = ScriptedExtension(bridge.port)
         await ext.connect()
         seen: list[dict[str, Any]] = []
         ext.handler = stamping_handler(seen)
         await ext.sync(tab(1, tools=[tool("echo")]))
-        await eventually(lambda: bridge.hub.registry.resolve("echo"))
+        await eventually(lambda: bridge.core.tool("echo"))
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
             result = await client.call_tool("echo", {}, meta=ASK)
             assert result.content[0].text == "done"
@@ -93,7 +93,7 @@ async def test_an_oversized_trace_from_the_extension_is_a_named_error_not_a_hang
 
         ext.handler = flooding
         await ext.sync(tab(1, tools=[tool("echo")]))
-        await eventually(lambda: bridge.hub.registry.resolve("echo"))
+        await eventually(lambda: bridge.core.tool("echo"))
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
             result = await client.call_tool("echo", {}, meta=ASK)
             assert result.is_error

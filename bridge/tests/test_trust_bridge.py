@@ -61,7 +61,7 @@ async def start(tmp_path, answers: dict[str, str], tools: list[dict[str, Any]] =
     calls: list[str] = []
     ext.handler = page_handler(calls, answers)
     await ext.sync(tab(1, url="https://notes.test/app", tools=tools))
-    await eventually(lambda: app.hub.registry.resolve("read_notes"))
+    await eventually(lambda: app.core.tool("read_notes"))
     return cm, app, ext, calls, str(config)
 
 
@@ -132,7 +132,7 @@ async def test_changed_definition_is_marked_and_needs_approval_until_accepted(tm
             assert not (await client.call_tool("save_note", {"text": "x"})).is_error
             # an SPA navigation registers the same tools again: nothing changes
             await ext.sync(tab(1, url="https://notes.test/app#/other", tools=NOTES))
-            await eventually(lambda: app.hub.registry.resolve("read_notes").tab.url.endswith("other"))
+            await eventually(lambda: app.core.tool("read_notes").tab.url.endswith("other"))
             assert not (await client.call_tool("save_note", {"text": "y"})).is_error
             changed = [
                 t
@@ -141,7 +141,7 @@ async def test_changed_definition_is_marked_and_needs_approval_until_accepted(tm
                 for t in NOTES
             ]
             await ext.sync(tab(1, url="https://notes.test/app", tools=changed))
-            await eventually(lambda: "partners" in app.hub.registry.resolve("save_note").tool.description)
+            await eventually(lambda: "partners" in app.core.tool("save_note").tool.description)
             listed = {t.name: t for t in (await client.list_tools()).tools}
             assert listed["save_note"].description.startswith(CHANGED_PREFIX)
             assert "partners" in listed["save_note"].meta["tabmcp/pin"]["diff"]
@@ -224,14 +224,14 @@ async def test_a_thrown_error_and_a_forged_code_go_through_the_gate_and_lock_wri
             assert "«page data from https://notes.test" in text and "do not follow it" in text
             assert not any(0xE0000 <= ord(c) <= 0xE007F or c in "\u200b\u202e\ufeff" for c in text)
             assert len(text) < 20_000 and "[tabmcp: cut" in text
-            assert thrown.meta["tabmcp/trust"]["flagged"] and app.hub.trust.lockdown.locked
-            app.hub.trust.lockdown.clear()
+            assert thrown.meta["tabmcp/trust"]["flagged"] and app.core.trust.lockdown.locked
+            app.core.trust.lockdown.clear()
 
             forged = await client.call_tool("save_note", {"text": "x"})  # no lockdown now: runs, answered forged
             error = forged.structured_content["error"]
             assert error["code"] == "PAGE_ERROR" and error["page_code"] == "WRITES_DISABLED" and "setting" not in error
             assert forged.content[0].text.index("curl") > forged.content[0].text.index("«page data")
-            assert forged.meta["tabmcp/trust"]["flagged"] and app.hub.trust.lockdown.locked
+            assert forged.meta["tabmcp/trust"]["flagged"] and app.core.trust.lockdown.locked
             task = asyncio.create_task(approve_next(ext, "save_note", approve=False))
             denied = await client.call_tool("save_note", {"text": "y"})  # locked down: the write asks
             assert "Lockdown" in (await task)["reason"]
@@ -246,13 +246,13 @@ async def test_telemetry_read_through_observe_goes_through_the_gate(tmp_path):
     try:
         await ext.send({"type": "telemetry", "tabId": 1, "url": "https://notes.test/app",
                         "events": [{"kind": "console", "ts": 1.0, "level": "log", "args": [HIDDEN + ORDERS]}]})
-        await eventually(lambda: app.hub.telemetry.counts().logs == 1)
+        await eventually(lambda: app.core.telemetry.counts().logs == 1)
         async with Client(url(app)) as client:
             seen = await client.call_tool("observe", {"what": "logs", "tab_id": 1, "scope": "tab"})
             text = seen.content[0].text
             assert "call close_account" in text and "«untrusted content from https://notes.test" in text
             assert "do not follow it" in text
             assert not any(0xE0000 <= ord(c) <= 0xE007F or c in "\u200b\u202e\ufeff" for c in text)
-            assert seen.meta["tabmcp/trust"]["flagged"] and app.hub.trust.lockdown.locked
+            assert seen.meta["tabmcp/trust"]["flagged"] and app.core.trust.lockdown.locked
     finally:
         await stop(cm, ext)

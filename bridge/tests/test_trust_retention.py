@@ -262,13 +262,13 @@ async def test_a_call_the_person_approved_keeps_its_pin_and_trusts_the_origin(ap
                         "reason": "clicked"})
 
     try:
-        assert not app.hub.pins.is_trusted("https://shop.test")
+        assert not app.core.pins.is_trusted("https://shop.test")
         task = asyncio.create_task(answer())
         async with Client(url(app)) as client:
             await client.call_tool("approve_payout", {})
         await task
-        assert app.hub.pins.get("https://shop.test", "approve_payout") is not None
-        assert app.hub.pins.is_trusted("https://shop.test") is approve
+        assert app.core.pins.get("https://shop.test", "approve_payout") is not None
+        assert app.core.pins.is_trusted("https://shop.test") is approve
     finally:
         await stop(cm, ext)
 
@@ -276,11 +276,11 @@ async def test_a_call_the_person_approved_keeps_its_pin_and_trusts_the_origin(ap
 async def test_the_hub_trusts_what_the_person_allowed():
     config = make_config(policy={"origins": [{"match": "https://ferry.test", "reachable": True}]})
     async with running_bridge(config) as app:
-        pins = app.hub.pins
+        pins = app.core.pins
         assert pins.is_trusted("https://ferry.test") and not pins.is_trusted(EVIL)
-        app.hub.set_forms_as_tools("https://shop.test", True)  # the person's switch in the popup
+        app.core.set_forms_as_tools("https://shop.test", True)  # the person's switch in the popup
         assert pins.is_trusted("https://shop.test")
-        app.hub.sites.allow(BANK)  # "agents may open this site"
+        app.core.sites.allow(BANK)  # "agents may open this site"
         assert pins.is_trusted(BANK)
 
 

@@ -122,6 +122,8 @@ export function connect() {
       extensionVersion: chrome.runtime.getManifest().version,
       extensionId: chrome.runtime.id,
       browser: navigator.userAgent,
+      browserName: typeof browser !== 'undefined' && browser.runtime?.getBrowserInfo ? 'firefox' : 'chromium',
+      profileId: state.profileId || undefined,
       instanceId: state.instanceId,
       token: state.token || undefined,
       pairing: state.pairing || undefined,

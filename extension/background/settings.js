@@ -5,7 +5,9 @@ import { DEFAULT_BRIDGE_URL, STORAGE, normalizeBridgeUrl } from '../protocol.js'
 import { state } from './state.js';
 
 export async function loadSettings() {
-  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken, STORAGE.bridgePairings, STORAGE.telemetryConfig]);
+  const stored = await chrome.storage.local.get([STORAGE.bridgeUrl, STORAGE.bridgeToken, STORAGE.bridgePairings, STORAGE.telemetryConfig, STORAGE.profileId]);
+  state.profileId = stored[STORAGE.profileId] || crypto.randomUUID();
+  if (!stored[STORAGE.profileId]) await chrome.storage.local.set({ [STORAGE.profileId]: state.profileId });
   if (stored[STORAGE.telemetryConfig] && typeof stored[STORAGE.telemetryConfig] === 'object') {
     state.telemetryConfig = stored[STORAGE.telemetryConfig];
   }

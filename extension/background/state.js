@@ -44,6 +44,7 @@ export const state = {
   /** @type {ReturnType<typeof setTimeout> | null} */ reconnectTimer: null,
   /** @type {ReturnType<typeof setInterval> | null} */ heartbeat: null,
   instanceId: crypto.randomUUID(),
+  /** This browser profile's id (STORAGE.profileId), sent in hello. @type {string | null} */ profileId: null,
   /** @type {string | null} */ sessionId: null,
   /** @type {string | null} */ lastError: null,
   connects: 0,

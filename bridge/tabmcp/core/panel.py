@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .activity import ActivityLog
+from .browsers import slot_of, wire_tab_id
 from .controls import InvalidOrigin, PersonControls, normalize_origin
 from .registry import CategoryEntry, Registry, Tab, ToolEntry
 from .scoping import Gate
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from ..protocol import ControlSet, PanelQuery
     from .trust.guard import TrustGuard
 
-__all__ = ["ControlRefused", "ControlResult", "Insight", "apply_control", "panel_state"]
+__all__ = ["ControlRefused", "ControlResult", "Insight", "apply_control", "for_browser", "panel_state"]
 
 MAX_TOOLS_PER_TAB = 200
 """Insight lists at most this many tools per document (a page with thousands is summarised)."""
@@ -210,3 +211,13 @@ def panel_state(
                            set(query.expanded) if query is not None else set()),
         "trust": _trust(trust),
     }
+
+
+def for_browser(state: dict[str, Any], slot: int) -> dict[str, Any]:
+    """:func:`panel_state` as the popup of the browser at ``slot`` sees it: the documents of its
+    own tabs (and closed sites), under the ids that browser gives them, so the popup matches them
+    with its tabs and sends them back in ``expanded`` (:mod:`tabmcp.core.browsers`). Activity and
+    the switches are the person's, across browsers."""
+    tabs = [{**d, "tabId": wire_tab_id(d["tabId"])} for d in state["tabs"]
+            if d["tabId"] < 0 or slot_of(d["tabId"]) == slot]
+    return {**state, "tabs": tabs}

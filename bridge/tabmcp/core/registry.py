@@ -41,7 +41,7 @@ import hashlib
 import itertools
 import re
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
@@ -155,6 +155,10 @@ class Tab:
         return self.closed_site is None
     forms_origin: str = ""
     """The origin Chrome gave the document that sent page forms (``TabSnapshot.forms.origin``)."""
+    browser: str = ""
+    """The browser that holds the tab (``chromium``, ``firefox``; ``""``: its link did not say)."""
+    profile: str = ""
+    """Which profile of it (a short stable name; ``""``: not said)."""
 
     @property
     def key(self) -> SourceKey:
@@ -171,6 +175,10 @@ class Tab:
         meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": self.url, "title": self.title}
         if self.frame_id:
             meta["frameId"] = self.frame_id
+        if self.browser:
+            meta["browser"] = self.browser
+        if self.profile:
+            meta["profile"] = self.profile
         return meta
 
 
@@ -210,10 +218,10 @@ class RegistryChange:
     rejected: tuple[Rejection, ...] = ()
 
 
-def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
+def _tab_from_snapshot(snap: TabSnapshot, browser: tuple[str, str] = ("", "")) -> Tab:
     top = _document(snap, snap.tab_id, 0, snapshot_origin(snap))
     frames = tuple(
-        _document(f, snap.tab_id, f.frame_id, snapshot_origin(f))
+        replace(_document(f, snap.tab_id, f.frame_id, snapshot_origin(f)), browser=browser[0], profile=browser[1])
         for f in snap.frames
         if f.frame_id
     )
@@ -222,7 +230,7 @@ def _tab_from_snapshot(snap: TabSnapshot) -> Tab:
     )
     forms_origin = origin_of(snap.forms.origin) if snap.forms is not None else ""
     return replace(top, native=snap.native, active=snap.active, focused=snap.focused, rejected=rejected,
-                   frames=frames, forms_origin=forms_origin)
+                   frames=frames, forms_origin=forms_origin, browser=browser[0], profile=browser[1])
 
 
 def _as_page_form(tool: PageTool) -> PageTool:
@@ -425,9 +433,9 @@ class Registry:
 
     # -- updates ------------------------------------------------------------------------
 
-    def apply(self, snap: TabSnapshot) -> RegistryChange:
-        """Replace one tab with its new snapshot."""
-        new = _tab_from_snapshot(snap)
+    def apply(self, snap: TabSnapshot, *, browser: tuple[str, str] = ("", "")) -> RegistryChange:
+        """Replace one tab with its new snapshot (``browser``: the browser and profile holding it)."""
+        new = _tab_from_snapshot(snap, browser)
         old = self._tabs.get(new.tab_id)
         navigated: tuple[int, ...] = ()
         if old is not None and old.document_id and new.document_id and old.document_id != new.document_id:
@@ -441,11 +449,15 @@ class Registry:
         self._bump()
         return RegistryChange(changed=True, tab_id=new.tab_id, navigated=navigated, rejected=new.rejected)
 
-    def sync(self, snaps: Iterable[TabSnapshot]) -> RegistryChange:
-        """Replace every tab: tabs missing from ``snaps`` are gone."""
+    def sync(
+        self, snaps: Iterable[TabSnapshot], *, within: Callable[[int], bool] | None = None,
+        browser: tuple[str, str] = ("", ""),
+    ) -> RegistryChange:
+        """Replace every tab (``within``: every tab whose id it accepts, one browser's): tabs
+        missing from ``snaps`` are gone."""
         snaps = list(snaps)
         seen = {s.tab_id for s in snaps}
-        closed = tuple(t for t in self._tabs if t not in seen)
+        closed = tuple(t for t in self._tabs if t not in seen and (within is None or within(t)))
         changed = False
         rejected: list[Rejection] = []
         navigated: list[int] = []
@@ -453,7 +465,7 @@ class Registry:
             self._drop(tab_id)
             changed = True
         for snap in snaps:
-            change = self.apply(snap)
+            change = self.apply(snap, browser=browser)
             changed |= change.changed
             rejected.extend(change.rejected)
             navigated.extend(change.navigated)
@@ -468,13 +480,28 @@ class Registry:
         self._bump()
         return RegistryChange(changed=True, tab_id=tab_id, closed=(tab_id,))
 
-    def clear(self) -> RegistryChange:
-        closed = tuple(self._tabs)
+    def clear(self, within: Callable[[int], bool] | None = None) -> RegistryChange:
+        """Forget every tab (``within``: those whose id it accepts, one browser's)."""
+        closed = tuple(t for t in self._tabs if within is None or within(t))
         for tab_id in closed:
             self._drop(tab_id)
         if closed:
             self._bump()
         return RegistryChange(changed=bool(closed), closed=closed)
+
+    def stamp(self, within: Callable[[int], bool], browser: tuple[str, str]) -> RegistryChange:
+        """Say which browser and profile hold the tabs whose id ``within`` accepts (their source
+        names it from now on); their names do not change."""
+        changed = False
+        for tab_id, tab in list(self._tabs.items()):
+            if within(tab_id) and (tab.browser, tab.profile) != browser:
+                frames = tuple(replace(f, browser=browser[0], profile=browser[1]) for f in tab.frames)
+                self._tabs[tab_id] = replace(tab, browser=browser[0], profile=browser[1], frames=frames)
+                self._dirty.add(tab_id)
+                changed = True
+        if changed:
+            self._bump()
+        return RegistryChange(changed=changed)
 
     def set_closed_sites(self, sites: Iterable[Tab]) -> RegistryChange:
         """Replace the stand-ins of closed reachable sites (each a ``Tab`` with ``closed_site`` set

@@ -1,4 +1,4 @@
-"""The bridge's side of the extension link, as a protocol object that does no I/O.
+"""The bridge's side of the extension links, as a protocol object that does no I/O.
 
 After ``websockets``' protocol objects: frames go in (:meth:`Session.receive`), what to send
 comes out (:meth:`Session.data_to_send`: messages and closes, each naming its connection), and
@@ -24,7 +24,12 @@ extension's answer or by one of the rules below, applied the same way to every k
 * ``CANCELLED``: the asker gave up (:meth:`Session.cancel`); the same messages go out;
 * ``TAB_CLOSED`` / ``TAB_NAVIGATED``: its tab closed, or its document was replaced
   (:meth:`Session.tab_closed`, :meth:`Session.tab_navigated`);
-* ``EXTENSION_DISCONNECTED``: the extension's connection closed or was replaced by a newer one.
+* ``EXTENSION_DISCONNECTED``: the connection it was sent on closed or was replaced by a newer one.
+
+Several browsers at once (:mod:`tabmcp.core.browsers`): :attr:`Session.links` holds one admitted
+link per browser. Tab ids from a browser are qualified by its slot as they come in; a request is
+sent on the link of the browser that owns its tab (with that browser's own id), only that link's
+answer ends it, and only that link's closing ends it ``EXTENSION_DISCONNECTED``.
 
 A fourth kind, ``OPEN``, opens a reachable site for the agent (``site.open``): it knows its tab
 once the extension reports it ``opened``, and ends when the page registers the wanted tool
@@ -42,10 +47,11 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .browsers import BrowserSlots, browser_key, browser_name, inbound, slot_of, wire_tab_id
 from .flood import TabFlood
 from ..errors import (
     BadResult,
@@ -151,6 +157,14 @@ class Peer:
         self.last_seen = time.monotonic()
         self.sync_parts: list[TabsSync] = []
         """The parts of a sync received so far (each said ``more``), until its last part."""
+        self.key: Hashable = None
+        """Which browser this link is (:func:`tabmcp.core.browsers.browser_key`), once admitted."""
+        self.slot = 0
+        """The browser's slot: its tab ids are qualified with it (:mod:`tabmcp.core.browsers`)."""
+        self.browser = ""
+        """``chromium`` / ``firefox`` (``""``: the hello did not say)."""
+        self.profile = ""
+        """A short, stable name of the browser profile (the start of its ``profileId``)."""
 
     @property
     def batched(self) -> bool:
@@ -217,6 +231,9 @@ class PendingRequest:
     """OPEN: the request's own deadline (``deadline`` moves earlier while settling)."""
     tools_seen: frozenset[str] = frozenset()
     """OPEN: the tools the opened page offered when last looked at."""
+    peer: Peer | None = field(default=None, repr=False, compare=False)
+    """The link (browser) the request was sent on: only its answer ends the request, and only its
+    closing ends it ``EXTENSION_DISCONNECTED``."""
 
     @property
     def call_id(self) -> str:
@@ -311,6 +328,10 @@ class RequestTable:
     def all(self, kind: RequestKind | None = None) -> list[PendingRequest]:
         return [r for r in self._pending.values() if kind is None or r.kind is kind]
 
+    def on(self, peer: Peer) -> list[PendingRequest]:
+        """Unfinished requests sent on ``peer``'s link."""
+        return [r for r in self._pending.values() if r.peer is peer]
+
     def for_tab(self, tab_id: int, *, document_id: str | None = None) -> list[PendingRequest]:
         """Unfinished requests in a tab (only those made of another document, if one is given)."""
         return [
@@ -376,7 +397,8 @@ class Close:
 
 @dataclass(frozen=True)
 class HandshakeDone:
-    """``peer`` completed the handshake and is now the current link (``replaced``: the old one)."""
+    """``peer`` completed the handshake and is now its browser's link (``replaced``: the browser's
+    previous link, now closed)."""
 
     peer: Peer
     replaced: Peer | None = None
@@ -384,7 +406,7 @@ class HandshakeDone:
 
 @dataclass(frozen=True)
 class Disconnected:
-    """The current link went away; pending requests have already ended (events before this)."""
+    """A browser's link went away; the requests sent on it have already ended (events before this)."""
 
     peer: Peer
 
@@ -500,7 +522,9 @@ class Session:
         self.pairing = pairing
         self._admission = pairing if pairing is not None else TokenOnly(token)
         self.clock = clock
-        self.current: Peer | None = None
+        self.links: dict[Hashable, Peer] = {}
+        """The admitted link of each browser connected now, oldest first (:mod:`tabmcp.core.browsers`)."""
+        self.slots = BrowserSlots()
         self.requests = RequestTable()
         self.calls = KindView(self.requests, RequestKind.CALL)
         self.protocol_errors = 0
@@ -515,8 +539,19 @@ class Session:
 
     @property
     def ready(self) -> bool:
-        """An extension completed its handshake and its link is open."""
-        return self.current is not None and self.current.state is LinkState.READY
+        """Some browser's extension completed its handshake and its link is open."""
+        return any(p.state is LinkState.READY for p in self.links.values())
+
+    @property
+    def current(self) -> Peer | None:
+        """The browser link admitted last (``None``: no browser is linked): where a request that
+        names no tab goes (opening a site)."""
+        return next(reversed(self.links.values()), None)
+
+    def link_for_tab(self, tab_id: int) -> Peer | None:
+        """The link of the browser that owns tab ``tab_id`` (a qualified id), if it is linked."""
+        slot = slot_of(tab_id)
+        return next((p for p in self.links.values() if p.slot == slot and p.state is LinkState.READY), None)
 
     def data_to_send(self) -> list[Send | Close]:
         """What to send and close, in order, since the last call (the caller must do it)."""
@@ -528,10 +563,10 @@ class Session:
         return self.requests.next_deadline()
 
     def send(self, peer: Peer | None, message: WireModel) -> None:
-        """Queue a message for ``peer`` (default: the current link); dropped if it is closed."""
-        peer = peer or self.current
-        if peer is not None and peer.state is not LinkState.CLOSED:
-            self._out.append(Send(peer, message))
+        """Queue a message for ``peer`` (``None``: every browser's link); dropped if it is closed."""
+        for target in (peer,) if peer is not None else tuple(self.links.values()):
+            if target.state is not LinkState.CLOSED:
+                self._out.append(Send(target, message))
 
     def report(self, peer: Peer, code: str, message: str, ref: str | None = None) -> None:
         """Tell the extension about a problem with what it sent (a named ``error`` message)."""
@@ -580,13 +615,15 @@ class Session:
                                 "and have the person confirm it with `tabmcp pair CODE`", ref=message.type)
             if peer.state is LinkState.CONNECTED and not isinstance(message, Hello):
                 raise NotReady(f"{message.type} before hello", ref=message.type)
+            if peer.slot:  # another browser than the first: its tab ids, qualified
+                message = inbound(message, peer.slot)
             if isinstance(message, Telemetry) and not self._admit_telemetry(message.tab_id):
                 return []
             return self._dispatch(peer, message)
         except ProtocolError as exc:
             self.protocol_errors += 1
             log.warning("extension %s: %s: %s", peer.name, exc.code, exc.message)
-            events = self._end_unusable_result(frame, exc)
+            events = self._end_unusable_result(peer, frame, exc)
             self.report(peer, exc.code, exc.message, exc.ref)
             if isinstance(exc, ProtocolVersionMismatch):
                 self._close(peer, 1002, "protocol version mismatch")
@@ -598,13 +635,13 @@ class Session:
         if isinstance(message, PairRequest):
             return self._on_pair_request(peer)
         if isinstance(message, CallResult):
-            return self._on_call_result(message)
+            return self._on_call_result(peer, message)
         if isinstance(message, ApprovalResult):
-            return self._answer(message.approval_id, RequestKind.APPROVAL, (message.approved, message.reason))
+            return self._answer(peer, message.approval_id, RequestKind.APPROVAL, (message.approved, message.reason))
         if isinstance(message, PageResult):
-            return self._on_page_result(message)
+            return self._on_page_result(peer, message)
         if isinstance(message, SiteStatus):
-            return self._on_site_status(message)
+            return self._on_site_status(peer, message)
         if isinstance(message, Ping):
             self.send(peer, Pong(type="pong", ts=message.ts))
             return []
@@ -658,33 +695,39 @@ class Session:
             return []
         if not admission.admitted:
             return self._unpaired(peer, hello, admission.verdict)
-        old = self.current
+        # a second hello on a link is the same browser (its tabs keep their ids)
+        key = peer.key if self.links.get(peer.key) is peer else browser_key(hello, admission.pairing_id)
+        old = self.links.pop(key, None)
         peer.hello = hello
         peer.pairing_id = admission.pairing_id
+        peer.key = key
+        peer.slot = self.slots.slot(key)
+        peer.browser = browser_name(hello) or ""
+        peer.profile = (hello.profile_id or "")[:8] if peer.browser else ""  # which profile of that browser
         peer.state = LinkState.READY
-        self.current = peer
+        self.links[key] = peer  # last: the browser linked most recently
         events: list[Event] = []
         replaced = None
         if old is not None and old is not peer:
-            log.info("extension reconnected; closing the previous connection")
-            events += self._end_all(_Rule.REPLACED)
+            log.info("extension reconnected; closing the previous connection of that browser")
+            events += self._end_link(old, _Rule.REPLACED)
             self._close(old, 4000, "replaced by a newer connection")
             replaced = old
         self.send(peer, Welcome(bridge_version=self.bridge_version, session_id=self.session_id,
                                 batch=hello.batch))
-        log.info("extension %s connected (version %s, instance %s)", hello.extension_id,
-                 hello.extension_version, hello.instance_id)
+        log.info("extension %s connected (version %s, instance %s, %s browser slot %d)", hello.extension_id,
+                 hello.extension_version, hello.instance_id, peer.browser or "a", peer.slot)
         events.append(HandshakeDone(peer, replaced))
         return events
 
     def _unpaired(self, peer: Peer, hello: Hello, verdict: Verdict) -> list[Event]:
-        """A ``hello`` without a valid pairing: the ceremony only. Never the current link, so it
-        displaces nothing; if it was the current link (a later hello dropped its pairing) it ends."""
+        """A ``hello`` without a valid pairing: the ceremony only. Never a browser's link, so it
+        displaces nothing; if it was one (a later hello dropped its pairing) that link ends."""
         log.warning("extension %s: not paired (%s); only the pairing ceremony is open to it", peer.name, verdict.value)
         events: list[Event] = []
-        if peer is self.current:
-            events += self._end_all(_Rule.DISCONNECTED)
-            self.current = None
+        if self.links.get(peer.key) is peer:
+            del self.links[peer.key]
+            events += self._end_link(peer, _Rule.DISCONNECTED)
             events.append(Disconnected(peer))
         peer.hello = hello
         peer.pairing_id = None
@@ -734,23 +777,23 @@ class Session:
             return False, []
         existed = self.pairing.forget(pairing_id)
         events: list[Event] = []
-        peer = self.current
-        if peer is not None and peer.pairing_id == pairing_id:
-            events += self._end_all(_Rule.DISCONNECTED)
-            self.current = None
-            events.append(Disconnected(peer))
-            self._close(peer, 4001, "pairing forgotten")
+        for key, peer in list(self.links.items()):
+            if peer.pairing_id == pairing_id:
+                del self.links[key]
+                events += self._end_link(peer, _Rule.DISCONNECTED)
+                events.append(Disconnected(peer))
+                self._close(peer, 4001, "pairing forgotten")
         return existed, events
 
-    def _on_call_result(self, message: CallResult) -> list[Event]:
-        events = self._on_call_outcome(message)
+    def _on_call_result(self, peer: Peer, message: CallResult) -> list[Event]:
+        events = self._on_call_outcome(peer, message)
         if message.trace is not None and events and isinstance(events[0], RequestEnded):
             events[0] = dataclasses.replace(events[0], trace=message.trace)
         return events
 
-    def _on_call_outcome(self, message: CallResult) -> list[Event]:
+    def _on_call_outcome(self, peer: Peer, message: CallResult) -> list[Event]:
         if message.ok:
-            return self._answer(message.call_id, RequestKind.CALL, message.result or {"content": []})
+            return self._answer(peer, message.call_id, RequestKind.CALL, message.result or {"content": []})
         err = message.error
         if err is None:
             failure: ToolCallError = page_error(None, "the page reported a failure")
@@ -759,11 +802,11 @@ class Session:
         if isinstance(failure, PageError):
             request = self.requests.get(message.call_id, RequestKind.CALL)
             failure.tab_id = request.tab_id if request else None
-        return self._fail(message.call_id, RequestKind.CALL, failure)
+        return self._fail(message.call_id, RequestKind.CALL, failure, peer=peer)
 
-    def _on_page_result(self, message: PageResult) -> list[Event]:
+    def _on_page_result(self, peer: Peer, message: PageResult) -> list[Event]:
         if message.ok:
-            return self._answer(message.request_id, RequestKind.QUERY, message.result)
+            return self._answer(peer, message.request_id, RequestKind.QUERY, message.result)
         request = self.requests.get(message.request_id, RequestKind.QUERY)
         err = message.error
         tab_id = request.tab_id if request else None
@@ -775,11 +818,11 @@ class Session:
             failure.details["tab_id"] = tab_id
         if isinstance(failure, PageError):
             failure.tab_id = tab_id
-        return self._fail(message.request_id, RequestKind.QUERY, failure)
+        return self._fail(message.request_id, RequestKind.QUERY, failure, peer=peer)
 
-    def _on_site_status(self, message: SiteStatus) -> list[Event]:
+    def _on_site_status(self, peer: Peer, message: SiteStatus) -> list[Event]:
         request = self.requests.get(message.request_id, RequestKind.OPEN)
-        if request is None:
+        if request is None or not self._from_its_link(request, peer):
             return []
         if message.tab_id is not None:
             request.tab_id = message.tab_id
@@ -795,7 +838,7 @@ class Session:
             request.deadline = min(request.final_deadline, self.clock() + request.settle_s)
         return []
 
-    def _end_unusable_result(self, frame: str | bytes, exc: ProtocolError) -> list[Event]:
+    def _end_unusable_result(self, peer: Peer, frame: str | bytes, exc: ProtocolError) -> list[Event]:
         """A malformed ``call.result`` that still names a waiting call ends that call now."""
         if exc.ref != "call.result":
             return []
@@ -807,20 +850,21 @@ class Session:
         if not isinstance(call_id, str):
             return []
         return self._fail(call_id, RequestKind.CALL,
-                          BadResult(f"the extension sent an unusable result: {exc.message}"))
+                          BadResult(f"the extension sent an unusable result: {exc.message}"), peer=peer)
 
     # -- the link closes -----------------------------------------------------------------
 
     def closed(self, peer: Peer) -> list[Event]:
-        """``peer``'s socket closed. If it was the current link, every pending request ends now."""
-        was_current = peer is self.current
+        """``peer``'s socket closed. If it was a browser's link, the requests sent on it end now
+        (another browser's go on)."""
+        was_link = self.links.get(peer.key) is peer
         peer.state = LinkState.CLOSED
         if self.pairing is not None:
             self.pairing.codes.withdraw(peer)
-        if not was_current:
+        if not was_link:
             return []
-        self.current = None
-        events = self._end_all(_Rule.DISCONNECTED)
+        del self.links[peer.key]
+        events = self._end_link(peer, _Rule.DISCONNECTED)
         events.append(Disconnected(peer))
         return events
 
@@ -832,13 +876,13 @@ class Session:
 
     # -- requests out --------------------------------------------------------------------
 
-    def _new(self, kind: RequestKind, timeout_s: float, **fields: Any) -> PendingRequest:
-        if not self.ready:
+    def _new(self, kind: RequestKind, timeout_s: float, peer: Peer | None, **fields: Any) -> PendingRequest:
+        if peer is None or peer.state is not LinkState.READY:
             raise ExtensionDisconnected(_NOT_CONNECTED[kind])
-        return self.requests.new(kind, deadline=self.clock() + timeout_s, timeout_s=timeout_s, **fields)
+        return self.requests.new(kind, deadline=self.clock() + timeout_s, timeout_s=timeout_s, peer=peer, **fields)
 
     def _sent(self, request: PendingRequest, message: WireModel) -> PendingRequest:
-        self.send(None, message)
+        self.send(request.peer, message)
         self.requests.mark_sent(request.request_id)
         return request
 
@@ -863,10 +907,11 @@ class Session:
         Raises:
             ExtensionDisconnected: no extension is connected.
         """
-        call = self._new(RequestKind.CALL, timeout_s, tab_id=tab_id, document_id=document_id, label=public_name,
-                         frame_id=frame_id, page_tool=page_tool, arguments=arguments, client_id=client_id)
+        call = self._new(RequestKind.CALL, timeout_s, self.link_for_tab(tab_id), tab_id=tab_id,
+                         document_id=document_id, label=public_name, frame_id=frame_id, page_tool=page_tool,
+                         arguments=arguments, client_id=client_id)
         return self._sent(call, CallStart(
-            call_id=call.request_id, tab_id=tab_id, document_id=document_id, frame_id=frame_id or None,
+            call_id=call.request_id, tab_id=wire_tab_id(tab_id), document_id=document_id, frame_id=frame_id or None,
             tool=page_tool, arguments=arguments, timeout_ms=int(timeout_s * 1000), source=source, trace=trace,
         ))
 
@@ -890,9 +935,10 @@ class Session:
         Raises:
             ExtensionDisconnected: no extension is connected, so nobody can be asked.
         """
-        approval = self._new(RequestKind.APPROVAL, timeout_s, tab_id=tab_id, document_id=document_id, label=tool)
-        return self._sent(approval, ApprovalRequest(
-            approval_id=approval.request_id, tab_id=tab_id, tool=tool, title=title, description=description,
+        approval = self._new(RequestKind.APPROVAL, timeout_s, self.link_for_tab(tab_id), tab_id=tab_id,
+                             document_id=document_id, label=tool)
+        return self._sent(approval, ApprovalRequest(  # in the browser whose tab asked
+            approval_id=approval.request_id, tab_id=wire_tab_id(tab_id), tool=tool, title=title, description=description,
             arguments=arguments, reason=reason, timeout_ms=int(timeout_s * 1000), origin=origin,
             frame_id=frame_id, tool_name=tool_name or tool,
         ))
@@ -905,9 +951,10 @@ class Session:
         Raises:
             ExtensionDisconnected: no extension is connected.
         """
-        query = self._new(RequestKind.QUERY, timeout_s, tab_id=tab_id, document_id=document_id, label=kind)
+        query = self._new(RequestKind.QUERY, timeout_s, self.link_for_tab(tab_id), tab_id=tab_id,
+                          document_id=document_id, label=kind)
         return self._sent(query, PageQuery(
-            request_id=query.request_id, tab_id=tab_id, kind=kind,  # type: ignore[arg-type]
+            request_id=query.request_id, tab_id=wire_tab_id(tab_id), kind=kind,  # type: ignore[arg-type]
             args=args, timeout_ms=int(timeout_s * 1000),
         ))
 
@@ -930,7 +977,7 @@ class Session:
         Raises:
             ExtensionDisconnected: no extension is connected.
         """
-        request = self._new(RequestKind.OPEN, timeout_s, tab_id=-1, document_id=None, label=tool or url,
+        request = self._new(RequestKind.OPEN, timeout_s, self.current, tab_id=-1, document_id=None, label=tool or url,
                             page_tool=tool, origin=origin, settle_s=settle_s)
         request.final_deadline = request.deadline
         return self._sent(request, SiteOpen(
@@ -957,7 +1004,7 @@ class Session:
                 f"the page opened for {request.label} is on {origin}, not {request.origin}: nothing was called",
                 origin=request.origin, tab_id=request.tab_id))
         if request.page_tool and request.page_tool in tools and origin == request.origin:
-            return self._answer(request.request_id, RequestKind.OPEN, request.tab_id)
+            return self._answer(None, request.request_id, RequestKind.OPEN, request.tab_id)
         if tools != request.tools_seen:
             request.tools_seen = tools
             if request.loaded:
@@ -967,7 +1014,7 @@ class Session:
     def _expire_open(self, request: PendingRequest, now: float) -> list[Event]:
         settled = request.loaded and now < request.final_deadline
         if not request.page_tool and request.loaded:  # open_page: whatever registered by now
-            return self._answer(request.request_id, RequestKind.OPEN, request.tab_id)
+            return self._answer(None, request.request_id, RequestKind.OPEN, request.tab_id)
         if settled:
             return self._fail(request.request_id, RequestKind.OPEN, SiteToolGone(
                 f"the page of {request.origin} loaded and no longer offers {request.label}",
@@ -1012,9 +1059,10 @@ class Session:
             events += self._end(request, _Rule.TAB_NAVIGATED)
         return events
 
-    def _end_all(self, rule: _Rule) -> list[Event]:
+    def _end_link(self, peer: Peer, rule: _Rule) -> list[Event]:
+        """End the requests sent on ``peer``'s link (another browser's are not its)."""
         events: list[Event] = []
-        for request in self.requests.all():
+        for request in self.requests.on(peer):
             events += self._end(request, rule)
         return events
 
@@ -1028,26 +1076,44 @@ class Session:
             details["tab_id"] = request.tab_id
         if rule in (_Rule.TIMEOUT, _Rule.CANCELLED) and request.state is RequestState.SENT:
             if request.kind is RequestKind.CALL:
-                self.send(None, CallCancel(call_id=request.request_id,
-                                           reason="timeout" if rule is _Rule.TIMEOUT else text))
+                self._send_on(request, CallCancel(call_id=request.request_id,
+                                                  reason="timeout" if rule is _Rule.TIMEOUT else text))
             elif request.kind is RequestKind.APPROVAL:
-                self.send(None, ApprovalWithdraw(approval_id=request.request_id, reason=text))
+                self._send_on(request, ApprovalWithdraw(approval_id=request.request_id, reason=text))
         return self._fail(request.request_id, request.kind, _ERRORS[rule](text, **details), state)
 
-    def _answer(self, request_id: str, kind: RequestKind, result: Any) -> list[Event]:
-        request = self.requests.finish(request_id, RequestState.DONE, result) if self.requests.get(
-            request_id, kind) else None
-        if request is None:
+    def _send_on(self, request: PendingRequest, message: WireModel) -> None:
+        if request.peer is not None:
+            self.send(request.peer, message)
+
+    def _from_its_link(self, request: PendingRequest, peer: Peer | None) -> bool:
+        """An answer counts only from the link the request went out on: another browser cannot
+        answer (approve, resolve) what was asked of this one."""
+        if peer is None or request.peer is peer:
+            return True
+        log.warning("extension %s answered %s %s, which was sent to %s: ignored", peer.name, request.kind.value,
+                    request.request_id, request.peer.name if request.peer else "?")
+        return False
+
+    def _answer(self, peer: Peer | None, request_id: str, kind: RequestKind, result: Any) -> list[Event]:
+        waiting = self.requests.get(request_id, kind)
+        if waiting is None or not self._from_its_link(waiting, peer):
             log.info("answer for unknown or finished %s %s ignored", kind.value, request_id)
             return []
+        request = self.requests.finish(request_id, RequestState.DONE, result)
+        assert request is not None
         return [RequestEnded(request, result=result)]
 
     def _fail(
-        self, request_id: str, kind: RequestKind, error: ToolCallError, state: RequestState = RequestState.FAILED
+        self, request_id: str, kind: RequestKind, error: ToolCallError, state: RequestState = RequestState.FAILED,
+        *, peer: Peer | None = None,
     ) -> list[Event]:
-        request = self.requests.finish(request_id, state, error) if self.requests.get(request_id, kind) else None
-        if request is None:
+        """End a request with ``error``; ``peer``: the link that reported it (must be the request's)."""
+        waiting = self.requests.get(request_id, kind)
+        if waiting is None or not self._from_its_link(waiting, peer):
             return []
+        request = self.requests.finish(request_id, state, error)
+        assert request is not None
         return [RequestEnded(request, error=error)]
 
 

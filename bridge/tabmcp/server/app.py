@@ -37,7 +37,7 @@ from ..control import load_or_create_control_key
 from .control import control_routes, health_route
 from .express import Express
 from .extension import extension_endpoint, is_loopback_host
-from .hub import Hub
+from ..wiring import BridgeCore
 from .trace import ARRIVED
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
@@ -109,7 +109,7 @@ class OneHost:
 class ArrivalStamp:
     """Debug mode only: note when each HTTP request reached the bridge (see ``trace.ARRIVED``)."""
 
-    def __init__(self, app: ASGIApp, *, hub: Hub) -> None:
+    def __init__(self, app: ASGIApp, *, hub: BridgeCore) -> None:
         self.app = app
         self.hub = hub
 
@@ -120,22 +120,28 @@ class ArrivalStamp:
 
 
 class BridgeApp:
-    """The hub, its MCP server and the ASGI app that exposes both."""
+    """The bridge core (tabmcp/wiring.py), its MCP server and the ASGI app that exposes both."""
 
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
         self.control_key = load_or_create_control_key()
         """Proves a caller of ``/control/`` and the full ``/health`` runs as the person (tabmcp/control.py)."""
-        self.hub = Hub(self.config, control_key=self.control_key)
+        self.core = BridgeCore(self.config, control_key=self.control_key)
+        """Every collaborator, built once (tabmcp/wiring.py): what the MCP layer and tests use."""
         if self.config.mediator.enabled:
             middleware, mode = load_mediator(self.config.mediator.mediator_settings())
-            self.hub.set_tool_middleware(middleware, mode=mode, timeout_s=self.config.mediator.timeout_s)
-        self.mcp, self.notifier, calls = build_mcp_server(self.hub)
+            self.core.set_tool_middleware(middleware, mode=mode, timeout_s=self.config.mediator.timeout_s)
+        self.mcp, self.notifier, calls = build_mcp_server(self.core)
         self.express = Express(  # page tools' calls on stdio and /mcp-stream (docs/architecture.md)
             calls, server_info=self.mcp.server_info_stamp, list_hint=self.mcp.cache_hints.get("tools/list"))
         self.port: int | None = None
         self._uvicorn: uvicorn.Server | None = None
         self.started = asyncio.Event()
+
+    @property
+    def hub(self) -> BridgeCore:
+        """The name :attr:`core` had before the composition root (code written since uses ``core``)."""
+        return self.core
 
     def asgi(self, port: int) -> Starlette:
         host_names = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
@@ -150,7 +156,7 @@ class BridgeApp:
             if not is_loopback_host(request.headers.get("host")) or request.headers.get("origin"):
                 return Response("Forbidden", status_code=403)
             return JSONResponse(
-                {profile: self.hub.listing(profile=profile) for profile in PROFILES}
+                {profile: self.core.listing(profile=profile) for profile in PROFILES}
             )
 
         app = self.mcp.streamable_http_app(
@@ -158,14 +164,14 @@ class BridgeApp:
             transport_security=security,
             host=self.config.server.host,
             custom_starlette_routes=[
-                WebSocketRoute("/extension", extension_endpoint(self.hub)),
+                WebSocketRoute("/extension", extension_endpoint(self.core.hub, self.config.server.allowed_extension_origins)),
                 WebSocketRoute(STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None, self.express)),
-                health_route(self.hub, self.control_key, lambda: {"express": self.express.status()}),
-                *control_routes(self.hub, self.control_key),
+                health_route(self.core, self.control_key, lambda: {"express": self.express.status()}),
+                *control_routes(self.core, self.control_key),
                 Route("/api/listings", listings),
             ],
         )
-        app.add_middleware(ArrivalStamp, hub=self.hub)  # one check per request unless in debug mode
+        app.add_middleware(ArrivalStamp, hub=self.core)  # one check per request unless in debug mode
         token = self.config.server.mcp_token
         if token:
             app.add_middleware(BearerTokenMiddleware, token=token, paths=("/mcp", "/api/"))
@@ -209,7 +215,7 @@ class BridgeApp:
                     await http  # surface the startup error
                     return
                 await asyncio.sleep(0.01)
-            self.hub.shared_state.start()  # follow the CLI's writes to the database while serving
+            self.core.shared_state.start()  # follow the CLI's writes to the database while serving
             self.started.set()
             if on_ready is not None:
                 on_ready(self.port)
@@ -223,10 +229,10 @@ class BridgeApp:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(http, 5)
             sock.close()
-            self.hub.shared_state.stop()
-            self.hub.usage.flush()
-            self.hub.activity_writer.close()
-            self.hub.activity.flush()
+            self.core.shared_state.stop()
+            self.core.usage.flush()
+            self.core.activity_writer.close()
+            self.core.activity.flush()
 
     def stop(self) -> None:
         if self._uvicorn is not None:

@@ -26,7 +26,10 @@ from mcp.shared.exceptions import MCPError
 from ..core.registry import ToolEntry
 from ..core.scoping import ApprovalSettings
 from ..errors import ApprovalDenied
-from .hub import Hub
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..wiring import BridgeCore
 
 __all__ = ["APPROVAL_KEY", "Approvals"]
 
@@ -40,7 +43,7 @@ def _fingerprint(entry: ToolEntry, arguments: dict[str, Any]) -> str:
 
 
 class Approvals:
-    def __init__(self, hub: Hub, settings: ApprovalSettings) -> None:
+    def __init__(self, hub: BridgeCore, settings: ApprovalSettings) -> None:
         self.hub = hub
         self.settings = settings
         self._secret = secrets.token_bytes(32)

@@ -11,14 +11,16 @@ import asyncio
 import json
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core import activity, tools
 from ..core.tools import ToolContext
 from ..core.trust.guard import TrustGuard, install_trust
 from ..errors import ErrorCode, InternalError, PageError, ToolCallError
-from .hub import Hub
 from .trace import TRACE
+
+if TYPE_CHECKING:  # the facade the call path reads: the composition root (tabmcp/wiring.py)
+    from ..wiring import BridgeCore as Hub
 
 __all__ = ["META_TRACE", "CallPath", "NeedsSession", "error_result"]
 

@@ -27,7 +27,10 @@ from .. import __version__
 from ..errors import ErrorCode, PairingError
 from ..protocol import PROTOCOL_VERSION
 from .extension import is_loopback_host
-from .hub import Hub
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..wiring import BridgeCore
 
 __all__ = ["control_routes", "health_route"]
 
@@ -40,7 +43,7 @@ def _is(request: Request, secret: str | None) -> bool:
     return bool(secret) and hmac.compare_digest(_bearer(request), f"Bearer {secret}".encode())
 
 
-def health_route(hub: Hub, control_key: str, extra: Any = None) -> Route:
+def health_route(hub: BridgeCore, control_key: str, extra: Any = None) -> Route:
     """``/health``: liveness for anyone, the status for the person (control key) or an MCP client
     holding ``server.mcp_token``. ``extra()`` adds fields to the full answer."""
 
@@ -54,7 +57,7 @@ def health_route(hub: Hub, control_key: str, extra: Any = None) -> Route:
     return Route("/health", health)
 
 
-def control_routes(hub: Hub, control_key: str) -> list[Route]:
+def control_routes(hub: BridgeCore, control_key: str) -> list[Route]:
     def refused(request: Request) -> Response | None:
         if not is_loopback_host(request.headers.get("host")) or request.headers.get("origin"):
             return Response("Forbidden", status_code=403)
@@ -83,6 +86,7 @@ def control_routes(hub: Hub, control_key: str) -> list[Route]:
             "pairings": [p.to_dict() for p in hub.pairings.all()],
             "pending": [p.to_dict(now) for p in hub.pairings.codes.pending()],
             "connected": hub.link.pairing_id if hub.link is not None and hub.connected else None,
+            "linked": [link.pairing_id for link in hub.links if link.pairing_id],  # every browser linked now
         })
 
     async def pair(request: Request) -> Response:

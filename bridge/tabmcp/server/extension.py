@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Collection, Iterator
 from typing import Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -184,8 +184,9 @@ def is_loopback_host(host_header: str | None) -> bool:
     return host in ("127.0.0.1", "localhost", "[::1]")
 
 
-def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
-    allowed = hub.config.server.allowed_extension_origins
+def extension_endpoint(hub: Hub, allowed: Collection[str]) -> Callable[[WebSocket], Awaitable[None]]:
+    """The ``/extension`` endpoint: a socket from an ``allowed`` origin (or a Firefox extension,
+    which its pairing must then prove) and a loopback Host feeds ``hub``, one link per socket."""
 
     async def endpoint(ws: WebSocket) -> None:
         origin = ws.headers.get("origin")

@@ -41,7 +41,10 @@ from ..core.tools import Bridge
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
 from .connection_state import CONNECTION
-from .hub import Hub
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the facade the handlers read: the composition root (tabmcp/wiring.py)
+    from ..wiring import BridgeCore as Hub
 from .trace import ARRIVED
 
 __all__ = ["ChangeNotifier", "ListingCache", "build_mcp_server"]

@@ -1,14 +1,15 @@
 """The person's side of the extension link: the popup's panel, their switches, forms as tools.
 
 Only the extension link reaches this module (``panel.query``, ``control.set``, ``forms.set``);
-no MCP tool does. It owns the person's switches (:class:`tabmcp.core.controls.PersonControls`,
-also written by ``tabmcp controls`` in another process: the hub's
+no MCP tool does. It holds the person's switches (:class:`tabmcp.core.controls.PersonControls`,
+also written by ``tabmcp controls`` in another process: the bridge core's
 :class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
 second of such a write, and every tools/call syncs first), the forms-as-tools choices (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in
-SQLite) and the :class:`tabmcp.core.scoping.Gate` that applies both. What the popup shows is
+SQLite) and the :class:`tabmcp.core.scoping.Gate` that applies both (all three built by the root). What the popup shows is
 :func:`tabmcp.core.panel.panel_state`; this module only answers with it and sends the policy.
 
-The hub makes one :class:`PersonPanel` and calls it on handshake, disconnect and the messages
+The composition root (:mod:`tabmcp.wiring`) makes one :class:`PersonPanel` with the switches,
+the forms policy and the gate it built, and calls it on handshake, disconnect and the messages
 above; it hands in the session and three callbacks (listings changed, registry touched, flush).
 """
 
@@ -19,11 +20,10 @@ import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..config import Config
 from ..core.activity import ActivityLog
 from ..core.controls import PersonControls
 from ..core.page_forms import FormsPolicy, normalize_origin
-from ..core.panel import ControlRefused, Insight, apply_control, panel_state
+from ..core.panel import ControlRefused, Insight, apply_control, for_browser, panel_state
 from ..core.scoping import Gate
 from ..core.session import Peer, Session
 from ..errors import ErrorCode
@@ -43,7 +43,7 @@ class PersonPanel:
     """The popup's panel, the person's switches and the forms-as-tools switch, for one hub.
 
     Args:
-        changed: agents' listings may differ now (the hub notifies its listeners).
+        changed: agents' listings may differ now (the bridge core notifies its listeners).
         touch: the registry's listings must be recomputed (forms offered or withdrawn).
         flush_soon: send what the session queued, from synchronous code.
         trust: the trust defences, once installed (read at each use: they come later).
@@ -51,20 +51,23 @@ class PersonPanel:
 
     def __init__(
         self,
-        config: Config,
         registry: Registry,
         session: Session,
         activity: ActivityLog,
         *,
+        controls: PersonControls,
+        forms: FormsPolicy,
+        forms_switches: FormsSwitchStore,
+        gate: Gate,
         changed: Callable[[], None],
         touch: Callable[[], None],
         flush_soon: Callable[[], None],
         trust: Callable[[], TrustGuard | None],
     ) -> None:
-        self.controls = PersonControls.open(config.store.path)  # the person's switches (popup, CLI)
-        self.forms_switches = FormsSwitchStore(config.store.path)
-        self.forms = FormsPolicy(config.policy.origins, self.forms_switches.all())
-        self.gate = Gate(config.policy, config.trust, self.forms, controls=self.controls)
+        self.controls = controls  # the person's switches (popup, CLI)
+        self.forms_switches = forms_switches
+        self.forms = forms
+        self.gate = gate
         self._registry = registry
         self._session = session
         self._activity = activity
@@ -77,7 +80,7 @@ class PersonPanel:
 
     @property
     def revision(self) -> int:
-        """Grows with every switch of the person that changes listings (part of ``Hub.revision``)."""
+        """Grows with every switch of the person that changes listings (part of ``BridgeCore.revision``)."""
         return self.controls.version + self._revision
 
     # -- the link's life -----------------------------------------------------------------
@@ -106,8 +109,8 @@ class PersonPanel:
                     self.trust_changed()
                 else:
                     self._changed()
-        self._session.send(peer, PanelState(request_id=message.request_id, state=self.state(
-            message if isinstance(message, PanelQuery) else None)))
+        state = self.state(message if isinstance(message, PanelQuery) else None)
+        self._session.send(peer, PanelState(request_id=message.request_id, state=for_browser(state, peer.slot)))
 
     def trust_changed(self) -> None:
         """An accepted definition (here or in another process) changes listings: a new revision,

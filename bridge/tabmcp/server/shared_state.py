@@ -8,7 +8,7 @@ notice a write it did not make. :class:`SharedStateWatch` looks twice a second, 
 
 * one ``PRAGMA data_version`` on a connection of its own: it moves only when another connection
   committed to the file, so when nothing was written, a look costs one cheap statement;
-* when it moved, the hub's ``follow`` reads each topic's counter (``site_changes`` for reachable
+* when it moved, the bridge core's ``follow`` reads each topic's counter (``site_changes`` for reachable
   sites, ``person_changes`` for the trust pins and lockdown, ``data_version`` of the switches'
   own connection) and reloads only what another writer changed: search, listings, calls and the
   popup then see it, and agents get a list-changed notification.
@@ -42,7 +42,7 @@ class SharedStateWatch:
 
     Args:
         path: the bridge's SQLite file (``":memory:"``: no other process can write it; never armed).
-        follow: the hub's reload, given every topic's change counter (``person_changes``).
+        follow: the bridge core's reload, given every topic's change counter (``person_changes``).
     """
 
     def __init__(self, path: str | os.PathLike[str], follow: Callable[[dict[str, int]], None], *,

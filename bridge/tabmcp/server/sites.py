@@ -34,7 +34,7 @@ class SiteLink:
     """The reachable sites of one hub, on its extension link.
 
     Args:
-        changed: agents' listings may differ now (the hub notifies its listeners).
+        changed: agents' listings may differ now (the bridge core notifies its listeners).
         flush_soon: send what the session queued, from synchronous code.
         wait: send a pending request and wait for the session to end it (the hub's futures).
     """

@@ -4,7 +4,7 @@ The buffers, redaction and the telemetry tools' definitions are :mod:`tabmcp.cor
 this module wires them to the link and the registry: it ingests ``telemetry`` batches (a bad
 one is reported to the extension, not raised), sends every page its ``telemetry.config`` on
 handshake and when the settings change, keeps each tab's URL, title and focus, keeps a closed
-tab's telemetry for a while, and counts availability changes into ``Hub.revision``.
+tab's telemetry for a while, and counts availability changes into ``BridgeCore.revision``.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ class TelemetryLink:
 
     @property
     def revision(self) -> int:
-        """Grows with every change of telemetry availability (part of ``Hub.revision``)."""
+        """Grows with every change of telemetry availability (part of ``BridgeCore.revision``)."""
         return self._revision
 
     def _store_changed(self) -> None:

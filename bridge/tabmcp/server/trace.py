@@ -1,6 +1,6 @@
 """Debug mode's hop timestamps (``TABMCP_TRACE=1``): where a tools/call spends its time.
 
-The MCP layer starts a list in :data:`TRACE` for each tools/call, :meth:`Hub.call_tool` sends it
+The MCP layer starts a list in :data:`TRACE` for each tools/call, :meth:`tabmcp.wiring.BridgeCore.call_tool` sends it
 with ``call.start``, each hop of the extension adds its own, and the list that comes back with
 ``call.result`` replaces it, plus the bridge's own stamps (docs/architecture.md, "Where a call
 spends its time"). Off by default: the call path then pays one check.
@@ -16,7 +16,7 @@ __all__ = ["ARRIVED", "TRACE", "stamp", "trace_enabled"]
 
 TRACE: contextvars.ContextVar[list[tuple[str, float]] | None] = contextvars.ContextVar("tabmcp.trace", default=None)
 """The stamps of the tools/call being handled, in debug mode (``TABMCP_TRACE=1``): the MCP layer
-starts the list, :meth:`Hub.call_tool` sends it with ``call.start``, each hop of the extension adds
+starts the list, :meth:`tabmcp.wiring.BridgeCore.call_tool` sends it with ``call.start``, each hop of the extension adds
 its own, and the list that comes back with ``call.result`` replaces it, plus the bridge's own."""
 
 

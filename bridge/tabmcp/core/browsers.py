@@ -1,0 +1,137 @@
+"""Several browsers through one bridge: who each link is, and tab ids that never collide.
+
+Every browser (a Chromium profile, a Firefox profile) that pairs with the bridge holds a link of
+its own (:class:`tabmcp.core.session.Session` keeps one per browser). Each browser numbers its
+tabs from 1, so tab 7 of Chromium and tab 7 of Firefox are different tabs: the bridge *qualifies*
+the ids a browser sends with the browser's **slot**, a small number given to each browser the
+first time it connects during a bridge run (and kept for the run, so a reconnect keeps its ids):
+
+* slot 0 (the first browser) keeps its own ids: a bridge with one browser sees the ids the
+  browser uses;
+* slot ``n`` adds ``n * TAB_STRIDE``: Firefox's tab 7 on slot 1 is ``10000000007`` to the
+  registry, the agent (``_meta["tabmcp/source"]["tabId"]``, qualified names ``t10000000007.x``)
+  and every pending request, and tab 7 again on the wire to that browser.
+
+The protocol bounds wire tab ids below ``TAB_STRIDE`` (``MAX_TAB_ID``: browsers' tab ids are
+32-bit), so the ranges never overlap, and every qualified id stays a JavaScript-safe integer.
+
+Which links are the same browser: the extension's ``profileId`` (random, made once per profile
+and kept in its storage), else the pairing the link presented. A newer link of the same browser
+replaces the older one (its requests end ``EXTENSION_DISCONNECTED``); another browser's link is
+added beside it. No I/O here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from ..errors import MalformedMessage
+from ..protocol import (
+    MAX_TAB_ID,
+    Hello,
+    PanelQuery,
+    SiteStatus,
+    TabClosed,
+    TabsSync,
+    TabUpdate,
+    Telemetry,
+)
+
+__all__ = [
+    "BROWSER_NAMES",
+    "TAB_STRIDE",
+    "BrowserSlots",
+    "browser_key",
+    "browser_name",
+    "inbound",
+    "qualify",
+    "slot_of",
+    "wire_tab_id",
+]
+
+TAB_STRIDE = 10**10
+"""Slot ``n``'s tabs are ``n * TAB_STRIDE + <the browser's id>`` (above ``MAX_TAB_ID``, in decimal
+so a person reading ``t10000000007.x`` can tell browser 1's tab 7)."""
+
+assert MAX_TAB_ID < TAB_STRIDE
+
+BROWSER_NAMES = ("chromium", "firefox")
+"""What ``_meta["tabmcp/source"]["browser"]`` can say (the hello's ``browserName``, checked)."""
+
+
+def qualify(slot: int, tab_id: int) -> int:
+    """The bridge's id of the browser at ``slot``'s tab ``tab_id``."""
+    return tab_id if slot == 0 else slot * TAB_STRIDE + tab_id
+
+
+def slot_of(tab_id: int) -> int:
+    """The slot of the browser that owns a (qualified) tab id; ``-1`` for a closed site's stand-in
+    (negative ids: no browser holds them)."""
+    return tab_id // TAB_STRIDE if tab_id >= 0 else -1
+
+
+def wire_tab_id(tab_id: int) -> int:
+    """What the owning browser calls a (qualified) tab id."""
+    return tab_id % TAB_STRIDE if tab_id >= 0 else tab_id
+
+
+def browser_key(hello: Hello, pairing_id: str | None) -> Hashable:
+    """Which links are one browser (a newer link replaces the older): the profile id the
+    extension keeps, else the pairing it presented, else (the pre-shared token, tests of the
+    session alone) one anonymous browser."""
+    if hello.profile_id:
+        return ("profile", hello.profile_id)
+    return ("pairing", pairing_id) if pairing_id else None
+
+
+def browser_name(hello: Hello) -> str | None:
+    """``chromium`` or ``firefox``, as the hello says (anything else: not known)."""
+    return hello.browser_name if hello.browser_name in BROWSER_NAMES else None
+
+
+class BrowserSlots:
+    """Slot numbers for the browsers seen during a bridge run: the first gets 0, each new one the
+    next; a browser that comes back keeps its slot (its tabs keep their ids)."""
+
+    def __init__(self) -> None:
+        self._slots: dict[Hashable, int] = {}
+
+    def slot(self, key: Hashable) -> int:
+        return self._slots.setdefault(key, len(self._slots))
+
+
+def _tab(slot: int, tab_id: int) -> int:
+    if not 0 <= tab_id <= MAX_TAB_ID:
+        raise MalformedMessage(f"tab id {tab_id} is out of range (0..{MAX_TAB_ID})")
+    return qualify(slot, tab_id)
+
+
+def inbound(message: Any, slot: int) -> Any:
+    """``message`` from the browser at ``slot`` with its tab ids qualified (slot 0: unchanged).
+
+    Raises:
+        MalformedMessage: a tab id outside what a browser can send.
+    """
+    if slot == 0:
+        return message
+    if isinstance(message, TabsSync):
+        return message.model_copy(
+            update={"tabs": [t.model_copy(update={"tab_id": _tab(slot, t.tab_id)}) for t in message.tabs]}
+        )
+    if isinstance(message, TabUpdate):
+        return message.model_copy(
+            update={"tab": message.tab.model_copy(update={"tab_id": _tab(slot, message.tab.tab_id)})}
+        )
+    if isinstance(message, TabClosed | Telemetry):
+        return message.model_copy(update={"tab_id": _tab(slot, message.tab_id)})
+    if isinstance(message, SiteStatus) and message.tab_id is not None:
+        return message.model_copy(update={"tab_id": _tab(slot, message.tab_id)})
+    if isinstance(message, PanelQuery):
+        return message.model_copy(
+            update={
+                "tab_id": _tab(slot, message.tab_id) if message.tab_id is not None else None,
+                "expanded": [_tab(slot, t) for t in message.expanded],
+            }
+        )
+    return message
