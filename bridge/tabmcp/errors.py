@@ -152,6 +152,13 @@ class ErrorCode(enum.StrEnum):
     """A page query of a kind the page does not answer."""
     QUERY_FAILED = "QUERY_FAILED"
     """The page could not answer a query (or send its answer)."""
+    # telemetry snapshots (``configure``: save, load, list, delete; core/telemetry/errors.py)
+    SNAPSHOT_NOT_FOUND = "SNAPSHOT_NOT_FOUND"
+    """No session snapshot has that name."""
+    SNAPSHOT_UNREADABLE = "SNAPSHOT_UNREADABLE"
+    """A stored snapshot is corrupt or was written by an incompatible version."""
+    SESSION_STORE_ERROR = "SESSION_STORE_ERROR"
+    """The SQLite session store failed, or none is configured for a snapshot action."""
     # pairing (``tabmcp pair``, the bridge's control API)
     PAIRING_CODE_WRONG = "PAIRING_CODE_WRONG"
     """No pending pairing request has the code typed (or it expired)."""

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from .capture.kinds import WireEvent
 from .errors import ErrorCode, MalformedMessage, UnknownMessageType
 
 __all__ = [
@@ -284,7 +285,9 @@ class Telemetry(WireModel):
     page_reported: bool = False
     """Posted by the page's own scripts on the window, not by the extension's capture (which has
     its own line to the content script): the events are what the page says, and are marked so."""
-    events: list[Any] = Field(default_factory=list)
+    events: list[WireEvent] = Field(default_factory=list)
+    """Typed by kind (``tabmcp/capture/kinds.py``); each parsed on its own, so a malformed event or one
+    of a kind this bridge does not know is a ``RejectedEvent`` (counted), never the batch refused."""
     dropped: dict[str, int] = Field(default_factory=dict)
 
 

@@ -8,9 +8,11 @@ rewritten. Every field has a default, so an empty section is valid.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+
+from ...capture.kinds import KINDS, BufferKind
 
 __all__ = [
     "DEFAULT_BUFFER_LIMITS",
@@ -32,36 +34,38 @@ class _Section(BaseModel):
 
 
 DEFAULT_BUFFER_LIMITS: dict[str, int] = {
-    "errors": 500,
-    "logs": 1000,
-    "network": 300,
-    "websocket": 500,
-    "actions": 500,
-    "vitals": 50,
-    "longtasks": 200,
-    "navigations": 100,
+    **{k.buffer.value: k.cap for k in KINDS},
     "websocket_connections": 50,
 }
-"""Entries kept per tab and kind (``websocket_connections``: connections tracked per tab)."""
+"""Entries kept per tab and kind (``websocket_connections``: connections tracked per tab); each
+kind's default is its record's ``cap`` (:mod:`tabmcp.capture.kinds`)."""
 
 
-class BufferLimits(_Section):
+class _BufferLimits(_Section):
     """How many entries each tab keeps per kind before the oldest goes.
 
     Per tab, so a chatty tab never pushes another tab's data out; the global byte ceiling
-    (:attr:`TelemetrySettings.max_bytes`) bounds the total.
+    (:attr:`TelemetrySettings.max_bytes`) bounds the total. One field per capture kind's buffer
+    (its record's ``cap`` and ``max_cap``), and the WebSocket connections tracked per tab.
     """
 
-    errors: int = Field(default=DEFAULT_BUFFER_LIMITS["errors"], ge=1, le=100_000)
-    logs: int = Field(default=DEFAULT_BUFFER_LIMITS["logs"], ge=1, le=100_000)
-    network: int = Field(default=DEFAULT_BUFFER_LIMITS["network"], ge=1, le=100_000)
-    websocket: int = Field(default=DEFAULT_BUFFER_LIMITS["websocket"], ge=1, le=100_000)
-    actions: int = Field(default=DEFAULT_BUFFER_LIMITS["actions"], ge=1, le=100_000)
-    vitals: int = Field(default=DEFAULT_BUFFER_LIMITS["vitals"], ge=1, le=10_000)
-    longtasks: int = Field(default=DEFAULT_BUFFER_LIMITS["longtasks"], ge=1, le=100_000)
-    navigations: int = Field(default=DEFAULT_BUFFER_LIMITS["navigations"], ge=1, le=10_000)
-    websocket_connections: int = Field(
-        default=DEFAULT_BUFFER_LIMITS["websocket_connections"], ge=1, le=10_000
+    if TYPE_CHECKING:
+        websocket_connections: int
+
+    def of(self, kind: BufferKind | str) -> int:
+        """The limit of one buffer (or ``websocket_connections``)."""
+        return int(getattr(self, str(kind)))
+
+
+if TYPE_CHECKING:
+    BufferLimits = _BufferLimits
+else:
+    BufferLimits = create_model(
+        "BufferLimits",
+        __base__=_BufferLimits,
+        __module__=__name__,
+        **{k.buffer.value: (int, Field(default=k.cap, ge=1, le=k.max_cap)) for k in KINDS},
+        websocket_connections=(int, Field(default=DEFAULT_BUFFER_LIMITS["websocket_connections"], ge=1, le=10_000)),
     )
 
 
