@@ -51,6 +51,7 @@ __all__ = [
     "PanelQuery",
     "PanelState",
     "Hello",
+    "JsRegExp",
     "PairCode",
     "PairDone",
     "PairRequest",
@@ -528,6 +529,13 @@ class TelemetryConfig(WireModel):
     config: dict[str, Any]
 
 
+class JsRegExp(WireModel):
+    """A regular expression the bridge compiled for the extension: ``new RegExp(source, flags)``."""
+
+    source: str
+    flags: str = ""
+
+
 class FormsPolicyRule(WireModel):
     """One say about forms-as-tools, applied in order (the last match wins)."""
 
@@ -535,6 +543,9 @@ class FormsPolicyRule(WireModel):
     """An origin glob from ``[[policy.origins]]`` or an exact origin the person chose."""
     enabled: bool
     source: Literal["config", "person"]
+    pattern: JsRegExp | None = None
+    """A config rule's glob compiled by the bridge for ``new RegExp(source, flags)`` (fnmatch's
+    reading of it, ``core/js_regex.py``); unset for the person's exact origins."""
 
 
 class FormsPolicy(WireModel):

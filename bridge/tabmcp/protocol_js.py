@@ -4,7 +4,8 @@
 this renders them as one script every part of the extension loads: ``PROTOCOL_VERSION``, the
 message types each way (``OUT``: extension → bridge, ``IN``: bridge → extension), the error
 codes (``ERROR``), the page query kinds (``QUERY``), the capture kinds and their page caps
-(``KINDS``, from :mod:`tabmcp.capture.kinds`), the vocabulary of fields forms-as-tools never
+(``KINDS``, from :mod:`tabmcp.capture.kinds`), the fixed shapes the page redacts by (``PATTERNS``,
+from :mod:`tabmcp.core.telemetry.redact`), the vocabulary of fields forms-as-tools never
 offers (``FIELDS``, from :mod:`tabmcp.core.sensitive_fields`) and a JSDoc typedef of every message
 and payload. It has no ``export``: the page scripts are classic scripts (``manifest.json`` lists it
 before them), the service worker and the extension's pages import it for its effect (through
@@ -36,6 +37,7 @@ from . import protocol
 from .capture.events import Sampling, Selectors, SourceLocation, VitalsMetrics
 from .capture.kinds import KINDS, RejectedEvent
 from .core.sensitive_fields import vocabulary_for_js
+from .core.telemetry.redact import PAGE_PATTERNS
 from .errors import ErrorCode
 
 __all__ = ["GENERATED", "KEY", "render"]
@@ -48,6 +50,7 @@ PAYLOADS: tuple[type[BaseModel], ...] = (
     protocol.FrameSnapshot,
     protocol.PageForms,
     protocol.TabSnapshot,
+    protocol.JsRegExp,
     protocol.FormsPolicyRule,
     protocol.PairingCredential,
     SourceLocation,
@@ -146,6 +149,18 @@ def _kinds_js() -> list[str]:
     ]
 
 
+def _patterns_js() -> list[str]:
+    """``PATTERNS``: the fixed shapes the page redacts by, as the bridge wrote them (``{source, flags}``)."""
+    body = [f"    {name}: Object.freeze({json.dumps(p.to_wire(), ensure_ascii=True)})," for name, p in PAGE_PATTERNS.items()]
+    return [
+        "  /** The fixed shapes both sides redact by (tabmcp/core/telemetry/redact.py PAGE_PATTERNS):",
+        "   * `new RegExp(source, flags)`. */",
+        "  const PATTERNS = Object.freeze({",
+        *body,
+        "  });",
+    ]
+
+
 def _fields_json() -> str:
     """The vocabulary as a JS string literal of its JSON (parsed once by the page script)."""
     return json.dumps(json.dumps(vocabulary_for_js(), separators=(",", ":")))
@@ -181,6 +196,8 @@ def render() -> str:
         "",
         *_kinds_js(),
         "",
+        *_patterns_js(),
+        "",
         "  /** What makes a form field a secret or payment one (tabmcp/core/sensitive_fields.py). */",
         "  const freeze = (o) => {",
         "    for (const v of Object.values(o)) if (v && typeof v === 'object') freeze(v);",
@@ -189,7 +206,7 @@ def render() -> str:
         f"  const FIELDS = freeze(JSON.parse({_fields_json()}));",
         "",
         "  Object.defineProperty(globalThis, KEY, {",
-        "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, KINDS, FIELDS }),",
+        "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, KINDS, PATTERNS, FIELDS }),",
         "  });",
         "})();",
         "",

@@ -22,19 +22,31 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ...capture.events import SourceLocation, TelemetryEvent
 from ...capture.kinds import Redact, kind_of
+from ..js_regex import JsPattern
 from .models import Event
 from .settings import RedactionSettings, normalize_key
 
-__all__ = ["Redactor", "luhn_valid"]
+__all__ = ["PAGE_PATTERNS", "Redactor", "luhn_valid"]
 
 _CARD_SEPARATORS = "\u0020\u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-"
 """What may sit between a card's digits: a space, a hyphen, and the no-break, thin, narrow and
 zero-width spaces a page can use so that a plain ``[ -]`` rule misses the number."""
-_CARD_RUN = re.compile(rf"(?<![\d-])(?:\d[{_CARD_SEPARATORS}]?){{12,18}}\d(?![\d-])")
-_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))")
-_SENSITIVE_FIELD_HINT = re.compile(
-    r"(?i)pass(word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])"
-)
+
+PAGE_PATTERNS: dict[str, JsPattern] = {
+    "cardRun": JsPattern(rf"(?<![\d-])(?:\d[{_CARD_SEPARATORS}]?){{12,18}}\d(?![\d-])"),
+    "cardPrefix": JsPattern(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))"),
+    "sensitiveHint": JsPattern(r"pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])", "i"),
+    "form": JsPattern(r"^[\w.\-\[\]%+]+=[^&\s]*(?:&[\w.\-\[\]%+]+=[^&\s]*)*$"),
+}
+"""The fixed shapes both sides redact by, written once: a run of card digits, a card number's
+first digits, the field names and labels that make a typed value secret, a form body. The page
+gets them in ``protocol.generated.js`` (``PATTERNS``) before any rule arrives: it checks a field
+when it copies its value."""
+
+_CARD_RUN = PAGE_PATTERNS["cardRun"].python()
+_CARD_PREFIX = PAGE_PATTERNS["cardPrefix"].python()
+_SENSITIVE_FIELD_HINT = PAGE_PATTERNS["sensitiveHint"].python()
+_FORM = PAGE_PATTERNS["form"].python()
 
 
 def luhn_valid(digits: str) -> bool:
@@ -212,9 +224,6 @@ class Redactor:
         Redact.SOURCE: lambda r, e, f, v: r._source(v),
         Redact.INPUT: lambda r, e, f, v: r._input(e, v),
     }
-
-
-_FORM = re.compile(r"^[\w.\-\[\]%+]+=[^&\s]*(?:&[\w.\-\[\]%+]+=[^&\s]*)*$")
 
 
 def _looks_like_form(text: str) -> bool:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from ...capture.kinds import KINDS, BufferKind
+from ..js_regex import NotForJs, js_pattern
 
 __all__ = [
     "DEFAULT_BUFFER_LIMITS",
@@ -191,11 +192,17 @@ class RedactionSettings(_Section):
     @field_validator("patterns")
     @classmethod
     def _compile(cls, v: list[str]) -> list[str]:
+        """Each pattern must run on both sides: Python's ``re`` here, the page's JavaScript
+        (the bridge compiles it for the page, :func:`tabmcp.core.js_regex.js_pattern`)."""
         for pattern in v:
             try:
                 re.compile(pattern)
             except re.error as exc:
                 raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
+            try:
+                js_pattern(pattern)
+            except NotForJs as exc:
+                raise ValueError(f"{exc}: the page could not redact with it") from None
         return v
 
 
@@ -270,11 +277,16 @@ class TelemetrySettings(_Section):
 
     def page_config(self) -> dict[str, Any]:
         """The settings every page's capture script gets (``telemetry.config`` on the wire): the
-        capture switches and the whole redaction rule set, so pages redact exactly as configured.
+        capture switches and the whole redaction rule set, so pages redact exactly as configured,
+        each pattern compiled here for JavaScript (``{source, flags}``: the page has no translator).
         The page has no rules of its own: until this first arrives it holds what it captures and
         sends nothing (docs/telemetry.md, Redaction)."""
         rules = self.redaction
         defaults = set(DEFAULT_REDACTION_PATTERNS)
+
+        def compiled(patterns: list[str]) -> list[dict[str, str]]:
+            return [js_pattern(p).to_wire() for p in patterns]
+
         return {
             "enabled": self.capture.enabled,
             "bodyLimit": self.capture.body_limit,
@@ -283,9 +295,9 @@ class TelemetrySettings(_Section):
                 "replace": True,
                 "keys": list(rules.keys),
                 "exactKeys": list(rules.exact_keys),
-                "patterns": [p for p in rules.patterns if p in defaults],
-                "gate": DEFAULT_PATTERN_GATE,
-                "customPatterns": [p for p in rules.patterns if p not in defaults],
+                "patterns": compiled([p for p in rules.patterns if p in defaults]),
+                "gate": js_pattern(DEFAULT_PATTERN_GATE).to_wire(),
+                "customPatterns": compiled([p for p in rules.patterns if p not in defaults]),
                 "cardNumbers": rules.card_numbers,
             },
         }
