@@ -84,6 +84,7 @@ __all__ = [
     "WritesDisabled",
     "EXTENSION_CODES",
     "error_for_code",
+    "tool_error_class",
     "page_error",
 ]
 
@@ -405,6 +406,15 @@ def page_error(code: str | None, message: str, details: dict[str, Any] | None = 
         page_code=code if code is not None and code != ErrorCode.PAGE_ERROR else None,
         page_details=details or None,
     )
+
+
+def tool_error_class(code: str) -> type[ToolCallError]:
+    """The exception class of one of the bridge's own tool-call error codes.
+
+    Raises:
+        KeyError: no exception class has this code.
+    """
+    return _BY_CODE[code]
 
 
 def error_for_code(code: str, message: str, *, from_page: bool = False,

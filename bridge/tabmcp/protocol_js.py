@@ -5,7 +5,8 @@ this renders them as one script every part of the extension loads: ``PROTOCOL_VE
 message types each way (``OUT``: extension → bridge, ``IN``: bridge → extension), the error
 codes (``ERROR``), the page query kinds (``QUERY``), the capture kinds and their page caps
 (``KINDS``, from :mod:`tabmcp.capture.kinds`), the fixed shapes the page redacts by (``PATTERNS``,
-from :mod:`tabmcp.core.telemetry.redact`), the vocabulary of fields forms-as-tools never
+from :mod:`tabmcp.core.telemetry.redact`), the rules that end pending requests (``END_RULES``, from
+:mod:`tabmcp.core.end_rules`), the vocabulary of fields forms-as-tools never
 offers (``FIELDS``, from :mod:`tabmcp.core.sensitive_fields`) and a JSDoc typedef of every message
 and payload. It has no ``export``: the page scripts are classic scripts (``manifest.json`` lists it
 before them), the service worker and the extension's pages import it for its effect (through
@@ -36,6 +37,7 @@ from pydantic import BaseModel
 from . import protocol
 from .capture.events import Sampling, Selectors, SourceLocation, VitalsMetrics
 from .capture.kinds import KINDS, RejectedEvent
+from .core.end_rules import END_RULES
 from .core.sensitive_fields import vocabulary_for_js
 from .core.telemetry.redact import PAGE_PATTERNS
 from .errors import ErrorCode
@@ -161,6 +163,23 @@ def _patterns_js() -> list[str]:
     ]
 
 
+def _end_rules_js() -> list[str]:
+    """``END_RULES``: the rules that end the worker's pending requests, from :mod:`tabmcp.core.end_rules`."""
+    body = [
+        f"    {rule.value}: Object.freeze({{ code: '{spec.code.value}', reported: {str(spec.reported).lower()} }}),"
+        f" // {spec.doc}"
+        for rule, spec in END_RULES.items()
+        if "worker" in spec.sides
+    ]
+    return [
+        "  /** The rules that end a pending request before its answer (tabmcp/core/end_rules.py, one table",
+        "   * with the bridge's session): the code it ends with, and whether the worker reports that end. */",
+        "  const END_RULES = Object.freeze({",
+        *body,
+        "  });",
+    ]
+
+
 def _fields_json() -> str:
     """The vocabulary as a JS string literal of its JSON (parsed once by the page script)."""
     return json.dumps(json.dumps(vocabulary_for_js(), separators=(",", ":")))
@@ -198,6 +217,8 @@ def render() -> str:
         "",
         *_patterns_js(),
         "",
+        *_end_rules_js(),
+        "",
         "  /** What makes a form field a secret or payment one (tabmcp/core/sensitive_fields.py). */",
         "  const freeze = (o) => {",
         "    for (const v of Object.values(o)) if (v && typeof v === 'object') freeze(v);",
@@ -206,7 +227,7 @@ def render() -> str:
         f"  const FIELDS = freeze(JSON.parse({_fields_json()}));",
         "",
         "  Object.defineProperty(globalThis, KEY, {",
-        "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, KINDS, PATTERNS, FIELDS }),",
+        "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, KINDS, PATTERNS, END_RULES, FIELDS }),",
         "  });",
         "})();",
         "",

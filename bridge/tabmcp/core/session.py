@@ -46,13 +46,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .end_rules import END_RULES, EndRule
 from .flood import TabFlood
 from ..errors import (
     BadResult,
     SiteNotRegistered,
     SiteRedirected,
     SiteToolGone,
-    CallCancelled,
     ExtensionDisconnected,
     InvalidState,
     NotPaired,
@@ -62,12 +62,10 @@ from ..errors import (
     PairingLocked,
     ProtocolError,
     ProtocolVersionMismatch,
-    TabClosed,
-    TabNavigated,
     ToolCallError,
-    ToolTimeout,
     error_for_code,
     page_error,
+    tool_error_class,
 )
 from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
 from ..protocol import (
@@ -416,22 +414,11 @@ class RequestEnded:
 Event = HandshakeDone | Disconnected | MessageReceived | RequestEnded
 
 
-class _Rule(enum.Enum):
-    TIMEOUT = "timeout"
-    CANCELLED = "cancelled"
-    TAB_CLOSED = "tab closed"
-    TAB_NAVIGATED = "tab navigated"
-    DISCONNECTED = "disconnected"
-    REPLACED = "replaced"
-
+_Rule = EndRule
+"""The rules that end requests: one table with the worker's (core/end_rules.py)."""
 
 _ERRORS: dict[_Rule, type[ToolCallError]] = {
-    _Rule.TIMEOUT: ToolTimeout,
-    _Rule.CANCELLED: CallCancelled,
-    _Rule.TAB_CLOSED: TabClosed,
-    _Rule.TAB_NAVIGATED: TabNavigated,
-    _Rule.DISCONNECTED: ExtensionDisconnected,
-    _Rule.REPLACED: ExtensionDisconnected,
+    rule: tool_error_class(spec.code) for rule, spec in END_RULES.items() if "bridge" in spec.sides
 }
 
 _MESSAGES: dict[tuple[_Rule, RequestKind], str] = {

@@ -129,3 +129,44 @@ class _Rule:
     def __init__(self, match: str) -> None:
         self.match = match
         self.forms_as_tools = True
+
+
+# -- the rules that end pending requests --------------------------------------------------------
+
+END = json.loads((HERE / "end_rules.json").read_text(encoding="utf-8"))["cases"]
+
+
+def _ended_by(rule: str) -> str:
+    """The error code a call pending in the bridge's session ends with under ``rule``."""
+    from tabmcp.core.session import Peer, RequestEnded, Session
+    from tabmcp.protocol import PROTOCOL_VERSION
+
+    session = Session(session_id="s1", bridge_version="1", clock=lambda: 100.0)
+    link = Peer("a")
+    session.receive(link, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
+    call = session.start_call(tab_id=7, document_id="d1", page_tool="t", public_name="t", arguments={}, timeout_s=5)
+    session.data_to_send()
+    events = {
+        "timeout": lambda: session.expire(1000.0),
+        "cancel": lambda: session.cancel(call.request_id),
+        "tabClosed": lambda: session.tab_closed(7),
+        "navigated": lambda: session.tab_navigated(7, "d2"),
+        "bridgeGone": lambda: session.closed(link),
+        "replaced": lambda: session.receive(Peer("b"), json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION})),
+    }[rule]()
+    [ended] = [e for e in events if isinstance(e, RequestEnded)]
+    assert ended.error is not None
+    return str(ended.error.code)
+
+
+@pytest.mark.parametrize("case", [c for c in END if "bridge" in c["sides"]], ids=lambda c: c["rule"])
+def test_the_session_ends_a_request_by_each_rule_as_the_file_says(case: dict[str, Any]) -> None:
+    assert _ended_by(case["rule"]) == case["code"]
+
+
+def test_the_worker_ends_a_request_by_each_rule_as_the_file_says(tmp_path: Path) -> None:
+    answers = node_answers(tmp_path, {"suite": "pending", "cases": END})
+    for case, got in zip(END, answers, strict=True):
+        worker = "worker" in case["sides"]
+        assert got == {"known": worker, "code": case["code"] if worker and case["reported"] else None,
+                       "bridgeWaits": worker and case["reported"]}, case["rule"]
