@@ -411,11 +411,15 @@ class CaptureKind:
     """Shown in ``analyze(timeline)`` when asked for (its ``summary``)."""
     noise: bool = False
     """Noise rules apply to it (console text, request / socket / source URLs)."""
+    example: Mapping[str, Any] = field(default_factory=dict)
+    """The smallest event of this kind as the page sends it, besides ``kind`` and ``ts`` (tests
+    build one of each kind from it; docs/telemetry.md shows them)."""
 
 
 KINDS: tuple[CaptureKind, ...] = (
     CaptureKind(
         "error", ErrorEvent, BufferKind.ERRORS, cap=500, max_cap=100_000, page_cap=100, evict_rank=7,
+        example={"message": "boom"},
         redact={"message": Redact.TEXT, "stack": Redact.TEXT, "source": Redact.SOURCE},
         observe=ObserveView(
             "errors", "errors", "uncaught errors, unhandled rejections and console.error (filters: url, contains)",
@@ -424,6 +428,7 @@ KINDS: tuple[CaptureKind, ...] = (
     ),
     CaptureKind(
         "console", ConsoleEvent, BufferKind.LOGS, cap=1000, max_cap=100_000, page_cap=300, evict_rank=0,
+        example={"level": "log", "args": ["hello"]},
         redact={"args": Redact.BODIES, "source": Redact.SOURCE},
         observe=ObserveView(
             "logs", "console messages", "console messages (filters: level, url, contains)",
@@ -432,6 +437,7 @@ KINDS: tuple[CaptureKind, ...] = (
     ),
     CaptureKind(
         "network", NetworkEvent, BufferKind.NETWORK, cap=300, max_cap=100_000, page_cap=100, evict_rank=3,
+        example={"requestId": "r1", "api": "fetch", "method": "GET", "url": "https://shop.test/api"},
         redact={"url": Redact.URL, "status_text": Redact.TEXT, "request_headers": Redact.HEADERS,
                 "response_headers": Redact.HEADERS, "request_body": Redact.BODY, "response_body": Redact.BODY,
                 "failure": Redact.TEXT},
@@ -443,6 +449,7 @@ KINDS: tuple[CaptureKind, ...] = (
     ),
     CaptureKind(
         "websocket", WebSocketEvent, BufferKind.WEBSOCKET, cap=500, max_cap=100_000, page_cap=300, evict_rank=1,
+        example={"connectionId": "c1", "event": "open", "url": "wss://shop.test/ws"},
         redact={"url": Redact.URL, "data": Redact.BODY, "reason": Redact.TEXT},
         observe=ObserveView(
             "websocket_events", "WebSocket events",
@@ -452,6 +459,7 @@ KINDS: tuple[CaptureKind, ...] = (
     ),
     CaptureKind(
         "action", ActionEvent, BufferKind.ACTIONS, cap=500, max_cap=100_000, page_cap=100, evict_rank=5,
+        example={"action": "input", "url": "https://shop.test/", "value": "hi"},
         redact={"url": Redact.URL, "value": Redact.INPUT},
         observe=ObserveView(
             "actions", "user actions", "user clicks, inputs, submits, key presses and navigations",
@@ -460,13 +468,18 @@ KINDS: tuple[CaptureKind, ...] = (
     ),
     CaptureKind(
         "vitals", VitalsEvent, BufferKind.VITALS, cap=50, max_cap=10_000, page_cap=10, evict_rank=4,
+        example={"loadId": "l1", "metrics": {"LCP": 100}},
         observe=ObserveView(
             "vitals", "Web Vitals measurements", "Core Web Vitals (LCP, CLS, INP, FCP, TTFB) per page load",
             frozenset({"url"})),
     ),
-    CaptureKind("longtask", LongTaskEvent, BufferKind.LONGTASKS, cap=200, max_cap=100_000, page_cap=50, evict_rank=2),
+    CaptureKind(
+        "longtask", LongTaskEvent, BufferKind.LONGTASKS, cap=200, max_cap=100_000, page_cap=50, evict_rank=2,
+        example={"startTime": 1, "duration": 60},
+    ),
     CaptureKind(
         "navigation", NavigationEvent, BufferKind.NAVIGATIONS, cap=100, max_cap=10_000, page_cap=30, evict_rank=6,
+        example={"loadId": "l1", "url": "https://shop.test/", "navType": "load"},
         redact={"url": Redact.URL}, timeline=True,
     ),
 )
