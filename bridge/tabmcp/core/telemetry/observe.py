@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 else:
     ObserveMode = Literal[OBSERVE_MODES]
 
+_ALWAYS = frozenset(mode for mode, kind in _VIEWS.items() if kind.observe is not None and kind.observe.always)
+"""Modes whose data may arrive any moment (errors, logs): their empty answer says so."""
+
 _FILTERS: dict[str, frozenset[str]] = {
     **{mode: kind.observe.filters for mode, kind in _VIEWS.items() if kind.observe is not None},
     "websocket_status": frozenset({"url", "connection_id"}),
@@ -399,7 +402,7 @@ def _empty_message(
         msg += f" This tab has {in_tab} from earlier page loads: try scope='tab'."
     elif args.scope != "all" and anywhere > in_tab and not in_scope:
         msg += f" Other tabs have {anywhere - in_tab}: try scope='all'."
-    elif args.what in _VIEWS and _VIEWS[args.what].observe.always:  # type: ignore[union-attr]
+    elif args.what in _ALWAYS:
         msg += " They are captured as soon as the page produces them."
     else:
         msg += " Use the page (or reload it) to produce some, then observe again."
