@@ -5,7 +5,10 @@
 // change) carries the whole rule set, and there is no copy of it here. Until the first rules
 // arrive, `known()` is false: queue.js holds every captured event in the page (built later, with
 // the rules) and query.js holds every query, so nothing leaves the page unredacted.
-// The bridge re-applies its rules on ingest.
+// The bridge re-applies its rules on ingest. Every pattern arrives compiled for JavaScript by the
+// bridge ({source, flags}, bridge/tabmcp/core/js_regex.py): nothing here reads Python's syntax.
+// The fixed shapes (card digits, secret field names, form bodies) come the same way, generated
+// into protocol.generated.js (PATTERNS) since a field is checked before any config arrives.
 (() => {
   'use strict';
 

@@ -50,8 +50,8 @@ class _BufferLimits(_Section):
     (its record's ``cap`` and ``max_cap``), and the WebSocket connections tracked per tab.
     """
 
-    if TYPE_CHECKING:
-        websocket_connections: int
+    if TYPE_CHECKING:  # a field of the model below (create_model), spelled for the type checker
+        websocket_connections: int = 50
 
     def of(self, kind: BufferKind | str) -> int:
         """The limit of one buffer (or ``websocket_connections``)."""
