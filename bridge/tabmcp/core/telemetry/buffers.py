@@ -5,8 +5,9 @@ Two bounds apply on every append:
 1. **Per tab and kind**, an entry count (:class:`BufferLimits`): the oldest entry of that
    tab and kind goes first. A log flood therefore only ever churns logs.
 2. **All tabs together**, a byte ceiling (``max_bytes``): kinds are sacrificed in
-   :data:`EVICTION_ORDER` (each kind's ``evict_rank``, :mod:`tabmcp.capture.kinds`), lowest priority first, and within a kind the globally oldest entry
-   goes first. Errors are last in that order, so under a flood of logs errors survive.
+   :data:`EVICTION_ORDER` (each kind's ``evict_rank``, :mod:`tabmcp.capture.kinds`), lowest
+   priority first, and within a kind the globally oldest entry goes first. Errors are last in
+   that order, so under a flood of logs errors survive.
 
 Nothing is lost silently: every drop is counted per tab, kind and :class:`DropReason`, and
 those counts are returned by ``observe`` and ``configure(status)``.

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ...capture.kinds import KINDS
 from .answer import ToolAnswer, parse_args
 from .availability import CONFIGURE_MODES
-from ...capture.kinds import KINDS
 from .buffers import BufferKind
 from .errors import InvalidTelemetryArguments, SessionStoreError
 from .session_store import SessionStore

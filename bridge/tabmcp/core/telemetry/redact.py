@@ -35,7 +35,9 @@ zero-width spaces a page can use so that a plain ``[ -]`` rule misses the number
 PAGE_PATTERNS: dict[str, JsPattern] = {
     "cardRun": JsPattern(rf"(?<![\d-])(?:\d[{_CARD_SEPARATORS}]?){{12,18}}\d(?![\d-])"),
     "cardPrefix": JsPattern(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))"),
-    "sensitiveHint": JsPattern(r"pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])", "i"),
+    "sensitiveHint": JsPattern(
+        r"pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])", "i"
+    ),
     "form": JsPattern(r"^[\w.\-\[\]%+]+=[^&\s]*(?:&[\w.\-\[\]%+]+=[^&\s]*)*$"),
 }
 """The fixed shapes both sides redact by, written once: a run of card digits, a card number's

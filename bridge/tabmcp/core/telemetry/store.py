@@ -19,14 +19,14 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .availability import Signature, signature
-from ...protocol import Telemetry
 from ...capture.kinds import KINDS, BufferKind, kind_of
+from ...protocol import Telemetry
+from ..registry import origin_of
+from .availability import Signature, signature
 from .buffers import DropReason, Entry, TelemetryBuffers, buffer_kind_of
 from .connections import ConnectionTable
 from .counts import DataCounts
 from .errors import MalformedBatch, SnapshotFormatError
-from ..registry import origin_of
 from .models import (
     ActionEvent,
     ConsoleEvent,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .answer import ToolAnswer, fmt_time
 from ...capture.kinds import KINDS
+from .answer import ToolAnswer, fmt_time
 from .buffers import BufferKind, Entry
 from .store import Scope, TelemetryStore
 
