@@ -142,3 +142,26 @@ def _sample(kind: str) -> dict[str, Any]:
     record = capture_kind(kind)
     assert record is not None
     return {"kind": kind, "ts": 1_700_000_000_000, **record.example}
+
+
+GENERIC = ("buffers.py", "settings.py", "redact.py", "configure.py", "tools.py", "availability.py", "timeline.py")
+"""Telemetry modules that serve every kind alike: a new kind needs no line in them."""
+
+
+def test_the_generic_modules_name_no_kind() -> None:
+    """What a kind is (its model, its buffer) is said in its record only, so adding one touches
+    tabmcp/capture/kinds.py, its page script and the manifest, and none of these."""
+    import ast
+    from pathlib import Path
+
+    import tabmcp.core.telemetry as telemetry
+
+    kinds_names = {k.model.__name__ for k in KINDS} | {m.name for m in BufferKind}
+    here = Path(telemetry.__file__).parent
+    for name in GENERIC:
+        tree = ast.parse((here / name).read_text(encoding="utf-8"))
+        named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        named |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+        assert named & kinds_names == set(), name
+    queue = (Path(telemetry.__file__).parents[4] / "extension" / "page" / "queue.js").read_text(encoding="utf-8")
+    assert not [k.name for k in KINDS if f"{k.name}:" in queue]  # its caps come from protocol.generated.js
