@@ -371,6 +371,8 @@ class Redact(StrEnum):
     """A source location's URL."""
     INPUT = "input"
     """A value typed into a field: gone when the field's names say secret (``secret_hints``)."""
+    SELECTORS = "selectors"
+    """An element's names (accessible name, label, text) as free text, as the page redacts them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,7 +462,7 @@ KINDS: tuple[CaptureKind, ...] = (
     CaptureKind(
         "action", ActionEvent, BufferKind.ACTIONS, cap=500, max_cap=100_000, page_cap=100, evict_rank=5,
         example={"action": "input", "url": "https://shop.test/", "value": "hi"},
-        redact={"url": Redact.URL, "value": Redact.INPUT},
+        redact={"url": Redact.URL, "value": Redact.INPUT, "selectors": Redact.SELECTORS},
         observe=ObserveView(
             "actions", "user actions", "user clicks, inputs, submits, key presses and navigations",
             frozenset({"url", "contains"})),

@@ -24,9 +24,7 @@ SECRET = "sk-abcdefghijklmnopqrstuvwxyz0123"
 PLAIN: dict[str, frozenset[str]] = {
     "network": frozenset({"request_id", "method", "mime_type"}),  # ids the capture makes, a verb, a media type
     "websocket": frozenset({"connection_id"}),  # an id the capture makes
-    # a key name, an element's tag; its selectors (names, labels, texts) are capped by the page's
-    # describer and not re-redacted by the bridge (as before kinds were data: a known gap)
-    "action": frozenset({"key", "tag", "selectors"}),
+    "action": frozenset({"key", "tag"}),  # a key name, an element's tag
     "vitals": frozenset({"load_id", "navigation"}),  # navigation timing: numbers and its type
     "navigation": frozenset({"load_id"}),
 }
@@ -83,9 +81,10 @@ def test_redaction_rewrites_each_field_its_record_names(kind) -> None:
             Redact.HEADERS: {"Authorization": SECRET},
             Redact.SOURCE: {"url": f"https://shop.test/a.js?token={SECRET}"},
             Redact.INPUT: SECRET,
+            Redact.SELECTORS: {"name": f"token {SECRET}", "css": "#t"},
         }[rule]
         if rule is Redact.INPUT:
-            base = {**base, "selectors": {"name": "api-token", "css": "#t"}}
+            base = {**base, "selectors": {"label": "api-token", "css": "#t"}}
         event = kind.model.model_validate({**base, _alias(kind.model, name): value})
         redacted = redactor.event(event)  # type: ignore[arg-type]
         assert SECRET not in redacted.model_dump_json(), (kind.name, name)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ...capture.events import SourceLocation, TelemetryEvent
+from ...capture.events import Selectors, SourceLocation, TelemetryEvent
 from ...capture.kinds import Redact, kind_of
 from ..js_regex import JsPattern
 from .models import Event
@@ -217,6 +217,10 @@ class Redactor:
             return value
         return self.marker if _SENSITIVE_FIELD_HINT.search(event.secret_hints()) else self.text(value)
 
+    def _selectors(self, selectors: Selectors) -> Selectors:
+        update = {k: self.text(v) for k in ("name", "label", "text") if (v := getattr(selectors, k))}
+        return selectors.model_copy(update=update) if update else selectors
+
     _RULES: dict[Redact, Callable[[Redactor, TelemetryEvent, str, Any], Any]] = {
         Redact.TEXT: lambda r, e, f, v: r.text(v),
         Redact.URL: lambda r, e, f, v: r.url(v),
@@ -225,6 +229,7 @@ class Redactor:
         Redact.HEADERS: lambda r, e, f, v: r.headers(v),
         Redact.SOURCE: lambda r, e, f, v: r._source(v),
         Redact.INPUT: lambda r, e, f, v: r._input(e, v),
+        Redact.SELECTORS: lambda r, e, f, v: r._selectors(v),
     }
 
 
