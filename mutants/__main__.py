@@ -918,6 +918,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "export const bridgeWaits = (rule) => true;",
         ("bridge/tests/parity/test_parity.py", "-k", "rule"),
     ),
+    Mutation(
+        "action-names-not-redacted",
+        "the bridge no longer re-redacts the element names an action carries (a page-posted action keeps a token)",
+        "bridge/tabmcp/capture/kinds.py",
+        'redact={"url": Redact.URL, "value": Redact.INPUT, "selectors": Redact.SELECTORS},',
+        'redact={"url": Redact.URL, "value": Redact.INPUT},',
+        ("bridge/tests/telemetry/test_kinds.py",),
+    ),
 )
 
 
