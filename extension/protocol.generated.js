@@ -461,7 +461,7 @@
  * @property {string} [url] Where the tab is as the batch leaves it: the page's claim only when of ``origin``.
  * @property {boolean} [pageReported] Posted by the page's own scripts on the window, not by the extension's capture (which has its own line to the content script): the events are what the page says, and are marked so.
  * @property {Array<((ConsoleEvent|ErrorEvent|NetworkEvent|WebSocketEvent|ActionEvent|VitalsEvent|LongTaskEvent|NavigationEvent)|RejectedEvent)>} [events] Typed by kind (``tabmcp/capture/kinds.py``); each parsed on its own, so a malformed event or one of a kind this bridge does not know is a ``RejectedEvent`` (counted), never the batch refused.
- * @property {Object<string, number>} [dropped]
+ * @property {Object<string, number>} [dropped] What the page had to drop since its previous batch, by event kind (counts above zero kept).
  */
 
 /**

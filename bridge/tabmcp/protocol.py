@@ -290,6 +290,12 @@ class Telemetry(WireModel):
     """Typed by kind (``tabmcp/capture/kinds.py``); each parsed on its own, so a malformed event or one
     of a kind this bridge does not know is a ``RejectedEvent`` (counted), never the batch refused."""
     dropped: dict[str, int] = Field(default_factory=dict)
+    """What the page had to drop since its previous batch, by event kind (counts above zero kept)."""
+
+    @field_validator("dropped")
+    @classmethod
+    def _counted(cls, v: dict[str, int]) -> dict[str, int]:
+        return {k: n for k, n in v.items() if n > 0}
 
 
 class PageResult(WireModel):

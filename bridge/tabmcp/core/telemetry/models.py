@@ -14,9 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
-
-from ...capture.events import Sampling, Selectors, SourceLocation, TelemetryEvent, VitalsMetrics, Wire, header_value
+from ...capture.events import Sampling, Selectors, SourceLocation, TelemetryEvent, VitalsMetrics, header_value
 from ...capture.kinds import (
     EVENT_KINDS,
     ActionEvent,
@@ -32,6 +30,7 @@ from ...capture.kinds import (
     WireEvent,
     parse_event,
 )
+from ...protocol import Telemetry
 
 __all__ = [
     "EVENT_KINDS",
@@ -63,25 +62,11 @@ def event_to_wire(event: TelemetryEvent) -> dict[str, Any]:
     return event.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
-class TelemetryBatch(Wire):
-    """One ``telemetry`` message, its events typed (see :data:`WireEvent`)."""
+class TelemetryBatch(Telemetry):
+    """One ``telemetry`` message (the wire's :class:`tabmcp.protocol.Telemetry`, its events typed by
+    kind), as the store reads it: ``type`` may be left out, and a later extension may name the
+    tab's title."""
 
     type: Literal["telemetry"] = "telemetry"
-    tab_id: int
-    document_id: str | None = None
-    origin: str | None = None
-    """The document's origin by Chrome's word (the extension's, not the page's); unset from an
-    older extension or a test, and then nothing is checked against it."""
-    url: str = ""
-    page_reported: bool = False
-    """The page's own scripts posted this batch (not the extension's capture)."""
     title: str | None = None
     """Not sent by the current extension; accepted so a later one can send it."""
-    events: list[WireEvent] = Field(default_factory=list)
-    dropped: dict[str, int] = Field(default_factory=dict)
-    """What the page itself had to drop, by event kind, since its previous batch."""
-
-    @field_validator("dropped")
-    @classmethod
-    def _non_negative(cls, v: dict[str, int]) -> dict[str, int]:
-        return {k: n for k, n in v.items() if n > 0}

@@ -336,7 +336,7 @@ class TelemetryStore:
         if isinstance(message, TelemetryBatch):
             return message
         if isinstance(message, Telemetry):  # the link's message, its events parsed already
-            return TelemetryBatch.model_validate(dict(message))
+            return TelemetryBatch.model_construct(**dict(message))
         if not isinstance(message, Mapping):
             raise MalformedBatch("a telemetry message must be a JSON object")
         try:
