@@ -22,7 +22,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tabmcp.core.js_regex import JsPattern, NotForJs, glob_to_js, js_pattern
 from tabmcp.core.page_forms import FormsPolicy, FormsRule
-from tabmcp.core.telemetry import RedactionSettings, TelemetrySettings
+from tabmcp.core.telemetry import (
+    InvalidTelemetryArguments,
+    RedactionSettings,
+    TelemetrySettings,
+    TelemetryStore,
+    configure,
+)
 from tabmcp.core.telemetry.redact import PAGE_PATTERNS, Redactor
 from tabmcp.core.telemetry.settings import DEFAULT_PATTERN_GATE, DEFAULT_REDACTION_PATTERNS
 from tabmcp.testing import missing_from_setup
@@ -90,6 +96,10 @@ def test_a_pattern_the_page_could_not_run_is_refused_where_it_is_configured() ->
             RedactionSettings(patterns=[bad])
     assert js_pattern(r"(?i)\b(?P<secret>x+)(?P=secret)") == JsPattern(r"\b(?<secret>x+)\k<secret>", "i")
     assert RedactionSettings(patterns=[r"ZQX-\d{6}"]).patterns == [r"ZQX-\d{6}"]
+    store = TelemetryStore()
+    with pytest.raises(InvalidTelemetryArguments, match="page could not redact"):
+        configure(store, {"action": "redaction", "op": "add", "patterns": [r"end\Z"]})
+    assert r"end\Z" not in store.settings.redaction.patterns
 
 
 # -- forms-as-tools origin globs ---------------------------------------------------------------
