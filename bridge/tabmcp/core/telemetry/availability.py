@@ -92,7 +92,8 @@ _Count = Callable[[DataCounts], int | None]
 
 
 def _buffer_count(kind: CaptureKind) -> _Count:
-    return lambda c: c.of(kind.buffer)
+    name = kind.buffer.value  # a plain str: hashed in C, read on every tools/list
+    return lambda c: c.n.get(name, 0)
 
 
 _OBSERVE_COUNTS: Final[dict[str, _Count]] = {

@@ -84,6 +84,10 @@ class TelemetryBuffers:
         tab = self._tabs.get(tab_id)
         return len(tab[kind]) if tab else 0
 
+    def counts(self) -> dict[str, int]:
+        """Entries of every kind, all tabs, by buffer name (O(kinds))."""
+        return {kind.value: n for kind, n in self._count.items()}
+
     @property
     def total(self) -> int:
         return sum(self._count.values())

@@ -13,35 +13,56 @@ from ...capture.kinds import KINDS, BufferKind
 __all__ = ["DataCounts"]
 
 
+_BUFFERS = frozenset(k.buffer.value for k in KINDS)
+_KNOWN = _BUFFERS | {"websocket_connections", "api_endpoints"}
+
+
 class DataCounts:
     """Entries currently held, all tabs together (read in O(1) from maintained counters).
 
     One count per capture kind's buffer (``DataCounts(logs=5)``, ``counts.of(BufferKind.LOGS)``,
     ``counts.logs``), and two derived ones: ``websocket_connections`` and ``api_endpoints``.
-    ``websocket_events`` is the ``websocket`` buffer's count.
+    ``websocket_events`` is the ``websocket`` buffer's count. Built on every tools/list: cheap.
     """
 
-    __slots__ = ("_n",)
-    DERIVED = ("websocket_connections", "api_endpoints")
+    __slots__ = ("n", "total")
 
     def __init__(self, **counts: int) -> None:
         if "websocket_events" in counts:
             counts[BufferKind.WEBSOCKET.value] = counts.pop("websocket_events")
-        unknown = set(counts) - {k.buffer.value for k in KINDS} - set(self.DERIVED)
-        if unknown:
-            raise TypeError(f"DataCounts has no count named {', '.join(sorted(unknown))}")
-        self._n: Mapping[str, int] = counts
+        if not counts.keys() <= _KNOWN:
+            raise TypeError(f"DataCounts has no count named {', '.join(sorted(counts.keys() - _KNOWN))}")
+        self.n: dict[str, int] = counts
+        """Every count by name (a kind's buffer, or a derived one); absent is zero."""
+        self.total: int = sum(n for name, n in counts.items() if name in _BUFFERS)
+        """Buffered entries of every kind (connections and endpoints are derived, not counted)."""
 
-    def of(self, name: BufferKind | str) -> int:
-        """One buffer's count (or a derived one)."""
-        return self._n.get(str(name), 0)
+    @classmethod
+    def held(cls, buffered: dict[str, int], *, websocket_connections: int, api_endpoints: int) -> DataCounts:
+        """The store's counts (``buffered``: by buffer name, every kind), unchecked: the fast path."""
+        counts = cls.__new__(cls)
+        counts.total = sum(buffered.values())
+        buffered["websocket_connections"] = websocket_connections
+        buffered["api_endpoints"] = api_endpoints
+        counts.n = buffered
+        return counts
+
+    def of(self, name: str) -> int:
+        """One buffer's count (a :class:`BufferKind` is its name), or a derived one."""
+        return self.n.get(name, 0)
+
+    @property
+    def websocket_connections(self) -> int:
+        return self.n.get("websocket_connections", 0)
+
+    @property
+    def api_endpoints(self) -> int:
+        return self.n.get("api_endpoints", 0)
 
     def __getattr__(self, name: str) -> int:
-        if name.startswith("_"):
-            raise AttributeError(name)
         if name == "websocket_events":
             return self.of(BufferKind.WEBSOCKET)
-        if name in self.DERIVED or name in BufferKind._value2member_map_:
+        if name in _BUFFERS:
             return self.of(name)
         raise AttributeError(name)
 
@@ -56,13 +77,17 @@ class DataCounts:
 
     def as_dict(self) -> dict[str, int]:
         """The counts that are not zero."""
-        return {k: n for k, n in self._n.items() if n}
+        return {k: n for k, n in self.n.items() if n}
 
     def to_dict(self) -> dict[str, int]:
         """Every count, zeros too: one per kind's buffer, then the derived ones."""
-        return {name: self.of(name) for name in (*(k.buffer.value for k in KINDS), *self.DERIVED)}
+        return {name: self.of(name) for name in (*(k.buffer.value for k in KINDS), "websocket_connections",
+                                                   "api_endpoints")}
 
-    @property
-    def total(self) -> int:
-        """Buffered entries of every kind (connections and endpoints are derived, not counted)."""
-        return sum(self.of(k.buffer) for k in KINDS)
+
+def _count_property(name: str) -> property:
+    return property(lambda self: self.n.get(name, 0), doc=f"Entries in the {name} buffer.")
+
+
+for _name in _BUFFERS:  # counts.logs, counts.errors...: one attribute per kind's buffer, read on every tools/list
+    setattr(DataCounts, _name, _count_property(_name))

@@ -180,11 +180,8 @@ class TelemetryStore:
 
     def counts(self) -> DataCounts:
         """Current data counts, all tabs (O(1): maintained counters only)."""
-        b = self.buffers
-        return DataCounts(
-            **{k.buffer.value: b.count(k.buffer) for k in KINDS},
-            websocket_connections=self.connections.count,
-            api_endpoints=len(self.api),
+        return DataCounts.held(
+            self.buffers.counts(), websocket_connections=self.connections.count, api_endpoints=len(self.api)
         )
 
     @property
