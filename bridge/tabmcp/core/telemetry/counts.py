@@ -6,8 +6,6 @@ tested (and benchmarked) with made-up counts, no store at all.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from ...capture.kinds import KINDS, BufferKind
 
 __all__ = ["DataCounts"]
