@@ -11,8 +11,8 @@ kinds and their page caps into ``extension/protocol.generated.js`` for the page'
 Adding a kind (say IndexedDB writes) touches three files: this one (its model, a member of
 :class:`BufferKind`, of :data:`Event` and its record), the page script that captures it
 (``extension/page/<kind>.js``) and ``extension/manifest.json`` that injects that script; then
-regenerate ``protocol.generated.js``. ``bridge/tests/test_capture_kinds.py`` checks that every
-part of the core follows the records.
+regenerate ``protocol.generated.js``. ``bridge/tests/telemetry/test_kinds.py`` checks that every
+part of the core follows the records, and that the modules serving every kind name none.
 """
 
 from __future__ import annotations
