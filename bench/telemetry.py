@@ -14,13 +14,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench._table import fmt_ms, percentile, print_table
 from tabmcp.config import Config
 from tabmcp.core.disclosure import ClientView
 from tabmcp.core.telemetry import TelemetryStore, build_tool_definitions
 from tabmcp.core.tokens import get_counter, listing_text
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.hub import Hub
+
+from bench._table import fmt_ms, percentile, print_table
 
 ORIGIN = "https://shop.test"
 

@@ -674,7 +674,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "page-forms-see-no-hosted-frame",
         "a form holding a frame of another site (a hosted card field) is offered without it",
         "extension/page/forms.js",
-        "          if (unreadable(el)) blind = 'it holds a frame of another site, whose fields cannot be checked (a hosted card field?)';",
+        "          if (unreadable(el)) blind = 'it holds a frame of another site, whose fields cannot be checked "
+        "(a hosted card field?)';",
         "          if (unreadable(el)) blind = '';",
         ("polyfill/tests/test_page_forms.py", "-k", "hosted_card_field"),
     ),
@@ -859,7 +860,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "redaction applies every rule of a kind's record but the URL one",
         "bridge/tabmcp/core/telemetry/redact.py",
         "            if value:\n                update[name] = self._RULES[rule](self, event, name, value)",
-        "            if value and rule is not Redact.URL:\n                update[name] = self._RULES[rule](self, event, name, value)",
+        "            if value and rule is not Redact.URL:\n"
+        "                update[name] = self._RULES[rule](self, event, name, value)",
         ("bridge/tests/telemetry/test_kinds.py",),
     ),
     Mutation(

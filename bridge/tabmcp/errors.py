@@ -47,6 +47,7 @@ import enum
 from typing import Any
 
 __all__ = [
+    "EXTENSION_CODES",
     "ApprovalDenied",
     "BadResult",
     "BridgeError",
@@ -66,13 +67,13 @@ __all__ = [
     "PairingCodeWrong",
     "PairingError",
     "PairingLocked",
+    "Paused",
+    "ProtocolError",
+    "ProtocolVersionMismatch",
     "SiteNotReachable",
     "SiteNotRegistered",
     "SiteRedirected",
     "SiteToolGone",
-    "Paused",
-    "ProtocolError",
-    "ProtocolVersionMismatch",
     "TabClosed",
     "TabNavigated",
     "ToolCallError",
@@ -82,10 +83,9 @@ __all__ = [
     "ToolValidationError",
     "UnknownMessageType",
     "WritesDisabled",
-    "EXTENSION_CODES",
     "error_for_code",
-    "tool_error_class",
     "page_error",
+    "tool_error_class",
 ]
 
 

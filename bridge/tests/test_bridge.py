@@ -10,7 +10,6 @@ import httpx
 import pytest
 import websockets
 from mcp import Client
-
 from tabmcp.control import control_headers
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge

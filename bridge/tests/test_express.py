@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import websockets
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
 from tabmcp.control import control_headers
 from tabmcp.server.app import BridgeApp, running_bridge
 from tabmcp.server.stream import STREAM_PATH
@@ -424,7 +423,6 @@ async def test_a_long_http_call_is_answered_as_an_event_stream(bridge, extension
     """As the SDK does past its ping interval: headers for an event stream, keepalive comments,
     then the result as one event (the interval shortened here; 15 s in use)."""
     import httpx
-
     from tabmcp.server import express as express_module
 
     monkeypatch.setattr(express_module, "SSE_AFTER_S", 0.05)

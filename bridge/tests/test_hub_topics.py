@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 import pytest
-
 from tabmcp.config import Config
 from tabmcp.core.activity import ActivityLog
 from tabmcp.core.registry import Registry
@@ -152,7 +151,7 @@ def test_telemetry_link_sends_config_on_connect_and_only_when_it_changes() -> No
 
 
 def test_telemetry_link_keeps_only_the_latest_closed_tabs() -> None:
-    session, peer = ready_session()
+    session, _peer = ready_session()
     calls = Calls()
     telemetry = TelemetryLink(memory_config(), Registry(reserved_names=RESERVED_NAMES), session,
                               changed=calls.change, flush_soon=calls.flush)

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from mcp_types.methods import KNOWN_PROTOCOL_VERSIONS, SERVER_RESULTS, serialize_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
-
 from tabmcp.core.disclosure import PROFILES, ClientView
 from tabmcp.core.listing_json import sieve_tools, surface_of
 from tabmcp.core.registry import Registry

@@ -1,4 +1,4 @@
-# ruff: noqa: E501  (dense test data and JavaScript)
+
 """Page forms as tools: the per-origin switch, decided by the bridge (core/page_forms.py).
 
 The page is untrusted: its forms reach the bridge only in ``TabSnapshot.forms`` with the origin

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from tabmcp.core import tools
 from tabmcp.core.disclosure import ClientView
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
@@ -52,7 +51,7 @@ def hub_with_tools() -> Hub:
 
 def test_one_registry_names_every_builtin_and_reserves_its_names():
     assert set(tools.BUILTIN_TOOLS) == set(tools.META_TOOLS) | set(TELEMETRY_TOOLS)
-    assert tools.RESERVED_NAMES == frozenset(tools.BUILTIN_TOOLS)
+    assert frozenset(tools.BUILTIN_TOOLS) == tools.RESERVED_NAMES
     for name, builtin in tools.BUILTIN_TOOLS.items():
         assert builtin.name == name and callable(builtin.handler)
         if builtin.definition is not None:

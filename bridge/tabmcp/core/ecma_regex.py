@@ -93,7 +93,8 @@ def _additional_properties(validator: Any, ap: Any, instance: Any,
             patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
             yield ValidationError(f"{joined} {'does' if len(extras) == 1 else 'do'} not match any of the regexes: {patterns}")
         else:
-            yield ValidationError(f"Additional properties are not allowed ({joined} {'was' if len(extras) == 1 else 'were'} unexpected)")
+            were = "was" if len(extras) == 1 else "were"
+            yield ValidationError(f"Additional properties are not allowed ({joined} {were} unexpected)")
 
 
 def _format_checker(base: FormatChecker) -> FormatChecker:

@@ -34,9 +34,9 @@ __all__ = [
     "Rejection",
     "Scope",
     "parse_category",
-    "upgrade_draft4",
     "parse_tool",
     "schema_validator_class",
+    "upgrade_draft4",
 ]
 
 TOOL_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,128}\Z")

@@ -738,7 +738,7 @@ class Registry:
         # Collisions: a new public name that another name's entry holds, that two claims share, or
         # that was shown for another origin (the whole build numbers it).
         fresh: set[str] = set()
-        for name, publics in assigned.items():
+        for publics in assigned.values():
             for key, public in publics.items():
                 holder = old.by_public.get(public)
                 if public in fresh or public in self._reserved or (holder is not None and _plain(holder) not in names):

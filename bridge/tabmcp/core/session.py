@@ -46,28 +46,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .end_rules import END_RULES, EndRule
-from .flood import TabFlood
 from ..errors import (
     BadResult,
-    SiteNotRegistered,
-    SiteRedirected,
-    SiteToolGone,
     ExtensionDisconnected,
     InvalidState,
     NotPaired,
-    PairingError,
     NotReady,
     PageError,
+    PairingError,
     PairingLocked,
     ProtocolError,
     ProtocolVersionMismatch,
+    SiteNotRegistered,
+    SiteRedirected,
+    SiteToolGone,
     ToolCallError,
     error_for_code,
     page_error,
     tool_error_class,
 )
-from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
 from ..protocol import (
     MAX_SYNC_PARTS,
     PROTOCOL_VERSION,
@@ -79,16 +76,16 @@ from ..protocol import (
     CallStart,
     ErrorCode,
     Hello,
+    PageQuery,
+    PageResult,
     PairCode,
     PairDone,
     PairRequest,
     PairRequired,
-    PageQuery,
-    PageResult,
     Ping,
+    Pong,
     SiteOpen,
     SiteStatus,
-    Pong,
     TabsSync,
     Telemetry,
     Welcome,
@@ -96,6 +93,9 @@ from ..protocol import (
     WireModel,
     parse_extension_message,
 )
+from .end_rules import END_RULES, EndRule
+from .flood import TabFlood
+from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
 
 __all__ = [
     "CallState",

@@ -30,18 +30,18 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import Config
+from ..control import load_or_create_control_key
 from ..core.disclosure import PROFILES
 from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
-from ..control import load_or_create_control_key
 from .control import control_routes, health_route
 from .express import ExpressHttp
 from .extension import extension_endpoint, is_loopback_host
 from .hub import Hub
-from .trace import ARRIVED
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
 from .stream import STREAM_PATH, mcp_stream_endpoint
+from .trace import ARRIVED
 
 __all__ = ["BearerTokenMiddleware", "BridgeApp", "PortInUse", "bind_socket", "running_bridge"]
 

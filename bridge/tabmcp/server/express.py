@@ -47,13 +47,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types as types
-from mcp_types import methods as sdk_methods
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
 from mcp.server.runner import modern_error_data
 from mcp.server.streamable_http import check_accept_headers
-from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
-from mcp.shared.message import SessionMessage
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp.shared.inbound import (
     InboundModernRoute,
@@ -61,6 +56,10 @@ from mcp.shared.inbound import (
     find_duplicated_routing_header,
     validate_mcp_param_headers,
 )
+from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+from mcp.shared.message import SessionMessage
+from mcp_types import methods as sdk_methods
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 

@@ -25,9 +25,9 @@ from typing import Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..errors import ErrorCode
 from ..core.flood import SHED_COST
 from ..core.session import Peer
+from ..errors import ErrorCode
 from ..protocol import WireError
 from .hub import Hub, Link
 

@@ -32,11 +32,11 @@ from ..core.controls import PersonControls
 from ..core.disclosure import ClientView, Disclosure
 from ..core.listing_json import ListingRenderer
 from ..core.page_forms import FormsPolicy
+from ..core.pairing import Pairing, Pairings
 from ..core.registry import Registry, RegistryChange, ToolEntry
 from ..core.scoping import Gate
 from ..core.search import SearchIndex
 from ..core.search.sync import IndexSync
-from ..core.sites import Sites
 from ..core.session import (
     Close,
     Disconnected,
@@ -50,17 +50,21 @@ from ..core.session import (
     RequestEnded,
     Session,
 )
+from ..core.sites import Sites
 from ..core.telemetry import SessionStore, TelemetryStore
 from ..core.tools import RESERVED_NAMES
+from ..core.trust.pins import PinLimits, Pins
+from ..core.trust.retention import Retention
+from ..core.trust.store import TrustStore
 from ..errors import ErrorCode, InvalidState, ToolCallError
 from ..mediation import Mediation, ToolMiddleware
 from ..protocol import (
     PROTOCOL_VERSION,
+    ControlSet,
+    FormsSet,
+    PanelQuery,
     SiteForget,
     SitePermission,
-    ControlSet,
-    PanelQuery,
-    FormsSet,
     TabSnapshot,
     TabsSync,
     TabUpdate,
@@ -71,16 +75,12 @@ from ..protocol import (
 from ..protocol import (
     TabClosed as TabClosedMsg,
 )
-from ..core.trust.pins import PinLimits, Pins
-from ..core.trust.retention import Retention
-from ..core.trust.store import TrustStore
-from ..core.pairing import Pairing, Pairings
 from ..store import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
 from .panel import PersonPanel
+from .shared_state import SharedStateWatch
 from .sites import SiteLink
 from .telemetry import KEEP_CLOSED_TABS, TelemetryLink
 from .trace import ARRIVED, TRACE, stamp, trace_enabled
-from .shared_state import SharedStateWatch
 from .write_behind import WriteBehind
 
 if TYPE_CHECKING:

@@ -38,8 +38,8 @@ from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.paging import BadCursor, page_of
 from ..core.registry import ToolEntry
 from ..core.tools import Bridge, ToolContext
-from ..errors import ErrorCode, InternalError, PageError, ToolCallError
 from ..core.trust.guard import install_trust
+from ..errors import ErrorCode, InternalError, PageError, ToolCallError
 from .approvals import Approvals
 from .express import LINK, Express, NeedsSession
 from .hub import Hub

@@ -4,8 +4,9 @@ Only the extension link reaches this module (``panel.query``, ``control.set``, `
 no MCP tool does. It owns the person's switches (:class:`tabmcp.core.controls.PersonControls`,
 also written by ``tabmcp controls`` in another process: the hub's
 :class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
-second of such a write, and every tools/call syncs first), the forms-as-tools choices (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in
-SQLite) and the :class:`tabmcp.core.scoping.Gate` that applies both. What the popup shows is
+second of such a write, and every tools/call syncs first), the forms-as-tools choices
+(:class:`tabmcp.core.page_forms.FormsPolicy`, kept in SQLite) and the
+:class:`tabmcp.core.scoping.Gate` that applies both. What the popup shows is
 :func:`tabmcp.core.panel.panel_state`; this module only answers with it and sends the policy.
 
 The hub makes one :class:`PersonPanel` and calls it on handshake, disconnect and the messages
