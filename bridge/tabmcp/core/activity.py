@@ -304,7 +304,7 @@ class ActivityLog:
             result=_result_value(result) if result is not None else None,
         )
         if not defer:
-            return self.record(**fields)
+            return self.record(**fields)  # type: ignore[arg-type]  # fields are record's, by name
         self._add(_Deferred(self.redactor, fields))
         return None
 

@@ -31,7 +31,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_types.methods import KNOWN_PROTOCOL_VERSIONS, SERVER_RESULTS, serialize_server_result
+from mcp_types.methods import (  # type: ignore[attr-defined]
+    KNOWN_PROTOCOL_VERSIONS,
+    SERVER_RESULTS,
+    serialize_server_result,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import TypeAdapter
 
@@ -77,7 +81,8 @@ def sieve_tools(protocol_version: str, tools: list[dict[str, Any]]) -> list[dict
 @functools.cache
 def _tools_adapter(surface: str) -> TypeAdapter[Any]:
     """The ``tools`` field of ``surface``'s tools/list result model: a list of its ``Tool``."""
-    return TypeAdapter(SERVER_RESULTS[(_METHOD, surface)].model_fields["tools"].annotation)
+    model = SERVER_RESULTS[(_METHOD, surface)]
+    return TypeAdapter(model.model_fields["tools"].annotation)  # type: ignore[union-attr,arg-type,maybe-unrecognized-str-typeform]
 
 
 def _encode(surface: str, tools: list[dict[str, Any]]) -> bytes:

@@ -215,12 +215,12 @@ class PageTool(_Model):
         if _has_draft4_exclusive(v):
             v = upgrade_draft4(v)
         try:
-            cls = schema_validator_class(v)
-            cls.check_schema(v)
+            validator = schema_validator_class(v)
+            validator.check_schema(v)
             # A schema whose $ref never resolves passes check_schema but fails every call:
             # try it once on an empty object and on a plain one, here, not at call time.
             for probe in ({}, {"x": 1}):
-                for _ in cls(v).iter_errors(probe):
+                for _ in validator(v).iter_errors(probe):
                     break
         except RecursionError:
             raise ValueError("inputSchema is nested too deeply, or its $ref loops") from None
@@ -231,7 +231,8 @@ class PageTool(_Model):
             raise ValueError(f"inputSchema is not a valid JSON Schema at {path}: {exc.message}") from None
         if "type" not in v:
             v = {"type": "object", **v}
-        return v
+        schema: dict[str, Any] = v
+        return schema
 
     @field_validator("annotations", mode="before")
     @classmethod

@@ -548,10 +548,10 @@ class Session:
         self.frames_received += 1
         if peer.batched:
             newline = "\n" if isinstance(frame, str) else b"\n"
-            if newline in frame:
+            if newline in frame:  # type: ignore[operator]  # str in str, or bytes in bytes
                 events: list[Event] = []
                 for line in frame.split(newline):  # type: ignore[arg-type]
-                    if peer.state is LinkState.CLOSED:
+                    if peer.state is LinkState.CLOSED:  # type: ignore[comparison-overlap]  # closed by a line
                         break
                     if line:
                         events += self._receive(peer, line)
@@ -894,7 +894,7 @@ class Session:
         """
         query = self._new(RequestKind.QUERY, timeout_s, tab_id=tab_id, document_id=document_id, label=kind)
         return self._sent(query, PageQuery(
-            request_id=query.request_id, tab_id=tab_id, kind=kind,  # type: ignore[arg-type]
+            request_id=query.request_id, tab_id=tab_id, kind=kind,
             args=args, timeout_ms=int(timeout_s * 1000),
         ))
 

@@ -156,8 +156,10 @@ class BridgeApp:
             transport_security=security,
             host=self.config.server.host,
             custom_starlette_routes=[
-                WebSocketRoute("/extension", extension_endpoint(self.hub)),
-                WebSocketRoute(STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None, self.express)),
+                WebSocketRoute("/extension", extension_endpoint(self.hub)),  # type: ignore[list-item]
+                WebSocketRoute(  # type: ignore[list-item]
+                    STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None, self.express)
+                ),
                 health_route(self.hub, self.control_key, lambda: {"express": self.express.status()}),
                 *control_routes(self.hub, self.control_key),
                 Route("/api/listings", listings),
@@ -199,7 +201,7 @@ class BridgeApp:
                 timeout_graceful_shutdown=2,
             )
         )
-        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+        server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]
         self._uvicorn = server
         http = asyncio.create_task(server.serve(sockets=[sock]))
         try:

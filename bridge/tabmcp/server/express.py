@@ -358,7 +358,8 @@ class Express:
         handlers = self._handlers
         try:
             result = await handlers.run_call(
-                _ExpressContext(handlers, view), params["name"], params.get("arguments") or {}, client,
+                _ExpressContext(handlers, view),  # type: ignore[arg-type]  # Hub is the Bridge, read-only attributes
+                params["name"], params.get("arguments") or {}, client,
                 modern=modern, traced=bool(meta.get("tabmcp/trace")), arrived=ARRIVED.get(),
             )
             data = _encode({"jsonrpc": "2.0", "id": request_id, "result": self.shape(version, result)})

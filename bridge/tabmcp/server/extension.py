@@ -219,7 +219,8 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
                 frame = message.get("text")
                 if frame is None:
                     frame = message.get("bytes") or b""
-                messages = 1 + frame.count("\n" if isinstance(frame, str) else b"\n") if link.batched else 1
+                newline = "\n" if isinstance(frame, str) else b"\n"
+                messages = 1 + frame.count(newline) if link.batched else 1  # type: ignore[arg-type]
                 frames += 1
                 messages_in += messages
                 # One tab's flood is that tab's (core/flood.py): what its rule shed costs the link
@@ -227,7 +228,7 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
                 shed_before = hub.session.tab_flood.shed_total
                 await hub.handle_frame(link, frame)
                 shed = hub.session.tab_flood.shed_total - shed_before
-                if not gate.allow(messages - shed * (1 - SHED_COST)) and not link.socket_closed:
+                if not gate.allow(messages - shed * (1 - SHED_COST)) and not link.socket_closed:  # type: ignore[arg-type]
                     log.warning("extension %s: more than %.0f messages/s; closing the connection",
                                 peer, FLOOD_RATE)
                     await link.send(WireError(type="error", code=ErrorCode.FLOODED,
