@@ -219,8 +219,7 @@ def extension_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
                 frame = message.get("text")
                 if frame is None:
                     frame = message.get("bytes") or b""
-                newline = "\n" if isinstance(frame, str) else b"\n"
-                messages = 1 + frame.count(newline) if link.batched else 1  # type: ignore[arg-type]
+                messages = 1 + frame.count("\n" if isinstance(frame, str) else b"\n") if link.batched else 1  # type: ignore[arg-type]
                 frames += 1
                 messages_in += messages
                 # One tab's flood is that tab's (core/flood.py): what its rule shed costs the link
