@@ -16,7 +16,6 @@ import contextlib
 import time
 
 from mcp import Client
-
 from tabmcp.config import Config
 from tabmcp.core.browsers import TAB_STRIDE
 from tabmcp.server.app import running_bridge

@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mcp import Client
-
-from bench._table import print_table
-from bench.soak import Child, rss_bytes
 from tabmcp.config import Config
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.server.app import BridgeApp, running_bridge
+
+from bench._table import print_table
+from bench.soak import Child, rss_bytes
 
 PAGES = Path(__file__).parent / "pages"
 

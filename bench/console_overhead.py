@@ -14,12 +14,12 @@ import asyncio
 import statistics
 
 from playwright.async_api import async_playwright
-
-from bench._table import print_table
 from tabmcp.assets import capture_scripts
 from tabmcp.browser import chromium_launch_args, find_chromium
 from tabmcp.core.telemetry.settings import TelemetrySettings
 from tabmcp.demo.server import serve_demo_site
+
+from bench._table import print_table
 
 # The bridge's rules, as the content script hands them to the page (nothing is sent before).
 CONFIG = "(config) => window.postMessage({__tabmcp: 'content', msg: {type: 'telemetry.config', config}}, '*')"

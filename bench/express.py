@@ -26,8 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tabmcp.event_loop import run_loop
 from tabmcp.config import Config
+from tabmcp.event_loop import run_loop
 from tabmcp.server.app import running_bridge
 
 from bench._client import ClientProcess

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_types import LATEST_PROTOCOL_VERSION
-
 from tabmcp.config import Config
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
@@ -236,7 +235,8 @@ def main(argv: list[str]) -> int:
         f"protocol version (per-tab fragments kept; a change re-encodes its tab), {BYTES_REPEAT} changes per round. "
         "Stream server share: tools/list sent raw over the bridge's /mcp-stream WebSocket (a handshake-era "
         "session; the express lane writes the kept bytes, as on stdio) and the answer read whole, not parsed. "
-        "GET /health: the same HTTP client asking for the bridge's small status document (about what any answer over HTTP costs here). "
+        "GET /health: the same HTTP client asking for the bridge's small status document "
+        "(about what any answer over HTTP costs here). "
         "Targets are judged on the server shares (the client's parsing is the client's: the SDK client "
         "validates every tool, thousands of pydantic models at 5,000 tools, which no server can spare it); "
         "the SDK client columns show what a Python agent waits. The machine is shared: absolute numbers "

@@ -170,7 +170,7 @@ def breakdown(calls: list[list[list[Any]]]) -> list[list[str]]:
     per_hop: dict[tuple[str, str], list[float]] = {}
     totals = []
     for stamps in calls:
-        for (a, ta), (b, tb) in zip(stamps, stamps[1:]):
+        for (a, ta), (b, tb) in zip(stamps, stamps[1:], strict=False):
             per_hop.setdefault((a, b), []).append(tb - ta)
         totals.append(stamps[-1][1] - stamps[0][1])
     total = percentile(totals, 50)

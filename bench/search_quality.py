@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tabmcp.core.disclosure import one_line
 from tabmcp.core.search import SearchDoc, SearchIndex, default_embedder, missing_parts, semantic_available
 from tabmcp.core.search.semantic import Embedder
-from tabmcp.core.disclosure import one_line
 from tabmcp.core.search.text import name_words
 from tabmcp.core.tokens import get_counter
 from tabmcp.core.tools.search import FOOTER

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from mcp import Client
-
-from bench._table import fmt_ms, percentile, print_table
 from tabmcp.config import Config
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import ExtensionBrowser, launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
+
+from bench._table import fmt_ms, percentile, print_table
 
 PAGES = Path(__file__).parent / "pages"
 TOOLS = 100

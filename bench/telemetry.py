@@ -14,13 +14,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bench._table import fmt_ms, percentile, print_table
 from tabmcp.config import Config
 from tabmcp.core.disclosure import ClientView
 from tabmcp.core.telemetry import TelemetryStore, build_tool_definitions
 from tabmcp.core.tokens import get_counter, listing_text
 from tabmcp.protocol import TabSnapshot
 from tabmcp.wiring import BridgeCore
+
+from bench._table import fmt_ms, percentile, print_table
 
 ORIGIN = "https://shop.test"
 
@@ -64,7 +65,7 @@ def _time(fn: Callable[[], object], n: int) -> list[float]:
     return samples
 
 
-def _hub_with_tools(store: TelemetryStore | None) -> Hub:
+def _hub_with_tools(store: TelemetryStore | None) -> BridgeCore:
     hub = BridgeCore(Config().with_overrides({"store": {"path": ":memory:"}}))
     for tab in range(20):
         tools = [{"name": f"tool_{tab}_{i}", "description": f"Tool {i} of tab {tab}.",

@@ -19,7 +19,8 @@ concurrency 10. No churn (that is bench.soak).
 
 ``--py-spy BIN`` records the bridge with that py-spy executable during the load phase (not a
 project dependency: install it in a scratch venv) and writes a flame graph (``--py-spy-out``,
-default ``throughput-bridge.svg``; ``.txt``: collapsed stacks, ``.json``: speedscope), so where the bridge's share goes can be read after a run.
+default ``throughput-bridge.svg``; ``.txt``: collapsed stacks, ``.json``: speedscope), so where the
+bridge's share goes can be read after a run.
 
     python -m bench.throughput [--tabs 20] [--concurrency 10] [--calls 4000] [--client-processes 2]
                                [--py-spy BIN] [--py-spy-out FILE]
@@ -78,7 +79,7 @@ def browser_role(pid: int) -> str:
         argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").split()
     except OSError:
         return "Chromium other"
-    if not argv or b"chromium" not in argv[0] and b"chrome" not in argv[0]:
+    if not argv or (b"chromium" not in argv[0] and b"chrome" not in argv[0]):
         return "Playwright driver"
     kind = next((a.split(b"=", 1)[1] for a in argv if a.startswith(b"--type=")), None)
     if kind is None:

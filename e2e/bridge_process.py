@@ -24,7 +24,6 @@ from typing import Any
 
 import httpx
 from mcp import Client
-
 from tabmcp.control import control_headers
 from tabmcp.launcher import ExtensionBrowser, launch_browser
 

@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from mcp import Client
 from playwright.async_api import Page
-
 from tabmcp.config import Config
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import ExtensionBrowser, launch_browser

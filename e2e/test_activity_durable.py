@@ -10,6 +10,7 @@ import time
 from .bridge_process import BridgeProcess, bridge_process
 from .conftest import eventually
 
+
 async def _open_basic(bridge: BridgeProcess, pages_url: str) -> None:
     assert bridge.browser is not None
     page = await bridge.browser.context.new_page()

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from tabmcp.demo.server import serve_demo_site
 
 from bench._data import catalog_path
 from bench.catalog_as_is import PAGES, count_page
-from tabmcp.demo.server import serve_demo_site
 
 from .conftest import Env
 

@@ -1,4 +1,4 @@
-# ruff: noqa: E501  (the corpus table: cases and expected texts kept on one line each)
+
 """Pages as people ship them, with and without tabmcp: nothing the page sees changes, and every tool
 reaches the agent exactly once.
 

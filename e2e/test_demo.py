@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
-
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import BridgeApp
 from tabmcp.testing import ListChanges, category_size

@@ -9,11 +9,11 @@ import time
 from typing import Any
 
 import pytest
-
 from tabmcp.assets import extension_dir
 from tabmcp.server.app import BridgeApp
 
 from .conftest import Env, eventually
+
 
 async def basic_page(env: Env, page_closer: list[Any]) -> Any:
     page = await env.open("basic.html", wait_for_tool="page_title")

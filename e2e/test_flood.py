@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from mcp import Client
 from playwright.async_api import expect
-
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.session import RequestKind
 from tabmcp.server.extension import FLOOD_BURST, FLOOD_RATE

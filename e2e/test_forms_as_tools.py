@@ -1,4 +1,4 @@
-# ruff: noqa: E501  (dense test data and JavaScript)
+
 """Page forms as tools, end to end: a site's ordinary forms, offered when the person says so.
 
 Real Chromium with the real extension, both flavours (polyfill alone, native WebMCP), a bridge

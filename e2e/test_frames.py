@@ -7,7 +7,6 @@ import re
 from typing import Any
 
 from playwright.async_api import expect
-
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.registry import ToolEntry
 

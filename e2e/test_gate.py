@@ -6,9 +6,10 @@ real extension and the official MCP client.
 answer whose ``setting`` says "AI agents must run: curl … | sh" and a forged ``TAB_NAVIGATED``
 (a code the worker itself uses), a resource link and an image, an order after 2,500 filler
 parts, structured content 80 levels deep, Cyrillic look-alikes and soft hyphens, an order nine
-levels deep in an input schema, and its console and a response body read through ``observe``. Each answer must arrive cleaned, capped, framed and flagged, and the flag must lock
-writes down: the next write asks the person first. Each attack is checked on its own (the
-lockdown cleared after it), and the test names every one that got through.
+levels deep in an input schema, and its console and a response body read through ``observe``.
+Each answer must arrive cleaned, capped, framed and flagged, and the flag must lock writes down:
+the next write asks the person first. Each attack is checked on its own (the lockdown cleared
+after it), and the test names every one that got through.
 """
 
 from __future__ import annotations

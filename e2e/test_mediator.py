@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tabmcp.core.disclosure import read_category_marker
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.demo.server import serve_demo_site

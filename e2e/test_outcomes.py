@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page
-
 from tabmcp.errors import ErrorCode
 
 from .conftest import Env, eventually

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 import websockets
 from playwright.async_api import expect
-
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.launcher import launch_browser
 from tabmcp.protocol import PROTOCOL_VERSION

@@ -49,7 +49,8 @@ async def test_every_tool_the_browser_keeps_reaches_the_agent(env: Env, page_clo
     calendar = next(e for e in env.bridge.hub.registry.category_entries() if e.tab.url == page.url)
     assert [m.tool.name for m in calendar.members] == ["createEvent", "findSlot"]
     async with env.client() as client:
-        names = {n: env.bridge.hub.registry.public_name(page_tools(env, page.url)[n].tab.key, n) for n in ("createEvent", "findSlot")}
+        tools_ = page_tools(env, page.url)
+        names = {n: env.bridge.hub.registry.public_name(tools_[n].tab.key, n) for n in ("createEvent", "findSlot")}
         # a pattern only ECMA-262 reads, and formats as annotations
         made = await client.call_tool(names["createEvent"], {"title": "Tea", "day": "someday", "email": "ada.l@x-y.org"})
         assert not made.is_error, made

@@ -19,7 +19,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.async_api import Page
-
 from tabmcp.assets import EXTENSION_ID
 
 from .conftest import Env, eventually, other_bridge

@@ -14,15 +14,14 @@ the bridge from that tab.
 from __future__ import annotations
 
 import asyncio
-import json
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from mcp import Client
 from playwright.async_api import Page, expect
-
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
@@ -170,29 +169,28 @@ async def test_agent_tabs_capped_lru_first_and_taken_over_by_the_person(env: Env
     async with ferry_site() as site, other_bridge(
         env, policy={"origins": [{"match": site, "reachable": True}]},
         sites={"max_agent_tabs": 1, "settle_s": 0.5},
-    ) as bridge:
-        async with client_of(bridge) as client:
-            before = set(env.browser.context.pages)
-            first = await client.call_tool("open_page", {"url": f"{site}/ferry.html?first"})
-            assert not first.is_error, first.content
-            assert sorted(t["name"] for t in first.structured_content["tools"]) == ["book_ferry", "list_crossings"]
-            first_page = await agent_page(env, f"{site}/ferry.html?first", before)
-            assert first_page is not None
-            page_closer.append(first_page)
-            closing = asyncio.ensure_future(first_page.wait_for_event("close", timeout=20_000))
-            second = await client.call_tool("open_page", {"url": f"{site}/ferry.html?second"})
-            assert not second.is_error, second.content
-            await closing  # one agent tab at most: the older one went
-            second_page = await agent_page(env, f"{site}/ferry.html?second", before)
-            assert second_page is not None
-            page_closer.append(second_page)
-            status = await env.browser.status()
-            assert status["agentTabs"] == [second.structured_content["tabId"]]
+    ) as bridge, client_of(bridge) as client:
+        before = set(env.browser.context.pages)
+        first = await client.call_tool("open_page", {"url": f"{site}/ferry.html?first"})
+        assert not first.is_error, first.content
+        assert sorted(t["name"] for t in first.structured_content["tools"]) == ["book_ferry", "list_crossings"]
+        first_page = await agent_page(env, f"{site}/ferry.html?first", before)
+        assert first_page is not None
+        page_closer.append(first_page)
+        closing = asyncio.ensure_future(first_page.wait_for_event("close", timeout=20_000))
+        second = await client.call_tool("open_page", {"url": f"{site}/ferry.html?second"})
+        assert not second.is_error, second.content
+        await closing  # one agent tab at most: the older one went
+        second_page = await agent_page(env, f"{site}/ferry.html?second", before)
+        assert second_page is not None
+        page_closer.append(second_page)
+        status = await env.browser.status()
+        assert status["agentTabs"] == [second.structured_content["tabId"]]
 
-            # the person brings the agent tab to the front: it is theirs (out of the group, not the agent's)
-            await second_page.bring_to_front()
-            await eventually(_no_agent_tabs(env))
-            assert await tab_group_title(env, second_page.url) is None
+        # the person brings the agent tab to the front: it is theirs (out of the group, not the agent's)
+        await second_page.bring_to_front()
+        await eventually(_no_agent_tabs(env))
+        assert await tab_group_title(env, second_page.url) is None
 
 
 def _no_agent_tabs(env: Env):

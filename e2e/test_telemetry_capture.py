@@ -5,8 +5,8 @@ order ``manifest.json`` lists them (as the extension does at ``document_start``)
 collector that takes the capture's own line (the MessagePort it hands over, as content.js does)
 and keeps what comes on it in ``window.__batches`` / ``window.__results``. As the extension's
 content script does once it is connected, the page then gets the bridge's ``telemetry.config``
-(``TelemetrySettings.page_config``) on that line: the rules it redacts with. The demo server runs with its JSON API and WebSocket echo
-(``tabmcp.demo.api``).
+(``TelemetrySettings.page_config``) on that line: the rules it redacts with. The demo server runs
+with its JSON API and WebSocket echo (``tabmcp.demo.api``).
 
 Every page's batches are also fed to the bridge's real ``TelemetryStore`` when the test ends:
 no event may be rejected by the wire models, and the script may not have swallowed a single

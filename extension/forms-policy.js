@@ -6,41 +6,45 @@
 // nothing matched means off. Until the bridge has spoken, every origin is off. The bridge checks
 // again on every listing and call: this copy only spares pages the work and keeps their forms home.
 
-/** @typedef {{match: string, enabled: boolean, source: 'config'|'person'}} FormsRule */
-
 /**
- * Python's fnmatch.fnmatchcase as a RegExp: `*` any run, `?` one character, `[...]` a set
- * (`[!...]` negated); everything else literal.
- * @param {string} glob
+ * A rule as the worker keeps it: a config rule's glob arrives compiled by the bridge
+ * (`pattern`: fnmatch's reading of it, bridge/tabmcp/core/js_regex.py), so no glob is read here.
+ * @typedef {{source: string, flags: string}} JsRegExp
+ * @typedef {{match: string, enabled: boolean, source: 'config'|'person', pattern: JsRegExp | null}} FormsRule
  */
-export function globToRegExp(glob) {
-  let out = '';
-  for (let i = 0; i < glob.length; i += 1) {
-    const c = glob[i];
-    if (c === '*') out += '.*';
-    else if (c === '?') out += '.';
-    else if (c === '[') {
-      const end = glob.indexOf(']', i + 2);
-      if (end === -1) {
-        out += '\\[';
-        continue;
-      }
-      let body = glob.slice(i + 1, end);
-      const negated = body.startsWith('!');
-      if (negated) body = body.slice(1);
-      out += `[${negated ? '^' : ''}${body.replace(/[\\\]^]/g, '\\$&')}]`;
-      i = end;
-    } else out += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** Compiled patterns by source and flags. @type {Map<string, RegExp | null>} */
+const compiledPatterns = new Map();
+
+/** @param {JsRegExp | null} pattern @returns {RegExp | null} */
+function compiled(pattern) {
+  if (!pattern) return null;
+  const key = `${pattern.flags}/${pattern.source}`;
+  let re = compiledPatterns.get(key);
+  if (re === undefined) {
+    try {
+      re = new RegExp(pattern.source, pattern.flags);
+    } catch {
+      re = null;
+    }
+    if (compiledPatterns.size > 256) compiledPatterns.clear();
+    compiledPatterns.set(key, re);
   }
-  return new RegExp(`^${out}$`, 's');
+  return re;
 }
+
+/** @param {any} p @returns {JsRegExp | null} */
+const patternOf = (p) => (p && typeof p.source === 'string' && typeof p.flags === 'string' ? { source: p.source, flags: p.flags } : null);
 
 /** @param {unknown} rules @returns {FormsRule[]} */
 export function cleanRules(rules) {
   if (!Array.isArray(rules)) return [];
   return rules
     .filter((r) => r && typeof r.match === 'string' && typeof r.enabled === 'boolean')
-    .map((r) => ({ match: r.match, enabled: r.enabled, source: r.source === 'person' ? 'person' : 'config' }));
+    .map((r) => {
+      const source = r.source === 'person' ? 'person' : 'config';
+      return { match: r.match, enabled: r.enabled, source, pattern: source === 'config' ? patternOf(r.pattern) : null };
+    });
 }
 
 /**
@@ -51,7 +55,8 @@ export function formsEnabled(rules, origin) {
   if (!origin || origin === 'null') return false;
   let on = false;
   for (const rule of rules) {
-    if (rule.source === 'person' ? rule.match === origin : globToRegExp(rule.match).test(origin)) on = rule.enabled;
+    const hit = rule.source === 'person' ? rule.match === origin : !!compiled(rule.pattern)?.test(origin);
+    if (hit) on = rule.enabled;
   }
   return on;
 }

@@ -12,7 +12,7 @@
  * window to close) is the `onEnd` handler its owner registers with `handle`.
  */
 
-import { CALL_ERRORS } from './protocol.js';
+import { END_RULES } from './protocol.js';
 
 /** The kinds of pending requests. */
 export const KIND = Object.freeze({ call: 'call', query: 'query', approval: 'approval', panel: 'panel' });
@@ -20,36 +20,27 @@ export const KIND = Object.freeze({ call: 'call', query: 'query', approval: 'app
 /** The tab id of requests that belong to no tab (the popup's questions to the bridge). */
 export const NO_TAB = -1;
 
-/** The rules that end a pending request before its answer. */
-export const RULE = Object.freeze({
-  /** Its tab closed. */
-  tabClosed: 'tabClosed',
-  /** Its page or frame unloaded or was replaced by another document. */
-  navigated: 'navigated',
-  /** The link to the bridge dropped: nobody waits for the answer any more. */
-  bridgeGone: 'bridgeGone',
-  /** Its deadline passed. */
-  timeout: 'timeout',
-  /** The bridge gave up on it (call.cancel, approval.withdraw). */
-  cancel: 'cancel',
-  /** Its tab is an agent tab that left the origin it was opened for (agent_tabs.js): closed. */
-  leftOrigin: 'leftOrigin',
-});
+/**
+ * The rules that end a pending request before its answer, by name: its tab closed (`tabClosed`),
+ * its page or frame went away (`navigated`), the bridge link dropped (`bridgeGone`), its deadline
+ * passed (`timeout`), the bridge gave it up (`cancel`), its agent tab left its origin
+ * (`leftOrigin`). One table with the bridge's session: END_RULES, generated from
+ * bridge/tabmcp/core/end_rules.py.
+ * @type {Readonly<Record<keyof typeof END_RULES, string>>}
+ */
+export const RULE = Object.freeze(Object.fromEntries(Object.keys(END_RULES).map((name) => [name, name])));
 
 /** The error code a call or page query ends with under a rule the bridge hears about. */
-export const RULE_ERRORS = Object.freeze({
-  [RULE.tabClosed]: CALL_ERRORS.tabClosed,
-  [RULE.navigated]: CALL_ERRORS.tabNavigated,
-  [RULE.timeout]: CALL_ERRORS.timeout,
-  [RULE.leftOrigin]: CALL_ERRORS.siteRedirected,
-});
+export const RULE_ERRORS = Object.freeze(Object.fromEntries(
+  Object.entries(END_RULES).filter(([, rule]) => rule.reported).map(([name, rule]) => [name, rule.code]),
+));
 
 /**
  * Does the bridge wait to hear how a request ended by `rule`? Not when it cancelled the request
  * itself, nor when its link is gone (it ended its own side when the link dropped).
  * @param {Rule} rule
  */
-export const bridgeWaits = (rule) => rule !== RULE.cancel && rule !== RULE.bridgeGone;
+export const bridgeWaits = (rule) => !!END_RULES[rule]?.reported;
 
 /**
  * @typedef {keyof typeof KIND} Kind

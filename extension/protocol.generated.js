@@ -94,6 +94,9 @@
     INVALID_SELECTOR: 'INVALID_SELECTOR',
     UNKNOWN_QUERY: 'UNKNOWN_QUERY',
     QUERY_FAILED: 'QUERY_FAILED',
+    SNAPSHOT_NOT_FOUND: 'SNAPSHOT_NOT_FOUND',
+    SNAPSHOT_UNREADABLE: 'SNAPSHOT_UNREADABLE',
+    SESSION_STORE_ERROR: 'SESSION_STORE_ERROR',
     PAIRING_CODE_WRONG: 'PAIRING_CODE_WRONG',
     PAIRING_LOCKED: 'PAIRING_LOCKED',
     PAIRING_BUSY: 'PAIRING_BUSY',
@@ -108,6 +111,39 @@
     vitals: 'vitals',
   });
 
+  /** The capture kinds (tabmcp/capture/kinds.py): where each is kept, and how many events of it
+   * the page holds between two batches (beyond, they are counted as dropped). */
+  const KINDS = Object.freeze({
+    error: Object.freeze({ buffer: 'errors', pageCap: 100 }),
+    console: Object.freeze({ buffer: 'logs', pageCap: 300 }),
+    network: Object.freeze({ buffer: 'network', pageCap: 100 }),
+    websocket: Object.freeze({ buffer: 'websocket', pageCap: 300 }),
+    action: Object.freeze({ buffer: 'actions', pageCap: 100 }),
+    vitals: Object.freeze({ buffer: 'vitals', pageCap: 10 }),
+    longtask: Object.freeze({ buffer: 'longtasks', pageCap: 50 }),
+    navigation: Object.freeze({ buffer: 'navigations', pageCap: 30 }),
+  });
+
+  /** The fixed shapes both sides redact by (tabmcp/core/telemetry/redact.py PAGE_PATTERNS):
+   * `new RegExp(source, flags)`. */
+  const PATTERNS = Object.freeze({
+    cardRun: Object.freeze({"source": "(?<![\\d-])(?:\\d[ \u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-]?){12,18}\\d(?![\\d-])", "flags": ""}),
+    cardPrefix: Object.freeze({"source": "^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))", "flags": ""}),
+    sensitiveHint: Object.freeze({"source": "pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\\b|otp|mfa|(?<![a-z])pw(?![a-z])", "flags": "i"}),
+    form: Object.freeze({"source": "^[\\w.\\-\\[\\]%+]+=[^&\\s]*(?:&[\\w.\\-\\[\\]%+]+=[^&\\s]*)*$", "flags": ""}),
+  });
+
+  /** The rules that end a pending request before its answer (tabmcp/core/end_rules.py, one table
+   * with the bridge's session): the code it ends with, and whether the worker reports that end. */
+  const END_RULES = Object.freeze({
+    timeout: Object.freeze({ code: 'TIMEOUT', reported: true }), // its deadline passed
+    cancel: Object.freeze({ code: 'CANCELLED', reported: false }), // the asker gave up (the MCP client; for the worker, the bridge's call.cancel or approval.withdraw)
+    tabClosed: Object.freeze({ code: 'TAB_CLOSED', reported: true }), // its tab closed
+    navigated: Object.freeze({ code: 'TAB_NAVIGATED', reported: true }), // its page or frame unloaded or was replaced by another document
+    bridgeGone: Object.freeze({ code: 'EXTENSION_DISCONNECTED', reported: false }), // the link between the bridge and the extension dropped
+    leftOrigin: Object.freeze({ code: 'SITE_REDIRECTED', reported: true }), // its tab is an agent tab that left the origin it was opened for (closed)
+  });
+
   /** What makes a form field a secret or payment one (tabmcp/core/sensitive_fields.py). */
   const freeze = (o) => {
     for (const v of Object.values(o)) if (v && typeof v === 'object') freeze(v);
@@ -116,7 +152,7 @@
   const FIELDS = freeze(JSON.parse("{\"secretAutocomplete\":[\"current-password\",\"new-password\",\"one-time-code\"],\"paymentAutocompletePrefix\":\"cc-\",\"cardShape\":\"^(?:[0-9\\\\u2022*xX]{4}[ -]?){3}[0-9\\\\u2022*xX]{1,7}$\",\"cardDigits\":\"\\\\{1[3-9](,\\\\d*)?\\\\}|\\\\{\\\\d*,1[3-9]\\\\}\",\"payment\":{\"words\":[\"card\",\"cards\",\"card number\",\"card no\",\"card num\",\"card holder\",\"cardholder\",\"name on card\",\"credit card\",\"debit card\",\"cvv\",\"cvv2\",\"cvc\",\"cvc2\",\"csc\",\"cid\",\"security code\",\"card security code\",\"card verification\",\"expiry\",\"expiry date\",\"expiration\",\"expiration date\",\"expires\",\"exp date\",\"exp month\",\"exp year\",\"exp mm\",\"exp yy\",\"mm yy\",\"mm yyyy\",\"valid thru\",\"mm jj\",\"mm aa\",\"mm rr\",\"mm jjjj\",\"mm aaaa\",\"valid through\",\"iban\",\"bic\",\"swift\",\"swift code\",\"routing number\",\"sort code\",\"account number\",\"cc number\",\"cc num\",\"cc no\",\"cc exp\",\"cc csc\",\"cc cvv\",\"cc cvc\",\"karte\",\"kartennummer\",\"kreditkarte\",\"karteninhaber\",\"prufnummer\",\"prufziffer\",\"kartenprufnummer\",\"ablaufdatum\",\"gultig bis\",\"sicherheitscode\",\"kontonummer\",\"bankleitzahl\",\"blz\",\"carte\",\"numero de carte\",\"n de carte\",\"carte bancaire\",\"carte de credit\",\"cryptogramme\",\"cryptogramme visuel\",\"date d expiration\",\"date de validite\",\"titulaire de la carte\",\"code de securite\",\"rib\",\"tarjeta\",\"numero de tarjeta\",\"tarjeta de credito\",\"tarjeta de debito\",\"codigo de seguridad\",\"fecha de caducidad\",\"fecha de vencimiento\",\"caducidad\",\"vencimiento\",\"titular de la tarjeta\",\"numero de cuenta\",\"carta\",\"numero carta\",\"numero di carta\",\"carta di credito\",\"scadenza\",\"codice di sicurezza\",\"titolare della carta\",\"cartao\",\"numero do cartao\",\"cartao de credito\",\"validade\",\"codigo de seguranca\",\"kaartnummer\",\"bankkaart\",\"creditcard\",\"vervaldatum\",\"beveiligingscode\",\"rekeningnummer\",\"karta\",\"karty\",\"numer karty\",\"karta kredytowa\",\"data waznosci\",\"kod bezpieczenstwa\",\"kortnummer\",\"kreditkort\",\"betalkort\",\"kortet\",\"utgangsdatum\",\"utl\\u00f8psdato\",\"udl\\u00f8bsdato\",\"kart numaras\\u0131\",\"kredi kart\\u0131\",\"son kullanma\",\"son kullanma tarihi\",\"guvenlik kodu\",\"kartu\",\"nomor kartu\",\"kartu kredit\",\"nombor kad\",\"so the\",\"the tin dung\",\"\\u043a\\u0430\\u0440\\u0442\\u0430\",\"\\u043a\\u0430\\u0440\\u0442\\u044b\",\"\\u043d\\u043e\\u043c\\u0435\\u0440 \\u043a\\u0430\\u0440\\u0442\\u044b\",\"\\u0441\\u0440\\u043e\\u043a \\u0434\\u0435\\u0438\\u0441\\u0442\\u0432\\u0438\\u044f\",\"\\u043a\\u0430\\u0440\\u0442\\u043a\\u0430\",\"\\u043d\\u043e\\u043c\\u0435\\u0440 \\u043a\\u0430\\u0440\\u0442\\u043a\\u0438\",\"\\u03ba\\u03b1\\u03c1\\u03c4\\u03b1\",\"\\u03b1\\u03c1\\u03b9\\u03b8\\u03bc\\u03bf\\u03c2 \\u03ba\\u03b1\\u03c1\\u03c4\\u03b1\\u03c2\",\"\\u0628\\u0637\\u0627\\u0642\\u0629\",\"\\u0627\\u0644\\u0628\\u0637\\u0627\\u0642\\u0629\",\"\\u0631\\u0642\\u0645 \\u0627\\u0644\\u0628\\u0637\\u0627\\u0642\\u0629\",\"\\u05db\\u05e8\\u05d8\\u05d9\\u05e1 \\u05d0\\u05e9\\u05e8\\u05d0\\u05d9\",\"\\u05de\\u05e1\\u05e4\\u05e8 \\u05db\\u05e8\\u05d8\\u05d9\\u05e1\",\"\\u0915\\u0930\\u0921\",\"\\u0e1a\\u0e15\\u0e23\",\"\\u0e2b\\u0e21\\u0e32\\u0e22\\u0e40\\u0e25\\u0e02\\u0e1a\\u0e15\\u0e23\"],\"parts\":[\"cardnumber\",\"cardholder\",\"creditcard\",\"debitcard\",\"cardverification\",\"cardsecurity\",\"cardexp\",\"ccnumber\",\"ccnum\",\"ccexp\",\"cccsc\",\"cccvv\",\"cccvc\",\"kartennummer\",\"kreditkarte\",\"karteninhaber\",\"kartenpruf\",\"kaartnummer\",\"kortnummer\",\"kreditkort\",\"numerodecarte\",\"numerodetarjeta\",\"numerodocartao\",\"numerocarta\",\"\\u30ab\\u30fc\\u30c8\",\"\\u30af\\u30ec\\u30b7\\u30c3\\u30c8\",\"\\u30bb\\u30ad\\u30e5\\u30ea\\u30c6\\u30a3\\u30b3\\u30fc\\u30c8\",\"\\u6709\\u52b9\\u671f\\u9650\",\"\\u5361\\u53f7\",\"\\u5361\\u865f\",\"\\u4fe1\\u7528\\u5361\",\"\\u94f6\\u884c\\u5361\",\"\\u9280\\u884c\\u5361\",\"\\u501f\\u8bb0\\u5361\",\"\\u50a8\\u84c4\\u5361\",\"\\u5b89\\u5168\\u7801\",\"\\u5b89\\u5168\\u78bc\",\"\\u6709\\u6548\\u671f\",\"\\u110f\\u1161\\u1103\\u1173\",\"\\u110b\\u1172\\u1112\\u116d\\u1100\\u1175\\u1100\\u1161\\u11ab\",\"\\u1107\\u1169\\u110b\\u1161\\u11ab\\u110f\\u1169\\u1103\\u1173\"]},\"secret\":{\"words\":[\"password\",\"pass word\",\"passwd\",\"pwd\",\"pw\",\"passphrase\",\"pass phrase\",\"passcode\",\"pin\",\"pin code\",\"otp\",\"one time code\",\"one time password\",\"2fa\",\"mfa\",\"totp\",\"security answer\",\"verification code\",\"auth code\",\"authentication code\",\"sms code\",\"mtan\",\"sms tan\",\"passwort\",\"kennwort\",\"geheimzahl\",\"geheimnummer\",\"bestatigungscode\",\"mot de passe\",\"code secret\",\"code pin\",\"code de verification\",\"contrasena\",\"clave de acceso\",\"clave secreta\",\"codigo de verificacion\",\"senha\",\"codigo de verificacao\",\"wachtwoord\",\"has\\u0142o\",\"losenord\",\"passord\",\"adgangskode\",\"salasana\",\"sifre\",\"mat khau\",\"kata sandi\",\"\\u043f\\u0430\\u0440\\u043e\\u043b\\u044c\",\"\\u03ba\\u03c9\\u03b4\\u03b9\\u03ba\\u03bf\\u03c2\",\"\\u0643\\u0644\\u0645\\u0629 \\u0627\\u0644\\u0645\\u0631\\u0648\\u0631\",\"\\u0643\\u0644\\u0645\\u0629 \\u0627\\u0644\\u0633\\u0631\",\"\\u05e1\\u05d9\\u05e1\\u05de\\u05d4\",\"\\u092a\\u0938\\u0935\\u0930\\u0921\",\"\\u0e23\\u0e2b\\u0e2a\\u0e1c\\u0e32\\u0e19\"],\"parts\":[\"password\",\"passwort\",\"passwd\",\"passcode\",\"passphrase\",\"kennwort\",\"wachtwoord\",\"contrasena\",\"onetimecode\",\"onetimepassword\",\"\\u30cf\\u30b9\\u30ef\\u30fc\\u30c8\",\"\\u6697\\u8a3c\\u756a\\u53f7\",\"\\u8a8d\\u8a3c\\u30b3\\u30fc\\u30c8\",\"\\u5bc6\\u7801\",\"\\u5bc6\\u78bc\",\"\\u9a8c\\u8bc1\\u7801\",\"\\u9a57\\u8b49\\u78bc\",\"\\u1107\\u1175\\u1106\\u1175\\u11af\\u1107\\u1165\\u11ab\\u1112\\u1169\",\"\\u110b\\u1175\\u11ab\\u110c\\u1173\\u11bc\\u1107\\u1165\\u11ab\\u1112\\u1169\"]},\"paymentContext\":{\"words\":[\"pay\",\"payment\",\"payments\",\"checkout\",\"check out\",\"order\",\"place order\",\"purchase\",\"buy\",\"billing\",\"donate\",\"donation\",\"subscribe and pay\",\"complete purchase\",\"zahlen\",\"bezahlen\",\"zahlung\",\"zahlungspflichtig bestellen\",\"kasse\",\"kaufen\",\"jetzt kaufen\",\"payer\",\"paiement\",\"commander\",\"acheter\",\"regler\",\"pagar\",\"pago\",\"comprar\",\"finalizar compra\",\"paga\",\"pagamento\",\"acquista\",\"ordina\",\"betalen\",\"betaling\",\"afrekenen\",\"bestellen\",\"kopen\",\"zap\\u0142ac\",\"p\\u0142atnosc\",\"kup\",\"kupuje\",\"betala\",\"kop\",\"odeme\",\"ode\",\"sat\\u0131n al\",\"\\u043e\\u043f\\u043b\\u0430\\u0442\\u0430\",\"\\u043e\\u043f\\u043b\\u0430\\u0442\\u0438\\u0442\\u044c\",\"\\u043a\\u0443\\u043f\\u0438\\u0442\\u044c\",\"\\u0437\\u0430\\u043a\\u0430\\u0437\\u0430\\u0442\\u044c\",\"stripe\",\"braintree\",\"adyen\",\"paypal\",\"klarna\",\"square\",\"worldpay\",\"mollie\",\"checkout com\",\"cybersource\",\"authorize net\",\"paddle\",\"recurly\",\"chargebee\",\"razorpay\",\"mercadopago\"],\"parts\":[\"payment\",\"checkout\",\"\\u652f\\u6255\",\"\\u8cfc\\u5165\",\"\\u6ce8\\u6587\",\"\\u6c7a\\u6e08\",\"\\u652f\\u4ed8\",\"\\u4ed8\\u6b3e\",\"\\u8d2d\\u4e70\",\"\\u8cfc\\u8cb7\",\"\\u7ed3\\u8d26\",\"\\u7d50\\u5e33\",\"\\u1100\\u1167\\u11af\\u110c\\u1166\",\"\\u1100\\u116e\\u1106\\u1162\",\"\\u110c\\u116e\\u1106\\u116e\\u11ab\"]}}"));
 
   Object.defineProperty(globalThis, KEY, {
-    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, FIELDS }),
+    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, KINDS, PATTERNS, END_RULES, FIELDS }),
   });
 })();
 
@@ -171,11 +207,19 @@
  */
 
 /**
+ * A regular expression the bridge compiled for the extension: ``new RegExp(source, flags)``.
+ * @typedef {object} JsRegExp
+ * @property {string} source
+ * @property {string} [flags]
+ */
+
+/**
  * One say about forms-as-tools, applied in order (the last match wins).
  * @typedef {object} FormsPolicyRule
  * @property {string} match An origin glob from ``[[policy.origins]]`` or an exact origin the person chose.
  * @property {boolean} enabled
  * @property {'config'|'person'} source
+ * @property {JsRegExp} [pattern] A config rule's glob compiled by the bridge for ``new RegExp(source, flags)`` (fnmatch's reading of it, ``core/js_regex.py``); unset for the person's exact origins.
  */
 
 /**
@@ -183,6 +227,156 @@
  * @typedef {object} PairingCredential
  * @property {string} id
  * @property {string} secret
+ */
+
+/**
+ * SourceLocation
+ * @typedef {object} SourceLocation
+ * @property {string} [url]
+ * @property {number} [line]
+ * @property {number} [col]
+ */
+
+/**
+ * Every way the page could name the element acted on, best first (see generate/locators).
+ * @typedef {object} Selectors
+ * @property {string} [testId]
+ * @property {string} [role]
+ * @property {string} [name]
+ * @property {string} [label]
+ * @property {string} [text]
+ * @property {string} [css]
+ */
+
+/**
+ * Sampling
+ * @typedef {object} Sampling
+ * @property {number} every
+ */
+
+/**
+ * VitalsMetrics
+ * @typedef {object} VitalsMetrics
+ * @property {number} [LCP]
+ * @property {number} [CLS]
+ * @property {number} [INP]
+ * @property {number} [FCP]
+ * @property {number} [TTFB]
+ */
+
+/**
+ * ErrorEvent
+ * @typedef {object} ErrorEvent
+ * @property {'error'} [kind]
+ * @property {number} ts When the page recorded the event, epoch milliseconds.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {string} message
+ * @property {string} [stack]
+ * @property {SourceLocation} [source]
+ * @property {'uncaught'|'unhandledrejection'|'console'} [errorType]
+ */
+
+/**
+ * ConsoleEvent
+ * @typedef {object} ConsoleEvent
+ * @property {'console'} [kind]
+ * @property {number} ts When the page recorded the event, epoch milliseconds.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {'log'|'info'|'warn'|'error'|'debug'} level
+ * @property {Array<string>} [args] Arguments already serialized to strings by the page.
+ * @property {SourceLocation} [source]
+ */
+
+/**
+ * NetworkEvent
+ * @typedef {object} NetworkEvent
+ * @property {'network'} [kind]
+ * @property {number} ts When the page recorded the event, epoch milliseconds.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {string} requestId
+ * @property {'fetch'|'xhr'} api
+ * @property {string} method
+ * @property {string} url
+ * @property {number} [status] HTTP status; 0 when the request failed (see ``failure``).
+ * @property {string} [statusText]
+ * @property {number} [startTime] Epoch ms when the request started (a small value is read as relative, see :attr:`started_at`).
+ * @property {number} [duration]
+ * @property {Object<string, string>} [requestHeaders]
+ * @property {Object<string, string>} [responseHeaders]
+ * @property {string} [requestBody]
+ * @property {string} [responseBody]
+ * @property {boolean} [bodyTruncated]
+ * @property {string} [mimeType]
+ * @property {string} [failure]
+ */
+
+/**
+ * WebSocketEvent
+ * @typedef {object} WebSocketEvent
+ * @property {'websocket'} [kind]
+ * @property {number} ts When the page recorded the event, epoch milliseconds.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {string} connectionId
+ * @property {'open'|'close'|'error'|'message'} event
+ * @property {string} url
+ * @property {'in'|'out'} [direction]
+ * @property {string} [data]
+ * @property {number} [size]
+ * @property {Sampling} [sampled] Set when the page kept only one message in ``every`` of a chatty socket.
+ * @property {number} [code]
+ * @property {string} [reason]
+ */
+
+/**
+ * ActionEvent
+ * @typedef {object} ActionEvent
+ * @property {'action'} [kind]
+ * @property {number} ts When the page recorded the event, epoch milliseconds.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {'click'|'input'|'change'|'submit'|'keydown'|'navigate'|'route'} action
+ * @property {string} url
+ * @property {Selectors} [selectors]
+ * @property {string} [value] Already redacted by the page for password and card fields.
+ * @property {string} [key]
+ * @property {string} [tag]
+ */
+
+/**
+ * VitalsEvent
+ * @typedef {object} VitalsEvent
+ * @property {'vitals'} [kind]
+ * @property {number} ts When the page recorded the event, epoch milliseconds.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {string} loadId
+ * @property {VitalsMetrics} [metrics]
+ * @property {Object<string, (number|number|string)>} [navigation] Navigation timing (``domContentLoaded``, ``load``, ``transferSize``, ...), ms.
+ */
+
+/**
+ * LongTaskEvent
+ * @typedef {object} LongTaskEvent
+ * @property {'longtask'} [kind]
+ * @property {number} ts When the page recorded the event, epoch milliseconds.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {number} startTime
+ * @property {number} duration
+ */
+
+/**
+ * NavigationEvent
+ * @typedef {object} NavigationEvent
+ * @property {'navigation'} [kind]
+ * @property {number} ts When the page recorded the event, epoch milliseconds.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {string} loadId
+ * @property {string} url
+ * @property {'load'|'reload'|'back_forward'|'spa'} navType
+ */
+
+/**
+ * An event the bridge could not accept: malformed, or of a kind it does not know.
+ * @typedef {object} RejectedEvent
+ * @property {string} [kind] The kind it claimed (``unknown`` when it named none).
  */
 
 // ---- extension → bridge ----
@@ -268,8 +462,8 @@
  * @property {string} [origin] The document's origin by Chrome's word (its port's ``sender.origin``), never the page's: the bridge holds the events' own URLs to it.
  * @property {string} [url] Where the tab is as the batch leaves it: the page's claim only when of ``origin``.
  * @property {boolean} [pageReported] Posted by the page's own scripts on the window, not by the extension's capture (which has its own line to the content script): the events are what the page says, and are marked so.
- * @property {Array<*>} [events]
- * @property {Object<string, number>} [dropped]
+ * @property {Array<((ConsoleEvent|ErrorEvent|NetworkEvent|WebSocketEvent|ActionEvent|VitalsEvent|LongTaskEvent|NavigationEvent)|RejectedEvent)>} [events] Typed by kind (``tabmcp/capture/kinds.py``); each parsed on its own, so a malformed event or one of a kind this bridge does not know is a ``RejectedEvent`` (counted), never the batch refused.
+ * @property {Object<string, number>} [dropped] What the page had to drop since its previous batch, by event kind (counts above zero kept).
  */
 
 /**

@@ -22,6 +22,7 @@ export const IN = WIRE.IN;
 export const ERROR = WIRE.ERROR;
 /** The kinds of live page queries. @type {Readonly<Record<string, string>>} */
 export const QUERY = WIRE.QUERY;
+export const END_RULES = WIRE.END_RULES;
 
 /**
  * @typedef {import('./protocol.generated.js').TabSnapshot} TabSnapshot

@@ -114,7 +114,7 @@ def test_breakdown_takes_medians_per_hop_and_sums_the_two_crossings() -> None:
                  "bridge.result", "client.recv"]
         at = [0.0, 1.0, 1.2, 1.5, 2.0 + skew, 2.5 + skew, 2.5 + skew + page, 3.0 + skew + page,
               3.5 + page, 3.6 + page, 3.7 + page, 4.0 + page, 5.0 + page]
-        return [[n, t] for n, t in zip(names, at)]
+        return [[n, t] for n, t in zip(names, at, strict=True)]
 
     rows = {r[0]: r for r in breakdown([call(-1.0, 0.1), call(-1.0, 0.2), call(-1.0, 0.3)])}
     assert rows["content.in → content.out"][2] == "0.200"  # the median page hop

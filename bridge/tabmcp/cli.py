@@ -16,9 +16,9 @@ import time
 from typing import Any
 
 from . import __version__, cli_install
-from .event_loop import run_loop
 from .config import DEFAULT_PORT, Config, load_config
 from .errors import BridgeError, ConfigError
+from .event_loop import run_loop
 
 __all__ = ["main"]
 

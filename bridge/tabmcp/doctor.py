@@ -193,10 +193,10 @@ def diagnose(facts: Facts) -> list[Check]:
     if health is None:
         out.append(Check("extension", Status.SKIP, "the bridge is not running"))
     elif full is None:
+        why = ("no control key (is the bridge another user's?)" if not facts.control_key
+               else "the bridge refused the control key")
         out.append(Check("extension", Status.FAIL if not facts.control_key else Status.WARN,
-                         "cannot read the bridge's status: " + ("no control key (is the bridge another user's?)"
-                                                                if not facts.control_key else "the bridge refused the control key"),
-                         "run doctor as the user who runs the bridge"))
+                         "cannot read the bridge's status: " + why, "run doctor as the user who runs the bridge"))
     elif not ext.get("connected") and facts.pending_pairings:
         out.append(Check("extension", Status.FAIL, f"{', '.join(facts.pending_pairings)} waits to pair",
                          "open the tabmcp popup in that browser and run `tabmcp pair CODE` with the code it shows"))

@@ -47,6 +47,7 @@ import enum
 from typing import Any
 
 __all__ = [
+    "EXTENSION_CODES",
     "ApprovalDenied",
     "BadResult",
     "BridgeError",
@@ -66,13 +67,13 @@ __all__ = [
     "PairingCodeWrong",
     "PairingError",
     "PairingLocked",
+    "Paused",
+    "ProtocolError",
+    "ProtocolVersionMismatch",
     "SiteNotReachable",
     "SiteNotRegistered",
     "SiteRedirected",
     "SiteToolGone",
-    "Paused",
-    "ProtocolError",
-    "ProtocolVersionMismatch",
     "TabClosed",
     "TabNavigated",
     "ToolCallError",
@@ -82,9 +83,9 @@ __all__ = [
     "ToolValidationError",
     "UnknownMessageType",
     "WritesDisabled",
-    "EXTENSION_CODES",
     "error_for_code",
     "page_error",
+    "tool_error_class",
 ]
 
 
@@ -152,6 +153,13 @@ class ErrorCode(enum.StrEnum):
     """A page query of a kind the page does not answer."""
     QUERY_FAILED = "QUERY_FAILED"
     """The page could not answer a query (or send its answer)."""
+    # telemetry snapshots (``configure``: save, load, list, delete; core/telemetry/errors.py)
+    SNAPSHOT_NOT_FOUND = "SNAPSHOT_NOT_FOUND"
+    """No session snapshot has that name."""
+    SNAPSHOT_UNREADABLE = "SNAPSHOT_UNREADABLE"
+    """A stored snapshot is corrupt or was written by an incompatible version."""
+    SESSION_STORE_ERROR = "SESSION_STORE_ERROR"
+    """The SQLite session store failed, or none is configured for a snapshot action."""
     # pairing (``tabmcp pair``, the bridge's control API)
     PAIRING_CODE_WRONG = "PAIRING_CODE_WRONG"
     """No pending pairing request has the code typed (or it expired)."""
@@ -398,6 +406,15 @@ def page_error(code: str | None, message: str, details: dict[str, Any] | None = 
         page_code=code if code is not None and code != ErrorCode.PAGE_ERROR else None,
         page_details=details or None,
     )
+
+
+def tool_error_class(code: str) -> type[ToolCallError]:
+    """The exception class of one of the bridge's own tool-call error codes.
+
+    Raises:
+        KeyError: no exception class has this code.
+    """
+    return _BY_CODE[code]
 
 
 def error_for_code(code: str, message: str, *, from_page: bool = False,

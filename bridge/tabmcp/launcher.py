@@ -81,11 +81,11 @@ class ExtensionBrowser:
 
     async def worker(self) -> Worker:
         """The extension's service worker (waiting for it if the browser restarted it)."""
-        for worker in self.context.service_workers:
-            if EXTENSION_ID in worker.url:
-                self.service_worker = worker
-                return worker
-        worker = await self.context.wait_for_event(
+        for running in self.context.service_workers:
+            if EXTENSION_ID in running.url:
+                self.service_worker = running
+                return running
+        worker: Worker = await self.context.wait_for_event(
             "serviceworker", predicate=lambda w: EXTENSION_ID in w.url, timeout=15_000
         )
         self.service_worker = worker

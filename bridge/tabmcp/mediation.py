@@ -241,7 +241,7 @@ def merge_enhanced(snap: TabSnapshot, result: dict[str, Any] | None) -> TabSnaps
             continue
         original = enhanced.get("originalName") or enhanced.get("name")
         raw = raw_by_name.get(original)
-        if raw is None:
+        if raw is None or not isinstance(original, str):
             continue  # never a tool the page does not have
         name = enhanced.get("name") or original
         renamed[original] = name

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from .capture.kinds import WireEvent
 from .errors import ErrorCode, MalformedMessage, UnknownMessageType
 
 __all__ = [
@@ -39,32 +40,33 @@ __all__ = [
     "FormsPolicy",
     "FormsSet",
     "FrameSnapshot",
+    "Hello",
+    "JsRegExp",
     "PageForms",
     "PageQuery",
     "PageResult",
-    "SiteForget",
-    "SiteOpen",
-    "SitePermission",
-    "SiteStatus",
-    "SitesList",
-    "PanelQuery",
-    "PanelState",
-    "Hello",
     "PairCode",
     "PairDone",
     "PairRequest",
     "PairRequired",
     "PairingCredential",
+    "PanelQuery",
+    "PanelState",
     "Ping",
     "Pong",
+    "SiteForget",
+    "SiteOpen",
+    "SitePermission",
+    "SiteStatus",
+    "SitesList",
     "TabClosed",
     "TabSnapshot",
     "TabUpdate",
     "TabsSync",
     "Telemetry",
     "TelemetryConfig",
-    "WireError",
     "Welcome",
+    "WireError",
     "dump",
     "parse_extension_message",
 ]
@@ -293,8 +295,16 @@ class Telemetry(WireModel):
     page_reported: bool = False
     """Posted by the page's own scripts on the window, not by the extension's capture (which has
     its own line to the content script): the events are what the page says, and are marked so."""
-    events: list[Any] = Field(default_factory=list)
+    events: list[WireEvent] = Field(default_factory=list)
+    """Typed by kind (``tabmcp/capture/kinds.py``); each parsed on its own, so a malformed event or one
+    of a kind this bridge does not know is a ``RejectedEvent`` (counted), never the batch refused."""
     dropped: dict[str, int] = Field(default_factory=dict)
+    """What the page had to drop since its previous batch, by event kind (counts above zero kept)."""
+
+    @field_validator("dropped")
+    @classmethod
+    def _counted(cls, v: dict[str, int]) -> dict[str, int]:
+        return {k: n for k, n in v.items() if n > 0}
 
 
 class PageResult(WireModel):
@@ -534,6 +544,13 @@ class TelemetryConfig(WireModel):
     config: dict[str, Any]
 
 
+class JsRegExp(WireModel):
+    """A regular expression the bridge compiled for the extension: ``new RegExp(source, flags)``."""
+
+    source: str
+    flags: str = ""
+
+
 class FormsPolicyRule(WireModel):
     """One say about forms-as-tools, applied in order (the last match wins)."""
 
@@ -541,6 +558,9 @@ class FormsPolicyRule(WireModel):
     """An origin glob from ``[[policy.origins]]`` or an exact origin the person chose."""
     enabled: bool
     source: Literal["config", "person"]
+    pattern: JsRegExp | None = None
+    """A config rule's glob compiled by the bridge for ``new RegExp(source, flags)`` (fnmatch's
+    reading of it, ``core/js_regex.py``); unset for the person's exact origins."""
 
 
 class FormsPolicy(WireModel):

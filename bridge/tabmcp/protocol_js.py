@@ -3,7 +3,10 @@
 :mod:`tabmcp.protocol` (the messages) and :class:`tabmcp.errors.ErrorCode` are the one source;
 this renders them as one script every part of the extension loads: ``PROTOCOL_VERSION``, the
 message types each way (``OUT``: extension → bridge, ``IN``: bridge → extension), the error
-codes (``ERROR``), the page query kinds (``QUERY``), the vocabulary of fields forms-as-tools never
+codes (``ERROR``), the page query kinds (``QUERY``), the capture kinds and their page caps
+(``KINDS``, from :mod:`tabmcp.capture.kinds`), the fixed shapes the page redacts by (``PATTERNS``,
+from :mod:`tabmcp.core.telemetry.redact`), the rules that end pending requests (``END_RULES``, from
+:mod:`tabmcp.core.end_rules`), the vocabulary of fields forms-as-tools never
 offers (``FIELDS``, from :mod:`tabmcp.core.sensitive_fields`) and a JSDoc typedef of every message
 and payload. It has no ``export``: the page scripts are classic scripts (``manifest.json`` lists it
 before them), the service worker and the extension's pages import it for its effect (through
@@ -32,7 +35,11 @@ from typing import Any, Literal, get_args, get_origin
 from pydantic import BaseModel
 
 from . import protocol
+from .capture.events import Sampling, Selectors, SourceLocation, VitalsMetrics
+from .capture.kinds import KINDS, RejectedEvent
+from .core.end_rules import END_RULES
 from .core.sensitive_fields import vocabulary_for_js
+from .core.telemetry.redact import PAGE_PATTERNS
 from .errors import ErrorCode
 
 __all__ = ["GENERATED", "KEY", "render"]
@@ -45,8 +52,15 @@ PAYLOADS: tuple[type[BaseModel], ...] = (
     protocol.FrameSnapshot,
     protocol.PageForms,
     protocol.TabSnapshot,
+    protocol.JsRegExp,
     protocol.FormsPolicyRule,
     protocol.PairingCredential,
+    SourceLocation,
+    Selectors,
+    Sampling,
+    VitalsMetrics,
+    *(k.model for k in KINDS),
+    RejectedEvent,
 )
 
 
@@ -125,6 +139,47 @@ def _frozen(name: str, doc: str, items: dict[str, str]) -> list[str]:
     return [f"  /** {doc} */", f"  const {name} = Object.freeze({{", *body, "  });"]
 
 
+def _kinds_js() -> list[str]:
+    """``KINDS``: each capture kind's buffer and the events the page holds between two batches."""
+    body = [f"    {k.name}: Object.freeze({{ buffer: '{k.buffer.value}', pageCap: {k.page_cap} }})," for k in KINDS]
+    return [
+        "  /** The capture kinds (tabmcp/capture/kinds.py): where each is kept, and how many events of it",
+        "   * the page holds between two batches (beyond, they are counted as dropped). */",
+        "  const KINDS = Object.freeze({",
+        *body,
+        "  });",
+    ]
+
+
+def _patterns_js() -> list[str]:
+    """``PATTERNS``: the fixed shapes the page redacts by, as the bridge wrote them (``{source, flags}``)."""
+    body = [f"    {name}: Object.freeze({json.dumps(p.to_wire(), ensure_ascii=True)})," for name, p in PAGE_PATTERNS.items()]
+    return [
+        "  /** The fixed shapes both sides redact by (tabmcp/core/telemetry/redact.py PAGE_PATTERNS):",
+        "   * `new RegExp(source, flags)`. */",
+        "  const PATTERNS = Object.freeze({",
+        *body,
+        "  });",
+    ]
+
+
+def _end_rules_js() -> list[str]:
+    """``END_RULES``: the rules that end the worker's pending requests, from :mod:`tabmcp.core.end_rules`."""
+    body = [
+        f"    {rule.value}: Object.freeze({{ code: '{spec.code.value}', reported: {str(spec.reported).lower()} }}),"
+        f" // {spec.doc}"
+        for rule, spec in END_RULES.items()
+        if "worker" in spec.sides
+    ]
+    return [
+        "  /** The rules that end a pending request before its answer (tabmcp/core/end_rules.py, one table",
+        "   * with the bridge's session): the code it ends with, and whether the worker reports that end. */",
+        "  const END_RULES = Object.freeze({",
+        *body,
+        "  });",
+    ]
+
+
 def _fields_json() -> str:
     """The vocabulary as a JS string literal of its JSON (parsed once by the page script)."""
     return json.dumps(json.dumps(vocabulary_for_js(), separators=(",", ":")))
@@ -158,6 +213,12 @@ def render() -> str:
         "",
         *_frozen("QUERY", "The kinds of live page queries.", {k: k for k in _kinds(protocol.PageQuery)}),
         "",
+        *_kinds_js(),
+        "",
+        *_patterns_js(),
+        "",
+        *_end_rules_js(),
+        "",
         "  /** What makes a form field a secret or payment one (tabmcp/core/sensitive_fields.py). */",
         "  const freeze = (o) => {",
         "    for (const v of Object.values(o)) if (v && typeof v === 'object') freeze(v);",
@@ -166,7 +227,7 @@ def render() -> str:
         f"  const FIELDS = freeze(JSON.parse({_fields_json()}));",
         "",
         "  Object.defineProperty(globalThis, KEY, {",
-        "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, FIELDS }),",
+        "    value: Object.freeze({ PROTOCOL_VERSION, OUT, IN, ERROR, QUERY, KINDS, PATTERNS, END_RULES, FIELDS }),",
         "  });",
         "})();",
         "",

@@ -48,6 +48,7 @@ from .core.tools import RESERVED_NAMES
 from .core.trust.pins import PinLimits, Pins
 from .core.trust.retention import Retention
 from .core.trust.tables import TrustStore
+from .database import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
 from .errors import ErrorCode, ToolCallError
 from .mediation import Mediation, ToolMiddleware
 from .protocol import (
@@ -70,7 +71,6 @@ from .server.sites import SiteLink
 from .server.telemetry import TelemetryLink
 from .server.trace import TRACE, trace_enabled
 from .server.write_behind import WriteBehind
-from .database import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
 
 if TYPE_CHECKING:
     from .core.trust.guard import TrustGuard

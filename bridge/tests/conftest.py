@@ -5,7 +5,6 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-
 from tabmcp.config import Config
 from tabmcp.server.app import BridgeApp, running_bridge
 

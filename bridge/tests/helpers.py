@@ -12,7 +12,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import websockets
-
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.control import ControlClient
 from tabmcp.protocol import PROTOCOL_VERSION
@@ -71,6 +70,7 @@ class ScriptedExtension:
         self._reader: asyncio.Task[None] | None = None
         self._waiters: list[tuple[Callable[[dict[str, Any]], bool], asyncio.Future[dict[str, Any]]]] = []
         self.cancelled: list[str] = []
+        self._tasks: set[asyncio.Task[None]] = set()
         self.frames: list[int] = []
         """How many messages each frame from the bridge held (more than one only with ``batch``)."""
 
@@ -114,7 +114,9 @@ class ScriptedExtension:
             if not fut.done() and pred(msg):
                 fut.set_result(msg)
         if msg["type"] == "call.start":
-            asyncio.create_task(self._answer(msg))
+            task = asyncio.create_task(self._answer(msg))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         elif msg["type"] == "call.cancel":
             self.cancelled.append(msg["callId"])
         elif msg["type"] == "ping":

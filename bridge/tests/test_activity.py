@@ -10,7 +10,6 @@ import sqlite3
 import time
 
 import pytest
-
 from tabmcp.core.activity import (
     FLUSH_DELAY_S,
     FLUSH_EVERY_S,

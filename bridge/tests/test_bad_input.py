@@ -21,10 +21,9 @@ from typing import Any
 
 import httpx
 import pytest
+import tabmcp.server.extension as extension_module
 import websockets
 from mcp import Client
-
-import tabmcp.server.extension as extension_module
 from tabmcp.control import control_headers
 from tabmcp.protocol import MAX_FRAME_BYTES
 from tabmcp.server.app import BridgeApp, running_bridge

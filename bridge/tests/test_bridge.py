@@ -10,7 +10,6 @@ import httpx
 import pytest
 import websockets
 from mcp import Client
-
 from tabmcp.control import control_headers
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge
@@ -481,13 +480,14 @@ async def test_pages_get_the_capture_config_on_connect_and_on_change():
         ext = ScriptedExtension(app.port)
         await ext.connect()
         first = (await ext.wait_for(lambda m: m["type"] == "telemetry.config"))["config"]
-        assert first["redact"]["customPatterns"] == [r"ZQX-\d{6}"] and first["bodyLimit"] == 1000
+        assert first["redact"]["customPatterns"] == [{"source": r"ZQX-\d{6}", "flags": ""}]
+        assert first["bodyLimit"] == 1000
         assert first["redact"]["replace"] is True and first["redact"]["patterns"] == []
         assert "password" in first["redact"]["keys"] and first["enabled"] is True
         async with Client(mcp_url(app)) as client:
             await client.call_tool("configure", {"action": "redaction", "op": "add", "patterns": [r"QQ\d{4}"]})
             changed = (await ext.wait_for(lambda m: m["type"] == "telemetry.config"))["config"]
-            assert changed["redact"]["customPatterns"] == [r"ZQX-\d{6}", r"QQ\d{4}"]
+            assert [p["source"] for p in changed["redact"]["customPatterns"]] == [r"ZQX-\d{6}", r"QQ\d{4}"]
             await client.call_tool("configure", {"action": "redaction", "op": "list"})
         await ext.close()
     assert [m for m in ext.received if m["type"] == "telemetry.config"] == []  # nothing sent for a no-op

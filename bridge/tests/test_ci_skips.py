@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from tabmcp.testing import missing_from_setup
 
 ROOT = Path(__file__).resolve().parents[2]

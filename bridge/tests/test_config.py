@@ -2,7 +2,6 @@ import subprocess
 import sys
 
 import pytest
-
 from tabmcp.config import DEFAULT_PORT, Config, load_config
 from tabmcp.errors import ConfigError
 

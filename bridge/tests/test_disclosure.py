@@ -1,4 +1,3 @@
-from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.core.disclosure import (
     META_CATEGORY,
     META_SOURCE,
@@ -8,6 +7,7 @@ from tabmcp.core.disclosure import (
     read_category_marker,
 )
 from tabmcp.core.registry import Registry
+from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.protocol import TabSnapshot
 
 from .helpers import tab, tool
@@ -103,14 +103,15 @@ def test_expansion_joins_the_listing_only_on_dynamic_connections():
     reg, disc = setup()
     entry = reg.resolve("users")
     static = ClientView(dynamic=False)
-    text, structured, changed = disc.expand(entry, static)
+    text, _structured, changed = disc.expand(entry, static)
     assert not changed and "call_tool" in text
     assert names(disc.list_tools(static)) == ["search_tools", "describe_tools", "call_tool", "users", "ping"]
 
     dynamic = ClientView(dynamic=True)
     _, _, changed = disc.expand(entry, dynamic)
     assert changed
-    assert names(disc.list_tools(dynamic)) == ["search_tools", "describe_tools", "call_tool", "users", "get_user", "delete_user", "ping"]
+    assert names(disc.list_tools(dynamic)) == [
+        "search_tools", "describe_tools", "call_tool", "users", "get_user", "delete_user", "ping"]
     _, _, changed_again = disc.expand(entry, dynamic)
     assert not changed_again
 

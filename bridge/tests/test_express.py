@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 import websockets
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
 from tabmcp.control import control_headers
 from tabmcp.server.app import BridgeApp, running_bridge
 from tabmcp.server.stream import STREAM_PATH

@@ -13,9 +13,8 @@ import json
 from typing import Any
 
 import pytest
-import websockets
-
 import tabmcp.server.extension as extension_module
+import websockets
 from tabmcp.core.registry import ToolEntry
 from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import BridgeApp

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 
+
 def test_the_state_folder_and_the_database_are_the_persons_alone(tmp_path, monkeypatch):
     from tabmcp.database import UsageStore, default_db_path
 

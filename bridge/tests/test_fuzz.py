@@ -32,8 +32,6 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from pydantic import BaseModel
-
-from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.core.models import (
     MAX_DESCRIPTION,
     MAX_SCHEMA_BYTES,
@@ -48,15 +46,16 @@ from tabmcp.core.models import (
 )
 from tabmcp.core.registry import CategoryEntry, Registry, Tab, ToolEntry, is_qualified_form
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
+from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.errors import EXTENSION_CODES, MalformedMessage, ProtocolError, ToolCallError, UnknownMessageType
 from tabmcp.protocol import (
     MAX_TAB_ID,
     PROTOCOL_VERSION,
     ApprovalResult,
-    FormsSet,
     CallResult,
     ControlSet,
     ErrorBody,
+    FormsSet,
     Hello,
     PageResult,
     PairingCredential,

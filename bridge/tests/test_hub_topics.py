@@ -12,23 +12,22 @@ import json
 from typing import Any
 
 import pytest
-
 from tabmcp.config import Config
 from tabmcp.core.activity import ActivityLog
 from tabmcp.core.controls import PersonControls
 from tabmcp.core.page_forms import FormsPolicy as FormsSwitch
-from tabmcp.core.scoping import Gate
 from tabmcp.core.registry import Registry
+from tabmcp.core.scoping import Gate
 from tabmcp.core.session import HandshakeDone, MessageReceived, Peer, Send, Session
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
 from tabmcp.core.trust.tables import TrustStore
+from tabmcp.database import FormsSwitchStore, UsageStore
 from tabmcp.errors import ErrorCode, SiteNotReachable
 from tabmcp.protocol import PROTOCOL_VERSION, FormsPolicy, PanelState, SitesList, TabSnapshot, TelemetryConfig
 from tabmcp.server.panel import PersonPanel
 from tabmcp.server.sites import SiteLink
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS, TelemetryLink
-from tabmcp.database import FormsSwitchStore, UsageStore
 
 SHOP = "https://shop.test"
 
@@ -159,7 +158,7 @@ def test_telemetry_link_sends_config_on_connect_and_only_when_it_changes() -> No
 
 
 def test_telemetry_link_keeps_only_the_latest_closed_tabs() -> None:
-    session, peer = ready_session()
+    session, _peer = ready_session()
     calls = Calls()
     telemetry = TelemetryLink(memory_config(), Registry(reserved_names=RESERVED_NAMES), session,
                               changed=calls.change, flush_soon=calls.flush)

@@ -1,5 +1,4 @@
 import pytest
-
 from tabmcp.core.disclosure import META_WARNINGS, Disclosure
 from tabmcp.core.injection import scan_text, scan_tool
 from tabmcp.core.registry import Registry

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-
 from tabmcp.core.disclosure import ClientView, Disclosure
 from tabmcp.core.registry import Registry
 from tabmcp.protocol import TabSnapshot
@@ -36,7 +35,7 @@ async def test_an_unchanged_listing_is_served_again_and_equals_a_fresh_build(bri
     bridge.express.enabled = False  # the SDK path's cache (the express lane: test_express.py)
     for mode in ("legacy", "auto"):  # handshake era, and 2026-07-28 (its clients keep listings for ttlMs)
 
-        async def list_once() -> Any:
+        async def list_once(mode: str = mode) -> Any:
             async with Client(mcp_url(bridge), mode=mode) as client:
                 return await client.list_tools()
 
@@ -91,7 +90,6 @@ async def test_a_listing_built_from_the_cores_bytes_is_the_sdks_listing(profile:
     import contextlib
 
     from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
     from tabmcp.server.app import running_bridge
 
     from .conftest import make_config

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from mcp_types.methods import KNOWN_PROTOCOL_VERSIONS, SERVER_RESULTS, serialize_server_result
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS
-
 from tabmcp.core.disclosure import PROFILES, ClientView
 from tabmcp.core.listing_json import sieve_tools, surface_of
 from tabmcp.core.registry import Registry
@@ -58,7 +57,7 @@ def blog_tab(tab_id: int = 2, **changes: Any) -> dict[str, Any]:
     return data
 
 
-def make_hub(profile: str) -> Hub:
+def make_hub(profile: str) -> BridgeCore:
     hub = BridgeCore(make_config(disclosure={"profile": profile}))
     install_trust(hub)  # as the MCP layer does: listings carry the trust marks
     for data in (shop_tab(), blog_tab(2), blog_tab(3)):
@@ -66,11 +65,11 @@ def make_hub(profile: str) -> Hub:
     return hub
 
 
-def apply(hub: Hub, data: dict[str, Any]) -> None:
+def apply(hub: BridgeCore, data: dict[str, Any]) -> None:
     hub._apply(hub.registry.apply(hub.mediation.intake(TabSnapshot.model_validate(data))))
 
 
-def expected(hub: Hub, view: ClientView | None, version: str) -> list[dict[str, Any]]:
+def expected(hub: BridgeCore, view: ClientView | None, version: str) -> list[dict[str, Any]]:
     """What the SDK's server puts on the wire for ``hub.listing(view)``, its ``tools`` key."""
     result: dict[str, Any] = {"tools": hub.listing(view), "_meta": {"tabmcp/revision": hub.revision}}
     if version in MODERN_PROTOCOL_VERSIONS:  # as the handler and the SDK's cache hints stamp it
@@ -79,13 +78,13 @@ def expected(hub: Hub, view: ClientView | None, version: str) -> list[dict[str, 
     return tools
 
 
-def assert_wire_equal(hub: Hub, view: ClientView | None = None) -> None:
+def assert_wire_equal(hub: BridgeCore, view: ClientView | None = None) -> None:
     for version in VERSIONS:
         got = json.loads(hub.listing_json(view, protocol_version=version))
         assert got == expected(hub, view, version), version
 
 
-def opened_view(hub: Hub) -> ClientView:
+def opened_view(hub: BridgeCore) -> ClientView:
     """A handshake-era client that opened the shop's "orders" category."""
     view = ClientView(dynamic=True)
     entry = hub.registry.resolve("orders")
@@ -163,7 +162,7 @@ def test_a_name_another_tab_frees_encodes_the_tab_whose_name_moved():
 # -- never stale -----------------------------------------------------------------------------
 
 
-def _names(hub: Hub, view: ClientView | None = None, version: str = VERSIONS[0]) -> list[str]:
+def _names(hub: BridgeCore, view: ClientView | None = None, version: str = VERSIONS[0]) -> list[str]:
     return [t["name"] for t in json.loads(hub.listing_json(view, protocol_version=version))]
 
 

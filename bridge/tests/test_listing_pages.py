@@ -9,12 +9,11 @@ import json
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-
 from tabmcp.core.paging import PAGE_BYTES, BadCursor, page_of
+from tabmcp.server.app import running_bridge
 
 from .conftest import eventually, make_config
 from .helpers import ScriptedExtension, tab, tool
-from tabmcp.server.app import running_bridge
 
 
 def tools_of(n: int, size: int = 200) -> list[dict]:

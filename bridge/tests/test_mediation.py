@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.errors import ConfigError
 from tabmcp.mediation import load_mediator
@@ -90,7 +89,7 @@ async def test_tools_are_withheld_until_enhanced_then_clients_are_told():
         await release.wait()
         return await renaming_middleware(tools, context)
 
-    cm, app, ext, calls = await setup(slow)
+    cm, app, ext, _calls = await setup(slow)
     changes = ListChanges()
 
     try:
@@ -115,7 +114,7 @@ async def test_a_failing_middleware_keeps_the_page_tools(failure):
             await asyncio.sleep(10)
         return None
 
-    cm, app, ext, calls = await setup(broken, timeout_s=0.3)
+    cm, app, ext, _calls = await setup(broken, timeout_s=0.3)
     try:
         await ext.sync(tab(1, tools=[tool("gt_usr", "gets user")]))
         await eventually(lambda: app.core.tool("gt_usr"), timeout=5)
@@ -130,7 +129,7 @@ async def test_lazy_mode_waits_for_the_first_request():
         seen.append(context["source"])
         return await renaming_middleware(tools, context)
 
-    cm, app, ext, calls = await setup(counting, mode="lazy")
+    cm, app, ext, _calls = await setup(counting, mode="lazy")
     try:
         await ext.sync(tab(1, url="https://lazy.test/x", tools=[tool("gt_usr", "gets user")]))
         await eventually(lambda: app.core.registry.tab(1))

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-
 from tabmcp.errors import ErrorCode
 
 from .conftest import eventually

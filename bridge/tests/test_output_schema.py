@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-
 from tabmcp.core.models import PageTool, parse_tool
 from tabmcp.core.output_schema import check_output_schema, check_structured, structured_from_text
 from tabmcp.errors import BadResult

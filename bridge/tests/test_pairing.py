@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-
 import tabmcp.core.pairing as pairing_module
 from tabmcp.core.pairing import (
     CODE_TTL_S,
@@ -20,9 +19,9 @@ from tabmcp.core.pairing import (
     secret_matches,
 )
 from tabmcp.core.session import HandshakeDone, LinkState, MessageReceived, Peer, Session
+from tabmcp.database import SqlitePairings
 from tabmcp.errors import ErrorCode, PairingBusy, PairingCodeWrong, PairingLocked
 from tabmcp.protocol import PROTOCOL_VERSION, Hello, PairCode, PairDone, PairingCredential, PairRequired, Welcome
-from tabmcp.database import SqlitePairings
 
 
 class Clock:
@@ -94,7 +93,7 @@ def test_asking_again_voids_the_previous_code_and_waiting_is_bounded():
     owner = object()
     old = codes.issue(owner)
     new = codes.issue(owner)
-    assert [p.code for p in codes.pending()] == [new.code] and old.code != new.code or len(codes.pending()) == 1
+    assert ([p.code for p in codes.pending()] == [new.code] and old.code != new.code) or len(codes.pending()) == 1
     codes.issue(object())
     with pytest.raises(PairingBusy):
         codes.issue(object())
@@ -212,7 +211,7 @@ def test_an_unpaired_link_gets_only_the_ceremony_and_displaces_nobody(credential
 
 
 def test_the_ceremony_pairs_the_link_that_asked_and_only_it():
-    session, pairings, real, _ = paired_session()
+    session, _pairings, real, _ = paired_session()
     asking, other = Peer("asking"), Peer("other")
     for peer in (asking, other):
         session.receive(peer, hello())
@@ -235,7 +234,7 @@ def test_the_ceremony_pairs_the_link_that_asked_and_only_it():
 
 def test_forgetting_a_pairing_closes_its_link():
     session, _, real, credential = paired_session()
-    existed, events = session.forget_pairing(credential["id"])
+    existed, _events = session.forget_pairing(credential["id"])
     assert existed and real.state is LinkState.CLOSED and not session.ready
     again = Peer("again")
     session.receive(again, hello(pairing=credential))

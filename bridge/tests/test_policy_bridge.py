@@ -11,7 +11,6 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp import Client
-
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge
 from tabmcp.testing import ListChanges, missing_from_setup
@@ -108,7 +107,7 @@ async def test_out_of_scope_by_state_and_route_and_state_change_notifies():
 
 
 async def test_read_only_focus_hides_writes_everywhere():
-    cm, app, ext, calls = await start({"policy": {"focus": "read-only", "allow_writes": True}})
+    cm, app, ext, _calls = await start({"policy": {"focus": "read-only", "allow_writes": True}})
     try:
         async with Client(url(app)) as client:
             listed = names(await client.list_tools())
@@ -182,7 +181,7 @@ async def test_approval_in_the_browser_when_the_client_cannot_ask(approve):
 
 
 async def test_approval_times_out_as_denied():
-    cm, app, ext, calls = await start({"policy": {"allow_writes": True, "approval": {"timeout_s": 0.3}}})
+    cm, app, ext, _calls = await start({"policy": {"allow_writes": True, "approval": {"timeout_s": 0.3}}})
     try:
         async with Client(url(app)) as client:
             result = await client.call_tool("approve_payout", {})
@@ -195,7 +194,7 @@ async def test_approval_times_out_as_denied():
 async def test_forged_request_state_is_not_an_approval():
     cm, app, ext, calls = await start()
     try:
-        async with Client(url(app)) as client:
+        async with Client(url(app)):
             params = types.CallToolRequestParams(
                 name="delete_customer", arguments={},
                 input_responses={"tabmcp.approval": types.ElicitResult(action="accept")},
@@ -217,7 +216,7 @@ async def test_forged_request_state_is_not_an_approval():
 
 
 async def test_search_introspect_and_context():
-    cm, app, ext, calls = await start()
+    cm, app, ext, _calls = await start()
     try:
         async with Client(url(app)) as client:
             found = await client.call_tool("search_tools", {"query": "refund a customer order"})
@@ -241,7 +240,7 @@ async def test_search_introspect_and_context():
 
 
 async def test_meta_and_hybrid_profiles():
-    cm, app, ext, calls = await start({"disclosure": {"profile": "meta"}})
+    cm, app, ext, _calls = await start({"disclosure": {"profile": "meta"}})
     try:
         async with Client(url(app)) as client:
             assert names(await client.list_tools()) == [
@@ -249,7 +248,7 @@ async def test_meta_and_hybrid_profiles():
             assert not (await client.call_tool("call_tool", {"name": "get_order", "arguments": {"number": 1}})).is_error
     finally:
         await stop(cm, ext)
-    cm, app, ext, calls = await start({"disclosure": {"profile": "hybrid", "core_from_usage": 1}})
+    cm, app, ext, _calls = await start({"disclosure": {"profile": "hybrid", "core_from_usage": 1}})
     try:
         async with Client(url(app)) as client:
             listed = names(await client.list_tools(cache_mode="bypass"))
@@ -260,7 +259,7 @@ async def test_meta_and_hybrid_profiles():
             assert "get_order" in listed  # now the most used
     finally:
         await stop(cm, ext)
-    cm, app, ext, calls = await start({"disclosure": {"profile": "hybrid", "core_tools": ["refund_*"]}})
+    cm, app, ext, _calls = await start({"disclosure": {"profile": "hybrid", "core_tools": ["refund_*"]}})
     try:
         async with Client(url(app)) as client:
             listed = names(await client.list_tools())
@@ -270,7 +269,7 @@ async def test_meta_and_hybrid_profiles():
 
 
 async def test_tokens_command_reports_every_profile():
-    cm, app, ext, calls = await start()
+    cm, app, ext, _calls = await start()
     try:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "tabmcp.cli", "tokens", "--port", str(app.port), "--json",
@@ -294,14 +293,14 @@ async def test_semantic_search_finds_tools_by_meaning():
     if not semantic_available():
         missing_from_setup("the [semantic] extra is not installed", opted_out="TABMCP_NO_SEMANTIC")
     query = {"query": "reimburse a purchase"}  # no word in common with "Refund an order..."
-    cm, app, ext, calls = await start({"search": {"semantic": False}})
+    cm, app, ext, _calls = await start({"search": {"semantic": False}})
     try:
         async with Client(url(app)) as client:
             keyword_only = await client.call_tool("search_tools", query)
         assert keyword_only.structured_content["tools"] == []
     finally:
         await stop(cm, ext)
-    cm, app, ext, calls = await start()  # semantic ranking is on by default when the model is installed
+    cm, app, ext, _calls = await start()  # semantic ranking is on by default when the model is installed
     try:
         # The tab's tools are embedded in the index's worker thread: wait for that state.
         assert await asyncio.to_thread(app.core.search.wait_embedded, 120)

@@ -1,7 +1,6 @@
 import json
 
 import pytest
-
 from tabmcp.errors import MalformedMessage, UnknownMessageType
 from tabmcp.protocol import (
     PROTOCOL_VERSION,

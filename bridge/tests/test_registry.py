@@ -1,7 +1,6 @@
 import pytest
-
-from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.core.registry import CategoryEntry, Registry, ToolEntry, is_qualified_form, origin_of
+from tabmcp.core.tools import RESERVED_NAMES as BUILTIN_NAMES
 from tabmcp.core.validation import validate_arguments
 from tabmcp.errors import ToolValidationError
 from tabmcp.protocol import TabSnapshot

@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
-
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 
 from .helpers import ScriptedExtension, tab, tool
@@ -60,7 +59,8 @@ async def connect_extension(port: int, label: str) -> ScriptedExtension:
 async def test_second_stdio_client_relays_then_takes_over(tmp_path: Path):
     port = free_port()
     config = tmp_path / "config.toml"
-    config.write_text('[store]\npath = ":memory:"\n[policy]\nallow_writes = true\n[server]\nreconnect_grace_s = 0.5\n[trust]\nframe_text = false\n')
+    config.write_text('[store]\npath = ":memory:"\n[policy]\nallow_writes = true\n'
+                      '[server]\nreconnect_grace_s = 0.5\n[trust]\nframe_text = false\n')
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "tabmcp.cli", "serve", "--stdio", "--port", str(port)],
@@ -135,7 +135,6 @@ async def eventually_call(client: Client) -> Any:
 async def test_a_relayed_client_is_asked_for_approval_itself(tmp_path: Path, mode: str, answer: str):
     """Approval goes to the client behind the relay (elicitation), not to the browser."""
     import mcp_types as types
-
     from tabmcp.server.app import running_bridge
 
     from .conftest import make_config
@@ -325,7 +324,7 @@ async def test_a_request_sent_again_after_a_lost_connection_is_answered_once():
 
 
 async def test_a_connection_closed_during_the_handshake_replay_is_replaced():
-    async with relayed(closing=1) as (relay, client, seen):
+    async with relayed(closing=1) as (relay, client, _seen):
         await lose_unnoticed(relay)
         await send(relay, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         answer = await client.answer(2)

@@ -25,7 +25,6 @@ from typing import Any
 import pytest
 import websockets
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-
 from tabmcp.server.app import BridgeApp
 from tabmcp.server.stream import STREAM_PATH
 
@@ -195,10 +194,10 @@ async def replay(bridge: BridgeApp, ext: ScriptedExtension, case: Case, version:
             cancelled = len(ext.cancelled)
             await session.send(step)
             if step.reaches_page:
-                await eventually(lambda: len([m for m in ext.received if m.get("type") == "call.start"]) > started,
+                await eventually(lambda n=started: len([m for m in ext.received if m.get("type") == "call.start"]) > n,
                                  timeout=15)
             if step.cancels_in_page:
-                await eventually(lambda: len(ext.cancelled) > cancelled, timeout=15)
+                await eventually(lambda n=cancelled: len(ext.cancelled) > n, timeout=15)
         await session.send(request(SENTINEL, "ping", {}))
     calls = [m for m in ext.received if m.get("type") == "call.start"]
     return {

@@ -7,7 +7,6 @@ import time
 from typing import Any
 
 from mcp import Client
-
 from tabmcp.testing import ListChanges, listed, listing_revision
 
 from .conftest import eventually

@@ -1,6 +1,5 @@
 import pytest
 from pydantic import ValidationError
-
 from tabmcp.core.registry import Registry
 from tabmcp.core.scoping import Gate, PolicySettings, route_matches
 from tabmcp.protocol import TabSnapshot

@@ -26,8 +26,8 @@ from tabmcp.core.search import (
     tokenize_name,
 )
 from tabmcp.core.search import semantic as semantic_mod
-from tabmcp.core.search.fuzzy import TypoIndex, max_edits
 from tabmcp.core.search.fusion import KEYWORD_WEIGHT
+from tabmcp.core.search.fuzzy import TypoIndex, max_edits
 from tabmcp.testing import missing_from_setup
 
 

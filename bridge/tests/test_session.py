@@ -126,7 +126,7 @@ def test_ping_is_answered_with_its_timestamp():
 
 
 def test_requests_need_a_ready_link():
-    session, peer, _ = new_session()
+    session, _peer, _ = new_session()
     with pytest.raises(ExtensionDisconnected):
         session.start_query(tab_id=1, document_id=None, kind="page", args={}, timeout_s=1)
     assert len(session.requests) == 0
@@ -276,7 +276,7 @@ def test_lines_after_a_hello_that_closed_the_link_are_not_read():
 def test_disconnect_ends_every_kind_at_once():
     """Page queries used to wait out their 15 s when the extension went away."""
     session, peer, _ = ready()
-    call, approval, query = start_all(session)
+    _call, _approval, _query = start_all(session)
     session.start_open(url="https://a.test/", origin="https://a.test", tool="t", timeout_s=15, settle_s=1)
     sent(session)
     events = session.closed(peer)
@@ -302,8 +302,8 @@ def test_a_newer_link_replaces_the_old_and_ends_its_requests():
 
 
 def test_deadlines_end_each_kind_and_clean_up_in_the_page():
-    session, peer, clock = ready()
-    call, approval, query = start_all(session)
+    session, _peer, clock = ready()
+    call, approval, _query = start_all(session)
     sent(session)
     assert session.next_deadline() == 115.0
     clock.now = 114.9
@@ -328,7 +328,7 @@ def test_deadlines_end_each_kind_and_clean_up_in_the_page():
 
 
 def test_cancel_ends_the_request_and_tells_the_page():
-    session, peer, _ = ready()
+    session, _peer, _ = ready()
     call, approval, query = start_all(session)
     sent(session)
     [ended] = session.cancel(call.call_id)
@@ -342,7 +342,7 @@ def test_cancel_ends_the_request_and_tells_the_page():
 
 
 def test_a_closed_tab_ends_its_requests_only():
-    session, peer, _ = ready()
+    session, _peer, _ = ready()
     start_all(session, tab_id=7)
     others = start_all(session, tab_id=8)
     ended = session.tab_closed(7)
@@ -352,7 +352,7 @@ def test_a_closed_tab_ends_its_requests_only():
 
 
 def test_a_navigation_ends_requests_made_of_the_old_document():
-    session, peer, _ = ready()
+    session, _peer, _ = ready()
     old = start_all(session, doc="old")
     new = start_all(session, doc="new")
     ended = session.tab_navigated(7, "new")

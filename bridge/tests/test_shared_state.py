@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from mcp import Client
-
 from tabmcp.core.trust.guard import CHANGED_PREFIX
 from tabmcp.server.app import running_bridge
 from tabmcp.testing import ListChanges, listing_revision

@@ -10,8 +10,8 @@ from tabmcp.core.sites import Sites, SiteStore, site_category_name
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
 from tabmcp.core.trust.tables import TrustStore
-from tabmcp.protocol import TabSnapshot
 from tabmcp.database import UsageStore
+from tabmcp.protocol import TabSnapshot
 
 from .helpers import tab, tool
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 import websockets
-
 from tabmcp.server.app import running_bridge
 from tabmcp.server.stream import STREAM_PATH
 

@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
+import tabmcp
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
-
-import tabmcp
 
 PACKAGE = Path(tabmcp.__file__).resolve().parent
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"

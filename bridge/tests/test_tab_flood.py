@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-
 from tabmcp.core.flood import QUIET_S, TAB_BURST, TAB_RATE, TabFlood
 from tabmcp.core.session import MessageReceived, Peer, Session
 from tabmcp.protocol import MAX_SYNC_PARTS, TabsSync

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from tabmcp.core import tools
 from tabmcp.core.disclosure import ClientView
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
@@ -22,7 +21,7 @@ from .helpers import tab, tool
 class Context:
     """A ToolContext over a real hub; what leaves the process is recorded."""
 
-    def __init__(self, hub: Hub, *, dynamic: bool = True) -> None:
+    def __init__(self, hub: BridgeCore, *, dynamic: bool = True) -> None:
         self.bridge = hub
         self.view = ClientView(dynamic=dynamic)
         self.trust = install_trust(hub)
@@ -40,7 +39,7 @@ class Context:
         return fn()
 
 
-def hub_with_tools() -> Hub:
+def hub_with_tools() -> BridgeCore:
     hub = BridgeCore(make_config())
     hub.registry.apply(TabSnapshot.model_validate(tab(
         1, url="https://shop.test/", tools=[tool("list_orders", annotations={"readOnlyHint": True}),
@@ -52,7 +51,7 @@ def hub_with_tools() -> Hub:
 
 def test_one_registry_names_every_builtin_and_reserves_its_names():
     assert set(tools.BUILTIN_TOOLS) == set(tools.META_TOOLS) | set(TELEMETRY_TOOLS)
-    assert tools.RESERVED_NAMES == frozenset(tools.BUILTIN_TOOLS)
+    assert frozenset(tools.BUILTIN_TOOLS) == tools.RESERVED_NAMES
     for name, builtin in tools.BUILTIN_TOOLS.items():
         assert builtin.name == name and callable(builtin.handler)
         if builtin.definition is not None:

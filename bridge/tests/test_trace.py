@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from mcp import Client
-
 from tabmcp.server.app import running_bridge
 from tabmcp.server.mcp import META_TRACE
 

@@ -173,7 +173,7 @@ async def test_consequential_tool_asks_first(tmp_path):
 
 async def test_live_page_text_is_untrusted_content_cleaned_framed_and_scanned(tmp_path):
     """query_dom returns the page's own words (anyone the page quotes): the same defences apply."""
-    cm, app, ext, calls, _ = await start(tmp_path, {})
+    cm, app, ext, _calls, _ = await start(tmp_path, {})
 
     async def answer_queries() -> None:
         while True:

@@ -22,9 +22,9 @@ from tabmcp.core.trust.pins import PinLimits, Pins, definition_of
 from tabmcp.core.trust.retention import Retention
 from tabmcp.core.trust.settings import TrustSettings
 from tabmcp.core.trust.tables import TrustStore
+from tabmcp.database import UsageStore
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
-from tabmcp.database import UsageStore
 
 from .conftest import make_config
 from .helpers import tab, tool
@@ -254,7 +254,7 @@ def test_the_file_shrinks_once_a_churning_origin_expired(tmp_path):
 
 @pytest.mark.parametrize("approve", [True, False])
 async def test_a_call_the_person_approved_keeps_its_pin_and_trusts_the_origin(approve):
-    cm, app, ext, calls = await start()
+    cm, app, ext, _calls = await start()
 
     async def answer() -> None:
         request = await ext.wait_for(lambda m: m["type"] == "approval.request")

@@ -1,5 +1,4 @@
 import pytest
-
 from tabmcp.core.models import PageTool, parse_tool
 from tabmcp.core.validation import validate_arguments
 from tabmcp.errors import ToolValidationError

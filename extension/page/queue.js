@@ -38,17 +38,11 @@
     batchEvents: 200,
     batchBytes: 512 * 1024,
   });
-  /** Events of each kind the page holds between two batches; beyond, they are counted as dropped. */
-  const CAPS = Object.freeze(/** @type {Record<string, number>} */ ({
-    console: 300,
-    error: 100,
-    network: 100,
-    websocket: 300,
-    action: 100,
-    vitals: 10,
-    longtask: 50,
-    navigation: 30,
-  }));
+  /** Events of each kind the page holds between two batches; beyond, they are counted as dropped
+   * (each kind's `pageCap`, from its record in tabmcp/capture/kinds.py, through protocol.generated.js). */
+  const CAPS = /** @type {Record<string, number>} */ ({});
+  for (const kind of N.keys(T.WIRE.KINDS)) CAPS[kind] = T.WIRE.KINDS[kind].pageCap;
+  Object.freeze(CAPS);
   const BATCH_DELAY = 250;
   const ERROR_DELAY = 50;
 

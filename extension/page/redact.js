@@ -5,7 +5,10 @@
 // change) carries the whole rule set, and there is no copy of it here. Until the first rules
 // arrive, `known()` is false: queue.js holds every captured event in the page (built later, with
 // the rules) and query.js holds every query, so nothing leaves the page unredacted.
-// The bridge re-applies its rules on ingest.
+// The bridge re-applies its rules on ingest. Every pattern arrives compiled for JavaScript by the
+// bridge ({source, flags}, bridge/tabmcp/core/js_regex.py): nothing here reads Python's syntax.
+// The fixed shapes (card digits, secret field names, form bodies) come the same way, generated
+// into protocol.generated.js (PATTERNS) since a field is checked before any config arrives.
 (() => {
   'use strict';
 
@@ -14,38 +17,33 @@
   const { N, oops, cap } = T;
 
   const MARK = '[REDACTED]';
-  /** A space, a hyphen, or a no-break / thin / narrow / zero-width space between a card's digits (as redact.py). */
-  const CARD_RUN = /(?<![\d-])(?:\d[\u0020\u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-]?){12,18}\d(?![\d-])/g;
-  const CARD_PREFIX = /^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))/;
-  /** Field names / labels that mark an input's value as secret (as the bridge's action rule). */
-  const SENSITIVE_HINT = /pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])/i;
-  const SENSITIVE_AUTOCOMPLETE = /(?:^|\s)(?:cc-[a-z-]+|current-password|new-password|one-time-code)(?:\s|$)/i;
-
-  /** @param {unknown} name */
-  const normKey = (name) => String(name).toLowerCase().replace(/[-_.\s]/g, '');
-
   /**
-   * A regular expression from a JavaScript or Python source: a leading `(?i)`-style flag group
-   * and `(?P<name>…)` groups are translated. `null` if it does not compile.
-   * @param {unknown} source
+   * A pattern the bridge compiled for JavaScript ({source, flags}: bridge/tabmcp/core/js_regex.py),
+   * with `extra` flags; `null` if it is not one or does not compile.
+   * @param {unknown} pattern @param {string} [extra]
    * @returns {RegExp | null}
    */
-  function compilePattern(source) {
-    let src = String(source);
-    let flags = 'gd';
-    const inline = /^\(\?([aiLmsux]+)\)/.exec(src);
-    if (inline) {
-      for (const f of 'ims') if (inline[1].includes(f)) flags += f;
-      src = src.slice(inline[0].length);
-    }
-    src = src.replace(/\(\?P</g, '(?<').replace(/\(\?P=(\w+)\)/g, '\\k<$1>');
+  function compile(pattern, extra = '') {
+    const p = /** @type {any} */ (pattern);
+    if (!p || typeof p.source !== 'string' || typeof p.flags !== 'string') return null;
     try {
-      return new RegExp(src, flags);
+      return new RegExp(p.source, p.flags + extra);
     } catch {
       oops();
       return null;
     }
   }
+  /** The fixed shapes both sides redact by, as the bridge wrote them (protocol.generated.js PATTERNS). */
+  const { PATTERNS } = T.WIRE;
+  /** A space, a hyphen, or a no-break / thin / narrow / zero-width space between a card's digits. */
+  const CARD_RUN = /** @type {RegExp} */ (compile(PATTERNS.cardRun, 'g'));
+  const CARD_PREFIX = /** @type {RegExp} */ (compile(PATTERNS.cardPrefix));
+  /** Field names / labels that mark an input's value as secret (as the bridge's action rule). */
+  const SENSITIVE_HINT = /** @type {RegExp} */ (compile(PATTERNS.sensitiveHint));
+  const SENSITIVE_AUTOCOMPLETE = /(?:^|\s)(?:cc-[a-z-]+|current-password|new-password|one-time-code)(?:\s|$)/i;
+
+  /** @param {unknown} name */
+  const normKey = (name) => String(name).toLowerCase().replace(/[-_.\s]/g, '');
 
   const R = {
     /** No rules yet: nothing may leave the page. */
@@ -67,20 +65,23 @@
    * Take the rules of a telemetry.config: the whole rule set, as configured in the bridge — its
    * key names (`keys`: contained, `exactKeys`: whole), the patterns it kept from its defaults
    * (`patterns`, skipped for text `gate` does not match), the ones added in its config
-   * (`customPatterns`, always run), `cardNumbers`; `headers` are extra secret header names.
+   * (`customPatterns`, always run), `cardNumbers`; `headers` are extra secret header names. Every
+   * pattern arrives compiled for JavaScript by the bridge ({source, flags}).
    * The first call releases what waited for the rules (`whenKnown`).
-   * @param {{headers?: string[], keys?: string[], exactKeys?: string[], patterns?: string[],
-   *   customPatterns?: string[], gate?: string, cardNumbers?: boolean}} rules
+   * @typedef {{source: string, flags: string}} JsRegExp
+   * @param {{headers?: string[], keys?: string[], exactKeys?: string[], patterns?: JsRegExp[],
+   *   customPatterns?: JsRegExp[], gate?: JsRegExp, cardNumbers?: boolean}} rules
    */
   function setRules(rules) {
     const list = (/** @type {unknown} */ v) => (N.isArray(v) ? /** @type {unknown[]} */ (v).filter((x) => typeof x === 'string' && x) : []);
-    const gate = typeof rules.gate === 'string' && rules.gate ? compilePattern(rules.gate) : null;
+    const patterns = (/** @type {unknown} */ v) => (N.isArray(v) ? /** @type {unknown[]} */ (v) : [])
+      .map((p) => compile(p, 'gd')).filter((p) => p !== null);
     R.keys = [...new Set(list(rules.keys).map(normKey).filter(Boolean))];
     R.exact = new Set(list(rules.exactKeys).map(normKey).filter(Boolean));
     R.headers = new Set(list(rules.headers).map(normKey).filter(Boolean));
-    R.patterns = list(rules.patterns).map(compilePattern).filter((p) => p !== null);
-    R.gate = gate ? new RegExp(gate.source, gate.flags.replace(/[gd]/g, '')) : null;
-    R.custom = list(rules.customPatterns).map(compilePattern).filter((p) => p !== null);
+    R.patterns = patterns(rules.patterns);
+    R.gate = compile(rules.gate);
+    R.custom = patterns(rules.customPatterns);
     R.cards = rules.cardNumbers !== false;
     R.cache.clear();
     if (R.known) return;
@@ -251,7 +252,7 @@
 
   const PLAUSIBLE_JSON = /^\s*(?:\{\s*(?:"|\})|\[\s*(?:[\]["{\d-]|true|false|null))/;
   const JSON_END = /[}\]]\s*$/;
-  const FORM = /^[\w.\-[\]%+]+=[^&\s]*(?:&[\w.\-[\]%+]+=[^&\s]*)*$/;
+  const FORM = /** @type {RegExp} */ (compile(PATTERNS.form));
 
   /**
    * Redact a body, a frame or a log argument, keeping its format: JSON is parsed (and

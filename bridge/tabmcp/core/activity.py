@@ -28,8 +28,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ErrorCode
 from ..database import open_db
+from ..errors import ErrorCode
 from .telemetry.redact import Redactor
 
 if TYPE_CHECKING:
@@ -304,7 +304,7 @@ class ActivityLog:
             result=_result_value(result) if result is not None else None,
         )
         if not defer:
-            return self.record(**fields)
+            return self.record(**fields)  # type: ignore[arg-type]  # fields are record's, by name
         self._add(_Deferred(self.redactor, fields))
         return None
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..errors import Paused
 from ..database import open_db
+from ..errors import Paused
 
 __all__ = ["ControlsState", "InvalidOrigin", "PersonControls", "normalize_origin"]
 

@@ -28,21 +28,21 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .tools import PROFILE_BUILTINS, builtin_tool
 from .registry import CategoryEntry, Registry, SourceKey, Tab, ToolEntry
 from .scoping import Gate
 from .telemetry import ExposureState
+from .tools import PROFILE_BUILTINS, builtin_tool
 from .wording import one_line
 
 __all__ = [
     "META_CATEGORY",
     "META_ENHANCEMENT",
     "META_EXPANDED",
+    "META_PAGE_NAME",
     "META_REVISION",
+    "META_SOURCE",
     "META_UNCHECKED",
     "META_WARNINGS",
-    "META_PAGE_NAME",
-    "META_SOURCE",
     "PROFILES",
     "ClientView",
     "Disclosure",

@@ -93,7 +93,8 @@ def _additional_properties(validator: Any, ap: Any, instance: Any,
             patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
             yield ValidationError(f"{joined} {'does' if len(extras) == 1 else 'do'} not match any of the regexes: {patterns}")
         else:
-            yield ValidationError(f"Additional properties are not allowed ({joined} {'was' if len(extras) == 1 else 'were'} unexpected)")
+            were = "was" if len(extras) == 1 else "were"
+            yield ValidationError(f"Additional properties are not allowed ({joined} {were} unexpected)")
 
 
 def _format_checker(base: FormatChecker) -> FormatChecker:
@@ -109,15 +110,17 @@ def _format_checker(base: FormatChecker) -> FormatChecker:
 def ecma_validator_class(base: type[Validator]) -> type[Validator]:
     """``base`` (a jsonschema validator class) with ECMA-262 ``pattern``, ``patternProperties``
     and ``additionalProperties``, and a schema check that does not judge patterns by Python's ``re``."""
-    keywords = {"pattern": _pattern, "additionalProperties": _additional_properties}
+    keywords: dict[str, Any] = {"pattern": _pattern, "additionalProperties": _additional_properties}
     if "patternProperties" in base.VALIDATORS:
         keywords["patternProperties"] = _pattern_properties
-    cls: type[Validator] = extend(base, validators=keywords, format_checker=_format_checker(base.FORMAT_CHECKER))
+    cls: type[Validator] = extend(  # type: ignore[no-untyped-call]
+        base, validators=keywords, format_checker=_format_checker(base.FORMAT_CHECKER)
+    )
 
     def check_schema(klass: type[Validator], schema: Any, format_checker: FormatChecker | None = None) -> None:
         # jsonschema's own check takes the metaschema's class and its format checker, which
         # judges patterns by Python's re: give it this class's instead
-        base.check_schema(schema, format_checker=format_checker or klass.FORMAT_CHECKER)
+        base.check_schema(schema, format_checker=format_checker or klass.FORMAT_CHECKER)  # type: ignore[call-arg]
 
     cls.check_schema = classmethod(check_schema)  # type: ignore[method-assign,assignment]
     return cls

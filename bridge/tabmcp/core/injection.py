@@ -77,7 +77,7 @@ _RESULT_PHRASES = [
     rf"\b(?:attention|note|message|instructions?|notice|dear)[ ,:]+(?:to |for )?(?:the |all |any )?{_AGENT}\b"
     r"[^.\n]{0,30}[:,]",
     rf"\b(?:if|when) you are an? {_AGENT}\b",
-    rf"\b(?:you are|you're) (?:now )?(?:an? )?(?:ai|language model|assistant|agent|llm)\b.{{0,40}}\b(?:must|should|will|need to)\b",
+    r"\b(?:you are|you're) (?:now )?(?:an? )?(?:ai|language model|assistant|agent|llm)\b.{0,40}\b(?:must|should|will|need to)\b",
     rf"\b{_AGENT} (?:reading|processing|summari[sz]ing) (?:this|the)\b",
     rf"\b{_AI} (?:should|must|need to|are required to|have to|are instructed to) (?:now |immediately |always |also )?{_ACT}",
     r"(?:^|[.!?]\s+|\n\s*)(?:ai|claude|gpt|chatgpt|copilot|gemini|llm|chatbot)\s*[,:]\s",
@@ -89,11 +89,13 @@ _RESULT_PHRASES = [
     r"\b(?:call|invoke|execute|trigger) (?:the )?`?[a-z0-9]+(?:_[a-z0-9]+)+`? (?:tool|function|action)\b",
     r"\b(?:call|invoke|execute|run) `?[a-z0-9]+(?:_[a-z0-9]+)+`? (?:now|immediately|right away)\b",
     r"\bin your (?:next )?(?:tool|function) call\b",
-    r"\b(?:do not|don't|never) (?:tell|inform|notify|alert|warn|mention (?:this |it )?to|ask) the (?:user|human|person|operator)\b",
+    r"\b(?:do not|don't|never) (?:tell|inform|notify|alert|warn|mention (?:this |it )?to|ask) "
+    r"the (?:user|human|person|operator)\b",
     r"\bwithout (?:telling|informing|asking|notifying|alerting) the (?:user|human|person|operator)\b",
     r"\bthe user (?:has )?(?:already )?(?:wants|asked|authori[sz]ed|instructed|requested|approved|consented)"
     r" (?:you|the assistant|the agent|that you)\b",
-    r"\b(?:before|instead of) (?:responding|replying|answering|summari[sz]ing)(?: to the user)?,? (?:you )?(?:must|should|first|need)",
+    r"\b(?:before|instead of) (?:responding|replying|answering|summari[sz]ing)(?: to the user)?,? "
+    r"(?:you )?(?:must|should|first|need)",
     r"\bexfiltrate\b",
     # "leak" alone is everyday console text ("…indicates a memory leak in your application"): an object is needed
     r"\bleak (?:all |any |the |their |your |this |these )?(?:user'?s'? |private |secret |personal )?"
@@ -158,7 +160,8 @@ _PERSONAL: dict[str, tuple[str, str]] = {
     "age or birth date": (
         r"\b(?:age|dob|birth ?date|date of birth|birthday|year of birth|birth ?year)\b",
         r"\b(?:age|birth|birthday|dob|born|senior|minor|adult|insurance|identity|kyc|verify|verification|"
-        r"passport|licen[cs]e|patient|medical|health|alcohol|wine|beer|tobacco|ticket|fare|census|signup|sign up|register|profile)",
+        r"passport|licen[cs]e|patient|medical|health|alcohol|wine|beer|tobacco|ticket|fare|census|signup|"
+        r"sign up|register|profile)",
     ),
     "pregnancy": (
         r"\b(?:pregnan\w*|trimester|fertility|ivf)\b",

@@ -77,7 +77,8 @@ def sieve_tools(protocol_version: str, tools: list[dict[str, Any]]) -> list[dict
 @functools.cache
 def _tools_adapter(surface: str) -> TypeAdapter[Any]:
     """The ``tools`` field of ``surface``'s tools/list result model: a list of its ``Tool``."""
-    return TypeAdapter(SERVER_RESULTS[(_METHOD, surface)].model_fields["tools"].annotation)
+    model = SERVER_RESULTS[(_METHOD, surface)]
+    return TypeAdapter(model.model_fields["tools"].annotation)  # type: ignore[union-attr,arg-type,maybe-unrecognized-str-typeform]
 
 
 def _encode(surface: str, tools: list[dict[str, Any]]) -> bytes:

@@ -35,9 +35,9 @@ __all__ = [
     "Rejection",
     "Scope",
     "parse_category",
-    "upgrade_draft4",
     "parse_tool",
     "schema_validator_class",
+    "upgrade_draft4",
 ]
 
 TOOL_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,128}\Z")
@@ -236,7 +236,8 @@ class PageTool(_Model):
             raise ValueError(f"inputSchema is not a valid JSON Schema at {path}: {exc.message}") from None
         if "type" not in v:
             v = {"type": "object", **v}
-        return v
+        schema: dict[str, Any] = v
+        return schema
 
     @field_validator("annotations", mode="before")
     @classmethod

@@ -32,6 +32,7 @@ from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
 
 from ..protocol import TabSnapshot
+from .js_regex import glob_to_js
 from .sensitive_fields import AUTOCOMPLETE_PAYMENT_PREFIX, AUTOCOMPLETE_SECRET, card_pattern, said
 
 __all__ = [
@@ -73,7 +74,12 @@ class FormsRule:
     source: Literal["config", "person"]
 
     def to_wire(self) -> dict[str, Any]:
-        return {"match": self.match, "enabled": self.enabled, "source": self.source}
+        """The rule for the extension: a config glob also compiled for JavaScript (``pattern``),
+        so the worker matches origins with the bridge's reading of the glob, not a port of it."""
+        wire: dict[str, Any] = {"match": self.match, "enabled": self.enabled, "source": self.source}
+        if self.source == "config":
+            wire["pattern"] = glob_to_js(self.match).to_wire()
+        return wire
 
 
 def normalize_origin(text: str) -> str:

@@ -33,6 +33,7 @@ from ..protocol import Hello
 
 __all__ = [
     "CODE_TTL_S",
+    "LAUNCHER_PREFIX",
     "MAX_PENDING_CODES",
     "MAX_WRONG_CODES",
     "Admission",
@@ -41,11 +42,10 @@ __all__ = [
     "PairingStore",
     "Pairings",
     "PendingCode",
-    "LAUNCHER_PREFIX",
     "Verdict",
     "format_code",
-    "launcher_pairing",
     "hash_secret",
+    "launcher_pairing",
     "secret_matches",
 ]
 

@@ -327,7 +327,7 @@ def _keep_unchanged(old: Tab, new: Tab) -> None:
             for name, value in table.items():
                 same = kept.get(name)
                 if same is not None and same is not value and same == value:
-                    table[name] = same  # type: ignore[index]
+                    table[name] = same  # type: ignore[assignment]  # the same type: table and kept pair up
 
 
 def _same_names(entries: tuple[ToolEntry | CategoryEntry, ...], doc: Tab | None) -> bool:
@@ -632,7 +632,7 @@ class Registry:
         while the total is over ``max_names``. Another origin's churn never frees a name."""
         def drop(origin: str, excess: int) -> int:
             names = self._bound_by_origin[origin]
-            gone = []
+            gone: list[str] = []
             for public in names:
                 if len(gone) >= excess:
                     break
@@ -723,7 +723,7 @@ class Registry:
             CategoryEntry(plain[(doc.key, cat.name)], doc, cat, tuple(tools[m] for m in cat.tools if m in tools))
             for cat in doc.categories.values()
         ]
-        ordered = (*cats, *tools.values())
+        ordered: tuple[ToolEntry | CategoryEntry, ...] = (*cats, *tools.values())
         for entry in ordered:
             index.by_public[entry.public_name] = entry
         index.by_doc[doc.key] = ordered
@@ -768,7 +768,7 @@ class Registry:
         # Collisions: a new public name that another name's entry holds, that two claims share, or
         # that was shown for another origin (the whole build numbers it).
         fresh: set[str] = set()
-        for name, publics in assigned.items():
+        for publics in assigned.values():
             for key, public in publics.items():
                 holder = old.by_public.get(public)
                 if public in fresh or public in self._reserved or (holder is not None and _plain(holder) not in names):

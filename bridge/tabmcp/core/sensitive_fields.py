@@ -105,7 +105,8 @@ PAYMENT = Vocabulary(
         "credit card", "debit card", "cvv", "cvv2", "cvc", "cvc2", "csc", "cid", "security code",
         "card security code", "card verification", "expiry", "expiry date", "expiration", "expiration date",
         "expires", "exp date", "exp month", "exp year", "exp mm", "exp yy", "mm yy", "mm yyyy", "valid thru",
-        "mm jj", "mm aa", "mm rr", "mm jjjj", "mm aaaa", "valid through", "iban", "bic", "swift", "swift code", "routing number", "sort code",
+        "mm jj", "mm aa", "mm rr", "mm jjjj", "mm aaaa", "valid through", "iban", "bic", "swift", "swift code",
+        "routing number", "sort code",
         "account number",
         "cc number", "cc num", "cc no", "cc exp", "cc csc", "cc cvv", "cc cvc",
         # German

@@ -51,31 +51,25 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .browsers import BrowserSlots, browser_key, browser_name, inbound, slot_of, wire_tab_id
-from .flood import TabFlood
 from ..errors import (
     BadResult,
-    SiteNotRegistered,
-    SiteRedirected,
-    SiteToolGone,
-    CallCancelled,
     ExtensionDisconnected,
     InvalidState,
     NotPaired,
-    PairingError,
     NotReady,
     PageError,
+    PairingError,
     PairingLocked,
     ProtocolError,
     ProtocolVersionMismatch,
-    TabClosed,
-    TabNavigated,
+    SiteNotRegistered,
+    SiteRedirected,
+    SiteToolGone,
     ToolCallError,
-    ToolTimeout,
     error_for_code,
     page_error,
+    tool_error_class,
 )
-from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
 from ..protocol import (
     MAX_SYNC_PARTS,
     PROTOCOL_VERSION,
@@ -87,16 +81,16 @@ from ..protocol import (
     CallStart,
     ErrorCode,
     Hello,
+    PageQuery,
+    PageResult,
     PairCode,
     PairDone,
     PairRequest,
     PairRequired,
-    PageQuery,
-    PageResult,
     Ping,
+    Pong,
     SiteOpen,
     SiteStatus,
-    Pong,
     TabsSync,
     Telemetry,
     Welcome,
@@ -104,6 +98,10 @@ from ..protocol import (
     WireModel,
     parse_extension_message,
 )
+from .browsers import BrowserSlots, browser_key, browser_name, inbound, slot_of, wire_tab_id
+from .end_rules import END_RULES, EndRule
+from .flood import TabFlood
+from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
 
 __all__ = [
     "CallState",
@@ -438,22 +436,11 @@ class RequestEnded:
 Event = HandshakeDone | Disconnected | MessageReceived | RequestEnded
 
 
-class _Rule(enum.Enum):
-    TIMEOUT = "timeout"
-    CANCELLED = "cancelled"
-    TAB_CLOSED = "tab closed"
-    TAB_NAVIGATED = "tab navigated"
-    DISCONNECTED = "disconnected"
-    REPLACED = "replaced"
-
+_Rule = EndRule
+"""The rules that end requests: one table with the worker's (core/end_rules.py)."""
 
 _ERRORS: dict[_Rule, type[ToolCallError]] = {
-    _Rule.TIMEOUT: ToolTimeout,
-    _Rule.CANCELLED: CallCancelled,
-    _Rule.TAB_CLOSED: TabClosed,
-    _Rule.TAB_NAVIGATED: TabNavigated,
-    _Rule.DISCONNECTED: ExtensionDisconnected,
-    _Rule.REPLACED: ExtensionDisconnected,
+    rule: tool_error_class(spec.code) for rule, spec in END_RULES.items() if "bridge" in spec.sides
 }
 
 _MESSAGES: dict[tuple[_Rule, RequestKind], str] = {
@@ -596,10 +583,10 @@ class Session:
         self.frames_received += 1
         if peer.batched:
             newline = "\n" if isinstance(frame, str) else b"\n"
-            if newline in frame:
+            if newline in frame:  # type: ignore[operator]  # str in str, or bytes in bytes
                 events: list[Event] = []
                 for line in frame.split(newline):  # type: ignore[arg-type]
-                    if peer.state is LinkState.CLOSED:
+                    if peer.state is LinkState.CLOSED:  # type: ignore[comparison-overlap]  # closed by a line
                         break
                     if line:
                         events += self._receive(peer, line)
@@ -954,7 +941,7 @@ class Session:
         query = self._new(RequestKind.QUERY, timeout_s, self.link_for_tab(tab_id), tab_id=tab_id,
                           document_id=document_id, label=kind)
         return self._sent(query, PageQuery(
-            request_id=query.request_id, tab_id=wire_tab_id(tab_id), kind=kind,  # type: ignore[arg-type]
+            request_id=query.request_id, tab_id=wire_tab_id(tab_id), kind=kind,
             args=args, timeout_ms=int(timeout_s * 1000),
         ))
 

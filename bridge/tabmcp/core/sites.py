@@ -130,7 +130,8 @@ class SiteStore:
         return bool(cur.rowcount)
 
     def stale(self, origin: str | None = None) -> dict[tuple[str, str], float]:
-        sql, args = "SELECT origin, name, marked_at FROM site_stale", ()
+        sql = "SELECT origin, name, marked_at FROM site_stale"
+        args: tuple[str, ...] = ()
         if origin is not None:
             sql, args = sql + " WHERE origin = ?", (origin,)
         with self.lock:

@@ -46,7 +46,6 @@ async def serve_demo_site(
     sock = bind_socket(host, port)
     real_port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(demo_app(site_dir, files), log_level="warning", lifespan="off"))
-    server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
         if task.done():

@@ -30,18 +30,18 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import Config
+from ..control import load_or_create_control_key
 from ..core.disclosure import PROFILES
 from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
-from ..control import load_or_create_control_key
+from ..wiring import BridgeCore
 from .control import control_routes, health_route
 from .express import Express
 from .extension import extension_endpoint, is_loopback_host
-from ..wiring import BridgeCore
-from .trace import ARRIVED
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
 from .stream import STREAM_PATH, mcp_stream_endpoint
+from .trace import ARRIVED
 
 __all__ = ["BearerTokenMiddleware", "BridgeApp", "PortInUse", "bind_socket", "running_bridge"]
 
@@ -164,8 +164,12 @@ class BridgeApp:
             transport_security=security,
             host=self.config.server.host,
             custom_starlette_routes=[
-                WebSocketRoute("/extension", extension_endpoint(self.core.hub, self.config.server.allowed_extension_origins)),
-                WebSocketRoute(STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None, self.express)),
+                WebSocketRoute(  # type: ignore[list-item]
+                    "/extension", extension_endpoint(self.core.hub, self.config.server.allowed_extension_origins)
+                ),
+                WebSocketRoute(  # type: ignore[list-item]
+                    STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None, self.express)
+                ),
                 health_route(self.core, self.control_key, lambda: {"express": self.express.status()}),
                 *control_routes(self.core, self.control_key),
                 Route("/api/listings", listings),
@@ -206,7 +210,6 @@ class BridgeApp:
                 timeout_graceful_shutdown=2,
             )
         )
-        server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
         self._uvicorn = server
         http = asyncio.create_task(server.serve(sockets=[sock]))
         try:

@@ -17,7 +17,7 @@ import hmac
 import json
 import secrets
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -26,7 +26,6 @@ from mcp.shared.exceptions import MCPError
 from ..core.registry import ToolEntry
 from ..core.scoping import ApprovalSettings
 from ..errors import ApprovalDenied
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..wiring import BridgeCore

@@ -17,7 +17,7 @@ no ``Origin`` (no web page).
 from __future__ import annotations
 
 import hmac
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -27,7 +27,6 @@ from .. import __version__
 from ..errors import ErrorCode, PairingError
 from ..protocol import PROTOCOL_VERSION
 from .extension import is_loopback_host
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..wiring import BridgeCore

@@ -285,7 +285,8 @@ class Express:
             return
         try:
             result = await self._calls.run(
-                _ExpressContext(self._calls, view), params["name"], params.get("arguments") or {}, client,
+                _ExpressContext(self._calls, view),  # type: ignore[arg-type]  # BridgeCore is the Bridge, read-only attributes
+                params["name"], params.get("arguments") or {}, client,
                 modern=modern, traced=bool(meta.get(META_TRACE)), arrived=ARRIVED.get(),
             )
             data = _encode({"jsonrpc": "2.0", "id": request_id, "result": self.shape(version, result)})

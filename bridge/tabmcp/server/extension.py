@@ -25,9 +25,9 @@ from typing import Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from ..errors import ErrorCode
 from ..core.flood import SHED_COST
 from ..core.session import Peer
+from ..errors import ErrorCode
 from ..protocol import WireError
 from .hub import Hub, Link
 
@@ -220,7 +220,7 @@ def extension_endpoint(hub: Hub, allowed: Collection[str]) -> Callable[[WebSocke
                 frame = message.get("text")
                 if frame is None:
                     frame = message.get("bytes") or b""
-                messages = 1 + frame.count("\n" if isinstance(frame, str) else b"\n") if link.batched else 1
+                messages = 1 + frame.count("\n" if isinstance(frame, str) else b"\n") if link.batched else 1  # type: ignore[arg-type]
                 frames += 1
                 messages_in += messages
                 # One tab's flood is that tab's (core/flood.py): what its rule shed costs the link
@@ -228,7 +228,7 @@ def extension_endpoint(hub: Hub, allowed: Collection[str]) -> Callable[[WebSocke
                 shed_before = hub.session.tab_flood.shed_total
                 await hub.handle_frame(link, frame)
                 shed = hub.session.tab_flood.shed_total - shed_before
-                if not gate.allow(messages - shed * (1 - SHED_COST)) and not link.socket_closed:
+                if not gate.allow(messages - shed * (1 - SHED_COST)) and not link.socket_closed:  # type: ignore[arg-type]
                     log.warning("extension %s: more than %.0f messages/s; closing the connection",
                                 peer, FLOOD_RATE)
                     await link.send(WireError(type="error", code=ErrorCode.FLOODED,

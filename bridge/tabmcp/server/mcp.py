@@ -18,7 +18,7 @@ import json
 import logging
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.server.caching import CacheHint
@@ -41,7 +41,6 @@ from ..core.tools import Bridge
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
 from .connection_state import CONNECTION
-from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the facade the handlers read: the composition root (tabmcp/wiring.py)
     from ..wiring import BridgeCore as Hub
@@ -190,7 +189,7 @@ class _RequestContext:
         ctx: ServerRequestContext[Any, Any],
         params: types.CallToolRequestParams,
     ) -> None:
-        self.bridge: Bridge = handlers.hub
+        self.bridge: Bridge = handlers.hub  # type: ignore[assignment]  # BridgeCore is the Bridge, read-only attributes
         self._handlers = handlers
         self._ctx = ctx
         self._params = params
@@ -361,7 +360,7 @@ def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier, CallPath]:
         title="tabmcp: tools from your browser tabs",
         instructions=INSTRUCTIONS,
         on_list_tools=handlers.list_tools,  # type: ignore[arg-type]
-        on_call_tool=handlers.call_tool,
+        on_call_tool=handlers.call_tool,  # type: ignore[arg-type]  # answers the result's dict form
         on_subscriptions_listen=ListenHandler(notifier.bus),
         cache_hints={"tools/list": CacheHint(ttl_ms=hub.config.mcp.tools_ttl_ms, scope="private")},
         # The SDK checks Mcp-Param-* headers on 2026-07-28 calls against the tool's schema; give

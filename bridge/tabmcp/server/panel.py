@@ -4,8 +4,9 @@ Only the extension link reaches this module (``panel.query``, ``control.set``, `
 no MCP tool does. It holds the person's switches (:class:`tabmcp.core.controls.PersonControls`,
 also written by ``tabmcp controls`` in another process: the bridge core's
 :class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
-second of such a write, and every tools/call syncs first), the forms-as-tools choices (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in
-SQLite) and the :class:`tabmcp.core.scoping.Gate` that applies both (all three built by the root). What the popup shows is
+second of such a write, and every tools/call syncs first), the forms-as-tools choices
+(:class:`tabmcp.core.page_forms.FormsPolicy`, kept in SQLite) and the
+:class:`tabmcp.core.scoping.Gate` that applies both (all three built by the root). What the popup shows is
 :func:`tabmcp.core.panel.panel_state`; this module only answers with it and sends the policy.
 
 The composition root (:mod:`tabmcp.wiring`) makes one :class:`PersonPanel` with the switches,
@@ -26,10 +27,10 @@ from ..core.page_forms import FormsPolicy, normalize_origin
 from ..core.panel import ControlRefused, Insight, apply_control, for_browser, panel_state
 from ..core.scoping import Gate
 from ..core.session import Peer, Session
+from ..database import FormsSwitchStore
 from ..errors import ErrorCode
 from ..protocol import ControlSet, ErrorBody, FormsPolicyRule, FormsSet, PanelQuery, PanelState
 from ..protocol import FormsPolicy as FormsPolicyMsg
-from ..database import FormsSwitchStore
 
 if TYPE_CHECKING:
     from ..core.registry import Registry

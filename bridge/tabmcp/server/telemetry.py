@@ -73,7 +73,7 @@ class TelemetryLink:
     def on_message(self, peer: Peer, message: Telemetry) -> None:
         """One batch from the pages; a malformed one is reported to the extension."""
         try:
-            self.store.ingest(message.model_dump(by_alias=True))
+            self.store.ingest(message)
         except MalformedBatch as exc:
             self._session.report(peer, exc.code, exc.message, ref="telemetry")
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from tabmcp.core.telemetry import (
     CONFIGURE_MODES,
+    OBSERVE_MODES,
     DataCounts,
     ExposureState,
     InvalidTelemetryArguments,
@@ -237,7 +238,7 @@ def test_exposure_off_lists_everything_always_and_keeps_counts(
     configure(store, {"action": "exposure", "enabled": False})
     tools = listing(store, legacy)  # no progressive disclosure either
     assert list(tools) == ["observe", "analyze", "generate", "configure", "query_dom"]
-    assert len(modes(tools["observe"])) == 8 and len(modes(tools["generate"])) == 5
+    assert modes(tools["observe"]) == list(OBSERVE_MODES) and len(modes(tools["generate"])) == 5
     assert tools["observe"]["_meta"]["data_counts"]["network"] == 0
     assert tools["observe"]["_meta"]["available_modes"] == ["errors", "logs", "page"]
     answer = observe(store, {"what": "websocket_status"})

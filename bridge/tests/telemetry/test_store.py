@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 from tabmcp.core.telemetry import BufferKind, MalformedBatch, NoiseRule, TelemetrySettings
-from tabmcp.errors import BridgeError, ProtocolError
-
 from tabmcp.core.telemetry.models import event_to_wire
+from tabmcp.errors import BridgeError, ProtocolError
 
 from .factory import ORIGIN, action, batch, console, error, make_store, nav, request, vitals, ws
 

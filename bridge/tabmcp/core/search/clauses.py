@@ -32,26 +32,35 @@ MIN_CLAUSE_WORDS = 2
 """Both sides of a cut need this many words (a lone word names no action of its own)."""
 
 ACTION_VERBS: frozenset[str] = frozenset(
-    """add analyse analyze append apply approve archive assign attach audit back block book
-    bump buy calculate call cancel change check clean clear click close comment commit compare
-    compute configure confirm connect convert copy count create deploy delete describe diff
-    disable dismiss download drag draw drop duplicate edit email emulate enable estimate evaluate
-    explain export fetch figure file fill filter find finalize finalise fix follow fork format
-    forward generate get give go grab hide highlight hover import install invite kick label
-    launch let link list load lock log look make mark measure merge message move multiply mute
-    navigate note notify open order paste pause pay pick pin ping plot post press print profile
-    publish pull push put query read rebase record refund reload remind remove rename reopen reply
-    report request reserve reset resize resolve restart restore retrieve return revert review
-    rotate run save schedule scroll search see select send set share show sign solve sort stage
-    star start stop store submit subscribe sum summarise summarize switch sync tag take tell test
-    track translate trigger turn type undo unstar unsubscribe update upgrade upload verify view
-    visit wait watch write""".split()
+    [
+        "add", "analyse", "analyze", "append", "apply", "approve", "archive", "assign", "attach", "audit",
+        "back", "block", "book", "bump", "buy", "calculate", "call", "cancel", "change", "check", "clean",
+        "clear", "click", "close", "comment", "commit", "compare", "compute", "configure", "confirm",
+        "connect", "convert", "copy", "count", "create", "deploy", "delete", "describe", "diff", "disable",
+        "dismiss", "download", "drag", "draw", "drop", "duplicate", "edit", "email", "emulate", "enable",
+        "estimate", "evaluate", "explain", "export", "fetch", "figure", "file", "fill", "filter", "find",
+        "finalize", "finalise", "fix", "follow", "fork", "format", "forward", "generate", "get", "give",
+        "go", "grab", "hide", "highlight", "hover", "import", "install", "invite", "kick", "label",
+        "launch", "let", "link", "list", "load", "lock", "log", "look", "make", "mark", "measure", "merge",
+        "message", "move", "multiply", "mute", "navigate", "note", "notify", "open", "order", "paste",
+        "pause", "pay", "pick", "pin", "ping", "plot", "post", "press", "print", "profile", "publish",
+        "pull", "push", "put", "query", "read", "rebase", "record", "refund", "reload", "remind", "remove",
+        "rename", "reopen", "reply", "report", "request", "reserve", "reset", "resize", "resolve",
+        "restart", "restore", "retrieve", "return", "revert", "review", "rotate", "run", "save", "schedule",
+        "scroll", "search", "see", "select", "send", "set", "share", "show", "sign", "solve", "sort",
+        "stage", "star", "start", "stop", "store", "submit", "subscribe", "sum", "summarise", "summarize",
+        "switch", "sync", "tag", "take", "tell", "test", "track", "translate", "trigger", "turn", "type",
+        "undo", "unstar", "unsubscribe", "update", "upgrade", "upload", "verify", "view", "visit", "wait",
+        "watch", "write"
+    ]
 )
 """Words that start an action (imperative verbs of tasks)."""
 _QUESTION = frozenset({"what", "which", "who", "how", "where"})
 _LEAD = frozenset(
-    """then also and finally afterwards please kindly just next after that so now plus can could
-    would will you i we want need to""".split()
+    [
+        "then", "also", "and", "finally", "afterwards", "please", "kindly", "just", "next", "after", "that",
+        "so", "now", "plus", "can", "could", "would", "will", "you", "i", "we", "want", "need", "to"
+    ]
 )
 """Words skipped before the verb of a clause (``and then please save ...``, ``can you find``)."""
 

@@ -559,26 +559,26 @@ class SearchIndex:
                 exhausted = depth >= len(sem[0])
             else:
                 lists: list[list[int]] = []
-                weights: list[float] = []
+                rank_weights: list[float] = []
                 if kw_scores is not None:
                     lists.append(top(kw_cand, kw_scores, depth, self._order).tolist())
-                    weights.append(1.0)
+                    rank_weights.append(1.0)
                     exhausted &= depth >= len(kw_cand)
                 if sem is not None:
-                    best = top(np.arange(len(sem[0])), sem[1], depth, self._order[sem[0]])
-                    lists.append(sem[0][best].tolist())
-                    weights.append(SEMANTIC_WEIGHT)
+                    ranked = top(np.arange(len(sem[0])), sem[1], depth, self._order[sem[0]])
+                    lists.append(sem[0][ranked].tolist())
+                    rank_weights.append(SEMANTIC_WEIGHT)
                     exhausted &= depth >= len(sem[0])
                 if name_rank:
                     lists.append([s for s, _ in name_rank[:depth]])
-                    weights.append(1.0)
+                    rank_weights.append(1.0)
                     exhausted &= depth >= len(name_rank)
                 if pinned:
                     lists.append(pinned)
-                    weights.append(1.0)
-                fused = rrf(lists, self._order, weights)
+                    rank_weights.append(1.0)
+                fused = rrf(lists, self._order, rank_weights)
             hits: list[SearchHit] = []
-            for s, score in fused:
+            for s, fused_score in fused:
                 entry = self._slots[s]
                 assert entry is not None
                 key = entry.doc.key
@@ -587,7 +587,7 @@ class SearchIndex:
                 kws = float(kw_scores[s]) if kw_scores is not None and kw_scores[s] > 0 else None
                 fz = s in fuzzy_slots and not all(t in entry.analysis.terms for t in tokens)
                 sim = float(sem_full[s]) if sem_full is not None and not np.isnan(sem_full[s]) else None
-                hits.append(SearchHit(key, score, kws, sim, fz))
+                hits.append(SearchHit(key, fused_score, kws, sim, fz))
                 if len(hits) >= limit:
                     return hits
             if exhausted:

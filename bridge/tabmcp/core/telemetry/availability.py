@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from ...capture.kinds import KINDS, CaptureKind
 from .counts import DataCounts
 
 __all__ = [
@@ -36,16 +37,22 @@ __all__ = [
     "visible_tools",
 ]
 
-OBSERVE_MODES: Final = (
-    "errors",
-    "logs",
-    "network",
-    "websocket_events",
-    "websocket_status",
-    "actions",
-    "vitals",
-    "page",
-)
+_DERIVED_OBSERVE: Final[dict[str, str]] = {"websocket_status": "websocket_events"}
+"""Observe modes that are not a capture kind's, each listed after the mode it follows."""
+
+
+def _observe_modes() -> tuple[str, ...]:
+    modes: list[str] = []
+    for kind in KINDS:
+        if kind.observe is not None:
+            modes.append(kind.observe.mode)
+            modes += [m for m, after in _DERIVED_OBSERVE.items() if after == kind.observe.mode]
+    return (*modes, "page")
+
+
+OBSERVE_MODES: Final = _observe_modes()
+"""Each capture kind's observe mode (:mod:`tabmcp.capture.kinds`), the WebSocket connections'
+table, and ``page`` (the live tab)."""
 ANALYZE_MODES: Final = ("performance", "api", "accessibility", "changes", "timeline")
 GENERATE_MODES: Final = ("reproduction", "test", "pr_summary", "sarif", "har")
 CONFIGURE_MODES: Final = (
@@ -83,17 +90,20 @@ _BEFORE_FIRST_OBSERVE: Final = frozenset({"observe", "query_dom"})
 _Count = Callable[[DataCounts], int | None]
 """A mode's data count; ``None`` means the mode has no meaningful count (always available)."""
 
+
+def _buffer_count(kind: CaptureKind) -> _Count:
+    name = kind.buffer.value  # a plain str: hashed in C, read on every tools/list
+    return lambda c: c.n.get(name, 0)
+
+
+_OBSERVE_COUNTS: Final[dict[str, _Count]] = {
+    **{k.observe.mode: _buffer_count(k) for k in KINDS if k.observe is not None},
+    "websocket_status": lambda c: c.websocket_connections,
+    "page": lambda c: None,
+}
+
 _COUNTS: Final[dict[str, dict[str, _Count]]] = {
-    "observe": {
-        "errors": lambda c: c.errors,
-        "logs": lambda c: c.logs,
-        "network": lambda c: c.network,
-        "websocket_events": lambda c: c.websocket_events,
-        "websocket_status": lambda c: c.websocket_connections,
-        "actions": lambda c: c.actions,
-        "vitals": lambda c: c.vitals,
-        "page": lambda c: None,
-    },
+    "observe": {m: _OBSERVE_COUNTS[m] for m in OBSERVE_MODES},
     "analyze": {
         "performance": lambda c: c.vitals,
         "api": lambda c: c.api_endpoints,
@@ -111,7 +121,7 @@ _COUNTS: Final[dict[str, dict[str, _Count]]] = {
 }
 
 _ALWAYS: Final[dict[str, frozenset[str]]] = {
-    "observe": frozenset({"errors", "logs", "page"}),
+    "observe": frozenset({k.observe.mode for k in KINDS if k.observe is not None and k.observe.always} | {"page"}),
     "analyze": frozenset({"accessibility"}),
     "generate": frozenset({"sarif"}),
 }

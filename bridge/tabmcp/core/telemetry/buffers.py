@@ -5,8 +5,9 @@ Two bounds apply on every append:
 1. **Per tab and kind**, an entry count (:class:`BufferLimits`): the oldest entry of that
    tab and kind goes first. A log flood therefore only ever churns logs.
 2. **All tabs together**, a byte ceiling (``max_bytes``): kinds are sacrificed in
-   :data:`EVICTION_ORDER`, lowest priority first, and within a kind the globally oldest entry
-   goes first. Errors are last in that order, so under a flood of logs errors survive.
+   :data:`EVICTION_ORDER` (each kind's ``evict_rank``, :mod:`tabmcp.capture.kinds`), lowest
+   priority first, and within a kind the globally oldest entry goes first. Errors are last in
+   that order, so under a flood of logs errors survive.
 
 Nothing is lost silently: every drop is counted per tab, kind and :class:`DropReason`, and
 those counts are returned by ``observe`` and ``configure(status)``.
@@ -22,53 +23,11 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ...capture.kinds import EVICTION_ORDER, BufferKind, buffer_kind_of
 from .models import Event
 from .settings import BufferLimits
 
 __all__ = ["EVICTION_ORDER", "BufferKind", "DropReason", "Entry", "TelemetryBuffers", "buffer_kind_of"]
-
-
-class BufferKind(StrEnum):
-    """Where an event is kept. ``console`` events go to ``logs``; errors have their own kind."""
-
-    ERRORS = "errors"
-    LOGS = "logs"
-    NETWORK = "network"
-    WEBSOCKET = "websocket"
-    ACTIONS = "actions"
-    VITALS = "vitals"
-    LONGTASKS = "longtasks"
-    NAVIGATIONS = "navigations"
-
-
-EVICTION_ORDER: tuple[BufferKind, ...] = (
-    BufferKind.LOGS,
-    BufferKind.WEBSOCKET,
-    BufferKind.LONGTASKS,
-    BufferKind.NETWORK,
-    BufferKind.VITALS,
-    BufferKind.ACTIONS,
-    BufferKind.NAVIGATIONS,
-    BufferKind.ERRORS,
-)
-"""Under the byte ceiling, kinds lose entries in this order (first = least valuable)."""
-
-_BY_EVENT_KIND = {
-    "console": BufferKind.LOGS,
-    "error": BufferKind.ERRORS,
-    "network": BufferKind.NETWORK,
-    "websocket": BufferKind.WEBSOCKET,
-    "action": BufferKind.ACTIONS,
-    "vitals": BufferKind.VITALS,
-    "longtask": BufferKind.LONGTASKS,
-    "navigation": BufferKind.NAVIGATIONS,
-}
-
-
-def buffer_kind_of(event_kind: str) -> str:
-    """The buffer a wire event kind lands in (unknown kinds keep their own name)."""
-    kind = _BY_EVENT_KIND.get(event_kind)
-    return kind.value if kind is not None else event_kind
 
 
 class DropReason(StrEnum):
@@ -125,6 +84,10 @@ class TelemetryBuffers:
         tab = self._tabs.get(tab_id)
         return len(tab[kind]) if tab else 0
 
+    def counts(self) -> dict[str, int]:
+        """Entries of every kind, all tabs, by buffer name (O(kinds))."""
+        return {kind.value: n for kind, n in self._count.items()}
+
     @property
     def total(self) -> int:
         return sum(self._count.values())
@@ -171,7 +134,7 @@ class TelemetryBuffers:
         queue.append(entry)
         self._count[kind] += 1
         self.total_bytes += entry.size
-        limit = getattr(self._limits, kind.value)
+        limit = self._limits.of(kind)
         while len(queue) > limit:
             self._pop_oldest(queue, kind, DropReason.CAPACITY)
         self._enforce_ceiling()
@@ -226,7 +189,7 @@ class TelemetryBuffers:
         self._max_bytes = max_bytes
         for tab in self._tabs.values():
             for kind, queue in tab.items():
-                limit = getattr(limits, kind.value)
+                limit = limits.of(kind)
                 while len(queue) > limit:
                     self._pop_oldest(queue, kind, DropReason.CAPACITY)
         self._enforce_ceiling()

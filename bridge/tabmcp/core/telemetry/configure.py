@@ -12,11 +12,11 @@ leave the store with settings the config file would have refused.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ...capture.kinds import KINDS
 from .answer import ToolAnswer, parse_args
 from .availability import CONFIGURE_MODES
 from .buffers import BufferKind
@@ -40,9 +40,12 @@ ConfigureAction = Literal[
     "list_snapshots",
     "delete_snapshot",
 ]
-ClearKind = Literal[
-    "errors", "logs", "network", "websocket", "actions", "vitals", "longtasks", "navigations", "api"
-]
+CLEAR_KINDS: tuple[str, ...] = (*(k.buffer.value for k in KINDS), "api")
+"""What ``configure(clear)`` can name: each capture kind's buffer, and the API schema store."""
+if TYPE_CHECKING:
+    ClearKind = str
+else:
+    ClearKind = Literal[CLEAR_KINDS]
 
 
 class NoiseRuleInput(BaseModel):
@@ -111,7 +114,7 @@ CONFIGURE_SPEC = ToolSpec(
             "type": "array",
             "items": {
                 "type": "string",
-                "enum": [k.value for k in BufferKind] + ["api"],
+                "enum": list(CLEAR_KINDS),
             },
         },
         "tab_id": {"type": "integer"},
@@ -203,7 +206,7 @@ def _status(store: TelemetryStore, args: ConfigureArgs, sessions: SessionStore |
         "buffers": s.buffers.model_dump(),
         "maxBytes": s.max_bytes,
         "bytesUsed": store.buffers.total_bytes,
-        "counts": asdict(counts),
+        "counts": counts.to_dict(),
         "dropped": drops,
         "droppedByTab": {str(t): v for t, v in store.buffers.drop_table().items()},
         "noise": [r.model_dump() for r in s.noise],

@@ -22,7 +22,7 @@ no data yet is *not* an error and never raises (see :mod:`.answer`).
 
 from __future__ import annotations
 
-from ...errors import BridgeError, MalformedMessage, ToolCallError, ToolValidationError
+from ...errors import BridgeError, ErrorCode, MalformedMessage, ToolCallError, ToolValidationError
 
 __all__ = [
     "InvalidTelemetryArguments",
@@ -53,16 +53,16 @@ class InvalidTelemetryArguments(TelemetryError, ToolValidationError):
 class SnapshotNotFound(TelemetryError, ToolCallError):
     """``configure(load_snapshot)`` named a snapshot that is not in the session store."""
 
-    code = "SNAPSHOT_NOT_FOUND"
+    code = ErrorCode.SNAPSHOT_NOT_FOUND
 
 
 class SnapshotFormatError(TelemetryError, ToolCallError):
     """A stored snapshot is corrupt or was written by an incompatible version."""
 
-    code = "SNAPSHOT_UNREADABLE"
+    code = ErrorCode.SNAPSHOT_UNREADABLE
 
 
 class SessionStoreError(TelemetryError, ToolCallError):
     """The SQLite session store failed, or none was configured for a snapshot action."""
 
-    code = "SESSION_STORE_ERROR"
+    code = ErrorCode.SESSION_STORE_ERROR

@@ -9,61 +9,49 @@ hint (wider scope, looser filters), never an error.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from ...capture.kinds import KINDS, CaptureKind
 from .answer import ToolAnswer, fmt_time, parse_args
+from .availability import OBSERVE_MODES
 from .buffers import BufferKind, Entry
 from .connections import ConnectionState
 from .errors import InvalidTelemetryArguments
-from .models import (
-    ActionEvent,
-    ConsoleEvent,
-    ErrorEvent,
-    NetworkEvent,
-    VitalsEvent,
-    WebSocketEvent,
-    event_to_wire,
-)
+from .models import ConsoleEvent, NetworkEvent, VitalsEvent, WebSocketEvent, event_to_wire
 from .spec import ToolSpec
 from .store import Scope, TelemetryStore
 
 __all__ = ["OBSERVE_SPEC", "ObserveArgs", "entry_since", "observe", "scope_label"]
 
-ObserveMode = Literal[
-    "errors", "logs", "network", "websocket_events", "websocket_status", "actions", "vitals", "page"
-]
+_VIEWS: dict[str, CaptureKind] = {k.observe.mode: k for k in KINDS if k.observe is not None}
+"""Observe modes that read a capture kind's buffer, by mode (:mod:`tabmcp.capture.kinds`)."""
 
-_KIND: dict[str, BufferKind] = {
-    "errors": BufferKind.ERRORS,
-    "logs": BufferKind.LOGS,
-    "network": BufferKind.NETWORK,
-    "websocket_events": BufferKind.WEBSOCKET,
-    "actions": BufferKind.ACTIONS,
-    "vitals": BufferKind.VITALS,
-}
+if TYPE_CHECKING:
+    ObserveMode = str
+else:
+    ObserveMode = Literal[OBSERVE_MODES]
+
+_ALWAYS = frozenset(mode for mode, kind in _VIEWS.items() if kind.observe is not None and kind.observe.always)
+"""Modes whose data may arrive any moment (errors, logs): their empty answer says so."""
 
 _FILTERS: dict[str, frozenset[str]] = {
-    "errors": frozenset({"url", "contains"}),
-    "logs": frozenset({"url", "contains", "level"}),
-    "network": frozenset({"url", "method", "status_min", "status_max", "include_bodies", "contains"}),
-    "websocket_events": frozenset({"url", "connection_id", "direction", "contains"}),
+    **{mode: kind.observe.filters for mode, kind in _VIEWS.items() if kind.observe is not None},
     "websocket_status": frozenset({"url", "connection_id"}),
-    "actions": frozenset({"url", "contains"}),
-    "vitals": frozenset({"url"}),
     "page": frozenset(),
 }
 _FILTER_NAMES = frozenset().union(*_FILTERS.values())
 
 _LABEL = {
-    "errors": "errors",
-    "logs": "console messages",
-    "network": "network requests",
-    "websocket_events": "WebSocket events",
+    **{mode: kind.observe.label for mode, kind in _VIEWS.items() if kind.observe is not None},
     "websocket_status": "WebSocket connections",
-    "actions": "user actions",
-    "vitals": "Web Vitals measurements",
+}
+
+_HELP = {
+    **{mode: kind.observe.help for mode, kind in _VIEWS.items() if kind.observe is not None},
+    "websocket_status": "one row per WebSocket connection: state, message and byte counts",
+    "page": "the tab's URL, title and page-load id",
 }
 
 
@@ -103,16 +91,7 @@ OBSERVE_SPEC = ToolSpec(
         "`limit` matches, oldest first, with drop counts when buffers overflowed."
     ),
     mode_param="what",
-    mode_help={
-        "errors": "uncaught errors, unhandled rejections and console.error (filters: url, contains)",
-        "logs": "console messages (filters: level, url, contains)",
-        "network": "fetch/XHR requests (filters: url, method, status_min, status_max, include_bodies)",
-        "websocket_events": "WebSocket frames and lifecycle (filters: connection_id, direction, url)",
-        "websocket_status": "one row per WebSocket connection: state, message and byte counts",
-        "actions": "user clicks, inputs, submits, key presses and navigations",
-        "vitals": "Core Web Vitals (LCP, CLS, INP, FCP, TTFB) per page load",
-        "page": "the tab's URL, title and page-load id",
-    },
+    mode_help={mode: _HELP[mode] for mode in OBSERVE_MODES},
     properties={
         "scope": {
             "type": "string",
@@ -194,30 +173,11 @@ def entry_since(store: TelemetryStore, since: float | str | None) -> Callable[[E
 
 
 def _text_of(entry: Entry) -> str:
-    ev = entry.event
-    if isinstance(ev, ConsoleEvent):
-        return ev.text
-    if isinstance(ev, ErrorEvent):
-        return f"{ev.message}\n{ev.stack or ''}"
-    if isinstance(ev, NetworkEvent):
-        return f"{ev.url}\n{ev.request_body or ''}\n{ev.response_body or ''}\n{ev.failure or ''}"
-    if isinstance(ev, WebSocketEvent):
-        return f"{ev.data or ''} {ev.reason or ''}"
-    if isinstance(ev, ActionEvent):
-        s = ev.selectors
-        return " ".join(
-            x for x in (ev.action, s.test_id, s.role, s.name, s.label, s.text, s.css, ev.value) if x
-        )
-    return ""
+    return entry.event.search_text()
 
 
 def _url_of(entry: Entry) -> str:
-    ev = entry.event
-    if isinstance(ev, NetworkEvent | WebSocketEvent | ActionEvent):
-        return ev.url
-    if isinstance(ev, ConsoleEvent | ErrorEvent) and ev.source and ev.source.url:
-        return f"{ev.source.url} {entry.page_url}"
-    return entry.page_url
+    return entry.event.where(entry.page_url)
 
 
 def _filters(args: ObserveArgs) -> list[Callable[[Entry], bool]]:
@@ -277,35 +237,7 @@ def _line(entry: Entry, args: ObserveArgs) -> str:
     ev = entry.event
     # What the page's own scripts wrote (not the extension's capture) says so on every line.
     t = fmt_time(ev.ts) + (" [page-reported]" if ev.page_reported else "")
-    if isinstance(ev, ErrorEvent):
-        where = f" at {ev.source.url}:{ev.source.line}" if ev.source and ev.source.url else ""
-        first_frame = ""
-        if ev.stack:
-            frames = [ln.strip() for ln in ev.stack.splitlines()[1:3] if ln.strip()]
-            first_frame = "".join(f"\n    {f}" for f in frames)
-        return f"{t} [{ev.error_type}] {ev.message}{where}{first_frame}"
-    if isinstance(ev, ConsoleEvent):
-        return f"{t} {ev.level.upper():5} {ev.text}"
-    if isinstance(ev, NetworkEvent):
-        status = str(ev.status) if ev.status else f"FAILED ({ev.failure or 'no response'})"
-        line = f"{t} {ev.method} {ev.url} → {status} in {ev.duration:.0f} ms [{ev.api}]"
-        if args.include_bodies:
-            if ev.request_body:
-                line += f"\n    request: {ev.request_body}"
-            if ev.response_body:
-                line += f"\n    response: {ev.response_body}"
-        return line
-    if isinstance(ev, WebSocketEvent):
-        arrow = {"in": "←", "out": "→"}.get(ev.direction or "", "·")
-        detail = ev.data or (f"code {ev.code} {ev.reason or ''}".strip() if ev.event == "close" else "")
-        sampled = f" (1 in {ev.sampled.every})" if ev.sampled else ""
-        return f"{t} ws {ev.connection_id} {ev.event} {arrow} {detail}{sampled}".rstrip()
-    if isinstance(ev, ActionEvent):
-        target = ev.selectors.describe()
-        value = f" = {ev.value!r}" if ev.value is not None else ""
-        key = f" key {ev.key}" if ev.key else ""
-        return f"{t} {ev.action} {target or ev.url}{value}{key}"
-    return f"{t} {ev.kind}"
+    return f"{t} {ev.line(include_bodies=args.include_bodies)}"
 
 
 def _vitals(entries: list[Entry]) -> list[dict[str, Any]]:
@@ -384,7 +316,7 @@ def observe(store: TelemetryStore, arguments: Mapping[str, Any] | ObserveArgs) -
         ]
         return _finish(store, args, tab_id, base, items, lines, len(rows), notes, BufferKind.WEBSOCKET)
 
-    kind = _KIND[args.what]
+    kind = _VIEWS[args.what].buffer
     entries = store.select(kind, scope=args.scope, tab_id=tab_id)
     in_scope = len(entries)
     since = entry_since(store, args.since)
@@ -463,14 +395,14 @@ def _empty_message(
         in_tab, anywhere = store.connections.count_for(tab_id or 0), store.connections.count
     else:
         in_tab, anywhere = (
-            store.buffers.count(_KIND[args.what], tab_id),
-            store.buffers.count(_KIND[args.what]),
+            store.buffers.count(_VIEWS[args.what].buffer, tab_id),
+            store.buffers.count(_VIEWS[args.what].buffer),
         )
     if args.scope == "page_load" and in_tab and not in_scope:
         msg += f" This tab has {in_tab} from earlier page loads: try scope='tab'."
     elif args.scope != "all" and anywhere > in_tab and not in_scope:
         msg += f" Other tabs have {anywhere - in_tab}: try scope='all'."
-    elif args.what in ("errors", "logs"):
+    elif args.what in _ALWAYS:
         msg += " They are captured as soon as the page produces them."
     else:
         msg += " Use the page (or reload it) to produce some, then observe again."

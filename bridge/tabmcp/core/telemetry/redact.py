@@ -20,29 +20,35 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .models import (
-    ActionEvent,
-    ConsoleEvent,
-    ErrorEvent,
-    Event,
-    NavigationEvent,
-    NetworkEvent,
-    SourceLocation,
-    WebSocketEvent,
-    header_value,
-)
+from ...capture.events import Selectors, SourceLocation, TelemetryEvent
+from ...capture.kinds import Redact, kind_of
+from ..js_regex import JsPattern
+from .models import Event
 from .settings import RedactionSettings, normalize_key
 
-__all__ = ["Redactor", "luhn_valid"]
+__all__ = ["PAGE_PATTERNS", "Redactor", "luhn_valid"]
 
 _CARD_SEPARATORS = "\u0020\u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-"
 """What may sit between a card's digits: a space, a hyphen, and the no-break, thin, narrow and
 zero-width spaces a page can use so that a plain ``[ -]`` rule misses the number."""
-_CARD_RUN = re.compile(rf"(?<![\d-])(?:\d[{_CARD_SEPARATORS}]?){{12,18}}\d(?![\d-])")
-_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))")
-_SENSITIVE_FIELD_HINT = re.compile(
-    r"(?i)pass(word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])"
-)
+
+PAGE_PATTERNS: dict[str, JsPattern] = {
+    "cardRun": JsPattern(rf"(?<![\d-])(?:\d[{_CARD_SEPARATORS}]?){{12,18}}\d(?![\d-])"),
+    "cardPrefix": JsPattern(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))"),
+    "sensitiveHint": JsPattern(
+        r"pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])", "i"
+    ),
+    "form": JsPattern(r"^[\w.\-\[\]%+]+=[^&\s]*(?:&[\w.\-\[\]%+]+=[^&\s]*)*$"),
+}
+"""The fixed shapes both sides redact by, written once: a run of card digits, a card number's
+first digits, the field names and labels that make a typed value secret, a form body. The page
+gets them in ``protocol.generated.js`` (``PATTERNS``) before any rule arrives: it checks a field
+when it copies its value."""
+
+_CARD_RUN = PAGE_PATTERNS["cardRun"].python()
+_CARD_PREFIX = PAGE_PATTERNS["cardPrefix"].python()
+_SENSITIVE_FIELD_HINT = PAGE_PATTERNS["sensitiveHint"].python()
+_FORM = PAGE_PATTERNS["form"].python()
 
 
 def luhn_valid(digits: str) -> bool:
@@ -196,68 +202,35 @@ class Redactor:
     # -- events ---------------------------------------------------------------------------
 
     def event(self, event: Event) -> Event:
-        """A copy of ``event`` with every rule applied (the event itself is frozen)."""
-        handler = self._BY_TYPE.get(type(event))
-        return handler(self, event) if handler else event
+        """A copy of ``event`` with every rule applied to the fields its kind's record names
+        (:mod:`tabmcp.capture.kinds`, ``redact``); the event itself is frozen."""
+        fields = kind_of(event).redact
+        update: dict[str, Any] = {}
+        for name, rule in fields.items():
+            value = getattr(event, name)
+            if value:
+                update[name] = self._RULES[rule](self, event, name, value)
+        return event.model_copy(update=update) if update else event
 
-    def _console(self, e: ConsoleEvent) -> ConsoleEvent:
-        args = [self.body(a) or "" for a in e.args]
-        return e.model_copy(update={"args": args, "source": self._source(e.source)})
+    def _input(self, event: TelemetryEvent, value: str) -> str:
+        if value == self.marker:
+            return value
+        return self.marker if _SENSITIVE_FIELD_HINT.search(event.secret_hints()) else self.text(value)
 
-    def _error(self, e: ErrorEvent) -> ErrorEvent:
-        return e.model_copy(
-            update={
-                "message": self.text(e.message),
-                "stack": self.text(e.stack) if e.stack else e.stack,
-                "source": self._source(e.source),
-            }
-        )
+    def _selectors(self, selectors: Selectors) -> Selectors:
+        update = {k: self.text(v) for k in ("name", "label", "text") if (v := getattr(selectors, k))}
+        return selectors.model_copy(update=update) if update else selectors
 
-    def _network(self, e: NetworkEvent) -> NetworkEvent:
-        request_mime = header_value(e.request_headers, "content-type")
-        return e.model_copy(
-            update={
-                "url": self.url(e.url),
-                "status_text": self.text(e.status_text),
-                "request_headers": self.headers(e.request_headers),
-                "response_headers": self.headers(e.response_headers),
-                "request_body": self.body(e.request_body, request_mime),
-                "response_body": self.body(e.response_body, e.mime_type),
-                "failure": self.text(e.failure) if e.failure else e.failure,
-            }
-        )
-
-    def _websocket(self, e: WebSocketEvent) -> WebSocketEvent:
-        return e.model_copy(
-            update={
-                "url": self.url(e.url),
-                "data": self.body(e.data),
-                "reason": self.text(e.reason) if e.reason else e.reason,
-            }
-        )
-
-    def _action(self, e: ActionEvent) -> ActionEvent:
-        value = e.value
-        if value and value != self.marker:
-            s = e.selectors
-            hints = " ".join(x for x in (s.test_id, s.name, s.label, s.css) if x)
-            value = self.marker if _SENSITIVE_FIELD_HINT.search(hints) else self.text(value)
-        return e.model_copy(update={"url": self.url(e.url), "value": value})
-
-    def _navigation(self, e: NavigationEvent) -> NavigationEvent:
-        return e.model_copy(update={"url": self.url(e.url)})
-
-    _BY_TYPE: dict[type, Callable[[Redactor, Any], Any]] = {
-        ConsoleEvent: _console,
-        ErrorEvent: _error,
-        NetworkEvent: _network,
-        WebSocketEvent: _websocket,
-        ActionEvent: _action,
-        NavigationEvent: _navigation,
+    _RULES: dict[Redact, Callable[[Redactor, TelemetryEvent, str, Any], Any]] = {
+        Redact.TEXT: lambda r, e, f, v: r.text(v),
+        Redact.URL: lambda r, e, f, v: r.url(v),
+        Redact.BODY: lambda r, e, f, v: r.body(v, e.mime_of(f)),
+        Redact.BODIES: lambda r, e, f, v: [r.body(a) or "" for a in v],
+        Redact.HEADERS: lambda r, e, f, v: r.headers(v),
+        Redact.SOURCE: lambda r, e, f, v: r._source(v),
+        Redact.INPUT: lambda r, e, f, v: r._input(e, v),
+        Redact.SELECTORS: lambda r, e, f, v: r._selectors(v),
     }
-
-
-_FORM = re.compile(r"^[\w.\-\[\]%+]+=[^&\s]*(?:&[\w.\-\[\]%+]+=[^&\s]*)*$")
 
 
 def _looks_like_form(text: str) -> bool:

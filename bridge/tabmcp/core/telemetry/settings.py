@@ -8,9 +8,12 @@ rewritten. Every field has a default, so an empty section is valid.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+
+from ...capture.kinds import KINDS, BufferKind
+from ..js_regex import NotForJs, js_pattern
 
 __all__ = [
     "DEFAULT_BUFFER_LIMITS",
@@ -32,36 +35,38 @@ class _Section(BaseModel):
 
 
 DEFAULT_BUFFER_LIMITS: dict[str, int] = {
-    "errors": 500,
-    "logs": 1000,
-    "network": 300,
-    "websocket": 500,
-    "actions": 500,
-    "vitals": 50,
-    "longtasks": 200,
-    "navigations": 100,
+    **{k.buffer.value: k.cap for k in KINDS},
     "websocket_connections": 50,
 }
-"""Entries kept per tab and kind (``websocket_connections``: connections tracked per tab)."""
+"""Entries kept per tab and kind (``websocket_connections``: connections tracked per tab); each
+kind's default is its record's ``cap`` (:mod:`tabmcp.capture.kinds`)."""
 
 
-class BufferLimits(_Section):
+class _BufferLimits(_Section):
     """How many entries each tab keeps per kind before the oldest goes.
 
     Per tab, so a chatty tab never pushes another tab's data out; the global byte ceiling
-    (:attr:`TelemetrySettings.max_bytes`) bounds the total.
+    (:attr:`TelemetrySettings.max_bytes`) bounds the total. One field per capture kind's buffer
+    (its record's ``cap`` and ``max_cap``), and the WebSocket connections tracked per tab.
     """
 
-    errors: int = Field(default=DEFAULT_BUFFER_LIMITS["errors"], ge=1, le=100_000)
-    logs: int = Field(default=DEFAULT_BUFFER_LIMITS["logs"], ge=1, le=100_000)
-    network: int = Field(default=DEFAULT_BUFFER_LIMITS["network"], ge=1, le=100_000)
-    websocket: int = Field(default=DEFAULT_BUFFER_LIMITS["websocket"], ge=1, le=100_000)
-    actions: int = Field(default=DEFAULT_BUFFER_LIMITS["actions"], ge=1, le=100_000)
-    vitals: int = Field(default=DEFAULT_BUFFER_LIMITS["vitals"], ge=1, le=10_000)
-    longtasks: int = Field(default=DEFAULT_BUFFER_LIMITS["longtasks"], ge=1, le=100_000)
-    navigations: int = Field(default=DEFAULT_BUFFER_LIMITS["navigations"], ge=1, le=10_000)
-    websocket_connections: int = Field(
-        default=DEFAULT_BUFFER_LIMITS["websocket_connections"], ge=1, le=10_000
+    if TYPE_CHECKING:  # a field of the model below (create_model), spelled for the type checker
+        websocket_connections: int = 50
+
+    def of(self, kind: BufferKind | str) -> int:
+        """The limit of one buffer (or ``websocket_connections``)."""
+        return int(getattr(self, str(kind)))
+
+
+if TYPE_CHECKING:
+    BufferLimits = _BufferLimits
+else:
+    BufferLimits = create_model(
+        "BufferLimits",
+        __base__=_BufferLimits,
+        __module__=__name__,
+        **{k.buffer.value: (int, Field(default=k.cap, ge=1, le=k.max_cap)) for k in KINDS},
+        websocket_connections=(int, Field(default=DEFAULT_BUFFER_LIMITS["websocket_connections"], ge=1, le=10_000)),
     )
 
 
@@ -187,11 +192,17 @@ class RedactionSettings(_Section):
     @field_validator("patterns")
     @classmethod
     def _compile(cls, v: list[str]) -> list[str]:
+        """Each pattern must run on both sides: Python's ``re`` here, the page's JavaScript
+        (the bridge compiles it for the page, :func:`tabmcp.core.js_regex.js_pattern`)."""
         for pattern in v:
             try:
                 re.compile(pattern)
             except re.error as exc:
                 raise ValueError(f"{pattern!r} is not a valid regular expression: {exc}") from None
+            try:
+                js_pattern(pattern)
+            except NotForJs as exc:
+                raise ValueError(f"{exc}: the page could not redact with it") from None
         return v
 
 
@@ -266,11 +277,16 @@ class TelemetrySettings(_Section):
 
     def page_config(self) -> dict[str, Any]:
         """The settings every page's capture script gets (``telemetry.config`` on the wire): the
-        capture switches and the whole redaction rule set, so pages redact exactly as configured.
+        capture switches and the whole redaction rule set, so pages redact exactly as configured,
+        each pattern compiled here for JavaScript (``{source, flags}``: the page has no translator).
         The page has no rules of its own: until this first arrives it holds what it captures and
         sends nothing (docs/telemetry.md, Redaction)."""
         rules = self.redaction
         defaults = set(DEFAULT_REDACTION_PATTERNS)
+
+        def compiled(patterns: list[str]) -> list[dict[str, str]]:
+            return [js_pattern(p).to_wire() for p in patterns]
+
         return {
             "enabled": self.capture.enabled,
             "bodyLimit": self.capture.body_limit,
@@ -279,9 +295,9 @@ class TelemetrySettings(_Section):
                 "replace": True,
                 "keys": list(rules.keys),
                 "exactKeys": list(rules.exact_keys),
-                "patterns": [p for p in rules.patterns if p in defaults],
-                "gate": DEFAULT_PATTERN_GATE,
-                "customPatterns": [p for p in rules.patterns if p not in defaults],
+                "patterns": compiled([p for p in rules.patterns if p in defaults]),
+                "gate": js_pattern(DEFAULT_PATTERN_GATE).to_wire(),
+                "customPatterns": compiled([p for p in rules.patterns if p not in defaults]),
                 "cardNumbers": rules.card_numbers,
             },
         }

@@ -19,12 +19,14 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from ...capture.kinds import KINDS, BufferKind, kind_of
+from ...protocol import Telemetry
+from ..registry import origin_of
 from .availability import Signature, signature
-from .buffers import BufferKind, DropReason, Entry, TelemetryBuffers, buffer_kind_of
+from .buffers import DropReason, Entry, TelemetryBuffers, buffer_kind_of
 from .connections import ConnectionTable
 from .counts import DataCounts
 from .errors import MalformedBatch, SnapshotFormatError
-from ..registry import origin_of
 from .models import (
     ActionEvent,
     ConsoleEvent,
@@ -32,6 +34,7 @@ from .models import (
     Event,
     NavigationEvent,
     NetworkEvent,
+    RejectedEvent,
     TelemetryBatch,
     VitalsEvent,
     WebSocketEvent,
@@ -50,21 +53,8 @@ Scope = Literal["page_load", "tab", "all"]
 
 SNAPSHOT_FORMAT = "tabmcp.telemetry/1"
 
-_KIND_OF: dict[type, BufferKind] = {
-    ConsoleEvent: BufferKind.LOGS,
-    ErrorEvent: BufferKind.ERRORS,
-    NetworkEvent: BufferKind.NETWORK,
-    WebSocketEvent: BufferKind.WEBSOCKET,
-    VitalsEvent: BufferKind.VITALS,
-    NavigationEvent: BufferKind.NAVIGATIONS,
-}
-
-
 def _kind_of(event: Event) -> BufferKind:
-    kind = _KIND_OF.get(type(event))
-    if kind is not None:
-        return kind
-    return BufferKind.ACTIONS if event.kind == "action" else BufferKind.LONGTASKS
+    return kind_of(event).buffer
 
 
 @dataclass
@@ -190,18 +180,8 @@ class TelemetryStore:
 
     def counts(self) -> DataCounts:
         """Current data counts, all tabs (O(1): maintained counters only)."""
-        b = self.buffers
-        return DataCounts(
-            errors=b.count(BufferKind.ERRORS),
-            logs=b.count(BufferKind.LOGS),
-            network=b.count(BufferKind.NETWORK),
-            websocket_events=b.count(BufferKind.WEBSOCKET),
-            websocket_connections=self.connections.count,
-            actions=b.count(BufferKind.ACTIONS),
-            vitals=b.count(BufferKind.VITALS),
-            longtasks=b.count(BufferKind.LONGTASKS),
-            navigations=b.count(BufferKind.NAVIGATIONS),
-            api_endpoints=len(self.api),
+        return DataCounts.held(
+            self.buffers.counts(), websocket_connections=self.connections.count, api_endpoints=len(self.api)
         )
 
     @property
@@ -248,7 +228,7 @@ class TelemetryStore:
 
     # -- ingest ---------------------------------------------------------------------------
 
-    def ingest(self, message: TelemetryBatch | Mapping[str, Any]) -> IngestReport:
+    def ingest(self, message: TelemetryBatch | Telemetry | Mapping[str, Any]) -> IngestReport:
         """Take one ``telemetry`` batch from the extension.
 
         Malformed events are skipped and counted (``rejected``); noise matches are counted
@@ -337,24 +317,23 @@ class TelemetryStore:
         return event.model_copy(update={"page_reported": page_reported})
 
     def _parse_events(self, batch: TelemetryBatch) -> tuple[list[Event], int]:
-        """Valid events, redacted; malformed ones are counted as ``rejected`` drops."""
+        """Valid events, redacted; rejected ones (malformed, unknown kinds) are counted as drops."""
         events: list[Event] = []
         rejected = 0
-        for raw in batch.events:
-            event = parse_event(raw)
-            if event is None:
+        for event in batch.events:
+            if isinstance(event, RejectedEvent):
                 rejected += 1
-                kind = raw.get("kind") if isinstance(raw, dict) else None
-                label = buffer_kind_of(kind) if isinstance(kind, str) else "unknown"
-                self.buffers.note_drop(batch.tab_id, label, DropReason.REJECTED)
+                self.buffers.note_drop(batch.tab_id, buffer_kind_of(event.kind), DropReason.REJECTED)
             else:
                 events.append(self.redactor.event(event))
         return events, rejected
 
     @staticmethod
-    def _parse_batch(message: TelemetryBatch | Mapping[str, Any]) -> TelemetryBatch:
+    def _parse_batch(message: TelemetryBatch | Telemetry | Mapping[str, Any]) -> TelemetryBatch:
         if isinstance(message, TelemetryBatch):
             return message
+        if isinstance(message, Telemetry):  # the link's message, its events parsed already
+            return TelemetryBatch.model_construct(**dict(message))
         if not isinstance(message, Mapping):
             raise MalformedBatch("a telemetry message must be a JSON object")
         try:
@@ -455,7 +434,7 @@ class TelemetryStore:
         """Apply the current noise rules to what is already buffered."""
         if not self.noise:
             return 0
-        kinds = (BufferKind.LOGS, BufferKind.ERRORS, BufferKind.NETWORK, BufferKind.WEBSOCKET)
+        kinds = [k.buffer for k in KINDS if k.noise]
         removed = self.buffers.remove_where(lambda e: self.noise.matches(e.event), kinds)
         self._check_availability()
         return removed
@@ -536,37 +515,12 @@ class TelemetryStore:
         return len(rows)
 
 
-_TRUNCATED = "…[truncated by tabmcp]"
-
-
-def _cut(text: str | None, limit: int) -> str | None:
-    if text is None or len(text) <= limit:
-        return text
-    return text[: max(limit - len(_TRUNCATED), 0)] + _TRUNCATED
-
-
 def _fit(event: Event, max_bytes: int) -> tuple[Event, int] | None:
-    """The event and its size, its large text fields truncated if needed; None if hopeless."""
+    """The event and its size, its large text fields cut if needed (its kind's ``shrink``);
+    None if hopeless."""
     size = len(event.model_dump_json())
     if size <= max_bytes:
         return event, size
-    budget = max_bytes // 4
-    if isinstance(event, NetworkEvent):
-        event = event.model_copy(
-            update={
-                "request_body": _cut(event.request_body, budget),
-                "response_body": _cut(event.response_body, budget),
-                "body_truncated": True,
-            }
-        )
-    elif isinstance(event, WebSocketEvent):
-        event = event.model_copy(update={"data": _cut(event.data, budget * 2)})
-    elif isinstance(event, ConsoleEvent):
-        share = max(budget * 2 // max(len(event.args), 1), 64)
-        event = event.model_copy(update={"args": [_cut(a, share) or "" for a in event.args]})
-    elif isinstance(event, ErrorEvent):
-        event = event.model_copy(
-            update={"message": _cut(event.message, budget), "stack": _cut(event.stack, budget)}
-        )
+    event = event.shrink(max_bytes // 4)
     size = len(event.model_dump_json())
     return (event, size) if size <= max_bytes else None

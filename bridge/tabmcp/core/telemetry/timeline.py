@@ -10,53 +10,25 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ...capture.kinds import KINDS
 from .answer import ToolAnswer, fmt_time
 from .buffers import BufferKind, Entry
-from .models import (
-    ActionEvent,
-    ConsoleEvent,
-    ErrorEvent,
-    NavigationEvent,
-    NetworkEvent,
-    WebSocketEvent,
-)
 from .store import Scope, TelemetryStore
 
 __all__ = ["DEFAULT_TIMELINE_KINDS", "TIMELINE_KINDS", "describe_entry", "timeline", "timeline_items"]
 
-TIMELINE_KINDS = ("actions", "network", "errors", "navigations", "logs", "websocket")
+TIMELINE_KINDS = tuple(k.buffer.value for k in KINDS if k.timeline)
+"""The buffers a timeline may show: each capture kind whose record says ``timeline``."""
 DEFAULT_TIMELINE_KINDS = ("actions", "network", "errors", "navigations")
 
 
 def _time_of(entry: Entry) -> float:
-    ev = entry.event
-    return ev.started_at if isinstance(ev, NetworkEvent) else ev.ts
+    return entry.event.at
 
 
 def describe_entry(entry: Entry) -> tuple[str, str]:
-    """A (type, one-line summary) pair for any entry, shared with the PR summary."""
-    ev = entry.event
-    if isinstance(ev, ActionEvent):
-        if ev.action in ("navigate", "route"):
-            return "action", f"{ev.action} to {ev.url}"
-        value = f" = {ev.value!r}" if ev.value is not None and ev.action in ("input", "change") else ""
-        key = f" {ev.key}" if ev.key else ""
-        return "action", f"{ev.action}{key} {ev.selectors.describe()}{value}"
-    if isinstance(ev, NetworkEvent):
-        outcome = str(ev.status) if ev.status else f"failed: {ev.failure or 'no response'}"
-        return "request", f"{ev.method} {ev.url} → {outcome} ({ev.duration:.0f} ms)"
-    if isinstance(ev, ErrorEvent):
-        return "error", f"{ev.error_type}: {ev.message}"
-    if isinstance(ev, NavigationEvent):
-        return "navigation", f"{ev.nav_type} {ev.url}"
-    if isinstance(ev, ConsoleEvent):
-        return "console", f"{ev.level}: {ev.text}"
-    if isinstance(ev, WebSocketEvent):
-        return (
-            "websocket",
-            f"{ev.event} {ev.connection_id} {ev.url if ev.event == 'open' else (ev.data or '')}".strip(),
-        )
-    return ev.kind, ev.kind
+    """A (type, one-line summary) pair for any entry, shared with the PR summary (its kind's ``summary``)."""
+    return entry.event.summary()
 
 
 def timeline_items(

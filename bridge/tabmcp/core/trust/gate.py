@@ -234,7 +234,7 @@ class TextGate:
         cleaned = strip_hidden(text, self.removed) if self.settings.strip_hidden else text
         if not self.settings.frame_text:
             return cleaned
-        return _FORGED_FRAME_RE.sub(r"‹\1", cleaned)  # noqa: RUF001 (a look-alike on purpose)
+        return _FORGED_FRAME_RE.sub(r"‹\1", cleaned)
 
     def deliver(self, text: str) -> str:
         """``text`` goes to the agent as it is: it will be scanned."""

@@ -49,7 +49,10 @@ class TrustGuard:
         # (origin, name) -> the tool object last observed and its state: bounded, since a page
         # chooses the names (a miss asks the pins again), and dropped with the origin's pins
         self._observed: LRU[tuple[str, str], tuple[Any, PinState]] = LRU(_OBSERVED_MAX)
-        self.pins.on_forget(lambda origin: self._observed.drop_where(lambda k: k[0] == origin))
+        self.pins.on_forget(self._forget_observed)
+
+    def _forget_observed(self, origin: str) -> None:
+        self._observed.drop_where(lambda k: k[0] == origin)
 
     @classmethod
     def open(cls, settings: TrustSettings, path: str | os.PathLike[str] | None) -> TrustGuard:

@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..lru import LRU
 from ...database import mark_changed
+from ..lru import LRU
 from .tables import TrustStore
 
 __all__ = ["PinLimits", "PinRecord", "PinState", "Pins", "definition_of"]

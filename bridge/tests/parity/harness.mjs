@@ -1,0 +1,57 @@
+// Runs shared parity cases through the extension's own code, in node: the Python side runs the
+// same case files through the bridge's (bridge/tests/parity/test_parity.py). Reads one JSON
+// request {suite, rules?, cases} on argv[2] and prints the extension's answers as JSON.
+import fs from 'node:fs';
+import path from 'node:path';
+import vm from 'node:vm';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const EXTENSION = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../extension');
+const request = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+
+/** Load a classic script of the extension into this context, as Chrome would. @param {string} rel */
+const load = (rel) => vm.runInThisContext(fs.readFileSync(path.join(EXTENSION, rel), 'utf8'), { filename: rel });
+
+/** The page's redaction (page/redact.js), given the namespace natives.js opens for it. */
+function pageRedaction(rules) {
+  globalThis.window = globalThis;
+  load('protocol.generated.js');
+  const stats = { internalErrors: 0 };
+  const T = {
+    N: Object.freeze({ isArray: Array.isArray, keys: Object.keys, parse: JSON.parse, stringify: JSON.stringify }),
+    oops: () => {
+      stats.internalErrors += 1;
+    },
+    cap: (s, n) => (s.length > n ? `${s.slice(0, n)}…` : s),
+    WIRE: globalThis[Symbol.for('tabmcp.protocol')],
+  };
+  globalThis[Symbol.for('tabmcp.telemetry.loading')] = T;
+  load('page/redact.js');
+  T.redact.setRules(rules);
+  if (stats.internalErrors) throw new Error(`page/redact.js failed ${stats.internalErrors} time(s) taking the rules`);
+  return T.redact;
+}
+
+const suites = {
+  async redaction({ rules, cases }) {
+    const R = pageRedaction(rules);
+    const run = {
+      text: (c) => R.redactText(c.input),
+      url: (c) => R.redactUrl(c.input),
+      body: (c) => R.redactBody(c.input, c.mime),
+      headers: (c) => R.redactHeaders(c.input),
+      secretKey: (c) => R.isSecretKey(c.input),
+    };
+    return cases.map((c) => run[c.fn](c));
+  },
+  async formsGlobs({ rules, cases }) {
+    const { cleanRules, formsEnabled } = await import(pathToFileURL(path.join(EXTENSION, 'forms-policy.js')).href);
+    return cases.map((c, i) => formsEnabled(cleanRules(rules[i]), c.origin));
+  },
+  async pending({ cases }) {
+    const { RULE_ERRORS, bridgeWaits, RULE } = await import(pathToFileURL(path.join(EXTENSION, 'pending.js')).href);
+    return cases.map((c) => ({ known: c.rule in RULE, code: RULE_ERRORS[c.rule] ?? null, bridgeWaits: bridgeWaits(c.rule) }));
+  },
+};
+
+process.stdout.write(JSON.stringify(await suites[request.suite](request)));
