@@ -127,6 +127,8 @@ async function fetchForeign() {
 
 let refreshing = false;
 let refreshAgain = false;
+/** Native mode: a refresh is due (its timer set after a toolchange). */
+let refreshTimer = 0;
 /** Native mode: toolchanges seen, and whether one came after the last refresh of `foreign`. */
 let toolchanges = 0;
 let foreignStale = true;
@@ -149,20 +151,25 @@ async function refreshForeign() {
       const next = await fetchForeign();
       if (!next) continue;
       if (changes === toolchanges) foreignStale = false;
-      const before = Array.from(foreign.keys()).sort().join('\n');
-      const after = Array.from(next.keys()).sort().join('\n');
+      // Any other Tool (a name, or a new object for one: its fields may differ) makes a new snapshot.
+      const changed = next.size !== foreign.size || Array.from(next).some(([k, v]) => foreign.get(k) !== v);
       foreign.clear();
       for (const [k, v] of next) foreign.set(k, v);
-      if (before !== after) notify();
+      if (changed) notify();
     } while (refreshAgain);
   } finally {
     refreshing = false;
   }
 }
 
-/** Native mode: the browser's tools that are not ours; the cached list when no toolchange came since. */
+/**
+ * Native mode: the browser's tools that are not ours: the cached list when no toolchange came
+ * since, or when a refresh is due or under way (it notifies if the list changed); read from the
+ * browser otherwise.
+ */
 async function foreignTools() {
-  return foreignStale ? ((await fetchForeign()) || foreign) : foreign;
+  if (!foreignStale || refreshTimer || refreshing) return foreign;
+  return (await fetchForeign()) || foreign;
 }
 
 /** @param {any} mc */
@@ -183,7 +190,6 @@ function augmentNative(mc) {
   for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
   if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
   // A burst of registrations refreshes once after it (each refresh reads every tool's schema).
-  let refreshTimer = 0;
   mc.addEventListener('toolchange', () => {
     toolchanges++;
     foreignStale = true;
