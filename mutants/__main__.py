@@ -1330,6 +1330,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         'redact={"url": Redact.URL, "value": Redact.INPUT},',
         ("bridge/tests/telemetry/test_kinds.py",),
     ),
+    Mutation(
+        "snapshot-asks-browser-each-time",
+        "native mode: every snapshot during a registration burst asks the browser's getTools() again",
+        "polyfill/webmcp-polyfill.js",
+        "    if (!foreignStale || refreshTimer || refreshing) return foreign;",
+        "    if (!foreignStale) return foreign;",
+        ("polyfill/tests/test_polyfill_native_many.py", "-k", "burst"),
+    ),
+    Mutation(
+        "snapshot-rereads-every-schema",
+        "every snapshot parses and serialises every tool's schema again (no per-record entry)",
+        "polyfill/webmcp-polyfill.js",
+        "    if (!entry) {",
+        "    if (true) {",
+        ("polyfill/tests/test_polyfill_native_many.py", "-k", "schema_once"),
+    ),
+    Mutation(
+        "snapshot-every-25ms",
+        "the page agent snapshots every 25 ms while a page keeps registering tools (no pacing)",
+        "extension/page/agent.js",
+        "    if (now - lastChange >= QUIET_MS || now >= latest) {",
+        "    if (true) {",
+        ("e2e/test_catalog_as_is.py", "-k", "burst and native"),
+    ),
 )
 
 
