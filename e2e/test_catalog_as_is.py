@@ -36,7 +36,9 @@ COUNT_SNAPSHOTS = """
 window.snapshotsPosted = [];
 window.addEventListener('message', (e) => {
   const m = e.data && e.data.msg;
-  if (e.source === window && m && m.type === 'snapshot' && Array.isArray(m.tools)) window.snapshotsPosted.push([Date.now(), m.tools.length]);
+  if (e.source === window && m && m.type === 'snapshot' && Array.isArray(m.tools)) {
+    window.snapshotsPosted.push([Date.now(), m.tools.length]);
+  }
 });
 """
 
