@@ -2,7 +2,8 @@
 
 In Chromium's native WebMCP (``--enable-features=WebMCP``), a page (``bench/pages/catalog-as-is.html?flat&n=N``)
 registers the first N tools of the MCP catalog, one ``await registerTool`` each, as their servers
-wrote them. Measured in the same run, in the same browser build, with and without our extension:
+wrote them. Measured in the same run, in the same browser build, with and without our extension
+(both open, runs alternated, the median of ``--repeat``):
 
 * **page ms**: the page's own time from its first ``registerTool`` to its last one's promise
   settled (its main thread shares the time with the extension's page scripts);
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tabmcp.config import Config
+from tabmcp.core import models
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
@@ -47,7 +49,15 @@ def bridge_has(bridge: BridgeApp, url: str, names: set[str]) -> bool:
     return False
 
 
+def forget_parsed() -> None:
+    """The bridge's memo of parsed tool definitions, emptied: each run is a page it never saw."""
+    models._PARSED.clear()
+    models._DIALECTS.clear()
+
+
 async def burst(browser: Any, site: str, n: int, bridge: BridgeApp | None) -> Burst:
+    if bridge is not None:
+        forget_parsed()
     page = await browser.context.new_page()
     try:
         await page.goto(f"{site}catalog-as-is.html?flat&n={n}")
@@ -67,27 +77,37 @@ async def burst(browser: Any, site: str, n: int, bridge: BridgeApp | None) -> Bu
         await page.close()
 
 
-async def measure(sizes: list[int]) -> tuple[list[Burst], list[Burst]]:
+async def measure(sizes: list[int], repeat: int) -> tuple[list[Burst], list[Burst]]:
+    """Both browsers open at once, their runs alternated (the machine's load drifts); each N the
+    run of median page time of ``repeat``."""
     catalog = catalog_path()
     if catalog is None:
         raise SystemExit("mcp_catalog.json not found (set TABMCP_DATA)")
     config = Config().with_overrides({"server": {"port": 0}, "store": {"path": ":memory:"}})
+    runs: dict[tuple[bool, int], list[Burst]] = {}
     async with serve_demo_site(site_dir=PAGES, files={"/data/catalog.json": catalog}) as site:
-        async with launch_browser(headless=True, webmcp=True, extension=False) as plain:
-            without = [await burst(plain, site, n, None) for n in sizes]
         async with running_bridge(config) as bridge:
             url = f"ws://127.0.0.1:{bridge.port}/extension"
-            async with launch_browser(bridge_url=url, headless=True, webmcp=True) as browser:
+            async with launch_browser(headless=True, webmcp=True, extension=False) as plain, \
+                    launch_browser(bridge_url=url, headless=True, webmcp=True) as browser:
                 assert await bridge.hub.wait_connected(20), "the extension did not connect"
-                with_ext = [await burst(browser, site, n, bridge) for n in sizes]
-    return without, with_ext
+                for _ in range(repeat):
+                    for n in sizes:
+                        runs.setdefault((False, n), []).append(await burst(plain, site, n, None))
+                        runs.setdefault((True, n), []).append(await burst(browser, site, n, bridge))
+
+    def median(group: list[Burst]) -> Burst:
+        return sorted(group, key=lambda b: b.page_ms)[len(group) // 2]
+
+    return [median(runs[False, n]) for n in sizes], [median(runs[True, n]) for n in sizes]
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.native_burst")
     parser.add_argument("--n", type=int, action="append", help="tools registered (repeatable; default 100, 300, 682)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each N in each browser (the median is shown)")
     args = parser.parse_args(argv)
-    without, with_ext = asyncio.run(measure(args.n or SIZES))
+    without, with_ext = asyncio.run(measure(args.n or SIZES, args.repeat))
     rows = []
     for plain, ours in zip(without, with_ext, strict=True):
         rows.append([plain.n, "without the extension", plain.accepted, f"{plain.page_ms:.0f}", "", "-"])
@@ -97,8 +117,9 @@ def main(argv: list[str]) -> int:
         "Native WebMCP: a page registering N tools, one await registerTool each",
         ["N", "browser", "accepted (getTools)", "page ms", "page vs without", "to bridge ms"],
         rows,
-        note="page ms = the page's first registerTool to its last one's promise settled; to bridge ms = "
-             "from its first registerTool until all accepted tools are in the bridge's registry.",
+        note=f"median of {args.repeat} runs each, the two browsers alternated. page ms = the page's first "
+             "registerTool to its last one's promise settled; to bridge ms = from its first registerTool until "
+             "all accepted tools are in the bridge's registry.",
     )
     return 0
 

@@ -1354,6 +1354,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if (true) {",
         ("e2e/test_catalog_as_is.py", "-k", "burst and native"),
     ),
+    Mutation(
+        "foreign-refresh-every-50ms",
+        "native mode: the browser's list is refreshed every 50 ms while a page keeps registering, not once after",
+        "polyfill/webmcp-polyfill.js",
+        "    if (now - lastToolchange >= FOREIGN_REFRESH_MS || now >= latest) {",
+        "    if (true) {",
+        ("polyfill/tests/test_polyfill_native_many.py", "-k", "once_after"),
+    ),
 )
 
 

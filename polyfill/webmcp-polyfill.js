@@ -67,14 +67,15 @@
   const SCOPE_KEYS = ['routes', 'states', 'dangerLevel', 'aiEnabled', 'requiresApproval', 'core'];
   const EMPTY_SCHEMA_JSON = '{"type":"object","properties":{}}';
   const RESULT_LIMIT = 1024 * 1024; // bytes of JSON
-  const FOREIGN_REFRESH_MS = 50; // native mode: toolchanges within this long share one refresh
+  const FOREIGN_REFRESH_MS = 50; // native mode: a refresh waits for the toolchanges to be this long quiet
+  const FOREIGN_REFRESH_MAX_MS = 1000; // … but no longer than this after the first of them
   const MSG_INVOCATION_FAILED =
     'Tool was executed but the invocation failed. For example, the script function threw an error';
   const MSG_TRANSIENT = 'The operation failed for an unknown transient reason (e.g. out of memory).';
 
   // esm: export {
   // esm:   DANGER_LEVELS, EMPTY_SCHEMA_JSON, G, HINT_KEYS, HOOK_KEY, MSG_INVOCATION_FAILED, MSG_TRANSIENT, NAME_RE,
-  // esm:   FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
+  // esm:   FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
   // esm: };
 
   // ==== src/util.js ====
@@ -1034,7 +1035,7 @@
    * did not register are tracked, and `augmentNative` adds only what the browser lacks.
    */
 
-  // esm: import { FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
+  // esm: import { FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
   // esm: import { arity, isObjectLike, promiseFrom } from './util.js';
   // esm: import { nat } from './mode.js';
   // esm: import { defineEventHandler } from './events.js';
@@ -1192,6 +1193,21 @@
     }
   }
 
+  /** When the first toolchange the due refresh waits for came, and the last since. */
+  let firstToolchange = 0;
+  let lastToolchange = 0;
+  /** The due refresh's timer: refreshes when the toolchanges were quiet or it waited long enough, else waits on. */
+  function refreshWhenQuiet() {
+    const now = performance.now();
+    const latest = firstToolchange + FOREIGN_REFRESH_MAX_MS;
+    if (now - lastToolchange >= FOREIGN_REFRESH_MS || now >= latest) {
+      refreshTimer = 0;
+      refreshForeign();
+      return;
+    }
+    refreshTimer = setTimeout(refreshWhenQuiet, Math.min(FOREIGN_REFRESH_MS - (now - lastToolchange), latest - now));
+  }
+
   /**
    * Native mode: the browser's tools that are not ours: the cached list when no toolchange came
    * since, or when a refresh is due or under way (it notifies if the list changed); read from the
@@ -1219,11 +1235,16 @@
     });
     for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
     if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
-    // A burst of registrations refreshes once after it (each refresh reads every tool's schema).
+    // A burst of registrations refreshes once after it (each refresh has the browser build every
+    // tool, schema and all): when the toolchanges were quiet for FOREIGN_REFRESH_MS, or at the latest
+    // FOREIGN_REFRESH_MAX_MS after the first.
     mc.addEventListener('toolchange', () => {
       toolchanges++;
       foreignStale = true;
-      if (!refreshTimer) refreshTimer = setTimeout(() => { refreshTimer = 0; refreshForeign(); }, FOREIGN_REFRESH_MS);
+      lastToolchange = performance.now();
+      if (refreshTimer) return;
+      firstToolchange = lastToolchange;
+      refreshTimer = setTimeout(refreshWhenQuiet, FOREIGN_REFRESH_MS);
     });
     refreshForeign();
   }

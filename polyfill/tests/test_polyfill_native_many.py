@@ -96,3 +96,32 @@ async def test_a_snapshot_reads_each_schema_once_not_once_per_snapshot(open_page
     assert out["tools"] == COUNT + 1 and out["kept"] == COUNT
     assert out["schema"] == {"type": "object", "properties": {"q": {"type": "string", "description": "q 7"}}}
     assert out["calls"] <= 10, out  # the new tool's entry and the categories/states, whatever COUNT is
+
+
+async def test_a_burst_of_registrations_refreshes_the_browser_list_once_after_it(open_page: Any) -> None:
+    """The browser's list (getTools() builds every tool, schema and all: ~15 ms for 700 tools) is
+    refreshed when the toolchanges were quiet for FOREIGN_REFRESH_MS, not every 50 ms while a page
+    keeps registering; a tool registered behind our back during the burst is still found after it."""
+    t = await open_page("native")
+    await t.js("""() => {
+        const original = ModelContext.prototype.getTools;
+        window.getToolsCalls = 0;
+        ModelContext.prototype.getTools = function (...args) { window.getToolsCalls++; return original.apply(this, args); };
+        window.nativeRegister = ModelContext.prototype.registerTool;
+    }""")
+    await t.load_polyfill()
+    out = await t.js(script("""
+        await until(() => window.getToolsCalls > 0);
+        await settle(100);
+        const before = window.getToolsCalls;
+        const started = performance.now();
+        let i = 0;
+        while (performance.now() - started < 600) await mc.registerTool(tool('burst_' + i++));
+        await window.nativeRegister.call(mc, tool('behind_our_back'));  // not through our layer: foreign
+        const during = window.getToolsCalls - before;
+        const found = await until(() => mc.list().some((e) => e.name === 'behind_our_back'), 5000);
+        return { during, registered: i, found };
+    """))
+    assert out["found"], out
+    assert out["registered"] > 20, out
+    assert out["during"] <= 3, out  # about one per 50 ms (12 here) before
