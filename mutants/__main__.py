@@ -1362,6 +1362,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if (true) {",
         ("polyfill/tests/test_polyfill_native_many.py", "-k", "once_after"),
     ),
+    Mutation(
+        "dialect-not-memoized",
+        "the bridge checks a tool's schema against the meta-schema again for its unchecked parts",
+        "bridge/tabmcp/core/models.py",
+        "    hit = _DIALECTS.get(key)",
+        "    hit = None",
+        ("bridge/tests/test_validation.py", "-k", "meta_schema_once"),
+    ),
 )
 
 
