@@ -142,10 +142,6 @@ async def test_a_tool_larger_than_a_frame_is_refused_alone_and_the_link_survives
 
 @pytest.mark.timeout(180)
 async def test_a_sync_larger_than_a_frame_arrives_in_parts_and_the_link_stays_up(env: Env, page_closer):
-    if env.flavour == "native":
-        # Chromium's native registerTool takes about 30 s per tab of these 60 large tools here (before
-        # this change too); splitting the sync is the worker's, the same in both flavours.
-        pytest.skip("native registration of 300 large tools is too slow to bound; the polyfill flavour covers it")
     # Five tabs of ordinary tools, each within every limit: together past the 16 MiB a frame may be.
     pages = []
     for i in range(5):

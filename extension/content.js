@@ -202,23 +202,28 @@
     if (msg && msg.type === PAGE.result && typeof msg.callId === 'string' && asked.delete(msg.callId)) send(relayResult(msg));
   });
 
-  /** A snapshot or form list: its definitions within their sizes (the others refused by name), at the page's rate. */
+  /** A snapshot or form list: held (the latest of each kind) until the page's rate allows it. */
   function relayDefinitions(msg) {
-    const fitted = fitDefinitions(msg.tools, msg.type === PAGE.snapshot ? msg.categories : []);
-    // Rebuilt from the fields a page sends, bounded: a page's own `refused`, if any, is not relayed.
-    const out = msg.type === PAGE.snapshot
-      ? { type: msg.type, ...pageFields(msg), tools: fitted.tools, categories: fitted.categories, refused: fitted.refused }
-      : { type: msg.type, tools: fitted.tools, refused: fitted.refused };
-    held.set(msg.type, out);
+    held.set(msg.type, msg);
     sendHeld();
   }
 
-  /** Send the held snapshot and form list as the rate allows; what must wait waits for a timer. */
+  /** A held snapshot or form list as it is sent: its definitions within their sizes (the others refused by name). */
+  function fitted(msg) {
+    const fit = fitDefinitions(msg.tools, msg.type === PAGE.snapshot ? msg.categories : []);
+    // Rebuilt from the fields a page sends, bounded: a page's own `refused`, if any, is not relayed.
+    return msg.type === PAGE.snapshot
+      ? { type: msg.type, ...pageFields(msg), tools: fit.tools, categories: fit.categories, refused: fit.refused }
+      : { type: msg.type, tools: fit.tools, refused: fit.refused };
+  }
+
+  /** Send the held snapshot and form list as the rate allows (each fitted then, once: one replaced
+   * while it waited costs nothing); what must wait waits for a timer. */
   function sendHeld() {
     for (const [type, msg] of held) {
       if (snapshotRule.admit() !== VERDICT.pass) break;
       held.delete(type);
-      send(msg);
+      send(fitted(msg));
     }
     if (held.size && !heldTimer) {
       heldTimer = setTimeout(() => {

@@ -1330,6 +1330,46 @@ MUTATIONS: tuple[Mutation, ...] = (
         'redact={"url": Redact.URL, "value": Redact.INPUT},',
         ("bridge/tests/telemetry/test_kinds.py",),
     ),
+    Mutation(
+        "snapshot-asks-browser-each-time",
+        "native mode: every snapshot during a registration burst asks the browser's getTools() again",
+        "polyfill/webmcp-polyfill.js",
+        "    if (!foreignStale || refreshTimer || refreshing) return foreign;",
+        "    if (!foreignStale) return foreign;",
+        ("polyfill/tests/test_polyfill_native_many.py", "-k", "burst"),
+    ),
+    Mutation(
+        "snapshot-rereads-every-schema",
+        "every snapshot parses and serialises every tool's schema again (no per-record entry)",
+        "polyfill/webmcp-polyfill.js",
+        "    if (!entry) {",
+        "    if (true) {",
+        ("polyfill/tests/test_polyfill_native_many.py", "-k", "schema_once"),
+    ),
+    Mutation(
+        "snapshot-every-25ms",
+        "the page agent snapshots every 25 ms while a page keeps registering tools (no pacing)",
+        "extension/page/agent.js",
+        "    if (now - lastChange >= QUIET_MS || now >= latest) {",
+        "    if (true) {",
+        ("e2e/test_catalog_as_is.py", "-k", "burst and native"),
+    ),
+    Mutation(
+        "foreign-refresh-every-50ms",
+        "native mode: the browser's list is refreshed every 50 ms while a page keeps registering, not once after",
+        "polyfill/webmcp-polyfill.js",
+        "    if (now - lastToolchange >= FOREIGN_REFRESH_MS || now >= latest) {",
+        "    if (true) {",
+        ("polyfill/tests/test_polyfill_native_many.py", "-k", "once_after"),
+    ),
+    Mutation(
+        "dialect-not-memoized",
+        "the bridge checks a tool's schema against the meta-schema again for its unchecked parts",
+        "bridge/tabmcp/core/models.py",
+        "    hit = _DIALECTS.get(key)",
+        "    hit = None",
+        ("bridge/tests/test_validation.py", "-k", "meta_schema_once"),
+    ),
 )
 
 

@@ -67,14 +67,15 @@
   const SCOPE_KEYS = ['routes', 'states', 'dangerLevel', 'aiEnabled', 'requiresApproval', 'core'];
   const EMPTY_SCHEMA_JSON = '{"type":"object","properties":{}}';
   const RESULT_LIMIT = 1024 * 1024; // bytes of JSON
-  const FOREIGN_REFRESH_MS = 50; // native mode: toolchanges within this long share one refresh
+  const FOREIGN_REFRESH_MS = 50; // native mode: a refresh waits for the toolchanges to be this long quiet
+  const FOREIGN_REFRESH_MAX_MS = 1000; // … but no longer than this after the first of them
   const MSG_INVOCATION_FAILED =
     'Tool was executed but the invocation failed. For example, the script function threw an error';
   const MSG_TRANSIENT = 'The operation failed for an unknown transient reason (e.g. out of memory).';
 
   // esm: export {
   // esm:   DANGER_LEVELS, EMPTY_SCHEMA_JSON, G, HINT_KEYS, HOOK_KEY, MSG_INVOCATION_FAILED, MSG_TRANSIENT, NAME_RE,
-  // esm:   FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
+  // esm:   FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
   // esm: };
 
   // ==== src/util.js ====
@@ -1034,7 +1035,7 @@
    * did not register are tracked, and `augmentNative` adds only what the browser lacks.
    */
 
-  // esm: import { FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
+  // esm: import { FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
   // esm: import { arity, isObjectLike, promiseFrom } from './util.js';
   // esm: import { nat } from './mode.js';
   // esm: import { defineEventHandler } from './events.js';
@@ -1157,6 +1158,8 @@
 
   let refreshing = false;
   let refreshAgain = false;
+  /** Native mode: a refresh is due (its timer set after a toolchange). */
+  let refreshTimer = 0;
   /** Native mode: toolchanges seen, and whether one came after the last refresh of `foreign`. */
   let toolchanges = 0;
   let foreignStale = true;
@@ -1179,20 +1182,40 @@
         const next = await fetchForeign();
         if (!next) continue;
         if (changes === toolchanges) foreignStale = false;
-        const before = Array.from(foreign.keys()).sort().join('\n');
-        const after = Array.from(next.keys()).sort().join('\n');
+        // Any other Tool (a name, or a new object for one: its fields may differ) makes a new snapshot.
+        const changed = next.size !== foreign.size || Array.from(next).some(([k, v]) => foreign.get(k) !== v);
         foreign.clear();
         for (const [k, v] of next) foreign.set(k, v);
-        if (before !== after) notify();
+        if (changed) notify();
       } while (refreshAgain);
     } finally {
       refreshing = false;
     }
   }
 
-  /** Native mode: the browser's tools that are not ours; the cached list when no toolchange came since. */
+  /** When the first toolchange the due refresh waits for came, and the last since. */
+  let firstToolchange = 0;
+  let lastToolchange = 0;
+  /** The due refresh's timer: refreshes when the toolchanges were quiet or it waited long enough, else waits on. */
+  function refreshWhenQuiet() {
+    const now = performance.now();
+    const latest = firstToolchange + FOREIGN_REFRESH_MAX_MS;
+    if (now - lastToolchange >= FOREIGN_REFRESH_MS || now >= latest) {
+      refreshTimer = 0;
+      refreshForeign();
+      return;
+    }
+    refreshTimer = setTimeout(refreshWhenQuiet, Math.min(FOREIGN_REFRESH_MS - (now - lastToolchange), latest - now));
+  }
+
+  /**
+   * Native mode: the browser's tools that are not ours: the cached list when no toolchange came
+   * since, or when a refresh is due or under way (it notifies if the list changed); read from the
+   * browser otherwise.
+   */
   async function foreignTools() {
-    return foreignStale ? ((await fetchForeign()) || foreign) : foreign;
+    if (!foreignStale || refreshTimer || refreshing) return foreign;
+    return (await fetchForeign()) || foreign;
   }
 
   /** @param {any} mc */
@@ -1212,12 +1235,16 @@
     });
     for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
     if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
-    // A burst of registrations refreshes once after it (each refresh reads every tool's schema).
-    let refreshTimer = 0;
+    // A burst of registrations refreshes once after it (each refresh has the browser build every
+    // tool, schema and all): when the toolchanges were quiet for FOREIGN_REFRESH_MS, or at the latest
+    // FOREIGN_REFRESH_MAX_MS after the first.
     mc.addEventListener('toolchange', () => {
       toolchanges++;
       foreignStale = true;
-      if (!refreshTimer) refreshTimer = setTimeout(() => { refreshTimer = 0; refreshForeign(); }, FOREIGN_REFRESH_MS);
+      lastToolchange = performance.now();
+      if (refreshTimer) return;
+      firstToolchange = lastToolchange;
+      refreshTimer = setTimeout(refreshWhenQuiet, FOREIGN_REFRESH_MS);
     });
     refreshForeign();
   }
@@ -1760,22 +1787,71 @@
         ...(c.refused && c.refused.length ? { refused: c.refused.map((r) => ({ ...r })) } : {}) }));
   }
 
+  /** @param {any} value a JSON-safe value, frozen all the way down (shared by every snapshot after) */
+  function deepFreeze(value) {
+    if (value && typeof value === 'object') {
+      for (const v of Object.values(value)) deepFreeze(v);
+      Object.freeze(value);
+    }
+    return value;
+  }
+
+  /**
+   * Each of our records' snapshot entry, built (parsed, made JSON-safe, frozen) once: a record never
+   * changes after it is added, so a snapshot during a burst of n registrations reads no schema again.
+   * @type {WeakMap<ToolRecord, any>}
+   */
+  const ownEntries = new WeakMap();
+  /** @param {ToolRecord} rec */
+  function ownEntry(rec) {
+    let entry = ownEntries.get(rec);
+    if (!entry) {
+      entry = deepFreeze(JSON.parse(JSON.stringify({ ...toolInfo(rec), category: rec.category, scope: rec.scope })));
+      ownEntries.set(rec, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * The browser's tools we did not register, by name: the Tool object last seen, and its entry. A
+   * Tool seen again is not read again; a new object for the same name (a refresh) is read once, and
+   * keeps the entry it had when nothing in it changed.
+   * @type {Map<string, {tool: any, text: string, entry: any}>}
+   */
+  const foreignEntries = new Map();
+  /** @param {any} t */
+  function foreignEntry(t) {
+    const name = String(t.name);
+    const known = foreignEntries.get(name);
+    if (known && known.tool === t) return known.entry;
+    const text = JSON.stringify({ ...foreignInfo(t), category: null, scope: null });
+    const entry = known && known.text === text ? known.entry : deepFreeze(JSON.parse(text));
+    foreignEntries.set(name, { tool: t, text, entry });
+    return entry;
+  }
+
+  /**
+   * What the extension relays: every tool (ours and the browser's others), the categories and the
+   * states. JSON- and structured-clone-safe; its tool entries are frozen and shared between
+   * snapshots while their tool is unchanged (so a reader can tell what changed by identity).
+   * In native mode the browser's list is read only when a toolchange came since the last read and
+   * no refresh is on its way (a refresh that finds other tools notifies, and the next snapshot has
+   * them): a burst of registrations does not read every tool's schema once per snapshot.
+   */
   async function snapshot() {
     const others = await foreignTools();
     const toolList = [];
-    for (const rec of tools.values()) toolList.push({ ...toolInfo(rec), category: rec.category, scope: rec.scope });
-    for (const t of others.values()) {
-      if (!tools.has(t.name)) toolList.push({ ...foreignInfo(t), category: null, scope: null });
-    }
+    for (const rec of tools.values()) toolList.push(ownEntry(rec));
+    for (const t of others.values()) if (!tools.has(t.name)) toolList.push(foreignEntry(t));
+    for (const name of foreignEntries.keys()) if (!others.has(name)) foreignEntries.delete(name);
     toolList.sort((a, b) => byName(a.name, b.name));
-    const snap = {
-      tools: toolList,
+    const rest = JSON.parse(JSON.stringify({
       categories: Array.from(categories.values())
         .sort((a, b) => byName(a.name, b.name))
         .map((c) => ({ name: c.name, description: c.description, tools: c.members.slice(), scope: c.scope })),
       states: getStates(),
-    };
-    return JSON.parse(JSON.stringify(snap)); // guaranteed JSON- and structured-clone-safe
+    }));
+    return { tools: toolList, categories: rest.categories, states: rest.states };
   }
 
   // esm: export { expandCategory, getCategories, list, snapshot };

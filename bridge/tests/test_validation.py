@@ -161,3 +161,29 @@ def test_unknown_formats_are_annotations_and_refs_resolve():
     with pytest.raises(ToolValidationError) as err:
         validate_arguments("t", tool.input_schema, {"day": 5})
     assert err.value.details["rule"] == "type"
+
+
+def test_a_new_tool_is_checked_against_the_meta_schema_once(monkeypatch: pytest.MonkeyPatch):
+    """Telling a schema's dialect and checking it are one meta-schema pass for a 2020-12 schema
+    (three before: a page registering the 682-tool catalog waited seconds more for the bridge),
+    and a schema that is not 2020-12 is still read as Draft 7 or refused."""
+    from jsonschema import Draft202012Validator
+
+    passes = []
+    original = Draft202012Validator.iter_errors
+
+    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if self.schema is Draft202012Validator.META_SCHEMA:
+            passes.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Draft202012Validator, "iter_errors", counting)
+    tool = parse_tool({"name": "once_checked", "description": "d", "inputSchema": {
+        "type": "object", "properties": {"when": {"type": "string", "description": "a unique schema 7f3a"}}}})
+    assert isinstance(tool, PageTool)
+    assert len(passes) == 1
+    draft7 = parse_tool({"name": "old_items", "description": "d", "inputSchema": {
+        "type": "object", "properties": {"pair": {"type": "array", "items": [{"type": "string"}], "additionalItems": False}}}})
+    assert isinstance(draft7, PageTool)
+    bad = parse_tool({"name": "bad", "description": "d", "inputSchema": {"type": "object", "properties": {"x": {"type": 3}}}})
+    assert not isinstance(bad, PageTool)

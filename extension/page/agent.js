@@ -56,11 +56,28 @@
     return [...out].sort();
   }
 
+  /**
+   * Snapshot pacing (visible pages): a snapshot is sent once the tools were QUIET_MS without a
+   * change, or at the latest MAX_WAIT_MS (at least SPACING times what the last one took on this
+   * thread) after the first change it waits for. A page registering many tools in a burst thus
+   * pays for a snapshot (every tool cloned to the content script, fitted, sent to the worker)
+   * rarely while it registers, and gets one right after; a page that keeps on changing still gets
+   * one every MAX_WAIT_MS: none is starved.
+   */
+  const QUIET_MS = 25;
+  const MAX_WAIT_MS = 250;
+  const SPACING = 8;
   let timer = 0;
-  let lastSent = '';
+  /** The last snapshot posted: its tool entries (the hook shares an unchanged tool's entry between
+   * snapshots, so a change shows by identity) and the rest of it as JSON. */
+  let lastTools = null;
+  let lastRest = '';
+  /** What the last snapshot took on this thread, in ms (SPACING). */
+  let lastCost = 0;
 
   async function sendSnapshot(force) {
-    timer = 0;
+    timer = 0; // a change from here on gets a snapshot after this one
+    const started = performance.now();
     let snap = { tools: [], categories: [], states: [] };
     if (hook) {
       try {
@@ -69,36 +86,44 @@
         console.warn('[tabmcp] could not read the page tools:', err);
       }
     }
-    const msg = {
+    const { tools = [], categories = [], states = [] } = snap;
+    const rest = {
       type: PAGE.snapshot,
       url: location.href,
       title: document.title,
       native: !!(hook && hook.native),
-      tools: snap.tools || [],
-      categories: snap.categories || [],
-      states: snap.states || [],
+      categories,
+      states,
     };
-    if (isTop) msg.frameTools = frameToolOrigins();
+    if (isTop) rest.frameTools = frameToolOrigins();
     let key;
     try {
-      key = JSON.stringify(msg);
+      key = JSON.stringify(rest);
     } catch {
       key = String(Math.random());
     }
-    if (!force && key === lastSent) return;
-    lastSent = key;
-    post(msg);
+    const sameTools = lastTools !== null && lastTools.length === tools.length && tools.every((t, i) => t === lastTools[i]);
+    if (!force && sameTools && key === lastRest) return;
+    lastTools = tools;
+    lastRest = key;
+    post({ ...rest, tools });
+    lastCost = performance.now() - started;
   }
 
-  // Snapshots are coalesced for 25 ms in a visible page. A hidden page (a background tab an agent
-  // opened) gets no timer: Chrome runs hidden tabs' timers at most once a second (and chained ones
-  // once a minute), so registration would crawl; a message-channel task is not throttled, and it
-  // still coalesces every registration made in the same task.
+  // A hidden page (a background tab an agent opened) gets no timer: Chrome runs hidden tabs' timers
+  // at most once a second (and chained ones once a minute), so registration would crawl; a
+  // message-channel task is not throttled, and it still coalesces every registration made in the
+  // same task.
   let channel = null;
+  /** When the change the pending snapshot waits for first came, and the last change since. */
+  let firstChange = 0;
+  let lastChange = 0;
   function schedule() {
+    lastChange = performance.now();
     if (timer) return;
     if (!document.hidden) {
-      timer = setTimeout(() => sendSnapshot(false), 25);
+      firstChange = lastChange;
+      timer = setTimeout(whenQuiet, QUIET_MS);
       return;
     }
     if (!channel) {
@@ -107,6 +132,17 @@
     }
     timer = -1;
     channel.port2.postMessage(null);
+  }
+
+  /** The pending snapshot's timer: sent when the tools were quiet or it waited long enough, else waits on. */
+  function whenQuiet() {
+    const now = performance.now();
+    const latest = firstChange + Math.max(MAX_WAIT_MS, SPACING * lastCost);
+    if (now - lastChange >= QUIET_MS || now >= latest) {
+      sendSnapshot(false);
+      return;
+    }
+    timer = setTimeout(whenQuiet, Math.min(QUIET_MS - (now - lastChange), latest - now));
   }
 
   if (hook) hook.subscribe(schedule);

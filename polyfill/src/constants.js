@@ -18,12 +18,13 @@ const DANGER_LEVELS = ['safe', 'moderate', 'destructive'];
 const SCOPE_KEYS = ['routes', 'states', 'dangerLevel', 'aiEnabled', 'requiresApproval', 'core'];
 const EMPTY_SCHEMA_JSON = '{"type":"object","properties":{}}';
 const RESULT_LIMIT = 1024 * 1024; // bytes of JSON
-const FOREIGN_REFRESH_MS = 50; // native mode: toolchanges within this long share one refresh
+const FOREIGN_REFRESH_MS = 50; // native mode: a refresh waits for the toolchanges to be this long quiet
+const FOREIGN_REFRESH_MAX_MS = 1000; // … but no longer than this after the first of them
 const MSG_INVOCATION_FAILED =
   'Tool was executed but the invocation failed. For example, the script function threw an error';
 const MSG_TRANSIENT = 'The operation failed for an unknown transient reason (e.g. out of memory).';
 
 export {
   DANGER_LEVELS, EMPTY_SCHEMA_JSON, G, HINT_KEYS, HOOK_KEY, MSG_INVOCATION_FAILED, MSG_TRANSIENT, NAME_RE,
-  FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
+  FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
 };

@@ -4,7 +4,7 @@
  * did not register are tracked, and `augmentNative` adds only what the browser lacks.
  */
 
-import { FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
+import { FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
 import { arity, isObjectLike, promiseFrom } from './util.js';
 import { nat } from './mode.js';
 import { defineEventHandler } from './events.js';
@@ -127,6 +127,8 @@ async function fetchForeign() {
 
 let refreshing = false;
 let refreshAgain = false;
+/** Native mode: a refresh is due (its timer set after a toolchange). */
+let refreshTimer = 0;
 /** Native mode: toolchanges seen, and whether one came after the last refresh of `foreign`. */
 let toolchanges = 0;
 let foreignStale = true;
@@ -149,20 +151,40 @@ async function refreshForeign() {
       const next = await fetchForeign();
       if (!next) continue;
       if (changes === toolchanges) foreignStale = false;
-      const before = Array.from(foreign.keys()).sort().join('\n');
-      const after = Array.from(next.keys()).sort().join('\n');
+      // Any other Tool (a name, or a new object for one: its fields may differ) makes a new snapshot.
+      const changed = next.size !== foreign.size || Array.from(next).some(([k, v]) => foreign.get(k) !== v);
       foreign.clear();
       for (const [k, v] of next) foreign.set(k, v);
-      if (before !== after) notify();
+      if (changed) notify();
     } while (refreshAgain);
   } finally {
     refreshing = false;
   }
 }
 
-/** Native mode: the browser's tools that are not ours; the cached list when no toolchange came since. */
+/** When the first toolchange the due refresh waits for came, and the last since. */
+let firstToolchange = 0;
+let lastToolchange = 0;
+/** The due refresh's timer: refreshes when the toolchanges were quiet or it waited long enough, else waits on. */
+function refreshWhenQuiet() {
+  const now = performance.now();
+  const latest = firstToolchange + FOREIGN_REFRESH_MAX_MS;
+  if (now - lastToolchange >= FOREIGN_REFRESH_MS || now >= latest) {
+    refreshTimer = 0;
+    refreshForeign();
+    return;
+  }
+  refreshTimer = setTimeout(refreshWhenQuiet, Math.min(FOREIGN_REFRESH_MS - (now - lastToolchange), latest - now));
+}
+
+/**
+ * Native mode: the browser's tools that are not ours: the cached list when no toolchange came
+ * since, or when a refresh is due or under way (it notifies if the list changed); read from the
+ * browser otherwise.
+ */
 async function foreignTools() {
-  return foreignStale ? ((await fetchForeign()) || foreign) : foreign;
+  if (!foreignStale || refreshTimer || refreshing) return foreign;
+  return (await fetchForeign()) || foreign;
 }
 
 /** @param {any} mc */
@@ -182,12 +204,16 @@ function augmentNative(mc) {
   });
   for (const [key, fn] of Object.entries(extensionMethods)) if (!(key in mc)) define(key, fn);
   if (!('onstatechange' in mc)) defineEventHandler(mc, 'statechange');
-  // A burst of registrations refreshes once after it (each refresh reads every tool's schema).
-  let refreshTimer = 0;
+  // A burst of registrations refreshes once after it (each refresh has the browser build every
+  // tool, schema and all): when the toolchanges were quiet for FOREIGN_REFRESH_MS, or at the latest
+  // FOREIGN_REFRESH_MAX_MS after the first.
   mc.addEventListener('toolchange', () => {
     toolchanges++;
     foreignStale = true;
-    if (!refreshTimer) refreshTimer = setTimeout(() => { refreshTimer = 0; refreshForeign(); }, FOREIGN_REFRESH_MS);
+    lastToolchange = performance.now();
+    if (refreshTimer) return;
+    firstToolchange = lastToolchange;
+    refreshTimer = setTimeout(refreshWhenQuiet, FOREIGN_REFRESH_MS);
   });
   refreshForeign();
 }

@@ -73,22 +73,71 @@ function getCategories() {
       ...(c.refused && c.refused.length ? { refused: c.refused.map((r) => ({ ...r })) } : {}) }));
 }
 
+/** @param {any} value a JSON-safe value, frozen all the way down (shared by every snapshot after) */
+function deepFreeze(value) {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * Each of our records' snapshot entry, built (parsed, made JSON-safe, frozen) once: a record never
+ * changes after it is added, so a snapshot during a burst of n registrations reads no schema again.
+ * @type {WeakMap<ToolRecord, any>}
+ */
+const ownEntries = new WeakMap();
+/** @param {ToolRecord} rec */
+function ownEntry(rec) {
+  let entry = ownEntries.get(rec);
+  if (!entry) {
+    entry = deepFreeze(JSON.parse(JSON.stringify({ ...toolInfo(rec), category: rec.category, scope: rec.scope })));
+    ownEntries.set(rec, entry);
+  }
+  return entry;
+}
+
+/**
+ * The browser's tools we did not register, by name: the Tool object last seen, and its entry. A
+ * Tool seen again is not read again; a new object for the same name (a refresh) is read once, and
+ * keeps the entry it had when nothing in it changed.
+ * @type {Map<string, {tool: any, text: string, entry: any}>}
+ */
+const foreignEntries = new Map();
+/** @param {any} t */
+function foreignEntry(t) {
+  const name = String(t.name);
+  const known = foreignEntries.get(name);
+  if (known && known.tool === t) return known.entry;
+  const text = JSON.stringify({ ...foreignInfo(t), category: null, scope: null });
+  const entry = known && known.text === text ? known.entry : deepFreeze(JSON.parse(text));
+  foreignEntries.set(name, { tool: t, text, entry });
+  return entry;
+}
+
+/**
+ * What the extension relays: every tool (ours and the browser's others), the categories and the
+ * states. JSON- and structured-clone-safe; its tool entries are frozen and shared between
+ * snapshots while their tool is unchanged (so a reader can tell what changed by identity).
+ * In native mode the browser's list is read only when a toolchange came since the last read and
+ * no refresh is on its way (a refresh that finds other tools notifies, and the next snapshot has
+ * them): a burst of registrations does not read every tool's schema once per snapshot.
+ */
 async function snapshot() {
   const others = await foreignTools();
   const toolList = [];
-  for (const rec of tools.values()) toolList.push({ ...toolInfo(rec), category: rec.category, scope: rec.scope });
-  for (const t of others.values()) {
-    if (!tools.has(t.name)) toolList.push({ ...foreignInfo(t), category: null, scope: null });
-  }
+  for (const rec of tools.values()) toolList.push(ownEntry(rec));
+  for (const t of others.values()) if (!tools.has(t.name)) toolList.push(foreignEntry(t));
+  for (const name of foreignEntries.keys()) if (!others.has(name)) foreignEntries.delete(name);
   toolList.sort((a, b) => byName(a.name, b.name));
-  const snap = {
-    tools: toolList,
+  const rest = JSON.parse(JSON.stringify({
     categories: Array.from(categories.values())
       .sort((a, b) => byName(a.name, b.name))
       .map((c) => ({ name: c.name, description: c.description, tools: c.members.slice(), scope: c.scope })),
     states: getStates(),
-  };
-  return JSON.parse(JSON.stringify(snap)); // guaranteed JSON- and structured-clone-safe
+  }));
+  return { tools: toolList, categories: rest.categories, states: rest.states };
 }
 
 export { expandCategory, getCategories, list, snapshot };

@@ -7,6 +7,7 @@ named reason while the rest of the tab is kept.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -21,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic.alias_generators import to_camel
 
 from .ecma_regex import ECMA_2020_12, ECMA_DRAFT7, ecma_validator_class
+from .lru import LRU
 from .output_schema import check_output_schema
 from .unchecked import unchecked_parts
 
@@ -82,7 +84,43 @@ def schema_validator_class(schema: dict[str, Any]) -> type[Validator]:
     publish older shapes (array-form ``items``); a schema that is invalid as 2020-12 yet valid
     as Draft 7 is read as Draft 7 rather than rejected. Patterns are ECMA-262, as the browser
     reads them (:mod:`tabmcp.core.ecma_regex`).
+
+    Memoized by content: telling the dialect checks the schema against a meta-schema (about
+    2 ms), and a tool's schema is asked for when it is parsed and again for its unchecked parts
+    (a page registering the 682-tool catalog waited seconds more for the bridge without it).
     """
+    try:
+        key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return _dialect_of(schema)
+    hit = _DIALECTS.get(key)
+    if hit is None:
+        hit = _DIALECTS[key] = _dialect_of(schema)
+    return hit
+
+
+_DIALECTS: LRU[str, type[Validator]] = LRU(4096)
+
+
+def checked_dialect(schema: dict[str, Any]) -> type[Validator]:
+    """``schema_validator_class(schema)`` after its ``check_schema(schema)`` (raising
+    :class:`SchemaError`). A schema without ``$schema`` that passes 2020-12's check is 2020-12
+    (the check is the dialect test plus formats), so the common case costs one meta-schema pass."""
+    if "$schema" not in schema:
+        try:
+            ECMA_2020_12.check_schema(schema)
+        except SchemaError:
+            pass
+        else:
+            with contextlib.suppress(TypeError, ValueError, RecursionError):
+                _DIALECTS[json.dumps(schema, sort_keys=True, separators=(",", ":"))] = ECMA_2020_12
+            return ECMA_2020_12
+    cls = schema_validator_class(schema)
+    cls.check_schema(schema)
+    return cls
+
+
+def _dialect_of(schema: dict[str, Any]) -> type[Validator]:
     if "$schema" in schema:
         if not isinstance(schema["$schema"], str):
             raise ValueError("$schema must be a string (the dialect's URI)")
@@ -228,7 +266,7 @@ class PageTool(_Model):
         try:
             # A $ref that never resolves or loops is not a reason to refuse: the browser keeps the
             # tool, the bridge too, and checks arguments without it (core/unchecked.py says so).
-            schema_validator_class(v).check_schema(v)
+            checked_dialect(v)
         except RecursionError:
             raise ValueError("inputSchema is nested too deeply") from None
         except SchemaError as exc:
