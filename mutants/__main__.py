@@ -1370,6 +1370,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    hit = None",
         ("bridge/tests/test_validation.py", "-k", "meta_schema_once"),
     ),
+    Mutation(
+        "resync-keeps-last-snapshot",
+        "a new content script (the extension reloaded) asks the page agent to resync, and gets nothing: the agent thinks it sent it all",
+        "extension/page/agent.js",
+        "      lastTools = null; // a new content script (the extension reloaded) gets the whole snapshot again\n      lastRest = '';",
+        "      // (the last snapshot kept)",
+        ("e2e/test_faults.py", "-k", "reloaded_extension"),
+    ),
 )
 
 

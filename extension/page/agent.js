@@ -225,7 +225,8 @@
     if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg) return;
     const msg = data.msg;
     if (msg.type === PAGE.resync) {
-      lastSent = '';
+      lastTools = null; // a new content script (the extension reloaded) gets the whole snapshot again
+      lastRest = '';
       schedule();
     } else if (msg.type === PAGE.refused && typeof msg.message === 'string') {
       // Where the page's author looks: what the bridge would not relay, and why.
