@@ -1378,6 +1378,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "      // (the last snapshot kept)",
         ("e2e/test_faults.py", "-k", "reloaded_extension"),
     ),
+    Mutation(
+        "js-undeclared-name",
+        "the page agent assigns a name nothing declares (it throws only on the path that runs it)",
+        "extension/page/agent.js",
+        "    lastRest = key;",
+        "    lastSnapshotKey = key;",
+        ("bridge/tests/test_lint.py", "-k", "eslint"),
+    ),
 )
 
 

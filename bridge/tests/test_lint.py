@@ -1,8 +1,11 @@
-"""ruff and mypy, as configured in pyproject.toml, pass: ``./dev test`` runs them with everything else.
+"""ruff and mypy, as configured in pyproject.toml, and ESLint (eslint.config.mjs) pass: ``./dev test``
+runs them with everything else.
 
 Both are installed by ``./dev setup`` (the ``test`` extra): under ``CI=true`` a missing one fails
 here instead of skipping. ruff checks every Python file of the repository; mypy checks the
-bridge package (``strict``; see ``[tool.mypy]`` for the modules that are not strict yet).
+bridge package (``strict``; see ``[tool.mypy]`` for the modules that are not strict yet). ESLint
+checks the extension and the polyfill for names nothing declares (``no-undef``); it comes from
+package.json, installed by setup's npm step.
 """
 
 from __future__ import annotations
@@ -40,4 +43,17 @@ def test_ruff_finds_nothing() -> None:
 def test_mypy_finds_nothing() -> None:
     done = subprocess.run([_tool("mypy"), "--no-error-summary"], cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_eslint_finds_no_undeclared_names() -> None:
+    """The extension and the polyfill, with ESLint's ``no-undef`` (eslint.config.mjs): a name
+    assigned or read that nothing declares throws at run time, often in a path only a fault
+    reaches (a resync after the extension reloaded did)."""
+    eslint = ROOT / "node_modules" / ".bin" / "eslint"
+    if not eslint.exists():
+        missing_from_setup("eslint is not installed (package.json devDependencies; ./dev setup runs npm)")
+    done = subprocess.run([str(eslint), "--max-warnings", "0", "extension", "polyfill/src", "polyfill/webmcp-polyfill.js",
+                           "polyfill/webmcp-polyfill.mjs"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
