@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["BrowserNotFound", "chromium_launch_args", "ensure_chromium", "find_chromium"]
+__all__ = ["BrowserNotFound", "chromium_launch_args", "ensure_chromium", "find_chromium", "named_or_on_path"]
 
 _CANDIDATES = ("chromium", "chromium-browser")
 
@@ -41,21 +41,31 @@ def _playwright_chromium() -> str | None:
     return sorted(found)[-1] if found else None
 
 
+def named_or_on_path(env_var: str, names: tuple[str, ...], not_found: type[Exception]) -> str | None:
+    """The executable ``env_var`` names (``not_found`` if that file does not exist), else the first of
+    ``names`` on PATH, else None. The one rule for finding each browser (Chromium here, Firefox in
+    :mod:`tabmcp.firefox`)."""
+    explicit = os.environ.get(env_var)
+    if explicit:
+        if os.path.exists(explicit):
+            return explicit
+        raise not_found(f"{env_var}={explicit!r} does not exist")
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
 def find_chromium() -> str:
     """Return the path of a Chromium executable.
 
     Raises:
         BrowserNotFound: nothing usable is installed (run ``python -m tabmcp.browser --ensure``).
     """
-    explicit = os.environ.get("TABMCP_CHROMIUM")
-    if explicit:
-        if os.path.exists(explicit):
-            return explicit
-        raise BrowserNotFound(f"TABMCP_CHROMIUM={explicit!r} does not exist")
-    for name in _CANDIDATES:
-        path = shutil.which(name)
-        if path:
-            return path
+    found = named_or_on_path("TABMCP_CHROMIUM", _CANDIDATES, BrowserNotFound)
+    if found:
+        return found
     for path in ("/usr/bin/chromium", "/usr/lib/chromium/chromium", "/snap/bin/chromium"):
         if os.path.exists(path):
             return path

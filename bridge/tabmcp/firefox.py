@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .assets import repo_root, stage_extension
+from .browser import named_or_on_path
 
 __all__ = [
     "FIREFOX_ADDON_ID",
@@ -115,15 +116,9 @@ def find_firefox() -> str:
     Raises:
         FirefoxNotFound: none is installed.
     """
-    explicit = os.environ.get("TABMCP_FIREFOX")
-    if explicit:
-        if os.path.exists(explicit):
-            return explicit
-        raise FirefoxNotFound(f"TABMCP_FIREFOX={explicit!r} does not exist")
-    for name in _FIREFOX_CANDIDATES:
-        path = shutil.which(name)
-        if path:
-            return path
+    found = named_or_on_path("TABMCP_FIREFOX", _FIREFOX_CANDIDATES, FirefoxNotFound)
+    if found:
+        return found
     raise FirefoxNotFound(
         "no Firefox found: install your distribution's 'firefox-esr' package or set TABMCP_FIREFOX"
     )
