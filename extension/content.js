@@ -253,10 +253,11 @@
 
   // The capture's line: posted at document_start before any page script ran, so the first one.
   // A capturing listener registered now runs before any the page adds, and keeps it from them.
-  // Any other (or any after a late injection) is the page's.
+  // Any other (or any after a late injection) is the page's. The capture runs in the top frame
+  // only (manifest: all_frames false): a child frame's capture port is always its page's own.
   window.addEventListener('message', (event) => {
     const data = event.data;
-    if (dead || event.source !== window || !data || data[ENVELOPE.key] !== ENVELOPE.page) return;
+    if (dead || window !== window.top || event.source !== window || !data || data[ENVELOPE.key] !== ENVELOPE.page) return;
     if (!data.msg || data.msg.type !== PAGE.capturePort) return;
     event.stopImmediatePropagation();
     if (!capture && !late && event.ports && event.ports[0]) takeCapture(event.ports[0]);

@@ -1386,6 +1386,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    lastSnapshotKey = key;",
         ("bridge/tests/test_lint.py", "-k", "eslint"),
     ),
+    Mutation(
+        "bad-result-quotes-page-keys",
+        "where a result broke its outputSchema is said with the page's own keys (page text reaches the agent unframed)",
+        "bridge/tabmcp/core/output_schema.py",
+        '    return "/".join(str(p) if isinstance(p, int) or p in declared else "*" for p in path)',
+        '    return "/".join(str(p) for p in path)',
+        ("bridge/tests/test_output_schema.py", "-k", "made_up"),
+    ),
+    Mutation(
+        "hub-one-failure-drops-the-frame",
+        "a handler that fails drops the rest of its frame's events: a call answered on the next line never ends",
+        "bridge/tabmcp/server/hub.py",
+        '            except Exception as exc:\n                log.exception("the bridge could not act on %s", type(event).__name__)',
+        '            except ZeroDivisionError as exc:\n                log.exception("the bridge could not act on %s", type(event).__name__)',
+        ("bridge/tests/test_extension_link.py", "-k", "strand"),
+    ),
+    Mutation(
+        "client-entry-args-ignored",
+        "doctor calls a client entry current when it runs this tabmcp with other arguments (no --stdio: no MCP)",
+        "bridge/tabmcp/clients.py",
+        "    if command == launch.command and args == list(launch.args):",
+        "    if command == launch.command:",
+        ("bridge/tests/test_clients.py", "-k", "other_arguments"),
+    ),
 )
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from .assets import EXTENSION_ID, extension_dir, stage_extension
 from .browser import BrowserNotFound, find_chromium
 from .files import private_dir, state_dir
+from .firefox import build_firefox_extension
 
 __all__ = ["extension_steps", "firefox_extension_dir", "profile_dir", "run_browser"]
 
@@ -33,16 +34,13 @@ def profile_dir() -> Path:
 
 
 def firefox_extension_dir() -> Path | None:
-    """The Firefox build of the extension, when this installation has one.
-
-    Hook for the Firefox build step: it is expected at ``tabmcp/_assets/extension-firefox`` in a
-    wheel, or ``build/extension-firefox`` in a checkout; ``tabmcp extension`` prints its steps then.
-    """
-    pkg = Path(__file__).resolve().parent
-    for candidate in (pkg / "_assets" / "extension-firefox", pkg.parent.parent / "build" / "extension-firefox"):
-        if (candidate / "manifest.json").exists():
-            return candidate
-    return None
+    """The Firefox build of the extension (:func:`tabmcp.firefox.build_firefox_extension`: a copy of
+    the packaged extension with Firefox's manifest, made now so it matches this installation), or
+    None when it cannot be written."""
+    try:
+        return build_firefox_extension()
+    except OSError:
+        return None
 
 
 def extension_steps(folder: Path) -> str:

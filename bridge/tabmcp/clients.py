@@ -274,8 +274,11 @@ def entry_state(client: Client, launch: Launch, *, path: Path | None = None,
             return EntryState.CURRENT, f"{name} → {url}"
         return EntryState.OTHER, f"{name} → {url}, but the bridge listens on http://127.0.0.1:{port}/mcp"
     command = str(entry.get("command") or "")
-    if command == launch.command:
+    args = [str(a) for a in entry.get("args") or []]
+    if command == launch.command and args == list(launch.args):
         return EntryState.CURRENT, f"{name} → {command}"
+    if command == launch.command:
+        return EntryState.OTHER, f"{name} runs this installation with {args}, not {list(launch.args)}"
     if not command or not Path(command).exists():
         return EntryState.OTHER, f"{name} runs {command or 'nothing'}, which does not exist (an old installation?)"
     return EntryState.OTHER, f"{name} runs {command}, not this installation ({launch.command})"

@@ -115,7 +115,10 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
     manifest = ext / "manifest.json"
     facts.extension_manifest = manifest.exists()
     if facts.extension_manifest:
-        facts.extension_version = str(json.loads(manifest.read_text(encoding="utf-8")).get("version"))
+        try:
+            facts.extension_version = str(json.loads(manifest.read_text(encoding="utf-8")).get("version"))
+        except (OSError, ValueError):  # a damaged install: no version; the install check says so
+            facts.extension_manifest = False
     facts.polyfill_staged = (ext / "webmcp-polyfill.js").exists()
     facts.config_path = str(Path(config) if config else default_config_path())
     try:

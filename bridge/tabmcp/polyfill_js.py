@@ -175,10 +175,30 @@ def _esm_graph(sources: Mapping[str, str]) -> None:
                                   "which does not export them")
 
 
+_TOP_LEVEL = re.compile(r"(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)|(?:const|let|var|class)\s+([A-Za-z_$][\w$]*)")
+
+
+def _unique_top_level(sources: Mapping[str, str]) -> None:
+    """Top-level declarations share one scope in the script: a name declared by two modules would
+    be a SyntaxError there (const, let, class) or, for a function, silently the later one."""
+    seen: dict[str, str] = {}
+    for name, text in sources.items():
+        for is_esm, line in _statements(name, text):
+            m = None if is_esm else _TOP_LEVEL.match(line)
+            if not m:
+                continue
+            declared = m.group(1) or m.group(2)
+            if declared in seen and seen[declared] != name:
+                raise SourceError(f"src/{name}.js declares {declared!r}, as src/{seen[declared]}.js does: "
+                                  "the modules share one scope in the script")
+            seen[declared] = name
+
+
 def render(sources: Mapping[str, str] | None = None) -> str:
     """The classic script for the modules (read from ``polyfill/src`` when not given)."""
     sources = read_sources() if sources is None else sources
     _esm_graph(sources)
+    _unique_top_level(sources)
     blocks = []
     for name in MODULES:
         text = sources[name]
@@ -240,13 +260,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.split:
             modules = split(GENERATED.read_text(encoding="utf-8"))
+            render(modules)  # the edited modules must still keep the join's rules: checked before any is written
             changed = []
             for name, text in modules.items():
                 path = SOURCES / f"{name}.js"
                 if path.read_text(encoding="utf-8") != text:
                     path.write_text(text, encoding="utf-8")
                     changed.append(name)
-            render(modules)  # the edited modules must still keep the join's rules
             print(f"rewrote {len(changed)} module(s): {', '.join(changed) or 'none'}")
             return 0
         text = render()

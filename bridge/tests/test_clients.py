@@ -90,6 +90,17 @@ def test_claude_desktop_refuses_http_and_writes_nothing(home: Path, capsys: pyte
     assert not _file("claude-desktop", home).exists()
 
 
+def test_an_entry_of_this_installation_with_other_arguments_is_not_current(home: Path) -> None:
+    """``tabmcp serve`` without ``--stdio`` writes no MCP on stdout: doctor must not call it fine."""
+    path = _file("cursor", home)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"mcpServers": {"tabmcp": {"command": this_launch().command, "args": ["serve"]}}}))
+    state, why = entry_state(CLIENTS["cursor"], this_launch(), path=path)
+    assert state == EntryState.OTHER and "['serve']" in why
+    assert main(["setup", "cursor"]) == 0
+    assert entry_state(CLIENTS["cursor"], this_launch(), path=path)[0] == EntryState.CURRENT
+
+
 def test_setup_replaces_an_old_installations_path(home: Path) -> None:
     path = _file("cursor", home)
     path.parent.mkdir(parents=True)

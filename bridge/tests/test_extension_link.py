@@ -122,3 +122,25 @@ async def test_a_later_hello_without_batch_takes_it_back(bridge: BridgeApp):
     )
     assert len(results) == CALLS and ext.frames[frames_before:] == [1] * CALLS
     await ext.close()
+
+
+async def test_a_handler_that_fails_does_not_strand_the_call_answered_after_it_in_the_frame(
+    bridge: BridgeApp, monkeypatch: pytest.MonkeyPatch
+):
+    """A bridge bug handling one message (here: a tab update) is logged and answered as an internal
+    error; the call.result on the next line of the same batched frame still ends its call."""
+    ext = await connected(bridge, batch=True)
+    call = asyncio.ensure_future(bridge.core.call_tool(echo_entry(bridge), {"n": 1}))
+    start = await ext.wait_for(lambda m: m["type"] == "call.start")
+
+    def broken(*_args: Any, **_kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the bridge")
+
+    monkeypatch.setattr(bridge.core.mediation, "intake", broken)
+    update = {"type": "tab.update", "tab": tab(1, tools=[tool("echo"), tool("more")])}
+    await ext.send(json.dumps(update) + "\n" + json.dumps(result_of(start)))
+    result = await asyncio.wait_for(call, 10)
+    assert json.loads(result["content"][0]["text"]) == {"n": 1}
+    report = await ext.wait_for(lambda m: m["type"] == "error" and m.get("code") == "INTERNAL_ERROR")
+    assert "RuntimeError" in report["message"]
+    await ext.close()

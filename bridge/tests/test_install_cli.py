@@ -30,3 +30,5 @@ def test_extension_prints_a_loadable_folder_and_the_steps(capsys: pytest.Capture
     assert manifest["version"] == __version__
     assert (folder / "webmcp-polyfill.js").exists(), "the polyfill is not staged into the folder printed"
     assert "chrome://extensions" in out and f"Load unpacked → choose {folder}" in out and "tabmcp pair" in out
+    firefox = Path(out.split("Load Temporary Add-on… → choose ", 1)[1].splitlines()[0])
+    assert "about:debugging" in out and json.loads(firefox.read_text())["browser_specific_settings"]["gecko"]["id"]

@@ -54,6 +54,7 @@ export function allowedFrames(tabId) {
     if (!f.page || (!f.page.tools.length && !f.page.categories.length)) continue;
     if (!f.origin || f.origin === 'null') continue;
     if (f.origin !== topOrigin && !granted.has(f.origin) && !granted.has('*')) continue;
+    if (!agentTabs.allows(tabId, f.origin)) continue; // an agent tab offers its own origin's tools only (calls.js refuses the rest)
     out.push([frameId, /** @type {FramePort & {page: PageState}} */ (f)]);
     if (out.length >= MAX_FRAMES_PER_TAB) break;
   }

@@ -37,7 +37,7 @@ export function onPageConnect(port, early = []) {
     return;
   }
   const previous = state.ports.get(tabId);
-  state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId, origin: String(sender.origin || originOf(sender.url || '')) });
+  state.ports.set(tabId, { port, documentId: sender.documentId, frameId: sender.frameId, origin: senderOrigin });
   if (previous && previous.documentId !== sender.documentId) {
     state.pages.delete(tabId);
     state.forms.delete(tabId);

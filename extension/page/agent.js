@@ -77,7 +77,6 @@
 
   async function sendSnapshot(force) {
     timer = 0; // a change from here on gets a snapshot after this one
-    const started = performance.now();
     let snap = { tools: [], categories: [], states: [] };
     if (hook) {
       try {
@@ -86,6 +85,7 @@
         console.warn('[tabmcp] could not read the page tools:', err);
       }
     }
+    const started = performance.now(); // the work on this thread (not the wait for the browser's getTools)
     const { tools = [], categories = [], states = [] } = snap;
     const rest = {
       type: PAGE.snapshot,

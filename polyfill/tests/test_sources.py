@@ -54,8 +54,9 @@ def test_split_refuses_an_edited_prologue_and_unknown_modules() -> None:
         (lambda s: s.replace("export { extensionMethods };", "export const extra = 1;\nexport { extensionMethods };"), "not inline"),
         (lambda s: s.replace("import { getStates, setStates } from './states.js';", "import { getStates, setStates, nope } from './states.js';"), "does not export"),
         (lambda s: s.replace("import { getStates, setStates } from './states.js';", "import { getStates, setStates } from './gone.js';"), "not a module"),
+        (lambda s: s.replace("export { extensionMethods };", "function isObjectLike() {}\nexport { extensionMethods };"), "share one scope"),
     ],
-    ids=["inline-export", "missing-export", "unknown-module"],
+    ids=["inline-export", "missing-export", "unknown-module", "duplicate-top-level"],
 )
 def test_render_refuses_modules_that_break_the_join(edit: Any, error: str) -> None:
     sources = polyfill_js.read_sources()

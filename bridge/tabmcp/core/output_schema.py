@@ -134,9 +134,32 @@ def check_structured(tool: str, schema: dict[str, Any], result: dict[str, Any]) 
         error = None  # checked at registration; nothing left the client could not read either
     if error is None:
         return result
-    field = "/".join(str(p) for p in error.absolute_path)
+    field = _schema_path(schema, error.absolute_path)
     raise BadResult(
         f"{tool}: its result does not match its outputSchema at {('/' + field) if field else 'the top level'} "
         f"(rule {error.validator!r})",
         tool=tool, field=field or None, rule=str(error.validator),
     )
+
+
+def _declared_names(schema: Any, into: set[str]) -> set[str]:
+    """Every property name the schema declares, at any depth (names the page's author wrote in the
+    schema the client was given, not keys the page's result made up)."""
+    if isinstance(schema, dict):
+        props = schema.get("properties")
+        if isinstance(props, dict):
+            into.update(k for k in props if isinstance(k, str))
+        for value in schema.values():
+            _declared_names(value, into)
+    elif isinstance(schema, list):
+        for value in schema:
+            _declared_names(value, into)
+    return into
+
+
+def _schema_path(schema: dict[str, Any], path: Any) -> str:
+    """Where a result broke its schema, in the schema's own words: an array index, or a property
+    name the schema declares; any other key of the page's result is ``*`` (a key is page data, and
+    this message reaches the agent unframed)."""
+    declared = _declared_names(schema, set())
+    return "/".join(str(p) if isinstance(p, int) or p in declared else "*" for p in path)

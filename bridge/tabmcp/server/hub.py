@@ -165,25 +165,37 @@ class Hub:
         await self.flush()
 
     def handle(self, events: list[Event]) -> None:
-        """Act on what the session reports (all synchronous; sending is :meth:`flush`'s job)."""
+        """Act on what the session reports (all synchronous; sending is :meth:`flush`'s job).
+
+        Each event on its own: a handler that fails (a bridge bug) is logged and answered as an
+        internal error, and the events after it (another call's end, in the same batched frame)
+        are still acted on; else their futures would never settle."""
         for event in events:
-            if isinstance(event, RequestEnded):
-                self._settle(event)
-            elif isinstance(event, MessageReceived):
-                handler = self._handlers.get(type(event.message))
-                if handler is not None:
-                    handler(event.peer, event.message)
-            elif isinstance(event, HandshakeDone):
-                self._link_ready.set()
-                self.on_connected(event)
-            elif isinstance(event, Disconnected):
-                if not self.session.ready:
-                    self._link_ready.clear()
-                self.on_disconnected(event)
+            try:
+                self._dispatch(event)
+            except Exception as exc:
+                log.exception("the bridge could not act on %s", type(event).__name__)
+                if isinstance(event, MessageReceived):
+                    self.session.internal_error(event.peer, exc)
         more = self.after()
         if more:
             self.handle(more)
         self._arm_deadline()
+
+    def _dispatch(self, event: Event) -> None:
+        if isinstance(event, RequestEnded):
+            self._settle(event)
+        elif isinstance(event, MessageReceived):
+            handler = self._handlers.get(type(event.message))
+            if handler is not None:
+                handler(event.peer, event.message)
+        elif isinstance(event, HandshakeDone):
+            self._link_ready.set()
+            self.on_connected(event)
+        elif isinstance(event, Disconnected):
+            if not self.session.ready:
+                self._link_ready.clear()
+            self.on_disconnected(event)
 
     async def flush(self) -> None:
         """Send what the session queued, in order; a socket that fails is closed for good."""

@@ -60,9 +60,7 @@ class DataCounts:
     def __getattr__(self, name: str) -> int:
         if name == "websocket_events":
             return self.of(BufferKind.WEBSOCKET)
-        if name in _BUFFERS:
-            return self.of(name)
-        raise AttributeError(name)
+        raise AttributeError(name)  # each kind's buffer is a property (set below)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, DataCounts) and self.as_dict() == other.as_dict()

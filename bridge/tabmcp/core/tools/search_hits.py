@@ -9,6 +9,7 @@ gives the full definition. Pure functions, no bridge state: the bench counts the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,14 +24,14 @@ SHOWN_REQUIRED = 2
 _ARTICLES = frozenset({"a", "an", "the"})
 
 
+_SENTENCE_END = re.compile(r"[.?!] ")
+"""Where the first sentence ends: the earliest stop followed by a space, whichever it is."""
+
+
 def gist(description: str) -> str:
     """The description's first sentence or line, without articles, cut to ``GIST_WORDS`` words
     (``…`` when cut)."""
-    first = description.strip().split("\n", 1)[0]
-    for stop in (". ", "? ", "! "):
-        if stop in first:
-            first = first.split(stop, 1)[0]
-            break
+    first = _SENTENCE_END.split(description.strip().split("\n", 1)[0], maxsplit=1)[0]
     words = [w for w in first.rstrip(".").split() if w.casefold() not in _ARTICLES]
     return " ".join(words[:GIST_WORDS]) + ("…" if len(words) > GIST_WORDS else "")
 
