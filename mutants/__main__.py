@@ -907,8 +907,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "polyfill-join-unchecked-imports",
         "the join accepts a module importing a name nobody exports (the script works, the ES modules break)",
         "bridge/tabmcp/polyfill_js.py",
-        "    _esm_graph(sources)\n    blocks = []",
-        "    blocks = []",
+        "    _esm_graph(sources)\n    _unique_top_level(sources)",
+        "    _unique_top_level(sources)",
         ("polyfill/tests/test_sources.py", "-k", "refuses"),
     ),
     Mutation(
@@ -1409,6 +1409,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if command == launch.command and args == list(launch.args):",
         "    if command == launch.command:",
         ("bridge/tests/test_clients.py", "-k", "other_arguments"),
+    ),
+    Mutation(
+        "polyfill-join-duplicate-names",
+        "the join accepts two modules declaring one top-level name (a SyntaxError, or the later function wins silently)",
+        "bridge/tabmcp/polyfill_js.py",
+        "    _esm_graph(sources)\n    _unique_top_level(sources)",
+        "    _esm_graph(sources)",
+        ("polyfill/tests/test_sources.py", "-k", "duplicate"),
     ),
 )
 
