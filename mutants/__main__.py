@@ -1169,12 +1169,28 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_search_hits.py",),
     ),
     Mutation(
-        "bulk-no-first-stage",
-        "hundreds of new tools wait for their full documents: keyword-only ranking for half a minute",
-        "bridge/tabmcp/core/search/embedding.py",
-        "                first = self.unembedded >= FIRST_STAGE_MIN or (self.unembedded and self._staging)",
-        "                first = False",
+        "model-reads-whole-text",
+        "the model reads each tool's whole text again: 500 new tools take three times the CPU",
+        "bridge/tabmcp/core/search/doc.py",
+        "    return \" \".join(words[:DOCUMENT_WORDS])",
+        "    return \" \".join(words)",
         ("bridge/tests/test_search_bulk.py",),
+    ),
+    Mutation(
+        "bulk-longest-first",
+        "the worker embeds the longest documents first: batches pad more, the first vectors come later",
+        "bridge/tabmcp/core/search/embedding.py",
+        "            slots = sorted(self._pending, key=lambda s: len(self._pending[s][1]))[:max_docs]",
+        "            slots = sorted(self._pending, key=lambda s: -len(self._pending[s][1]))[:max_docs]",
+        ("bridge/tests/test_search_bulk.py",),
+    ),
+    Mutation(
+        "model-staged-unquantized",
+        "setup stages the float graph instead of the quantized one: twice the CPU per search and per tool",
+        "bridge/tabmcp/model.py",
+        "        os.replace(quantized, target)",
+        "        os.replace(folded, target)",
+        ("bridge/tests/test_model_stage.py",),
     ),
     # -- several browsers through one bridge (issue 26) ----------------------------------------
     Mutation(

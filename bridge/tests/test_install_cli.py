@@ -19,7 +19,7 @@ def test_version_names_the_model(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["--version"])
     assert exited.value.code == 0
-    assert capsys.readouterr().out.strip() == f"tabmcp {__version__}, search model all-MiniLM-L6-v2-int8 (onnxruntime)"
+    assert capsys.readouterr().out.strip() == f"tabmcp {__version__}, search model all-MiniLM-L6-v2-q8 (onnxruntime)"
 
 
 def test_extension_prints_a_loadable_folder_and_the_steps(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,5 +1,5 @@
-"""Many tools at once (a site registering hundreds): every new tool ranks by meaning after a
-cheap first stage, then gets its full document's vector, and no search waits for either."""
+"""Many tools at once (a site registering hundreds): the worker embeds them shortest first in
+batches, each from its first :data:`DOCUMENT_WORDS` words, and no search waits for it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 from tabmcp.core.search import SearchDoc, SearchIndex
-from tabmcp.core.search.embedding import FIRST_BATCH, FIRST_STAGE_MIN, FIRST_WORDS, first_document
+from tabmcp.core.search.doc import DOCUMENT_WORDS, embed_text
 from tabmcp.core.search.text import stem, tokenize
 
 from .test_search import doc
@@ -18,25 +18,25 @@ from .test_search import doc
 SYNONYMS = {"money": "refund", "packag": "parcel"}  # stems, as tokenize gives them
 
 
-class StageEmbedder:
-    """A stand-in model (hashed stems) that records each batch and can hold full documents."""
+class HeldEmbedder:
+    """A stand-in model (hashed stems) that records each batch of tool documents and can be held
+    inside a batch."""
 
-    name = "stage-embedder"
+    name = "held-embedder"
 
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
-        self.hold_full = threading.Event()
-        self.hold_full.set()
-        self.in_full = threading.Event()
+        self.release = threading.Event()
+        self.release.set()
+        self.inside = threading.Event()
         self.lock = threading.Lock()
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         if len(texts) > 1:  # tool documents (queries come one by one here)
             with self.lock:
                 self.batches.append(list(texts))
-            if any(len(t.split()) > FIRST_WORDS for t in texts):  # a full document
-                self.in_full.set()
-                assert self.hold_full.wait(30)
+            self.inside.set()
+            assert self.release.wait(30)
         out = np.zeros((len(texts), 512), dtype=np.float32)
         for i, text in enumerate(texts):
             for t in tokenize(text):
@@ -50,55 +50,22 @@ FILLER = "with the usual options for paging sorting and filtering of results kep
 
 def bulk(n: int) -> list[SearchDoc]:
     """``n`` tools; ``send_refund`` says what it does early, ``dispatch_item`` only after its
-    first :data:`FIRST_WORDS` words."""
+    first :data:`DOCUMENT_WORDS` words."""
     docs = [doc(f"tool_{i}", f"Manage record kind {i} {FILLER}.") for i in range(n - 2)]
     docs.append(doc("send_refund", f"Refund the buyer {FILLER}."))
     docs.append(doc("dispatch_item", f"Handle one shipment {FILLER} then hand over the parcel."))
     return docs
 
 
-def test_a_bulk_of_new_tools_ranks_by_meaning_before_any_full_document_is_embedded() -> None:
-    model = StageEmbedder()
-    model.hold_full.clear()  # the worker stops at the first full-document batch
-    index = SearchIndex(semantic=model, background=True)
-    docs = bulk(3 * FIRST_BATCH + 10)
-    assert len(docs) >= FIRST_STAGE_MIN
+def test_a_bulk_of_new_tools_is_embedded_in_batches_shortest_first_while_searches_answer() -> None:
+    model = HeldEmbedder()
+    model.release.clear()  # the worker stops inside its first batch
+    index = SearchIndex(semantic=model, background=True, batch_size=16)
+    docs = bulk(100)
     try:
         index.replace_source("1", docs)
-        assert model.in_full.wait(30)  # the first stage is done, the second has begun
-        # Every tool has a vector (a first-stage one): none ranks by keywords alone any more.
-        assert index.describe_ranking() == {"ranking": "fused"}
-        assert index.pending_embeddings == len(docs)  # ... but none has its full document's yet
-        first_batches = model.batches[:-1]
-        assert all(len(b) <= FIRST_BATCH for b in first_batches)
-        assert sorted(t for b in first_batches for t in b) == sorted(
-            first_document(t) for t in (index._entries[d.key].embed_text for d in docs)
-        )
-        lengths = [len(t) for b in first_batches for t in b]
-        assert lengths == sorted(lengths)  # batched by length: shortest first
-        # A search meanwhile answers at once, by meaning: "money" reaches send_refund only
-        # through its vector (no tool has the word).
-        hits = index.search("give money back", mode="semantic", limit=1)
-        assert hits[0].key == "send_refund" and hits[0].semantic_score is not None
-        # ... from its first words only: the end of dispatch_item's text is not read yet.
-        assert index.search("package", mode="semantic", limit=1)[0].key != "dispatch_item"
-    finally:
-        model.hold_full.set()
-    assert index.wait_embedded(60)
-    # Full quality: what a tool says after its first words counts now.
-    assert index.search("package", mode="semantic", limit=1)[0].key == "dispatch_item"
-    full = [t for b in model.batches for t in b if len(t.split()) > FIRST_WORDS]
-    assert len(full) == len(docs)  # each full document embedded once
-    index.close()
-
-
-def test_a_search_is_not_blocked_while_a_bulk_is_embedded() -> None:
-    model = StageEmbedder()
-    model.hold_full.clear()
-    index = SearchIndex(semantic=model, background=True)
-    try:
-        index.replace_source("1", bulk(2 * FIRST_STAGE_MIN))
-        assert model.in_full.wait(30)  # the worker is inside the model, and stays there
+        assert model.inside.wait(30)
+        assert index.describe_ranking() == {"ranking": "fused", "pendingEmbeddings": len(docs)}
         done = threading.Event()
         result: list[str] = []
 
@@ -107,20 +74,28 @@ def test_a_search_is_not_blocked_while_a_bulk_is_embedded() -> None:
             done.set()
 
         threading.Thread(target=search).start()
-        assert done.wait(10)  # answered while the model is held
+        assert done.wait(10)  # answered while the model is held, by keywords
         assert result[0] == "send_refund"
     finally:
-        model.hold_full.set()
+        model.release.set()
     assert index.wait_embedded(60)
+    assert index.describe_ranking() == {"ranking": "fused"}
+    assert all(len(b) <= 16 for b in model.batches)
+    lengths = [len(t) for b in model.batches for t in b]
+    assert lengths == sorted(lengths)  # shortest first: each batch pads little
+    assert sorted(t for b in model.batches for t in b) == sorted(embed_text(d) for d in docs)  # each once
+    # By meaning now: "money" reaches send_refund only through its vector (no tool has the word).
+    hit = index.search("give money back", mode="semantic", limit=1)[0]
+    assert hit.key == "send_refund" and hit.semantic_score is not None
     index.close()
 
 
-def test_a_small_tab_goes_straight_to_full_documents() -> None:
-    model = StageEmbedder()
-    index = SearchIndex(semantic=model, background=True)
-    docs = bulk(FIRST_STAGE_MIN - 1)
-    index.replace_source("1", docs)
-    assert index.wait_embedded(60)
-    embedded = [t for b in model.batches for t in b]
-    assert len(embedded) == len(docs)  # one pass, no first stage
-    index.close()
+def test_the_model_reads_a_tools_first_words_and_the_keywords_read_all_of_it() -> None:
+    model = HeldEmbedder()
+    index = SearchIndex(semantic=model)
+    index.replace_source("1", bulk(10))
+    # "parcel" is past dispatch_item's first words: not in its vector, still in its keywords.
+    assert index.search("package", mode="semantic", limit=1)[0].key != "dispatch_item"
+    assert index.search("parcel", mode="keyword", limit=1)[0].key == "dispatch_item"
+    texts = [t for b in model.batches for t in b]
+    assert len(texts) == 10 and all(len(t.split()) <= DOCUMENT_WORDS for t in texts)

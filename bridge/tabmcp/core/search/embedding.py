@@ -6,13 +6,11 @@ model, or SQLite through :class:`~.store.EmbeddingStore`), the cache of query ve
 worker thread that embeds pending tools outside the index lock, at a lower CPU priority than
 searches. A search never waits for it: tools without a vector rank by their keywords meanwhile.
 
-**Many tools at once** (a site registering hundreds): the worker works in two stages, so the
-whole tab ranks by meaning within seconds instead of half a minute. First every tool without a
-vector is embedded from a *first document* (its text cut to :data:`FIRST_WORDS` words: name,
-title and the start of the description), in batches of similar length; then each tool's full
-document replaces it, batch by batch. The model's cost grows with the tokens it reads, so the
-first stage costs about a third of the second. Fewer than :data:`FIRST_STAGE_MIN` waiting tools
-(an ordinary tab) go straight to their full document.
+**Many tools at once** (a site registering hundreds): a tool's document is short (its first
+:data:`~.doc.DOCUMENT_WORDS` words, which rank as well as the whole text), the model quantized, and
+the worker embeds pending tools shortest first in batches of similar length, so 500 new tools have
+their vectors within a few seconds (docs/search.md measures it); searches meanwhile rank the tools
+still waiting by their keywords.
 """
 
 from __future__ import annotations
@@ -28,25 +26,9 @@ import numpy.typing as npt
 
 from .semantic import Embedder, EmbeddingCache, content_hash
 
-__all__ = ["FIRST_STAGE_MIN", "FIRST_WORDS", "Embeddings", "first_document"]
+__all__ = ["Embeddings"]
 
 Vector = npt.NDArray[np.float32]
-
-FIRST_WORDS = 16
-"""Words of a tool's document read by the first stage (about 40 model tokens with its names
-split into pieces). Measured on the tuning halves, first-stage vectors only (hit@1 / hit@5 / hit@10
-of the catalog tuning half; full documents: 0.52 / 0.72 / 0.83): 16 words 0.45 / 0.73 / 0.81, 20 words
-0.48 / 0.74 / 0.82, 24 words 0.49 / 0.74 / 0.83; 500 tools cost 4.4, 5.6, 6.6 CPU seconds."""
-FIRST_STAGE_MIN = 32
-"""The first stage runs when at least this many tools have no vector at all."""
-FIRST_BATCH = 32
-"""First documents embedded per model run (short and similar in length: little padding)."""
-
-
-def first_document(text: str) -> str:
-    """The start of a tool's document, what the first stage embeds."""
-    words = text.split()
-    return text if len(words) <= FIRST_WORDS else " ".join(words[:FIRST_WORDS])
 
 
 class Embeddings:
@@ -72,15 +54,11 @@ class Embeddings:
         self.vectors: npt.NDArray[np.float32] | None = None
         self._has = np.zeros(capacity, dtype=bool)
         self._pending: dict[int, tuple[str, str]] = {}
-        """Slot → (content hash, text) of tools still without their full document's vector."""
-        self._first: set[int] = set()
-        """Slots whose vector is, for now, their first document's."""
+        """Slot → (content hash, text) of tools still without their vector."""
         self.background = background
         self._batch_size = batch_size
         self._worker: threading.Thread | None = None
         self._closed = False
-        self._staging = False
-        """The first stage is under way (it finishes every tool without a vector)."""
         self.errors = 0
 
     # -- slots
@@ -109,7 +87,6 @@ class Embeddings:
     def remove(self, slot: int) -> None:
         self._has[slot] = False
         self._pending.pop(slot, None)
-        self._first.discard(slot)
 
     def has(self, n: int) -> npt.NDArray[np.bool_]:
         return self._has[:n]
@@ -120,62 +97,24 @@ class Embeddings:
 
     @property
     def pending(self) -> int:
-        """Tools still without their full document's vector."""
+        """Tools still without their vector (they rank by keywords alone)."""
         return len(self._pending)
 
-    @property
-    def unembedded(self) -> int:
-        """Tools without any vector (they rank by keywords alone)."""
-        return len(self._pending) - len(self._first)
-
-    def _set(self, slot: int, vec: Vector, *, first: bool = False) -> None:
+    def _set(self, slot: int, vec: Vector) -> None:
         if self.vectors is None:
             self.vectors = np.zeros((len(self._has), vec.shape[0]), dtype=np.float32)
         self.vectors[slot] = vec
         self._has[slot] = True
-        if first:
-            self._first.add(slot)
-        else:
-            self._first.discard(slot)
 
     # -- embedding
 
     def compute(self, max_docs: int | None = None) -> int:
-        """Embed the full documents of tools that lack their vector (the model runs outside the
-        lock), shortest first so each batch pads little; returns how many got their vector. A
-        tool that changed meanwhile keeps waiting for its new text."""
+        """Embed tools that lack their vector (the model runs outside the lock), shortest first
+        so each batch pads little; returns how many got their vector. A tool that changed
+        meanwhile keeps waiting for its new text."""
         with self._lock:
             slots = sorted(self._pending, key=lambda s: len(self._pending[s][1]))[:max_docs]
             batch = [(s, *self._pending[s]) for s in slots]
-        return self._embed(batch, first=False)
-
-    def compute_first(self, max_docs: int = FIRST_BATCH) -> int:
-        """The first stage: embed the first documents of up to ``max_docs`` tools that have no
-        vector at all (shortest first). Returns how many got one."""
-        with self._lock:
-            todo = [s for s in self._pending if not self._has[s]]
-            texts = {s: first_document(self._pending[s][1]) for s in todo}
-            slots = sorted(todo, key=lambda s: len(texts[s]))[:max_docs]
-            batch = [(s, self._pending[s][0], self._pending[s][1]) for s in slots]
-        if not batch:
-            return 0
-        firsts = [(s, content_hash(self.embedder.name, texts[s]), texts[s]) for s, _, _ in batch]
-        vecs = self.embedder.encode([t for _, _, t in firsts])
-        self.cache.put_many([(h, v) for (_, h, _), v in zip(firsts, vecs, strict=True)])
-        with self._lock:
-            done = 0
-            for (slot, h, text), vec in zip(batch, vecs, strict=True):
-                if self._pending.get(slot) == (h, text) and not self._has[slot]:
-                    whole = texts[slot] == text  # a short tool: its first document is all of it
-                    self._set(slot, vec, first=not whole)
-                    if whole:
-                        del self._pending[slot]
-                    done += 1
-            if not self._pending:
-                self._wake.notify_all()
-            return done
-
-    def _embed(self, batch: list[tuple[int, str, str]], *, first: bool) -> int:
         if not batch:
             return 0
         vecs = self.embedder.encode([text for _, _, text in batch])
@@ -184,7 +123,7 @@ class Embeddings:
             done = 0
             for (slot, h, text), vec in zip(batch, vecs, strict=True):
                 if self._pending.get(slot) == (h, text):
-                    self._set(slot, vec, first=first)
+                    self._set(slot, vec)
                     del self._pending[slot]
                     done += 1
             if not self._pending:
@@ -245,13 +184,8 @@ class Embeddings:
                     self._worker = None
                     self._wake.notify_all()
                     return
-                first = self.unembedded >= FIRST_STAGE_MIN or (self.unembedded and self._staging)
-                self._staging = bool(first)
             try:
-                if first:
-                    self.compute_first()
-                else:
-                    self.compute(self._batch_size)
+                self.compute(self._batch_size)
             except Exception:  # a model failure must not kill the worker: keyword ranking goes on
                 self.errors += 1
                 with self._lock:

