@@ -43,7 +43,7 @@ class Burst:
 
 
 def bridge_has(bridge: BridgeApp, url: str, names: set[str]) -> bool:
-    for tab in bridge.hub.registry.tabs.values():
+    for tab in bridge.core.registry.tabs.values():
         if tab.url == url:
             return names <= set(tab.tools) | {r.name for r in tab.rejected if r.kind == "tool"}
     return False
@@ -90,7 +90,7 @@ async def measure(sizes: list[int], repeat: int) -> tuple[list[Burst], list[Burs
             url = f"ws://127.0.0.1:{bridge.port}/extension"
             async with launch_browser(headless=True, webmcp=True, extension=False) as plain, \
                     launch_browser(bridge_url=url, headless=True, webmcp=True) as browser:
-                assert await bridge.hub.wait_connected(20), "the extension did not connect"
+                assert await bridge.core.wait_connected(20), "the extension did not connect"
                 for _ in range(repeat):
                     for n in sizes:
                         runs.setdefault((False, n), []).append(await burst(plain, site, n, None))

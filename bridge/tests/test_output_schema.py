@@ -111,7 +111,7 @@ async def test_the_sdk_client_gets_the_schema_and_valid_structured_results(bridg
         tool("weather", outputSchema=WEATHER), tool("weather_text", outputSchema=WEATHER),
         tool("weather_broken", outputSchema=WEATHER), tool("cities", outputSchema={"type": "array"}),
     ]))
-    await eventually(lambda: bridge.hub.registry.resolve("cities"))
+    await eventually(lambda: bridge.core.registry.resolve("cities"))
     refused = await extension.wait_for(lambda m: m["type"] == "error")
     assert refused["code"] == "INVALID_TOOL" and "outputSchema 'cities'" in refused["message"]
     async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:

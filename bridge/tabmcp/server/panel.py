@@ -38,10 +38,10 @@ if TYPE_CHECKING:
 
 __all__ = ["PersonPanel"]
 
-log = logging.getLogger("tabmcp.hub")
+log = logging.getLogger("tabmcp.panel")
 
 class PersonPanel:
-    """The popup's panel, the person's switches and the forms-as-tools switch, for one hub.
+    """The popup's panel, the person's switches and the forms-as-tools switch, for one bridge core.
 
     Args:
         changed: agents' listings may differ now (the bridge core notifies its listeners).
