@@ -111,7 +111,8 @@ class PersonPanel:
                 else:
                     self._changed()
         state = self.state(message if isinstance(message, PanelQuery) else None)
-        self._session.send(peer, PanelState(request_id=message.request_id, state=for_browser(state, peer.slot)))
+        shown = for_browser(state, peer.slot, self._session.slots.labels())  # its own tab numbers
+        self._session.send(peer, PanelState(request_id=message.request_id, state=shown))
 
     def trust_changed(self) -> None:
         """An accepted definition (here or in another process) changes listings: a new revision,
