@@ -1418,6 +1418,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    _esm_graph(sources)",
         ("polyfill/tests/test_sources.py", "-k", "duplicate"),
     ),
+    Mutation(
+        "popup-rows-keep-qualified-tab-ids",
+        "with two browsers, a popup's activity rows show the bridge's qualified tab ids (10000000007) and never say which browser",
+        "bridge/tabmcp/core/panel.py",
+        '    activity = [_row_for(r, slot, labels or {}) for r in state["activity"]]',
+        '    activity = state["activity"]',
+        ("bridge/tests/test_browsers.py", "-k", "activity"),
+    ),
+    Mutation(
+        "output-validator-built-per-call",
+        "each call of a tool with an outputSchema builds its validator again (the schema compiled per call)",
+        "bridge/tabmcp/core/output_schema.py",
+        '        error = best_match(_VALIDATORS.get(schema).iter_errors(result["structuredContent"]))',
+        '        error = best_match(_build(schema).iter_errors(result["structuredContent"]))',
+        ("bridge/tests/test_output_schema.py", "-k", "built_once"),
+    ),
 )
 
 
