@@ -37,6 +37,7 @@ from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
 
+from bench._bridge import until_settled
 from bench._data import catalog_path
 from bench._table import print_table
 
@@ -62,15 +63,6 @@ class Count:
     reached: set[str]
     refused: list[str] = field(default_factory=list)
     seconds: float = 0.0
-
-
-def settled(bridge: BridgeApp, url: str, accepted: set[str]) -> bool:
-    """Every accepted tool is in the bridge's registry or refused by it (with a reason)."""
-    for tab in bridge.core.registry.tabs.values():
-        if tab.url == url:
-            done = set(tab.tools) | {r.name for r in tab.rejected if r.kind == "tool"}
-            return accepted <= done
-    return False
 
 
 async def reached_by_search(bridge: BridgeApp, url: str) -> set[str]:
@@ -99,11 +91,7 @@ async def count_page(bridge: BridgeApp, browser: Any, url: str, flavour: str, gi
     await page.goto(url)
     await page.locator("body[data-ready]").wait_for(timeout=300_000)
     accepted = set(await page.evaluate(ACCEPTED_JS))
-    deadline = time.monotonic() + 300
-    while not settled(bridge, page.url, accepted):
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the bridge did not take or refuse all {len(accepted)} accepted tools in 300 s")
-        await asyncio.sleep(0.1)
+    await until_settled(bridge.core, page.url, accepted, timeout_s=300)
     tab = next(t for t in bridge.core.registry.tabs.values() if t.url == page.url)
     in_bridge = set(tab.tools)
     refused = [f"{r.kind} {r.name}: {r.reason}" for r in tab.rejected]

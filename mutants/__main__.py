@@ -1434,6 +1434,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         '        error = best_match(_build(schema).iter_errors(result["structuredContent"]))',
         ("bridge/tests/test_output_schema.py", "-k", "built_once"),
     ),
+    Mutation(
+        "compat-rows-share-one-file",
+        "every observed compat row is written to one shared file: parallel test processes overwrite each other's rows",
+        "e2e/compat_table.py",
+        '    name = hashlib.sha256(json.dumps(_key(row)).encode()).hexdigest()[:24] + ".json"',
+        '    name = "coexist.json"',
+        ("e2e/tests/test_compat_table.py",),
+    ),
+    Mutation(
+        "bench-waits-past-refusals",
+        "a benchmark waits for tools the bridge refused (it times out instead of counting them)",
+        "bench/_bridge.py",
+        '            done = set(tab.tools) | {r.name for r in tab.rejected if r.kind == "tool"}',
+        "            done = set(tab.tools)",
+        ("bench/tests/test_bridge.py",),
+    ),
 )
 
 
