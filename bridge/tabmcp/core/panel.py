@@ -13,7 +13,8 @@ answered with :func:`panel_state`:
   ones whether they need approval and whether their definition changed since it was pinned;
 * ``trust``: changed definitions with their diff, and the lockdown's flags.
 
-No sockets, no asyncio: the bridge core (tabmcp/wiring.py) calls these with its objects (``bridge/tests/test_panel.py``).
+No sockets, no asyncio: the bridge core (tabmcp/wiring.py) calls these with its objects
+(``bridge/tests/test_controls.py``, ``bridge/tests/test_browsers.py``).
 """
 
 from __future__ import annotations
