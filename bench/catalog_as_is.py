@@ -37,6 +37,7 @@ from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
 
+from bench._bridge import until_settled
 from bench._data import catalog_path
 from bench._table import print_table
 
@@ -64,18 +65,9 @@ class Count:
     seconds: float = 0.0
 
 
-def settled(bridge: BridgeApp, url: str, accepted: set[str]) -> bool:
-    """Every accepted tool is in the bridge's registry or refused by it (with a reason)."""
-    for tab in bridge.hub.registry.tabs.values():
-        if tab.url == url:
-            done = set(tab.tools) | {r.name for r in tab.rejected if r.kind == "tool"}
-            return accepted <= done
-    return False
-
-
 async def reached_by_search(bridge: BridgeApp, url: str) -> set[str]:
     """The page's tools an MCP client finds with ``search_tools``, each category listed in turn."""
-    registry = bridge.hub.registry
+    registry = bridge.core.registry
     categories = [e.public_name for e in registry.category_entries() if e.tab.url == url]
     found: set[str] = set()
     async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
@@ -99,12 +91,8 @@ async def count_page(bridge: BridgeApp, browser: Any, url: str, flavour: str, gi
     await page.goto(url)
     await page.locator("body[data-ready]").wait_for(timeout=300_000)
     accepted = set(await page.evaluate(ACCEPTED_JS))
-    deadline = time.monotonic() + 300
-    while not settled(bridge, page.url, accepted):
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the bridge did not take or refuse all {len(accepted)} accepted tools in 300 s")
-        await asyncio.sleep(0.1)
-    tab = next(t for t in bridge.hub.registry.tabs.values() if t.url == page.url)
+    await until_settled(bridge.core, page.url, accepted, timeout_s=300)
+    tab = next(t for t in bridge.core.registry.tabs.values() if t.url == page.url)
     in_bridge = set(tab.tools)
     refused = [f"{r.kind} {r.name}: {r.reason}" for r in tab.rejected]
     reached = await reached_by_search(bridge, page.url)
@@ -125,7 +113,7 @@ async def measure(flavours: list[str]) -> list[Count]:
             async with running_bridge(config) as bridge:
                 url = f"ws://127.0.0.1:{bridge.port}/extension"
                 async with launch_browser(bridge_url=url, headless=True, webmcp=flavour == "native") as browser:
-                    assert await bridge.hub.wait_connected(20), "the extension did not connect"
+                    assert await bridge.core.wait_connected(20), "the extension did not connect"
                     for page in (AS_IS, STRICT, REWRITTEN):
                         counts.append(await count_page(bridge, browser, pages + page, flavour, given))
     return counts

@@ -66,10 +66,10 @@ def file_bytes(db: Path) -> int:
 
 
 def sample(phase: str, bridge: BridgeApp, db: Path, shown: set[str], registered: int | None = None) -> Sample:
-    hub = bridge.core
+    core = bridge.core
     return Sample(
-        phase, sum(n for n, _ in hub.pins.origins().values()), hub.usage.rows(), file_bytes(db), rss_bytes(),
-        len(shown), hub.pins.evicted, registered,
+        phase, sum(n for n, _ in core.pins.origins().values()), core.usage.rows(), file_bytes(db), rss_bytes(),
+        len(shown), core.pins.evicted, registered,
     )
 
 

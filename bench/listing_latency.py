@@ -5,8 +5,8 @@ over tabs of 50 with categories of 10, registered straight into the bridge's reg
 browser: this measures the bridge). Each size is measured twice: "after a change" (the first
 tools/list after the registry changed: the listing is built) and "unchanged" (memoized); each
 both through the SDK client and as the server's share (the SDK's HTTP request replayed as is, the
-response read but not parsed), and as the bridge core alone (``Hub.listing()`` in-process, and its
-bytes path ``Hub.listing_json()``: the tools array as the wire's JSON bytes). The
+response read but not parsed), and as the bridge core alone (``BridgeCore.listing()`` in-process, and its
+bytes path ``BridgeCore.listing_json()``: the tools array as the wire's JSON bytes). The
 baseline is the passthrough profile of the same size, in the same run. The MCP client (the
 official SDK ``Client`` over Streamable HTTP) runs in its own process, as users run it
 (bench/_client.py), and times each tools/list there; the bridge runs in this process. Then
@@ -230,8 +230,8 @@ def main(argv: list[str]) -> int:
         "unchanged: the next one. Timed in the client process. SDK client: Client.list_tools (HTTP, the "
         "server, and the SDK client parsing and validating every tool). Server share: the same HTTP request "
         "replayed and the response read whole, not parsed (HTTP and the bridge with its SDK server side). "
-        "Bridge core: Hub.listing() called in the bridge's process (no HTTP, no SDK). Bridge core, bytes: "
-        "Hub.listing_json() in the bridge's process, the tools array as the wire's JSON bytes at the latest "
+        "Bridge core: BridgeCore.listing() called in the bridge's process (no HTTP, no SDK). Bridge core, bytes: "
+        "BridgeCore.listing_json() in the bridge's process, the tools array as the wire's JSON bytes at the latest "
         f"protocol version (per-tab fragments kept; a change re-encodes its tab), {BYTES_REPEAT} changes per round. "
         "Stream server share: tools/list sent raw over the bridge's /mcp-stream WebSocket (a handshake-era "
         "session; the express lane writes the kept bytes, as on stdio) and the answer read whole, not parsed. "

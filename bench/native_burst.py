@@ -27,6 +27,7 @@ from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
 
+from bench._bridge import until_settled
 from bench._data import catalog_path
 from bench._table import print_table
 from bench.catalog_as_is import PAGES
@@ -40,13 +41,6 @@ class Burst:
     accepted: int
     page_ms: float
     bridge_ms: float | None = None
-
-
-def bridge_has(bridge: BridgeApp, url: str, names: set[str]) -> bool:
-    for tab in bridge.hub.registry.tabs.values():
-        if tab.url == url:
-            return names <= set(tab.tools) | {r.name for r in tab.rejected if r.kind == "tool"}
-    return False
 
 
 def forget_parsed() -> None:
@@ -65,12 +59,7 @@ async def burst(browser: Any, site: str, n: int, bridge: BridgeApp | None) -> Bu
         out = await page.evaluate("window.catalog")
         result = Burst(n, len(out["accepted"]), out["registerMs"])
         if bridge is not None:
-            names = set(out["accepted"])
-            deadline = time.monotonic() + 600
-            while not bridge_has(bridge, page.url, names):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"not all {len(names)} tools reached the bridge in 600 s")
-                await asyncio.sleep(0.02)
+            await until_settled(bridge.core, page.url, out["accepted"], timeout_s=600, poll_s=0.02)
             result.bridge_ms = time.time() * 1000 - out["startedAt"]
         return result
     finally:
@@ -90,7 +79,7 @@ async def measure(sizes: list[int], repeat: int) -> tuple[list[Burst], list[Burs
             url = f"ws://127.0.0.1:{bridge.port}/extension"
             async with launch_browser(headless=True, webmcp=True, extension=False) as plain, \
                     launch_browser(bridge_url=url, headless=True, webmcp=True) as browser:
-                assert await bridge.hub.wait_connected(20), "the extension did not connect"
+                assert await bridge.core.wait_connected(20), "the extension did not connect"
                 for _ in range(repeat):
                     for n in sizes:
                         runs.setdefault((False, n), []).append(await burst(plain, site, n, None))

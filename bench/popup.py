@@ -11,7 +11,7 @@ each load reports, from the popup's own clock (``performance.now()``, 0 = naviga
 
 Baselines in the same run: the popup with no tabs with tools and an empty log (before the tabs
 open), and the options page (a small extension page with a module script; ``DOMContentLoaded``)
-as the floor of loading any extension page. Also the bridge's share: ``Hub.panel_state()``
+as the floor of loading any extension page. Also the bridge's share: ``BridgeCore.panel_state()``
 in-process. The target (issue 13): open in < 100 ms with 20 tabs and 1,000 rows.
 
     python -m bench.popup [--rounds 15]
@@ -66,16 +66,16 @@ async def _options_times(page: Any, rounds: int) -> list[float]:
     return times
 
 
-def _record_rows(hub: Any) -> None:
-    tabs = list(hub.registry.tabs.values())
+def _record_rows(core: Any) -> None:
+    tabs = list(core.registry.tabs.values())
     for i in range(ROWS):
         tab = tabs[i % len(tabs)]
-        hub.activity.record(
+        core.activity.record(
             at=time.time() - (ROWS - i), client="bench-agent", tool=f"tool_{i % 37}", tab_id=tab.tab_id,
             origin=tab.origin, outcome="ok" if i % 9 else "WRITES_DISABLED", duration_ms=3.0 + i % 50,
             arguments={"query": f"item {i}", "page": i % 7}, result={"items": [f"result {i}"] * 3},
         )
-    hub.activity.flush()
+    core.activity.flush()
 
 
 async def run(rounds: int) -> list[list[Any]]:
@@ -118,7 +118,7 @@ async def run(rounds: int) -> list[list[Any]]:
         rows.append(row("popup, no tabs with tools, empty log", empty, empty["ready"]))
         rows.append(row(f"popup, {TABS} tabs ({tools} tools), {ROWS} rows in the log, 100 shown", full, full["ready"]))
         rows.append(row(f"popup, {TABS} tabs, {ROWS} rows in the log, all {ROWS} shown", all_rows, all_rows["ready"]))
-        rows.append(["bridge: Hub.panel_state() in-process (100 rows)", "–", f"{percentile(core, 50):.1f}",
+        rows.append(["bridge: BridgeCore.panel_state() in-process (100 rows)", "–", f"{percentile(core, 50):.1f}",
                      f"{percentile(core, 95):.1f}", "–"])
         verdict = percentile(full["ready"], 50)
         print_table(

@@ -151,8 +151,8 @@ traces: dict[str, list[list[list[Any]]]] = {}
 HOPS: dict[tuple[str, str], str] = {
     ("client.send", "transport.in"): "client SDK → transport (pipe or HTTP) → the bridge reads the request",
     ("transport.in", "bridge.handler"): "bridge: request parsed, dispatched (express lane; the SDK for other requests)",
-    ("bridge.handler", "bridge.hub"): "bridge core before the page (activity, registry, policy, trust, validation)",
-    ("bridge.hub", "bridge.sent"): "session: call.start built and queued",
+    ("bridge.handler", "bridge.core"): "bridge core before the page (activity, registry, policy, trust, validation)",
+    ("bridge.core", "bridge.sent"): "session: call.start built and queued",
     ("bridge.sent", "worker.in"): "encoded, written → WebSocket → service worker (parse, routing)",
     ("worker.in", "content.in"): "service worker → Port → content script",
     ("content.in", "content.out"): "content script → page → agent → polyfill → tool → back",

@@ -735,7 +735,7 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
             )
             snapshot = tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None
             before = Memory.take()
-            hub = bridge.core
+            core = bridge.core
 
             def sample(period: str, done: str) -> None:
                 """One row of the trend (no gc.collect(): it would stall the calls in flight)."""
@@ -747,9 +747,9 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
                         f"{time.monotonic() - before.at:.0f}",
                         mib(heap) if heap else "off",
                         mib(rss_bytes()),
-                        str(hub.registry.counts()["tabs"]),
-                        str(len(hub.calls)),
-                        str(len(hub.telemetry.tabs())),
+                        str(core.registry.counts()["tabs"]),
+                        str(len(core.calls)),
+                        str(len(core.telemetry.tabs())),
                     ]
                 )
 
@@ -809,33 +809,33 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
             ]
             pages_open = (await browser.ask(op="pages")).get("value")
             results.end_state = [
-                ["registry tabs", str(hub.registry.counts()["tabs"]), f"{args.tabs} + 1 (about:blank)"],
+                ["registry tabs", str(core.registry.counts()["tabs"]), f"{args.tabs} + 1 (about:blank)"],
                 [f"{TOOL} tools registered", str(settled), str(args.tabs)],
-                ["pending calls (hub.calls)", str(len(hub.calls)), "0"],
-                ["request futures (hub._futures)", str(len(getattr(hub, "_futures", {}))), "0"],
-                ["pending requests of every kind (hub.session.requests)", str(len(hub.session.requests)), "0"],
+                ["pending calls (core.calls)", str(len(core.calls)), "0"],
+                ["request futures (core.hub._futures)", str(len(core.hub._futures)), "0"],
+                ["pending requests of every kind (core.session.requests)", str(len(core.session.requests)), "0"],
                 [
-                    "telemetry tabs held (hub.telemetry)",
-                    str(len(hub.telemetry.tabs())),
+                    "telemetry tabs held (core.telemetry)",
+                    str(len(core.telemetry.tabs())),
                     f"≤ {args.tabs} + 1 live + {KEEP_CLOSED_TABS} recently closed",
                 ],
                 [
                     "telemetry bytes held",
-                    f"{hub.telemetry.buffers.total_bytes:,}",
-                    f"≤ {hub.telemetry.settings.max_bytes:,}",
+                    f"{core.telemetry.buffers.total_bytes:,}",
+                    f"≤ {core.telemetry.settings.max_bytes:,}",
                 ],
                 ["browser pages open", str(pages_open), f"{args.tabs} + 1 (about:blank)"],
                 [
                     "calls finished in the bridge (done / failed)",
-                    f"{hub.calls.completed:,} / {hub.calls.failed:,}",
+                    f"{core.calls.completed:,} / {core.calls.failed:,}",
                     "-",
                 ],
             ]
             # Diagnostic: the telemetry store keeps every closed tab (nothing calls forget_tab);
             # forget those here and measure again, to see what the rest of the bridge kept.
-            closed = [t.tab_id for t in hub.telemetry.tabs() if hub.registry.tab(t.tab_id) is None]
+            closed = [t.tab_id for t in core.telemetry.tabs() if core.registry.tab(t.tab_id) is None]
             for tab_id in closed:
-                hub.telemetry.forget_tab(tab_id)
+                core.telemetry.forget_tab(tab_id)
             results.memory.append(
                 memory_row(
                     f"soak start → after telemetry.forget_tab() of {len(closed)} closed tabs (diagnostic)",

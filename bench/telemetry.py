@@ -65,15 +65,15 @@ def _time(fn: Callable[[], object], n: int) -> list[float]:
     return samples
 
 
-def _hub_with_tools(store: TelemetryStore | None) -> BridgeCore:
-    hub = BridgeCore(Config().with_overrides({"store": {"path": ":memory:"}}))
+def _core_with_tools(store: TelemetryStore | None) -> BridgeCore:
+    core = BridgeCore(Config().with_overrides({"store": {"path": ":memory:"}}))
     for tab in range(20):
         tools = [{"name": f"tool_{tab}_{i}", "description": f"Tool {i} of tab {tab}.",
                   "inputSchema": {"type": "object", "properties": {"id": {"type": "integer"}}}} for i in range(50)]
-        hub.registry.apply(TabSnapshot.model_validate({"tabId": tab, "url": f"{ORIGIN}/{tab}", "tools": tools}))
+        core.registry.apply(TabSnapshot.model_validate({"tabId": tab, "url": f"{ORIGIN}/{tab}", "tools": tools}))
     if store is not None:
-        hub.telemetry = store
-    return hub
+        core.telemetry = store
+    return core
 
 
 def main(argv: list[str]) -> int:
@@ -85,11 +85,11 @@ def main(argv: list[str]) -> int:
                                                                exposure_enabled=True), 5000)
         rows.append(["telemetry tool definitions", label, fmt_ms(percentile(samples, 50)),
                      fmt_ms(percentile(samples, 99))])
-    base = percentile(_time(lambda: _hub_with_tools(None).listing(ClientView()), 1), 50)  # warm imports
+    base = percentile(_time(lambda: _core_with_tools(None).listing(ClientView()), 1), 50)  # warm imports
     for label, store in (("empty buffers (baseline)", None), ("full buffers", full)):
-        hub = _hub_with_tools(store)
-        hub.listing(ClientView(), profile="passthrough")
-        samples = _time(lambda h=hub: h.listing(ClientView(), profile="passthrough"), 300)  # type: ignore[misc]
+        core = _core_with_tools(store)
+        core.listing(ClientView(), profile="passthrough")
+        samples = _time(lambda h=core: h.listing(ClientView(), profile="passthrough"), 300)  # type: ignore[misc]
         rows.append(["whole tools/list, 1,000 page tools", label, fmt_ms(percentile(samples, 50)),
                      fmt_ms(percentile(samples, 99))])
     del base

@@ -3,7 +3,7 @@
 ``bench/pages/flood.html`` calls ``console.log`` in bursts, one MessageChannel task after
 another, for ``--seconds`` (default 30), and every ~100 ms raises a numbered error (odd: thrown,
 uncaught; even: ``console.error``). The extension's page scripts (``extension/page/*.js``)
-capture it and posts batches that reach the bridge's telemetry store (``hub.telemetry``),
+capture it and posts batches that reach the bridge's telemetry store (``core.telemetry``),
 whose memory ceiling (``--max-bytes``, default 1 MiB) is small enough to be hit within seconds.
 The per-tab entry caps for logs and errors are raised far above it, so the byte ceiling is the
 bound that bites.
@@ -96,7 +96,7 @@ class Samples:
 
 @dataclass
 class Ingest:
-    """What reached the bridge from the flood tab, counted around ``hub.telemetry.ingest``."""
+    """What reached the bridge from the flood tab, counted around ``core.telemetry.ingest``."""
 
     tab_url: str
     active: bool = False
@@ -118,7 +118,7 @@ class Ingest:
 
 
 def watch_ingest(bridge: BridgeApp, ingest: Ingest) -> None:
-    """Wrap the store's ``ingest`` (the hub calls it for every batch) to count what arrives."""
+    """Wrap the store's ``ingest`` (the core calls it for every batch) to count what arrives."""
     store = bridge.core.telemetry
     original = store.ingest
 
@@ -635,7 +635,7 @@ def main(argv: list[str]) -> int:
             "bridge process CPU",
         ],
         res.throughput,
-        note="Ingested: the flood tab's events through hub.telemetry.ingest, over the flood and its drain; "
+        note="Ingested: the flood tab's events through core.telemetry.ingest, over the flood and its drain; "
         "CPU is the share of one core (tracemalloc only with --tracemalloc).",
     )
     print_table("Logs: captured vs dropped", ["", "count", "share"], res.logs)

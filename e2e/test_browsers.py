@@ -3,25 +3,30 @@ extension and its own pairing, the same page open in both.
 
 Their tools reach the official MCP client under distinct names, each with its browser and
 profile in ``_meta["tabmcp/source"]``; a call runs in the tab of the browser that owns the name;
-an approval opens in the browser whose tab asked (and nowhere else); closing one browser takes
-only its tools away.
+an approval opens in the browser whose tab asked (and nowhere else); each popup's activity rows
+number tabs as its own browser does and name the other browser's; closing one browser takes only
+its tools away.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 from mcp import Client
-from playwright.async_api import Page
-from tabmcp.core.browsers import slot_of
+from playwright.async_api import Locator, Page, expect
+from tabmcp.assets import EXTENSION_ID
+from tabmcp.core.browsers import TAB_STRIDE, slot_of
 from tabmcp.launcher import ExtensionBrowser, launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
 
 from .conftest import e2e_config, eventually
 from .test_outcomes import APPROVAL, answer
+
+POPUP = f"chrome-extension://{EXTENSION_ID}/popup/popup.html"
 
 
 @contextlib.asynccontextmanager
@@ -54,6 +59,12 @@ def entry_in(bridge: BridgeApp, slot: int, tool: str, title: str = "In ") -> Any
 
 def approval_windows(browser: ExtensionBrowser) -> list[Page]:
     return [p for p in browser.context.pages if APPROVAL in p.url and not p.is_closed()]
+
+
+def row_of(popup: Page, tool: str) -> Locator:
+    """The popup's newest activity row of the tool of that public name."""
+    name = popup.locator("span.tool", has_text=re.compile(rf"^{re.escape(tool)}$"))
+    return popup.get_by_test_id("activity-row").filter(has=name).first
 
 
 def text(result: Any) -> str:
@@ -90,6 +101,20 @@ async def test_two_chromium_profiles_through_one_bridge(pages_url: str):
                 assert approval_windows(first) == []
                 await answer(win, allow=True)
                 assert "removed" in text(await call)
+
+            # each popup's activity rows: its own tabs by its own numbers, the other's by browser
+            first_tab, second_tab = mine.tab.tab_id, theirs.tab.tab_id - TAB_STRIDE
+            for browser, own, their, label in (
+                (first, mine, wipe, f"Chromium {two['profile']} tab {second_tab}"),
+                (second, wipe, mine, f"Chromium {one['profile']} tab {first_tab}"),
+            ):
+                popup = await browser.context.new_page()
+                await popup.goto(POPUP)
+                theirs_where = row_of(popup, their.public_name).get_by_test_id("activity-where")
+                await expect(theirs_where).to_contain_text(label, timeout=20_000)  # the popup loaded
+                own_where = row_of(popup, own.public_name).get_by_test_id("activity-where")
+                await expect(own_where).to_contain_text(f" · tab {first_tab if own is mine else second_tab}")
+                await expect(own_where).not_to_contain_text("Chromium")
 
         # the second browser closed: its tools go (after the reconnect grace), the first's stay
         await eventually(lambda: entry_in(bridge, 1, "page_title") is None, timeout=20)

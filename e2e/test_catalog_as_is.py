@@ -60,7 +60,7 @@ async def test_a_burst_of_682_registerTool_calls_is_snapshotted_rarely_and_all_r
         assert len(accepted) == 682
 
         def in_bridge() -> bool:
-            tab = next((t for t in env.bridge.hub.registry.tabs.values() if t.url == page.url), None)
+            tab = next((t for t in env.bridge.core.registry.tabs.values() if t.url == page.url), None)
             return tab is not None and accepted <= set(tab.tools)
 
         await eventually(in_bridge, timeout=300)

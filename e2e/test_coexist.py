@@ -184,14 +184,14 @@ def new_console(with_ext: list[tuple[str, str]], without: list[tuple[str, str]],
 async def agent_view(env: Env, page: Page, case: Case) -> tuple[dict[str, int], dict[str, str]]:
     """Tools of this tab by page name (how many times each is listed) and each call's answer."""
     def listed() -> Counter[str]:
-        return Counter(e.tool.name for e in env.bridge.hub.registry.tool_entries() if e.tab.url == page.url)
+        return Counter(e.tool.name for e in env.bridge.core.registry.tool_entries() if e.tab.url == page.url)
 
     # The page is done: wait for the bridge to list exactly its tools (else report what it lists).
     with contextlib.suppress(AssertionError):
         await eventually(lambda: dict(listed()) == dict.fromkeys(case.calls, 1), timeout=15)
     counts = dict(listed())
     answers: dict[str, str] = {}
-    public = {e.tool.name: e.public_name for e in env.bridge.hub.registry.tool_entries() if e.tab.url == page.url}
+    public = {e.tool.name: e.public_name for e in env.bridge.core.registry.tool_entries() if e.tab.url == page.url}
     async with env.client() as client:
         names = {t.name for t in (await client.list_tools()).tools}
         for name, (args, _want, _key) in case.calls.items():

@@ -25,8 +25,8 @@ async def open_demo(env: Env, bridge: BridgeApp | None = None, route: str = "") 
     page = await env.browser.context.new_page()
     await page.goto(env.demo_url + route)
     await page.wait_for_selector("body[data-ready=true]")
-    hub = (bridge or env.bridge).hub
-    await eventually(lambda: any(t.url.startswith(env.demo_url) and len(t.tools) >= 90 for t in hub.registry.tabs.values()))
+    core = (bridge or env.bridge).core
+    await eventually(lambda: any(t.url.startswith(env.demo_url) and len(t.tools) >= 90 for t in core.registry.tabs.values()))
     return page
 
 

@@ -151,8 +151,8 @@ async def test_a_sync_larger_than_a_frame_arrives_in_parts_and_the_link_stays_up
         pages.append(page)
     urls = {page.url for page in pages}
 
-    def heavy_tabs(hub: Any) -> int:
-        return sum(1 for t in hub.registry.tabs.values() if t.url in urls and len(t.tools) == 60)
+    def heavy_tabs(core: Any) -> int:
+        return sum(1 for t in core.registry.tabs.values() if t.url in urls and len(t.tools) == 60)
 
     await eventually(lambda: heavy_tabs(env.bridge.core) == 5, 60)
     async with other_bridge(env) as bridge:  # a reconnect: every tab again, in one sync

@@ -26,7 +26,7 @@ WEATHER_OUTPUT = {
 
 
 def page_tools(env: Env, url: str) -> dict[str, Any]:
-    return {e.tool.name: e for e in env.bridge.hub.registry.tool_entries() if e.tab.url == url}
+    return {e.tool.name: e for e in env.bridge.core.registry.tool_entries() if e.tab.url == url}
 
 
 async def open_schemas(env: Env, page_closer: list[Any]) -> tuple[Any, list[str]]:
@@ -46,11 +46,11 @@ async def test_every_tool_the_browser_keeps_reaches_the_agent(env: Env, page_clo
     # The bridge keeps all but the one it refuses (its description is over the 8,000-character limit),
     # and the category keeps its valid members.
     await eventually(lambda: set(page_tools(env, page.url)) == set(kept) - {"verboseHelp"}, timeout=20)
-    calendar = next(e for e in env.bridge.hub.registry.category_entries() if e.tab.url == page.url)
+    calendar = next(e for e in env.bridge.core.registry.category_entries() if e.tab.url == page.url)
     assert [m.tool.name for m in calendar.members] == ["createEvent", "findSlot"]
     async with env.client() as client:
         tools_ = page_tools(env, page.url)
-        names = {n: env.bridge.hub.registry.public_name(tools_[n].tab.key, n) for n in ("createEvent", "findSlot")}
+        names = {n: env.bridge.core.registry.public_name(tools_[n].tab.key, n) for n in ("createEvent", "findSlot")}
         # a pattern only ECMA-262 reads, and formats as annotations
         made = await client.call_tool(names["createEvent"], {"title": "Tea", "day": "someday", "email": "ada.l@x-y.org"})
         assert not made.is_error, made
@@ -95,7 +95,7 @@ async def test_output_schema_end_to_end(env: Env, page_closer):
     await page.evaluate("window.registered")
     await eventually(lambda: {"weather", "weather_broken", "list_cities"} <= set(page_tools(env, page.url)), timeout=20)
     tools = page_tools(env, page.url)
-    name = {n: env.bridge.hub.registry.public_name(tools[n].tab.key, n) for n in tools}
+    name = {n: env.bridge.core.registry.public_name(tools[n].tab.key, n) for n in tools}
     async with env.client() as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}
         assert listed[name["weather"]].output_schema == WEATHER_OUTPUT

@@ -7,7 +7,7 @@ from tabmcp.server.mcp import META_TRACE
 
 from .conftest import Env
 
-HOPS = ["transport.in", "bridge.handler", "bridge.hub", "bridge.sent", "worker.in", "content.in", "content.out",
+HOPS = ["transport.in", "bridge.handler", "bridge.core", "bridge.sent", "worker.in", "content.in", "content.out",
         "worker.out", "bridge.frame", "bridge.ended", "bridge.resumed", "bridge.result"]
 
 

@@ -109,7 +109,7 @@ def test_breakdown_takes_medians_per_hop_and_sums_the_two_crossings() -> None:
     from bench.roundtrip import breakdown
 
     def call(skew: float, page: float) -> list[list[object]]:
-        names = ["client.send", "bridge.handler", "bridge.hub", "bridge.sent", "worker.in", "content.in",
+        names = ["client.send", "bridge.handler", "bridge.core", "bridge.sent", "worker.in", "content.in",
                  "content.out", "worker.out", "bridge.frame", "bridge.ended", "bridge.resumed",
                  "bridge.result", "client.recv"]
         at = [0.0, 1.0, 1.2, 1.5, 2.0 + skew, 2.5 + skew, 2.5 + skew + page, 3.0 + skew + page,

@@ -114,17 +114,17 @@ async def _demo(args: argparse.Namespace) -> int:
             async with launch_browser(bridge_url=bridge_url, headless=headless, webmcp=args.webmcp) as browser:
                 page = browser.context.pages[0] if browser.context.pages else await browser.context.new_page()
                 await page.goto(site_url)
-                connected = await bridge.hub.wait_connected(15)
+                connected = await bridge.core.wait_connected(15)
                 # Pages register tools one by one: report once the count has settled (10 s at most).
                 last, steady = -1, 0
                 for _ in range(100):
-                    count = bridge.hub.registry.counts()["tools"]
+                    count = bridge.core.registry.counts()["tools"]
                     steady = steady + 1 if count == last and count else 0
                     last = count
                     if steady >= 5:
                         break
                     await asyncio.sleep(0.1)
-                counts = bridge.hub.registry.counts()
+                counts = bridge.core.registry.counts()
                 _eprint(f"tabmcp demo: Chromium with the extension on {site_url}")
                 _eprint(
                     f"  extension {'connected' if connected else 'NOT connected'}; "

@@ -9,7 +9,7 @@ The bridge applies one optional middleware to each tab's tools before disclosure
                            enhancedBy?, confidence?, category?}...],
                 "categories": [{name, description, tools: [names]}]}   # or None: keep the tools
 
-    hub.set_tool_middleware(middleware)
+    core.set_tool_middleware(middleware)
 
 :class:`Mediation` runs it: every tab snapshot passes through :meth:`Mediation.intake` on its
 way to the registry (which also strips fields only the middleware may set), and enhanced

@@ -9,7 +9,9 @@ It is also the facade the MCP layer and the built-in tools see
 ``sites``, ``telemetry``, ``call_tool``, ...) are these objects, or one-line delegations to them.
 
 Tests build one (``BridgeCore(config)``) with no socket, or get the running bridge's as
-``BridgeApp.core``; :meth:`BridgeCore.tool` is what a public name names now.
+``BridgeApp.core``; :meth:`BridgeCore.tool` is what a public name names now. One name each: the
+bridge core is this object (``core`` wherever code holds it); the hub is only the message mover
+it owns, ``BridgeCore.hub`` (server/hub.py).
 
 Several browsers at once (:mod:`tabmcp.core.browsers`): every browser's link feeds the one
 registry with its own tabs (ids qualified by its slot); a sync replaces that browser's tabs only;
@@ -77,7 +79,7 @@ if TYPE_CHECKING:
 
 __all__ = ["STATUS_ACTIVITY", "BridgeCore"]
 
-log = logging.getLogger("tabmcp.hub")
+log = logging.getLogger("tabmcp.core")
 
 STATUS_ACTIVITY = 20
 """How many of the newest activity rows ``status()`` (``/health``) carries."""
@@ -513,7 +515,7 @@ class BridgeCore:
         trace = TRACE.get() if self.hub.trace else None
         call_trace = None
         if trace is not None:
-            trace.append(("bridge.hub", time.time_ns() / 1e6))
+            trace.append(("bridge.core", time.time_ns() / 1e6))
             call_trace = list(trace)
         call = self.session.start_call(
             tab_id=entry.tab.tab_id,

@@ -502,13 +502,13 @@ async def test_bad_definitions_are_rejected_one_by_one_with_reasons(bridge, exte
     assert "category 'bad cat'" in message and "category 'no_cat_desc'" in message
     assert "category '(unnamed)': a category must be a JSON object" in message
     # Everything valid is kept, under the documented public names.
-    hub = bridge.core
-    current = hub.registry.tab(1)
+    core = bridge.core
+    current = core.registry.tab(1)
     assert current is not None
     assert list(current.tools) == ["ok_one", "a" * 128, "call_tool", "dup", "bad_regex"]
     assert current.tools["dup"].description == "the first dup"
     assert list(current.categories) == ["cat_ok"]
-    assert hub.registry.resolve("t1.call_tool") is not None  # a reserved name is qualified, not rejected
+    assert core.registry.resolve("t1.call_tool") is not None  # a reserved name is qualified, not rejected
     assert len(current.rejected) == len(bad) + 1 + 5 == 19
     await assert_alive(extension)
     async with Client(mcp_url(bridge), mode="legacy") as client:

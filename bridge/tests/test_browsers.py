@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from mcp import Client
 from tabmcp.control import ControlClient
-from tabmcp.core.browsers import TAB_STRIDE, qualify, slot_of, wire_tab_id
+from tabmcp.core.browsers import OTHER_BROWSER, TAB_STRIDE, qualify, slot_of, wire_tab_id
+from tabmcp.core.panel import for_browser
 from tabmcp.core.session import (
     Disconnected,
     HandshakeDone,
@@ -216,6 +217,30 @@ def test_qualified_ids_round_trip():
     assert slot_of(-3) == -1 and wire_tab_id(-3) == -3  # a closed site's stand-in: no browser
 
 
+def test_each_browser_is_named_for_the_person_by_its_browser_and_when_alike_its_profile():
+    session, _, _ = two_browsers()
+    assert session.slots.labels() == {0: "Chromium", 1: "Firefox"}
+    other = Peer("chromium, second profile")
+    session.receive(other, hello("b2c4e6a8-5f1d-4e3a-9c7b-0a1b2c3d4e5f", "chromium"))
+    unnamed = Peer("said no browser")
+    session.receive(unnamed, hello("profile-unnamed", ""))
+    assert session.slots.labels() == {0: "Chromium profile-", 1: "Firefox", 2: "Chromium b2c4e6a8", 3: "browser 4"}
+
+
+def test_a_popup_numbers_every_activity_row_by_its_own_browser_and_names_the_other():
+    row = {"id": 1, "at": 0.0, "client": "agent", "tool": "t", "origin": "https://a.test", "outcome": "ok",
+           "durationMs": 1.0, "arguments": "{}", "result": ""}
+    state = {"controls": {}, "tabs": [], "trust": {}, "activity": [
+        {**row, "tabId": 7}, {**row, "tabId": qualify(1, 7)}, {**row, "tabId": qualify(4, 3)},
+        {**row, "tabId": -2}, {**row, "tabId": None},
+    ]}
+    labels = {0: "Chromium", 1: "Firefox"}
+    first = [(r["tabId"], r.get("browser")) for r in for_browser(state, 0, labels)["activity"]]
+    assert first == [(7, None), (7, "Firefox"), (3, OTHER_BROWSER), (-2, None), (None, None)]
+    second = [(r["tabId"], r.get("browser")) for r in for_browser(state, 1, labels)["activity"]]
+    assert second == [(7, "Chromium"), (7, None), (3, OTHER_BROWSER), (-2, None), (None, None)]
+
+
 # -- the bridge, two browser profiles ---------------------------------------------------------
 
 
@@ -346,6 +371,30 @@ async def test_each_browsers_popup_sees_its_own_tabs_under_its_own_ids():
                 state = (await ext.wait_for(lambda m: m["type"] == "panel.state"))["state"]
                 [doc] = state["tabs"]
                 assert doc["tabId"] == 1 and {t["name"] for t in doc["tools"]} == {"add_note", own}
+        finally:
+            await chromium.close()
+            await firefox.close()
+
+
+async def test_each_browsers_popup_shows_activity_under_its_own_tab_numbers_and_names_the_other_browser():
+    async with running_bridge(make_config()) as app:
+        chromium, firefox, _ = await two_scripted(app)
+        theirs = f"t{TAB_STRIDE + 1}.add_note"
+        try:
+            async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
+                for name in ("add_note", theirs):  # tab 1 of each browser
+                    assert not (await client.call_tool(name, {})).is_error
+            seen: dict[str, Any] = {}
+            for ext, name in ((chromium, "chromium"), (firefox, "firefox")):
+                for query in ({}, {"tabId": 1}):  # all rows; the popup's filter on its own tab 1
+                    ext.received.clear()
+                    await ext.send({"type": "panel.query", "requestId": "p", **query})
+                    state = (await ext.wait_for(lambda m: m["type"] == "panel.state"))["state"]
+                    seen[name, bool(query)] = [(r["tool"], r["tabId"], r.get("browser")) for r in state["activity"]]
+            assert seen["chromium", False] == [(theirs, 1, "Firefox"), ("add_note", 1, None)]
+            assert seen["firefox", False] == [(theirs, 1, None), ("add_note", 1, "Chromium")]
+            assert seen["chromium", True] == [("add_note", 1, None)]
+            assert seen["firefox", True] == [(theirs, 1, None)]
         finally:
             await chromium.close()
             await firefox.close()

@@ -6,7 +6,8 @@ Three layers, no sockets (``test_bad_input.py`` does the same over real ones):
   generated valid messages of every extension → bridge type;
 * :class:`tabmcp.core.registry.Registry` on arbitrary tab snapshots, and a
   ``RuleBasedStateMachine`` for sequences of apply / sync / remove / clear / clock ticks;
-* :class:`tabmcp.server.hub.Hub` driven through ``handle_frame`` with a fake socket.
+* :class:`tabmcp.server.hub.Hub` (the message mover a :class:`tabmcp.wiring.BridgeCore` owns) driven
+  through ``handle_frame`` with a fake socket.
 
 Runs are derandomized (the same examples every run, no example database) so CI is stable.
 ``TABMCP_FUZZ=deep`` explores at random with 20x the examples.
@@ -1052,7 +1053,7 @@ RegistryMachine.TestCase.settings = fuzz(30, stateful_step_count=20)
 TestRegistryMachine = RegistryMachine.TestCase
 
 
-# -- 3. the hub -----------------------------------------------------------------------------------
+# -- 3. the hub ------------------------------------------------------------------------------------
 
 
 class FakeSocket:
@@ -1070,17 +1071,17 @@ class FakeSocket:
         self.closed = (code, reason)
 
 
-def new_hub() -> tuple[BridgeCore, Link, FakeSocket]:
+def new_core() -> tuple[BridgeCore, Link, FakeSocket]:
     socket = FakeSocket()
     return BridgeCore(make_config()), Link(socket, peer="fuzz"), socket
 
 
-async def handshake(hub: BridgeCore, link: Link, socket: FakeSocket) -> None:
-    pairing, secret = hub.pairings.create("fuzz", ephemeral=True)  # as a paired extension
-    await hub.hub.handle_frame(link, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION,
+async def handshake(core: BridgeCore, link: Link, socket: FakeSocket) -> None:
+    pairing, secret = core.pairings.create("fuzz", ephemeral=True)  # as a paired extension
+    await core.hub.handle_frame(link, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION,
                                              "pairing": {"id": pairing.id, "secret": secret}}))
     assert [m["type"] for m in socket.sent[-3:]] == ["welcome", "telemetry.config", "forms.policy"]
-    assert hub.connected
+    assert core.connected
     del socket.sent[-3:]
 
 
@@ -1128,19 +1129,19 @@ def _expected_reply(frame: str | bytes, ready: bool) -> tuple[str | None, Any]:
 @fuzz(80)
 @given(st.lists(hub_frames, min_size=1, max_size=6))
 async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
-    hub, link, socket = new_hub()
-    await handshake(hub, link, socket)
+    core, link, socket = new_core()
+    await handshake(core, link, socket)
     for frame in frame_list:
         note(repr(frame)[:300])
-        before, errors_before = len(socket.sent), hub.protocol_errors
+        before, errors_before = len(socket.sent), core.protocol_errors
         code, message = _expected_reply(frame, ready=True)
-        await hub.hub.handle_frame(link, frame)  # never raises
+        await core.hub.handle_frame(link, frame)  # never raises
         replies = socket.sent[before:]
         codes = [m["code"] for m in replies if m["type"] == "error"]
         assert set(codes) <= FRAME_CODES
         if code is not None:
             assert codes == [code] and len(replies) == 1
-            assert hub.protocol_errors == errors_before + 1
+            assert core.protocol_errors == errors_before + 1
         elif isinstance(message, Hello):
             if message.protocol == PROTOCOL_VERSION:
                 assert [m["type"] for m in replies] == ["welcome", "telemetry.config", "forms.policy"]
@@ -1156,7 +1157,7 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
             expect = sorted(
                 f"tab:{t.tab_id}"
                 for t in {t.tab_id: t for t in tabs}.values()
-                if hub.registry.tab(t.tab_id).rejected
+                if core.registry.tab(t.tab_id).rejected
             )
             assert sorted(m["ref"] for m in replies) == expect and set(codes) <= {"INVALID_TOOL"}
             for reply in replies:
@@ -1171,30 +1172,30 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
             assert codes in ([], ["MALFORMED_MESSAGE"])
         else:
             assert replies == [], "results nobody waits for, pongs and the extension's errors get no answer"
-        assert socket.closed is None and link.state is LinkState.READY and hub.connected
-        check_registry(hub.registry, HUB_RESERVED, from_hub=True)
+        assert socket.closed is None and link.state is LinkState.READY and core.connected
+        check_registry(core.registry, HUB_RESERVED, from_hub=True)
     for profile in ("passthrough", "categories", "meta", "hybrid"):
-        json.dumps(hub.listing(profile=profile))
-    json.dumps(hub.status())
-    hub.search.search("search list", limit=5)
+        json.dumps(core.listing(profile=profile))
+    json.dumps(core.status())
+    core.search.search("search list", limit=5)
 
 
 @fuzz(60)
 @given(st.lists(hub_frames, min_size=1, max_size=5))
 async def test_before_hello_every_frame_is_refused_by_name(frame_list):
-    hub, link, socket = new_hub()
+    core, link, socket = new_core()
     for frame in frame_list:
         code, message = _expected_reply(frame, ready=False)
         if isinstance(message, Hello):
             continue
         before = len(socket.sent)
-        await hub.hub.handle_frame(link, frame)
+        await core.hub.handle_frame(link, frame)
         assert [m["code"] for m in socket.sent[before:]] == [code]
         if code == "NOT_READY":
             assert socket.sent[-1]["ref"] == message.type
-    assert hub.registry.counts() == {"tabs": 0, "frames": 0, "tools": 0, "categories": 0}
-    assert hub.link is None and not hub.connected and socket.closed is None
-    await handshake(hub, link, socket)
+    assert core.registry.counts() == {"tabs": 0, "frames": 0, "tools": 0, "categories": 0}
+    assert core.link is None and not core.connected and socket.closed is None
+    await handshake(core, link, socket)
 
 
 result_bodies = st.one_of(
@@ -1224,9 +1225,9 @@ result_bodies = st.one_of(
 )
 async def test_each_call_is_settled_once_by_its_first_result(n_calls, answers, noise):
     """Results for the right calls, for unknown ids, twice for one call, mixed with junk frames."""
-    hub, link, socket = new_hub()
-    await handshake(hub, link, socket)
-    await hub.hub.handle_frame(
+    core, link, socket = new_core()
+    await handshake(core, link, socket)
+    await core.hub.handle_frame(
         link,
         json.dumps(
             {
@@ -1240,9 +1241,9 @@ async def test_each_call_is_settled_once_by_its_first_result(n_calls, answers, n
             }
         ),
     )
-    entry = hub.registry.resolve("t")
+    entry = core.registry.resolve("t")
     assert isinstance(entry, ToolEntry)
-    calls = [asyncio.ensure_future(hub.call_tool(entry, {"i": i}, timeout_s=30)) for i in range(n_calls)]
+    calls = [asyncio.ensure_future(core.call_tool(entry, {"i": i}, timeout_s=30)) for i in range(n_calls)]
     for _ in range(10):
         await asyncio.sleep(0)
     starts = [m for m in socket.sent if m["type"] == "call.start"]
@@ -1254,13 +1255,13 @@ async def test_each_call_is_settled_once_by_its_first_result(n_calls, answers, n
         call_id = ids[index] if index < n_calls else f"unknown-{index}"
         first.setdefault(call_id, body)
         before = len(socket.sent)
-        await hub.hub.handle_frame(link, json.dumps({"type": "call.result", "callId": call_id, **body}))
+        await core.hub.handle_frame(link, json.dumps({"type": "call.result", "callId": call_id, **body}))
         assert socket.sent[before:] == [], "a result is never answered, known or not"
         junk = next(noise_iter, None)
         if junk is not None and not _closes_the_tab(junk):
-            await hub.hub.handle_frame(link, junk)
+            await core.hub.handle_frame(link, junk)
     # Calls nobody answered end when their tab closes.
-    await hub.hub.handle_frame(link, json.dumps({"type": "tab.closed", "tabId": 7}))
+    await core.hub.handle_frame(link, json.dumps({"type": "tab.closed", "tabId": 7}))
     outcomes = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 5)
     for call_id, outcome in zip(ids, outcomes, strict=True):
         body = first.get(call_id)
@@ -1279,7 +1280,7 @@ async def test_each_call_is_settled_once_by_its_first_result(n_calls, answers, n
                 assert outcome.code == (error["code"] if error["code"] in EXTENSION_CODES else "PAGE_ERROR")
                 if outcome.code == "PAGE_ERROR" and error["code"] != "PAGE_ERROR":
                     assert outcome.details["page_code"] == error["code"]
-    assert len(hub.calls) == 0 and not hub.hub._futures
+    assert len(core.calls) == 0 and not core.hub._futures
     assert link.state is LinkState.READY
 
 
@@ -1353,11 +1354,11 @@ def test_deep_json_with_a_surrogate_escape_is_parsed_or_malformed(depth):
 
 
 async def test_the_hub_answers_deeply_nested_json():
-    hub, link, socket = new_hub()
-    await handshake(hub, link, socket)
-    await hub.hub.handle_frame(link, "[" * 100_000)
+    core, link, socket = new_core()
+    await handshake(core, link, socket)
+    await core.hub.handle_frame(link, "[" * 100_000)
     assert socket.sent[-1]["code"] == "MALFORMED_MESSAGE"
-    assert socket.closed is None and hub.connected
+    assert socket.closed is None and core.connected
 
 
 @pytest.mark.parametrize("dialect", [5, 1.5, True, {}, []], ids=["int", "float", "bool", "object", "array"])
@@ -1382,16 +1383,16 @@ async def test_a_deeply_nested_schema_is_rejected_alone():
     assert isinstance(
         parse_tool({"name": "ok", "description": "d", "inputSchema": _nested_schema(20)}), PageTool
     )
-    hub, link, socket = new_hub()
-    await handshake(hub, link, socket)
+    core, link, socket = new_core()
+    await handshake(core, link, socket)
     tools = [
         {"name": "fine", "description": "ok"},
         {"name": "deep", "description": "ok", "inputSchema": _nested_schema(150)},
     ]
     tab_update = {"type": "tab.update", "tab": {"tabId": 1, "url": "http://a.test/", "tools": tools}}
-    await hub.hub.handle_frame(link, json.dumps(tab_update))
+    await core.hub.handle_frame(link, json.dumps(tab_update))
     assert socket.sent[-1]["code"] == "INVALID_TOOL" and "'deep'" in socket.sent[-1]["message"]
-    assert hub.registry.resolve("fine") and hub.connected
+    assert core.registry.resolve("fine") and core.connected
 
 
 def test_huge_tab_ids_are_refused_or_still_get_valid_public_names():
@@ -1428,14 +1429,14 @@ def test_huge_tab_ids_are_refused_or_still_get_valid_public_names():
     ],
 )
 async def test_page_error_details_with_reserved_keys_settle_the_call(code, details):
-    hub, link, socket = new_hub()
-    await handshake(hub, link, socket)
+    core, link, socket = new_core()
+    await handshake(core, link, socket)
     tab_update = {
         "type": "tab.update",
         "tab": {"tabId": 1, "url": "http://a.test/", "tools": [{"name": "t", "description": "T"}]},
     }
-    await hub.hub.handle_frame(link, json.dumps(tab_update))
-    call = asyncio.ensure_future(hub.call_tool(hub.registry.resolve("t"), {}, timeout_s=5))
+    await core.hub.handle_frame(link, json.dumps(tab_update))
+    call = asyncio.ensure_future(core.call_tool(core.registry.resolve("t"), {}, timeout_s=5))
     await asyncio.sleep(0)
     call_id = socket.sent[-1]["callId"]
     result = {
@@ -1445,7 +1446,7 @@ async def test_page_error_details_with_reserved_keys_settle_the_call(code, detai
         "error": {"code": code, "message": "boom", "details": details},
     }
     try:
-        await hub.hub.handle_frame(link, json.dumps(result))
+        await core.hub.handle_frame(link, json.dumps(result))
         with pytest.raises(ToolCallError) as info:
             await asyncio.wait_for(call, 0.5)
         assert info.value.message == "boom"

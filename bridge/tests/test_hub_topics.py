@@ -1,8 +1,8 @@
-"""The hub's topic modules driven alone: a real session, no socket, no browser.
+"""The bridge's topic modules driven alone: a real session, no socket, no browser.
 
 ``server/panel.py`` (the person's panel, switches, forms as tools), ``server/sites.py``
 (reachable sites on the link) and ``server/telemetry.py`` (telemetry on the link) each take the
-session and a few callbacks from the hub; these tests hand them the same and read what the
+session and a few callbacks from the core (tabmcp/wiring.py); these tests hand them the same and read what the
 session queued to send.
 """
 
@@ -51,7 +51,7 @@ def received(session: Session, peer: Peer, **fields: Any) -> Any:
 
 
 class Calls:
-    """Counts the hub callbacks a topic module made."""
+    """Counts the core's callbacks a topic module made."""
 
     def __init__(self) -> None:
         self.changed = self.touched = self.flushed = 0
@@ -93,7 +93,7 @@ async def test_person_panel_answers_control_set_and_sends_forms_policy() -> None
     panel.on_message(peer, received(session, peer, type="control.set", requestId="r2", action="writes", enabled=False))
     [answer] = sent(session)
     assert answer.ok and answer.state is not None and answer.state["controls"]["writes"] is False
-    assert panel.revision > before and calls.changed == 1  # listings differ: the hub notifies
+    assert panel.revision > before and calls.changed == 1  # listings differ: the core notifies
 
     panel.on_message(peer, received(session, peer, type="control.set", requestId="r3", action="origin"))
     [refused] = sent(session)  # origin without enabled: refused by name, nothing changed

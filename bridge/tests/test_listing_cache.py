@@ -107,7 +107,7 @@ async def test_a_listing_built_from_the_cores_bytes_is_the_sdks_listing(profile:
         await ext.connect()
         try:
             await ext.sync(rich)
-            await eventually(lambda: bridge.hub.registry.resolve("bulk_29"))
+            await eventually(lambda: bridge.core.registry.resolve("bulk_29"))
             bridge.express.enabled = False
             cache = cache_of(bridge)
             answers: dict[tuple[Any, ...], Any] = {}

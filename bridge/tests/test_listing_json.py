@@ -1,5 +1,5 @@
-"""tools/list as ready-made JSON bytes (core/listing_json.py, ``Hub.listing_json``): equal to the
-SDK's per-version sieve of ``Hub.listing`` for every profile, view and protocol version; a change
+"""tools/list as ready-made JSON bytes (core/listing_json.py, ``BridgeCore.listing_json``): equal to the
+SDK's per-version sieve of ``BridgeCore.listing`` for every profile, view and protocol version; a change
 in one tab encodes that tab again and no other; no kind of change is ever served stale."""
 
 from __future__ import annotations
@@ -57,39 +57,39 @@ def blog_tab(tab_id: int = 2, **changes: Any) -> dict[str, Any]:
     return data
 
 
-def make_hub(profile: str) -> BridgeCore:
-    hub = BridgeCore(make_config(disclosure={"profile": profile}))
-    install_trust(hub)  # as the MCP layer does: listings carry the trust marks
+def make_core(profile: str) -> BridgeCore:
+    core = BridgeCore(make_config(disclosure={"profile": profile}))
+    install_trust(core)  # as the MCP layer does: listings carry the trust marks
     for data in (shop_tab(), blog_tab(2), blog_tab(3)):
-        apply(hub, data)
-    return hub
+        apply(core, data)
+    return core
 
 
-def apply(hub: BridgeCore, data: dict[str, Any]) -> None:
-    hub._apply(hub.registry.apply(hub.mediation.intake(TabSnapshot.model_validate(data))))
+def apply(core: BridgeCore, data: dict[str, Any]) -> None:
+    core._apply(core.registry.apply(core.mediation.intake(TabSnapshot.model_validate(data))))
 
 
-def expected(hub: BridgeCore, view: ClientView | None, version: str) -> list[dict[str, Any]]:
-    """What the SDK's server puts on the wire for ``hub.listing(view)``, its ``tools`` key."""
-    result: dict[str, Any] = {"tools": hub.listing(view), "_meta": {"tabmcp/revision": hub.revision}}
+def expected(core: BridgeCore, view: ClientView | None, version: str) -> list[dict[str, Any]]:
+    """What the SDK's server puts on the wire for ``core.listing(view)``, its ``tools`` key."""
+    result: dict[str, Any] = {"tools": core.listing(view), "_meta": {"tabmcp/revision": core.revision}}
     if version in MODERN_PROTOCOL_VERSIONS:  # as the handler and the SDK's cache hints stamp it
         result.update({"resultType": "complete", "ttlMs": 0, "cacheScope": "private"})
     tools: list[dict[str, Any]] = serialize_server_result("tools/list", version, result)["tools"]
     return tools
 
 
-def assert_wire_equal(hub: BridgeCore, view: ClientView | None = None) -> None:
+def assert_wire_equal(core: BridgeCore, view: ClientView | None = None) -> None:
     for version in VERSIONS:
-        got = json.loads(hub.listing_json(view, protocol_version=version))
-        assert got == expected(hub, view, version), version
+        got = json.loads(core.listing_json(view, protocol_version=version))
+        assert got == expected(core, view, version), version
 
 
-def opened_view(hub: BridgeCore) -> ClientView:
+def opened_view(core: BridgeCore) -> ClientView:
     """A handshake-era client that opened the shop's "orders" category."""
     view = ClientView(dynamic=True)
-    entry = hub.registry.resolve("orders")
+    entry = core.registry.resolve("orders")
     assert entry is not None
-    hub.disclosure.expand(entry, view)  # type: ignore[arg-type]
+    core.disclosure.expand(entry, view)  # type: ignore[arg-type]
     view.expanded.add((entry.tab.key, "orders"))  # as it does in categories (other profiles ignore it)
     return view
 
@@ -99,15 +99,15 @@ def opened_view(hub: BridgeCore) -> ClientView:
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_the_bytes_equal_the_sdk_sieve_of_the_listing_for_every_view_and_version(profile):
-    hub = make_hub(profile)
-    hub.set_forms_as_tools(SHOP, True)  # a page form joins the listing
-    views: list[ClientView | None] = [None, ClientView(dynamic=False), ClientView(dynamic=True), opened_view(hub)]
+    core = make_core(profile)
+    core.set_forms_as_tools(SHOP, True)  # a page form joins the listing
+    views: list[ClientView | None] = [None, ClientView(dynamic=False), ClientView(dynamic=True), opened_view(core)]
     for view in views:
-        assert_wire_equal(hub, view)
-    listed = {t["name"] for t in json.loads(hub.listing_json(views[3], protocol_version=VERSIONS[0]))}
+        assert_wire_equal(core, view)
+    listed = {t["name"] for t in json.loads(core.listing_json(views[3], protocol_version=VERSIONS[0]))}
     if profile == "categories":
         assert {"orders", "posts", "list_orders", "refund", "search"} <= listed  # opened members joined
-        assert "list_orders" not in {t["name"] for t in json.loads(hub.listing_json(protocol_version=VERSIONS[0]))}
+        assert "list_orders" not in {t["name"] for t in json.loads(core.listing_json(protocol_version=VERSIONS[0]))}
     if profile == "passthrough":
         assert {"list_orders", "refund", "t2.search", "t3.read_post", "form_contact_us"} <= listed
 
@@ -117,11 +117,11 @@ def test_versions_that_sieve_alike_share_one_surface_and_every_version_is_covere
     for version, surface in surfaces.items():
         assert SERVER_RESULTS[("tools/list", version)] is SERVER_RESULTS[("tools/list", surface)]
     assert len(set(surfaces.values())) >= 2  # the handshake era and 2026-07-28 differ
-    tools = make_hub("passthrough").listing()
+    tools = make_core("passthrough").listing()
     for version, surface in surfaces.items():  # the shared bytes are each version's own sieve
         assert sieve_tools(version, tools) == sieve_tools(surface, tools)
     with pytest.raises(ValueError, match="unknown MCP protocol version"):
-        make_hub("meta").listing_json(protocol_version="1999-01-01")
+        make_core("meta").listing_json(protocol_version="1999-01-01")
 
 
 # -- what a change costs ---------------------------------------------------------------------
@@ -129,119 +129,119 @@ def test_versions_that_sieve_alike_share_one_surface_and_every_version_is_covere
 
 @pytest.mark.parametrize("profile", ("passthrough", "categories", "hybrid"))
 def test_a_change_in_one_tab_encodes_that_tab_only(profile):
-    hub = make_hub(profile)
+    core = make_core(profile)
     version = VERSIONS[0]
-    hub.listing_json(protocol_version=version)
-    encodes = dict(hub.listing_renderer.encodes)
+    core.listing_json(protocol_version=version)
+    encodes = dict(core.listing_renderer.encodes)
     assert set(encodes) == {(1, 0), (2, 0), (3, 0)}
-    builds = hub.listing_renderer.array_builds
-    hub.listing_json(protocol_version=version)  # unchanged: the memo
-    assert hub.listing_renderer.array_builds == builds
-    apply(hub, shop_tab(title="Renamed"))
-    assert "Renamed" in hub.listing_json(protocol_version=version).decode()  # in each tool's _meta source
-    assert hub.listing_renderer.encodes[(1, 0)] == encodes[(1, 0)] + 1
-    assert hub.listing_renderer.encodes[(2, 0)] == encodes[(2, 0)]
-    assert hub.listing_renderer.encodes[(3, 0)] == encodes[(3, 0)]
-    assert_wire_equal(hub)
+    builds = core.listing_renderer.array_builds
+    core.listing_json(protocol_version=version)  # unchanged: the memo
+    assert core.listing_renderer.array_builds == builds
+    apply(core, shop_tab(title="Renamed"))
+    assert "Renamed" in core.listing_json(protocol_version=version).decode()  # in each tool's _meta source
+    assert core.listing_renderer.encodes[(1, 0)] == encodes[(1, 0)] + 1
+    assert core.listing_renderer.encodes[(2, 0)] == encodes[(2, 0)]
+    assert core.listing_renderer.encodes[(3, 0)] == encodes[(3, 0)]
+    assert_wire_equal(core)
 
 
 def test_a_name_another_tab_frees_encodes_the_tab_whose_name_moved():
-    hub = make_hub("passthrough")
-    apply(hub, tab(5, url=f"{SHOP}/help", tools=[shop_tab()["tools"][3]]))  # the same site's same tool
-    assert "t5.search" in _names(hub)  # the first shop tab has "search"
-    before = dict(hub.listing_renderer.encodes)
-    apply(hub, shop_tab(tools=shop_tab()["tools"][:3]))  # it drops "search", nothing else changes
-    names = _names(hub)
+    core = make_core("passthrough")
+    apply(core, tab(5, url=f"{SHOP}/help", tools=[shop_tab()["tools"][3]]))  # the same site's same tool
+    assert "t5.search" in _names(core)  # the first shop tab has "search"
+    before = dict(core.listing_renderer.encodes)
+    apply(core, shop_tab(tools=shop_tab()["tools"][:3]))  # it drops "search", nothing else changes
+    names = _names(core)
     assert "search" in names and "t5.search" not in names  # the other shop tab's tool took the name
-    assert hub.listing_renderer.encodes[(5, 0)] == before[(5, 0)] + 1  # tab 5 did not change; its name did
-    assert hub.listing_renderer.encodes[(3, 0)] == before[(3, 0)]
-    assert hub.listing_renderer.encodes[(2, 0)] == before[(2, 0)]
-    assert_wire_equal(hub)
+    assert core.listing_renderer.encodes[(5, 0)] == before[(5, 0)] + 1  # tab 5 did not change; its name did
+    assert core.listing_renderer.encodes[(3, 0)] == before[(3, 0)]
+    assert core.listing_renderer.encodes[(2, 0)] == before[(2, 0)]
+    assert_wire_equal(core)
 
 
 # -- never stale -----------------------------------------------------------------------------
 
 
-def _names(hub: BridgeCore, view: ClientView | None = None, version: str = VERSIONS[0]) -> list[str]:
-    return [t["name"] for t in json.loads(hub.listing_json(view, protocol_version=version))]
+def _names(core: BridgeCore, view: ClientView | None = None, version: str = VERSIONS[0]) -> list[str]:
+    return [t["name"] for t in json.loads(core.listing_json(view, protocol_version=version))]
 
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_kind_of_change_is_seen(profile):
-    hub = make_hub(profile)
+    core = make_core(profile)
     view = ClientView(dynamic=True)
     for v in (None, view):
-        assert_wire_equal(hub, v)
+        assert_wire_equal(core, v)
 
     def step(change: Any) -> None:
         change()
-        assert_wire_equal(hub)
-        assert_wire_equal(hub, view)
+        assert_wire_equal(core)
+        assert_wire_equal(core, view)
 
     # tools added, changed, removed
-    step(lambda: apply(hub, blog_tab(2, tools=[*blog_tab(2)["tools"], tool("draft", "Draft a post.")])))
-    step(lambda: apply(hub, blog_tab(2, tools=[tool("draft", "Draft a post, better.")], categories=[])))
-    step(lambda: apply(hub, blog_tab(2, tools=[], categories=[])))
+    step(lambda: apply(core, blog_tab(2, tools=[*blog_tab(2)["tools"], tool("draft", "Draft a post.")])))
+    step(lambda: apply(core, blog_tab(2, tools=[tool("draft", "Draft a post, better.")], categories=[])))
+    step(lambda: apply(core, blog_tab(2, tools=[], categories=[])))
     # a tab closed, a new one opened
-    step(lambda: hub._apply(hub.registry.remove(3)))
-    step(lambda: apply(hub, blog_tab(4)))
+    step(lambda: core._apply(core.registry.remove(3)))
+    step(lambda: apply(core, blog_tab(4)))
     # the person's switches: an origin off and on again, writes, forms as tools
-    step(lambda: hub.controls.set_origin("https://blog4.test", False))
+    step(lambda: core.controls.set_origin("https://blog4.test", False))
     if profile != "meta":
-        assert not any(n.endswith("read_post") for n in _names(hub))
-    step(lambda: hub.controls.set_origin("https://blog4.test", True))
-    step(lambda: hub.controls.set_writes(False))
-    step(lambda: hub.set_forms_as_tools(SHOP, True))
+        assert not any(n.endswith("read_post") for n in _names(core))
+    step(lambda: core.controls.set_origin("https://blog4.test", True))
+    step(lambda: core.controls.set_writes(False))
+    step(lambda: core.set_forms_as_tools(SHOP, True))
     if profile == "passthrough":
-        assert "form_contact_us" in _names(hub)
-    step(lambda: hub.set_forms_as_tools(SHOP, False))
+        assert "form_contact_us" in _names(core)
+    step(lambda: core.set_forms_as_tools(SHOP, False))
     if profile == "passthrough":
-        assert "form_contact_us" not in _names(hub)
+        assert "form_contact_us" not in _names(core)
     # trust: a pinned definition changes (marked), then the person accepts it (unmarked); a lockdown
-    assert hub.trust is not None
-    step(lambda: apply(hub, shop_tab(tools=[tool("list_orders", "List every order ever.")], categories=[])))
+    assert core.trust is not None
+    step(lambda: apply(core, shop_tab(tools=[tool("list_orders", "List every order ever.")], categories=[])))
     if profile == "passthrough":  # (listed before: pinned; in categories it was behind "orders")
-        marked = next(t for t in json.loads(hub.listing_json(protocol_version=VERSIONS[0]))
+        marked = next(t for t in json.loads(core.listing_json(protocol_version=VERSIONS[0]))
                       if t["name"] == "list_orders")
         assert marked["description"].startswith(CHANGED_PREFIX)
-    step(lambda: hub.trust.pins.accept(SHOP, "list_orders"))  # type: ignore[union-attr]
+    step(lambda: core.trust.pins.accept(SHOP, "list_orders"))  # type: ignore[union-attr]
     if profile == "passthrough":  # (listed before: pinned; in categories it was behind "orders")
-        shown = next(t for t in json.loads(hub.listing_json(protocol_version=VERSIONS[0])) if t["name"] == "list_orders")
+        shown = next(t for t in json.loads(core.listing_json(protocol_version=VERSIONS[0])) if t["name"] == "list_orders")
         assert not shown["description"].startswith(CHANGED_PREFIX)
-    step(lambda: hub.trust.lockdown.flag(SHOP, "list_orders", ["test"]))  # type: ignore[union-attr]
+    step(lambda: core.trust.lockdown.flag(SHOP, "list_orders", ["test"]))  # type: ignore[union-attr]
     # telemetry tools appear with data
-    step(lambda: hub.telemetry.ingest(batch([request(0, "/api/items", response_body=[{"id": 1}])])))
+    step(lambda: core.telemetry.ingest(batch([request(0, "/api/items", response_body=[{"id": 1}])])))
     step(lambda: view.exposure.note_observe(exposure_enabled=True))  # the client's first observe lifts them
     # an opened category (handshake era), in categories
-    apply(hub, shop_tab())
+    apply(core, shop_tab())
     if profile == "categories":
-        before = _names(hub, view)
-        entry = hub.registry.resolve("orders")
-        hub.disclosure.expand(entry, view)  # type: ignore[arg-type]
-        after = _names(hub, view)
+        before = _names(core, view)
+        entry = core.registry.resolve("orders")
+        core.disclosure.expand(entry, view)  # type: ignore[arg-type]
+        after = _names(core, view)
         assert "list_orders" not in before and "list_orders" in after
-        assert_wire_equal(hub, view)
+        assert_wire_equal(core, view)
 
 
 def test_hybrid_follows_the_usage_ranking():
-    hub = BridgeCore(make_config(disclosure={"profile": "hybrid", "core_from_usage": 3}))
-    install_trust(hub)
+    core = BridgeCore(make_config(disclosure={"profile": "hybrid", "core_from_usage": 3}))
+    install_trust(core)
     for data in (shop_tab(), blog_tab(2)):
-        apply(hub, data)
-    assert "t2.search" not in _names(hub)
+        apply(core, data)
+    assert "t2.search" not in _names(core)
     for _ in range(3):
-        hub.usage.record("https://blog2.test", "search")
-    hub.usage.flush()  # the ranking reads what is written
-    assert "t2.search" in _names(hub)
-    assert_wire_equal(hub)
+        core.usage.record("https://blog2.test", "search")
+    core.usage.flush()  # the ranking reads what is written
+    assert "t2.search" in _names(core)
+    assert_wire_equal(core)
 
 
 def test_the_unchanged_listing_is_the_same_object():
-    hub = make_hub("categories")
-    first = hub.listing_json(protocol_version=VERSIONS[-1])
-    assert hub.listing_json(protocol_version=VERSIONS[-1]) is first
-    apply(hub, blog_tab(2, title="Changed"))
-    assert hub.listing_json(protocol_version=VERSIONS[-1]) is not first
+    core = make_core("categories")
+    first = core.listing_json(protocol_version=VERSIONS[-1])
+    assert core.listing_json(protocol_version=VERSIONS[-1]) is first
+    apply(core, blog_tab(2, title="Changed"))
+    assert core.listing_json(protocol_version=VERSIONS[-1]) is not first
 
 
 # -- the registry's index, updated from the tabs that changed --------------------------------

@@ -4,10 +4,12 @@ official SDK ``Client`` accepts; an output schema MCP clients could not use is d
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from mcp import Client
+from tabmcp.core import output_schema
 from tabmcp.core.models import PageTool, parse_tool
 from tabmcp.core.output_schema import check_output_schema, check_structured, structured_from_text
 from tabmcp.errors import BadResult
@@ -73,6 +75,44 @@ def test_structured_content_is_held_to_the_schema_without_quoting_the_page():
     assert check_structured("weather", WEATHER, error) is error  # clients never check error results
 
 
+def test_the_validator_is_built_once_per_schema_and_anew_for_a_changed_one(monkeypatch: pytest.MonkeyPatch):
+    """A tool's calls reuse the validator built when its definition was read: no build and no
+    re-encoding of the schema per call; a changed definition (a new schema) gets its own."""
+    builds: list[Any] = []
+    encodes: list[Any] = []
+    real_validator_for, real_json = output_schema.validator_for, output_schema.json
+
+    def counting_validator_for(schema: Any, *args: Any, **kwargs: Any) -> Any:
+        builds.append(schema)
+        return real_validator_for(schema, *args, **kwargs)
+
+    def counting_dumps(*args: Any, **kwargs: Any) -> str:
+        encodes.append(args)
+        return real_json.dumps(*args, **kwargs)
+
+    monkeypatch.setattr(output_schema, "validator_for", counting_validator_for)
+    monkeypatch.setattr(output_schema, "json", SimpleNamespace(dumps=counting_dumps, loads=real_json.loads))
+    reading = {**WEATHER, "description": "a schema of this test alone (parse_tool keeps definitions by content) 5c1e"}
+    weather = parse_tool(tool("weather", outputSchema=reading))
+    assert isinstance(weather, PageTool) and weather.output_schema is not None
+    assert len(builds) == 1  # read once, when the definition was parsed
+    encodes.clear()
+    for temp in range(50):
+        result = {"content": [], "structuredContent": {"temp": temp, "unit": "C"}}
+        assert check_structured("weather", weather.output_schema, result) is result
+    assert len(builds) == 1 and encodes == []
+
+    kelvin = {**reading, "properties": {**WEATHER["properties"], "unit": {"type": "string", "enum": ["K"]}}}
+    changed = parse_tool(tool("weather", outputSchema=kelvin))
+    assert isinstance(changed, PageTool) and changed.output_schema is not None
+    assert len(builds) == 2
+    celsius = {"content": [], "structuredContent": {"temp": 1, "unit": "C"}}
+    with pytest.raises(BadResult):
+        check_structured("weather", changed.output_schema, celsius)
+    assert check_structured("weather", weather.output_schema, celsius) is celsius  # the old one keeps its own
+    assert len(builds) == 2
+
+
 def test_a_key_the_page_made_up_is_not_quoted_where_its_result_broke_the_schema():
     """The path names only what the schema declares: a key of the page's result is page data, and
     the BAD_RESULT message reaches the agent unframed."""
@@ -111,7 +151,7 @@ async def test_the_sdk_client_gets_the_schema_and_valid_structured_results(bridg
         tool("weather", outputSchema=WEATHER), tool("weather_text", outputSchema=WEATHER),
         tool("weather_broken", outputSchema=WEATHER), tool("cities", outputSchema={"type": "array"}),
     ]))
-    await eventually(lambda: bridge.hub.registry.resolve("cities"))
+    await eventually(lambda: bridge.core.registry.resolve("cities"))
     refused = await extension.wait_for(lambda m: m["type"] == "error")
     assert refused["code"] == "INVALID_TOOL" and "outputSchema 'cities'" in refused["message"]
     async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:

@@ -221,20 +221,20 @@ async def page(bridge: BridgeApp, ext: ScriptedExtension, monkeypatch: pytest.Mo
                                            "_meta": {"page/none": None, "page/own": "kept"}}}
         return {"ok": True, "result": RESULT}
 
-    real_call = bridge.hub.call_tool
+    real_call = bridge.core.call_tool
 
     async def call_tool(entry: Any, arguments: dict[str, Any]) -> Any:
         if entry.tool.name == "boom":
             raise RuntimeError("a bug on the call path")
         return await real_call(entry, arguments)
 
-    monkeypatch.setattr(bridge.hub, "call_tool", call_tool)
+    monkeypatch.setattr(bridge.core, "call_tool", call_tool)
     ext.handler = handler
     read = {"readOnlyHint": True}
     await ext.sync(tab(1, url="https://app.test/", tools=[
         tool(name, annotations=read) for name in ("greet", "wave", "hang", "fails", "boom", "junk", "nulls")
     ], categories=[{"name": "social", "description": "Greetings", "tools": ["wave"]}]))
-    await eventually(lambda: bridge.hub.registry.resolve("nulls"))
+    await eventually(lambda: bridge.core.registry.resolve("nulls"))
 
 
 @pytest.mark.parametrize("version", VERSIONS)

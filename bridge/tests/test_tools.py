@@ -19,12 +19,12 @@ from .helpers import tab, tool
 
 
 class Context:
-    """A ToolContext over a real hub; what leaves the process is recorded."""
+    """A ToolContext over a real core; what leaves the process is recorded."""
 
-    def __init__(self, hub: BridgeCore, *, dynamic: bool = True) -> None:
-        self.bridge = hub
+    def __init__(self, core: BridgeCore, *, dynamic: bool = True) -> None:
+        self.bridge = core
         self.view = ClientView(dynamic=dynamic)
-        self.trust = install_trust(hub)
+        self.trust = install_trust(core)
         self.notified: list[str | None] = []
         self.approvals: list[str] = []
 
@@ -39,14 +39,14 @@ class Context:
         return fn()
 
 
-def hub_with_tools() -> BridgeCore:
-    hub = BridgeCore(make_config())
-    hub.registry.apply(TabSnapshot.model_validate(tab(
+def core_with_tools() -> BridgeCore:
+    core = BridgeCore(make_config())
+    core.registry.apply(TabSnapshot.model_validate(tab(
         1, url="https://shop.test/", tools=[tool("list_orders", annotations={"readOnlyHint": True}),
                                             tool("refund", annotations={"destructiveHint": True})],
         categories=[{"name": "orders", "description": "Orders.", "tools": ["list_orders", "refund"]}],
     )))
-    return hub
+    return core
 
 
 def test_one_registry_names_every_builtin_and_reserves_its_names():
@@ -58,14 +58,14 @@ def test_one_registry_names_every_builtin_and_reserves_its_names():
             assert builtin.definition["name"] == name and builtin.listed()["_meta"] == {"tabmcp/builtin": True}
     for profile, names in tools.PROFILE_BUILTINS.items():
         assert set(names) <= set(tools.META_TOOLS), profile
-    hub = BridgeCore(make_config())
-    hub.registry.apply(TabSnapshot.model_validate(tab(2, tools=[tool("observe"), tool("call_tool")])))
-    assert {e.public_name for e in hub.registry.tool_entries()} == {"t2.observe", "t2.call_tool"}
+    core = BridgeCore(make_config())
+    core.registry.apply(TabSnapshot.model_validate(tab(2, tools=[tool("observe"), tool("call_tool")])))
+    assert {e.public_name for e in core.registry.tool_entries()} == {"t2.observe", "t2.call_tool"}
 
 
 async def test_the_call_path_reaches_builtins_categories_and_page_tools():
-    hub = hub_with_tools()
-    ctx = Context(hub)
+    core = core_with_tools()
+    ctx = Context(core)
     found = await tools.run(ctx, "search_tools", {"query": "orders"})
     assert "list_orders" in [t["name"] for t in found["structuredContent"]["tools"]]
     opened = await tools.run(ctx, "orders", {})
@@ -85,7 +85,7 @@ async def test_the_call_path_reaches_builtins_categories_and_page_tools():
 ])
 async def test_the_call_path_names_its_failures(name, arguments, code):
     with pytest.raises(ToolCallError) as info:
-        await tools.run(Context(hub_with_tools()), name, arguments)
+        await tools.run(Context(core_with_tools()), name, arguments)
     assert info.value.code == code
     if code == ErrorCode.TOOL_NOT_FOUND:
         assert info.value.details["closest"][0] == "list_orders"

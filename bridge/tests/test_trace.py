@@ -54,12 +54,12 @@ async def test_a_call_that_asks_in_debug_mode_gets_every_hop_in_order(monkeypatc
             assert result.content[0].text == "done"
             stamps = result.meta[META_TRACE]
             names = [name for name, _ in stamps]
-            assert names == ["transport.in", "bridge.handler", "bridge.hub", "bridge.sent", "worker.in", "content.in",
+            assert names == ["transport.in", "bridge.handler", "bridge.core", "bridge.sent", "worker.in", "content.in",
                              "content.out", "worker.out", "bridge.frame", "bridge.ended", "bridge.resumed",
                              "bridge.result"]
             times = [at for _, at in stamps]
             assert times == sorted(times)
-            assert [name for name, _ in seen[-1]["trace"]] == ["transport.in", "bridge.handler", "bridge.hub"]
+            assert [name for name, _ in seen[-1]["trace"]] == ["transport.in", "bridge.handler", "bridge.core"]
             # A call that does not ask carries nothing, even in debug mode.
             plain = await client.call_tool("echo", {})
             assert "trace" not in seen[-1] and META_TRACE not in (plain.meta or {})

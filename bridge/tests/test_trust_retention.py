@@ -1,5 +1,5 @@
 """Bounded state under a page that churns tool names (issue 30, item 10): the core without
-sockets, and the hub's wiring (who is trusted, what an approval keeps).
+sockets, and the core's wiring (who is trusted, what an approval keeps).
 
 Each test is the attack: a page registering fresh names (or coming back with a changed tool
 after its state expired), and what the person decided must survive it.

@@ -246,11 +246,18 @@ function renderActivity(rows) {
         el('span', { className: 'tool', text: r.tool }),
         el('span', { className: `outcome ${ok ? 'ok' : 'failed'}`, testid: 'activity-outcome', text: r.outcome }),
         el('span', { className: 'ms', text: `${Math.round(r.durationMs)} ms` }),
-        el('span', { className: 'where muted', text: `${hostOf(r.origin)}${r.tabId !== null ? ` · tab ${r.tabId}` : ''}${r.client ? ` · ${r.client}` : ''}` }),
+        el('span', { className: 'where muted', testid: 'activity-where', text: `${hostOf(r.origin)}${where(r)}${r.client ? ` · ${r.client}` : ''}` }),
         r.arguments && el('span', { className: 'args muted', text: r.arguments }),
       ]);
     }),
   );
+}
+
+/** A row's tab as this browser numbers it; a tab of another browser says which (the bridge names it).
+ * @param {{tabId: number | null, browser?: string}} r */
+function where(r) {
+  if (r.tabId === null) return '';
+  return ` · ${r.browser ? `${r.browser} tab` : 'tab'} ${r.tabId}`;
 }
 
 /** HH:MM:SS of an epoch-seconds time, local (Intl's formatter costs more than the row's DOM). @param {number} at */

@@ -40,6 +40,7 @@ from ..protocol import (
 
 __all__ = [
     "BROWSER_NAMES",
+    "OTHER_BROWSER",
     "TAB_STRIDE",
     "BrowserSlots",
     "browser_key",
@@ -90,15 +91,40 @@ def browser_name(hello: Hello) -> str | None:
     return hello.browser_name if hello.browser_name in BROWSER_NAMES else None
 
 
+OTHER_BROWSER = "another browser"
+"""What the person is told of a tab whose browser did not link during this run (an older row)."""
+
+
 class BrowserSlots:
     """Slot numbers for the browsers seen during a bridge run: the first gets 0, each new one the
-    next; a browser that comes back keeps its slot (its tabs keep their ids)."""
+    next; a browser that comes back keeps its slot (its tabs keep their ids). Each slot's browser
+    and profile are kept too, so the person can be told which browser a tab number belongs to
+    (:meth:`labels`) after that browser's link went."""
 
     def __init__(self) -> None:
         self._slots: dict[Hashable, int] = {}
+        self._names: dict[int, tuple[str, str]] = {}
 
     def slot(self, key: Hashable) -> int:
         return self._slots.setdefault(key, len(self._slots))
+
+    def name(self, slot: int, browser: str, profile: str) -> None:
+        """What the hello of the browser at ``slot`` said it is (``""``: not said)."""
+        self._names[slot] = (browser, profile)
+
+    def labels(self) -> dict[int, str]:
+        """Each slot's name for the person: its browser (``Firefox``), with its profile when
+        another slot is the same browser (``Chromium 1a2b3c4d``), else ``browser 2``."""
+        browsers = [b for b, _ in self._names.values()]
+        out: dict[int, str] = {}
+        for slot, (browser, profile) in self._names.items():
+            if not browser:
+                out[slot] = f"browser {slot + 1}"
+            elif browsers.count(browser) == 1:
+                out[slot] = browser.capitalize()
+            else:
+                out[slot] = f"{browser.capitalize()} {profile or slot + 1}"
+        return out
 
 
 def _tab(slot: int, tab_id: int) -> int:

@@ -18,7 +18,7 @@ Cost is paid where things change:
 * **per surface** — protocol versions whose tools/list result model is the same class
   (every handshake-era version shares one; 2026-07-28 has its own) share the bytes.
 * **per listing** — the whole array, keyed by :meth:`Disclosure.listing_key` plus the
-  caller's salt (the hub's revision) and the surface, so an unchanged listing is one lookup.
+  caller's salt (the bridge core's revision) and the surface, so an unchanged listing is one lookup.
 
 No I/O; the registry, gate and hook are read, never written (the hook may pin a definition
 the first time it is shown, as it does for :meth:`Disclosure.listing`).
@@ -140,7 +140,7 @@ class ListingRenderer:
         salt: tuple[Any, ...] = (),
     ) -> bytes:
         """The UTF-8 JSON ``tools`` array of ``disclosure.listing(view, profile=profile)`` as the
-        SDK would send it at ``protocol_version``. ``salt`` joins the memo key (the hub passes its
+        SDK would send it at ``protocol_version``. ``salt`` joins the memo key (the bridge core passes its
         revision, as its listings carry it)."""
         surface = surface_of(protocol_version)
         view = view or ClientView()

@@ -4,6 +4,9 @@ A page decides how many tool names and definitions it registers; a memo keyed by
 pins' last-seen digests, the trust guard's last states) must not grow with it. Evicting an
 entry only costs the work the memo saved: every user of :class:`LRU` falls back to the source
 of truth (SQLite, a recomputation) on a miss.
+
+:class:`IdentityMemo` is the same bound for what is built from an object that is replaced, never
+edited (a tool's schema and its validator): looked up by the object itself, not its content.
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
-__all__ = ["LRU"]
+__all__ = ["LRU", "IdentityMemo"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
+T = TypeVar("T")
 
 
 class LRU(Generic[K, V]):
@@ -57,3 +61,29 @@ class LRU(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self._data)
+
+
+class IdentityMemo(Generic[T, V]):
+    """What ``build`` made of an object, kept while that very object is asked about again.
+
+    For objects replaced, never edited, when what they say changes (a page tool's definition is
+    a new :class:`~tabmcp.core.models.PageTool` with new schema dicts): a hit costs an ``id()``
+    and a dictionary lookup, with no hashing or encoding of the content, and a changed object is
+    a miss by construction. The memo holds each object it keys, so its ``id`` is not reused
+    while the entry lives; at most ``max_entries`` (the least recently used go first).
+    """
+
+    def __init__(self, build: Callable[[T], V], max_entries: int) -> None:
+        self._build = build
+        self._memo: LRU[int, tuple[T, V]] = LRU(max_entries)
+        self.builds = 0
+        """How many times ``build`` ran (a miss that raised is not counted, nor kept)."""
+
+    def get(self, obj: T) -> V:
+        hit = self._memo.get(id(obj))
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        value = self._build(obj)
+        self.builds += 1
+        self._memo[id(obj)] = (obj, value)
+        return value

@@ -19,7 +19,6 @@ the schema with ``jsonschema``'s own ``validator_for`` and ``check_schema``, whi
 from __future__ import annotations
 
 import json
-from functools import lru_cache
 from typing import Any
 
 from jsonschema.exceptions import SchemaError, best_match
@@ -29,6 +28,7 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from ..errors import BadResult
+from .lru import IdentityMemo
 
 __all__ = ["MAX_OUTPUT_SCHEMA_BYTES", "check_output_schema", "check_structured", "structured_from_text"]
 
@@ -49,17 +49,21 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
-@lru_cache(maxsize=1024)
-def _validator(schema_json: str) -> Validator:
-    """The validator an MCP client builds for this schema (the SDK's own recipe)."""
-    schema = json.loads(schema_json)
+def _build(schema: dict[str, Any]) -> Validator:
+    """The validator an MCP client builds for this schema (the SDK's own recipe).
+
+    Raises:
+        SchemaError: the schema is not one the client can compile.
+    """
     cls = validator_for(schema)
     cls.check_schema(schema)
     return cls(schema, registry=Registry())
 
 
-def _key(schema: dict[str, Any]) -> str:
-    return json.dumps(schema, sort_keys=True)
+_VALIDATORS: IdentityMemo[dict[str, Any], Validator] = IdentityMemo(_build, max_entries=1024)
+"""Each relayed schema's validator, built once when :func:`check_output_schema` reads the
+definition and found again by the schema object the tool keeps (``PageTool.output_schema``): a
+call neither rebuilds nor re-encodes it; a changed definition is a new schema object."""
 
 
 def check_output_schema(given: Any) -> tuple[dict[str, Any] | None, str | None]:
@@ -83,7 +87,7 @@ def check_output_schema(given: Any) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"outputSchema must describe an object (MCP's structuredContent), not type {json.dumps(kind)[:40]}"
     schema = given if "type" in given else {"type": "object", **given}
     try:
-        validator = _validator(_key(schema))
+        validator = _VALIDATORS.get(schema)
         for probe in ({}, {"x": 1}):  # a $ref that never resolves fails here, not at every call
             for _ in validator.iter_errors(probe):
                 break
@@ -129,7 +133,7 @@ def check_structured(tool: str, schema: dict[str, Any], result: dict[str, Any]) 
             tool=tool, rule="outputSchema",
         )
     try:
-        error = best_match(_validator(_key(schema)).iter_errors(result["structuredContent"]))
+        error = best_match(_VALIDATORS.get(schema).iter_errors(result["structuredContent"]))
     except (RecursionError, Unresolvable, ReferenceError):
         error = None  # checked at registration; nothing left the client could not read either
     if error is None:

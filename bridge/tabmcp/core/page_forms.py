@@ -107,7 +107,7 @@ def normalize_origin(text: str) -> str:
 class FormsPolicy:
     """Which origins have forms-as-tools on: config rules, then the person's choices.
 
-    A change of the answer changes what listings show: the hub bumps the registry's version
+    A change of the answer changes what listings show: the bridge core bumps the registry's version
     (``Registry.touch``) so listings built under the old answer are known to be stale.
     """
 

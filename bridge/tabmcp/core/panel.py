@@ -13,16 +13,17 @@ answered with :func:`panel_state`:
   ones whether they need approval and whether their definition changed since it was pinned;
 * ``trust``: changed definitions with their diff, and the lockdown's flags.
 
-No sockets, no asyncio: the hub calls these with its core objects (``bridge/tests/test_panel.py``).
+No sockets, no asyncio: the bridge core (tabmcp/wiring.py) calls these with its objects
+(``bridge/tests/test_controls.py``, ``bridge/tests/test_browsers.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .activity import ActivityLog
-from .browsers import slot_of, wire_tab_id
+from .browsers import OTHER_BROWSER, slot_of, wire_tab_id
 from .controls import InvalidOrigin, PersonControls, normalize_origin
 from .registry import CategoryEntry, Registry, Tab, ToolEntry
 from .scoping import Gate
@@ -213,11 +214,25 @@ def panel_state(
     }
 
 
-def for_browser(state: dict[str, Any], slot: int) -> dict[str, Any]:
+def for_browser(state: dict[str, Any], slot: int, labels: Mapping[int, str] | None = None) -> dict[str, Any]:
     """:func:`panel_state` as the popup of the browser at ``slot`` sees it: the documents of its
     own tabs (and closed sites), under the ids that browser gives them, so the popup matches them
     with its tabs and sends them back in ``expanded`` (:mod:`tabmcp.core.browsers`). Activity and
-    the switches are the person's, across browsers."""
+    the switches are the person's, across browsers: every row's tab is the number its own browser
+    gives it, and a row of another browser's tab says which browser (``browser``: its name in
+    ``labels``, :meth:`tabmcp.core.browsers.BrowserSlots.labels`)."""
     tabs = [{**d, "tabId": wire_tab_id(d["tabId"])} for d in state["tabs"]
             if d["tabId"] < 0 or slot_of(d["tabId"]) == slot]
-    return {**state, "tabs": tabs}
+    activity = [_row_for(r, slot, labels or {}) for r in state["activity"]]
+    return {**state, "tabs": tabs, "activity": activity}
+
+
+def _row_for(row: dict[str, Any], slot: int, labels: Mapping[int, str]) -> dict[str, Any]:
+    tab_id = row["tabId"]
+    if tab_id is None or tab_id < 0:  # no tab, or a closed site's stand-in: no browser holds it
+        return row
+    owner = slot_of(tab_id)
+    shown = {**row, "tabId": wire_tab_id(tab_id)}
+    if owner != slot:
+        shown["browser"] = labels.get(owner, OTHER_BROWSER)
+    return shown

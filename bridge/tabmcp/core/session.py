@@ -691,6 +691,7 @@ class Session:
         peer.slot = self.slots.slot(key)
         peer.browser = browser_name(hello) or ""
         peer.profile = (hello.profile_id or "")[:8] if peer.browser else ""  # which profile of that browser
+        self.slots.name(peer.slot, peer.browser, peer.profile)
         peer.state = LinkState.READY
         self.links[key] = peer  # last: the browser linked most recently
         events: list[Event] = []

@@ -29,7 +29,7 @@ Rules (docs/security.md):
 * ``forget`` removes a site's stored definitions, usage counts, stale marks and the person's
   permission (a config permission stays: it is the person's file).
 
-This module does no I/O but SQLite; the hub calls :meth:`Sites.refresh` after each registry change.
+This module does no I/O but SQLite; the bridge core calls :meth:`Sites.refresh` after each registry change.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from jsonschema.protocols import Validator
 from referencing.exceptions import Unresolvable
 
 from ..errors import ToolValidationError
+from .lru import IdentityMemo
 from .models import schema_validator_class
 
 __all__ = ["validate_arguments"]
@@ -22,22 +23,11 @@ def _validator(schema_json: str) -> Validator:
     return schema_validator_class(schema)(schema)
 
 
-_BY_IDENTITY: dict[int, tuple[dict[str, Any], Validator]] = {}
-"""Validators by the schema object they were built for (the object is kept, so its id is not
-reused): a tool's schema is checked per call without re-encoding it. Tool definitions are
-replaced, never edited, when a page changes them, so a new schema is a new object."""
-_BY_IDENTITY_MAX = 4096
-
-
-def _validator_for(schema: dict[str, Any]) -> Validator:
-    hit = _BY_IDENTITY.get(id(schema))
-    if hit is not None and hit[0] is schema:
-        return hit[1]
-    validator = _validator(json.dumps(schema, sort_keys=True))
-    if len(_BY_IDENTITY) >= _BY_IDENTITY_MAX:
-        _BY_IDENTITY.clear()
-    _BY_IDENTITY[id(schema)] = (schema, validator)
-    return validator
+_BY_IDENTITY: IdentityMemo[dict[str, Any], Validator] = IdentityMemo(
+    lambda schema: _validator(json.dumps(schema, sort_keys=True)), max_entries=4096)
+"""Validators by the schema object they were built for: a tool's schema is checked per call
+without re-encoding it (tool definitions are replaced, never edited, when a page changes them,
+so a new schema is a new object; equal schemas of different objects share ``_validator``)."""
 
 
 def validate_arguments(tool_name: str, schema: dict[str, Any], arguments: Any) -> dict[str, Any]:
@@ -53,7 +43,7 @@ def validate_arguments(tool_name: str, schema: dict[str, Any], arguments: Any) -
         raise ToolValidationError(
             f"{tool_name}: arguments must be a JSON object, got {type(arguments).__name__}", tool=tool_name
         )
-    validator = _validator_for(schema)
+    validator = _BY_IDENTITY.get(schema)
     try:
         error = best_match(validator.iter_errors(arguments))
     except (RecursionError, Unresolvable, ReferenceError):

@@ -109,12 +109,12 @@ class OneHost:
 class ArrivalStamp:
     """Debug mode only: note when each HTTP request reached the bridge (see ``trace.ARRIVED``)."""
 
-    def __init__(self, app: ASGIApp, *, hub: BridgeCore) -> None:
+    def __init__(self, app: ASGIApp, *, core: BridgeCore) -> None:
         self.app = app
-        self.hub = hub
+        self.core = core
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self.hub.trace and scope["type"] == "http":
+        if self.core.trace and scope["type"] == "http":
             ARRIVED.set(time.time_ns() / 1e6)
         await self.app(scope, receive, send)
 
@@ -137,11 +137,6 @@ class BridgeApp:
         self.port: int | None = None
         self._uvicorn: uvicorn.Server | None = None
         self.started = asyncio.Event()
-
-    @property
-    def hub(self) -> BridgeCore:
-        """The name :attr:`core` had before the composition root (code written since uses ``core``)."""
-        return self.core
 
     def asgi(self, port: int) -> Starlette:
         host_names = [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"]
@@ -175,7 +170,7 @@ class BridgeApp:
                 Route("/api/listings", listings),
             ],
         )
-        app.add_middleware(ArrivalStamp, hub=self.core)  # one check per request unless in debug mode
+        app.add_middleware(ArrivalStamp, core=self.core)  # one check per request unless in debug mode
         token = self.config.server.mcp_token
         if token:
             app.add_middleware(BearerTokenMiddleware, token=token, paths=("/mcp", "/api/"))

@@ -42,8 +42,8 @@ def _fingerprint(entry: ToolEntry, arguments: dict[str, Any]) -> str:
 
 
 class Approvals:
-    def __init__(self, hub: BridgeCore, settings: ApprovalSettings) -> None:
-        self.hub = hub
+    def __init__(self, core: BridgeCore, settings: ApprovalSettings) -> None:
+        self.core = core
         self.settings = settings
         self._secret = secrets.token_bytes(32)
         self.asked = {"elicitation": 0, "input_required": 0, "browser": 0}
@@ -77,7 +77,7 @@ class Approvals:
         if len(args) > 500:
             args = args[:499] + "…"
         where = entry.tab.origin
-        top = self.hub.registry.tab(entry.tab.tab_id) if entry.tab.frame_id else None
+        top = self.core.registry.tab(entry.tab.tab_id) if entry.tab.frame_id else None
         if top is not None and top.origin != entry.tab.origin:
             where += f", in a frame of {top.origin}"
         return (
@@ -105,7 +105,7 @@ class Approvals:
         """
         answer = await self._ask(ctx, params, entry, arguments, modern=modern, reason=reason)
         if answer is None:
-            self.hub.pins.keep(entry.tab.origin, entry.tool.name)
+            self.core.pins.keep(entry.tab.origin, entry.tool.name)
         return answer
 
     async def _ask(
@@ -164,7 +164,7 @@ class Approvals:
                 channel="none",
             )
         self.asked["browser"] += 1
-        approved, why = await self.hub.request_approval(entry, arguments, reason, self.settings.timeout_s)
+        approved, why = await self.core.request_approval(entry, arguments, reason, self.settings.timeout_s)
         if approved:
             return None
         raise ApprovalDenied(f"{entry.public_name} was not approved in the browser: {why}", channel="browser")

@@ -20,7 +20,7 @@ from ..errors import ErrorCode, InternalError, PageError, ToolCallError
 from .trace import TRACE
 
 if TYPE_CHECKING:  # the facade the call path reads: the composition root (tabmcp/wiring.py)
-    from ..wiring import BridgeCore as Hub
+    from ..wiring import BridgeCore
 
 __all__ = ["META_TRACE", "CallPath", "NeedsSession", "error_result"]
 
@@ -53,9 +53,9 @@ def error_result(exc: ToolCallError) -> dict[str, Any]:
 class CallPath:
     """The call path of one bridge, shared by every lane that answers tools/call."""
 
-    def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.trust: TrustGuard = install_trust(hub)
+    def __init__(self, core: BridgeCore) -> None:
+        self.core = core
+        self.trust: TrustGuard = install_trust(core)
 
     async def run(
         self,
@@ -73,7 +73,7 @@ class CallPath:
         Raises:
             NeedsSession: (express lane only) the call needs the client; nothing was done.
         """
-        if traced and self.hub.trace:
+        if traced and self.core.trace:
             # Debug mode, and the client asked: hop timestamps, returned in the result's _meta.
             trace = [("transport.in", arrived)] if arrived is not None else []
             trace.append(("bridge.handler", time.time_ns() / 1e6))
@@ -91,9 +91,9 @@ class CallPath:
         return result
 
     async def _run(self, rctx: ToolContext, name: str, arguments: dict[str, Any], client: str) -> dict[str, Any]:
-        await self.hub.settle()
-        target = activity.target_of(self.hub.registry, name, arguments, self.hub.focused_tab)
-        pending = self.hub.activity.begin(target, client) if target is not None else None
+        await self.core.settle()
+        target = activity.target_of(self.core.registry, name, arguments, self.core.focused_tab)
+        pending = self.core.activity.begin(target, client) if target is not None else None
         try:
             result = await tools.run(rctx, name, arguments)
         except ToolCallError as exc:
@@ -110,14 +110,14 @@ class CallPath:
         except BaseException as exc:  # the client cancelled (or the task is torn down): the log still gets the row
             if pending is not None:
                 cancelled = isinstance(exc, asyncio.CancelledError)
-                self.hub.activity.end(pending, None, defer=True,
+                self.core.activity.end(pending, None, defer=True,
                                       outcome=ErrorCode.CANCELLED if cancelled else ErrorCode.INTERNAL_ERROR)
             raise
         if pending is not None:  # the activity log: every call that reaches a page
-            self.hub.activity.end(pending, result, defer=True)  # summarised when its batch is written
+            self.core.activity.end(pending, result, defer=True)  # summarised when its batch is written
         return result
 
     def _page_error(self, exc: PageError, name: str, arguments: dict[str, Any]) -> PageError:
-        tab = self.hub.registry.tab(exc.tab_id) if exc.tab_id is not None else None
+        tab = self.core.registry.tab(exc.tab_id) if exc.tab_id is not None else None
         tool = str(arguments.get("name")) if name == "call_tool" and arguments.get("name") else name
         return self.trust.page_error(exc, tab.origin if tab else "", tab.url if tab else "", tool)

@@ -42,21 +42,21 @@ def _is(request: Request, secret: str | None) -> bool:
     return bool(secret) and hmac.compare_digest(_bearer(request), f"Bearer {secret}".encode())
 
 
-def health_route(hub: BridgeCore, control_key: str, extra: Any = None) -> Route:
+def health_route(core: BridgeCore, control_key: str, extra: Any = None) -> Route:
     """``/health``: liveness for anyone, the status for the person (control key) or an MCP client
     holding ``server.mcp_token``. ``extra()`` adds fields to the full answer."""
 
     async def health(request: Request) -> Response:
         if not is_loopback_host(request.headers.get("host")):
             return Response("Invalid Host header", status_code=421)
-        if not (_is(request, control_key) or _is(request, hub.config.server.mcp_token)):
+        if not (_is(request, control_key) or _is(request, core.config.server.mcp_token)):
             return JSONResponse({"ok": True, "bridge": __version__, "protocol": PROTOCOL_VERSION})
-        return JSONResponse({"ok": True, **hub.status(), **(extra() if extra else {})})
+        return JSONResponse({"ok": True, **core.status(), **(extra() if extra else {})})
 
     return Route("/health", health)
 
 
-def control_routes(hub: BridgeCore, control_key: str) -> list[Route]:
+def control_routes(core: BridgeCore, control_key: str) -> list[Route]:
     def refused(request: Request) -> Response | None:
         if not is_loopback_host(request.headers.get("host")) or request.headers.get("origin"):
             return Response("Forbidden", status_code=403)
@@ -77,15 +77,15 @@ def control_routes(hub: BridgeCore, control_key: str) -> list[Route]:
             return no
         if request.method == "POST":
             data = await body(request)
-            pairing, secret = hub.pairings.create(str(data.get("label") or "launcher"),
+            pairing, secret = core.pairings.create(str(data.get("label") or "launcher"),
                                                   ephemeral=bool(data.get("ephemeral", True)))
             return JSONResponse({"id": pairing.id, "secret": secret, "pairing": pairing.to_dict()})
-        now = hub.pairings.codes.clock()
+        now = core.pairings.codes.clock()
         return JSONResponse({
-            "pairings": [p.to_dict() for p in hub.pairings.all()],
-            "pending": [p.to_dict(now) for p in hub.pairings.codes.pending()],
-            "connected": hub.link.pairing_id if hub.link is not None and hub.connected else None,
-            "linked": [link.pairing_id for link in hub.links if link.pairing_id],  # every browser linked now
+            "pairings": [p.to_dict() for p in core.pairings.all()],
+            "pending": [p.to_dict(now) for p in core.pairings.codes.pending()],
+            "connected": core.link.pairing_id if core.link is not None and core.connected else None,
+            "linked": [link.pairing_id for link in core.links if link.pairing_id],  # every browser linked now
         })
 
     async def pair(request: Request) -> Response:
@@ -93,7 +93,7 @@ def control_routes(hub: BridgeCore, control_key: str) -> list[Route]:
             return no
         code = str((await body(request)).get("code") or "")
         try:
-            pairing = await hub.confirm_pairing(code)
+            pairing = await core.confirm_pairing(code)
         except PairingError as exc:
             return JSONResponse({"error": exc.code, "message": exc.message}, status_code=400)
         return JSONResponse({"pairing": pairing.to_dict()})
@@ -102,7 +102,7 @@ def control_routes(hub: BridgeCore, control_key: str) -> list[Route]:
         if (no := refused(request)) is not None:
             return no
         pairing_id = request.path_params["pairing_id"]
-        if not await hub.forget_pairing(pairing_id):
+        if not await core.forget_pairing(pairing_id):
             return JSONResponse({"error": ErrorCode.PAIRING_UNKNOWN, "message": f"no pairing {pairing_id!r}"},
                                 status_code=404)
         return JSONResponse({"forgotten": True})

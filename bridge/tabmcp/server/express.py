@@ -15,7 +15,7 @@ to ``sent``. The lane takes two requests:
   handler (:meth:`.call_path.CallPath.run`), the result shaped as the SDK shapes it (the
   per-version sieve, ``resultType`` and the ``serverInfo`` stamp on 2026-07-28 results);
 * tools/list (its first page, which is all of it): the tools array the core keeps as bytes
-  (:meth:`Hub.listing_json`) in the SDK's envelope for that version.
+  (:meth:`BridgeCore.listing_json`) in the SDK's envelope for that version.
 
 Everything else goes to the SDK as before:
 
@@ -137,7 +137,7 @@ class _ExpressContext:
     """One express tools/call as the call path sees it (:class:`tabmcp.core.tools.ToolContext`)."""
 
     def __init__(self, calls: CallPath, view: ClientView) -> None:
-        self.bridge = calls.hub
+        self.bridge = calls.core
         self.view = view
         self.trust = calls.trust
 
@@ -160,7 +160,7 @@ class Express:
         self._calls = calls
         self._stamp = server_info  # fixed at construction; only ever read (encoded)
         self._list_hint = list_hint
-        self.enabled = calls.hub.config.mcp.express
+        self.enabled = calls.core.config.mcp.express
         """``mcp.express`` (default on); off, every request goes through the SDK's pipeline."""
         self.served = 0
         """Calls answered here (tests read it to know which lane served)."""
@@ -227,7 +227,7 @@ class Express:
                 return None
             if set(inner) - {"name", "arguments"}:
                 return None
-        entry = None if name in BUILTIN_TOOLS else self._calls.hub.registry.resolve(name)
+        entry = None if name in BUILTIN_TOOLS else self._calls.core.registry.resolve(name)
         if not isinstance(entry, ToolEntry) or not entry.tab.is_open:  # a closed site's call opens a tab: the SDK's
             return None
         return message
@@ -310,12 +310,12 @@ class Express:
 
     async def _listing(self, request_id: Any, version: str, view: ClientView) -> bytes:
         """A tools/list response as bytes: the tools array kept as bytes by the core
-        (:meth:`Hub.listing_json`), in the envelope the SDK gives it at ``version`` (its cache
+        (:meth:`BridgeCore.listing_json`), in the envelope the SDK gives it at ``version`` (its cache
         hints, ``resultType`` and ``serverInfo`` stamp at 2026-07-28; the revision in ``_meta``)."""
-        hub = self._calls.hub
-        await hub.settle()
-        tools_json = hub.listing_json(view, protocol_version=version)
-        meta: dict[str, Any] = {META_REVISION: hub.revision}
+        core = self._calls.core
+        await core.settle()
+        tools_json = core.listing_json(view, protocol_version=version)
+        meta: dict[str, Any] = {META_REVISION: core.revision}
         head: dict[str, Any] = {}
         if version in MODERN_PROTOCOL_VERSIONS:
             hint = self._list_hint

@@ -1,4 +1,4 @@
-"""The MCP face of the bridge: the SDK's low-level Server with handlers that read the hub.
+"""The MCP face of the bridge: the SDK's low-level Server with handlers that read the core.
 
 Page tools change at runtime, so tools/list and tools/call are answered from the live
 registry on every request. Change delivery follows the negotiated protocol:
@@ -43,7 +43,7 @@ from .call_path import META_TRACE, CallPath
 from .connection_state import CONNECTION
 
 if TYPE_CHECKING:  # the facade the handlers read: the composition root (tabmcp/wiring.py)
-    from ..wiring import BridgeCore as Hub
+    from ..wiring import BridgeCore
 from .trace import ARRIVED
 
 __all__ = ["ChangeNotifier", "ListingCache", "build_mcp_server"]
@@ -66,7 +66,7 @@ to open a category, and that page text is data."""
 
 _TOOLS_APART: contextvars.ContextVar[list[list[Any]] | None] = contextvars.ContextVar("tabmcp.tools_apart", default=None)
 """Set by :class:`ListingCache` on a miss: the tools/list handler puts the tools here, already in
-the version's wire form (the core's bytes, :meth:`Hub.listing_json`), and gives the SDK an
+the version's wire form (the core's bytes, :meth:`BridgeCore.listing_json`), and gives the SDK an
 empty array to shape; the cache puts them back into the SDK's finished result."""
 
 
@@ -96,16 +96,16 @@ class ChangeNotifier:
     (a page registering 75 tools one by one produces one notification).
     """
 
-    def __init__(self, hub: Hub | None = None, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
-        self._hub = hub
+    def __init__(self, core: BridgeCore | None = None, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
+        self._core = core
         self.bus = InMemorySubscriptionBus()
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         self._coalescer = Coalescer(debounce_s=debounce_s, max_wait_s=max_wait_s)
         self._pending: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.sent = 0
-        if hub is not None:
-            hub.add_change_listener(self.schedule)
+        if core is not None:
+            core.add_change_listener(self.schedule)
 
     def view_for(self, ctx: ServerRequestContext[Any, Any]) -> ClientView:
         """The disclosure state of the client behind ``ctx`` (created on first use)."""
@@ -151,8 +151,8 @@ class ChangeNotifier:
 
     @property
     def revision(self) -> int:
-        """The hub's change counter (0 without a hub)."""
-        return self._hub.revision if self._hub is not None else 0
+        """The core's change counter (0 without one)."""
+        return self._core.revision if self._core is not None else 0
 
     async def notify_all(self) -> None:
         """Tell every client; handshake-era notifications carry the listing revision they report
@@ -189,7 +189,7 @@ class _RequestContext:
         ctx: ServerRequestContext[Any, Any],
         params: types.CallToolRequestParams,
     ) -> None:
-        self.bridge: Bridge = handlers.hub  # type: ignore[assignment]  # BridgeCore is the Bridge, read-only attributes
+        self.bridge: Bridge = handlers.core  # type: ignore[assignment]  # BridgeCore is the Bridge, read-only attributes
         self._handlers = handlers
         self._ctx = ctx
         self._params = params
@@ -212,22 +212,22 @@ class _RequestContext:
 class _Handlers:
     def __init__(self, calls: CallPath, notifier: ChangeNotifier) -> None:
         self.calls = calls
-        self.hub = calls.hub
+        self.core = calls.core
         self.trust = calls.trust
         self.notifier = notifier
-        self.approvals = Approvals(self.hub, self.hub.config.policy.approval)
+        self.approvals = Approvals(self.core, self.core.config.policy.approval)
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> dict[str, Any]:
-        await self.hub.settle()
+        await self.core.settle()
         view = self.notifier.view_for(ctx)
         apart = _TOOLS_APART.get()
         if apart is not None:  # already sieved for this version: the SDK shapes the rest
-            tools = json.loads(self.hub.listing_json(view, protocol_version=ctx.protocol_version))
+            tools = json.loads(self.core.listing_json(view, protocol_version=ctx.protocol_version))
         else:
-            tools = self.hub.listing(view)
-        result: dict[str, Any] = {"tools": tools, "_meta": {META_REVISION: self.hub.revision}}
+            tools = self.core.listing(view)
+        result: dict[str, Any] = {"tools": tools, "_meta": {META_REVISION: self.core.revision}}
         if ctx.request is not None and is_dynamic(ctx.protocol_version):
             # Answered as a server-sent event, which clients cap (core/paging.py): in pages.
             try:
@@ -267,8 +267,8 @@ class ListingCache:
     core tools, the telemetry tools' definitions), so a change is a new key, never a stale answer.
     """
 
-    def __init__(self, hub: Hub, notifier: ChangeNotifier, *, size: int = 32) -> None:
-        self._hub = hub
+    def __init__(self, core: BridgeCore, notifier: ChangeNotifier, *, size: int = 32) -> None:
+        self._core = core
         self._notifier = notifier
         self._size = size
         self.from_bytes = True
@@ -286,7 +286,7 @@ class ListingCache:
         view = self._notifier.view_for(ctx)
         # Which page, where a listing comes in pages (handshake-era HTTP, core/paging.py).
         page = ctx.request is not None, (ctx.params or {}).get("cursor")
-        return (self._hub.revision, self._hub.disclosure.listing_key(view), ctx.protocol_version, page)
+        return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page)
 
     @staticmethod
     def _servable(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -304,7 +304,7 @@ class ListingCache:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
         if ctx.method != "tools/list" or not self._servable(ctx):
             return await call_next(ctx)
-        await self._hub.settle()
+        await self._core.settle()
         key = self.key(ctx)
         hit = self._entries.get(key)
         if hit is not None:
@@ -341,18 +341,18 @@ class _Server(Server[Any]):
         )
 
 
-def _input_schema(hub: Hub, name: str) -> dict[str, Any] | None:
+def _input_schema(core: BridgeCore, name: str) -> dict[str, Any] | None:
     if name in tools.META_TOOLS:
         return tools.META_TOOLS[name].input_schema
-    entry = hub.registry.resolve(name)
+    entry = core.registry.resolve(name)
     return entry.tool.input_schema if isinstance(entry, ToolEntry) else None
 
 
-def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier, CallPath]:
-    """The MCP server for a hub, the notifier that keeps its clients' listings fresh, and the
+def build_mcp_server(core: BridgeCore) -> tuple[Server[Any], ChangeNotifier, CallPath]:
+    """The MCP server for a core, the notifier that keeps its clients' listings fresh, and the
     call path its tools/call handler runs (which the express lane runs too)."""
-    notifier = ChangeNotifier(hub)
-    calls = CallPath(hub)
+    notifier = ChangeNotifier(core)
+    calls = CallPath(core)
     handlers = _Handlers(calls, notifier)
     server = _Server(
         "tabmcp",
@@ -362,11 +362,11 @@ def build_mcp_server(hub: Hub) -> tuple[Server[Any], ChangeNotifier, CallPath]:
         on_list_tools=handlers.list_tools,  # type: ignore[arg-type]
         on_call_tool=handlers.call_tool,  # type: ignore[arg-type]  # answers the result's dict form
         on_subscriptions_listen=ListenHandler(notifier.bus),
-        cache_hints={"tools/list": CacheHint(ttl_ms=hub.config.mcp.tools_ttl_ms, scope="private")},
+        cache_hints={"tools/list": CacheHint(ttl_ms=core.config.mcp.tools_ttl_ms, scope="private")},
         # The SDK checks Mcp-Param-* headers on 2026-07-28 calls against the tool's schema; give
         # it the schema directly instead of letting it build a whole tools/list per call.
-        get_tool_input_schema=functools.partial(_input_schema, hub),
+        get_tool_input_schema=functools.partial(_input_schema, core),
     )
     server.middleware.append(notifier.track)
-    server.middleware.append(ListingCache(hub, notifier))
+    server.middleware.append(ListingCache(core, notifier))
     return server, notifier, calls

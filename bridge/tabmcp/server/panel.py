@@ -38,10 +38,10 @@ if TYPE_CHECKING:
 
 __all__ = ["PersonPanel"]
 
-log = logging.getLogger("tabmcp.hub")
+log = logging.getLogger("tabmcp.panel")
 
 class PersonPanel:
-    """The popup's panel, the person's switches and the forms-as-tools switch, for one hub.
+    """The popup's panel, the person's switches and the forms-as-tools switch, for one bridge core.
 
     Args:
         changed: agents' listings may differ now (the bridge core notifies its listeners).
@@ -111,7 +111,8 @@ class PersonPanel:
                 else:
                     self._changed()
         state = self.state(message if isinstance(message, PanelQuery) else None)
-        self._session.send(peer, PanelState(request_id=message.request_id, state=for_browser(state, peer.slot)))
+        shown = for_browser(state, peer.slot, self._session.slots.labels())  # its own tab numbers
+        self._session.send(peer, PanelState(request_id=message.request_id, state=shown))
 
     def trust_changed(self) -> None:
         """An accepted definition (here or in another process) changes listings: a new revision,

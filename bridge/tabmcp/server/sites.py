@@ -31,7 +31,7 @@ __all__ = ["SiteLink"]
 
 
 class SiteLink:
-    """The reachable sites of one hub, on its extension link.
+    """The reachable sites of one bridge core, on its extension link.
 
     Args:
         changed: agents' listings may differ now (the bridge core notifies its listeners).

@@ -27,7 +27,7 @@ KEEP_CLOSED_TABS = 10
 
 
 class TelemetryLink:
-    """The telemetry of one hub, on its extension link.
+    """The telemetry of one bridge core, on its extension link.
 
     Args:
         changed: agents' listings may differ now (telemetry tools appear or disappear).

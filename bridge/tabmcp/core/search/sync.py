@@ -1,6 +1,6 @@
 """Keeps a :class:`SearchIndex` in step with the bridge's :class:`Registry`.
 
-The hub owns one :class:`IndexSync`; ``sync.index`` brings the index up to date with the
+The bridge core owns one :class:`IndexSync`; ``sync.index`` brings the index up to date with the
 registry (lazily: page churn costs nothing until a search) and returns it. Each tab (or
 allowed frame) is one source of the index, re-indexed only when its tools or their public
 names changed. With semantic ranking, tools are embedded by the index's worker thread and

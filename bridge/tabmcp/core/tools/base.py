@@ -29,7 +29,7 @@ META_BUILTIN = "tabmcp/builtin"
 
 
 class Bridge(Protocol):
-    """The facade the MCP layer and the built-in tools see (the hub implements it)."""
+    """The facade the MCP layer and the built-in tools see (the bridge core, tabmcp/wiring.py, implements it)."""
 
     registry: Registry
     disclosure: Disclosure

@@ -186,7 +186,7 @@ class TrustGuard:
             trust["lockdown"] = True
 
 
-class _HubLike(Protocol):
+class _CoreLike(Protocol):
     trust: TrustGuard | None
 
     @property
@@ -196,12 +196,12 @@ class _HubLike(Protocol):
     def disclosure(self) -> Any: ...
 
 
-def install_trust(hub: _HubLike) -> TrustGuard:
-    """A guard for the hub's config (``[trust]``, ``store.path``), marking its listings."""
-    pins = getattr(hub, "pins", None)  # the hub's pins (reachable sites share them): one table, one cache
-    guard = TrustGuard(hub.config.trust, pins=pins) if pins is not None else TrustGuard.open(
-        hub.config.trust, hub.config.store.path)
-    hub.trust = guard  # the person's popup shows changed definitions and the lockdown, and clears them
-    hub.disclosure.definition_hook = guard.mark_definition
-    hub.disclosure.hook_version = lambda: guard.version
+def install_trust(core: _CoreLike) -> TrustGuard:
+    """A guard for the core's config (``[trust]``, ``store.path``), marking its listings."""
+    pins = getattr(core, "pins", None)  # the core's pins (reachable sites share them): one table, one cache
+    guard = TrustGuard(core.config.trust, pins=pins) if pins is not None else TrustGuard.open(
+        core.config.trust, core.config.store.path)
+    core.trust = guard  # the person's popup shows changed definitions and the lockdown, and clears them
+    core.disclosure.definition_hook = guard.mark_definition
+    core.disclosure.hook_version = lambda: guard.version
     return guard

@@ -136,7 +136,7 @@ class Pins:
     Args:
         limits: the caps and the grace period (:class:`PinLimits`).
         trusted: did the person allow this origin (a reachable site)? Kept pins count too
-            (:meth:`is_trusted`); the hub wires this to the sites' permissions.
+            (:meth:`is_trusted`); the bridge core wires this to the sites' permissions.
     """
 
     def __init__(

@@ -15,7 +15,7 @@ runs; this module takes them away once the page is gone. The rule (docs/security
   more approval than a fresh name would, and the page could always have used a fresh name. A
   trusted origin's pins are never expired or evicted, so their changes are always caught.
 
-No I/O but SQLite; the hub calls :meth:`Retention.note_open` after each registry change and
+No I/O but SQLite; the bridge core calls :meth:`Retention.note_open` after each registry change and
 :meth:`Retention.sweep` on a timer (:attr:`Retention.interval_s`).
 """
 
