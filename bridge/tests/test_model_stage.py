@@ -56,3 +56,15 @@ def test_staging_again_keeps_the_staged_file(staged: Path) -> None:
     model.stage_weights(staged)  # the recorded recipe differs from ours: made again
     assert staged.stat().st_mtime_ns != before
     assert '"per_channel": true' in recipe.read_text()
+
+
+def test_a_texts_vector_does_not_depend_on_what_is_encoded_with_it() -> None:
+    """The quantized model scales activations per run: each text runs alone, so a tool's vector
+    (cached by its text) and a search's ranking never depend on arrival order."""
+    if not semantic.semantic_available():
+        missing_from_setup(f"the default model ({', '.join(semantic.missing_parts())})", opted_out="TABMCP_NO_SEMANTIC")
+    model = semantic.default_embedder()
+    together = model.encode(SENTENCES)
+    for i, sentence in enumerate(SENTENCES):
+        assert np.array_equal(model.encode([sentence])[0], together[i]), sentence
+    assert np.array_equal(model.encode(SENTENCES[::-1])[::-1], together)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import zlib
 from collections.abc import Iterator, Sequence
 
 import numpy as np
@@ -381,7 +382,8 @@ def test_typo_index_is_reference_counted() -> None:
 
 
 class HashEmbedder:
-    """Deterministic stand-in for a model: a bag of hashed stems, plus synonyms we choose."""
+    """Deterministic stand-in for a model: a bag of hashed stems (CRC-32, the same in every process,
+    unlike ``hash``), plus synonyms we choose."""
 
     SYNONYMS = {"money": "refund", "package": "parcel", "purchase": "checkout"}
 
@@ -400,7 +402,7 @@ class HashEmbedder:
         for i, text in enumerate(texts):
             for t in tokenize(text):
                 t = stem(self.SYNONYMS.get(t, t))
-                out[i, hash(t) % 64] += 1.0
+                out[i, zlib.crc32(t.encode()) % 64] += 1.0
             norm = np.linalg.norm(out[i])
             if norm:
                 out[i] /= norm

@@ -16,7 +16,7 @@ from tabmcp.core.tools.search import FOOTER
 from tabmcp.core.tools.search_hits import gist, hit_line, required_arguments
 
 from .test_search_relevance import _catalog, _requests
-from .test_tools import Context, hub_with_tools
+from .test_tools import Context, core_with_tools
 
 PREVIOUS_FOOTER = "Get schemas with describe_tools, run with call_tool."
 
@@ -62,7 +62,7 @@ def test_ten_compact_hits_cost_no_more_tokens_than_five_hits_did() -> None:
 
 
 async def test_search_tools_answers_in_the_compact_form() -> None:
-    ctx = Context(hub_with_tools())
+    ctx = Context(core_with_tools())
     found = await tools.run(ctx, "search_tools", {"query": "orders"})
     lines = found["content"][0]["text"].splitlines()
     assert lines[0].startswith("list_orders") and ": " in lines[0] and "[" not in lines[0]
