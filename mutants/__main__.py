@@ -1418,6 +1418,39 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    _esm_graph(sources)",
         ("polyfill/tests/test_sources.py", "-k", "duplicate"),
     ),
+    Mutation(
+        "browser-pairing-ephemeral",
+        "tabmcp browser pairs for this bridge run only: the person's kept profile is not in pair --list after a restart",
+        "bridge/tabmcp/kept_pairing.py",
+        "    pairing_id, secret = await control.create_pairing(label, ephemeral=False)",
+        "    pairing_id, secret = await control.create_pairing(label, ephemeral=True)",
+        ("bridge/tests/test_kept_pairing.py",),
+    ),
+    Mutation(
+        "browser-pairing-never-reused",
+        "every start of tabmcp browser adds one more pairing to the list instead of reusing the profile's",
+        "bridge/tabmcp/kept_pairing.py",
+        "    if kept is not None and kept[0] in rows:",
+        "    if False:",
+        ("bridge/tests/test_kept_pairing.py",),
+    ),
+    Mutation(
+        "agent-browser-mock-keychain",
+        "the agent browser stores the kept profile's passwords outside the system keyring",
+        "bridge/tabmcp/agent_browser.py",
+        '    args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",',
+        '    args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--password-store=basic",',
+        ("bridge/tests/test_agent_browser.py",),
+    ),
+    Mutation(
+        "agent-browser-playwright-defaults",
+        "Playwright's test-profile defaults (--disable-extensions, --password-store=basic, ...) reach the kept profile",
+        "bridge/tabmcp/agent_browser.py",
+        "            str(profile), executable_path=path, ignore_default_args=True, args=args, headless=headless,",
+        "            str(profile), executable_path=path, ignore_default_args=[], args=[a for a in args[2:] if a[0] == '-'], "
+        "headless=headless,",
+        ("e2e/test_agent_browser.py",),
+    ),
 )
 
 

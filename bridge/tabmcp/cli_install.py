@@ -147,8 +147,12 @@ def _browser(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    try:
+        store_path = load_config(args.config).store.path
+    except ConfigError:
+        store_path = None
     return run_loop(run_browser(port=_port(args), url=args.url, headless=True if args.headless else None,
-                                profile=Path(args.profile_dir) if args.profile_dir else None,
+                                profile=Path(args.profile_dir) if args.profile_dir else None, store_path=store_path,
                                 exit_after=args.exit_after, say=say))
 
 

@@ -29,7 +29,7 @@ from .browser import chromium_launch_args, find_chromium
 from .control import load_or_create_control_key
 from .core.pairing import launcher_pairing
 
-__all__ = ["PAIRING_KEY", "ExtensionBrowser", "launch_browser", "pair_with"]
+__all__ = ["PAIRING_KEY", "ExtensionBrowser", "headless_default", "launch_browser", "pair_with"]
 
 log = logging.getLogger("tabmcp.launcher")
 
@@ -70,6 +70,13 @@ class ExtensionBrowser:
         worker = await self.worker()
         await worker.evaluate(_SET, [PAIRING_KEY, url, pairing])
 
+    async def pairing_for(self, url: str) -> dict[str, str] | None:
+        """The pairing the extension holds for the bridge at ``url`` (None: none)."""
+        worker = await self.worker()
+        held: dict[str, str] | None = await worker.evaluate(
+            "async ([key, url]) => ((await chrome.storage.local.get(key))[key] || {})[url] || null", [PAIRING_KEY, url])
+        return held
+
     async def add_pairing(self, url: str) -> None:
         """Pair with the bridge at ``url`` without pointing the extension there (a person who
         paired with it before, and will switch to it on the options page)."""
@@ -98,7 +105,7 @@ class ExtensionBrowser:
         return result
 
 
-def _headless_default() -> bool:
+def headless_default() -> bool:
     """Headed where there is a screen (a person running the demo), headless otherwise (CI)."""
     if os.name == "nt" or os.uname().sysname == "Darwin":
         return False
@@ -133,7 +140,7 @@ async def launch_browser(
         context = await pw.chromium.launch_persistent_context(
             user_data_dir,
             executable_path=executable or find_chromium(),
-            headless=_headless_default() if headless is None else headless,
+            headless=headless_default() if headless is None else headless,
             args=args,
             viewport={"width": 1280, "height": 800},
         )
