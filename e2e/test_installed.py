@@ -3,7 +3,8 @@ offline (the wheel's packages from ``.wheelhouse``, which ``./dev setup`` fills)
 nothing of the repository on the path: the search model loads, ``tabmcp setup`` writes what the
 clients expect into a scratch home, and the installed ``tabmcp browser`` loads the installed
 extension into real Chromium (paired with a stored pairing ``tabmcp pair --list`` shows), where a
-page tool is called through the installed bridge with the official MCP client. One wheel and one virtualenv for the whole session."""
+page tool is called through the installed bridge with the official MCP client. One wheel and one
+virtualenv for the whole session."""
 
 from __future__ import annotations
 

@@ -1451,6 +1451,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "headless=headless,",
         ("e2e/test_agent_browser.py",),
     ),
+    Mutation(
+        "port-config-ignored",
+        "commands that talk to the bridge ignore the config's server.port (the one port rule)",
+        "bridge/tabmcp/config.py",
+        "    return BridgeTarget(port or config.server.port, config)",
+        "    return BridgeTarget(port or DEFAULT_PORT, config)",
+        ("bridge/tests/test_cli_port.py",),
+    ),
+    Mutation(
+        "port-flag-ignored",
+        "--port loses to the config's server.port (the one port rule)",
+        "bridge/tabmcp/config.py",
+        "    return BridgeTarget(port or config.server.port, config)",
+        "    return BridgeTarget(config.server.port or port, config)",
+        ("bridge/tests/test_cli_port.py",),
+    ),
 )
 
 

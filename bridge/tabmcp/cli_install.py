@@ -13,8 +13,7 @@ import sys
 from typing import Any
 
 from . import __version__
-from .config import DEFAULT_PORT, load_config
-from .errors import ConfigError
+from .config import DEFAULT_PORT, BridgeTarget, bridge_target
 
 __all__ = ["COMMANDS", "VersionAction", "add_parsers", "run"]
 
@@ -69,13 +68,8 @@ def add_parsers(sub: Any) -> None:
     browser.add_argument("--exit-after", type=float, help=argparse.SUPPRESS)
 
 
-def _port(args: argparse.Namespace) -> int:
-    if args.port:
-        return int(args.port)
-    try:
-        return load_config(getattr(args, "config", None)).server.port
-    except ConfigError:
-        return DEFAULT_PORT
+def _target(args: argparse.Namespace) -> BridgeTarget:
+    return bridge_target(args.port, args.config).checked()
 
 
 def _setup(args: argparse.Namespace) -> int:
@@ -83,7 +77,7 @@ def _setup(args: argparse.Namespace) -> int:
 
     from .clients import CLIENTS, apply, plan, this_launch
 
-    port = _port(args)
+    port = _target(args).port
     http = None if args.http is None else (args.http or f"http://127.0.0.1:{port}/mcp")
     launch = this_launch(port=port, http=http)
     if args.client is None:
@@ -147,13 +141,10 @@ def _browser(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    try:
-        store_path = load_config(args.config).store.path
-    except ConfigError:
-        store_path = None
-    return run_loop(run_browser(port=_port(args), url=args.url, headless=True if args.headless else None,
-                                profile=Path(args.profile_dir) if args.profile_dir else None, store_path=store_path,
-                                exit_after=args.exit_after, say=say))
+    target = _target(args)
+    return run_loop(run_browser(port=target.port, url=args.url, headless=True if args.headless else None,
+                                profile=Path(args.profile_dir) if args.profile_dir else None,
+                                store_path=target.config.store.path, exit_after=args.exit_after, say=say))
 
 
 def run(args: argparse.Namespace) -> int:

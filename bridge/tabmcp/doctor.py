@@ -22,9 +22,8 @@ import httpx
 from . import __version__
 from .assets import extension_dir
 from .clients import CLIENTS, EntryState, Launch, entry_state, this_launch
-from .config import DEFAULT_PORT, default_config_path, load_config
+from .config import DEFAULT_PORT, bridge_target, default_config_path
 from .control import control_headers, read_control_key
-from .errors import ConfigError
 from .model import ModelStatus, model_status
 
 __all__ = ["Check", "Facts", "Status", "diagnose", "gather", "render"]
@@ -121,11 +120,9 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
             facts.extension_manifest = False
     facts.polyfill_staged = (ext / "webmcp-polyfill.js").exists()
     facts.config_path = str(Path(config) if config else default_config_path())
-    try:
-        facts.port = port or load_config(config).server.port
-    except ConfigError as exc:
-        facts.config_error = str(exc)
-        facts.port = port or DEFAULT_PORT
+    target = bridge_target(port, config)
+    facts.port = target.port
+    facts.config_error = str(target.error) if target.error else None
     facts.port_open = _port_open(facts.port)
     if facts.port_open:
         facts.health = _get_health(facts.port, {})
