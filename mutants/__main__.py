@@ -1467,6 +1467,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    return BridgeTarget(config.server.port or port, config)",
         ("bridge/tests/test_cli_port.py",),
     ),
+    Mutation(
+        "doctor-health-twice",
+        "doctor asks the bridge's /health twice (public, then with the key) instead of once",
+        "bridge/tabmcp/doctor.py",
+        "        facts.health = _get_health(facts.port, headers)",
+        "        facts.health = _get_health(facts.port, {}) and _get_health(facts.port, headers)",
+        ("bridge/tests/test_doctor.py", "-k", "once"),
+    ),
 )
 
 

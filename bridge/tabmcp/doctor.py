@@ -1,8 +1,8 @@
 """``tabmcp doctor``: every link from this installation to a tool call, checked, with the fix for each.
 
 Two halves, as the bridge's core and shells are: :func:`gather` does the I/O (the config file, the
-port, the running bridge's ``/health`` with the control key, the model, the clients' config files)
-into one :class:`Facts`; :func:`diagnose` turns facts into :class:`Check` rows and does none, so
+port, the running bridge's ``/health`` asked once with the control key, the model, the clients'
+config files) into one :class:`Facts`; :func:`diagnose` turns facts into :class:`Check` rows and does none, so
 its rules are tested on facts made by hand. A link that fails makes every link after it that
 needs it ``skip`` rather than a second failure.
 """
@@ -125,13 +125,16 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
     facts.config_error = str(target.error) if target.error else None
     facts.port_open = _port_open(facts.port)
     if facts.port_open:
-        facts.health = _get_health(facts.port, {})
         key = read_control_key()
         facts.control_key = key is not None
-        if facts.health is not None and key:
-            full = _get_health(facts.port, control_headers(key))
-            facts.full_health = full if full and "extension" in full else None
-            facts.pending_pairings = _pending_pairings(facts.port, control_headers(key))
+        headers = control_headers(key) if key else {}
+        # One /health: with the key the bridge answers in full (its version too); without it, or
+        # refusing it, the public answer (no "extension"), which is all the bridge check needs.
+        facts.health = _get_health(facts.port, headers)
+        if facts.health is not None and "extension" in facts.health:
+            facts.full_health = facts.health
+            if not (facts.health.get("extension") or {}).get("connected"):
+                facts.pending_pairings = _pending_pairings(facts.port, headers)
     facts.model = model_status(load=load_model)
     launch = this_launch(port=facts.port)
     facts.launch = launch.command or ""
