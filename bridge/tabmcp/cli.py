@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from . import __version__, cli_install
-from .config import DEFAULT_PORT, BridgeTarget, Config, bridge_target, load_config
+from .config import DEFAULT_PORT, BridgeTarget, Config, load_config
 from .errors import BridgeError, ConfigError
 from .event_loop import run_loop
 
@@ -156,7 +156,7 @@ def _client(args: argparse.Namespace) -> Any:
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    target = bridge_target(args.port).checked()
+    target = cli_install.bridge_for(args.port)
     url = args.url or f"http://127.0.0.1:{target.port}/mcp"
     headers = _auth_headers(target)
     if not headers:
@@ -215,7 +215,7 @@ async def _tokens(args: argparse.Namespace) -> int:
 
     from .core.tokens import get_counter, profile_report
 
-    target = bridge_target(args.port).checked()
+    target = cli_install.bridge_for(args.port)
     async with httpx.AsyncClient(timeout=30, headers=_auth_headers(target)) as http:
         response = await http.get(f"http://127.0.0.1:{target.port}/api/listings")
         response.raise_for_status()
@@ -404,7 +404,7 @@ async def _pair(args: argparse.Namespace) -> int:
     from .control import ControlClient
     from .errors import PairingError
 
-    client = ControlClient(bridge_target(args.port, args.config).checked().port)
+    client = ControlClient(cli_install.bridge_for(args.port, args.config).port)
     if args.forget:
         try:
             await client.forget(args.forget)

@@ -15,7 +15,7 @@ from typing import Any
 from . import __version__
 from .config import DEFAULT_PORT, BridgeTarget, bridge_target
 
-__all__ = ["COMMANDS", "VersionAction", "add_parsers", "run"]
+__all__ = ["COMMANDS", "VersionAction", "add_parsers", "bridge_for", "run"]
 
 COMMANDS = ("setup", "doctor", "extension", "browser")
 
@@ -68,8 +68,17 @@ def add_parsers(sub: Any) -> None:
     browser.add_argument("--exit-after", type=float, help=argparse.SUPPRESS)
 
 
+def bridge_for(port: int | None, config: str | None = None) -> BridgeTarget:
+    """:func:`tabmcp.config.bridge_target` for a command: a config that does not load is said on
+    stderr, and the command goes on with ``--port`` or the default."""
+    target = bridge_target(port, config)
+    if target.error is not None:
+        print(f"tabmcp: {target.error}\n  (ignored here: using port {target.port})", file=sys.stderr)
+    return target
+
+
 def _target(args: argparse.Namespace) -> BridgeTarget:
-    return bridge_target(args.port, args.config).checked()
+    return bridge_for(args.port, args.config)
 
 
 def _setup(args: argparse.Namespace) -> int:

@@ -203,18 +203,13 @@ class BridgeTarget:
     """The config as loaded (its defaults when the file did not load: ``error`` says why)."""
     error: ConfigError | None = None
 
-    def checked(self) -> BridgeTarget:
-        """This target, or its config's error raised (every command but ``doctor``, which reports it)."""
-        if self.error is not None:
-            raise self.error
-        return self
-
 
 def bridge_target(port: int | None, path: str | os.PathLike[str] | None = None) -> BridgeTarget:
     """The one rule for the port of the running bridge, in every command that talks to it (setup,
     doctor, browser, pair, tools, call, tokens): ``--port`` beats the config's ``server.port``,
     which beats :data:`DEFAULT_PORT`. Never raises: a config that does not load leaves ``--port``
-    or the default, with the error."""
+    or the default, with the error (``doctor`` reports it as a failed check; the other commands
+    say it and go on: :func:`tabmcp.cli_install.bridge_for`)."""
     try:
         config = load_config(path)
     except ConfigError as exc:

@@ -133,5 +133,14 @@ def test_the_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config.write_text("[server]\nport = 'many'\n")
     broken = bridge_target(None, config)
     assert broken.port == DEFAULT_PORT and isinstance(broken.error, ConfigError)
-    with pytest.raises(ConfigError):
-        broken.checked()
+
+
+def test_a_config_that_does_not_load_is_said_and_the_command_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text("[server]\nport = 'many'\n")
+    monkeypatch.setenv("TABMCP_CONFIG", str(config))
+    capsys.readouterr()
+    assert main(["setup", "--print", "--http", "--port", "8123"]) == 0
+    out, err = capsys.readouterr()
+    assert "http://127.0.0.1:8123/mcp" in out and f"tabmcp: {config}" in err and "using port 8123" in err
