@@ -122,14 +122,12 @@ async def launch_browser(
     playwright: Playwright | None = None,
     extra_args: list[str] | None = None,
     pair: bool = True,
-    user_data_dir: str | None = None,
-    executable: str | None = None,
 ) -> AsyncIterator[ExtensionBrowser]:
     """A Chromium with our extension (unless ``extension=False``), closed on exit; pointed at
     ``bridge_url`` and paired with it (``pair=False``: unpaired, as a person's fresh install is).
-    A throwaway profile, removed on exit, unless ``user_data_dir`` names one to keep (``tabmcp browser``)."""
-    keep_profile = user_data_dir is not None
-    user_data_dir = user_data_dir or tempfile.mkdtemp(prefix="tabmcp-profile-")
+    A throwaway profile, removed on exit (a person's kept profile is ``tabmcp browser``'s:
+    :mod:`tabmcp.agent_browser`, which starts the browser without these test-profile defaults)."""
+    user_data_dir = tempfile.mkdtemp(prefix="tabmcp-profile-")
     ext_dir = stage_extension() if extension else None
     args = chromium_launch_args(ext_dir, webmcp=webmcp) + (extra_args or [])
     owns_playwright = playwright is None
@@ -139,7 +137,7 @@ async def launch_browser(
     try:
         context = await pw.chromium.launch_persistent_context(
             user_data_dir,
-            executable_path=executable or find_chromium(),
+            executable_path=find_chromium(),
             headless=headless_default() if headless is None else headless,
             args=args,
             viewport={"width": 1280, "height": 800},
@@ -157,5 +155,4 @@ async def launch_browser(
     finally:
         if pw_cm is not None:
             await pw_cm.__aexit__(None, None, None)
-        if not keep_profile:
-            shutil.rmtree(user_data_dir, ignore_errors=True)
+        shutil.rmtree(user_data_dir, ignore_errors=True)
