@@ -15,6 +15,10 @@ not in the system keyring), ``--disable-extensions``, ``--no-sandbox``, ``--enab
 ``--disable-background-networking`` and ``--disable-component-update`` (no Safe Browsing or
 certificate-list updates), ``--disable-popup-blocking``, ``--disable-client-side-phishing-detection``,
 a ``--disable-features`` list (HTTPS upgrades, storage partitioning, ...), and a fixed viewport.
+One Playwright habit remains: a file downloaded in this browser is saved under a generated name
+in Playwright's temporary folder, removed when the browser closes (the browser's own download
+handling, ``acceptDownloads: "internal-browser-default"``, is not reachable from Playwright's
+Python API).
 """
 
 from __future__ import annotations
