@@ -21,7 +21,7 @@ from tabmcp.browser import find_chromium
 from tabmcp.kept_pairing import browser_label
 from tabmcp.server.app import running_bridge
 
-from .conftest import e2e_config, headless
+from .conftest import e2e_config, eventually, headless
 
 POPUP = f"chrome-extension://{EXTENSION_ID}/popup/popup.html"
 # Playwright's defaults for throwaway profiles that would harm a person's kept one.
@@ -53,6 +53,7 @@ async def test_the_agent_browser_starts_as_a_person_would_and_its_pairing_is_the
             assert agent.pairing is not None and not agent.pairing.reused
             assert await bridge.core.wait_connected(20)
             assert bridge.core.link is not None and bridge.core.link.pairing_id == agent.pairing.id
+            await eventually(lambda: bridge.core.tool("page_title"), timeout=30)  # the URL opened, its tools synced
             page = await agent.browser.context.new_page()
             await page.goto("chrome://version")
             switches = (await page.inner_text("#command_line")).split()
