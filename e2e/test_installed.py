@@ -2,8 +2,9 @@
 offline (the wheel's packages from ``.wheelhouse``, which ``./dev setup`` fills). There, with
 nothing of the repository on the path: the search model loads, ``tabmcp setup`` writes what the
 clients expect into a scratch home, and the installed ``tabmcp browser`` loads the installed
-extension into real Chromium, where a page tool is called through the installed bridge with the
-official MCP client. One wheel and one virtualenv for the whole session."""
+extension into real Chromium (paired with a stored pairing ``tabmcp pair --list`` shows), where a
+page tool is called through the installed bridge with the official MCP client. One wheel and one
+virtualenv for the whole session."""
 
 from __future__ import annotations
 
@@ -103,3 +104,8 @@ async def test_a_page_tool_through_the_installed_bridge(installed: Installed, ho
         checks = {c["name"]: c for c in json.loads(doctor.stdout)["checks"]}
         for link in ("install", "port", "bridge", "extension", "webmcp"):
             assert checks[link]["status"] == "ok", checks[link]
+        # tabmcp browser paired with a stored pairing the person sees (and can revoke) by its profile.
+        pairs = json.loads(installed.run("pair", "--list", "--json", "--port", str(served.port), home=home).stdout)
+        assert [(p["label"], p["ephemeral"]) for p in pairs["pairings"]] == [
+            ("tabmcp browser (profile ~/browser-profile)", False)]
+        assert pairs["pairings"][0]["id"] in pairs["linked"]

@@ -1466,6 +1466,63 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            done = set(tab.tools)",
         ("bench/tests/test_bridge.py",),
     ),
+    Mutation(
+        "browser-pairing-ephemeral",
+        "tabmcp browser pairs for this bridge run only: the person's kept profile is not in pair --list after a restart",
+        "bridge/tabmcp/kept_pairing.py",
+        "    pairing_id, secret = await control.create_pairing(label, ephemeral=False)",
+        "    pairing_id, secret = await control.create_pairing(label, ephemeral=True)",
+        ("bridge/tests/test_kept_pairing.py",),
+    ),
+    Mutation(
+        "browser-pairing-never-reused",
+        "every start of tabmcp browser adds one more pairing to the list instead of reusing the profile's",
+        "bridge/tabmcp/kept_pairing.py",
+        "    if kept is not None and kept[0] in rows:",
+        "    if False:",
+        ("bridge/tests/test_kept_pairing.py",),
+    ),
+    Mutation(
+        "agent-browser-mock-keychain",
+        "the agent browser stores the kept profile's passwords outside the system keyring",
+        "bridge/tabmcp/agent_browser.py",
+        '    args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",',
+        '    args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--password-store=basic",',
+        ("bridge/tests/test_agent_browser.py",),
+    ),
+    Mutation(
+        "agent-browser-playwright-defaults",
+        "Playwright's test-profile defaults (--disable-extensions, --password-store=basic, ...) reach the kept profile",
+        "bridge/tabmcp/agent_browser.py",
+        "            str(profile), executable_path=path, ignore_default_args=True, args=args, headless=headless,",
+        "            str(profile), executable_path=path, ignore_default_args=[], args=[a for a in args[2:] if a[0] == '-'], "
+        "headless=headless,",
+        ("e2e/test_agent_browser.py",),
+    ),
+    Mutation(
+        "port-config-ignored",
+        "commands that talk to the bridge ignore the config's server.port (the one port rule)",
+        "bridge/tabmcp/config.py",
+        "    return BridgeTarget(port or config.server.port, config)",
+        "    return BridgeTarget(port or DEFAULT_PORT, config)",
+        ("bridge/tests/test_cli_port.py",),
+    ),
+    Mutation(
+        "port-flag-ignored",
+        "--port loses to the config's server.port (the one port rule)",
+        "bridge/tabmcp/config.py",
+        "    return BridgeTarget(port or config.server.port, config)",
+        "    return BridgeTarget(config.server.port or port, config)",
+        ("bridge/tests/test_cli_port.py",),
+    ),
+    Mutation(
+        "doctor-health-twice",
+        "doctor asks the bridge's /health twice (public, then with the key) instead of once",
+        "bridge/tabmcp/doctor.py",
+        "        facts.health = _get_health(facts.port, headers)",
+        "        facts.health = _get_health(facts.port, {}) and _get_health(facts.port, headers)",
+        ("bridge/tests/test_doctor.py", "-k", "once"),
+    ),
 )
 
 

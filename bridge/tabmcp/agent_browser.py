@@ -2,9 +2,23 @@
 
 ``tabmcp browser`` starts the person's installed Chromium (or Chrome) as a separate agent browser:
 its own profile under ``$XDG_STATE_HOME/tabmcp/browser-profile`` (kept across runs: logins and
-site permissions stay), this installation's extension loaded, native WebMCP on, paired with the
-bridge as the launcher pairs (:func:`tabmcp.launcher.pair_with`: a pairing derived from the control
-key, which every bridge of this user admits). It runs until the window is closed (or Ctrl-C).
+site permissions stay), this installation's extension loaded, native WebMCP on, and paired with
+the bridge by a stored pairing the person sees in ``tabmcp pair --list`` and can revoke
+(:mod:`tabmcp.kept_pairing`). It runs until the window is closed (or Ctrl-C).
+
+The profile is a person's, kept, so the browser starts as a person would start it: with exactly
+the switches :func:`agent_browser_args` lists. Playwright drives it (over a pipe only this process
+holds, never a debugging port another local user could reach) because the pairing has to be
+written into the extension's storage; but none of Playwright's default switches, which are made
+for throwaway test profiles: ``--password-store=basic`` / ``--use-mock-keychain`` (saved passwords
+not in the system keyring), ``--disable-extensions``, ``--no-sandbox``, ``--enable-automation``,
+``--disable-background-networking`` and ``--disable-component-update`` (no Safe Browsing or
+certificate-list updates), ``--disable-popup-blocking``, ``--disable-client-side-phishing-detection``,
+a ``--disable-features`` list (HTTPS upgrades, storage partitioning, ...), and a fixed viewport.
+One Playwright habit remains: a file downloaded in this browser is saved under a generated name
+in Playwright's temporary folder, removed when the browser closes (the browser's own download
+handling, ``acceptDownloads: "internal-browser-default"``, is not reachable from Playwright's
+Python API).
 """
 
 from __future__ import annotations
@@ -13,14 +27,22 @@ import asyncio
 import contextlib
 import os
 import shutil
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .assets import EXTENSION_ID, extension_dir, stage_extension
 from .browser import BrowserNotFound, find_chromium
 from .files import private_dir, state_dir
 from .firefox import build_firefox_extension
 
-__all__ = ["extension_steps", "firefox_extension_dir", "profile_dir", "run_browser"]
+if TYPE_CHECKING:
+    from .kept_pairing import KeptPairing
+    from .launcher import ExtensionBrowser
+
+__all__ = ["AgentBrowser", "agent_browser_args", "extension_steps", "firefox_extension_dir", "open_agent_browser",
+           "profile_dir", "run_browser"]
 
 _CHROME_NAMES = ("google-chrome", "google-chrome-stable", "chrome")
 _CHROME_PATHS = (
@@ -88,28 +110,94 @@ def _find_browser() -> tuple[str, bool]:
                           "or set TABMCP_CHROMIUM to its executable")
 
 
-async def run_browser(*, port: int, url: str | None = None, headless: bool | None = None,
-                      profile: Path | None = None, exit_after: float | None = None,
-                      say: object = print) -> int:
-    """Start the agent browser and keep it until it closes (``exit_after``: seconds, for tests)."""
-    from .launcher import launch_browser
+def agent_browser_args(profile: Path, *, extension: Path | None, headless: bool = False, url: str | None = None,
+                       as_root: bool = False) -> list[str]:
+    """Every switch the agent browser starts with, and nothing more (Playwright adds none:
+    ``ignore_default_args=True``): the kept profile, the pipe Playwright drives it over, no
+    first-run or default-browser prompts (a second browser of the person's), native WebMCP, the
+    extension where the browser honours ``--load-extension`` (Chromium; with no
+    ``--disable-extensions-except``: the person's other extensions in this profile stay on), and
+    ``--no-sandbox`` only as root (Chromium refuses to start there otherwise)."""
+    args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",
+            "--enable-features=WebMCP"]
+    if extension is not None:
+        args.append(f"--load-extension={extension}")
+    if headless:
+        args.append("--headless")
+    if as_root:
+        args.append("--no-sandbox")
+    if url:
+        args.append(url)
+    return args
 
-    executable, loads_extension = _find_browser()
-    profile = private_dir(profile or profile_dir())
+
+def _as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@dataclass
+class AgentBrowser:
+    browser: ExtensionBrowser
+    executable: str
+    profile: Path
+    bridge_url: str
+    pairing: KeptPairing | None
+    """The stored pairing the extension holds (None: branded Chrome, where the person loads the
+    extension and pairs it by hand)."""
+
+
+@contextlib.asynccontextmanager
+async def open_agent_browser(*, port: int, profile: Path, url: str | None = None, headless: bool | None = None,
+                             store_path: str | Path | None = None,
+                             executable: tuple[str, bool] | None = None) -> AsyncIterator[AgentBrowser]:
+    """The agent browser on ``profile``, paired with the bridge on ``port``, closed on exit.
+
+    Args:
+        store_path: the bridge's SQLite file, for pairing while no bridge runs (:func:`keep_pairing`).
+        executable: (path, loads ``--load-extension``); default :func:`_find_browser`.
+    """
+    from playwright.async_api import async_playwright
+
+    from .kept_pairing import browser_label, keep_pairing
+    from .launcher import ExtensionBrowser, headless_default
+
+    path, loads_extension = executable or _find_browser()
+    headless = headless_default() if headless is None else headless
     bridge_url = f"ws://127.0.0.1:{port}/extension"
-    # Branded Chrome would never start the extension's worker: launch it plain, the person loads it once.
-    async with launch_browser(bridge_url=bridge_url, headless=headless, webmcp=True, user_data_dir=str(profile),
-                              executable=executable, extension=loads_extension) as browser:
+    args = agent_browser_args(profile, extension=stage_extension() if loads_extension else None, headless=headless,
+                              url=url, as_root=_as_root())
+    async with async_playwright() as pw:
+        context = await pw.chromium.launch_persistent_context(
+            str(profile), executable_path=path, ignore_default_args=True, args=args, headless=headless,
+            no_viewport=True)
+        try:
+            browser = ExtensionBrowser(context=context, service_worker=None, user_data_dir=str(profile))
+            pairing = None
+            if loads_extension:
+                held = await browser.pairing_for(bridge_url)
+                pairing = await keep_pairing(held, label=browser_label(profile), port=port, store_path=store_path)
+                await browser.set_pairing(bridge_url, pairing.credential())
+            yield AgentBrowser(browser, path, profile, bridge_url, pairing)
+        finally:
+            with contextlib.suppress(Exception):
+                await context.close()
+
+
+async def run_browser(*, port: int, url: str | None = None, headless: bool | None = None,
+                      profile: Path | None = None, store_path: str | Path | None = None,
+                      exit_after: float | None = None, say: Callable[[str], None] = print) -> int:
+    """Start the agent browser and keep it until it closes (``exit_after``: seconds, for tests)."""
+    profile = private_dir(profile or profile_dir())
+    async with open_agent_browser(port=port, profile=profile, url=url, headless=headless,
+                                  store_path=store_path) as agent:
         closed = asyncio.Event()
-        browser.context.on("close", lambda _ctx: closed.set())
-        if url:
-            page = browser.context.pages[0] if browser.context.pages else await browser.context.new_page()
-            await page.goto(url)
-        assert callable(say)
-        say(f"tabmcp browser: {executable}, profile {profile}")
-        if loads_extension:
-            say(f"  extension {stage_extension()} loaded and paired with the bridge at {bridge_url}; "
-                "native WebMCP on")
+        agent.browser.context.on("close", lambda _ctx: closed.set())
+        say(f"tabmcp browser: {agent.executable}, profile {profile}")
+        if agent.pairing is not None:
+            how = "kept" if agent.pairing.reused else "made"
+            say(f"  extension {stage_extension()} loaded; native WebMCP on; bridge {agent.bridge_url}")
+            say(f"  pairing {agent.pairing.id} ({how}): `tabmcp pair --list` shows it, "
+                f"`tabmcp pair --forget {agent.pairing.id}` revokes it")
         else:
             say("  Google Chrome ignores --load-extension: load the extension once in this window and pair it "
                 "(`tabmcp extension` says how); native WebMCP on")

@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from . import __version__, cli_install
-from .config import DEFAULT_PORT, Config, load_config
+from .config import DEFAULT_PORT, BridgeTarget, Config, load_config
 from .errors import BridgeError, ConfigError
 from .event_loop import run_loop
 
@@ -145,16 +145,9 @@ async def _demo(args: argparse.Namespace) -> int:
 # -- tools / call ------------------------------------------------------------------------
 
 
-def _mcp_url(args: argparse.Namespace) -> str:
-    return args.url or f"http://127.0.0.1:{args.port or DEFAULT_PORT}/mcp"
-
-
-def _auth_headers() -> dict[str, str]:
+def _auth_headers(target: BridgeTarget) -> dict[str, str]:
     """The bearer token from the config file, for a bridge that requires one."""
-    try:
-        token = load_config().server.mcp_token
-    except ConfigError:
-        token = None
+    token = target.config.server.mcp_token
     return {"Authorization": f"Bearer {token}"} if token else {}
 
 
@@ -163,10 +156,12 @@ def _client(args: argparse.Namespace) -> Any:
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    headers = _auth_headers()
+    target = cli_install.bridge_for(args.port)
+    url = args.url or f"http://127.0.0.1:{target.port}/mcp"
+    headers = _auth_headers(target)
     if not headers:
-        return Client(_mcp_url(args))
-    return Client(streamable_http_client(_mcp_url(args), http_client=httpx2.AsyncClient(headers=headers)))
+        return Client(url)
+    return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers)))
 
 
 async def _tools(args: argparse.Namespace) -> int:
@@ -220,9 +215,9 @@ async def _tokens(args: argparse.Namespace) -> int:
 
     from .core.tokens import get_counter, profile_report
 
-    base = f"http://127.0.0.1:{args.port or DEFAULT_PORT}"
-    async with httpx.AsyncClient(timeout=30, headers=_auth_headers()) as http:
-        response = await http.get(base + "/api/listings")
+    target = cli_install.bridge_for(args.port)
+    async with httpx.AsyncClient(timeout=30, headers=_auth_headers(target)) as http:
+        response = await http.get(f"http://127.0.0.1:{target.port}/api/listings")
         response.raise_for_status()
         listings = response.json()
     counter = get_counter()
@@ -409,8 +404,7 @@ async def _pair(args: argparse.Namespace) -> int:
     from .control import ControlClient
     from .errors import PairingError
 
-    port = args.port or load_config(args.config).server.port
-    client = ControlClient(port)
+    client = ControlClient(cli_install.bridge_for(args.port, args.config).port)
     if args.forget:
         try:
             await client.forget(args.forget)
@@ -489,19 +483,19 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--exit-after", type=float, help=argparse.SUPPRESS)
 
     tools = sub.add_parser("tools", help="list what the running bridge exposes")
-    tools.add_argument("--port", type=int)
+    tools.add_argument("--port", type=int, help=f"bridge port (default: the config's, {DEFAULT_PORT})")
     tools.add_argument("--url", help="MCP URL (default http://127.0.0.1:PORT/mcp)")
     tools.add_argument("--json", action="store_true")
 
     call = sub.add_parser("call", help="run a tool through the running bridge")
     call.add_argument("name")
     call.add_argument("--args", default="{}", help="arguments as a JSON object")
-    call.add_argument("--port", type=int)
+    call.add_argument("--port", type=int, help=f"bridge port (default: the config's, {DEFAULT_PORT})")
     call.add_argument("--url")
     call.add_argument("--json", action="store_true", help="print the whole CallToolResult")
 
     tokens = sub.add_parser("tokens", help="tokens tools/list costs in each disclosure profile, now")
-    tokens.add_argument("--port", type=int)
+    tokens.add_argument("--port", type=int, help=f"bridge port (default: the config's, {DEFAULT_PORT})")
     tokens.add_argument("--json", action="store_true")
 
     trust = sub.add_parser("trust", help="the lockdown and changed tool definitions: show, clear, accept")

@@ -13,10 +13,9 @@ import sys
 from typing import Any
 
 from . import __version__
-from .config import DEFAULT_PORT, load_config
-from .errors import ConfigError
+from .config import DEFAULT_PORT, BridgeTarget, bridge_target
 
-__all__ = ["COMMANDS", "VersionAction", "add_parsers", "run"]
+__all__ = ["COMMANDS", "VersionAction", "add_parsers", "bridge_for", "run"]
 
 COMMANDS = ("setup", "doctor", "extension", "browser")
 
@@ -69,13 +68,17 @@ def add_parsers(sub: Any) -> None:
     browser.add_argument("--exit-after", type=float, help=argparse.SUPPRESS)
 
 
-def _port(args: argparse.Namespace) -> int:
-    if args.port:
-        return int(args.port)
-    try:
-        return load_config(getattr(args, "config", None)).server.port
-    except ConfigError:
-        return DEFAULT_PORT
+def bridge_for(port: int | None, config: str | None = None) -> BridgeTarget:
+    """:func:`tabmcp.config.bridge_target` for a command: a config that does not load is said on
+    stderr, and the command goes on with ``--port`` or the default."""
+    target = bridge_target(port, config)
+    if target.error is not None:
+        print(f"tabmcp: {target.error}\n  (ignored here: using port {target.port})", file=sys.stderr)
+    return target
+
+
+def _target(args: argparse.Namespace) -> BridgeTarget:
+    return bridge_for(args.port, args.config)
 
 
 def _setup(args: argparse.Namespace) -> int:
@@ -83,7 +86,7 @@ def _setup(args: argparse.Namespace) -> int:
 
     from .clients import CLIENTS, apply, plan, this_launch
 
-    port = _port(args)
+    port = _target(args).port
     http = None if args.http is None else (args.http or f"http://127.0.0.1:{port}/mcp")
     launch = this_launch(port=port, http=http)
     if args.client is None:
@@ -147,9 +150,10 @@ def _browser(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    return run_loop(run_browser(port=_port(args), url=args.url, headless=True if args.headless else None,
+    target = _target(args)
+    return run_loop(run_browser(port=target.port, url=args.url, headless=True if args.headless else None,
                                 profile=Path(args.profile_dir) if args.profile_dir else None,
-                                exit_after=args.exit_after, say=say))
+                                store_path=target.config.store.path, exit_after=args.exit_after, say=say))
 
 
 def run(args: argparse.Namespace) -> int:

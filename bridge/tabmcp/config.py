@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,7 +21,7 @@ from .core.telemetry import TelemetrySettings
 from .core.trust.settings import TrustSettings
 from .errors import ConfigError
 
-__all__ = ["DEFAULT_PORT", "Config", "default_config_path", "load_config"]
+__all__ = ["DEFAULT_PORT", "BridgeTarget", "Config", "bridge_target", "default_config_path", "load_config"]
 
 DEFAULT_PORT = 7797
 """One port for the extension's WebSocket (``/extension``) and MCP over HTTP (``/mcp``)."""
@@ -191,3 +192,26 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         return Config.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"{file}: {_explain(exc)}") from exc
+
+
+@dataclass(frozen=True)
+class BridgeTarget:
+    """The bridge a command talks to (:func:`bridge_target`)."""
+
+    port: int
+    config: Config
+    """The config as loaded (its defaults when the file did not load: ``error`` says why)."""
+    error: ConfigError | None = None
+
+
+def bridge_target(port: int | None, path: str | os.PathLike[str] | None = None) -> BridgeTarget:
+    """The one rule for the port of the running bridge, in every command that talks to it (setup,
+    doctor, browser, pair, tools, call, tokens): ``--port`` beats the config's ``server.port``,
+    which beats :data:`DEFAULT_PORT`. Never raises: a config that does not load leaves ``--port``
+    or the default, with the error (``doctor`` reports it as a failed check; the other commands
+    say it and go on: :func:`tabmcp.cli_install.bridge_for`)."""
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        return BridgeTarget(port or DEFAULT_PORT, Config(), exc)
+    return BridgeTarget(port or config.server.port, config)

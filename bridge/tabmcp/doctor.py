@@ -1,8 +1,8 @@
 """``tabmcp doctor``: every link from this installation to a tool call, checked, with the fix for each.
 
 Two halves, as the bridge's core and shells are: :func:`gather` does the I/O (the config file, the
-port, the running bridge's ``/health`` with the control key, the model, the clients' config files)
-into one :class:`Facts`; :func:`diagnose` turns facts into :class:`Check` rows and does none, so
+port, the running bridge's ``/health`` asked once with the control key, the model, the clients'
+config files) into one :class:`Facts`; :func:`diagnose` turns facts into :class:`Check` rows and does none, so
 its rules are tested on facts made by hand. A link that fails makes every link after it that
 needs it ``skip`` rather than a second failure.
 """
@@ -22,9 +22,8 @@ import httpx
 from . import __version__
 from .assets import extension_dir
 from .clients import CLIENTS, EntryState, Launch, entry_state, this_launch
-from .config import DEFAULT_PORT, default_config_path, load_config
+from .config import DEFAULT_PORT, bridge_target, default_config_path
 from .control import control_headers, read_control_key
-from .errors import ConfigError
 from .model import ModelStatus, model_status
 
 __all__ = ["Check", "Facts", "Status", "diagnose", "gather", "render"]
@@ -121,20 +120,21 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
             facts.extension_manifest = False
     facts.polyfill_staged = (ext / "webmcp-polyfill.js").exists()
     facts.config_path = str(Path(config) if config else default_config_path())
-    try:
-        facts.port = port or load_config(config).server.port
-    except ConfigError as exc:
-        facts.config_error = str(exc)
-        facts.port = port or DEFAULT_PORT
+    target = bridge_target(port, config)
+    facts.port = target.port
+    facts.config_error = str(target.error) if target.error else None
     facts.port_open = _port_open(facts.port)
     if facts.port_open:
-        facts.health = _get_health(facts.port, {})
         key = read_control_key()
         facts.control_key = key is not None
-        if facts.health is not None and key:
-            full = _get_health(facts.port, control_headers(key))
-            facts.full_health = full if full and "extension" in full else None
-            facts.pending_pairings = _pending_pairings(facts.port, control_headers(key))
+        headers = control_headers(key) if key else {}
+        # One /health: with the key the bridge answers in full (its version too); without it, or
+        # refusing it, the public answer (no "extension"), which is all the bridge check needs.
+        facts.health = _get_health(facts.port, headers)
+        if facts.health is not None and "extension" in facts.health:
+            facts.full_health = facts.health
+            if not (facts.health.get("extension") or {}).get("connected"):
+                facts.pending_pairings = _pending_pairings(facts.port, headers)
     facts.model = model_status(load=load_model)
     launch = this_launch(port=facts.port)
     facts.launch = launch.command or ""

@@ -29,7 +29,7 @@ from .browser import chromium_launch_args, find_chromium
 from .control import load_or_create_control_key
 from .core.pairing import launcher_pairing
 
-__all__ = ["PAIRING_KEY", "ExtensionBrowser", "launch_browser", "pair_with"]
+__all__ = ["PAIRING_KEY", "ExtensionBrowser", "headless_default", "launch_browser", "pair_with"]
 
 log = logging.getLogger("tabmcp.launcher")
 
@@ -70,6 +70,13 @@ class ExtensionBrowser:
         worker = await self.worker()
         await worker.evaluate(_SET, [PAIRING_KEY, url, pairing])
 
+    async def pairing_for(self, url: str) -> dict[str, str] | None:
+        """The pairing the extension holds for the bridge at ``url`` (None: none)."""
+        worker = await self.worker()
+        held: dict[str, str] | None = await worker.evaluate(
+            "async ([key, url]) => ((await chrome.storage.local.get(key))[key] || {})[url] || null", [PAIRING_KEY, url])
+        return held
+
     async def add_pairing(self, url: str) -> None:
         """Pair with the bridge at ``url`` without pointing the extension there (a person who
         paired with it before, and will switch to it on the options page)."""
@@ -98,7 +105,7 @@ class ExtensionBrowser:
         return result
 
 
-def _headless_default() -> bool:
+def headless_default() -> bool:
     """Headed where there is a screen (a person running the demo), headless otherwise (CI)."""
     if os.name == "nt" or os.uname().sysname == "Darwin":
         return False
@@ -115,14 +122,12 @@ async def launch_browser(
     playwright: Playwright | None = None,
     extra_args: list[str] | None = None,
     pair: bool = True,
-    user_data_dir: str | None = None,
-    executable: str | None = None,
 ) -> AsyncIterator[ExtensionBrowser]:
     """A Chromium with our extension (unless ``extension=False``), closed on exit; pointed at
     ``bridge_url`` and paired with it (``pair=False``: unpaired, as a person's fresh install is).
-    A throwaway profile, removed on exit, unless ``user_data_dir`` names one to keep (``tabmcp browser``)."""
-    keep_profile = user_data_dir is not None
-    user_data_dir = user_data_dir or tempfile.mkdtemp(prefix="tabmcp-profile-")
+    A throwaway profile, removed on exit (a person's kept profile is ``tabmcp browser``'s:
+    :mod:`tabmcp.agent_browser`, which starts the browser without these test-profile defaults)."""
+    user_data_dir = tempfile.mkdtemp(prefix="tabmcp-profile-")
     ext_dir = stage_extension() if extension else None
     args = chromium_launch_args(ext_dir, webmcp=webmcp) + (extra_args or [])
     owns_playwright = playwright is None
@@ -132,8 +137,8 @@ async def launch_browser(
     try:
         context = await pw.chromium.launch_persistent_context(
             user_data_dir,
-            executable_path=executable or find_chromium(),
-            headless=_headless_default() if headless is None else headless,
+            executable_path=find_chromium(),
+            headless=headless_default() if headless is None else headless,
             args=args,
             viewport={"width": 1280, "height": 800},
         )
@@ -150,5 +155,4 @@ async def launch_browser(
     finally:
         if pw_cm is not None:
             await pw_cm.__aexit__(None, None, None)
-        if not keep_profile:
-            shutil.rmtree(user_data_dir, ignore_errors=True)
+        shutil.rmtree(user_data_dir, ignore_errors=True)

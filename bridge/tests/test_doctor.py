@@ -135,6 +135,55 @@ async def test_doctor_reads_a_running_bridge(bridge: BridgeApp, tmp_path: Path,
         await ext.close()
 
 
+class CountingProxy:
+    """A loopback port in front of a real bridge that counts the ``/health`` requests through it."""
+
+    def __init__(self, upstream: int) -> None:
+        self.upstream = upstream
+        self.health = 0
+        self.server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> int:
+        self.server = await asyncio.start_server(self._pipe, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def __aexit__(self, *_: object) -> None:
+        assert self.server is not None
+        self.server.close()
+
+    async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream)
+
+        async def copy(src: asyncio.StreamReader, dst: asyncio.StreamWriter, count: bool) -> None:
+            try:
+                while data := await src.read(65536):
+                    if count:  # one request per line that starts one (httpx: a request per connection)
+                        self.health += sum(line.startswith(b"GET /health ") for line in data.split(b"\r\n"))
+                    dst.write(data)
+                    await dst.drain()
+            except ConnectionError:
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(copy(reader, up_writer, True), copy(up_reader, writer, False))
+
+
+async def test_doctor_asks_health_once(bridge: BridgeApp, extension: ScriptedExtension,
+                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(state_dir().parent))  # the bridge's control key
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    assert bridge.port is not None
+    proxy = CountingProxy(bridge.port)
+    async with proxy as port:
+        facts = await asyncio.to_thread(gather, port=port, load_model=False)
+    checks = _by_name(diagnose(facts))
+    assert checks["bridge"].status == Status.OK and facts.full_health is not None
+    assert checks["extension"].status == Status.FAIL and "test" in checks["extension"].detail  # read in full
+    assert proxy.health == 1, f"doctor asked /health {proxy.health} times"
+
+
 def test_doctor_json_exit_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
