@@ -85,13 +85,13 @@ def test_keyword_ranking_keeps_its_recall_on_the_tuning_set():
 # ---------------------------------------------------------------- requests in people's words
 
 KEYWORD_FLOOR = 0.50  # measured 0.55 over the whole tuning half and all 682 tools
-FUSED_FLOOR = 0.70  # measured 0.75 on the small set below
-FUSED_R1_FLOOR = 0.45
-"""Measured 0.475 on the small set with score fusion (cosine + 0.2 x relative BM25); rank fusion,
-the rule before it, gets 0.40 there: this floor is what keeps the better rule."""
-SMALL_SET = 40
-"""The semantic guard embeds only the categories its first ``SMALL_SET`` requests point into
-(a few hundred tools), so it runs in seconds, not minutes, on a busy 2-core machine."""
+FUSED_FLOOR = 0.68
+"""Measured 0.72 over the whole tuning half and all 682 tools; the model alone (no keyword share in
+the fusion) gets 0.685 there."""
+FUSED_R1_FLOOR = 0.43
+"""Measured 0.47 there with score fusion (cosine + 0.2 x relative BM25); the model alone gets 0.39,
+a keyword share of 1 gets 0.41: this floor is what keeps the fusion rule. (The whole catalog is
+embedded in about 4 s now that the model reads each tool's first words with int8 weights.)"""
 
 
 def _requests() -> list[dict[str, object]]:
@@ -124,8 +124,8 @@ def test_fused_ranking_recall_at_5_on_the_tuning_half_of_peoples_requests() -> N
             "the default search model is not installed: missing " + ", ".join(missing_parts()),
             opted_out="TABMCP_NO_SEMANTIC",
         )
-    requests = _requests()[:SMALL_SET]
-    index = _index(default_embedder(), requests)
+    requests = _requests()
+    index = _index(default_embedder())
     index.compute_embeddings()
     assert _recall_at_5(index, requests) >= FUSED_FLOOR
     firsts = [index.search(str(r["query"]), limit=1) for r in requests]
