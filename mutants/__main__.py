@@ -1177,6 +1177,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_search_bulk.py",),
     ),
     Mutation(
+        "fusion-keywords-ignored",
+        "a prose request ranks by the model alone: the keyword share of the fusion is gone",
+        "bridge/tabmcp/core/search/fusion.py",
+        "KEYWORD_WEIGHT = 0.2",
+        "KEYWORD_WEIGHT = 0.0",
+        ("bridge/tests/test_search_relevance.py", "-k", "fused"),
+    ),
+    Mutation(
         "bulk-longest-first",
         "the worker embeds the longest documents first: batches pad more, the first vectors come later",
         "bridge/tabmcp/core/search/embedding.py",
