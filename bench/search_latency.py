@@ -9,9 +9,10 @@ Tools are the MCP catalog's 682 real tools (``$TABMCP_DATA/mcp_catalog.json``, d
 names copies from several tabs (``t3.github_create_issue``); one source (tab) per category and
 replica. Queries are the catalog requests of ``bench/data/catalog_requests_*.json`` (people's
 words) plus the name-like queries of ``bench/data/mcp_catalog_queries.json``, each run once to
-warm up and then ``--rounds`` times.
+warm up and then ``--rounds`` times; the multi-step requests of
+``bench/data/multistep_requests_*.json`` have their own row.
 
-Semantic rows use the default model (MiniLM-L6 int8 on onnxruntime, one thread). The 682
+Semantic rows use the default model (MiniLM-L6, int8, on onnxruntime, one thread). The 682
 catalog tools are embedded by the model; the replicas that make up 1,000 and 5,000 tools get
 copies of their original's vector (their texts differ only by the replica prefix), so the run
 takes seconds, not minutes: the model's cost per tool is measured in the update table. The row
@@ -43,7 +44,7 @@ from tabmcp.core.search.semantic import Embedder, content_hash, missing_parts
 
 from ._data import data_dir
 from ._table import percentile, print_table
-from .search_quality import bm25s_ranker, catalog_requests, catalog_sources
+from .search_quality import bm25s_ranker, catalog_requests, catalog_sources, multistep_requests
 
 
 def latency_queries() -> list[dict[str, Any]]:
@@ -171,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     queries = latency_queries()
     texts = [q["query"] for q in queries]
     names = [q["query"] for q in queries if q["style"] == "name"]
+    multi = [q["query"] for split in ("tune", "test") for q in multistep_requests(split)]
     semantic = not args.no_semantic and semantic_available()
     if not args.no_semantic and not semantic:
         print("note: the embedding model is not installed (missing " + ", ".join(missing_parts()) + ")")
@@ -227,6 +229,11 @@ def main(argv: list[str] | None = None) -> int:
             cold.search("warm up the model")
             rows.append(
                 row("fused (default), embedding the query", n, run_queries(cold.search, texts, 1, warm=False))
+            )
+            # Requests of several steps: each clause embedded and ranked too (core/search/clauses.py).
+            rows.append(
+                row("  multi-step requests, embedding the query", n,
+                    run_queries(cold.search, multi, 1, warm=False))
             )
             if n == SIZES[-1]:
                 rows.append(
