@@ -1185,6 +1185,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_search_relevance.py", "-k", "fused"),
     ),
     Mutation(
+        "multistep-use-not-learned",
+        "a call after a request of several steps is never learned (its vector was not kept)",
+        "bridge/tabmcp/core/search/index.py",
+        "            self._emb.keep_query_vector(whole, context)  # what a call after this search learns from",
+        "            pass",
+        ("bridge/tests/test_search_clauses.py",),
+    ),
+    Mutation(
         "bulk-longest-first",
         "the worker embeds the longest documents first: batches pad more, the first vectors come later",
         "bridge/tabmcp/core/search/embedding.py",

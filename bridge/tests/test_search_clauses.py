@@ -105,3 +105,14 @@ def test_a_multi_step_request_respects_filters_and_allow() -> None:
     request = "refund the order the customer sent back, then create a new user account for her"
     hits = keys(index.search(request, limit=10, source="shop.test", allow=lambda k: k != "refund_status"))
     assert "other_refund" not in hits and "refund_status" not in hits and "create_user" in hits
+
+
+def test_a_call_after_a_multi_step_search_is_learned() -> None:
+    """The request's vector (its clauses' sum) is kept for learning from use, as a one-step
+    request's is: a call of a tool it showed is learned."""
+    index = _index(True)
+    request = "refund the order and the refund reason of the order, then make a new account for her"
+    shown = keys(index.search(request, limit=5))
+    assert "create_user" in shown
+    index.note_search("client", request, shown)
+    assert index.note_call("client", "create_user") and index.learned_uses == 1

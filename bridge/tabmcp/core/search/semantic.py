@@ -222,6 +222,14 @@ class OnnxEmbedder:
         assert out is not None
         return out
 
+    def encode_together(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """All ``texts`` in one run of the model (padded to the longest): each vector depends
+        slightly on the others, so use it only for texts that always come together (a request's
+        clauses); cheaper than a run each for a few short texts."""
+        if self._session is None:
+            self.load()
+        return self._encode_batch(list(texts)) if texts else np.zeros((0, 384), dtype=np.float32)
+
     def _encode_batch(self, texts: list[str]) -> npt.NDArray[np.float32]:
         encs = self._tokenizer.encode_batch(texts)
         ids = np.asarray([e.ids for e in encs], dtype=np.int64)
