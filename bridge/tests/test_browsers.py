@@ -241,6 +241,19 @@ def test_a_popup_numbers_every_activity_row_by_its_own_browser_and_names_the_oth
     assert second == [(7, "Chromium"), (7, None), (3, OTHER_BROWSER), (-2, None), (None, None)]
 
 
+def test_a_row_from_an_earlier_bridge_run_shows_no_tab():
+    """Slots are given per run, in the order browsers link: an earlier run's tab id may belong to
+    another browser now, so such a row shows no tab rather than the wrong one."""
+    row = {"at": 0.0, "client": "agent", "tool": "t", "origin": "https://a.test", "outcome": "ok",
+           "durationMs": 1.0, "arguments": "{}", "result": ""}
+    state = {"controls": {}, "tabs": [], "trust": {}, "activity": [
+        {**row, "id": 4, "tabId": qualify(1, 7)}, {**row, "id": 5, "tabId": -2},
+        {**row, "id": 9, "tabId": qualify(1, 7)},
+    ]}
+    shown = [(r["tabId"], r.get("browser")) for r in for_browser(state, 1, {}, this_run=9)["activity"]]
+    assert shown == [(None, None), (-2, None), (7, None)]
+
+
 # -- the bridge, two browser profiles ---------------------------------------------------------
 
 

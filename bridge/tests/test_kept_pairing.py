@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from tabmcp.cli import main
 from tabmcp.control import ControlClient
+from tabmcp.database import SqlitePairings
+from tabmcp.errors import ControlError
 from tabmcp.kept_pairing import browser_label, keep_pairing
 from tabmcp.server.app import running_bridge
 
@@ -92,3 +94,27 @@ async def test_with_no_bridge_running_the_next_bridge_admits_it(tmp_path: Path,
         await ext.close()
         rows = await asyncio.to_thread(listed, port, capsys)
         assert [(r["id"], r["label"]) for r in rows] == [(made.id, label)]
+    forged = await keep_pairing({"id": made.id, "secret": "not-its-secret"}, label=label, port=port, store_path=db)
+    assert not forged.reused and forged.id != made.id  # the secret must match, not only the id
+
+
+async def test_a_program_on_the_port_that_is_not_this_users_bridge_gets_no_pairing(tmp_path: Path) -> None:
+    """Something answers on the port but refuses our control key (another user's bridge, or a
+    program that is not a bridge): no pairing is made for it, none is written for later."""
+
+    async def refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(refuse, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    db = tmp_path / "t.db"
+    try:
+        with pytest.raises(ControlError):
+            await keep_pairing(None, label=browser_label(PROFILE), port=port, store_path=db)
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert not db.exists() or SqlitePairings(db).all() == []

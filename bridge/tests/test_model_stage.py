@@ -39,7 +39,7 @@ def test_staged_weights_are_int8_and_agree_with_the_source(staged: Path) -> None
     assert "MatMulInteger" in ops and "DynamicQuantizeLinear" in ops, sorted(ops)
     tokenizer = semantic._tokenizer_path()
     assert tokenizer is not None
-    source = semantic.OnnxEmbedder(model._source_weights(), tokenizer).encode(SENTENCES)
+    source = semantic.OnnxEmbedder(model.source_weights(), tokenizer).encode(SENTENCES)
     ours = semantic.OnnxEmbedder(staged, tokenizer).encode(SENTENCES)
     cosines = (source * ours).sum(axis=1)
     assert cosines.min() >= 0.98, cosines
@@ -68,3 +68,14 @@ def test_a_texts_vector_does_not_depend_on_what_is_encoded_with_it() -> None:
     for i, sentence in enumerate(SENTENCES):
         assert np.array_equal(model.encode([sentence])[0], together[i]), sentence
     assert np.array_equal(model.encode(SENTENCES[::-1])[::-1], together)
+
+
+def test_vectors_are_cached_under_a_name_that_follows_the_weights_file(staged: Path) -> None:
+    """A cached vector's key holds the model's name; the default model's name carries a digest of
+    its weights, so another build's vectors are never reused for this one."""
+    tokenizer = semantic._tokenizer_path()
+    assert tokenizer is not None
+    ours = semantic.OnnxEmbedder(staged, tokenizer).name
+    assert ours == semantic.OnnxEmbedder(staged, tokenizer).name
+    assert ours.startswith(semantic.DEFAULT_MODEL + "@")
+    assert semantic.OnnxEmbedder(model.source_weights(), tokenizer).name != ours

@@ -116,3 +116,15 @@ def test_a_call_after_a_multi_step_search_is_learned() -> None:
     assert "create_user" in shown
     index.note_search("client", request, shown)
     assert index.note_call("client", "create_user") and index.learned_uses == 1
+
+
+def test_a_query_spelling_a_requests_clauses_does_not_share_their_cache_entry() -> None:
+    """A request's clause vectors are cached together; a one-step query whose text is those
+    clauses joined by the cache's separator must not land on the same entry (one client's odd
+    query would break another's request)."""
+    index = _index(True)
+    request = "refund the order and the refund reason of the order, then make a new account for her"
+    clauses = split_clauses(request)
+    assert len(clauses) > 1
+    index.search("\x1f".join(clauses))  # one step: its words, its own vector
+    assert "create_user" in keys(index.search(request, limit=3))

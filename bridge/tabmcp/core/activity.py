@@ -255,6 +255,8 @@ class ActivityLog:
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()
         self._next_id = int(self.db.execute("SELECT COALESCE(MAX(id), 0) FROM activity").fetchone()[0]) + 1
+        self.first_id = self._next_id
+        """Rows of this bridge run have ids from here; older rows' tab ids were another run's."""
         self._pending: list[tuple[int, tuple[Any, ...] | _Deferred]] = []
         self._flushed_at = time.monotonic()
 

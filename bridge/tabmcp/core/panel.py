@@ -214,16 +214,20 @@ def panel_state(
     }
 
 
-def for_browser(state: dict[str, Any], slot: int, labels: Mapping[int, str] | None = None) -> dict[str, Any]:
+def for_browser(state: dict[str, Any], slot: int, labels: Mapping[int, str] | None = None,
+                this_run: int = 0) -> dict[str, Any]:
     """:func:`panel_state` as the popup of the browser at ``slot`` sees it: the documents of its
     own tabs (and closed sites), under the ids that browser gives them, so the popup matches them
     with its tabs and sends them back in ``expanded`` (:mod:`tabmcp.core.browsers`). Activity and
     the switches are the person's, across browsers: every row's tab is the number its own browser
     gives it, and a row of another browser's tab says which browser (``browser``: its name in
-    ``labels``, :meth:`tabmcp.core.browsers.BrowserSlots.labels`)."""
+    ``labels``, :meth:`tabmcp.core.browsers.BrowserSlots.labels`). A row from before this bridge
+    run (its id below ``this_run``, :attr:`tabmcp.core.activity.ActivityLog.first_id`) shows no
+    tab: its tab id was given by an earlier run's browsers, which link in any order."""
     tabs = [{**d, "tabId": wire_tab_id(d["tabId"])} for d in state["tabs"]
             if d["tabId"] < 0 or slot_of(d["tabId"]) == slot]
-    activity = [_row_for(r, slot, labels or {}) for r in state["activity"]]
+    activity = [{**r, "tabId": None} if r["id"] < this_run and r["tabId"] is not None and r["tabId"] >= 0
+                else _row_for(r, slot, labels or {}) for r in state["activity"]]
     return {**state, "tabs": tabs, "activity": activity}
 
 

@@ -111,7 +111,8 @@ class PersonPanel:
                 else:
                     self._changed()
         state = self.state(message if isinstance(message, PanelQuery) else None)
-        shown = for_browser(state, peer.slot, self._session.slots.labels())  # its own tab numbers
+        shown = for_browser(state, peer.slot, self._session.slots.labels(),  # its own tab numbers
+                            this_run=self._activity.first_id)
         self._session.send(peer, PanelState(request_id=message.request_id, state=shown))
 
     def trust_changed(self) -> None:

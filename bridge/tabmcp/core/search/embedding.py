@@ -8,7 +8,7 @@ searches. A search never waits for it: tools without a vector rank by their keyw
 
 **Many tools at once** (a site registering hundreds): a tool's document is short (its first
 :data:`~.doc.DOCUMENT_WORDS` words, which rank as well as the whole text), the model quantized, and
-the worker embeds pending tools shortest first in batches of similar length, so 500 new tools have
+the worker embeds pending tools shortest first (the most tools get a vector soonest), so 500 new tools have
 their vectors within a few seconds (docs/search.md measures it); searches meanwhile rank the tools
 still waiting by their keywords.
 """
@@ -110,7 +110,8 @@ class Embeddings:
 
     def compute(self, max_docs: int | None = None) -> int:
         """Embed tools that lack their vector (the model runs outside the lock), shortest first
-        so each batch pads little; returns how many got their vector. A tool that changed
+        (the most tools get a vector soonest; a batching model pads little); returns how many got
+        their vector. A tool that changed
         meanwhile keeps waiting for its new text."""
         with self._lock:
             slots = sorted(self._pending, key=lambda s: len(self._pending[s][1]))[:max_docs]
@@ -151,7 +152,7 @@ class Embeddings:
         and cached together: a clause's vector may then differ slightly from the same words in
         another request (a quantized model scales a run's activations together), but one
         request always gets the same vectors, for two thirds of the CPU of a run per clause."""
-        key = "\x1f".join(queries)
+        key = "\x1f" + "\x1f".join(queries)  # never a query's own text: a query is stripped
         with self._lock:
             vecs = self._queries.get(key)
         if vecs is None:

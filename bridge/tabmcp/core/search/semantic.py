@@ -40,8 +40,9 @@ __all__ = [
 ]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2-q8"
-"""Name of the default model (part of every cached vector's key: vectors of another build of the
-model are never mixed in)."""
+"""Name of the default model, as ``tabmcp --version`` shows it. The name its vectors are cached
+under adds a digest of the weights file (:attr:`OnnxEmbedder.name`), so the vectors of another
+build (a new recipe, another onnxruntime's quantizer) are never mixed in."""
 INSTALL_HINT = (
     "pip install --force-reinstall tabmcp (its wheel carries the model); in a checkout: ./dev setup"
 )
@@ -164,13 +165,13 @@ class OnnxEmbedder:
     """
 
     def __init__(self, model: Path, tokenizer: Path, *, threads: int = 1, max_length: int = 256,
-                 batch_size: int = 1, name: str = DEFAULT_MODEL) -> None:
+                 batch_size: int = 1, name: str | None = None) -> None:
         self._model_path = model
         self._tokenizer_path = tokenizer
         self._threads = threads
         self._max_length = max_length
         self._batch_size = batch_size
-        self._name = name
+        self._name: str | None = name
         self._session: Any = None
         self._tokenizer: Any = None
         self._input_names: set[str] = set()
@@ -178,6 +179,11 @@ class OnnxEmbedder:
 
     @property
     def name(self) -> str:
+        """``name`` as given, else :data:`DEFAULT_MODEL` and a digest of the weights file (read
+        once, about 20 ms): part of every cached vector's key."""
+        if self._name is None:
+            digest = hashlib.blake2b(self._model_path.read_bytes(), digest_size=6).hexdigest()
+            self._name = f"{DEFAULT_MODEL}@{digest}"
         return self._name
 
     def load(self) -> None:
