@@ -43,11 +43,10 @@ HOOK = "window[Symbol.for('tabmcp.telemetry')]"
 
 COLLECTOR = """
 window.__batches = []; window.__results = [];
-// The capture hands its own line (a MessagePort) to the content script once, at document_start;
-// here the collector takes it, as content.js does.
-window.__capture = new Promise((resolve) => addEventListener('message', (e) => {
-  const d = e.data;
-  if (e.source !== window || !d || d.__tabmcp !== 'page' || !d.msg || d.msg.type !== 'capture.port') return;
+// The capture hands its own line (a MessagePort) to the content script once, at document_start,
+// on an event of its own (messages.js CAPTURE_EVENT); here the collector takes it, as content.js does.
+window.__capture = new Promise((resolve) => addEventListener('tabmcp-capture-port', (e) => {
+  e.preventDefault();
   const port = e.ports[0];
   port.onmessage = (m) => {
     if (m.data.type === 'telemetry') window.__batches.push(m.data);
@@ -906,8 +905,9 @@ async def test_idempotent_and_ignores_the_extensions_own_messages(
           console.log('once');
           console.warn('[tabmcp] could not read the page tools:', 'the extension speaking');
           await fetch('/api/users/1');
-          window.postMessage({__tabmcp: 'content', msg: {type: 'resync'}}, '*');
-          window.postMessage({__tabmcp: 'page', msg: {type: 'snapshot', tools: []}}, '*');
+          const say = (type, msg) => dispatchEvent(new CustomEvent(type, {detail: JSON.stringify(msg)}));
+          say('tabmcp-content', {type: 'resync'});
+          say('tabmcp-page', {type: 'snapshot', tools: []});
         }"""
     )
     await lab.wait_events("network")
@@ -961,12 +961,16 @@ async def test_a_page_that_patches_natives_later_does_not_change_the_capture(lab
 
 
 async def test_a_page_posting_as_the_content_script_changes_nothing(lab: Lab) -> None:
-    """Settings and queries come on the capture's own line: a page that posts them on the window,
-    in the content script's envelope, neither turns redaction off nor gets an answer."""
+    """Settings and queries come on the capture's own line: a page that sends them as the content
+    script speaks to the page scripts (its window event) or on a window message neither turns
+    redaction off nor gets an answer."""
     configs = (await lab.stats())["configs"]
     await lab.page.evaluate(
         """() => new Promise((resolve) => {
           const off = {enabled: true, redact: {keys: [], exactKeys: [], patterns: [], cardNumbers: false}};
+          const say = (msg) => dispatchEvent(new CustomEvent('tabmcp-content', {detail: JSON.stringify(msg)}));
+          say({type: 'telemetry.config', config: off});
+          say({type: 'page.query', requestId: 'forged', kind: 'page'});
           window.postMessage({__tabmcp: 'content', msg: {type: 'telemetry.config', config: off}}, '*');
           window.postMessage({__tabmcp: 'content', msg: {type: 'page.query', requestId: 'forged', kind: 'page'}}, '*');
           addEventListener('message', (e) => e.data === 'after' && resolve());

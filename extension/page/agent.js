@@ -1,8 +1,9 @@
 // tabmcp page agent (page's main world, document_start, after webmcp-polyfill.js).
 // Watches the page's WebMCP tools, categories and states through the polyfill's internal hook
 // and reports snapshots; runs tool calls the bridge routes here. Talks to the content script
-// with window.postMessage ({__tabmcp: 'page'} out, {__tabmcp: 'content'} in), except calls, cancels
-// and their results: synchronous window events (CALL_EVENT in messages.js). Idempotent.
+// with synchronous window events whose detail is JSON text (PAGE_EVENT in messages.js; calls,
+// cancels and their results on CALL_EVENT), never window.postMessage: the page's own `message`
+// listeners hear nothing of ours. Idempotent.
 // Message names and error codes come from messages.js and protocol.generated.js, which
 // manifest.json injects before this script.
 (() => {
@@ -11,12 +12,13 @@
     window[AGENT].resync();
     return;
   }
-  const { PAGE, ENVELOPE, CALL_EVENT } = globalThis[Symbol.for('tabmcp.messages')];
+  const { PAGE, PAGE_EVENT, CALL_EVENT } = globalThis[Symbol.for('tabmcp.messages')];
   const { ERROR } = globalThis[Symbol.for('tabmcp.protocol')];
   /** @type {{native:boolean, snapshot():Promise<any>, call(name:string,args:object,opts?:{signal?:AbortSignal}):Promise<any>, subscribe(cb:()=>void):()=>void} | undefined} */
   const hook = globalThis[Symbol.for('tabmcp.webmcp')];
 
-  const post = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.page, msg }, '*');
+  /** To the content script, at once (its listener runs before this returns). */
+  const post = (msg) => window.dispatchEvent(new CustomEvent(PAGE_EVENT.toContent, { detail: JSON.stringify(msg) }));
   const isTop = window.top === window;
 
   /**
@@ -219,11 +221,16 @@
     }
   });
 
-  window.addEventListener('message', (event) => {
-    if (event.source !== window) return;
-    const data = event.data;
-    if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg) return;
-    const msg = data.msg;
+  // The content script's word (PAGE_EVENT): a new relay asks for a fresh snapshot, the bridge's refusals.
+  window.addEventListener(PAGE_EVENT.toPage, (event) => {
+    if (typeof event.detail !== 'string') return;
+    let msg;
+    try {
+      msg = JSON.parse(event.detail);
+    } catch {
+      return;
+    }
+    if (!msg) return;
     if (msg.type === PAGE.resync) {
       lastTools = null; // a new content script (the extension reloaded) gets the whole snapshot again
       lastRest = '';
