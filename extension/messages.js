@@ -55,8 +55,9 @@
    * content script gives the page scripts (resync, refused, forms.policy, form.call). Never
    * window.postMessage: every `message` listener of the page would see (and might log, forward or
    * answer) it, and the page must behave with the extension exactly as without it. Measured
-   * (bench/page_channel.py): a snapshot of hundreds of tools costs less as JSON text on an event
-   * than structured-cloned on a message, and arrives without waiting for a task. A page can
+   * (bench/page_channel.py, main world → isolated world): a snapshot of 682 tools (572 KiB) is in
+   * the other world after 14.9 ms as JSON text on an event against 14.5 ms structured-cloned on a
+   * message (100 tools: 0.9 against 0.8 ms), and it needs no task to arrive. A page can
    * dispatch these events too: the content script takes nothing on them a page could not send.
    */
   const PAGE_EVENT = Object.freeze({ toContent: 'tabmcp-page', toPage: 'tabmcp-content' });

@@ -1539,6 +1539,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        facts.health = _get_health(facts.port, {}) and _get_health(facts.port, headers)",
         ("bridge/tests/test_doctor.py", "-k", "once"),
     ),
+    Mutation(
+        "snapshot-on-window-message",
+        "the page agent posts its snapshot through window.postMessage again (the page's message listeners hear it)",
+        "extension/page/agent.js",
+        "    post({ ...rest, tools });",
+        "    post({ ...rest, tools }); window.postMessage({ __tabmcp: 'page', msg: { ...rest, tools } }, '*');",
+        ("e2e/test_quiet_page.py", "-k", "polyfill"),
+    ),
 )
 
 
