@@ -103,7 +103,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--reps", type=int, default=30)
     args = parser.parse_args(argv)
     rows = asyncio.run(measure(args.tools, args.reps))
-    print_table("a snapshot from the main world to an isolated world", ["tools", "JSON size", "way", "sender ms (median)", "in the other world ms (median)"], rows)
+    headers = ["tools", "JSON size", "way", "sender ms (median)", "in the other world ms (median)"]
+    print_table("a snapshot from the main world to an isolated world", headers, rows)
     return 0
 
 
