@@ -4,7 +4,8 @@ The page agent, the forms agent, the telemetry capture and the content script ta
 window events of their own and private ports, never window.postMessage: a page that logs, forwards
 or answers every `message` (analytics, iframe bridges, postMessage RPC libraries) hears with the
 extension exactly what it hears without it. e2e/pages/quiet.html records every `message` event
-(data, origin, ports; capturing, bubbling and `onmessage`) while its tools register and change,
+(data, origin, ports; capturing, bubbling and `onmessage`), and every event dispatched on the
+window through its (wrapped) `dispatchEvent`, while its tools register and change,
 a tool is called, telemetry flows, a live page query runs and a form is used as a tool; a plain
 Chromium with the same switches and no extension loads the same page and does the same page-side
 steps. Both WebMCP flavours (``env``).
@@ -26,6 +27,8 @@ from .conftest import Env, eventually, other_bridge
 from .test_untrusted import answer_in_window
 
 PAGE = "quiet.html"
+WEBMCP_EVENTS = {"toolactivated", "toolcancel", "toolchange", "statechange"}
+"""The draft's events, which the page's WebMCP fires at the window (our polyfill in polyfill mode)."""
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +70,7 @@ async def test_the_pages_message_listeners_hear_nothing_of_tabmcp(env: Env, page
         await bare.wait_for_function("() => window.ready")
         await bare.evaluate("() => window.change()")
         without = await heard(bare, 2)
+        dispatched = await bare.evaluate("() => window.dispatched")
     finally:
         await bare.close()
     assert [h["phase"] for h in without] == ["capture", "bubble", "onmessage"] * 2
@@ -105,3 +109,5 @@ async def test_the_pages_message_listeners_hear_nothing_of_tabmcp(env: Env, page
         finally:
             bridge.core.set_forms_as_tools(origin, False)
         assert await heard(page, 2) == without
+        ours = [t for t in await page.evaluate("() => window.dispatched") if t not in WEBMCP_EVENTS]
+        assert ours == dispatched == []

@@ -17,8 +17,13 @@
   /** @type {{native:boolean, snapshot():Promise<any>, call(name:string,args:object,opts?:{signal?:AbortSignal}):Promise<any>, subscribe(cb:()=>void):()=>void} | undefined} */
   const hook = globalThis[Symbol.for('tabmcp.webmcp')];
 
-  /** To the content script, at once (its listener runs before this returns). */
-  const post = (msg) => window.dispatchEvent(new CustomEvent(PAGE_EVENT.toContent, { detail: JSON.stringify(msg) }));
+  // The browser's own functions as they were at document_start, before any page script: a page
+  // that wraps or replaces them later neither sees nor breaks what crosses to the content script.
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const Custom = CustomEvent;
+  const { stringify, parse } = JSON;
+  /** To the content script, at once (its listener runs before this returns): JSON text on our event. */
+  const post = (msg) => dispatch.call(window, new Custom(PAGE_EVENT.toContent, { detail: stringify(msg) }));
   const isTop = window.top === window;
 
   /**
@@ -100,7 +105,7 @@
     if (isTop) rest.frameTools = frameToolOrigins();
     let key;
     try {
-      key = JSON.stringify(rest);
+      key = stringify(rest);
     } catch {
       key = String(Math.random());
     }
@@ -194,13 +199,13 @@
     running.delete(msg.callId);
     let detail;
     try {
-      detail = JSON.stringify({ type: PAGE.result, callId: msg.callId, ok: !!outcome.ok, result: outcome.result,
+      detail = stringify({ type: PAGE.result, callId: msg.callId, ok: !!outcome.ok, result: outcome.result,
         error: outcome.error });
     } catch (err) {
       const message = `the tool's result is not JSON: ${String((err && err.message) || err)}`;
-      detail = JSON.stringify({ type: PAGE.result, callId: msg.callId, ok: false, error: { code: ERROR.PAGE_ERROR, message } });
+      detail = stringify({ type: PAGE.result, callId: msg.callId, ok: false, error: { code: ERROR.PAGE_ERROR, message } });
     }
-    window.dispatchEvent(new CustomEvent(CALL_EVENT.toContent, { detail }));
+    dispatch.call(window, new Custom(CALL_EVENT.toContent, { detail }));
   }
 
   // Calls and cancels from the content script (CALL_EVENT: a synchronous event, not a message).
@@ -208,7 +213,7 @@
     if (typeof event.detail !== 'string') return;
     let msg;
     try {
-      msg = JSON.parse(event.detail);
+      msg = parse(event.detail);
     } catch {
       return;
     }
@@ -226,7 +231,7 @@
     if (typeof event.detail !== 'string') return;
     let msg;
     try {
-      msg = JSON.parse(event.detail);
+      msg = parse(event.detail);
     } catch {
       return;
     }

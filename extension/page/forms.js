@@ -31,8 +31,13 @@
   const RESPONSE_QUIET_MS = 300;
   const RESPONSE_MAX_MS = 5000;
 
-  /** To the content script, at once (its listener runs before this returns). */
-  const post = (msg) => window.dispatchEvent(new CustomEvent(PAGE_EVENT.toContent, { detail: JSON.stringify(msg) }));
+  // The browser's own functions as they were at document_start, before any page script: a page
+  // that wraps or replaces them later neither sees nor breaks what crosses to the content script.
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const Custom = CustomEvent;
+  const { stringify, parse } = JSON;
+  /** To the content script, at once (its listener runs before this returns): JSON text on our event. */
+  const post = (msg) => dispatch.call(window, new Custom(PAGE_EVENT.toContent, { detail: stringify(msg) }));
   const hook = () => globalThis[Symbol.for('tabmcp.webmcp')];
 
   // ---- what is never offered ----------------------------------------------------------------
@@ -411,7 +416,7 @@
     timer = 0;
     const { tools, forms } = enabled ? describeForms() : { tools: [], forms: new Map() };
     current = forms;
-    const key = JSON.stringify(tools);
+    const key = stringify(tools);
     if (!force && key === lastSent) return;
     lastSent = key;
     post({ type: PAGE.forms, tools });
@@ -578,7 +583,7 @@
     if (typeof event.detail !== 'string') return;
     let msg;
     try {
-      msg = JSON.parse(event.detail);
+      msg = parse(event.detail);
     } catch {
       return;
     }
