@@ -1547,6 +1547,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    post({ ...rest, tools }); window.postMessage({ __tabmcp: 'page', msg: { ...rest, tools } }, '*');",
         ("e2e/test_quiet_page.py", "-k", "polyfill"),
     ),
+    Mutation(
+        "page-agent-live-dispatch",
+        "the page agent dispatches its messages with the page's (wrappable) window.dispatchEvent",
+        "extension/page/agent.js",
+        "  const post = (msg) => dispatch.call(window, new Custom(PAGE_EVENT.toContent, { detail: stringify(msg) }));",
+        "  const post = (msg) => window.dispatchEvent(new Custom(PAGE_EVENT.toContent, { detail: stringify(msg) }));",
+        ("e2e/test_quiet_page.py", "-k", "polyfill"),
+    ),
 )
 
 
