@@ -189,18 +189,23 @@ async def new_lab(chromium: Browser, demo_url: str) -> AsyncIterator[Callable[..
 
     ``telemetry``: inject the capture scripts (``copies`` times); ``rules``: then send the
     bridge's default config as the extension would; ``before``: a script to run before them;
-    ``check``: validate what the page sent against the bridge's models at the end.
+    ``check``: validate what the page sent against the bridge's models at the end;
+    ``collector_last``: the collector comes after the capture scripts and asks for the line, as
+    content.js does when the capture ran first (document_start order is not fixed).
     """
     opened: list[tuple[Lab, bool]] = []
 
     async def make(
-        *, telemetry: bool = True, rules: bool = True, copies: int = 1, before: str = "", check: bool = True
+        *, telemetry: bool = True, rules: bool = True, copies: int = 1, before: str = "", check: bool = True,
+        collector_last: bool = False,
     ) -> Lab:
         context = await chromium.new_context()
-        await context.add_init_script(COLLECTOR + before)
+        await context.add_init_script(before if collector_last else COLLECTOR + before)
         for _ in range(copies if telemetry else 0):
             for script in SCRIPTS:
                 await context.add_init_script(path=str(script))
+        if collector_last:
+            await context.add_init_script(COLLECTOR + "dispatchEvent(new Event('tabmcp-capture-ask'));")
         if telemetry and rules:
             await context.add_init_script(RULES)
         lab = Lab(await context.new_page(), demo_url)
@@ -958,6 +963,26 @@ async def test_a_page_that_patches_natives_later_does_not_change_the_capture(lab
     assert json.loads(post["requestBody"])["password"] == MARK and post["requestHeaders"]
     dom = next(r for r in await lab.page.evaluate("window.__results") if r["requestId"] == "patched")
     assert dom["ok"] and dom["result"]["matches"] == 3, dom
+
+
+async def test_a_relay_that_comes_after_the_capture_asks_for_its_line_once(
+    new_lab: Callable[..., Awaitable[Lab]],
+) -> None:
+    """content.js and the capture scripts run at document_start in no fixed order: a relay that
+    comes second asks for the line (messages.js CAPTURE_EVENT.ask) and gets it; the capture offers
+    it once more only, so a page script that asks later gets nothing."""
+    lab = await new_lab(collector_last=True)
+    await lab.page.evaluate("() => console.log('through the line asked for')")
+    await lab.wait_events("console", lambda e: any(x["args"] == ["through the line asked for"] for x in e))
+    offers = await lab.page.evaluate(
+        """() => {
+          let offers = 0;
+          addEventListener('tabmcp-capture-port', () => offers++);
+          dispatchEvent(new Event('tabmcp-capture-ask'));
+          return offers;
+        }"""
+    )
+    assert offers == 0
 
 
 async def test_a_page_posting_as_the_content_script_changes_nothing(lab: Lab) -> None:

@@ -1,7 +1,7 @@
 // The extension's internal messages, named once: service worker ⇄ content script (over the
-// page's port) ⇄ page scripts (window events of our own, never window.postMessage), and the extension's own pages (popup,
-// approval window) ⇄ service worker (chrome.runtime.sendMessage). The wire protocol with the
-// bridge and every error code are in protocol.generated.js.
+// page's port) ⇄ page scripts (window events of our own, never window.postMessage), and the
+// extension's own pages (popup, approval window) ⇄ service worker (chrome.runtime.sendMessage).
+// The wire protocol with the bridge and every error code are in protocol.generated.js.
 //
 // A classic script with no exports, safe to load twice, so every context can load it: listed
 // before content.js in manifest.json, imported for its effect by protocol.js (service worker,

@@ -1555,6 +1555,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "  const post = (msg) => window.dispatchEvent(new Custom(PAGE_EVENT.toContent, { detail: stringify(msg) }));",
         ("e2e/test_quiet_page.py", "-k", "polyfill"),
     ),
+    Mutation(
+        "capture-offers-on-every-ask",
+        "the capture keeps offering its line to every ask (a page script that asks gets it)",
+        "extension/page/natives.js",
+        "      N.off.call(W, CAPTURE_EVENT.ask, again);",
+        "      void N.off;",
+        ("e2e/test_telemetry_capture.py", "-k", "asks_for_its_line"),
+    ),
 )
 
 
