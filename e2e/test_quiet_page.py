@@ -111,3 +111,15 @@ async def test_the_pages_message_listeners_hear_nothing_of_tabmcp(env: Env, page
         assert await heard(page, 2) == without
         ours = [t for t in await page.evaluate("() => window.dispatched") if t not in WEBMCP_EVENTS]
         assert ours == dispatched == []
+
+
+async def test_a_page_that_changed_how_arrays_become_json_keeps_its_tools(env: Env, page_closer):
+    """Our messages are JSON text now (a structured clone never read toJSON): a page whose library
+    gave arrays a toJSON of its own (Prototype.js 1.6) still gets its tools to the agent, and its
+    own JSON is as it made it."""
+    page = await env.open("legacy-json.html", wait_for_tool="legacy_hello")
+    page_closer.append(page)
+    async with env.client() as client:
+        result = await client.call_tool(await env.wait_tool("legacy_hello", page), {"who": "Ada"})
+    assert result.content[0].text == "hello Ada"
+    assert await page.evaluate("() => window.arrays()") == '{"list":"[2 items]"}'

@@ -16,8 +16,9 @@
 // submit path; the bridge decides whether the agent may see or call it (docs/security.md).
 //
 // Talks to the content script like page/agent.js: synchronous window events whose detail is JSON
-// text (PAGE_EVENT in messages.js), never window.postMessage. Message names and error codes come from messages.js and
-// protocol.generated.js, which manifest.json injects before this script. Idempotent.
+// text (page/channel.js, PAGE_EVENT in messages.js), never window.postMessage. Message names and
+// error codes come from messages.js and protocol.generated.js, which manifest.json injects before
+// this script (and page/channel.js). Idempotent.
 (() => {
   const KEY = Symbol.for('tabmcp.pageForms');
   if (window[KEY] || window.top !== window) return;
@@ -31,13 +32,9 @@
   const RESPONSE_QUIET_MS = 300;
   const RESPONSE_MAX_MS = 5000;
 
-  // The browser's own functions as they were at document_start, before any page script: a page
-  // that wraps or replaces them later neither sees nor breaks what crosses to the content script.
-  const dispatch = EventTarget.prototype.dispatchEvent;
-  const Custom = CustomEvent;
-  const { stringify, parse } = JSON;
-  /** To the content script, at once (its listener runs before this returns): JSON text on our event. */
-  const post = (msg) => dispatch.call(window, new Custom(PAGE_EVENT.toContent, { detail: stringify(msg) }));
+  const events = globalThis[Symbol.for('tabmcp.pageChannel')];
+  /** To the content script, at once (its listener runs before this returns). */
+  const post = (msg) => events.send(PAGE_EVENT.toContent, msg);
   const hook = () => globalThis[Symbol.for('tabmcp.webmcp')];
 
   // ---- what is never offered ----------------------------------------------------------------
@@ -416,7 +413,7 @@
     timer = 0;
     const { tools, forms } = enabled ? describeForms() : { tools: [], forms: new Map() };
     current = forms;
-    const key = stringify(tools);
+    const key = events.text(tools);
     if (!force && key === lastSent) return;
     lastSent = key;
     post({ type: PAGE.forms, tools });
@@ -579,15 +576,7 @@
     };
   }
 
-  window.addEventListener(PAGE_EVENT.toPage, (event) => {
-    if (typeof event.detail !== 'string') return;
-    let msg;
-    try {
-      msg = parse(event.detail);
-    } catch {
-      return;
-    }
-    if (!msg) return;
+  events.listen(PAGE_EVENT.toPage, (msg) => {
     if (msg.type === PAGE.formsPolicy) {
       setEnabled(msg.enabled === true);
     } else if (msg.type === PAGE.resync) {
