@@ -80,8 +80,8 @@ async def test_forms_as_tools_switch_approval_fill_and_submit(env: Env, page_clo
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
             # Switch off (the default): nothing offered, even when the page claims forms itself.
             await page.evaluate("""() => {
-                window.postMessage({__tabmcp: 'page', msg: {type: 'forms', tools: [{name: 'form_forged',
-                  description: 'A form the page claims', inputSchema: {type: 'object', properties: {}}}]}}, '*');
+                dispatchEvent(new CustomEvent('tabmcp-page', {detail: JSON.stringify({type: 'forms', tools: [{name: 'form_forged',
+                  description: 'A form the page claims', inputSchema: {type: 'object', properties: {}}}]})}));
                 document.title = 'Ordinary forms (forged)';
             }""")
             await eventually(lambda: bridge.core.registry.tab(tab_id).title == "Ordinary forms (forged)")

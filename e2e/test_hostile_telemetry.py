@@ -141,7 +141,7 @@ async def test_a_page_listening_first_never_gets_the_captures_line(env: Env, pag
 async def test_a_page_open_before_a_reload_hands_its_relay_no_line(env: Env, page_closer):
     """After the extension is reloaded, the content script injected into a running page takes no
     capture line (the page's scripts ran first, so any line is theirs): one the page hands over
-    carries nothing to the bridge, a batch it posts on the window is marked page-reported, and a
+    carries nothing to the bridge, a batch it sends on the page event is marked page-reported, and a
     live query fails at once with a reason instead of waiting for a capture that cannot answer."""
     if env.flavour != "polyfill":
         pytest.skip("telemetry capture does not depend on the WebMCP flavour")
@@ -164,11 +164,12 @@ async def test_a_page_open_before_a_reload_hands_its_relay_no_line(env: Env, pag
     await page.evaluate(
         """() => {
           const line = new MessageChannel();
-          window.postMessage({__tabmcp: 'page', msg: {type: 'capture.port'}}, '*', [line.port2]);
+          dispatchEvent(new MessageEvent('tabmcp-capture-port', {ports: [line.port2], cancelable: true}));
           line.port1.postMessage({type: 'telemetry', url: location.href, dropped: {}, events: [
             {kind: 'console', ts: Date.now(), level: 'log', args: ['through a line of its own']}]});
-          setTimeout(() => window.postMessage({__tabmcp: 'page', msg: {type: 'telemetry', url: location.href,
-            dropped: {}, events: [{kind: 'console', ts: Date.now(), level: 'log', args: ['on the window']}]}}, '*'), 200);
+          const batch = {type: 'telemetry', url: location.href, dropped: {},
+            events: [{kind: 'console', ts: Date.now(), level: 'log', args: ['on the window']}]};
+          setTimeout(() => dispatchEvent(new CustomEvent('tabmcp-page', {detail: JSON.stringify(batch)})), 200);
         }"""
     )
     logs = await observed(env, page, "logs", "on the window")

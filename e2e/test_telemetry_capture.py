@@ -43,11 +43,10 @@ HOOK = "window[Symbol.for('tabmcp.telemetry')]"
 
 COLLECTOR = """
 window.__batches = []; window.__results = [];
-// The capture hands its own line (a MessagePort) to the content script once, at document_start;
-// here the collector takes it, as content.js does.
-window.__capture = new Promise((resolve) => addEventListener('message', (e) => {
-  const d = e.data;
-  if (e.source !== window || !d || d.__tabmcp !== 'page' || !d.msg || d.msg.type !== 'capture.port') return;
+// The capture hands its own line (a MessagePort) to the content script once, at document_start,
+// on an event of its own (messages.js CAPTURE_EVENT); here the collector takes it, as content.js does.
+window.__capture = new Promise((resolve) => addEventListener('tabmcp-capture-port', (e) => {
+  e.preventDefault();
   const port = e.ports[0];
   port.onmessage = (m) => {
     if (m.data.type === 'telemetry') window.__batches.push(m.data);
@@ -190,18 +189,23 @@ async def new_lab(chromium: Browser, demo_url: str) -> AsyncIterator[Callable[..
 
     ``telemetry``: inject the capture scripts (``copies`` times); ``rules``: then send the
     bridge's default config as the extension would; ``before``: a script to run before them;
-    ``check``: validate what the page sent against the bridge's models at the end.
+    ``check``: validate what the page sent against the bridge's models at the end;
+    ``collector_last``: the collector comes after the capture scripts and asks for the line, as
+    content.js does when the capture ran first (document_start order is not fixed).
     """
     opened: list[tuple[Lab, bool]] = []
 
     async def make(
-        *, telemetry: bool = True, rules: bool = True, copies: int = 1, before: str = "", check: bool = True
+        *, telemetry: bool = True, rules: bool = True, copies: int = 1, before: str = "", check: bool = True,
+        collector_last: bool = False,
     ) -> Lab:
         context = await chromium.new_context()
-        await context.add_init_script(COLLECTOR + before)
+        await context.add_init_script(before if collector_last else COLLECTOR + before)
         for _ in range(copies if telemetry else 0):
             for script in SCRIPTS:
                 await context.add_init_script(path=str(script))
+        if collector_last:
+            await context.add_init_script(COLLECTOR + "dispatchEvent(new Event('tabmcp-capture-ask'));")
         if telemetry and rules:
             await context.add_init_script(RULES)
         lab = Lab(await context.new_page(), demo_url)
@@ -906,8 +910,9 @@ async def test_idempotent_and_ignores_the_extensions_own_messages(
           console.log('once');
           console.warn('[tabmcp] could not read the page tools:', 'the extension speaking');
           await fetch('/api/users/1');
-          window.postMessage({__tabmcp: 'content', msg: {type: 'resync'}}, '*');
-          window.postMessage({__tabmcp: 'page', msg: {type: 'snapshot', tools: []}}, '*');
+          const say = (type, msg) => dispatchEvent(new CustomEvent(type, {detail: JSON.stringify(msg)}));
+          say('tabmcp-content', {type: 'resync'});
+          say('tabmcp-page', {type: 'snapshot', tools: []});
         }"""
     )
     await lab.wait_events("network")
@@ -960,13 +965,37 @@ async def test_a_page_that_patches_natives_later_does_not_change_the_capture(lab
     assert dom["ok"] and dom["result"]["matches"] == 3, dom
 
 
+async def test_a_relay_that_comes_after_the_capture_asks_for_its_line_once(
+    new_lab: Callable[..., Awaitable[Lab]],
+) -> None:
+    """content.js and the capture scripts run at document_start in no fixed order: a relay that
+    comes second asks for the line (messages.js CAPTURE_EVENT.ask) and gets it; the capture offers
+    it once more only, so a page script that asks later gets nothing."""
+    lab = await new_lab(collector_last=True)
+    await lab.page.evaluate("() => console.log('through the line asked for')")
+    await lab.wait_events("console", lambda e: any(x["args"] == ["through the line asked for"] for x in e))
+    offers = await lab.page.evaluate(
+        """() => {
+          let offers = 0;
+          addEventListener('tabmcp-capture-port', () => offers++);
+          dispatchEvent(new Event('tabmcp-capture-ask'));
+          return offers;
+        }"""
+    )
+    assert offers == 0
+
+
 async def test_a_page_posting_as_the_content_script_changes_nothing(lab: Lab) -> None:
-    """Settings and queries come on the capture's own line: a page that posts them on the window,
-    in the content script's envelope, neither turns redaction off nor gets an answer."""
+    """Settings and queries come on the capture's own line: a page that sends them as the content
+    script speaks to the page scripts (its window event) or on a window message neither turns
+    redaction off nor gets an answer."""
     configs = (await lab.stats())["configs"]
     await lab.page.evaluate(
         """() => new Promise((resolve) => {
           const off = {enabled: true, redact: {keys: [], exactKeys: [], patterns: [], cardNumbers: false}};
+          const say = (msg) => dispatchEvent(new CustomEvent('tabmcp-content', {detail: JSON.stringify(msg)}));
+          say({type: 'telemetry.config', config: off});
+          say({type: 'page.query', requestId: 'forged', kind: 'page'});
           window.postMessage({__tabmcp: 'content', msg: {type: 'telemetry.config', config: off}}, '*');
           window.postMessage({__tabmcp: 'content', msg: {type: 'page.query', requestId: 'forged', kind: 'page'}}, '*');
           addEventListener('message', (e) => e.data === 'after' && resolve());

@@ -1,12 +1,14 @@
 // tabmcp content script (isolated world): a tiny relay between the page-world agent and the
 // service worker. Page → worker over one long-lived port (about twice as fast per message as
-// sendMessage); worker → page over window.postMessage, except calls, cancels and the agent's
-// results, which cross as synchronous window events (CALL_EVENT). Safe to inject twice; reconnects when
-// the service worker restarts and asks the page for a fresh snapshot. The telemetry capture has
-// its own line (a MessageChannel it hands over at document_start, page/natives.js): its batches
-// and query answers come there, settings and queries go there; telemetry posted on the window is
-// the page's own and is relayed as page-reported. Message names come from messages.js, which
-// manifest.json loads before this script.
+// sendMessage); content script ⇄ page scripts over synchronous window events of our own whose
+// detail is JSON text (PAGE_EVENT; calls, cancels and the agent's results on CALL_EVENT), never
+// window.postMessage: the page's own `message` listeners hear nothing of ours. Safe to inject
+// twice; reconnects when the service worker restarts and asks the page for a fresh snapshot. The
+// telemetry capture has its own line (a MessageChannel whose port it hands over at document_start
+// on an event of its own, CAPTURE_EVENT, page/natives.js): its batches and query answers come
+// there, settings and queries go there; telemetry sent on a page event is the page's own and is
+// relayed as page-reported. Message names come from messages.js, which manifest.json loads before
+// this script.
 //
 // The first of the per-page limits (limits.js, loaded before this script): a page may post only
 // what a page sends (snapshots, forms, telemetry, and answers to the calls it was given, once
@@ -16,7 +18,7 @@
 (() => {
   const previous = globalThis.__tabmcpContent;
   if (previous && previous.alive()) return;
-  const { PAGE, ENVELOPE, CALL_EVENT, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
+  const { PAGE, PAGE_EVENT, CALL_EVENT, CAPTURE_EVENT, PAGE_PORT } = globalThis[Symbol.for('tabmcp.messages')];
   const { SIZE, RATE, VERDICT, bytesOver, countLost, jsonOf, createFloodRule, fitDefinitions, pageFields } =
     globalThis[Symbol.for('tabmcp.limits')];
   /**
@@ -49,7 +51,8 @@
   const held = new Map();
   let heldTimer = 0;
 
-  const toPage = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.content, msg }, '*');
+  /** To the page scripts (agent, forms), at once: their listeners run before this returns. */
+  const toPage = (msg) => window.dispatchEvent(new CustomEvent(PAGE_EVENT.toPage, { detail: JSON.stringify(msg) }));
   /** A call or a cancel, to the page agent at once (its listener runs before this returns). */
   const toAgent = (msg) => window.dispatchEvent(new CustomEvent(CALL_EVENT.toPage, { detail: JSON.stringify(msg) }));
   /** Traced calls in the page (debug mode only): callId → the stamps so far. @type {Map<string, any[]>} */
@@ -233,11 +236,18 @@
     }
   }
 
-  window.addEventListener('message', (event) => {
-    if (dead || event.source !== window) return;
-    const data = event.data;
-    if (!data || data[ENVELOPE.key] !== ENVELOPE.page || !data.msg || typeof data.msg.type !== 'string') return;
-    const msg = data.msg;
+  // What the page scripts send (PAGE_EVENT): anything on it may be the page's own (a page can
+  // dispatch the same event; a frame of another origin cannot reach this window), so only what a
+  // page sends is taken, checked as ever.
+  window.addEventListener(PAGE_EVENT.toContent, (event) => {
+    if (dead || typeof event.detail !== 'string') return;
+    let msg;
+    try {
+      msg = JSON.parse(event.detail);
+    } catch {
+      return;
+    }
+    if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') return;
     // Only what a page sends: approvals are answered by the person, in the extension's window,
     // only; query answers come on the capture's line only; the capture's port is taken below.
     if (msg.type === PAGE.telemetry) {
@@ -251,17 +261,19 @@
     }
   });
 
-  // The capture's line: posted at document_start before any page script ran, so the first one.
-  // A capturing listener registered now runs before any the page adds, and keeps it from them.
-  // Any other (or any after a late injection) is the page's. The capture runs in the top frame
-  // only (manifest: all_frames false): a child frame's capture port is always its page's own.
-  window.addEventListener('message', (event) => {
-    const data = event.data;
-    if (dead || window !== window.top || event.source !== window || !data || data[ENVELOPE.key] !== ENVELOPE.page) return;
-    if (!data.msg || data.msg.type !== PAGE.capturePort) return;
-    event.stopImmediatePropagation();
-    if (!capture && !late && event.ports && event.ports[0]) takeCapture(event.ports[0]);
-  }, true);
+  // The capture's line (CAPTURE_EVENT): offered at document_start before any page script ran, so
+  // the first offer is the capture's; taking it cancels the offer (the capture then knows). Any
+  // other (or any after a late injection, when the page's scripts ran first) is the page's. The
+  // capture runs in the top frame only (manifest: all_frames false): a child frame's is its page's.
+  window.addEventListener(CAPTURE_EVENT.offer, (event) => {
+    if (dead || window !== window.top || capture || late) return;
+    const line = event.ports && event.ports[0];
+    if (!line) return;
+    event.preventDefault();
+    takeCapture(line);
+  });
+  // A capture that ran before this script offered to nobody: ask it again (it answers once).
+  if (!late && window === window.top) window.dispatchEvent(new Event(CAPTURE_EVENT.ask));
 
   globalThis.__tabmcpContent = { alive: () => !dead && !!chrome.runtime?.id };
   connect();

@@ -67,8 +67,6 @@ export const CALL_ERRORS = Object.freeze({
 
 /** Messages inside the extension (see messages.js). @type {Readonly<Record<string, string>>} */
 export const PAGE = MESSAGES.PAGE;
-/** The window.postMessage envelope between the content script and the page scripts. */
-export const ENVELOPE = MESSAGES.ENVELOPE;
 /** The name of the port each page's content script opens to the worker. @type {string} */
 export const PAGE_PORT = MESSAGES.PAGE_PORT;
 /** Messages between the extension's pages / tests and the worker (chrome.runtime.sendMessage). */

@@ -1571,6 +1571,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        facts.health = _get_health(facts.port, {}) and _get_health(facts.port, headers)",
         ("bridge/tests/test_doctor.py", "-k", "once"),
     ),
+    Mutation(
+        "snapshot-on-window-message",
+        "the page agent posts its snapshot through window.postMessage again (the page's message listeners hear it)",
+        "extension/page/agent.js",
+        "    post({ ...rest, tools });",
+        "    post({ ...rest, tools }); window.postMessage({ __tabmcp: 'page', msg: { ...rest, tools } }, '*');",
+        ("e2e/test_quiet_page.py", "-k", "polyfill"),
+    ),
+    Mutation(
+        "page-channel-live-dispatch",
+        "the page scripts dispatch their messages with the page's (wrappable) window.dispatchEvent",
+        "extension/page/channel.js",
+        "    dispatch.call(window, new Custom(type, { detail: typeof msg === 'string' ? msg : text(msg) }));",
+        "    window.dispatchEvent(new Custom(type, { detail: typeof msg === 'string' ? msg : text(msg) }));",
+        ("e2e/test_quiet_page.py", "-k", "polyfill"),
+    ),
+    Mutation(
+        "page-json-honours-page-tojson",
+        "our page messages are written with a page's Array.prototype.toJSON (every array a string)",
+        "extension/page/channel.js",
+        "      if (own && own.configurable) {",
+        "      if (own && own.configurable && false) {",
+        ("e2e/test_quiet_page.py", "-k", "arrays and polyfill"),
+    ),
+    Mutation(
+        "capture-offers-on-every-ask",
+        "the capture keeps offering its line to every ask (a page script that asks gets it)",
+        "extension/page/natives.js",
+        "      N.off.call(W, CAPTURE_EVENT.ask, again);",
+        "      void N.off;",
+        ("e2e/test_telemetry_capture.py", "-k", "asks_for_its_line"),
+    ),
 )
 
 

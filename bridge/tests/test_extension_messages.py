@@ -48,7 +48,7 @@ def _wire_names() -> set[str]:
 def test_the_definitions_name_every_message() -> None:
     names = _internal_names()
     assert {"snapshot", "telemetry.config", "page.query", "resync", "tabmcp-page", "tabmcp.status"} <= names
-    assert {"tabmcp.approval.get", "tabmcp.approval.answer", "__tabmcp"} <= names
+    assert {"tabmcp.approval.get", "tabmcp.approval.answer", "tabmcp-content", "tabmcp-capture-port"} <= names
 
 
 def test_no_script_spells_a_message_type_or_an_error_code() -> None:
@@ -73,5 +73,5 @@ def test_no_script_spells_a_message_type_or_an_error_code() -> None:
             if literal in codes:
                 found.append(f"{where}: error code '{literal}'")
             if literal in message_types and ("." in literal or "_" in literal or "-" in literal):
-                found.append(f"{where}: message name '{literal}'")  # tabmcp.status, __tabmcp, page.query...
+                found.append(f"{where}: message name '{literal}'")  # tabmcp.status, tabmcp-page, page.query...
     assert found == [], "name these in extension/messages.js or protocol.py:\n" + "\n".join(found)

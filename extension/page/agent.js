@@ -1,8 +1,9 @@
-// tabmcp page agent (page's main world, document_start, after webmcp-polyfill.js).
+// tabmcp page agent (page's main world, document_start, after webmcp-polyfill.js and page/channel.js).
 // Watches the page's WebMCP tools, categories and states through the polyfill's internal hook
 // and reports snapshots; runs tool calls the bridge routes here. Talks to the content script
-// with window.postMessage ({__tabmcp: 'page'} out, {__tabmcp: 'content'} in), except calls, cancels
-// and their results: synchronous window events (CALL_EVENT in messages.js). Idempotent.
+// with synchronous window events whose detail is JSON text (page/channel.js: PAGE_EVENT in
+// messages.js; calls, cancels and their results on CALL_EVENT), never window.postMessage: the
+// page's own `message` listeners hear nothing of ours. Idempotent.
 // Message names and error codes come from messages.js and protocol.generated.js, which
 // manifest.json injects before this script.
 (() => {
@@ -11,12 +12,14 @@
     window[AGENT].resync();
     return;
   }
-  const { PAGE, ENVELOPE, CALL_EVENT } = globalThis[Symbol.for('tabmcp.messages')];
+  const { PAGE, PAGE_EVENT, CALL_EVENT } = globalThis[Symbol.for('tabmcp.messages')];
   const { ERROR } = globalThis[Symbol.for('tabmcp.protocol')];
   /** @type {{native:boolean, snapshot():Promise<any>, call(name:string,args:object,opts?:{signal?:AbortSignal}):Promise<any>, subscribe(cb:()=>void):()=>void} | undefined} */
   const hook = globalThis[Symbol.for('tabmcp.webmcp')];
 
-  const post = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.page, msg }, '*');
+  const events = globalThis[Symbol.for('tabmcp.pageChannel')];
+  /** To the content script, at once (its listener runs before this returns). */
+  const post = (msg) => events.send(PAGE_EVENT.toContent, msg);
   const isTop = window.top === window;
 
   /**
@@ -98,7 +101,7 @@
     if (isTop) rest.frameTools = frameToolOrigins();
     let key;
     try {
-      key = JSON.stringify(rest);
+      key = events.text(rest);
     } catch {
       key = String(Math.random());
     }
@@ -192,25 +195,18 @@
     running.delete(msg.callId);
     let detail;
     try {
-      detail = JSON.stringify({ type: PAGE.result, callId: msg.callId, ok: !!outcome.ok, result: outcome.result,
+      detail = events.text({ type: PAGE.result, callId: msg.callId, ok: !!outcome.ok, result: outcome.result,
         error: outcome.error });
     } catch (err) {
       const message = `the tool's result is not JSON: ${String((err && err.message) || err)}`;
-      detail = JSON.stringify({ type: PAGE.result, callId: msg.callId, ok: false, error: { code: ERROR.PAGE_ERROR, message } });
+      detail = events.text({ type: PAGE.result, callId: msg.callId, ok: false, error: { code: ERROR.PAGE_ERROR, message } });
     }
-    window.dispatchEvent(new CustomEvent(CALL_EVENT.toContent, { detail }));
+    events.send(CALL_EVENT.toContent, detail);
   }
 
   // Calls and cancels from the content script (CALL_EVENT: a synchronous event, not a message).
-  window.addEventListener(CALL_EVENT.toPage, (event) => {
-    if (typeof event.detail !== 'string') return;
-    let msg;
-    try {
-      msg = JSON.parse(event.detail);
-    } catch {
-      return;
-    }
-    if (!msg || typeof msg.callId !== 'string') return;
+  events.listen(CALL_EVENT.toPage, (msg) => {
+    if (typeof msg.callId !== 'string') return;
     if (msg.type === PAGE.call) {
       runCall(msg);
     } else if (msg.type === PAGE.cancel) {
@@ -219,11 +215,8 @@
     }
   });
 
-  window.addEventListener('message', (event) => {
-    if (event.source !== window) return;
-    const data = event.data;
-    if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg) return;
-    const msg = data.msg;
+  // The content script's word (PAGE_EVENT): a new relay asks for a fresh snapshot, the bridge's refusals.
+  events.listen(PAGE_EVENT.toPage, (msg) => {
     if (msg.type === PAGE.resync) {
       lastTools = null; // a new content script (the extension reloaded) gets the whole snapshot again
       lastRest = '';

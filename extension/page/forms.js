@@ -15,13 +15,14 @@
 // person cannot see are never parameters. A form that sends to another origin says so. A call fills the form and submits it through its own
 // submit path; the bridge decides whether the agent may see or call it (docs/security.md).
 //
-// Talks to the content script like page/agent.js: window.postMessage ({__tabmcp: 'page'} out,
-// {__tabmcp: 'content'} in). Message names and error codes come from messages.js and
-// protocol.generated.js, which manifest.json injects before this script. Idempotent.
+// Talks to the content script like page/agent.js: synchronous window events whose detail is JSON
+// text (page/channel.js, PAGE_EVENT in messages.js), never window.postMessage. Message names and
+// error codes come from messages.js and protocol.generated.js, which manifest.json injects before
+// this script (and page/channel.js). Idempotent.
 (() => {
   const KEY = Symbol.for('tabmcp.pageForms');
   if (window[KEY] || window.top !== window) return;
-  const { PAGE, ENVELOPE } = globalThis[Symbol.for('tabmcp.messages')];
+  const { PAGE, PAGE_EVENT } = globalThis[Symbol.for('tabmcp.messages')];
   const { ERROR, FIELDS } = globalThis[Symbol.for('tabmcp.protocol')];
   const MAX_FORMS = 64;
   const MAX_TITLE = 120;
@@ -31,7 +32,9 @@
   const RESPONSE_QUIET_MS = 300;
   const RESPONSE_MAX_MS = 5000;
 
-  const post = (msg) => window.postMessage({ [ENVELOPE.key]: ENVELOPE.page, msg }, '*');
+  const events = globalThis[Symbol.for('tabmcp.pageChannel')];
+  /** To the content script, at once (its listener runs before this returns). */
+  const post = (msg) => events.send(PAGE_EVENT.toContent, msg);
   const hook = () => globalThis[Symbol.for('tabmcp.webmcp')];
 
   // ---- what is never offered ----------------------------------------------------------------
@@ -410,7 +413,7 @@
     timer = 0;
     const { tools, forms } = enabled ? describeForms() : { tools: [], forms: new Map() };
     current = forms;
-    const key = JSON.stringify(tools);
+    const key = events.text(tools);
     if (!force && key === lastSent) return;
     lastSent = key;
     post({ type: PAGE.forms, tools });
@@ -573,11 +576,7 @@
     };
   }
 
-  window.addEventListener('message', (event) => {
-    if (event.source !== window) return;
-    const data = event.data;
-    if (!data || data[ENVELOPE.key] !== ENVELOPE.content || !data.msg) return;
-    const msg = data.msg;
+  events.listen(PAGE_EVENT.toPage, (msg) => {
     if (msg.type === PAGE.formsPolicy) {
       setEnabled(msg.enabled === true);
     } else if (msg.type === PAGE.resync) {

@@ -24,7 +24,8 @@
   const N = Object.freeze({
     setTimeout: W.setTimeout.bind(W),
     clearTimeout: W.clearTimeout.bind(W),
-    postMessage: W.postMessage.bind(W),
+    dispatch: EventTarget.prototype.dispatchEvent,
+    MessageEvent,
     on: EventTarget.prototype.addEventListener,
     off: EventTarget.prototype.removeEventListener,
     stringify: JSON.stringify,
@@ -118,11 +119,13 @@
   };
   if (!T.MSG || !T.WIRE) return; // loaded without its shared names: capture nothing
 
-  // The capture's own line to the content script: a MessageChannel whose far end goes out once,
-  // now, before any page script runs (a posted message the content script's listener, registered
-  // in the same document_start pass, takes first). Batches and query answers leave on this end,
-  // settings and queries arrive on it: the page holds neither end, so what it posts on the window
-  // in our envelope is marked as page-reported, not taken for the capture's (content.js).
+  // The capture's own line to the content script: a MessageChannel whose far end goes out now,
+  // before any page script runs, on an event of its own type (CAPTURE_EVENT.offer, a MessageEvent
+  // carrying the port: never a window `message`, which the page's listeners would see). The
+  // content script cancels the offer when it takes the port; one that was not there yet asks for
+  // it (CAPTURE_EVENT.ask) and gets one more offer, the last. Batches and query answers leave on
+  // this end, settings and queries arrive on it: the page holds neither end, so telemetry it sends
+  // on a page event is marked as page-reported, not taken for the capture's (content.js).
   const channel = new MessageChannel();
   const port = channel.port1;
   /** Handlers of messages from the content script, by type (config.js, query.js add theirs). @type {Record<string, (msg: any) => void>} */
@@ -145,6 +148,15 @@
       handlers[type] = fn;
     },
   });
-  N.postMessage({ [T.MSG.ENVELOPE.key]: T.MSG.ENVELOPE.page, msg: { type: T.MSG.PAGE.capturePort } }, '*', [channel.port2]);
+  const { CAPTURE_EVENT } = T.MSG;
+  /** Offer the line; true when the content script took it. */
+  const offer = () => !N.dispatch.call(W, new N.MessageEvent(CAPTURE_EVENT.offer, { ports: [channel.port2], cancelable: true }));
+  if (!offer()) {
+    const again = () => {
+      N.off.call(W, CAPTURE_EVENT.ask, again);
+      offer();
+    };
+    listen(W, CAPTURE_EVENT.ask, again);
+  }
   Object.defineProperty(W, NS, { value: T, configurable: true });
 })();

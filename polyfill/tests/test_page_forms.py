@@ -16,7 +16,7 @@ from webmcp_testlib import script
 EXTENSION = Path(__file__).resolve().parents[2] / "extension"
 # As manifest.json injects it: the generated names (wire types, error codes, a copy of
 # messages.js) first, then the page script.
-FORMS_JS = (EXTENSION / "protocol.generated.js").read_text() + "\n" + (EXTENSION / "page" / "forms.js").read_text()
+FORMS_JS = "\n".join((EXTENSION / name).read_text() for name in ("protocol.generated.js", "page/channel.js", "page/forms.js"))
 
 PAGE = """
 <h1>Acme</h1>
@@ -123,10 +123,10 @@ window.sent = [];
 const form = document.getElementById('f');
 if (arg.prevent) form.addEventListener('submit', (e) => { e.preventDefault(); window.sent.push(Object.fromEntries(new FormData(form))); setTimeout(() => { document.getElementById('out').textContent = 'Thanks ' + new FormData(form).get('name'); }, 50); });
 const posted = [];
-window.addEventListener('message', (e) => { if (e.data && e.data.__tabmcp === 'page') posted.push(e.data.msg); });
-window.postMessage({ __tabmcp: 'content', msg: { type: 'forms.policy', enabled: true } }, '*');
+window.addEventListener('tabmcp-page', (e) => posted.push(JSON.parse(e.detail)));
+dispatchEvent(new CustomEvent('tabmcp-content', { detail: JSON.stringify({ type: 'forms.policy', enabled: true }) }));
 await until(() => posted.some((m) => m.type === 'forms' && m.tools.length));
-window.postMessage({ __tabmcp: 'content', msg: { type: 'form.call', callId: 'c1', tool: 'form_support', arguments: arg.args } }, '*');
+dispatchEvent(new CustomEvent('tabmcp-content', { detail: JSON.stringify({ type: 'form.call', callId: 'c1', tool: 'form_support', arguments: arg.args }) }));
 await until(() => posted.some((m) => m.type === 'result'), 8000);
 return { result: posted.find((m) => m.type === 'result'), sent: window.sent, forms: posted.find((m) => m.type === 'forms').tools.map((t) => t.name) };
 """
@@ -164,8 +164,8 @@ async def test_nothing_is_described_or_run_while_the_switch_is_off(tab):
         document.body.innerHTML = arg.html;
         const s = document.createElement('script'); s.textContent = arg.js; document.head.append(s);
         const posted = [];
-        window.addEventListener('message', (e) => { if (e.data && e.data.__tabmcp === 'page') posted.push(e.data.msg); });
-        window.postMessage({ __tabmcp: 'content', msg: { type: 'form.call', callId: 'c2', tool: 'form_support', arguments: { name: 'x' } } }, '*');
+        window.addEventListener('tabmcp-page', (e) => posted.push(JSON.parse(e.detail)));
+        dispatchEvent(new CustomEvent('tabmcp-content', { detail: JSON.stringify({ type: 'form.call', callId: 'c2', tool: 'form_support', arguments: { name: 'x' } }) }));
         await until(() => posted.some((m) => m.type === 'result'));
         return posted;
     """), {"html": SUPPORT, "js": FORMS_JS})
@@ -303,9 +303,9 @@ async def test_a_hosted_card_field_mounted_or_navigated_later_withdraws_the_form
         document.body.innerHTML = arg.html;
         document.head.append(Object.assign(document.createElement('script'), { textContent: arg.js }));
         const posted = [];
-        window.addEventListener('message', (e) => { if (e.data && e.data.__tabmcp === 'page') posted.push(e.data.msg); });
+        window.addEventListener('tabmcp-page', (e) => posted.push(JSON.parse(e.detail)));
         const offered = () => (posted.filter((m) => m.type === 'forms').at(-1)?.tools || []).map((t) => t.name);
-        window.postMessage({ __tabmcp: 'content', msg: { type: 'forms.policy', enabled: true } }, '*');
+        dispatchEvent(new CustomEvent('tabmcp-content', { detail: JSON.stringify({ type: 'forms.policy', enabled: true }) }));
         await until(() => offered().length === 2);
         const before = offered();
         const frame = document.createElement('iframe');
