@@ -617,8 +617,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "late-relay-takes-a-line",
         "a content script injected into a running page takes the capture line the page hands it",
         "extension/content.js",
-        "    if (!capture && !late && event.ports && event.ports[0]) takeCapture(event.ports[0]);",
-        "    if (!capture && event.ports && event.ports[0]) takeCapture(event.ports[0]);",
+        "    if (dead || window !== window.top || capture || late) return;",
+        "    if (dead || window !== window.top || capture) return;",
         ("e2e/test_hostile_telemetry.py", "-k", "polyfill and before_a_reload"),
     ),
     Mutation(
