@@ -21,8 +21,15 @@ from tabmcp.demo.server import serve_demo_site
 
 from bench._table import print_table
 
-# The bridge's rules, as the content script hands them to the page (nothing is sent before).
-CONFIG = "(config) => window.postMessage({__tabmcp: 'content', msg: {type: 'telemetry.config', config}}, '*')"
+# The bench stands in for the content script: it takes the line the capture offers at
+# document_start (messages.js CAPTURE_EVENT.offer), and hands the bridge's rules over on it as the
+# content script does (nothing is sent before).
+TAKE_LINE = """addEventListener('tabmcp-capture-port', (event) => {
+  if (window.__captureLine || !event.ports || !event.ports[0]) return;
+  event.preventDefault();
+  window.__captureLine = event.ports[0];
+});"""
+CONFIG = "(config) => window.__captureLine.postMessage({type: 'telemetry.config', config})"
 
 BENCH = """(flushEachRound) => {
   const hook = window[Symbol.for('tabmcp.telemetry')];
@@ -50,6 +57,7 @@ async def _run() -> None:
                 context = await browser.new_context()
                 await context.add_init_script(NOOP)
                 if capture:
+                    await context.add_init_script(TAKE_LINE)
                     for script in capture_scripts():
                         await context.add_init_script(path=str(script))
                 page = await context.new_page()

@@ -515,7 +515,6 @@ async def measure(args: argparse.Namespace) -> Results:
         ("numbered errors (flood)", ingest.error_latency_ms),
         ("console events (flood)", ingest.log_latency_ms),
         ("console events (paced rounds, no flood)", ingest.paced_latency_ms),
-        ("a batch's first event, when the page's window gets the batch", state.get("batchAges") or []),
         ("a batch's first event, when the batch reaches the bridge", ingest.batch_ages_ms),
     ):
         values = samples.values() if isinstance(samples, Samples) else samples

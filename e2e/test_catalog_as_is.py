@@ -31,12 +31,14 @@ async def test_every_tool_the_browser_accepts_reaches_search_tools(env: Env, cat
     assert count.accepted == count.in_bridge == count.reached
 
 
-# Counts the page agent's snapshots as the page itself sees them posted (window messages).
+# Counts the page agent's snapshots as a page can see them sent: the agent's events to the content
+# script (messages.js PAGE_EVENT.toContent, JSON text; a page's own 'message' listeners hear nothing).
 COUNT_SNAPSHOTS = """
 window.snapshotsPosted = [];
-window.addEventListener('message', (e) => {
-  const m = e.data && e.data.msg;
-  if (e.source === window && m && m.type === 'snapshot' && Array.isArray(m.tools)) {
+window.addEventListener('tabmcp-page', (e) => {
+  let m = null;
+  try { m = JSON.parse(e.detail); } catch { return; }
+  if (m && m.type === 'snapshot' && Array.isArray(m.tools)) {
     window.snapshotsPosted.push([Date.now(), m.tools.length]);
   }
 });
