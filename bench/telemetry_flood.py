@@ -122,11 +122,13 @@ def watch_ingest(bridge: BridgeApp, ingest: Ingest) -> None:
     store = bridge.core.telemetry
     original = store.ingest
 
-    def counted(message: Any) -> Any:
+    def counted(batch: Any) -> Any:
         arrived_ms = time.time() * 1000
         start = time.thread_time()
-        report = original(message)
+        report = original(batch)
         ingest.cpu += time.thread_time() - start
+        # The core hands the store a typed batch (protocol.Telemetry); read it as the wire has it.
+        message = batch.model_dump(mode="json", by_alias=True) if hasattr(batch, "model_dump") else batch
         if str(message.get("url", "")) != ingest.tab_url:
             return report
         if not ingest.active:  # the paced rounds: delivery latency without a flood
