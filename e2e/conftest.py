@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
-from playwright.async_api import Page
+from playwright.async_api import BrowserContext, Page
 from tabmcp.config import Config
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import ExtensionBrowser, launch_browser
@@ -123,6 +123,23 @@ async def env(request: pytest.FixtureRequest, pages_url: str, demo_url: str) -> 
         ) as browser:
             assert await bridge.core.wait_connected(15), "the extension did not connect to the bridge"
             yield Env(bridge, browser, pages_url, demo_url, request.param)
+
+
+@pytest.fixture(scope="module")
+async def plain() -> AsyncIterator[Callable[[str], Awaitable[BrowserContext]]]:
+    """``await plain(flavour)``: a Chromium with the flavour's switches and no extension."""
+    stack = contextlib.AsyncExitStack()
+    browsers: dict[str, BrowserContext] = {}
+
+    async def get(flavour: str) -> BrowserContext:
+        if flavour not in browsers:
+            browser = await stack.enter_async_context(
+                launch_browser(headless=True, webmcp=flavour == "native", extension=False))
+            browsers[flavour] = browser.context
+        return browsers[flavour]
+
+    async with stack:
+        yield get
 
 
 @pytest.fixture

@@ -28,7 +28,6 @@ from typing import Any
 import pytest
 from playwright.async_api import BrowserContext, Page
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import launch_browser
 from tabmcp.testing import missing_from_setup
 
 from . import compat_table
@@ -124,23 +123,6 @@ async def corpus_url() -> AsyncIterator[str]:
     files = {url: NODE_MODULES / rel for url, rel in NPM_FILES.items()}
     async with serve_demo_site(site_dir=PAGES, files=files) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-async def plain() -> AsyncIterator[Callable[[str], Awaitable[BrowserContext]]]:
-    """``await plain(flavour)``: a Chromium with the flavour's switches and no extension."""
-    stack = contextlib.AsyncExitStack()
-    browsers: dict[str, BrowserContext] = {}
-
-    async def get(flavour: str) -> BrowserContext:
-        if flavour not in browsers:
-            browser = await stack.enter_async_context(
-                launch_browser(headless=True, webmcp=flavour == "native", extension=False))
-            browsers[flavour] = browser.context
-        return browsers[flavour]
-
-    async with stack:
-        yield get
 
 
 async def load(context: BrowserContext, url: str) -> tuple[Page, Seen]:

@@ -14,14 +14,10 @@ steps. Both WebMCP flavours (``env``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-import pytest
 from mcp import Client
-from playwright.async_api import BrowserContext, Page
-from tabmcp.launcher import launch_browser
+from playwright.async_api import Page
 
 from .conftest import Env, eventually, other_bridge
 from .test_untrusted import answer_in_window
@@ -29,23 +25,6 @@ from .test_untrusted import answer_in_window
 PAGE = "quiet.html"
 WEBMCP_EVENTS = {"toolactivated", "toolcancel", "toolchange", "statechange"}
 """The draft's events, which the page's WebMCP fires at the window (our polyfill in polyfill mode)."""
-
-
-@pytest.fixture(scope="module")
-async def plain() -> AsyncIterator[Callable[[str], Awaitable[BrowserContext]]]:
-    """``await plain(flavour)``: a Chromium with the flavour's switches and no extension."""
-    stack = contextlib.AsyncExitStack()
-    browsers: dict[str, BrowserContext] = {}
-
-    async def get(flavour: str) -> BrowserContext:
-        if flavour not in browsers:
-            browser = await stack.enter_async_context(
-                launch_browser(headless=True, webmcp=flavour == "native", extension=False))
-            browsers[flavour] = browser.context
-        return browsers[flavour]
-
-    async with stack:
-        yield get
 
 
 async def heard(page: Page, count: int) -> list[dict[str, Any]]:

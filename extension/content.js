@@ -193,15 +193,26 @@
     return msg;
   }
 
+  /**
+   * Listen for one of the page scripts' window events (PAGE_EVENT, CALL_EVENT): `onMessage` gets
+   * its JSON text parsed, while this relay lives; anything else on it is dropped.
+   * @param {string} type @param {(msg: any) => void} onMessage
+   */
+  function onPageEvent(type, onMessage) {
+    window.addEventListener(type, (event) => {
+      if (dead || typeof event.detail !== 'string') return;
+      let msg;
+      try {
+        msg = JSON.parse(event.detail);
+      } catch {
+        return;
+      }
+      onMessage(msg);
+    });
+  }
+
   // The agent's results come back as events, like the calls went (CALL_EVENT).
-  window.addEventListener(CALL_EVENT.toContent, (event) => {
-    if (dead || typeof event.detail !== 'string') return;
-    let msg;
-    try {
-      msg = JSON.parse(event.detail);
-    } catch {
-      return;
-    }
+  onPageEvent(CALL_EVENT.toContent, (msg) => {
     if (msg && msg.type === PAGE.result && typeof msg.callId === 'string' && asked.delete(msg.callId)) send(relayResult(msg));
   });
 
@@ -239,14 +250,7 @@
   // What the page scripts send (PAGE_EVENT): anything on it may be the page's own (a page can
   // dispatch the same event; a frame of another origin cannot reach this window), so only what a
   // page sends is taken, checked as ever.
-  window.addEventListener(PAGE_EVENT.toContent, (event) => {
-    if (dead || typeof event.detail !== 'string') return;
-    let msg;
-    try {
-      msg = JSON.parse(event.detail);
-    } catch {
-      return;
-    }
+  onPageEvent(PAGE_EVENT.toContent, (msg) => {
     if (!msg || typeof msg !== 'object' || typeof msg.type !== 'string') return;
     // Only what a page sends: approvals are answered by the person, in the extension's window,
     // only; query answers come on the capture's line only; the capture's port is taken below.
