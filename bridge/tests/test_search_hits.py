@@ -17,7 +17,7 @@ from tabmcp.wiring import BridgeCore
 from tabmcp.core.disclosure import one_line
 from tabmcp.core.search import SearchDoc, SearchIndex
 from tabmcp.core.tokens import get_counter
-from tabmcp.core.tools.search import DEFAULT_LIMIT, FOOTER
+from tabmcp.core.tools.search import DEFAULT_LIMIT, FOOTER, MAX_LIMIT
 from tabmcp.core.tools.search_hits import DETAILED_HITS, detail_line, gist, hit_line, required_arguments, signature
 from tabmcp.protocol import TabSnapshot
 
@@ -68,7 +68,17 @@ def test_a_hit_ready_to_call_names_every_argument_a_call_needs_and_the_first_sen
     assert detail_line("long", words, {}).endswith("w9…")
 
 
-def test_the_default_answer_costs_no_more_tokens_than_five_hits_did() -> None:
+async def default_hits() -> int:
+    """How many hits ``search_tools`` shows without ``limit`` (over a tab with more than that)."""
+    core = BridgeCore(make_config())
+    core.registry.apply(TabSnapshot.model_validate(tab(1, url="https://shop.test/", tools=[
+        tool(f"order_tool_{i}", "Order tool.") for i in range(MAX_LIMIT)])))
+    found = await tools.run(Context(core), "search_tools", {"query": "order tool"})
+    return len(found["structuredContent"]["tools"])
+
+
+async def test_the_default_answer_costs_no_more_tokens_than_five_hits_did() -> None:
+    shown = await default_hits()
     counter = get_counter()
     sources = _catalog()
     by_key = {d.key: d for _, docs in sources for d in docs}
@@ -80,11 +90,11 @@ def test_the_default_answer_costs_no_more_tokens_than_five_hits_did() -> None:
         index.replace_source(name, docs)
     before, now = [], []
     for request in _requests():
-        ranked = [by_key[h.key] for h in index.search(str(request["query"]), limit=10)]
+        ranked = [by_key[h.key] for h in index.search(str(request["query"]), limit=MAX_LIMIT)]
         before.append(counter.count("\n".join([*(previous_line(d) for d in ranked[:5]), PREVIOUS_FOOTER])))
-        now.append(counter.count("\n".join([*answer_lines(ranked[:DEFAULT_LIMIT], schemas), FOOTER])))
+        now.append(counter.count("\n".join([*answer_lines(ranked[:shown], schemas), FOOTER])))
     assert statistics.mean(now) <= statistics.mean(before), (
-        f"{counter.label}: the default answer {statistics.mean(now):.0f} tokens, "
+        f"{counter.label}: the default answer ({shown} hits) {statistics.mean(now):.0f} tokens, "
         f"5 hits before {statistics.mean(before):.0f}"
     )
 
