@@ -11,19 +11,18 @@ import statistics
 from typing import Any
 
 import pytest
-
 from tabmcp.core import tools
-from tabmcp.wiring import BridgeCore
 from tabmcp.core.disclosure import one_line
 from tabmcp.core.search import SearchDoc, SearchIndex
 from tabmcp.core.tokens import get_counter
 from tabmcp.core.tools.search import DEFAULT_LIMIT, FOOTER, MAX_LIMIT
 from tabmcp.core.tools.search_hits import DETAILED_HITS, detail_line, gist, hit_line, required_arguments, signature
 from tabmcp.protocol import TabSnapshot
+from tabmcp.wiring import BridgeCore
 
+from .conftest import make_config
 from .helpers import tab, tool
 from .test_search_relevance import _catalog, _requests
-from .conftest import make_config
 from .test_tools import Context, core_with_tools
 
 PREVIOUS_FOOTER = "Get schemas with describe_tools, run with call_tool."
