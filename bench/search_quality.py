@@ -80,14 +80,6 @@ def _server_of(category: str) -> str:
     return category.split("_", 1)[0]
 
 
-def catalog_required(d: Path | None = None) -> dict[str, list[str]]:
-    """Each catalog tool's required arguments."""
-    d = d or require_data("mcp_catalog.json")
-    raw = json.loads((d / "mcp_catalog.json").read_text())
-    return {t["name"]: required_arguments(t.get("inputSchema") or {})
-            for c in raw["categories"] for t in c["tools"]}
-
-
 def catalog_schemas(d: Path | None = None) -> dict[str, dict[str, Any]]:
     """Each catalog tool's input schema."""
     d = d or require_data("mcp_catalog.json")
