@@ -1,7 +1,7 @@
 """The official MCP conformance suite against the bridge, with a real page's tools behind it.
 
 ``@modelcontextprotocol/conformance`` (npm, installed by ``./dev setup`` with the Node 22 it needs,
-npm's ``node`` package) runs its server scenarios over Streamable HTTP against the bridge, while
+npm's ``node`` package) runs all its server scenarios over Streamable HTTP against a bridge of the test's own, while
 e2e/pages/conformance.html registers the suite's test tools in the session's Chromium (the
 default disclosure profile lists them by their names). Every
 scenario must pass, or be in :data:`EXPECTED_FAILURES` with its reason, which docs/conformance.md
@@ -60,11 +60,14 @@ def run_suite(url: str, out: Path) -> dict[str, list[dict[str, object]]]:
         [str(NODE), str(SUITE), "server", "--url", url, "--suite", "all", "-o", str(out)],
         capture_output=True, text=True, timeout=600, cwd=out,
     )
+    listed = subprocess.run([str(NODE), str(SUITE), "list"], capture_output=True, text=True, timeout=60).stdout
+    scenarios = set(re.findall(r"^  - (\S+)", listed.split("Client scenarios")[0], re.MULTILINE))
     results: dict[str, list[dict[str, object]]] = {}
     for checks in sorted(out.glob("*/checks.json")):
         name = re.sub(r"-\d{4}-\d\d-\d\dT.*$", "", checks.parent.name.removeprefix("server-"))
         results[name] = json.loads(checks.read_text())
-    assert results, f"the suite wrote no results ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+    assert scenarios and set(results) == scenarios, (
+        f"scenarios without results: {sorted(scenarios - set(results))} ({proc.returncode}):\n{proc.stderr}")
     return results
 
 
