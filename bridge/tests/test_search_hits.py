@@ -123,7 +123,7 @@ async def test_an_empty_search_names_only_what_every_profile_lists(arguments: di
     for profile, listed in tools.PROFILE_BUILTINS.items():
         assert "search_tools" in listed, profile
     empty = await tools.run(Context(BridgeCore(make_config())), "search_tools", {})
-    assert empty["content"][0]["text"] == "No page tools yet: no open page has registered any."
+    assert empty["content"][0]["text"] == "No page tools to show: no open page offers one this client may use."
 
 
 async def test_search_tools_answers_in_the_compact_form() -> None:

@@ -65,7 +65,7 @@ def empty_hint(query: str | None, category: str | None, source: str | None) -> s
         return "No matching tools. Try other words, or search_tools without a query to list every tool."
     if category is not None or source is not None:
         return "No tools in this category or source. search_tools without arguments lists every tool."
-    return "No page tools yet: no open page has registered any."
+    return "No page tools to show: no open page offers one this client may use."
 
 
 def use_client(ctx: ToolContext) -> object:
