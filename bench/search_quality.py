@@ -43,8 +43,8 @@ from tabmcp.core.search import doc as doc_mod
 from tabmcp.core.search.semantic import Embedder, OnnxEmbedder, _tokenizer_path
 from tabmcp.core.search.text import name_words
 from tabmcp.core.tokens import get_counter
-from tabmcp.core.tools.search import FOOTER
-from tabmcp.core.tools.search_hits import hit_line, required_arguments
+from tabmcp.core.tools.search import DEFAULT_LIMIT, FOOTER
+from tabmcp.core.tools.search_hits import DETAILED_HITS, detail_line, hit_line, required_arguments
 from tabmcp.model import source_weights
 
 from ._data import data_dir
@@ -80,12 +80,11 @@ def _server_of(category: str) -> str:
     return category.split("_", 1)[0]
 
 
-def catalog_required(d: Path | None = None) -> dict[str, list[str]]:
-    """Each catalog tool's required arguments."""
+def catalog_schemas(d: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Each catalog tool's input schema."""
     d = d or require_data("mcp_catalog.json")
     raw = json.loads((d / "mcp_catalog.json").read_text())
-    return {t["name"]: required_arguments(t.get("inputSchema") or {})
-            for c in raw["categories"] for t in c["tools"]}
+    return {t["name"]: t.get("inputSchema") or {} for c in raw["categories"] for t in c["tools"]}
 
 
 def catalog_sources(d: Path | None = None) -> list[tuple[str, list[SearchDoc]]]:
@@ -408,40 +407,55 @@ def compact_line(d: SearchDoc, required: Sequence[str]) -> str:
     return hit_line(d.key, d.description, required)
 
 
+def answer_lines(ranked: Sequence[SearchDoc], schemas: dict[str, dict[str, Any]]) -> list[str]:
+    """The hits as search_tools writes them now: the first ``DETAILED_HITS`` ready to call, the rest compact."""
+    return [detail_line(d.key, d.description, schemas[d.key]) if i < DETAILED_HITS
+            else hit_line(d.key, d.description, required_arguments(schemas[d.key])) for i, d in enumerate(ranked)]
+
+
 def response_tokens(lines: Sequence[str], footer: str, count: Callable[[str], int]) -> int:
     return count("\n".join([*lines, footer]))
 
 
-def token_rows(index: SearchIndex, docs: Sequence[SearchDoc], required: dict[str, list[str]],
+def token_rows(index: SearchIndex, docs: Sequence[SearchDoc], schemas: dict[str, dict[str, Any]],
                queries: Sequence[dict[str, Any]], title: str) -> list[list[str]]:
     """Tokens of a search_tools answer (its text) per result list, and recall at equal token
     budgets: the budget is what five hits cost in the previous form, for the same request; how
-    often a needed tool is among the hits that fit it, in each form."""
+    often a needed tool is among the hits that fit it, in each form, and (the form of now) how
+    often one is among the hits shown ready to call, with its arguments and first sentence."""
     counter = get_counter()
     by_key = {d.key: d for d in docs}
-    cost: dict[str, list[int]] = {"previous, limit=5": [], "previous, limit=10": [], "compact, limit=10": []}
-    fit = {"previous": 0, "compact": 0}
-    shown = {"previous": [], "compact": []}
+    required = {key: required_arguments(schema) for key, schema in schemas.items()}
+    cost: dict[str, list[int]] = {"previous, limit=5": [], "previous, limit=10": [], "compact, limit=10": [],
+                                  f"ready-to-call top {DETAILED_HITS} + compact, limit={DEFAULT_LIMIT}": []}
+    fit = {"previous": 0, "compact": 0, "ready-to-call": 0}
+    shown: dict[str, list[int]] = {"previous": [], "compact": [], "ready-to-call": []}
+    ready = 0
     for q in queries:
         ranked = [by_key[h.key] for h in index.search(q["query"], limit=50)]
         prev = [previous_line(d, required[d.key]) for d in ranked]
         comp = [compact_line(d, required[d.key]) for d in ranked]
+        now = answer_lines(ranked, schemas)
         cost["previous, limit=5"].append(response_tokens(prev[:5], PREVIOUS_FOOTER, counter.count))
         cost["previous, limit=10"].append(response_tokens(prev[:10], PREVIOUS_FOOTER, counter.count))
         cost["compact, limit=10"].append(response_tokens(comp[:10], FOOTER, counter.count))
+        cost[f"ready-to-call top {DETAILED_HITS} + compact, limit={DEFAULT_LIMIT}"].append(
+            response_tokens(now[:DEFAULT_LIMIT], FOOTER, counter.count))
         budget = cost["previous, limit=5"][-1]
-        for form, lines, footer in (("previous", prev, PREVIOUS_FOOTER), ("compact", comp, FOOTER)):
+        for form, lines, footer in (("previous", prev, PREVIOUS_FOOTER), ("compact", comp, FOOTER),
+                                    ("ready-to-call", now, FOOTER)):
             k = 0
             while k < len(lines) and response_tokens(lines[: k + 1], footer, counter.count) <= budget:
                 k += 1
             shown[form].append(k)
             fit[form] += bool({d.key for d in ranked[:k]} & set(q["tools"]))
+        ready += bool({d.key for d in ranked[:DETAILED_HITS]} & set(q["tools"]))
     n = max(len(queries), 1)
-    rows = [[title, form, f"{np.mean(v):.0f}", f"{np.percentile(v, 95):.0f}", "", ""]
+    rows = [[title, form, f"{np.mean(v):.0f}", f"{np.percentile(v, 95):.0f}", "", "", ""]
             for form, v in cost.items()]
-    for form in ("previous", "compact"):
+    for form in ("previous", "compact", "ready-to-call"):
         rows.append([title, f"{form}, within the 5-hit budget", "", "", f"{np.mean(shown[form]):.1f}",
-                     f"{fit[form] / n:.2f}"])
+                     f"{fit[form] / n:.2f}", f"{ready / n:.2f}" if form == "ready-to-call" else "0.00"])
     return rows
 
 
@@ -571,14 +585,15 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.only or "tokens" in args.only.split(","):
         cat_index = indexes.get(id(cat_docs)) or build_index(sources, embedder)
-        required = catalog_required(d)
+        schemas = catalog_schemas(d)
         token_table = [
-            *token_rows(cat_index, cat_docs, required, sets["test"][2], "catalog: test half"),
-            *token_rows(cat_index, cat_docs, required, sets["multi_test"][2], "multi-step: test half"),
+            *token_rows(cat_index, cat_docs, schemas, sets["test"][2], "catalog: test half"),
+            *token_rows(cat_index, cat_docs, schemas, sets["multi_test"][2], "multi-step: test half"),
         ]
         print_table(
             "Tokens per search_tools answer (its text), and recall at equal token budgets",
-            ["data set", "form", "tokens, mean", "p95", "hits within budget", "hit within budget"],
+            ["data set", "form", "tokens, mean", "p95", "hits within budget", "hit within budget",
+             "hit ready to call"],
             token_table,
             note=f"counted with {get_counter().label}; budget: the previous form's answer with 5 hits, "
             "per request; ranking: tabmcp default",

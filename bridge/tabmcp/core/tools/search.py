@@ -8,11 +8,14 @@ from typing import Any
 from ..registry import CategoryEntry, ToolEntry
 from ..wording import one_line
 from .base import BuiltinTool, ToolContext, listed_schema, text
-from .search_hits import hit_line, required_arguments
+from .search_hits import DETAILED_HITS, detail_line, hit_line, required_arguments
 
 __all__ = ["SEARCH_TOOLS"]
 
 MAX_LIMIT = 50
+DEFAULT_LIMIT = 8
+"""Hits without ``limit``: the first ready to call, the rest compact, together within what five hits
+cost in the previous form (core/tools/search_hits.py)."""
 FOOTER = "Full definitions: describe_tools; run: call_tool."
 
 SCHEMA: dict[str, Any] = {
@@ -56,6 +59,15 @@ def _site_fields(entry: ToolEntry) -> dict[str, Any]:
     return {"open": False, "opens": site.url_of(entry.tool.name, entry.tab.url)}
 
 
+def empty_hint(query: str | None, category: str | None, source: str | None) -> str:
+    """What to try when nothing was found: only tools every profile lists (search_tools itself)."""
+    if query is not None:
+        return "No matching tools. Try other words, or search_tools without a query to list every tool."
+    if category is not None or source is not None:
+        return "No tools in this category or source. search_tools without arguments lists every tool."
+    return "No page tools to show: no open page offers one this client may use."
+
+
 def use_client(ctx: ToolContext) -> object:
     """Who searched, for learning from the call that follows (core/search/usage.py): a
     connection's own view, or one shared key for stateless clients (no connection to tell
@@ -70,7 +82,7 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
     source = arguments.get("source") or None
     # A category alone lists the category (the listing shows categories without member names).
     listing = category is not None and query is None
-    limit = int(arguments.get("limit") or (MAX_LIMIT if listing else 10))
+    limit = int(arguments.get("limit") or (MAX_LIMIT if listing else DEFAULT_LIMIT))
     index = bridge.search
     run = functools.partial(index.search, query, category=category, source=source, limit=limit,
                             allow=allowed(ctx))
@@ -94,11 +106,15 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
                 **_site_fields(entry),
             }
         )
-        lines.append(hit_line(entry.public_name, entry.tool.description, tools[-1]["required"],
-                              tools[-1].get("opens")))
+        if len(lines) < DETAILED_HITS:  # the best hits ready to call, the rest compact
+            lines.append(detail_line(entry.public_name, entry.tool.description, entry.tool.input_schema,
+                                     tools[-1].get("opens")))
+        else:
+            lines.append(hit_line(entry.public_name, entry.tool.description, tools[-1]["required"],
+                                  tools[-1].get("opens")))
     index.note_search(use_client(ctx), query, [t["name"] for t in tools])  # learning from use
     if not tools:
-        lines = ["No matching tools. Try other words, or introspect to see categories."]
+        lines = [empty_hint(query, category, source)]
     else:
         held = bridge.registry.resolve(category) if listing and category else None
         if isinstance(held, CategoryEntry):
