@@ -17,9 +17,9 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from .skeleton import fold
+from .decoding import readings
 
-__all__ = ["decode_tag_text", "lint_parameters", "scan_result_text", "scan_text", "scan_tool"]
+__all__ = ["decode_tag_text", "lint_parameters", "readings", "scan_result_text", "scan_text", "scan_tool"]
 
 _PHRASES = [
     r"\bignore (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?|messages?|rules)",
@@ -45,10 +45,23 @@ def scan_text(text: str) -> list[str]:
         reasons.append("hidden characters (zero-width, bidi override or Unicode tag characters)")
     if _COMMENT_RE.search(text):
         reasons.append("an HTML comment (hidden from people, read by models)")
-    match = _PHRASE_RE.search(text) or _PHRASE_RE.search(fold(text))
-    if match:
-        reasons.append(f"instructions addressed to the model: {match.group(0)!r}")
+    found = _match(_PHRASE_RE, text)
+    if found:
+        reasons.append(f"instructions addressed to the model{found}")
     return reasons
+
+
+def _match(pattern: re.Pattern[str], text: str) -> str:
+    """": 'the match'" (with how it was decoded) where ``pattern`` matches the text or one of its
+    readings (:func:`.decoding.readings`), else ""."""
+    match = pattern.search(text)
+    if match:
+        return f": {match.group(0).strip()!r}"
+    for how, reading in readings(text):
+        match = pattern.search(reading)
+        if match:
+            return f"{'' if how == 'plain' else f' (read {how})'}: {match.group(0).strip()!r}"
+    return ""
 
 
 # -- results: page data that tries to give the agent orders ------------------------------------
@@ -132,24 +145,10 @@ def scan_result_text(text: str) -> list[str]:
         reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
     if _COMMENT_RE.search(text) and _RESULT_RE.search(" ".join(_COMMENT_RE.findall(text))):
         reasons.append("instructions inside an HTML comment")
-    match = _RESULT_RE.search(text) or _RESULT_RE.search(_normalized(text))
-    if match:
-        reasons.append(f"text addressed to the agent: {match.group(0).strip()!r}")
+    found = _match(_RESULT_RE, text)
+    if found:
+        reasons.append(f"text addressed to the agent{found}")
     return reasons
-
-
-_SPACED_RE = re.compile(r"\b(?:\w ){3,}\w\b")
-_LEET = str.maketrans("013457@$", "oieastas")
-
-
-def _normalized(text: str) -> str:
-    """The text as a model reads it past common disguises: compatibility forms (NBSP, full-width
-    letters), look-alike letters and soft hyphens (:func:`.skeleton.fold`), s p a c e d letters and
-    digits for letters ("1gn0re")."""
-    text = fold(text)
-    text = re.sub(r"\s+", " ", text)
-    text = _SPACED_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
-    return text.translate(_LEET)
 
 
 # -- over-parameterization: schemas that ask for personal data the tool has no use for ----------

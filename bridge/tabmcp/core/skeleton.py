@@ -29,10 +29,31 @@ _FORMAT_OR_MARK_RE = re.compile(
 )
 
 
+_LATIN_NAME_RE = re.compile(r"LATIN (?:(CAPITAL|SMALL) )?LETTER (?:SMALL CAPITAL |DOTLESS )?([A-Z])(?: WITH [A-Z ]+)?")
+
+
+def _latin(target: str) -> str:
+    """The ASCII letter or digit a confusables target is, or "": itself, the letter under its marks
+    ("O" with a stroke overlay, as Unicode files Cherokee NA), or the Latin letter its name says it
+    is (small capital T, Greek tau's prototype); else ""."""
+    base = "".join(ch for ch in unicodedata.normalize("NFKD", target) if not unicodedata.combining(ch))
+    if len(base) != 1:
+        return ""
+    if base.isascii():
+        return base if base.isalnum() else ""
+    match = _LATIN_NAME_RE.fullmatch(unicodedata.name(base, ""))
+    if not match:
+        return ""
+    return match.group(2) if match.group(1) == "CAPITAL" else match.group(2).lower()
+
+
 @cache
 def _table() -> dict[int, str]:
     """Each non-ASCII character that looks like an ASCII letter or digit → that one, lower-cased.
 
+    The whole confusables table: a character counts when a look-alike Unicode lists for it is an
+    ASCII letter or digit, is one under combining marks, or is a Latin letter variant (small
+    capital, dotless) of one; a Latin variant that is itself listed maps to its letter too.
     A capital looks like a capital (Cyrillic capital I is I, though Unicode files every I-like
     shape under l), a small letter like a small one; a letter wins over a digit (Cyrillic capital
     O is O, not 0).
@@ -43,7 +64,8 @@ def _table() -> dict[int, str]:
     for char, glyphs in confusables_data.items():
         if len(char) != 1 or char.isascii():
             continue
-        looks = {g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalnum()}
+        looks = {_latin(g["c"]) for g in glyphs} | {_latin(char)}
+        looks.discard("")
         upper = sorted(c for c in looks if c.isupper())
         lower = sorted(c for c in looks if c.islower()) or sorted(c for c in looks if c.isdigit())
         pick = upper if char.isupper() and upper else lower or upper
