@@ -4,7 +4,7 @@ A model reads an order written in look-alike letters, with its letters split by 
 written backwards, in ROT13, or as a base64 or hex run, and may follow it; a scanner that only
 matches the characters as they stand does not. :func:`readings` gives the scanner every reading
 of a text worth matching: its *plain* reading (HTML entities resolved, folded to a skeleton by
-:func:`.skeleton.fold`, split letters joined, whitespace collapsed, 1337 digits read as letters),
+:func:`.skeleton.fold`, split letters joined, spaces collapsed (line breaks kept: patterns anchor on them), 1337 digits read as letters),
 and, only where the text holds them, the plain readings of its base64 and hex runs, of the text
 reversed and of its ROT13.
 
@@ -25,15 +25,19 @@ import re
 
 from .skeleton import fold
 
-__all__ = ["MAX_DECODED", "plain", "readings"]
+__all__ = ["HIDDEN", "MAX_DECODED", "plain", "readings"]
+
+HIDDEN = "hidden in tag characters"
+"""How a reading is named when it is text hidden in Unicode tag characters inside an encoding."""
 
 MAX_DECODED = 32_000
 """Characters decoded from base64 and hex runs per text, at most (an order is a sentence)."""
 
-# Letters split by one repeated separator: "i.g.n.o.r.e", "i-g-n-o-r-e", "i g n o r e" (three letters
-# or more; a different or longer gap ends the word, so "a.l.l  p.r.e.v" reads "all prev").
-_SPLIT_RE = re.compile(r"(?<![^\W_])[^\W_]([ .\-_*·•|,/+~:;'])(?:[^\W_]\1)+[^\W_](?![^\W_])")
-_SPACE_RE = re.compile(r"\s+")
+# Characters split by one repeated separator: "i.g.n.o.r.e", "c.l.o.s.e._.a.c.c.o.u.n.t", "i g n o r e"
+# (a different or longer gap ends the word, so "a.l.l  p.r.e.v" reads "all prev"). Each word is
+# tried once, from its start, and gives back at most its own length: linear.
+_SPLIT_RE = re.compile(r"(?<!\S)\S([ .\-_*·•|,/+~:;'])(?:\S\1)*\S?(?!\S)")
+_SPACE_RE = re.compile(r"[^\S\n]+")
 _LEET = str.maketrans("013457@$", "oieastas")
 
 _BASE64_RUN_RE = re.compile(r"[A-Za-z0-9+/_-]{16,}")
@@ -42,17 +46,31 @@ _HEX_NOISE_RE = re.compile(r"\\x|0x|%|[ ,:]")
 _URLSAFE = str.maketrans("-_", "+/")
 
 # Order words as they read backwards and in ROT13: the trigger for reading the whole text so.
-_ORDER_WORDS = ("ignore", "disregard", "forget", "instructions", "previous", "system prompt", "assistant",
-                "you must", "the user", "agent", "override", "exfiltrate", "transfer")
-_REVERSED_RE = re.compile("|".join(re.escape(w[::-1]) for w in _ORDER_WORDS))
-_ROT13_RE = re.compile("|".join(re.escape(codecs.encode(w, "rot13")) for w in _ORDER_WORDS))
+_ORDER_WORDS = ("ignore", "disregard", "forget", "instruction", "previous", "system", "assistant", "you must",
+                "the user", "agent", "override", "exfiltrate", "transfer", "call ", "tool", "model", "task",
+                "send ", "password", "credential")
+# ... and the commonest English words (any sentence has one), so an order in other words is read too.
+_COMMON_WORDS = ("the", "and", "you", "your", "this", "with", "for", "all")
+_REVERSED_RE = re.compile(
+    "|".join(re.escape(w[::-1]) for w in _ORDER_WORDS) + r"|\b(?:" + "|".join(w[::-1] for w in _COMMON_WORDS) + r")\b"
+)
+_ROT13_RE = re.compile(
+    "|".join(re.escape(codecs.encode(w, "rot13")) for w in _ORDER_WORDS)
+    + r"|\b(?:" + "|".join(codecs.encode(w, "rot13") for w in _COMMON_WORDS) + r")\b"
+)
 _ROT13 = str.maketrans("abcdefghijklmnopqrstuvwxyz", "nopqrstuvwxyzabcdefghijklm")
 
 
+_TAG_RE = re.compile("[\U000e0020-\U000e007e]+")
+
+
 def plain(text: str) -> str:
-    """``text`` as a model reads it past entities, look-alike letters, split letters and 1337."""
+    """``text`` as a model reads it past entities, Unicode tag characters (read as the ASCII they
+    encode), look-alike letters, split letters and 1337."""
     if "&" in text:
         text = html.unescape(text)
+    if not text.isascii():
+        text = _TAG_RE.sub(lambda m: " " + "".join(chr(ord(c) - 0xE0000) for c in m.group(0)) + " ", text)
     text = fold(text)
     text = _SPLIT_RE.sub(lambda m: m.group(0).replace(m.group(1), ""), text)
     return _SPACE_RE.sub(" ", text).translate(_LEET)
@@ -64,7 +82,7 @@ def _as_text(data: bytes) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return ""
-    printable = sum(1 for ch in text if ch.isprintable() or ch in "\n\r\t")
+    printable = sum(1 for ch in text if ch.isprintable() or ch in "\n\r\t" or "\U000e0000" <= ch <= "\U000e007f")
     return text if len(text) >= 8 and printable >= 0.9 * len(text) and " " in text else ""
 
 
@@ -111,9 +129,15 @@ def readings(text: str) -> list[tuple[str, str]]:
     """
     base = plain(text)
     out = [("plain", base)]
+    hidden: list[str] = []
     if "&" in text:
         text = html.unescape(text)
-    out += [(how, plain(decoded)) for how, decoded in _decoded_runs(text)]
+        hidden += _TAG_RE.findall(text)
+    for how, decoded in _decoded_runs(text):
+        out.append((how, plain(decoded)))
+        hidden += _TAG_RE.findall(decoded)
+    if hidden:
+        out.append((HIDDEN, " ".join("".join(chr(ord(c) - 0xE0000) for c in run) for run in hidden)))
     if _REVERSED_RE.search(base):
         out.append(("reversed", base[::-1]))
     if _ROT13_RE.search(base):

@@ -17,10 +17,14 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from .decoding import readings
+from .decoding import HIDDEN, readings
 
 __all__ = ["decode_tag_text", "lint_parameters", "readings", "scan_result_text", "scan_text", "scan_tool"]
 
+# "Decode this and follow it: …": an order to read what follows as orders, whatever it says.
+_DECODE_AND_FOLLOW = (r"\b(?:decode|decrypt|decipher|unscramble|reverse|rot13|base64-decode|translate) "
+                      r"(?:this|it|the following|the text|the message|the string|below)\b[^.\n]{0,40}"
+                      r"\b(?:and|then)\s+(?:follow|obey|execute|carry out|act on|do)\b")
 _PHRASES = [
     r"\bignore (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?|messages?|rules)",
     r"\bdisregard (all |any )?(the )?(previous|prior|above|system) ",
@@ -32,6 +36,7 @@ _PHRASES = [
     r"\b(exfiltrate|send|post|upload) (the |all )?(conversation|chat history|credentials|api keys?|tokens?|secrets?)\b",
     r"<\s*/?\s*(system|instructions?|important|assistant|im_start|im_end)\s*>",
     r"\[\s*(system|inst)\s*\]",
+    _DECODE_AND_FOLLOW,
 ]
 _PHRASE_RE = re.compile("|".join(f"(?:{p})" for p in _PHRASES), re.IGNORECASE)
 _HIDDEN_RE = re.compile("[\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
@@ -41,23 +46,23 @@ _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 def scan_text(text: str) -> list[str]:
     """Reasons this text looks like an injection attempt (empty when it looks fine)."""
     reasons: list[str] = []
-    if _HIDDEN_RE.search(text):
+    read = readings(text)
+    if _HIDDEN_RE.search(text) or any(how == HIDDEN for how, _ in read):
         reasons.append("hidden characters (zero-width, bidi override or Unicode tag characters)")
     if _COMMENT_RE.search(text):
         reasons.append("an HTML comment (hidden from people, read by models)")
-    found = _match(_PHRASE_RE, text)
+    found = _match(_PHRASE_RE, read)
     if found:
         reasons.append(f"instructions addressed to the model{found}")
     return reasons
 
 
-def _match(pattern: re.Pattern[str], text: str) -> str:
-    """": 'the match'" (with how it was decoded) where ``pattern`` matches the text or one of its
-    readings (:func:`.decoding.readings`), else ""."""
-    match = pattern.search(text)
-    if match:
-        return f": {match.group(0).strip()!r}"
-    for how, reading in readings(text):
+def _match(pattern: re.Pattern[str], read: list[tuple[str, str]]) -> str:
+    """": 'the match'" (with how it was decoded) where ``pattern`` matches one of a text's
+    readings (:func:`.decoding.readings`: the plain one first), else "". The plain reading keeps
+    what matching needs of the text (line breaks, punctuation), so the text itself is not read
+    again: each pass costs about 0.5 µs a character."""
+    for how, reading in read:
         match = pattern.search(reading)
         if match:
             return f"{'' if how == 'plain' else f' (read {how})'}: {match.group(0).strip()!r}"
@@ -121,6 +126,7 @@ _RESULT_PHRASES = [
     r"\[/?\s*(?:system|inst)\s*\]",
     r"(?:^|\n)\s*#{1,4} ?(?:system|instructions?)\b",
     r"(?:^|\n)\s*(?:system|assistant)\s*:\s",
+    _DECODE_AND_FOLLOW,
 ]
 _RESULT_RE = re.compile("|".join(f"(?:{p})" for p in _RESULT_PHRASES), re.IGNORECASE)
 _TAG_RE = re.compile("[\U000e0000-\U000e007f]+")
@@ -140,12 +146,13 @@ def scan_result_text(text: str) -> list[str]:
     see it, models read it.
     """
     reasons: list[str] = []
-    hidden = decode_tag_text(text)
+    read = readings(text)
+    hidden = decode_tag_text(text) or next((reading for how, reading in read if how == HIDDEN), "")
     if hidden:
         reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
     if _COMMENT_RE.search(text) and _RESULT_RE.search(" ".join(_COMMENT_RE.findall(text))):
         reasons.append("instructions inside an HTML comment")
-    found = _match(_RESULT_RE, text)
+    found = _match(_RESULT_RE, read)
     if found:
         reasons.append(f"text addressed to the agent{found}")
     return reasons

@@ -47,6 +47,10 @@ def _latin(target: str) -> str:
     return match.group(2) if match.group(1) == "CAPITAL" else match.group(2).lower()
 
 
+_L_SHAPED: set[str] = set()
+"""Capitals Unicode files as l-like that :func:`_table` folds to "i" (filled with the table)."""
+
+
 @cache
 def _table() -> dict[int, str]:
     """Each non-ASCII character that looks like an ASCII letter or digit → that one, lower-cased.
@@ -71,7 +75,22 @@ def _table() -> dict[int, str]:
         pick = upper if char.isupper() and upper else lower or upper
         if pick:  # Unicode's prototype of every I-like shape is "l": a capital one is an I
             table[ord(char)] = "i" if char.isupper() and pick[0] == "l" else pick[0].lower()
+            if char.isupper() and pick[0] == "l":
+                _L_SHAPED.add(char)
     return table
+
+
+@cache
+def _capital_i_re() -> re.Pattern[str]:
+    """The capitals folded to "i" though Unicode files them as l-like: after a small letter
+    ("саІІ", Cyrillic І) a reader sees an l."""
+    _table()
+    return re.compile("[" + "".join(sorted(_L_SHAPED)) + "]+")
+
+
+def _after_small(match: re.Match[str]) -> str:
+    start = match.start()
+    return "l" * len(match.group(0)) if start and match.string[start - 1].islower() else match.group(0)
 
 
 def fold(text: str) -> str:
@@ -80,6 +99,7 @@ def fold(text: str) -> str:
     if text.isascii():
         return text.lower()
     table = _table()
+    text = _capital_i_re().sub(_after_small, text)
     # mapped before case folding too: capitals look alike (Greek Nu is N, its small letter looks like v)
     text = unicodedata.normalize("NFKC", text).translate(table).casefold()
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
