@@ -11,6 +11,7 @@ import hashlib
 import json
 
 import pytest
+from tabmcp.core.decoding import MAX_DECODED
 from tabmcp.core.injection import readings, scan_result_text, scan_text
 from tabmcp.core.skeleton import fold
 from tabmcp.core.trust.results import ResultSource, process_result
@@ -107,6 +108,10 @@ def test_decoding_work_is_bounded_by_the_input_not_by_what_it_decodes_to():
     for text in hostile:
         read = readings(text)
         assert sum(len(r) for _, r in read) <= 5 * len(text) + 64_000
+    # what runs decode to is capped, however many runs decode to text
+    many = " ".join([base64.b64encode(ORDER.encode()).decode(), ORDER.encode().hex()] * 2_000)
+    decoded = sum(len(r) for how, r in readings(many) if how in ("base64", "hex"))
+    assert MAX_DECODED - 100 <= decoded <= MAX_DECODED
     # a nested encoding is decoded once, not again and again
     nested = base64.b64encode(base64.b64encode(ORDER.encode())).decode()
     assert not any("ignore" in r for _, r in readings(nested))
