@@ -121,6 +121,8 @@ def scan_texts() -> list[tuple[str, str]]:
             codecs.encode(benign, "rot13"), "&#105;&#103;", "i.g.n.o.r.e"]) + " ")),
         ("worst: one base64 run of text (100,000)", base64.b64encode((benign * 1_600).encode()).decode()[:n]),
         ("worst: one hex run of text (100,000)", (benign * 800).encode().hex()[:n]),
+        ("worst: base64 of binary, 4 alignments (100,000)", base64.b64encode(bytes(range(256)) * 300).decode()[:n]),
+        ("worst: hex of binary, 2 alignments (100,000)", (bytes(range(256)) * 200).hex()[:n]),
         ("worst: split letters a.b.c (100,000)", fill("a.")),
         ("worst: entities &amp; (100,000)", fill("&amp;")),
         ("worst: trigger words only (100,000)", fill("erongi vtaber eht gur ")),

@@ -139,3 +139,11 @@ def test_tag_characters_inside_an_encoding_are_reported_as_hidden_text():
 def test_l_shaped_capitals_inside_a_small_word_read_as_l():
     assert fold("саІІ") == "call" and fold("ІGNORE") == "ignore"  # Cyrillic І: an l after small letters
     assert fold("ᎬxfᎥᏞᎢᎡᎪᎢᎬ") == "exfiltrate"  # Cherokee Ꭵ looks like a small i, not an l
+
+
+def test_a_run_found_off_its_alignment_still_decodes():
+    # "ref 4967…": "ef" looks like a hex byte; "cafe 4967…": two bytes of junk before the text
+    for prefix in ("ref ", "cafe ", "x", "abc"):
+        assert scan_result_text(prefix + ORDER.encode().hex()), prefix
+    for prefix in ("x", "ab", "Note:abc"):
+        assert scan_result_text(prefix + base64.b64encode(ORDER.encode()).decode()), prefix

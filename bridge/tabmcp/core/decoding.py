@@ -77,30 +77,40 @@ def plain(text: str) -> str:
 
 
 def _as_text(data: bytes) -> str:
-    """The bytes as text when they are mostly printable UTF-8 words; else ""."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return ""
-    printable = sum(1 for ch in text if ch.isprintable() or ch in "\n\r\t" or "\U000e0000" <= ch <= "\U000e007f")
+    """The bytes as text when they are mostly printable UTF-8 words (a few bad bytes, as where a run
+    starts off its alignment, are let through); else ""."""
+    text = data.decode("utf-8", "replace")
+    printable = sum(
+        1 for ch in text
+        if (ch.isprintable() and ch != "\ufffd") or ch in "\n\r\t" or "\U000e0000" <= ch <= "\U000e007f"
+    )
     return text if len(text) >= 8 and printable >= 0.9 * len(text) and " " in text else ""
 
 
 def _base64(run: str) -> str:
-    core = run.rstrip("=").translate(_URLSAFE)
-    core = core[: len(core) - (len(core) % 4 == 1)]
-    try:
-        return _as_text(base64.b64decode(core + "=" * (-len(core) % 4), validate=True))
-    except (binascii.Error, ValueError):
-        return ""
+    whole = run.rstrip("=").translate(_URLSAFE)
+    for start in range(4):  # a run that starts mid-word ("xSWdu…") is off by up to three characters
+        core = whole[start:]
+        core = core[: len(core) - (len(core) % 4 == 1)]
+        try:
+            text = _as_text(base64.b64decode(core + "=" * (-len(core) % 4), validate=True))
+        except (binascii.Error, ValueError):
+            continue
+        if text:
+            return text
+    return ""
 
 
 def _hex(run: str) -> str:
     digits = _HEX_NOISE_RE.sub("", run)
-    try:
-        return _as_text(bytes.fromhex(digits[: len(digits) // 2 * 2]))
-    except ValueError:
-        return ""
+    for start in (0, 1):  # a run that starts mid-word ("abc4967…") may be off by one digit
+        try:
+            text = _as_text(bytes.fromhex(digits[start : start + (len(digits) - start) // 2 * 2]))
+        except ValueError:
+            return ""
+        if text:
+            return text
+    return ""
 
 
 def _decoded_runs(text: str) -> list[tuple[str, str]]:
