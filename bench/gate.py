@@ -126,6 +126,7 @@ def scan_texts() -> list[tuple[str, str]]:
         ("worst: split letters a.b.c (100,000)", fill("a.")),
         ("worst: entities &amp; (100,000)", fill("&amp;")),
         ("worst: trigger words only (100,000)", fill("erongi vtaber eht gur ")),
+        ("worst: U+FDFA, 18 letters in NFKC (100,000)", fill("\ufdfa")),
     ]
 
 

@@ -294,6 +294,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_scanner_decode.py", "-k", "l_shaped"),
     ),
     Mutation(
+        "nfkc-expansion-unbounded",
+        "a text of U+FDFA (18 letters each in NFKC) makes every pattern pass 18 times longer",
+        "bridge/tabmcp/core/skeleton.py",
+        "    if len(folded) <= 2 * len(text):",
+        "    if True:",
+        ("bridge/tests/test_scanner_decode.py", "-k", "bounded"),
+    ),
+    Mutation(
         "entities-unread",
         "an order in HTML entities (&nbsp; between words, &#73;&#103;…) passes the scanner",
         "bridge/tabmcp/core/decoding.py",

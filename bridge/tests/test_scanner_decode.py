@@ -104,10 +104,13 @@ def test_decoding_work_is_bounded_by_the_input_not_by_what_it_decodes_to():
         base64.b64encode(base64.b64encode(base64.b64encode(ORDER.encode() * 300))).decode(),
         "A" * 200_000,
         "41" * 100_000,
+        "\ufdfa" * 20_000,  # NFKC makes each one 18 letters
+        "\ufdfa" * 20_000 + " " + ORDER,
     ]
     for text in hostile:
         read = readings(text)
         assert sum(len(r) for _, r in read) <= 5 * len(text) + 64_000
+    assert scan_result_text("\ufdfa" * 20_000 + " " + ORDER)
     # what runs decode to is capped, however many runs decode to text
     many = " ".join([base64.b64encode(ORDER.encode()).decode(), ORDER.encode().hex()] * 2_000)
     decoded = sum(len(r) for how, r in readings(many) if how in ("base64", "hex"))

@@ -93,6 +93,16 @@ def _after_small(match: re.Match[str]) -> str:
     return "l" * len(match.group(0)) if start and match.string[start - 1].islower() else match.group(0)
 
 
+def _nfkc(text: str) -> str:
+    """NFKC, with the few characters that expand to many (U+FDFA is 18 letters) read as a space
+    when they would make the text more than twice as long: a page chooses the text, and every
+    pattern pass after this reads what it became."""
+    folded = unicodedata.normalize("NFKC", text)
+    if len(folded) <= 2 * len(text):
+        return folded
+    return "".join(n if len(n := unicodedata.normalize("NFKC", ch)) <= 3 else " " for ch in text)
+
+
 def fold(text: str) -> str:
     """``text`` as its skeleton: what it reads as, in plain lower-case ASCII where it looks like it."""
     text = _FORMAT_OR_MARK_RE.sub("", text)
@@ -101,6 +111,6 @@ def fold(text: str) -> str:
     table = _table()
     text = _capital_i_re().sub(_after_small, text)
     # mapped before case folding too: capitals look alike (Greek Nu is N, its small letter looks like v)
-    text = unicodedata.normalize("NFKC", text).translate(table).casefold()
+    text = _nfkc(text).translate(table).casefold()
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     return unicodedata.normalize("NFKC", text).translate(table)
