@@ -11,6 +11,8 @@ import hashlib
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tabmcp.core.decoding import MAX_DECODED
 from tabmcp.core.injection import readings, scan_result_text, scan_text
 from tabmcp.core.skeleton import fold
@@ -150,3 +152,21 @@ def test_a_run_found_off_its_alignment_still_decodes():
         assert scan_result_text(prefix + ORDER.encode().hex()), prefix
     for prefix in ("x", "ab", "Note:abc"):
         assert scan_result_text(prefix + base64.b64encode(ORDER.encode()).decode()), prefix
+
+
+_PIECES = st.sampled_from([
+    "a", "I", "l", ".", " ", "  ", "\n", "_", "-", "&", "&amp;", "&#73;", "&#x49;", "&nbsp;", "=", "+", "/",
+    "\\x", "0x", "%", "49", "6e", "SWdu", "b3Jl", "Ꮎ", "І", "а", "\ufdfa", "\u200b", "\U000e0041", "erongi",
+    "vtaber", "eht", "gur", base64.b64encode(ORDER.encode()).decode(), ORDER.encode().hex(), ORDER[::-1],
+])
+
+
+@settings(max_examples=150, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.large_base_example])
+@given(st.lists(_PIECES, max_size=400).map("".join))
+def test_any_text_gets_readings_bounded_by_its_length(text):
+    read = readings(text)
+    assert read[0][0] == "plain"
+    assert sum(len(r) for _, r in read) <= 4 * len(text) + MAX_DECODED + 64
+    scan_result_text(text)
+    scan_text(text)
