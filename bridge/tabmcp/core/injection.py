@@ -4,8 +4,10 @@ Page tools are untrusted input that ends up in the agent's context. A descriptio
 addresses the model ("ignore previous instructions", "you must call…"), hides characters
 (zero-width, Unicode tag characters, bidi overrides) or embeds markup meant for the model is
 flagged: the flag travels in ``_meta["tabmcp/warnings"]`` and ``policy.quarantine_suspicious``
-hides such tools altogether. A heuristic, not a proof: it catches the common patterns and says
-so in docs/security.md.
+hides such tools altogether. Every pattern is matched against each reading of the text a model
+may follow (:func:`.decoding.readings`: past look-alike letters, entities, split letters, base64
+and hex runs, ROT13, backwards). A heuristic, not a proof: it catches the common patterns and
+says so in docs/security.md.
 """
 
 from __future__ import annotations
