@@ -4,8 +4,10 @@ Page tools are untrusted input that ends up in the agent's context. A descriptio
 addresses the model ("ignore previous instructions", "you must call…"), hides characters
 (zero-width, Unicode tag characters, bidi overrides) or embeds markup meant for the model is
 flagged: the flag travels in ``_meta["tabmcp/warnings"]`` and ``policy.quarantine_suspicious``
-hides such tools altogether. A heuristic, not a proof: it catches the common patterns and says
-so in docs/security.md.
+hides such tools altogether. Every pattern is matched against each reading of the text a model
+may follow (:func:`.decoding.readings`: past look-alike letters, entities, split letters, base64
+and hex runs, ROT13, backwards). A heuristic, not a proof: it catches the common patterns and
+says so in docs/security.md.
 """
 
 from __future__ import annotations
@@ -17,10 +19,14 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from .skeleton import fold
+from .decoding import HIDDEN, readings
 
-__all__ = ["decode_tag_text", "lint_parameters", "scan_result_text", "scan_text", "scan_tool"]
+__all__ = ["decode_tag_text", "lint_parameters", "readings", "scan_result_text", "scan_text", "scan_tool"]
 
+# "Decode this and follow it: …": an order to read what follows as orders, whatever it says.
+_DECODE_AND_FOLLOW = (r"\b(?:decode|decrypt|decipher|unscramble|reverse|rot13|base64-decode|translate) "
+                      r"(?:this|it|the following|the text|the message|the string|below)\b[^.\n]{0,40}"
+                      r"\b(?:and|then)\s+(?:follow|obey|execute|carry out|act on|do)\b")
 _PHRASES = [
     r"\bignore (all |any )?(the )?(previous|prior|above|earlier) (instructions|prompts?|messages?|rules)",
     r"\bdisregard (all |any )?(the )?(previous|prior|above|system) ",
@@ -32,6 +38,7 @@ _PHRASES = [
     r"\b(exfiltrate|send|post|upload) (the |all )?(conversation|chat history|credentials|api keys?|tokens?|secrets?)\b",
     r"<\s*/?\s*(system|instructions?|important|assistant|im_start|im_end)\s*>",
     r"\[\s*(system|inst)\s*\]",
+    _DECODE_AND_FOLLOW,
 ]
 _PHRASE_RE = re.compile("|".join(f"(?:{p})" for p in _PHRASES), re.IGNORECASE)
 _HIDDEN_RE = re.compile("[\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
@@ -41,14 +48,27 @@ _COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
 def scan_text(text: str) -> list[str]:
     """Reasons this text looks like an injection attempt (empty when it looks fine)."""
     reasons: list[str] = []
-    if _HIDDEN_RE.search(text):
+    read = readings(text)
+    if _HIDDEN_RE.search(text) or any(how == HIDDEN for how, _ in read):
         reasons.append("hidden characters (zero-width, bidi override or Unicode tag characters)")
     if _COMMENT_RE.search(text):
         reasons.append("an HTML comment (hidden from people, read by models)")
-    match = _PHRASE_RE.search(text) or _PHRASE_RE.search(fold(text))
-    if match:
-        reasons.append(f"instructions addressed to the model: {match.group(0)!r}")
+    found = _match(_PHRASE_RE, read)
+    if found:
+        reasons.append(f"instructions addressed to the model{found}")
     return reasons
+
+
+def _match(pattern: re.Pattern[str], read: list[tuple[str, str]]) -> str:
+    """": 'the match'" (with how it was decoded) where ``pattern`` matches one of a text's
+    readings (:func:`.decoding.readings`: the plain one first), else "". The plain reading keeps
+    what matching needs of the text (line breaks, punctuation), so the text itself is not read
+    again: each pass costs about 0.5 µs a character."""
+    for how, reading in read:
+        match = pattern.search(reading)
+        if match:
+            return f"{'' if how == 'plain' else f' (read {how})'}: {match.group(0).strip()!r}"
+    return ""
 
 
 # -- results: page data that tries to give the agent orders ------------------------------------
@@ -108,6 +128,7 @@ _RESULT_PHRASES = [
     r"\[/?\s*(?:system|inst)\s*\]",
     r"(?:^|\n)\s*#{1,4} ?(?:system|instructions?)\b",
     r"(?:^|\n)\s*(?:system|assistant)\s*:\s",
+    _DECODE_AND_FOLLOW,
 ]
 _RESULT_RE = re.compile("|".join(f"(?:{p})" for p in _RESULT_PHRASES), re.IGNORECASE)
 _TAG_RE = re.compile("[\U000e0000-\U000e007f]+")
@@ -127,29 +148,16 @@ def scan_result_text(text: str) -> list[str]:
     see it, models read it.
     """
     reasons: list[str] = []
-    hidden = decode_tag_text(text)
+    read = readings(text)
+    hidden = decode_tag_text(text) or next((reading for how, reading in read if how == HIDDEN), "")
     if hidden:
         reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
     if _COMMENT_RE.search(text) and _RESULT_RE.search(" ".join(_COMMENT_RE.findall(text))):
         reasons.append("instructions inside an HTML comment")
-    match = _RESULT_RE.search(text) or _RESULT_RE.search(_normalized(text))
-    if match:
-        reasons.append(f"text addressed to the agent: {match.group(0).strip()!r}")
+    found = _match(_RESULT_RE, read)
+    if found:
+        reasons.append(f"text addressed to the agent{found}")
     return reasons
-
-
-_SPACED_RE = re.compile(r"\b(?:\w ){3,}\w\b")
-_LEET = str.maketrans("013457@$", "oieastas")
-
-
-def _normalized(text: str) -> str:
-    """The text as a model reads it past common disguises: compatibility forms (NBSP, full-width
-    letters), look-alike letters and soft hyphens (:func:`.skeleton.fold`), s p a c e d letters and
-    digits for letters ("1gn0re")."""
-    text = fold(text)
-    text = re.sub(r"\s+", " ", text)
-    text = _SPACED_RE.sub(lambda m: m.group(0).replace(" ", ""), text)
-    return text.translate(_LEET)
 
 
 # -- over-parameterization: schemas that ask for personal data the tool has no use for ----------

@@ -29,10 +29,35 @@ _FORMAT_OR_MARK_RE = re.compile(
 )
 
 
+_LATIN_NAME_RE = re.compile(r"LATIN (?:(CAPITAL|SMALL) )?LETTER (?:SMALL CAPITAL |DOTLESS )?([A-Z])(?: WITH [A-Z ]+)?")
+
+
+def _latin(target: str) -> str:
+    """The ASCII letter or digit a confusables target is, or "": itself, the letter under its marks
+    ("O" with a stroke overlay, as Unicode files Cherokee NA), or the Latin letter its name says it
+    is (small capital T, Greek tau's prototype); else ""."""
+    base = "".join(ch for ch in unicodedata.normalize("NFKD", target) if not unicodedata.combining(ch))
+    if len(base) != 1:
+        return ""
+    if base.isascii():
+        return base if base.isalnum() else ""
+    match = _LATIN_NAME_RE.fullmatch(unicodedata.name(base, ""))
+    if not match:
+        return ""
+    return match.group(2) if match.group(1) == "CAPITAL" else match.group(2).lower()
+
+
+_L_SHAPED: set[str] = set()
+"""Capitals Unicode files as l-like that :func:`_table` folds to "i" (filled with the table)."""
+
+
 @cache
 def _table() -> dict[int, str]:
     """Each non-ASCII character that looks like an ASCII letter or digit → that one, lower-cased.
 
+    The whole confusables table: a character counts when a look-alike Unicode lists for it is an
+    ASCII letter or digit, is one under combining marks, or is a Latin letter variant (small
+    capital, dotless) of one; a Latin variant that is itself listed maps to its letter too.
     A capital looks like a capital (Cyrillic capital I is I, though Unicode files every I-like
     shape under l), a small letter like a small one; a letter wins over a digit (Cyrillic capital
     O is O, not 0).
@@ -43,13 +68,39 @@ def _table() -> dict[int, str]:
     for char, glyphs in confusables_data.items():
         if len(char) != 1 or char.isascii():
             continue
-        looks = {g["c"] for g in glyphs if len(g["c"]) == 1 and g["c"].isascii() and g["c"].isalnum()}
+        looks = {_latin(g["c"]) for g in glyphs} | {_latin(char)}
+        looks.discard("")
         upper = sorted(c for c in looks if c.isupper())
         lower = sorted(c for c in looks if c.islower()) or sorted(c for c in looks if c.isdigit())
         pick = upper if char.isupper() and upper else lower or upper
         if pick:  # Unicode's prototype of every I-like shape is "l": a capital one is an I
             table[ord(char)] = "i" if char.isupper() and pick[0] == "l" else pick[0].lower()
+            if char.isupper() and pick[0] == "l":
+                _L_SHAPED.add(char)
     return table
+
+
+@cache
+def _capital_i_re() -> re.Pattern[str]:
+    """The capitals folded to "i" though Unicode files them as l-like: after a small letter
+    ("саІІ", Cyrillic І) a reader sees an l."""
+    _table()
+    return re.compile("[" + "".join(sorted(_L_SHAPED)) + "]+")
+
+
+def _after_small(match: re.Match[str]) -> str:
+    start = match.start()
+    return "l" * len(match.group(0)) if start and match.string[start - 1].islower() else match.group(0)
+
+
+def _nfkc(text: str) -> str:
+    """NFKC, with the few characters that expand to many (U+FDFA is 18 letters) read as a space
+    when they would make the text more than twice as long: a page chooses the text, and every
+    pattern pass after this reads what it became."""
+    folded = unicodedata.normalize("NFKC", text)
+    if len(folded) <= 2 * len(text):
+        return folded
+    return "".join(n if len(n := unicodedata.normalize("NFKC", ch)) <= 3 else " " for ch in text)
 
 
 def fold(text: str) -> str:
@@ -58,7 +109,8 @@ def fold(text: str) -> str:
     if text.isascii():
         return text.lower()
     table = _table()
+    text = _capital_i_re().sub(_after_small, text)
     # mapped before case folding too: capitals look alike (Greek Nu is N, its small letter looks like v)
-    text = unicodedata.normalize("NFKC", text).translate(table).casefold()
+    text = _nfkc(text).translate(table).casefold()
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     return unicodedata.normalize("NFKC", text).translate(table)
