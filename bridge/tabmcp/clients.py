@@ -50,6 +50,7 @@ __all__ = [
     "find_entry",
     "merged",
     "plan",
+    "starts_bridge",
     "this_launch",
 ]
 
@@ -282,3 +283,14 @@ def entry_state(client: Client, launch: Launch, *, path: Path | None = None,
     if not command or not Path(command).exists():
         return EntryState.OTHER, f"{name} runs {command or 'nothing'}, which does not exist (an old installation?)"
     return EntryState.OTHER, f"{name} runs {command}, not this installation ({launch.command})"
+
+
+def starts_bridge(client: Client, path: Path | None = None) -> bool:
+    """Whether the client's tabmcp entry is a command (stdio): the client starts the bridge itself."""
+    path = path or client.config_path()
+    try:
+        data = _parse(path.read_text(encoding="utf-8"), path)
+    except (ClientConfigError, OSError):
+        return False
+    found = find_entry(client, data)
+    return found is not None and bool(found[1].get("command")) and not (client.url_key and found[1].get(client.url_key))
