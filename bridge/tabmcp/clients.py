@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import jsonc
 from .config import DEFAULT_PORT
 from .errors import ConfigError
 
@@ -152,11 +153,11 @@ def _parse(text: str | None, path: Path | str) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = jsonc.loads(text)  # comments and trailing commas too, as VS Code's mcp.json takes them
+    except jsonc.JsoncError as exc:
         raise ClientConfigError(
-            f"{path} is not valid JSON ({exc}); nothing was changed. Fix it and run tabmcp setup again, or add "
-            "the entry that `tabmcp setup CLIENT --print` shows by hand (a file with comments stays yours)") from exc
+            f"{path} is not valid JSON, even with comments ({exc}); nothing was changed. Fix it and run tabmcp setup "
+            "again, or add the entry that `tabmcp setup CLIENT --print` shows by hand") from exc
     if not isinstance(data, dict):
         raise ClientConfigError(f"{path} holds a JSON {type(data).__name__}, not an object (nothing was changed)")
     return data
@@ -206,7 +207,23 @@ def plan(client: Client, launch: Launch, *, name: str = DEFAULT_NAME, path: Path
     path = path or client.config_path()
     before = path.read_text(encoding="utf-8") if path.exists() else None
     data = merged(client, _parse(before, path), client.entry(launch), name)
-    return Change(client, path, before, _dump(data))
+    if before is None or not before.strip() or _strict_json(before):
+        return Change(client, path, before, _dump(data))
+    # Comments or trailing commas: edit the text in place so that the person's comments stay.
+    try:
+        after = jsonc.set_member(before, [client.servers_key, name], client.entry(launch))
+    except jsonc.JsoncError as exc:
+        raise ClientConfigError(f"{path}: cannot add tabmcp without losing its comments ({exc}); nothing was "
+                                "changed. Add the entry that `tabmcp setup CLIENT --print` shows by hand") from exc
+    return Change(client, path, before, after)
+
+
+def _strict_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def apply(change: Change) -> Path | None:
