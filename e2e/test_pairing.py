@@ -55,6 +55,8 @@ async def test_the_person_pairs_the_extension_in_the_popup_and_the_terminal(tmp_
             await no_axe_violations(popup)  # the pairing banner, as the person sees it
             done = await asyncio.to_thread(tabmcp_cli, "pair", code, "--port", str(port))
             assert done.returncode == 0, done.stderr
+            # Named by the browser's brand (its user agent says "Chrome" in every Chromium build).
+            assert re.search(r"^paired Chromium \d+ \(id ", done.stderr, re.M), done.stderr
             assert await bridge.core.wait_connected(15)
             await expect(popup.get_by_test_id("status")).to_have_text("connected", timeout=15_000)
             await expect(popup.get_by_test_id("paired")).to_have_text("· paired")
