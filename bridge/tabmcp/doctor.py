@@ -57,7 +57,7 @@ class Install:
     """How this tabmcp was installed, so that a fix reinstalls from where it came."""
 
     kind: str = "pip"
-    """``checkout`` (run from a clone: ``./dev setup`` stages), ``pipx`` or ``pip``."""
+    """``checkout`` (run from a clone: ``./dev setup`` stages), ``pipx``, ``uv`` (``uv tool``) or ``pip``."""
     root: str | None = None
     """The checkout (kind ``checkout``)."""
     source: str | None = None
@@ -68,7 +68,11 @@ class Install:
     from a wheel built without it (only a complete wheel mends it)."""
 
     def tool(self) -> str:
-        return "pipx install --force" if self.kind == "pipx" else f"{sys.executable} -m pip install --force-reinstall"
+        if self.kind == "pipx":
+            return "pipx install --force"
+        if self.kind == "uv":  # a uv tool environment has no pip
+            return "uv tool install --reinstall"
+        return f"{sys.executable} -m pip install --force-reinstall"
 
 
 def install_of() -> Install:
@@ -76,7 +80,8 @@ def install_of() -> Install:
     root = repo_root()
     if root is not None:
         return Install(kind="checkout", root=str(root))
-    kind = "pipx" if os.path.exists(os.path.join(sys.prefix, "pipx_metadata.json")) else "pip"
+    kind = ("pipx" if os.path.exists(os.path.join(sys.prefix, "pipx_metadata.json"))
+            else "uv" if os.path.exists(os.path.join(sys.prefix, "uv-receipt.toml")) else "pip")
     try:
         dist = importlib.metadata.distribution("tabmcp")
     except importlib.metadata.PackageNotFoundError:

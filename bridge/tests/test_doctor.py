@@ -238,6 +238,7 @@ _WHEEL = "/tmp/dist/tabmcp-0.1.0-py3-none-any.whl"
     (Install(kind="pipx", source=_WHEEL, recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]),
      f"reinstall: pipx install --force {_WHEEL}"),
     (Install(kind="pip", recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]), "-m pip install --force-reinstall tabmcp"),
+    (Install(kind="uv", recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]), "uv tool install --reinstall tabmcp"),
 ])
 def test_the_model_fix_fits_the_installation(install: Install, fix: str) -> None:
     checks = _by_name(diagnose(replace(BROKEN["model"], install=install)))
