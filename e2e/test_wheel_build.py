@@ -75,3 +75,22 @@ def test_a_build_stages_what_it_can(tmp_path: Path) -> None:
     for part in ("tabmcp/_model/all-MiniLM-L6-v2/tokenizer.json", "tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx",
                  "tabmcp/_assets/extension/vendor/axe.min.js", "tabmcp/_assets/extension/webmcp-polyfill.js"):
         assert part in names, sorted(n for n in names if "_model" in n or "_assets/extension/v" in n)
+
+
+def test_the_sdist_of_a_staged_checkout_builds_a_complete_wheel_in_isolation(tmp_path: Path) -> None:
+    """``python -m build``'s path: the sdist carries the staged parts (git-ignored, so only as
+    artifacts), and the wheel built from it where nothing can be staged is complete."""
+    if not any(WHEELHOUSE.glob("hatchling-*.whl")):
+        missing_from_setup(f"no hatchling wheel in {WHEELHOUSE} (./dev setup downloads the build's requirements there)")
+    if not (MODEL / "tokenizer.json").is_file() or not (ROOT / "extension" / "vendor" / "axe.min.js").is_file():
+        missing_from_setup("the model and axe-core are staged by ./dev setup", opted_out="TABMCP_NO_SEMANTIC")
+    sdist = subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "sdist")],
+                           cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert sdist.returncode == 0, sdist.stdout + sdist.stderr
+    (archive,) = (tmp_path / "sdist").glob("tabmcp-*.tar.gz")
+    done = _pip_wheel(archive, tmp_path / "dist", "--no-index", "--find-links", str(WHEELHOUSE))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = (tmp_path / "dist").glob("tabmcp-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert {"tabmcp/_model/all-MiniLM-L6-v2/tokenizer.json", "tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx",
+            "tabmcp/_assets/extension/vendor/axe.min.js"} <= names

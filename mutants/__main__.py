@@ -1606,6 +1606,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_wheel_build.py",),
     ),
     Mutation(
+        "sdist-without-staged-parts",
+        "the sdist leaves out the staged model and axe-core, so a wheel built from it cannot be complete",
+        "pyproject.toml",
+        'artifacts = ["bridge/tabmcp/_model/**", "extension/webmcp-polyfill.js", "extension/vendor/**"]',
+        "artifacts = []",
+        ("e2e/test_wheel_build.py", "-k", "sdist"),
+    ),
+    Mutation(
         "doctor-client-started-bridge-fails",
         "doctor calls a bridge the client starts (stdio config of this installation) a failure",
         "bridge/tabmcp/doctor.py",
