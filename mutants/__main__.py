@@ -1630,6 +1630,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_doctor.py", "-k", "fits_the_installation"),
     ),
     Mutation(
+        "doctor-fix-needs-pip",
+        "doctor's reinstall fix runs this environment's pip, which a venv without pip does not have",
+        "bridge/tabmcp/doctor.py",
+        "        if not self.pip:  # a pip from elsewhere installs into this environment",
+        "        if False:",
+        ("bridge/tests/test_doctor.py", "e2e/test_installed.py", "-k", "fits_the_installation or mends"),
+    ),
+    Mutation(
         "setup-drops-comments",
         "tabmcp setup rewrites a config with comments as plain JSON (the person's comments lost)",
         "bridge/tabmcp/clients.py",

@@ -10,8 +10,10 @@ needs it ``skip`` rather than a second failure.
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import json
 import os
+import shlex
 import sys
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -67,12 +69,18 @@ class Install:
     but gone is a damaged install (reinstalling the same source mends it); a part never listed came
     from a wheel built without it (only a complete wheel mends it)."""
 
+    pip: bool = True
+    """pip is installed in this environment (a ``uv venv`` or ``venv --without-pip`` has none)."""
+
     def tool(self) -> str:
+        """The command that reinstalls tabmcp (only tabmcp: its dependencies are not what is broken)."""
         if self.kind == "pipx":
             return "pipx install --force"
         if self.kind == "uv":  # a uv tool environment has no pip
             return "uv tool install --reinstall"
-        return f"{sys.executable} -m pip install --force-reinstall"
+        if not self.pip:  # a pip from elsewhere installs into this environment
+            return f"pip --python {shlex.quote(sys.executable)} install --force-reinstall --no-deps"
+        return f"{shlex.quote(sys.executable)} -m pip install --force-reinstall --no-deps"
 
 
 def install_of() -> Install:
@@ -94,7 +102,7 @@ def install_of() -> Install:
     if isinstance(url, dict) and str(url.get("url", "")).startswith("file://"):
         source = str(url["url"])[len("file://"):]
     recorded = [str(f) for f in dist.files or () if "/_model/" in str(f) or str(f).startswith("tabmcp/_assets/")]
-    return Install(kind=kind, source=source, recorded=recorded)
+    return Install(kind=kind, source=source, recorded=recorded, pip=importlib.util.find_spec("pip") is not None)
 
 
 def reinstall_fix(install: Install, part: str, what: str) -> str:
@@ -102,10 +110,11 @@ def reinstall_fix(install: Install, part: str, what: str) -> str:
     if install.kind == "checkout":
         return f"in {install.root}: ./dev setup (it stages {what})"
     damaged = any(r.startswith(part) for r in install.recorded)
+    source = shlex.quote(install.source) if install.source else "tabmcp"  # printed to be pasted in a shell
     if install.source and os.path.isdir(install.source):
-        return f"cd {install.source} && ./dev setup, then {install.tool()} {install.source}"
+        return f"cd {source} && ./dev setup, then {install.tool()} {source}"
     if damaged:
-        return f"reinstall: {install.tool()} {install.source or 'tabmcp'}"
+        return f"reinstall: {install.tool()} {source}"
     built = "this wheel" if install.source else "the wheel installed"
     return (f"{built} was built without {what}: build a complete one in a tabmcp checkout (./dev setup, then "
             f"pip wheel --no-deps -w dist .; the build stops if it cannot stage it) and install it: "
@@ -340,6 +349,6 @@ def exit_code(checks: list[Check]) -> int:
 
 def to_json(facts: Facts, checks: list[Check], launch: Launch | None = None) -> dict[str, Any]:
     model = facts.model.to_dict() if facts.model else None
-    install = {k: v for k, v in asdict(facts.install).items() if k != "recorded"}
+    install = {k: v for k, v in asdict(facts.install).items() if k not in ("recorded", "pip")}
     return {"ok": exit_code(checks) == 0, "version": facts.version, "model": model, "install": install,
             "checks": [c.to_dict() for c in checks]}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -237,7 +238,10 @@ _WHEEL = "/tmp/dist/tabmcp-0.1.0-py3-none-any.whl"
     # The wheel had it and a file is gone: reinstalling the same source mends it, with the same tool.
     (Install(kind="pipx", source=_WHEEL, recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]),
      f"reinstall: pipx install --force {_WHEEL}"),
-    (Install(kind="pip", recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]), "-m pip install --force-reinstall tabmcp"),
+    (Install(kind="pip", recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]),
+     "-m pip install --force-reinstall --no-deps tabmcp"),
+    (Install(kind="pip", source=_WHEEL, pip=False, recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]),
+     f"pip --python {sys.executable} install --force-reinstall --no-deps {_WHEEL}"),
     (Install(kind="uv", recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]), "uv tool install --reinstall tabmcp"),
 ])
 def test_the_model_fix_fits_the_installation(install: Install, fix: str) -> None:
