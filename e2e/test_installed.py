@@ -88,8 +88,15 @@ def test_setup_writes_what_the_clients_expect(installed: Installed, home: Path) 
     written = json.loads((home / ".config" / "Code" / "User" / "mcp.json").read_text())
     assert written == {"servers": {"tabmcp": {"type": "stdio", "command": str(installed.tabmcp),
                                               "args": ["serve", "--stdio"]}}}
-    doctor = json.loads(installed.run("doctor", "--json", "--no-load", home=home).stdout)
-    assert next(c for c in doctor["checks"] if c["name"] == "client:vscode")["status"] == "ok"
+    done = installed.run("doctor", "--json", "--no-load", home=home)
+    doctor = json.loads(done.stdout)
+    checks = {c["name"]: c for c in doctor["checks"]}
+    assert checks["client:vscode"]["status"] == "ok"
+    # The README's order (setup, browser, doctor): VS Code starts the bridge, so its absence is no failure.
+    assert checks["bridge"]["status"] == "ok" and "VS Code starts it" in checks["bridge"]["detail"], checks["bridge"]
+    assert done.returncode == 0, [c for c in doctor["checks"] if c["status"] == "fail"]
+    # doctor knows where this installation came from (its fixes reinstall from there).
+    assert doctor["install"]["kind"] == "pip" and str(doctor["install"]["source"]).endswith(".whl"), doctor["install"]
 
 
 async def test_a_page_tool_through_the_installed_bridge(installed: Installed, home: Path, pages_url: str) -> None:
@@ -109,3 +116,21 @@ async def test_a_page_tool_through_the_installed_bridge(installed: Installed, ho
         assert [(p["label"], p["ephemeral"]) for p in pairs["pairings"]] == [
             ("tabmcp browser (profile ~/browser-profile)", False)]
         assert pairs["pairings"][0]["id"] in pairs["linked"]
+
+
+def test_doctors_fix_mends_the_installation_it_is_printed_in(installed: Installed, home: Path) -> None:
+    """A file of the wheel gone (the tokenizer): doctor's fix is a command for this installation (a
+    virtualenv without pip, from a wheel file), and running it as printed mends it. Last in the
+    file: it damages the session's installation before it mends it."""
+    _needs_the_model()
+    tokenizer = next(installed.venv.glob("lib/python*/site-packages/tabmcp/_model/all-MiniLM-L6-v2/tokenizer.json"))
+    tokenizer.unlink()
+    broken = json.loads(installed.run("doctor", "--json", "--no-load", home=home).stdout)
+    model = next(c for c in broken["checks"] if c["name"] == "model")
+    assert model["status"] == "fail", model
+    fix = model["fix"].removeprefix("reinstall: ")
+    assert fix.startswith(f"pip --python {installed.venv}") and fix.endswith(".whl"), fix
+    done = subprocess.run(fix, shell=True, cwd=home, env=installed.env(home), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    mended = json.loads(installed.run("doctor", "--json", "--no-load", home=home).stdout)
+    assert next(c for c in mended["checks"] if c["name"] == "model")["status"] == "ok" and tokenizer.exists()

@@ -49,15 +49,20 @@ async def test_the_person_pairs_the_extension_in_the_popup_and_the_terminal(tmp_
             await popup.goto(POPUP)
             await expect(popup.get_by_test_id("status")).to_have_text("not paired", timeout=15_000)
             assert not bridge.core.connected
+            # The switches act on a bridge this browser is not paired with yet: not shown.
+            await expect(popup.get_by_test_id("controls")).to_be_hidden()
             command = popup.get_by_test_id("pair-command")
             await expect(command).to_have_text(re.compile(r"^tabmcp pair \d{3}-\d{3}$"), timeout=15_000)
             code = (await command.inner_text()).split()[-1]
             await no_axe_violations(popup)  # the pairing banner, as the person sees it
             done = await asyncio.to_thread(tabmcp_cli, "pair", code, "--port", str(port))
             assert done.returncode == 0, done.stderr
+            # Named by the browser's brand (its user agent says "Chrome" in every Chromium build).
+            assert re.search(r"^paired Chromium \d+ \(id ", done.stderr, re.M), done.stderr
             assert await bridge.core.wait_connected(15)
             await expect(popup.get_by_test_id("status")).to_have_text("connected", timeout=15_000)
             await expect(popup.get_by_test_id("paired")).to_have_text("· paired")
+            await expect(popup.get_by_test_id("controls")).to_be_visible()
             await expect(popup.get_by_test_id("pairing")).to_be_hidden()
             page = await browser.context.new_page()
             await page.goto(pages_url + "basic.html")

@@ -298,3 +298,26 @@ async def test_trust_accept_a_changed_definition_and_clear_the_lockdown(env: Env
             result = await agent.call_tool("save_contact", {"name": "Bob"})
             assert not result.is_error, result.content
             assert await page.evaluate("document.body.dataset.saved") == "Bob"
+
+
+async def test_the_popup_speaks_plainly_and_keeps_the_show_menu_on_its_line(env: Env, page_closer):
+    """Counts in words ("6 tools in 1 category", not "6 tools · 1 cat."), and the activity's "Show"
+    menu stays beside its label when a tab's title is longer than the popup is wide."""
+    page = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(page)
+    popup = await open_popup(env)
+    page_closer.append(popup)
+    item = tab_item(popup, "Basic tools")
+    await item.locator(".counts").filter(has_text="6 tools in 1 category").wait_for()
+    assert "cat." not in await item.locator(".counts").inner_text()
+
+    long_title = "Basic tools " + "with a very long title that goes on " * 8
+    await page.evaluate("(title) => { document.title = title; }", long_title)
+    menu = popup.get_by_test_id("activity-filter")
+    await menu.locator("option", has_text="with a very long title").first.wait_for(state="attached")
+    label, select = (await (popup.locator("label.filter")).bounding_box(), await menu.bounding_box())
+    body = await popup.locator("body").bounding_box()
+    assert label and select and body
+    assert label["height"] < 2 * select["height"], (label, select)  # one line: not wrapped under "Show"
+    assert select["x"] + select["width"] <= body["x"] + body["width"], (select, body)
+    await shot(popup, "7-long-title")

@@ -389,6 +389,7 @@
  * @property {string} [extensionVersion]
  * @property {string} [extensionId]
  * @property {string} [browser] The browser's user agent (``tabmcp pair --list`` names the pairing with it).
+ * @property {string} [brand] The browser's brand and major version from ``navigator.userAgentData`` ("Chromium 156", "Google Chrome 156"): every Chromium-based browser's user agent says "Chrome".
  * @property {string} [browserName] ``chromium`` or ``firefox``: what ``_meta["tabmcp/source"]["browser"]`` says of this link's tabs.
  * @property {string} [profileId] Random, made once per browser profile and kept in the extension's storage: links with the same one are the same browser (a newer one replaces the older); another profile is another browser, linked beside it (``tabmcp.core.browsers``).
  * @property {string} [instanceId] Random per service-worker start: tells a reconnect from a restart in the logs.

@@ -164,12 +164,26 @@ def _client(args: argparse.Namespace) -> Any:
     return Client(streamable_http_client(url, http_client=httpx2.AsyncClient(headers=headers)))
 
 
+class _UnlistedToolNote(logging.Filter):
+    """The SDK client warns when a called tool is not in its list; ``introspect`` is not listed in
+    the default profile on purpose, and the CLI reads its answer without a schema."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "not listed by server" not in record.getMessage()
+
+
 async def _tools(args: argparse.Namespace) -> int:
     from .core.disclosure import read_category_marker
 
     async with _client(args) as client:
         result = await client.list_tools(cache_mode="bypass")
-        overview = None if args.json else await client.call_tool("introspect", {})
+        quiet = _UnlistedToolNote()
+        sdk_log = logging.getLogger("client")  # the SDK's session logger (mcp/client/session.py)
+        sdk_log.addFilter(quiet)
+        try:
+            overview = None if args.json else await client.call_tool("introspect", {})
+        finally:
+            sdk_log.removeFilter(quiet)
     tools = [t.model_dump(by_alias=True, exclude_none=True, mode="json") for t in result.tools]
     if args.json:
         print(json.dumps(tools, indent=2))

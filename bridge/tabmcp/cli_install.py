@@ -110,15 +110,13 @@ def _setup(args: argparse.Namespace) -> int:
             print(f"{change.path} already starts this tabmcp: nothing to change", file=sys.stderr)
         return 0
     if not change.changed:
-        print(f"{client.label}: {change.path} already has tabmcp ({launch.url or launch.command}); nothing changed",
-              file=sys.stderr)
+        print(f"{client.label}: {change.path} already has tabmcp ({launch.url or launch.command}); nothing changed")
         return 0
     backup = apply(change)
-    print(f"{client.label}: tabmcp added to {change.path}" + (f" (previous file kept as {backup})" if backup else ""),
-          file=sys.stderr)
-    print(f"  {'URL' if launch.is_http else 'command'}: {launch.url or ' '.join([launch.command or '', *launch.args])}",
-          file=sys.stderr)
-    print(f"  restart {client.label} to load it; `tabmcp doctor` checks the rest", file=sys.stderr)
+    # What was done goes to stdout (it is the command's result); stderr is for what went wrong.
+    print(f"{client.label}: tabmcp added to {change.path}" + (f" (previous file kept as {backup})" if backup else ""))
+    print(f"  {'URL' if launch.is_http else 'command'}: {launch.url or ' '.join([launch.command or '', *launch.args])}")
+    print(f"  restart {client.label} to load it; `tabmcp doctor` checks the rest")
     return 0
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from . import jsonc
 from .config import DEFAULT_PORT
 from .errors import ConfigError
 
@@ -50,6 +51,7 @@ __all__ = [
     "find_entry",
     "merged",
     "plan",
+    "starts_bridge",
     "this_launch",
 ]
 
@@ -151,11 +153,11 @@ def _parse(text: str | None, path: Path | str) -> dict[str, Any]:
     if text is None or not text.strip():
         return {}
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
+        data = jsonc.loads(text)  # comments and trailing commas too, as VS Code's mcp.json takes them
+    except jsonc.JsoncError as exc:
         raise ClientConfigError(
-            f"{path} is not valid JSON ({exc}); nothing was changed. Fix it and run tabmcp setup again, or add "
-            "the entry that `tabmcp setup CLIENT --print` shows by hand (a file with comments stays yours)") from exc
+            f"{path} is not valid JSON, even with comments ({exc}); nothing was changed. Fix it and run tabmcp setup "
+            "again, or add the entry that `tabmcp setup CLIENT --print` shows by hand") from exc
     if not isinstance(data, dict):
         raise ClientConfigError(f"{path} holds a JSON {type(data).__name__}, not an object (nothing was changed)")
     return data
@@ -205,7 +207,23 @@ def plan(client: Client, launch: Launch, *, name: str = DEFAULT_NAME, path: Path
     path = path or client.config_path()
     before = path.read_text(encoding="utf-8") if path.exists() else None
     data = merged(client, _parse(before, path), client.entry(launch), name)
-    return Change(client, path, before, _dump(data))
+    if before is None or not before.strip() or _strict_json(before):
+        return Change(client, path, before, _dump(data))
+    # Comments or trailing commas: edit the text in place so that the person's comments stay.
+    try:
+        after = jsonc.set_member(before, [client.servers_key, name], client.entry(launch))
+    except jsonc.JsoncError as exc:
+        raise ClientConfigError(f"{path}: cannot add tabmcp without losing its comments ({exc}); nothing was "
+                                "changed. Add the entry that `tabmcp setup CLIENT --print` shows by hand") from exc
+    return Change(client, path, before, after)
+
+
+def _strict_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def apply(change: Change) -> Path | None:
@@ -282,3 +300,14 @@ def entry_state(client: Client, launch: Launch, *, path: Path | None = None,
     if not command or not Path(command).exists():
         return EntryState.OTHER, f"{name} runs {command or 'nothing'}, which does not exist (an old installation?)"
     return EntryState.OTHER, f"{name} runs {command}, not this installation ({launch.command})"
+
+
+def starts_bridge(client: Client, path: Path | None = None) -> bool:
+    """Whether the client's tabmcp entry is a command (stdio): the client starts the bridge itself."""
+    path = path or client.config_path()
+    try:
+        data = _parse(path.read_text(encoding="utf-8"), path)
+    except (ClientConfigError, OSError):
+        return False
+    found = find_entry(client, data)
+    return found is not None and bool(found[1].get("command")) and not (client.url_key and found[1].get(client.url_key))

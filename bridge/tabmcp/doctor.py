@@ -9,7 +9,11 @@ needs it ``skip`` rather than a second failure.
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
+import os
+import shlex
 import sys
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -19,13 +23,13 @@ from typing import Any
 import httpx
 
 from . import __version__
-from .assets import extension_dir
-from .clients import CLIENTS, EntryState, Launch, entry_state, this_launch
+from .assets import extension_dir, repo_root
+from .clients import CLIENTS, EntryState, Launch, entry_state, starts_bridge, this_launch
 from .config import DEFAULT_PORT, bridge_target, default_config_path
 from .control import control_headers, port_listening, read_control_key
 from .model import ModelStatus, model_status
 
-__all__ = ["Check", "Facts", "Status", "diagnose", "gather", "render"]
+__all__ = ["Check", "Facts", "Install", "Status", "diagnose", "gather", "install_of", "render"]
 
 MIN_PYTHON = (3, 11)
 
@@ -48,6 +52,73 @@ class Check:
 
     def to_dict(self) -> dict[str, Any]:
         return {k: (str(v) if isinstance(v, Status) else v) for k, v in asdict(self).items()}
+
+
+@dataclass
+class Install:
+    """How this tabmcp was installed, so that a fix reinstalls from where it came."""
+
+    kind: str = "pip"
+    """``checkout`` (run from a clone: ``./dev setup`` stages), ``pipx``, ``uv`` (``uv tool``) or ``pip``."""
+    root: str | None = None
+    """The checkout (kind ``checkout``)."""
+    source: str | None = None
+    """The directory or wheel file it was installed from (PEP 610 ``direct_url.json``); None: an index."""
+    recorded: list[str] = field(default_factory=list)
+    """The model's and the extension's files the installed wheel listed (its RECORD): a part listed
+    but gone is a damaged install (reinstalling the same source mends it); a part never listed came
+    from a wheel built without it (only a complete wheel mends it)."""
+
+    pip: bool = True
+    """pip is installed in this environment (a ``uv venv`` or ``venv --without-pip`` has none)."""
+
+    def tool(self) -> str:
+        """The command that reinstalls tabmcp (only tabmcp: its dependencies are not what is broken)."""
+        if self.kind == "pipx":
+            return "pipx install --force"
+        if self.kind == "uv":  # a uv tool environment has no pip
+            return "uv tool install --reinstall"
+        if not self.pip:  # a pip from elsewhere installs into this environment
+            return f"pip --python {shlex.quote(sys.executable)} install --force-reinstall --no-deps"
+        return f"{shlex.quote(sys.executable)} -m pip install --force-reinstall --no-deps"
+
+
+def install_of() -> Install:
+    """This installation's :class:`Install` (from the checkout it runs in, or its distribution's metadata)."""
+    root = repo_root()
+    if root is not None:
+        return Install(kind="checkout", root=str(root))
+    kind = ("pipx" if os.path.exists(os.path.join(sys.prefix, "pipx_metadata.json"))
+            else "uv" if os.path.exists(os.path.join(sys.prefix, "uv-receipt.toml")) else "pip")
+    try:
+        dist = importlib.metadata.distribution("tabmcp")
+    except importlib.metadata.PackageNotFoundError:
+        return Install(kind=kind)
+    source = None
+    try:
+        url = json.loads(dist.read_text("direct_url.json") or "null")
+    except ValueError:
+        url = None
+    if isinstance(url, dict) and str(url.get("url", "")).startswith("file://"):
+        source = str(url["url"])[len("file://"):]
+    recorded = [str(f) for f in dist.files or () if "/_model/" in str(f) or str(f).startswith("tabmcp/_assets/")]
+    return Install(kind=kind, source=source, recorded=recorded, pip=importlib.util.find_spec("pip") is not None)
+
+
+def reinstall_fix(install: Install, part: str, what: str) -> str:
+    """A fix that restores ``part`` (a path inside the package, ``tabmcp/...``) for this installation."""
+    if install.kind == "checkout":
+        return f"in {install.root}: ./dev setup (it stages {what})"
+    damaged = any(r.startswith(part) for r in install.recorded)
+    source = shlex.quote(install.source) if install.source else "tabmcp"  # printed to be pasted in a shell
+    if install.source and os.path.isdir(install.source):
+        return f"cd {source} && ./dev setup, then {install.tool()} {source}"
+    if damaged:
+        return f"reinstall: {install.tool()} {source}"
+    built = "this wheel" if install.source else "the wheel installed"
+    return (f"{built} was built without {what}: build a complete one in a tabmcp checkout (./dev setup, then "
+            f"pip wheel --no-deps -w dist .; the build stops if it cannot stage it) and install it: "
+            f"{install.tool()} dist/tabmcp-{__version__}-py3-none-any.whl")
 
 
 @dataclass
@@ -77,6 +148,9 @@ class Facts:
     clients: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Client key → (:class:`EntryState` value, sentence)."""
     launch: str = ""
+    starters: list[str] = field(default_factory=list)
+    """Clients whose config starts this installation's ``tabmcp serve --stdio`` (they start the bridge)."""
+    install: Install = field(default_factory=lambda: Install(kind="checkout", root="."))
 
 
 def _get_health(port: int, headers: dict[str, str]) -> dict[str, Any] | None:
@@ -133,6 +207,9 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
         path = client.config_path(home=home)
         state, why = entry_state(client, launch, path=path, port=facts.port)
         facts.clients[client.key] = (str(state), why)
+        if state == EntryState.CURRENT and starts_bridge(client, path):
+            facts.starters.append(client.key)
+    facts.install = install_of()
     return facts
 
 
@@ -148,11 +225,11 @@ def diagnose(facts: Facts) -> list[Check]:
 
     if not facts.extension_manifest:
         out.append(Check("install", Status.FAIL, f"tabmcp {facts.version}: the extension is missing ({facts.extension_dir})",
-                         "reinstall: pipx install --force tabmcp (or pip install --force-reinstall tabmcp)"))
+                         reinstall_fix(facts.install, "tabmcp/_assets/extension/manifest.json", "the extension")))
     elif facts.extension_version != facts.version:
         out.append(Check("install", Status.FAIL,
                          f"tabmcp {facts.version} carries extension {facts.extension_version} (a broken install)",
-                         "reinstall: pipx install --force tabmcp"))
+                         reinstall_fix(facts.install, "tabmcp/_assets/extension/manifest.json", "the extension")))
     else:
         out.append(Check("install", Status.OK, f"tabmcp {facts.version}, extension {facts.extension_version} in "
                          f"{facts.extension_dir}" + ("" if facts.polyfill_staged else
@@ -173,7 +250,12 @@ def diagnose(facts: Facts) -> list[Check]:
     else:
         out.append(Check("port", Status.OK, f"port {facts.port}: " + ("tabmcp's bridge" if health else "free")))
 
-    if health is None:
+    if health is None and not facts.port_open and facts.starters:
+        # The normal state between `tabmcp setup` and the client's first start: nothing to fix.
+        labels = " and ".join(CLIENTS[k].label for k in facts.starters if k in CLIENTS)
+        out.append(Check("bridge", Status.OK, f"not running yet: {labels} starts it (tabmcp serve --stdio) "
+                         "when it connects"))
+    elif health is None:
         out.append(Check("bridge", Status.FAIL, f"no bridge answers on 127.0.0.1:{facts.port}",
                          "start it: `tabmcp serve` (or let your MCP client start it: `tabmcp setup CLIENT`)"))
     elif health.get("bridge") != facts.version:
@@ -185,7 +267,8 @@ def diagnose(facts: Facts) -> list[Check]:
 
     ext = (full or {}).get("extension") or {}
     if health is None:
-        out.append(Check("extension", Status.SKIP, "the bridge is not running"))
+        out.append(Check("extension", Status.SKIP, "the bridge is not running" +
+                         (": start your client (or `tabmcp serve`), then run doctor again" if facts.starters else "")))
     elif full is None:
         why = ("no control key (is the bridge another user's?)" if not facts.control_key
                else "the bridge refused the control key")
@@ -220,7 +303,7 @@ def diagnose(facts: Facts) -> list[Check]:
     if model is None or not model.present:
         missing = "; ".join(model.missing) if model else "not checked"
         out.append(Check("model", Status.FAIL, f"search model missing ({missing}): search ranks by keywords only",
-                         "reinstall tabmcp from its wheel (pipx install --force tabmcp); in a checkout: ./dev setup"))
+                         reinstall_fix(facts.install, "tabmcp/_model/", "the search model")))
     elif model.loadable is False:
         out.append(Check("model", Status.FAIL, f"search model {model.name} does not load: {model.error}",
                          "reinstall onnxruntime and tokenizers: pip install --force-reinstall onnxruntime tokenizers"))
@@ -266,5 +349,6 @@ def exit_code(checks: list[Check]) -> int:
 
 def to_json(facts: Facts, checks: list[Check], launch: Launch | None = None) -> dict[str, Any]:
     model = facts.model.to_dict() if facts.model else None
-    return {"ok": exit_code(checks) == 0, "version": facts.version, "model": model,
+    install = {k: v for k, v in asdict(facts.install).items() if k not in ("recorded", "pip")}
+    return {"ok": exit_code(checks) == 0, "version": facts.version, "model": model, "install": install,
             "checks": [c.to_dict() for c in checks]}

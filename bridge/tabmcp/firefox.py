@@ -6,8 +6,9 @@ service worker). Firefox ESR does not run service workers for extensions, so
 into a git-ignored folder and rewrites only the manifest (:func:`firefox_manifest`):
 
 * ``background``: ``{"scripts": ["background.js"], "type": "module"}`` (the same module graph);
-* ``browser_specific_settings.gecko``: a fixed add-on ID (:data:`FIREFOX_ADDON_ID`) and the
-  oldest Firefox with what the extension uses (content scripts in the page's main world, 128);
+* ``browser_specific_settings.gecko``: a fixed add-on ID (:data:`FIREFOX_ADDON_ID`), the oldest
+  Firefox with what the extension uses (:data:`FIREFOX_MIN_VERSION`), and the data it transmits
+  (:data:`DATA_COLLECTION`, Firefox's built-in consent);
 * ``content_security_policy.extension_pages``: Chromium's default, stated (Firefox's MV3 default
   adds ``upgrade-insecure-requests``, which turns the bridge's ``ws://127.0.0.1`` into ``wss://``);
 * the Chromium-only keys go (``key``, ``minimum_chrome_version``), and the permissions Firefox
@@ -46,16 +47,28 @@ __all__ = [
 FIREFOX_ADDON_ID = "tabmcp@tabmcp.dev"
 """The add-on ID of the Firefox build (``browser_specific_settings.gecko.id``)."""
 
-FIREFOX_MIN_VERSION = "128.0"
-"""``content_scripts[].world: "MAIN"`` and ``scripting`` in the main world arrived in Firefox 128."""
+FIREFOX_MIN_VERSION = "140.0"
+"""Firefox ESR 140: tab groups (``tabs.group``, ``tabGroups``: 139) and the built-in data consent
+(``data_collection_permissions``: 140), on top of content scripts in the page's main world (128).
+``addons-linter`` checks every API the code calls against it (bridge/tests/test_store_packages.py)."""
+
+FIREFOX_ANDROID_MIN_VERSION = "142.0"
+"""Firefox for Android takes ``data_collection_permissions`` from 142 (it has no tab groups: grouping
+is feature-detected in agent_tabs.js)."""
+
+DATA_COLLECTION: dict[str, list[str]] = {"required": ["browsingActivity", "websiteContent", "websiteActivity"]}
+"""What the extension transmits, in Firefox's categories: tab URLs and titles (browsing activity),
+page tools, their results and snapshots (website content), console, network and actions telemetry
+(website activity), all to the tabmcp bridge on this computer, which gives them to the AI agent the
+person connected. Nothing goes to us. Required: relaying them is what the extension is for."""
 
 EXTENSION_PAGES_CSP = "script-src 'self'; object-src 'self'"
 """Chromium's default for MV3 extension pages, without Firefox's ``upgrade-insecure-requests``."""
 
 _CHROMIUM_ONLY_KEYS = ("key", "minimum_chrome_version")
 _CHROMIUM_ONLY_PERMISSIONS: frozenset[str] = frozenset()
-"""Permissions Firefox 128+ would warn about. Empty: it knows ``tabGroups`` (139+; older ones skip
-grouping, feature-detected in agent_tabs.js), ``scripting``, ``alarms``, ``storage``, ``tabs``."""
+"""Permissions Firefox 140+ would warn about. Empty: it knows ``tabGroups``, ``scripting``, ``alarms``,
+``storage``, ``tabs``."""
 
 
 class FirefoxNotFound(RuntimeError):
@@ -76,7 +89,9 @@ def firefox_manifest(chromium: dict[str, Any]) -> dict[str, Any]:
     csp = manifest.setdefault("content_security_policy", {})
     csp.setdefault("extension_pages", EXTENSION_PAGES_CSP)
     manifest["browser_specific_settings"] = {
-        "gecko": {"id": FIREFOX_ADDON_ID, "strict_min_version": FIREFOX_MIN_VERSION},
+        "gecko": {"id": FIREFOX_ADDON_ID, "strict_min_version": FIREFOX_MIN_VERSION,
+                  "data_collection_permissions": copy.deepcopy(DATA_COLLECTION)},
+        "gecko_android": {"strict_min_version": FIREFOX_ANDROID_MIN_VERSION},
     }
     return manifest
 

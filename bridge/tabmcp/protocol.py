@@ -196,6 +196,9 @@ class Hello(WireModel):
     extension_id: str | None = None
     browser: str | None = None
     """The browser's user agent (``tabmcp pair --list`` names the pairing with it)."""
+    brand: str | None = Field(default=None, max_length=64)
+    """The browser's brand and major version from ``navigator.userAgentData`` ("Chromium 156",
+    "Google Chrome 156"): every Chromium-based browser's user agent says "Chrome"."""
     browser_name: str | None = Field(default=None, max_length=32)
     """``chromium`` or ``firefox``: what ``_meta["tabmcp/source"]["browser"]`` says of this link's tabs."""
     profile_id: str | None = Field(default=None, max_length=64)

@@ -250,8 +250,9 @@ def test_a_row_from_an_earlier_bridge_run_shows_no_tab():
         {**row, "id": 4, "tabId": qualify(1, 7)}, {**row, "id": 5, "tabId": -2},
         {**row, "id": 9, "tabId": qualify(1, 7)},
     ]}
-    shown = [(r["tabId"], r.get("browser")) for r in for_browser(state, 1, {}, this_run=9)["activity"]]
-    assert shown == [(None, None), (-2, None), (7, None)]
+    shown = [(r["tabId"], r.get("browser"), r.get("earlier")) for r in for_browser(state, 1, {}, this_run=9)["activity"]]
+    # A newly paired browser is told the earlier row may be any browser's (the popup says so).
+    assert shown == [(None, None, True), (-2, None, None), (7, None, None)]
 
 
 # -- the bridge, two browser profiles ---------------------------------------------------------

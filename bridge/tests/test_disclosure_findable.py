@@ -104,6 +104,7 @@ async def test_the_cli_tells_categories_from_the_bracket(bridge, extension):
         capture_output=True, text=True, timeout=60,
     )
     assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines() == [f"{len(out.stdout.splitlines())} tools"], out.stderr  # no SDK warning
     rows = {line.split()[0]: line.split()[1:] for line in out.stdout.splitlines() if line.strip()}
     assert rows["orders"] == ["category", "(2", "tools)", "https://shop.test"]
     assert rows["metrics"] == ["category", "(60", "tools)", "https://shop.test"]

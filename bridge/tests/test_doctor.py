@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from tabmcp import __version__
 from tabmcp.assets import EXTENSION_ID
 from tabmcp.cli import main
 from tabmcp.clients import EntryState
-from tabmcp.doctor import Check, Facts, Status, diagnose, exit_code, gather
+from tabmcp.doctor import Check, Facts, Install, Status, diagnose, exit_code, gather
 from tabmcp.files import state_dir
 from tabmcp.model import ModelStatus
 from tabmcp.protocol import PROTOCOL_VERSION
@@ -193,3 +194,63 @@ def test_doctor_json_exit_code(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert code == 1 and report["ok"] is False
     bridge = next(c for c in report["checks"] if c["name"] == "bridge")
     assert bridge["status"] == "fail" and bridge["fix"]
+
+
+def test_a_bridge_the_client_starts_is_not_running_yet_not_a_failure() -> None:
+    """setup → browser → doctor, before the client's first start: a stdio client config that runs
+    this installation starts the bridge itself, so its absence is the normal state."""
+    stopped = replace(HEALTHY, port_open=False, health=None, full_health=None)
+    waiting = _by_name(diagnose(replace(stopped, starters=["cursor"])))
+    assert waiting["bridge"].status == Status.OK and "not running yet: Cursor starts it" in waiting["bridge"].detail
+    assert exit_code(list(waiting.values())) == 0
+    assert waiting["extension"].status == Status.SKIP and "start your client" in waiting["extension"].detail
+    # No client starts it (none set up, or only by URL): the bridge must be started, a failure.
+    assert _by_name(diagnose(stopped))["bridge"].status == Status.FAIL
+    # Something else on the port is never "not running yet".
+    taken = _by_name(diagnose(replace(stopped, port_open=True, starters=["cursor"])))
+    assert taken["port"].status == Status.FAIL and taken["bridge"].status == Status.FAIL
+
+
+def test_only_a_stdio_entry_of_this_installation_starts_the_bridge(tmp_path: Path) -> None:
+    from tabmcp.clients import CLIENTS, plan, this_launch
+    from tabmcp.control import port_listening
+
+    port = next(p for p in range(47_911, 48_000) if not port_listening(p))
+    cursor, vscode = (CLIENTS[k].config_path(home=tmp_path) for k in ("cursor", "vscode"))
+    cursor.parent.mkdir(parents=True)
+    cursor.write_text(plan(CLIENTS["cursor"], this_launch(port=port), path=cursor).after)
+    vscode.parent.mkdir(parents=True)
+    vscode.write_text(json.dumps({"servers": {"tabmcp": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp"}}}))
+    facts = gather(port=port, home=tmp_path, load_model=False)
+    assert facts.clients["vscode"][0] == EntryState.CURRENT and facts.starters == ["cursor"]
+    assert _by_name(diagnose(facts))["bridge"].status == Status.OK
+
+
+_WHEEL = "/tmp/dist/tabmcp-0.1.0-py3-none-any.whl"
+
+
+@pytest.mark.parametrize(("install", "fix"), [
+    # A checkout stages: the fix is setup, in that checkout.
+    (Install(kind="checkout", root="/src/tabmcp"), "in /src/tabmcp: ./dev setup (it stages the search model)"),
+    # A wheel built without the model: reinstalling that wheel changes nothing; a complete one does.
+    (Install(kind="pipx", source=_WHEEL), "this wheel was built without the search model"),
+    (Install(kind="pip"), "the wheel installed was built without the search model"),
+    # The wheel had it and a file is gone: reinstalling the same source mends it, with the same tool.
+    (Install(kind="pipx", source=_WHEEL, recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]),
+     f"reinstall: pipx install --force {_WHEEL}"),
+    (Install(kind="pip", recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]),
+     "-m pip install --force-reinstall --no-deps tabmcp"),
+    (Install(kind="pip", source=_WHEEL, pip=False, recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]),
+     f"pip --python {sys.executable} install --force-reinstall --no-deps {_WHEEL}"),
+    (Install(kind="uv", recorded=["tabmcp/_model/all-MiniLM-L6-v2/model-q8.onnx"]), "uv tool install --reinstall tabmcp"),
+])
+def test_the_model_fix_fits_the_installation(install: Install, fix: str) -> None:
+    checks = _by_name(diagnose(replace(BROKEN["model"], install=install)))
+    assert fix in (checks["model"].fix or ""), checks["model"].fix
+    if "built without" in fix:
+        assert "pip wheel" in (checks["model"].fix or "") and "--force" in (checks["model"].fix or "")
+
+
+def test_this_checkout_is_told_to_run_setup() -> None:
+    install = gather(port=9, load_model=False).install
+    assert install.kind == "checkout" and install.root and Path(install.root, "dev").exists()

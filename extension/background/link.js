@@ -61,6 +61,25 @@ export function send(message) {
 /** Messages waiting for the end of the task, and the link they were meant for. */
 let outbox = { ws: /** @type {WebSocket | null} */ (null), lines: /** @type {string[]} */ ([]) };
 
+/** The brands that name a browser, in the order they are preferred over the engine's own ("Chromium"). */
+const BRANDS = ['Google Chrome', 'Microsoft Edge', 'Opera', 'Brave', 'Vivaldi', 'Chromium'];
+
+/**
+ * The browser's brand and major version ("Chromium 156", "Google Chrome 156") from
+ * `navigator.userAgentData`: every Chromium-based browser's user agent says "Chrome". Firefox has
+ * no userAgentData (its user agent names it).
+ * @returns {string | undefined}
+ */
+function browserBrand() {
+  const brands = navigator.userAgentData?.brands;
+  if (!Array.isArray(brands)) return undefined;
+  for (const name of BRANDS) {
+    const found = brands.find((b) => b && b.brand === name);
+    if (found) return `${name} ${found.version}`.slice(0, 64);
+  }
+  return undefined;
+}
+
 function flushOutbox() {
   const { ws, lines } = outbox;
   if (!lines.length) return;
@@ -122,6 +141,7 @@ export function connect() {
       extensionVersion: chrome.runtime.getManifest().version,
       extensionId: chrome.runtime.id,
       browser: navigator.userAgent,
+      brand: browserBrand(),
       browserName: typeof browser !== 'undefined' && browser.runtime?.getBrowserInfo ? 'firefox' : 'chromium',
       profileId: state.profileId || undefined,
       instanceId: state.instanceId,

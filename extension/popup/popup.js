@@ -253,9 +253,11 @@ function renderActivity(rows) {
   );
 }
 
-/** A row's tab as this browser numbers it; a tab of another browser says which (the bridge names it).
- * @param {{tabId: number | null, browser?: string}} r */
+/** A row's tab as this browser numbers it; a tab of another browser says which (the bridge names it),
+ * and a call from before the bridge restarted says so (its browser is not known any more).
+ * @param {{tabId: number | null, browser?: string, earlier?: boolean}} r */
 function where(r) {
+  if (r.earlier) return ' · before the bridge restarted, in any browser';
   if (r.tabId === null) return '';
   return ` · ${r.browser ? `${r.browser} tab` : 'tab'} ${r.tabId}`;
 }
@@ -325,9 +327,9 @@ function tabItem(tab, docs) {
     el('span', { className: 'counts' }, [
       el('span', { testid: 'tool-count', className: 'n', text: inFrames ? `${tab.tools} + ${inFrames}` : String(tab.tools),
         title: framed.length ? framed.map((/** @type {any} */ f) => `${f.tools} in a frame of ${f.origin}`).join('\n') : 'tools' }),
-      ' tools · ',
-      el('span', { testid: 'category-count', className: 'n', text: String(tab.categories) }),
-      ' cat.',
+      tab.tools + inFrames === 1 ? ' tool' : ' tools',
+      ...(tab.categories ? [' in ', el('span', { testid: 'category-count', className: 'n', text: String(tab.categories) }),
+        tab.categories === 1 ? ' category' : ' categories'] : []),
       hidden ? el('span', { className: 'hidden-count', testid: 'hidden-count', text: ` · ${hidden} hidden` }) : null,
     ]),
   ]);
@@ -418,6 +420,8 @@ async function refreshNow() {
   ]);
   if (!document.body.dataset.ready) performance.mark('tabmcp-popup-data');
   if (report && report.status) renderStatus(report);
+  // The switches act on the bridge: shown only once this browser is paired and the bridge answers.
+  $('controls').hidden = !panel?.ok;
   if (panel && panel.ok && panel.state) {
     renderPanel(panel.state);
   } else {

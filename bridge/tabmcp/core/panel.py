@@ -223,10 +223,11 @@ def for_browser(state: dict[str, Any], slot: int, labels: Mapping[int, str] | No
     gives it, and a row of another browser's tab says which browser (``browser``: its name in
     ``labels``, :meth:`tabmcp.core.browsers.BrowserSlots.labels`). A row from before this bridge
     run (its id below ``this_run``, :attr:`tabmcp.core.activity.ActivityLog.first_id`) shows no
-    tab: its tab id was given by an earlier run's browsers, which link in any order."""
+    tab: its tab id was given by an earlier run's browsers, which link in any order; it says so
+    (``earlier``), since it may be another browser's call."""
     tabs = [{**d, "tabId": wire_tab_id(d["tabId"])} for d in state["tabs"]
             if d["tabId"] < 0 or slot_of(d["tabId"]) == slot]
-    activity = [{**r, "tabId": None} if r["id"] < this_run and r["tabId"] is not None and r["tabId"] >= 0
+    activity = [{**r, "tabId": None, "earlier": True} if r["id"] < this_run and r["tabId"] is not None and r["tabId"] >= 0
                 else _row_for(r, slot, labels or {}) for r in state["activity"]]
     return {**state, "tabs": tabs, "activity": activity}
 

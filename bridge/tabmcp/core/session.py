@@ -1109,6 +1109,8 @@ def _label(hello: Hello | None) -> str:
     """How ``tabmcp pair --list`` names a pairing: the browser's user agent, shortened."""
     if hello is None:
         return "extension"
+    if hello.brand:  # Chromium's own word for itself (its user agent says "Chrome" whatever the build)
+        return hello.brand[:60]
     browser = hello.browser or ""
     for name in ("Firefox", "Edg", "OPR", "Chrome", "Chromium"):
         if name in browser:

@@ -44,7 +44,8 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2-q8"
 under adds a digest of the weights file (:attr:`OnnxEmbedder.name`), so the vectors of another
 build (a new recipe, another onnxruntime's quantizer) are never mixed in."""
 INSTALL_HINT = (
-    "pip install --force-reinstall tabmcp (its wheel carries the model); in a checkout: ./dev setup"
+    "`tabmcp doctor` prints the command that fits this installation (its wheel carries the model); "
+    "in a checkout: ./dev setup"
 )
 BUNDLED_TOKENIZER = Path(__file__).resolve().parents[2] / "_model" / "all-MiniLM-L6-v2" / "tokenizer.json"
 """The tokenizer the wheel carries (staged into a checkout by ``python -m tabmcp.model --stage``)."""
