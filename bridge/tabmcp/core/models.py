@@ -21,6 +21,7 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from .budget import scope_exhausted
 from .ecma_regex import ECMA_2020_12, ECMA_DRAFT7, ecma_validator_class
 from .lru import LRU
 from .output_schema import check_output_schema
@@ -356,6 +357,8 @@ def parse_tool(raw: Any) -> PageTool | Rejection:
     except (TypeError, ValueError, RecursionError):
         return _parse_tool(raw)
     key = hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    if scope_exhausted():  # its checks are skipped for this document only: not an outcome to keep
+        return _PARSED.get(key) or _parse_tool(json.loads(content))
     hit = _PARSED.get(key)
     if hit is None:
         hit = _PARSED[key] = _parse_tool(json.loads(content))

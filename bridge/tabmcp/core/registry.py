@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from ..protocol import FrameSnapshot, TabSnapshot
+from .budget import budget_scope
 from .injection import scan_tool
 from .models import (
     MAX_STATES,
@@ -247,8 +248,9 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
     """Validate one document's tools, categories and states (each bad one rejected alone)."""
     rejected: list[Rejection] = []
     tools: dict[str, PageTool] = {}
-    for raw in snap.tools[:MAX_TOOLS_PER_TAB]:
-        parsed = parse_tool(raw)
+    with budget_scope():  # a list of schema bombs costs a few budgets, not one per tool (core/budget.py)
+        parsed_tools = [parse_tool(raw) for raw in snap.tools[:MAX_TOOLS_PER_TAB]]
+    for parsed in parsed_tools:
         if isinstance(parsed, Rejection):
             rejected.append(parsed)
         elif parsed.page_form and frame_id:

@@ -1,0 +1,217 @@
+"""Budgets on the work a page chooses: schema checks and the regular expressions in them.
+
+A page writes its tools' schemas, so it chooses what checking them costs, and the bytes say
+little about that: a 1.4 KB ``$ref`` chain (each definition an ``allOf`` of two refs to the
+next) doubles the work per level, and ``^(a+)+$`` backtracks exponentially on a dozen bytes.
+Every schema check a page controls therefore runs inside :func:`budget`, which counts the
+validator's steps (one per keyword it evaluates, more for a long text under a pattern) and
+raises :class:`OverBudget` when they run out; regular expressions run on RE2 (linear time) or,
+for the few constructs only a backtracking engine has, under a deadline
+(:mod:`tabmcp.core.ecma_regex`). What runs out is skipped and said so by name
+(:data:`OVER_BUDGET_NOTE` among a tool's ``unchecked`` notes, ``rule: "budget"`` on a result),
+never a reason to drop a tool and never a stall of the bridge's one event loop.
+
+:func:`counted` gives the jsonschema validator class whose keywords spend the budget.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+from typing import Any
+
+from jsonschema.protocols import Validator
+from jsonschema.validators import extend
+
+__all__ = [
+    "BACKTRACK_SECONDS",
+    "COMPILE_STEPS",
+    "OVER_BUDGET_NOTE",
+    "OVER_BUDGET_RULE",
+    "REF_STEPS",
+    "RESULT_STEPS",
+    "MAX_OVERRUNS",
+    "SCHEMA_STEPS",
+    "TEXT_STEP_CHARS",
+    "BudgetScope",
+    "OverBudget",
+    "backtrack_deadline",
+    "budget",
+    "budget_scope",
+    "counted",
+    "counting",
+    "scope_exhausted",
+    "spend",
+]
+
+SCHEMA_STEPS = 10_000
+"""Steps one schema check may take (the probes when a tool is read, one call's arguments): one
+per keyword evaluated, :data:`REF_STEPS` per reference followed. The public catalogs' schemas take
+at most about a hundred on arguments that fill every property (bench.budgets); 10,000 is some
+30 ms of one core on the costliest shape (a ``$ref`` chain), the most a page can make one check
+cost."""
+RESULT_STEPS = 50_000
+"""Steps one result's check may take: a result holds more (hundreds of rows), and it is checked
+off the event loop (``core/tools/call.py``), so the loop goes on while it runs."""
+REF_STEPS = 4
+"""What following one reference costs, in steps (resolving it costs about four keywords)."""
+BACKTRACK_SECONDS = 0.02
+"""Time one check may spend in the backtracking engine (patterns with lookaround or
+backreferences, which RE2 cannot run): a deadline, since steps cannot be counted inside it."""
+COMPILE_STEPS = 10
+"""Reading (parsing, translating, compiling) one pattern, in steps (about 30 µs)."""
+TEXT_STEP_CHARS = 256
+"""A pattern on a text costs one step plus one per this many characters (RE2 is linear in both)."""
+
+OVER_BUDGET_RULE = "budget"
+"""The ``rule`` of a result or argument check that ran out of budget and was not completed."""
+OVER_BUDGET_NOTE = (
+    "checking against it takes more work than the bridge gives one check "
+    "(core/budget.py): skipped, not checked"
+)
+"""The ``unchecked`` note (and the dropped output schema's reason) for a schema over budget."""
+
+
+class OverBudget(Exception):  # noqa: N818 - read as "the check went over budget"
+    """The work a page chose ran past its budget; the check that raised it is skipped."""
+
+
+class _Budget:
+    __slots__ = ("deadline", "left")
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+        self.deadline: float | None = None
+
+
+_CURRENT: ContextVar[_Budget | None] = ContextVar("tabmcp_budget", default=None)
+
+
+class BudgetScope:
+    """The checks of one page's document (its tool list): after :data:`MAX_OVERRUNS` of them ran
+    over budget, the rest are skipped at once (over budget too), so one list of bombs costs at
+    most that many budgets, however many tools it holds."""
+
+    __slots__ = ("limit", "overruns")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.overruns = 0
+
+    @property
+    def exhausted(self) -> bool:
+        return self.overruns >= self.limit
+
+
+MAX_OVERRUNS = 2
+_SCOPE: ContextVar[BudgetScope | None] = ContextVar("tabmcp_budget_scope", default=None)
+
+
+@contextmanager
+def budget_scope(limit: int = MAX_OVERRUNS) -> Iterator[BudgetScope]:
+    """Run one document's checks in a scope (nested scopes share the outer one)."""
+    outer = _SCOPE.get()
+    if outer is not None:
+        yield outer
+        return
+    scope = BudgetScope(limit)
+    token = _SCOPE.set(scope)
+    try:
+        yield scope
+    finally:
+        _SCOPE.reset(token)
+
+
+def scope_exhausted() -> bool:
+    """Has the running :func:`budget_scope` used up its overruns (checks now skipped at once)?"""
+    scope = _SCOPE.get()
+    return scope is not None and scope.exhausted
+
+
+@contextmanager
+def budget(steps: int = SCHEMA_STEPS) -> Iterator[None]:
+    """Run one check with ``steps`` to spend; inner work raises :class:`OverBudget` past them.
+
+    A nested ``budget`` shares the outer one (a check inside a check cannot reset the count).
+
+    Raises:
+        OverBudget: at once when the running :func:`budget_scope` is exhausted.
+    """
+    if _CURRENT.get() is not None:
+        yield
+        return
+    scope = _SCOPE.get()
+    if scope is not None and scope.exhausted:
+        raise OverBudget
+    token = _CURRENT.set(_Budget(steps))
+    try:
+        yield
+    except OverBudget:
+        if scope is not None:
+            scope.overruns += 1
+        raise
+    finally:
+        _CURRENT.reset(token)
+
+
+def spend(steps: int = 1) -> None:
+    """Take ``steps`` from the running budget (none running: free, for the bridge's own schemas).
+
+    Raises:
+        OverBudget: the budget ran out.
+    """
+    current = _CURRENT.get()
+    if current is None:
+        return
+    current.left -= steps
+    if current.left < 0:
+        raise OverBudget
+
+
+def backtrack_deadline() -> float | None:
+    """Seconds the backtracking engine may still run in this check (None: no budget running).
+
+    Raises:
+        OverBudget: the check has used its :data:`BACKTRACK_SECONDS`.
+    """
+    current = _CURRENT.get()
+    if current is None:
+        return None
+    now = time.monotonic()
+    if current.deadline is None:
+        current.deadline = now + BACKTRACK_SECONDS
+    left = current.deadline - now
+    if left <= 0:
+        raise OverBudget
+    return left
+
+
+_REFS = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
+
+
+def _counting(name: str, keyword: Any) -> Any:
+    steps = REF_STEPS if name in _REFS else 1
+
+    def counted_keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+        spend(steps)
+        return keyword(validator, value, instance, schema)
+
+    return counted_keyword
+
+
+def counting(keywords: Mapping[str, Any]) -> dict[str, Any]:
+    """jsonschema keyword functions, each spending one step of the running :func:`budget` first.
+
+    ``$ref`` is a keyword too, so a chain of references costs what it expands to, and a check
+    stops after :data:`SCHEMA_STEPS` of them whatever the schema's shape."""
+    return {name: _counting(name, fn) for name, fn in keywords.items()}
+
+
+@cache
+def counted(base: type[Validator]) -> type[Validator]:
+    """``base`` (a plain jsonschema validator class) with every keyword counted (:func:`counting`)."""
+    cls: type[Validator] = extend(base, validators=counting(base.VALIDATORS))  # type: ignore[no-untyped-call]
+    return cls

@@ -1,0 +1,182 @@
+"""Bounded work for what a page's schemas choose (core/budget.py, core/ecma_regex.py): each test is
+an attack from issue 35 that froze the bridge before (the module's timeout is the hang guard; the
+assertions are outcomes: the check named as skipped over budget, the tool kept, the verdict)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import pytest
+import regress
+from tabmcp.core import budget as budget_mod
+from tabmcp.core.budget import MAX_OVERRUNS, OVER_BUDGET_NOTE, OVER_BUDGET_RULE, OverBudget, budget, budget_scope
+from tabmcp.core.ecma_regex import NOT_BOUNDED, compile_ecma, ecma_search
+from tabmcp.core.models import PageTool, parse_tool
+from tabmcp.core.output_schema import check_output_schema, check_structured
+from tabmcp.core.validation import validate_arguments
+from tabmcp.errors import BadResult, ToolValidationError
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def ref_chain(levels: int, leaf: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The issue's bomb: ``$defs`` d0…dN, each an ``allOf`` of two refs to the next (2^N to expand)."""
+    defs: dict[str, Any] = {
+        f"d{i}": {"allOf": [{"$ref": f"#/$defs/d{i + 1}"}, {"$ref": f"#/$defs/d{i + 1}"}]} for i in range(levels)
+    }
+    defs[f"d{levels}"] = leaf if leaf is not None else {}
+    return {"type": "object", "$ref": "#/$defs/d0", "$defs": defs}
+
+
+def tool_with(**fields: Any) -> PageTool:
+    parsed = parse_tool({"name": fields.pop("name", "bomb"), "description": "a tool", **fields})
+    assert isinstance(parsed, PageTool), parsed
+    return parsed
+
+
+def test_the_bomb_is_small():
+    assert len(json.dumps(ref_chain(20))) < 1500  # what a byte limit lets through
+
+
+@pytest.mark.parametrize("leaf", [{}, {"type": "string"}], ids=["accepts", "refuses"])
+def test_an_output_schema_ref_chain_is_dropped_over_budget_and_the_tool_kept(leaf):
+    tool = tool_with(outputSchema=ref_chain(20, leaf))
+    assert tool.output_schema is None
+    assert tool.output_schema_dropped == f"outputSchema: {OVER_BUDGET_NOTE}"
+    assert tool_with(name="fine", outputSchema=ref_chain(3, leaf)).output_schema is not None  # a short chain is read
+
+
+@pytest.mark.parametrize("leaf", [{}, {"type": "string"}], ids=["accepts", "refuses"])
+def test_an_input_schema_ref_chain_is_named_unchecked_and_calls_go_on(leaf, caplog):
+    tool = tool_with(inputSchema=ref_chain(20, leaf))
+    assert f"the input schema: {OVER_BUDGET_NOTE}" in tool.unchecked
+    with caplog.at_level(logging.WARNING, "tabmcp.core.validation"):
+        assert validate_arguments("bomb", tool.input_schema, {"q": "x"}) == {"q": "x"}  # as the browser runs it
+    assert "over budget" in caplog.text
+    assert tool_with(name="fine", inputSchema=ref_chain(3, leaf)).unchecked == ()
+
+
+def test_a_result_pattern_that_backtracks_is_judged_in_linear_time():
+    schema = {"type": "object", "properties": {"v": {"type": "array", "items": {"type": "string", "pattern": "^(a+)+$"}}}}
+    tool = tool_with(outputSchema=schema, annotations={"readOnlyHint": True})
+    assert tool.output_schema is not None
+    bad = {"content": [], "structuredContent": {"v": ["a" * 40 + "!"] * 12}}
+    with pytest.raises(BadResult) as caught:
+        check_structured("t", tool.output_schema, bad)
+    assert caught.value.details["rule"] == "pattern"
+    good = {"content": [], "structuredContent": {"v": ["a" * 4000] * 12}}
+    assert check_structured("t", tool.output_schema, good) is good
+
+
+def test_a_result_whose_check_runs_over_budget_is_a_named_error():
+    schema = {"type": "object", "properties": {"v": {"type": "array", "items": {"type": "string", "maxLength": 9}}}}
+    tool = tool_with(outputSchema=schema)
+    assert tool.output_schema is not None
+    huge = {"content": [], "structuredContent": {"v": ["x"] * (budget_mod.RESULT_STEPS + 1)}}
+    with pytest.raises(BadResult) as caught:
+        check_structured("t", tool.output_schema, huge)
+    assert caught.value.details["rule"] == OVER_BUDGET_RULE
+
+
+@pytest.mark.parametrize("where", ["pattern", "patternProperties"])
+def test_an_argument_pattern_that_backtracks_is_judged_in_linear_time(where):
+    if where == "pattern":
+        schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}}}
+        bad, good = {"s": "a" * 40 + "!"}, {"s": "a" * 40}
+    else:
+        schema = {"type": "object", "patternProperties": {"^(a+)+$": {"type": "integer"}}, "additionalProperties": False}
+        bad, good = {"a" * 40 + "!": 1}, {"a" * 40: 1}
+    tool = tool_with(inputSchema=schema)
+    assert tool.unchecked == ()
+    with pytest.raises(ToolValidationError) as caught:
+        validate_arguments("t", tool.input_schema, bad)
+    assert caught.value.details["rule"] in ("pattern", "additionalProperties")
+    assert validate_arguments("t", tool.input_schema, good) == good
+
+
+def test_a_lookaround_pattern_runs_under_the_checks_deadline():
+    evil = "^(?=a)(a|a)+$"  # lookahead: RE2 cannot, the backtracking engine runs it under a deadline
+    assert compile_ecma(evil) is not None and compile_ecma(evil).linear is None  # type: ignore[union-attr]
+    with pytest.raises(OverBudget), budget():
+        ecma_search(evil, "a" * 60 + "!")
+    tool = tool_with(inputSchema={"type": "object", "properties": {"s": {"type": "string", "pattern": evil}}})
+    assert validate_arguments("t", tool.input_schema, {"s": "a" * 60 + "!"}) == {"s": "a" * 60 + "!"}  # unchecked
+    with pytest.raises(ToolValidationError):
+        validate_arguments("t", tool.input_schema, {"s": "b"})  # a quick verdict still holds
+
+
+def test_a_list_of_bombs_costs_a_few_budgets_and_keeps_every_tool():
+    from tabmcp.core.registry import _document
+    from tabmcp.protocol import TabSnapshot
+
+    tools = [{"name": f"b{i}", "description": "x", "inputSchema": ref_chain(20 + i)} for i in range(12)]
+    snap = TabSnapshot.model_validate({"tabId": 1, "url": "https://evil.test/", "title": "t", "tools": tools})
+    with budget_scope() as scope:  # the registry's own scope joins this one: its count is seen here
+        doc = _document(snap, 1, 0, "https://evil.test")
+    assert scope.overruns == MAX_OVERRUNS  # the first ran out; the rest were skipped at once
+    assert sorted(doc.tools) == sorted(t["name"] for t in tools)
+    assert all(f"the input schema: {OVER_BUDGET_NOTE}" in t.unchecked for t in doc.tools.values())
+    later = parse_tool(tools[-1])  # outside the document: skipped-at-once outcomes were not kept
+    assert isinstance(later, PageTool) and f"the input schema: {OVER_BUDGET_NOTE}" in later.unchecked
+
+
+# ECMA-262 semantics kept on the linear engine: each case is checked against regress (the ECMA
+# engine) on texts that cannot make it backtrack.
+CASES = [
+    (r"^\d+[hdw]$", ["12h", "12h\n", "١٢h", "h"]),
+    (r"^a.b$", ["a\nb", "a\rb", "a\u2028b", "a\u2029b", "axb", "a😀b"]),
+    (r"^\s+$", [" \t", "\u00a0", "\ufeff", "\u2028", "\u200b", "\u3000", "\v", "x"]),
+    (r"^\S+$", ["ab", "a\u00a0b", "\ufeff"]),
+    (r"^[\s\d]+$", ["1\u00a02", "1x"]),
+    (r"^\w+\b", ["abc", "é", "_1"]),
+    (r"^[\w-\.]+@x$", ["a-b.c@x", "a b@x"]),
+    (r"a{,3}", ["a{,3}", "aaa"]),
+    (r"^[^]$", ["x", "\n", ""]),
+    (r"^[]$", ["", "x"]),
+    (r"\u00e9|\x41|\u{1F600}", ["é", "A", "😀", "e"]),
+    (r"^(?<y>\d{4})-(?:0[1-9]|1[0-2])$", ["2024-12", "2024-13"]),
+    (r"^\p{Lu}", ["Éa", "éa"]),
+    (r"^[a-c\]]+$", ["ab]c", "abd"]),
+    (r"^\/\.\*\$$", ["/.*$"]),
+    (r"(a)\1", ["aa", "ab"]),
+    (r"^(?!.*[Ll]inear).*$", ["my linear", "mine"]),
+    (r"(?<=\$)\d+", ["$12", "12"]),
+]
+
+
+@pytest.mark.parametrize(("pattern", "texts"), CASES, ids=[c[0] for c in CASES])
+def test_bounded_engines_agree_with_the_ecma_engine(pattern, texts):
+    try:
+        reference = regress.Regex(pattern, "u")
+    except Exception:
+        reference = regress.Regex(pattern, "")
+    for text in texts:
+        expected = reference.find(text) is not None
+        assert ecma_search(pattern, text) is expected, (pattern, text)
+
+
+@pytest.mark.parametrize("pattern", [r"\a", r"\p{Script=Greek}", r"a{2000}", r"\ud800"])
+def test_what_no_bounded_engine_means_the_same_is_not_evaluated_and_said_so(pattern):
+    assert compile_ecma(pattern) is None
+    tool = tool_with(inputSchema={"type": "object", "properties": {"s": {"type": "string", "pattern": pattern}}})
+    assert tool.unchecked == (f"pattern at /properties/s/pattern: {NOT_BOUNDED}, not checked",)
+
+
+def test_refusals_name_the_place_and_rule_never_the_pages_text():
+    marker = "IGNORE-PREVIOUS-MARKER"
+    schema = {"type": "object", "properties": {
+        "e": {"enum": [marker]}, "p": {"type": "string", "pattern": f"^{marker}$"},
+        "f": {"type": "string", "format": marker}, "c": {"const": marker}}}
+    tool = tool_with(inputSchema=schema)
+    for args in ({"e": "x"}, {"p": "x"}, {"c": "x"}):
+        with pytest.raises(ToolValidationError) as caught:
+            validate_arguments("t", tool.input_schema, args)
+        assert marker not in str(caught.value) and marker not in json.dumps(caught.value.details)
+    _, why = check_output_schema({"type": "object", "properties": {"n": {"type": marker}}})
+    assert why is not None and marker not in why and "properties/n/type" in why
+    _, why = check_output_schema({"type": "object", "properties": {"x": {"$ref": f"#/$defs/{marker}"}}})
+    assert why is not None and marker not in why
+    tool = tool_with(name="refs", inputSchema={"type": "object", "properties": {"x": {"$ref": f"#/$defs/{marker}"}}})
+    assert tool.unchecked and not any(marker in note for note in tool.unchecked)
