@@ -29,11 +29,11 @@ from jsonschema.validators import extend
 __all__ = [
     "BACKTRACK_SECONDS",
     "COMPILE_STEPS",
+    "MAX_OVERRUNS",
     "OVER_BUDGET_NOTE",
     "OVER_BUDGET_RULE",
     "REF_STEPS",
     "RESULT_STEPS",
-    "MAX_OVERRUNS",
     "SCHEMA_STEPS",
     "TEXT_STEP_CHARS",
     "BudgetScope",
@@ -75,7 +75,7 @@ OVER_BUDGET_NOTE = (
 """The ``unchecked`` note (and the dropped output schema's reason) for a schema over budget."""
 
 
-class OverBudget(Exception):  # noqa: N818 - read as "the check went over budget"
+class OverBudget(Exception):
     """The work a page chose ran past its budget; the check that raised it is skipped."""
 
 

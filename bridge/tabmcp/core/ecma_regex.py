@@ -69,7 +69,7 @@ _GROUP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _CATEGORY = re.compile(r"[A-Z][a-z]?")
 
 
-class _Untranslatable(Exception):  # noqa: N818
+class _Untranslatable(Exception):
     """The pattern holds a construct with no bounded equal."""
 
 
@@ -333,7 +333,7 @@ def translate(pattern: str, unicode: bool) -> tuple[str, str, bool]:
                 out.both("?")
                 i += 1
         elif c == "{" and (quantifier := _QUANTIFIER.match(pattern, i)):
-            low, comma, high = quantifier.groups()
+            low, _comma, high = quantifier.groups()
             if int(low) > MAX_REPEAT or (high and (int(high) > MAX_REPEAT or int(high) < int(low))):
                 raise _Untranslatable
             out.both(quantifier.group(0))
@@ -381,6 +381,7 @@ class EcmaPattern:
             except UnicodeEncodeError:  # a lone surrogate: no UTF-8 engine reads it
                 return None
         left = backtrack_deadline()
+        assert self.backtracking is not None  # one of the two engines is always set
         try:
             return self.backtracking.search(text, timeout=left if left is not None else BACKTRACK_ALONE) is not None
         except TimeoutError:
@@ -477,7 +478,8 @@ def _additional_properties(validator: Any, ap: Any, instance: Any,
     elif not ap and extras:
         joined = ", ".join(repr(each) for each in sorted(extras))
         if "patternProperties" in schema:  # the page's patterns are not quoted back
-            yield ValidationError(f"{joined} {'does' if len(extras) == 1 else 'do'} not match any of the schema's patternProperties")
+            does = "does" if len(extras) == 1 else "do"
+            yield ValidationError(f"{joined} {does} not match any of the schema's patternProperties")
         else:
             were = "was" if len(extras) == 1 else "were"
             yield ValidationError(f"Additional properties are not allowed ({joined} {were} unexpected)")
