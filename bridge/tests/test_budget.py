@@ -180,3 +180,38 @@ def test_refusals_name_the_place_and_rule_never_the_pages_text():
     assert why is not None and marker not in why
     tool = tool_with(name="refs", inputSchema={"type": "object", "properties": {"x": {"$ref": f"#/$defs/{marker}"}}})
     assert tool.unchecked and not any(marker in note for note in tool.unchecked)
+
+
+def test_a_tab_that_keeps_sending_bombs_is_cut_off_alone_with_a_named_reason():
+    from tabmcp.core.budget import CUT_AFTER, CUT_FOR_S, TAB_OVER_BUDGET, TabWork
+    from tabmcp.core.registry import Registry
+    from tabmcp.protocol import TabSnapshot
+
+    now = [0.0]
+    registry = Registry()
+    registry.work = TabWork(clock=lambda: now[0])
+
+    def snap(tab_id: int, url: str, tools: list[dict[str, Any]]) -> TabSnapshot:
+        return TabSnapshot.model_validate({"tabId": tab_id, "url": url, "title": "t", "tools": tools})
+
+    innocent = {"name": "add_note", "description": "x", "inputSchema": {"type": "object", "properties": {}}}
+    registry.apply(snap(2, "https://fine.test/", [innocent]))
+    cut_at = None
+    for round_ in range(CUT_AFTER):  # fresh bombs each time (a memoized outcome costs nothing again)
+        bombs = [{"name": f"cut{round_}", "description": "x", "inputSchema": ref_chain(20 + round_)}]
+        change = registry.apply(snap(1, "https://evil.test/", bombs))
+        if any(TAB_OVER_BUDGET in r.reason for r in change.rejected):
+            cut_at = round_
+            break
+    assert cut_at is not None and cut_at < CUT_AFTER  # a few tool lists, then cut off
+    kept = {e.tool.name for e in registry.tool_entries() if e.tab.tab_id == 1}
+    assert kept == {f"cut{cut_at}"}  # its tools as last read stay
+    change = registry.apply(snap(1, "https://evil.test/", [innocent]))  # not read while cut off
+    assert not change.changed and any(TAB_OVER_BUDGET in r.reason for r in change.rejected)
+    assert {e.tool.name for e in registry.tool_entries() if e.tab.tab_id == 1} == kept
+    change = registry.apply(snap(2, "https://fine.test/", [innocent, {**innocent, "name": "more"}]))
+    assert change.changed and not change.rejected  # every other tab goes on
+    change = registry.apply(snap(1, "https://other.test/", [innocent]))  # the tab went elsewhere: read
+    assert change.changed
+    now[0] += CUT_FOR_S
+    assert registry.apply(snap(1, "https://evil.test/", [innocent])).changed  # and the cut ends

@@ -16,8 +16,9 @@ never a reason to drop a tool and never a stall of the bridge's one event loop.
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -26,8 +27,12 @@ from typing import Any
 from jsonschema.protocols import Validator
 from jsonschema.validators import extend
 
+log = logging.getLogger(__name__)
+
 __all__ = [
     "BACKTRACK_SECONDS",
+    "CUT_AFTER",
+    "CUT_OFF_REASON",
     "COMPILE_STEPS",
     "MAX_OVERRUNS",
     "OVER_BUDGET_NOTE",
@@ -35,9 +40,11 @@ __all__ = [
     "REF_STEPS",
     "RESULT_STEPS",
     "SCHEMA_STEPS",
+    "TAB_OVER_BUDGET",
     "TEXT_STEP_CHARS",
     "BudgetScope",
     "OverBudget",
+    "TabWork",
     "backtrack_deadline",
     "budget",
     "budget_scope",
@@ -215,3 +222,67 @@ def counted(base: type[Validator]) -> type[Validator]:
     """``base`` (a plain jsonschema validator class) with every keyword counted (:func:`counting`)."""
     cls: type[Validator] = extend(base, validators=counting(base.VALIDATORS))  # type: ignore[no-untyped-call]
     return cls
+
+
+TAB_OVER_BUDGET = "TAB_OVER_BUDGET"
+"""The named reason a tab is cut off: its pages kept sending schemas whose checks ran over budget."""
+CUT_AFTER = 6
+"""Overruns (checks that ran out of budget, a memoized outcome not counted again) within
+:data:`WINDOW_S` after which a tab is cut off: three tool lists of fresh bombs."""
+WINDOW_S = 60.0
+CUT_FOR_S = 300.0
+"""How long a cut-off tab's tool lists go unread (its tools as last read are kept)."""
+
+
+class TabWork:
+    """The per-tab rule for work, as :class:`tabmcp.core.flood.TabFlood` is for telemetry: a tab
+    (one origin in it) whose checks keep running over budget is cut off alone: its new tool lists
+    are not read for :data:`CUT_FOR_S`, and the person is told why (:data:`TAB_OVER_BUDGET`);
+    every other tab, and the tab's tools as last read, are untouched."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._runs: dict[tuple[int, str], list[float]] = {}
+        self._cut: dict[tuple[int, str], float] = {}
+        self.cut_total = 0
+
+    def note(self, tab_id: int, origin: str, overruns: int) -> bool:
+        """Count ``overruns`` of one tool list; True when the tab is cut off by them."""
+        if overruns <= 0:
+            return False
+        now = self._clock()
+        key = (tab_id, origin)
+        runs = [t for t in self._runs.get(key, ()) if now - t < WINDOW_S] + [now] * overruns
+        self._runs[key] = runs[-CUT_AFTER:]
+        if len(runs) < CUT_AFTER:
+            return False
+        self._cut[key] = now + CUT_FOR_S
+        self._runs.pop(key, None)
+        self.cut_total += 1
+        log.warning("tab %d (%s): its schemas ran over the work budget %d times in %g s: its tool lists are "
+                    "not read for %g s (%s); other tabs are not affected", tab_id, origin, CUT_AFTER,
+                    WINDOW_S, CUT_FOR_S, TAB_OVER_BUDGET)
+        return True
+
+    def cut_off(self, tab_id: int, origin: str) -> bool:
+        """Are this tab's tool lists (from ``origin``) to go unread now?"""
+        until = self._cut.get((tab_id, origin))
+        if until is None:
+            return False
+        if self._clock() >= until:
+            del self._cut[(tab_id, origin)]
+            return False
+        return True
+
+    def forget(self, tab_id: int) -> None:
+        """The tab closed."""
+        for table in (self._runs, self._cut):
+            for key in [k for k in table if k[0] == tab_id]:
+                del table[key]
+
+
+CUT_OFF_REASON = (
+    f"{TAB_OVER_BUDGET}: this tab's tool schemas kept costing more work to check than the bridge "
+    f"gives one page; its new tool lists are not read for {CUT_FOR_S:g} s (its tools as last read are kept)"
+)
+"""What the person (the extension's error report, the bridge's log) and ``introspect`` read."""
