@@ -215,3 +215,26 @@ def test_a_tab_that_keeps_sending_bombs_is_cut_off_alone_with_a_named_reason():
     assert change.changed
     now[0] += CUT_FOR_S
     assert registry.apply(snap(1, "https://evil.test/", [innocent])).changed  # and the cut ends
+
+
+def test_a_schema_too_large_to_verify_in_budget_is_kept_unread():
+    wide = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(2000)}}
+    assert len(json.dumps(wide)) < 64 * 1024  # under the byte limit: only the work tells
+    tool = tool_with(inputSchema=wide)
+    assert tool.unchecked == (f"the input schema: {OVER_BUDGET_NOTE}",)
+    assert validate_arguments("wide", tool.input_schema, {"p1": ""}) == {"p1": ""}  # unread, unchecked
+    dropped = tool_with(name="wide_out", outputSchema=wide)
+    assert dropped.output_schema is None and dropped.output_schema_dropped == f"outputSchema: {OVER_BUDGET_NOTE}"
+
+
+def test_a_subschema_naming_another_dialect_stays_counted_and_on_bounded_engines():
+    draft7 = "http://json-schema.org/draft-07/schema#"
+    bomb = ref_chain(20)
+    bomb["$defs"]["d1"]["$schema"] = draft7  # jsonschema would move to the plain Draft 7 class here
+    assert f"the input schema: {OVER_BUDGET_NOTE}" in tool_with(inputSchema=bomb).unchecked
+    schema = {"type": "object", "properties": {"s": {"$ref": "#/$defs/s"}},
+              "$defs": {"s": {"$schema": draft7, "type": "string", "pattern": r"^\d+$"}}}
+    tool = tool_with(name="mixed", inputSchema=schema)
+    with pytest.raises(ToolValidationError):
+        validate_arguments("mixed", tool.input_schema, {"s": "١٢"})  # ECMA's \d is ASCII (Python's re is not)
+    assert validate_arguments("mixed", tool.input_schema, {"s": "12"}) == {"s": "12"}

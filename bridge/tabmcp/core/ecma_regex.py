@@ -45,7 +45,8 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 from jsonschema.validators import extend
 
-from .budget import TEXT_STEP_CHARS, OverBudget, backtrack_deadline, counting, spend
+from .budget import check_schema as bounded_check_schema
+from .budget import TEXT_STEP_CHARS, OverBudget, backtrack_deadline, counting, keep_on_evolve, spend
 
 __all__ = ["NOT_BOUNDED", "NOT_ECMA", "compile_ecma", "ecma_search", "ecma_validator_class", "pattern_problem"]
 
@@ -508,11 +509,12 @@ def ecma_validator_class(base: type[Validator]) -> type[Validator]:
 
     def check_schema(klass: type[Validator], schema: Any, format_checker: FormatChecker | None = None) -> None:
         # jsonschema's own check takes the metaschema's class and its format checker, which
-        # judges patterns by Python's re: give it this class's instead
-        base.check_schema(schema, format_checker=format_checker or klass.FORMAT_CHECKER)  # type: ignore[call-arg]
+        # judges patterns by Python's re: give it this class's instead; and count its work
+        # (a meta-schema check grows with the page's schema: core/budget.py)
+        bounded_check_schema(base, schema, format_checker=format_checker or klass.FORMAT_CHECKER)
 
     cls.check_schema = classmethod(check_schema)  # type: ignore[method-assign,assignment]
-    return cls
+    return keep_on_evolve(cls, ecma_validator_class)
 
 
 ECMA_2020_12 = ecma_validator_class(Draft202012Validator)

@@ -7,14 +7,14 @@ import logging
 from functools import lru_cache
 from typing import Any
 
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import SchemaError, best_match
 from jsonschema.protocols import Validator
 from referencing.exceptions import Unresolvable
 
 from ..errors import ToolValidationError
 from .budget import OverBudget, budget
 from .lru import IdentityMemo
-from .models import schema_validator_class
+from .models import schema_validator_class, verified_dialect
 
 __all__ = ["validate_arguments"]
 
@@ -22,12 +22,18 @@ log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=4096)
-def _validator(schema_json: str) -> Validator:
+def _validator(schema_json: str) -> Validator | None:
+    """None for a schema whose meta-schema check ran over budget (never known valid: unread)."""
     schema = json.loads(schema_json)
+    try:
+        if verified_dialect(schema) is None:
+            return None
+    except SchemaError:
+        return None  # not a page's: a page's schema was checked when its tool was read
     return schema_validator_class(schema)(schema)
 
 
-_BY_IDENTITY: IdentityMemo[dict[str, Any], Validator] = IdentityMemo(
+_BY_IDENTITY: IdentityMemo[dict[str, Any], Validator | None] = IdentityMemo(
     lambda schema: _validator(json.dumps(schema, sort_keys=True)), max_entries=4096)
 """Validators by the schema object they were built for: a tool's schema is checked per call
 without re-encoding it (tool definitions are replaced, never edited, when a page changes them,
@@ -48,6 +54,9 @@ def validate_arguments(tool_name: str, schema: dict[str, Any], arguments: Any) -
             f"{tool_name}: arguments must be a JSON object, got {type(arguments).__name__}", tool=tool_name
         )
     validator = _BY_IDENTITY.get(schema)
+    if validator is None:
+        log.warning("%s: its arguments were not checked, its input schema could not be read within budget", tool_name)
+        return arguments
     try:
         with budget():
             error = best_match(validator.iter_errors(arguments))
