@@ -35,7 +35,8 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 from jsonschema.validators import extend
 from tabmcp.core import budget as budget_mod
-from tabmcp.core.budget import SCHEMA_STEPS, OverBudget, budget, budget_scope
+from tabmcp.core import models
+from tabmcp.core.budget import DOCUMENT_STEPS, SCHEMA_STEPS, OverBudget, budget, budget_scope
 from tabmcp.core.ecma_regex import ECMA_DRAFT7, ecma_search
 from tabmcp.core.models import PageTool, parse_tool, schema_validator_class
 from tabmcp.core.output_schema import check_structured
@@ -158,14 +159,20 @@ def normal_path(rounds: int) -> None:
     )
 
     def parse_all() -> None:
-        parse_tool.__globals__["_PARSED"].clear()
-        for tool in tools:
-            parse_tool(tool)
+        for memo in (models._PARSED, models._VERIFIED, models._DIALECTS):
+            memo.clear()
+        with budget_scope() as scope:
+            for tool in tools:
+                parse_tool(tool)
+        spent.append(DOCUMENT_STEPS - scope.steps_left)
+
+    spent: list[int] = []
 
     parse_all()
     per_parse = _cpu(parse_all, max(1, rounds // 5)) / len(tools)
-    print_table("Normal path: reading a tool (parse_tool, memo cleared)", ["", "µs per tool"],
-                [["now (meta-schema, dialect, probes under a budget)", f"{per_parse * 1e6:.0f}"]])
+    print_table("Normal path: reading the catalog as one page's tool list (memos cleared)", ["", "value"],
+                [["CPU per tool (meta-schema, dialect, probes, all counted)", f"{per_parse * 1e6:.0f} µs"],
+                 ["steps the whole list takes", f"{spent[-1]} (budget of one snapshot: {DOCUMENT_STEPS})"]])
 
 
 def under_attack() -> None:
@@ -226,13 +233,14 @@ def under_attack() -> None:
         from tabmcp.core.registry import _document
         from tabmcp.protocol import TabSnapshot
 
-        stamp = time.perf_counter_ns()
-        tools = [{"name": f"b{i}", "description": f"x {stamp}", "inputSchema": _chain(24), "outputSchema": _chain(24)}
-                 for i in range(100)]
+        stamp = time.perf_counter_ns()  # every schema its own (a memo hit would cost nothing)
+        tools = [{"name": f"b{i}", "description": "x", "inputSchema": {**_chain(24), "title": f"{stamp} {i}"},
+                  "outputSchema": {**_chain(24), "title": f"{stamp} {i}"}} for i in range(100)]
         snap = TabSnapshot.model_validate({"tabId": 1, "url": "https://evil.test/", "title": "t", "tools": tools})
         with budget_scope() as scope:
             doc = _document(snap, 1, 0, "https://evil.test")
-        return f"{len(doc.tools)} kept, {scope.overruns} checks ran to their budget, the rest skipped"
+        return (f"{len(doc.tools)} kept, {scope.overruns} checks ran out of budget, "
+                f"{DOCUMENT_STEPS - max(scope.steps_left, 0)} steps, the rest skipped")
 
     row("one tool list of 100 such tools (both schemas bombs)", document, str)
     print_table("Under attack: CPU of one check, on the bridge's event loop unless said", ["attack", "CPU ms", "outcome"], rows)

@@ -36,6 +36,7 @@ __all__ = [
     "CUT_AFTER",
     "CUT_OFF_REASON",
     "COMPILE_STEPS",
+    "DOCUMENT_STEPS",
     "MAX_OVERRUNS",
     "META_STEPS",
     "OVER_BUDGET_NOTE",
@@ -107,33 +108,40 @@ _CURRENT: ContextVar[_Budget | None] = ContextVar("tabmcp_budget", default=None)
 
 
 class BudgetScope:
-    """The checks of one page's document (its tool list): after :data:`MAX_OVERRUNS` of them ran
-    over budget, the rest are skipped at once (over budget too), so one list of bombs costs at
-    most that many budgets, however many tools it holds."""
+    """The checks of one tab's tool lists (one snapshot): after :data:`MAX_OVERRUNS` of them ran
+    over budget, or all of them together spent :data:`DOCUMENT_STEPS`, the rest are skipped at
+    once (over budget too, tools kept), so one list of bombs costs a bounded amount however
+    many tools it holds."""
 
-    __slots__ = ("limit", "overruns")
+    __slots__ = ("limit", "overruns", "steps_left")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, steps: int) -> None:
         self.limit = limit
         self.overruns = 0
+        self.steps_left = steps
 
     @property
     def exhausted(self) -> bool:
-        return self.overruns >= self.limit
+        return self.overruns >= self.limit or self.steps_left <= 0
 
 
 MAX_OVERRUNS = 2
+DOCUMENT_STEPS = 500_000
+"""Steps all the checks of one snapshot may take together. Reading the public catalog's 682 tools
+as one page takes about 240,000 (about 1 s of one core, bench.budgets); past this a snapshot's
+remaining checks are skipped over budget (the tools kept, said so), and the tab is charged half
+of :data:`CUT_AFTER` (two such snapshots in a minute cut it off)."""
 _SCOPE: ContextVar[BudgetScope | None] = ContextVar("tabmcp_budget_scope", default=None)
 
 
 @contextmanager
-def budget_scope(limit: int = MAX_OVERRUNS) -> Iterator[BudgetScope]:
-    """Run one document's checks in a scope (nested scopes share the outer one)."""
+def budget_scope(limit: int = MAX_OVERRUNS, steps: int = DOCUMENT_STEPS) -> Iterator[BudgetScope]:
+    """Run one snapshot's checks in a scope (nested scopes share the outer one)."""
     outer = _SCOPE.get()
     if outer is not None:
         yield outer
         return
-    scope = BudgetScope(limit)
+    scope = BudgetScope(limit, steps)
     token = _SCOPE.set(scope)
     try:
         yield scope
@@ -142,7 +150,7 @@ def budget_scope(limit: int = MAX_OVERRUNS) -> Iterator[BudgetScope]:
 
 
 def scope_exhausted() -> bool:
-    """Has the running :func:`budget_scope` used up its overruns (checks now skipped at once)?"""
+    """Has the running :func:`budget_scope` used up its overruns or steps (checks now skipped)?"""
     scope = _SCOPE.get()
     return scope is not None and scope.exhausted
 
@@ -152,6 +160,7 @@ def budget(steps: int = SCHEMA_STEPS) -> Iterator[None]:
     """Run one check with ``steps`` to spend; inner work raises :class:`OverBudget` past them.
 
     A nested ``budget`` shares the outer one (a check inside a check cannot reset the count).
+    Inside a :func:`budget_scope` the check spends the scope's steps too.
 
     Raises:
         OverBudget: at once when the running :func:`budget_scope` is exhausted.
@@ -162,7 +171,9 @@ def budget(steps: int = SCHEMA_STEPS) -> Iterator[None]:
     scope = _SCOPE.get()
     if scope is not None and scope.exhausted:
         raise OverBudget
-    token = _CURRENT.set(_Budget(steps))
+    allowed = steps if scope is None else min(steps, scope.steps_left)
+    current = _Budget(allowed)
+    token = _CURRENT.set(current)
     try:
         yield
     except OverBudget:
@@ -171,6 +182,8 @@ def budget(steps: int = SCHEMA_STEPS) -> Iterator[None]:
         raise
     finally:
         _CURRENT.reset(token)
+        if scope is not None:
+            scope.steps_left -= allowed - max(current.left, 0)
 
 
 def spend(steps: int = 1) -> None:
@@ -292,8 +305,9 @@ class TabWork:
         self._cut: dict[tuple[int, str], float] = {}
         self.cut_total = 0
 
-    def note(self, tab_id: int, origin: str, overruns: int) -> bool:
-        """Count ``overruns`` of one tool list; True when the tab is cut off by them."""
+    def note(self, tab_id: int, origin: str, scope: BudgetScope) -> bool:
+        """Count the overruns of one snapshot's checks; True when the tab is cut off by them."""
+        overruns = scope.overruns + (CUT_AFTER // 2 if scope.steps_left <= 0 else 0)
         if overruns <= 0:
             return False
         now = self._clock()

@@ -453,7 +453,7 @@ class Registry:
                                   rejected=(*(kept.rejected if kept else ()), _CUT_OFF))
         with budget_scope() as scope:
             new = _tab_from_snapshot(snap, browser)
-        if self.work.note(snap.tab_id, origin, scope.overruns):
+        if self.work.note(snap.tab_id, origin, scope):
             new = replace(new, rejected=(*new.rejected, _CUT_OFF))
         old = self._tabs.get(new.tab_id)
         navigated: tuple[int, ...] = ()
