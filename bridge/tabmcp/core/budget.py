@@ -24,18 +24,18 @@ from contextvars import ContextVar
 from functools import cache
 from typing import Any
 
-from jsonschema.protocols import Validator
 from attrs import fields
 from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
 from jsonschema.validators import extend, validator_for
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "BACKTRACK_SECONDS",
+    "COMPILE_STEPS",
     "CUT_AFTER",
     "CUT_OFF_REASON",
-    "COMPILE_STEPS",
     "DOCUMENT_STEPS",
     "MAX_OVERRUNS",
     "META_STEPS",

@@ -45,8 +45,8 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 from jsonschema.validators import extend
 
-from .budget import check_schema as bounded_check_schema
 from .budget import TEXT_STEP_CHARS, OverBudget, backtrack_deadline, counting, keep_on_evolve, spend
+from .budget import check_schema as bounded_check_schema
 
 __all__ = ["NOT_BOUNDED", "NOT_ECMA", "compile_ecma", "ecma_search", "ecma_validator_class", "pattern_problem"]
 
