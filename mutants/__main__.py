@@ -465,7 +465,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "re2-bypassed",
-        "page patterns run on the backtracking engine: ^(a+)+$ is over budget, not refused",
+        "page patterns run on the backtracking engine: ^(a|a)+$ is over budget, not refused",
         "bridge/tabmcp/core/ecma_regex.py",
         "        if needs_backtracking:",
         "        if True:",
