@@ -9,9 +9,9 @@ import logging
 from typing import Any
 
 import pytest
+import regress
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-import regress
 from tabmcp.core import budget as budget_mod
 from tabmcp.core.budget import MAX_OVERRUNS, OVER_BUDGET_NOTE, OVER_BUDGET_RULE, OverBudget, budget, budget_scope
 from tabmcp.core.ecma_regex import NOT_BOUNDED, compile_ecma, ecma_search
