@@ -57,6 +57,11 @@ async def test_schema_bombs_beside_an_innocent_tab(tmp_path, pages_url):
             meta = tools["bomb_input"].meta or {}
             assert f"the input schema: {OVER_BUDGET_NOTE}" in meta["tabmcp/unchecked"]
             assert tools["backtrack"].output_schema is not None  # its pattern runs on RE2
+            overview = (await agent.call_tool("introspect", {})).structured_content
+            (source,) = [s for s in overview["sources"] if s["url"] == hostile.url]
+            assert {"name": "bomb_input", "notes": [f"the input schema: {OVER_BUDGET_NOTE}"]} in source["unchecked"]
+            refused = {(r["kind"], r["name"]): r["reason"] for r in source["refused"]}
+            assert OVER_BUDGET_NOTE in refused[("outputSchema", "bomb_output")]
 
             ran = await agent.call_tool("bomb_input", {"q": "x"})  # arguments go on unchecked, as in the browser
             assert not ran.is_error, ran
