@@ -14,7 +14,8 @@ tool is kept with its over-budget check named in ``_meta``, and the pattern chec
 from __future__ import annotations
 
 import pytest
-from tabmcp.core.budget import OVER_BUDGET_NOTE
+from tabmcp.assets import EXTENSION_ID
+from tabmcp.core.budget import OVER_BUDGET_NOTE, TAB_OVER_BUDGET
 
 from .bridge_process import BridgeProcess, bridge_process
 from .conftest import eventually
@@ -76,3 +77,43 @@ async def test_schema_bombs_beside_an_innocent_tab(tmp_path, pages_url):
             assert not good.is_error, good
             await innocent_call(bridge, "after the patterns")
         assert await innocent.locator("[data-testid=note]").count() == 4
+
+
+async def test_a_page_that_keeps_sending_bombs_is_cut_off_alone_and_the_person_told(tmp_path, pages_url):
+    async with bridge_process(tmp_path, toml='[disclosure]\nprofile = "passthrough"\n') as bridge:
+        assert bridge.browser is not None
+        innocent = await bridge.browser.context.new_page()
+        await innocent.goto(pages_url + "basic.html")
+
+        async def innocent_ready() -> bool:
+            return (await bridge.health())["tools"] >= 6
+
+        await eventually(innocent_ready, timeout=20, interval=0.1)
+        hostile = await bridge.browser.context.new_page()
+        await hostile.goto(pages_url + "schema-bombs.html")
+        assert await hostile.evaluate("() => window.arm()")
+        popup = await bridge.browser.context.new_page()
+        await popup.goto(f"chrome-extension://{EXTENSION_ID}/popup/popup.html")
+        marker = popup.get_by_test_id("tab").filter(has_text="Schema bombs").get_by_test_id("refused")
+
+        async def told() -> bool:
+            return await marker.count() > 0 and TAB_OVER_BUDGET in (await marker.first.get_attribute("title") or "")
+
+        async with bridge.client() as agent:
+            cut = False
+            for n in range(10):  # fresh bombs until the bridge stops reading this tab
+                await hostile.evaluate("(n) => window.more(n)", n)
+
+                async def read_or_cut(n: int = n) -> bool:
+                    listed = {t.name for t in (await agent.list_tools()).tools}
+                    return f"fresh_{n}" in listed or await told()
+
+                await eventually(read_or_cut, timeout=30, interval=0.2)
+                if await told():
+                    cut = True
+                    break
+                await innocent_call(bridge, f"between bombs {n}")
+            assert cut  # the person's popup marks the tab with the named reason
+            listed = {t.name for t in (await agent.list_tools()).tools}
+            assert {"bomb_input", "backtrack", "add_note"} <= listed  # its tools as last read, and the others
+            await innocent_call(bridge, "after the cut")
