@@ -265,3 +265,10 @@ def test_the_translation_agrees_with_the_ecma_engine_on_generated_patterns(patte
     assume(compiled is not None and compiled.linear is not None)
     for text in texts:
         assert ecma_search(pattern, text) is (reference.find(text) is not None), (pattern, text)
+
+
+def test_format_regex_is_an_annotation_so_no_page_text_is_compiled_for_it():
+    schema = {"type": "object", "properties": {"r": {"type": "string", "format": "regex"}}}
+    tool = tool_with(name="fmt", inputSchema=schema)
+    for value in ("^(a+)+$", "(((", "a" * 40 + "!"):  # never compiled, never run: nothing to budget
+        assert validate_arguments("fmt", tool.input_schema, {"r": value}) == {"r": value}
