@@ -168,16 +168,18 @@ def test_a_new_tool_is_checked_against_the_meta_schema_once(monkeypatch: pytest.
     (three before: a page registering the 682-tool catalog waited seconds more for the bridge),
     and a schema that is not 2020-12 is still read as Draft 7 or refused."""
     from jsonschema import Draft202012Validator
+    from tabmcp.core.budget import counted
 
+    meta = counted(Draft202012Validator)  # the meta-schema check runs counted (core/budget.py)
     passes = []
-    original = Draft202012Validator.iter_errors
+    original = meta.iter_errors
 
     def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
         if self.schema is Draft202012Validator.META_SCHEMA:
             passes.append(1)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(Draft202012Validator, "iter_errors", counting)
+    monkeypatch.setattr(meta, "iter_errors", counting)
     tool = parse_tool({"name": "once_checked", "description": "d", "inputSchema": {
         "type": "object", "properties": {"when": {"type": "string", "description": "a unique schema 7f3a"}}}})
     assert isinstance(tool, PageTool)

@@ -21,6 +21,7 @@ from jsonschema.validators import validator_for
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from .budget import OVER_BUDGET_NOTE, OverBudget, check_schema, scope_exhausted
 from .ecma_regex import ECMA_2020_12, ECMA_DRAFT7, ecma_validator_class
 from .lru import LRU
 from .output_schema import check_output_schema
@@ -40,6 +41,7 @@ __all__ = [
     "parse_tool",
     "schema_validator_class",
     "upgrade_draft4",
+    "verified_dialect",
 ]
 
 TOOL_NAME_RE = re.compile(r"[A-Za-z0-9_.-]{1,128}\Z")
@@ -120,15 +122,54 @@ def checked_dialect(schema: dict[str, Any]) -> type[Validator]:
     return cls
 
 
+def verified_dialect(schema: dict[str, Any]) -> type[Validator] | None:
+    """:func:`checked_dialect`, or None when its meta-schema check ran over budget (the schema
+    was kept unread: arguments go unchecked, :mod:`tabmcp.core.unchecked` says so). Memoized
+    by content; a check skipped because the page's document used up its budgets is not kept.
+
+    Raises:
+        SchemaError: the schema is not valid.
+    """
+    try:
+        key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return None
+    if key in _VERIFIED:
+        return _VERIFIED.get(key)
+    skipped = scope_exhausted()
+    try:
+        cls: type[Validator] | None = checked_dialect(schema)
+    except OverBudget:
+        cls = None
+        if skipped:
+            return None
+    _VERIFIED[key] = cls
+    return cls
+
+
+_VERIFIED: LRU[str, type[Validator] | None] = LRU(4096)
+
+
+def _valid_under(cls: type[Validator], schema: dict[str, Any]) -> bool:
+    try:
+        check_schema(cls, schema)
+    except SchemaError:
+        return False
+    return True
+
+
 def _dialect_of(schema: dict[str, Any]) -> type[Validator]:
     if "$schema" in schema:
         if not isinstance(schema["$schema"], str):
             raise ValueError("$schema must be a string (the dialect's URI)")
         return ecma_validator_class(validator_for(schema, default=Draft202012Validator))
-    if Draft202012Validator(Draft202012Validator.META_SCHEMA).is_valid(schema):
-        return ECMA_2020_12
-    if Draft7Validator(Draft7Validator.META_SCHEMA).is_valid(schema):
-        return ECMA_DRAFT7
+    try:  # meta-schema checks, counted (core/budget.py): past the budget, 2020-12 is assumed
+        if _valid_under(Draft202012Validator, schema):
+            return ECMA_2020_12
+        if _valid_under(Draft7Validator, schema):
+            return ECMA_DRAFT7
+    except OverBudget:
+        pass
     return ECMA_2020_12
 
 
@@ -266,12 +307,14 @@ class PageTool(_Model):
         try:
             # A $ref that never resolves or loops is not a reason to refuse: the browser keeps the
             # tool, the bridge too, and checks arguments without it (core/unchecked.py says so).
-            checked_dialect(v)
+            # A meta-schema check over budget keeps the schema unread, the same way.
+            verified_dialect(v)
         except RecursionError:
             raise ValueError("inputSchema is nested too deeply") from None
         except SchemaError as exc:
             path = "/".join(str(p) for p in exc.path) or "(root)"
-            raise ValueError(f"inputSchema is not a valid JSON Schema at {path}: {exc.message}") from None
+            # the place and the rule: the validator's message quotes the page's values
+            raise ValueError(f"inputSchema is not a valid JSON Schema at {path} (rule {str(exc.validator)!r})") from None
         if "type" not in v:
             v = {"type": "object", **v}
         schema: dict[str, Any] = v
@@ -356,6 +399,8 @@ def parse_tool(raw: Any) -> PageTool | Rejection:
     except (TypeError, ValueError, RecursionError):
         return _parse_tool(raw)
     key = hashlib.blake2b(content.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    if scope_exhausted():  # its checks are skipped for this document only: not an outcome to keep
+        return _PARSED.get(key) or _parse_tool(json.loads(content))
     hit = _PARSED.get(key)
     if hit is None:
         hit = _PARSED[key] = _parse_tool(json.loads(content))
@@ -379,7 +424,10 @@ def _parse_tool(raw: dict[str, Any]) -> PageTool | Rejection:
         tool = PageTool.model_validate(raw)
     except ValidationError as exc:
         return Rejection(kind="tool", name=_name_of(raw), reason=_reason(exc))
-    notes = unchecked_parts(tool.input_schema, schema_validator_class(tool.input_schema))
+    if verified_dialect(tool.input_schema) is None:  # its meta-schema check ran over budget
+        notes: tuple[str, ...] = (f"the input schema: {OVER_BUDGET_NOTE}",)
+    else:
+        notes = unchecked_parts(tool.input_schema, schema_validator_class(tool.input_schema))
     if notes:
         tool = tool.model_copy(update={"unchecked": notes})
     if given is None:

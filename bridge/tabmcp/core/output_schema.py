@@ -7,13 +7,16 @@ the schema with ``jsonschema``'s own ``validator_for`` and ``check_schema``, whi
 
 * relays a page's output schema only when such a client can use it (:func:`check_output_schema`);
   one it cannot (not an object schema, invalid, a pattern Python cannot read, a ``$ref`` that
-  does not resolve, too large) is dropped with its reason, and **the tool is kept without it**
+  does not resolve, too large, or a check costing more than its budget, :mod:`tabmcp.core.budget`)
+  is dropped with its reason, and **the tool is kept without it**
   (reported to the page, the popup and ``introspect`` like a refused definition);
 * makes each result of such a tool keep that promise (:func:`structured_result`): the page's
   ``structuredContent`` (or, when the page gave none, its one text part when that is a JSON
   object: what the browser's ``executeTool`` gives for an object), checked after the trust gate;
   a result that does not match is the named error ``BAD_RESULT``, never a result the client
-  rejects.
+  rejects. The bridge's check reads patterns as ECMA-262 on bounded engines
+  (:mod:`tabmcp.core.ecma_regex`) and stops at its budget (``BAD_RESULT`` with rule ``budget``):
+  a page's result never runs a backtracking ``re`` on the bridge's event loop.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from ..errors import BadResult
+from .budget import OVER_BUDGET_NOTE, OVER_BUDGET_RULE, RESULT_STEPS, OverBudget, budget, check_schema
+from .ecma_regex import ecma_validator_class
 from .lru import IdentityMemo
 
 __all__ = ["MAX_OUTPUT_SCHEMA_BYTES", "check_output_schema", "check_structured", "structured_from_text"]
@@ -56,8 +61,10 @@ def _build(schema: dict[str, Any]) -> Validator:
         SchemaError: the schema is not one the client can compile.
     """
     cls = validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema, registry=Registry())
+    check_schema(cls, schema)  # the client's check, counted (core/budget.py): OverBudget past it
+    # The bridge's own check is the same dialect with patterns on bounded engines and every
+    # keyword counted (core/budget.py): a page's schema cannot make it cost more than its budget.
+    return ecma_validator_class(cls)(schema, registry=Registry())
 
 
 _VALIDATORS: IdentityMemo[dict[str, Any], Validator] = IdentityMemo(_build, max_entries=1024)
@@ -88,14 +95,18 @@ def check_output_schema(given: Any) -> tuple[dict[str, Any] | None, str | None]:
     schema = given if "type" in given else {"type": "object", **given}
     try:
         validator = _VALIDATORS.get(schema)
-        for probe in ({}, {"x": 1}):  # a $ref that never resolves fails here, not at every call
-            for _ in validator.iter_errors(probe):
-                break
-    except SchemaError as exc:
+        with budget():  # a $ref that never resolves fails here, not at every call
+            for probe in ({}, {"x": 1}):
+                for _ in validator.iter_errors(probe):  # all of them, as a call's check reads them
+                    pass
+    except SchemaError as exc:  # the place and the rule; the validator's message quotes the page
         where = "/".join(str(p) for p in exc.path) or "(root)"
-        return None, f"outputSchema is not a JSON Schema MCP clients can read at {where}: {exc.message[:200]}"
-    except (Unresolvable, ReferenceError) as exc:
-        return None, f"outputSchema has a $ref that cannot be resolved: {str(exc)[:200]}"
+        return None, f"outputSchema is not a JSON Schema MCP clients can read at {where} (rule {str(exc.validator)!r})"
+    except OverBudget:
+        # An MCP client would spend as much on every result: not relayed, the tool kept.
+        return None, f"outputSchema: {OVER_BUDGET_NOTE}"
+    except (Unresolvable, ReferenceError):
+        return None, "outputSchema has a $ref that cannot be resolved"
     except RecursionError:
         return None, "outputSchema is nested too deeply, or its $ref loops"
     return schema, None
@@ -133,7 +144,14 @@ def check_structured(tool: str, schema: dict[str, Any], result: dict[str, Any]) 
             tool=tool, rule="outputSchema",
         )
     try:
-        error = best_match(_VALIDATORS.get(schema).iter_errors(result["structuredContent"]))
+        with budget(RESULT_STEPS):
+            error = best_match(_VALIDATORS.get(schema).iter_errors(result["structuredContent"]))
+    except OverBudget:
+        raise BadResult(
+            f"{tool}: its result was not checked against its outputSchema: the check takes more work "
+            "than the bridge gives one check (a client would spend as much), so it is not relayed",
+            tool=tool, rule=OVER_BUDGET_RULE,
+        ) from None
     except (RecursionError, Unresolvable, ReferenceError):
         error = None  # checked at registration; nothing left the client could not read either
     if error is None:

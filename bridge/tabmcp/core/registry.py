@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from ..protocol import FrameSnapshot, TabSnapshot
+from .budget import CUT_OFF_REASON, TabWork, budget_scope
 from .injection import scan_tool
 from .models import (
     MAX_STATES,
@@ -243,12 +244,16 @@ def _as_page_form(tool: PageTool) -> PageTool:
     )
 
 
+_CUT_OFF = Rejection(kind="tool", name="(every tool)", reason=CUT_OFF_REASON)
+
+
 def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, origin: str) -> Tab:
     """Validate one document's tools, categories and states (each bad one rejected alone)."""
     rejected: list[Rejection] = []
     tools: dict[str, PageTool] = {}
-    for raw in snap.tools[:MAX_TOOLS_PER_TAB]:
-        parsed = parse_tool(raw)
+    with budget_scope():  # a list of schema bombs costs a few budgets, not one per tool (core/budget.py)
+        parsed_tools = [parse_tool(raw) for raw in snap.tools[:MAX_TOOLS_PER_TAB]]
+    for parsed in parsed_tools:
         if isinstance(parsed, Rejection):
             rejected.append(parsed)
         elif parsed.page_form and frame_id:
@@ -423,6 +428,8 @@ class Registry:
         another origin gets it (the module docstring)."""
         self._bound_by_origin: dict[str, OrderedDict[str, None]] = {}
         """The names of :attr:`_bound` per origin, least recently bound first (what :meth:`_forget` drops)."""
+        self.work = TabWork()
+        """The per-tab rule for schema work over budget (core/budget.py)."""
         self.max_names_per_origin = max_names_per_origin
         self.max_names = max_names
         self.incremental = True
@@ -434,8 +441,20 @@ class Registry:
     # -- updates ------------------------------------------------------------------------
 
     def apply(self, snap: TabSnapshot, *, browser: tuple[str, str] = ("", "")) -> RegistryChange:
-        """Replace one tab with its new snapshot (``browser``: the browser and profile holding it)."""
-        new = _tab_from_snapshot(snap, browser)
+        """Replace one tab with its new snapshot (``browser``: the browser and profile holding it).
+
+        A tab whose schemas keep running over the work budget is cut off alone (core/budget.py
+        :class:`TabWork`): its new snapshot is not read, its tools as last read stay, and the
+        change carries the named reason for the person."""
+        origin = origin_of(snap.url)
+        if self.work.cut_off(snap.tab_id, origin):
+            kept = self._tabs.get(snap.tab_id)
+            return RegistryChange(changed=False, tab_id=snap.tab_id,
+                                  rejected=(*(kept.rejected if kept else ()), _CUT_OFF))
+        with budget_scope() as scope:
+            new = _tab_from_snapshot(snap, browser)
+        if self.work.note(snap.tab_id, origin, scope):
+            new = replace(new, rejected=(*new.rejected, _CUT_OFF))
         old = self._tabs.get(new.tab_id)
         navigated: tuple[int, ...] = ()
         if old is not None and old.document_id and new.document_id and old.document_id != new.document_id:
@@ -531,6 +550,7 @@ class Registry:
         return RegistryChange(changed=True)
 
     def _drop(self, tab_id: int) -> None:
+        self.work.forget(tab_id)
         self._documents = None
         self._tabs.pop(tab_id, None)
         self._sites.pop(tab_id, None)

@@ -2,8 +2,9 @@
 never a reason to drop the tool, and said so.
 
 The browser registers a tool whatever its schema holds, so the bridge keeps it too. Two things it
-cannot evaluate: a ``pattern`` (or a ``patternProperties`` key) that no ECMA-262 engine reads
-(:mod:`tabmcp.core.ecma_regex` skips it), and ``$ref`` that does not resolve or loops forever
+cannot evaluate: a ``pattern`` (or a ``patternProperties`` key) that is not ECMA-262 or needs
+what no bounded engine runs (:mod:`tabmcp.core.ecma_regex` skips it), a schema whose check
+costs more than its budget (:mod:`tabmcp.core.budget`), and ``$ref`` that does not resolve or loops forever
 (:func:`tabmcp.core.validation.validate_arguments` then passes the arguments on unchecked, as the
 browser does). Each is named in :attr:`PageTool.unchecked`, which ``describe_tools`` shows in the
 tool's ``_meta`` and ``introspect`` per document.
@@ -17,7 +18,8 @@ from typing import Any
 from jsonschema.protocols import Validator
 from referencing.exceptions import Unresolvable
 
-from .ecma_regex import compile_ecma
+from .budget import COMPILE_STEPS, OVER_BUDGET_NOTE, TEXT_STEP_CHARS, OverBudget, budget, spend
+from .ecma_regex import pattern_problem
 
 __all__ = ["MAX_NOTES", "unchecked_parts"]
 
@@ -45,18 +47,27 @@ def _patterns(node: Any, where: str = "") -> Iterator[tuple[str, str]]:
 
 
 def unchecked_parts(schema: dict[str, Any], validator_class: type[Validator]) -> tuple[str, ...]:
-    """What of ``schema`` arguments cannot be checked against, one short sentence each."""
-    notes = [
-        f"pattern at {at}: not an ECMA-262 regular expression, not checked"
-        for at, pattern in _patterns(schema) if compile_ecma(pattern) is None
-    ]
+    """What of ``schema`` arguments cannot be checked against, one short sentence each.
+
+    Each names a place and a rule, never the page's text (these notes reach the agent). The
+    probes run under one :func:`~tabmcp.core.budget.budget`: a schema whose check costs more
+    (a ``$ref`` chain that doubles per level) is named with :data:`OVER_BUDGET_NOTE`, and every
+    call's check then stops at the same budget (:func:`tabmcp.core.validation.validate_arguments`)."""
+    notes: list[str] = []
     try:
-        validator = validator_class(schema)
-        for probe in ({}, {"x": 1}):
-            for _ in validator.iter_errors(probe):
-                break
-    except (Unresolvable, ReferenceError) as exc:
-        notes.append(f"a $ref cannot be resolved ({str(exc)[:120]}): arguments are not checked against the input schema")
+        with budget():
+            for at, pattern in _patterns(schema):
+                spend(COMPILE_STEPS + len(pattern) // TEXT_STEP_CHARS)  # reading a pattern costs too
+                if (problem := pattern_problem(pattern)) is not None:
+                    notes.append(f"pattern at {at}: {problem}, not checked")
+            validator = validator_class(schema)
+            for probe in ({}, {"x": 1}):
+                for _ in validator.iter_errors(probe):  # all of them, as a call's check reads them
+                    pass
+    except OverBudget:
+        notes.append(f"the input schema: {OVER_BUDGET_NOTE}")
+    except (Unresolvable, ReferenceError):
+        notes.append("a $ref cannot be resolved: arguments are not checked against the input schema")
     except RecursionError:
         notes.append("a $ref loops forever: arguments are not checked against the input schema")
     return tuple(notes[:MAX_NOTES])

@@ -17,6 +17,7 @@ access, every call answers ``PAUSED`` before any of them):
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -103,7 +104,9 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
     # A tool with an outputSchema: its structured content is page data through the same gate,
     # then held to the schema the client was given (else BAD_RESULT, never a result it rejects).
     shown = ctx.trust.result(entry, structured_from_text(page_result(entry, result)))
-    return check_structured(entry.public_name, schema, shown)
+    # Off the event loop: the check is bounded (core/budget.py), and its budget is the page's
+    # to spend without holding up every other tab's call meanwhile.
+    return await asyncio.to_thread(check_structured, entry.public_name, schema, shown)
 
 
 def _as_text(value: Any) -> str:
