@@ -1597,6 +1597,39 @@ MUTATIONS: tuple[Mutation, ...] = (
         "      void N.off;",
         ("e2e/test_telemetry_capture.py", "-k", "asks_for_its_line"),
     ),
+    Mutation(
+        "health-stalls-public",
+        "/health tells any local caller the loop's stalls and the origins named for them",
+        "bridge/tabmcp/server/control.py",
+        '            return JSONResponse({"ok": True, "bridge": __version__, "protocol": PROTOCOL_VERSION})',
+        '            return JSONResponse({"ok": True, "bridge": __version__, "protocol": PROTOCOL_VERSION,\n'
+        '                                 "loop": core.status()["loop"]})',
+        ("bridge/tests/test_stalls.py", "-k", "person_only"),
+    ),
+    Mutation(
+        "stall-not-charged-to-the-tab",
+        "reading a tab's tools is not charged to its origin (a stall it causes is the link's)",
+        "bridge/tabmcp/core/registry.py",
+        "        with self.work(snapshot_origin(snap)):",
+        "        with self.work(\"\"):",
+        ("bridge/tests/test_stalls.py", "-k", "person_only"),
+    ),
+    Mutation(
+        "stall-nested-charged-twice",
+        "a nested work section's time is charged to the enclosing section's origin as well",
+        "bridge/tabmcp/core/stalls.py",
+        "            stack[-1].nested += took  # the enclosing section is charged its own time only",
+        "            pass",
+        ("bridge/tests/test_stalls.py", "-k", "nested"),
+    ),
+    Mutation(
+        "stall-blames-any-work",
+        "a stall is pinned on whichever origin did any work before it, however little",
+        "bridge/tabmcp/core/stalls.py",
+        "        if work < lag / 2:  # what was charged does not account for the stall: say so, not guess",
+        "        if False:",
+        ("bridge/tests/test_stalls.py", "-k", "accounts"),
+    ),
 )
 
 

@@ -37,11 +37,13 @@ holds the most).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
@@ -430,12 +432,15 @@ class Registry:
         self.version = 0
         self.touches = 0
         """Goes up on :meth:`touch` only: a change of what listings show with no document changed."""
+        self.work: Callable[[str], AbstractContextManager[None]] = lambda _origin: contextlib.nullcontext()
+        """Charges the reading of a tab's snapshot to its origin (:meth:`tabmcp.core.stalls.StallMeter.work`)."""
 
     # -- updates ------------------------------------------------------------------------
 
     def apply(self, snap: TabSnapshot, *, browser: tuple[str, str] = ("", "")) -> RegistryChange:
         """Replace one tab with its new snapshot (``browser``: the browser and profile holding it)."""
-        new = _tab_from_snapshot(snap, browser)
+        with self.work(snapshot_origin(snap)):  # a page chooses this cost: charged to it (core/stalls.py)
+            new = _tab_from_snapshot(snap, browser)
         old = self._tabs.get(new.tab_id)
         navigated: tuple[int, ...] = ()
         if old is not None and old.document_id and new.document_id and old.document_id != new.document_id:

@@ -90,13 +90,20 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
         entry = await open_for_call(ctx, entry)
     decision = _may_run(ctx, entry)
-    args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
+    with ctx.bridge.stalls.work(entry.tab.origin):  # the page's schema sets this cost (core/stalls.py)
+        args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
     if decision.needs_approval:
         pending = await ctx.approve(entry, args, reason=decision.reason)
         if pending is not None:
             return pending
     result = await ctx.bridge.call_tool(entry, args)
     ctx.bridge.search.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
+    with ctx.bridge.stalls.work(entry.tab.origin):  # the page's result and schema set this cost
+        return _checked(ctx, entry, result)
+
+
+def _checked(ctx: ToolContext, entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
+    """The page's result through the gate, and held to its outputSchema (on the loop: no await)."""
     schema = entry.tool.output_schema
     if schema is None:
         return ctx.trust.result(entry, page_result(entry, result))  # cleaned, capped, framed, scanned
