@@ -32,6 +32,8 @@ a line on stdin, a JSON line on stdout each:
   bridge's hop timestamps (request ``_meta["tabmcp/trace"]``; the bridge runs with
   ``TABMCP_TRACE=1``); ``{"traces": [[[hop, epoch ms], ...], ...]}``, each framed by
   ``client.send`` and ``client.recv``.
+- ``{"op": "call", "tool": NAME, "arguments": {...}, "timeout": S}``: one call, timed;
+  ``{"seconds": s, "failed": code or null}`` (a failure is an answer here, not an error).
 - ``{"op": "names"}``: the listed tool names; ``{"names": [...]}``.
 
 It ends at EOF (closing the server it launched). A tool result flagged ``isError`` counts as an
@@ -253,6 +255,15 @@ async def run(args: argparse.Namespace) -> None:
                     out = await _load(
                         pool[: cmd.get("clients", 1)], cmd["tools"], cmd["calls"], cmd["concurrency"]
                     )
+                elif cmd["op"] == "call":
+                    start = time.perf_counter()
+                    try:
+                        result = await asyncio.wait_for(
+                            client.call_tool(cmd["tool"], cmd.get("arguments") or {}), cmd.get("timeout", 120))
+                        error = _error_of(result)
+                    except Exception as exc:  # a timeout or a transport failure, by its type
+                        error = f"exception {type(exc).__name__}"
+                    out = {"seconds": time.perf_counter() - start, "failed": error}
                 elif cmd["op"] == "names":
                     out = {"names": [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]}
                 elif cmd["op"] == "list":
