@@ -1615,6 +1615,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_stalls.py", "-k", "person_only"),
     ),
     Mutation(
+        "stall-result-not-charged",
+        "a page tool's result is gated on the loop without charging its origin (its stall is the bridge's)",
+        "bridge/tabmcp/core/tools/call.py",
+        "    with ctx.bridge.stalls.work(entry.tab.origin):  # the page's result and schema set this cost",
+        "    with ctx.bridge.stalls.work(\"\"):",
+        ("bridge/tests/test_stalls.py", "-k", "charged_to_the_tools_origin"),
+    ),
+    Mutation(
         "stall-nested-charged-twice",
         "a nested work section's time is charged to the enclosing section's origin as well",
         "bridge/tabmcp/core/stalls.py",

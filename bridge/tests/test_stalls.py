@@ -11,7 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
+from mcp import Client
 from tabmcp.core import registry as registry_module
+from tabmcp.core.tools import call as call_module
 from tabmcp.core.stalls import LINK_WORK, MAX_ORIGINS, UNATTRIBUTED, StallMeter
 from tabmcp.doctor import Status, diagnose
 from tabmcp.protocol import TabSnapshot
@@ -169,3 +171,34 @@ async def test_a_page_whose_work_blocks_the_loop_is_logged_and_counted_for_the_p
         assert set(answer) == {"ok", "bridge", "protocol"}, answer
     logged = [r.getMessage() for r in caplog.records if r.name == "tabmcp.loop" and BOMB in r.getMessage()]
     assert len(logged) == 1 and "stalled" in logged[0], logged
+
+
+async def test_a_calls_argument_check_and_result_are_charged_to_the_tools_origin(
+        bridge: BridgeApp, extension: ScriptedExtension, monkeypatch: pytest.MonkeyPatch) -> None:
+    checks = call_module.validate_arguments
+    gate = call_module._checked
+
+    def slow_arguments(name: str, *args: Any) -> Any:
+        if name == "bomb_in":
+            time.sleep(0.4)  # stands in for an inputSchema whose check costs this much
+        return checks(name, *args)
+
+    def slow_result(ctx: Any, entry: Any, result: Any) -> Any:
+        if entry.public_name == "bomb_out":
+            time.sleep(0.4)  # stands in for a result whose gate or outputSchema costs this much
+        return gate(ctx, entry, result)
+
+    monkeypatch.setattr(call_module, "validate_arguments", slow_arguments)
+    monkeypatch.setattr(call_module, "_checked", slow_result)
+
+    async def answer(msg: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "result": {"content": [{"type": "text", "text": "ok"}]}}
+
+    extension.handler = answer
+    await extension.sync(tab(1, url=f"{BOMB}/", tools=[tool("bomb_in"), tool("bomb_out")]))
+    await eventually(lambda: bridge.core.tool("bomb_out"))
+    async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
+        for name in ("bomb_in", "bomb_out"):
+            before = bridge.core.stalls.by_origin.get(BOMB, 0)
+            assert not (await client.call_tool(name, {})).is_error
+            await eventually(lambda before=before: bridge.core.stalls.by_origin.get(BOMB, 0) == before + 1)
