@@ -3,10 +3,12 @@
 One run, real parts as users run them: ``tabmcp serve --stdio`` launched by an MCP client in its
 own process (``bench/_client.py``, the official SDK ``mcp.Client``), a real Chromium with the
 extension, and an innocent tab (``bench/pages/roundtrip.html``: one no-op tool, on
-``127.0.0.1``). The innocent client times ``--calls`` sequential calls of its tool with no
-hostile page open (the baseline), then keeps calling it while this process opens the hostile
-corpus, each page in its own tab on another origin (``localhost``), and a second client (over
-Streamable HTTP) calls the hostile tools as an agent would:
+``127.0.0.1``). The innocent client calls its tool ``--rate`` times a second, each call started
+when due whether or not the earlier ones answered and timed from then (a stall delays every call
+due during it, as it would a person's; a sequential loop would count one slow call per stall):
+for ``--seconds`` with no hostile page open (the baseline), then while this process opens the
+hostile corpus, each page in its own tab on another origin (``localhost``), and a second client
+(over Streamable HTTP) calls the hostile tools as an agent would, and ``--seconds`` more:
 
 - ``bench/pages/hostile-schemas.html``: the schema bombs of issue 35 (a ``$ref`` chain of
   ``--depth`` levels in an outputSchema and in an inputSchema, ``pattern: "^(a+)+$"`` on a
@@ -24,7 +26,7 @@ read with the control key, after each phase. Reported: the innocent calls' p50/p
 per phase, the hostile calls' times and answers, the stalls of the hostile phase by origin, and
 the issue's aims as PASS/FAIL lines: innocent p99 within 2x its baseline, worst stall ≤ 100 ms.
 
-    python -m bench hostile [--calls 300] [--depth 16] [--evil 22] [--hostile-calls 2]
+    python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native]
 """
 
@@ -147,15 +149,14 @@ async def loop_status(port: int) -> dict[str, Any]:
     return loop
 
 
-async def innocent_until(client: ClientProcess, phase: Phase, *, calls: int, chunk: int,
-                         done: Callable[[], bool]) -> None:
-    """Sequential calls of the innocent tool, ``chunk`` at a time, until ``calls`` were made and
-    ``done()``; failures are counted by code, never timed."""
-    made = 0
-    while made < calls or not done():
-        out = await client.ask(op="load", tools=["noop"], calls=chunk, concurrency=1, timeout=900)
-        phase.add(out)
-        made += chunk
+async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, seconds: float,
+                         done: Callable[[], bool], chunk_s: float = 3.0) -> None:
+    """Paced calls of the innocent tool (``_client``'s ``paced``), ``chunk_s`` seconds at a time,
+    for ``seconds`` and until ``done()``; failures are counted by code, never timed."""
+    spent = 0.0
+    while spent < seconds or not done():
+        phase.add(await client.ask(op="paced", tool="noop", rate=rate, seconds=chunk_s, timeout=900))
+        spent += chunk_s
 
 
 async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, bench_url: str, e2e_url: str,
@@ -243,11 +244,11 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         agent = await ClientProcess.start("agent", "--http", f"http://127.0.0.1:{port}/mcp")
         clients.append(agent)
 
-        progress(f"baseline: {args.calls} innocent calls, no hostile page")
+        progress(f"baseline: {args.seconds:g} s of innocent calls, no hostile page")
         base = Phase("no hostile page")
         await innocent.ask(op="load", tools=["noop"], calls=args.warmup, concurrency=1)
         before = await loop_status(port)
-        base.add(await innocent.ask(op="load", tools=["noop"], calls=args.calls, concurrency=1, timeout=900))
+        await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True)
         middle = await loop_status(port)
         base.stall_count, base.worst_ms, base.stalls, base.partial = stalls_between(before, middle)
 
@@ -256,8 +257,7 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         calls: list[HostileCall] = []
         driver: asyncio.Task[None] = asyncio.create_task(
             hostile_driver(args, browser, bench_url, e2e_url, bridge_url, agent, calls, pages))
-        await innocent_until(innocent, hostile, calls=args.calls, chunk=max(10, args.calls // 10),
-                             done=driver.done)
+        await innocent_until(innocent, hostile, rate=args.rate, seconds=args.seconds, done=driver.done)
         await driver  # its failure is the run's
         after = await loop_status(port)
         hostile.stall_count, hostile.worst_ms, hostile.stalls, hostile.partial = stalls_between(middle, after)
@@ -276,7 +276,7 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
         ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "stalls > 100 ms", "worst stall ms"],
         rows,
         note="The innocent client (official SDK, its own process, stdio to the bridge it launched) calls a no-op "
-        "tool, one call at a time; the stalls are the bridge's own count (core/stalls.py, read from the full "
+        f"tool {args.rate:g} times a second, each call timed from when it was due (open loop); the stalls are the bridge's own count (core/stalls.py, read from the full "
         f"/health with the control key). Hostile corpus: $ref chains of depth {args.depth}, ^(a+)+$ on "
         f"{args.evil} letters, {args.flood_tools} tools, a {args.flood_s:g} s telemetry flood, {args.heavy_tabs} "
         "heavy tabs and a reconnect (its sync). " + "; ".join(notes) + ".",
@@ -300,7 +300,10 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench hostile")
-    parser.add_argument("--calls", type=int, default=300, help="innocent calls per phase, at least (default 300)")
+    parser.add_argument("--rate", type=float, default=20.0, help="innocent calls started a second (default 20)")
+    parser.add_argument("--seconds", type=float, default=15.0,
+                        help="seconds of innocent calls per phase, at least (default 15; the hostile phase lasts "
+                             "until the corpus is through)")
     parser.add_argument("--warmup", type=int, default=20, help="untimed innocent calls first")
     parser.add_argument("--depth", type=int, default=16, help="levels of the $ref chains (default 16)")
     parser.add_argument("--evil", type=int, default=22, help="letters before the '!' of the evil strings (default 22)")
