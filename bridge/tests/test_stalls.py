@@ -13,8 +13,8 @@ import httpx
 import pytest
 from mcp import Client
 from tabmcp.core import registry as registry_module
-from tabmcp.core.tools import call as call_module
 from tabmcp.core.stalls import LINK_WORK, MAX_ORIGINS, UNATTRIBUTED, StallMeter
+from tabmcp.core.tools import call as call_module
 from tabmcp.doctor import Status, diagnose
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import BridgeApp
