@@ -277,7 +277,8 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
         rows,
         note="The innocent client (official SDK, its own process, stdio to the bridge it launched) calls a no-op "
         f"tool {args.rate:g} times a second, each call timed from when it was due (open loop); the stalls are "
-        "the bridge's own count (core/stalls.py, read from the full /health with the control key). Hostile corpus: $ref chains of depth {args.depth}, ^(a+)+$ on "
+        "the bridge's own count (core/stalls.py, read from the full /health with the control key). "
+        f"Hostile corpus: $ref chains of depth {args.depth}, ^(a+)+$ on "
         f"{args.evil} letters, {args.flood_tools} tools, a {args.flood_s:g} s telemetry flood, {args.heavy_tabs} "
         "heavy tabs and a reconnect (its sync). " + "; ".join(notes) + ".",
     )
