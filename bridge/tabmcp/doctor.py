@@ -262,11 +262,14 @@ def _loop_check(health: dict[str, Any] | None, full: dict[str, Any] | None) -> C
     worst = loop.get("worst") or {}
     top = sorted((loop.get("byOrigin") or {}).items(), key=lambda kv: -kv[1])[:3]
     named = ", ".join(f"{origin} ({n})" for origin, n in top)
+    pages = [origin for origin, _ in top if not origin.startswith("(")]  # "(the bridge)", "(the extension link)"
     return Check("loop", Status.WARN,
                  f"event loop stalled {stalls} time(s) over {threshold} ms (worst {loop.get('worstMs')} ms, "
                  f"for {worst.get('origin', '?')}); by origin: {named}",
-                 "close the tabs named above (their pages made the bridge compute while every other tab and "
-                 "agent waited); the bridge's log has each stall")
+                 f"close the tabs of {', '.join(pages)} (their pages made the bridge compute while every other tab "
+                 "and agent waited); the bridge's log has each stall" if pages else
+                 "no page's work accounts for them: a busy machine, or the process was suspended; the bridge's "
+                 "log has each stall")
 
 
 _MARK = {Status.OK: "ok  ", Status.WARN: "warn", Status.FAIL: "FAIL", Status.SKIP: "  - "}

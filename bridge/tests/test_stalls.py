@@ -130,6 +130,10 @@ def test_doctor_names_the_origin_that_stalled_the_bridge() -> None:
         "byOrigin": {"https://bomb.example": 3}}}
     check = {c.name: c for c in diagnose(replace(HEALTHY, full_health=full))}["loop"]
     assert check.status == Status.WARN and "https://bomb.example" in check.detail and "900 ms" in check.detail
+    assert check.fix is not None and "https://bomb.example" in check.fix
+    machine = {**full, "loop": {**full["loop"], "byOrigin": {UNATTRIBUTED: 3}}}  # type: ignore[dict-item]
+    check = {c.name: c for c in diagnose(replace(HEALTHY, full_health=machine))}["loop"]
+    assert check.status == Status.WARN and check.fix is not None and "no page" in check.fix
     quiet = {**full, "loop": {"stalls": 0, "worstMs": 0, "thresholdMs": 100}}
     assert {c.name: c for c in diagnose(replace(HEALTHY, full_health=quiet))}["loop"].status == Status.OK
 
