@@ -32,8 +32,9 @@ a line on stdin, a JSON line on stdout each:
   bridge's hop timestamps (request ``_meta["tabmcp/trace"]``; the bridge runs with
   ``TABMCP_TRACE=1``); ``{"traces": [[[hop, epoch ms], ...], ...]}``, each framed by
   ``client.send`` and ``client.recv``.
-- ``{"op": "paced", "tool": NAME, "rate": R, "seconds": S}``: calls started R a second for S
-  seconds whether or not the earlier ones answered, each timed from when it was due;
+- ``{"op": "paced", "tool": NAME, "rate": R, "seconds": S, "start": T}``: calls started R a second
+  for S seconds (from epoch T, else now) whether or not the earlier ones answered, each timed
+  from when it was due;
   ``{"samples": [...], "errors": {code: n}}``.
 - ``{"op": "call", "tool": NAME, "arguments": {...}, "timeout": S}``: one call, timed;
   ``{"seconds": s, "failed": code or null}`` (a failure is an answer here, not an error).
@@ -154,14 +155,16 @@ async def _trace(client: Client, tool: str, calls: int, warmup: int) -> dict[str
     return {"traces": traces}
 
 
-async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout: float) -> dict[str, Any]:
+async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout: float,
+                 start_at: float | None = None) -> dict[str, Any]:
     """Calls started at a fixed rate whether or not the earlier ones came back (open loop), each
     timed from when it was due: a stall delays every call due during it, as it delays a person's
     or an agent's, instead of the one call a sequential loop would have waiting (coordinated
-    omission)."""
+    omission). ``start_at`` (epoch seconds): when the first is due, so that chunks asked one after
+    another leave no gap (calls already due go at once, timed from when they were due)."""
     samples: list[float] = []
     errors: Counter[str] = Counter()
-    start = time.perf_counter()
+    start = time.perf_counter() + (0.0 if start_at is None else start_at - time.time())
 
     async def one(i: int) -> None:
         due = start + i / rate
@@ -284,7 +287,8 @@ async def run(args: argparse.Namespace) -> None:
                         pool[: cmd.get("clients", 1)], cmd["tools"], cmd["calls"], cmd["concurrency"]
                     )
                 elif cmd["op"] == "paced":
-                    out = await _paced(client, cmd["tool"], cmd["rate"], cmd["seconds"], cmd.get("timeout", 60))
+                    out = await _paced(client, cmd["tool"], cmd["rate"], cmd["seconds"], cmd.get("timeout", 60),
+                                       cmd.get("start"))
                 elif cmd["op"] == "call":
                     start = time.perf_counter()
                     try:

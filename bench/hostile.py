@@ -151,11 +151,14 @@ async def loop_status(port: int) -> dict[str, Any]:
 
 async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, seconds: float,
                          done: Callable[[], bool], chunk_s: float = 3.0) -> None:
-    """Paced calls of the innocent tool (``_client``'s ``paced``), ``chunk_s`` seconds at a time,
-    for ``seconds`` and until ``done()``; failures are counted by code, never timed."""
+    """Paced calls of the innocent tool (``_client``'s ``paced``), ``chunk_s`` seconds at a time
+    with no gap between chunks (each due from where the last one's schedule ended, however late it
+    answered), for ``seconds`` and until ``done()``; failures are counted by code, never timed."""
+    start = time.time()
     spent = 0.0
     while spent < seconds or not done():
-        phase.add(await client.ask(op="paced", tool="noop", rate=rate, seconds=chunk_s, timeout=900))
+        phase.add(await client.ask(op="paced", tool="noop", rate=rate, seconds=chunk_s, start=start + spent,
+                                   timeout=900))
         spent += chunk_s
 
 
