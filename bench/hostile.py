@@ -7,7 +7,8 @@ extension, and an innocent tab (``bench/pages/roundtrip.html``: one no-op tool, 
 when due whether or not the earlier ones answered and timed from then (a stall delays every call
 due during it, as it would a person's; a sequential loop would count one slow call per stall):
 for ``--seconds`` with no hostile page open (the baseline), then while this process opens the
-hostile corpus, each page in its own tab on another origin (``localhost``), and a second client
+hostile corpus, each page in its own tab and each attack on an origin of its own (``localhost``,
+a port each, so the stalls name the attack), and a second client
 (over Streamable HTTP) calls the hostile tools as an agent would, and ``--seconds`` more:
 
 - ``bench/pages/hostile-schemas.html``: the schema bombs of issue 35 (a ``$ref`` chain of
@@ -46,6 +47,7 @@ from typing import Any
 
 import httpx
 from tabmcp.control import control_headers, read_control_key
+from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launcher import ExtensionBrowser, launch_browser
 
@@ -58,6 +60,8 @@ BENCH_PAGES = ROOT / "bench" / "pages"
 E2E_PAGES = ROOT / "e2e" / "pages"
 TABMCP = str(Path(sys.executable).with_name("tabmcp"))
 STALL_AIM_MS = 100
+BOMBS, TOOL_FLOOD, TELEMETRY_FLOOD, GIANT_SYNC = "schema bombs", "tool flood", "telemetry flood", "giant sync"
+ATTACKS = {BOMBS: BENCH_PAGES, TOOL_FLOOD: BENCH_PAGES, TELEMETRY_FLOOD: E2E_PAGES, GIANT_SYNC: E2E_PAGES}
 P99_AIM = 2.0
 
 
@@ -84,6 +88,8 @@ class Phase:
     worst_ms: int = 0
     partial: bool = False
     """More stalls than ``/health`` keeps: the worst is still right, the list is the newest."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Origin → which page it served (the attack's name)."""
 
     def p(self, q: float) -> float:
         return percentile(self.samples, q)
@@ -106,11 +112,11 @@ def stalls_between(before: dict[str, Any], after: dict[str, Any]) -> tuple[int, 
     return count, worst, listed, len(listed) < count
 
 
-def by_origin(stalls: list[dict[str, Any]]) -> list[list[str]]:
+def by_origin(stalls: list[dict[str, Any]], names: dict[str, str] | None = None) -> list[list[str]]:
     rows: dict[str, list[int]] = {}
     for s in stalls:
         rows.setdefault(str(s.get("origin")), []).append(int(s["ms"]))
-    return [[origin, str(len(ms)), str(max(ms)), str(sum(ms))]
+    return [[origin, (names or {}).get(origin, ""), str(len(ms)), str(max(ms)), str(sum(ms))]
             for origin, ms in sorted(rows.items(), key=lambda kv: -sum(kv[1]))]
 
 
@@ -162,7 +168,7 @@ async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, se
         spent += chunk_s
 
 
-async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, bench_url: str, e2e_url: str,
+async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str],
                          bridge_url: str, agent: ClientProcess, calls: list[HostileCall],
                          pages: list[Any]) -> None:
     """Open the corpus, call the bombs, flood, and make the extension send every tab again."""
@@ -176,11 +182,11 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, be
         return page
 
     progress("schema bombs")
-    bombs = await open_page(elsewhere(bench_url) + f"hostile-schemas.html?depth={args.depth}&evil={args.evil}")
+    bombs = await open_page(sites[BOMBS] + f"hostile-schemas.html?depth={args.depth}&evil={args.evil}")
     evil = await bombs.evaluate("() => window.evil")
     progress("tool flood, telemetry flood")
-    await open_page(elsewhere(bench_url) + f"many.html?n={args.flood_tools}", "window.registered")
-    flooder = await open_page(elsewhere(e2e_url) + "flood.html")
+    await open_page(sites[TOOL_FLOOD] + f"many.html?n={args.flood_tools}", "window.registered")
+    flooder = await open_page(sites[TELEMETRY_FLOOD] + "flood.html")
     flood = asyncio.create_task(flooder.evaluate(f"flood({int(args.flood_s * 1000)}, 1000)"))
     arguments = {"ref_output": {}, "ref_input": {"v": "x"}, "evil_result": {}, "evil_argument": {"text": evil}}
     for _ in range(args.hostile_calls):
@@ -192,7 +198,7 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, be
         await flood
     progress(f"giant sync: {args.heavy_tabs} heavy tabs, then a reconnect")
     for i in range(args.heavy_tabs):
-        await open_page(elsewhere(e2e_url) + f"heavy.html?tab={i}")
+        await open_page(sites[GIANT_SYNC] + f"heavy.html?tab={i}")
     await asyncio.sleep(2)  # their updates reach the bridge
     await browser.set_bridge_url(f"ws://127.0.0.1:{free_port()}/extension", pair=False)
     await asyncio.sleep(0.5)
@@ -213,7 +219,9 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         stack.callback(lambda: os.environ.pop("TABMCP_CONFIG") if previous is None
                        else os.environ.__setitem__("TABMCP_CONFIG", previous))
         bench_url = await stack.enter_async_context(serve_demo_site(site_dir=BENCH_PAGES))
-        e2e_url = await stack.enter_async_context(serve_demo_site(site_dir=E2E_PAGES))
+        # Each attack on an origin of its own (localhost, another port each): the stalls name it.
+        sites = {attack: elsewhere(await stack.enter_async_context(serve_demo_site(site_dir=folder)))
+                 for attack, folder in ATTACKS.items()}
         port = free_port()
         clients: list[ClientProcess] = []
 
@@ -259,12 +267,14 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         hostile = Phase("hostile pages open")
         calls: list[HostileCall] = []
         driver: asyncio.Task[None] = asyncio.create_task(
-            hostile_driver(args, browser, bench_url, e2e_url, bridge_url, agent, calls, pages))
+            hostile_driver(args, browser, sites, bridge_url, agent, calls, pages))
         await innocent_until(innocent, hostile, rate=args.rate, seconds=args.seconds, done=driver.done)
         await driver  # its failure is the run's
         after = await loop_status(port)
         hostile.stall_count, hostile.worst_ms, hostile.stalls, hostile.partial = stalls_between(middle, after)
         notes.append(f"load average at end: {loadavg()}")
+        hostile.names = {origin_of(url): attack for attack, url in sites.items()}
+        hostile.names[origin_of(bench_url)] = "the innocent tab"
         return base, hostile, calls, notes
 
 
@@ -293,8 +303,8 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
     if hostile.stalls:
         print_table(
             "Stalls in the hostile phase, by the origin the bridge named" + (" (the newest only)" if hostile.partial else ""),
-            ["origin", "stalls", "worst ms", "total ms"],
-            by_origin(hostile.stalls),
+            ["origin", "page", "stalls", "worst ms", "total ms"],
+            by_origin(hostile.stalls, hostile.names),
         )
     print("\nAims (issue 35):")
     for ok, line in verdicts(base, hostile):
