@@ -32,6 +32,12 @@ a line on stdin, a JSON line on stdout each:
   bridge's hop timestamps (request ``_meta["tabmcp/trace"]``; the bridge runs with
   ``TABMCP_TRACE=1``); ``{"traces": [[[hop, epoch ms], ...], ...]}``, each framed by
   ``client.send`` and ``client.recv``.
+- ``{"op": "paced", "tool": NAME, "rate": R, "seconds": S, "start": T}``: calls started R a second
+  for S seconds (from epoch T, else now) whether or not the earlier ones answered, each timed
+  from when it was due;
+  ``{"samples": [...], "errors": {code: n}}``.
+- ``{"op": "call", "tool": NAME, "arguments": {...}, "timeout": S}``: one call, timed;
+  ``{"seconds": s, "failed": code or null}`` (a failure is an answer here, not an error).
 - ``{"op": "names"}``: the listed tool names; ``{"names": [...]}``.
 
 It ends at EOF (closing the server it launched). A tool result flagged ``isError`` counts as an
@@ -149,6 +155,33 @@ async def _trace(client: Client, tool: str, calls: int, warmup: int) -> dict[str
     return {"traces": traces}
 
 
+async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout: float,
+                 start_at: float | None = None) -> dict[str, Any]:
+    """Calls started at a fixed rate whether or not the earlier ones came back (open loop), each
+    timed from when it was due: a stall delays every call due during it, as it delays a person's
+    or an agent's, instead of the one call a sequential loop would have waiting (coordinated
+    omission). ``start_at`` (epoch seconds): when the first is due, so that chunks asked one after
+    another leave no gap (calls already due go at once, timed from when they were due)."""
+    samples: list[float] = []
+    errors: Counter[str] = Counter()
+    start = time.perf_counter() + (0.0 if start_at is None else start_at - time.time())
+
+    async def one(i: int) -> None:
+        due = start + i / rate
+        await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        try:
+            error = _error_of(await asyncio.wait_for(client.call_tool(tool, {}), timeout))
+        except Exception as exc:  # a timeout or a transport failure, by its type
+            error = f"exception {type(exc).__name__}"
+        if error is None:
+            samples.append(time.perf_counter() - due)
+        else:
+            errors[error] += 1
+
+    await asyncio.gather(*(one(i) for i in range(max(1, round(seconds * rate)))))
+    return {"samples": samples, "errors": dict(errors)}
+
+
 async def _load(pool: list[Client], tools: list[str], calls: int, concurrency: int) -> dict[str, Any]:
     samples: list[float] = []
     errors: Counter[str] = Counter()
@@ -253,6 +286,18 @@ async def run(args: argparse.Namespace) -> None:
                     out = await _load(
                         pool[: cmd.get("clients", 1)], cmd["tools"], cmd["calls"], cmd["concurrency"]
                     )
+                elif cmd["op"] == "paced":
+                    out = await _paced(client, cmd["tool"], cmd["rate"], cmd["seconds"], cmd.get("timeout", 60),
+                                       cmd.get("start"))
+                elif cmd["op"] == "call":
+                    start = time.perf_counter()
+                    try:
+                        result = await asyncio.wait_for(
+                            client.call_tool(cmd["tool"], cmd.get("arguments") or {}), cmd.get("timeout", 120))
+                        error = _error_of(result)
+                    except Exception as exc:  # a timeout or a transport failure, by its type
+                        error = f"exception {type(exc).__name__}"
+                    out = {"seconds": time.perf_counter() - start, "failed": error}
                 elif cmd["op"] == "names":
                     out = {"names": [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]}
                 elif cmd["op"] == "list":

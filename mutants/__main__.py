@@ -1925,6 +1925,47 @@ MUTATIONS: tuple[Mutation, ...] = (
         '    activity = [{**r, "tabId": None} if r["id"] < this_run and r["tabId"] is not None and r["tabId"] >= 0',
         ("bridge/tests/test_browsers.py", "-k", "earlier"),
     ),
+    Mutation(
+        "health-stalls-public",
+        "/health tells any local caller the loop's stalls and the origins named for them",
+        "bridge/tabmcp/server/control.py",
+        '            return JSONResponse({"ok": True, "bridge": __version__, "protocol": PROTOCOL_VERSION})',
+        '            return JSONResponse({"ok": True, "bridge": __version__, "protocol": PROTOCOL_VERSION,\n'
+        '                                 "loop": core.status()["loop"]})',
+        ("bridge/tests/test_stalls.py", "-k", "person_only"),
+    ),
+    Mutation(
+        "stall-not-charged-to-the-tab",
+        "reading a tab's tools is not charged to its origin (a stall it causes is the link's)",
+        "bridge/tabmcp/core/registry.py",
+        "        with self.charge(snapshot_origin(snap)), budget_scope() as scope:",
+        "        with self.charge(\"\"), budget_scope() as scope:",
+        ("bridge/tests/test_stalls.py", "-k", "person_only"),
+    ),
+    Mutation(
+        "stall-result-not-charged",
+        "a page tool's result is gated on the loop without charging its origin (its stall is the bridge's)",
+        "bridge/tabmcp/core/tools/call.py",
+        "    with ctx.bridge.stalls.work(entry.tab.origin):  # the page's result sets this cost (core/stalls.py)",
+        "    with ctx.bridge.stalls.work(\"\"):",
+        ("bridge/tests/test_stalls.py", "-k", "charged_to_the_tools_origin"),
+    ),
+    Mutation(
+        "stall-nested-charged-twice",
+        "a nested work section's time is charged to the enclosing section's origin as well",
+        "bridge/tabmcp/core/stalls.py",
+        "            stack[-1].nested += took  # the enclosing section is charged its own time only",
+        "            pass",
+        ("bridge/tests/test_stalls.py", "-k", "nested"),
+    ),
+    Mutation(
+        "stall-blames-any-work",
+        "a stall is pinned on whichever origin did any work before it, however little",
+        "bridge/tabmcp/core/stalls.py",
+        "        if work < lag / 2:  # what was charged does not account for the stall: say so, not guess",
+        "        if False:",
+        ("bridge/tests/test_stalls.py", "-k", "accounts"),
+    ),
 )
 
 

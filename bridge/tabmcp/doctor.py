@@ -299,6 +299,8 @@ def diagnose(facts: Facts) -> list[Check]:
                          "start Chromium/Chrome with --enable-features=WebMCP (or chrome://flags → WebMCP); "
                          "`tabmcp browser` does"))
 
+    out.append(_loop_check(health, full))
+
     model = facts.model
     if model is None or not model.present:
         missing = "; ".join(model.missing) if model else "not checked"
@@ -327,6 +329,30 @@ def diagnose(facts: Facts) -> list[Check]:
                          "tabmcp setup claude-code | claude-desktop | cursor | vscode | windsurf "
                          "(or tabmcp setup --print for another client)"))
     return out
+
+
+def _loop_check(health: dict[str, Any] | None, full: dict[str, Any] | None) -> Check:
+    """The bridge's event loop: a page whose work held it (every tab and agent waited) is named."""
+    loop = (full or {}).get("loop")
+    if health is None:
+        return Check("loop", Status.SKIP, "the bridge is not running")
+    if not isinstance(loop, dict):
+        return Check("loop", Status.SKIP, "the bridge's status is not readable" if full is None
+                     else "this bridge does not measure its event loop")
+    stalls, threshold = int(loop.get("stalls") or 0), loop.get("thresholdMs", 100)
+    if not stalls:
+        return Check("loop", Status.OK, f"event loop: no stall over {threshold} ms")
+    worst = loop.get("worst") or {}
+    top = sorted((loop.get("byOrigin") or {}).items(), key=lambda kv: -kv[1])[:3]
+    named = ", ".join(f"{origin} ({n})" for origin, n in top)
+    pages = [origin for origin, _ in top if not origin.startswith("(")]  # "(the bridge)", "(the extension link)"
+    return Check("loop", Status.WARN,
+                 f"event loop stalled {stalls} time(s) over {threshold} ms (worst {loop.get('worstMs')} ms, "
+                 f"for {worst.get('origin', '?')}); by origin: {named}",
+                 f"close the tabs of {', '.join(pages)} (their pages made the bridge compute while every other tab "
+                 "and agent waited); the bridge's log has each stall" if pages else
+                 "no page's work accounts for them: a busy machine, or the process was suspended; the bridge's "
+                 "log has each stall")
 
 
 _MARK = {Status.OK: "ok  ", Status.WARN: "warn", Status.FAIL: "FAIL", Status.SKIP: "  - "}

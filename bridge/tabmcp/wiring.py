@@ -39,12 +39,13 @@ from .core.disclosure import ClientView, Disclosure
 from .core.listing_json import ListingRenderer
 from .core.page_forms import FormsPolicy
 from .core.pairing import Pairing, Pairings
-from .core.registry import CategoryEntry, Registry, RegistryChange, ToolEntry
+from .core.registry import CategoryEntry, Registry, RegistryChange, ToolEntry, snapshot_origin
 from .core.scoping import Gate
 from .core.search import SearchIndex
 from .core.search.sync import IndexSync
 from .core.session import Disconnected, Event, HandshakeDone, KindView, Peer, Session
 from .core.sites import Sites
+from .core.stalls import StallMeter
 from .core.telemetry import SessionStore, TelemetryStore
 from .core.tools import RESERVED_NAMES
 from .core.trust.pins import PinLimits, Pins
@@ -91,7 +92,11 @@ class BridgeCore:
     def __init__(self, config: Config | None = None, *, control_key: str | None = None) -> None:
         self.config = config = config or Config()
         db_path = config.store.path or default_db_path()
+        self.stalls = StallMeter()
+        """The event loop's stalls and the origins whose work filled them (core/stalls.py; its timer,
+        server/loop_watch.py, runs while the bridge serves)."""
         self.registry = Registry(reserved_names=RESERVED_NAMES)
+        self.registry.charge = self.stalls.work  # reading a tab's tools: charged to its origin
         self.session_id = secrets.token_hex(8)
         self.pairings = Pairings(
             SqlitePairings(db_path), token=config.server.extension_token or None, control_key=control_key
@@ -99,7 +104,7 @@ class BridgeCore:
         """Who may be the extension: paired installs, launchers' pairings, the pre-shared token
         (core/pairing.py)."""
         self.session = Session(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings)
-        self.hub = Hub(self.session, trace=trace_enabled())
+        self.hub = Hub(self.session, trace=trace_enabled(), work=self.stalls.work)
         """The links' I/O (server/hub.py)."""
         self.trust: TrustGuard | None = None
         """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
@@ -195,7 +200,7 @@ class BridgeCore:
             SitePermission, SiteForget, handler=lambda _peer, m: self.site_link.on_message(m)
         )  # the person, in the popup
         hub.on(FormsSet, handler=self.panel.forms_set)
-        hub.on(Telemetry, handler=self.telemetry_link.on_message)
+        hub.on(Telemetry, handler=self._on_telemetry)
         hub.on(PanelQuery, ControlSet, handler=self.panel.on_message)
         hub.on_connected = self._connected
         hub.on_disconnected = self._disconnected
@@ -341,10 +346,16 @@ class BridgeCore:
                 )
 
     def _on_update(self, peer: Peer, message: TabUpdate) -> None:
-        change = self.registry.apply(self.mediation.intake(message.tab), browser=self._browser_of(peer))
-        self._apply(change)
+        with self.stalls.work(snapshot_origin(message.tab)):
+            change = self.registry.apply(self.mediation.intake(message.tab), browser=self._browser_of(peer))
+            self._apply(change)
         if change.rejected:
             self._report_rejections(peer, change)
+
+    def _on_telemetry(self, peer: Peer, message: Telemetry) -> None:
+        tab = self.registry.tab(message.tab_id)
+        with self.stalls.work(message.origin or (tab.origin if tab else "")):
+            self.telemetry_link.on_message(peer, message)
 
     def _report_rejections(self, peer: Peer, change: RegistryChange) -> None:
         text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
@@ -631,6 +642,7 @@ class BridgeCore:
             "profile": self.disclosure.profile,
             "controls": self.controls.state().to_dict(),
             "activity": [e.to_dict() for e in self.activity.latest(STATUS_ACTIVITY)],
+            "loop": self.stalls.status(),
         }
 
 

@@ -181,8 +181,9 @@ class ListingRenderer:
                 part_key = (doc_key, context, opened.get(doc_key))
                 part = parts.get(part_key)
                 if part is None or part.doc is not doc or part.names != names:
-                    tools = disclosure.document_part(doc, view, profile, core=core)
-                    part = parts[part_key] = _Part(doc, names, _encode(surface, tools))
+                    with registry.charge(doc.origin):  # its tools set the cost (core/stalls.py)
+                        tools = disclosure.document_part(doc, view, profile, core=core)
+                        part = parts[part_key] = _Part(doc, names, _encode(surface, tools))
                     self.encodes[doc_key] += 1
                 chunks.append(part.data)
             if len(parts) > 4 * len(seen) + 64:  # documents gone, counters past: drop what no listing uses now

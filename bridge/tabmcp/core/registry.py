@@ -37,11 +37,13 @@ holds the most).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
@@ -437,6 +439,8 @@ class Registry:
         self.version = 0
         self.touches = 0
         """Goes up on :meth:`touch` only: a change of what listings show with no document changed."""
+        self.charge: Callable[[str], AbstractContextManager[None]] = lambda _origin: contextlib.nullcontext()
+        """Charges the reading of a tab's snapshot to its origin (:meth:`tabmcp.core.stalls.StallMeter.work`)."""
 
     # -- updates ------------------------------------------------------------------------
 
@@ -451,7 +455,8 @@ class Registry:
             kept = self._tabs.get(snap.tab_id)
             return RegistryChange(changed=False, tab_id=snap.tab_id,
                                   rejected=(*(kept.rejected if kept else ()), _CUT_OFF))
-        with budget_scope() as scope:
+        # a page chooses this cost: charged to it (core/stalls.py), and bounded (core/budget.py)
+        with self.charge(snapshot_origin(snap)), budget_scope() as scope:
             new = _tab_from_snapshot(snap, browser)
         if self.work.note(snap.tab_id, origin, scope):
             new = replace(new, rejected=(*new.rejected, _CUT_OFF))

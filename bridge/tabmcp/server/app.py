@@ -38,6 +38,7 @@ from ..wiring import BridgeCore
 from .control import control_routes, health_route
 from .express import Express
 from .extension import extension_endpoint, is_loopback_host
+from .loop_watch import LoopWatch
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
 from .stream import STREAM_PATH, mcp_stream_endpoint
@@ -136,6 +137,8 @@ class BridgeApp:
             calls, server_info=self.mcp.server_info_stamp, list_hint=self.mcp.cache_hints.get("tools/list"))
         self.port: int | None = None
         self._uvicorn: uvicorn.Server | None = None
+        self.loop_watch = LoopWatch(self.core.stalls)
+        """The event loop's lag, measured while serving (stalls in the full ``/health``)."""
         self.started = asyncio.Event()
 
     def asgi(self, port: int) -> Starlette:
@@ -214,6 +217,7 @@ class BridgeApp:
                     return
                 await asyncio.sleep(0.01)
             self.core.shared_state.start()  # follow the CLI's writes to the database while serving
+            self.loop_watch.start()
             self.started.set()
             if on_ready is not None:
                 on_ready(self.port)
@@ -227,6 +231,7 @@ class BridgeApp:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(http, 5)
             sock.close()
+            self.loop_watch.stop()
             self.core.shared_state.stop()
             self.core.usage.flush()
             self.core.activity_writer.close()

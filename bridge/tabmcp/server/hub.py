@@ -17,9 +17,11 @@ composition root, :class:`tabmcp.wiring.BridgeCore`, which builds everything onc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from ..core.session import (
@@ -34,6 +36,7 @@ from ..core.session import (
     RequestEnded,
     Session,
 )
+from ..core.stalls import LINK_WORK
 from ..errors import InvalidState
 from ..protocol import WireModel, dump
 from .trace import ARRIVED, TRACE, stamp
@@ -93,11 +96,15 @@ class Hub:
     Args:
         session: the links' protocol.
         trace: debug mode: calls carry hop timestamps (see :data:`TRACE`); off, the call path pays one check.
+        work: charges a block of work to an origin (:meth:`tabmcp.core.stalls.StallMeter.work`): a
+            frame's is the link's until a handler names its tab's origin.
     """
 
-    def __init__(self, session: Session, *, trace: bool = False) -> None:
+    def __init__(self, session: Session, *, trace: bool = False,
+                 work: Callable[[str], AbstractContextManager[None]] | None = None) -> None:
         self.session = session
         self.trace = trace
+        self.work: Callable[[str], AbstractContextManager[None]] = work or (lambda _origin: contextlib.nullcontext())
         self._handlers: dict[type[WireModel], Handler] = {}
         self.on_connected: Callable[[HandshakeDone], None] = _ignore
         """A browser's link completed its handshake."""
@@ -152,7 +159,8 @@ class Hub:
         if self.trace:
             self._frame_at = time.time_ns() / 1e6
         try:
-            self.handle(self.session.receive(link, frame))
+            with self.work(LINK_WORK):
+                self.handle(self.session.receive(link, frame))
         except Exception as exc:  # last line: a frame must never take the link (or the bridge) down
             log.exception("extension %s: frame could not be handled", link.peer)
             self.session.internal_error(link, exc)

@@ -116,11 +116,12 @@ class IndexSync:
             by_doc.setdefault(f"{tab_id}/{frame_id}" if frame_id else str(tab_id), []).append(entry)
         for source, entries in by_doc.items():
             seen.add(source)
-            signature = tuple((e.public_name, e.tool, e.tab.origin, e.category) for e in entries)
-            if self._indexed.get(source) == signature:
-                continue
-            self._indexed[source] = signature
-            self._index.replace_source(source, (search_doc(self.registry, e) for e in entries))
+            with self.registry.charge(entries[0].tab.origin):  # its tools' texts set the cost (core/stalls.py)
+                signature = tuple((e.public_name, e.tool, e.tab.origin, e.category) for e in entries)
+                if self._indexed.get(source) == signature:
+                    continue
+                self._indexed[source] = signature
+                self._index.replace_source(source, (search_doc(self.registry, e) for e in entries))
         for source in [s for s in self._indexed if s not in seen]:
             del self._indexed[source]
             self._index.remove_source(source)

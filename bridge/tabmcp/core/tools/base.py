@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..scoping import Gate
     from ..search import SearchIndex
     from ..sites import Sites
+    from ..stalls import StallMeter
     from ..telemetry import SessionStore, TelemetryStore
     from ..trust.guard import TrustGuard
 
@@ -39,6 +40,8 @@ class Bridge(Protocol):
     sites: Sites
     controls: PersonControls
     """The person's switches (pause, writes, origins off); agents read their effect, never set them."""
+    stalls: StallMeter
+    """Charges a page's work on the event loop to its origin (``with stalls.work(origin):``)."""
 
     @property
     def search(self) -> SearchIndex: ...

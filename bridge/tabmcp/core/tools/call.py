@@ -91,22 +91,31 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
         entry = await open_for_call(ctx, entry)
     decision = _may_run(ctx, entry)
-    args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
+    with ctx.bridge.stalls.work(entry.tab.origin):  # the page's schema sets this cost (core/stalls.py)
+        args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
     if decision.needs_approval:
         pending = await ctx.approve(entry, args, reason=decision.reason)
         if pending is not None:
             return pending
     result = await ctx.bridge.call_tool(entry, args)
     ctx.bridge.search.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
+    with ctx.bridge.stalls.work(entry.tab.origin):  # the page's result sets this cost (core/stalls.py)
+        shown = _gated(ctx, entry, result)
     schema = entry.tool.output_schema
     if schema is None:
-        return ctx.trust.result(entry, page_result(entry, result))  # cleaned, capped, framed, scanned
-    # A tool with an outputSchema: its structured content is page data through the same gate,
-    # then held to the schema the client was given (else BAD_RESULT, never a result it rejects).
-    shown = ctx.trust.result(entry, structured_from_text(page_result(entry, result)))
-    # Off the event loop: the check is bounded (core/budget.py), and its budget is the page's
-    # to spend without holding up every other tab's call meanwhile.
+        return shown
+    # Held to the schema the client was given (else BAD_RESULT, never a result it rejects), off
+    # the event loop: the check is bounded (core/budget.py), and its budget is the page's to
+    # spend without holding up every other tab's call meanwhile.
     return await asyncio.to_thread(check_structured, entry.public_name, schema, shown)
+
+
+def _gated(ctx: ToolContext, entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
+    """The page's result through the gate (on the loop: no await); with an outputSchema, its
+    structured content is page data through the same gate."""
+    if entry.tool.output_schema is None:
+        return ctx.trust.result(entry, page_result(entry, result))  # cleaned, capped, framed, scanned
+    return ctx.trust.result(entry, structured_from_text(page_result(entry, result)))
 
 
 def _as_text(value: Any) -> str:

@@ -1,0 +1,336 @@
+"""Hostile pages beside an innocent tab: what they cost the innocent tab's calls and the bridge's loop.
+
+One run, real parts as users run them: ``tabmcp serve --stdio`` launched by an MCP client in its
+own process (``bench/_client.py``, the official SDK ``mcp.Client``), a real Chromium with the
+extension, and an innocent tab (``bench/pages/roundtrip.html``: one no-op tool, on
+``127.0.0.1``). The innocent client calls its tool ``--rate`` times a second, each call started
+when due whether or not the earlier ones answered and timed from then (a stall delays every call
+due during it, as it would a person's; a sequential loop would count one slow call per stall):
+for ``--seconds`` with no hostile page open (the baseline), then while this process opens the
+hostile corpus, each page in its own tab and each attack on an origin of its own (``localhost``,
+a port each, so the stalls name the attack), and a second client
+(over Streamable HTTP) calls the hostile tools as an agent would, and ``--seconds`` more:
+
+- ``bench/pages/hostile-schemas.html``: the schema bombs of issue 35 (a ``$ref`` chain of
+  ``--depth`` levels in an outputSchema and in an inputSchema, ``pattern: "^(a+)+$"`` on a
+  result of twelve ``"a…a!"`` strings and on an argument, ``--evil`` letters each); each of its
+  tools called ``--hostile-calls`` times;
+- a tool flood (``bench/pages/many.html``, ``--flood-tools`` tools, one after another);
+- a telemetry flood (``e2e/pages/flood.html``, the page posting straight to the relay for
+  ``--flood-s`` seconds);
+- a giant tabs sync: five tabs of ``e2e/pages/heavy.html`` (together past the 16 MiB frame
+  limit), sent again whole on a reconnect of the extension (the bench moves the extension to a
+  dead port and back: calls in that moment fail as ``EXTENSION_DISCONNECTED``, counted apart).
+
+The bridge's loop stalls come from its own monitor (``core/stalls.py``): the full ``/health``,
+read with the control key, after each phase. Reported: the innocent calls' p50/p99 and failures
+per phase, the hostile calls' times and answers, the stalls of the hostile phase by origin, and
+the issue's aims as PASS/FAIL lines: innocent p99 within 2x its baseline, worst stall ≤ 100 ms.
+
+    python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
+                            [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tabmcp.control import control_headers, read_control_key
+from tabmcp.core.registry import origin_of
+from tabmcp.demo.server import serve_demo_site
+from tabmcp.launcher import ExtensionBrowser, launch_browser
+
+from bench._client import ClientProcess
+from bench._table import fmt_ms, percentile, print_table
+from bench.roundtrip import _poll, free_port, loadavg
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_PAGES = ROOT / "bench" / "pages"
+E2E_PAGES = ROOT / "e2e" / "pages"
+TABMCP = str(Path(sys.executable).with_name("tabmcp"))
+STALL_AIM_MS = 100
+BOMBS, TOOL_FLOOD, TELEMETRY_FLOOD, GIANT_SYNC = "schema bombs", "tool flood", "telemetry flood", "giant sync"
+ATTACKS = {BOMBS: BENCH_PAGES, TOOL_FLOOD: BENCH_PAGES, TELEMETRY_FLOOD: E2E_PAGES, GIANT_SYNC: E2E_PAGES}
+P99_AIM = 2.0
+
+
+def progress(message: str) -> None:
+    print(f"[hostile {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def elsewhere(url: str) -> str:
+    """The same page on another origin (``localhost`` for ``127.0.0.1``): the hostile pages'."""
+    return url.replace("127.0.0.1", "localhost", 1)
+
+
+# -- what a phase saw (plain data: bench/tests/test_hostile.py checks these rules) --------------
+
+
+@dataclass
+class Phase:
+    label: str
+    samples: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    stalls: list[dict[str, Any]] = field(default_factory=list)
+    """The stalls the bridge counted during the phase (``/health`` ``loop.recent``)."""
+    stall_count: int = 0
+    worst_ms: int = 0
+    partial: bool = False
+    """More stalls than ``/health`` keeps: the worst is still right, the list is the newest."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Origin → which page it served (the attack's name)."""
+
+    def p(self, q: float) -> float:
+        return percentile(self.samples, q)
+
+    def add(self, out: dict[str, Any]) -> None:
+        self.samples += out.get("samples", [])
+        for code, n in (out.get("errors") or {}).items():
+            self.errors[code] = self.errors.get(code, 0) + int(n)
+
+
+def stalls_between(before: dict[str, Any], after: dict[str, Any]) -> tuple[int, int, list[dict[str, Any]], bool]:
+    """The stalls counted between two ``/health`` ``loop`` answers: how many, the worst (ms), the
+    ones still listed, and whether some were no longer listed."""
+    count = int(after.get("stalls", 0)) - int(before.get("stalls", 0))
+    seen = int(before.get("stalls", 0))
+    listed = [s for s in after.get("recent", []) if int(s.get("n", 0)) > seen]
+    worst = max((int(s["ms"]) for s in listed), default=0)
+    if int(after.get("worstMs", 0)) > int(before.get("worstMs", 0)):
+        worst = max(worst, int(after["worstMs"]))  # a new worst for the bridge: this phase's
+    return count, worst, listed, len(listed) < count
+
+
+def by_origin(stalls: list[dict[str, Any]], names: dict[str, str] | None = None) -> list[list[str]]:
+    rows: dict[str, list[int]] = {}
+    for s in stalls:
+        rows.setdefault(str(s.get("origin")), []).append(int(s["ms"]))
+    return [[origin, (names or {}).get(origin, ""), str(len(ms)), str(max(ms)), str(sum(ms))]
+            for origin, ms in sorted(rows.items(), key=lambda kv: -sum(kv[1]))]
+
+
+def verdicts(base: Phase, hostile: Phase) -> list[tuple[bool, str]]:
+    """The issue's aims (issue 35) as (passed, line)."""
+    out = []
+    limit = P99_AIM * base.p(99)
+    p99 = hostile.p(99) if hostile.samples else float("inf")
+    out.append((p99 <= limit, f"innocent p99 with hostile pages ≤ {P99_AIM:g}x its p99 without: {fmt_ms(p99)} ms vs "
+                f"limit {fmt_ms(limit)} ms ({p99 / limit:.2f} of it)"))
+    out.append((hostile.worst_ms <= STALL_AIM_MS, f"worst loop stall with hostile pages ≤ {STALL_AIM_MS} ms: "
+                f"{hostile.worst_ms} ms ({hostile.stall_count} stall(s) over {STALL_AIM_MS} ms)"))
+    failed = sum(n for code, n in hostile.errors.items() if code != "EXTENSION_DISCONNECTED")
+    out.append((failed == 0, f"innocent calls that failed with hostile pages (not counting the reconnect's "
+                f"EXTENSION_DISCONNECTED): {failed} of {len(hostile.samples) + sum(hostile.errors.values())}"))
+    return out
+
+
+# -- the run -------------------------------------------------------------------------------------
+
+
+@dataclass
+class HostileCall:
+    tool: str
+    seconds: float
+    failed: str | None
+
+
+async def loop_status(port: int) -> dict[str, Any]:
+    """The bridge's loop stalls, from the full ``/health`` (the control key's)."""
+    async with httpx.AsyncClient(timeout=300) as http:
+        data = (await http.get(f"http://127.0.0.1:{port}/health", headers=control_headers())).json()
+    loop = data.get("loop")
+    if not isinstance(loop, dict):
+        raise RuntimeError("the bridge's /health has no loop stalls (a bridge before issue 35's monitor?)")
+    return loop
+
+
+async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, seconds: float,
+                         done: Callable[[], bool], chunk_s: float = 3.0) -> None:
+    """Paced calls of the innocent tool (``_client``'s ``paced``), ``chunk_s`` seconds at a time
+    with no gap between chunks (each due from where the last one's schedule ended, however late it
+    answered), for ``seconds`` and until ``done()``; failures are counted by code, never timed."""
+    start = time.time()
+    spent = 0.0
+    while spent < seconds or not done():
+        phase.add(await client.ask(op="paced", tool="noop", rate=rate, seconds=chunk_s, start=start + spent,
+                                   timeout=900))
+        spent += chunk_s
+
+
+async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str],
+                         bridge_url: str, agent: ClientProcess, calls: list[HostileCall],
+                         pages: list[Any]) -> None:
+    """Open the corpus, call the bombs, flood, and make the extension send every tab again."""
+
+    async def open_page(url: str, ready: str | None = "window.ready") -> Any:
+        page = await browser.context.new_page()
+        pages.append(page)
+        await page.goto(url)
+        if ready:
+            await page.evaluate(f"() => Promise.resolve({ready}).then(() => true)")
+        return page
+
+    progress("schema bombs")
+    bombs = await open_page(sites[BOMBS] + f"hostile-schemas.html?depth={args.depth}&evil={args.evil}")
+    evil = await bombs.evaluate("() => window.evil")
+    progress("tool flood, telemetry flood")
+    await open_page(sites[TOOL_FLOOD] + f"many.html?n={args.flood_tools}", "window.registered")
+    flooder = await open_page(sites[TELEMETRY_FLOOD] + "flood.html")
+    flood = asyncio.create_task(flooder.evaluate(f"flood({int(args.flood_s * 1000)}, 1000)"))
+    arguments = {"ref_output": {}, "ref_input": {"v": "x"}, "evil_result": {}, "evil_argument": {"text": evil}}
+    for _ in range(args.hostile_calls):
+        for tool, args_ in arguments.items():
+            out = await agent.ask(op="call", tool=tool, arguments=args_, timeout=900)
+            calls.append(HostileCall(tool, out["seconds"], out["failed"]))
+            progress(f"hostile call {tool}: {out['seconds']:.2f} s {out['failed'] or 'ok'}")
+    with contextlib.suppress(Exception):  # the flood's page may be cut off: that is the defence
+        await flood
+    progress(f"giant sync: {args.heavy_tabs} heavy tabs, then a reconnect")
+    for i in range(args.heavy_tabs):
+        await open_page(sites[GIANT_SYNC] + f"heavy.html?tab={i}")
+    await asyncio.sleep(2)  # their updates reach the bridge
+    await browser.set_bridge_url(f"ws://127.0.0.1:{free_port()}/extension", pair=False)
+    await asyncio.sleep(0.5)
+    await browser.set_bridge_url(bridge_url, pair=False)
+    await asyncio.sleep(3)  # the sync in parts, and its reading
+
+
+async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileCall], list[str]]:
+    notes = [f"load average at start: {loadavg()}"]
+    if read_control_key() is None:
+        raise SystemExit("bench.hostile reads the bridge's stalls with the control key: none found")
+    async with contextlib.AsyncExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
+        config = Path(tmp, "config.toml")
+        config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n[calls]\ntimeout_s = 120\n')
+        previous = os.environ.get("TABMCP_CONFIG")
+        os.environ["TABMCP_CONFIG"] = str(config)  # inherited by the client processes and their bridge
+        stack.callback(lambda: os.environ.pop("TABMCP_CONFIG") if previous is None
+                       else os.environ.__setitem__("TABMCP_CONFIG", previous))
+        bench_url = await stack.enter_async_context(serve_demo_site(site_dir=BENCH_PAGES))
+        # Each attack on an origin of its own (localhost, another port each): the stalls name it.
+        sites = {attack: elsewhere(await stack.enter_async_context(serve_demo_site(site_dir=folder)))
+                 for attack, folder in ATTACKS.items()}
+        port = free_port()
+        clients: list[ClientProcess] = []
+
+        @stack.push_async_callback
+        async def close_clients() -> None:
+            for c in reversed(clients):
+                await c.close()
+
+        progress("bridge (stdio, launched by the innocent client) and browser")
+
+        async def innocent_client() -> ClientProcess:
+            c = await ClientProcess.start("innocent", "--tool", "noop", "--wait", "90",
+                                          "--stdio", TABMCP, "serve", "--stdio", "--port", str(port))
+            clients.append(c)
+            return c
+
+        starting = asyncio.create_task(innocent_client())
+
+        async def healthy() -> bool:
+            async with httpx.AsyncClient(timeout=1) as http:
+                return (await http.get(f"http://127.0.0.1:{port}/health")).status_code == 200
+
+        await _poll("tabmcp bridge", healthy, 60)
+        bridge_url = f"ws://127.0.0.1:{port}/extension"
+        browser = await stack.enter_async_context(
+            launch_browser(bridge_url=bridge_url, headless=True, webmcp=args.native))
+        pages: list[Any] = []
+        innocent_page = await browser.context.new_page()
+        await innocent_page.goto(bench_url + "roundtrip.html")
+        innocent = await starting
+        agent = await ClientProcess.start("agent", "--http", f"http://127.0.0.1:{port}/mcp")
+        clients.append(agent)
+
+        progress(f"baseline: {args.seconds:g} s of innocent calls, no hostile page")
+        base = Phase("no hostile page")
+        await innocent.ask(op="load", tools=["noop"], calls=args.warmup, concurrency=1)
+        before = await loop_status(port)
+        await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True)
+        middle = await loop_status(port)
+        base.stall_count, base.worst_ms, base.stalls, base.partial = stalls_between(before, middle)
+
+        progress("hostile pages beside the innocent tab")
+        hostile = Phase("hostile pages open")
+        calls: list[HostileCall] = []
+        driver: asyncio.Task[None] = asyncio.create_task(
+            hostile_driver(args, browser, sites, bridge_url, agent, calls, pages))
+        await innocent_until(innocent, hostile, rate=args.rate, seconds=args.seconds, done=driver.done)
+        await driver  # its failure is the run's
+        after = await loop_status(port)
+        hostile.stall_count, hostile.worst_ms, hostile.stalls, hostile.partial = stalls_between(middle, after)
+        notes.append(f"load average at end: {loadavg()}")
+        hostile.names = {origin_of(url): attack for attack, url in sites.items()}
+        hostile.names[origin_of(bench_url)] = "the innocent tab"
+        return base, hostile, calls, notes
+
+
+def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[HostileCall], notes: list[str]) -> int:
+    rows = []
+    for phase in (base, hostile):
+        failed = ", ".join(f"{code} {n}" for code, n in sorted(phase.errors.items())) or "none"
+        rows.append([phase.label, len(phase.samples), fmt_ms(phase.p(50)), fmt_ms(phase.p(99)),
+                     fmt_ms(max(phase.samples, default=float("nan"))), failed, phase.stall_count, phase.worst_ms])
+    print_table(
+        "The innocent tab's calls, without and with hostile pages (one run)",
+        ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "stalls > 100 ms", "worst stall ms"],
+        rows,
+        note="The innocent client (official SDK, its own process, stdio to the bridge it launched) calls a no-op "
+        f"tool {args.rate:g} times a second, each call timed from when it was due (open loop); the stalls are "
+        "the bridge's own count (core/stalls.py, read from the full /health with the control key). "
+        f"Hostile corpus: $ref chains of depth {args.depth}, ^(a+)+$ on "
+        f"{args.evil} letters, {args.flood_tools} tools, a {args.flood_s:g} s telemetry flood, {args.heavy_tabs} "
+        "heavy tabs and a reconnect (its sync). " + "; ".join(notes) + ".",
+    )
+    print_table(
+        "The hostile tools' calls (a second client, over Streamable HTTP)",
+        ["tool", "seconds", "answer"],
+        [[c.tool, f"{c.seconds:.2f}", c.failed or "ok"] for c in calls],
+    )
+    if hostile.stalls:
+        print_table(
+            "Stalls in the hostile phase, by the origin the bridge named" + (" (the newest only)" if hostile.partial else ""),
+            ["origin", "page", "stalls", "worst ms", "total ms"],
+            by_origin(hostile.stalls, hostile.names),
+        )
+    print("\nAims (issue 35):")
+    for ok, line in verdicts(base, hostile):
+        print(f"- {'PASS' if ok else 'FAIL'} {line}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench hostile")
+    parser.add_argument("--rate", type=float, default=20.0, help="innocent calls started a second (default 20)")
+    parser.add_argument("--seconds", type=float, default=15.0,
+                        help="seconds of innocent calls per phase, at least (default 15; the hostile phase lasts "
+                             "until the corpus is through)")
+    parser.add_argument("--warmup", type=int, default=20, help="untimed innocent calls first")
+    parser.add_argument("--depth", type=int, default=16, help="levels of the $ref chains (default 16)")
+    parser.add_argument("--evil", type=int, default=22, help="letters before the '!' of the evil strings (default 22)")
+    parser.add_argument("--hostile-calls", type=int, default=2, help="calls of each schema bomb (default 2)")
+    parser.add_argument("--flood-tools", type=int, default=1000, help="tools the flooding page registers")
+    parser.add_argument("--flood-s", type=float, default=6.0, help="seconds of telemetry flood")
+    parser.add_argument("--heavy-tabs", type=int, default=5,
+                        help="tabs of e2e/pages/heavy.html before the reconnect (5: a sync past 16 MiB)")
+    parser.add_argument("--native", action="store_true", help="Chromium's native WebMCP instead of the polyfill")
+    args = parser.parse_args(argv)
+    base, hostile, calls, notes = asyncio.run(measure(args))
+    return report(args, base, hostile, calls, notes)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,56 @@
+"""bench.hostile's instruments: its reading of the bridge's stall counts per phase, its verdicts,
+and one small run of the whole corpus (every page opens, every hostile tool answers, the report
+prints its aims). No timing is asserted: speed lives in the tables.
+
+    .venv/bin/python -m pytest bench/tests/test_hostile.py
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from bench import hostile
+from bench.hostile import Phase, stalls_between, verdicts
+
+
+def stall(n: int, ms: int, origin: str = "http://localhost:1") -> dict[str, object]:
+    return {"n": n, "ms": ms, "origin": origin, "workMs": ms, "at": 0.0}
+
+
+def test_a_phase_counts_only_the_stalls_after_its_start() -> None:
+    before = {"stalls": 2, "worstMs": 900, "recent": [stall(1, 900), stall(2, 150)]}
+    after = {"stalls": 4, "worstMs": 900, "recent": [stall(1, 900), stall(2, 150), stall(3, 300), stall(4, 120)]}
+    count, worst, listed, partial = stalls_between(before, after)
+    assert (count, worst, [s["n"] for s in listed], partial) == (2, 300, [3, 4], False)
+
+
+def test_a_phase_with_more_stalls_than_listed_still_knows_its_worst() -> None:
+    before = {"stalls": 0, "worstMs": 0, "recent": []}
+    after = {"stalls": 40, "worstMs": 7000, "recent": [stall(n, 110) for n in range(9, 41)]}
+    count, worst, listed, partial = stalls_between(before, after)
+    assert (count, worst, len(listed), partial) == (40, 7000, 32, True)
+
+
+def test_the_aims_are_the_issues() -> None:
+    base = Phase("no hostile page", samples=[0.005] * 99 + [0.010])
+    calm = Phase("hostile", samples=[0.006] * 100, worst_ms=80)
+    stalled = Phase("hostile", samples=[0.006] * 98 + [3.0, 3.0], worst_ms=2900, stall_count=3,
+                    errors={"EXTENSION_DISCONNECTED": 1, "TIMEOUT": 2})
+    assert [ok for ok, _ in verdicts(base, calm)] == [True, True, True]
+    assert [ok for ok, _ in verdicts(base, stalled)] == [False, False, False]
+    assert "2 of 103" in verdicts(base, stalled)[2][1]  # the reconnect's failure is not the pages'
+
+
+@pytest.mark.timeout(300)
+async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.CaptureFixture[str]) -> None:
+    args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5, flood_s=0.5,
+                              heavy_tabs=1, native=False)
+    base, phase, calls, notes = await hostile.measure(args)
+    assert len(base.samples) >= 10 and len(phase.samples) >= 10
+    assert {c.tool for c in calls} == {"ref_output", "ref_input", "evil_result", "evil_argument"}
+    assert all(not c.failed or c.failed.isupper() for c in calls)  # every call answered, failures by code
+    hostile.report(args, base, phase, calls, notes)
+    out = capsys.readouterr().out
+    assert out.count("PASS ") + out.count("FAIL ") == 3 and "worst loop stall" in out

@@ -1,0 +1,168 @@
+"""Event-loop stalls and whose work caused them, with no I/O and no timer of its own.
+
+The bridge runs every tab's work on one event loop: a page that makes the bridge compute for a
+second freezes every other tab, every agent and ``/health`` for that second. :class:`StallMeter`
+says when that happens and names the page. Its shell (:mod:`tabmcp.server.loop_watch`) calls
+:meth:`StallMeter.tick` from a timer every :data:`TICK_S`; a tick that comes more than
+:data:`STALL_S` late is a stall. Code that does a tab's work on the loop (the registry reading a
+tab's tools, a call's arguments and result checked, a telemetry batch) runs it inside
+``with meter.work(origin):``, which charges the time the section took, less the sections nested
+in it, to that origin; a stall names the origin charged most since the tick before it.
+
+Work sections are synchronous (no ``await`` inside): asyncio runs one callback at a time, so the
+time between entering and leaving one is that origin's alone, and a stall cannot end in the
+middle of one. Cost: two clock reads per section, one timer every :data:`TICK_S`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+
+__all__ = ["LINK_WORK", "STALL_S", "TICK_S", "UNATTRIBUTED", "Stall", "StallMeter"]
+
+TICK_S = 0.05
+"""How often the shell's timer ticks: a stall shows within this much of its end."""
+
+STALL_S = 0.1
+"""A tick later than this is a stall (the issue's bound: no page may hold the loop longer)."""
+
+UNATTRIBUTED = "(the bridge)"
+"""A stall no work section accounts for: the bridge's own work (a listing, start-up), or the
+process was suspended."""
+
+LINK_WORK = "(the extension link)"
+"""A frame's work before its tab is known (reading the frame; a sync of many tabs as a whole)."""
+
+MAX_ORIGINS = 64
+"""Origins kept in the per-origin counts (the ones with the fewest stalls go first)."""
+
+RECENT = 32
+"""Stalls kept in :attr:`StallMeter.recent` (the newest)."""
+
+
+@dataclass(frozen=True)
+class Stall:
+    """One stall: how late the tick came, and whose work filled the time before it."""
+
+    n: int
+    """Its number (1 for the bridge's first stall): readers of :attr:`StallMeter.recent` tell new from seen."""
+    lag_s: float
+    origin: str
+    """The origin charged most since the tick before, or :data:`UNATTRIBUTED`."""
+    work_s: float
+    """What that origin's work took in that time."""
+    at: float
+    """Wall-clock time of the tick that saw it (epoch seconds)."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"n": self.n, "ms": round(self.lag_s * 1000), "origin": self.origin,
+                "workMs": round(self.work_s * 1000), "at": round(self.at, 3)}
+
+
+class _Section:
+    """One ``with meter.work(origin)`` block."""
+
+    __slots__ = ("meter", "nested", "origin", "start")
+
+    def __init__(self, meter: StallMeter, origin: str) -> None:
+        self.meter = meter
+        self.origin = origin
+        self.start = 0.0
+        self.nested = 0.0
+
+    def __enter__(self) -> None:
+        self.meter._open.append(self)
+        self.start = self.meter.clock()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        meter = self.meter
+        took = meter.clock() - self.start
+        stack = meter._open
+        if stack and stack[-1] is self:
+            stack.pop()
+        if stack:
+            stack[-1].nested += took  # the enclosing section is charged its own time only
+        own = took - self.nested
+        if own > 0:
+            meter._since_tick[self.origin] = meter._since_tick.get(self.origin, 0.0) + own
+
+
+class StallMeter:
+    """Counts the loop's stalls and names the origin whose work filled each.
+
+    Args:
+        clock: a monotonic clock in seconds (the shell's and the sections' must be the same).
+        wall: the wall clock, for :attr:`Stall.at`.
+        tick_s: the shell's timer period; :meth:`tick` expects a tick this long after the last.
+        stall_s: a tick later than this is a stall.
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.perf_counter, wall: Callable[[], float] = time.time,
+                 tick_s: float = TICK_S, stall_s: float = STALL_S) -> None:
+        self.clock = clock
+        self.wall = wall
+        self.tick_s = tick_s
+        self.stall_s = stall_s
+        self._open: list[_Section] = []
+        self._since_tick: dict[str, float] = {}
+        self._due: float | None = None
+        self.count = 0
+        """Stalls since the bridge started."""
+        self.worst: Stall | None = None
+        self.stalled_s = 0.0
+        """The stalls' lags, added up."""
+        self.recent: deque[Stall] = deque(maxlen=RECENT)
+        self.by_origin: dict[str, int] = {}
+        """Origin → how many stalls it was named for (at most :data:`MAX_ORIGINS` origins)."""
+
+    def work(self, origin: str) -> _Section:
+        """A block of work done for ``origin`` (synchronous: no ``await`` inside)."""
+        return _Section(self, origin or UNATTRIBUTED)
+
+    def start(self, now: float | None = None) -> None:
+        """The shell's timer starts now: the first tick is due one period later."""
+        self._due = (self.clock() if now is None else now) + self.tick_s
+        self._since_tick.clear()
+
+    def tick(self, now: float | None = None) -> Stall | None:
+        """The shell's timer fired (at ``now``): the stall it came late for, if it did. The next
+        tick is due one period from now."""
+        now = self.clock() if now is None else now
+        due, self._due = self._due, now + self.tick_s
+        charged, self._since_tick = self._since_tick, {}
+        if due is None:
+            return None
+        lag = now - due
+        if lag <= self.stall_s:
+            return None
+        origin, work = max(charged.items(), key=lambda kv: kv[1], default=(UNATTRIBUTED, 0.0))
+        if work < lag / 2:  # what was charged does not account for the stall: say so, not guess
+            origin, work = UNATTRIBUTED, 0.0
+        self.count += 1
+        stall = Stall(n=self.count, lag_s=lag, origin=origin, work_s=work, at=self.wall())
+        self.stalled_s += lag
+        if self.worst is None or lag > self.worst.lag_s:
+            self.worst = stall
+        self.recent.append(stall)
+        self.by_origin[origin] = self.by_origin.get(origin, 0) + 1
+        if len(self.by_origin) > MAX_ORIGINS:
+            del self.by_origin[min(self.by_origin, key=lambda o: (self.by_origin[o], o == origin))]
+        return stall
+
+    def status(self) -> dict[str, object]:
+        """For the full ``/health`` and ``tabmcp doctor``."""
+        top = sorted(self.by_origin.items(), key=lambda kv: -kv[1])[:10]
+        return {
+            "stalls": self.count,
+            "worstMs": round(self.worst.lag_s * 1000) if self.worst else 0,
+            "worst": self.worst.to_dict() if self.worst else None,
+            "stalledMs": round(self.stalled_s * 1000),
+            "thresholdMs": round(self.stall_s * 1000),
+            "byOrigin": dict(top),
+            "recent": [s.to_dict() for s in self.recent],
+        }
