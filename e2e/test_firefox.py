@@ -161,6 +161,48 @@ async def test_a_tool_registered_on_firefoxs_own_api_reaches_the_client(ff: Fire
         await eventually(gone, timeout=20, interval=0.2)
 
 
+@pytest.mark.parametrize("on", ["navigator", "document"])
+async def test_tools_registered_through_the_prototype_or_another_realm_reach_the_client(
+    ff: FirefoxEnv, closer, on: str
+):
+    """Firefox has no list of tools to read (without its testing pref): a tool registered with
+    ``ModelContext.prototype.registerTool.call(target, tool)`` or with an about:blank frame's method
+    is seen only because both realms' methods are wrapped (polyfill, page/realm.js). The browser still
+    decides: its answer is the page's, and a second registration of a name is refused as before."""
+    if ff.flavour != "native":
+        pytest.skip("the polyfill flavour has no native API to register on")
+    page = await ff.open(f"realms.html?on={on}")
+    closer.append(page)
+    returned = await page.evaluate("() => [String(registered.proto), String(registered.realm)]")
+    # Firefox's registerTool answers undefined; our document.modelContext answers a promise.
+    assert returned == (["undefined"] * 2 if on == "navigator" else ["[object Promise]"] * 2)
+    # What the browser refuses (no execute) throws the browser's error and is relayed nowhere.
+    refused = await page.evaluate(
+        """() => { try { ModelContext.prototype.registerTool.call(navigator.modelContext,
+             {name: 'refused_tool', description: 'no execute'}); return 'taken'; }
+           catch (e) { return [e.name, e.message.includes('execute')]; } }"""
+    )
+    assert refused == ["TypeError", True]
+    async with ff.client() as client:
+        for name, by in (("by_prototype", "through the prototype"), ("by_other_realm", "with another realm's method")):
+            await listed(client, name)
+            result = await client.call_tool(name, {})
+            assert not result.is_error, result.content
+            assert json.loads(text_of(result)) == {"by": by, "on": on}
+        assert all(t.name != "refused_tool" for t in (await client.list_tools()).tools)
+        if on == "navigator":
+            # Unregistered with the frame's method: gone from the client too.
+            await page.evaluate(
+                "() => document.querySelector('iframe').contentWindow.ModelContext.prototype.unregisterTool"
+                ".call(navigator.modelContext, 'by_other_realm')"
+            )
+
+            async def gone() -> bool:
+                return all(t.name != "by_other_realm" for t in (await client.list_tools()).tools)
+
+            await eventually(gone, timeout=20, interval=0.2)
+
+
 async def _approval_window(ff: FirefoxEnv) -> tuple[FirefoxPage, str]:
     window = await ff.browser.wait_page(APPROVAL, timeout=30)
     await eventually(

@@ -35,6 +35,7 @@ from .browser import named_or_on_path
 
 __all__ = [
     "FIREFOX_ADDON_ID",
+    "REALM_CONTENT_SCRIPT",
     "FirefoxNotFound",
     "build_firefox_extension",
     "ensure_firefox",
@@ -51,6 +52,18 @@ FIREFOX_MIN_VERSION = "128.0"
 
 EXTENSION_PAGES_CSP = "script-src 'self'; object-src 'self'"
 """Chromium's default for MV3 extension pages, without Firefox's ``upgrade-insecure-requests``."""
+
+REALM_CONTENT_SCRIPT: dict[str, Any] = {
+    "matches": ["<all_urls>"],
+    "js": ["page/realm.js"],
+    "world": "MAIN",
+    "run_at": "document_start",
+    "all_frames": True,
+    "match_about_blank": True,
+    "match_origin_as_fallback": True,
+}
+"""The Firefox build's one extra content script: ``page/realm.js`` in every frame's realm, about:blank,
+srcdoc and blob frames included (after the polyfill's entry, so where the polyfill runs it wraps first)."""
 
 _CHROMIUM_ONLY_KEYS = ("key", "minimum_chrome_version")
 _CHROMIUM_ONLY_PERMISSIONS: frozenset[str] = frozenset()
@@ -73,6 +86,11 @@ def firefox_manifest(chromium: dict[str, Any]) -> dict[str, Any]:
     manifest["permissions"] = [
         p for p in manifest.get("permissions", []) if p not in _CHROMIUM_ONLY_PERMISSIONS
     ]
+    # Firefox's WebMCP has no list of tools to read: a registration made with the method of an
+    # about:blank or srcdoc frame's realm is seen only if that realm's method is wrapped, and the
+    # polyfill does not run there (page/realm.js; Firefox runs it as the frame is created).
+    scripts = manifest.setdefault("content_scripts", [])
+    scripts.insert(1, dict(REALM_CONTENT_SCRIPT, js=list(REALM_CONTENT_SCRIPT["js"])))
     csp = manifest.setdefault("content_security_policy", {})
     csp.setdefault("extension_pages", EXTENSION_PAGES_CSP)
     manifest["browser_specific_settings"] = {
