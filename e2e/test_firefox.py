@@ -381,6 +381,35 @@ async def test_the_capture_reports_errors_and_network_from_firefox(ff: FirefoxEn
         assert not dom.is_error and json.loads(text_of(dom))["matches"] >= 1, dom.content
 
 
+async def test_the_pages_console_messages_keep_the_pages_line_in_firefox(ff: FirefoxEnv, closer):
+    """Do no harm to the page's own console: Firefox shows a console message at the first frame of
+    the page's principal, reported over BiDi (log.entryAdded). With the capture's wrapper in the
+    page's world that frame was ours (`<anonymous code>`); console-firefox.js wraps from the content
+    script's world, so the location is the page's line, as in a Firefox without the extension, and
+    the capture still records the message."""
+    if ff.flavour != "polyfill":
+        pytest.skip("the console capture does not depend on the WebMCP flavour")
+    page = await ff.open("console-lines.html")
+    closer.append(page)
+    url = ff.pages_url + "console-lines.html"
+    seen = await page.console_trace("() => shout()")
+    async with launch_firefox(extension=False) as plain:
+        bare = await plain.new_page(url)
+        without = await bare.console_trace("() => shout()")
+    assert without["stack"][0] == {"url": url, "lineNumber": 7, "columnNumber": 12}
+    assert (seen["text"], seen["stack"][0]) == (without["text"], without["stack"][0])
+    tab_id = await eventually(
+        lambda: next((t.tab_id for t in ff.bridge.core.registry.tabs.values() if t.url == url), None), timeout=20
+    )
+    async with ff.client() as client:
+
+        async def logged() -> bool:
+            got = await client.call_tool("observe", {"what": "logs", "tab_id": tab_id})
+            return "logged by the page" in str(got.structured_content or got.content)
+
+        await eventually(logged, timeout=20, interval=0.3)
+
+
 async def test_the_pages_message_listeners_hear_nothing_of_tabmcp_in_firefox(ff: FirefoxEnv, closer):
     """e2e/test_quiet_page.py in Firefox ESR, where the content script sees the page through Xray
     wrappers: the page scripts' events and the capture's port handover reach the content script
