@@ -4,6 +4,7 @@
 // world) that frame is ours, shown as `<anonymous code>`. This replaces each wrapper with one made
 // in this world (another principal, so Firefox skips its frame): it records through the capture's
 // half, then calls the browser's method itself, and the page's own line is what the console shows.
+/* global exportFunction */
 (() => {
   'use strict';
   const SPLIT = Symbol.for('tabmcp.console.split');

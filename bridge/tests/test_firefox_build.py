@@ -6,7 +6,13 @@ import json
 from pathlib import Path
 
 from tabmcp.assets import extension_dir
-from tabmcp.firefox import CONSOLE_CONTENT_SCRIPT, FIREFOX_ADDON_ID, REALM_CONTENT_SCRIPT, build_firefox_extension, firefox_manifest
+from tabmcp.firefox import (
+    CONSOLE_CONTENT_SCRIPT,
+    FIREFOX_ADDON_ID,
+    REALM_CONTENT_SCRIPT,
+    build_firefox_extension,
+    firefox_manifest,
+)
 
 
 def _chromium() -> dict:

@@ -205,7 +205,7 @@
     };
     const wrapper = {
       /** @this {any} @param {any} condition */
-      assert(condition) { // eslint-disable-line no-unused-vars
+      assert(condition) {
         record(arguments);
         return original.apply(this, arguments);
       },
