@@ -161,6 +161,48 @@ async def test_a_tool_registered_on_firefoxs_own_api_reaches_the_client(ff: Fire
         await eventually(gone, timeout=20, interval=0.2)
 
 
+@pytest.mark.parametrize("on", ["navigator", "document"])
+async def test_tools_registered_through_the_prototype_or_another_realm_reach_the_client(
+    ff: FirefoxEnv, closer, on: str
+):
+    """Firefox has no list of tools to read (without its testing pref): a tool registered with
+    ``ModelContext.prototype.registerTool.call(target, tool)`` or with an about:blank frame's method
+    is seen only because both realms' methods are wrapped (polyfill, page/realm.js). The browser still
+    decides: its answer is the page's, and a second registration of a name is refused as before."""
+    if ff.flavour != "native":
+        pytest.skip("the polyfill flavour has no native API to register on")
+    page = await ff.open(f"realms.html?on={on}")
+    closer.append(page)
+    returned = await page.evaluate("() => [String(registered.proto), String(registered.realm)]")
+    # Firefox's registerTool answers undefined; our document.modelContext answers a promise.
+    assert returned == (["undefined"] * 2 if on == "navigator" else ["[object Promise]"] * 2)
+    # What the browser refuses (no execute) throws the browser's error and is relayed nowhere.
+    refused = await page.evaluate(
+        """() => { try { ModelContext.prototype.registerTool.call(navigator.modelContext,
+             {name: 'refused_tool', description: 'no execute'}); return 'taken'; }
+           catch (e) { return [e.name, e.message.includes('execute')]; } }"""
+    )
+    assert refused == ["TypeError", True]
+    async with ff.client() as client:
+        for name, by in (("by_prototype", "through the prototype"), ("by_other_realm", "with another realm's method")):
+            await listed(client, name)
+            result = await client.call_tool(name, {})
+            assert not result.is_error, result.content
+            assert json.loads(text_of(result)) == {"by": by, "on": on}
+        assert all(t.name != "refused_tool" for t in (await client.list_tools()).tools)
+        if on == "navigator":
+            # Unregistered with the frame's method: gone from the client too.
+            await page.evaluate(
+                "() => document.querySelector('iframe').contentWindow.ModelContext.prototype.unregisterTool"
+                ".call(navigator.modelContext, 'by_other_realm')"
+            )
+
+            async def gone() -> bool:
+                return all(t.name != "by_other_realm" for t in (await client.list_tools()).tools)
+
+            await eventually(gone, timeout=20, interval=0.2)
+
+
 async def _approval_window(ff: FirefoxEnv) -> tuple[FirefoxPage, str]:
     window = await ff.browser.wait_page(APPROVAL, timeout=30)
     await eventually(
@@ -337,6 +379,35 @@ async def test_the_capture_reports_errors_and_network_from_firefox(ff: FirefoxEn
         assert not audit.is_error and "axe-core" in text_of(audit), audit.content
         dom = await client.call_tool("query_dom", {"selector": "h1"})
         assert not dom.is_error and json.loads(text_of(dom))["matches"] >= 1, dom.content
+
+
+async def test_the_pages_console_messages_keep_the_pages_line_in_firefox(ff: FirefoxEnv, closer):
+    """Do no harm to the page's own console: Firefox shows a console message at the first frame of
+    the page's principal, reported over BiDi (log.entryAdded). With the capture's wrapper in the
+    page's world that frame was ours (`<anonymous code>`); console-firefox.js wraps from the content
+    script's world, so the location is the page's line, as in a Firefox without the extension, and
+    the capture still records the message."""
+    if ff.flavour != "polyfill":
+        pytest.skip("the console capture does not depend on the WebMCP flavour")
+    page = await ff.open("console-lines.html")
+    closer.append(page)
+    url = ff.pages_url + "console-lines.html"
+    seen = await page.console_trace("() => shout()")
+    async with launch_firefox(extension=False) as plain:
+        bare = await plain.new_page(url)
+        without = await bare.console_trace("() => shout()")
+    assert without["stack"][0] == {"url": url, "lineNumber": 7, "columnNumber": 12}
+    assert (seen["text"], seen["stack"][0]) == (without["text"], without["stack"][0])
+    tab_id = await eventually(
+        lambda: next((t.tab_id for t in ff.bridge.core.registry.tabs.values() if t.url == url), None), timeout=20
+    )
+    async with ff.client() as client:
+
+        async def logged() -> bool:
+            got = await client.call_tool("observe", {"what": "logs", "tab_id": tab_id})
+            return "logged by the page" in str(got.structured_content or got.content)
+
+        await eventually(logged, timeout=20, interval=0.3)
 
 
 async def test_the_pages_message_listeners_hear_nothing_of_tabmcp_in_firefox(ff: FirefoxEnv, closer):

@@ -54,6 +54,11 @@
 
   const HOOK_KEY = Symbol.for('tabmcp.webmcp');
   const G = /** @type {any} */ (globalThis);
+  /** Firefox: where a `ModelContext` says how a registration made on it reaches our registry (shared
+   * with the extension's page/realm.js, which wraps the method in frames the polyfill does not run in). */
+  const NAV_RELAY = Symbol.for('tabmcp.webmcp.relay');
+  /** Firefox: on our wrapper of a native `ModelContext.prototype` method, the browser's own method. */
+  const NAV_ORIGINAL = Symbol.for('tabmcp.webmcp.original');
 
   const VERSION = '0.1.0';
 
@@ -75,7 +80,7 @@
 
   // esm: export {
   // esm:   DANGER_LEVELS, EMPTY_SCHEMA_JSON, G, HINT_KEYS, HOOK_KEY, MSG_INVOCATION_FAILED, MSG_TRANSIENT, NAME_RE,
-  // esm:   FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
+  // esm:   FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, NAV_ORIGINAL, NAV_RELAY, RESULT_LIMIT, SCOPE_KEYS, VERSION,
   // esm: };
 
   // ==== src/util.js ====
@@ -207,7 +212,7 @@
    * browser's own methods, captured before the page (or we) change anything.
    */
 
-  // esm: import { G } from './constants.js';
+  // esm: import { G, NAV_ORIGINAL } from './constants.js';
 
   const secure = G.isSecureContext !== false;
   /** @type {any} */
@@ -227,9 +232,11 @@
   let navNative = null;
   try {
     const n = /** @type {any} */ (navigator).modelContext;
+    // The methods may already be our wrappers (page/realm.js ran in this window's first about:blank).
+    const own = (/** @type {any} */ f) => (typeof f === 'function' && f[NAV_ORIGINAL]) || f;
     if (!native && n && Object.prototype.toString.call(n) === '[object ModelContext]' &&
-        Function.prototype.toString.call(n.registerTool).includes('[native code]')) {
-      navNative = { mc: n, registerTool: n.registerTool, unregisterTool: n.unregisterTool };
+        Function.prototype.toString.call(own(n.registerTool)).includes('[native code]')) {
+      navNative = { mc: n, registerTool: own(n.registerTool), unregisterTool: own(n.unregisterTool) };
     }
   } catch (_) { navNative = null; }
 
@@ -1035,7 +1042,7 @@
    * did not register are tracked, and `augmentNative` adds only what the browser lacks.
    */
 
-  // esm: import { FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
+  // esm: import { FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, NAV_ORIGINAL, NAV_RELAY } from './constants.js';
   // esm: import { arity, isObjectLike, promiseFrom } from './util.js';
   // esm: import { nat } from './mode.js';
   // esm: import { defineEventHandler } from './events.js';
@@ -1251,28 +1258,71 @@
 
   /**
    * Firefox (dom.modelcontext.enabled): the browser's API is on `navigator.modelContext` only, fires
-   * no events and its `registerTool` returns undefined. Kept as it is: the browser decides (and
+   * no events, its `registerTool` returns undefined, and it has no list of tools to read (without a
+   * testing pref). So what the browser took is recorded as it takes it: the methods of
+   * `ModelContext.prototype` are wrapped (a page may call them on the object, through the prototype,
+   * or with another same-origin window's method: page/realm.js wraps those), and each wrapper asks
+   * the object it was called on, through NAV_RELAY, to record the tool. The browser decides (and
    * answers) first; what it took, ours records too, so the extension relays it.
    * @param {{mc: any, registerTool: Function, unregisterTool: Function}} n
    */
   function layerOnNavigator(n) {
-    const define = (/** @type {string} */ key, /** @type {Function} */ value) =>
-      Object.defineProperty(n.mc, key, { value, writable: true, configurable: true, enumerable: false });
-    define('registerTool', function registerTool(/** @type {any} */ tool) {
-      const returned = n.registerTool.apply(n.mc, arguments);
-      try {
-        const prep = convertTool(tool, 'registerTool', undefined, false);
-        checkTool(prep);
-        addTool(prep, { fromNavigator: true });
-      } catch (e) { console.warn('[tabmcp] a tool the browser took is not relayed:', e); }
-      return returned;
+    Object.defineProperty(n.mc, NAV_RELAY, {
+      value: Object.freeze({
+        /** @param {any} tool */
+        registered(tool) {
+          try {
+            const prep = convertTool(tool, 'registerTool', undefined, false);
+            checkTool(prep);
+            addTool(prep, { fromNavigator: true });
+          } catch (e) { console.warn('[tabmcp] a tool the browser took is not relayed:', e); }
+        },
+        /** @param {any} name */
+        unregistered(name) {
+          const rec = typeof name === 'string' || typeof name === 'number' ? tools.get(String(name)) : undefined;
+          if (rec && rec.fromNavigator) rec.controller.abort();
+        },
+      }),
     });
-    define('unregisterTool', function unregisterTool(/** @type {any} */ name) {
-      const returned = n.unregisterTool.apply(n.mc, arguments);
-      const rec = tools.get(String(name));
-      if (rec && rec.fromNavigator) rec.controller.abort();
-      return returned;
-    });
+    wrapNavigatorMethods(Object.getPrototypeOf(n.mc));
+  }
+
+  /**
+   * Wraps a realm's native `registerTool`/`unregisterTool` once (the same wrapper as page/realm.js,
+   * which may have come first): the browser's method runs as it would (its answer and its refusals
+   * are the page's), then the object it ran on records the change if it has a NAV_RELAY. Our own
+   * `document.modelContext` (not the browser's object) takes the registration itself.
+   * @param {any} proto
+   */
+  function wrapNavigatorMethods(proto) {
+    if (!proto) return;
+    /** @param {any} on */
+    const relayOf = (on) => {
+      try { return on !== null && typeof on === 'object' && on[NAV_RELAY] || null; } catch (_) { return null; }
+    };
+    /** @type {Record<string, (original: Function) => Function>} */
+    const wrappers = {
+      registerTool: (original) => function registerTool(/** @type {any} */ tool) {
+        const relay = relayOf(this);
+        if (relay && relay.polyfill) return relay.polyfill.apply(this, arguments);
+        const returned = original.apply(this, arguments);
+        if (relay && relay.registered) relay.registered(tool);
+        return returned;
+      },
+      unregisterTool: (original) => function unregisterTool(/** @type {any} */ name) {
+        const returned = original.apply(this, arguments);
+        const relay = relayOf(this);
+        if (relay && relay.unregistered) relay.unregistered(name);
+        return returned;
+      },
+    };
+    for (const [key, wrap] of Object.entries(wrappers)) {
+      const d = Object.getOwnPropertyDescriptor(proto, key);
+      if (!d || typeof d.value !== 'function' || d.value[NAV_ORIGINAL]) continue;
+      const wrapped = wrap(d.value);
+      Object.defineProperty(wrapped, NAV_ORIGINAL, { value: d.value });
+      Object.defineProperty(proto, key, { ...d, value: wrapped });
+    }
   }
 
   // esm: export { augmentNative, captures, fetchForeign, foreignTools, layerOnNavigator, ownTool, registerWithBrowser };
@@ -2931,7 +2981,7 @@
    * the hook.
    */
 
-  // esm: import { G, HOOK_KEY } from './constants.js';
+  // esm: import { G, HOOK_KEY, NAV_RELAY } from './constants.js';
   // esm: import { nat, navNative, secure } from './mode.js';
   // esm: import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
   // esm: import { setTarget, target } from './registry.js';
@@ -2958,7 +3008,12 @@
         });
         defineGlobal('ModelContext', ModelContext);
         startDeclarative();
-        if (navNative) layerOnNavigator(navNative);
+        if (navNative) {
+          // Firefox's own `ModelContext.prototype.registerTool` called on our document.modelContext
+          // (the page's code for Chromium, where both are the browser's): ours takes it.
+          Object.defineProperty(mc, NAV_RELAY, { value: Object.freeze({ polyfill: ModelContext.prototype.registerTool }) });
+          layerOnNavigator(navNative);
+        }
       }
       defineGlobal('ToolActivatedEvent', ToolActivatedEvent);
       defineGlobal('ToolCancelEvent', ToolCancelEvent);

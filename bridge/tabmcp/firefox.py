@@ -35,7 +35,9 @@ from .assets import repo_root, stage_extension
 from .browser import named_or_on_path
 
 __all__ = [
+    "CONSOLE_CONTENT_SCRIPT",
     "FIREFOX_ADDON_ID",
+    "REALM_CONTENT_SCRIPT",
     "FirefoxNotFound",
     "build_firefox_extension",
     "ensure_firefox",
@@ -65,6 +67,27 @@ person connected. Nothing goes to us. Required: relaying them is what the extens
 EXTENSION_PAGES_CSP = "script-src 'self'; object-src 'self'"
 """Chromium's default for MV3 extension pages, without Firefox's ``upgrade-insecure-requests``."""
 
+REALM_CONTENT_SCRIPT: dict[str, Any] = {
+    "matches": ["<all_urls>"],
+    "js": ["page/realm.js"],
+    "world": "MAIN",
+    "run_at": "document_start",
+    "all_frames": True,
+    "match_about_blank": True,
+    "match_origin_as_fallback": True,
+}
+"""The Firefox build's one extra content script: ``page/realm.js`` in every frame's realm, about:blank,
+srcdoc and blob frames included (after the polyfill's entry, so where the polyfill runs it wraps first)."""
+
+CONSOLE_CONTENT_SCRIPT: dict[str, Any] = {
+    "matches": ["<all_urls>"],
+    "js": ["console-firefox.js"],
+    "run_at": "document_start",
+    "all_frames": False,
+}
+"""The Firefox build's console wrapper from the content script's world (``console-firefox.js``), last:
+after the capture's page scripts, in the top frame as they are."""
+
 _CHROMIUM_ONLY_KEYS = ("key", "minimum_chrome_version")
 _CHROMIUM_ONLY_PERMISSIONS: frozenset[str] = frozenset()
 """Permissions Firefox 140+ would warn about. Empty: it knows ``tabGroups``, ``scripting``, ``alarms``,
@@ -86,6 +109,14 @@ def firefox_manifest(chromium: dict[str, Any]) -> dict[str, Any]:
     manifest["permissions"] = [
         p for p in manifest.get("permissions", []) if p not in _CHROMIUM_ONLY_PERMISSIONS
     ]
+    # Firefox's WebMCP has no list of tools to read: a registration made with the method of an
+    # about:blank or srcdoc frame's realm is seen only if that realm's method is wrapped, and the
+    # polyfill does not run there (page/realm.js; Firefox runs it as the frame is created).
+    scripts = manifest.setdefault("content_scripts", [])
+    scripts.insert(1, dict(REALM_CONTENT_SCRIPT, js=list(REALM_CONTENT_SCRIPT["js"])))
+    # Firefox shows a page's console message at our wrapper's frame unless that frame is another
+    # principal's: console-firefox.js re-wraps the capture's console from the content script's world.
+    scripts.append(dict(CONSOLE_CONTENT_SCRIPT, js=list(CONSOLE_CONTENT_SCRIPT["js"])))
     csp = manifest.setdefault("content_security_policy", {})
     csp.setdefault("extension_pages", EXTENSION_PAGES_CSP)
     manifest["browser_specific_settings"] = {

@@ -31,7 +31,7 @@ const browser = await puppeteer.launch({
     ...(options.prefs || {}),
   },
 });
-const extensionId = await browser.installExtension(options.extension);
+const extensionId = options.extension ? await browser.installExtension(options.extension) : null;
 
 /** @type {Map<string, import('puppeteer-core').Page>} */
 const pages = new Map();
@@ -119,6 +119,17 @@ const ops = {
     return out;
   },
   version: () => browser.version(),
+  // The console message the call of `fn` in the page makes first, as Firefox reports it over BiDi
+  // (log.entryAdded): its text and the stack trace the browser's console shows its location from.
+  consoleTrace: ({ page, fn }) => new Promise((resolve, reject) => {
+    const p = pageOf(page);
+    const on = (msg) => {
+      p.off('console', on);
+      resolve({ text: msg.text(), stack: msg.stackTrace() });
+    };
+    p.on('console', on);
+    p.evaluate(`(${fn})()`).catch((err) => { p.off('console', on); reject(err); });
+  }),
 };
 
 process.stdout.write(JSON.stringify({ ready: true, extensionId, extensionUrl: `moz-extension://${uuid}/` }) + '\n');

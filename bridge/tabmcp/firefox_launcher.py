@@ -136,6 +136,12 @@ class FirefoxPage:
     async def url(self) -> str:
         return str(await self.driver.request("url", page=self.id))
 
+    async def console_trace(self, fn: str) -> dict[str, Any]:
+        """The first console message calling ``fn`` in the page makes: ``text`` and ``stack`` (the
+        frames Firefox reports over BiDi, each ``url``, ``lineNumber``, ``columnNumber``)."""
+        result: dict[str, Any] = await self.driver.request("consoleTrace", page=self.id, fn=fn)
+        return result
+
     async def close(self) -> None:
         await self.driver.request("close", page=self.id)
 
@@ -193,9 +199,11 @@ async def launch_firefox(
     webmcp: bool = False,
     pair: bool = True,
     prefs: dict[str, Any] | None = None,
+    extension: bool = True,
 ) -> AsyncIterator[FirefoxBrowser]:
     """A Firefox with the extension's Firefox build, pointed at ``bridge_url`` and paired with it;
-    ``webmcp``: Firefox's native WebMCP on (``dom.modelcontext.enabled``)."""
+    ``webmcp``: Firefox's native WebMCP on (``dom.modelcontext.enabled``); ``extension=False``: a
+    plain Firefox (what a page does without tabmcp)."""
     node = shutil.which("node")
     if node is None:
         raise FirefoxDriverError("node is not installed (the Firefox driver is a node script)")
@@ -205,7 +213,7 @@ async def launch_firefox(
         "executable": executable,
         # A build of its own: a running Firefox reads its temporary add-on's files from the folder,
         # so another launch's rebuild must not replace them under it.
-        "extension": str(build_firefox_extension(Path(build_dir) / "extension")),
+        "extension": str(build_firefox_extension(Path(build_dir) / "extension")) if extension else None,
         "headless": headless,
         "addonId": FIREFOX_ADDON_ID,
         "prefs": {**native_prefs(webmcp), **(prefs or {})},

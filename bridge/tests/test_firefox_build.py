@@ -6,7 +6,13 @@ import json
 from pathlib import Path
 
 from tabmcp.assets import extension_dir
-from tabmcp.firefox import FIREFOX_ADDON_ID, build_firefox_extension, firefox_manifest
+from tabmcp.firefox import (
+    CONSOLE_CONTENT_SCRIPT,
+    FIREFOX_ADDON_ID,
+    REALM_CONTENT_SCRIPT,
+    build_firefox_extension,
+    firefox_manifest,
+)
 
 
 def _chromium() -> dict:
@@ -20,8 +26,13 @@ def test_the_manifest_runs_the_same_background_module_as_scripts() -> None:
     assert firefox["background"] == {"scripts": ["background.js"], "type": "module"}
     assert firefox["browser_specific_settings"]["gecko"]["id"] == FIREFOX_ADDON_ID
     assert "key" not in firefox and "minimum_chrome_version" not in firefox
-    # Everything else is the Chromium build's: the same scripts, worlds and pages.
-    for key in ("content_scripts", "action", "options_ui", "host_permissions", "version", "name"):
+    # Everything else is the Chromium build's: the same scripts, worlds and pages, and one more
+    # content script: the realm wrapper for about:blank frames (Firefox has no list of tools to read).
+    # And the console wrapper from the content script's world, last (Firefox shows the page's line then).
+    assert firefox["content_scripts"] == [chromium["content_scripts"][0], REALM_CONTENT_SCRIPT,
+                                          *chromium["content_scripts"][1:], CONSOLE_CONTENT_SCRIPT]
+    assert REALM_CONTENT_SCRIPT["match_about_blank"] and REALM_CONTENT_SCRIPT["all_frames"]
+    for key in ("action", "options_ui", "host_permissions", "version", "name"):
         assert firefox[key] == chromium[key], key
 
 

@@ -159,36 +159,58 @@
     }
   }
 
+  /**
+   * Where a wrapper keeps its two halves apart, for the Firefox build's console-firefox.js: Firefox
+   * shows a console message at the first frame of the caller's principal, so a wrapper from the
+   * content script's world (that records, then calls the browser's method itself) leaves the page's
+   * line in the console, where ours would show `<anonymous code>`. The halves give a page nothing
+   * it has not: the browser's method (any frame has it) and a recording of what it could log.
+   */
+  const SPLIT = Symbol.for('tabmcp.console.split');
+  /** @param {Function} wrapper @param {(args: ArrayLike<any>) => void} record @param {Function} original */
+  function split(wrapper, record, original) {
+    Object.defineProperty(wrapper, SPLIT, { value: Object.freeze({ record, original }) });
+    return likeOriginal(wrapper, original);
+  }
+
   /** @param {string} method @param {'log'|'info'|'warn'|'error'|'debug'} level */
   function wrapConsole(method, level) {
     const c = /** @type {any} */ (W.console);
     const original = c && c[method];
     if (typeof original !== 'function') return;
+    /** @param {ArrayLike<any>} args */
+    const record = (args) => {
+      if (!guard.busy && cfg.enabled) onConsole(level, args, wrapper);
+    };
     const wrapper = {
       /** @this {any} */
       [method]() {
-        if (!guard.busy && cfg.enabled) onConsole(level, arguments, wrapper);
+        record(arguments);
         return original.apply(this, arguments);
       },
     }[method];
-    c[method] = likeOriginal(wrapper, original);
+    c[method] = split(wrapper, record, original);
   }
 
   function wrapAssert() {
     const c = /** @type {any} */ (W.console);
     const original = c && c.assert;
     if (typeof original !== 'function') return;
+    /** @param {ArrayLike<any>} args */
+    const record = (args) => {
+      if (!args[0] && !guard.busy && cfg.enabled) {
+        const rest = Array.prototype.slice.call(args, 1);
+        onConsole('error', rest, wrapper, rest.length ? 'Assertion failed:' : 'Assertion failed');
+      }
+    };
     const wrapper = {
-      /** @this {any} */
+      /** @this {any} @param {any} condition */
       assert(condition) {
-        if (!condition && !guard.busy && cfg.enabled) {
-          const rest = Array.prototype.slice.call(arguments, 1);
-          onConsole('error', rest, wrapper, rest.length ? 'Assertion failed:' : 'Assertion failed');
-        }
+        record(arguments);
         return original.apply(this, arguments);
       },
     }.assert;
-    c.assert = likeOriginal(wrapper, original);
+    c.assert = split(wrapper, record, original);
   }
 
   // ------------------------------------------------------------------------------------------
@@ -262,3 +284,4 @@
     listen(W, 'unhandledrejection', onRejection, true);
   });
 })();
+//# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJzb3VyY2VzIjpbInRhYm1jcC1jYXB0dXJlL3BhZ2UvY29uc29sZS5qcyJdLCJzb3VyY2VzQ29udGVudCI6WyIvLyB0YWJtY3AncyBjb25zb2xlIGNhcHR1cmUgKHBhZ2UvY29uc29sZS5qcyksIGlnbm9yZS1saXN0ZWQ6IERldlRvb2xzIHNob3dzIGEgcGFnZSdzIGNvbnNvbGUgbWVzc2FnZXMgYXQgdGhlIHBhZ2UncyBvd24gbGluZSwgbm90IGF0IHRoaXMgd3JhcHBlci4iXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6IkFBQUE7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQTtBQUNBO0FBQ0E7QUFDQSIsImlnbm9yZUxpc3QiOlswXX0=

@@ -5,6 +5,11 @@
 
 const HOOK_KEY = Symbol.for('tabmcp.webmcp');
 const G = /** @type {any} */ (globalThis);
+/** Firefox: where a `ModelContext` says how a registration made on it reaches our registry (shared
+ * with the extension's page/realm.js, which wraps the method in frames the polyfill does not run in). */
+const NAV_RELAY = Symbol.for('tabmcp.webmcp.relay');
+/** Firefox: on our wrapper of a native `ModelContext.prototype` method, the browser's own method. */
+const NAV_ORIGINAL = Symbol.for('tabmcp.webmcp.original');
 
 const VERSION = '0.1.0';
 
@@ -26,5 +31,5 @@ const MSG_TRANSIENT = 'The operation failed for an unknown transient reason (e.g
 
 export {
   DANGER_LEVELS, EMPTY_SCHEMA_JSON, G, HINT_KEYS, HOOK_KEY, MSG_INVOCATION_FAILED, MSG_TRANSIENT, NAME_RE,
-  FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, RESULT_LIMIT, SCOPE_KEYS, VERSION,
+  FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, NAV_ORIGINAL, NAV_RELAY, RESULT_LIMIT, SCOPE_KEYS, VERSION,
 };

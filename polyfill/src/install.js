@@ -4,7 +4,7 @@
  * the hook.
  */
 
-import { G, HOOK_KEY } from './constants.js';
+import { G, HOOK_KEY, NAV_RELAY } from './constants.js';
 import { nat, navNative, secure } from './mode.js';
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import { setTarget, target } from './registry.js';
@@ -31,7 +31,12 @@ function install() {
       });
       defineGlobal('ModelContext', ModelContext);
       startDeclarative();
-      if (navNative) layerOnNavigator(navNative);
+      if (navNative) {
+        // Firefox's own `ModelContext.prototype.registerTool` called on our document.modelContext
+        // (the page's code for Chromium, where both are the browser's): ours takes it.
+        Object.defineProperty(mc, NAV_RELAY, { value: Object.freeze({ polyfill: ModelContext.prototype.registerTool }) });
+        layerOnNavigator(navNative);
+      }
     }
     defineGlobal('ToolActivatedEvent', ToolActivatedEvent);
     defineGlobal('ToolCancelEvent', ToolCancelEvent);

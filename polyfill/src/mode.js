@@ -4,7 +4,7 @@
  * browser's own methods, captured before the page (or we) change anything.
  */
 
-import { G } from './constants.js';
+import { G, NAV_ORIGINAL } from './constants.js';
 
 const secure = G.isSecureContext !== false;
 /** @type {any} */
@@ -24,9 +24,11 @@ const nat = native ? {
 let navNative = null;
 try {
   const n = /** @type {any} */ (navigator).modelContext;
+  // The methods may already be our wrappers (page/realm.js ran in this window's first about:blank).
+  const own = (/** @type {any} */ f) => (typeof f === 'function' && f[NAV_ORIGINAL]) || f;
   if (!native && n && Object.prototype.toString.call(n) === '[object ModelContext]' &&
-      Function.prototype.toString.call(n.registerTool).includes('[native code]')) {
-    navNative = { mc: n, registerTool: n.registerTool, unregisterTool: n.unregisterTool };
+      Function.prototype.toString.call(own(n.registerTool)).includes('[native code]')) {
+    navNative = { mc: n, registerTool: own(n.registerTool), unregisterTool: own(n.unregisterTool) };
   }
 } catch (_) { navNative = null; }
 

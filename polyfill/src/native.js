@@ -4,7 +4,7 @@
  * did not register are tracked, and `augmentNative` adds only what the browser lacks.
  */
 
-import { FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS } from './constants.js';
+import { FOREIGN_REFRESH_MAX_MS, FOREIGN_REFRESH_MS, NATIVE_HINT_KEYS, NAV_ORIGINAL, NAV_RELAY } from './constants.js';
 import { arity, isObjectLike, promiseFrom } from './util.js';
 import { nat } from './mode.js';
 import { defineEventHandler } from './events.js';
@@ -220,28 +220,71 @@ function augmentNative(mc) {
 
 /**
  * Firefox (dom.modelcontext.enabled): the browser's API is on `navigator.modelContext` only, fires
- * no events and its `registerTool` returns undefined. Kept as it is: the browser decides (and
+ * no events, its `registerTool` returns undefined, and it has no list of tools to read (without a
+ * testing pref). So what the browser took is recorded as it takes it: the methods of
+ * `ModelContext.prototype` are wrapped (a page may call them on the object, through the prototype,
+ * or with another same-origin window's method: page/realm.js wraps those), and each wrapper asks
+ * the object it was called on, through NAV_RELAY, to record the tool. The browser decides (and
  * answers) first; what it took, ours records too, so the extension relays it.
  * @param {{mc: any, registerTool: Function, unregisterTool: Function}} n
  */
 function layerOnNavigator(n) {
-  const define = (/** @type {string} */ key, /** @type {Function} */ value) =>
-    Object.defineProperty(n.mc, key, { value, writable: true, configurable: true, enumerable: false });
-  define('registerTool', function registerTool(/** @type {any} */ tool) {
-    const returned = n.registerTool.apply(n.mc, arguments);
-    try {
-      const prep = convertTool(tool, 'registerTool', undefined, false);
-      checkTool(prep);
-      addTool(prep, { fromNavigator: true });
-    } catch (e) { console.warn('[tabmcp] a tool the browser took is not relayed:', e); }
-    return returned;
+  Object.defineProperty(n.mc, NAV_RELAY, {
+    value: Object.freeze({
+      /** @param {any} tool */
+      registered(tool) {
+        try {
+          const prep = convertTool(tool, 'registerTool', undefined, false);
+          checkTool(prep);
+          addTool(prep, { fromNavigator: true });
+        } catch (e) { console.warn('[tabmcp] a tool the browser took is not relayed:', e); }
+      },
+      /** @param {any} name */
+      unregistered(name) {
+        const rec = typeof name === 'string' || typeof name === 'number' ? tools.get(String(name)) : undefined;
+        if (rec && rec.fromNavigator) rec.controller.abort();
+      },
+    }),
   });
-  define('unregisterTool', function unregisterTool(/** @type {any} */ name) {
-    const returned = n.unregisterTool.apply(n.mc, arguments);
-    const rec = tools.get(String(name));
-    if (rec && rec.fromNavigator) rec.controller.abort();
-    return returned;
-  });
+  wrapNavigatorMethods(Object.getPrototypeOf(n.mc));
+}
+
+/**
+ * Wraps a realm's native `registerTool`/`unregisterTool` once (the same wrapper as page/realm.js,
+ * which may have come first): the browser's method runs as it would (its answer and its refusals
+ * are the page's), then the object it ran on records the change if it has a NAV_RELAY. Our own
+ * `document.modelContext` (not the browser's object) takes the registration itself.
+ * @param {any} proto
+ */
+function wrapNavigatorMethods(proto) {
+  if (!proto) return;
+  /** @param {any} on */
+  const relayOf = (on) => {
+    try { return on !== null && typeof on === 'object' && on[NAV_RELAY] || null; } catch (_) { return null; }
+  };
+  /** @type {Record<string, (original: Function) => Function>} */
+  const wrappers = {
+    registerTool: (original) => function registerTool(/** @type {any} */ tool) {
+      const relay = relayOf(this);
+      if (relay && relay.polyfill) return relay.polyfill.apply(this, arguments);
+      const returned = original.apply(this, arguments);
+      if (relay && relay.registered) relay.registered(tool);
+      return returned;
+    },
+    unregisterTool: (original) => function unregisterTool(/** @type {any} */ name) {
+      const returned = original.apply(this, arguments);
+      const relay = relayOf(this);
+      if (relay && relay.unregistered) relay.unregistered(name);
+      return returned;
+    },
+  };
+  for (const [key, wrap] of Object.entries(wrappers)) {
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (!d || typeof d.value !== 'function' || d.value[NAV_ORIGINAL]) continue;
+    const wrapped = wrap(d.value);
+    Object.defineProperty(wrapped, NAV_ORIGINAL, { value: d.value });
+    Object.defineProperty(proto, key, { ...d, value: wrapped });
+  }
 }
 
 export { augmentNative, captures, fetchForeign, foreignTools, layerOnNavigator, ownTool, registerWithBrowser };

@@ -1,0 +1,35 @@
+// tabmcp console location, Firefox build only (the content script's world, top frame, document_start,
+// after the capture's page scripts: manifest order). Firefox's console shows a message at the first
+// frame of the calling page's principal: with the capture's wrapper (page/console.js, in the page's
+// world) that frame is ours, shown as `<anonymous code>`. This replaces each wrapper with one made
+// in this world (another principal, so Firefox skips its frame): it records through the capture's
+// half, then calls the browser's method itself, and the page's own line is what the console shows.
+/* global exportFunction */
+(() => {
+  'use strict';
+  const SPLIT = Symbol.for('tabmcp.console.split');
+  // @ts-ignore: Firefox's content scripts have exportFunction and wrappedJSObject
+  if (typeof exportFunction !== 'function' || window !== window.top) return;
+  // @ts-ignore
+  const W = window.wrappedJSObject;
+  const c = W.console;
+  const apply = W.Reflect.apply; // kept: the page's later changes to Reflect do not reach us
+  const PageArray = W.Array;
+  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace', 'assert']) {
+    const wrapper = c[method];
+    const halves = typeof wrapper === 'function' ? wrapper[SPLIT] : undefined;
+    if (!halves) continue; // no capture here (or a page's own console): leave it
+    const { record, original } = halves;
+    const fn = {
+      /** @this {any} */
+      [method]() {
+        const args = new PageArray();
+        for (let i = 0; i < arguments.length; i++) args.push(arguments[i]);
+        try { record(args); } catch (_) { /* the capture counts its own errors */ }
+        return apply(original, this, args);
+      },
+    }[method];
+    // @ts-ignore
+    exportFunction(fn, c, { defineAs: method });
+  }
+})();

@@ -1,0 +1,48 @@
+// tabmcp realm wrapper (Firefox build only; page's main world, document_start, every frame,
+// about:blank and srcdoc frames included, where the polyfill does not run). Firefox's WebMCP has
+// no list of tools to read, so a registration is seen only as it is made: a same-origin frame's
+// `ModelContext.prototype.registerTool` applied to the top window's `navigator.modelContext`
+// (or `document.modelContext`) must be seen in the frame's realm. This wraps that realm's two
+// methods exactly as the polyfill's `wrapNavigatorMethods` (polyfill/src/native.js) does, with the
+// same symbols, so whichever runs first in a window wraps and the other leaves it: the browser's
+// method runs first and decides; then the object it ran on records the change through its relay.
+(() => {
+  'use strict';
+  const RELAY = Symbol.for('tabmcp.webmcp.relay');
+  const ORIGINAL = Symbol.for('tabmcp.webmcp.original');
+  /** @type {any} */
+  let proto = null;
+  try {
+    const n = /** @type {any} */ (navigator).modelContext;
+    if (!n || Object.prototype.toString.call(n) !== '[object ModelContext]') return;
+    proto = Object.getPrototypeOf(n);
+  } catch (_) { return; }
+  /** @param {any} on */
+  const relayOf = (on) => {
+    try { return on !== null && typeof on === 'object' && on[RELAY] || null; } catch (_) { return null; }
+  };
+  /** @type {Record<string, (original: Function) => Function>} */
+  const wrappers = {
+    registerTool: (original) => function registerTool(/** @type {any} */ tool) {
+      const relay = relayOf(this);
+      if (relay && relay.polyfill) return relay.polyfill.apply(this, arguments);
+      const returned = original.apply(this, arguments);
+      if (relay && relay.registered) relay.registered(tool);
+      return returned;
+    },
+    unregisterTool: (original) => function unregisterTool(/** @type {any} */ name) {
+      const returned = original.apply(this, arguments);
+      const relay = relayOf(this);
+      if (relay && relay.unregistered) relay.unregistered(name);
+      return returned;
+    },
+  };
+  for (const [key, wrap] of Object.entries(wrappers)) {
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (!d || typeof d.value !== 'function' || d.value[ORIGINAL]) continue;
+    if (!Function.prototype.toString.call(d.value).includes('[native code]')) continue; // not the browser's
+    const wrapped = wrap(d.value);
+    Object.defineProperty(wrapped, ORIGINAL, { value: d.value });
+    Object.defineProperty(proto, key, { ...d, value: wrapped });
+  }
+})();
