@@ -116,6 +116,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_activity.py",),
     ),
     Mutation(
+        "activity-failed-write-drops-rows",
+        "an activity write that finds the file locked (another bridge writing) loses its rows",
+        "bridge/tabmcp/core/activity.py",
+        "            self.db.execute(\"ROLLBACK\")",
+        "            self.db.execute(\"ROLLBACK\"); self._pending = []",
+        ("bridge/tests/test_activity.py", "-k", "two_writers"),
+    ),
+    Mutation(
+        "activity-retry-every-call",
+        "after a failed activity write every later call retries the whole pending batch",
+        "bridge/tabmcp/core/activity.py",
+        "        self._retry_at = now + FLUSH_EVERY_S",
+        "        self._retry_at = 0.0",
+        ("bridge/tests/test_activity.py", "-k", "at_most_once"),
+    ),
+    Mutation(
         "no-argument-validation",
         "page tool arguments reach the page unchecked",
         "bridge/tabmcp/core/tools/call.py",
