@@ -119,8 +119,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "activity-failed-write-drops-rows",
         "an activity write that finds the file locked (another bridge writing) loses its rows",
         "bridge/tabmcp/core/activity.py",
-        "            self.db.execute(\"ROLLBACK\")",
-        "            self.db.execute(\"ROLLBACK\"); self._pending = []",
+        "        self.db.execute(\"BEGIN IMMEDIATE\")",
+        "        self._pending = []; self.db.execute(\"BEGIN IMMEDIATE\")",
         ("bridge/tests/test_activity.py", "-k", "two_writers"),
     ),
     Mutation(
