@@ -1,0 +1,211 @@
+"""Where the bridge's CPU goes on one page-tool call, by part, from a sampling profiler.
+
+One bridge in this process (uvloop, as ``tabmcp serve``), the stand-in extension
+(bench/_echo_extension.py: the real WebSocket and wire protocol, a no-op tool answered at once)
+in a child process, and one MCP client process (bench/_client.py, the official SDK ``Client``).
+For each path, ``--calls`` sequential calls: their wall time, and this process's CPU time per
+call (the bridge alone: the stand-in and the client are other processes). With ``--py-spy`` the
+bridge is sampled by py-spy (``pip install py-spy``; ``--nonblocking``, so the sampling does not
+stop the bridge) during each path's calls, and each sample is put to the part of the bridge its
+innermost recognised frame belongs to (the trust gate, validation, the activity log, the MCP SDK,
+the HTTP stack ...); a part's share of the samples times the CPU per call is its ms per call.
+
+Paths: ``stream`` (tools/call sent raw over ``/mcp-stream``, a handshake-era session: the same
+code as stdio), ``http`` (the SDK client over Streamable HTTP, 2026-07-28) and ``http_raw`` (that
+client's last request replayed as is: the server's share).
+
+    python -m bench.call_profile [--calls 3000] [--py-spy] [--out DIR] [--paths stream,http,http_raw]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from tabmcp.config import Config
+from tabmcp.event_loop import run_loop
+from tabmcp.server.app import running_bridge
+
+from bench._client import ClientProcess
+from bench._table import fmt_ms, percentile, print_table
+from bench.roundtrip import loadavg
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PATHS = {
+    "stream": ("/mcp-stream raw (stdio's code)", "time_stream"),
+    "http": ("SDK client, Streamable HTTP", "time"),
+    "http_raw": ("Streamable HTTP, request replayed raw", "time_raw"),
+}
+
+PARTS: list[tuple[str, tuple[str, ...]]] = [
+    # Innermost recognised frame wins: a json.dumps inside the gate is the gate's.
+    ("activity log", ("tabmcp/core/activity.py", "tabmcp/server/write_behind.py", "tabmcp/core/telemetry/redact")),
+    ("trust gate (clean, cap, frame, scan, pins)", ("tabmcp/core/trust/", "tabmcp/core/injection.py")),
+    ("validation (arguments, results, schemas)",
+     ("tabmcp/core/validation.py", "tabmcp/core/output_schema.py", "tabmcp/core/unchecked.py", "jsonschema",
+      "tabmcp/core/ecma_regex.py", "tabmcp/core/js_regex.py", "referencing/", "rpds")),
+    ("shared-state watch (SQLite polls)", ("tabmcp/server/shared_state.py", "follow_shared_state",
+                                           "tabmcp/core/controls.py", "tabmcp/core/sites.py", "sqlite3")),
+    ("limits (flood, per tab)", ("tabmcp/core/flood.py",)),
+    ("extension link (session, hub, wire models)",
+     ("tabmcp/core/session.py", "tabmcp/server/hub.py", "tabmcp/server/extension.py", "tabmcp/protocol.py",
+      "tabmcp/core/end_rules.py", "tabmcp/core/browsers.py")),
+    ("express lane (stdio, /mcp-stream)",
+     ("tabmcp/server/express.py", "tabmcp/server/connection_state.py", "tabmcp/server/stream.py",
+      "tabmcp/server/relay.py", "tabmcp/server/stdio.py")),
+    ("bridge core (tools, registry, scoping, disclosure)", ("tabmcp/",)),
+    ("MCP SDK (server, session, transport)", ("mcp/", "mcp_types/")),
+    ("HTTP stack (uvicorn, starlette, anyio)", ("uvicorn/", "starlette/", "httptools", "h11/", "anyio/",
+                                                 "sse_starlette/")),
+    ("WebSocket (websockets)", ("websockets/",)),
+    ("event loop (uvloop, asyncio)", ("uvloop", "asyncio/")),
+]
+OTHER = "other (pydantic, json, the rest)"
+
+
+def part_of(stack: str) -> str:
+    """The part a collapsed py-spy stack (root;...;leaf, ``func (file:line)`` each) belongs to."""
+    frames = stack.split(";")
+    for frame in reversed(frames):
+        for part, marks in PARTS:
+            if any(m in frame for m in marks):
+                return part
+    return OTHER
+
+
+def parts_of(raw: Path) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    if not raw.exists():
+        return counts
+    for line in raw.read_text(encoding="utf-8", errors="replace").splitlines():
+        stack, _, n = line.rpartition(" ")
+        if stack and n.isdigit() and "run_loop" in stack:  # the event loop's thread: not the search model's loading
+            counts[part_of(stack)] += int(n)
+    return counts
+
+
+async def _echo_child(port: int) -> None:
+    from bench._echo_extension import echo_extension
+
+    async with echo_extension(port):
+        await asyncio.get_running_loop().create_future()  # until killed
+
+
+@contextlib.asynccontextmanager
+async def _py_spy(out: Path, enabled: bool, native: bool):  # type: ignore[no-untyped-def]
+    if not enabled:
+        yield
+        return
+    exe = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    how = ["--native"] if native else ["--nonblocking"]  # native stacks need the process paused
+    proc = await asyncio.create_subprocess_exec(
+        exe, "record", "--pid", str(os.getpid()), "--rate", "1000", *how, "--threads", "--format", "raw",
+        "--output", str(out), stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )
+    await asyncio.sleep(1.0)  # py-spy attaches
+    try:
+        yield
+    finally:
+        proc.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+        await proc.wait()
+
+
+async def measure(args: argparse.Namespace) -> dict[str, dict[str, float | Counter[str]]]:
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results: dict[str, dict[str, float | Counter[str]]] = {}
+    with tempfile.TemporaryDirectory(prefix="tabmcp-bench-") as tmp:
+        config = Config().with_overrides({"server": {"port": 0}, "store": {"path": str(Path(tmp, "tabmcp.db"))}})
+        async with running_bridge(config) as bridge:
+            echo = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bench.call_profile", "--echo-child", str(bridge.port), cwd=ROOT)
+            try:
+                for _ in range(1000):
+                    if bridge.core.tool("noop"):
+                        break
+                    await asyncio.sleep(0.01)
+                client = await ClientProcess.start(
+                    "profile", "--tool", "noop", "--wait", "30", "--http", f"http://127.0.0.1:{bridge.port}/mcp")
+                stream = f"ws://127.0.0.1:{bridge.port}/mcp-stream"
+                try:
+                    for key in args.paths.split(","):
+                        label, op = PATHS[key]
+                        extra = {"url": stream} if op == "time_stream" else {}
+                        print(f"[call_profile] {label}", file=sys.stderr, flush=True)
+                        await client.ask(op=op, tool="noop", calls=args.warmup, warmup=0, **extra)
+                        raw = out_dir / f"{key}.txt"
+                        async with _py_spy(raw, args.py_spy, args.native):
+                            cpu = time.process_time()
+                            got = await client.ask(op=op, tool="noop", calls=args.calls, warmup=0, **extra)
+                            cpu = time.process_time() - cpu
+                        if "error" in got:
+                            raise RuntimeError(f"{key}: {got['error']}")
+                        results[key] = {"cpu": cpu / args.calls, "p50": percentile(got["samples"], 50),
+                                        "parts": parts_of(raw)}
+                finally:
+                    await client.close()
+            finally:
+                echo.kill()
+                await echo.wait()
+    return results
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.call_profile")
+    parser.add_argument("--calls", type=int, default=3000)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--paths", default=",".join(PATHS))
+    parser.add_argument("--py-spy", action="store_true", help="sample the bridge with py-spy (on PATH or beside python)")
+    parser.add_argument("--native", action="store_true", help="with --py-spy: C frames too (pauses the bridge per sample)")
+    parser.add_argument("--out", default="bench/results/call_profile", help="where py-spy's raw stacks go")
+    parser.add_argument("--echo-child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.echo_child:
+        run_loop(_echo_child(args.echo_child))
+        return 0
+    start = loadavg()
+    results = run_loop(measure(args))
+    end = loadavg()
+    print_table(
+        f"A no-op page tool's call: wall time and the bridge's CPU ({args.calls} sequential calls per path)",
+        ["path", "p50 ms", "bridge CPU ms/call"],
+        [[PATHS[k][0], fmt_ms(float(r["p50"])), f"{float(r['cpu']) * 1000:.3f}"] for k, r in results.items()],
+        note=f"Bridge CPU: this process's CPU time over the calls / calls (the stand-in extension and the client "
+        f"are other processes). Load average at start: {start}; at end: {end}.",
+    )
+    if args.py_spy:
+        keys = list(results)
+        names = [p for p, _ in PARTS] + [OTHER]
+        rows = []
+        for name in names:
+            cells = []
+            for k in keys:
+                parts = results[k]["parts"]
+                assert isinstance(parts, Counter)
+                total = sum(parts.values()) or 1
+                share = parts.get(name, 0) / total
+                cells.append(f"{share:.0%} · {share * float(results[k]['cpu']) * 1000:.3f}")
+            rows.append([name, *cells])
+        print_table(
+            "Where the bridge's CPU per call goes (py-spy samples: share · ms of CPU per call)",
+            ["part", *(PATHS[k][0] for k in keys)],
+            rows,
+            note="Each sample goes to the part of its innermost recognised frame (bench/call_profile.py PARTS); "
+            f"samples per path: {', '.join(str(sum(results[k]['parts'].values())) for k in keys)} "  # type: ignore[union-attr]
+            f"(py-spy --rate 1000 --nonblocking). Raw stacks in {args.out}/.",
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
