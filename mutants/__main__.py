@@ -132,6 +132,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_activity.py", "-k", "at_most_once"),
     ),
     Mutation(
+        "plain-result-any-type",
+        "the fast path for text results passes on an item of another type unchecked",
+        "bridge/tabmcp/core/tools/call.py",
+        'item.keys() != _TEXT_KEYS or item["type"] != "text" or',
+        'item.keys() != _TEXT_KEYS or',
+        ("bridge/tests/test_fuzz.py", "-k", "fast_path"),
+    ),
+    Mutation(
         "no-argument-validation",
         "page tool arguments reach the page unchecked",
         "bridge/tabmcp/core/tools/call.py",
