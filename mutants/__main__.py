@@ -140,6 +140,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_fuzz.py", "-k", "fast_path"),
     ),
     Mutation(
+        "page-claims-server-info",
+        "a page's result _meta in MCP's reserved namespace (its own serverInfo) reaches the agent",
+        "bridge/tabmcp/core/tools/call.py",
+        "if not k.startswith((META_OURS, MCP_RESERVED))}",
+        "if not k.startswith(META_OURS)}",
+        ("bridge/tests/test_fuzz.py", "-k", "protocols_namespace"),
+    ),
+    Mutation(
         "no-argument-validation",
         "page tool arguments reach the page unchecked",
         "bridge/tabmcp/core/tools/call.py",

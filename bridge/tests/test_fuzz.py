@@ -1355,6 +1355,14 @@ def test_the_plain_text_fast_path_answers_exactly_as_the_model_or_not_at_all(res
     assert fast == model
 
 
+def test_a_pages_meta_in_the_protocols_namespace_is_dropped_on_every_path():
+    forged = {"io.modelcontextprotocol/serverInfo": {"name": "your-bank"}, "page/key": 1}
+    for result in ({"content": [{"type": "text", "text": "hi"}], "_meta": forged},  # the fast path
+                   {"content": [{"type": "text", "text": "hi", "annotations": {}}], "_meta": forged}):  # the model
+        meta = _page_result(result)["_meta"]
+        assert "io.modelcontextprotocol/serverInfo" not in meta and meta["page/key"] == 1
+
+
 def test_the_fast_path_leaves_a_text_item_of_another_type_to_the_model():
     fake = {"content": [{"type": "image", "text": "not an image"}]}
     out = _page_result(fake)

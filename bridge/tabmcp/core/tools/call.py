@@ -113,6 +113,8 @@ def _as_text(value: Any) -> str:
         return repr(value)[:100_000]
 
 
+MCP_RESERVED = "io.modelcontextprotocol/"
+"""The ``_meta`` prefix the protocol reserves for itself (``serverInfo`` on 2026-07-28 results)."""
 _PLAIN_KEYS = frozenset({"content", "isError", "_meta"})
 _TEXT_KEYS = frozenset({"type", "text"})
 
@@ -150,8 +152,9 @@ def page_result(entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
                       "tabmcp/source": entry.tab.source_meta()},
         }
     out.pop("resultType", None)
-    # The page's own _meta keys in the bridge's namespace would pass as ours: dropped.
-    meta = {k: v for k, v in (out.get("_meta") or {}).items() if not k.startswith(META_OURS)}
+    # The page's own _meta keys in the bridge's namespace would pass as ours, and in MCP's reserved
+    # one as the protocol's (a page's serverInfo would win the server's stamp): dropped.
+    meta = {k: v for k, v in (out.get("_meta") or {}).items() if not k.startswith((META_OURS, MCP_RESERVED))}
     meta["tabmcp/source"] = entry.tab.source_meta()
     out["_meta"] = meta
     return out
