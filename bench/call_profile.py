@@ -28,12 +28,14 @@ import signal
 import sys
 import tempfile
 import time
+import timeit
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from tabmcp.config import Config
 from tabmcp.event_loop import run_loop
-from tabmcp.server.app import running_bridge
+from tabmcp.server.app import BridgeApp, running_bridge
 
 from bench._client import ClientProcess
 from bench._table import fmt_ms, percentile, print_table
@@ -94,6 +96,54 @@ def parts_of(raw: Path) -> Counter[str]:
     return counts
 
 
+def _min_us(fn: Callable[[], object], n: int = 100, repeat: int = 200) -> float:
+    """The least time of ``repeat`` runs of ``n`` calls, per call in µs: robust to a loaded machine."""
+    return min(timeit.repeat(fn, number=n, repeat=repeat)) / n * 1e6
+
+
+def defences_alone(bridge: BridgeApp) -> Counter[str]:
+    """Each piece of a page tool's call path run alone on the bridge's own objects (the stand-in's
+    ``noop`` tool), µs per call: what each defence costs without the transports around it."""
+    from tabmcp.core import activity
+    from tabmcp.core.registry import ToolEntry
+    from tabmcp.core.tools.call import page_result
+    from tabmcp.core.validation import validate_arguments
+
+    core = bridge.core
+    trust = bridge.express._calls.trust  # noqa: SLF001  # the call path's own TrustGuard
+    entry = core.registry.resolve("noop")
+    assert isinstance(entry, ToolEntry)
+    answer = {"content": [{"type": "text", "text": "ok"}]}
+    shaped = trust.result(entry, page_result(entry, answer))
+    target = activity.target_of(core.registry, "noop", {}, core.focused_tab)
+    assert target is not None
+    log = core.activity
+
+    def rows() -> None:
+        for _ in range(64):
+            log.end(log.begin(target, "bench"), shaped, defer=True)
+        log.flush()
+
+    import mcp_types as types
+
+    out: Counter[str] = Counter()
+    out["switches: sync_controls (PRAGMA data_version)"] = _min_us(core.sync_controls)
+    out["scope, policy and pins: Gate.decide + TrustGuard.gate"] = _min_us(
+        lambda: trust.gate(entry, core.gate.decide(entry)))
+    out["arguments: validate_arguments (schema compiled once)"] = _min_us(
+        lambda: validate_arguments("noop", entry.tool.input_schema, {}))
+    out["result checked: page_result"] = _min_us(lambda: page_result(entry, answer))
+    out["trust gate: TrustGuard.result (clean, cap, frame, scan)"] = _min_us(
+        lambda: trust.result(entry, page_result(entry, answer))) - out["result checked: page_result"]
+    out["activity: target_of + begin/end (deferred) + its share of a 64-row write"] = (
+        _min_us(lambda: activity.target_of(core.registry, "noop", {}, core.focused_tab))
+        + _min_us(rows, n=2, repeat=50) / 64)
+    out["SDK: CallToolResult validated and dumped again (its result sieve)"] = _min_us(
+        lambda: types.CallToolResult.model_validate(shaped).model_dump(by_alias=True, mode="json", exclude_none=True))
+    out["SDK: server_info_stamp (a deep copy, per stamped result)"] = _min_us(lambda: bridge.mcp.server_info_stamp)
+    return out
+
+
 async def _echo_child(port: int) -> None:
     from bench._echo_extension import echo_extension
 
@@ -134,6 +184,8 @@ async def measure(args: argparse.Namespace) -> dict[str, dict[str, float | Count
                     if bridge.core.tool("noop"):
                         break
                     await asyncio.sleep(0.01)
+                parts_alone = defences_alone(bridge)
+                results["_alone"] = {"parts": parts_alone}  # type: ignore[dict-item]
                 client = await ClientProcess.start(
                     "profile", "--tool", "noop", "--wait", "30", "--http", f"http://127.0.0.1:{bridge.port}/mcp")
                 stream = f"ws://127.0.0.1:{bridge.port}/mcp-stream"
@@ -176,6 +228,13 @@ def main(argv: list[str]) -> int:
     start = loadavg()
     results = run_loop(measure(args))
     end = loadavg()
+    alone = results.pop("_alone")["parts"]
+    assert isinstance(alone, Counter)
+    print_table(
+        "Each piece of a page tool's call path alone, on the bridge's own objects (µs per call)",
+        ["piece", "µs"], [[k, f"{v:.1f}"] for k, v in alone.items()],
+        note="The least of 200 runs of 100 (robust to the machine's load); no transport, no event loop.",
+    )
     print_table(
         f"A no-op page tool's call: wall time and the bridge's CPU ({args.calls} sequential calls per path)",
         ["path", "p50 ms", "bridge CPU ms/call"],

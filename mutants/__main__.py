@@ -148,6 +148,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_fuzz.py", "-k", "protocols_namespace"),
     ),
     Mutation(
+        "gate-shortcut-past-ascii",
+        "the gate's shortcut for plain text also skips printable text past ASCII (a forged frame mark «…»)",
+        "bridge/tabmcp/core/trust/gate.py",
+        "        if text.isascii():  # every hidden character and the frame's « are past ASCII: nothing to do",
+        "        if text.isprintable():",
+        ("bridge/tests/test_trust_gate.py", "bridge/tests/test_trust_results.py"),
+    ),
+    Mutation(
         "no-argument-validation",
         "page tool arguments reach the page unchecked",
         "bridge/tabmcp/core/tools/call.py",

@@ -127,7 +127,7 @@ def scan_result_text(text: str) -> list[str]:
     see it, models read it.
     """
     reasons: list[str] = []
-    hidden = decode_tag_text(text)
+    hidden = "" if text.isascii() else decode_tag_text(text)  # tag characters are past ASCII
     if hidden:
         reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
     if _COMMENT_RE.search(text) and _RESULT_RE.search(" ".join(_COMMENT_RE.findall(text))):
