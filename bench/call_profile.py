@@ -110,7 +110,7 @@ def defences_alone(bridge: BridgeApp) -> Counter[str]:
     from tabmcp.core.validation import validate_arguments
 
     core = bridge.core
-    trust = bridge.express._calls.trust  # noqa: SLF001  # the call path's own TrustGuard
+    trust = bridge.express._calls.trust  # the call path's own TrustGuard
     entry = core.registry.resolve("noop")
     assert isinstance(entry, ToolEntry)
     answer = {"content": [{"type": "text", "text": "ok"}]}

@@ -366,7 +366,8 @@ class ActivityLog:
         if not self._pending:
             return 0
         self._retry_at = now + FLUSH_EVERY_S
-        rows = self._pending = [r.summarised() if isinstance(r, _Deferred) else r for r in self._pending]
+        rows: list[tuple[Any, ...]] = [r.summarised() if isinstance(r, _Deferred) else r for r in self._pending]
+        self._pending = list(rows)  # a retry writes these, not summarised again
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.executemany(
