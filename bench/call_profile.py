@@ -144,10 +144,10 @@ def defences_alone(bridge: BridgeApp) -> Counter[str]:
     return out
 
 
-async def _echo_child(port: int) -> None:
+async def _echo_child(port: int, churn_s: float | None) -> None:
     from bench._echo_extension import echo_extension
 
-    async with echo_extension(port):
+    async with echo_extension(port, churn_s=churn_s):
         await asyncio.get_running_loop().create_future()  # until killed
 
 
@@ -178,7 +178,8 @@ async def measure(args: argparse.Namespace) -> dict[str, dict[str, float | Count
         config = Config().with_overrides({"server": {"port": 0}, "store": {"path": str(Path(tmp, "tabmcp.db"))}})
         async with running_bridge(config) as bridge:
             echo = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bench.call_profile", "--echo-child", str(bridge.port), cwd=ROOT)
+                sys.executable, "-m", "bench.call_profile", "--echo-child", str(bridge.port),
+                *(["--churn", str(args.churn)] if args.churn else []), cwd=ROOT)
             try:
                 for _ in range(1000):
                     if bridge.core.tool("noop"):
@@ -190,6 +191,9 @@ async def measure(args: argparse.Namespace) -> dict[str, dict[str, float | Count
                     "profile", "--tool", "noop", "--wait", "30", "--http", f"http://127.0.0.1:{bridge.port}/mcp")
                 stream = f"ws://127.0.0.1:{bridge.port}/mcp-stream"
                 try:
+                    if args.long:
+                        results["_long"] = {"chunks": await _long(client, stream, args, bridge)}  # type: ignore[dict-item]
+                        return results
                     for key in args.paths.split(","):
                         label, op = PATHS[key]
                         extra = {"url": stream} if op == "time_stream" else {}
@@ -212,6 +216,26 @@ async def measure(args: argparse.Namespace) -> dict[str, dict[str, float | Count
     return results
 
 
+async def _long(client: ClientProcess, stream: str, args: argparse.Namespace, bridge: BridgeApp) -> list[list[str]]:
+    """``--long`` calls over /mcp-stream in chunks of ``--chunk``: the bridge's CPU per call in each
+    chunk, and what it holds (registry tabs, retired names, pending rows), to see what grows."""
+    rows = []
+    done = 0
+    while done < args.long:
+        n = min(args.chunk, args.long - done)
+        cpu = time.process_time()
+        got = await client.ask(op="time_stream", url=stream, tool="noop", calls=n, warmup=0)
+        cpu = time.process_time() - cpu
+        if "error" in got:
+            raise RuntimeError(got["error"])
+        done += n
+        core = bridge.core
+        rows.append([f"{done:,}", f"{cpu * 1000 / n:.3f}", fmt_ms(percentile(got["samples"], 50)),
+                     str(core.registry.counts()["tabs"]), str(core.registry.version), loadavg().split()[0]])
+        print(f"[call_profile] {done:,} calls: {rows[-1][1]} ms CPU/call", file=sys.stderr, flush=True)
+    return rows
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.call_profile")
     parser.add_argument("--calls", type=int, default=3000)
@@ -220,14 +244,28 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--py-spy", action="store_true", help="sample the bridge with py-spy (on PATH or beside python)")
     parser.add_argument("--native", action="store_true", help="with --py-spy: C frames too (pauses the bridge per sample)")
     parser.add_argument("--out", default="bench/results/call_profile", help="where py-spy's raw stacks go")
+    parser.add_argument("--long", type=int, help="instead: this many calls over /mcp-stream, CPU per call per chunk")
+    parser.add_argument("--chunk", type=int, default=10_000)
+    parser.add_argument("--churn", type=float, help="the stand-in's second tab is replaced every this many seconds")
     parser.add_argument("--echo-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.echo_child:
-        run_loop(_echo_child(args.echo_child))
+        run_loop(_echo_child(args.echo_child, args.churn))
         return 0
     start = loadavg()
     results = run_loop(measure(args))
     end = loadavg()
+    if "_long" in results:
+        chunks = results["_long"]["chunks"]
+        assert isinstance(chunks, list)
+        print_table(
+            f"{args.long:,} calls over /mcp-stream in chunks of {args.chunk:,}"
+            + (f", the stand-in's second tab replaced every {args.churn:g} s" if args.churn else ""),
+            ["calls so far", "bridge CPU ms/call", "p50 ms", "registry tabs", "registry version", "load (1 min)"],
+            chunks,
+            note=f"Load average at start: {start}; at end: {end}.",
+        )
+        return 0
     alone = results.pop("_alone")["parts"]
     assert isinstance(alone, Counter)
     print_table(
