@@ -61,3 +61,16 @@ def test_call_profile_puts_a_sample_to_its_innermost_known_part() -> None:
     assert part_of(gate).startswith("trust gate")
     assert part_of("run (uvloop/__init__.py:1);handle (mcp/server/runner.py:3)").startswith("MCP SDK")
     assert part_of("x (foo.py:1)") == OTHER
+
+
+async def test_call_profile_runs_long_while_the_stand_in_churns_tabs(tmp_path: Path) -> None:
+    """Notifications of the churn do not pass for answers, and every chunk is reported."""
+    import argparse
+
+    from bench.call_profile import measure
+
+    args = argparse.Namespace(long=300, chunk=100, churn=0.02, warmup=10, paths="stream", py_spy=False,
+                              native=False, out=str(tmp_path), calls=10)
+    chunks = (await measure(args))["_long"]["chunks"]
+    assert [c[0] for c in chunks] == ["100", "200", "300"] and all(float(c[1]) > 0 for c in chunks)
+    assert int(chunks[-1][4]) > int(chunks[0][4])  # the registry moved: tabs came and went meanwhile
