@@ -14,9 +14,13 @@ def available() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules([str(here)]) if not m.name.startswith("_"))
 
 
+ON_DEMAND = {"compare"}
+"""Run only when named: ``compare`` runs roundtrip and soak again itself."""
+
+
 def main(argv: list[str]) -> int:
     split = next((i for i, a in enumerate(argv) if a.startswith("-")), len(argv))
-    names, options = argv[:split] or available(), argv[split:]
+    names, options = argv[:split] or [n for n in available() if n not in ON_DEMAND], argv[split:]
     if options and len(names) != 1:
         print("options go to one benchmark: python -m bench NAME --option ...", file=sys.stderr)
         return 2

@@ -218,6 +218,8 @@ async def _time_stream(
         start = time.perf_counter()
         await ws.send(request)
         frame = await ws.recv(decode=False)
+        while frame.startswith(b'{"jsonrpc":"2.0","method":"notifications/'):  # a list change: not the answer
+            frame = await ws.recv(decode=False)
         if i >= warmup:
             out["samples"].append(time.perf_counter() - start)
         if b'"isError":true' in frame or b'"result"' not in frame:

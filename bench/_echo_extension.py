@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -28,8 +29,10 @@ RESULT = {"content": [{"type": "text", "text": "ok"}]}
 
 
 @contextlib.asynccontextmanager
-async def echo_extension(port: int) -> AsyncIterator[None]:
-    """Connected, its tab sent, answering until the block ends."""
+async def echo_extension(port: int, churn_s: float | None = None) -> AsyncIterator[None]:
+    """Connected, its tab sent, answering until the block ends. With ``churn_s``, a second tab comes
+    and goes as tabs do: every ``churn_s`` the tab list names a new tab (new id, new document) in
+    place of the last one, so the bridge closes one and registers another (tab 1 stays)."""
     ws = await websockets.connect(
         f"ws://127.0.0.1:{port}/extension", origin=f"chrome-extension://{EXTENSION_ID}", max_size=None  # type: ignore[arg-type]
     )
@@ -54,11 +57,24 @@ async def echo_extension(port: int) -> AsyncIterator[None]:
                 elif message.get("type") == "ping":
                     await ws.send(json.dumps({"type": "pong", "ts": message.get("ts")}))
 
-    task = asyncio.create_task(answer())
+    async def churn(interval: float) -> None:
+        for n in itertools.count(2):
+            await asyncio.sleep(interval)
+            await ws.send(json.dumps({"type": "tabs.sync", "tabs": [
+                {"tabId": 1, "url": "https://bench.test/", "title": "bench", "documentId": "doc-1",
+                 "tools": [NOOP], "categories": [], "states": []},
+                {"tabId": n, "url": f"https://churn{n % 50}.test/?open={n}", "title": f"churn {n}",
+                 "documentId": f"doc-{n}", "tools": [{**NOOP, "name": f"other{n % 7}"}], "categories": [],
+                 "states": []}]}))
+
+    tasks = [asyncio.create_task(answer())]
+    if churn_s:
+        tasks.append(asyncio.create_task(churn(churn_s)))
     try:
         yield
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, websockets.ConnectionClosed):
-            await task
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, websockets.ConnectionClosed):
+                await task
         await ws.close()

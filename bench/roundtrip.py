@@ -55,6 +55,7 @@ from tabmcp.firefox import FirefoxNotFound, find_firefox
 from tabmcp.firefox_launcher import launch_firefox
 from tabmcp.launcher import ExtensionBrowser, launch_browser
 
+from bench import _results as results
 from bench._client import ClientProcess
 from bench._floor import FLOOR_EXTENSION, PEER_DIST, FloorServer, floor_server
 from bench._table import fmt_ms, percentile, print_table
@@ -469,6 +470,23 @@ def report(args: argparse.Namespace, rows: list[Row], notes: list[str]) -> int:
         f"share = {fmt_ms(least)} ms p50 ({least / floor.p(50):.2f}x the floor, {least / peer.p(50):.2f}x the peer). "
         "The peer's page opens the WebSocket itself: it crosses no content script, Port or service worker."
     )
+    base = by["sdk_stdio"]
+    figures = {
+        "stdio_x_evaluate": stdio.p(50) / unit.p(50),
+        "http_x_evaluate": http.p(50) / unit.p(50),
+        "http_x_stdio": http.p(50) / stdio.p(50),
+        "http_raw_x_evaluate": by["http_raw"].p(50) / unit.p(50),
+        "relay_x_stdio": relay.p(50) / stdio.p(50),
+        "peer_x_evaluate": peer.p(50) / unit.p(50),
+        "floor_x_evaluate": floor.p(50) / unit.p(50),
+        "stdio_x_sdk_alone": stdio.p(50) / base.p(50),
+        "stdio_p99_x_p50": stdio.p(99) / stdio.p(50),
+    }
+    print_table(
+        "Figures kept for the regression guard (bench/results.json; ./dev bench compare)",
+        ["figure", "value"], [[k, f"{v:.3f}"] for k, v in figures.items()],
+    )
+    results.write("roundtrip", figures, load="; ".join(notes), where=args.results)
     print("\nTargets (issue 12):")
     for name, value, limit in targets:
         verdict = "PASS" if value <= limit else "FAIL"
@@ -488,6 +506,7 @@ def main(argv: list[str]) -> int:
                         help="the bridge with mcp.express = false (every request through the MCP SDK's server)")
     parser.add_argument("--no-firefox", dest="firefox", action="store_false",
                         help="no Firefox rows (they need firefox-esr, node and puppeteer-core)")
+    parser.add_argument("--results", help="where the kept figures go (default bench/results.json; - for nowhere)")
     parser.add_argument("--trace-calls", type=int, default=300, help="traced calls per transport for the breakdown")
     args = parser.parse_args(argv)
     if args.firefox:

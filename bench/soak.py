@@ -61,6 +61,7 @@ from tabmcp.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS
 
+from bench import _results as results_file
 from bench._table import fmt_ms, percentile, print_table
 
 PAGES = Path(__file__).parent / "pages"
@@ -513,6 +514,10 @@ async def churn(tabs: Tabs, n_tabs: int, interval: float, stop: asyncio.Event, r
 ROUTE_NEW_DOCUMENT = "the tab's new document (tab navigated after the pick)"
 ROUTE_NEW_HOLDER = "the plain name's new holder (tab closed after the pick)"
 ROUTES = ["intended page", ROUTE_NEW_DOCUMENT, ROUTE_NEW_HOLDER, "misrouted"]
+WINDOW_S = 5.0
+"""The soak reports the calls completed in every window this long (a decline shows, the average hides it)."""
+FLAT_WITHIN = 0.10
+"""The soak's calls/s in its last 10 s must be within this of its first 10 s (issue 38)."""
 
 
 @dataclass
@@ -530,11 +535,28 @@ class Phase:
     cpu: dict[str, float] = field(default_factory=dict)
     waited: dict[str, float] = field(default_factory=dict)  # ready to run, no CPU free
     cut_short: bool = False
+    windows: list[tuple[float, int, dict[str, float]]] = field(default_factory=list)
+    """Every WINDOW_S of the phase: (seconds it lasted, calls completed, CPU seconds by process group)."""
 
     def __post_init__(self) -> None:
         # Preallocated, so recording latencies does not grow the heap the soak measures.
         self._ok_lat = array("d", bytes(8 * self.n))
         self._all_lat = array("d", bytes(8 * self.n))
+        self._done_at = array("d", bytes(8 * self.n))  # seconds into the phase each call completed
+
+    def done_at(self, seconds: float) -> None:
+        self._done_at[self.calls - 1] = seconds
+
+    def rate_between(self, start: float, end: float) -> float:
+        """Calls completed per second between ``start`` and ``end`` seconds into the phase."""
+        done = self._done_at[: self.calls]
+        return sum(1 for t in done if start <= t <= end) / max(1e-9, end - start)
+
+    def flatness(self, span: float = 10.0) -> tuple[float, float] | None:
+        """Calls/s in the first and in the last ``span`` seconds (``None``: too short to tell)."""
+        if self.wall < 2 * span:
+            return None
+        return self.rate_between(0, span), self.rate_between(self.wall - span, self.wall)
 
     @property
     def latencies_ok(self) -> Sequence[float]:
@@ -617,13 +639,21 @@ async def run_phase(
         )
 
     cpu0, wait0 = cpu_by_group(labels), waiting_by_group(labels)
-    t0 = last = time.perf_counter()
+    t0 = last = window_at = time.perf_counter()
+    window_calls, window_cpu = 0, cpu0
     for worker in range(min(phase.concurrency, phase.n)):
         await send(worker)
     while in_flight:
         res = await asyncio.wait_for(clients.read(), 120)
         target, worker = in_flight.pop(res["seq"])
         phase.classify(target, res)
+        now = time.perf_counter()
+        phase.done_at(now - t0)
+        if now - window_at >= WINDOW_S or not in_flight:
+            cpu = cpu_by_group(labels)
+            phase.windows.append((now - window_at, phase.calls - window_calls,
+                                  {k: v - window_cpu.get(k, 0.0) for k, v in cpu.items()}))
+            window_at, window_calls, window_cpu = now, phase.calls, cpu
         if sent < phase.n and not phase.cut_short:
             if out_of_time is not None and out_of_time(time.perf_counter() - t0):
                 phase.cut_short = True
@@ -863,6 +893,18 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
     return results
 
 
+def flatness_line(phase: Phase, span: float = 10.0) -> str:
+    """PASS/FAIL: the phase's calls/s in its last ``span`` s within FLAT_WITHIN of its first."""
+    rates = phase.flatness(span)
+    if rates is None:
+        return (f"\n- n/a soak rate flat: the soak lasted {phase.wall:.1f} s, under {2 * span:g} s "
+                "(run more --calls to tell)")
+    first, last = rates
+    verdict = "PASS" if last >= first * (1 - FLAT_WITHIN) else "FAIL"
+    return (f"\n- {verdict} soak rate flat: last {span:g} s {last:.0f} calls/s vs first {span:g} s "
+            f"{first:.0f} calls/s ({last / max(1e-9, first):.2f} of it; limit {1 - FLAT_WITHIN:.2f})")
+
+
 def _col(phase: Phase) -> str:
     if phase.label.startswith("soak"):
         return "soak"
@@ -965,6 +1007,33 @@ def report(args: argparse.Namespace, results: Results, total: float) -> int:
         'with other jobs, so "cores busy" is what this benchmark got, not what it could use.',
     )
     print_table(
+        f"Calls completed per {WINDOW_S:g} s, and the CPU per call of each process in each window",
+        ["phase", "window", "s", "calls", "calls/s", "bridge CPU ms/call", "MCP clients", "Chromium"],
+        [
+            [_col(ph), str(k + 1), f"{secs:.1f}", f"{n:,}", f"{n / max(1e-9, secs):.0f}",
+             *(f"{cpu.get(g, 0.0) * 1000 / max(1, n):.2f}" for g in ("bridge process", "MCP client process", "Chromium"))]
+            for ph in results.phases
+            for k, (secs, n, cpu) in enumerate(ph.windows)
+        ],
+        note="Windows end at the first completed call past each 5 s mark (the last one is shorter). "
+        "CPU from /proc as in the table above (the bridge process also serves the static pages and picks "
+        "the targets): a part that grows with calls or churned tabs shows as a column that climbs.",
+    )
+    print(flatness_line(soak))
+    flat = soak.flatness()
+    figures = {
+        "soak_calls_per_s": soak.calls / soak.wall,
+        "soak_rate_x_no_churn": (soak.calls / soak.wall) / (soak_base.calls / soak_base.wall),
+        "soak_p50_x_no_churn": percentile(soak.latencies_ok, 50) / percentile(soak_base.latencies_ok, 50),
+        "soak_p99_ms": percentile(soak.latencies_ok, 99) * 1000,
+        "soak_misrouted": float(soak.misrouted),
+        "bridge_cpu_ms_per_call_soak": soak.cpu.get("bridge process", 0.0) * 1000 / max(1, soak.calls),
+        "bridge_cpu_ms_per_call_no_churn": soak_base.cpu.get("bridge process", 0.0) * 1000 / max(1, soak_base.calls),
+        **({"soak_last_10s_x_first_10s": flat[1] / max(1e-9, flat[0])} if flat else {}),
+    }
+    results_file.write("soak", figures, load=" ".join(results.notes), where=args.results,
+                       notes=f"--calls {args.calls} --concurrency {args.concurrency} --tabs {args.tabs}")
+    print_table(
         "Tab churn during the soak",
         [
             "tabs closed",
@@ -1053,6 +1122,7 @@ def main(argv: list[str]) -> int:
         help="seconds for the whole run: the soak stops sending calls early if an equal idle "
         "period would not fit (default 480)",
     )
+    parser.add_argument("--results", help="where the kept figures go (default bench/results.json; - for nowhere)")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--child", nargs=2, metavar=("KIND", "URL"), help=argparse.SUPPRESS)
     parser.add_argument("--no-extension", action="store_true", help=argparse.SUPPRESS)

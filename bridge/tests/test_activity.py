@@ -136,22 +136,76 @@ def _tab(tab_id: int, url: str, tools):
     return TabSnapshot.model_validate(tab(tab_id, url=url, tools=tools))
 
 
+def deferred(log: ActivityLog, n: int = 0) -> None:
+    """A call as the server's call path ends it: batched, summarised when written."""
+    log.end(log.begin(Target(f"t{n}", 1, "https://a.test", {"n": n}), "claude"), None, defer=True)
+
+
 def test_rows_are_written_behind_in_batches_and_never_lost_on_close(tmp_path):
     path = tmp_path / "bridge.db"
     log = ActivityLog(path)
-    entry(log, 0)
-    entry(log, 1)
+    deferred(log, 0)
+    deferred(log, 1)
     other = ActivityLog(path)
     assert other.count() == 0  # not yet written: the call paid for a list append only
     assert [e.tool for e in log.latest(5)] == ["t1", "t0"]  # a read writes what is pending first
     assert other.count() == 2
-    entry(log, 2)
+    deferred(log, 2)
     log.close()
     assert [e.tool for e in other.latest(5)] == ["t2", "t1", "t0"]
     reopened = ActivityLog(path)
-    assert entry(reopened, 3).id == 4  # ids carry on after a restart
+    assert reopened.first_id == 4 and entry(reopened, 3).id == 4  # ids carry on after a restart
     other.close()
     reopened.close()
+
+
+def test_two_writers_on_one_file_both_keep_every_row(tmp_path):
+    """Two processes share the file (a second bridge, the bench's two browsers' bridges, the CLI):
+    SQLite gives the ids as rows are written, so neither writer's batch collides with the
+    other's, and a write that finds the file locked keeps its rows for the next try."""
+    path = tmp_path / "bridge.db"
+    a, b = ActivityLog(path), ActivityLog(path)
+    for n in range(150):  # interleaved, each writer's full batches written by the call that fills them
+        deferred(a, n)
+        deferred(b, 1000 + n)
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")  # a third writer holds the file
+    b.db.execute("PRAGMA busy_timeout=0")
+    with pytest.raises(sqlite3.OperationalError):
+        b.flush()
+    blocker.execute("COMMIT")
+    a.flush()
+    b.flush()
+    rows = a.latest(1000)
+    assert sorted(e.tool for e in rows) == sorted([f"t{n}" for n in range(150)] + [f"t{1000 + n}" for n in range(150)])
+    assert len({e.id for e in rows}) == 300
+    for log in (a, b, ActivityLog(path)):
+        log.close()
+    blocker.close()
+
+
+def test_a_failed_write_is_retried_on_the_hot_path_at_most_once_a_second(tmp_path, caplog):
+    """A locked file must not make every later call retry the (growing) batch: after a failed
+    write the call path leaves it to the timer for FLUSH_EVERY_S, and the batch stays bounded."""
+    path = tmp_path / "bridge.db"
+    now = [100.0]
+    log = ActivityLog(path, max_rows=100)
+    log.clock = lambda: now[0]
+    log.db.execute("PRAGMA busy_timeout=0")
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    with caplog.at_level("WARNING", logger="tabmcp.activity"):
+        for n in range(300):
+            deferred(log, n)
+        assert len(caplog.records) == 1  # the first full batch tried once, then no try per call
+        now[0] += FLUSH_EVERY_S + 0.01
+        deferred(log, 300)
+        assert len(caplog.records) == 2  # a second later, one more try
+    blocker.execute("COMMIT")
+    log.flush()  # the timer's next try writes them; the bound held them to the newest max_rows
+    assert [e.tool for e in log.latest(2)] == ["t300", "t299"] and log.count() == 100
+    blocker.close()
+    log.close()
 
 
 def test_a_deferred_row_is_summarised_when_written_with_the_rules_of_its_time():
@@ -177,11 +231,11 @@ def test_a_batch_that_starts_asks_for_a_timer_once_and_a_failed_write_keeps_its_
     path = tmp_path / "bridge.db"
     pokes: list[int] = []
     log = ActivityLog(path, on_pending=lambda: pokes.append(1))
-    entry(log, 0)
-    entry(log, 1)
+    deferred(log, 0)
+    deferred(log, 1)
     assert pokes == [1]  # one timer per batch, not one per row
     log.flush()
-    entry(log, 2)
+    deferred(log, 2)
     assert pokes == [1, 1]  # a new batch, a new timer
     blocker = sqlite3.connect(path, isolation_level=None)
     blocker.execute("PRAGMA busy_timeout=0")
@@ -205,7 +259,7 @@ async def test_the_servers_timer_writes_a_lone_call_within_a_second(tmp_path):
     log.on_pending = writer.poke
     reader = ActivityLog(path)
     started = time.monotonic()
-    entry(log, 0)  # the last call: nothing follows it
+    deferred(log, 0)  # the last call: nothing follows it
     assert writer.armed
 
     def written() -> bool:

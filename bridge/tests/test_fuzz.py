@@ -1327,6 +1327,48 @@ def test_any_json_result_is_kept_or_converted(result):
         assert out["content"][0]["type"] == "text"
 
 
+_text_items = st.lists(
+    st.fixed_dictionaries({"type": st.sampled_from(["text", "image", "Text"]), "text": text | json_values})
+    | st.dictionaries(st.sampled_from(["type", "text", "annotations", "_meta"]), json_values, max_size=3),
+    max_size=3,
+)
+
+
+@fuzz(70)
+@given(st.dictionaries(st.sampled_from(["content", "isError", "_meta", "structuredContent"]),
+                       _text_items | json_values, max_size=3))
+def test_the_plain_text_fast_path_answers_exactly_as_the_model_or_not_at_all(result):
+    """A result of text items is shaped without pydantic (the hot path); whatever it accepts, the
+    model accepts and dumps identically, and everything else goes to the model."""
+    import mcp_types as types
+    from pydantic import ValidationError
+    from tabmcp.core.tools.call import _plain
+
+    fast = _plain(result)
+    if fast is None:
+        return
+    try:
+        model = types.CallToolResult.model_validate(result).model_dump(by_alias=True, mode="json", exclude_none=True)
+    except ValidationError as exc:
+        raise AssertionError(f"the fast path took a result the model refuses: {exc}") from None
+    model.pop("resultType", None)
+    assert fast == model
+
+
+def test_a_pages_meta_in_the_protocols_namespace_is_dropped_on_every_path():
+    forged = {"io.modelcontextprotocol/serverInfo": {"name": "your-bank"}, "page/key": 1}
+    for result in ({"content": [{"type": "text", "text": "hi"}], "_meta": forged},  # the fast path
+                   {"content": [{"type": "text", "text": "hi", "annotations": {}}], "_meta": forged}):  # the model
+        meta = _page_result(result)["_meta"]
+        assert "io.modelcontextprotocol/serverInfo" not in meta and meta["page/key"] == 1
+
+
+def test_the_fast_path_leaves_a_text_item_of_another_type_to_the_model():
+    fake = {"content": [{"type": "image", "text": "not an image"}]}
+    out = _page_result(fake)
+    assert "not a valid CallToolResult" in out["_meta"]["tabmcp/note"]  # kept as text, never passed on
+
+
 # -- inputs that broke the bridge ----------------------------------------------------------------
 #
 # Each test pins one input this fuzzing found to crash or mislead the bridge (at 7695901); all are

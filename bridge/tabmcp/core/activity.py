@@ -254,11 +254,14 @@ class ActivityLog:
         self.max_rows = max_rows
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()
-        self._next_id = int(self.db.execute("SELECT COALESCE(MAX(id), 0) FROM activity").fetchone()[0]) + 1
-        self.first_id = self._next_id
+        self.first_id = int(self.db.execute("SELECT COALESCE(MAX(id), 0) FROM activity").fetchone()[0]) + 1
         """Rows of this bridge run have ids from here; older rows' tab ids were another run's."""
-        self._pending: list[tuple[int, tuple[Any, ...] | _Deferred]] = []
+        self._pending: list[tuple[Any, ...] | _Deferred] = []
         self._flushed_at = time.monotonic()
+        self._retry_at = 0.0
+        """After a failed write, the hot path does not try again before this (monotonic) time."""
+        self.clock: Callable[[], float] = time.monotonic
+        """When batches are due (a test freezes it)."""
 
     @property
     def redactor(self) -> Redactor:
@@ -314,21 +317,30 @@ class ActivityLog:
         self, *, at: float, client: str, tool: str, tab_id: int | None, origin: str, outcome: str,
         duration_ms: float, arguments: Any, result: Any,
     ) -> ActivityEntry:
-        """Add one row (summaries redacted and bounded) and drop rows past the bound."""
+        """Add one row (summaries redacted and bounded) and write it now, with what is pending
+        before it, returning it with the id the file gave it (the call path batches instead:
+        :meth:`end` with ``defer``). A failed write raises and the row stays pending."""
         row = _row(self.redactor, at=at, client=client, tool=tool, tab_id=tab_id, origin=origin,
                    outcome=outcome, duration_ms=duration_ms, arguments=arguments, result=result)
-        return ActivityEntry(self._add(row), *row)
-
-    def _add(self, row: tuple[Any, ...] | _Deferred) -> int:
         with self._lock:
-            new_id = self._next_id
-            self._next_id += 1
-            self._pending.append((new_id, row))
+            self._pending.append(row)
+            last = self._flush_locked()
+        return ActivityEntry(last, *row)
+
+    def _add(self, row: _Deferred) -> None:
+        with self._lock:
+            self._pending.append(row)
+            if len(self._pending) > self.max_rows:  # the bound would delete them at the write anyway
+                del self._pending[: len(self._pending) - self.max_rows]
             first = len(self._pending) == 1
             # Written behind, in batches: a call on the hot path pays for a list append, not for
             # a SQLite transaction. The server's timer (on_pending) writes a batch within
-            # FLUSH_EVERY_S; reads and close() write what is pending first.
-            if len(self._pending) >= FLUSH_ROWS or time.monotonic() - self._flushed_at > FLUSH_EVERY_S:
+            # FLUSH_EVERY_S; reads and close() write what is pending first. After a failed write
+            # the hot path waits FLUSH_EVERY_S before trying again, so a locked file costs at most
+            # one try a second, never one per call.
+            now = self.clock()
+            if now >= self._retry_at and (len(self._pending) >= FLUSH_ROWS
+                                          or now - self._flushed_at > FLUSH_EVERY_S):
                 try:
                     self._flush_locked()
                 except sqlite3.Error:  # a locked file: the call still succeeds; the timer retries
@@ -337,32 +349,41 @@ class ActivityLog:
                 first = bool(self._pending)
         if first and self.on_pending is not None:
             self.on_pending()
-        return new_id
 
     def flush(self) -> None:
         """Write the rows recorded since the last flush (and drop rows past the bound)."""
         with self._lock:
             self._flush_locked()
 
-    def _flush_locked(self) -> None:
-        self._flushed_at = time.monotonic()
+    def _flush_locked(self) -> int:
+        """Write what is pending in one transaction; the newest row's id (0 if none was pending).
+
+        SQLite gives the ids as the rows are written (``AUTOINCREMENT``: never reused), so every
+        process that shares the file (a second bridge, the CLI) writes its rows without colliding
+        with another's. A failed write keeps the rows pending, summarised once."""
+        now = self.clock()
+        self._flushed_at = now
         if not self._pending:
-            return
-        pending = self._pending[-self.max_rows:]
-        rows = [(i, *(r.summarised() if isinstance(r, _Deferred) else r)) for i, r in pending]
-        self.db.execute("BEGIN")
+            return 0
+        self._retry_at = now + FLUSH_EVERY_S
+        rows: list[tuple[Any, ...]] = [r.summarised() if isinstance(r, _Deferred) else r for r in self._pending]
+        self._pending = list(rows)  # a retry writes these, not summarised again
+        self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.executemany(
-                "INSERT INTO activity (id, at, client, tool, tab_id, origin, outcome, duration_ms, arguments, "
-                "result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO activity (at, client, tool, tab_id, origin, outcome, duration_ms, arguments, "
+                "result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
-            self.db.execute("DELETE FROM activity WHERE id <= ?", (rows[-1][0] - self.max_rows,))
+            last = int(self.db.execute("SELECT last_insert_rowid()").fetchone()[0])
+            self.db.execute("DELETE FROM activity WHERE id <= ?", (last - self.max_rows,))
             self.db.execute("COMMIT")
         except BaseException:  # a locked file: the rows stay pending for the next write
             self.db.execute("ROLLBACK")
             raise
         self._pending = []
+        self._retry_at = 0.0
+        return last
 
     # -- reading --------------------------------------------------------------------------
 

@@ -149,7 +149,9 @@ def scan_result_text(text: str) -> list[str]:
     """
     reasons: list[str] = []
     read = readings(text)
-    hidden = decode_tag_text(text) or next((reading for how, reading in read if how == HIDDEN), "")
+    # tag characters are past ASCII; an encoded run may still hide some (its reading says so)
+    hidden = ("" if text.isascii() else decode_tag_text(text)) or next(
+        (reading for how, reading in read if how == HIDDEN), "")
     if hidden:
         reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
     if _COMMENT_RE.search(text) and _RESULT_RE.search(" ".join(_COMMENT_RE.findall(text))):

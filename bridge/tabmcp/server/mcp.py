@@ -216,6 +216,9 @@ class _Handlers:
         self.trust = calls.trust
         self.notifier = notifier
         self.approvals = Approvals(self.core, self.core.config.policy.approval)
+        self.server_info: dict[str, Any] | None = None
+        """The SDK server's ``server_info_stamp``, taken once: a 2026-07-28 result that carries it
+        already is not stamped again (the SDK deep-copies its stamp for every result it stamps)."""
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -244,12 +247,17 @@ class _Handlers:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
-        return await self.calls.run(
+        modern = not is_dynamic(ctx.protocol_version)
+        result = await self.calls.run(
             _RequestContext(self, ctx, params), params.name, params.arguments or {}, _client_name(ctx),
-            modern=not is_dynamic(ctx.protocol_version),
+            modern=modern,
             traced=isinstance(params.meta, dict) and bool(params.meta.get(META_TRACE)),
             arrived=ARRIVED.get(),
         )
+        meta = result.get("_meta")
+        if modern and self.server_info is not None and (meta is None or isinstance(meta, dict)):
+            result["_meta"] = {**(meta or {}), types.SERVER_INFO_META_KEY: self.server_info}
+        return result
 
 
 
@@ -367,6 +375,7 @@ def build_mcp_server(core: BridgeCore) -> tuple[Server[Any], ChangeNotifier, Cal
         # it the schema directly instead of letting it build a whole tools/list per call.
         get_tool_input_schema=functools.partial(_input_schema, core),
     )
+    handlers.server_info = server.server_info_stamp  # a copy of its own, only ever read (encoded)
     server.middleware.append(notifier.track)
     server.middleware.append(ListingCache(core, notifier))
     return server, notifier, calls

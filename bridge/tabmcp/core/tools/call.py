@@ -125,11 +125,38 @@ def _as_text(value: Any) -> str:
         return repr(value)[:100_000]
 
 
+MCP_RESERVED = "io.modelcontextprotocol/"
+"""The ``_meta`` prefix the protocol reserves for itself (``serverInfo`` on 2026-07-28 results)."""
+_PLAIN_KEYS = frozenset({"content", "isError", "_meta"})
+_TEXT_KEYS = frozenset({"type", "text"})
+
+
+def _plain(result: Any) -> dict[str, Any] | None:
+    """The wire form pydantic would give a result of text items only (the common answer), built
+    without it; ``None`` for anything else (the model checks that). Most results are a line of
+    text: validating and re-dumping them through the model cost a call more than the rest of this
+    module, and the SDK validates the finished result again on its way out."""
+    if type(result) is not dict or not result.keys() <= _PLAIN_KEYS:
+        return None
+    content, is_error, meta = result.get("content"), result.get("isError", False), result.get("_meta")
+    if type(content) is not list or type(is_error) is not bool or not (meta is None or type(meta) is dict):
+        return None
+    for item in content:
+        if type(item) is not dict or item.keys() != _TEXT_KEYS or item["type"] != "text" or type(item["text"]) is not str:
+            return None
+    out: dict[str, Any] = {"content": [dict(item) for item in content], "isError": is_error}
+    if meta is not None:
+        out["_meta"] = dict(meta)
+    return out
+
+
 def page_result(entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
     """Check the page's CallToolResult; anything malformed is kept as text, never dropped."""
     try:
-        parsed = types.CallToolResult.model_validate(result)
-        out = parsed.model_dump(by_alias=True, mode="json", exclude_none=True)
+        out = _plain(result)
+        if out is None:
+            parsed = types.CallToolResult.model_validate(result)
+            out = parsed.model_dump(by_alias=True, mode="json", exclude_none=True)
     except (ValidationError, ValueError, RecursionError):
         return {
             "content": [text(_as_text(result))],
@@ -137,8 +164,9 @@ def page_result(entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
                       "tabmcp/source": entry.tab.source_meta()},
         }
     out.pop("resultType", None)
-    # The page's own _meta keys in the bridge's namespace would pass as ours: dropped.
-    meta = {k: v for k, v in (out.get("_meta") or {}).items() if not k.startswith(META_OURS)}
+    # The page's own _meta keys in the bridge's namespace would pass as ours, and in MCP's reserved
+    # one as the protocol's (a page's serverInfo would win the server's stamp): dropped.
+    meta = {k: v for k, v in (out.get("_meta") or {}).items() if not k.startswith((META_OURS, MCP_RESERVED))}
     meta["tabmcp/source"] = entry.tab.source_meta()
     out["_meta"] = meta
     return out

@@ -226,6 +226,8 @@ class TextGate:
         """
         if budget is not None and len(text) > precut(budget):
             text = text[: precut(budget)]
+        if text.isascii():  # every hidden character and the frame's « are past ASCII: nothing to do
+            return text
         if self.settings.flag_results:  # people never see it, models read it
             if hidden := decode_tag_text(text):
                 self._hidden.append(("Unicode tag characters", hidden[:1000]))
