@@ -30,6 +30,7 @@ from typing import Any
 
 from ..injection import decode_tag_text, scan_result_text
 from .settings import TrustSettings
+from .text import Shown
 
 __all__ = [
     "CUT_MARKER",
@@ -47,6 +48,7 @@ __all__ = [
     "PageSource",
     "TextGate",
     "decode_variation_text",
+    "definition_text",
     "frame_close",
     "frame_open",
     "precut",
@@ -183,6 +185,14 @@ def frame_close(origin: str, nonce: str, level: str) -> str:
     return f"«end of {what} #{nonce}»"
 
 
+def definition_text(text: str) -> Shown:
+    """A checked definition's text (a tool's or category's title or description) as the agent sees
+    it in listings: without hidden characters. The registry's definition check has scanned every
+    page-written field of the definition (a flag travels in ``_meta["tabmcp/warnings"]`` and
+    quarantines it under ``policy.quarantine_suspicious``); the listing says whose it is (``[origin]``)."""
+    return Shown(strip_hidden(text))
+
+
 @dataclass(frozen=True)
 class PageSource:
     """Where page text comes from, as the agent should be told."""
@@ -236,13 +246,13 @@ class TextGate:
             return cleaned
         return _FORGED_FRAME_RE.sub(r"‹\1", cleaned)
 
-    def deliver(self, text: str) -> str:
+    def deliver(self, text: str) -> Shown:
         """``text`` goes to the agent as it is: it will be scanned."""
         if text:
             self._delivered.append(text)
-        return text
+        return Shown(text)
 
-    def field(self, text: str, budget: int = FIELD_CHARS, pool: str = "fields") -> str:
+    def field(self, text: str, budget: int = FIELD_CHARS, pool: str = "fields") -> Shown:
         """A page string: cleaned, cut with an inline marker past ``budget`` or past what is left
         of ``pool`` (each pool holds ``trust.max_result_chars`` an answer), delivered."""
         left = self._pools.setdefault(pool, self.settings.max_result_chars)
@@ -318,9 +328,9 @@ class TextGate:
     def closing(self) -> str:
         return frame_close(self.source.origin, self.nonce, self.level)
 
-    def framed(self, text: str) -> str:
+    def framed(self, text: str) -> Shown:
         """``text`` inside this answer's frame (as it is when framing is off)."""
-        return f"{self.opening()}\n{text}\n{self.closing()}" if self.settings.frame_text else text
+        return Shown(f"{self.opening()}\n{text}\n{self.closing()}" if self.settings.frame_text else text)
 
     def trust_meta(self) -> dict[str, Any]:
         """What ``_meta["tabmcp/trust"]`` says of this answer."""

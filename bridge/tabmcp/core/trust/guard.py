@@ -174,6 +174,11 @@ class TrustGuard:
         gated.meta = {META_TRUST: trust}
         return gated
 
+    def flag_answer(self, gate: TextGate, trust: dict[str, Any]) -> None:
+        """A built-in's answer that carried page text through ``gate`` (``introspect``): a flag
+        starts the lockdown, and ``trust`` (the answer's record of it) says so."""
+        self._flag(gate.source, gate.flags, trust)
+
     def _processed(self, result: dict[str, Any], source: ResultSource) -> dict[str, Any]:
         processed = process_result(result, source, self.settings)
         self._flag(source, processed.flags, processed.result["_meta"][META_TRUST])
