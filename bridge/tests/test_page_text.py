@@ -138,7 +138,7 @@ def test_orders_in_annotations_and_output_schemas_are_warned_about_and_quarantin
         listed = {t["name"]: t for t in core.disclosure.listing(profile="passthrough")}
         name = definition["name"]
         assert listed[name]["_meta"].get("tabmcp/warnings"), where
-        assert "\U000e0041" not in json.dumps(listed[name]["annotations"] if "annotations" in listed[name] else {})
+        assert "\U000e0041" not in json.dumps(listed[name].get("annotations", {}))
         quarantined = guarded_core()
         apply(quarantined, tools=[definition])
         for profile in PROFILES:

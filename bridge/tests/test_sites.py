@@ -86,7 +86,7 @@ def test_profiles_and_search_see_closed_site():
     assert [t["name"] for t in ferry] == [site_category_name(FERRY)]  # one collapsed entry
     described, missing = disclosure.describe(["book_ferry"])
     assert not missing and described[0]["_meta"]["tabmcp/source"]["open"] is False
-    overview = disclosure.introspect()
+    overview = disclosure.introspect().data
     [site] = [src for src in overview["sources"] if src["origin"] == FERRY]
     assert site["tabId"] is None and site["open"] is False and overview["counts"]["frames"] == 0
     assert "not open: a call opens it" in disclosure.context_markdown(source=FERRY)

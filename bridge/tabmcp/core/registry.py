@@ -240,7 +240,7 @@ def _as_page_form(tool: PageTool) -> PageTool:
     """A page form as the agent sees it: marked, never read-only, in no category, no page scope."""
     description = tool.description
     if not description.startswith(PAGE_FORM_MARK):
-        description = f"{PAGE_FORM_MARK} {description}"[:8_000]
+        description = PageText(f"{PAGE_FORM_MARK} {description}"[:8_000])
     return tool.model_copy(
         update={"description": description, "annotations": {}, "scope": None, "category": None}
     )

@@ -155,7 +155,7 @@ class TrustGuard:
         code = gate.field(str(page_code), 200, pool="error") if page_code is not None else None
         details = gate.tree(page_details, pool="error") if page_details is not None else None
         gate.scan()
-        words = [message]
+        words: list[str] = [message]
         if code is not None:
             words.append(f"(the page's own error code: {code})")
         if details is not None:
