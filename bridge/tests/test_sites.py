@@ -62,8 +62,7 @@ def test_config_reachable_site_stays_findable_when_closed():
     assert entry is not None and not entry.tab.is_open
     assert entry.tab.tab_id < 0
     assert entry.tab.closed_site.url_of("book_ferry") == f"{FERRY}/book?x=1"
-    assert entry.tab.source_meta() == {"origin": FERRY, "url": f"{FERRY}/book?x=1", "title": "ferry.test",
-                                       "open": False}
+    assert entry.tab.source_meta() == {"origin": FERRY, "url": f"{FERRY}/book?x=1", "open": False}
     assert entry.tool.input_schema["properties"]["date"]["type"] == "string"
     assert entry.tool.read_only is False
     assert registry.resolve("list_crossings").tool.read_only is True

@@ -488,7 +488,7 @@ class Disclosure:
             lines.append("These tools are now also listed directly; call them by name.")
         else:
             lines.append("Run them with call_tool(name, arguments).")
-        structured = {"category": entry.public_name, "tools": tools}
+        structured = {"category": entry.public_name, "source": entry.tab.origin, "tools": tools}
         return "\n".join(lines), structured, changed
 
     def describe(self, names: Iterable[str]) -> tuple[list[dict[str, Any]], list[str]]:

@@ -58,6 +58,7 @@ from .models import (
     parse_tool,
 )
 from .page_forms import PAGE_FORM_MARK
+from .trust.gate import FORGED_FRAME, definition_text, forged_frame
 from .trust.text import PageText, page_strings
 
 __all__ = [
@@ -173,9 +174,12 @@ class Tab:
         return (self, *self.frames)
 
     def source_meta(self) -> dict[str, object]:
+        # The URL is checked with the definitions it travels with; the title is not listed (it is
+        # the page's text, not a definition: introspect shows it through the gate).
+        url = definition_text(self.url)
         if self.closed_site is not None:  # no tab yet: a call opens ``url`` in a background tab
-            return {"origin": self.origin, "url": self.url, "title": self.title, "open": False}
-        meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": self.url, "title": self.title}
+            return {"origin": self.origin, "url": url, "open": False}
+        meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": url}
         if self.frame_id:
             meta["frameId"] = self.frame_id
         if self.browser:
@@ -335,6 +339,10 @@ def check_definition(tool: PageTool) -> tuple[str, ...]:
         if value:
             text = "\n".join(s for _, s in page_strings(value))
             reasons += [f"in the {place}: {reason}" for reason in scan_text(text)]
+    everything = [tool.title or "", tool.description, *(s for _, s in page_strings(
+        [tool.input_schema, tool.annotations, tool.output_schema]))]
+    if any(forged_frame(text) for text in everything):
+        reasons.append(FORGED_FRAME)
     return tuple(dict.fromkeys(reasons))
 
 
@@ -343,15 +351,17 @@ _DEFINITION_CHECKS: IdentityMemo[PageTool, tuple[str, ...]] = IdentityMemo(check
 object: a snapshot that re-sends it costs a lookup, not a scan."""
 
 
+def _text_warnings(where: str, text: str) -> list[str]:
+    return [f"in {where}: {reason}" for reason in scan_text(text)] + (
+        [f"in {where}: {FORGED_FRAME}"] if forged_frame(text) else [])
+
+
 def _category_warnings(category: PageCategory) -> tuple[str, ...]:
-    return tuple(f"in its category's description: {reason}" for reason in scan_text(category.description))
+    return tuple(_text_warnings("its category's description", category.description))
 
 
 def _shared_warnings(title: str, url: str) -> tuple[str, ...]:
-    return tuple(
-        [f"in the tab's title: {reason}" for reason in scan_text(title)]
-        + [f"in the tab's URL: {reason}" for reason in scan_text(url)]
-    )
+    return tuple(_text_warnings("the tab's title", title) + _text_warnings("the tab's URL", url))
 
 
 def _keep_unchanged(old: Tab, new: Tab) -> None:

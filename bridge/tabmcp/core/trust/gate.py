@@ -36,6 +36,7 @@ __all__ = [
     "CUT_MARKER",
     "DEPTH_MARKER",
     "FIELD_CHARS",
+    "FORGED_FRAME",
     "KIND_BIDI",
     "KIND_BOM",
     "KIND_FORMAT",
@@ -49,6 +50,7 @@ __all__ = [
     "TextGate",
     "decode_variation_text",
     "definition_text",
+    "forged_frame",
     "frame_close",
     "frame_open",
     "precut",
@@ -185,12 +187,22 @@ def frame_close(origin: str, nonce: str, level: str) -> str:
     return f"«end of {what} #{nonce}»"
 
 
+FORGED_FRAME = "a forged frame mark (the bridge's delimiter of page data)"
+"""The definition check's reason for text that imitates :func:`frame_open` / :func:`frame_close`."""
+
+
+def forged_frame(text: str) -> bool:
+    """Whether ``text`` imitates the gate's frame (``«page data …``, ``«end of untrusted content …``)."""
+    return bool(_FORGED_FRAME_RE.search(text))
+
+
 def definition_text(text: str) -> Shown:
-    """A checked definition's text (a tool's or category's title or description) as the agent sees
-    it in listings: without hidden characters. The registry's definition check has scanned every
-    page-written field of the definition (a flag travels in ``_meta["tabmcp/warnings"]`` and
-    quarantines it under ``policy.quarantine_suspicious``); the listing says whose it is (``[origin]``)."""
-    return Shown(strip_hidden(text))
+    """A checked definition's text (a tool's or category's title or description, its document's
+    URL) as the agent sees it in listings: without hidden characters, forged frame marks defused.
+    The registry's definition check has scanned every page-written field of the definition (a
+    flag travels in ``_meta["tabmcp/warnings"]`` and quarantines it under
+    ``policy.quarantine_suspicious``); the listing says whose it is (``[origin]``)."""
+    return Shown(_FORGED_FRAME_RE.sub(r"‹\1", strip_hidden(text)))
 
 
 @dataclass(frozen=True)
