@@ -182,9 +182,10 @@ def test_hidden_characters_in_a_category_description_are_warned_about():
 # states; names the bridge refuses), ``defn`` in every text of a definition (tool and category
 # titles and descriptions, every annotation, every text of the input and output schemas, and the
 # document's URL, which travels with each definition and is checked with it). Definitions are
-# what the agent chooses tools by, so a checked definition's text is listed, said to be the origin's; everything else of a page reaches the agent only in a gate
-# frame. With an order or hidden text around the markers, neither may be seen outside a frame
-# at all (quarantine), and no hidden character anywhere.
+# what the agent chooses tools by, so a checked definition's text is listed, said to be the
+# origin's; everything else of a page reaches the agent only in a gate frame. With an order or
+# hidden text around the markers, neither may be seen outside a frame at all (quarantine), and
+# no hidden character anywhere.
 
 import itertools  # noqa: E402
 
