@@ -355,3 +355,40 @@ def test_the_hunt_covers_every_page_text_field_of_the_wire_models():
     assert set(_page_text_fields(PageCategory)) == {"description"}
     assert isinstance(TabSnapshot.model_validate({"tabId": 1, "title": "x"}).title, PageText)
     assert list(itertools.islice(_DECOR, 1)) == ["plain"]
+
+
+# -- the type checker, not a reviewer ---------------------------------------------------------
+
+_LEAK = '''
+from tabmcp.core.disclosure import RefusalView, _described
+from tabmcp.core.registry import Tab
+from tabmcp.core.trust.gate import PageSource, TextGate
+from tabmcp.core.trust.text import Shown
+
+
+def leak(tab: Tab) -> Shown:
+    RefusalView(kind="tool", name=tab.title, reason=tab.url)
+    return _described(tab.origin, tab.title)
+
+
+def gated(tab: Tab) -> Shown:
+    gate = TextGate(PageSource(tab.origin))
+    RefusalView(kind="tool", name=gate.field(tab.title), reason=gate.field(tab.url))
+    return _described(tab.origin, gate.field(tab.title))
+'''
+
+
+def test_strict_mypy_refuses_page_text_handed_to_an_agent_facing_builder_past_the_gate(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    snippet = tmp_path / "leak.py"
+    snippet.write_text(_LEAK)
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--config-file",
+                           str(root / "pyproject.toml"), str(snippet)], cwd=root, capture_output=True, text=True,
+                          check=False)
+    errors = [line for line in done.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 3 and all("leak.py:9:" in e or "leak.py:10:" in e for e in errors), done.stdout
+    assert all('"PageText"' in e and '"Shown"' in e for e in errors)

@@ -347,8 +347,8 @@ class TextGate:
     def trust_meta(self) -> dict[str, Any]:
         """What ``_meta["tabmcp/trust"]`` says of this answer."""
         trust: dict[str, Any] = {"origin": self.source.origin, "trust": self.level, "instructions": False}
-        if self.source.url:
-            trust["url"] = self.source.url
+        if self.source.url:  # the page's URL (Chrome checked only its origin): cleaned like a definition's
+            trust["url"] = definition_text(self.source.url[:2_000])
         if self.settings.frame_text:
             trust["frame"] = self.nonce
         if self.removed:
