@@ -119,6 +119,17 @@ async def test_an_innocent_introspect_answer_flags_nothing():
     assert "flagged" not in src["trust"] and not ctx.trust.lockdown.locked
 
 
+async def test_a_refused_call_names_the_rule_never_the_pages_words():
+    core = guarded_core()
+    apply(core, tools=[tool("solo", f"Solo. {ORDER}"),
+                       tool("scoped", "Needs a state.", scope={"states": [ORDER[:100]], "routes": [f"/{ORDER[:40]}*"]})])
+    for name in ("solo", "scoped"):
+        entry = core.registry.resolve(name)
+        assert entry is not None
+        decision = core.gate.decide(entry)  # type: ignore[arg-type]
+        assert not decision.visible and "Ignore" not in (decision.reason or ""), decision
+
+
 # -- (b) every field of a definition is checked ------------------------------------------------
 
 
