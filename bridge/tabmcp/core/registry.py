@@ -343,7 +343,13 @@ def check_definition(tool: PageTool) -> tuple[str, ...]:
         [tool.input_schema, tool.annotations, tool.output_schema]))]
     if any(forged_frame(text) for text in everything):
         reasons.append(FORGED_FRAME)
+    reasons += [f"in its name: {reason}" for reason in scan_text(_as_words(tool.name))]
     return tuple(dict.fromkeys(reasons))
+
+
+def _as_words(name: str) -> str:
+    """A name as the words a model reads in it (``ignore_all_previous_instructions``)."""
+    return re.sub(r"[_.\-]+", " ", name)
 
 
 _DEFINITION_CHECKS: IdentityMemo[PageTool, tuple[str, ...]] = IdentityMemo(check_definition, 8192)
@@ -357,7 +363,8 @@ def _text_warnings(where: str, text: str) -> list[str]:
 
 
 def _category_warnings(category: PageCategory) -> tuple[str, ...]:
-    return tuple(_text_warnings("its category's description", category.description))
+    return tuple(_text_warnings("its category's description", category.description)
+                 + _text_warnings("its category's name", _as_words(category.name)))
 
 
 def _shared_warnings(title: str, url: str) -> tuple[str, ...]:
