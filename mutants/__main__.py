@@ -1060,6 +1060,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_page_text.py", "-k", "marker"),
     ),
     Mutation(
+        "search-hits-keep-hidden",
+        "search_tools shows a definition's description with the page's hidden characters",
+        "bridge/tabmcp/core/tools/search.py",
+        '                "description": definition_text(one_line(entry.tool.description)),',
+        '                "description": one_line(entry.tool.description),',
+        ("bridge/tests/test_page_text.py", "-k", "marker"),
+    ),
+    Mutation(
+        "listed-schema-keeps-hidden",
+        "a listed tool's schemas keep the page's hidden characters",
+        "bridge/tabmcp/core/disclosure.py",
+        '            "inputSchema": _shown_schema(tool.input_schema),',
+        '            "inputSchema": tool.input_schema,',
+        ("bridge/tests/test_page_text.py", "-k", "marker"),
+    ),
+    Mutation(
         "introspect-hides-refusals",
         "introspect no longer says what the bridge refused",
         "bridge/tabmcp/core/disclosure.py",

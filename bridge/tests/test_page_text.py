@@ -363,13 +363,17 @@ _DECOR = {
 }
 
 
+@pytest.mark.parametrize("quarantine", [True, False], ids=["quarantine", "no-quarantine"])
 @pytest.mark.parametrize("decor", list(_DECOR))
 @fuzz(3)
 @given(marker=st.text(alphabet="bcdfghjklmnpqrstvwxz", min_size=8, max_size=12))
-async def test_a_marker_in_every_page_written_field_is_never_outside_the_gate(decor: str, marker: str):
+async def test_a_marker_in_every_page_written_field_is_never_outside_the_gate(decor: str, quarantine: bool,
+                                                                              marker: str):
+    """Without quarantine, flagged definitions are listed (with their warnings): then only what is
+    not a definition is held to the frame, and no hidden character may reach the agent."""
     page, defn = f"qxp{marker}", f"qxd{marker}"
-    hostile = decor != "plain"
-    core = guarded_core()
+    hostile = decor != "plain" and quarantine
+    core = guarded_core(quarantine_suspicious=quarantine)
     core.registry.apply(TabSnapshot.model_validate(
         hostile_snapshot(_DECOR[decor](page), _DECOR[decor](defn))))
     for label, out in await agent_outputs(core):

@@ -28,11 +28,12 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from .lru import IdentityMemo
 from .registry import CategoryEntry, Registry, SourceKey, Tab, ToolEntry
 from .scoping import Gate
 from .telemetry import ExposureState
 from .tools import PROFILE_BUILTINS, builtin_tool
-from .trust.gate import PageSource, TextGate, definition_text
+from .trust.gate import PageSource, TextGate, definition_text, definition_tree
 from .trust.settings import TrustSettings
 from .trust.text import Shown, ours
 from .wording import one_line
@@ -198,6 +199,15 @@ class Introspection:
         return parts
 
 
+_SHOWN_SCHEMAS: IdentityMemo[dict[str, Any], dict[str, Any]] = IdentityMemo(definition_tree, 8192)
+"""A tool's schemas as listed (:func:`definition_tree`), per schema object: a listing rebuilt after
+a change costs a lookup per unchanged tool, not a walk."""
+
+
+def _shown_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    return _SHOWN_SCHEMAS.get(schema)
+
+
 def _described(origin: str, text: Shown) -> Shown:
     return Shown(f"[{origin}] {text}") if origin else text
 
@@ -290,11 +300,11 @@ class Disclosure:
         out: dict[str, Any] = {
             "name": entry.public_name,
             "description": _described(entry.tab.origin, definition_text(tool.description)),
-            "inputSchema": tool.input_schema,
+            "inputSchema": _shown_schema(tool.input_schema),
             "_meta": meta,
         }
         if tool.output_schema is not None:
-            out["outputSchema"] = tool.output_schema
+            out["outputSchema"] = _shown_schema(tool.output_schema)
         if tool.title:
             out["title"] = definition_text(tool.title)
         ann = _tool_annotations(entry)
@@ -468,8 +478,8 @@ class Disclosure:
             {
                 "name": m.public_name,
                 "description": definition_text(m.tool.description),
-                "inputSchema": m.tool.input_schema,
-                **({"outputSchema": m.tool.output_schema} if m.tool.output_schema is not None else {}),
+                "inputSchema": _shown_schema(m.tool.input_schema),
+                **({"outputSchema": _shown_schema(m.tool.output_schema)} if m.tool.output_schema is not None else {}),
                 **({"title": definition_text(m.tool.title)} if m.tool.title else {}),
                 **({"annotations": a} if (a := _tool_annotations(m)) else {}),
             }

@@ -50,6 +50,7 @@ __all__ = [
     "TextGate",
     "decode_variation_text",
     "definition_text",
+    "definition_tree",
     "forged_frame",
     "frame_close",
     "frame_open",
@@ -203,6 +204,40 @@ def definition_text(text: str) -> Shown:
     flag travels in ``_meta["tabmcp/warnings"]`` and quarantines it under
     ``policy.quarantine_suspicious``); the listing says whose it is (``[origin]``)."""
     return Shown(_FORGED_FRAME_RE.sub(r"‹\1", strip_hidden(text)))
+
+
+def _has_hidden(text: str) -> bool:
+    return bool(_HIDDEN_RE.search(text) or _VS_RUN_RE.search(text))
+
+
+def definition_tree(value: Any) -> Any:
+    """A checked definition's schema as the agent sees it: ``value`` itself when no string in it
+    (keys too) hides characters, else a copy with every string through :func:`definition_text`
+    (such a definition is flagged by the check; its copy shows what a person would see)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _has_hidden(item) or _FORGED_FRAME_RE.search(item):
+                break
+        elif isinstance(item, dict):
+            stack.extend(k for k in item if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    else:
+        return value
+    return _cleaned_copy(value)
+
+
+def _cleaned_copy(value: Any) -> Any:
+    if isinstance(value, str):
+        return definition_text(value)
+    if isinstance(value, dict):
+        return {(definition_text(k) if isinstance(k, str) else k): _cleaned_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cleaned_copy(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
