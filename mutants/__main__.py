@@ -958,7 +958,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "output-schema-not-listed",
         "a page tool's outputSchema never reaches the MCP tool",
         "bridge/tabmcp/core/disclosure.py",
-        '            out["outputSchema"] = tool.output_schema',
+        '            out["outputSchema"] = _shown_schema(tool.output_schema)',
         "            pass",
         ("bridge/tests/test_output_schema.py", "-k", "sdk_client"),
     ),
