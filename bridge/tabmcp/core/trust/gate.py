@@ -203,7 +203,8 @@ def definition_text(text: str) -> Shown:
     The registry's definition check has scanned every page-written field of the definition (a
     flag travels in ``_meta["tabmcp/warnings"]`` and quarantines it under
     ``policy.quarantine_suspicious``); the listing says whose it is (``[origin]``)."""
-    return Shown(_FORGED_FRAME_RE.sub(r"‹\1", strip_hidden(text)))
+    text = strip_hidden(text)
+    return Shown(_FORGED_FRAME_RE.sub(r"‹\1", text) if "«" in text else text)
 
 
 def _has_hidden(text: str) -> bool:
