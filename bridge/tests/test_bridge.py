@@ -130,7 +130,7 @@ async def test_a_frames_tool_is_called_in_that_frame_and_listed_under_its_origin
     async with Client(mcp_url(bridge)) as client:
         listed = {t.name: t for t in (await client.list_tools(cache_mode="bypass")).tools}
         assert listed["t1f5.echo"].meta["tabmcp/source"] == {
-            "tabId": 1, "frameId": 5, "origin": "https://maps.test", "url": "https://maps.test/embed", "title": ""}
+            "tabId": 1, "frameId": 5, "origin": "https://maps.test", "url": "https://maps.test/embed"}
         assert "https://maps.test" in listed["t1f5.echo"].description
         await client.call_tool("t1f5.echo", {"text": "in the frame"})
         await client.call_tool("echo", {"text": "on top"})
