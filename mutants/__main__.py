@@ -1076,6 +1076,31 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_page_text.py", "-k", "marker"),
     ),
     Mutation(
+        "approval-window-raw-words",
+        "the approval window gets the tool's title with the page's hidden characters",
+        "bridge/tabmcp/wiring.py",
+        "                title=definition_text(entry.tool.title or entry.tool.name),",
+        "                title=entry.tool.title or entry.tool.name,  # type: ignore[arg-type]",
+        ("bridge/tests/test_bridge.py", "-k", "approval_window"),
+    ),
+    Mutation(
+        "quarantine-reason-quotes-findings",
+        "a quarantined tool's refusal quotes the scanner's findings (the page's words) to the agent",
+        "bridge/tabmcp/core/scoping.py",
+        '            return Decision(False, "OUT_OF_SCOPE", "quarantined: its definition looks like text addressed to "\n'
+        '                            "the model (policy.quarantine_suspicious)")',
+        '            return Decision(False, "OUT_OF_SCOPE", "quarantined: " + "; ".join(entry.tool.warnings))',
+        ("bridge/tests/test_page_text.py", "-k", "refused_call"),
+    ),
+    Mutation(
+        "name-not-read-as-words",
+        "an order spelled as a tool's name (ignore_all_previous_instructions) is not flagged",
+        "bridge/tabmcp/core/registry.py",
+        '    reasons += [f"in its name: {reason}" for reason in scan_text(_as_words(tool.name))]',
+        "",
+        ("bridge/tests/test_page_text.py", "-k", "spelled"),
+    ),
+    Mutation(
         "introspect-hides-refusals",
         "introspect no longer says what the bridge refused",
         "bridge/tabmcp/core/disclosure.py",
