@@ -87,6 +87,16 @@ async def test_introspect_frames_cleans_and_scans_the_pages_title_states_and_ref
     assert asked == {"resultType": "input_required"} and ctx.approvals == ["add_note"]
 
 
+async def test_terminal_control_sequences_in_a_pages_words_are_removed():
+    core = guarded_core()
+    ctx = Context(core)
+    apply(core, title="Notes\x1b[2J\x1b]0;owned\x07", tools=[READ], states=["a\x9bb"])
+    answer = await tools.run(ctx, "introspect", {})
+    (src,) = answer["structuredContent"]["sources"]
+    assert src["title"] == "Notes[2J]0;owned" and src["states"] == ["ab"]
+    assert src["trust"]["removed"] == {"control": 4}
+
+
 async def test_refusal_reasons_name_places_and_rules_never_the_pages_words():
     core = guarded_core()
     apply(core, tools=[tool("bad", inputSchema={"type": "object", "properties": {"x": {"type": ORDER}}})],

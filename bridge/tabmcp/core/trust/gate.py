@@ -39,6 +39,7 @@ __all__ = [
     "FORGED_FRAME",
     "KIND_BIDI",
     "KIND_BOM",
+    "KIND_CONTROL",
     "KIND_FORMAT",
     "KIND_TAGS",
     "KIND_VARIATION",
@@ -76,6 +77,8 @@ KIND_BIDI = "bidi_controls"
 KIND_BOM = "bom"
 KIND_FORMAT = "format"
 """Soft hyphens and the other invisible format characters (Unicode category Cf)."""
+KIND_CONTROL = "control"
+"""C0 and C1 control characters (ESC and the rest) but tab, newline and carriage return."""
 KIND_VARIATION = "variation_selectors"
 """Variation selectors past the first after a character: one byte each of smuggled text."""
 
@@ -86,7 +89,10 @@ _FORMAT = (
     "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u206a-\u206f\u3164\uffa0\ufff9-\ufffb"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
 )
-_HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}\ufeff]+")
+# C0 and C1 controls but tab, newline and carriage return: nothing a person reads, and a
+# terminal obeys them (ESC [2J clears the screen of whoever prints a page's words: `tabmcp tools`).
+_CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}{_CONTROL}\ufeff]+")
 # A subdivision flag (🏴 + 2-6 tag letters/digits + CANCEL TAG) is an emoji, not hidden text.
 _FLAG_RE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
 # One variation selector after a character picks its form (❤️, 葛󠄀); a run of them carries bytes
@@ -103,6 +109,8 @@ def precut(budget: int) -> int:
 
 def _kind(ch: str) -> str:
     cp = ord(ch)
+    if cp < 0x20 or 0x7F <= cp <= 0x9F:
+        return KIND_CONTROL
     if 0xE0000 <= cp <= 0xE007F:
         return KIND_TAGS
     if cp == 0xFEFF:
