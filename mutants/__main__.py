@@ -1101,6 +1101,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_page_text.py", "-k", "spelled"),
     ),
     Mutation(
+        "gate-keeps-controls",
+        "the gate lets a page's terminal control sequences (ESC …) through",
+        "bridge/tabmcp/core/trust/gate.py",
+        '_HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}{_CONTROL}\\ufeff]+")',
+        '_HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}\\ufeff]+")',
+        ("bridge/tests/test_page_text.py", "-k", "control_sequences"),
+    ),
+    Mutation(
         "introspect-hides-refusals",
         "introspect no longer says what the bridge refused",
         "bridge/tabmcp/core/disclosure.py",
