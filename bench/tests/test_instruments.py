@@ -143,3 +143,11 @@ async def test_express_bench_compares_both_lanes_over_every_path() -> None:
     samples = await measure(calls=4, rounds=2, warmup=1)
     assert {key for key, _ in samples} == set(PATHS)
     assert all(len(v) == 4 for v in samples.values())
+
+
+def test_page_text_bench_measures_every_operation_of_the_gates_reach() -> None:
+    from bench.page_text import measure
+
+    out = measure(1)
+    assert len(out) == 6 and all(ms >= 0 for ms in out.values())
+    assert any("introspect" in op for op in out) and any("tools/list" in op for op in out)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic.alias_generators import to_camel
 
 from .capture.kinds import WireEvent
+from .core.trust.text import PageText
 from .errors import ErrorCode, MalformedMessage, UnknownMessageType
 
 __all__ = [
@@ -120,8 +121,8 @@ class FrameSnapshot(WireModel):
     frame_id: int = Field(ge=1, le=MAX_TAB_ID)
     document_id: str | None = None
     origin: str = ""
-    url: str = ""
-    title: str = ""
+    url: PageText = PageText("")
+    title: PageText = PageText("")
     tools: list[Any] = Field(default_factory=list)
     categories: list[Any] = Field(default_factory=list)
     states: list[Any] = Field(default_factory=list)
@@ -152,8 +153,8 @@ class TabSnapshot(WireModel):
     """Chrome's word for the top document's origin (its port's ``sender.origin``), never the
     page's: the bridge decides per-origin rules on it, and does not trust a ``url`` of another
     origin (a page script can post a snapshot claiming any URL)."""
-    url: str = ""
-    title: str = ""
+    url: PageText = PageText("")
+    title: PageText = PageText("")
     document_id: str | None = None
     active: bool = False
     focused: bool = False

@@ -111,6 +111,8 @@ def _js_type(tp: Any) -> str:
         return f"Object<string, {_js_type(args[1])}>" if args else "Object<string, *>"
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return tp.__name__
+    if isinstance(tp, type) and issubclass(tp, str):  # PageText: a page's string, on the wire a string
+        return "string"
     return {bool: "boolean", int: "number", float: "number", str: "string"}.get(tp, "*")
 
 

@@ -48,6 +48,7 @@ from .core.sites import Sites
 from .core.stalls import StallMeter
 from .core.telemetry import SessionStore, TelemetryStore
 from .core.tools import RESERVED_NAMES
+from .core.trust.gate import definition_text
 from .core.trust.pins import PinLimits, Pins
 from .core.trust.retention import Retention
 from .core.trust.tables import TrustStore
@@ -564,8 +565,8 @@ class BridgeCore:
                 frame_id=entry.tab.frame_id,
                 tool_name=entry.tool.name,
                 tool=entry.public_name,
-                title=entry.tool.title or entry.tool.name,
-                description=entry.tool.description,
+                title=definition_text(entry.tool.title or entry.tool.name),
+                description=definition_text(entry.tool.description),
                 arguments=arguments,
                 reason=reason,
                 timeout_s=timeout_s,

@@ -22,7 +22,8 @@ def test_a_framed_tools_question_names_the_frames_origin_and_the_page_around_it(
     assert isinstance(framed, ToolEntry) and isinstance(own, ToolEntry)
     question = approvals._message(framed, {}, "This tool is destructive.")
     assert "t5f3.wipe on http://bank.test, in a frame of http://evil.test" in question
-    assert "wipe on http://evil.test (" in approvals._message(own, {}, "This tool is destructive.")
+    asked = approvals._message(own, {}, "This tool is destructive.")
+    assert "wipe on http://evil.test?" in asked and "Site 5" not in asked  # the origin, never the page's title
 
 
 def test_the_browsers_question_carries_the_frame_and_the_pages_own_tool_name():

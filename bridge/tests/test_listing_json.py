@@ -137,8 +137,8 @@ def test_a_change_in_one_tab_encodes_that_tab_only(profile):
     builds = core.listing_renderer.array_builds
     core.listing_json(protocol_version=version)  # unchanged: the memo
     assert core.listing_renderer.array_builds == builds
-    apply(core, shop_tab(title="Renamed"))
-    assert "Renamed" in core.listing_json(protocol_version=version).decode()  # in each tool's _meta source
+    apply(core, shop_tab(url=f"{SHOP}/moved"))
+    assert f"{SHOP}/moved" in core.listing_json(protocol_version=version).decode()  # in each tool's _meta source
     assert core.listing_renderer.encodes[(1, 0)] == encodes[(1, 0)] + 1
     assert core.listing_renderer.encodes[(2, 0)] == encodes[(2, 0)]
     assert core.listing_renderer.encodes[(3, 0)] == encodes[(3, 0)]

@@ -271,7 +271,7 @@ def test_a_frames_tools_are_a_source_of_their_own_under_the_frames_origin():
     assert (pay.tab.tab_id, pay.tab.frame_id, pay.tab.origin) == (1, 7, "https://pay.test")
     assert pay.tab.document_id == "f-7"
     assert pay.tab.source_meta() == {"tabId": 1, "frameId": 7, "origin": "https://pay.test",
-                                     "url": "https://pay.test/widget", "title": ""}
+                                     "url": "https://pay.test/widget"}
     # The top document keeps its plain name; the frame's copy is qualified with tab and frame.
     assert reg.resolve("search").tab.frame_id == 0
     assert reg.resolve("t1f7.search").tab.origin == "https://pay.test"

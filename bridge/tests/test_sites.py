@@ -62,8 +62,7 @@ def test_config_reachable_site_stays_findable_when_closed():
     assert entry is not None and not entry.tab.is_open
     assert entry.tab.tab_id < 0
     assert entry.tab.closed_site.url_of("book_ferry") == f"{FERRY}/book?x=1"
-    assert entry.tab.source_meta() == {"origin": FERRY, "url": f"{FERRY}/book?x=1", "title": "ferry.test",
-                                       "open": False}
+    assert entry.tab.source_meta() == {"origin": FERRY, "url": f"{FERRY}/book?x=1", "open": False}
     assert entry.tool.input_schema["properties"]["date"]["type"] == "string"
     assert entry.tool.read_only is False
     assert registry.resolve("list_crossings").tool.read_only is True
@@ -86,7 +85,7 @@ def test_profiles_and_search_see_closed_site():
     assert [t["name"] for t in ferry] == [site_category_name(FERRY)]  # one collapsed entry
     described, missing = disclosure.describe(["book_ferry"])
     assert not missing and described[0]["_meta"]["tabmcp/source"]["open"] is False
-    overview = disclosure.introspect()
+    overview = disclosure.introspect().data
     [site] = [src for src in overview["sources"] if src["origin"] == FERRY]
     assert site["tabId"] is None and site["open"] is False and overview["counts"]["frames"] == 0
     assert "not open: a call opens it" in disclosure.context_markdown(source=FERRY)

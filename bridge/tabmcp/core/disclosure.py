@@ -26,12 +26,16 @@ import json
 import re
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
+from .lru import IdentityMemo
 from .registry import CategoryEntry, Registry, SourceKey, Tab, ToolEntry
 from .scoping import Gate
 from .telemetry import ExposureState
 from .tools import PROFILE_BUILTINS, builtin_tool
+from .trust.gate import PageSource, TextGate, definition_text, definition_tree
+from .trust.settings import TrustSettings
+from .trust.text import Shown, ours
 from .wording import one_line
 
 __all__ = [
@@ -46,6 +50,7 @@ __all__ = [
     "PROFILES",
     "ClientView",
     "Disclosure",
+    "Introspection",
     "Profile",
     "category_marker",
     "one_line",
@@ -134,7 +139,9 @@ def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
     ``debugging``, also travel as they are in ``_meta["tabmcp/annotations"]``.
     """
     page = entry.tool.annotations
-    ann = {k: page[k] for k in _MCP_ANNOTATIONS if k in page}
+    ann: dict[str, Any] = {k: page[k] for k in _MCP_ANNOTATIONS if k in page}
+    if isinstance(ann.get("title"), str):
+        ann["title"] = definition_text(ann["title"])
     if entry.tool.page_form:
         # It submits a form: never read-only, and it may destroy (MCP's default when unsaid).
         return {"readOnlyHint": False, "openWorldHint": True}
@@ -150,15 +157,59 @@ def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
 MAX_REFUSALS_SHOWN = 50
 
 
-def refusals(tab: Tab) -> list[dict[str, str]]:
-    """What the bridge refused of a document's definitions, as ``introspect`` and ``tabmcp tools``
-    show it: ``kind`` (tool, category, member, state; ``outputSchema`` for a tool kept without
-    its output schema), the page's name, and why. The first :data:`MAX_REFUSALS_SHOWN`."""
-    return [{"kind": r.kind, "name": r.name, "reason": r.reason[:500]} for r in tab.rejected[:MAX_REFUSALS_SHOWN]]
+class RefusalView(TypedDict):
+    kind: str
+    name: Shown
+    reason: Shown
 
 
-def _described(origin: str, text: str) -> str:
-    return f"[{origin}] {text}" if origin else text
+class CategoryView(TypedDict):
+    name: str
+    description: Shown
+    toolCount: int
+
+
+def refusals(tab: Tab, gate: TextGate) -> list[RefusalView]:
+    """What the bridge refused of a document's definitions, as ``introspect`` shows it through the
+    document's ``gate``: ``kind`` (tool, category, member, state; ``outputSchema`` for a tool kept
+    without its output schema), the page's name, and why (a reason names places and rules; it
+    still goes through the gate, as the name does). The first :data:`MAX_REFUSALS_SHOWN`."""
+    return [
+        RefusalView(kind=r.kind, name=gate.field(r.name, 128), reason=gate.field(r.reason, 500))
+        for r in tab.rejected[:MAX_REFUSALS_SHOWN]
+    ]
+
+
+@dataclass
+class Introspection:
+    """``introspect``'s answer: the overview, and the gate each document's page text went through
+    (the caller starts the lockdown on a flag: the disclosure does no I/O)."""
+
+    data: dict[str, Any]
+    gates: list[tuple[TextGate, dict[str, Any]]]
+    """Each document's gate, and the ``trust`` record of its source in :attr:`data`."""
+
+    def text(self) -> list[Shown]:
+        """The answer as the agent reads it: the bridge's overview, then each document framed."""
+        overview = {k: v for k, v in self.data.items() if k != "sources"}
+        parts = [ours(json.dumps(overview, indent=1))]
+        for (gate, _), src in zip(self.gates, self.data["sources"], strict=True):
+            shown = {k: v for k, v in src.items() if k != "trust"}
+            parts.append(gate.framed(json.dumps(shown, indent=1)))
+        return parts
+
+
+_SHOWN_SCHEMAS: IdentityMemo[dict[str, Any], dict[str, Any]] = IdentityMemo(definition_tree, 8192)
+"""A tool's schemas as listed (:func:`definition_tree`), per schema object: a listing rebuilt after
+a change costs a lookup per unchanged tool, not a walk."""
+
+
+def _shown_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    return _SHOWN_SCHEMAS.get(schema)
+
+
+def _described(origin: str, text: Shown) -> Shown:
+    return Shown(f"[{origin}] {text}") if origin else text
 
 
 def _signature(entry: ToolEntry) -> str:
@@ -248,14 +299,14 @@ class Disclosure:
             meta[META_WEBMCP_ANNOTATIONS] = webmcp
         out: dict[str, Any] = {
             "name": entry.public_name,
-            "description": _described(entry.tab.origin, tool.description),
-            "inputSchema": tool.input_schema,
+            "description": _described(entry.tab.origin, definition_text(tool.description)),
+            "inputSchema": _shown_schema(tool.input_schema),
             "_meta": meta,
         }
         if tool.output_schema is not None:
-            out["outputSchema"] = tool.output_schema
+            out["outputSchema"] = _shown_schema(tool.output_schema)
         if tool.title:
-            out["title"] = tool.title
+            out["title"] = definition_text(tool.title)
         ann = _tool_annotations(entry)
         if ann:
             out["annotations"] = ann
@@ -285,11 +336,12 @@ class Disclosure:
         if not full:
             return {
                 "name": entry.public_name,
-                "description": f"{marker} {summary(entry.category.description)}".rstrip(),
+                "description": f"{marker} {definition_text(summary(entry.category.description))}".rstrip(),
                 "inputSchema": {"type": "object"},
                 "annotations": {"readOnlyHint": True},
             }
-        text = f"{marker} {entry.category.description.rstrip().rstrip('.')}. Tools: {', '.join(names)}."
+        purpose = definition_text(entry.category.description.rstrip().rstrip("."))
+        text = f"{marker} {purpose}. Tools: {', '.join(names)}."
         return {
             "name": entry.public_name,
             "title": f"{entry.category.name} (category)",
@@ -425,19 +477,18 @@ class Disclosure:
         tools = [
             {
                 "name": m.public_name,
-                "description": m.tool.description,
-                "inputSchema": m.tool.input_schema,
-                **({"outputSchema": m.tool.output_schema} if m.tool.output_schema is not None else {}),
-                **({"title": m.tool.title} if m.tool.title else {}),
+                "description": definition_text(m.tool.description),
+                "inputSchema": _shown_schema(m.tool.input_schema),
+                **({"outputSchema": _shown_schema(m.tool.output_schema)} if m.tool.output_schema is not None else {}),
+                **({"title": definition_text(m.tool.title)} if m.tool.title else {}),
                 **({"annotations": a} if (a := _tool_annotations(m)) else {}),
             }
             for m in members
         ]
-        lines = [
-            f"Category {entry.public_name} on {entry.tab.title or entry.tab.url} ({entry.tab.origin}): "
-            f"{len(tools)} tools."
-        ]
-        lines += [f"- {m.public_name}({_signature(m)}): {m.tool.description}" for m in members]
+        # the tab is named by its origin and id, never its title: the title is the page's text
+        where = f"tab {entry.tab.tab_id}" if entry.tab.is_open else "not open"
+        lines = [f"Category {entry.public_name} on {entry.tab.origin} ({where}): {len(tools)} tools."]
+        lines += [f"- {m.public_name}({_signature(m)}): {definition_text(m.tool.description)}" for m in members]
         changed = False
         if view is not None and view.dynamic and self.profile == "categories":
             key = (entry.tab.key, entry.category.name)
@@ -447,7 +498,7 @@ class Disclosure:
             lines.append("These tools are now also listed directly; call them by name.")
         else:
             lines.append("Run them with call_tool(name, arguments).")
-        structured = {"category": entry.public_name, "tools": tools}
+        structured = {"category": entry.public_name, "source": entry.tab.origin, "tools": tools}
         return "\n".join(lines), structured, changed
 
     def describe(self, names: Iterable[str]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -466,33 +517,39 @@ class Disclosure:
 
     # -- overviews ------------------------------------------------------------------------
 
-    def introspect(self) -> dict[str, Any]:
-        """Sources, categories, counts and states: the meta profile's map of the browser."""
+    def introspect(self, trust: TrustSettings | None = None) -> Introspection:
+        """Sources, categories, counts and states: the meta profile's map of the browser.
+
+        Every page string (URL, title, states, category descriptions, refusals) goes through one
+        gate per document (cleaned, capped, framed with the document's origin, scanned); the
+        caller starts the lockdown on a flag (:class:`Introspection`)."""
         sources: dict[SourceKey, dict[str, Any]] = {}
+        gates: dict[SourceKey, TextGate] = {}
         hidden = 0
         for tab in self.registry.documents():
+            gate = gates[tab.key] = TextGate(PageSource(origin=tab.origin or "a web page"), trust)
             sources[tab.key] = {
                 "tabId": tab.tab_id if tab.is_open else None,
                 **({} if tab.is_open else {"open": False}),  # a closed reachable site: a call opens it
                 **({"frameId": tab.frame_id} if tab.frame_id else {}),
                 "origin": tab.origin,
-                "url": tab.url,
-                "title": tab.title,
-                "states": list(tab.states),
+                "url": gate.field(tab.url, 2_000),
+                "title": gate.field(tab.title, 500),
+                "states": [gate.field(state, 128) for state in tab.states],
                 "native": tab.native,
                 "tools": 0,
                 "categories": [],
                 "uncategorized": [],
-                **({"refused": refusals(tab)} if tab.rejected else {}),
+                **({"refused": refusals(tab, gate)} if tab.rejected else {}),
             }
         for entry in self.registry.entries():
             src = sources[entry.tab.key]
             if isinstance(entry, CategoryEntry):
                 members = self.visible_members(entry)
                 if members:
+                    description = gates[entry.tab.key].field(one_line(entry.category.description), 500)
                     src["categories"].append(
-                        {"name": entry.public_name, "description": one_line(entry.category.description),
-                         "toolCount": len(members)}
+                        CategoryView(name=entry.public_name, description=description, toolCount=len(members))
                     )
             elif self.gate.visible(entry):
                 src["tools"] += 1
@@ -502,10 +559,16 @@ class Disclosure:
                     src.setdefault("unchecked", []).append({"name": entry.public_name, "notes": list(entry.tool.unchecked)})
             else:
                 hidden += 1
+        checked: list[tuple[TextGate, dict[str, Any]]] = []
+        for key, src in sources.items():
+            gate = gates[key]
+            gate.scan()
+            src["trust"] = gate.trust_meta()
+            checked.append((gate, src["trust"]))
         policy = self.gate.policy
-        return {
+        data = {
             "profile": self.profile,
-            "sources": [s for s in sources.values()],
+            "sources": list(sources.values()),
             "counts": {
                 "tabs": len(self.registry.tabs),
                 "frames": sum(1 for key in sources if key[1]),
@@ -515,6 +578,7 @@ class Disclosure:
             },
             "policy": {"allowWrites": policy.allow_writes, "focus": policy.focus, "role": policy.role},
         }
+        return Introspection(data, checked)
 
     def context_markdown(self, *, source: str | None = None, category: str | None = None) -> str:
         """Every allowed tool, grouped by tab and category, one line each with its arguments."""
@@ -534,7 +598,7 @@ class Disclosure:
             where = f"tab {tab_id}, frame {frame_id}" if frame_id else f"tab {tab_id}"
             if not entries[0].tab.is_open:
                 where = "not open: a call opens it"
-            lines.append(f"## {tab.title or tab.url} — {tab.origin} ({where})")
+            lines.append(f"## {tab.origin} ({where})")  # not the page's title: its text, not checked
             groups: dict[str | None, list[ToolEntry]] = {}
             for e in entries:
                 groups.setdefault(e.category.name if e.category else None, []).append(e)
@@ -542,10 +606,11 @@ class Disclosure:
                 if cat_name:
                     cat = members[0].category
                     assert cat is not None
-                    lines.append(f"### {cat_name}: {one_line(cat.description)}")
+                    lines.append(f"### {cat_name}: {definition_text(one_line(cat.description))}")
                 for e in members:
                     flags = "" if e.tool.read_only else " (writes)"
-                    lines.append(f"- `{e.public_name}({_signature(e)})`{flags}: {one_line(e.tool.description)}")
+                    shown = definition_text(one_line(e.tool.description))
+                    lines.append(f"- `{e.public_name}({_signature(e)})`{flags}: {shown}")
             lines.append("")
         if not lines:
             return "No tools are available in the open tabs."

@@ -25,6 +25,7 @@ from .budget import OVER_BUDGET_NOTE, OverBudget, check_schema, scope_exhausted
 from .ecma_regex import ECMA_2020_12, ECMA_DRAFT7, ecma_validator_class
 from .lru import LRU
 from .output_schema import check_output_schema
+from .trust.text import PageText
 from .unchecked import unchecked_parts
 
 __all__ = [
@@ -227,8 +228,8 @@ class Scope(_Model):
 
 class PageTool(_Model):
     name: str
-    title: str | None = None
-    description: str
+    title: PageText | None = None
+    description: PageText
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
     annotations: dict[str, Any] = Field(default_factory=dict)
     output_schema: dict[str, Any] | None = None
@@ -274,14 +275,14 @@ class PageTool(_Model):
 
     @field_validator("title")
     @classmethod
-    def _title(cls, v: str | None) -> str | None:
+    def _title(cls, v: PageText | None) -> PageText | None:
         if v is not None and len(v) > MAX_TITLE:
             raise ValueError(f"title longer than {MAX_TITLE} characters")
         return v or None
 
     @field_validator("description")
     @classmethod
-    def _description(cls, v: str) -> str:
+    def _description(cls, v: PageText) -> PageText:
         if not v.strip():
             raise ValueError("description is required")
         if len(v) > MAX_DESCRIPTION:
@@ -312,9 +313,10 @@ class PageTool(_Model):
         except RecursionError:
             raise ValueError("inputSchema is nested too deeply") from None
         except SchemaError as exc:
-            path = "/".join(str(p) for p in exc.path) or "(root)"
-            # the place and the rule: the validator's message quotes the page's values
-            raise ValueError(f"inputSchema is not a valid JSON Schema at {path} (rule {str(exc.validator)!r})") from None
+            # the place and the rule, never the validator's message: it quotes the page's value
+            path = "/".join(str(p) for p in exc.path)[:300] or "(root)"
+            raise ValueError(f"inputSchema is not a valid JSON Schema at {path}: breaks its "
+                             f"meta-schema's {exc.validator!r} rule") from None
         if "type" not in v:
             v = {"type": "object", **v}
         schema: dict[str, Any] = v
@@ -327,7 +329,9 @@ class PageTool(_Model):
             return {}
         if not isinstance(v, dict):
             raise ValueError("annotations must be an object")
-        return {k: val for k, val in v.items() if isinstance(val, bool | str | int | float)}
+        # A hint is a yes or no (MCP's and WebMCP's): a page's text in one is not relayed.
+        return {k: val for k, val in v.items() if isinstance(val, bool)
+                or (isinstance(val, str | int | float) and not (k.endswith("Hint") or k == "debugging"))}
 
     @property
     def read_only(self) -> bool:
@@ -342,7 +346,7 @@ class PageTool(_Model):
 
 class PageCategory(_Model):
     name: str
-    description: str
+    description: PageText
     tools: tuple[str, ...] = ()
     scope: Scope | None = None
 
@@ -355,7 +359,7 @@ class PageCategory(_Model):
 
     @field_validator("description")
     @classmethod
-    def _description(cls, v: str) -> str:
+    def _description(cls, v: PageText) -> PageText:
         if not v.strip():
             raise ValueError("description is required")
         if len(v) > MAX_DESCRIPTION:

@@ -49,7 +49,8 @@ from urllib.parse import urlsplit
 
 from ..protocol import FrameSnapshot, TabSnapshot
 from .budget import CUT_OFF_REASON, TabWork, budget_scope
-from .injection import scan_tool
+from .injection import scan_text, scan_tool
+from .lru import IdentityMemo
 from .models import (
     MAX_STATES,
     TOOL_NAME_RE,
@@ -60,6 +61,8 @@ from .models import (
     parse_tool,
 )
 from .page_forms import PAGE_FORM_MARK
+from .trust.gate import FORGED_FRAME, definition_text, forged_frame
+from .trust.text import PageText, page_strings
 
 __all__ = [
     "CategoryEntry",
@@ -69,6 +72,7 @@ __all__ = [
     "SourceKey",
     "Tab",
     "ToolEntry",
+    "check_definition",
     "is_qualified_form",
     "origin_of",
     "snapshot_origin",
@@ -134,13 +138,13 @@ class Tab:
     """One tab's top-level document as last reported by the extension."""
 
     tab_id: int
-    url: str
-    title: str
+    url: PageText
+    title: PageText
     origin: str
     document_id: str | None
     native: bool
     active: bool
-    states: tuple[str, ...]
+    states: tuple[PageText, ...]
     tools: dict[str, PageTool]
     categories: dict[str, PageCategory]
     rejected: tuple[Rejection, ...] = ()
@@ -173,9 +177,12 @@ class Tab:
         return (self, *self.frames)
 
     def source_meta(self) -> dict[str, object]:
+        # The URL is checked with the definitions it travels with; the title is not listed (it is
+        # the page's text, not a definition: introspect shows it through the gate).
+        url = definition_text(self.url)
         if self.closed_site is not None:  # no tab yet: a call opens ``url`` in a background tab
-            return {"origin": self.origin, "url": self.url, "title": self.title, "open": False}
-        meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": self.url, "title": self.title}
+            return {"origin": self.origin, "url": url, "open": False}
+        meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": url}
         if self.frame_id:
             meta["frameId"] = self.frame_id
         if self.browser:
@@ -240,7 +247,7 @@ def _as_page_form(tool: PageTool) -> PageTool:
     """A page form as the agent sees it: marked, never read-only, in no category, no page scope."""
     description = tool.description
     if not description.startswith(PAGE_FORM_MARK):
-        description = f"{PAGE_FORM_MARK} {description}"[:8_000]
+        description = PageText(f"{PAGE_FORM_MARK} {description}"[:8_000])
     return tool.model_copy(
         update={"description": description, "annotations": {}, "scope": None, "category": None}
     )
@@ -268,7 +275,7 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
             if parsed.output_schema_dropped:  # the tool stays; only its outputSchema is not relayed
                 rejected.append(Rejection(kind="outputSchema", name=parsed.name,
                                           reason=f"not relayed, the tool is kept without it: {parsed.output_schema_dropped}"))
-            warnings = tuple(scan_tool(parsed.name, parsed.title, parsed.description, parsed.input_schema))
+            warnings = _DEFINITION_CHECKS.get(parsed)
             tools[parsed.name] = parsed.model_copy(update={"warnings": warnings}) if warnings else parsed
     if len(snap.tools) > MAX_TOOLS_PER_TAB:
         rejected.append(
@@ -289,8 +296,8 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
             continue
         members = tuple(n for n in cat.tools if n in tools and not tools[n].page_form)
         missing = [n for n in cat.tools if n not in tools or tools[n].page_form]
-        rejected.extend(
-            Rejection(kind="member", name=cat.name, reason=f"lists {str(m)[:128]!r}, a tool this tab does not have")
+        rejected.extend(  # the page's word for the member is not quoted: where it is says enough
+            Rejection(kind="member", name=cat.name, reason=f"its tools[{cat.tools.index(m)}] is not a tool of this tab")
             for m in missing[:20]
         )
         categories[cat.name] = cat.model_copy(update={"tools": members})
@@ -301,15 +308,24 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
         n: (t if t.category == owner.get(n) else t.model_copy(update={"category": owner.get(n)}))
         for n, t in tools.items()
     }
-    states = tuple(dict.fromkeys(s for s in snap.states if isinstance(s, str) and 0 < len(s) <= 128))
+    # The rest of what a listing shows of each tool: its category's description, and the
+    # document's title and URL (every definition's ``_meta["tabmcp/source"]``). A flag there is
+    # a flag of every tool it travels with, so quarantine hides them together.
+    shared = _shared_warnings(snap.title[:500], trusted_url(snap, origin))
+    by_category = {c.name: _category_warnings(c) for c in categories.values()}
+    for n, t in tools.items():
+        extra = shared + by_category.get(t.category or "", ())
+        if extra:
+            tools[n] = t.model_copy(update={"warnings": tuple(dict.fromkeys(t.warnings + extra))})
+    states = tuple(dict.fromkeys(PageText(s) for s in snap.states if isinstance(s, str) and 0 < len(s) <= 128))
     if len(states) > MAX_STATES:
         rejected.append(Rejection(kind="state", name="(overflow)", reason=f"more than {MAX_STATES} states"))
         states = states[:MAX_STATES]
     return Tab(
         tab_id=tab_id,
         frame_id=frame_id,
-        url=trusted_url(snap, origin),
-        title=snap.title[:500],
+        url=PageText(trusted_url(snap, origin)),
+        title=PageText(snap.title[:500]),
         origin=origin,
         document_id=snap.document_id,
         native=False,
@@ -319,6 +335,47 @@ def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, ori
         categories=categories,
         rejected=tuple(rejected),
     )
+
+
+def check_definition(tool: PageTool) -> tuple[str, ...]:
+    """Why a tool's definition looks like an injection attempt, reading every page-written field:
+    name, title, description and input schema (:func:`scan_tool`), and every string, keys too, of
+    its annotations and its output schema (:func:`page_strings`, not a list of known fields)."""
+    reasons = scan_tool(tool.name, tool.title, tool.description, tool.input_schema)
+    for place, value in (("annotations", tool.annotations), ("output schema", tool.output_schema)):
+        if value:
+            text = "\n".join(s for _, s in page_strings(value))
+            reasons += [f"in the {place}: {reason}" for reason in scan_text(text)]
+    everything = [tool.title or "", tool.description, *(s for _, s in page_strings(
+        [tool.input_schema, tool.annotations, tool.output_schema]))]
+    if any(forged_frame(text) for text in everything):
+        reasons.append(FORGED_FRAME)
+    reasons += [f"in its name: {reason}" for reason in scan_text(_as_words(tool.name))]
+    return tuple(dict.fromkeys(reasons))
+
+
+def _as_words(name: str) -> str:
+    """A name as the words a model reads in it (``ignore_all_previous_instructions``)."""
+    return re.sub(r"[_.\-]+", " ", name)
+
+
+_DEFINITION_CHECKS: IdentityMemo[PageTool, tuple[str, ...]] = IdentityMemo(check_definition, 8192)
+"""Parsed tools are memoized by content (:func:`parse_tool`), so the same definition is the same
+object: a snapshot that re-sends it costs a lookup, not a scan."""
+
+
+def _text_warnings(where: str, text: str) -> list[str]:
+    return [f"in {where}: {reason}" for reason in scan_text(text)] + (
+        [f"in {where}: {FORGED_FRAME}"] if forged_frame(text) else [])
+
+
+def _category_warnings(category: PageCategory) -> tuple[str, ...]:
+    return tuple(_text_warnings("its category's description", category.description)
+                 + _text_warnings("its category's name", _as_words(category.name)))
+
+
+def _shared_warnings(title: str, url: str) -> tuple[str, ...]:
+    return tuple(_text_warnings("the tab's title", title) + _text_warnings("the tab's URL", url))
 
 
 def _keep_unchanged(old: Tab, new: Tab) -> None:

@@ -27,6 +27,7 @@ Before all of these, a tool the page marks ``debugging: true`` is hidden unless
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -147,6 +148,16 @@ class PolicySettings(_Section):
     def all_roles(self) -> dict[str, Role]:
         return {**BUILTIN_ROLES, **self.roles}
 
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9_.:/*#?=&-]{1,64}")
+
+
+def _token(text: str) -> str:
+    """A page-written state or route as a refusal reason may name it: as written when it is an
+    identifier (like a tool name), else only as "a state/route the page wrote" (a reason reaches the
+    agent unframed, so it never quotes the page's free text)."""
+    return text if _TOKEN.fullmatch(text) else "(one the page wrote: introspect shows it)"
 
 @dataclass(frozen=True)
 class Decision:
@@ -275,18 +286,20 @@ class Gate:
         if is_debugging(entry) and not self.trust.show_debugging:
             return Decision(False, "OUT_OF_SCOPE", "a debugging tool (trust.show_debugging = true lists them)")
         if entry.tool.warnings and policy.quarantine_suspicious:
-            return Decision(False, "OUT_OF_SCOPE", "quarantined: " + "; ".join(entry.tool.warnings))
+            # the rule, not the findings: they quote the page's words, and this reason reaches the agent
+            return Decision(False, "OUT_OF_SCOPE", "quarantined: its definition looks like text addressed to "
+                            "the model (policy.quarantine_suspicious)")
         scope = effective_scope(entry)
         if scope.ai_enabled is False:
             return Decision(False, "OUT_OF_SCOPE", "the page does not offer this tool to AI agents")
         if scope.routes and not route_matches(scope.routes, tab.url):
             return Decision(
-                False, "OUT_OF_SCOPE", f"only available on {', '.join(scope.routes)} (the tab is at {tab.url})"
+                False, "OUT_OF_SCOPE", f"only available on {', '.join(map(_token, scope.routes))} (not this page)"
             )
         if scope.states:
             missing = [s for s in scope.states if s not in tab.states]
             if missing:
-                return Decision(False, "OUT_OF_SCOPE", f"needs page state {', '.join(missing)}")
+                return Decision(False, "OUT_OF_SCOPE", f"needs page state {', '.join(map(_token, missing))}")
         names = [entry.public_name, entry.tool.name]
         if entry.category is not None:
             names += [entry.category.name, f"{entry.category.name}/{entry.tool.name}"]

@@ -102,6 +102,7 @@ from .browsers import BrowserSlots, browser_key, browser_name, inbound, slot_of,
 from .end_rules import END_RULES, EndRule
 from .flood import TabFlood
 from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
+from .trust.text import Shown
 
 __all__ = [
     "CallState",
@@ -912,13 +913,15 @@ class Session:
         frame_id: int = 0,
         tool_name: str = "",
         tool: str,
-        title: str,
-        description: str,
+        title: Shown,
+        description: Shown,
         arguments: dict[str, Any],
         reason: str,
         timeout_s: float,
     ) -> PendingRequest:
-        """Ask the person at a tab whether ``tool`` may run: queues ``approval.request``.
+        """Ask the person at a tab whether ``tool`` may run: queues ``approval.request``. The
+        tool's ``title`` and ``description`` are the page's words: only through the gate
+        (:func:`~tabmcp.core.trust.gate.definition_text`) may they reach the person's window.
 
         Raises:
             ExtensionDisconnected: no extension is connected, so nobody can be asked.

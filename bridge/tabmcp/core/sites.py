@@ -49,6 +49,7 @@ from .models import PageCategory, PageTool, parse_tool
 from .registry import ClosedSite, Registry, Tab, origin_of
 from .scoping import PolicySettings
 from .trust.pins import Pins, definition_of
+from .trust.text import PageText
 
 __all__ = [
     "SiteInfo", "SiteStore", "SiteTool", "Sites", "how_to_allow", "open_tool_names", "same_page", "site_category_name",
@@ -388,7 +389,8 @@ class Sites:
         })
         tab_id = self._ids.setdefault(origin, -(len(self._ids) + 1))
         return Tab(
-            tab_id=tab_id, url=main_url, title=urlsplit(origin).netloc, origin=origin, document_id=None,
+            tab_id=tab_id, url=PageText(main_url), title=PageText(urlsplit(origin).netloc), origin=origin,
+            document_id=None,
             native=False, active=False, states=(), tools=tools, categories={category: cat},
             closed_site=ClosedSite(urls=tuple(sorted(urls))),
         )

@@ -81,7 +81,8 @@ class Approvals:
         if top is not None and top.origin != entry.tab.origin:
             where += f", in a frame of {top.origin}"
         return (
-            f"Allow the agent to run {entry.public_name} on {where} ({entry.tab.title})?\n"
+            # not the tab's title: the page's own text, which would speak to the person unframed
+            f"Allow the agent to run {entry.public_name} on {where}?\n"
             f"{reason}\nArguments: {args}"
         )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from .base import BuiltinTool, ToolContext, listed_schema, text
@@ -23,9 +22,13 @@ DEFINITION: dict[str, Any] = {
 
 
 async def introspect(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
-    data = ctx.bridge.disclosure.introspect()
-    data["extension"] = ctx.bridge.status()["extension"]
-    return {"content": [text(json.dumps(data, indent=1))], "structuredContent": data}
+    """Each document's page text (URL, title, states, category descriptions, refusals) comes
+    through the gate, framed with its origin; a flag starts the lockdown, as a page result's does."""
+    answer = ctx.bridge.disclosure.introspect(ctx.trust.settings)
+    for gate, trust in answer.gates:
+        ctx.trust.flag_answer(gate, trust)
+    answer.data["extension"] = ctx.bridge.status()["extension"]
+    return {"content": [text(part) for part in answer.text()], "structuredContent": answer.data}
 
 
 INTROSPECT = BuiltinTool("introspect", introspect, DEFINITION, SCHEMA)

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from ...errors import SiteNotReachable, SiteToolGone, ToolValidationError
 from ..registry import ToolEntry, origin_of
 from ..sites import how_to_allow
+from ..trust.gate import definition_text
 from .base import BuiltinTool, ToolContext, text
 
 __all__ = ["OPEN_PAGE", "not_reachable", "open_for_call"]
@@ -68,14 +69,16 @@ async def open_page(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, An
             public = bridge.registry.public_name(tab_id, name)
             entry = bridge.registry.resolve(public) if public else None
             if isinstance(entry, ToolEntry) and bridge.gate.visible(entry):
-                tools.append({"name": entry.public_name, "description": entry.tool.description[:300]})
-    lines = [f"Opened {tab.url if tab else url} in tab {tab_id} ({len(tools)} tools)."]
+                tools.append({"name": entry.public_name, "description": definition_text(entry.tool.description[:300])})
+    # the page's URL (of the origin asked for; its path the page's) is cleaned like a definition's
+    shown_url = definition_text(tab.url) if tab else url
+    lines = [f"Opened {shown_url} in tab {tab_id} ({len(tools)} tools)."]
     lines += [f"- {t['name']}: {t['description']}" for t in tools]
     if tools:
         lines.append("Run them with call_tool(name, arguments); describe_tools gives their schemas.")
     return {
         "content": [text("\n".join(lines))],
-        "structuredContent": {"tabId": tab_id, "url": tab.url if tab else url, "origin": origin, "tools": tools},
+        "structuredContent": {"tabId": tab_id, "url": shown_url, "origin": origin, "tools": tools},
     }
 
 

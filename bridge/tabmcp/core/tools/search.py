@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from ..registry import CategoryEntry, ToolEntry
+from ..trust.gate import definition_text, definition_tree
 from ..wording import one_line
 from .base import BuiltinTool, ToolContext, listed_schema, text
 from .search_hits import DETAILED_HITS, detail_line, hit_line, required_arguments
@@ -98,8 +99,8 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
         tools.append(
             {
                 "name": entry.public_name,
-                "description": one_line(entry.tool.description),
-                "required": required_arguments(entry.tool.input_schema),
+                "description": definition_text(one_line(entry.tool.description)),
+                "required": required_arguments(definition_tree(entry.tool.input_schema)),
                 "category": bridge.registry.public_name(entry.tab.key, cat.name) if cat else None,
                 "source": entry.tab.origin,
                 "score": round(hit.score, 4),
@@ -107,10 +108,10 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
             }
         )
         if len(lines) < DETAILED_HITS:  # the best hits ready to call, the rest compact
-            lines.append(detail_line(entry.public_name, entry.tool.description, entry.tool.input_schema,
-                                     tools[-1].get("opens")))
+            lines.append(detail_line(entry.public_name, definition_text(entry.tool.description),
+                                     definition_tree(entry.tool.input_schema), tools[-1].get("opens")))
         else:
-            lines.append(hit_line(entry.public_name, entry.tool.description, tools[-1]["required"],
+            lines.append(hit_line(entry.public_name, definition_text(entry.tool.description), tools[-1]["required"],
                                   tools[-1].get("opens")))
     index.note_search(use_client(ctx), query, [t["name"] for t in tools])  # learning from use
     if not tools:

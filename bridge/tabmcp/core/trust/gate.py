@@ -30,13 +30,16 @@ from typing import Any
 
 from ..injection import decode_tag_text, scan_result_text
 from .settings import TrustSettings
+from .text import Shown
 
 __all__ = [
     "CUT_MARKER",
     "DEPTH_MARKER",
     "FIELD_CHARS",
+    "FORGED_FRAME",
     "KIND_BIDI",
     "KIND_BOM",
+    "KIND_CONTROL",
     "KIND_FORMAT",
     "KIND_TAGS",
     "KIND_VARIATION",
@@ -47,6 +50,9 @@ __all__ = [
     "PageSource",
     "TextGate",
     "decode_variation_text",
+    "definition_text",
+    "definition_tree",
+    "forged_frame",
     "frame_close",
     "frame_open",
     "precut",
@@ -71,6 +77,8 @@ KIND_BIDI = "bidi_controls"
 KIND_BOM = "bom"
 KIND_FORMAT = "format"
 """Soft hyphens and the other invisible format characters (Unicode category Cf)."""
+KIND_CONTROL = "control"
+"""C0 and C1 control characters (ESC and the rest) but tab, newline and carriage return."""
 KIND_VARIATION = "variation_selectors"
 """Variation selectors past the first after a character: one byte each of smuggled text."""
 
@@ -81,7 +89,10 @@ _FORMAT = (
     "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u206a-\u206f\u3164\uffa0\ufff9-\ufffb"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
 )
-_HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}\ufeff]+")
+# C0 and C1 controls but tab, newline and carriage return: nothing a person reads, and a
+# terminal obeys them (ESC [2J clears the screen of whoever prints a page's words: `tabmcp tools`).
+_CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+_HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}{_CONTROL}\ufeff]+")
 # A subdivision flag (🏴 + 2-6 tag letters/digits + CANCEL TAG) is an emoji, not hidden text.
 _FLAG_RE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
 # One variation selector after a character picks its form (❤️, 葛󠄀); a run of them carries bytes
@@ -98,6 +109,8 @@ def precut(budget: int) -> int:
 
 def _kind(ch: str) -> str:
     cp = ord(ch)
+    if cp < 0x20 or 0x7F <= cp <= 0x9F:
+        return KIND_CONTROL
     if 0xE0000 <= cp <= 0xE007F:
         return KIND_TAGS
     if cp == 0xFEFF:
@@ -183,6 +196,59 @@ def frame_close(origin: str, nonce: str, level: str) -> str:
     return f"«end of {what} #{nonce}»"
 
 
+FORGED_FRAME = "a forged frame mark (the bridge's delimiter of page data)"
+"""The definition check's reason for text that imitates :func:`frame_open` / :func:`frame_close`."""
+
+
+def forged_frame(text: str) -> bool:
+    """Whether ``text`` imitates the gate's frame (``«page data …``, ``«end of untrusted content …``)."""
+    return bool(_FORGED_FRAME_RE.search(text))
+
+
+def definition_text(text: str) -> Shown:
+    """A checked definition's text (a tool's or category's title or description, its document's
+    URL) as the agent sees it in listings: without hidden characters, forged frame marks defused.
+    The registry's definition check has scanned every page-written field of the definition (a
+    flag travels in ``_meta["tabmcp/warnings"]`` and quarantines it under
+    ``policy.quarantine_suspicious``); the listing says whose it is (``[origin]``)."""
+    text = strip_hidden(text)
+    return Shown(_FORGED_FRAME_RE.sub(r"‹\1", text) if "«" in text else text)
+
+
+def _has_hidden(text: str) -> bool:
+    return bool(_HIDDEN_RE.search(text) or _VS_RUN_RE.search(text))
+
+
+def definition_tree(value: Any) -> Any:
+    """A checked definition's schema as the agent sees it: ``value`` itself when no string in it
+    (keys too) hides characters, else a copy with every string through :func:`definition_text`
+    (such a definition is flagged by the check; its copy shows what a person would see)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _has_hidden(item) or _FORGED_FRAME_RE.search(item):
+                break
+        elif isinstance(item, dict):
+            stack.extend(k for k in item if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    else:
+        return value
+    return _cleaned_copy(value)
+
+
+def _cleaned_copy(value: Any) -> Any:
+    if isinstance(value, str):
+        return definition_text(value)
+    if isinstance(value, dict):
+        return {(definition_text(k) if isinstance(k, str) else k): _cleaned_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cleaned_copy(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class PageSource:
     """Where page text comes from, as the agent should be told."""
@@ -238,13 +304,13 @@ class TextGate:
             return cleaned
         return _FORGED_FRAME_RE.sub(r"‹\1", cleaned)
 
-    def deliver(self, text: str) -> str:
+    def deliver(self, text: str) -> Shown:
         """``text`` goes to the agent as it is: it will be scanned."""
         if text:
             self._delivered.append(text)
-        return text
+        return Shown(text)
 
-    def field(self, text: str, budget: int = FIELD_CHARS, pool: str = "fields") -> str:
+    def field(self, text: str, budget: int = FIELD_CHARS, pool: str = "fields") -> Shown:
         """A page string: cleaned, cut with an inline marker past ``budget`` or past what is left
         of ``pool`` (each pool holds ``trust.max_result_chars`` an answer), delivered."""
         left = self._pools.setdefault(pool, self.settings.max_result_chars)
@@ -320,15 +386,15 @@ class TextGate:
     def closing(self) -> str:
         return frame_close(self.source.origin, self.nonce, self.level)
 
-    def framed(self, text: str) -> str:
+    def framed(self, text: str) -> Shown:
         """``text`` inside this answer's frame (as it is when framing is off)."""
-        return f"{self.opening()}\n{text}\n{self.closing()}" if self.settings.frame_text else text
+        return Shown(f"{self.opening()}\n{text}\n{self.closing()}" if self.settings.frame_text else text)
 
     def trust_meta(self) -> dict[str, Any]:
         """What ``_meta["tabmcp/trust"]`` says of this answer."""
         trust: dict[str, Any] = {"origin": self.source.origin, "trust": self.level, "instructions": False}
-        if self.source.url:
-            trust["url"] = self.source.url
+        if self.source.url:  # the page's URL (Chrome checked only its origin): cleaned like a definition's
+            trust["url"] = definition_text(self.source.url[:2_000])
         if self.settings.frame_text:
             trust["frame"] = self.nonce
         if self.removed:

@@ -155,7 +155,7 @@ class TrustGuard:
         code = gate.field(str(page_code), 200, pool="error") if page_code is not None else None
         details = gate.tree(page_details, pool="error") if page_details is not None else None
         gate.scan()
-        words = [message]
+        words: list[str] = [message]
         if code is not None:
             words.append(f"(the page's own error code: {code})")
         if details is not None:
@@ -173,6 +173,11 @@ class TrustGuard:
         self._flag(source, gate.flags, trust)
         gated.meta = {META_TRUST: trust}
         return gated
+
+    def flag_answer(self, gate: TextGate, trust: dict[str, Any]) -> None:
+        """A built-in's answer that carried page text through ``gate`` (``introspect``): a flag
+        starts the lockdown, and ``trust`` (the answer's record of it) says so."""
+        self._flag(gate.source, gate.flags, trust)
 
     def _processed(self, result: dict[str, Any], source: ResultSource) -> dict[str, Any]:
         processed = process_result(result, source, self.settings)
