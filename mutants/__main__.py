@@ -151,9 +151,17 @@ MUTATIONS: tuple[Mutation, ...] = (
         "gate-shortcut-past-ascii",
         "the gate's shortcut for plain text also skips printable text past ASCII (a forged frame mark «…»)",
         "bridge/tabmcp/core/trust/gate.py",
-        "        if text.isascii():  # every hidden character and the frame's « are past ASCII: nothing to do",
+        "        if text.isascii() and not _ASCII_CONTROL_RE.search(text):",
         "        if text.isprintable():",
         ("bridge/tests/test_trust_gate.py", "bridge/tests/test_trust_results.py"),
+    ),
+    Mutation(
+        "gate-shortcut-keeps-ascii-controls",
+        "the gate's shortcut for plain ASCII text lets a terminal's control sequences (ESC [2J) through",
+        "bridge/tabmcp/core/trust/gate.py",
+        "        if text.isascii() and not _ASCII_CONTROL_RE.search(text):",
+        "        if text.isascii():",
+        ("bridge/tests/test_page_text.py", "-k", "terminal_control"),
     ),
     Mutation(
         "no-argument-validation",

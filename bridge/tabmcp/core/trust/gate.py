@@ -93,6 +93,7 @@ _FORMAT = (
 # terminal obeys them (ESC [2J clears the screen of whoever prints a page's words: `tabmcp tools`).
 _CONTROL = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
 _HIDDEN_RE = re.compile(f"[{_TAGS}{_ZERO_WIDTH}{_BIDI}{_FORMAT}{_CONTROL}\ufeff]+")
+_ASCII_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # A subdivision flag (🏴 + 2-6 tag letters/digits + CANCEL TAG) is an emoji, not hidden text.
 _FLAG_RE = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,6}\U000e007f")
 # One variation selector after a character picks its form (❤️, 葛󠄀); a run of them carries bytes
@@ -292,7 +293,8 @@ class TextGate:
         """
         if budget is not None and len(text) > precut(budget):
             text = text[: precut(budget)]
-        if text.isascii():  # every hidden character and the frame's « are past ASCII: nothing to do
+        # Plain text: every hidden character but the C0 controls, and the frame's «, are past ASCII.
+        if text.isascii() and not _ASCII_CONTROL_RE.search(text):
             return text
         if self.settings.flag_results:  # people never see it, models read it
             if hidden := decode_tag_text(text):
