@@ -461,7 +461,7 @@ def _secrets(args: argparse.Namespace) -> int:
                 kept += 1
             print(f"kept {kept} secret(s) from {args.file} in the {store.values.label}, for {', '.join(args.site)}")
             return 0
-        listed = store.list()
+        listed = store.all()
         if args.json:
             print(json.dumps({"store": store.values.label, "secrets": [i.to_dict() for i in listed]}, indent=2))
             return 0

@@ -277,7 +277,7 @@ class SecretStore:
             return None
         return SecretInfo(name, tuple(sites), float(row[0]), None if row[1] is None else float(row[1]))
 
-    def list(self) -> list[SecretInfo]:
+    def all(self) -> list[SecretInfo]:
         with self._lock:
             names = [str(n) for (n,) in self._db.execute("SELECT name FROM secrets ORDER BY name")]
         return [info for n in names if (info := self.get(n)) is not None]

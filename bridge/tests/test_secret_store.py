@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import keyring
-from jaraco.classes import properties
 import pytest
+from jaraco.classes import properties
 from keyring.backend import KeyringBackend
 from tabmcp import cli, doctor
 from tabmcp.errors import InvalidSecretName, InvalidSecretSite, InvalidSecretValue, SecretStoreUnavailable, UnknownSecret
@@ -94,7 +94,7 @@ class _MemoryKeychain(KeyringBackend):
     chosen by keyring's own discovery (it is not viable), only set by the fixture below."""
 
     @properties.classproperty
-    def priority(cls) -> float:  # noqa: N805 - keyring's classproperty
+    def priority(cls) -> float:
         raise RuntimeError("only the keychain fixture uses this backend")
 
     def __init__(self) -> None:
@@ -152,7 +152,7 @@ def test_the_three_commands_through_the_cli_never_show_a_value(state: Path, tmp_
     assert made.returncode == 0, made.stderr
     assert "{{secret:bank_login}}" in made.stdout and VALUE not in made.stdout + made.stderr
     dotenv = tmp_path / ".env"
-    dotenv.write_text(f"# from Playwright MCP\nAPI_KEY=abcd-1234\nexport SHOP_PIN='pin 9876'\n")
+    dotenv.write_text("# from Playwright MCP\nAPI_KEY=abcd-1234\nexport SHOP_PIN='pin 9876'\n")
     imported = _tabmcp("secrets", "import", str(dotenv), "--site", "https://shop.example", env=env)
     assert imported.returncode == 0 and "kept 2 secret(s)" in imported.stdout, imported.stderr
     listed = _tabmcp("secrets", "list", "--json", env=env)

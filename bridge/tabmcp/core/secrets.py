@@ -26,7 +26,7 @@ import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar, cast
 
 from ..errors import InvalidSecretName, SecretNotBound, SecretToolChanged, ToolValidationError
 
@@ -36,8 +36,10 @@ __all__ = [
     "NAME_RE",
     "PLACEHOLDER",
     "Mask",
+    "Secrets",
     "Vault",
     "check_name",
+    "check_use",
     "placeholder",
     "placeholders_in",
     "put_in",
@@ -50,6 +52,7 @@ PLACEHOLDER = re.compile(r"\{\{secret:([A-Za-z][A-Za-z0-9_]{0,63})\}\}")
 """``{{secret:NAME}}``: a string argument that is exactly this names a secret."""
 MIN_VALUE_CHARS = 4
 """A shorter value would mask ordinary text everywhere it occurs, so it is refused when set."""
+_T = TypeVar("_T")
 _MIN_FORM_CHARS = 4
 """A transformed form shorter than this (a base64 core of a short value) is not masked on its own."""
 
@@ -128,24 +131,17 @@ def _replace(value: Any, values: Mapping[str, str]) -> Any:
     return value
 
 
-def put_in(
-    arguments: dict[str, Any], vault: Vault, *, origin: str, tool: str, definition_changed: bool
-) -> tuple[dict[str, Any], Mask]:
-    """``arguments`` with every placeholder replaced by its value, and the mask of those values.
-
-    Call it after approval, just before the call leaves for the page; ``arguments`` (what the
-    agent sent, what the activity log and the approval show) is left as it is.
+def check_use(
+    names: Iterable[str], vault: Vault, *, origin: str, tool: str, definition_changed: bool
+) -> None:
+    """May the secrets ``names`` go into ``tool`` of ``origin``? Raises when not.
 
     Raises:
-        SecretNotBound: a named secret does not exist, has no value, or is not bound to ``origin``
-            (one answer for all three: an agent learns no name another site holds).
+        SecretNotBound: a named secret does not exist or is not bound to ``origin`` (one answer
+            for both: an agent learns no name another site holds).
         SecretToolChanged: the tool's definition changed since the person accepted it.
     """
-    names = placeholders_in(arguments)
-    if not names:
-        return arguments, Mask({})
-    wanted = sorted(set(names.values()))
-    for name in wanted:
+    for name in sorted(set(names)):
         if origin not in vault.sites(name):
             raise SecretNotBound(
                 f"secret {name!r} is not bound to {origin}: nothing was sent. The person binds it with: "
@@ -158,15 +154,76 @@ def put_in(
             f"(the person accepts the change with: tabmcp trust accept {origin} <tool>)",
             tool=tool, origin=origin,
         )
+
+
+def put_in(
+    arguments: dict[str, Any], vault: Vault, *, origin: str, tool: str, definition_changed: bool
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """``arguments`` with every placeholder replaced by its value, and the values put in (by name).
+
+    Call it after approval, just before the call leaves for the page; ``arguments`` (what the
+    agent sent, what the activity log and the approval show) is left as it is. The rules are
+    checked again here (:func:`check_use`): a binding removed while an approval waited counts.
+
+    Raises:
+        SecretNotBound: see :func:`check_use`; also a secret whose value is no longer stored.
+        SecretToolChanged: see :func:`check_use`.
+    """
+    names = placeholders_in(arguments)
+    if not names:
+        return arguments, {}
+    check_use(names.values(), vault, origin=origin, tool=tool, definition_changed=definition_changed)
     values: dict[str, str] = {}
-    for name in wanted:
+    for name in sorted(set(names.values())):
         value = vault.value(name)
         if value is None:
             raise SecretNotBound(f"secret {name!r} has no stored value: nothing was sent", tool=tool,
                                  secret=name, origin=origin)
         values[name] = value
-    vault.used(wanted)
-    return _replace(arguments, values), Mask(values)
+    vault.used(values)
+    return _replace(arguments, values), values
+
+
+class Secrets:
+    """The bridge's secrets: the :class:`Vault` behind names, and every value put into a call in
+    this run, masked in everything the bridge answers afterwards (:attr:`mask`).
+
+    Values are kept in memory only, for the masking; a bridge without a vault (``None``) refuses
+    every placeholder with ``SECRET_NOT_BOUND``.
+    """
+
+    def __init__(self, vault: Vault | None) -> None:
+        self.vault: Vault = vault if vault is not None else _NoVault()
+        self._used: dict[str, str] = {}
+        self.mask = Mask({})
+
+    def names_for(self, origin: str) -> list[str]:
+        """The secret names an agent may pass to ``origin``'s tools."""
+        return self.vault.names_for(origin) if origin else []
+
+    def put_in(
+        self, arguments: dict[str, Any], *, origin: str, tool: str, definition_changed: bool
+    ) -> dict[str, Any]:
+        """:func:`put_in`, remembering the values for :attr:`mask` before anything is sent."""
+        sent, values = put_in(arguments, self.vault, origin=origin, tool=tool, definition_changed=definition_changed)
+        if any(self._used.get(n) != v for n, v in values.items()):
+            self._used.update(values)
+            self.mask = Mask(dict(self._used))
+        return sent
+
+
+class _NoVault:
+    def sites(self, name: str) -> frozenset[str]:
+        return frozenset()
+
+    def names_for(self, origin: str) -> list[str]:
+        return []
+
+    def value(self, name: str) -> str | None:
+        return None
+
+    def used(self, names: Iterable[str]) -> None:
+        pass
 
 
 def _base64_cores(raw: bytes) -> list[str]:
@@ -228,14 +285,15 @@ class Mask:
             return value
         return self._pattern.sub(lambda m: "{{secret:" + self._names[m.group(0)] + "}}", value)
 
-    def apply(self, value: Any) -> Any:
+    def apply(self, value: _T) -> _T:
         """``value`` (a result, an error's details: any JSON) with every value masked, keys too."""
-        if self._pattern is None:
-            return value
+        return cast("_T", self._tree(value)) if self._pattern is not None else value
+
+    def _tree(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {self.text(k) if isinstance(k, str) else k: self.apply(v) for k, v in value.items()}
+            return {self.text(k) if isinstance(k, str) else k: self._tree(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return [self.apply(v) for v in value]
+            return [self._tree(v) for v in value]
         return value
