@@ -43,6 +43,7 @@ __all__ = [
     "placeholder",
     "placeholders_in",
     "put_in",
+    "secrets_note",
 ]
 
 NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
@@ -118,6 +119,14 @@ def placeholders_in(arguments: Mapping[str, Any]) -> dict[str, str]:
             )
         names[path] = match.group(1)
     return names
+
+
+def secrets_note(fields: Mapping[str, str]) -> str:
+    """What an approval tells the person about the secrets a call puts in (``""``: none), e.g.
+    ``Puts in your secrets: password: secret `bank_login```."""
+    if not fields:
+        return ""
+    return "Puts in your secrets: " + ", ".join(f"{path}: secret `{name}`" for path, name in fields.items())
 
 
 def _replace(value: Any, values: Mapping[str, str]) -> Any:

@@ -29,7 +29,7 @@ from ...errors import ErrorCode, OutOfScope, WritesDisabled
 from ..output_schema import check_structured, structured_from_text
 from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
-from ..secrets import check_use, placeholders_in
+from ..secrets import check_use, placeholders_in, secrets_note
 from ..trust.results import META_OURS
 from ..validation import validate_arguments
 from .base import ToolContext, listed_schema, text
@@ -102,8 +102,9 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
     decision = _may_run(ctx, entry, secrets)
     with ctx.bridge.stalls.work(entry.tab.origin):  # the page's schema sets this cost (core/stalls.py)
         args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
-    if decision.needs_approval:
-        pending = await ctx.approve(entry, args, reason=decision.reason)
+    if decision.needs_approval:  # the person sees which secret goes where, never its value
+        reason = "\n".join(filter(None, [decision.reason, secrets_note(secrets)]))
+        pending = await ctx.approve(entry, args, reason=reason)
         if pending is not None:
             return pending
     if secrets:  # the values, put in last (the rules checked again); masked in every answer from now on
