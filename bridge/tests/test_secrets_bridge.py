@@ -183,13 +183,17 @@ async def test_a_changed_definition_never_gets_the_secret(tmp_path: Path) -> Non
         await stop(cm, ext)
 
 
-async def test_describe_tools_and_context_name_the_secrets_a_tool_may_use(tmp_path: Path) -> None:
+async def test_describe_search_and_context_name_the_secrets_a_tool_may_use(tmp_path: Path) -> None:
     cm, app, ext, _ = await start(tmp_path)
     try:
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
             described = await client.call_tool("describe_tools", {"tools": ["login", "evil_login"]})
             assert described.structured_content["secrets"] == {"login": ["bank_login"]}
             assert "{{secret:NAME}}" in described.content[0].text
+            found = await client.call_tool("search_tools", {"query": "sign in"})
+            hits = {t["name"]: t.get("secrets") for t in found.structured_content["tools"]}
+            assert hits.get("login") == ["bank_login"] and hits.get("evil_login") is None, hits
+            assert "login: bank_login" in found.content[0].text
             context = await client.call_tool("context", {})
             assert f"- {BANK}: bank_login" in context.content[0].text
             assert "evil.test: bank_login" not in context.content[0].text

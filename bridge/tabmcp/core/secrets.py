@@ -43,6 +43,7 @@ __all__ = [
     "placeholder",
     "placeholders_in",
     "put_in",
+    "secrets_line",
     "secrets_note",
 ]
 
@@ -127,6 +128,13 @@ def secrets_note(fields: Mapping[str, str]) -> str:
     if not fields:
         return ""
     return "Puts in your secrets: " + ", ".join(f"{path}: secret `{name}`" for path, name in fields.items())
+
+
+def secrets_line(secrets: dict[str, list[str]]) -> str:
+    """What the agent reads about secrets: how to pass one, and which each tool may be given."""
+    return ("Secrets you may pass by name, never by value: a string argument that is exactly "
+            "{{secret:NAME}} (the bridge puts the value in; you never see it). "
+            + "; ".join(f"{tool}: {', '.join(names)}" for tool, names in secrets.items()))
 
 
 def _replace(value: Any, values: Mapping[str, str]) -> Any:

@@ -6,9 +6,10 @@ import json
 from typing import Any
 
 from ..registry import CategoryEntry, ToolEntry
+from ..secrets import secrets_line
 from .base import BuiltinTool, ToolContext, listed_schema, text
 
-__all__ = ["DESCRIBE_TOOLS", "secrets_for", "secrets_line"]
+__all__ = ["DESCRIBE_TOOLS", "secrets_for"]
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -52,13 +53,6 @@ def secrets_for(ctx: ToolContext, names: list[str]) -> dict[str, list[str]]:
             if bound:
                 out[member.public_name] = bound
     return out
-
-
-def secrets_line(secrets: dict[str, list[str]]) -> str:
-    """What the agent reads about secrets: how to pass one, and which each tool may be given."""
-    return ("Secrets you may pass by name, never by value: a string argument that is exactly "
-            "{{secret:NAME}} (the bridge puts the value in; you never see it). "
-            + "; ".join(f"{tool}: {', '.join(names)}" for tool, names in secrets.items()))
 
 
 DESCRIBE_TOOLS = BuiltinTool("describe_tools", describe_tools, DEFINITION, SCHEMA)
