@@ -4,7 +4,9 @@
 result (plain, base64, URL-encoded), its console and a request's URL. The agent passes only
 ``{{secret:site_login}}``: the page receives the value, the agent sees only the name in the
 result and in ``observe``'s console and network views. The same page on another origin
-(``localhost`` instead of ``127.0.0.1``) asks for the same secret: refused by name, nothing sent.
+(``localhost`` instead of ``127.0.0.1``) asks for the same secret: refused by name, nothing sent;
+so does a ``localhost`` frame the bound site embeds with ``allow="tools"`` (``pages/frames.html``),
+while the site's own frame gets the value.
 """
 
 from __future__ import annotations
@@ -83,3 +85,33 @@ async def test_the_page_gets_the_value_the_agent_only_the_name(env: Env, page_cl
         rows = json.dumps([e.to_dict() for e in bridge.core.activity.latest(20)])
         assert no_value(rows)
     assert VALUE.encode() not in b"".join(p.read_bytes() for p in tmp_path.glob("tabmcp.db*"))
+
+
+async def test_a_frame_of_another_origin_inside_the_bound_site_gets_nothing(env: Env, page_closer: list[Any],
+                                                                           tmp_path: Path) -> None:
+    db = tmp_path / "tabmcp.db"
+    origin = env.pages_url.rstrip("/")
+    async with other_bridge(env, store={"path": str(db), "secrets": "file"}) as bridge:
+        store = SecretStore(db, kind="file")
+        store.set("site_login", VALUE, [origin])
+        store.close()
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "frames.html?grant=1")  # embeds localhost's frame with allow="tools"
+
+        def framed(name: str) -> Any:
+            return next((e for e in bridge.core.registry.tool_entries() if e.tool.name == name), None)
+
+        hostile = await eventually(lambda: framed("frame_echo_other"))
+        own = await eventually(lambda: framed("frame_echo_same"))
+        assert hostile.tab.origin != origin and own.tab.origin == origin
+        async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
+            refused = await agent.call_tool("call_tool", {"name": hostile.public_name,
+                                                          "arguments": {"text": "{{secret:site_login}}"}})
+            assert refused.structured_content["error"]["code"] == ErrorCode.SECRET_NOT_BOUND, refused.content
+            assert await page.frame_locator("#other").get_by_test_id("line").count() == 0  # nothing sent
+            ran = await agent.call_tool("call_tool", {"name": own.public_name,
+                                                      "arguments": {"text": "{{secret:site_login}}"}})
+            assert not ran.is_error, ran.content
+            assert await page.frame_locator("#same").get_by_test_id("line").all_inner_texts() == [VALUE]
+            assert no_value(json.dumps(ran.model_dump(mode="json")))
