@@ -27,7 +27,7 @@ from .errors import InvalidSecretSite, InvalidSecretValue, SecretStoreUnavailabl
 from .files import FILE_MODE, private_dir
 
 __all__ = [
-    "KEYRING_SERVICE", "FileValues", "KeyringValues", "SecretInfo", "SecretStore", "Values", "check_site",
+    "KEYRING_SERVICE", "FileValues", "KeyringValues", "MemoryValues", "SecretInfo", "SecretStore", "Values", "check_site",
     "check_value", "choose_values", "keychain_usable",
 ]
 
@@ -189,6 +189,25 @@ class FileValues:
                 self._write(data)
 
 
+class MemoryValues:
+    """Values in this process only, for a database in memory (``store.path = ":memory:"``, tests):
+    nothing of such a bridge outlives it, its secrets neither."""
+
+    label = "memory of this process (the database is in memory too)"
+
+    def __init__(self) -> None:
+        self._values: dict[str, str] = {}
+
+    def get(self, name: str) -> str | None:
+        return self._values.get(name)
+
+    def set(self, name: str, value: str) -> None:
+        self._values[name] = value
+
+    def delete(self, name: str) -> None:
+        self._values.pop(name, None)
+
+
 @dataclass(frozen=True)
 class SecretInfo:
     """A secret as ``tabmcp secrets list`` shows it: never its value."""
@@ -205,10 +224,13 @@ class SecretInfo:
 StoreKind = Literal["auto", "keychain", "file"]
 
 
-def choose_values(kind: StoreKind, db_path: Path) -> Values:
+def choose_values(kind: StoreKind, db_path: str | os.PathLike[str]) -> Values:
     """Where values are kept for the config's ``store.secrets``: the keychain when ``keyring``
-    has a usable backend (``auto``, ``keychain``), else the fallback file beside the database."""
-    file = FileValues(db_path.parent / "secrets.json")
+    has a usable backend (``auto``, ``keychain``), else the fallback file beside the database; a
+    database in memory keeps its values in memory."""
+    if str(db_path) == ":memory:" or str(db_path).startswith("file:"):
+        return MemoryValues()
+    file = FileValues(Path(db_path).parent / "secrets.json")
     if kind == "file":
         return file
     usable, backend = keychain_usable()
@@ -225,7 +247,7 @@ class SecretStore:
     :class:`tabmcp.core.secrets.Vault`."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *, kind: StoreKind = "auto") -> None:
-        db_path = Path(path) if path is not None else default_db_path()
+        db_path = str(path) if path is not None else str(default_db_path())
         self._db = open_db(db_path, _SCHEMA)
         self._db.execute("PRAGMA foreign_keys=ON")
         self._lock = threading.Lock()

@@ -189,3 +189,11 @@ def test_the_database_schema_holds_no_value_column(state: Path) -> None:
     db = sqlite3.connect(state / "tabmcp.db")
     columns = {row[1] for table in ("secrets", "secret_sites") for row in db.execute(f"PRAGMA table_info({table})")}
     assert columns == {"name", "created", "last_used", "origin"}
+
+
+def test_a_database_in_memory_keeps_its_values_in_memory(state: Path, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    store = SecretStore(":memory:")
+    store.set("api_key", VALUE, ["https://a.example"])
+    assert store.value("api_key") == VALUE and "memory" in store.values.label
+    assert not list(tmp_path.rglob("secrets.json"))  # never a file beside ":memory:" (the working folder)
