@@ -1991,6 +1991,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_secrets_bridge.py",),
     ),
     Mutation(
+        "secret-skips-lockdown",
+        "under lockdown, a call that puts in a secret runs unasked on a read-only tool",
+        "bridge/tabmcp/core/trust/guard.py",
+        "        if self.settings.lockdown and (as_write or not entry.tool.read_only):",
+        "        if self.settings.lockdown and not entry.tool.read_only:",
+        ("bridge/tests/test_secrets_bridge.py",),
+    ),
+    Mutation(
         "secret-half-placeholder",
         "a string holding the placeholder among other text is sent as it is",
         "bridge/tabmcp/core/secrets.py",

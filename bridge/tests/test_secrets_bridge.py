@@ -226,3 +226,26 @@ async def test_the_approval_window_names_the_secret_never_its_value(tmp_path: Pa
             assert not paid.is_error and sent[-1]["arguments"] == {"password": VALUE}
     finally:
         await stop(cm, ext)
+
+
+async def test_under_lockdown_a_call_with_a_secret_asks_first_even_on_a_read_only_tool(tmp_path: Path) -> None:
+    cm, app, ext, sent = await start(tmp_path)
+    try:
+        app.core.trust.lockdown.flag("https://evil.test", "evil_login", ["an order in its result"])
+        async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
+            plain = await client.call_tool("check_pin", {"password": "1234"})  # read-only, no secret: runs
+            assert not plain.is_error and len(sent) == 1
+
+            async def deny() -> dict[str, Any]:
+                request = await ext.wait_for(lambda m: m["type"] == "approval.request" and m["tool"] == "check_pin")
+                await ext.send({"type": "approval.result", "approvalId": request["approvalId"], "approved": False,
+                                "reason": "clicked"})
+                return request
+
+            asked = asyncio.create_task(deny())
+            refused = await client.call_tool("check_pin", {"password": "{{secret:bank_login}}"})
+            request = await asked
+            assert refused.structured_content["error"]["code"] == ErrorCode.APPROVAL_DENIED
+            assert "evil_login" in request["reason"] and len(sent) == 1
+    finally:
+        await stop(cm, ext)
