@@ -3,6 +3,7 @@ the OS keychain through ``keyring`` or in the fallback file, never in the databa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -197,3 +198,33 @@ def test_a_database_in_memory_keeps_its_values_in_memory(state: Path, tmp_path: 
     store.set("api_key", VALUE, ["https://a.example"])
     assert store.value("api_key") == VALUE and "memory" in store.values.label
     assert not list(tmp_path.rglob("secrets.json"))  # never a file beside ":memory:" (the working folder)
+
+
+def test_on_a_terminal_the_value_is_asked_twice_without_echo(state: Path) -> None:
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: tabmcp on a terminal
+        os.execv(sys.executable, [sys.executable, "-m", "tabmcp", "secrets", "set", "bank_login",
+                                  "--site", "https://bank.example"])
+    seen = b""
+
+    def read_until(marker: bytes) -> None:
+        nonlocal seen
+        while marker not in seen:
+            chunk = os.read(fd, 1024)
+            assert chunk, seen
+            seen += chunk
+
+    read_until(b"value of bank_login: ")
+    os.write(fd, VALUE.encode() + b"\n")
+    read_until(b"(again): ")
+    os.write(fd, VALUE.encode() + b"\n")
+    read_until(b"agents pass it as")
+    with contextlib.suppress(OSError):  # the terminal closes with the child
+        while os.read(fd, 1024):
+            pass
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, seen
+    assert VALUE.encode() not in seen  # never echoed
+    assert json.loads((state / "secrets.json").read_text()) == {"bank_login": VALUE}
