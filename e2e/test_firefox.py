@@ -5,8 +5,8 @@ Two flavours, like Chromium's: ``polyfill`` (Firefox's native WebMCP off: our po
 ``navigator.modelContext``, which the polyfill layers on and puts on ``document`` too). A page's
 tools reach the official MCP SDK client through the bridge and calls return the page's results;
 an approval is answered in the extension's Firefox window; a hostile page can neither answer it
-nor connect to the bridge as the extension; the popup, the approval window and the options page
-pass axe-core.
+nor connect to the bridge as the extension; a secret goes in by name on its own site only and
+comes back masked; the popup, the approval window and the options page pass axe-core.
 """
 
 from __future__ import annotations
@@ -607,3 +607,34 @@ async def test_a_closed_site_is_opened_in_a_grouped_background_tab_in_firefox():
             assert group == {"active": False, "title": bridge.config.sites.group_title}
             # Idle for IDLE_S: the extension closes the agent tab.
             await eventually(closed_site, timeout=30, interval=0.5)
+
+
+async def test_a_secret_goes_in_by_name_and_comes_back_masked_in_firefox(ff: FirefoxEnv, closer):
+    from tabmcp.errors import ErrorCode
+    from tabmcp.secret_store import SecretStore
+
+    value = "hunter2-Correct/Horse+9"
+    store = ff.bridge.core.secrets.vault
+    assert isinstance(store, SecretStore)  # the bridge's database is in memory: so are its values
+    store.set("site_login", value, [ff.pages_url.rstrip("/")])
+    try:
+        page = await ff.open("signin.html")
+        closer.append(page)
+        other = await ff.browser.new_page(ff.pages_url.replace("127.0.0.1", "localhost") + "signin.html")
+        closer.append(other)
+        await other.evaluate("() => window.ready")
+        async with ff.client() as client:
+            await listed(client, "sign_in")
+            result = await client.call_tool("sign_in", {"user": "ann", "password": "{{secret:site_login}}"})
+            assert not result.is_error, result.content
+            assert await page.evaluate("() => window.received") == [value]
+            assert "{{secret:site_login}}" in text_of(result) and value not in json.dumps(result.model_dump(mode="json"))
+            elsewhere = await eventually(lambda: next(
+                (e for e in ff.bridge.core.registry.tool_entries()
+                 if e.tool.name == "sign_in" and e.tab.origin.startswith("http://localhost")), None), timeout=20)
+            refused = await client.call_tool("call_tool", {"name": elsewhere.public_name, "arguments": {
+                "user": "ann", "password": "{{secret:site_login}}"}})
+            assert refused.structured_content["error"]["code"] == ErrorCode.SECRET_NOT_BOUND, refused.content
+            assert await other.evaluate("() => window.received") == []
+    finally:
+        store.remove("site_login")

@@ -1,4 +1,4 @@
-"""The ``tabmcp`` command: serve · demo · pair · tools · call · trust · sites · activity · config check,
+"""The ``tabmcp`` command: serve · demo · pair · tools · call · trust · sites · activity · secrets · config check,
 and setup · doctor · extension · browser (cli_install.py).
 
 Everything goes to stderr except command output meant for pipes (``tools``, ``call``,
@@ -17,7 +17,7 @@ from typing import Any
 
 from . import __version__, cli_install
 from .config import DEFAULT_PORT, BridgeTarget, Config, load_config
-from .errors import BridgeError, ConfigError
+from .errors import BridgeError, ConfigError, SecretError
 from .event_loop import run_loop
 
 __all__ = ["main"]
@@ -409,6 +409,72 @@ def _controls(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- secrets -----------------------------------------------------------------------------
+
+
+def _read_value(name: str) -> str:
+    """The value from a prompt that does not echo (a terminal), else from stdin: never from argv,
+    where other users' ``ps`` and the shell's history would see it."""
+    if sys.stdin.isatty():
+        import getpass
+
+        first = getpass.getpass(f"value of {name}: ")
+        if getpass.getpass(f"value of {name} (again): ") != first:
+            raise SecretError("the two values differ; nothing was kept")
+        return first
+    return sys.stdin.readline()
+
+
+def _secrets(args: argparse.Namespace) -> int:
+    """Keep, list, remove and import secrets bound to sites (secret_store.py; docs/security.md)."""
+    import datetime
+
+    from .secret_store import SecretStore
+
+    config = load_config(args.config)
+    store = SecretStore(config.store.path, kind=config.store.secrets)
+    try:
+        what = args.secrets_command
+        if what == "set":
+            info = store.set(args.name, _read_value(args.name), args.site)
+            print(f"kept {info.name} in the {store.values.label}, for {', '.join(info.sites)}")
+            print(f"agents pass it as {{{{secret:{info.name}}}}}")
+            return 0
+        if what == "remove":
+            store.remove(args.name)
+            print(f"removed {args.name}")
+            return 0
+        if what == "unbind":
+            store.unbind(args.name, args.site)
+            print(f"{args.name} is no longer put into {args.site}'s tools")
+            return 0
+        if what == "import":
+            from dotenv import dotenv_values
+
+            pairs = dotenv_values(args.file)
+            kept = 0
+            for name, value in pairs.items():
+                if value is None:
+                    _eprint(f"tabmcp: {name} has no value in {args.file}; skipped")
+                    continue
+                store.set(name, value, args.site)
+                kept += 1
+            print(f"kept {kept} secret(s) from {args.file} in the {store.values.label}, for {', '.join(args.site)}")
+            return 0
+        listed = store.all()
+        if args.json:
+            print(json.dumps({"store": store.values.label, "secrets": [i.to_dict() for i in listed]}, indent=2))
+            return 0
+        for info in listed:
+            used = (datetime.datetime.fromtimestamp(info.last_used).isoformat(" ", "seconds")
+                    if info.last_used else "never")
+            print(f"{info.name}  {', '.join(info.sites)}  last used {used}")
+        print(f"{len(listed)} secret(s); values in the {store.values.label}", file=sys.stderr)
+        return 0
+    finally:
+        store.close()
+
+
 # -- pair --------------------------------------------------------------------------------
 
 
@@ -562,6 +628,26 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--config", default=argparse.SUPPRESS, help="config file (its store.path names the database)")
     controls.set_defaults(json=False, config=None)
 
+    secrets = sub.add_parser("secrets", help="secrets agents use by name, bound to sites: set, list, remove, import")
+    secrets_sub = secrets.add_subparsers(dest="secrets_command")
+    secrets.set_defaults(secrets_command="list")
+    secrets_sub.add_parser("list", help="names, sites and last use (never values; the default)")
+    secret_set = secrets_sub.add_parser("set", help="keep a secret (its value from a prompt, or stdin)")
+    secret_set.add_argument("name", help="a letter, then letters, digits or _")
+    secret_set.add_argument("--site", action="append", required=True, help="an origin it may go to (repeatable)")
+    secret_remove = secrets_sub.add_parser("remove", help="forget a secret and its value")
+    secret_remove.add_argument("name")
+    secret_unbind = secrets_sub.add_parser("unbind", help="take one site off a secret")
+    secret_unbind.add_argument("name")
+    secret_unbind.add_argument("site")
+    secret_import = secrets_sub.add_parser("import", help="keep every NAME=value of a dotenv file (Playwright MCP's --secrets)")
+    secret_import.add_argument("file")
+    secret_import.add_argument("--site", action="append", required=True, help="an origin they may go to (repeatable)")
+    for p in (secrets, *secrets_sub.choices.values()):
+        p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+        p.add_argument("--config", default=argparse.SUPPRESS, help="config file (its store.path names the database)")
+    secrets.set_defaults(json=False, config=None)
+
     pair = sub.add_parser("pair", help="pair a browser's extension with the running bridge (the code its popup shows)")
     pair.add_argument("code", nargs="?", help="the code the extension's popup shows, e.g. 123-456")
     pair.add_argument("--list", action="store_true", help="list pairings and browsers waiting to pair")
@@ -605,6 +691,8 @@ def main(argv: list[str] | None = None) -> int:
             return _activity(args)
         if args.command == "controls":
             return _controls(args)
+        if args.command == "secrets":
+            return _secrets(args)
         if args.command == "config":
             return _config_check(args)
     except KeyboardInterrupt:

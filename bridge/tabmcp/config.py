@@ -86,6 +86,9 @@ class StoreSettings(_Section):
     """SQLite file for usage counts and telemetry snapshots (default ~/.local/state/tabmcp/tabmcp.db)."""
     activity_rows: int = Field(1_000, ge=1, le=1_000_000)
     """How many rows the activity log (agent calls that reach a page; ``tabmcp activity``) keeps, newest."""
+    secrets: Literal["auto", "keychain", "file"] = "auto"
+    """Where secrets' values are kept: the OS keychain when one is usable, else a 0600 file beside the
+    database (``auto``); ``keychain`` refuses to fall back; ``file`` never uses the keychain."""
 
 
 class SitesSettings(_Section):

@@ -151,6 +151,9 @@ class Facts:
     starters: list[str] = field(default_factory=list)
     """Clients whose config starts this installation's ``tabmcp serve --stdio`` (they start the bridge)."""
     install: Install = field(default_factory=lambda: Install(kind="checkout", root="."))
+    secrets_store: str = ""
+    """Where secrets' values are kept (secret_store.py: the OS keychain or the fallback file)."""
+    secrets_error: str | None = None
 
 
 def _get_health(port: int, headers: dict[str, str]) -> dict[str, Any] | None:
@@ -210,7 +213,21 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
         if state == EntryState.CURRENT and starts_bridge(client, path):
             facts.starters.append(client.key)
     facts.install = install_of()
+    _gather_secrets(facts, config)
     return facts
+
+
+def _gather_secrets(facts: Facts, config: str | None) -> None:
+    from .config import load_config
+    from .database import default_db_path
+    from .errors import BridgeError
+    from .secret_store import choose_values
+
+    try:
+        settings = load_config(config).store
+        facts.secrets_store = choose_values(settings.secrets, Path(settings.path or default_db_path())).label
+    except BridgeError as exc:
+        facts.secrets_error = str(exc)
 
 
 def diagnose(facts: Facts) -> list[Check]:
@@ -312,6 +329,12 @@ def diagnose(facts: Facts) -> list[Check]:
     else:
         out.append(Check("model", Status.OK, f"search model {model.name}" +
                          (" (loads)" if model.loadable else "") + f"; {model.license}"))
+
+    if facts.secrets_error:
+        out.append(Check("secrets", Status.FAIL, facts.secrets_error,
+                         'store.secrets = "auto" in the config uses the fallback file where no keychain is'))
+    elif facts.secrets_store:
+        out.append(Check("secrets", Status.OK, f"secrets' values in the {facts.secrets_store}"))
 
     configured = 0
     for key, (state, why) in facts.clients.items():

@@ -10,6 +10,12 @@
     │   ├── PairingLocked            too many wrong codes: every pending code is void
     │   └── PairingBusy              too many pending requests (ask again in a few minutes)
     ├── ControlError                 the control API (``tabmcp pair``, ``status``) could not be used
+    ├── SecretError                  ``tabmcp secrets`` could not do what was asked
+    │   ├── InvalidSecretName        not a letter, then letters, digits or ``_`` (64 at most)
+    │   ├── InvalidSecretValue       empty, too short to mask safely, or not one line
+    │   ├── InvalidSecretSite        a site that is not an http(s) origin
+    │   ├── UnknownSecret            no secret has this name
+    │   └── SecretStoreUnavailable   the keychain chosen in the config cannot be used
     ├── ProtocolError                the extension sent something we cannot accept
     │   ├── MalformedMessage         not JSON, not an object, or fields of the wrong shape
     │   ├── UnknownMessageType       a ``type`` this protocol version does not define
@@ -35,6 +41,8 @@
         ├── SiteNotRegistered        SITE_NOT_REGISTERED (the opened page did not offer the tool in time)
         ├── SiteToolGone             SITE_TOOL_GONE (the page loaded but no longer offers the tool)
         ├── SiteRedirected           SITE_REDIRECTED (the page went to another origin; tab closed)
+        ├── SecretNotBound           SECRET_NOT_BOUND (a named secret is not bound to the tool's origin)
+        ├── SecretToolChanged        SECRET_TOOL_CHANGED (no secret goes into a changed definition)
         └── InternalError            INTERNAL_ERROR (a bug in the bridge; logged with its traceback)
 
 Third-party exceptions are translated where they enter (``raise ToolTimeout(...) from exc``),
@@ -57,6 +65,9 @@ __all__ = [
     "ErrorCode",
     "ExtensionDisconnected",
     "InternalError",
+    "InvalidSecretName",
+    "InvalidSecretSite",
+    "InvalidSecretValue",
     "InvalidState",
     "MalformedMessage",
     "NotPaired",
@@ -70,6 +81,10 @@ __all__ = [
     "Paused",
     "ProtocolError",
     "ProtocolVersionMismatch",
+    "SecretError",
+    "SecretNotBound",
+    "SecretStoreUnavailable",
+    "SecretToolChanged",
     "SiteNotReachable",
     "SiteNotRegistered",
     "SiteRedirected",
@@ -82,6 +97,7 @@ __all__ = [
     "ToolTimeout",
     "ToolValidationError",
     "UnknownMessageType",
+    "UnknownSecret",
     "WritesDisabled",
     "error_for_code",
     "page_error",
@@ -143,6 +159,12 @@ class ErrorCode(enum.StrEnum):
     """The page opened for a call loaded and settled without the tool: its stored entry is now stale."""
     SITE_REDIRECTED = "SITE_REDIRECTED"
     """The page opened for a call went to another origin: the tab was closed, nothing was called."""
+    # secrets by name (core/secrets.py)
+    SECRET_NOT_BOUND = "SECRET_NOT_BOUND"
+    """A ``{{secret:NAME}}`` argument names a secret that is not bound to the tool's origin (or does
+    not exist: the same answer, so no other site's names leak); nothing was sent."""
+    SECRET_TOOL_CHANGED = "SECRET_TOOL_CHANGED"
+    """The tool's definition changed since the person accepted it: no secret goes into it; nothing was sent."""
     PAUSED = "PAUSED"
     """The person paused all agent access (the extension popup, or ``tabmcp controls pause``)."""
     AXE_FAILED = "AXE_FAILED"
@@ -196,6 +218,30 @@ class PairingError(BridgeError):
 class ControlError(BridgeError):
     """The running bridge's control API could not be reached or refused the request (no bridge on
     the port, no control key to read, or another user's bridge)."""
+
+
+class SecretError(BridgeError):
+    """``tabmcp secrets`` could not do what was asked (the message says why)."""
+
+
+class InvalidSecretName(SecretError):
+    pass
+
+
+class InvalidSecretValue(SecretError):
+    pass
+
+
+class InvalidSecretSite(SecretError):
+    pass
+
+
+class UnknownSecret(SecretError):
+    pass
+
+
+class SecretStoreUnavailable(SecretError):
+    pass
 
 
 class PairingCodeWrong(PairingError):
@@ -346,6 +392,14 @@ class SiteRedirected(ToolCallError):
     code: str = ErrorCode.SITE_REDIRECTED
 
 
+class SecretNotBound(ToolCallError):
+    code: str = ErrorCode.SECRET_NOT_BOUND
+
+
+class SecretToolChanged(ToolCallError):
+    code: str = ErrorCode.SECRET_TOOL_CHANGED
+
+
 class InternalError(ToolCallError):
     """An unexpected exception in a tool path: the bridge logs it with its traceback and the agent
     gets this named error, never the SDK's generic "Internal server error". Its message names the
@@ -375,6 +429,8 @@ _BY_CODE: dict[str, type[ToolCallError]] = {
         SiteNotRegistered,
         SiteToolGone,
         SiteRedirected,
+        SecretNotBound,
+        SecretToolChanged,
     )
 }
 

@@ -43,6 +43,7 @@ from .core.registry import CategoryEntry, Registry, RegistryChange, ToolEntry, s
 from .core.scoping import Gate
 from .core.search import SearchIndex
 from .core.search.sync import IndexSync
+from .core.secrets import Secrets
 from .core.session import Disconnected, Event, HandshakeDone, KindView, Peer, Session
 from .core.sites import Sites
 from .core.stalls import StallMeter
@@ -53,7 +54,7 @@ from .core.trust.pins import PinLimits, Pins
 from .core.trust.retention import Retention
 from .core.trust.tables import TrustStore
 from .database import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
-from .errors import ErrorCode, ToolCallError
+from .errors import ErrorCode, SecretStoreUnavailable, ToolCallError
 from .mediation import Mediation, ToolMiddleware
 from .protocol import (
     PROTOCOL_VERSION,
@@ -68,6 +69,7 @@ from .protocol import (
     Telemetry,
 )
 from .protocol import TabClosed as TabClosedMsg
+from .secret_store import SecretStore
 from .server.hub import Hub, Link
 from .server.panel import PersonPanel
 from .server.shared_state import SharedStateWatch
@@ -82,6 +84,16 @@ if TYPE_CHECKING:
 __all__ = ["STATUS_ACTIVITY", "BridgeCore"]
 
 log = logging.getLogger("tabmcp.core")
+
+
+def _secret_store(config: Config) -> SecretStore | None:
+    """The person's secrets; ``None`` (every placeholder refused by name) when the keychain the
+    config insists on cannot be used."""
+    try:
+        return SecretStore(config.store.path, kind=config.store.secrets)
+    except SecretStoreUnavailable as exc:
+        log.warning("secrets are unavailable: %s", exc)
+        return None
 
 STATUS_ACTIVITY = 20
 """How many of the newest activity rows ``status()`` (``/health``) carries."""
@@ -139,6 +151,8 @@ class BridgeCore:
         )
         """The person's side: the popup's panel, their switches, forms as tools (server/panel.py)."""
         self.usage = UsageStore(config.store.path)
+        self.secrets = Secrets(_secret_store(config))
+        """Secrets by name: names and sites in the database, values in the keychain (core/secrets.py)."""
         core_n = config.disclosure.core_from_usage
         self.telemetry_link = TelemetryLink(
             config, self.registry, self.session, changed=self._changed, flush_soon=self.hub.flush_soon

@@ -271,7 +271,9 @@ class Gate:
     def _person_allows(self, tab: Tab) -> bool:
         return self.controls is None or self.controls.origin_enabled(tab.origin)
 
-    def decide(self, entry: ToolEntry) -> Decision:
+    def decide(self, entry: ToolEntry, *, as_write: bool = False) -> Decision:
+        """May ``entry`` run, and how; ``as_write``: the call counts as a write whatever the tool
+        says (a call that puts in a secret, core/secrets.py)."""
         policy = self.policy
         tab = entry.tab
         rules = self._origin_rules(tab)
@@ -311,7 +313,7 @@ class Gate:
             if block and _glob_hit(block, names):
                 return Decision(False, "OUT_OF_SCOPE", f"blocked by the {where}")
         focus = policy.all_focus_modes[policy.focus]
-        if focus.read_only and not entry.tool.read_only:
+        if focus.read_only and (as_write or not entry.tool.read_only):
             return Decision(False, "OUT_OF_SCOPE", f"focus mode {policy.focus!r} shows read-only tools only")
         if focus.allow and not _glob_hit(focus.allow, names):
             return Decision(False, "OUT_OF_SCOPE", f"not part of focus mode {policy.focus!r}")
@@ -343,11 +345,12 @@ class Gate:
                    else "The page marks this tool as needing approval.")
         if policy.approval.mode == "off":
             needs_approval, why = False, ""
-        if _is_write(entry) and not writes:
+        if (as_write or _is_write(entry)) and not writes:
             return Decision(
                 True,
                 "WRITES_DISABLED",
-                "writes are disabled: this tool is not marked read-only",
+                ("writes are disabled: a call that puts in a secret counts as a write" if as_write
+                 else "writes are disabled: this tool is not marked read-only"),
                 needs_approval=needs_approval,
                 setting=("the Writes switch in the tabmcp popup (or: tabmcp controls writes on)"
                          if person_writes is False else "policy.allow_writes = true (config file) or --allow-writes"),

@@ -97,7 +97,7 @@ class CallPath:
         try:
             result = await tools.run(rctx, name, arguments)
         except ToolCallError as exc:
-            log.info("call %s failed: %s %.200s", name, exc.code, exc.message)
+            log.info("call %s failed: %s %.200s", name, exc.code, self.core.secrets.mask.text(exc.message))
             if isinstance(exc, PageError):  # a page's words, whichever path they came by: through the gate
                 exc = self._page_error(exc, name, arguments)
             result = error_result(exc)
@@ -113,6 +113,7 @@ class CallPath:
                 self.core.activity.end(pending, None, defer=True,
                                       outcome=ErrorCode.CANCELLED if cancelled else ErrorCode.INTERNAL_ERROR)
             raise
+        result = self.core.secrets.mask.apply(result)  # no secret's value reaches an agent or the log (core/secrets.py)
         if pending is not None:  # the activity log: every call that reaches a page
             self.core.activity.end(pending, result, defer=True)  # summarised when its batch is written
         return result

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..registry import Registry, ToolEntry
     from ..scoping import Gate
     from ..search import SearchIndex
+    from ..secrets import Secrets
     from ..sites import Sites
     from ..stalls import StallMeter
     from ..telemetry import SessionStore, TelemetryStore
@@ -42,6 +43,8 @@ class Bridge(Protocol):
     """The person's switches (pause, writes, origins off); agents read their effect, never set them."""
     stalls: StallMeter
     """Charges a page's work on the event loop to its origin (``with stalls.work(origin):``)."""
+    secrets: Secrets
+    """Secrets by name: put into a call at the last moment, masked in every answer (core/secrets.py)."""
 
     @property
     def search(self) -> SearchIndex: ...

@@ -9,8 +9,9 @@ access, every call answers ``PAUSED`` before any of them):
    ``categories`` profile, join that client's tools/list);
 3. a page tool (:func:`call_page_tool`): page scope, the user's policy and the trust defences
    (``OUT_OF_SCOPE``, ``WRITES_DISABLED``, approval for a changed definition or a lockdown),
-   arguments against its inputSchema, approval when needed, the run in the tab, and the page's
-   result checked, stamped with its source and processed by the trust defences;
+   arguments against its inputSchema, approval when needed, secrets named by ``{{secret:NAME}}``
+   put in (core/secrets.py), the run in the tab, and the page's result checked, stamped with its
+   source and processed by the trust defences;
 4. a name listed for an origin whose tool left: ``TOOL_GONE`` (names never move to another origin);
 5. otherwise ``TOOL_NOT_FOUND`` with the closest names.
 """
@@ -28,6 +29,7 @@ from ...errors import ErrorCode, OutOfScope, WritesDisabled
 from ..output_schema import check_structured, structured_from_text
 from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
+from ..secrets import check_use, placeholders_in, secrets_note
 from ..trust.results import META_OURS
 from ..validation import validate_arguments
 from .base import ToolContext, listed_schema, text
@@ -65,17 +67,24 @@ async def expand_category(ctx: ToolContext, entry: CategoryEntry, name: str) -> 
     return {"content": [text(body)], "structuredContent": structured}
 
 
-def _may_run(ctx: ToolContext, entry: ToolEntry) -> Decision:
-    """Scope, policy and the trust defences: raises when the tool may not run; the decision."""
-    decision = ctx.trust.gate(entry, ctx.bridge.gate.decide(entry))  # a changed definition, a lockdown
+def _may_run(ctx: ToolContext, entry: ToolEntry, secrets: dict[str, str] | None = None) -> Decision:
+    """Scope, policy and the trust defences: raises when the tool may not run; the decision.
+    A call that names secrets (``secrets``: field → name) counts as a write, and each secret must
+    be bound to the tool's origin (core/secrets.py)."""
+    as_write = bool(secrets)
+    decision = ctx.trust.gate(entry, ctx.bridge.gate.decide(entry, as_write=as_write), as_write=as_write)
     if not decision.visible:
         raise OutOfScope(f"{entry.public_name} is not available: {decision.reason}", tool=entry.public_name)
     if decision.code == ErrorCode.WRITES_DISABLED:
+        why = "uses a secret, which counts as a write," if secrets else "may change data and"
         raise WritesDisabled(
-            f"{entry.public_name} may change data and writes are disabled. Enable them with {decision.setting}",
+            f"{entry.public_name} {why} writes are disabled. Enable them with {decision.setting}",
             tool=entry.public_name,
             setting=decision.setting,
         )
+    if secrets:
+        check_use(secrets.values(), ctx.bridge.secrets.vault, origin=entry.tab.origin, tool=entry.public_name,
+                  definition_changed=ctx.trust.observe(entry).changed)
     return decision
 
 
@@ -86,17 +95,22 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
     for a call that would be refused), then its site is opened in a background tab and the tool
     the page registered goes through every rule again (:func:`.open_page.open_for_call`).
     """
+    secrets = placeholders_in(arguments)  # field → secret name: {{secret:NAME}} arguments
     if not entry.tab.is_open:
-        _may_run(ctx, entry)
+        _may_run(ctx, entry, secrets)
         validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
         entry = await open_for_call(ctx, entry)
-    decision = _may_run(ctx, entry)
+    decision = _may_run(ctx, entry, secrets)
     with ctx.bridge.stalls.work(entry.tab.origin):  # the page's schema sets this cost (core/stalls.py)
         args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
-    if decision.needs_approval:
-        pending = await ctx.approve(entry, args, reason=decision.reason)
+    if decision.needs_approval:  # the person sees which secret goes where, never its value
+        reason = "\n".join(filter(None, [decision.reason, secrets_note(secrets)]))
+        pending = await ctx.approve(entry, args, reason=reason)
         if pending is not None:
             return pending
+    if secrets:  # the values, put in last (the rules checked again); masked in every answer from now on
+        args = ctx.bridge.secrets.put_in(args, origin=entry.tab.origin, tool=entry.public_name,
+                                         definition_changed=ctx.trust.observe(entry).changed)
     result = await ctx.bridge.call_tool(entry, args)
     ctx.bridge.search.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
     with ctx.bridge.stalls.work(entry.tab.origin):  # the page's result sets this cost (core/stalls.py)

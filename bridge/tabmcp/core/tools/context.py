@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..registry import CategoryEntry, ToolEntry
 from .base import BuiltinTool, ToolContext, listed_schema, text
 
 __all__ = ["CONTEXT"]
@@ -27,6 +28,15 @@ async def context(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]
     body = ctx.bridge.disclosure.context_markdown(
         source=arguments.get("source") or None, category=arguments.get("category") or None
     )
+    origins = sorted({e.tab.origin for e in ctx.bridge.registry.entries()
+                      if isinstance(e, ToolEntry) and ctx.bridge.gate.visible(e)}
+                     | {m.tab.origin for e in ctx.bridge.registry.entries()
+                        if isinstance(e, CategoryEntry) for m in ctx.bridge.gate.visible_members(e)})
+    bound = {o: names for o in origins if (names := ctx.bridge.secrets.names_for(o))}
+    if bound:
+        body += ("\n\n## Secrets by name\nPass a secret as a string argument that is exactly {{secret:NAME}}; "
+                 "the bridge puts its value in for the site's tools only, and you never see it.\n"
+                 + "\n".join(f"- {origin}: {', '.join(names)}" for origin, names in bound.items()))
     return {"content": [text(body)]}
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..registry import CategoryEntry, ToolEntry
+from ..secrets import secrets_line
 from .base import BuiltinTool, ToolContext, listed_schema, text
 
-__all__ = ["DESCRIBE_TOOLS"]
+__all__ = ["DESCRIBE_TOOLS", "secrets_for"]
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -32,7 +34,25 @@ async def describe_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[st
     body = json.dumps(found, indent=1)
     if missing:
         body += "\nNot found or not available: " + ", ".join(missing)
-    return {"content": [text(body)], "structuredContent": {"tools": found, "notFound": missing}}
+    structured: dict[str, Any] = {"tools": found, "notFound": missing}
+    secrets = secrets_for(ctx, [n for n in arguments["tools"] if n not in missing])
+    if secrets:
+        structured["secrets"] = secrets
+        body += "\n" + secrets_line(secrets)
+    return {"content": [text(body)], "structuredContent": structured}
+
+
+def secrets_for(ctx: ToolContext, names: list[str]) -> dict[str, list[str]]:
+    """Tool name → the secret names it may be given (those bound to its origin; core/secrets.py)."""
+    out: dict[str, list[str]] = {}
+    for name in names:
+        entry = ctx.bridge.registry.resolve(name)
+        members = entry.members if isinstance(entry, CategoryEntry) else (entry,) if isinstance(entry, ToolEntry) else ()
+        for member in members:
+            bound = ctx.bridge.secrets.names_for(member.tab.origin)
+            if bound:
+                out[member.public_name] = bound
+    return out
 
 
 DESCRIBE_TOOLS = BuiltinTool("describe_tools", describe_tools, DEFINITION, SCHEMA)

@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from ..registry import CategoryEntry, ToolEntry
+from ..secrets import secrets_line
 from ..trust.gate import definition_text, definition_tree
 from ..wording import one_line
 from .base import BuiltinTool, ToolContext, listed_schema, text
@@ -105,6 +106,7 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
                 "source": entry.tab.origin,
                 "score": round(hit.score, 4),
                 **_site_fields(entry),
+                **({"secrets": names} if (names := bridge.secrets.names_for(entry.tab.origin)) else {}),
             }
         )
         if len(lines) < DETAILED_HITS:  # the best hits ready to call, the rest compact
@@ -122,6 +124,9 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
             total = len(bridge.disclosure.visible_members(held))
             if total > len(tools):
                 lines.append(f"({len(tools)} of {total}: call {held.public_name} for all of them)")
+        secrets = {t["name"]: t["secrets"] for t in tools if "secrets" in t}
+        if secrets:
+            lines.append(secrets_line(secrets))
         lines.append(FOOTER)
     return {
         "content": [text("\n".join(lines))],

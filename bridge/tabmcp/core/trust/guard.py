@@ -105,8 +105,9 @@ class TrustGuard:
 
     # -- before and after a call ------------------------------------------------------------
 
-    def gate(self, entry: ToolEntry, decision: Decision) -> Decision:
-        """The gate's decision, with the approvals the trust defences add."""
+    def gate(self, entry: ToolEntry, decision: Decision, *, as_write: bool = False) -> Decision:
+        """The gate's decision, with the approvals the trust defences add (``as_write``: the call
+        counts as a write whatever the tool says, as one that puts in a secret does)."""
         if not decision.visible or decision.code is not None:
             return decision
         base = [decision.reason] if decision.needs_approval and decision.reason else []
@@ -117,7 +118,7 @@ class TrustGuard:
                 f"Its definition changed since it was first seen on {entry.tab.origin} "
                 f"(accept the change with: tabmcp trust accept {entry.tab.origin} {entry.tool.name}):\n{state.diff}"
             )
-        if self.settings.lockdown and not entry.tool.read_only:
+        if self.settings.lockdown and (as_write or not entry.tool.read_only):
             why = self.lockdown.reason()
             if why:
                 extra.append(why)

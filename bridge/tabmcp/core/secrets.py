@@ -1,0 +1,316 @@
+"""Secrets by name: the agent names a secret, the bridge puts its value in at the last moment, and
+the value never comes back (docs/security.md, "Secrets").
+
+* **Names** (:func:`check_name`): a letter, then letters, digits or ``_`` (64 at most), so a name
+  is never mistaken for anything else in a placeholder, a log line or a shell.
+* **Placeholders** (:data:`PLACEHOLDER`): a string argument whose *whole* value is
+  ``{{secret:NAME}}``. It is a plain string, so it passes every client that checks arguments
+  against the tool's schema; a string that holds the marker among other text is refused
+  (``VALIDATION_ERROR``), so nobody can mistake a half-put-in secret for a sent one.
+* **Binding** (:func:`put_in`): the value goes in only when the tool's owning origin (its frame's,
+  as approvals use) is one of the secret's sites, and never into a tool whose definition changed
+  since the person accepted it; anything else ends the call with a named error and nothing is sent.
+* **Masking** (:class:`Mask`): every occurrence of a used value in what comes back, also
+  URL-encoded, base64, HTML-escaped or JSON-escaped, is replaced by the placeholder.
+
+The module does no I/O: it sees names and a :class:`Vault` (``tabmcp.secret_store`` is the real
+one, over the OS keychain or the fallback file), never the keychain itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+import urllib.parse
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, cast
+
+from ..errors import InvalidSecretName, SecretNotBound, SecretToolChanged, ToolValidationError
+
+__all__ = [
+    "MARKER",
+    "MIN_VALUE_CHARS",
+    "NAME_RE",
+    "PLACEHOLDER",
+    "Mask",
+    "Secrets",
+    "Vault",
+    "check_name",
+    "check_use",
+    "placeholder",
+    "placeholders_in",
+    "put_in",
+    "secrets_line",
+    "secrets_note",
+]
+
+NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+"""A secret's name: an identifier (a letter, then letters, digits, ``_``; 64 at most)."""
+MARKER = "{{secret:"
+PLACEHOLDER = re.compile(r"\{\{secret:([A-Za-z][A-Za-z0-9_]{0,63})\}\}")
+"""``{{secret:NAME}}``: a string argument that is exactly this names a secret."""
+MIN_VALUE_CHARS = 4
+"""A shorter value would mask ordinary text everywhere it occurs, so it is refused when set."""
+_T = TypeVar("_T")
+_MIN_FORM_CHARS = 4
+"""A transformed form shorter than this (a base64 core of a short value) is not masked on its own."""
+
+
+def check_name(name: str) -> str:
+    """``name`` if it is a valid secret name; else raises :class:`InvalidSecretName`."""
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        raise InvalidSecretName(
+            f"{name!r} is not a secret name: a letter, then letters, digits or _ (64 characters at most)"
+        )
+    return name
+
+
+def placeholder(name: str) -> str:
+    """The placeholder an agent passes for ``name``."""
+    return "{{secret:" + check_name(name) + "}}"
+
+
+class Vault(Protocol):
+    """The secrets as the core sees them: bindings and values by name (``tabmcp.secret_store``)."""
+
+    def sites(self, name: str) -> frozenset[str]:
+        """The origins ``name`` is bound to (empty: no such secret)."""
+
+    def names_for(self, origin: str) -> list[str]:
+        """The secret names bound to ``origin``, sorted."""
+
+    def value(self, name: str) -> str | None:
+        """The value of ``name`` (``None``: not stored)."""
+
+    def used(self, names: Iterable[str]) -> None:
+        """The secrets ``names`` were just put into a call (their last use)."""
+
+
+def _walk_strings(value: Any, path: str, out: list[tuple[str, str]]) -> None:
+    if isinstance(value, str):
+        out.append((path, value))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _walk_strings(v, f"{path}.{k}" if path else str(k), out)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _walk_strings(v, f"{path}[{i}]", out)
+
+
+def placeholders_in(arguments: Mapping[str, Any]) -> dict[str, str]:
+    """Field path → secret name, for every string argument that is a placeholder.
+
+    Raises:
+        ToolValidationError: a string holds the placeholder marker among other text.
+    """
+    found: list[tuple[str, str]] = []
+    _walk_strings(dict(arguments), "", found)
+    names: dict[str, str] = {}
+    for path, text in found:
+        if MARKER not in text:
+            continue
+        match = PLACEHOLDER.fullmatch(text)
+        if match is None:
+            raise ToolValidationError(
+                f"{path}: a secret placeholder must be the whole string, exactly {{{{secret:NAME}}}}",
+                field=path,
+            )
+        names[path] = match.group(1)
+    return names
+
+
+def secrets_note(fields: Mapping[str, str]) -> str:
+    """What an approval tells the person about the secrets a call puts in (``""``: none), e.g.
+    ``Puts in your secrets: password: secret `bank_login```."""
+    if not fields:
+        return ""
+    return "Puts in your secrets: " + ", ".join(f"{path}: secret `{name}`" for path, name in fields.items())
+
+
+def secrets_line(secrets: dict[str, list[str]]) -> str:
+    """What the agent reads about secrets: how to pass one, and which each tool may be given."""
+    return ("Secrets you may pass by name, never by value: a string argument that is exactly "
+            "{{secret:NAME}} (the bridge puts the value in; you never see it). "
+            + "; ".join(f"{tool}: {', '.join(names)}" for tool, names in secrets.items()))
+
+
+def _replace(value: Any, values: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+        match = PLACEHOLDER.fullmatch(value) if value.startswith(MARKER) else None
+        return values[match.group(1)] if match is not None else value
+    if isinstance(value, dict):
+        return {k: _replace(v, values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace(v, values) for v in value]
+    return value
+
+
+def check_use(
+    names: Iterable[str], vault: Vault, *, origin: str, tool: str, definition_changed: bool
+) -> None:
+    """May the secrets ``names`` go into ``tool`` of ``origin``? Raises when not.
+
+    Raises:
+        SecretNotBound: a named secret does not exist or is not bound to ``origin`` (one answer
+            for both: an agent learns no name another site holds).
+        SecretToolChanged: the tool's definition changed since the person accepted it.
+    """
+    for name in sorted(set(names)):
+        if origin not in vault.sites(name):
+            raise SecretNotBound(
+                f"secret {name!r} is not bound to {origin}: nothing was sent. The person binds it with: "
+                f"tabmcp secrets set {name} --site {origin}",
+                tool=tool, secret=name, origin=origin,
+            )
+    if definition_changed:
+        raise SecretToolChanged(
+            f"{tool}'s definition changed since it was accepted: no secret goes into it, nothing was sent "
+            f"(the person accepts the change with: tabmcp trust accept {origin} <tool>)",
+            tool=tool, origin=origin,
+        )
+
+
+def put_in(
+    arguments: dict[str, Any], vault: Vault, *, origin: str, tool: str, definition_changed: bool
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """``arguments`` with every placeholder replaced by its value, and the values put in (by name).
+
+    Call it after approval, just before the call leaves for the page; ``arguments`` (what the
+    agent sent, what the activity log and the approval show) is left as it is. The rules are
+    checked again here (:func:`check_use`): a binding removed while an approval waited counts.
+
+    Raises:
+        SecretNotBound: see :func:`check_use`; also a secret whose value is no longer stored.
+        SecretToolChanged: see :func:`check_use`.
+    """
+    names = placeholders_in(arguments)
+    if not names:
+        return arguments, {}
+    check_use(names.values(), vault, origin=origin, tool=tool, definition_changed=definition_changed)
+    values: dict[str, str] = {}
+    for name in sorted(set(names.values())):
+        value = vault.value(name)
+        if value is None:
+            raise SecretNotBound(f"secret {name!r} has no stored value: nothing was sent", tool=tool,
+                                 secret=name, origin=origin)
+        values[name] = value
+    vault.used(values)
+    return _replace(arguments, values), values
+
+
+class Secrets:
+    """The bridge's secrets: the :class:`Vault` behind names, and every value put into a call in
+    this run, masked in everything the bridge answers afterwards (:attr:`mask`).
+
+    Values are kept in memory only, for the masking; a bridge without a vault (``None``) refuses
+    every placeholder with ``SECRET_NOT_BOUND``.
+    """
+
+    def __init__(self, vault: Vault | None) -> None:
+        self.vault: Vault = vault if vault is not None else _NoVault()
+        self._used: dict[str, str] = {}
+        self.mask = Mask({})
+
+    def names_for(self, origin: str) -> list[str]:
+        """The secret names an agent may pass to ``origin``'s tools."""
+        return self.vault.names_for(origin) if origin else []
+
+    def put_in(
+        self, arguments: dict[str, Any], *, origin: str, tool: str, definition_changed: bool
+    ) -> dict[str, Any]:
+        """:func:`put_in`, remembering the values for :attr:`mask` before anything is sent."""
+        sent, values = put_in(arguments, self.vault, origin=origin, tool=tool, definition_changed=definition_changed)
+        if any(self._used.get(n) != v for n, v in values.items()):
+            self._used.update(values)
+            self.mask = Mask(dict(self._used))
+        return sent
+
+
+class _NoVault:
+    def sites(self, name: str) -> frozenset[str]:
+        return frozenset()
+
+    def names_for(self, origin: str) -> list[str]:
+        return []
+
+    def value(self, name: str) -> str | None:
+        return None
+
+    def used(self, names: Iterable[str]) -> None:
+        pass
+
+
+def _base64_cores(raw: bytes) -> list[str]:
+    """The part of ``raw``'s base64 that is the same wherever ``raw`` sits in a longer input
+    (three alignments), so ``user:password`` encoded whole is masked too."""
+    cores: list[str] = []
+    for enc in (base64.b64encode, base64.urlsafe_b64encode):
+        for shift in range(3):
+            encoded = enc(b"\0" * shift + raw).decode("ascii").rstrip("=")
+            start = (shift * 4 + 2) // 3  # characters touched by the padding bytes in front
+            tail = (len(raw) + shift) % 3  # a last group shared with what follows
+            end = len(encoded) - (1 if tail else 0)
+            core = encoded[start:end]
+            if len(core) >= _MIN_FORM_CHARS:
+                cores.append(core)
+    return cores
+
+
+def _forms(value: str) -> set[str]:
+    raw = value.encode("utf-8")
+    forms = {
+        value,
+        urllib.parse.quote(value, safe=""),
+        urllib.parse.quote_plus(value, safe=""),
+        urllib.parse.quote(value),
+        html.escape(value, quote=True),
+        html.escape(value, quote=False),
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        json.dumps(json.dumps(value))[3:-3],  # a JSON string inside a JSON string
+        base64.b64encode(raw).decode("ascii"),
+        base64.urlsafe_b64encode(raw).decode("ascii"),
+        *_base64_cores(raw),
+    }
+    return {f for f in forms if len(f) >= _MIN_FORM_CHARS}
+
+
+@dataclass
+class Mask:
+    """Replaces the used secrets' values (and their usual encodings) by their placeholders."""
+
+    values: Mapping[str, str]
+    _pattern: re.Pattern[str] | None = field(init=False, default=None)
+    _names: dict[str, str] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, value in self.values.items():
+            for form in _forms(value):
+                self._names.setdefault(form, name)
+        if self._names:  # the longest first: a form inside another is never left half-masked
+            ordered = sorted(self._names, key=len, reverse=True)
+            self._pattern = re.compile("|".join(re.escape(f) for f in ordered))
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def text(self, value: str) -> str:
+        if self._pattern is None or not value:
+            return value
+        return self._pattern.sub(lambda m: "{{secret:" + self._names[m.group(0)] + "}}", value)
+
+    def apply(self, value: _T) -> _T:
+        """``value`` (a result, an error's details: any JSON) with every value masked, keys too."""
+        return cast("_T", self._tree(value)) if self._pattern is not None else value
+
+    def _tree(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.text(k) if isinstance(k, str) else k: self._tree(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self._tree(v) for v in value]
+        return value
