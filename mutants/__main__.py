@@ -1400,8 +1400,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "late-import-cycle",
         "a late import closes a cycle between the call path and the tool catalog",
         "bridge/tabmcp/core/tools/call.py",
-        "    if not entry.tab.is_open:\n        _may_run(ctx, entry)",
-        "    from . import catalog  # noqa: F401\n    if not entry.tab.is_open:\n        _may_run(ctx, entry)",
+        "    if not entry.tab.is_open:\n        _may_run(ctx, entry, secrets)",
+        "    from . import catalog  # noqa: F401\n    if not entry.tab.is_open:\n        _may_run(ctx, entry, secrets)",
         ("bridge/tests/test_structure.py", "-k", "cycles"),
     ),
     Mutation(
