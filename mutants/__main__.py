@@ -2249,6 +2249,39 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)",
         ("bridge/tests/test_secret_store.py",),
     ),
+    Mutation(
+        "secret-unbind-unpaired",
+        "a local program that is not paired unbinds the person's secrets (control.set before pairing)",
+        "bridge/tabmcp/core/session.py",
+        "            if peer.state is LinkState.PAIRING and not isinstance(message, Hello | PairRequest | Ping | Pong):",
+        "            if peer.state is LinkState.PAIRING and not isinstance(message, Hello | PairRequest | Ping | Pong)"
+        " and message.type != \"control.set\":",
+        ("bridge/tests/test_secrets_bridge.py", "-k", "popup"),
+    ),
+    Mutation(
+        "secret-unbind-any-sender",
+        "a content script (any sender of the extension) sends the popup's controls, unbind included",
+        "extension/panel.js",
+        "    if (!fromOwnPage(sender)) return false;",
+        "",
+        ("e2e/test_senders.py", "-k", "pause and polyfill"),
+    ),
+    Mutation(
+        "secret-unbind-ignored",
+        "the popup's Unbind answers ok but the secret stays bound to the site",
+        "bridge/tabmcp/core/panel.py",
+        "            secrets.unbind(message.secret, message.origin)",
+        "            secrets.names_for(message.origin)",
+        ("bridge/tests/test_secrets_bridge.py", "-k", "popup"),
+    ),
+    Mutation(
+        "secret-popup-no-names",
+        "the popup is never told which secret names are bound to a site",
+        "bridge/tabmcp/core/panel.py",
+        '        "secrets": secrets.bound(d["origin"] for d in docs) if secrets is not None else {},',
+        '        "secrets": {},',
+        ("e2e/test_popup.py", "-k", "secrets and polyfill"),
+    ),
 )
 
 

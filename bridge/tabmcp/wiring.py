@@ -148,6 +148,7 @@ class BridgeCore:
             touch=lambda: self._apply(self.registry.touch()),
             flush_soon=self.hub.flush_soon,
             trust=lambda: self.trust,
+            secrets=lambda: self.secrets,
         )
         """The person's side: the popup's panel, their switches, forms as tools (server/panel.py)."""
         self.usage = UsageStore(config.store.path)

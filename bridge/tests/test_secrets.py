@@ -37,6 +37,9 @@ class Vault:
     def used(self, names: Iterable[str]) -> None:
         self.used_names.extend(names)
 
+    def unbind(self, name: str, site: str) -> None:
+        self.values[name][1].discard(site)
+
 
 def vault() -> Vault:
     return Vault({"bank_login": (VALUE, {BANK}), "shop_pin": ("9876-5432", {"https://shop.example"})})

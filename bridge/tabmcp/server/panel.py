@@ -34,6 +34,7 @@ from ..protocol import FormsPolicy as FormsPolicyMsg
 
 if TYPE_CHECKING:
     from ..core.registry import Registry
+    from ..core.secrets import Secrets
     from ..core.trust.guard import TrustGuard
 
 __all__ = ["PersonPanel"]
@@ -48,6 +49,7 @@ class PersonPanel:
         touch: the registry's listings must be recomputed (forms offered or withdrawn).
         flush_soon: send what the session queued, from synchronous code.
         trust: the trust defences, once installed (read at each use: they come later).
+        secrets: the secrets by name (read at each use: made after the panel).
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class PersonPanel:
         touch: Callable[[], None],
         flush_soon: Callable[[], None],
         trust: Callable[[], TrustGuard | None],
+        secrets: Callable[[], Secrets | None] = lambda: None,
     ) -> None:
         self.controls = controls  # the person's switches (popup, CLI)
         self.forms_switches = forms_switches
@@ -76,6 +79,7 @@ class PersonPanel:
         self._touch = touch
         self._flush_soon = flush_soon
         self._trust = trust
+        self._secrets = secrets
         self._revision = 0
         self._insight = Insight()
 
@@ -99,12 +103,13 @@ class PersonPanel:
         """Answer the popup: apply a ``control.set``, then send the panel's state either way."""
         if isinstance(message, ControlSet):
             try:
-                done = apply_control(message, self.controls, self._trust())
+                done = apply_control(message, self.controls, self._trust(), self._secrets())
             except ControlRefused as exc:
                 self._session.send(peer, PanelState(request_id=message.request_id, ok=False, error=ErrorBody(
                     code=ErrorCode.MALFORMED_MESSAGE, message=str(exc))))
                 return
-            log.info("the person set %s %s %s", message.action, message.origin or message.tool, message.enabled)
+            log.info("the person set %s %s %s", message.action, message.origin or message.tool,
+                     message.secret or message.enabled)
             if done.listing:
                 if message.action == "accept":  # the switches themselves count in controls.version
                     self.trust_changed()
@@ -125,7 +130,8 @@ class PersonPanel:
         """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
         self.sync_controls()
         return panel_state(registry=self._registry, gate=self.gate, controls=self.controls,
-                           activity=self._activity, trust=self._trust(), query=query, insight=self._insight)
+                           activity=self._activity, trust=self._trust(), query=query, insight=self._insight,
+                           secrets=self._secrets())
 
     # -- the person's switches, also set from the CLI ------------------------------------
 
