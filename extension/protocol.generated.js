@@ -648,6 +648,7 @@
  * @typedef {object} FormsPolicy
  * @property {'forms.policy'} type
  * @property {Array<FormsPolicyRule>} [rules]
+ * @property {Array<string>} [secretSites] The origins with at least one secret bound (never a name or a value): on them a sign-in form may be described, its password, one-time-code or card fields taking only a secret's name.
  */
 
 /**

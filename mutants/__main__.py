@@ -2282,6 +2282,46 @@ MUTATIONS: tuple[Mutation, ...] = (
         '        "secrets": {},',
         ("e2e/test_popup.py", "-k", "secrets and polyfill"),
     ),
+    Mutation(
+        "secret-form-takes-literal",
+        "a page form's password field takes a literal from the agent when the schema lets it through",
+        "bridge/tabmcp/core/tools/call.py",
+        "    if entry.tool.secret_fields:  # a page form's password / code / card field: a secret's name only",
+        "    if False:",
+        ("e2e/test_forms_as_tools.py", "-k", "sign_in and polyfill"),
+    ),
+    Mutation(
+        "secret-form-without-secret",
+        "a sign-in form is offered on a site no secret is bound to",
+        "bridge/tabmcp/core/page_forms.py",
+        "        if secret_fields and not self.has_secret(forms_origin):",
+        "        if False:",
+        ("bridge/tests/test_page_forms.py",),
+    ),
+    Mutation(
+        "secret-form-field-keeps-schema",
+        "a page form's secret field keeps the page's schema instead of taking only a secret's name",
+        "bridge/tabmcp/core/page_forms.py",
+        '        properties[name] = {**SECRET_FIELD_SCHEMA, **({"title": title} if isinstance(title, str) else {})}',
+        '        properties[name] = {**properties[name], "type": "string"}',
+        ("bridge/tests/test_page_forms.py",),
+    ),
+    Mutation(
+        "secret-form-nested-kept",
+        "a form with a secret field nested in an object is offered beside its top-level password",
+        "bridge/tabmcp/core/page_forms.py",
+        "    if secret_field(rest):  # another secret, deeper in: refused",
+        "    if False:",
+        ("bridge/tests/test_page_forms.py",),
+    ),
+    Mutation(
+        "secret-form-described-without-secret",
+        "the page script describes a sign-in form on a site no secret is bound to",
+        "extension/page/forms.js",
+        "        if (why && secretsBound && takesSecret(form, el)) secretFields.add(el.name);",
+        "        if (why && takesSecret(form, el)) secretFields.add(el.name);",
+        ("e2e/test_forms_as_tools.py", "-k", "without_a_bound and polyfill"),
+    ),
 )
 
 

@@ -576,6 +576,9 @@ class FormsPolicy(WireModel):
 
     type: Literal["forms.policy"] = "forms.policy"
     rules: list[FormsPolicyRule] = Field(default_factory=list)
+    secret_sites: list[str] = Field(default_factory=list)
+    """The origins with at least one secret bound (never a name or a value): on them a sign-in
+    form may be described, its password, one-time-code or card fields taking only a secret's name."""
 
 
 class PageQuery(WireModel):

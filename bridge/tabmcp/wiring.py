@@ -154,6 +154,7 @@ class BridgeCore:
         self.usage = UsageStore(config.store.path)
         self.secrets = Secrets(_secret_store(config))
         """Secrets by name: names and sites in the database, values in the keychain (core/secrets.py)."""
+        self.forms.has_secret = lambda origin: bool(self.secrets.names_for(origin))
         core_n = config.disclosure.core_from_usage
         self.telemetry_link = TelemetryLink(
             config, self.registry, self.session, changed=self._changed, flush_soon=self.hub.flush_soon

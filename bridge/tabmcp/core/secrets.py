@@ -92,6 +92,9 @@ class Vault(Protocol):
         """Take ``site`` off ``name``'s sites; raises :class:`tabmcp.errors.UnknownSecret` when it
         was not bound there."""
 
+    def bound_origins(self) -> list[str]:
+        """Every origin some secret is bound to, sorted."""
+
 
 def _walk_strings(value: Any, path: str, out: list[tuple[str, str]]) -> None:
     if isinstance(value, str):
@@ -222,6 +225,24 @@ class Secrets:
         """The secret names an agent may pass to ``origin``'s tools."""
         return self.vault.names_for(origin) if origin else []
 
+    def bound_origins(self) -> list[str]:
+        """Every origin some secret is bound to (what the extension is told: no name, no value)."""
+        return self.vault.bound_origins()
+
+    def check_secret_fields(self, fields: Iterable[str], arguments: Mapping[str, Any], *, tool: str) -> None:
+        """A page form's secret fields (``fields``, under the agent's names) take only a secret's
+        name: a literal there is refused, before anything else, and nothing is sent.
+
+        Raises:
+            ToolValidationError: a secret field holds anything but ``{{secret:NAME}}``.
+        """
+        for name in fields:
+            value = arguments.get(name)
+            if value is not None and not (isinstance(value, str) and PLACEHOLDER.fullmatch(value)):
+                raise ToolValidationError(
+                    f"{tool}: {name} takes only a secret's name, exactly {{{{secret:NAME}}}} (a secret bound to "
+                    "this site); a value is refused and nothing was sent", field=name)
+
     def bound(self, origins: Iterable[str]) -> dict[str, list[str]]:
         """Origin → the secret names bound to it, for each of ``origins`` that has any (what the
         popup shows the person: names only, never a value)."""
@@ -263,6 +284,9 @@ class _NoVault:
 
     def used(self, names: Iterable[str]) -> None:
         pass
+
+    def bound_origins(self) -> list[str]:
+        return []
 
     def unbind(self, name: str, site: str) -> None:
         raise UnknownSecret(f"secret {name!r} is not bound to {site} (no secrets are kept)")

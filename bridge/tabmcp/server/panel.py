@@ -110,6 +110,9 @@ class PersonPanel:
                 return
             log.info("the person set %s %s %s", message.action, message.origin or message.tool,
                      message.secret or message.enabled)
+            if message.action == "unbind":  # its forms that need a secret go (core/page_forms.py)
+                self._resend_forms_policy()
+                self._touch()
             if done.listing:
                 if message.action == "accept":  # the switches themselves count in controls.version
                     self.trust_changed()
@@ -152,7 +155,14 @@ class PersonPanel:
     # -- page forms as tools (core/page_forms.py) ----------------------------------------
 
     def _forms_policy_message(self) -> FormsPolicyMsg:
-        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()])
+        secrets = self._secrets()
+        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()],
+                              secret_sites=secrets.bound_origins() if secrets is not None else [])
+
+    def _resend_forms_policy(self) -> None:
+        if self._session.ready:
+            self._session.send(None, self._forms_policy_message())
+            self._flush_soon()
 
     def set_forms_as_tools(self, origin: str, enabled: bool) -> None:
         """The person's choice for one origin: kept (SQLite), applied to every listing and call
@@ -164,9 +174,7 @@ class PersonPanel:
         origin = normalize_origin(origin)
         self.forms_switches.set(origin, enabled)  # kept first: a failed write changes nothing
         changed = self.forms.choose(origin, enabled)
-        if self._session.ready:
-            self._session.send(None, self._forms_policy_message())
-            self._flush_soon()
+        self._resend_forms_policy()
         if changed:
             self._touch()
 
