@@ -296,6 +296,16 @@ async def test_a_sign_in_form_is_filled_by_a_secrets_name_and_never_by_a_literal
             assert "{{secret:bank_login}}" in dumped, dumped  # the page's echo, masked
             assert SECRET_VALUE not in dumped and base64.b64encode(SECRET_VALUE.encode()).decode() not in dumped
 
+            # The person unbinds the secret from a terminal (another process): the form goes away.
+            store = SecretStore(db, kind="file")
+            store.unbind("bank_login", origin)
+            store.close()
+            await eventually(lambda: not page_forms(bridge, page))  # the page script stopped describing it
+            assert name not in await listed(agent)
+            gone = await agent.call_tool("call_tool", {"name": name, "arguments": {
+                "username": "ann", "password": "{{secret:bank_login}}"}})
+            assert gone.is_error and len(await page.evaluate("window.received")) == 1
+
 
 async def test_without_a_bound_secret_a_sign_in_form_stays_refused(env: Env, page_closer, tmp_path):
     if env.flavour != "polyfill":

@@ -2322,6 +2322,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        if (why && takesSecret(form, el)) secretFields.add(el.name);",
         ("e2e/test_forms_as_tools.py", "-k", "without_a_bound and polyfill"),
     ),
+    Mutation(
+        "secret-form-outlives-unbind",
+        "a secret unbound from a terminal leaves its site's sign-in form offered",
+        "bridge/tabmcp/wiring.py",
+        "        self.panel.follow_secrets()  # tabmcp secrets set / unbind / remove: sign-in forms come or go",
+        "",
+        ("e2e/test_forms_as_tools.py", "-k", "sign_in and polyfill"),
+    ),
 )
 
 

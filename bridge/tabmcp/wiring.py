@@ -461,6 +461,7 @@ class BridgeCore:
         switches, reachable sites, the trust pins and lockdown), so search, listings, calls and the
         popup see it; agents are told when their listing differs."""
         self.panel.sync_controls()
+        self.panel.follow_secrets()  # tabmcp secrets set / unbind / remove: sign-in forms come or go
         if self.sites.changed_elsewhere():
             self.site_link.changed()
         trust = changes.get("trust", 0)

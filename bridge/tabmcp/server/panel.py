@@ -80,6 +80,8 @@ class PersonPanel:
         self._flush_soon = flush_soon
         self._trust = trust
         self._secrets = secrets
+        self._secret_sites: list[str] | None = None
+        """The origins with a secret bound, as the extension was last told (forms.policy)."""
         self._revision = 0
         self._insight = Insight()
 
@@ -111,8 +113,7 @@ class PersonPanel:
             log.info("the person set %s %s %s", message.action, message.origin or message.tool,
                      message.secret or message.enabled)
             if message.action == "unbind":  # its forms that need a secret go (core/page_forms.py)
-                self._resend_forms_policy()
-                self._touch()
+                self.follow_secrets()
             if done.listing:
                 if message.action == "accept":  # the switches themselves count in controls.version
                     self.trust_changed()
@@ -156,8 +157,26 @@ class PersonPanel:
 
     def _forms_policy_message(self) -> FormsPolicyMsg:
         secrets = self._secrets()
+        self._secret_sites = secrets.bound_origins() if secrets is not None else []
         return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()],
-                              secret_sites=secrets.bound_origins() if secrets is not None else [])
+                              secret_sites=self._secret_sites)
+
+    def follow_secrets(self) -> None:
+        """The origins with a secret bound may have changed (the popup's unbind, or ``tabmcp secrets``
+        in another process): when they did, the extension hears it (``forms.policy``) and listings are
+        recomputed, so a sign-in form comes or goes (core/page_forms.py)."""
+        secrets = self._secrets()
+        if secrets is None:
+            return
+        try:
+            sites = secrets.bound_origins()
+        except sqlite3.Error:  # a locked or vanished file: as last read
+            log.debug("could not read the secrets' sites", exc_info=True)
+            return
+        if sites != self._secret_sites:
+            self._secret_sites = sites
+            self._resend_forms_policy()
+            self._touch()
 
     def _resend_forms_policy(self) -> None:
         if self._session.ready:
