@@ -110,6 +110,10 @@ class McpSettings(_Section):
     """Answer page tools' calls and tools/list on stdio and ``/mcp-stream`` in the bridge's express
     lane (the same call path, without the MCP SDK's server pipeline); false sends every request
     through the SDK's pipeline. HTTP (``/mcp``) is always the SDK's."""
+    progress_interval_s: float = Field(5.0, gt=0)
+    """While a call that carries a ``progressToken`` waits (an approval, a site opening, a slow page
+    tool), a ``notifications/progress`` goes out this often: clients that reset their timeout on
+    progress keep waiting (the TypeScript SDK gives up after 60 s without)."""
 
 
 class MediatorSection(BaseModel):

@@ -36,6 +36,7 @@ from ..core import tools
 from ..core.coalesce import Coalescer
 from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.paging import BadCursor, page_of
+from ..core.progress import PHASE, Phase
 from ..core.registry import ToolEntry
 from ..core.tools import Bridge
 from .approvals import Approvals
@@ -244,12 +245,44 @@ class _Handlers:
     async def call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
-        return await self.calls.run(
+        run = self.calls.run(
             _RequestContext(self, ctx, params), params.name, params.arguments or {}, _client_name(ctx),
             modern=not is_dynamic(ctx.protocol_version),
             traced=isinstance(params.meta, dict) and bool(params.meta.get(META_TRACE)),
             arrived=ARRIVED.get(),
         )
+        meta = params.meta if isinstance(params.meta, dict) else {}
+        progress_token = meta.get("progress_token", meta.get("progressToken"))  # (the SDK's model: Python's name)
+        if not isinstance(progress_token, (str, int)) or isinstance(progress_token, bool):
+            return await run
+        # The client asked for progress: tell it every interval what the call waits for, so a
+        # client that resets its timeout on progress waits as long as the call does.
+        name = params.name
+        if name == "call_tool" and isinstance(params.arguments, dict):
+            name = str(params.arguments.get("name") or name)
+        loop = asyncio.get_running_loop()
+        phase = Phase(f"running {name}", loop.time())
+        token = PHASE.set(phase)
+        beat = loop.create_task(self._heartbeat(ctx, progress_token, phase))
+        try:
+            return await run
+        finally:
+            beat.cancel()
+            PHASE.reset(token)
+
+    async def _heartbeat(self, ctx: ServerRequestContext[Any, Any], token: str | int, phase: Phase) -> None:
+        interval = self.core.config.mcp.progress_interval_s
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(interval)
+            progress, message = phase.next(loop.time())
+            try:
+                # On the call's own stream (request-scoped), as the spec asks of progress.
+                await ctx.session.send_progress_notification(
+                    token, progress, message=message, related_request_id=ctx.request_id)
+            except Exception:  # the client left: its call ends on its own
+                log.debug("progress not sent", exc_info=True)
+                return
 
 
 
