@@ -11,6 +11,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from tabmcp.server.app import running_bridge
+from tabmcp.testing import ListChanges
 
 from .conftest import eventually, make_config
 from .helpers import ScriptedExtension, tab, tool
@@ -172,3 +173,26 @@ async def test_an_answer_in_the_window_after_the_agent_gave_up_runs_nothing():
                               "reason": "clicked too late"})
             listed = await client.list_tools()  # the bridge is still answering
         assert listed.tools and b.calls == []
+
+
+# -- notifications only for real changes -------------------------------------------------------
+
+
+async def test_list_changed_goes_only_to_clients_whose_listing_changed():
+    """An approval window taking the focus makes the browser report the tab inactive: the
+    registry changes, no listing does, and nobody is told; a new tool is told once."""
+    async with Bridge() as b:
+        changes = ListChanges()
+        async with Client(b.url, mode="legacy", message_handler=changes) as client:
+            await client.list_tools()
+            before = b.app.core.revision
+            for active in (True, False, True):  # the tab is in front, the window takes the focus, and leaves
+                await b.ext.send({"type": "tab.update", "tab": tab(1, url="https://shop.test/", tools=TOOLS,
+                                                                   active=active)})
+                await eventually(lambda: not b.app.notifier.pending and b.app.core.revision > before)
+                before = b.app.core.revision
+            assert changes.revisions == [] and b.app.notifier.skipped >= 1
+            await b.ext.send({"type": "tab.update", "tab": tab(1, url="https://shop.test/",
+                                                               tools=[*TOOLS, tool("new_tool")])})
+            await changes.until_listed(client, lambda r: "new_tool" in [t.name for t in r.tools])
+        assert len(changes.revisions) == 1

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import hashlib
 import json
 import logging
 import weakref
@@ -84,6 +85,12 @@ def _client_name(ctx: ServerRequestContext[Any, Any]) -> str:
     return str(getattr(info, "name", "") or "")
 
 
+_LISTED = "tabmcp.listed"
+"""``Connection.state`` key: the digest of the listing the client was last told about."""
+_MODERN = max(MODERN_PROTOCOL_VERSIONS)
+"""The version whose listing the ``subscriptions/listen`` streams' digest is taken at."""
+
+
 def is_dynamic(protocol_version: str) -> bool:
     """May tools/list change as a side effect of this client's requests?"""
     return protocol_version not in MODERN_PROTOCOL_VERSIONS
@@ -94,7 +101,10 @@ class ChangeNotifier:
 
     Page-driven changes are coalesced: the notification goes out once the registry has been
     quiet for ``debounce_s``, or ``max_wait_s`` after the first change of a burst at the latest
-    (a page registering 75 tools one by one produces one notification).
+    (a page registering 75 tools one by one produces one notification). And it goes only to a
+    client whose own listing changed: a change of the registry that no listing shows (a tab
+    gaining the focus when an approval window opens, a title) is not news to anyone. Each
+    connection keeps a digest of the listing it was last told about (or first saw).
     """
 
     def __init__(self, core: BridgeCore | None = None, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
@@ -104,7 +114,11 @@ class ChangeNotifier:
         self._coalescer = Coalescer(debounce_s=debounce_s, max_wait_s=max_wait_s)
         self._pending: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._published: bytes | None = None
+        """Digest of the 2026-07-28 listing last published on ``subscriptions/listen`` streams."""
         self.sent = 0
+        self.skipped = 0
+        """Notifications not sent to a connection because its listing had not changed."""
         if core is not None:
             core.add_change_listener(self.schedule)
 
@@ -120,8 +134,30 @@ class ChangeNotifier:
             state = CONNECTION.get()  # on the bridge's own transports the view is the connection's,
             view = state.client_view() if state is not None else ClientView(dynamic=True)  # both lanes'
             conn.state["tabmcp.view"] = view
+            conn.state[_LISTED] = self._digest(view, ctx.protocol_version)
             self._connections.add(conn)
         return view
+
+    def _digest(self, view: ClientView, protocol_version: str) -> bytes | None:
+        """What ``view``'s tools/list shows now, as a digest (``None``: unknown, so any change is news)."""
+        if self._core is None:
+            return None
+        try:
+            listing = self._core.listing_json(view, protocol_version=protocol_version)
+        except ValueError:  # a version the SDK does not know: say every change
+            return None
+        return hashlib.blake2b(listing, digest_size=16).digest()
+
+    def _news(self, conn: Connection) -> bool:
+        """Has ``conn``'s listing changed since it was last told (or first seen)? Notes the new one."""
+        view = conn.state.get("tabmcp.view")
+        if not isinstance(view, ClientView):
+            return True
+        digest = self._digest(view, conn.protocol_version)
+        if digest is not None and digest == conn.state.get(_LISTED):
+            return False
+        conn.state[_LISTED] = digest
+        return True
 
     async def track(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
         """Server middleware: know every handshake-era connection from its first message on."""
@@ -159,10 +195,18 @@ class ChangeNotifier:
         """Tell every client; handshake-era notifications carry the listing revision they report
         (``_meta["tabmcp/revision"]``), so a client can tell a fresh change from one it has seen."""
         self.sent += 1
-        meta = {META_REVISION: self.revision}
-        await self.bus.publish(ToolsListChanged())
+        if self._core is not None:
+            await self._core.settle()  # the listing as tools/list would answer it
+        meta = {META_REVISION: self.revision}  # (after settling: the revision of what the digests saw)
+        modern = self._digest(ClientView(dynamic=False), _MODERN)
+        if modern is None or modern != self._published:
+            self._published = modern
+            await self.bus.publish(ToolsListChanged())
         for conn in list(self._connections):
-            await conn.send_tool_list_changed(meta=meta)
+            if self._news(conn):
+                await conn.send_tool_list_changed(meta=meta)
+            else:
+                self.skipped += 1
 
     async def notify_one(self, ctx: ServerRequestContext[Any, Any], *, expanded: str | None = None) -> None:
         """Tell one client its own listing changed (it opened ``expanded``, or telemetry tools appeared)."""
@@ -171,6 +215,7 @@ class ChangeNotifier:
             meta: dict[str, Any] = {META_REVISION: self.revision}
             if expanded is not None:
                 meta[META_EXPANDED] = expanded
+            self._news(conn)  # told now: the next page change is news only if it changes this listing again
             await conn.send_tool_list_changed(meta=meta)
 
 
