@@ -4,9 +4,11 @@ while a call waits, the approval deadline on every way of asking, through the SD
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import anyio
+import httpx
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -196,3 +198,44 @@ async def test_list_changed_goes_only_to_clients_whose_listing_changed():
                                                                tools=[*TOOLS, tool("new_tool")])})
             await changes.until_listed(client, lambda r: "new_tool" in [t.name for t in r.tools])
         assert len(changes.revisions) == 1
+
+
+# -- cancellation over HTTP ---------------------------------------------------------------------
+
+HANDSHAKE = "2025-11-25"
+
+
+async def _raw_session(http: Any, url: str) -> dict[str, str]:
+    """Initialize a handshake-era session over plain HTTP; the headers later requests carry."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": HANDSHAKE, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    response = await http.post(url, json=init, headers=headers)
+    assert response.status_code == 200, response.text
+    headers = {**headers, "Mcp-Session-Id": response.headers["mcp-session-id"], "Mcp-Protocol-Version": HANDSHAKE}
+    await http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
+    return headers
+
+
+def _events(body: str) -> list[dict[str, Any]]:
+    return [json.loads(line[5:]) for line in body.splitlines() if line.startswith("data:") and line[5:].strip()]
+
+
+async def test_a_call_the_client_cancelled_gets_no_response_over_http():
+    """The SDK answers it with -32800 on this wire; the spec (and stdio) say nothing."""
+    async with Bridge() as b:
+        async with httpx.AsyncClient(timeout=10) as http:
+            headers = await _raw_session(http, b.url)
+            call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow_lookup"}}
+
+            async def post_call() -> str:
+                response = await http.post(b.url, json=call, headers=headers)
+                return response.text
+
+            task = asyncio.create_task(post_call())
+            await b.ext.wait_for(lambda m: m["type"] == "call.start")
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
+            assert (await http.post(b.url, json=cancel, headers=headers)).status_code == 202
+            body = await asyncio.wait_for(task, 10)  # the POST's stream ends
+        assert [e for e in _events(body) if e.get("id") == 7] == []
+        assert b.calls == []

@@ -38,6 +38,7 @@ from ..wiring import BridgeCore
 from .control import control_routes, health_route
 from .express import Express
 from .extension import extension_endpoint, is_loopback_host
+from .http_transport import install as install_http_transport
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
 from .stream import STREAM_PATH, mcp_stream_endpoint
@@ -154,6 +155,7 @@ class BridgeApp:
                 {profile: self.core.listing(profile=profile) for profile in PROFILES}
             )
 
+        install_http_transport()  # a cancelled request's stream ends without a response (.http_transport)
         app = self.mcp.streamable_http_app(
             streamable_http_path="/mcp",
             transport_security=security,
