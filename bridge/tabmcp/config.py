@@ -46,6 +46,9 @@ class ServerSettings(_Section):
     extension is admitted by the pairing the person confirmed with ``tabmcp pair`` (docs/security.md §1)."""
     mcp_token: str | None = None
     """If set, MCP clients must send ``Authorization: Bearer <token>`` to /mcp."""
+    keep_alive_s: float = Field(5.0, gt=0)
+    """How long an idle HTTP connection stays open after its last response (uvicorn's
+    ``timeout_keep_alive``); a request that waits unread on it is answered even after a longer stall."""
     reconnect_grace_s: float = Field(5.0, ge=0)
     """How long tabs survive an extension disconnect before their tools are dropped."""
 

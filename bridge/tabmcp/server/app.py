@@ -39,6 +39,7 @@ from .control import control_routes, health_route
 from .express import Express
 from .extension import extension_endpoint, is_loopback_host
 from .http_transport import install as install_http_transport
+from .keepalive import StallSafeHTTP
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
 from .stream import STREAM_PATH, mcp_stream_endpoint
@@ -196,6 +197,8 @@ class BridgeApp:
         server = uvicorn.Server(
             uvicorn.Config(
                 app,
+                http=StallSafeHTTP,  # a request sent during a stall is answered after it (.keepalive)
+                timeout_keep_alive=self.config.server.keep_alive_s,
                 ws="websockets-sansio",
                 ws_max_size=MAX_FRAME_BYTES,
                 ws_ping_interval=None,  # the extension's own heartbeat keeps the worker alive
