@@ -239,3 +239,60 @@ async def test_a_call_the_client_cancelled_gets_no_response_over_http():
             body = await asyncio.wait_for(task, 10)  # the POST's stream ends
         assert [e for e in _events(body) if e.get("id") == 7] == []
         assert b.calls == []
+
+
+# -- resumable streams ---------------------------------------------------------------------------
+
+
+async def _sse(response: Any) -> Any:
+    """The SSE events of a streamed response, one dict per event (``id``, ``retry``, ``data``)."""
+    event: dict[str, str] = {}
+    async for line in response.aiter_lines():
+        if not line:
+            if event:
+                yield event
+            event = {}
+            continue
+        field, _, value = line.partition(":")
+        event[field] = value.strip()
+
+
+async def test_a_stream_dropped_mid_call_is_resumed_with_last_event_id():
+    async with Bridge() as b:
+        async with httpx.AsyncClient(timeout=10) as http:
+            headers = await _raw_session(http, b.url)
+            call = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow_lookup"}}
+            async with http.stream("POST", b.url, json=call, headers=headers) as response:
+                first = await anext(_sse(response))  # the priming event: an id to resume from, and the retry
+            # The stream dropped; the call goes on, and ends while nobody listens.
+            assert first["id"] and first["retry"] == "1000" and not first.get("data")
+            await b.ext.wait_for(lambda m: m["type"] == "call.start")
+            b.release.set()
+            await eventually(lambda: b.calls == ["slow_lookup"])
+            resumed = {**headers, "Last-Event-ID": first["id"], "Accept": "text/event-stream"}
+            async with http.stream("GET", b.url, headers=resumed) as response:
+                assert response.status_code == 200
+                async for event in _sse(response):
+                    if event.get("data"):
+                        message = json.loads(event["data"])
+                        break
+        assert message["id"] == 9 and message["result"]["content"][0]["text"] == "ran slow_lookup"
+        assert event["id"] and event["id"] != first["id"]
+
+
+async def test_an_event_id_of_another_session_replays_nothing():
+    async with Bridge() as b:
+        async with httpx.AsyncClient(timeout=10) as http:
+            mine = await _raw_session(http, b.url)
+            theirs = await _raw_session(http, b.url)
+            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                    "params": {"name": "search_tools", "arguments": {"query": "x"}}}
+            async with http.stream("POST", b.url, json=call, headers=theirs) as response:
+                events = [e async for e in _sse(response)]
+            their_first = events[0]
+            assert their_first["id"] and json.loads(events[-1]["data"])["id"] == 2
+            probe = {**mine, "Last-Event-ID": their_first["id"], "Accept": "text/event-stream"}
+            with anyio.move_on_after(1):
+                async with http.stream("GET", b.url, headers=probe) as response:
+                    data = [e async for e in _sse(response) if e.get("data")]
+                    assert data == []

@@ -38,6 +38,7 @@ from ..wiring import BridgeCore
 from .control import control_routes, health_route
 from .express import Express
 from .extension import extension_endpoint, is_loopback_host
+from .http_transport import PER_SESSION, RETRY_MS
 from .http_transport import install as install_http_transport
 from .keepalive import StallSafeHTTP
 from .mcp import build_mcp_server
@@ -156,9 +157,11 @@ class BridgeApp:
                 {profile: self.core.listing(profile=profile) for profile in PROFILES}
             )
 
-        install_http_transport()  # a cancelled request's stream ends without a response (.http_transport)
+        install_http_transport()  # no answer to a cancelled request; resumable streams (.http_transport)
         app = self.mcp.streamable_http_app(
             streamable_http_path="/mcp",
+            event_store=PER_SESSION,
+            retry_interval=RETRY_MS,
             transport_security=security,
             host=self.config.server.host,
             custom_starlette_routes=[
