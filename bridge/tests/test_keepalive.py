@@ -191,7 +191,7 @@ async def test_list_changed_goes_only_to_clients_whose_listing_changed():
             for active in (True, False, True):  # the tab is in front, the window takes the focus, and leaves
                 await b.ext.send({"type": "tab.update", "tab": tab(1, url="https://shop.test/", tools=TOOLS,
                                                                    active=active)})
-                await eventually(lambda: not b.app.notifier.pending and b.app.core.revision > before)
+                await eventually(lambda seen=before: not b.app.notifier.pending and b.app.core.revision > seen)
                 before = b.app.core.revision
             assert changes.revisions == [] and b.app.notifier.skipped >= 1
             await b.ext.send({"type": "tab.update", "tab": tab(1, url="https://shop.test/",

@@ -201,7 +201,7 @@ class BridgeApp:
             uvicorn.Config(
                 app,
                 http=StallSafeHTTP,  # a request sent during a stall is answered after it (.keepalive)
-                timeout_keep_alive=self.config.server.keep_alive_s,
+                timeout_keep_alive=self.config.server.keep_alive_s,  # type: ignore[arg-type]  # (a float is fine: a timer's delay)
                 ws="websockets-sansio",
                 ws_max_size=MAX_FRAME_BYTES,
                 ws_ping_interval=None,  # the extension's own heartbeat keeps the worker alive

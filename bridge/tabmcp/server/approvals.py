@@ -25,7 +25,6 @@ import time
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
-
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError

@@ -95,4 +95,4 @@ class BridgeHTTPTransport(StreamableHTTPServerTransport):
 
 def install() -> None:
     """Make the SDK's session manager build :class:`BridgeHTTPTransport` (idempotent)."""
-    streamable_http_manager.StreamableHTTPServerTransport = BridgeHTTPTransport  # type: ignore[misc]
+    streamable_http_manager.StreamableHTTPServerTransport = BridgeHTTPTransport  # type: ignore[attr-defined]

@@ -324,7 +324,8 @@ class _Handlers:
             try:
                 # On the call's own stream (request-scoped), as the spec asks of progress.
                 await ctx.session.send_progress_notification(
-                    token, progress, message=message, related_request_id=ctx.request_id)
+                    token, progress, message=message,
+                    related_request_id=None if ctx.request_id is None else str(ctx.request_id))
             except Exception:  # the client left: its call ends on its own
                 log.debug("progress not sent", exc_info=True)
                 return
