@@ -57,7 +57,8 @@ async def approving_browser(port: int, delay: float) -> AsyncIterator[None]:
     await ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "extensionVersion": "bench",
                               "extensionId": EXTENSION_ID, "instanceId": "bench",
                               "pairing": {"id": pairing_id, "secret": secret}}))
-    await ws.recv()
+    welcome = json.loads(await ws.recv())
+    heartbeat_s = float(welcome.get("heartbeatMs") or 20_000) / 1000
     await ws.send(json.dumps({"type": "tabs.sync", "tabs": [{
         "tabId": 1, "url": "https://bench.test/", "title": "bench", "documentId": "doc-1",
         "tools": [TOOL], "categories": [], "states": []}]}))
@@ -82,11 +83,17 @@ async def approving_browser(port: int, delay: float) -> AsyncIterator[None]:
                 elif message["type"] == "ping":
                     await ws.send(json.dumps({"type": "pong", "ts": message.get("ts")}))
 
-    reader = asyncio.create_task(answer())
+    async def heartbeat() -> None:  # as the extension pings (the bridge closes a link quiet for 75 s)
+        while True:
+            await asyncio.sleep(heartbeat_s)
+            await ws.send(json.dumps({"type": "ping", "ts": int(time.time() * 1000)}))
+
+    reader, beat = asyncio.create_task(answer()), asyncio.create_task(heartbeat())
     try:
         yield
     finally:
         reader.cancel()
+        beat.cancel()
         await ws.close()
 
 

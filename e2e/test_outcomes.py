@@ -133,3 +133,34 @@ async def test_a_page_hammering_its_own_dom_during_calls_and_an_approval(env: En
         assert named(await failing) in (ErrorCode.PAGE_ERROR, ErrorCode.TIMEOUT)
         assert named(await asked) == ErrorCode.APPROVAL_DENIED
     await nothing_pending(env)
+
+
+async def test_the_window_says_when_the_agent_may_give_up_and_why_its_question_ended(env: Env, page_closer, polyfill_only):
+    """A call without a progress token may be abandoned by its client (many give up after 60 s):
+    the window says so; when the agent stops waiting, the window says why it ended instead of
+    vanishing, and nothing runs (issue 39)."""
+    page = await env.open("basic.html", wait_for_tool="clear_notes")
+    page_closer.append(page)
+    async with env.client() as client:
+        call = asyncio.create_task(client.call_tool("clear_notes", {}))
+        win = (await eventually(lambda: windows(env), timeout=20))[0]
+        await win.get_by_test_id("approval-tool").wait_for()
+        assert await win.get_by_test_id("approval-may-give-up").is_visible()
+        call.cancel()  # the agent stops waiting
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        ended = win.get_by_test_id("approval-ended")
+        await ended.wait_for()
+        assert "cancelled" in await ended.inner_text()
+        await nothing_pending(env)  # and the window closes itself
+        assert env.bridge.core.activity.latest(1)[0].outcome == ErrorCode.CANCELLED  # nothing ran
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            pass
+
+        kept = asyncio.create_task(client.call_tool("clear_notes", {}, progress_callback=on_progress))
+        win = (await eventually(lambda: windows(env), timeout=20))[0]
+        await win.get_by_test_id("approval-tool").wait_for()
+        assert not await win.get_by_test_id("approval-may-give-up").is_visible()
+        await answer(win, allow=False)
+        assert named(await kept) == ErrorCode.APPROVAL_DENIED

@@ -191,7 +191,8 @@ class Approvals:
             )
         self.asked["browser"] += 1
         with doing(f"waiting for the person to approve {entry.public_name} in the browser"):
-            approved, why = await self.core.request_approval(entry, arguments, reason, self.settings.timeout_s)
+            approved, why = await self.core.request_approval(
+                entry, arguments, reason, self.settings.timeout_s, may_give_up=PHASE.get() is None)
         if approved:
             return None
         note = self._no_progress_note() if why.startswith("nobody answered") else ""
