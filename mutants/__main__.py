@@ -1654,6 +1654,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_keepalive.py", "-k", "resumed"),
     ),
     Mutation(
+        "idle-watchdog-no-second-look",
+        "after a stall longer than 75 s the extension link is closed though its heartbeat came meanwhile",
+        "bridge/tabmcp/server/extension.py",
+        "            if not self._second_look:",
+        "            if False:",
+        ("bridge/tests/test_stall.py", "-k", "extension_link"),
+    ),
+    Mutation(
         "keep-alive-drops-waiting-request",
         "after a stall longer than the keep-alive, a request waiting on a kept-alive connection is dropped",
         "bridge/tabmcp/server/keepalive.py",

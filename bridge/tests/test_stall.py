@@ -2,9 +2,9 @@
 what its clients sent before or during the stall, over HTTP and stdio (issue 39).
 
 The stall is longer than every timer that could end a connection meanwhile: the HTTP keep-alive
-(``server.keep_alive_s``, shortened here so the stall can be short), and the extension link has
-no ping timeout on either side (uvicorn's WebSocket pings are off; the extension's heartbeat
-waits for no pong).
+(``server.keep_alive_s``, shortened here so the stall can be short) and the extension link's idle
+watchdog (75 s, shortened in-process in the last test). uvicorn's WebSocket pings are off and the
+extension's heartbeat waits for no pong, so no other timer is involved.
 """
 
 from __future__ import annotations
@@ -142,3 +142,40 @@ async def test_an_mcp_session_over_stdio_survives_a_stall(tmp_path, mode):
             await asyncio.sleep(STALL_S)
         after = await asyncio.wait_for(during, 30)
     assert not before.is_error and not after.is_error
+
+
+async def test_a_frame_that_came_during_a_stall_keeps_the_extension_link(monkeypatch):
+    """The extension link's idle watchdog (75 s without a frame) after a stall longer than it: the
+    heartbeat that came meanwhile is read before the link is judged idle (the timer and the read
+    are due together on resume, and the timer may run first)."""
+    import time
+
+    from tabmcp.server import extension
+
+    monkeypatch.setattr(extension, "IDLE_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(extension, "SECOND_LOOK_S", 0.05)
+    ours, peer = socket.socketpair()
+    ours.setblocking(False)
+    loop = asyncio.get_running_loop()
+
+    async def link() -> tuple[bool, bytes]:
+        watchdog = extension._IdleWatchdog()
+        data = b""
+        with watchdog.receiving():
+            data = await loop.sock_recv(ours, 16)
+        watchdog.stop()
+        return watchdog.idle, data
+
+    task = asyncio.create_task(link())
+    await asyncio.sleep(0.05)  # the link waits for a frame
+
+    def stall() -> None:
+        peer.send(b"ping")  # the extension's heartbeat arrives while the loop is stalled
+        time.sleep(0.5)  # longer than the idle timeout
+
+    loop.call_soon(stall)
+    try:
+        assert await task == (False, b"ping")
+    finally:
+        ours.close()
+        peer.close()
