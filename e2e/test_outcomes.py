@@ -164,3 +164,24 @@ async def test_the_window_says_when_the_agent_may_give_up_and_why_its_question_e
         assert not await win.get_by_test_id("approval-may-give-up").is_visible()
         await answer(win, allow=False)
         assert named(await kept) == ErrorCode.APPROVAL_DENIED
+
+
+async def test_approval_windows_opening_and_closing_tell_no_client_of_a_change(env: Env, page_closer, polyfill_only):
+    """The window takes the focus and gives it back: the browser reports the tab's state, the
+    registry changes, no listing does, and no client hears of it (issue 39: 165 notifications in
+    one run before)."""
+    from tabmcp.testing import ListChanges
+
+    page = await env.open("basic.html", wait_for_tool="clear_notes")
+    page_closer.append(page)
+    idle = ListChanges()
+    async with env.client(mode="legacy", message_handler=idle) as watcher, env.client() as client:
+        await watcher.list_tools()
+        before = env.bridge.core.revision
+        for _ in range(3):  # denied: nothing runs in the page (a run may rightly change a listing: telemetry tools)
+            call = asyncio.create_task(client.call_tool("clear_notes", {}))
+            await answer((await eventually(lambda: windows(env), timeout=20))[0], allow=False)
+            await call
+        await eventually(lambda: not env.bridge.notifier.pending)
+        assert env.bridge.core.revision > before  # the browser did report changes
+        assert idle.revisions == [], (before, env.bridge.core.revision, env.bridge.notifier.skipped)
