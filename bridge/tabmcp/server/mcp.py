@@ -195,9 +195,9 @@ class ChangeNotifier:
         """Tell every client; handshake-era notifications carry the listing revision they report
         (``_meta["tabmcp/revision"]``), so a client can tell a fresh change from one it has seen."""
         self.sent += 1
-        if self._core is not None:
-            await self._core.settle()  # the listing as tools/list would answer it
-        meta = {META_REVISION: self.revision}  # (after settling: the revision of what the digests saw)
+        # The revision of the state the digests below see (nothing awaits between): a change still
+        # being enhanced (mediation) is news once it lands, with a notification of its own.
+        meta = {META_REVISION: self.revision}
         modern = self._digest(ClientView(dynamic=False), _MODERN)
         if modern is None or modern != self._published:
             self._published = modern
