@@ -1633,8 +1633,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "cancelled-answered-over-http",
         "a call the client cancelled over HTTP still gets a -32800 response",
         "bridge/tabmcp/server/http_transport.py",
-        "    streamable_http_manager.StreamableHTTPServerTransport = BridgeHTTPTransport  # type: ignore[attr-defined]",
-        "    pass",
+        "        streams = self._request_streams.get(str(request_id))",
+        "        return await super()._terminate_unanswered_request(request_id)",
         ("bridge/tests/test_keepalive.py", "-k", "cancelled"),
     ),
     Mutation(
