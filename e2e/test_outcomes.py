@@ -167,9 +167,9 @@ async def test_the_window_says_when_the_agent_may_give_up_and_why_its_question_e
 
 
 async def test_approval_windows_opening_and_closing_tell_no_client_of_a_change(env: Env, page_closer, polyfill_only):
-    """The window takes the focus and gives it back: the browser reports the tab's state, the
-    registry changes, no listing does, and no client hears of it (issue 39: 165 notifications in
-    one run before)."""
+    """The window takes the focus and gives it back: the browser reports the tab's state (and the
+    page's telemetry counts move), the registry changes, no listing of what a client can call
+    does, and no client hears of it (issue 39: 165 notifications in one run before)."""
     from tabmcp.testing import ListChanges
 
     page = await env.open("basic.html", wait_for_tool="clear_notes")

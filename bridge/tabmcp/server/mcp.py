@@ -17,6 +17,7 @@ import functools
 import hashlib
 import json
 import logging
+import re
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.paging import BadCursor, page_of
 from ..core.progress import PHASE, Phase
 from ..core.registry import ToolEntry
+from ..core.telemetry.tools import META_DATA_COUNTS
 from ..core.tools import Bridge
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
@@ -87,6 +89,9 @@ def _client_name(ctx: ServerRequestContext[Any, Any]) -> str:
 
 _LISTED = "tabmcp.listed"
 """``Connection.state`` key: the digest of the listing the client was last told about."""
+_COUNTS = re.compile(rb'"' + META_DATA_COUNTS.encode() + rb'":\{[^{}]*\}')
+"""The telemetry tools' ``_meta.data_counts`` (how many errors, actions, ... a tab recorded): left out
+of the digests, as a click in a page is no change of what a client can call."""
 _MODERN = max(MODERN_PROTOCOL_VERSIONS)
 """The version whose listing the ``subscriptions/listen`` streams' digest is taken at."""
 
@@ -146,7 +151,7 @@ class ChangeNotifier:
             listing = self._core.listing_json(view, protocol_version=protocol_version)
         except ValueError:  # a version the SDK does not know: say every change
             return None
-        return hashlib.blake2b(listing, digest_size=16).digest()
+        return hashlib.blake2b(_COUNTS.sub(b"", listing), digest_size=16).digest()
 
     def _news(self, conn: Connection) -> bool:
         """Has ``conn``'s listing changed since it was last told (or first seen)? Notes the new one."""
