@@ -190,6 +190,13 @@ def breakdown(calls: list[list[list[Any]]]) -> list[list[str]]:
         rows.append(["WebSocket both ways", "the two rows crossing bridge ⇄ browser, summed: free of the "
                      "clocks' offset", f"{p50:.3f}", f"{percentile(both, 90):.3f}",
                      f"{100 * p50 / total:.0f}%" if total else "-"])
+    half = [dict(stamps)["bridge.frame"] - dict(stamps)["bridge.sent"] for stamps in calls
+            if "bridge.sent" in dict(stamps) and "bridge.frame" in dict(stamps)]
+    if half:
+        p50 = percentile(half, 50)
+        rows.append(["browser half", "bridge.sent → bridge.frame: WebSocket, worker, Port, content script, page, "
+                     "and back (the floor's server-started row crosses the same)", f"{p50:.3f}",
+                     f"{percentile(half, 90):.3f}", f"{100 * p50 / total:.0f}%" if total else "-"])
     rows.append(["whole call", "client.send → client.recv", f"{total:.3f}", f"{percentile(totals, 90):.3f}", "100%"])
     return rows
 

@@ -2071,6 +2071,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "  if (json.length <= RESULT_LIMIT) return result;",
         ("polyfill/tests/test_polyfill_hook.py", "-k", "truncates"),
     ),
+    Mutation(
+        "schema-cache-any-schema",
+        "the polyfill's parsed-schema cache gives a call the first schema it parsed, not its tool's",
+        "polyfill/webmcp-polyfill.js",
+        "  let schema = parsedSchemas.get(text);",
+        "  let schema = parsedSchemas.values().next().value;",
+        ("polyfill/tests/test_polyfill_draft.py",),
+    ),
 )
 
 
