@@ -2321,6 +2321,30 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        if False:",
         ("bridge/tests/test_stall.py", "-k", "not stdio"),
     ),
+    Mutation(
+        "pending-count-never-drops",
+        "the worker's per-tab count of pending calls (the badge's inTab) is not lowered when a call ends",
+        "extension/pending.js",
+        "    count(entry, -1);",
+        "",
+        ("e2e/test_popup.py", "-k", "running_call"),
+    ),
+    Mutation(
+        "result-cap-counts-characters",
+        "the polyfill's 1 MB result cap counts UTF-16 characters, not UTF-8 bytes (a 3-byte text passes untruncated)",
+        "polyfill/webmcp-polyfill.js",
+        "  if (json.length * 3 <= RESULT_LIMIT) return result;",
+        "  if (json.length <= RESULT_LIMIT) return result;",
+        ("polyfill/tests/test_polyfill_hook.py", "-k", "truncates"),
+    ),
+    Mutation(
+        "schema-cache-any-schema",
+        "the polyfill's parsed-schema cache gives a call the first schema it parsed, not its tool's",
+        "polyfill/webmcp-polyfill.js",
+        "  let schema = parsedSchemas.get(text);",
+        "  let schema = parsedSchemas.values().next().value;",
+        ("polyfill/tests/test_polyfill_draft.py",),
+    ),
 )
 
 
