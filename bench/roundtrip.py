@@ -190,6 +190,21 @@ def breakdown(calls: list[list[list[Any]]]) -> list[list[str]]:
         rows.append(["WebSocket both ways", "the two rows crossing bridge ⇄ browser, summed: free of the "
                      "clocks' offset", f"{p50:.3f}", f"{percentile(both, 90):.3f}",
                      f"{100 * p50 / total:.0f}%" if total else "-"])
+    port = [(dict(stamps)["content.in"] - dict(stamps)["worker.in"])
+            + (dict(stamps)["worker.out"] - dict(stamps)["content.out"]) for stamps in calls
+            if {"worker.in", "content.in", "content.out", "worker.out"} <= dict(stamps).keys()]
+    if port:
+        p50 = percentile(port, 50)
+        rows.append(["Port both ways", "the two rows crossing worker ⇄ content script, summed: free of the two "
+                     "processes' time origins", f"{p50:.3f}", f"{percentile(port, 90):.3f}",
+                     f"{100 * p50 / total:.0f}%" if total else "-"])
+    half = [dict(stamps)["bridge.frame"] - dict(stamps)["bridge.sent"] for stamps in calls
+            if "bridge.sent" in dict(stamps) and "bridge.frame" in dict(stamps)]
+    if half:
+        p50 = percentile(half, 50)
+        rows.append(["browser half", "bridge.sent → bridge.frame: WebSocket, worker, Port, content script, page, "
+                     "and back (the floor's server-started row crosses the same)", f"{p50:.3f}",
+                     f"{percentile(half, 90):.3f}", f"{100 * p50 / total:.0f}%" if total else "-"])
     rows.append(["whole call", "client.send → client.recv", f"{total:.3f}", f"{percentile(totals, 90):.3f}", "100%"])
     return rows
 
@@ -454,7 +469,9 @@ def report(args: argparse.Namespace, rows: list[Row], notes: list[str]) -> int:
             "medians over many calls are not. The browser's clock (its time origin plus a monotonic "
             "count) can sit a millisecond or two off Python's wall clock, so each of the two rows "
             "crossing between bridge and browser may read high or even negative; their sum (WebSocket "
-            "both ways) cannot. The p50 column need not add up to the whole call's p50.",
+            "both ways) cannot. The worker and the page are two processes whose time origins differ too: "
+            "worker → content and content → worker trade time run to run, Port both ways does not. "
+            "The p50 column need not add up to the whole call's p50.",
         )
     targets = [
         ("stdio p50 ≤ 1.0x peer p50", stdio.p(50), 1.0 * peer.p(50)),

@@ -185,7 +185,9 @@ async def test_a_cancelled_call_withdraws_its_approval_question(env: Env, page_c
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-    await eventually(window.is_closed)  # long before the question's own 120 s timeout
+    # Long before the question's own 120 s timeout, the window says why it ended, then closes.
+    assert "cancelled" in await window.get_by_test_id("approval-ended").inner_text()
+    await eventually(window.is_closed, 20)
     assert not env.bridge.core.session.requests
 
 

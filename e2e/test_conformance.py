@@ -29,9 +29,6 @@ NO_CLIENT = "a page has no way to ask the MCP client for {} (WebMCP offers none)
 NO_RESOURCES = "no resources: pages register none in WebMCP, and the bridge's own state is reached by tools"
 NO_PROMPTS = "no prompts: pages declare none in WebMCP, and the bridge has no canned workflow to offer"
 EXPECTED_FAILURES: dict[str, str] = {  # docs/conformance.md says the same, with the reasons in full
-    # To flip once progress notifications land: remove this line and give the suite's bridge
-    # (test_conformance_suite, other_bridge) mcp={"progress_interval_s": 0.1}.
-    "tools-call-with-progress": "no notifications/progress yet (being added on the keepalive branch)",
     "tools-call-sampling": NO_CLIENT.format("sampling"),
     "tools-call-elicitation": NO_CLIENT.format("input"),
     "elicitation-sep1034-defaults": NO_CLIENT.format("input"),
@@ -74,7 +71,8 @@ def run_suite(url: str, out: Path) -> dict[str, list[dict[str, object]]]:
 async def test_conformance_suite(env: Env, tmp_path: Path) -> None:
     if env.flavour != "polyfill":
         pytest.skip("one flavour is enough: the suite tests the bridge's MCP side")
-    async with other_bridge(env) as bridge:  # a bridge of its own: the suite's settings, no other test's tabs
+    # a bridge of its own: the suite's settings (progress often enough for its progress scenario), no other test's tabs
+    async with other_bridge(env, mcp={"progress_interval_s": 0.1}) as bridge:
         page = await env.open("conformance.html")
         try:
             await eventually(lambda: bridge.core.registry.resolve("json_schema_2020_12_tool"))

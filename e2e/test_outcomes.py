@@ -133,3 +133,55 @@ async def test_a_page_hammering_its_own_dom_during_calls_and_an_approval(env: En
         assert named(await failing) in (ErrorCode.PAGE_ERROR, ErrorCode.TIMEOUT)
         assert named(await asked) == ErrorCode.APPROVAL_DENIED
     await nothing_pending(env)
+
+
+async def test_the_window_says_when_the_agent_may_give_up_and_why_its_question_ended(env: Env, page_closer, polyfill_only):
+    """A call without a progress token may be abandoned by its client (many give up after 60 s):
+    the window says so; when the agent stops waiting, the window says why it ended instead of
+    vanishing, and nothing runs (issue 39)."""
+    page = await env.open("basic.html", wait_for_tool="clear_notes")
+    page_closer.append(page)
+    async with env.client() as client:
+        call = asyncio.create_task(client.call_tool("clear_notes", {}))
+        win = (await eventually(lambda: windows(env), timeout=20))[0]
+        await win.get_by_test_id("approval-tool").wait_for()
+        assert await win.get_by_test_id("approval-may-give-up").is_visible()
+        call.cancel()  # the agent stops waiting
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        ended = win.get_by_test_id("approval-ended")
+        await ended.wait_for()
+        assert "cancelled" in await ended.inner_text()
+        await nothing_pending(env)  # and the window closes itself
+        assert env.bridge.core.activity.latest(1)[0].outcome == ErrorCode.CANCELLED  # nothing ran
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            pass
+
+        kept = asyncio.create_task(client.call_tool("clear_notes", {}, progress_callback=on_progress))
+        win = (await eventually(lambda: windows(env), timeout=20))[0]
+        await win.get_by_test_id("approval-tool").wait_for()
+        assert not await win.get_by_test_id("approval-may-give-up").is_visible()
+        await answer(win, allow=False)
+        assert named(await kept) == ErrorCode.APPROVAL_DENIED
+
+
+async def test_approval_windows_opening_and_closing_tell_no_client_of_a_change(env: Env, page_closer, polyfill_only):
+    """The window takes the focus and gives it back: the browser reports the tab's state (and the
+    page's telemetry counts move), the registry changes, no listing of what a client can call
+    does, and no client hears of it (issue 39: 165 notifications in one run before)."""
+    from tabmcp.testing import ListChanges
+
+    page = await env.open("basic.html", wait_for_tool="clear_notes")
+    page_closer.append(page)
+    idle = ListChanges()
+    async with env.client(mode="legacy", message_handler=idle) as watcher, env.client() as client:
+        await watcher.list_tools()
+        before = env.bridge.core.revision
+        for _ in range(3):  # denied: nothing runs in the page (a run may rightly change a listing: telemetry tools)
+            call = asyncio.create_task(client.call_tool("clear_notes", {}))
+            await answer((await eventually(lambda: windows(env), timeout=20))[0], allow=False)
+            await call
+        await eventually(lambda: not env.bridge.notifier.pending)
+        assert env.bridge.core.revision > before  # the browser did report changes
+        assert idle.revisions == [], (before, env.bridge.core.revision, env.bridge.notifier.skipped)

@@ -193,7 +193,7 @@ async function onBridgeMessage(msg) {
       approvalWindow.start(msg);
       break;
     case IN.approvalWithdraw:
-      withdrawApproval(msg.approvalId);
+      withdrawApproval(msg.approvalId, msg.reason);
       break;
     case IN.telemetryConfig:
       setTelemetryConfig(msg.config);

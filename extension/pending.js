@@ -54,6 +54,15 @@ export const bridgeWaits = (rule) => !!END_RULES[rule]?.reported;
 export function createPendingTable() {
   /** @type {Map<string, Pending>} */
   const entries = new Map();
+  /** How many requests of each kind each tab has pending (`inTab` without a scan). @type {Map<string, number>} */
+  const perTab = new Map();
+  /** @param {Pending} entry @param {number} by */
+  const count = (entry, by) => {
+    const key = `${entry.kind} ${entry.tabId}`;
+    const n = (perTab.get(key) || 0) + by;
+    if (n > 0) perTab.set(key, n);
+    else perTab.delete(key);
+  };
   /** @type {Partial<Record<Kind, OnEnd>>} */
   const handlers = {};
   /** Told whenever a request starts or ends (the icon's badge follows them). @type {Array<(entry: Pending) => void>} */
@@ -98,6 +107,7 @@ export function createPendingTable() {
     const entry = { id, kind, tabId, frameId, data, timer: null };
     entry.timer = setTimeout(() => end(id, RULE.timeout, timeoutMessage), timeoutMs);
     entries.set(id, entry);
+    count(entry, 1);
     changed(entry);
     return entry;
   }
@@ -117,6 +127,7 @@ export function createPendingTable() {
     if (!entry) return undefined;
     clearTimeout(entry.timer ?? undefined);
     entries.delete(id);
+    count(entry, -1);
     changed(entry);
     return entry;
   }
@@ -169,8 +180,7 @@ export function createPendingTable() {
 
   /** Whether a request of `kind` is pending in tab `tabId`. @param {Kind} kind @param {number} tabId */
   function inTab(kind, tabId) {
-    for (const entry of entries.values()) if (entry.kind === kind && entry.tabId === tabId) return true;
-    return false;
+    return perTab.has(`${kind} ${tabId}`);
   }
 
   return { handle, watch, add, get, take, end, endTab, endFrame, endAll, size, all, inTab };

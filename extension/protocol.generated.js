@@ -626,6 +626,7 @@
  * @property {string} [origin] The origin of the document that offers the tool (a frame's own origin for frame tools).
  * @property {number} [frameId] The frame whose document offers the tool (0: the tab's top document). The extension asks, and remembers the answer, under that frame's origin as Chrome reports it.
  * @property {string} [toolName] The tool's name as its page registered it (``tool`` is the public name, which may be qualified): a remembered answer is per owning origin and this name.
+ * @property {boolean} [mayGiveUp] The agent's call carries no progress token, so nothing keeps its client waiting: it may stop waiting (many clients after 60 s) before the deadline. The window says so.
  */
 
 /**

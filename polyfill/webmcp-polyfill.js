@@ -515,6 +515,20 @@
     return null;
   }
 
+  /** Parsed input schemas by their JSON text: parsed once, not on every call (validateValue only reads them). @type {Map<string, any>} */
+  const parsedSchemas = new Map();
+
+  /** The parsed schema of `text`, from the cache (emptied past 256 schemas: a page's tools, not a page's churn). @param {string} text */
+  function schemaOf(text) {
+    let schema = parsedSchemas.get(text);
+    if (schema === undefined) {
+      if (parsedSchemas.size >= 256) parsedSchemas.clear();
+      schema = JSON.parse(text);
+      parsedSchemas.set(text, schema);
+    }
+    return schema;
+  }
+
   /**
    * The DataError executeTool rejects with when input does not match the tool's schema; its
    * message is JSON: {path, reason, schemaPath, message}.
@@ -522,7 +536,7 @@
    */
   function inputError(schemaJSON, input) {
     if (schemaJSON === undefined) return null;
-    const failure = validateValue(JSON.parse(schemaJSON), input);
+    const failure = validateValue(schemaOf(schemaJSON), input);
     return failure ? domError(JSON.stringify(failure), 'DataError') : null;
   }
 
@@ -1596,6 +1610,8 @@
   /** Keeps a result under RESULT_LIMIT bytes of JSON. @param {CallToolResult} result */
   function truncate(result) {
     const json = JSON.stringify(result);
+    // A UTF-16 unit is at most 3 bytes of UTF-8: a short result (every no-op's) is not encoded to count.
+    if (json.length * 3 <= RESULT_LIMIT) return result;
     const bytes = utf8Length(json);
     if (bytes <= RESULT_LIMIT) return result;
     const texts = result.content.filter((c) => c && c.type === 'text' && typeof c.text === 'string');

@@ -108,11 +108,12 @@ async def test_peer_relay_lists_and_calls_the_pages_tool() -> None:
 def test_breakdown_takes_medians_per_hop_and_sums_the_two_crossings() -> None:
     from bench.roundtrip import breakdown
 
-    def call(skew: float, page: float) -> list[list[object]]:
+    def call(skew: float, page: float, origins: float = 0.3) -> list[list[object]]:
         names = ["client.send", "bridge.handler", "bridge.core", "bridge.sent", "worker.in", "content.in",
                  "content.out", "worker.out", "bridge.frame", "bridge.ended", "bridge.resumed",
                  "bridge.result", "client.recv"]
-        at = [0.0, 1.0, 1.2, 1.5, 2.0 + skew, 2.5 + skew, 2.5 + skew + page, 3.0 + skew + page,
+        # The page's clock `origins` ms ahead of the worker's (two processes, two time origins).
+        at = [0.0, 1.0, 1.2, 1.5, 2.0 + skew, 2.5 + skew + origins, 2.5 + skew + origins + page, 3.0 + skew + page,
               3.5 + page, 3.6 + page, 3.7 + page, 4.0 + page, 5.0 + page]
         return [[n, t] for n, t in zip(names, at, strict=True)]
 
@@ -120,7 +121,31 @@ def test_breakdown_takes_medians_per_hop_and_sums_the_two_crossings() -> None:
     assert rows["content.in → content.out"][2] == "0.200"  # the median page hop
     assert rows["bridge.sent → worker.in"][2] == "-0.500"  # the browser clock 1 ms behind shows here…
     assert rows["WebSocket both ways"][2] == "1.000"  # …and cancels in the sum (0.5 + 0.5)
+    assert rows["worker.in → content.in"][2] == "0.800"  # the page's origin 0.3 ms ahead shows here…
+    assert rows["Port both ways"][2] == "1.000"  # …and cancels in the sum of the two Port rows
+    assert rows["browser half"][2] == "2.200"  # bridge.sent → bridge.frame
     assert rows["whole call"][2] == "5.200"
+
+
+def test_worker_profile_puts_self_time_to_scripts_and_functions() -> None:
+    from bench.worker_profile import self_times
+
+    ext = "chrome-extension://abc/background/link.js"
+    profile = {
+        "startTime": 0, "endTime": 10_000,
+        "nodes": [
+            {"id": 1, "callFrame": {"functionName": "(root)", "url": "", "lineNumber": -1}},
+            {"id": 2, "callFrame": {"functionName": "send", "url": ext, "lineNumber": 39}},
+            {"id": 3, "callFrame": {"functionName": "postMessage", "url": "", "lineNumber": -1}},
+            {"id": 4, "callFrame": {"functionName": "(idle)", "url": "", "lineNumber": -1}},
+        ],
+        "samples": [2, 3, 3, 4],
+        "timeDeltas": [1000, 2000, 3000, 4000],
+    }
+    by_script, by_fn, span = self_times(profile)
+    assert by_script == {"ext:background/link.js": 1.0, "(native or builtin)": 5.0, "(idle)": 4.0}
+    assert by_fn["send ext:background/link.js:40"] == 1.0 and by_fn["postMessage (native or builtin):0"] == 5.0
+    assert span == 10.0
 
 
 async def test_raw_server_answers_the_sdk_client() -> None:

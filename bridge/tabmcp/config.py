@@ -46,6 +46,9 @@ class ServerSettings(_Section):
     extension is admitted by the pairing the person confirmed with ``tabmcp pair`` (docs/security.md §1)."""
     mcp_token: str | None = None
     """If set, MCP clients must send ``Authorization: Bearer <token>`` to /mcp."""
+    keep_alive_s: float = Field(5.0, gt=0)
+    """How long an idle HTTP connection stays open after its last response (uvicorn's
+    ``timeout_keep_alive``); a request that waits unread on it is answered even after a longer stall."""
     reconnect_grace_s: float = Field(5.0, ge=0)
     """How long tabs survive an extension disconnect before their tools are dropped."""
 
@@ -113,6 +116,10 @@ class McpSettings(_Section):
     """Answer page tools' calls and tools/list on stdio and ``/mcp-stream`` in the bridge's express
     lane (the same call path, without the MCP SDK's server pipeline); false sends every request
     through the SDK's pipeline. HTTP (``/mcp``) is always the SDK's."""
+    progress_interval_s: float = Field(5.0, gt=0)
+    """While a call that carries a ``progressToken`` waits (an approval, a site opening, a slow page
+    tool), a ``notifications/progress`` goes out this often: clients that reset their timeout on
+    progress keep waiting (the TypeScript SDK gives up after 60 s without)."""
 
 
 class MediatorSection(BaseModel):

@@ -531,6 +531,9 @@ class ApprovalRequest(WireModel):
     tool_name: str = ""
     """The tool's name as its page registered it (``tool`` is the public name, which may be
     qualified): a remembered answer is per owning origin and this name."""
+    may_give_up: bool = False
+    """The agent's call carries no progress token, so nothing keeps its client waiting: it may
+    stop waiting (many clients after 60 s) before the deadline. The window says so."""
 
 
 class ApprovalWithdraw(WireModel):

@@ -107,14 +107,22 @@ class ListChanges:
     ) -> types.ListToolsResult:
         """Poll tools/list (bypassing the client's cache) until ``condition(result)`` holds, then
         wait for the notification that reports that listing or a newer one. Fails if either
-        never comes; returns the listing."""
+        never comes; returns the listing.
+
+        A client is told only of changes of its own listing, so the listing may carry a newer
+        revision than any notification (a later change it does not show, such as a tab's title):
+        when a poll saw the listing before the change, a notification newer than that one is
+        the change's."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        before: int | None = None
         while True:
             result = await client.list_tools(cache_mode="bypass")
             if condition(result):
-                await self.notified_since(listing_revision(result), max(0.1, deadline - loop.time()))
+                since = listing_revision(result) if before is None else min(before + 1, listing_revision(result))
+                await self.notified_since(since, max(0.1, deadline - loop.time()))
                 return result  # type: ignore[no-any-return]
+            before = listing_revision(result)
             if loop.time() > deadline:
                 names = [t.name for t in result.tools]
                 raise AssertionError(f"tools/list never met the condition within {timeout}s: {names}")

@@ -571,9 +571,11 @@ class BridgeCore:
         return result
 
     async def request_approval(
-        self, entry: ToolEntry, arguments: dict[str, Any], reason: str, timeout_s: float
+        self, entry: ToolEntry, arguments: dict[str, Any], reason: str, timeout_s: float, *,
+        may_give_up: bool = False,
     ) -> tuple[bool, str]:
-        """Ask the person at the tab (in its browser) to allow a call; ``(approved, why)``. Never raises."""
+        """Ask the person at the tab (in its browser) to allow a call; ``(approved, why)``. Never raises.
+        ``may_give_up``: nothing keeps the agent's client waiting (the window says so)."""
         try:
             approval = self.session.start_approval(
                 tab_id=entry.tab.tab_id,
@@ -587,6 +589,7 @@ class BridgeCore:
                 arguments=arguments,
                 reason=reason,
                 timeout_s=timeout_s,
+                may_give_up=may_give_up,
             )
             answer: tuple[bool, str] = await self.hub.wait(approval)
         except ToolCallError as exc:

@@ -250,3 +250,31 @@ async def test_concurrent_calls_of_a_closed_site_open_one_tab(tmp_path):
         assert sorted(c[:2] for c in calls) == [(9, "book_ferry"), (9, "list_crossings")]
         assert len([m for m in ext.received if m["type"] == "site.open"]) == 0  # serve_open took the only one
         await ext.close()
+
+
+async def test_opening_a_closed_site_sends_progress_that_names_it(tmp_path):
+    """A call that opens a closed site waits for the page's tools: a client that asked for
+    progress hears what it waits for meanwhile (issue 39)."""
+    cfg = config(tmp_path).with_overrides({"mcp": {"progress_interval_s": 0.05}})
+    async with running_bridge(cfg) as app:
+        ext = await closed_site(app)
+        calls: list = []
+        page_answers(ext, calls)
+        messages: list[str] = []
+        heard = asyncio.Event()
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            messages.append(message or "")
+            heard.set()
+
+        async with Client(url(app)) as client:
+            call = asyncio.create_task(client.call_tool(
+                "call_tool", {"name": "book_ferry", "arguments": {"date": "Friday"}}, progress_callback=on_progress))
+            request = await ext.wait_for(lambda m: m["type"] == "site.open")
+            await asyncio.wait_for(heard.wait(), 5)  # before the tab has even opened
+            ext.received.insert(0, request)
+            await serve_open(ext, 9)
+            result = await call
+        assert not result.is_error and calls == [(9, "book_ferry", {"date": "Friday"})]
+        assert f"opening {FERRY} and waiting for its tool book_ferry" in messages[0]
+        await ext.close()

@@ -50,7 +50,18 @@ function armAfterDelay(allow) {
   return () => armed;
 }
 
+/** How long a window that says why its question ended stays before it closes itself. */
+const ENDED_CLOSE_MS = 10_000;
+
 async function main() {
+  const ended = new URLSearchParams(location.search).get('ended');
+  if (ended !== null) { // the question ended without the person: say why, then go
+    show('ended-why', ended);
+    /** @type {HTMLElement} */ (document.getElementById('ended')).hidden = false;
+    document.title = 'tabmcp: the question ended';
+    setTimeout(() => window.close(), ENDED_CLOSE_MS);
+    return;
+  }
   const q = await chrome.runtime.sendMessage({ type: RUNTIME.approvalGet, approvalId: id });
   if (!q) {
     /** @type {HTMLElement} */ (document.getElementById('gone')).hidden = false;
@@ -66,6 +77,7 @@ async function main() {
   show('reason', q.reason || 'The tool needs approval.');
   show('description', q.description || '');
   show('arguments', JSON.stringify(q.arguments, null, 2));
+  /** @type {HTMLElement} */ (document.getElementById('may-give-up')).hidden = !q.mayGiveUp;
   document.title = `Allow ${q.tool} on ${q.origin}?`;
   /** @type {HTMLElement} */ (document.getElementById('question')).hidden = false;
   const remember = /** @type {HTMLInputElement} */ (document.getElementById('remember'));

@@ -38,7 +38,7 @@ const REASONS = Object.freeze({
 /**
  * @typedef {{approvalId: string, tabId: number, tool: string, title: string, description?: string,
  *   arguments: object, reason: string, timeoutMs: number, origin?: string, frameId?: number,
- *   toolName?: string}} ApprovalRequest
+ *   toolName?: string, mayGiveUp?: boolean}} ApprovalRequest
  * @typedef {{request: ApprovalRequest, origin: string, topOrigin: string, url: string,
  *   windowId: number | null, askedAt: number}} Question
  *   ``origin`` owns the tool (the frame's for a frame's tool); ``topOrigin`` is the tab's page.
@@ -69,15 +69,34 @@ export function createApprovals({ send, resultType, table, frameOrigin }) {
     if (windowId !== null) chrome.windows.remove(windowId).catch(() => {});
   };
 
+  /**
+   * The window says why the question ended without the person (the agent stopped waiting, nobody
+   * answered in time, the tab closed), then closes itself a few seconds later.
+   * @param {number | null} windowId @param {string} approvalId @param {string} why
+   */
+  const explainInWindow = async (windowId, approvalId, why) => {
+    if (windowId === null) return;
+    try {
+      const win = await chrome.windows.get(windowId, { populate: true });
+      const tabId = win.tabs?.[0]?.id;
+      if (tabId === undefined) throw new Error('no tab');
+      const url = chrome.runtime.getURL(`${APPROVAL_PAGE}?id=${encodeURIComponent(approvalId)}&ended=${encodeURIComponent(why)}`);
+      await chrome.tabs.update(tabId, { url });
+    } catch {
+      closeWindow(windowId);
+    }
+  };
+
   // A rule ended a question (timeout, tab closed, page gone): the answer is no. When the bridge
-  // withdrew it or its link dropped, nobody waits for an answer: the window just closes.
-  table.handle(KIND.approval, (entry, rule) => {
+  // withdrew it (the agent stopped waiting, or its deadline) or its link dropped, nobody waits for
+  // an answer. Either way the window says why, rather than vanish under the person's pointer.
+  table.handle(KIND.approval, (entry, rule, message) => {
     /** @type {Question} */
     const q = entry.data;
     if (bridgeWaits(rule)) {
       send({ type: resultType, approvalId: entry.id, approved: false, reason: REASONS[rule] || rule });
     }
-    closeWindow(q.windowId);
+    explainInWindow(q.windowId, entry.id, REASONS[rule] || message || rule);
   });
 
   /** @returns {Promise<string[]>} */

@@ -15,9 +15,12 @@ export const approvalWindow = createApprovals({
   send: (m) => send(m), resultType: OUT.approvalResult, table: pending, frameOrigin,
 });
 
-/** The bridge stopped waiting (timeout, the call was cancelled): close the question's window unanswered. */
-export function withdrawApproval(approvalId) {
-  if (pending.get(approvalId, KIND.approval)) pending.end(approvalId, RULE.cancel, 'withdrawn by the bridge');
+/**
+ * The bridge stopped waiting (timeout, the call was cancelled): the question's window says why, unanswered.
+ * @param {string} approvalId @param {string} [reason]
+ */
+export function withdrawApproval(approvalId, reason) {
+  if (pending.get(approvalId, KIND.approval)) pending.end(approvalId, RULE.cancel, reason || 'withdrawn by the bridge');
 }
 
 // ---- popup and badge ----------------------------------------------------------------------

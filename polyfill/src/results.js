@@ -127,6 +127,8 @@ function toCallToolResult(raw) {
 /** Keeps a result under RESULT_LIMIT bytes of JSON. @param {CallToolResult} result */
 function truncate(result) {
   const json = JSON.stringify(result);
+  // A UTF-16 unit is at most 3 bytes of UTF-8: a short result (every no-op's) is not encoded to count.
+  if (json.length * 3 <= RESULT_LIMIT) return result;
   const bytes = utf8Length(json);
   if (bytes <= RESULT_LIMIT) return result;
   const texts = result.content.filter((c) => c && c.type === 'text' && typeof c.text === 'string');

@@ -270,6 +270,20 @@ function validateValue(schema, value, path = '') {
   return null;
 }
 
+/** Parsed input schemas by their JSON text: parsed once, not on every call (validateValue only reads them). @type {Map<string, any>} */
+const parsedSchemas = new Map();
+
+/** The parsed schema of `text`, from the cache (emptied past 256 schemas: a page's tools, not a page's churn). @param {string} text */
+function schemaOf(text) {
+  let schema = parsedSchemas.get(text);
+  if (schema === undefined) {
+    if (parsedSchemas.size >= 256) parsedSchemas.clear();
+    schema = JSON.parse(text);
+    parsedSchemas.set(text, schema);
+  }
+  return schema;
+}
+
 /**
  * The DataError executeTool rejects with when input does not match the tool's schema; its
  * message is JSON: {path, reason, schemaPath, message}.
@@ -277,7 +291,7 @@ function validateValue(schema, value, path = '') {
  */
 function inputError(schemaJSON, input) {
   if (schemaJSON === undefined) return null;
-  const failure = validateValue(JSON.parse(schemaJSON), input);
+  const failure = validateValue(schemaOf(schemaJSON), input);
   return failure ? domError(JSON.stringify(failure), 'DataError') : null;
 }
 

@@ -270,21 +270,23 @@ async def test_call_truncates_large_results(tab: Any) -> None:
         await mc.registerTool(tool('huge_text', () => 'é'.repeat(3 * 1024 * 1024)));
         await mc.registerTool(tool('huge_object', () => ({ rows: Array.from({ length: 60000 }, (_, i) => ({ i, pad: 'x'.repeat(20) })) })));
         await mc.registerTool(tool('just_fits', () => 'y'.repeat(1000000)));
+        // Fewer characters than the cap, more bytes (3 each): counted in bytes all the same.
+        await mc.registerTool(tool('wide_text', () => '€'.repeat(400000)));
         const sizes = {};
         const out = {};
-        for (const name of ['huge_text', 'huge_object', 'just_fits']) {
+        for (const name of ['huge_text', 'huge_object', 'just_fits', 'wide_text']) {
           const r = await hook.call(name, {});
           sizes[name] = new TextEncoder().encode(JSON.stringify(r.result)).length;
           const content = r.result.content;
           out[name] = { ok: r.ok, blocks: content.length, firstLen: content[0].text.length,
-                        prefixOk: content[0].text.startsWith(name === 'huge_text' ? 'éé' : name === 'just_fits' ? 'yy' : '{"rows":[{"i":0'),
+                        prefixOk: content[0].text.startsWith({ huge_text: 'éé', just_fits: 'yy', wide_text: '€€' }[name] || '{"rows":[{"i":0'),
                         note: content.length > 1 ? content[content.length - 1].text : null,
                         structured: 'structuredContent' in r.result, meta: r.result._meta || null };
         }
         return { out, sizes };
     """))
     o, sizes = out["out"], out["sizes"]
-    for name in ("huge_text", "huge_object"):
+    for name in ("huge_text", "huge_object", "wide_text"):
         assert o[name]["ok"] is True
         assert sizes[name] <= LIMIT, name
         assert o[name]["blocks"] == 2 and o[name]["prefixOk"], name

@@ -918,6 +918,7 @@ class Session:
         arguments: dict[str, Any],
         reason: str,
         timeout_s: float,
+        may_give_up: bool = False,
     ) -> PendingRequest:
         """Ask the person at a tab whether ``tool`` may run: queues ``approval.request``. The
         tool's ``title`` and ``description`` are the page's words: only through the gate
@@ -931,7 +932,7 @@ class Session:
         return self._sent(approval, ApprovalRequest(  # in the browser whose tab asked
             approval_id=approval.request_id, tab_id=wire_tab_id(tab_id), tool=tool, title=title, description=description,
             arguments=arguments, reason=reason, timeout_ms=int(timeout_s * 1000), origin=origin,
-            frame_id=frame_id, tool_name=tool_name or tool,
+            frame_id=frame_id, tool_name=tool_name or tool, may_give_up=may_give_up,
         ))
 
     def start_query(

@@ -38,6 +38,9 @@ from ..wiring import BridgeCore
 from .control import control_routes, health_route
 from .express import Express
 from .extension import extension_endpoint, is_loopback_host
+from .http_transport import PER_SESSION, RETRY_MS
+from .http_transport import install as install_http_transport
+from .keepalive import StallSafeHTTP
 from .loop_watch import LoopWatch
 from .mcp import build_mcp_server
 from .stdio import stdio_transport
@@ -157,8 +160,11 @@ class BridgeApp:
                 {profile: self.core.listing(profile=profile) for profile in PROFILES}
             )
 
+        install_http_transport()  # no answer to a cancelled request; resumable streams (.http_transport)
         app = self.mcp.streamable_http_app(
             streamable_http_path="/mcp",
+            event_store=PER_SESSION,
+            retry_interval=RETRY_MS,
             transport_security=security,
             host=self.config.server.host,
             custom_starlette_routes=[
@@ -197,6 +203,8 @@ class BridgeApp:
         server = uvicorn.Server(
             uvicorn.Config(
                 app,
+                http=StallSafeHTTP,  # a request sent during a stall is answered after it (.keepalive)
+                timeout_keep_alive=self.config.server.keep_alive_s,  # type: ignore[arg-type]  # (a float is fine: a timer's delay)
                 ws="websockets-sansio",
                 ws_max_size=MAX_FRAME_BYTES,
                 ws_ping_interval=None,  # the extension's own heartbeat keeps the worker alive

@@ -5,8 +5,13 @@ connections as an ``elicitation/create`` request on the call's own stream, on 20
 connections as an ``InputRequiredResult`` the client answers by retrying the call with its
 ``inputResponses`` (stateless: the ``requestState`` is an HMAC-signed fingerprint of the call,
 so an answer cannot be replayed for other arguments or after it expires). Otherwise the
-extension asks the person on the page itself. A decline, a cancel, a timeout or nobody to ask
+extension asks the person in its own window. A decline, a cancel, a timeout or nobody to ask
 all end in ``APPROVAL_DENIED``.
+
+One deadline (``policy.approval.timeout_s``) bounds every way of asking: the window closes at it,
+an elicitation still unanswered at it is withdrawn, and on 2026-07-28 an answer that comes back
+with a request state signed longer ago is a timeout, not a new question. A late answer never runs
+the tool.
 """
 
 from __future__ import annotations
@@ -17,12 +22,14 @@ import hmac
 import json
 import secrets
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
+import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
+from ..core.progress import PHASE, doing
 from ..core.registry import ToolEntry
 from ..core.scoping import ApprovalSettings
 from ..errors import ApprovalDenied
@@ -55,18 +62,24 @@ class Approvals:
         mac = hmac.new(self._secret, payload, hashlib.sha256).digest()
         return base64.urlsafe_b64encode(payload).decode() + "." + base64.urlsafe_b64encode(mac).decode()
 
-    def _verify(self, state: str | None, fingerprint: str) -> bool:
+    def _verify(self, state: str | None, fingerprint: str) -> Literal["valid", "expired", "invalid"]:
+        """Whether ``state`` is ours for this call: ``expired`` once the approval deadline passed
+        (the answer came too late: a timeout, never a new question)."""
         if not state or "." not in state:
-            return False
+            return "invalid"
         try:
             raw_payload, raw_mac = state.split(".", 1)
             payload = base64.urlsafe_b64decode(raw_payload)
             mac = base64.urlsafe_b64decode(raw_mac)
             data = json.loads(payload)
-        except (ValueError, json.JSONDecodeError):
-            return False
-        good = hmac.compare_digest(mac, hmac.new(self._secret, payload, hashlib.sha256).digest())
-        return good and data.get("fp") == fingerprint and float(data.get("exp", 0)) > time.time()
+            expires = float(data.get("exp", 0))
+        except (ValueError, TypeError, AttributeError):  # JSONDecodeError is a ValueError
+            return "invalid"
+        if not hmac.compare_digest(mac, hmac.new(self._secret, payload, hashlib.sha256).digest()):
+            return "invalid"
+        if data.get("fp") != fingerprint:
+            return "invalid"
+        return "valid" if expires > time.time() else "expired"
 
     # -- the decision --------------------------------------------------------------------
 
@@ -131,7 +144,13 @@ class Approvals:
                 fingerprint = _fingerprint(entry, arguments)
                 responses = params.input_responses or {}
                 answer = responses.get(APPROVAL_KEY)
-                if answer is not None and self._verify(params.request_state, fingerprint):
+                verdict = self._verify(params.request_state, fingerprint) if answer is not None else "invalid"
+                if verdict == "expired":
+                    raise ApprovalDenied(
+                        f"{entry.public_name} was not approved: the answer came after the "
+                        f"{self.settings.timeout_s:g}s approval deadline", channel="elicitation", timed_out=True,
+                    )
+                if verdict == "valid":
                     if isinstance(answer, types.ElicitResult) and answer.action == "accept":
                         return None
                     raise ApprovalDenied(
@@ -149,7 +168,14 @@ class Approvals:
                 }
             self.asked["elicitation"] += 1
             try:
-                result = await ctx.session.elicit_form(message, _SCHEMA, related_request_id=ctx.request_id)
+                with doing(f"waiting for the person to approve {entry.public_name} in the client"), \
+                        anyio.fail_after(self.settings.timeout_s):
+                    result = await ctx.session.elicit_form(message, _SCHEMA, related_request_id=ctx.request_id)
+            except TimeoutError as exc:  # withdrawn at the deadline: an answer after it runs nothing
+                raise ApprovalDenied(
+                    f"{entry.public_name} was not approved: nobody answered within {self.settings.timeout_s:g}s"
+                    f"{self._no_progress_note()}", channel="elicitation", timed_out=True,
+                ) from exc
             except MCPError as exc:  # the client could not ask (its elicitation failed): nobody said yes
                 raise ApprovalDenied(
                     f"{entry.public_name} was not approved: the client could not ask the person "
@@ -165,7 +191,19 @@ class Approvals:
                 channel="none",
             )
         self.asked["browser"] += 1
-        approved, why = await self.core.request_approval(entry, arguments, reason, self.settings.timeout_s)
+        with doing(f"waiting for the person to approve {entry.public_name} in the browser"):
+            approved, why = await self.core.request_approval(
+                entry, arguments, reason, self.settings.timeout_s, may_give_up=PHASE.get() is None)
         if approved:
             return None
-        raise ApprovalDenied(f"{entry.public_name} was not approved in the browser: {why}", channel="browser")
+        note = self._no_progress_note() if why.startswith("nobody answered") else ""
+        raise ApprovalDenied(f"{entry.public_name} was not approved in the browser: {why}{note}", channel="browser")
+
+    @staticmethod
+    def _no_progress_note() -> str:
+        """Said in a denial when the call carried no progress token: nothing could keep the client
+        waiting, and many give up after 60 s (before the approval deadline)."""
+        if PHASE.get() is not None:
+            return ""
+        return (" (this call carried no progressToken, so the bridge could not keep the client waiting; "
+                "a client that stops waiting first never sees this answer)")

@@ -37,6 +37,8 @@ log = logging.getLogger("tabmcp.extension")
 
 IDLE_TIMEOUT_S = 75.0
 """A connection that sends nothing (not even its 20 s heartbeat) for this long is closed."""
+SECOND_LOOK_S = 0.5
+"""After a quiet ``IDLE_TIMEOUT_S``, the watchdog looks once more this much later (a stall's frames get read first)."""
 
 FLOOD_RATE = 2_000.0
 """Messages per second a connection may sustain (a busy browser sends tens; a batched frame
@@ -139,16 +141,25 @@ class _IdleWatchdog:
         self._task = asyncio.current_task()
         self._last = self._loop.time()
         self._waiting = False
+        self._second_look = False
         self.idle = False
         self._timer: asyncio.TimerHandle | None = self._loop.call_later(IDLE_TIMEOUT_S, self._check)
 
     def _check(self) -> None:
         quiet = self._loop.time() - self._last
         if self._waiting and quiet >= IDLE_TIMEOUT_S and self._task is not None:
+            if not self._second_look:
+                # Quiet that long, or the bridge was stalled (stopped, asleep, a blocked loop) and
+                # the frames that came meanwhile are not read yet (a due timer may run before the
+                # reads on resume): look again once reading had its turn.
+                self._second_look = True
+                self._timer = self._loop.call_later(SECOND_LOOK_S, self._check)
+                return
             self.idle = True
             self._timer = None
             self._task.cancel()
             return
+        self._second_look = False
         self._timer = self._loop.call_later(max(0.05, IDLE_TIMEOUT_S - quiet), self._check)
 
     @contextlib.contextmanager

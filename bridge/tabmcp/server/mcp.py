@@ -14,8 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import hashlib
 import json
 import logging
+import re
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -36,7 +38,9 @@ from ..core import tools
 from ..core.coalesce import Coalescer
 from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.paging import BadCursor, page_of
+from ..core.progress import PHASE, Phase
 from ..core.registry import ToolEntry
+from ..core.telemetry.tools import META_DATA_COUNTS
 from ..core.tools import Bridge
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
@@ -83,6 +87,15 @@ def _client_name(ctx: ServerRequestContext[Any, Any]) -> str:
     return str(getattr(info, "name", "") or "")
 
 
+_LISTED = "tabmcp.listed"
+"""``Connection.state`` key: the digest of the listing the client was last told about."""
+_COUNTS = re.compile(rb'"' + META_DATA_COUNTS.encode() + rb'":\{[^{}]*\}')
+"""The telemetry tools' ``_meta.data_counts`` (how many errors, actions, ... a tab recorded): left out
+of the digests, as a click in a page is no change of what a client can call."""
+_MODERN = max(MODERN_PROTOCOL_VERSIONS)
+"""The version whose listing the ``subscriptions/listen`` streams' digest is taken at."""
+
+
 def is_dynamic(protocol_version: str) -> bool:
     """May tools/list change as a side effect of this client's requests?"""
     return protocol_version not in MODERN_PROTOCOL_VERSIONS
@@ -93,7 +106,10 @@ class ChangeNotifier:
 
     Page-driven changes are coalesced: the notification goes out once the registry has been
     quiet for ``debounce_s``, or ``max_wait_s`` after the first change of a burst at the latest
-    (a page registering 75 tools one by one produces one notification).
+    (a page registering 75 tools one by one produces one notification). And it goes only to a
+    client whose own listing changed: a change of the registry that no listing shows (a tab
+    gaining the focus when an approval window opens, a title) is not news to anyone. Each
+    connection keeps a digest of the listing it was last told about (or first saw).
     """
 
     def __init__(self, core: BridgeCore | None = None, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
@@ -103,7 +119,11 @@ class ChangeNotifier:
         self._coalescer = Coalescer(debounce_s=debounce_s, max_wait_s=max_wait_s)
         self._pending: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._published: bytes | None = None
+        """Digest of the 2026-07-28 listing last published on ``subscriptions/listen`` streams."""
         self.sent = 0
+        self.skipped = 0
+        """Notifications not sent to a connection because its listing had not changed."""
         if core is not None:
             core.add_change_listener(self.schedule)
 
@@ -119,8 +139,30 @@ class ChangeNotifier:
             state = CONNECTION.get()  # on the bridge's own transports the view is the connection's,
             view = state.client_view() if state is not None else ClientView(dynamic=True)  # both lanes'
             conn.state["tabmcp.view"] = view
+            conn.state[_LISTED] = self._digest(view, ctx.protocol_version)
             self._connections.add(conn)
         return view
+
+    def _digest(self, view: ClientView, protocol_version: str) -> bytes | None:
+        """What ``view``'s tools/list shows now, as a digest (``None``: unknown, so any change is news)."""
+        if self._core is None:
+            return None
+        try:
+            listing = self._core.listing_json(view, protocol_version=protocol_version)
+        except ValueError:  # a version the SDK does not know: say every change
+            return None
+        return hashlib.blake2b(_COUNTS.sub(b"", listing), digest_size=16).digest()
+
+    def _news(self, conn: Connection) -> bool:
+        """Has ``conn``'s listing changed since it was last told (or first seen)? Notes the new one."""
+        view = conn.state.get("tabmcp.view")
+        if not isinstance(view, ClientView):
+            return True
+        digest = self._digest(view, conn.protocol_version)
+        if digest is not None and digest == conn.state.get(_LISTED):
+            return False
+        conn.state[_LISTED] = digest
+        return True
 
     async def track(self, ctx: ServerRequestContext[Any, Any], call_next: Any) -> Any:
         """Server middleware: know every handshake-era connection from its first message on."""
@@ -158,10 +200,18 @@ class ChangeNotifier:
         """Tell every client; handshake-era notifications carry the listing revision they report
         (``_meta["tabmcp/revision"]``), so a client can tell a fresh change from one it has seen."""
         self.sent += 1
+        # The revision of the state the digests below see (nothing awaits between): a change still
+        # being enhanced (mediation) is news once it lands, with a notification of its own.
         meta = {META_REVISION: self.revision}
-        await self.bus.publish(ToolsListChanged())
+        modern = self._digest(ClientView(dynamic=False), _MODERN)
+        if modern is None or modern != self._published:
+            self._published = modern
+            await self.bus.publish(ToolsListChanged())
         for conn in list(self._connections):
-            await conn.send_tool_list_changed(meta=meta)
+            if self._news(conn):
+                await conn.send_tool_list_changed(meta=meta)
+            else:
+                self.skipped += 1
 
     async def notify_one(self, ctx: ServerRequestContext[Any, Any], *, expanded: str | None = None) -> None:
         """Tell one client its own listing changed (it opened ``expanded``, or telemetry tools appeared)."""
@@ -170,6 +220,7 @@ class ChangeNotifier:
             meta: dict[str, Any] = {META_REVISION: self.revision}
             if expanded is not None:
                 meta[META_EXPANDED] = expanded
+            self._news(conn)  # told now: the next page change is news only if it changes this listing again
             await conn.send_tool_list_changed(meta=meta)
 
 
@@ -248,16 +299,52 @@ class _Handlers:
         self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
         modern = not is_dynamic(ctx.protocol_version)
-        result = await self.calls.run(
+        run = self.calls.run(
             _RequestContext(self, ctx, params), params.name, params.arguments or {}, _client_name(ctx),
             modern=modern,
             traced=isinstance(params.meta, dict) and bool(params.meta.get(META_TRACE)),
             arrived=ARRIVED.get(),
         )
+        meta = params.meta if isinstance(params.meta, dict) else {}
+        progress_token = meta.get("progress_token", meta.get("progressToken"))  # (the SDK's model: Python's name)
+        if not isinstance(progress_token, (str, int)) or isinstance(progress_token, bool):
+            return self._stamped(await run, modern)
+        # The client asked for progress: tell it every interval what the call waits for, so a
+        # client that resets its timeout on progress waits as long as the call does.
+        name = params.name
+        if name == "call_tool" and isinstance(params.arguments, dict):
+            name = str(params.arguments.get("name") or name)
+        loop = asyncio.get_running_loop()
+        phase = Phase(f"running {name}", loop.time())
+        token = PHASE.set(phase)
+        beat = loop.create_task(self._heartbeat(ctx, progress_token, phase))
+        try:
+            return self._stamped(await run, modern)
+        finally:
+            beat.cancel()
+            PHASE.reset(token)
+
+    def _stamped(self, result: dict[str, Any], modern: bool) -> dict[str, Any]:
+        """The server's serverInfo stamp, taken once (2026-07-28 results carry it)."""
         meta = result.get("_meta")
         if modern and self.server_info is not None and (meta is None or isinstance(meta, dict)):
             result["_meta"] = {**(meta or {}), types.SERVER_INFO_META_KEY: self.server_info}
         return result
+
+    async def _heartbeat(self, ctx: ServerRequestContext[Any, Any], token: str | int, phase: Phase) -> None:
+        interval = self.core.config.mcp.progress_interval_s
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(interval)
+            progress, message = phase.next(loop.time())
+            try:
+                # On the call's own stream (request-scoped), as the spec asks of progress.
+                await ctx.session.send_progress_notification(
+                    token, progress, message=message,
+                    related_request_id=None if ctx.request_id is None else str(ctx.request_id))
+            except Exception:  # the client left: its call ends on its own
+                log.debug("progress not sent", exc_info=True)
+                return
 
 
 

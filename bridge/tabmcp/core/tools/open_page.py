@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ...errors import SiteNotReachable, SiteToolGone, ToolValidationError
+from ..progress import doing
 from ..registry import ToolEntry, origin_of
 from ..sites import how_to_allow
 from ..trust.gate import definition_text
@@ -61,7 +62,8 @@ async def open_page(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, An
     url, origin = _checked_url(str(arguments["url"]))
     if not bridge.sites.reachable(origin):
         raise SiteNotReachable(f"agents may not open {origin}: {how_to_allow(origin)}", origin=origin)
-    tab_id = await bridge.open_site(url, focus=bool(arguments.get("focus")))
+    with doing(f"opening {url} and waiting for its tools"):
+        tab_id = await bridge.open_site(url, focus=bool(arguments.get("focus")))
     tab = bridge.registry.tab(tab_id)
     tools = []
     if tab is not None:
@@ -94,7 +96,8 @@ async def open_for_call(ctx: ToolContext, entry: ToolEntry) -> ToolEntry:
     site = entry.tab.closed_site
     assert site is not None
     url = site.url_of(entry.tool.name, entry.tab.url)
-    tab_id = await bridge.open_site(url, tool=entry.tool.name)
+    with doing(f"opening {entry.tab.origin} and waiting for its tool {entry.tool.name}"):
+        tab_id = await bridge.open_site(url, tool=entry.tool.name)
     public = bridge.registry.public_name(tab_id, entry.tool.name)
     live = bridge.registry.resolve(public) if public else None
     if not isinstance(live, ToolEntry):  # gone again between the registration and now
