@@ -638,3 +638,38 @@ async def test_a_secret_goes_in_by_name_and_comes_back_masked_in_firefox(ff: Fir
             assert await other.evaluate("() => window.received") == []
     finally:
         store.remove("site_login")
+
+
+async def test_a_sign_in_form_is_filled_by_a_secrets_name_in_firefox(ff: FirefoxEnv, closer):
+    """Forms that need a secret (issue 37), in Firefox: with a secret bound to the site, its
+    sign-in form is offered; a literal password is refused, the name fills it, the agent sees only
+    the name in what the page echoes."""
+    from tabmcp.secret_store import SecretStore
+
+    value = "hunter2-Correct/Horse+9"
+    origin = ff.pages_url.rstrip("/")
+    store = ff.bridge.core.secrets.vault
+    assert isinstance(store, SecretStore)
+    store.set("form_login", value, [origin])
+    ff.bridge.core.set_forms_as_tools(origin, True)  # tells the extension which sites have a secret, too
+    try:
+        page = await ff.open("signin-form.html")
+        closer.append(page)
+        form = await eventually(lambda: next((e for e in ff.bridge.core.registry.tool_entries()
+                                              if "signin-form.html" in e.tab.url and e.tool.page_form), None), timeout=20)
+        assert form.tool.secret_fields == ("password",)
+        async with ff.client() as client:
+            literal = await client.call_tool(form.public_name, {"username": "ann", "password": value})
+            assert literal.is_error and literal.structured_content["error"]["code"] == "VALIDATION_ERROR"
+            call = asyncio.create_task(client.call_tool(form.public_name, {
+                "username": "ann", "password": "{{secret:form_login}}"}))
+            window, _ = await _approval_window(ff)
+            await _click_closing(window, "[data-testid=approval-allow]")
+            result = await asyncio.wait_for(call, 30)
+            assert not result.is_error, result.content
+            assert await page.evaluate("() => window.received") == [{"username": "ann", "password": value}]
+            dumped = json.dumps(result.model_dump(mode="json"))
+            assert "{{secret:form_login}}" in dumped and value not in dumped
+    finally:
+        store.remove("form_login")
+        ff.bridge.core.set_forms_as_tools(origin, False)

@@ -12,6 +12,8 @@ last two are never offered.
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 from typing import Any
 
 import pytest
@@ -237,3 +239,107 @@ async def test_forms_hiding_secrets_or_payment_are_never_offered_and_another_sit
             refused = await agent.call_tool("form_checkout", {"email": "ada@example.com"})
             assert refused.is_error
         assert await page.evaluate("window.charged") == []
+
+
+SECRET_VALUE = "hunter2-Correct/Horse+9"
+
+
+def signin_bridge(env: Env, db: Any, origin: str) -> Any:
+    return other_bridge(env, disclosure={"profile": "passthrough"}, store={"path": str(db), "secrets": "file"},
+                        policy={"allow_writes": True, "approval": {"timeout_s": 60},
+                                "origins": [{"match": origin, "forms_as_tools": True}]})
+
+
+async def test_a_sign_in_form_is_filled_by_a_secrets_name_and_never_by_a_literal(env: Env, page_closer, tmp_path):
+    """Secrets by name (issue 37): with a secret bound to the site, its sign-in form is offered;
+    the password field takes only ``{{secret:NAME}}``, the page receives the value, the agent
+    sees only the name (also in what the page echoes back), and a literal password is refused."""
+    from tabmcp.secret_store import SecretStore
+
+    db = tmp_path / "tabmcp.db"
+    origin = env.pages_url.rstrip("/")
+    store = SecretStore(db, kind="file")
+    store.set("bank_login", SECRET_VALUE, [origin])
+    store.close()
+    async with signin_bridge(env, db, origin) as bridge:
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "signin-form.html")
+        await eventually(lambda: page_forms(bridge, page))
+        (name,) = page_forms(bridge, page)
+        described = await page.evaluate("() => window[Symbol.for('tabmcp.pageForms')].describe()")
+        secret_field = described["tools"][0]["inputSchema"]["properties"]["password"]
+        assert secret_field["type"] == "string" and secret_field["x-tabmcp-secret"] is True
+        async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
+            tools = {t.name: t for t in (await agent.list_tools(cache_mode="bypass")).tools}
+            password = tools[name].input_schema["properties"]["password"]
+            assert password["pattern"] == r"^\{\{secret:[A-Za-z][A-Za-z0-9_]{0,63}\}\}$"
+            assert "Only a secret's name" in password["description"]
+            about = await agent.call_tool("describe_tools", {"tools": [name]})
+            assert about.structured_content["secrets"] == {name: ["bank_login"]}
+
+            # A literal password: refused by the bridge, before any approval; nothing reaches the page.
+            literal = await agent.call_tool(name, {"username": "ann", "password": SECRET_VALUE})
+            assert literal.is_error and literal.structured_content["error"]["code"] == "VALIDATION_ERROR"
+            assert "takes only a secret's name" in literal.structured_content["error"]["message"]
+            assert await page.evaluate("window.received") == []
+
+            # By name: the person approves (the window names the secret), the page gets the value.
+            call = asyncio.create_task(agent.call_tool(name, {"username": "ann", "password": "{{secret:bank_login}}"}))
+            shown = await answer_in_window(env, call, allow=True)
+            assert "password: secret `bank_login`" in shown["reason"]
+            assert SECRET_VALUE not in "".join(shown.values())
+            result = await call
+            assert not result.is_error, result
+            assert await page.evaluate("window.received") == [{"username": "ann", "password": SECRET_VALUE}]
+            dumped = json.dumps(result.model_dump(mode="json"))
+            assert "{{secret:bank_login}}" in dumped, dumped  # the page's echo, masked
+            assert SECRET_VALUE not in dumped and base64.b64encode(SECRET_VALUE.encode()).decode() not in dumped
+
+            # The person unbinds the secret from a terminal (another process): the form goes away.
+            store = SecretStore(db, kind="file")
+            store.unbind("bank_login", origin)
+            store.close()
+            await eventually(lambda: not page_forms(bridge, page))  # the page script stopped describing it
+            assert name not in await listed(agent)
+            gone = await agent.call_tool("call_tool", {"name": name, "arguments": {
+                "username": "ann", "password": "{{secret:bank_login}}"}})
+            assert gone.is_error and len(await page.evaluate("window.received")) == 1
+
+
+async def test_without_a_bound_secret_a_sign_in_form_stays_refused(env: Env, page_closer, tmp_path):
+    if env.flavour != "polyfill":
+        pytest.skip("the refusal does not depend on the WebMCP flavour")
+    from tabmcp.secret_store import SecretStore
+
+    db = tmp_path / "tabmcp.db"
+    origin = env.pages_url.rstrip("/")
+    store = SecretStore(db, kind="file")
+    store.set("elsewhere_login", SECRET_VALUE, ["https://bank.example"])  # bound, but to another site
+    store.close()
+    async with signin_bridge(env, db, origin) as bridge:
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "signin-form.html")
+        await eventually(lambda: tab_of(bridge, page))
+        described = await page.evaluate("() => window[Symbol.for('tabmcp.pageForms')].describe()")
+        assert described["tools"] == []
+        assert described["skipped"] == [{"form": "#signin", "reason": "it has a password field"}]
+        # The page claims the form itself, secret field and all: the bridge keeps it from the agent.
+        await page.evaluate("""() => dispatchEvent(new CustomEvent('tabmcp-page', {detail: JSON.stringify({type: 'forms',
+            tools: [{name: 'form_bank_sign_in', description: 'Sign in', inputSchema: {type: 'object', properties: {
+              username: {type: 'string'}, password: {type: 'string', 'x-tabmcp-secret': true}}}}]})}))""")
+        await eventually(lambda: page_forms(bridge, page) == {"form_bank_sign_in"})
+        async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
+            assert "form_bank_sign_in" not in await listed(agent)
+            for password, code in (("{{secret:elsewhere_login}}", "OUT_OF_SCOPE"), (SECRET_VALUE, "VALIDATION_ERROR")):
+                refused = await agent.call_tool("call_tool", {"name": "form_bank_sign_in", "arguments": {
+                    "username": "ann", "password": password}})
+                assert refused.is_error
+                error = refused.structured_content["error"]
+                assert error["code"] == code, error
+                assert SECRET_VALUE not in json.dumps(refused.model_dump(mode="json"))
+            named = await agent.call_tool("call_tool", {"name": "form_bank_sign_in", "arguments": {
+                "username": "ann", "password": "{{secret:elsewhere_login}}"}})
+            assert "no secret is bound to " + origin in named.structured_content["error"]["message"]
+        assert await page.evaluate("window.received") == []

@@ -321,3 +321,47 @@ async def test_the_popup_speaks_plainly_and_keeps_the_show_menu_on_its_line(env:
     assert label["height"] < 2 * select["height"], (label, select)  # one line: not wrapped under "Show"
     assert select["x"] + select["width"] <= body["x"] + body["width"], (select, body)
     await shot(popup, "7-long-title")
+
+
+async def test_the_popup_names_the_secrets_bound_to_a_site_and_unbinds_one(env: Env, page_closer, tmp_path: Path):
+    """Secrets by name (issue 37): per site, the popup lists the secret names bound to it (never a
+    value) and the person unbinds one there; the agent's next call naming it is refused."""
+    from tabmcp.secret_store import SecretStore
+
+    value = "hunter2-Correct/Horse+9"
+    db = tmp_path / "tabmcp.db"
+    origin = env.pages_url.rstrip("/")
+    async with other_bridge(env, store={"path": str(db), "secrets": "file"}) as bridge:
+        store = SecretStore(db, kind="file")
+        store.set("site_login", value, [origin])
+        store.set("site_pin", "9876-5432", [origin, "https://elsewhere.example"])
+        store.set("other_key", "abcd-efgh", ["https://elsewhere.example"])
+        store.close()
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "signin.html")
+        await page.evaluate("() => window.ready")
+        await eventually(lambda: bridge.core.tool("sign_in"))
+        popup = await open_popup(env)
+        page_closer.append(popup)
+        item = tab_item(popup, "Sign in")
+        names = item.get_by_test_id("secret").locator("code")
+        await names.nth(1).wait_for()
+        assert await names.all_inner_texts() == ["site_login", "site_pin"]  # not other_key: another site's
+        assert value not in await popup.content()
+        await shot(popup, "7-secrets")
+        await no_axe_violations(popup)
+
+        await item.get_by_test_id("secret").filter(has_text="site_login").get_by_test_id("unbind").click()
+        await eventually(lambda: bridge.core.secrets.names_for(origin) == ["site_pin"])
+
+        async def shown() -> list[str] | None:
+            texts = await names.all_inner_texts()
+            return texts if texts == ["site_pin"] else None
+
+        assert await eventually(shown, timeout=5) == ["site_pin"]
+        async with client(bridge) as agent:
+            refused = await agent.call_tool("sign_in", {"user": "ann", "password": "{{secret:site_login}}"})
+            assert error_code(refused) == "SECRET_NOT_BOUND"
+        assert await page.evaluate("() => window.received") == []  # nothing reached the page
+        assert bridge.core.secrets.names_for("https://elsewhere.example") == ["other_key", "site_pin"]

@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.async_api import Page
 from tabmcp.assets import EXTENSION_ID
+from tabmcp.secret_store import SecretStore
 
 from .conftest import Env, eventually, other_bridge
 from .test_untrusted import APPROVAL, answer_in_window, client
@@ -125,6 +126,9 @@ async def test_a_content_script_cannot_pause_switch_or_make_its_site_reachable(e
         page_closer.append(page)
         await eventually(lambda: bridge.core.tool("page_title"))
         origin = env.pages_url.rstrip("/")
+        vault = bridge.core.secrets.vault
+        assert isinstance(vault, SecretStore)
+        vault.set("site_login", "hunter2-Correct/Horse+9", [origin])
         forged = await as_content_script(page, ASK + f"""
           const origin = {json.dumps(origin)};
           return {{
@@ -133,6 +137,7 @@ async def test_a_content_script_cannot_pause_switch_or_make_its_site_reachable(e
             writes: await ask({{ type: 'tabmcp.control.set', action: 'writes', enabled: false }}),
             origin: await ask({{ type: 'tabmcp.control.set', action: 'origin', origin, enabled: false }}),
             clear: await ask({{ type: 'tabmcp.control.set', action: 'clear' }}),
+            unbind: await ask({{ type: 'tabmcp.control.set', action: 'unbind', origin, secret: 'site_login' }}),
             sites: await ask({{ type: 'tabmcp.sites' }}),
             reachable: await ask({{ type: 'tabmcp.site.permission', origin, reachable: true }}),
             forget: await ask({{ type: 'tabmcp.site.forget', origin }}),
@@ -147,5 +152,6 @@ async def test_a_content_script_cannot_pause_switch_or_make_its_site_reachable(e
             "paused": False, "writes": None, "originsOff": []}
         assert not bridge.core.controls.paused and bridge.core.controls.writes is None
         assert bridge.core.controls.origin_enabled(origin)
+        assert bridge.core.secrets.names_for(origin) == ["site_login"]  # still bound
         assert not bridge.core.sites.reachable(origin)
         assert origin not in bridge.core.forms_switches.all()

@@ -199,7 +199,7 @@ async function onBridgeMessage(msg) {
       setTelemetryConfig(msg.config);
       break;
     case IN.formsPolicy:
-      setFormsPolicy(msg.rules);
+      setFormsPolicy(msg.rules, msg.secretSites);
       break;
     case IN.pageQuery:
       startPageQuery(msg);

@@ -100,7 +100,7 @@
     approvalFocus: 'tabmcp.approval.focus',
     /** The popup asks the bridge what to show {tabId?, origin?, limit, expanded} (wire: panel.query). */
     panelQuery: 'tabmcp.panel.query',
-    /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
+    /** The popup flips a switch {action, enabled?, origin?, tool?, secret?} (wire: control.set). */
     controlSet: 'tabmcp.control.set',
     /** The popup's forms-as-tools section: the rules and one origin's switch {origin}, and the
      * person turning it on or off {origin, enabled}. */

@@ -15,7 +15,7 @@ import { ERROR, RUNTIME } from './protocol.js';
 
 const ANSWER_WITHIN_MS = 5_000;
 const PAGES = ['popup/popup.html', 'options/options.html'];
-const ACTIONS = new Set(['pause', 'resume', 'writes', 'origin', 'accept', 'clear']);
+const ACTIONS = new Set(['pause', 'resume', 'writes', 'origin', 'accept', 'clear', 'unbind']);
 
 /**
  * Whether a runtime message came from one of the extension's own pages (popup, options), never
@@ -87,6 +87,7 @@ export function createPanel({ send, types, table, ready }) {
       enabled: typeof msg.enabled === 'boolean' ? msg.enabled : null,
       origin: String(msg.origin || ''),
       tool: String(msg.tool || ''),
+      secret: String(msg.secret || ''), // unbind: a secret's name (the extension never holds a value)
     }, sendResponse);
     return true;
   }

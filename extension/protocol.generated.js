@@ -11,7 +11,7 @@
   if (globalThis[KEY]) return;
 
   /** Bumped whenever a message or a field changes meaning. @type {number} */
-  const PROTOCOL_VERSION = 1;
+  const PROTOCOL_VERSION = 2;
 
   /** Extension → bridge message types. */
   const OUT = Object.freeze({
@@ -517,14 +517,15 @@
  */
 
 /**
- * The person flipped a switch in the popup; answered by ``panel.state`` (the state after it). ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile), ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin`` (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept`` (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown). Only the extension link can send it: no MCP tool changes these.
+ * The person flipped a switch in the popup; answered by ``panel.state`` (the state after it). ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile), ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin`` (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept`` (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown), ``unbind`` (``origin`` + ``secret``: that secret name no longer goes to that site; names only, never a value). Only the extension link can send it: no MCP tool changes these.
  * @typedef {object} ControlSet
  * @property {'control.set'} type
  * @property {string} requestId
- * @property {'pause'|'resume'|'writes'|'origin'|'accept'|'clear'} action
+ * @property {'pause'|'resume'|'writes'|'origin'|'accept'|'clear'|'unbind'} action
  * @property {boolean} [enabled]
  * @property {string} [origin]
  * @property {string} [tool]
+ * @property {string} [secret]
  */
 
 /**
@@ -648,6 +649,7 @@
  * @typedef {object} FormsPolicy
  * @property {'forms.policy'} type
  * @property {Array<FormsPolicyRule>} [rules]
+ * @property {Array<string>} [secretSites] The origins with at least one secret bound (never a name or a value): on them a sign-in form may be described, its password, one-time-code or card fields taking only a secret's name.
  */
 
 /**
@@ -796,7 +798,7 @@
     approvalFocus: 'tabmcp.approval.focus',
     /** The popup asks the bridge what to show {tabId?, origin?, limit, expanded} (wire: panel.query). */
     panelQuery: 'tabmcp.panel.query',
-    /** The popup flips a switch {action, enabled?, origin?, tool?} (wire: control.set). */
+    /** The popup flips a switch {action, enabled?, origin?, tool?, secret?} (wire: control.set). */
     controlSet: 'tabmcp.control.set',
     /** The popup's forms-as-tools section: the rules and one origin's switch {origin}, and the
      * person turning it on or off {origin, enabled}. */

@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .core.models import BRIDGE_ONLY_FIELDS
-from .core.page_forms import PAGE_FORM_FIELD, merge_page_forms
+from .core.page_forms import PAGE_FORM_FIELD, SECRET_FIELDS_FIELD, merge_page_forms
 from .core.registry import snapshot_origin, trusted_url
 from .errors import ConfigError
 from .protocol import TabSnapshot
@@ -245,7 +245,8 @@ def merge_enhanced(snap: TabSnapshot, result: dict[str, Any] | None) -> TabSnaps
             continue  # never a tool the page does not have
         name = enhanced.get("name") or original
         renamed[original] = name
-        tool = {k: raw[k] for k in ("title", "annotations", "scope", "outputSchema", PAGE_FORM_FIELD) if k in raw}
+        tool = {k: raw[k] for k in ("title", "annotations", "scope", "outputSchema", PAGE_FORM_FIELD,
+                                    SECRET_FIELDS_FIELD) if k in raw}
         tool.update(
             name=name,
             description=enhanced.get("description") or raw.get("description"),

@@ -72,7 +72,7 @@ __all__ = [
     "parse_extension_message",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 """Bumped whenever a message or a field changes meaning. Mirrored in extension/protocol.js."""
 
 MAX_FRAME_BYTES = 16 * 1024 * 1024
@@ -342,16 +342,18 @@ class ControlSet(WireModel):
     ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile),
     ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin``
     (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept``
-    (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown). Only the
-    extension link can send it: no MCP tool changes these.
+    (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown), ``unbind``
+    (``origin`` + ``secret``: that secret name no longer goes to that site; names only, never a
+    value). Only the extension link can send it: no MCP tool changes these.
     """
 
     type: Literal["control.set"]
     request_id: str
-    action: Literal["pause", "resume", "writes", "origin", "accept", "clear"]
+    action: Literal["pause", "resume", "writes", "origin", "accept", "clear", "unbind"]
     enabled: bool | None = None
     origin: str = ""
     tool: str = ""
+    secret: str = ""
 
 
 class Ping(WireModel):
@@ -577,6 +579,9 @@ class FormsPolicy(WireModel):
 
     type: Literal["forms.policy"] = "forms.policy"
     rules: list[FormsPolicyRule] = Field(default_factory=list)
+    secret_sites: list[str] = Field(default_factory=list)
+    """The origins with at least one secret bound (never a name or a value): on them a sign-in
+    form may be described, its password, one-time-code or card fields taking only a secret's name."""
 
 
 class PageQuery(WireModel):

@@ -319,6 +319,11 @@ class SecretStore:
     def value(self, name: str) -> str | None:
         return self.values.get(name)
 
+    def bound_origins(self) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT DISTINCT origin FROM secret_sites ORDER BY origin").fetchall()
+        return [str(o) for (o,) in rows]
+
     def used(self, names: Iterable[str]) -> None:
         now = time.time()
         with self._lock:

@@ -148,11 +148,13 @@ class BridgeCore:
             touch=lambda: self._apply(self.registry.touch()),
             flush_soon=self.hub.flush_soon,
             trust=lambda: self.trust,
+            secrets=lambda: self.secrets,
         )
         """The person's side: the popup's panel, their switches, forms as tools (server/panel.py)."""
         self.usage = UsageStore(config.store.path)
         self.secrets = Secrets(_secret_store(config))
         """Secrets by name: names and sites in the database, values in the keychain (core/secrets.py)."""
+        self.forms.has_secret = lambda origin: bool(self.secrets.names_for(origin))
         core_n = config.disclosure.core_from_usage
         self.telemetry_link = TelemetryLink(
             config, self.registry, self.session, changed=self._changed, flush_soon=self.hub.flush_soon
@@ -459,6 +461,7 @@ class BridgeCore:
         switches, reachable sites, the trust pins and lockdown), so search, listings, calls and the
         popup see it; agents are told when their listing differs."""
         self.panel.sync_controls()
+        self.panel.follow_secrets()  # tabmcp secrets set / unbind / remove: sign-in forms come or go
         if self.sites.changed_elsewhere():
             self.site_link.changed()
         trust = changes.get("trust", 0)

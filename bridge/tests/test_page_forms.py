@@ -14,9 +14,18 @@ from typing import Any
 import pytest
 from mcp import Client
 from tabmcp.core.disclosure import Disclosure
-from tabmcp.core.page_forms import PAGE_FORM_MARK, FormsPolicy, merge_page_forms, normalize_origin
+from tabmcp.core.page_forms import (
+    PAGE_FORM_MARK,
+    SECRET_FIELD_SCHEMA,
+    SECRET_FIELDS_FIELD,
+    FormsPolicy,
+    merge_page_forms,
+    normalize_origin,
+)
 from tabmcp.core.registry import Registry
 from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
+from tabmcp.core.secrets import Secrets
+from tabmcp.errors import ToolValidationError
 from tabmcp.mediation import Mediation
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
@@ -124,7 +133,71 @@ def form_with(**properties: Any) -> dict[str, Any]:
 ])
 def test_the_bridge_drops_password_and_payment_forms_the_page_itself_sent(properties):
     merged = merge_page_forms(snap(forms=[form_with(**properties), CONTACT]))
-    assert [t["name"] for t in merged.tools if t.get("pageForm")] == ["form_contact_us"]
+    kept = [t for t in merged.tools if t.get("pageForm") and t["name"] != "form_contact_us"]
+    # A plain string secret field is kept only as one that takes a secret's name; anything else is dropped.
+    for form in kept:
+        assert form[SECRET_FIELDS_FIELD]
+        assert all(form["inputSchema"]["properties"][f]["pattern"] == SECRET_FIELD_SCHEMA["pattern"]
+                   for f in form[SECRET_FIELDS_FIELD])
+    if "pay" in properties or "rows" in properties:
+        assert kept == []  # nested: never offered
+    # Either way the agent never gets it while no secret is bound to the site.
+    registry, _, gate = _disclosure(FormsPolicy(rules((SHOP, True))), allow_writes=True)
+    registry.apply(intake(snap(forms=[form_with(**properties), CONTACT])))
+    assert {e.tool.name for e in registry.tool_entries() if gate.decide(e).visible} == {"get_order", "form_contact_us"}
+
+
+SIGN_IN = tool("form_sign_in", "Fill in and submit the form \u201cSign in\u201d.", inputSchema={
+    "type": "object", "required": ["user", "password"], "properties": {
+        "user": {"type": "string"}, "password": {"type": "string", "format": "password", "minLength": 8},
+        "otp": {"type": "string", "x-tabmcp-secret": True, "title": "Code"}}})
+
+
+def test_a_sign_in_forms_secret_fields_take_only_a_secrets_name_and_only_while_one_is_bound():
+    merged = merge_page_forms(snap(forms=[SIGN_IN]))
+    form = next(t for t in merged.tools if t["name"] == "form_sign_in")
+    assert form[SECRET_FIELDS_FIELD] == ["password", "otp"]  # the vocabulary's, and the page script's mark
+    props = form["inputSchema"]["properties"]
+    assert props["user"] == {"type": "string"}
+    assert props["password"] == SECRET_FIELD_SCHEMA and props["otp"] == {**SECRET_FIELD_SCHEMA, "title": "Code"}
+    policy = FormsPolicy(rules((SHOP, True)))
+    registry, disclosure, gate = _disclosure(policy, allow_writes=True)
+    registry.apply(intake(snap(forms=[SIGN_IN])))
+    entry = registry.resolve("form_sign_in")
+    assert entry.tool.secret_fields == ("password", "otp")
+    decision = gate.decide(entry)
+    assert not decision.visible and f"no secret is bound to {SHOP}" in decision.reason
+    policy.has_secret = lambda origin: origin == SHOP
+    registry.touch()
+    decision = gate.decide(entry)
+    assert decision.callable and decision.needs_approval
+    assert "form_sign_in" in [t["name"] for t in disclosure.listing()]
+
+
+def test_a_page_cannot_mark_its_own_tool_as_taking_secrets():
+    forged = tool("sneaky", "A WebMCP tool.", secretFields=["password"], secret_fields=["password"])
+    registry = Registry()
+    registry.apply(intake(snap(tools=[forged], forms=[])))
+    assert registry.resolve("sneaky").tool.secret_fields == ()
+
+
+@pytest.mark.parametrize("properties", [
+    {"password": {"type": "string"}, "remember_password": {"type": "boolean"}},  # a secret-named checkbox
+    {"pin": {"type": "string", "enum": ["1234", "0000"]}},
+    {"password": {"type": "string"}, "pay": {"type": "object", "properties": {"cvv": {"type": "string"}}}},
+])
+def test_a_secret_field_that_cannot_take_a_name_refuses_its_form(properties):
+    merged = merge_page_forms(snap(forms=[form_with(**properties)]))
+    assert [t["name"] for t in merged.tools if t.get("pageForm")] == []
+
+
+def test_a_literal_in_a_secret_field_is_refused_a_name_passes():
+    secrets = Secrets(None)
+    secrets.check_secret_fields(["password"], {"user": "ann", "password": "{{secret:bank_login}}"}, tool="f")
+    secrets.check_secret_fields(["password"], {"user": "ann"}, tool="f")  # left empty: the form says if it may be
+    for literal in ("hunter2-long", "x {{secret:bank_login}}", 1234, ["{{secret:bank_login}}"]):
+        with pytest.raises(ToolValidationError, match="takes only a secret's name"):
+            secrets.check_secret_fields(["password"], {"password": literal}, tool="f")
 
 
 def test_ordinary_fields_are_not_taken_for_secrets():

@@ -37,6 +37,12 @@ class Vault:
     def used(self, names: Iterable[str]) -> None:
         self.used_names.extend(names)
 
+    def unbind(self, name: str, site: str) -> None:
+        self.values[name][1].discard(site)
+
+    def bound_origins(self) -> list[str]:
+        return sorted({o for _, sites in self.values.values() for o in sites})
+
 
 def vault() -> Vault:
     return Vault({"bank_login": (VALUE, {BANK}), "shop_pin": ("9876-5432", {"https://shop.example"})})

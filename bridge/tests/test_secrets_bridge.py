@@ -249,3 +249,55 @@ async def test_under_lockdown_a_call_with_a_secret_asks_first_even_on_a_read_onl
             assert "evil_login" in request["reason"] and len(sent) == 1
     finally:
         await stop(cm, ext)
+
+
+async def panel(ext: ScriptedExtension, request_id: str, **fields: Any) -> dict[str, Any]:
+    kind = "control.set" if "action" in fields else "panel.query"
+    await ext.send({"type": kind, "requestId": request_id, **fields})
+    return await ext.wait_for(lambda m: m["type"] == "panel.state" and m["requestId"] == request_id)
+
+
+async def test_the_popup_shows_the_names_per_site_and_only_the_paired_extension_unbinds(tmp_path: Path) -> None:
+    from .test_pairing_bridge import CEREMONY, Hostile
+
+    cm, app, ext, sent = await start(tmp_path)
+    try:
+        state = (await panel(ext, "q1"))["state"]
+        assert state["secrets"] == {BANK: ["bank_login"]}  # the bank's tabs; evil.test has none
+        assert_no_value(json.dumps(state))  # names only: a value never goes to the extension
+        # A local program posing as the extension, unpaired, cannot unbind (nor read the names).
+        hostile = Hostile(app.port)
+        try:
+            assert (await hostile.connect())["type"] != "welcome"
+            await hostile.send({"type": "control.set", "requestId": "h1", "action": "unbind", "origin": BANK,
+                                "secret": "bank_login"})
+            await hostile.send({"type": "panel.query", "requestId": "h2"})
+            await hostile.send({"type": "ping", "ts": 1})
+            await hostile.next(lambda m: m["type"] == "pong")  # everything before it was handled
+            assert {m["type"] for m in hostile.received} <= CEREMONY, hostile.received
+        finally:
+            await hostile.close()
+        assert app.core.secrets.names_for(BANK) == ["bank_login"]
+        # A bad unbind is refused by name and changes nothing.
+        for rid, fields in (("b1", {"origin": BANK, "secret": "nobody"}), ("b2", {"origin": BANK}),
+                            ("b3", {"origin": "not an origin", "secret": "bank_login"}),
+                            ("b4", {"origin": "https://evil.test", "secret": "bank_login"})):
+            bad = await panel(ext, rid, action="unbind", **fields)
+            assert bad["ok"] is False and bad["error"]["code"] == "MALFORMED_MESSAGE", (fields, bad)
+        assert app.core.secrets.names_for(BANK) == ["bank_login"]
+        # The person unbinds it in the popup: the popup no longer lists it, the agent's call is refused.
+        done = await panel(ext, "u1", action="unbind", origin=BANK, secret="bank_login")
+        assert done["ok"] is True and done["state"]["secrets"] == {}
+        async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
+            refused = await client.call_tool("login", {"password": "{{secret:bank_login}}"})
+            assert refused.structured_content["error"]["code"] == ErrorCode.SECRET_NOT_BOUND
+        assert sent == []
+    finally:
+        await stop(cm, ext)
+    store = SecretStore(tmp_path / "tabmcp.db", kind="file")
+    try:
+        info = store.get("bank_login")
+        assert info is not None and info.sites == ()  # kept (its value too), bound nowhere
+        assert store.value("bank_login") == VALUE
+    finally:
+        store.close()

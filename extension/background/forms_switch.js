@@ -10,15 +10,21 @@ import { scheduleTabUpdate } from './tabs.js';
 /** Tell a page whether its forms may be offered (page/forms.js scans only while they may). */
 export function tellFormsPolicy(entry) {
   try {
-    entry.port.postMessage({ type: PAGE.formsPolicy, enabled: formsEnabled(state.formsRules, entry.origin) });
+    entry.port.postMessage({ type: PAGE.formsPolicy, enabled: formsEnabled(state.formsRules, entry.origin),
+      secrets: state.secretSites.has(entry.origin) });
   } catch {
     /* the page is gone */
   }
 }
 
-/** The bridge's rules changed: every page hears its switch; forms of origins now off are dropped. */
-export function setFormsPolicy(rules) {
+/**
+ * The bridge's rules changed: every page hears its switch (and whether a secret is bound to its
+ * origin, so a sign-in form may be offered); forms of origins now off are dropped.
+ * @param {unknown} rules @param {unknown} secretSites
+ */
+export function setFormsPolicy(rules, secretSites) {
   state.formsRules = cleanRules(rules);
+  state.secretSites = new Set(Array.isArray(secretSites) ? secretSites.filter((o) => typeof o === 'string') : []);
   for (const [tabId, entry] of state.ports) {
     tellFormsPolicy(entry);
     if (state.forms.has(tabId) && !formsEnabled(state.formsRules, entry.origin)) {

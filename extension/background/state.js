@@ -70,6 +70,8 @@ export const state = {
   sites: [],
   /** Forms-as-tools: the bridge's rules (forms-policy.js); empty (all off) until it speaks. @type {import('./forms-policy.js').FormsRule[]} */
   formsRules: [],
+  /** The origins with a secret bound (forms.policy secretSites: no name, no value): their sign-in forms may be offered. @type {Set<string>} */
+  secretSites: new Set(),
   /** Each tab's ordinary forms as tools (page/forms.js), kept only while its origin's switch is on. @type {Map<number, object[]>} */
   forms: new Map(),
   /** Popup requests waiting for the bridge's next forms.policy. @type {Array<() => void>} */

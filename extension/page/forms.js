@@ -12,7 +12,11 @@
 // (a frame of another site, a closed shadow root, a form-associated custom element without an open
 // one); a form in a payment context beside a frame of another site (a hosted card field); a form
 // that requires a file, a form with nothing to fill in. Hidden and file inputs and controls a
-// person cannot see are never parameters. A form that sends to another origin says so. A call fills the form and submits it through its own
+// person cannot see are never parameters. One exception: on an origin with a secret bound (the
+// worker says `secrets: true`), a sign-in form's password, one-time-code or card inputs are
+// described as fields that take a secret's name (`x-tabmcp-secret`); the bridge lets the agent
+// pass only `{{secret:NAME}}` there and puts the value in (docs/security.md §8).
+// A form that sends to another origin says so. A call fills the form and submits it through its own
 // submit path; the bridge decides whether the agent may see or call it (docs/security.md).
 //
 // Talks to the content script like page/agent.js: synchronous window events whose detail is JSON
@@ -83,6 +87,8 @@
   const MAX_FRAME_DEPTH = 3;
   /** The elements that hold another document. */
   const FRAMES = ['iframe', 'frame', 'object', 'embed'];
+  /** Input types that never hold a typed secret (a secret field of one of them refuses its form). */
+  const NOT_TEXT = new Set(['checkbox', 'radio', 'file', 'hidden', 'submit', 'reset', 'button', 'image', 'range', 'color']);
   const MAX_NODES = 5000;
 
   const textOf = (el) => (el && el.textContent ? el.textContent.replace(/\s+/g, ' ').trim() : '');
@@ -157,6 +163,15 @@
     if (saysSecret(said)) return 'it has a password, PIN or one-time code field';
     if (type === 'file' && el.required) return 'it requires a file';
     return '';
+  }
+
+  /**
+   * Whether a secret control can take a secret's value: a named text-like input of the form itself
+   * (not in a shadow root or a frame), which the form's own fill reaches.
+   * @param {HTMLFormElement} form @param {any} el
+   */
+  function takesSecret(form, el) {
+    return el.localName === 'input' && !!el.name && el.form === form && !NOT_TEXT.has(el.type);
   }
 
   /**
@@ -337,9 +352,12 @@
       if ((form.getAttribute('method') || '').toLowerCase() === 'dialog') return skip('a dialog form submits nothing');
       if (unseen(form)) return skip('not shown to the person');
       const { controls, blind } = formParts(form);
+      /** The form's own secret inputs, offered as fields that take a secret's name. @type {Set<string>} */
+      const secretFields = new Set();
       for (const el of controls) {
         const why = sensitive(el);
-        if (why) return skip(why);
+        if (why && secretsBound && takesSecret(form, el)) secretFields.add(el.name);
+        else if (why) return skip(why);
       }
       if (blind) return skip(blind);
       const facts = formFacts(form);
@@ -349,6 +367,10 @@
       const schema = h.forms.schema(form, { skip: leaveOut });
       const props = schema.properties || {};
       if (!Object.keys(props).length) return skip('nothing to fill in');
+      for (const field of secretFields) {
+        if (!props[field] || props[field].type !== 'string') return skip('it has a secret field it cannot offer');
+        props[field] = { type: 'string', 'x-tabmcp-secret': true };
+      }
       for (const el of Array.from(form.elements)) {
         if (!h.forms.isParam(el) || leaveOut(el) || !props[el.name] || props[el.name].description) continue;
         const hint = el.getAttribute('placeholder') || idrefsText(el, 'aria-describedby') || el.getAttribute('title')
@@ -406,6 +428,8 @@
   let observer = null;
   let timer = 0;
   let lastSent = '';
+  /** A secret is bound to this origin (the worker says so): a sign-in form may be offered. */
+  let secretsBound = false;
   /** @type {Map<string, HTMLFormElement>} */
   let current = new Map();
 
@@ -446,8 +470,10 @@
     if (t && FRAMES.includes(t.localName)) schedule();
   }
 
-  function setEnabled(on) {
-    if (on === enabled) return;
+  /** @param {boolean} on @param {boolean} [secrets] a secret is bound to this origin */
+  function setEnabled(on, secrets = false) {
+    if (on === enabled && secrets === secretsBound) return;
+    secretsBound = secrets;
     enabled = on;
     if (on && !observer) {
       observer = new MutationObserver((records) => {
@@ -578,7 +604,7 @@
 
   events.listen(PAGE_EVENT.toPage, (msg) => {
     if (msg.type === PAGE.formsPolicy) {
-      setEnabled(msg.enabled === true);
+      setEnabled(msg.enabled === true, msg.secrets === true);
     } else if (msg.type === PAGE.resync) {
       if (enabled) report(true);
     } else if (msg.type === PAGE.formCall && typeof msg.callId === 'string') {

@@ -302,7 +302,8 @@ function renderTabs() {
   const empty = tabs.length - withTools.length;
   const open = new Set(docs.map((/** @type {any} */ d) => d.origin));
   const closedOff = off.filter((/** @type {string} */ o) => !open.has(o));
-  update($('tabs'), 'tabs', { withTools, docs, off, empty }, () => [
+  const secrets = lastPanel?.secrets || {};
+  update($('tabs'), 'tabs', { withTools, docs, off, empty, secrets }, () => [
     ...withTools.map((tab) => tabItem(tab, docs.filter((/** @type {any} */ d) => d.tabId === tab.tabId))),
     ...closedOff.map((/** @type {string} */ origin) => el('li', { className: 'tab', testid: 'origin-off', key: `off:${origin}` }, [
       originSwitch({ tabId: 'closed', origin, originOn: false }),
@@ -338,6 +339,26 @@ function tabItem(tab, docs) {
   return el('li', { className: 'tab', testid: 'tab', key: `tab:${tab.tabId}` }, [
     el('details', { key: `tab:${tab.tabId}` }, [summary, ...body]),
     top && /^https?:/.test(top.origin) && originSwitch(top),
+    top && secretNames(top.origin),
+  ]);
+}
+
+/**
+ * The secret names bound to a site (names only: the bridge never sends a value), each with a
+ * button that unbinds it from this site (`control.set` unbind).
+ * @param {string} origin
+ */
+function secretNames(origin) {
+  const names = lastPanel?.secrets?.[origin] || [];
+  if (!names.length) return null;
+  return el('div', { className: 'secrets', testid: 'secrets', key: `secrets:${origin}` }, [
+    el('span', { className: 'muted', text: `Secrets agents may name on ${origin}: ` }),
+    ...names.map((/** @type {string} */ name) => el('span', { className: 'secret', testid: 'secret', key: `secret:${origin}:${name}` }, [
+      el('code', { text: name }),
+      el('button', { type: 'button', testid: 'unbind', key: `unbind:${origin}:${name}`, text: 'Unbind',
+        'aria-label': `Unbind secret ${name} from ${origin}`,
+        onclick: () => control({ action: 'unbind', origin, secret: name }) }),
+    ])),
   ]);
 }
 

@@ -74,7 +74,7 @@ def _depth(value: Any, limit: int = MAX_SCHEMA_DEPTH + 1) -> int:
     return deepest
 BRIDGE_ONLY_FIELDS = (
     "pageName", "page_name", "argumentMap", "argument_map", "enhancement", "warnings",
-    "pageForm", "page_form",
+    "pageForm", "page_form", "secretFields", "secret_fields",
     "outputSchemaDropped", "output_schema_dropped", "unchecked",
 )
 """Fields only the bridge's own middleware may set; stripped from what pages send."""
@@ -254,6 +254,9 @@ class PageTool(_Model):
     page_form: bool = False
     """Set by the bridge (never by the page): an ordinary form of the page, offered because the
     person turned forms-as-tools on for its origin (core/page_forms.py), not a tool the site declared."""
+    secret_fields: tuple[str, ...] = ()
+    """Set by the bridge (never by the page): a page form's password, one-time-code or card fields
+    (the page's names), which take only a secret's name, ``{{secret:NAME}}`` (core/page_forms.py)."""
 
     @field_validator("name")
     @classmethod

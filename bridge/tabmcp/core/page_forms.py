@@ -16,7 +16,11 @@ untrusted (that script runs in its world), so nothing it says decides anything h
 * :func:`secret_field` refuses again, here, every form the page script would never offer (a
   password, one-time code or payment field, in any language of the one vocabulary both read,
   :mod:`tabmcp.core.sensitive_fields`): that script runs in the page's world, so a page could
-  send such a form itself.
+  send such a form itself. One exception, for sites with a secret bound (docs/security.md §8): a
+  form whose secret fields are plain top-level strings is kept with each of them rewritten to
+  take only a secret's name (:data:`SECRET_FIELD_SCHEMA`) and named in ``secretFields``; the
+  gate offers it only while a secret is bound to its origin (:meth:`FormsPolicy.refusal`), and a
+  call must pass ``{{secret:NAME}}`` there (core/tools/call.py), never a literal.
 * The gate (:class:`tabmcp.core.scoping.Gate`) hides and refuses every page form of an origin whose
   switch is off, or whose Chrome origin is not the tab's, at every request: a page that claims
   forms while its switch is off gets nothing listed or called.
@@ -26,7 +30,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 from urllib.parse import urlsplit
@@ -38,6 +42,8 @@ from .sensitive_fields import AUTOCOMPLETE_PAYMENT_PREFIX, AUTOCOMPLETE_SECRET, 
 __all__ = [
     "PAGE_FORM_FIELD",
     "PAGE_FORM_MARK",
+    "SECRET_FIELDS_FIELD",
+    "SECRET_FIELD_SCHEMA",
     "FormsPolicy",
     "FormsRule",
     "merge_page_forms",
@@ -49,6 +55,17 @@ log = logging.getLogger("tabmcp.page_forms")
 
 PAGE_FORM_FIELD = "pageForm"
 """The bridge-only field that marks a tool as a page form (stripped from what pages send)."""
+
+SECRET_FIELDS_FIELD = "secretFields"
+"""The bridge-only field that names a page form's secret fields (they take only a secret's name)."""
+
+SECRET_FIELD_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": r"^\{\{secret:[A-Za-z][A-Za-z0-9_]{0,63}\}\}$",
+    "description": ("Only a secret's name, exactly {{secret:NAME}} (a secret the person bound to this site; "
+                    "describe_tools lists them): the bridge puts the value in. A value typed here is refused."),
+}
+"""What a page form's password, one-time-code or card field becomes: it matches only the placeholder."""
 
 PAGE_FORM_MARK = (
     "[page form: offered by your forms-as-tools switch, not declared by the site; it submits the form]"
@@ -118,6 +135,8 @@ class FormsPolicy:
             if r.forms_as_tools is not None
         )
         self._chosen: dict[str, bool] = dict(chosen or {})
+        self.has_secret: Callable[[str], bool] = lambda origin: False
+        """Whether a secret is bound to an origin (the bridge core sets it: core/secrets.py)."""
 
     def enabled(self, origin: str) -> bool:
         """Whether ``origin``'s ordinary forms may be offered as tools."""
@@ -142,8 +161,10 @@ class FormsPolicy:
         """Every say, in the order it applies (the extension evaluates them the same way)."""
         return [*self._config, *(FormsRule(o, on, "person") for o, on in sorted(self._chosen.items()))]
 
-    def refusal(self, forms_origin: str, tab_origin: str) -> str | None:
-        """Why a document's page forms may not be listed or called now (None: they may)."""
+    def refusal(self, forms_origin: str, tab_origin: str, *, secret_fields: bool = False) -> str | None:
+        """Why a document's page forms may not be listed or called now (None: they may);
+        ``secret_fields``: a form with password, one-time-code or card fields, offered only while a
+        secret is bound to its origin."""
         if not forms_origin:
             return "page forms need the origin Chrome reported for the page, and none came"
         if forms_origin != tab_origin:
@@ -151,6 +172,10 @@ class FormsPolicy:
         if not self.enabled(forms_origin):
             return (f"page forms of {forms_origin} are not offered: the forms-as-tools switch is off "
                     "(turn it on in the extension's popup, or forms_as_tools = true in [[policy.origins]])")
+        if secret_fields and not self.has_secret(forms_origin):
+            return (f"this form of {forms_origin} has a password, one-time-code or card field, and no secret is "
+                    f"bound to {forms_origin}: it is offered only once the person binds one "
+                    f"(tabmcp secrets set NAME --site {forms_origin})")
         return None
 
 
@@ -162,6 +187,21 @@ def _secret_autocomplete(value: str) -> bool:
     return any(t.startswith(AUTOCOMPLETE_PAYMENT_PREFIX) or t in AUTOCOMPLETE_SECRET for t in tokens)
 
 
+def _secret_property(name: Any, prop: dict[str, Any]) -> str | None:
+    """Why one property is a password, one-time-code or payment field itself (not what it holds)."""
+    if str(prop.get("format", "")).lower() == "password":
+        return f"{name!r} is a password field"
+    for text in (name, prop.get("title"), prop.get("description")):
+        if isinstance(text, str) and (why := said(text)):
+            return f"{str(name)[:64]!r} is {why}"
+    if card_pattern(prop.get("pattern")):
+        return f"{str(name)[:64]!r} asks for a card number's digits"
+    ac = prop.get("autocomplete") or prop.get("x-autocomplete")
+    if isinstance(ac, str) and _secret_autocomplete(ac):
+        return f"{str(name)[:64]!r} is a password, one-time code or payment field"
+    return None
+
+
 def secret_field(schema: Any, depth: int = 0) -> str | None:
     """Why a page form's input schema has a field forms.js never offers (password, one-time code,
     payment), judged on each property's name, title, description and ``format``; None if it has none."""
@@ -170,16 +210,8 @@ def secret_field(schema: Any, depth: int = 0) -> str | None:
     properties = schema.get("properties")
     for name, prop in (properties.items() if isinstance(properties, dict) else ()):
         prop = prop if isinstance(prop, dict) else {}
-        if str(prop.get("format", "")).lower() == "password":
-            return f"{name!r} is a password field"
-        for text in (name, prop.get("title"), prop.get("description")):
-            if isinstance(text, str) and (why := said(text)):
-                return f"{str(name)[:64]!r} is {why}"
-        if card_pattern(prop.get("pattern")):
-            return f"{str(name)[:64]!r} asks for a card number's digits"
-        ac = prop.get("autocomplete") or prop.get("x-autocomplete")
-        if isinstance(ac, str) and _secret_autocomplete(ac):
-            return f"{str(name)[:64]!r} is a password, one-time code or payment field"
+        if why := _secret_property(name, prop):
+            return why
         if why := secret_field(prop, depth + 1):
             return why
     for key in ("items", "additionalProperties"):
@@ -193,15 +225,46 @@ def secret_field(schema: Any, depth: int = 0) -> str | None:
     return None
 
 
+def secret_fields(schema: Any) -> tuple[dict[str, Any], list[str]] | None:
+    """A page form's schema with its secret fields (top-level strings the vocabulary or the page
+    script calls a password, one-time code or card field) rewritten to :data:`SECRET_FIELD_SCHEMA`,
+    and their names; None when a secret field is anything else (nested, not a string), so the
+    form is refused as before."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return None
+    properties: dict[str, Any] = dict(schema["properties"])
+    names: list[str] = []
+    for name, prop in properties.items():
+        if not isinstance(prop, dict):
+            continue
+        if prop.get("x-tabmcp-secret") is True or _secret_property(name, prop):
+            if prop.get("type", "string") != "string" or any(k in prop for k in ("enum", "const", "properties", "items")):
+                return None
+            names.append(name)
+    if not names:
+        return None
+    rest = {**schema, "properties": {k: v for k, v in properties.items() if k not in names}}
+    if secret_field(rest):  # another secret, deeper in: refused
+        return None
+    for name in names:
+        title = properties[name].get("title")
+        properties[name] = {**SECRET_FIELD_SCHEMA, **({"title": title} if isinstance(title, str) else {})}
+    return {**schema, "properties": properties}, names
+
+
 def _clean(raw: Any) -> dict[str, Any] | None:
     """A page form's definition as a tool: what the page may say, marked as the bridge's; None for
-    a form the page script would never have offered (the page may have sent it itself)."""
+    a form the page script would never have offered (the page may have sent it itself). A form
+    whose secret fields can take a secret's name is kept with them rewritten (:func:`secret_fields`)."""
     if not isinstance(raw, dict):
         return None
-    if why := secret_field(raw.get("inputSchema")):
-        log.warning("refused the page form %r: %s (never offered as a tool)", str(raw.get("name"))[:64], why)
-        return None
     tool = {k: raw[k] for k in ("name", "title", "description", "inputSchema") if k in raw}
+    if why := secret_field(raw.get("inputSchema")):
+        rewritten = secret_fields(raw.get("inputSchema"))
+        if rewritten is None:
+            log.warning("refused the page form %r: %s (never offered as a tool)", str(raw.get("name"))[:64], why)
+            return None
+        tool["inputSchema"], tool[SECRET_FIELDS_FIELD] = rewritten
     tool[PAGE_FORM_FIELD] = True
     return tool
 

@@ -11,7 +11,9 @@ answered with :func:`panel_state`:
 * ``tabs``: per tab (and allowed frame), every tool and category the page offers, with the
   gate's decision: hidden ones carry the reason (policy, page scope, switched off), callable
   ones whether they need approval and whether their definition changed since it was pinned;
-* ``trust``: changed definitions with their diff, and the lockdown's flags.
+* ``trust``: changed definitions with their diff, and the lockdown's flags;
+* ``secrets``: per site of the documents shown, the secret names bound to it (names only: a value
+  never goes to the extension), which the person may unbind there (``control.set`` ``unbind``).
 
 No sockets, no asyncio: the bridge core (tabmcp/wiring.py) calls these with its objects
 (``bridge/tests/test_controls.py``, ``bridge/tests/test_browsers.py``).
@@ -22,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..errors import SecretError
 from .activity import ActivityLog
 from .browsers import OTHER_BROWSER, slot_of, wire_tab_id
 from .controls import InvalidOrigin, PersonControls, normalize_origin
@@ -30,6 +33,7 @@ from .scoping import Gate
 
 if TYPE_CHECKING:
     from ..protocol import ControlSet, PanelQuery
+    from .secrets import Secrets
     from .trust.guard import TrustGuard
 
 __all__ = ["ControlRefused", "ControlResult", "Insight", "apply_control", "for_browser", "panel_state"]
@@ -50,7 +54,8 @@ class ControlResult:
         self.listing = listing
 
 
-def apply_control(message: ControlSet, controls: PersonControls, trust: TrustGuard | None) -> ControlResult:
+def apply_control(message: ControlSet, controls: PersonControls, trust: TrustGuard | None,
+                  secrets: Secrets | None = None) -> ControlResult:
     """Apply the person's switch.
 
     Raises:
@@ -72,6 +77,14 @@ def apply_control(message: ControlSet, controls: PersonControls, trust: TrustGua
         if trust is None or not message.origin or not message.tool:
             raise ControlRefused("control.set accept needs origin and tool (and pinned definitions on)")
         return _listing(trust.pins.accept(message.origin, message.tool))
+    if action == "unbind":
+        if secrets is None or not message.origin or not message.secret:
+            raise ControlRefused("control.set unbind needs origin and secret")
+        try:
+            secrets.unbind(message.secret, message.origin)
+        except SecretError as exc:
+            raise ControlRefused(str(exc)) from exc
+        return ControlResult(True)  # listings name no secret: describe/search ask the vault each time
     if trust is None:  # clear
         raise ControlRefused("the trust defences are not running")
     return ControlResult(trust.lockdown.clear() > 0)
@@ -192,6 +205,7 @@ def panel_state(
     trust: TrustGuard | None,
     query: PanelQuery | None = None,
     insight: Insight | None = None,
+    secrets: Secrets | None = None,
 ) -> dict[str, Any]:
     """The popup's whole view, as JSON (see the module docstring). Tools are listed one by one
     only for the tabs in ``query.expanded``; every document gets its counts."""
@@ -205,12 +219,13 @@ def panel_state(
     limit = query.limit if query is not None else 100
     rows = activity.latest(limit, origin=origin or None, tab_id=tab_id)
     policy = gate.policy
+    docs = (insight or Insight()).documents(registry, gate, trust)
     return {
         "controls": {**controls.state().to_dict(), "writesByConfig": policy.allow_writes},
         "activity": [r.to_dict() for r in rows],
-        "tabs": _summaries((insight or Insight()).documents(registry, gate, trust),
-                           set(query.expanded) if query is not None else set()),
+        "tabs": _summaries(docs, set(query.expanded) if query is not None else set()),
         "trust": _trust(trust),
+        "secrets": secrets.bound(d["origin"] for d in docs) if secrets is not None else {},
     }
 
 
@@ -229,7 +244,9 @@ def for_browser(state: dict[str, Any], slot: int, labels: Mapping[int, str] | No
             if d["tabId"] < 0 or slot_of(d["tabId"]) == slot]
     activity = [{**r, "tabId": None, "earlier": True} if r["id"] < this_run and r["tabId"] is not None and r["tabId"] >= 0
                 else _row_for(r, slot, labels or {}) for r in state["activity"]]
-    return {**state, "tabs": tabs, "activity": activity}
+    origins = {d["origin"] for d in tabs}
+    secrets = {o: names for o, names in state.get("secrets", {}).items() if o in origins}
+    return {**state, "tabs": tabs, "activity": activity, "secrets": secrets}
 
 
 def _row_for(row: dict[str, Any], slot: int, labels: Mapping[int, str]) -> dict[str, Any]:

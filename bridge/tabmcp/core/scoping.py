@@ -283,7 +283,8 @@ class Gate:
             return Decision(False, "OUT_OF_SCOPE", f"tools of {tab.origin} are switched off by the person "
                             "(tabmcp popup, or: tabmcp controls origin ORIGIN on)")
         page_form = entry.tool.page_form
-        if page_form and (refused := self.forms.refusal(tab.forms_origin, tab.origin)):
+        if page_form and (refused := self.forms.refusal(tab.forms_origin, tab.origin,
+                                                         secret_fields=bool(entry.tool.secret_fields))):
             return Decision(False, "OUT_OF_SCOPE", refused)
         if is_debugging(entry) and not self.trust.show_debugging:
             return Decision(False, "OUT_OF_SCOPE", "a debugging tool (trust.show_debugging = true lists them)")

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, cast
 
-from ..errors import InvalidSecretName, SecretNotBound, SecretToolChanged, ToolValidationError
+from ..errors import InvalidSecretName, SecretNotBound, SecretToolChanged, ToolValidationError, UnknownSecret
 
 __all__ = [
     "MARKER",
@@ -87,6 +87,13 @@ class Vault(Protocol):
 
     def used(self, names: Iterable[str]) -> None:
         """The secrets ``names`` were just put into a call (their last use)."""
+
+    def unbind(self, name: str, site: str) -> None:
+        """Take ``site`` off ``name``'s sites; raises :class:`tabmcp.errors.UnknownSecret` when it
+        was not bound there."""
+
+    def bound_origins(self) -> list[str]:
+        """Every origin some secret is bound to, sorted."""
 
 
 def _walk_strings(value: Any, path: str, out: list[tuple[str, str]]) -> None:
@@ -218,6 +225,42 @@ class Secrets:
         """The secret names an agent may pass to ``origin``'s tools."""
         return self.vault.names_for(origin) if origin else []
 
+    def bound_origins(self) -> list[str]:
+        """Every origin some secret is bound to (what the extension is told: no name, no value)."""
+        return self.vault.bound_origins()
+
+    def check_secret_fields(self, fields: Iterable[str], arguments: Mapping[str, Any], *, tool: str) -> None:
+        """A page form's secret fields (``fields``, under the agent's names) take only a secret's
+        name: a literal there is refused, before anything else, and nothing is sent.
+
+        Raises:
+            ToolValidationError: a secret field holds anything but ``{{secret:NAME}}``.
+        """
+        for name in fields:
+            value = arguments.get(name)
+            if value is not None and not (isinstance(value, str) and PLACEHOLDER.fullmatch(value)):
+                raise ToolValidationError(
+                    f"{tool}: {name} takes only a secret's name, exactly {{{{secret:NAME}}}} (a secret bound to "
+                    "this site); a value is refused and nothing was sent", field=name)
+
+    def bound(self, origins: Iterable[str]) -> dict[str, list[str]]:
+        """Origin → the secret names bound to it, for each of ``origins`` that has any (what the
+        popup shows the person: names only, never a value)."""
+        out: dict[str, list[str]] = {}
+        for origin in sorted(set(origins)):
+            if names := self.names_for(origin):
+                out[origin] = names
+        return out
+
+    def unbind(self, name: str, origin: str) -> None:
+        """The person, in the popup: ``name`` no longer goes to ``origin``.
+
+        Raises:
+            InvalidSecretName: not a secret name.
+            UnknownSecret: ``name`` is not bound to ``origin``.
+        """
+        self.vault.unbind(check_name(name), origin)
+
     def put_in(
         self, arguments: dict[str, Any], *, origin: str, tool: str, definition_changed: bool
     ) -> dict[str, Any]:
@@ -241,6 +284,12 @@ class _NoVault:
 
     def used(self, names: Iterable[str]) -> None:
         pass
+
+    def bound_origins(self) -> list[str]:
+        return []
+
+    def unbind(self, name: str, site: str) -> None:
+        raise UnknownSecret(f"secret {name!r} is not bound to {site} (no secrets are kept)")
 
 
 def _base64_cores(raw: bytes) -> list[str]:

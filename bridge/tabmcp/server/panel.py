@@ -34,6 +34,7 @@ from ..protocol import FormsPolicy as FormsPolicyMsg
 
 if TYPE_CHECKING:
     from ..core.registry import Registry
+    from ..core.secrets import Secrets
     from ..core.trust.guard import TrustGuard
 
 __all__ = ["PersonPanel"]
@@ -48,6 +49,7 @@ class PersonPanel:
         touch: the registry's listings must be recomputed (forms offered or withdrawn).
         flush_soon: send what the session queued, from synchronous code.
         trust: the trust defences, once installed (read at each use: they come later).
+        secrets: the secrets by name (read at each use: made after the panel).
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class PersonPanel:
         touch: Callable[[], None],
         flush_soon: Callable[[], None],
         trust: Callable[[], TrustGuard | None],
+        secrets: Callable[[], Secrets | None] = lambda: None,
     ) -> None:
         self.controls = controls  # the person's switches (popup, CLI)
         self.forms_switches = forms_switches
@@ -76,6 +79,9 @@ class PersonPanel:
         self._touch = touch
         self._flush_soon = flush_soon
         self._trust = trust
+        self._secrets = secrets
+        self._secret_sites: list[str] | None = None
+        """The origins with a secret bound, as the extension was last told (forms.policy)."""
         self._revision = 0
         self._insight = Insight()
 
@@ -99,12 +105,15 @@ class PersonPanel:
         """Answer the popup: apply a ``control.set``, then send the panel's state either way."""
         if isinstance(message, ControlSet):
             try:
-                done = apply_control(message, self.controls, self._trust())
+                done = apply_control(message, self.controls, self._trust(), self._secrets())
             except ControlRefused as exc:
                 self._session.send(peer, PanelState(request_id=message.request_id, ok=False, error=ErrorBody(
                     code=ErrorCode.MALFORMED_MESSAGE, message=str(exc))))
                 return
-            log.info("the person set %s %s %s", message.action, message.origin or message.tool, message.enabled)
+            log.info("the person set %s %s %s", message.action, message.origin or message.tool,
+                     message.secret or message.enabled)
+            if message.action == "unbind":  # its forms that need a secret go (core/page_forms.py)
+                self.follow_secrets()
             if done.listing:
                 if message.action == "accept":  # the switches themselves count in controls.version
                     self.trust_changed()
@@ -125,7 +134,8 @@ class PersonPanel:
         """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
         self.sync_controls()
         return panel_state(registry=self._registry, gate=self.gate, controls=self.controls,
-                           activity=self._activity, trust=self._trust(), query=query, insight=self._insight)
+                           activity=self._activity, trust=self._trust(), query=query, insight=self._insight,
+                           secrets=self._secrets())
 
     # -- the person's switches, also set from the CLI ------------------------------------
 
@@ -146,7 +156,32 @@ class PersonPanel:
     # -- page forms as tools (core/page_forms.py) ----------------------------------------
 
     def _forms_policy_message(self) -> FormsPolicyMsg:
-        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()])
+        secrets = self._secrets()
+        self._secret_sites = secrets.bound_origins() if secrets is not None else []
+        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()],
+                              secret_sites=self._secret_sites)
+
+    def follow_secrets(self) -> None:
+        """The origins with a secret bound may have changed (the popup's unbind, or ``tabmcp secrets``
+        in another process): when they did, the extension hears it (``forms.policy``) and listings are
+        recomputed, so a sign-in form comes or goes (core/page_forms.py)."""
+        secrets = self._secrets()
+        if secrets is None:
+            return
+        try:
+            sites = secrets.bound_origins()
+        except sqlite3.Error:  # a locked or vanished file: as last read
+            log.debug("could not read the secrets' sites", exc_info=True)
+            return
+        if sites != self._secret_sites:
+            self._secret_sites = sites
+            self._resend_forms_policy()
+            self._touch()
+
+    def _resend_forms_policy(self) -> None:
+        if self._session.ready:
+            self._session.send(None, self._forms_policy_message())
+            self._flush_soon()
 
     def set_forms_as_tools(self, origin: str, enabled: bool) -> None:
         """The person's choice for one origin: kept (SQLite), applied to every listing and call
@@ -158,9 +193,7 @@ class PersonPanel:
         origin = normalize_origin(origin)
         self.forms_switches.set(origin, enabled)  # kept first: a failed write changes nothing
         changed = self.forms.choose(origin, enabled)
-        if self._session.ready:
-            self._session.send(None, self._forms_policy_message())
-            self._flush_soon()
+        self._resend_forms_policy()
         if changed:
             self._touch()
 

@@ -95,6 +95,10 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
     for a call that would be refused), then its site is opened in a background tab and the tool
     the page registered goes through every rule again (:func:`.open_page.open_for_call`).
     """
+    if entry.tool.secret_fields:  # a page form's password / code / card field: a secret's name only
+        agent_names = {page: agent for agent, page in (entry.tool.argument_map or {}).items()}
+        ctx.bridge.secrets.check_secret_fields([agent_names.get(f, f) for f in entry.tool.secret_fields],
+                                               arguments, tool=entry.public_name)
     secrets = placeholders_in(arguments)  # field → secret name: {{secret:NAME}} arguments
     if not entry.tab.is_open:
         _may_run(ctx, entry, secrets)
