@@ -553,7 +553,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "page-forms-ignore-the-switch",
         "page forms are listed and called whatever the person's forms-as-tools switch says",
         "bridge/tabmcp/core/scoping.py",
-        "        if page_form and (refused := self.forms.refusal(tab.forms_origin, tab.origin)):",
+        "        if page_form and (refused := self.forms.refusal(tab.forms_origin, tab.origin,\n"
+        "                                                         secret_fields=bool(entry.tool.secret_fields))):",
         "        if False:",
         ("bridge/tests/test_page_forms.py",),
     ),
@@ -1360,8 +1361,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "mediator-drops-output-schema",
         "a tool the middleware renamed loses its outputSchema",
         "bridge/tabmcp/mediation.py",
-        '        tool = {k: raw[k] for k in ("title", "annotations", "scope", "outputSchema", PAGE_FORM_FIELD) if k in raw}',
-        '        tool = {k: raw[k] for k in ("title", "annotations", "scope", PAGE_FORM_FIELD) if k in raw}',
+        '        tool = {k: raw[k] for k in ("title", "annotations", "scope", "outputSchema", PAGE_FORM_FIELD,',
+        '        tool = {k: raw[k] for k in ("title", "annotations", "scope", PAGE_FORM_FIELD,',
         ("bridge/tests/test_mediation.py", "-k", "renamed"),
     ),
     Mutation(
