@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 from tabmcp.assets import extension_dir
@@ -54,3 +55,19 @@ def test_the_build_holds_every_file_of_the_source(tmp_path: Path) -> None:
     assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["background"]["scripts"] == [
         "background.js"
     ]
+
+
+def _wrappers(path: Path) -> str:
+    """The ``const wrappers = {...};`` block of a file, as written."""
+    text = path.read_text()
+    start = text.index("  const wrappers = {")
+    return textwrap.dedent(text[start: text.index("\n  };\n", start) + 5])
+
+
+def test_the_realm_wrapper_wraps_as_the_polyfill_does() -> None:
+    # page/realm.js (Firefox: other realms' methods) and the polyfill's wrapNavigatorMethods wrap the
+    # same native methods with the same symbols, whichever comes first in a window: one wrapper,
+    # written twice (the polyfill is a page author's package, realm.js a content script), kept equal.
+    root = Path(__file__).resolve().parents[2]
+    polyfill = _wrappers(root / "polyfill" / "src" / "native.js").replace("NAV_RELAY", "RELAY")
+    assert _wrappers(root / "extension" / "page" / "realm.js") == polyfill
