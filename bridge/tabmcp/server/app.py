@@ -232,6 +232,7 @@ class BridgeApp:
                 await asyncio.wait_for(http, 5)
             sock.close()
             self.loop_watch.stop()
+            self.core.reader.close()
             self.core.shared_state.stop()
             self.core.usage.flush()
             self.core.activity_writer.close()
