@@ -192,6 +192,8 @@ class BridgeCore:
         self._several = False
         """A second browser linked during this run: sources name their browser from then on."""
         self._grace: dict[Hashable, asyncio.TimerHandle] = {}
+        self._enhancing = 0
+        """A middleware's snapshots not yet put in (:meth:`settle` waits for them)."""
         """A browser whose link went: the timer after which its tabs go (by its browser key)."""
         self._wire()
 
@@ -226,14 +228,22 @@ class BridgeCore:
         return self.mediation.scheduled
 
     async def settle(self, timeout_s: float | None = None) -> None:
-        """Let pending enhancement finish before answering a request (:meth:`Mediation.settle`)."""
+        """Let pending enhancement finish before answering a request (:meth:`Mediation.settle`),
+        its snapshots put in (they are read on the reader's thread like the pages' own)."""
         await self.mediation.settle(timeout_s)
+        if self._enhancing:
+            await self.reader.drain()
 
     def _enhanced(self, snap: TabSnapshot) -> None:
         tab = self.registry.tab(snap.tab_id)
         if tab and not self.registry.cut_off(snap):
+            self._enhancing += 1
             self.reader.submit(functools.partial(_read, snap, (tab.browser, tab.profile)),
-                               functools.partial(self._updated, None, snap))
+                               functools.partial(self._enhanced_in, snap))
+
+    def _enhanced_in(self, snap: TabSnapshot, reading: Reading) -> None:
+        self._enhancing -= 1
+        self._updated(None, snap, reading)
 
     @property
     def search(self) -> SearchIndex:

@@ -17,6 +17,7 @@ import contextlib
 import hmac
 import logging
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -40,6 +41,7 @@ from .express import Express
 from .extension import extension_endpoint, is_loopback_host
 from .loop_watch import LoopWatch
 from .mcp import build_mcp_server
+from .reader import SWITCH_S
 from .stdio import stdio_transport
 from .stream import STREAM_PATH, mcp_stream_endpoint
 from .trace import ARRIVED
@@ -210,6 +212,7 @@ class BridgeApp:
         )
         self._uvicorn = server
         http = asyncio.create_task(server.serve(sockets=[sock]))
+        switch = sys.getswitchinterval()
         try:
             while not server.started:
                 if http.done():
@@ -217,6 +220,7 @@ class BridgeApp:
                     return
                 await asyncio.sleep(0.01)
             self.core.shared_state.start()  # follow the CLI's writes to the database while serving
+            sys.setswitchinterval(min(switch, SWITCH_S))  # the loop waits less for the reader's thread
             self.loop_watch.start()
             self.started.set()
             if on_ready is not None:
@@ -233,6 +237,7 @@ class BridgeApp:
             sock.close()
             self.loop_watch.stop()
             self.core.reader.close()
+            sys.setswitchinterval(switch)
             self.core.shared_state.stop()
             self.core.usage.flush()
             self.core.activity_writer.close()
