@@ -250,6 +250,12 @@ class BridgeCore:
         """The search index, brought up to date with the registry first (see core/search/sync.py)."""
         return self.search_sync.index
 
+    @property
+    def search_as_is(self) -> SearchIndex:
+        """The index as it is: a call learning from the search that led to it does not pay for
+        re-indexing a page that changed meanwhile (a flood of tools) on the call's path."""
+        return self.search_sync.as_is
+
     def tool(self, public_name: str) -> ToolEntry | CategoryEntry | None:
         """What ``public_name`` names now (a page tool or category), as tools/call would find it."""
         return self.registry.resolve(public_name)
@@ -314,11 +320,14 @@ class BridgeCore:
             for link in self.session.links.values():
                 stamp = functools.partial(self.registry.stamp, functools.partial(_in_slot, link.slot),
                                           self._browser_of(link))
-                self.reader.submit(None, lambda _, stamp=stamp: self._apply(stamp()))
+                self.reader.submit(None, functools.partial(self._stamped, stamp))
         self.telemetry_link.connected(peer)
         self.panel.connected(peer)
         self.site_link.connected()
         self._arm_sweep()
+
+    def _stamped(self, stamp: Callable[[], RegistryChange], _: object) -> None:
+        self._apply(stamp())
 
     def _disconnected(self, event: Disconnected) -> None:
         peer = event.peer

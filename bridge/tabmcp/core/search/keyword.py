@@ -120,9 +120,9 @@ def analyze(doc: SearchDoc) -> Analysis:
         ("category_description", (doc.category_description,) if doc.category_description else ()),
     ):
         for text in texts:
-            split, stems = text_terms(text)
+            text_words, stems = text_terms(text)
             add(stems, FIELD_WEIGHTS[fname])
-            words.update(split)
+            words.update(text_words)
     return Analysis(
         terms=terms,
         length=sum(terms.values()),

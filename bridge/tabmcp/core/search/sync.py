@@ -126,6 +126,11 @@ class IndexSync:
             self._reindex()
         return self._index
 
+    @property
+    def as_is(self) -> SearchIndex:
+        """The index, not brought up to date (:meth:`SearchIndex.note_call` reads no tool)."""
+        return self._index
+
     def _reindex(self) -> None:
         """Update the index one tab at a time, only the tabs whose tools or names changed."""
         seen: set[str] = set()

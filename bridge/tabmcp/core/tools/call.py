@@ -98,7 +98,7 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         if pending is not None:
             return pending
     result = await ctx.bridge.call_tool(entry, args)
-    ctx.bridge.search.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
+    ctx.bridge.search_as_is.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
     with ctx.bridge.stalls.work(entry.tab.origin):  # the page's result sets this cost (core/stalls.py)
         shown = _gated(ctx, entry, result)
     schema = entry.tool.output_schema
