@@ -159,7 +159,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "no-argument-validation",
         "page tool arguments reach the page unchecked",
         "bridge/tabmcp/core/tools/call.py",
-        "args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)",
+        "args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments, steps=LOOP_STEPS)",
         "args = arguments",
         ("bridge/tests/test_bridge.py", "bridge/tests/test_policy_bridge.py"),
     ),
@@ -670,6 +670,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "            None, lambda _: self._apply(self.registry.remove(m.tab_id))))  # after its tab's readings",
         "            None, lambda _: None)) or self._apply(self.registry.remove(m.tab_id))",
         ("bridge/tests/test_reader.py", "-k", "closed_or_sent_again"),
+    ),
+    Mutation(
+        "argument-check-whole-on-the-loop",
+        "a call's argument check spends its whole budget on the event loop",
+        "bridge/tabmcp/core/tools/call.py",
+        "            args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments, steps=LOOP_STEPS)",
+        "            args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)",
+        ("bridge/tests/test_reader.py", "-k", "argument_check"),
     ),
     Mutation(
         "cut-off-ignored-at-commit",

@@ -21,9 +21,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from mcp import Client
 from tabmcp.core import registry as registry_module
-from tabmcp.core.budget import CUT_AFTER, OVER_BUDGET_NOTE, TAB_OVER_BUDGET, BudgetScope
+from tabmcp.core.budget import CUT_AFTER, OVER_BUDGET_NOTE, TAB_OVER_BUDGET, BudgetScope, OverBudget
 from tabmcp.core.in_order import InOrder
 from tabmcp.core.registry import Registry
+from tabmcp.core.tools import call as call_module
+from tabmcp.core.validation import LOOP_STEPS
 from tabmcp.errors import InvalidState
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import BridgeApp
@@ -179,3 +181,34 @@ async def test_schema_bombs_beside_an_innocent_tab_are_read_outside_the_loops_wo
     assert bridge.core.stalls.by_origin.get(BOMB, 0) == before  # so no stall is the bomb's
     entry = bridge.core.tool("sync_bomb0")
     assert entry is not None and f"the input schema: {OVER_BUDGET_NOTE}" in entry.tool.unchecked
+
+
+async def test_an_argument_check_past_a_few_milliseconds_runs_off_the_loop(
+        bridge: BridgeApp, extension: ScriptedExtension, monkeypatch: pytest.MonkeyPatch) -> None:
+    checks = call_module.validate_arguments
+    ran: list[tuple[int | None, bool, str]] = []
+
+    def recorded(name: str, *args: Any, steps: int | None = None) -> Any:
+        try:
+            out = checks(name, *args, steps=steps)
+        except OverBudget:
+            ran.append((steps, threading.get_ident() == loop_thread, "over"))
+            raise
+        ran.append((steps, threading.get_ident() == loop_thread, "done"))
+        return out
+
+    async def answer(msg: dict[str, Any]) -> dict[str, Any]:
+        return {"ok": True, "result": {"content": [{"type": "text", "text": "ok"}]}}
+
+    loop_thread = threading.get_ident()
+    monkeypatch.setattr(call_module, "validate_arguments", recorded)
+    extension.handler = answer
+    await extension.sync(tab(1, url=f"{BOMB}/", tools=[tool("chain_in", inputSchema=ref_chain(12)), tool("plain")]))
+    await eventually(lambda: bridge.core.tool("chain_in") and bridge.core.tool("plain"))
+    async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as client:
+        assert not (await client.call_tool("plain", {})).is_error
+        assert ran == [(LOOP_STEPS, True, "done")]  # an ordinary check: on the loop, no hop
+        ran.clear()
+        assert not (await client.call_tool("chain_in", {})).is_error
+    # 2^12 steps: past the loop's share, so checked again, whole, on a worker thread
+    assert ran == [(LOOP_STEPS, True, "over"), (None, False, "done")]

@@ -29,7 +29,8 @@ from ..output_schema import check_structured, structured_from_text
 from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
 from ..trust.results import META_OURS
-from ..validation import validate_arguments
+from ..budget import OverBudget
+from ..validation import LOOP_STEPS, validate_arguments
 from .base import ToolContext, listed_schema, text
 from .open_page import open_for_call
 from .search import use_client
@@ -91,8 +92,11 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
         entry = await open_for_call(ctx, entry)
     decision = _may_run(ctx, entry)
-    with ctx.bridge.stalls.work(entry.tab.origin):  # the page's schema sets this cost (core/stalls.py)
-        args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
+    try:  # on the loop within a few milliseconds' steps; a costlier check runs off it, as results do
+        with ctx.bridge.stalls.work(entry.tab.origin):  # the page's schema sets this cost (core/stalls.py)
+            args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments, steps=LOOP_STEPS)
+    except OverBudget:
+        args = await asyncio.to_thread(validate_arguments, entry.public_name, entry.tool.input_schema, arguments)
     if decision.needs_approval:
         pending = await ctx.approve(entry, args, reason=decision.reason)
         if pending is not None:
