@@ -25,11 +25,11 @@ import mcp_types as types
 from pydantic import ValidationError
 
 from ...errors import ErrorCode, OutOfScope, WritesDisabled
+from ..budget import OverBudget
 from ..output_schema import check_structured, structured_from_text
 from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
 from ..trust.results import META_OURS
-from ..budget import OverBudget
 from ..validation import LOOP_STEPS, validate_arguments
 from .base import ToolContext, listed_schema, text
 from .open_page import open_for_call
