@@ -2024,7 +2024,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "stall-not-charged-to-the-tab",
-        "reading a tab's tools is not charged to its origin (a stall it causes is the link's)",
+        "putting a tab's snapshot in is not charged to its origin (a stall it causes is the link's)",
         "bridge/tabmcp/core/registry.py",
         "            with self.charge(reading.tab.origin if reading.tab else reading.origin):",
         "            with self.charge(\"\"):",

@@ -98,7 +98,7 @@ class BridgeCore:
         """The event loop's stalls and the origins whose work filled them (core/stalls.py; its timer,
         server/loop_watch.py, runs while the bridge serves)."""
         self.registry = Registry(reserved_names=RESERVED_NAMES)
-        self.registry.charge = self.stalls.work  # reading a tab's tools: charged to its origin
+        self.registry.charge = self.stalls.work  # a tab's snapshot on the loop: charged to its origin
         self.reader = OffLoop()
         """Reads the pages' snapshots on a worker thread, puts them in on the loop in arrival order
         (server/reader.py): every registry change a link's message makes goes through it."""
