@@ -250,6 +250,12 @@ class BridgeCore:
         """The search index, brought up to date with the registry first (see core/search/sync.py)."""
         return self.search_sync.index
 
+    async def read_in(self) -> None:
+        """Wait until every snapshot received so far is read and put in, and what putting it in
+        queued for the links is sent (tests that drive the hub frame by frame)."""
+        await self.reader.drain()
+        await self.hub.flush()
+
     @property
     def search_as_is(self) -> SearchIndex:
         """The index as it is: a call learning from the search that led to it does not pay for

@@ -181,10 +181,10 @@ async def test_a_calls_argument_check_and_result_are_charged_to_the_tools_origin
     checks = call_module.validate_arguments
     gate = call_module._gated
 
-    def slow_arguments(name: str, *args: Any) -> Any:
+    def slow_arguments(name: str, *args: Any, **kwargs: Any) -> Any:
         if name == "bomb_in":
             time.sleep(0.4)  # stands in for an inputSchema whose check costs this much
-        return checks(name, *args)
+        return checks(name, *args, **kwargs)
 
     def slow_result(ctx: Any, entry: Any, result: Any) -> Any:
         if entry.public_name == "bomb_out":
