@@ -25,7 +25,9 @@ a port each, so the stalls name the attack), and a second client
 The bridge's loop stalls come from its own monitor (``core/stalls.py``): the full ``/health``,
 read with the control key, after each phase. Reported: the innocent calls' p50/p99 and failures
 per phase, the hostile calls' times and answers, the stalls of the hostile phase by origin, and
-the issue's aims as PASS/FAIL lines: innocent p99 within 2x its baseline, worst stall ≤ 100 ms.
+the issue's aims as PASS/FAIL lines: innocent p99 within 2x its baseline, worst stall ≤ 100 ms;
+apart, the innocent calls due outside the reconnect (from moving the extension away until its
+sync was read).
 
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native]
