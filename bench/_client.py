@@ -163,8 +163,10 @@ async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout
     omission). ``start_at`` (epoch seconds): when the first is due, so that chunks asked one after
     another leave no gap (calls already due go at once, timed from when they were due)."""
     samples: list[float] = []
+    dues: list[float] = []
     errors: Counter[str] = Counter()
-    start = time.perf_counter() + (0.0 if start_at is None else start_at - time.time())
+    epoch = time.time() if start_at is None else start_at
+    start = time.perf_counter() + (epoch - time.time())
 
     async def one(i: int) -> None:
         due = start + i / rate
@@ -175,11 +177,12 @@ async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout
             error = f"exception {type(exc).__name__}"
         if error is None:
             samples.append(time.perf_counter() - due)
+            dues.append(epoch + i / rate)
         else:
             errors[error] += 1
 
     await asyncio.gather(*(one(i) for i in range(max(1, round(seconds * rate)))))
-    return {"samples": samples, "errors": dict(errors)}
+    return {"samples": samples, "due": dues, "errors": dict(errors)}
 
 
 async def _load(pool: list[Client], tools: list[str], calls: int, concurrency: int) -> dict[str, Any]:

@@ -25,7 +25,9 @@ a port each, so the stalls name the attack), and a second client
 The bridge's loop stalls come from its own monitor (``core/stalls.py``): the full ``/health``,
 read with the control key, after each phase. Reported: the innocent calls' p50/p99 and failures
 per phase, the hostile calls' times and answers, the stalls of the hostile phase by origin, and
-the issue's aims as PASS/FAIL lines: innocent p99 within 2x its baseline, worst stall ≤ 100 ms.
+the issue's aims as PASS/FAIL lines: innocent p99 within 2x its baseline, worst stall ≤ 100 ms;
+apart, the innocent calls due outside the reconnect (from moving the extension away until its
+sync was read).
 
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native]
@@ -90,12 +92,24 @@ class Phase:
     """More stalls than ``/health`` keeps: the worst is still right, the list is the newest."""
     names: dict[str, str] = field(default_factory=dict)
     """Origin → which page it served (the attack's name)."""
+    due: list[float] = field(default_factory=list)
+    """When each sample's call was due (epoch seconds), in the order of ``samples``."""
+    reconnect: tuple[float, float] | None = None
+    """From moving the extension away until its sync was in (epoch seconds)."""
+
+    def outside_reconnect(self) -> list[float]:
+        """The samples of calls due outside :attr:`reconnect` (a link that is away answers no call)."""
+        if self.reconnect is None:
+            return self.samples
+        a, b = self.reconnect
+        return [s for s, d in zip(self.samples, self.due, strict=True) if not a <= d <= b]
 
     def p(self, q: float) -> float:
         return percentile(self.samples, q)
 
     def add(self, out: dict[str, Any]) -> None:
         self.samples += out.get("samples", [])
+        self.due += out.get("due", [])
         for code, n in (out.get("errors") or {}).items():
             self.errors[code] = self.errors.get(code, 0) + int(n)
 
@@ -170,7 +184,7 @@ async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, se
 
 async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str],
                          bridge_url: str, agent: ClientProcess, calls: list[HostileCall],
-                         pages: list[Any]) -> None:
+                         pages: list[Any], phase: Phase) -> None:
     """Open the corpus, call the bombs, flood, and make the extension send every tab again."""
 
     async def open_page(url: str, ready: str | None = "window.ready") -> Any:
@@ -200,10 +214,12 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
     for i in range(args.heavy_tabs):
         await open_page(sites[GIANT_SYNC] + f"heavy.html?tab={i}")
     await asyncio.sleep(2)  # their updates reach the bridge
+    away = time.time()
     await browser.set_bridge_url(f"ws://127.0.0.1:{free_port()}/extension", pair=False)
     await asyncio.sleep(0.5)
     await browser.set_bridge_url(bridge_url, pair=False)
     await asyncio.sleep(3)  # the sync in parts, and its reading
+    phase.reconnect = (away, time.time())
 
 
 async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileCall], list[str]]:
@@ -267,7 +283,7 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         hostile = Phase("hostile pages open")
         calls: list[HostileCall] = []
         driver: asyncio.Task[None] = asyncio.create_task(
-            hostile_driver(args, browser, sites, bridge_url, agent, calls, pages))
+            hostile_driver(args, browser, sites, bridge_url, agent, calls, pages, hostile))
         await innocent_until(innocent, hostile, rate=args.rate, seconds=args.seconds, done=driver.done)
         await driver  # its failure is the run's
         after = await loop_status(port)
@@ -309,6 +325,12 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
     print("\nAims (issue 35):")
     for ok, line in verdicts(base, hostile):
         print(f"- {'PASS' if ok else 'FAIL'} {line}")
+    if hostile.reconnect is not None:
+        outside = hostile.outside_reconnect()
+        print(f"- (apart) innocent calls due outside the reconnect's {hostile.reconnect[1] - hostile.reconnect[0]:.1f} s "
+              f"(the extension moved away and back, its sync read): {len(outside)} calls, p50 "
+              f"{fmt_ms(percentile(outside, 50))} / p99 {fmt_ms(percentile(outside, 99))} ms, max "
+              f"{fmt_ms(max(outside, default=float('nan')))} ms")
     return 0
 
 

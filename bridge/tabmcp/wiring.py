@@ -39,14 +39,15 @@ from .core.disclosure import ClientView, Disclosure
 from .core.listing_json import ListingRenderer
 from .core.page_forms import FormsPolicy
 from .core.pairing import Pairing, Pairings
-from .core.registry import CategoryEntry, Registry, RegistryChange, ToolEntry, snapshot_origin
+from .core.registry import CategoryEntry, Reading, Registry, RegistryChange, ToolEntry, origin_of
 from .core.scoping import Gate
 from .core.search import SearchIndex
 from .core.search.sync import IndexSync
+from .core.search.sync import warm as warm_search
 from .core.secrets import Secrets
 from .core.session import Disconnected, Event, HandshakeDone, KindView, Peer, Session
 from .core.sites import Sites
-from .core.stalls import StallMeter
+from .core.stalls import LINK_WORK, StallMeter
 from .core.telemetry import SessionStore, TelemetryStore
 from .core.tools import RESERVED_NAMES
 from .core.trust.gate import definition_text
@@ -72,6 +73,7 @@ from .protocol import TabClosed as TabClosedMsg
 from .secret_store import SecretStore
 from .server.hub import Hub, Link
 from .server.panel import PersonPanel
+from .server.reader import OffLoop
 from .server.shared_state import SharedStateWatch
 from .server.sites import SiteLink
 from .server.telemetry import TelemetryLink
@@ -109,7 +111,10 @@ class BridgeCore:
         """The event loop's stalls and the origins whose work filled them (core/stalls.py; its timer,
         server/loop_watch.py, runs while the bridge serves)."""
         self.registry = Registry(reserved_names=RESERVED_NAMES)
-        self.registry.charge = self.stalls.work  # reading a tab's tools: charged to its origin
+        self.registry.charge = self.stalls.work  # a tab's snapshot on the loop: charged to its origin
+        self.reader = OffLoop()
+        """Reads the pages' snapshots on a worker thread, puts them in on the loop in arrival order
+        (server/reader.py): every registry change a link's message makes goes through it."""
         self.session_id = secrets.token_hex(8)
         self.pairings = Pairings(
             SqlitePairings(db_path), token=config.server.extension_token or None, control_key=control_key
@@ -204,6 +209,8 @@ class BridgeCore:
         self._several = False
         """A second browser linked during this run: sources name their browser from then on."""
         self._grace: dict[Hashable, asyncio.TimerHandle] = {}
+        self._enhancing = 0
+        """A middleware's snapshots not yet put in (:meth:`settle` waits for them)."""
         """A browser whose link went: the timer after which its tabs go (by its browser key)."""
         self._wire()
 
@@ -212,7 +219,8 @@ class BridgeCore:
         hub = self.hub
         hub.on(TabsSync, handler=self._on_sync)
         hub.on(TabUpdate, handler=self._on_update)
-        hub.on(TabClosedMsg, handler=lambda _peer, m: self._apply(self.registry.remove(m.tab_id)))
+        hub.on(TabClosedMsg, handler=lambda _peer, m: self.reader.submit(
+            None, lambda _: self._apply(self.registry.remove(m.tab_id))))  # after its tab's readings
         hub.on(
             SitePermission, SiteForget, handler=lambda _peer, m: self.site_link.on_message(m)
         )  # the person, in the popup
@@ -237,18 +245,39 @@ class BridgeCore:
         return self.mediation.scheduled
 
     async def settle(self, timeout_s: float | None = None) -> None:
-        """Let pending enhancement finish before answering a request (:meth:`Mediation.settle`)."""
+        """Let pending enhancement finish before answering a request (:meth:`Mediation.settle`),
+        its snapshots put in (they are read on the reader's thread like the pages' own)."""
         await self.mediation.settle(timeout_s)
+        if self._enhancing:
+            await self.reader.drain()
 
     def _enhanced(self, snap: TabSnapshot) -> None:
         tab = self.registry.tab(snap.tab_id)
-        if tab:
-            self._apply(self.registry.apply(snap, browser=(tab.browser, tab.profile)))
+        if tab and not self.registry.cut_off(snap):
+            self._enhancing += 1
+            self.reader.submit(functools.partial(_read, snap, (tab.browser, tab.profile)),
+                               functools.partial(self._enhanced_in, snap))
+
+    def _enhanced_in(self, snap: TabSnapshot, reading: Reading) -> None:
+        self._enhancing -= 1
+        self._updated(None, snap, reading)
 
     @property
     def search(self) -> SearchIndex:
         """The search index, brought up to date with the registry first (see core/search/sync.py)."""
         return self.search_sync.index
+
+    async def read_in(self) -> None:
+        """Wait until every snapshot received so far is read and put in, and what putting it in
+        queued for the links is sent (tests that drive the hub frame by frame)."""
+        await self.reader.drain()
+        await self.hub.flush()
+
+    @property
+    def search_as_is(self) -> SearchIndex:
+        """The index as it is: a call learning from the search that led to it does not pay for
+        re-indexing a page that changed meanwhile (a flood of tools) on the call's path."""
+        return self.search_sync.as_is
 
     def tool(self, public_name: str) -> ToolEntry | CategoryEntry | None:
         """What ``public_name`` names now (a page tool or category), as tools/call would find it."""
@@ -312,12 +341,16 @@ class BridgeCore:
         if peer.slot and not self._several:  # a second browser: every tab's source names its browser now
             self._several = True
             for link in self.session.links.values():
-                named = self.registry.stamp(functools.partial(_in_slot, link.slot), self._browser_of(link))
-                self._apply(named)
+                stamp = functools.partial(self.registry.stamp, functools.partial(_in_slot, link.slot),
+                                          self._browser_of(link))
+                self.reader.submit(None, functools.partial(self._stamped, stamp))
         self.telemetry_link.connected(peer)
         self.panel.connected(peer)
         self.site_link.connected()
         self._arm_sweep()
+
+    def _stamped(self, stamp: Callable[[], RegistryChange], _: object) -> None:
+        self._apply(stamp())
 
     def _disconnected(self, event: Disconnected) -> None:
         peer = event.peer
@@ -335,7 +368,8 @@ class BridgeCore:
     def _grace_expired(self, key: Hashable, slot: int) -> None:
         self._grace.pop(key, None)
         if key not in self.session.links:  # the browser did not come back: its tabs go, only its
-            self._apply(self.registry.clear(within=lambda tab_id: slot_of(tab_id) == slot))
+            self.reader.submit(None, lambda _: self._apply(self.registry.clear(
+                within=lambda tab_id: slot_of(tab_id) == slot)))
 
     def _opened_tabs(self) -> list[Event]:
         return self.site_link.opened_tabs() if self.session.opening() else []
@@ -347,27 +381,55 @@ class BridgeCore:
         listing an agent pays for is as it was), its browser and profile once there were two."""
         return (peer.browser, peer.profile) if self._several else ("", "")
 
+    # A page's snapshot is read on the reader's thread (its definitions checked, scanned, split for
+    # search: the work a page chooses) and put in on the loop, in the order the messages came.
+
     def _on_sync(self, peer: Peer, message: TabsSync) -> None:
+        snaps = [self.mediation.intake(t) for t in message.tabs]
+        cut = [self.registry.cut_off(s) for s in snaps]  # a cut-off tab's snapshot is not read
+        browser = self._browser_of(peer)
+
+        def read() -> list[Reading]:
+            return [Reading(s.tab_id, origin_of(s.url)) if skip else _read(s, browser)
+                    for s, skip in zip(snaps, cut, strict=True)]
+
+        self.reader.submit(read, functools.partial(self._synced, peer))
+
+    def _synced(self, peer: Peer, readings: list[Reading]) -> None:
         slot = peer.slot
-        self._apply(
-            self.registry.sync(
-                [self.mediation.intake(t) for t in message.tabs],
-                within=lambda tab_id: slot_of(tab_id) == slot,
-                browser=self._browser_of(peer),
-            )
-        )
+        with self.stalls.work(LINK_WORK):  # each tab's part is charged to its origin (Registry.commit_sync)
+            self._apply(self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot))
         for tab in self.registry.tabs.values():
             if tab.rejected and slot_of(tab.tab_id) == slot:
                 self._report_rejections(
                     peer, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=tab.rejected)
                 )
+        self._send_soon()
 
     def _on_update(self, peer: Peer, message: TabUpdate) -> None:
-        with self.stalls.work(snapshot_origin(message.tab)):
-            change = self.registry.apply(self.mediation.intake(message.tab), browser=self._browser_of(peer))
+        snap = self.mediation.intake(message.tab)
+        work = None if self.registry.cut_off(snap) else functools.partial(_read, snap, self._browser_of(peer))
+        self.reader.submit(work, functools.partial(self._updated, peer, snap))
+
+    def _updated(self, peer: Peer | None, snap: TabSnapshot, reading: Reading | None) -> None:
+        """Put one tab's reading in (``None``: not read, the tab is cut off); ``peer``: the link to
+        tell of rejected definitions (none for a mediator's rewrite)."""
+        if reading is None:
+            reading = Reading(snap.tab_id, origin_of(snap.url))
+        with self.stalls.work(reading.tab.origin if reading.tab else reading.origin):
+            change = self.registry.commit(reading)
             self._apply(change)
-        if change.rejected:
+        if change.rejected and peer is not None:
             self._report_rejections(peer, change)
+        self._send_soon()
+
+    def _send_soon(self) -> None:
+        """A reading was put in after its frame's turn: send what it queued (reports, ended calls)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # driven without a loop (tests of the core): nothing to send on
+            return
+        self.hub.flush_soon()
 
     def _on_telemetry(self, peer: Peer, message: Telemetry) -> None:
         tab = self.registry.tab(message.tab_id)
@@ -669,6 +731,14 @@ class BridgeCore:
 
 def _in_slot(slot: int, tab_id: int) -> bool:
     return slot_of(tab_id) == slot
+
+
+def _read(snap: TabSnapshot, browser: tuple[str, str]) -> Reading:
+    """One snapshot read on the reader's thread: its definitions, and its texts split for search."""
+    reading = Registry.read(snap, browser=browser)
+    if reading.tab is not None:
+        warm_search(reading.tab)
+    return reading
 
 
 def _sweep_due(core: weakref.ref[BridgeCore]) -> None:

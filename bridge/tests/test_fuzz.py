@@ -1136,6 +1136,7 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
         before, errors_before = len(socket.sent), core.protocol_errors
         code, message = _expected_reply(frame, ready=True)
         await core.hub.handle_frame(link, frame)  # never raises
+        await core.read_in()  # snapshots are read off the loop (server/reader.py)
         replies = socket.sent[before:]
         codes = [m["code"] for m in replies if m["type"] == "error"]
         assert set(codes) <= FRAME_CODES
@@ -1190,6 +1191,7 @@ async def test_before_hello_every_frame_is_refused_by_name(frame_list):
             continue
         before = len(socket.sent)
         await core.hub.handle_frame(link, frame)
+        await core.read_in()  # snapshots are read off the loop (server/reader.py)
         assert [m["code"] for m in socket.sent[before:]] == [code]
         if code == "NOT_READY":
             assert socket.sent[-1]["ref"] == message.type
@@ -1241,6 +1243,7 @@ async def test_each_call_is_settled_once_by_its_first_result(n_calls, answers, n
             }
         ),
     )
+    await core.read_in()  # snapshots are read off the loop (server/reader.py)
     entry = core.registry.resolve("t")
     assert isinstance(entry, ToolEntry)
     calls = [asyncio.ensure_future(core.call_tool(entry, {"i": i}, timeout_s=30)) for i in range(n_calls)]
@@ -1262,6 +1265,7 @@ async def test_each_call_is_settled_once_by_its_first_result(n_calls, answers, n
             await core.hub.handle_frame(link, junk)
     # Calls nobody answered end when their tab closes.
     await core.hub.handle_frame(link, json.dumps({"type": "tab.closed", "tabId": 7}))
+    await core.read_in()  # snapshots are read off the loop (server/reader.py)
     outcomes = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 5)
     for call_id, outcome in zip(ids, outcomes, strict=True):
         body = first.get(call_id)
@@ -1433,6 +1437,7 @@ async def test_a_deeply_nested_schema_is_rejected_alone():
     ]
     tab_update = {"type": "tab.update", "tab": {"tabId": 1, "url": "http://a.test/", "tools": tools}}
     await core.hub.handle_frame(link, json.dumps(tab_update))
+    await core.read_in()  # snapshots are read off the loop (server/reader.py)
     assert socket.sent[-1]["code"] == "INVALID_TOOL" and "'deep'" in socket.sent[-1]["message"]
     assert core.registry.resolve("fine") and core.connected
 
@@ -1478,6 +1483,7 @@ async def test_page_error_details_with_reserved_keys_settle_the_call(code, detai
         "tab": {"tabId": 1, "url": "http://a.test/", "tools": [{"name": "t", "description": "T"}]},
     }
     await core.hub.handle_frame(link, json.dumps(tab_update))
+    await core.read_in()  # snapshots are read off the loop (server/reader.py)
     call = asyncio.ensure_future(core.call_tool(core.registry.resolve("t"), {}, timeout_s=5))
     await asyncio.sleep(0)
     call_id = socket.sent[-1]["callId"]

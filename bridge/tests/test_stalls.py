@@ -16,7 +16,6 @@ from tabmcp.core import registry as registry_module
 from tabmcp.core.stalls import LINK_WORK, MAX_ORIGINS, UNATTRIBUTED, StallMeter
 from tabmcp.core.tools import call as call_module
 from tabmcp.doctor import Status, diagnose
-from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import BridgeApp
 
 from .conftest import eventually
@@ -144,14 +143,14 @@ BOMB = "https://bomb.example"
 async def test_a_page_whose_work_blocks_the_loop_is_logged_and_counted_for_the_person_only(
         bridge: BridgeApp, extension: ScriptedExtension, monkeypatch: pytest.MonkeyPatch,
         caplog: pytest.LogCaptureFixture) -> None:
-    read = registry_module._tab_from_snapshot
+    commit = registry_module.Registry.commit
 
-    def slow_for_the_bomb(snap: TabSnapshot, *args: Any) -> Any:
-        if snap.url.startswith(BOMB):
-            time.sleep(0.4)  # stands in for a schema whose checking costs the bridge this much
-        return read(snap, *args)
+    def slow_for_the_bomb(self: Any, reading: Any) -> Any:
+        if reading.origin.startswith(BOMB):
+            time.sleep(0.4)  # stands in for a tab whose putting in costs the bridge's loop this much
+        return commit(self, reading)
 
-    monkeypatch.setattr(registry_module, "_tab_from_snapshot", slow_for_the_bomb)
+    monkeypatch.setattr(registry_module.Registry, "commit", slow_for_the_bomb)
     caplog.set_level(logging.WARNING, logger="tabmcp.loop")
     url = f"http://127.0.0.1:{bridge.port}/health"
     async with httpx.AsyncClient() as http:
@@ -182,10 +181,10 @@ async def test_a_calls_argument_check_and_result_are_charged_to_the_tools_origin
     checks = call_module.validate_arguments
     gate = call_module._gated
 
-    def slow_arguments(name: str, *args: Any) -> Any:
+    def slow_arguments(name: str, *args: Any, **kwargs: Any) -> Any:
         if name == "bomb_in":
             time.sleep(0.4)  # stands in for an inputSchema whose check costs this much
-        return checks(name, *args)
+        return checks(name, *args, **kwargs)
 
     def slow_result(ctx: Any, entry: Any, result: Any) -> Any:
         if entry.public_name == "bomb_out":

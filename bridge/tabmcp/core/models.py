@@ -414,7 +414,8 @@ def parse_tool(raw: Any) -> PageTool | Rejection:
         if len(_PARSED) > _PARSED_MAX:
             _PARSED.popitem(last=False)
     else:
-        _PARSED.move_to_end(key)
+        with contextlib.suppress(KeyError):  # evicted meanwhile by the other thread that parses (server/reader.py)
+            _PARSED.move_to_end(key)
     return hit
 
 

@@ -48,7 +48,7 @@ from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from ..protocol import FrameSnapshot, TabSnapshot
-from .budget import CUT_OFF_REASON, TabWork, budget_scope
+from .budget import CUT_OFF_REASON, BudgetScope, TabWork, budget_scope
 from .injection import scan_text, scan_tool
 from .lru import IdentityMemo
 from .models import (
@@ -67,6 +67,7 @@ from .trust.text import PageText, page_strings
 __all__ = [
     "CategoryEntry",
     "ClosedSite",
+    "Reading",
     "Registry",
     "RegistryChange",
     "SourceKey",
@@ -214,6 +215,19 @@ class CategoryEntry:
     tab: Tab
     category: PageCategory
     members: tuple[ToolEntry, ...]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One snapshot read (:meth:`Registry.read`), not yet in the registry (:meth:`Registry.commit`)."""
+
+    tab_id: int
+    origin: str
+    """The origin the per-tab work rule keys on (the snapshot's URL's, as :meth:`Registry.cut_off`)."""
+    tab: Tab | None = None
+    """``None``: not read (the tab was cut off when it came)."""
+    scope: BudgetScope | None = None
+    """What its checks spent (the per-tab rule counts the overruns when it is committed)."""
 
 
 @dataclass(frozen=True)
@@ -502,20 +516,42 @@ class Registry:
     # -- updates ------------------------------------------------------------------------
 
     def apply(self, snap: TabSnapshot, *, browser: tuple[str, str] = ("", "")) -> RegistryChange:
-        """Replace one tab with its new snapshot (``browser``: the browser and profile holding it).
+        """Replace one tab with its new snapshot (``browser``: the browser and profile holding it):
+        :meth:`read` and :meth:`commit` in one go, on the caller's thread.
 
         A tab whose schemas keep running over the work budget is cut off alone (core/budget.py
         :class:`TabWork`): its new snapshot is not read, its tools as last read stay, and the
         change carries the named reason for the person."""
-        origin = origin_of(snap.url)
-        if self.work.cut_off(snap.tab_id, origin):
-            kept = self._tabs.get(snap.tab_id)
-            return RegistryChange(changed=False, tab_id=snap.tab_id,
-                                  rejected=(*(kept.rejected if kept else ()), _CUT_OFF))
+        if self.cut_off(snap):
+            return self.commit(Reading(snap.tab_id, origin_of(snap.url)))
         # a page chooses this cost: charged to it (core/stalls.py), and bounded (core/budget.py)
-        with self.charge(snapshot_origin(snap)), budget_scope() as scope:
-            new = _tab_from_snapshot(snap, browser)
-        if self.work.note(snap.tab_id, origin, scope):
+        with self.charge(snapshot_origin(snap)):
+            reading = self.read(snap, browser=browser)
+        return self.commit(reading)
+
+    def cut_off(self, snap: TabSnapshot) -> bool:
+        """Is this snapshot's tab cut off for work over budget (its snapshot is not to be read)?"""
+        return self.work.cut_off(snap.tab_id, origin_of(snap.url))
+
+    @staticmethod
+    def read(snap: TabSnapshot, *, browser: tuple[str, str] = ("", "")) -> Reading:
+        """Read one snapshot's definitions (the work a page chooses: schemas, checks, scans),
+        touching no state of the registry: safe on a worker thread while the event loop goes on
+        (:mod:`tabmcp.server.reader`); :meth:`commit` puts the outcome in, on the loop."""
+        with budget_scope() as scope:
+            tab = _tab_from_snapshot(snap, browser)
+        return Reading(snap.tab_id, origin_of(snap.url), tab, scope)
+
+    def commit(self, reading: Reading) -> RegistryChange:
+        """Put one :meth:`read` outcome in (cheap: no definition is read again). A tab cut off
+        since (an earlier snapshot's overruns) keeps its tools as last read; so does a reading
+        with no tab (not read, the tab was cut off)."""
+        tab_id = reading.tab_id
+        new = reading.tab
+        if new is None or self.work.cut_off(tab_id, reading.origin):
+            kept = self._tabs.get(tab_id)
+            return RegistryChange(changed=False, tab_id=tab_id, rejected=(*(kept.rejected if kept else ()), _CUT_OFF))
+        if reading.scope is not None and self.work.note(tab_id, reading.origin, reading.scope):
             new = replace(new, rejected=(*new.rejected, _CUT_OFF))
         old = self._tabs.get(new.tab_id)
         navigated: tuple[int, ...] = ()
@@ -536,8 +572,19 @@ class Registry:
     ) -> RegistryChange:
         """Replace every tab (``within``: every tab whose id it accepts, one browser's): tabs
         missing from ``snaps`` are gone."""
-        snaps = list(snaps)
-        seen = {s.tab_id for s in snaps}
+        readings = []
+        for snap in snaps:
+            if self.cut_off(snap):
+                readings.append(Reading(snap.tab_id, origin_of(snap.url)))
+                continue
+            with self.charge(snapshot_origin(snap)):
+                readings.append(self.read(snap, browser=browser))
+        return self.commit_sync(readings, within=within)
+
+    def commit_sync(self, readings: Iterable[Reading], *, within: Callable[[int], bool] | None = None) -> RegistryChange:
+        """:meth:`sync` with every tab read already (:meth:`read`, on any thread)."""
+        readings = list(readings)
+        seen = {r.tab_id for r in readings}
         closed = tuple(t for t in self._tabs if t not in seen and (within is None or within(t)))
         changed = False
         rejected: list[Rejection] = []
@@ -545,8 +592,9 @@ class Registry:
         for tab_id in closed:
             self._drop(tab_id)
             changed = True
-        for snap in snaps:
-            change = self.apply(snap, browser=browser)
+        for reading in readings:
+            with self.charge(reading.tab.origin if reading.tab else reading.origin):
+                change = self.commit(reading)
             changed |= change.changed
             rejected.extend(change.rejected)
             navigated.extend(change.navigated)

@@ -4,8 +4,8 @@ The bridge runs every tab's work on one event loop: a page that makes the bridge
 second freezes every other tab, every agent and ``/health`` for that second. :class:`StallMeter`
 says when that happens and names the page. Its shell (:mod:`tabmcp.server.loop_watch`) calls
 :meth:`StallMeter.tick` from a timer every :data:`TICK_S`; a tick that comes more than
-:data:`STALL_S` late is a stall. Code that does a tab's work on the loop (the registry reading a
-tab's tools, a call's arguments and result checked, a telemetry batch) runs it inside
+:data:`STALL_S` late is a stall. Code that does a tab's work on the loop (the registry putting a
+tab's snapshot in, a call's arguments and result checked, a telemetry batch) runs it inside
 ``with meter.work(origin):``, which charges the time the section took, less the sections nested
 in it, to that origin; a stall names the origin charged most since the tick before it.
 

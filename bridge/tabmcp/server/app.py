@@ -17,6 +17,7 @@ import contextlib
 import hmac
 import logging
 import socket
+import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -43,6 +44,7 @@ from .http_transport import install as install_http_transport
 from .keepalive import StallSafeHTTP
 from .loop_watch import LoopWatch
 from .mcp import build_mcp_server
+from .reader import SWITCH_S
 from .stdio import stdio_transport
 from .stream import STREAM_PATH, mcp_stream_endpoint
 from .trace import ARRIVED
@@ -218,6 +220,7 @@ class BridgeApp:
         )
         self._uvicorn = server
         http = asyncio.create_task(server.serve(sockets=[sock]))
+        switch = sys.getswitchinterval()
         try:
             while not server.started:
                 if http.done():
@@ -225,6 +228,7 @@ class BridgeApp:
                     return
                 await asyncio.sleep(0.01)
             self.core.shared_state.start()  # follow the CLI's writes to the database while serving
+            sys.setswitchinterval(min(switch, SWITCH_S))  # the loop waits less for the reader's thread
             self.loop_watch.start()
             self.started.set()
             if on_ready is not None:
@@ -240,6 +244,8 @@ class BridgeApp:
                 await asyncio.wait_for(http, 5)
             sock.close()
             self.loop_watch.stop()
+            self.core.reader.close()
+            sys.setswitchinterval(switch)
             self.core.shared_state.stop()
             self.core.usage.flush()
             self.core.activity_writer.close()

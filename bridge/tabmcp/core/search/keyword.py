@@ -10,7 +10,10 @@ vectorised operations. Words no tool uses are corrected through :class:`TypoInde
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -21,7 +24,7 @@ from .doc import SearchDoc
 from .fuzzy import TypoIndex
 from .text import STOPWORDS, name_words, query_words, split_words, stem
 
-__all__ = ["BM25_B", "BM25_K1", "FIELD_WEIGHTS", "Analysis", "KeywordIndex", "analyze"]
+__all__ = ["BM25_B", "BM25_K1", "FIELD_WEIGHTS", "Analysis", "KeywordIndex", "analyze", "text_terms"]
 
 FIELD_WEIGHTS: dict[str, float] = {
     "name": 3.0,
@@ -58,6 +61,36 @@ class Analysis:
     name_terms: frozenset[str]
 
 
+_TERMS: OrderedDict[bytes, tuple[tuple[str, ...], tuple[str, ...]]] = OrderedDict()
+"""A text's words and stems by a digest of it, newest last: a page's long texts are split once,
+on the thread that reads its snapshot (:func:`tabmcp.core.search.sync.warm`), not again on the
+event loop when the index takes its tools."""
+_TERMS_WORDS = 2_000_000
+"""Words kept in :data:`_TERMS` (all texts together; the oldest texts go first)."""
+_terms_held = 0
+_terms_lock = threading.Lock()
+
+
+def text_terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words of free ``text`` (split, stop words dropped) and their stems, memoized by content."""
+    global _terms_held
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    with _terms_lock:
+        hit = _TERMS.get(key)
+        if hit is not None:
+            _TERMS.move_to_end(key)
+            return hit
+    split = tuple(w for w in split_words(text) if w not in STOPWORDS)
+    hit = (split, tuple(stem(w) for w in split))
+    with _terms_lock:
+        if key not in _TERMS:
+            _TERMS[key] = hit
+            _terms_held += len(split)
+            while _terms_held > _TERMS_WORDS and len(_TERMS) > 1:
+                _terms_held -= len(_TERMS.popitem(last=False)[1][0])
+    return hit
+
+
 def analyze(doc: SearchDoc) -> Analysis:
     """Split each field once into weighted terms (a simplified BM25F)."""
     terms: dict[str, float] = {}
@@ -87,9 +120,9 @@ def analyze(doc: SearchDoc) -> Analysis:
         ("category_description", (doc.category_description,) if doc.category_description else ()),
     ):
         for text in texts:
-            split = [w for w in split_words(text) if w not in STOPWORDS]
-            add((stem(w) for w in split), FIELD_WEIGHTS[fname])
-            words.update(split)
+            text_words, stems = text_terms(text)
+            add(stems, FIELD_WEIGHTS[fname])
+            words.update(text_words)
     return Analysis(
         terms=terms,
         length=sum(terms.values()),

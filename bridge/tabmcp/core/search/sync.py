@@ -19,13 +19,14 @@ import os
 from typing import Any
 
 from ...database import default_db_path
-from ..registry import Registry, ToolEntry
+from ..registry import Registry, Tab, ToolEntry
 from .index import SearchDoc, SearchIndex
+from .keyword import text_terms
 from .semantic import INSTALL_HINT, missing_parts, semantic_available
 from .store import EmbeddingStore
 from .usage import UseStore
 
-__all__ = ["IndexSync", "search_doc"]
+__all__ = ["IndexSync", "search_doc", "warm"]
 
 log = logging.getLogger("tabmcp.search")
 
@@ -51,6 +52,24 @@ def search_doc(registry: Registry, entry: ToolEntry) -> SearchDoc:
         arg_values=tuple(values),
         category_description=cat.description if cat else None,
     )
+
+
+def warm(tab: Tab) -> None:
+    """Split the texts of ``tab``'s tools and categories for search ahead (any thread: the memo of
+    :func:`tabmcp.core.search.keyword.text_terms` is shared), so that indexing them later on the
+    event loop splits no page text. What is split is what :func:`search_doc` gives the index."""
+    for doc in tab.documents():
+        for tool in doc.tools.values():
+            if tool.title:
+                text_terms(tool.title)
+            text_terms(tool.description)
+            props = tool.input_schema.get("properties") or {}
+            for v in props.values():
+                if isinstance(v, dict) and v.get("description"):
+                    text_terms(str(v.get("description")))
+        for cat in doc.categories.values():
+            if cat.description:
+                text_terms(cat.description)
 
 
 def _enum_values(schema: dict[str, Any]) -> list[str]:
@@ -105,6 +124,11 @@ class IndexSync:
         if self._version != self.registry.version:
             self._version = self.registry.version
             self._reindex()
+        return self._index
+
+    @property
+    def as_is(self) -> SearchIndex:
+        """The index, not brought up to date (:meth:`SearchIndex.note_call` reads no tool)."""
         return self._index
 
     def _reindex(self) -> None:

@@ -26,12 +26,13 @@ import mcp_types as types
 from pydantic import ValidationError
 
 from ...errors import ErrorCode, OutOfScope, WritesDisabled
+from ..budget import OverBudget
 from ..output_schema import check_structured, structured_from_text
 from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
 from ..secrets import check_use, placeholders_in, secrets_note
 from ..trust.results import META_OURS
-from ..validation import validate_arguments
+from ..validation import LOOP_STEPS, validate_arguments
 from .base import ToolContext, listed_schema, text
 from .open_page import open_for_call
 from .search import use_client
@@ -105,10 +106,14 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
         entry = await open_for_call(ctx, entry)
     decision = _may_run(ctx, entry, secrets)
-    with ctx.bridge.stalls.work(entry.tab.origin):  # the page's schema sets this cost (core/stalls.py)
-        args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments)
+    try:  # on the loop within a few milliseconds' steps; a costlier check runs off it, as results do
+        with ctx.bridge.stalls.work(entry.tab.origin):  # the page's schema sets this cost (core/stalls.py)
+            args = validate_arguments(entry.public_name, entry.tool.input_schema, arguments, steps=LOOP_STEPS)
+    except OverBudget:
+        args = await asyncio.to_thread(validate_arguments, entry.public_name, entry.tool.input_schema, arguments)
     if decision.needs_approval:  # the person sees which secret goes where, never its value
-        reason = "\n".join(filter(None, [decision.reason, secrets_note(secrets)]))
+        reason = "
+".join(filter(None, [decision.reason, secrets_note(secrets)]))
         pending = await ctx.approve(entry, args, reason=reason)
         if pending is not None:
             return pending
@@ -116,7 +121,7 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         args = ctx.bridge.secrets.put_in(args, origin=entry.tab.origin, tool=entry.public_name,
                                          definition_changed=ctx.trust.observe(entry).changed)
     result = await ctx.bridge.call_tool(entry, args)
-    ctx.bridge.search.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
+    ctx.bridge.search_as_is.note_call(use_client(ctx), entry.public_name)  # a search that led here teaches it
     with ctx.bridge.stalls.work(entry.tab.origin):  # the page's result sets this cost (core/stalls.py)
         shown = _gated(ctx, entry, result)
     schema = entry.tool.output_schema

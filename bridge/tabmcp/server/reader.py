@@ -1,0 +1,109 @@
+"""Reading the pages' definitions off the event loop, in order.
+
+What a page's snapshot costs to read (its schemas checked, its texts scanned and split for
+search) is the page's to choose, up to its budgets (core/budget.py): about 2 s of one core for
+one snapshot of bombs, seconds for a reconnect's sync of many heavy tabs. On the event loop that
+time is every other tab's, every agent's and ``/health``'s. :class:`OffLoop` runs that work on one
+worker thread and hands each outcome back to the loop in the order the messages came
+(:class:`tabmcp.core.in_order.InOrder`): the loop only puts readings in, which costs no page
+text. The worker holds the GIL for one C call at most (a regular expression on one text, bounded
+by the budgets), and gives it up every ``sys.getswitchinterval()`` (5 ms) otherwise, so the loop
+runs between.
+
+One worker thread, not a pool: readings come out in the order they went in, the memos they fill
+(parsed tools, scans, search terms) have one writer, and a page that keeps it busy delays only
+the reading of later snapshots, never a call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..core.in_order import InOrder
+
+__all__ = ["SWITCH_S", "OffLoop"]
+
+SWITCH_S = 0.001
+"""How long a thread holds the GIL while another waits for it (``sys.setswitchinterval``) while
+the bridge serves. At Python's default, 5 ms, the loop waited for the reader up to 5 ms after
+every system call; at 1 ms the loop's lag while a heavy tab was read fell from p99 123 ms to
+70 ms (worst 274 → 157 ms, load 9, one run each)."""
+
+log = logging.getLogger("tabmcp.reader")
+
+
+class OffLoop:
+    """Work on one worker thread, each outcome handed to its ``then`` on the loop in submission order.
+
+    Without a running loop (the core driven by tests) the work runs at once, on the caller's thread.
+    """
+
+    def __init__(self) -> None:
+        self._order = InOrder()
+        self._executor: ThreadPoolExecutor | None = None
+        self._idle: asyncio.Event | None = None
+
+    @property
+    def pending(self) -> int:
+        """Messages whose reading runs, or waits behind one that runs."""
+        return self._order.pending
+
+    def submit(self, work: Callable[[], Any] | None, then: Callable[[Any], None]) -> None:
+        """Run ``work`` off the loop and ``then(its outcome)`` on the loop, after every earlier
+        submission's ``then``; ``work`` None: nothing to read, ``then(None)`` in its turn (at once
+        when nothing is pending)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            then(work() if work is not None else None)
+            return
+        if work is None and not self._order.pending:
+            then(None)
+            return
+        ticket = self._order.take(then)
+        if self._idle is not None:
+            self._idle.clear()
+        if work is None:
+            self._run(self._order.finish(ticket))
+            return
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tabmcp-read")
+        future = loop.run_in_executor(self._executor, work)
+        future.add_done_callback(lambda f: self._done(ticket, f))
+
+    def _done(self, ticket: int, future: asyncio.Future[Any]) -> None:
+        if future.cancelled():
+            ready = self._order.finish(ticket, ok=False)
+        elif (exc := future.exception()) is not None:  # a bridge bug: the message is lost, not the link
+            log.error("reading a page's snapshot failed", exc_info=exc)
+            ready = self._order.finish(ticket, ok=False)
+        else:
+            ready = self._order.finish(ticket, future.result())
+        self._run(ready)
+
+    def _run(self, ready: list[Callable[[], None]]) -> None:
+        for step in ready:
+            try:
+                step()
+            except Exception:  # one message's failure must not hold the ones after it
+                log.exception("putting a page's snapshot in failed")
+        if not self._order.pending and self._idle is not None:
+            self._idle.set()
+
+    async def drain(self) -> None:
+        """Wait until every message submitted so far is in (tests; shutting down)."""
+        while self._order.pending:
+            if self._idle is None:
+                self._idle = asyncio.Event()
+            self._idle.clear()
+            await self._idle.wait()
+
+    def close(self) -> None:
+        """Stop the worker (readings still queued are dropped: the bridge is going)."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
