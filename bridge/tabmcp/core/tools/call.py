@@ -112,8 +112,7 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
     except OverBudget:
         args = await asyncio.to_thread(validate_arguments, entry.public_name, entry.tool.input_schema, arguments)
     if decision.needs_approval:  # the person sees which secret goes where, never its value
-        reason = "
-".join(filter(None, [decision.reason, secrets_note(secrets)]))
+        reason = "\n".join(filter(None, [decision.reason, secrets_note(secrets)]))
         pending = await ctx.approve(entry, args, reason=reason)
         if pending is not None:
             return pending
