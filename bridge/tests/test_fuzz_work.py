@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -168,10 +169,10 @@ def _report() -> Iterator[None]:
     yield
     path = os.environ.get("TABMCP_FUZZ_REPORT")
     if path:
-        old = json.loads(open(path).read()) if os.path.exists(path) else {}
+        report = Path(path)
+        old = json.loads(report.read_text() or "{}") if report.exists() else {}
         old.update({name: vars(f) for name, f in STATS.items()})
-        with open(path, "w") as out:
-            json.dump(old, out, indent=1)
+        report.write_text(json.dumps(old, indent=1))
 
 
 def named(error: BaseException | None, *allowed: type[BaseException]) -> None:
@@ -188,7 +189,8 @@ PATTERNS = [
     r"\p{L}+$", "[^]*x", "^([a-z]+)*[0-9]$", "(?:a?){30}a{30}", "\\u{1F600}+$",
 ]
 EVIL_TEXTS = ["a" * 40 + "!", "a" * 3000 + "!", "", "aaaa", "\u2028" * 50, "😀" * 200, "ab" * 2000 + "c"]
-LEAVES = [{}, {"type": "string"}, {"type": "integer"}, True, False, {"not": {}}]
+LEAVES = [{}, {"type": "string"}, {"type": "integer"}, True, False, {"not": {}}, {"$ref": "#/$defs/missing"},
+          {"$ref": "#"}]
 
 
 def ref_chain(levels: int, fan: int, how: str, leaf: Any) -> dict[str, Any]:
@@ -534,7 +536,6 @@ def test_a_huge_enum_costs_steps_by_its_size():
 @given(st.lists(small_json, max_size=8))
 def test_linear_unique_items_agrees_with_jsonschemas_pairwise_one(items):
     from jsonschema._utils import uniq
-
     from tabmcp.core.budget import _unique_items
     from tabmcp.core.ecma_regex import ECMA_2020_12
 
