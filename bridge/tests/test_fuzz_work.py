@@ -510,8 +510,8 @@ def test_the_meter_fails_work_no_budget_counts(monkeypatch):
 
 
 # -- inputs that found holes ---------------------------------------------------------------------
-# The fuzzer's first run (the result and argument properties) found both: one keyword, one step,
-# whatever the work behind it.
+# Both found while writing the strategies above (the fuzzer's first run on the old code failed on
+# the enum): one keyword, one step, whatever the work behind it.
 
 
 def test_unique_items_over_thousands_of_objects_is_linear():
