@@ -553,3 +553,16 @@ def test_linear_unique_items_agrees_with_jsonschemas_pairwise_one(items):
 
     ours = not list(_unique_items(ECMA_2020_12({}), True, items, {}))
     assert ours is uniq(items), items
+
+
+@pytest.mark.parametrize(("ref", "note_says"), [("#/$defs/missing", "cannot be resolved"), ("#/properties/v", "loops")])
+def test_a_broken_ref_under_a_property_is_named_unchecked(ref, note_says):
+    """Found by the reference-trouble examples: the probes ({} and {"x": 1}) never descend into a
+    property, so a tool whose property's ``$ref`` is broken claimed its arguments were checked."""
+    parsed = parse_tool(tool("r", inputSchema={"type": "object", "properties": {"v": {"$ref": ref}}}))
+    assert isinstance(parsed, PageTool)
+    assert len(parsed.unchecked) == 1 and note_says in parsed.unchecked[0]
+    assert validate_arguments("r", parsed.input_schema, {"v": 1}) == {"v": 1}  # as the browser runs it
+    fine = parse_tool(tool("f", inputSchema={"type": "object", "properties": {"v": {"$ref": "#/$defs/s"}},
+                                             "$defs": {"s": {"type": "string"}}}))
+    assert isinstance(fine, PageTool) and fine.unchecked == ()
