@@ -592,6 +592,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_fuzz_work.py", "-k", "argument_checks"),
     ),
     Mutation(
+        "broken-ref-under-property-unnamed",
+        "a tool whose property's $ref does not resolve claims its arguments are checked (no unchecked note)",
+        "bridge/tabmcp/core/unchecked.py",
+        "            for ref in _pointer_refs(schema):  # those the probes never reach (under a property)",
+        "            for ref in []:",
+        ("bridge/tests/test_fuzz_work.py", "-k", "broken_ref"),
+    ),
+    Mutation(
         "re2-bypassed",
         "page patterns run on the backtracking engine: ^(a|a)+$ is over budget, not refused",
         "bridge/tabmcp/core/ecma_regex.py",
