@@ -566,3 +566,12 @@ def test_a_broken_ref_under_a_property_is_named_unchecked(ref, note_says):
     fine = parse_tool(tool("f", inputSchema={"type": "object", "properties": {"v": {"$ref": "#/$defs/s"}},
                                              "$defs": {"s": {"type": "string"}}}))
     assert isinstance(fine, PageTool) and fine.unchecked == ()
+
+
+@pytest.mark.parametrize(("ref", "reason_says"), [("#/$defs/missing", "cannot be resolved"), ("#/properties/v", "loops")])
+def test_a_broken_ref_under_a_property_of_an_output_schema_is_not_relayed(ref, reason_says):
+    """The same gap in output schemas: relayed, an MCP client's check of a result that fills the
+    property fails on the reference (the bridge's own passed it unchecked)."""
+    parsed = parse_tool(tool("o", outputSchema={"type": "object", "properties": {"v": {"$ref": ref}}}))
+    assert isinstance(parsed, PageTool) and parsed.output_schema is None
+    assert parsed.output_schema_dropped is not None and reason_says in parsed.output_schema_dropped

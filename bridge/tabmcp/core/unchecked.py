@@ -21,7 +21,7 @@ from referencing.exceptions import Unresolvable
 from .budget import COMPILE_STEPS, OVER_BUDGET_NOTE, TEXT_STEP_CHARS, OverBudget, budget, spend
 from .ecma_regex import pattern_problem
 
-__all__ = ["MAX_NOTES", "unchecked_parts"]
+__all__ = ["MAX_NOTES", "pointer_refs", "unchecked_parts"]
 
 MAX_NOTES = 20
 
@@ -46,7 +46,7 @@ def _patterns(node: Any, where: str = "") -> Iterator[tuple[str, str]]:
             stack.append((sub, f"{at}/{key}"))
 
 
-def _pointer_refs(schema: dict[str, Any]) -> list[str]:
+def pointer_refs(schema: dict[str, Any]) -> list[str]:
     """Every ``$ref`` of ``schema`` that is a JSON Pointer into it (``#/…``), when no ``$id``
     moves what a pointer is relative to (then none: the probes alone judge)."""
     refs: set[str] = set()
@@ -83,7 +83,7 @@ def unchecked_parts(schema: dict[str, Any], validator_class: type[Validator]) ->
             for probe in ({}, {"x": 1}):
                 for _ in validator.iter_errors(probe):  # all of them, as a call's check reads them
                     pass
-            for ref in _pointer_refs(schema):  # those the probes never reach (under a property)
+            for ref in pointer_refs(schema):  # those the probes never reach (under a property)
                 for _ in validator.evolve(schema={"$ref": ref}).iter_errors(None):
                     pass
     except OverBudget:
