@@ -34,6 +34,7 @@ from ..errors import BadResult
 from .budget import OVER_BUDGET_NOTE, OVER_BUDGET_RULE, RESULT_STEPS, OverBudget, budget, check_schema
 from .ecma_regex import ecma_validator_class
 from .lru import IdentityMemo
+from .unchecked import pointer_refs
 
 __all__ = ["MAX_OUTPUT_SCHEMA_BYTES", "check_output_schema", "check_structured", "structured_from_text"]
 
@@ -98,6 +99,9 @@ def check_output_schema(given: Any) -> tuple[dict[str, Any] | None, str | None]:
         with budget():  # a $ref that never resolves fails here, not at every call
             for probe in ({}, {"x": 1}):
                 for _ in validator.iter_errors(probe):  # all of them, as a call's check reads them
+                    pass
+            for ref in pointer_refs(schema):  # those the probes never reach (under a property)
+                for _ in validator.evolve(schema={"$ref": ref}).iter_errors(None):
                     pass
     except SchemaError as exc:  # the place and the rule; the validator's message quotes the page
         where = "/".join(str(p) for p in exc.path) or "(root)"

@@ -21,7 +21,7 @@ from referencing.exceptions import Unresolvable
 from .budget import COMPILE_STEPS, OVER_BUDGET_NOTE, TEXT_STEP_CHARS, OverBudget, budget, spend
 from .ecma_regex import pattern_problem
 
-__all__ = ["MAX_NOTES", "unchecked_parts"]
+__all__ = ["MAX_NOTES", "pointer_refs", "unchecked_parts"]
 
 MAX_NOTES = 20
 
@@ -46,6 +46,25 @@ def _patterns(node: Any, where: str = "") -> Iterator[tuple[str, str]]:
             stack.append((sub, f"{at}/{key}"))
 
 
+def pointer_refs(schema: dict[str, Any]) -> list[str]:
+    """Every ``$ref`` of ``schema`` that is a JSON Pointer into it (``#/…``), when no ``$id``
+    moves what a pointer is relative to (then none: the probes alone judge)."""
+    refs: set[str] = set()
+    stack: list[Any] = [schema]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            if "$id" in item or "id" in item:
+                return []
+            ref = item.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/"):
+                refs.add(ref)
+            stack.extend(v for k, v in item.items() if k not in ("enum", "const", "default", "examples"))
+    return sorted(refs)
+
+
 def unchecked_parts(schema: dict[str, Any], validator_class: type[Validator]) -> tuple[str, ...]:
     """What of ``schema`` arguments cannot be checked against, one short sentence each.
 
@@ -63,6 +82,9 @@ def unchecked_parts(schema: dict[str, Any], validator_class: type[Validator]) ->
             validator = validator_class(schema)
             for probe in ({}, {"x": 1}):
                 for _ in validator.iter_errors(probe):  # all of them, as a call's check reads them
+                    pass
+            for ref in pointer_refs(schema):  # those the probes never reach (under a property)
+                for _ in validator.evolve(schema={"$ref": ref}).iter_errors(None):
                     pass
     except OverBudget:
         notes.append(f"the input schema: {OVER_BUDGET_NOTE}")
