@@ -69,8 +69,9 @@ async def test_second_stdio_client_relays_then_takes_over(tmp_path: Path):
     async with held(Client(params)) as (first, quit_first), held(Client(params)) as (second, _):
         ext = await connect_extension(port, "before")
 
-        assert "whoami" in names(await first.list_tools(cache_mode="bypass"))
-        assert "whoami" in names(await second.list_tools(cache_mode="bypass"))
+        # a tab's snapshot is read off the event loop (server/reader.py): listed once it is read in
+        await listed_eventually(first, "whoami")
+        await listed_eventually(second, "whoami")
         # Calls from the two clients run side by side and each gets its own answer.
         a, b = await asyncio.gather(
             first.call_tool("whoami", {"caller": "A"}), second.call_tool("whoami", {"caller": "B"})
@@ -110,6 +111,13 @@ async def held(client: Client) -> Any:
     finally:
         if not task.done():
             await quit_()
+
+
+async def listed_eventually(client: Client, name: str) -> None:
+    deadline = asyncio.get_running_loop().time() + 10
+    while name not in names(await client.list_tools(cache_mode="bypass")):
+        assert asyncio.get_running_loop().time() < deadline, f"{name} never listed"
+        await asyncio.sleep(0.05)
 
 
 async def eventually_call(client: Client) -> Any:

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 from tabmcp.core.flood import QUIET_S, TAB_BURST, TAB_RATE, TabFlood
 from tabmcp.core.session import MessageReceived, Peer, Session
-from tabmcp.protocol import MAX_SYNC_PARTS, TabsSync
+from tabmcp.protocol import MAX_SYNC_PARTS, PROTOCOL_VERSION, TabsSync
 from tabmcp.server.extension import FLOOD_BURST, FLOOD_RATE
 
 from .conftest import eventually
@@ -63,7 +63,7 @@ def test_the_session_sheds_one_tabs_telemetry_and_names_it(caplog: pytest.LogCap
     now = [0.0]
     session = Session(session_id="s", bridge_version="t", clock=lambda: now[0])
     peer = Peer("p")
-    session.receive(peer, '{"type": "hello", "protocol": 1}')
+    session.receive(peer, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
     caplog.set_level(logging.WARNING, "tabmcp.session")
     passed = sum(len(session.receive(peer, telemetry(5))) for _ in range(2000))
     assert passed == pytest.approx(TAB_BURST, abs=1)
@@ -87,7 +87,7 @@ def sync(*tab_ids: int, more: bool = False) -> str:
 def test_a_sync_in_parts_is_one_sync_once_its_last_part_arrives():
     session = Session(session_id="s", bridge_version="t")
     peer = Peer("p")
-    session.receive(peer, '{"type": "hello", "protocol": 1}')
+    session.receive(peer, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
     assert session.receive(peer, sync(1, 2, more=True)) == []
     assert session.receive(peer, sync(3, more=True)) == []
     (event,) = session.receive(peer, sync(4))
@@ -101,7 +101,7 @@ def test_a_sync_in_parts_is_one_sync_once_its_last_part_arrives():
 def test_a_sync_in_too_many_parts_is_refused_by_name():
     session = Session(session_id="s", bridge_version="t")
     peer = Peer("p")
-    session.receive(peer, '{"type": "hello", "protocol": 1}')
+    session.receive(peer, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
     session.data_to_send()
     for _ in range(MAX_SYNC_PARTS):
         assert session.receive(peer, sync(1, more=True)) == []

@@ -69,6 +69,10 @@ class LRU(Generic[K, V]):
     def __contains__(self, key: object) -> bool:
         return key in self._data
 
+    def __len__(self) -> int:
+        return len(self._data)
+
+
 class IdentityMemo(Generic[T, V]):
     """What ``build`` made of an object, kept while that very object is asked about again.
 
