@@ -186,7 +186,7 @@ async def test_a_cancelled_call_withdraws_its_approval_question(env: Env, page_c
         with pytest.raises(asyncio.CancelledError):
             await task
     # Long before the question's own 120 s timeout, the window says why it ended, then closes.
-    assert "cancelled" in await window.get_by_test_id("approval-ended").inner_text()
+    await expect(window.get_by_test_id("approval-ended")).to_contain_text("cancelled", timeout=10_000)
     await eventually(window.is_closed, 20)
     assert not env.bridge.core.session.requests
 
