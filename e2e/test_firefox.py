@@ -646,7 +646,7 @@ async def test_a_sign_in_form_is_filled_by_a_secrets_name_in_firefox(ff: Firefox
     the name in what the page echoes."""
     from tabmcp.secret_store import SecretStore
 
-    value = "hunter2-Correct/Horse+9"
+    value = "hunter3-Battery/Staple+7"  # not the other test's: a value used this run keeps its first name
     origin = ff.pages_url.rstrip("/")
     store = ff.bridge.core.secrets.vault
     assert isinstance(store, SecretStore)
