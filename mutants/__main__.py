@@ -2355,6 +2355,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_secrets.py",),
     ),
     Mutation(
+        "secret-mask-not-following-other-processes",
+        "a secret bound or removed by tabmcp secrets while the bridge runs is not followed by the masking",
+        "bridge/tabmcp/wiring.py",
+        "        self.secrets.refresh()  # ... and the values masked in answers follow the bindings (core/secrets.py)\n",
+        "",
+        ("bridge/tests/test_secrets_bridge.py", "-k", "another_process"),
+    ),
+    Mutation(
         "secret-mask-unbind-not-followed",
         "the popup's unbind leaves the secret fetched and masked for that site",
         "bridge/tabmcp/core/secrets.py",

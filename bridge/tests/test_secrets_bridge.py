@@ -378,3 +378,26 @@ async def test_an_unreadable_store_does_not_fail_the_call(tmp_path: Path, caplog
         assert len(warned) == 1, caplog.text
     finally:
         await stop(cm, ext)
+
+
+async def test_bindings_changed_by_another_process_are_followed(tmp_path: Path) -> None:
+    """``tabmcp secrets set`` in another process binds a secret the news page knows: its answers mask
+    it from then on; ``tabmcp secrets remove`` there, and the bank's value is no longer fetched."""
+    cm, app, ext, _ = await start(tmp_path)
+    try:
+        ext.handler = remembering_page(VALUE)
+        await ext.sync(tab(1, url=f"{BANK}/login", tools=BANK_TOOLS),
+                       tab(4, url="https://news.test/", tools=[tool("headlines", "Today's news.")]))
+        await eventually(lambda: app.core.tool("headlines"))
+        async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
+            assert "hunter2 & friends" in (await client.call_tool("headlines", {})).content[0].text
+            cli = SecretStore(tmp_path / "tabmcp.db", kind="file")
+            cli.set("news_login", "hunter2 & friends", ["https://news.test"])
+            await eventually(lambda: app.core.secrets.mask_for(["https://news.test"]))
+            news = (await client.call_tool("headlines", {})).content[0].text
+            assert "hunter2 & friends" not in news and "{{secret:news_login}}" in news
+            cli.remove("bank_login")
+            cli.close()
+            await eventually(lambda: not app.core.secrets.mask_for([BANK]))
+    finally:
+        await stop(cm, ext)
