@@ -213,8 +213,9 @@ def put_in(
 
 
 class Secrets:
-    """The bridge's secrets: the :class:`Vault` behind names, and every value put into a call in
-    this run, masked in everything the bridge answers afterwards (:attr:`mask`).
+    """The bridge's secrets: the :class:`Vault` behind names, every value put into a call in this
+    run (masked in everything the bridge answers afterwards, :attr:`mask`), and the stored values of
+    the secrets bound to the origins an answer comes from (:meth:`mask_for`).
 
     Values are kept in memory only, for the masking; a bridge without a vault (``None``) refuses
     every placeholder with ``SECRET_NOT_BOUND``.
@@ -248,7 +249,10 @@ class Secrets:
         if origins is None:
             names = {n for bound in bindings.values() for n in bound}
         else:
-            names = {n for o in origins for n in bindings.get(o, ())}
+            names = set()
+            for origin in origins:
+                if bound := bindings.get(origin):
+                    names.update(bound)
         if not names:
             return self.mask
         key = frozenset(names)
