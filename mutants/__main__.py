@@ -2363,6 +2363,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_secrets_bridge.py", "-k", "another_process"),
     ),
     Mutation(
+        "secret-mask-sites-failure-kept",
+        "a failed first read of the secrets' sites is kept: nothing bound is masked for the rest of the run",
+        "bridge/tabmcp/core/secrets.py",
+        "            return {}  # not kept: the next answer reads them again",
+        "            self._bindings = {}\n            return {}",
+        ("bridge/tests/test_secrets.py",),
+    ),
+    Mutation(
         "secret-mask-unbind-not-followed",
         "the popup's unbind leaves the secret fetched and masked for that site",
         "bridge/tabmcp/core/secrets.py",

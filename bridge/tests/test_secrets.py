@@ -250,3 +250,21 @@ def test_a_secret_bound_later_is_masked_after_the_refresh() -> None:
     v.values["bank_login"] = (VALUE, {BANK})  # tabmcp secrets set, in another process
     secrets.refresh()
     assert VALUE not in secrets.mask_for([BANK]).text(VALUE)
+
+
+def test_sites_that_cannot_be_read_once_are_read_again_at_the_next_answer() -> None:
+    """A locked database at the first answer: that answer goes with nothing extra masked, the next
+    one reads the sites again (a passing lock does not leave the rest of the run unmasked)."""
+
+    class LockedOnce(CountingVault):
+        locked = True
+
+        def bound_origins(self) -> list[str]:
+            if self.locked:
+                self.locked = False
+                raise OSError("database is locked")
+            return super().bound_origins()
+
+    secrets = Secrets(LockedOnce(vault().values))
+    assert secrets.mask_for([BANK]).text(VALUE) == VALUE
+    assert secrets.mask_for([BANK]).text(VALUE) == "{{secret:bank_login}}"

@@ -232,6 +232,7 @@ class Secrets:
         """Name → its stored value (``None``: none, or the store could not be read), memory only."""
         self._masks: dict[frozenset[str], Mask] = {}
         self._unreadable: set[str] = set()
+        self._sites_unreadable = False
 
     def mask_for(self, origins: Iterable[str] | None) -> Mask:
         """The mask for an answer that comes from pages of ``origins`` (``None``: from several pages
@@ -279,14 +280,18 @@ class Secrets:
         try:
             return {o: names for o in self.vault.bound_origins() if (names := tuple(self.vault.names_for(o)))}
         except Exception:  # a locked or vanished database: as last read
-            log.warning("could not read the secrets' sites; masking the values used in this run only",
-                        exc_info=True)
+            if not self._sites_unreadable:
+                self._sites_unreadable = True
+                log.warning("could not read the secrets' sites; masking the values used in this run (and "
+                            "those of the sites last read) only", exc_info=True)
             return None
 
     def _load_bindings(self) -> dict[str, tuple[str, ...]]:
         bindings = self._read_bindings()
-        self._bindings = bindings if bindings is not None else {}
-        return self._bindings
+        if bindings is None:
+            return {}  # not kept: the next answer reads them again
+        self._bindings = bindings
+        return bindings
 
     def _stored_value(self, name: str) -> str | None:
         if name not in self._stored:
