@@ -524,6 +524,7 @@ class BridgeCore:
         popup see it; agents are told when their listing differs."""
         self.panel.sync_controls()
         self.panel.follow_secrets()  # tabmcp secrets set / unbind / remove: sign-in forms come or go
+        self.secrets.refresh()  # ... and the values masked in answers follow the bindings (core/secrets.py)
         if self.sites.changed_elsewhere():
             self.site_link.changed()
         trust = changes.get("trust", 0)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import logging
 import urllib.parse
 from collections.abc import Iterable
 
@@ -163,3 +164,107 @@ def test_no_usual_encoding_of_any_value_survives_the_mask(value: str, before: st
     for form in forms(value):
         if len(form) >= 4:
             assert form not in mask.text(before + form + after)
+
+
+class CountingVault(Vault):
+    """A vault that counts the values read, and can be made unreadable (a locked keychain)."""
+
+    def __init__(self, values: dict[str, tuple[str, set[str]]]) -> None:
+        super().__init__(values)
+        self.reads: list[str] = []
+        self.broken = False
+
+    def value(self, name: str) -> str | None:
+        self.reads.append(name)
+        if self.broken:
+            raise OSError("the keychain is locked")
+        return super().value(name)
+
+
+def echoes(value: str) -> dict[str, object]:
+    return {"content": [{"type": "text", "text": "kept from before: " + " ".join(forms(value))}],
+            "structuredContent": {"echo": forms(value)}}
+
+
+def test_a_bound_secret_never_put_in_this_run_is_masked_in_its_sites_answers() -> None:
+    """A page that stored the value in an earlier run (or the person typed it) echoes it: masked."""
+    v = CountingVault(vault().values)
+    secrets = Secrets(v)
+    masked = json.dumps(secrets.mask_for([BANK]).apply(echoes(VALUE)))
+    for form in forms(VALUE):
+        assert form not in masked
+    assert "{{secret:bank_login}}" in masked
+    # several pages at once (observe, analyze): every bound secret
+    mixed = json.dumps(secrets.mask_for(None).apply({"a": VALUE, "b": "pin 9876-5432"}))
+    assert VALUE not in mixed and "9876-5432" not in mixed and "{{secret:shop_pin}}" in mixed
+    # read once per run, from memory afterwards
+    for _ in range(3):
+        secrets.mask_for([BANK]).apply(echoes(VALUE))
+    assert sorted(v.reads) == ["bank_login", "shop_pin"]
+
+
+def test_another_origins_answer_reads_nothing_and_is_untouched() -> None:
+    v = CountingVault(vault().values)
+    secrets = Secrets(v)
+    answer = {"content": [{"type": "text", "text": "hunter2 & friends, base64 aHVudGVy, 9876"}]}
+    mask = secrets.mask_for(["https://news.example"])
+    assert mask.apply(answer) == answer and not mask
+    assert v.reads == []  # an origin with no secret bound reads no value
+
+
+def test_an_unreadable_store_masks_nothing_extra_and_logs_once(caplog: pytest.LogCaptureFixture) -> None:
+    v = CountingVault(vault().values)
+    v.broken = True
+    secrets = Secrets(v)
+    with caplog.at_level(logging.WARNING, logger="tabmcp.secrets"):
+        for _ in range(3):
+            answer = secrets.mask_for([BANK]).apply({"text": "ok"})
+            assert answer == {"text": "ok"}
+    warned = [r for r in caplog.records if "could not be read" in r.getMessage()]
+    assert len(warned) == 1 and VALUE not in caplog.text
+    assert v.reads == ["bank_login"]  # not asked again on every answer
+    # a value put into a call is still masked (put_in read it itself)
+    v.broken = False
+    secrets.put_in({"p": "{{secret:bank_login}}"}, origin=BANK, tool="login", definition_changed=False)
+    assert VALUE not in json.dumps(secrets.mask_for([BANK]).apply({"text": VALUE}))
+
+
+def test_a_removed_or_unbound_secret_is_no_longer_fetched_nor_masked() -> None:
+    v = CountingVault(vault().values)
+    secrets = Secrets(v)
+    assert VALUE not in secrets.mask_for([BANK]).text(VALUE)
+    del v.values["bank_login"]  # tabmcp secrets remove, in another process
+    secrets.refresh()  # the shared-state watch noticed
+    v.reads.clear()
+    assert secrets.mask_for([BANK]).text(VALUE) == VALUE and secrets.mask_for(None).text(VALUE) == VALUE
+    assert "bank_login" not in v.reads
+    # this bridge's own unbind (the popup) is followed at once
+    secrets.unbind("shop_pin", "https://shop.example")
+    assert secrets.mask_for(["https://shop.example"]).text("9876-5432") == "9876-5432"
+
+
+def test_a_secret_bound_later_is_masked_after_the_refresh() -> None:
+    v = CountingVault({})
+    secrets = Secrets(v)
+    assert secrets.mask_for([BANK]).text(VALUE) == VALUE
+    v.values["bank_login"] = (VALUE, {BANK})  # tabmcp secrets set, in another process
+    secrets.refresh()
+    assert VALUE not in secrets.mask_for([BANK]).text(VALUE)
+
+
+def test_sites_that_cannot_be_read_once_are_read_again_at_the_next_answer() -> None:
+    """A locked database at the first answer: that answer goes with nothing extra masked, the next
+    one reads the sites again (a passing lock does not leave the rest of the run unmasked)."""
+
+    class LockedOnce(CountingVault):
+        locked = True
+
+        def bound_origins(self) -> list[str]:
+            if self.locked:
+                self.locked = False
+                raise OSError("database is locked")
+            return super().bound_origins()
+
+    secrets = Secrets(LockedOnce(vault().values))
+    assert secrets.mask_for([BANK]).text(VALUE) == VALUE
+    assert secrets.mask_for([BANK]).text(VALUE) == "{{secret:bank_login}}"

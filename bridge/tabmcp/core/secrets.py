@@ -10,8 +10,10 @@ the value never comes back (docs/security.md, "Secrets").
 * **Binding** (:func:`put_in`): the value goes in only when the tool's owning origin (its frame's,
   as approvals use) is one of the secret's sites, and never into a tool whose definition changed
   since the person accepted it; anything else ends the call with a named error and nothing is sent.
-* **Masking** (:class:`Mask`): every occurrence of a used value in what comes back, also
-  URL-encoded, base64, HTML-escaped or JSON-escaped, is replaced by the placeholder.
+* **Masking** (:class:`Mask`, :meth:`Secrets.mask_for`): every occurrence, in what comes back, of a
+  value used in this run or stored for a secret bound to an origin the answer comes from (any bound
+  secret for an answer that mixes pages), also URL-encoded, base64, HTML-escaped or JSON-escaped,
+  is replaced by the placeholder.
 
 The module does no I/O: it sees names and a :class:`Vault` (``tabmcp.secret_store`` is the real
 one, over the OS keychain or the fallback file), never the keychain itself.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import logging
 import re
 import urllib.parse
 from collections.abc import Iterable, Mapping
@@ -55,6 +58,7 @@ PLACEHOLDER = re.compile(r"\{\{secret:([A-Za-z][A-Za-z0-9_]{0,63})\}\}")
 MIN_VALUE_CHARS = 4
 """A shorter value would mask ordinary text everywhere it occurs, so it is refused when set."""
 _T = TypeVar("_T")
+log = logging.getLogger("tabmcp.secrets")
 _MIN_FORM_CHARS = 4
 """A transformed form shorter than this (a base64 core of a short value) is not masked on its own."""
 
@@ -209,8 +213,9 @@ def put_in(
 
 
 class Secrets:
-    """The bridge's secrets: the :class:`Vault` behind names, and every value put into a call in
-    this run, masked in everything the bridge answers afterwards (:attr:`mask`).
+    """The bridge's secrets: the :class:`Vault` behind names, every value put into a call in this
+    run (masked in everything the bridge answers afterwards, :attr:`mask`), and the stored values of
+    the secrets bound to the origins an answer comes from (:meth:`mask_for`).
 
     Values are kept in memory only, for the masking; a bridge without a vault (``None``) refuses
     every placeholder with ``SECRET_NOT_BOUND``.
@@ -220,6 +225,85 @@ class Secrets:
         self.vault: Vault = vault if vault is not None else _NoVault()
         self._used: dict[str, str] = {}
         self.mask = Mask({})
+        """The values put into a call in this run: masked in every answer."""
+        self._bindings: dict[str, tuple[str, ...]] | None = None
+        """Origin → the names bound to it, read when first needed and again when bindings change."""
+        self._stored: dict[str, str | None] = {}
+        """Name → its stored value (``None``: none, or the store could not be read), memory only."""
+        self._masks: dict[frozenset[str], Mask] = {}
+        self._unreadable: set[str] = set()
+        self._sites_unreadable = False
+
+    def mask_for(self, origins: Iterable[str] | None) -> Mask:
+        """The mask for an answer that comes from pages of ``origins`` (``None``: from several pages
+        or from the bridge's own view of them, e.g. ``observe``): the values used in this run, and the
+        stored values of the secrets bound to those origins (to any origin, for ``None``), so a page
+        that kept a value from an earlier run, or one the person typed, cannot echo it to the agent.
+
+        Stored values are read once per run (when first needed; again after bindings change) and kept
+        in memory only. An origin with no secret bound costs a dict lookup. A value the store cannot
+        give (a locked or missing keychain) is logged once and not masked; the answer still goes.
+        """
+        bindings = self._bindings if self._bindings is not None else self._load_bindings()
+        if not bindings:
+            return self.mask
+        if origins is None:
+            names = {n for bound in bindings.values() for n in bound}
+        else:
+            names = set()
+            for origin in origins:
+                if bound := bindings.get(origin):
+                    names.update(bound)
+        if not names:
+            return self.mask
+        key = frozenset(names)
+        mask = self._masks.get(key)
+        if mask is None:
+            stored = {n: v for n in sorted(key) if (v := self._stored_value(n)) is not None}
+            mask = self._masks[key] = Mask(stored, also=tuple(self._used.items()))
+        return mask
+
+    def refresh(self) -> None:
+        """Bindings may have changed (this bridge's unbind, ``tabmcp secrets`` in another process):
+        read them again; when they changed, stored values are read again when next needed (a removed
+        or unbound secret's value is no longer fetched nor kept)."""
+        if self._bindings is None:
+            return  # never read yet: read when first needed
+        bindings = self._read_bindings()
+        if bindings is not None and bindings != self._bindings:
+            self._bindings = bindings
+            self._stored.clear()
+            self._masks.clear()
+            self._unreadable.clear()
+
+    def _read_bindings(self) -> dict[str, tuple[str, ...]] | None:
+        try:
+            return {o: names for o in self.vault.bound_origins() if (names := tuple(self.vault.names_for(o)))}
+        except Exception:  # a locked or vanished database: as last read
+            if not self._sites_unreadable:
+                self._sites_unreadable = True
+                log.warning("could not read the secrets' sites; masking the values used in this run (and "
+                            "those of the sites last read) only", exc_info=True)
+            return None
+
+    def _load_bindings(self) -> dict[str, tuple[str, ...]]:
+        bindings = self._read_bindings()
+        if bindings is None:
+            return {}  # not kept: the next answer reads them again
+        self._bindings = bindings
+        return bindings
+
+    def _stored_value(self, name: str) -> str | None:
+        if name not in self._stored:
+            try:
+                self._stored[name] = self.vault.value(name)
+            except Exception as exc:  # a slow, locked or missing keychain must not fail the answer
+                self._stored[name] = None
+                if name not in self._unreadable:
+                    self._unreadable.add(name)
+                    log.warning("secret %r could not be read to mask it (%s: %s); it is masked only once "
+                                "put into a call", name, type(exc).__name__, exc)
+        return self._stored[name]
 
     def names_for(self, origin: str) -> list[str]:
         """The secret names an agent may pass to ``origin``'s tools."""
@@ -260,6 +344,7 @@ class Secrets:
             UnknownSecret: ``name`` is not bound to ``origin``.
         """
         self.vault.unbind(check_name(name), origin)
+        self.refresh()
 
     def put_in(
         self, arguments: dict[str, Any], *, origin: str, tool: str, definition_changed: bool
@@ -269,6 +354,7 @@ class Secrets:
         if any(self._used.get(n) != v for n, v in values.items()):
             self._used.update(values)
             self.mask = Mask(dict(self._used))
+            self._masks.clear()
         return sent
 
 
@@ -332,11 +418,13 @@ class Mask:
     """Replaces the used secrets' values (and their usual encodings) by their placeholders."""
 
     values: Mapping[str, str]
+    also: tuple[tuple[str, str], ...] = ()
+    """More (name, value) pairs: a name's value used in this run beside a newer stored one."""
     _pattern: re.Pattern[str] | None = field(init=False, default=None)
     _names: dict[str, str] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name, value in self.values.items():
+        for name, value in (*self.values.items(), *self.also):
             for form in _forms(value):
                 self._names.setdefault(form, name)
         if self._names:  # the longest first: a form inside another is never left half-masked

@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..core import activity, tools
+from ..core.secrets import Mask
 from ..core.tools import ToolContext
 from ..core.trust.guard import TrustGuard, install_trust
 from ..errors import ErrorCode, InternalError, PageError, ToolCallError
@@ -97,7 +98,7 @@ class CallPath:
         try:
             result = await tools.run(rctx, name, arguments)
         except ToolCallError as exc:
-            log.info("call %s failed: %s %.200s", name, exc.code, self.core.secrets.mask.text(exc.message))
+            log.info("call %s failed: %s %.200s", name, exc.code, self._mask(target).text(exc.message))
             if isinstance(exc, PageError):  # a page's words, whichever path they came by: through the gate
                 exc = self._page_error(exc, name, arguments)
             result = error_result(exc)
@@ -113,10 +114,23 @@ class CallPath:
                 self.core.activity.end(pending, None, defer=True,
                                       outcome=ErrorCode.CANCELLED if cancelled else ErrorCode.INTERNAL_ERROR)
             raise
-        result = self.core.secrets.mask.apply(result)  # no secret's value reaches an agent or the log (core/secrets.py)
+        result = self._mask(target).apply(result)  # no secret's value reaches an agent or the log (core/secrets.py)
         if pending is not None:  # the activity log: every call that reaches a page
             self.core.activity.end(pending, result, defer=True)  # summarised when its batch is written
         return result
+
+    def _mask(self, target: activity.Target | None) -> Mask:
+        """The answer's mask (:meth:`tabmcp.core.secrets.Secrets.mask_for`): a page tool's answer
+        masks the secrets bound to its tab's documents (the top page's and its frames' origins); any
+        other answer (``observe``, ``analyze``, ``query_dom``, a listing: several pages' telemetry, or
+        the bridge's view of them) masks every bound secret, since which page each string came from
+        is not known there."""
+        if target is None or target.tool in activity.PAGE_BUILTINS:
+            return self.core.secrets.mask_for(None)
+        tab = self.core.registry.tab(target.tab_id) if target.tab_id is not None else None
+        if tab is None or not tab.frames:
+            return self.core.secrets.mask_for((target.origin,) if tab is None else (target.origin, tab.origin))
+        return self.core.secrets.mask_for((target.origin, *(d.origin for d in tab.documents())))
 
     def _page_error(self, exc: PageError, name: str, arguments: dict[str, Any]) -> PageError:
         tab = self.core.registry.tab(exc.tab_id) if exc.tab_id is not None else None
