@@ -2275,6 +2275,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_ignore_list.py",),
     ),
     Mutation(
+        "secret-shared-value-first-name",
+        "a value two secrets share is masked by the name used first (the wrong name; the agent learns they share it)",
+        "bridge/tabmcp/core/secrets.py",
+        "            self._used = {n: v for n, v in self._used.items() if v not in reused}",
+        "            pass",
+        ("bridge/tests/test_secrets.py", "-k", "shar"),
+    ),
+    Mutation(
         "secret-any-origin",
         "a secret goes into any origin's tool, bound to it or not",
         "bridge/tabmcp/core/secrets.py",

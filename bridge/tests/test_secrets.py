@@ -151,6 +151,16 @@ def test_secrets_remember_put_in_values_for_every_later_answer() -> None:
     assert secrets.names_for(BANK) == ["bank_login"] and secrets.names_for("https://evil.example") == []
 
 
+def test_a_value_two_secrets_share_is_masked_by_the_name_used_last() -> None:
+    shop = "https://shop.example"
+    secrets = Secrets(Vault({"bank_login": (VALUE, {BANK}), "shop_login": (VALUE, {shop})}))
+    secrets.put_in({"p": "{{secret:bank_login}}"}, origin=BANK, tool="login", definition_changed=False)
+    secrets.put_in({"p": "{{secret:shop_login}}"}, origin=shop, tool="login", definition_changed=False)
+    masked = secrets.mask.apply({"echo": f"you typed {VALUE}"})
+    assert masked == {"echo": "you typed {{secret:shop_login}}"}  # never the bank's name: the reuse stays unsaid
+    assert secrets.mask_for([shop]).apply(f"again {VALUE}") == "again {{secret:shop_login}}"
+
+
 def test_no_vault_refuses_every_name() -> None:
     with pytest.raises(SecretNotBound):
         Secrets(None).put_in({"p": "{{secret:bank_login}}"}, origin=BANK, tool="t", definition_changed=False)

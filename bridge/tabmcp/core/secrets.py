@@ -352,6 +352,10 @@ class Secrets:
         """:func:`put_in`, remembering the values for :attr:`mask` before anything is sent."""
         sent, values = put_in(arguments, self.vault, origin=origin, tool=tool, definition_changed=definition_changed)
         if any(self._used.get(n) != v for n, v in values.items()):
+            # One name per value, the one used last: an earlier name for the same value would name
+            # the wrong secret, and tell the agent that two secrets share a value.
+            reused = set(values.values())
+            self._used = {n: v for n, v in self._used.items() if v not in reused}
             self._used.update(values)
             self.mask = Mask(dict(self._used))
             self._masks.clear()
