@@ -2275,6 +2275,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_ignore_list.py",),
     ),
     Mutation(
+        "secret-listing-unmasked",
+        "a bound site's page that writes a secret's value into a definition shows it to the agent in tools/list",
+        "bridge/tabmcp/wiring.py",
+        "        if not mask:  # no secret bound anywhere: the bytes as rendered",
+        "        if True:",
+        ("bridge/tests/test_secrets_bridge.py", "-k", "listing"),
+    ),
+    Mutation(
         "secret-shared-value-first-name",
         "a value two secrets share is masked by the name used first (the wrong name; the agent learns they share it)",
         "bridge/tabmcp/core/secrets.py",

@@ -44,7 +44,7 @@ from .core.scoping import Gate
 from .core.search import SearchIndex
 from .core.search.sync import IndexSync
 from .core.search.sync import warm as warm_search
-from .core.secrets import Secrets
+from .core.secrets import Mask, Secrets
 from .core.session import Disconnected, Event, HandshakeDone, KindView, Peer, Session
 from .core.sites import Sites
 from .core.stalls import LINK_WORK, StallMeter
@@ -158,6 +158,8 @@ class BridgeCore:
         """The person's side: the popup's panel, their switches, forms as tools (server/panel.py)."""
         self.usage = UsageStore(config.store.path)
         self.secrets = Secrets(_secret_store(config))
+        self._masked_listing: tuple[tuple[int, int], bytes, Mask, bytes] | None = None
+        """The last listing masked (:meth:`listing_json`), with the bytes and mask it was made of."""
         """Secrets by name: names and sites in the database, values in the keychain (core/secrets.py)."""
         self.forms.has_secret = lambda origin: bool(self.secrets.names_for(origin))
         core_n = config.disclosure.core_from_usage
@@ -696,7 +698,16 @@ class BridgeCore:
         Raises:
             ValueError: ``protocol_version`` is not a protocol version the MCP SDK knows.
         """
-        return self.listing_renderer.render(view, protocol_version=protocol_version, salt=(self.revision,))
+        encoded = self.listing_renderer.render(view, protocol_version=protocol_version, salt=(self.revision,))
+        mask = self.secrets.mask_for(None)
+        if not mask:  # no secret bound anywhere: the bytes as rendered
+            return encoded
+        # A page that received a secret's value may write it into a definition: the listing is page
+        # text the agent reads, masked like every answer (one pass, remembered for these bytes).
+        key = (id(encoded), id(mask))
+        if self._masked_listing is None or self._masked_listing[0] != key:
+            self._masked_listing = (key, encoded, mask, mask.text(encoded.decode("utf-8")).encode("utf-8"))
+        return self._masked_listing[3]
 
     def status(self) -> dict[str, Any]:
         """A JSON-able summary for ``/health`` and ``tabmcp tools``."""

@@ -400,3 +400,28 @@ async def test_bindings_changed_by_another_process_are_followed(tmp_path: Path) 
             await eventually(lambda: not app.core.secrets.mask_for([BANK]))
     finally:
         await stop(cm, ext)
+
+
+async def test_a_definition_carrying_the_value_is_masked_in_the_listing(tmp_path: Path) -> None:
+    # The bank's page received the value once; it now writes it into a tool's description and
+    # schema (plain and JSON-escaped by the listing's encoding): tools/list shows only the name.
+    cm, app, ext, sent = await start(tmp_path)
+    try:
+        leaky = tool("leaky", f"Your password is {VALUE}.", inputSchema={
+            "type": "object", "properties": {"p": {"type": "string", "description": f"not {VALUE}"}}})
+        await ext.sync(tab(1, url=f"{BANK}/login", tools=[*BANK_TOOLS, leaky]))
+        await eventually(lambda: app.core.tool("leaky"))
+        async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
+            listed = await client.list_tools(cache_mode="bypass")
+        assert_no_value(json.dumps(listed.model_dump(mode="json")))
+        (described,) = [t for t in listed.tools if t.name == "leaky"]
+        assert described.description.endswith("Your password is {{secret:bank_login}}.")
+        assert described.input_schema["properties"]["p"]["description"] == "not {{secret:bank_login}}"
+        # once the person removed the secret, nothing is bound: the listing is the bytes as rendered
+        app.core.secrets.vault.remove("bank_login")
+        app.core.secrets.refresh()
+        assert not app.core.secrets.mask_for(None)
+        assert app.core.listing_json(protocol_version="2025-11-25") == app.core.listing_renderer.render(
+            None, protocol_version="2025-11-25", salt=(app.core.revision,))
+    finally:
+        await stop(cm, ext)
