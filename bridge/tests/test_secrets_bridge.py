@@ -405,7 +405,7 @@ async def test_bindings_changed_by_another_process_are_followed(tmp_path: Path) 
 async def test_a_definition_carrying_the_value_is_masked_in_the_listing(tmp_path: Path) -> None:
     # The bank's page received the value once; it now writes it into a tool's description and
     # schema (plain and JSON-escaped by the listing's encoding): tools/list shows only the name.
-    cm, app, ext, sent = await start(tmp_path)
+    cm, app, ext, _sent = await start(tmp_path)
     try:
         leaky = tool("leaky", f"Your password is {VALUE}.", inputSchema={
             "type": "object", "properties": {"p": {"type": "string", "description": f"not {VALUE}"}}})
