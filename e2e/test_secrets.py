@@ -1,9 +1,9 @@
 """Secrets by name in real Chromium with the real extension and the official MCP client (issue 37).
 
 ``pages/signin.html`` registers ``sign_in({user, password})``, which echoes the password in its
-result (plain, base64, URL-encoded), its console and a request's URL. The agent passes only
+result (plain, base64, URL-encoded), its console, a request's URL and a request's body. The agent passes only
 ``{{secret:site_login}}``: the page receives the value, the agent sees only the name in the
-result and in ``observe``'s console and network views. The same page on another origin
+result and in ``observe``'s console and network views (the URL and the body). The same page on another origin
 (``localhost`` instead of ``127.0.0.1``) asks for the same secret: refused by name, nothing sent;
 so does a ``localhost`` frame the bound site embeds with ``allow="tools"`` (``pages/frames.html``),
 while the site's own frame gets the value.
@@ -67,6 +67,14 @@ async def test_the_page_gets_the_value_the_agent_only_the_name(env: Env, page_cl
                 return seen if "gate-body" in json.dumps(seen.structured_content) else None
 
             seen = await eventually(requested, timeout=20, interval=0.3)
+            assert no_value(json.dumps(seen.model_dump(mode="json"))), seen.content[0].text
+
+            async def posted() -> Any:  # a request's body: shown masked, never the value
+                seen = await agent.call_tool("observe", {"what": "network", "tab_id": tab_id, "url": "posted-body",
+                                                         "include_bodies": True})
+                return seen if "echo {{secret:site_login}}" in json.dumps(seen.model_dump(mode="json")) else None
+
+            seen = await eventually(posted, timeout=20, interval=0.3)
             assert no_value(json.dumps(seen.model_dump(mode="json"))), seen.content[0].text
 
             # the same page on another origin asks for the same secret: refused, nothing sent
