@@ -123,3 +123,32 @@ async def test_a_frame_of_another_origin_inside_the_bound_site_gets_nothing(env:
             assert not ran.is_error, ran.content
             assert await page.frame_locator("#same").get_by_test_id("line").all_inner_texts() == [VALUE]
             assert no_value(json.dumps(ran.model_dump(mode="json")))
+
+
+async def test_a_changed_definition_gets_no_secret_until_the_person_accepts_it(
+        env: Env, page_closer: list[Any], tmp_path: Path) -> None:
+    db = tmp_path / "tabmcp.db"
+    origin = env.pages_url.rstrip("/")
+    # pins on (the suite's other bridges leave them off: many pages there share tool names)
+    async with other_bridge(env, store={"path": str(db), "secrets": "file"},
+                            trust={"frame_text": False, "pin_definitions": True}) as bridge:
+        store = SecretStore(db, kind="file")
+        store.set("site_login", VALUE, [origin])
+        store.close()
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(env.pages_url + "signin.html")
+        await page.evaluate("() => window.ready")
+        await eventually(lambda: bridge.core.tool("sign_in"))
+        async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
+            await agent.list_tools()  # the definition is pinned as the agent first saw it
+            await page.evaluate("() => window.changeDefinition()")
+            await eventually(lambda: "card" in (bridge.core.tool("sign_in").tool.description or ""))
+            args = {"user": "ann", "password": "{{secret:site_login}}"}
+            refused = await agent.call_tool("sign_in", args)
+            assert refused.is_error and refused.structured_content["error"]["code"] == ErrorCode.SECRET_TOOL_CHANGED
+            assert await page.evaluate("() => window.received") == []  # nothing was sent
+            assert bridge.core.pins.accept(origin, "sign_in")  # the person: tabmcp trust accept ORIGIN sign_in
+            accepted = await agent.call_tool("sign_in", args)
+            assert not accepted.is_error, accepted.content
+            assert await page.evaluate("() => window.received") == [VALUE]
