@@ -34,7 +34,7 @@ from ..errors import BadResult
 from .budget import OVER_BUDGET_NOTE, OVER_BUDGET_RULE, RESULT_STEPS, OverBudget, budget, check_schema
 from .ecma_regex import ecma_validator_class
 from .lru import IdentityMemo
-from .unchecked import pointer_refs
+from .unchecked import probe_schema
 
 __all__ = ["MAX_OUTPUT_SCHEMA_BYTES", "check_output_schema", "check_structured", "structured_from_text"]
 
@@ -97,12 +97,7 @@ def check_output_schema(given: Any) -> tuple[dict[str, Any] | None, str | None]:
     try:
         validator = _VALIDATORS.get(schema)
         with budget():  # a $ref that never resolves fails here, not at every call
-            for probe in ({}, {"x": 1}):
-                for _ in validator.iter_errors(probe):  # all of them, as a call's check reads them
-                    pass
-            for ref in pointer_refs(schema):  # those the probes never reach (under a property)
-                for _ in validator.evolve(schema={"$ref": ref}).iter_errors(None):
-                    pass
+            probe_schema(validator, schema)
     except SchemaError as exc:  # the place and the rule; the validator's message quotes the page
         where = "/".join(str(p) for p in exc.path) or "(root)"
         return None, f"outputSchema is not a JSON Schema MCP clients can read at {where} (rule {str(exc.validator)!r})"

@@ -21,7 +21,7 @@ from referencing.exceptions import Unresolvable
 from .budget import COMPILE_STEPS, OVER_BUDGET_NOTE, TEXT_STEP_CHARS, OverBudget, budget, spend
 from .ecma_regex import pattern_problem
 
-__all__ = ["MAX_NOTES", "pointer_refs", "unchecked_parts"]
+__all__ = ["MAX_NOTES", "pointer_refs", "probe_schema", "unchecked_parts"]
 
 MAX_NOTES = 20
 
@@ -65,6 +65,18 @@ def pointer_refs(schema: dict[str, Any]) -> list[str]:
     return sorted(refs)
 
 
+def probe_schema(validator: Validator, schema: dict[str, Any]) -> None:
+    """Run ``validator`` (of ``schema``) as a check would, on two probes and on every pointer
+    ``$ref`` the probes never reach (one under a property): a ``$ref`` that never resolves, or work
+    over budget, raises here, once, not at every call."""
+    for probe in ({}, {"x": 1}):
+        for _ in validator.iter_errors(probe):  # all of them, as a call's check reads them
+            pass
+    for ref in pointer_refs(schema):
+        for _ in validator.evolve(schema={"$ref": ref}).iter_errors(None):
+            pass
+
+
 def unchecked_parts(schema: dict[str, Any], validator_class: type[Validator]) -> tuple[str, ...]:
     """What of ``schema`` arguments cannot be checked against, one short sentence each.
 
@@ -79,13 +91,7 @@ def unchecked_parts(schema: dict[str, Any], validator_class: type[Validator]) ->
                 spend(COMPILE_STEPS + len(pattern) // TEXT_STEP_CHARS)  # reading a pattern costs too
                 if (problem := pattern_problem(pattern)) is not None:
                     notes.append(f"pattern at {at}: {problem}, not checked")
-            validator = validator_class(schema)
-            for probe in ({}, {"x": 1}):
-                for _ in validator.iter_errors(probe):  # all of them, as a call's check reads them
-                    pass
-            for ref in pointer_refs(schema):  # those the probes never reach (under a property)
-                for _ in validator.evolve(schema={"$ref": ref}).iter_errors(None):
-                    pass
+            probe_schema(validator_class(schema), schema)
     except OverBudget:
         notes.append(f"the input schema: {OVER_BUDGET_NOTE}")
     except (Unresolvable, ReferenceError):
