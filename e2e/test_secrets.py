@@ -12,14 +12,17 @@ while the site's own frame gets the value.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import urllib.parse
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from mcp import Client
 from tabmcp.errors import ErrorCode
 from tabmcp.secret_store import SecretStore
+from tabmcp.server.app import BridgeApp
 
 from .conftest import Env, eventually, other_bridge
 
@@ -31,17 +34,27 @@ def no_value(text: str) -> bool:
     return not any(form in text for form in forms)
 
 
-async def test_the_page_gets_the_value_the_agent_only_the_name(env: Env, page_closer: list[Any],
-                                                               tmp_path: Path) -> None:
+@contextlib.asynccontextmanager
+async def bound_site(env: Env, page_closer: list[Any], tmp_path: Path, path: str,
+                     **sections: dict[str, Any]) -> AsyncIterator[BridgeApp]:
+    """A bridge of its own whose secrets file binds ``site_login`` to the pages' origin, and
+    ``path`` of that site open in a new page (``page_closer[-1]``)."""
     db = tmp_path / "tabmcp.db"
-    origin = env.pages_url.rstrip("/")
-    async with other_bridge(env, store={"path": str(db), "secrets": "file"}) as bridge:
+    async with other_bridge(env, store={"path": str(db), "secrets": "file"}, **sections) as bridge:
         store = SecretStore(db, kind="file")
-        store.set("site_login", VALUE, [origin])
+        store.set("site_login", VALUE, [env.pages_url.rstrip("/")])
         store.close()
         page = await env.browser.context.new_page()
         page_closer.append(page)
-        await page.goto(env.pages_url + "signin.html")
+        await page.goto(env.pages_url + path)
+        yield bridge
+
+
+async def test_the_page_gets_the_value_the_agent_only_the_name(env: Env, page_closer: list[Any],
+                                                               tmp_path: Path) -> None:
+    origin = env.pages_url.rstrip("/")
+    async with bound_site(env, page_closer, tmp_path, "signin.html") as bridge:
+        page = page_closer[-1]
         await page.evaluate("() => window.ready")
         entry = await eventually(lambda: bridge.core.tool("sign_in"))
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
@@ -97,15 +110,10 @@ async def test_the_page_gets_the_value_the_agent_only_the_name(env: Env, page_cl
 
 async def test_a_frame_of_another_origin_inside_the_bound_site_gets_nothing(env: Env, page_closer: list[Any],
                                                                            tmp_path: Path) -> None:
-    db = tmp_path / "tabmcp.db"
     origin = env.pages_url.rstrip("/")
-    async with other_bridge(env, store={"path": str(db), "secrets": "file"}) as bridge:
-        store = SecretStore(db, kind="file")
-        store.set("site_login", VALUE, [origin])
-        store.close()
-        page = await env.browser.context.new_page()
-        page_closer.append(page)
-        await page.goto(env.pages_url + "frames.html?grant=1")  # embeds localhost's frame with allow="tools"
+    # frames.html?grant=1 embeds localhost's frame with allow="tools"
+    async with bound_site(env, page_closer, tmp_path, "frames.html?grant=1") as bridge:
+        page = page_closer[-1]
 
         def framed(name: str) -> Any:
             return next((e for e in bridge.core.registry.tool_entries() if e.tool.name == name), None)
@@ -127,17 +135,11 @@ async def test_a_frame_of_another_origin_inside_the_bound_site_gets_nothing(env:
 
 async def test_a_changed_definition_gets_no_secret_until_the_person_accepts_it(
         env: Env, page_closer: list[Any], tmp_path: Path) -> None:
-    db = tmp_path / "tabmcp.db"
     origin = env.pages_url.rstrip("/")
     # pins on (the suite's other bridges leave them off: many pages there share tool names)
-    async with other_bridge(env, store={"path": str(db), "secrets": "file"},
-                            trust={"frame_text": False, "pin_definitions": True}) as bridge:
-        store = SecretStore(db, kind="file")
-        store.set("site_login", VALUE, [origin])
-        store.close()
-        page = await env.browser.context.new_page()
-        page_closer.append(page)
-        await page.goto(env.pages_url + "signin.html")
+    async with bound_site(env, page_closer, tmp_path, "signin.html",
+                          trust={"frame_text": False, "pin_definitions": True}) as bridge:
+        page = page_closer[-1]
         await page.evaluate("() => window.ready")
         await eventually(lambda: bridge.core.tool("sign_in"))
         async with Client(f"http://127.0.0.1:{bridge.port}/mcp") as agent:
