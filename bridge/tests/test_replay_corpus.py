@@ -235,6 +235,9 @@ async def page(bridge: BridgeApp, ext: ScriptedExtension, monkeypatch: pytest.Mo
         tool(name, annotations=read) for name in ("greet", "wave", "hang", "fails", "boom", "junk", "nulls")
     ], categories=[{"name": "social", "description": "Greetings", "tools": ["wave"]}]))
     await eventually(lambda: bridge.core.registry.resolve("nulls"))
+    # every tool with its vector before the first replay: a search while the background worker is
+    # still embedding ranks those by keywords only, and the two replays would see two rankings
+    assert await asyncio.to_thread(bridge.core.search.wait_embedded, 60)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
