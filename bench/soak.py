@@ -585,6 +585,11 @@ class Phase:
         source = res.get("source") or {}
         answered = (token.get("slot"), token.get("open"), token.get("nonce"))
         claimed = identity(str(source.get("url", "")), str(source.get("title", "")))
+        if claimed is not None and not claimed[2]:
+            # ``_meta["tabmcp/source"]`` carries no tab title (page text goes through the gate, in
+            # introspect): the URL's open counter, unique per load, names the page; the nonce is
+            # checked against the registry's own record (``target.page``) below.
+            claimed = claimed[:2] + (answered[2],)
         if token.get("seq") != res["seq"] or answered != claimed:
             # The page that answered is not the one the bridge says it called, or the answer
             # is another call's: a routing bug.
