@@ -1,4 +1,4 @@
-"""Print benchmark results as Markdown tables (readable in a terminal, pasteable into the README)."""
+"""Print benchmark results as Markdown tables (readable in a terminal, pasteable into bench/README.md and docs)."""
 
 from __future__ import annotations
 
