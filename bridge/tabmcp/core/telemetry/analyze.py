@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,7 +32,10 @@ from .vitals import performance_report
 __all__ = ["ANALYZE_SPEC", "DEFAULT_CHECKPOINT", "AnalyzeArgs", "analyze"]
 
 AnalyzeTarget = Literal["performance", "api", "accessibility", "changes", "timeline"]
-TimelineKind = Literal["actions", "network", "errors", "navigations", "logs", "websocket"]
+if TYPE_CHECKING:
+    TimelineKind = str
+else:  # the capture kinds that go on the timeline (capture/kinds.py): a new one is accepted as soon as it is listed
+    TimelineKind = Literal[TIMELINE_KINDS]
 
 DEFAULT_CHECKPOINT = "default"
 _DEFAULT_SCOPE: dict[str, Scope] = {
