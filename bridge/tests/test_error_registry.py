@@ -161,7 +161,7 @@ def test_recipe_an_error_code_end_to_end_is_one_hand_edited_file(tmp_path: Path)
     changed = {name for name in others if (ROOT / name).read_bytes() != (scratch / name).read_bytes()}
     assert changed == {"extension/protocol.generated.js", "docs/protocol.md"}  # both written by the generator
 
-    check = f"""
+    check = """
 import sys
 from tabmcp import error_tables
 from tabmcp.errors import EXTENSION_CODES, TabAsleep, error_for_code, tool_error_class
