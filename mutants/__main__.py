@@ -2625,7 +2625,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "docs/protocol.md's generated error table leaves out the control API's codes",
         "bridge/tabmcp/error_tables.py",
         "    for r in registrations():",
-        '    for r in registrations() if "control" not in r.uses:',
+        '    for r in [r for r in registrations() if "control" not in r.uses]:',
         ("bridge/tests/test_error_registry.py", "-k", "docs"),
     ),
     Mutation(
