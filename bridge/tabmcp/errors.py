@@ -235,7 +235,7 @@ class Registration:
     """The first line of the class's docstring."""
 
 
-REGISTRY: dict[ErrorCode, Registration] = {}
+REGISTRY: dict[str, Registration] = {}
 """Every error code, by the class that registered it (in the order they were defined)."""
 
 
@@ -542,7 +542,7 @@ def page_error(code: str | None, message: str, details: dict[str, Any] | None = 
 
 def _call_error(code: str) -> type[ToolCallError] | None:
     """The class of a code the bridge ends a call with by name (registered for ``call``)."""
-    reg = REGISTRY.get(code)  # type: ignore[call-overload]  # (any str: a StrEnum key hashes as its value)
+    reg = REGISTRY.get(code)
     if reg is None or "call" not in reg.uses or not issubclass(reg.error, ToolCallError):
         return None
     return reg.error
