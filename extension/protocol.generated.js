@@ -76,6 +76,7 @@
     VALIDATION_ERROR: 'VALIDATION_ERROR', // The arguments do not match the schema (which field, what was expected).
     WRITES_DISABLED: 'WRITES_DISABLED', // Writes are off (with the setting that enables them).
     APPROVAL_DENIED: 'APPROVAL_DENIED', // The person said no, or could not be asked.
+    PAUSED: 'PAUSED', // The person paused all agent access (the popup, or `tabmcp controls pause`).
     OUT_OF_SCOPE: 'OUT_OF_SCOPE', // Page state, route or policy rules the call out.
     TIMEOUT: 'TIMEOUT', // The request's deadline passed.
     TAB_CLOSED: 'TAB_CLOSED', // The request's tab closed.
@@ -84,14 +85,13 @@
     CANCELLED: 'CANCELLED', // The asker gave up (the MCP client cancelled).
     PAGE_ERROR: 'PAGE_ERROR', // The page's tool or query failed: its message, code and details, as page data.
     BAD_RESULT: 'BAD_RESULT', // The page returned something unusable.
-    AXE_MISSING: 'AXE_MISSING', // The extension could not load axe-core into the page (an accessibility audit).
     SITE_NOT_REACHABLE: 'SITE_NOT_REACHABLE', // The person did not let agents open this site (popup, or `[[policy.origins]] reachable`).
     SITE_NOT_REGISTERED: 'SITE_NOT_REGISTERED', // The page opened for a call did not register the tool within `sites.open_timeout_s`.
     SITE_TOOL_GONE: 'SITE_TOOL_GONE', // The page opened for a call loaded and settled without the tool (marked stale).
     SITE_REDIRECTED: 'SITE_REDIRECTED', // The page went to another origin: its tab was closed, nothing was called.
     SECRET_NOT_BOUND: 'SECRET_NOT_BOUND', // A `{{secret:NAME}}` argument names a secret not bound to the tool's origin; nothing was sent.
     SECRET_TOOL_CHANGED: 'SECRET_TOOL_CHANGED', // The tool's definition changed since the person accepted it: no secret goes into it.
-    PAUSED: 'PAUSED', // The person paused all agent access (the popup, or `tabmcp controls pause`).
+    AXE_MISSING: 'AXE_MISSING', // The extension could not load axe-core into the page (an accessibility audit).
     AXE_FAILED: 'AXE_FAILED', // axe-core ran in the page and threw.
     INVALID_SELECTOR: 'INVALID_SELECTOR', // A page query's selector is empty or not valid CSS.
     UNKNOWN_QUERY: 'UNKNOWN_QUERY', // A page query of a kind the page does not answer.
