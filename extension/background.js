@@ -20,7 +20,7 @@
 //   status.js          the popup's report
 //   inject.js          content scripts for tabs opened before an install or reload
 // A keepalive alarm brings the script back to reconnect if the browser stopped it.
-import { CALL_ERRORS, ERROR, IN, OUT, PAGE_PORT, RUNTIME, STORAGE } from './protocol.js';
+import { ERROR, IN, OUT, PAGE_PORT, RUNTIME, STORAGE } from './protocol.js';
 import { fromOwnPage } from './panel.js';
 import { ready, setReady, state } from './background/state.js';
 import { connect, onBridgeMessages, onWelcome, reconnectNow, send } from './background/link.js';
@@ -229,7 +229,7 @@ async function onBridgeMessage(msg) {
       break;
     }
     default:
-      send({ type: OUT.error, code: CALL_ERRORS.unknownType, message: `unknown message type ${msg && msg.type}` });
+      send({ type: OUT.error, code: ERROR.UNKNOWN_TYPE, message: `unknown message type ${msg && msg.type}` });
   }
 }
 

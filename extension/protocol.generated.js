@@ -1,4 +1,4 @@
-// GENERATED from bridge/tabmcp/protocol.py and errors.ErrorCode by `python -m tabmcp.protocol_js`.
+// GENERATED from bridge/tabmcp/protocol.py and errors.REGISTRY by `python -m tabmcp.protocol_js`.
 // Do not edit: change the Python side and regenerate (bridge/tests/test_protocol_js.py checks it).
 // docs/protocol.md describes every message for humans.
 //
@@ -56,53 +56,53 @@
     error: 'error',
   });
 
-  /** Every error code on the wire and in tool results. */
+  /** Every error code on the wire and in tool results (tabmcp/errors.py; docs/protocol.md#error-codes). */
   const ERROR = Object.freeze({
-    PROTOCOL_ERROR: 'PROTOCOL_ERROR',
-    MALFORMED_MESSAGE: 'MALFORMED_MESSAGE',
-    UNKNOWN_TYPE: 'UNKNOWN_TYPE',
-    PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
-    NOT_READY: 'NOT_READY',
-    UNAUTHORIZED: 'UNAUTHORIZED',
-    NOT_PAIRED: 'NOT_PAIRED',
-    FLOODED: 'FLOODED',
-    TAB_FLOODED: 'TAB_FLOODED',
-    TOO_LARGE: 'TOO_LARGE',
-    INVALID_TOOL: 'INVALID_TOOL',
-    INTERNAL_ERROR: 'INTERNAL_ERROR',
-    TOOL_ERROR: 'TOOL_ERROR',
-    TOOL_NOT_FOUND: 'TOOL_NOT_FOUND',
-    TOOL_GONE: 'TOOL_GONE',
-    VALIDATION_ERROR: 'VALIDATION_ERROR',
-    WRITES_DISABLED: 'WRITES_DISABLED',
-    APPROVAL_DENIED: 'APPROVAL_DENIED',
-    OUT_OF_SCOPE: 'OUT_OF_SCOPE',
-    TIMEOUT: 'TIMEOUT',
-    TAB_CLOSED: 'TAB_CLOSED',
-    TAB_NAVIGATED: 'TAB_NAVIGATED',
-    EXTENSION_DISCONNECTED: 'EXTENSION_DISCONNECTED',
-    CANCELLED: 'CANCELLED',
-    PAGE_ERROR: 'PAGE_ERROR',
-    BAD_RESULT: 'BAD_RESULT',
-    AXE_MISSING: 'AXE_MISSING',
-    SITE_NOT_REACHABLE: 'SITE_NOT_REACHABLE',
-    SITE_NOT_REGISTERED: 'SITE_NOT_REGISTERED',
-    SITE_TOOL_GONE: 'SITE_TOOL_GONE',
-    SITE_REDIRECTED: 'SITE_REDIRECTED',
-    SECRET_NOT_BOUND: 'SECRET_NOT_BOUND',
-    SECRET_TOOL_CHANGED: 'SECRET_TOOL_CHANGED',
-    PAUSED: 'PAUSED',
-    AXE_FAILED: 'AXE_FAILED',
-    INVALID_SELECTOR: 'INVALID_SELECTOR',
-    UNKNOWN_QUERY: 'UNKNOWN_QUERY',
-    QUERY_FAILED: 'QUERY_FAILED',
-    SNAPSHOT_NOT_FOUND: 'SNAPSHOT_NOT_FOUND',
-    SNAPSHOT_UNREADABLE: 'SNAPSHOT_UNREADABLE',
-    SESSION_STORE_ERROR: 'SESSION_STORE_ERROR',
-    PAIRING_CODE_WRONG: 'PAIRING_CODE_WRONG',
-    PAIRING_LOCKED: 'PAIRING_LOCKED',
-    PAIRING_BUSY: 'PAIRING_BUSY',
-    PAIRING_UNKNOWN: 'PAIRING_UNKNOWN',
+    PROTOCOL_ERROR: 'PROTOCOL_ERROR', // The extension sent something the wire protocol does not allow.
+    MALFORMED_MESSAGE: 'MALFORMED_MESSAGE', // Not JSON, not an object, or fields of the wrong shape.
+    UNKNOWN_TYPE: 'UNKNOWN_TYPE', // A `type` this protocol version does not define.
+    PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH', // The extension speaks another protocol version (the connection is closed).
+    NOT_READY: 'NOT_READY', // A message before the `hello` handshake.
+    UNAUTHORIZED: 'UNAUTHORIZED', // A wrong or missing extension token or control key (the connection is closed).
+    NOT_PAIRED: 'NOT_PAIRED', // A message other than pairing from a link the person never paired (`tabmcp pair`).
+    FLOODED: 'FLOODED', // A connection sent more messages than any tab rule explains: told so, then closed (1008).
+    TAB_FLOODED: 'TAB_FLOODED', // One tab sent past its rate: throttled, then cut off alone (its tools kept, the link untouched).
+    TOO_LARGE: 'TOO_LARGE', // A definition, a tab or a result over its size limit: refused by name before it was sent.
+    INVALID_TOOL: 'INVALID_TOOL', // A tool definition the bridge refuses (its neighbours kept).
+    INTERNAL_ERROR: 'INTERNAL_ERROR', // A bug in the bridge: logged with its traceback; the agent gets the exception's type only.
+    TOOL_ERROR: 'TOOL_ERROR', // A tool call failed; `code` is what the agent sees.
+    TOOL_NOT_FOUND: 'TOOL_NOT_FOUND', // No tool has this name (with the closest names).
+    TOOL_GONE: 'TOOL_GONE', // The name meant an origin's tool that left; names never move to another origin, so nothing ran.
+    VALIDATION_ERROR: 'VALIDATION_ERROR', // The arguments do not match the schema (which field, what was expected).
+    WRITES_DISABLED: 'WRITES_DISABLED', // Writes are off (with the setting that enables them).
+    APPROVAL_DENIED: 'APPROVAL_DENIED', // The person said no, or could not be asked.
+    PAUSED: 'PAUSED', // The person paused all agent access (the popup, or `tabmcp controls pause`).
+    OUT_OF_SCOPE: 'OUT_OF_SCOPE', // Page state, route or policy rules the call out.
+    TIMEOUT: 'TIMEOUT', // The request's deadline passed.
+    TAB_CLOSED: 'TAB_CLOSED', // The request's tab closed.
+    TAB_NAVIGATED: 'TAB_NAVIGATED', // The page unloaded or the tab moved to another document during the request.
+    EXTENSION_DISCONNECTED: 'EXTENSION_DISCONNECTED', // The link the request was sent on closed or was replaced.
+    CANCELLED: 'CANCELLED', // The asker gave up (the MCP client cancelled).
+    PAGE_ERROR: 'PAGE_ERROR', // The page's tool or query failed: its message, code and details, as page data.
+    BAD_RESULT: 'BAD_RESULT', // The page returned something unusable.
+    SITE_NOT_REACHABLE: 'SITE_NOT_REACHABLE', // The person did not let agents open this site (popup, or `[[policy.origins]] reachable`).
+    SITE_NOT_REGISTERED: 'SITE_NOT_REGISTERED', // The page opened for a call did not register the tool within `sites.open_timeout_s`.
+    SITE_TOOL_GONE: 'SITE_TOOL_GONE', // The page opened for a call loaded and settled without the tool (marked stale).
+    SITE_REDIRECTED: 'SITE_REDIRECTED', // The page went to another origin: its tab was closed, nothing was called.
+    SECRET_NOT_BOUND: 'SECRET_NOT_BOUND', // A `{{secret:NAME}}` argument names a secret not bound to the tool's origin; nothing was sent.
+    SECRET_TOOL_CHANGED: 'SECRET_TOOL_CHANGED', // The tool's definition changed since the person accepted it: no secret goes into it.
+    AXE_MISSING: 'AXE_MISSING', // The extension could not load axe-core into the page (an accessibility audit).
+    AXE_FAILED: 'AXE_FAILED', // axe-core ran in the page and threw.
+    INVALID_SELECTOR: 'INVALID_SELECTOR', // A page query's selector is empty or not valid CSS.
+    UNKNOWN_QUERY: 'UNKNOWN_QUERY', // A page query of a kind the page does not answer.
+    QUERY_FAILED: 'QUERY_FAILED', // The page could not answer a query (or send its answer).
+    SNAPSHOT_NOT_FOUND: 'SNAPSHOT_NOT_FOUND', // `configure(load_snapshot)` named a snapshot that is not in the session store.
+    SNAPSHOT_UNREADABLE: 'SNAPSHOT_UNREADABLE', // A stored snapshot is corrupt or was written by an incompatible version.
+    SESSION_STORE_ERROR: 'SESSION_STORE_ERROR', // The SQLite session store failed, or none was configured for a snapshot action.
+    PAIRING_CODE_WRONG: 'PAIRING_CODE_WRONG', // No pending pairing request has the code typed (or it expired).
+    PAIRING_LOCKED: 'PAIRING_LOCKED', // Too many wrong codes in a row: every pending code is void (ask for a new one in the popup).
+    PAIRING_BUSY: 'PAIRING_BUSY', // Too many pairing requests are pending at once (ask again in a few minutes).
+    PAIRING_UNKNOWN: 'PAIRING_UNKNOWN', // No pairing has this id (`tabmcp pair --forget`).
   });
 
   /** The kinds of live page queries. */

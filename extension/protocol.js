@@ -50,21 +50,6 @@ export const STORAGE = Object.freeze({
   telemetryConfig: 'telemetryConfig',
 });
 
-/** Error codes this extension reports in call.result and page.result. */
-export const CALL_ERRORS = Object.freeze({
-  tabClosed: ERROR.TAB_CLOSED,
-  tabNavigated: ERROR.TAB_NAVIGATED,
-  siteRedirected: ERROR.SITE_REDIRECTED,
-  noPage: ERROR.TAB_CLOSED,
-  timeout: ERROR.TIMEOUT,
-  pageError: ERROR.PAGE_ERROR,
-  notFound: ERROR.TOOL_NOT_FOUND,
-  cancelled: ERROR.CANCELLED,
-  axeMissing: ERROR.AXE_MISSING,
-  malformed: ERROR.MALFORMED_MESSAGE,
-  unknownType: ERROR.UNKNOWN_TYPE,
-});
-
 /** Messages inside the extension (see messages.js). @type {Readonly<Record<string, string>>} */
 export const PAGE = MESSAGES.PAGE;
 /** The name of the port each page's content script opens to the worker. @type {string} */

@@ -49,11 +49,13 @@ def _load(args: argparse.Namespace) -> Config:
 
 
 def _client_snippets(port: int) -> str:
+    from .clients import CLIENTS
+
     url = f"http://127.0.0.1:{port}/mcp"
     return (
         f"  MCP (Streamable HTTP): {url}\n"
         f"  Claude Code:  claude mcp add --transport http tabmcp {url}\n"
-        "  any client: tabmcp setup claude-code | claude-desktop | cursor | vscode | windsurf (--print for others)\n"
+        f"  any client: tabmcp setup {' | '.join(CLIENTS)} (--print for others)\n"
     )
 
 

@@ -39,7 +39,7 @@ def add_parsers(sub: Any) -> None:
     setup = sub.add_parser("setup", help="connect an MCP client: write its config with this installation's path",
                            description="Add tabmcp to an MCP client's config file (idempotent; the previous file "
                                        "is kept as FILE.tabmcp.bak; other servers are never removed).")
-    setup.add_argument("client", nargs="?", choices=sorted(CLIENTS), help="the client to set up")
+    setup.add_argument("client", nargs="?", choices=list(CLIENTS), help="the client to set up")
     setup.add_argument("--http", nargs="?", const="", metavar="URL",
                        help="connect over Streamable HTTP to the running bridge (default URL http://127.0.0.1:PORT/mcp) "
                             "instead of starting tabmcp over stdio")
@@ -91,7 +91,7 @@ def _setup(args: argparse.Namespace) -> int:
     launch = this_launch(port=port, http=http)
     if args.client is None:
         if not args.print:
-            print("tabmcp setup: name a client (" + ", ".join(sorted(CLIENTS)) + ") or use --print", file=sys.stderr)
+            print("tabmcp setup: name a client (" + ", ".join(CLIENTS) + ") or use --print", file=sys.stderr)
             return 2
         entry: dict[str, Any] = {"url": launch.url} if launch.is_http else {
             "command": launch.command, "args": list(launch.args)}

@@ -1,19 +1,9 @@
 """MCP clients' config files: where each keeps its servers, how an entry looks, and a merge that
 adds or updates tabmcp's entry and never touches another server (``tabmcp setup``, ``doctor``).
 
-Where each client reads its servers (user scope; checked against each client's documentation):
-
-==============  ==================================================================  ==========  ==========
-client          file (Linux / macOS / Windows)                                      servers in  HTTP key
-==============  ==================================================================  ==========  ==========
-claude-code     ``~/.claude.json`` (user scope, as ``claude mcp add -s user``)       mcpServers  type+url
-claude-desktop  ``~/.config/Claude`` / ``~/Library/Application Support/Claude`` /   mcpServers  (stdio only)
-                ``%APPDATA%\\Claude``, file ``claude_desktop_config.json``
-cursor          ``~/.cursor/mcp.json``                                              mcpServers  url
-vscode          ``~/.config/Code/User`` / ``~/Library/Application Support/Code/      servers     type+url
-                User`` / ``%APPDATA%\\Code\\User``, file ``mcp.json``
-windsurf        ``~/.codeium/windsurf/mcp_config.json``                             mcpServers  serverUrl
-==============  ==================================================================  ==========  ==========
+Where each client reads its servers (user scope; checked against each client's documentation) is
+one row of :data:`CLIENTS`, the one table of clients: ``tabmcp setup``'s choices, ``doctor``, the
+hint ``tabmcp serve`` prints and the README's list are read from it (a test holds the README to it).
 
 The merge is plain data in, data out (:func:`merged`); :func:`apply` does the file work: a backup
 of the previous file beside it (``<file>.tabmcp.bak``), then an atomic replace.
@@ -31,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from . import jsonc
@@ -89,6 +79,11 @@ def this_launch(*, port: int = DEFAULT_PORT, http: str | None = None) -> Launch:
     return Launch(command=os.path.abspath(sys.executable), args=("-m", "tabmcp", "serve", "--stdio", *port_args))
 
 
+Base = Literal["home", "appdata"]
+"""Where a client's file path starts: the home folder, or the OS's application data
+(``%APPDATA%``, ``~/Library/Application Support``, ``$XDG_CONFIG_HOME`` or ``~/.config``)."""
+
+
 @dataclass(frozen=True)
 class Client:
     key: str
@@ -99,6 +94,8 @@ class Client:
     """Entries carry ``"type": "stdio"`` / ``"http"``."""
     url_key: str | None
     """The key of an HTTP server's URL (None: the client's config file takes stdio servers only)."""
+    file: tuple[Base, str]
+    """The user-scope config file: its base and its path under it."""
 
     def config_path(self, *, home: Path | None = None, platform: str | None = None,
                     environ: Mapping[str, str] | None = None) -> Path:
@@ -112,18 +109,8 @@ class Client:
             appdata = home / "Library" / "Application Support"
         else:
             appdata = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
-        match self.key:
-            case "claude-code":
-                return home / ".claude.json"
-            case "claude-desktop":
-                return appdata / "Claude" / "claude_desktop_config.json"
-            case "cursor":
-                return home / ".cursor" / "mcp.json"
-            case "vscode":
-                return appdata / "Code" / "User" / "mcp.json"
-            case "windsurf":
-                return home / ".codeium" / "windsurf" / "mcp_config.json"
-        raise KeyError(self.key)
+        base, path = self.file
+        return (home if base == "home" else appdata) / path
 
     def entry(self, launch: Launch) -> dict[str, Any]:
         """The server entry this client expects for ``launch``."""
@@ -141,12 +128,16 @@ class Client:
 
 
 CLIENTS: dict[str, Client] = {c.key: c for c in (
-    Client("claude-code", "Claude Code", "mcpServers", stdio_type=True, url_key="url"),
-    Client("claude-desktop", "Claude Desktop", "mcpServers", stdio_type=False, url_key=None),
-    Client("cursor", "Cursor", "mcpServers", stdio_type=False, url_key="url"),
-    Client("vscode", "VS Code", "servers", stdio_type=True, url_key="url"),
-    Client("windsurf", "Windsurf", "mcpServers", stdio_type=False, url_key="serverUrl"),
+    Client("claude-code", "Claude Code", "mcpServers", stdio_type=True, url_key="url",
+           file=("home", ".claude.json")),  # user scope, as `claude mcp add -s user`
+    Client("claude-desktop", "Claude Desktop", "mcpServers", stdio_type=False, url_key=None,
+           file=("appdata", "Claude/claude_desktop_config.json")),
+    Client("cursor", "Cursor", "mcpServers", stdio_type=False, url_key="url", file=("home", ".cursor/mcp.json")),
+    Client("vscode", "VS Code", "servers", stdio_type=True, url_key="url", file=("appdata", "Code/User/mcp.json")),
+    Client("windsurf", "Windsurf", "mcpServers", stdio_type=False, url_key="serverUrl",
+           file=("home", ".codeium/windsurf/mcp_config.json")),
 )}
+"""Every client ``tabmcp setup`` knows, in the order they are offered."""
 
 
 def _parse(text: str | None, path: Path | str) -> dict[str, Any]:

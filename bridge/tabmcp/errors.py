@@ -3,47 +3,78 @@
 ::
 
     BridgeError
-    ├── ConfigError                  the config file or a flag is invalid
-    ├── InvalidState                 an object was used in a state that forbids it
-    ├── PairingError                 ``tabmcp pair`` could not pair (``code`` names why)
-    │   ├── PairingCodeWrong         no pending request has this code
-    │   ├── PairingLocked            too many wrong codes: every pending code is void
-    │   └── PairingBusy              too many pending requests (ask again in a few minutes)
-    ├── ControlError                 the control API (``tabmcp pair``, ``status``) could not be used
-    ├── SecretError                  ``tabmcp secrets`` could not do what was asked
-    │   ├── InvalidSecretName        not a letter, then letters, digits or ``_`` (64 at most)
-    │   ├── InvalidSecretValue       empty, too short to mask safely, or not one line
-    │   ├── InvalidSecretSite        a site that is not an http(s) origin
-    │   ├── UnknownSecret            no secret has this name
-    │   └── SecretStoreUnavailable   the keychain chosen in the config cannot be used
-    ├── ProtocolError                the extension sent something we cannot accept
-    │   ├── MalformedMessage         not JSON, not an object, or fields of the wrong shape
-    │   ├── UnknownMessageType       a ``type`` this protocol version does not define
-    │   ├── ProtocolVersionMismatch  the extension speaks another protocol version
-    │   ├── NotReady                 a message before the ``hello`` handshake
-    │   └── NotPaired                a message other than pairing from a link the person never paired
-    └── ToolCallError                a tool call failed; ``code`` is what the agent sees
-        ├── ToolNotFound             TOOL_NOT_FOUND (with the closest names)
-        ├── ToolGone                 TOOL_GONE (the name meant an origin's tool that left; never another's)
-        ├── ToolValidationError      VALIDATION_ERROR (which field, what was expected)
-        ├── WritesDisabled           WRITES_DISABLED (with the setting that enables writes)
-        ├── ApprovalDenied           APPROVAL_DENIED
-        ├── Paused                   PAUSED (the person paused all agent access in the popup)
-        ├── OutOfScope               OUT_OF_SCOPE (page state, route or policy rules it out)
-        ├── ToolTimeout              TIMEOUT
-        ├── TabClosed                TAB_CLOSED
-        ├── TabNavigated             TAB_NAVIGATED (the page unloaded during the call)
-        ├── ExtensionDisconnected    EXTENSION_DISCONNECTED
-        ├── CallCancelled            CANCELLED
-        ├── PageError                PAGE_ERROR (the page's own words: message, code and details as page data)
-        ├── BadResult                BAD_RESULT (the page returned something unusable)
-        ├── SiteNotReachable         SITE_NOT_REACHABLE (the person did not let agents open this site)
-        ├── SiteNotRegistered        SITE_NOT_REGISTERED (the opened page did not offer the tool in time)
-        ├── SiteToolGone             SITE_TOOL_GONE (the page loaded but no longer offers the tool)
-        ├── SiteRedirected           SITE_REDIRECTED (the page went to another origin; tab closed)
-        ├── SecretNotBound           SECRET_NOT_BOUND (a named secret is not bound to the tool's origin)
-        ├── SecretToolChanged        SECRET_TOOL_CHANGED (no secret goes into a changed definition)
-        └── InternalError            INTERNAL_ERROR (a bug in the bridge; logged with its traceback)
+    ├── ConfigError                  The config file or a flag is invalid.
+    ├── InvalidState                 An object was used in a state that forbids it.
+    ├── PairingError                 ``tabmcp pair`` could not pair (``code`` names why; the control API answers it).
+    │   ├── PairingCodeWrong         PAIRING_CODE_WRONG: No pending pairing request has the code typed (or it expired).
+    │   ├── PairingLocked            PAIRING_LOCKED: Too many wrong codes in a row: every pending code is void (ask for a
+    │   │                            new one in the popup).
+    │   ├── PairingBusy              PAIRING_BUSY: Too many pairing requests are pending at once (ask again in a few
+    │   │                            minutes).
+    │   └── PairingUnknown           PAIRING_UNKNOWN: No pairing has this id (``tabmcp pair --forget``).
+    ├── ControlError                 The control API (``tabmcp pair``, ``status``) could not be used.
+    ├── SecretError                  ``tabmcp secrets`` could not do what was asked (the message says why).
+    │   ├── InvalidSecretName        Not a letter, then letters, digits or ``_`` (64 at most).
+    │   ├── InvalidSecretValue       Empty, too short to mask safely, or not one line.
+    │   ├── InvalidSecretSite        A site that is not an http(s) origin.
+    │   ├── UnknownSecret            No secret has this name.
+    │   └── SecretStoreUnavailable   The keychain chosen in the config cannot be used.
+    ├── ProtocolError                PROTOCOL_ERROR: The extension sent something the wire protocol does not allow.
+    │   ├── MalformedMessage         MALFORMED_MESSAGE: Not JSON, not an object, or fields of the wrong shape.
+    │   ├── UnknownMessageType       UNKNOWN_TYPE: A ``type`` this protocol version does not define.
+    │   ├── ProtocolVersionMismatch  PROTOCOL_MISMATCH: The extension speaks another protocol version (the connection is
+    │   │                            closed).
+    │   ├── NotReady                 NOT_READY: A message before the ``hello`` handshake.
+    │   ├── NotPaired                NOT_PAIRED: A message other than pairing from a link the person never paired
+    │   │                            (``tabmcp pair``).
+    │   ├── Unauthorized             UNAUTHORIZED: A wrong or missing extension token or control key (the connection is
+    │   │                            closed).
+    │   ├── Flooded                  FLOODED: A connection sent more messages than any tab rule explains: told so, then
+    │   │                            closed (1008).
+    │   ├── TabFlooded               TAB_FLOODED: One tab sent past its rate: throttled, then cut off alone (its tools
+    │   │                            kept, the link untouched).
+    │   ├── TooLarge                 TOO_LARGE: A definition, a tab or a result over its size limit: refused by name
+    │   │                            before it was sent.
+    │   └── InvalidTool              INVALID_TOOL: A tool definition the bridge refuses (its neighbours kept).
+    └── ToolCallError                TOOL_ERROR: A tool call failed; ``code`` is what the agent sees.
+        ├── ToolNotFound             TOOL_NOT_FOUND: No tool has this name (with the closest names).
+        ├── ToolGone                 TOOL_GONE: The name meant an origin's tool that left; names never move to another
+        │                            origin, so nothing ran.
+        ├── ToolValidationError      VALIDATION_ERROR: The arguments do not match the schema (which field, what was
+        │                            expected).
+        ├── WritesDisabled           WRITES_DISABLED: Writes are off (with the setting that enables them).
+        ├── ApprovalDenied           APPROVAL_DENIED: The person said no, or could not be asked.
+        ├── Paused                   PAUSED: The person paused all agent access (the popup, or ``tabmcp controls pause``).
+        ├── OutOfScope               OUT_OF_SCOPE: Page state, route or policy rules the call out.
+        ├── ToolTimeout              TIMEOUT: The request's deadline passed.
+        ├── TabClosed                TAB_CLOSED: The request's tab closed.
+        ├── TabNavigated             TAB_NAVIGATED: The page unloaded or the tab moved to another document during the
+        │                            request.
+        ├── ExtensionDisconnected    EXTENSION_DISCONNECTED: The link the request was sent on closed or was replaced.
+        ├── CallCancelled            CANCELLED: The asker gave up (the MCP client cancelled).
+        ├── PageError                PAGE_ERROR: The page's tool or query failed: its message, code and details, as page
+        │                            data.
+        ├── BadResult                BAD_RESULT: The page returned something unusable.
+        ├── SiteNotReachable         SITE_NOT_REACHABLE: The person did not let agents open this site (popup, or
+        │                            ``[[policy.origins]] reachable``).
+        ├── SiteNotRegistered        SITE_NOT_REGISTERED: The page opened for a call did not register the tool within
+        │                            ``sites.open_timeout_s``.
+        ├── SiteToolGone             SITE_TOOL_GONE: The page opened for a call loaded and settled without the tool
+        │                            (marked stale).
+        ├── SiteRedirected           SITE_REDIRECTED: The page went to another origin: its tab was closed, nothing was
+        │                            called.
+        ├── SecretNotBound           SECRET_NOT_BOUND: A ``{{secret:NAME}}`` argument names a secret not bound to the
+        │                            tool's origin; nothing was sent.
+        ├── SecretToolChanged        SECRET_TOOL_CHANGED: The tool's definition changed since the person accepted it: no
+        │                            secret goes into it.
+        ├── AxeMissing               AXE_MISSING: The extension could not load axe-core into the page (an accessibility
+        │                            audit).
+        ├── AxeFailed                AXE_FAILED: axe-core ran in the page and threw.
+        ├── InvalidSelector          INVALID_SELECTOR: A page query's selector is empty or not valid CSS.
+        ├── UnknownQuery             UNKNOWN_QUERY: A page query of a kind the page does not answer.
+        ├── QueryFailed              QUERY_FAILED: The page could not answer a query (or send its answer).
+        └── InternalError            INTERNAL_ERROR: A bug in the bridge: logged with its traceback; the agent gets the
+                                     exception's type only.
 
 Third-party exceptions are translated where they enter (``raise ToolTimeout(...) from exc``),
 so a ``jsonschema.ValidationError`` or a ``websockets`` error never leaks out of the API.
@@ -52,11 +83,16 @@ so a ``jsonschema.ValidationError`` or a ``websockets`` error never leaks out of
 from __future__ import annotations
 
 import enum
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 __all__ = [
     "EXTENSION_CODES",
+    "REGISTRY",
+    "USES",
     "ApprovalDenied",
+    "AxeFailed",
+    "AxeMissing",
     "BadResult",
     "BridgeError",
     "CallCancelled",
@@ -64,11 +100,14 @@ __all__ = [
     "ControlError",
     "ErrorCode",
     "ExtensionDisconnected",
+    "Flooded",
     "InternalError",
     "InvalidSecretName",
     "InvalidSecretSite",
     "InvalidSecretValue",
+    "InvalidSelector",
     "InvalidState",
+    "InvalidTool",
     "MalformedMessage",
     "NotPaired",
     "NotReady",
@@ -78,9 +117,12 @@ __all__ = [
     "PairingCodeWrong",
     "PairingError",
     "PairingLocked",
+    "PairingUnknown",
     "Paused",
     "ProtocolError",
     "ProtocolVersionMismatch",
+    "QueryFailed",
+    "Registration",
     "SecretError",
     "SecretNotBound",
     "SecretStoreUnavailable",
@@ -90,17 +132,23 @@ __all__ = [
     "SiteRedirected",
     "SiteToolGone",
     "TabClosed",
+    "TabFlooded",
     "TabNavigated",
+    "TooLarge",
     "ToolCallError",
     "ToolGone",
     "ToolNotFound",
     "ToolTimeout",
     "ToolValidationError",
+    "Unauthorized",
     "UnknownMessageType",
+    "UnknownQuery",
     "UnknownSecret",
+    "Use",
     "WritesDisabled",
     "error_for_code",
     "page_error",
+    "summary",
     "tool_error_class",
 ]
 
@@ -108,11 +156,13 @@ __all__ = [
 class ErrorCode(enum.StrEnum):
     """Every error code on the wire and in tool results, by name (never as a string literal).
 
-    The extension gets the same names in ``extension/protocol.generated.js`` (generated from
-    this class by ``tabmcp.protocol_js``; a test fails when the two drift).
+    A name only: each is registered by exactly one exception class (``class X(..., code=...)``),
+    which says what it means and where it is used (:data:`REGISTRY`). Everything else that lists
+    codes is derived from that: :data:`EXTENSION_CODES`, :func:`tool_error_class`, the extension's
+    ``ERROR`` in ``extension/protocol.generated.js``, the table in docs/protocol.md and the tree
+    above (``python -m tabmcp.protocol_js`` writes them; drift tests fail when one is stale).
     """
 
-    # frames the extension sent (``error`` messages from the bridge)
     PROTOCOL_ERROR = "PROTOCOL_ERROR"
     MALFORMED_MESSAGE = "MALFORMED_MESSAGE"
     UNKNOWN_TYPE = "UNKNOWN_TYPE"
@@ -120,26 +170,18 @@ class ErrorCode(enum.StrEnum):
     NOT_READY = "NOT_READY"
     UNAUTHORIZED = "UNAUTHORIZED"
     NOT_PAIRED = "NOT_PAIRED"
-    """The link presented no valid pairing: until the person pairs it (``tabmcp pair``), it may only ask to."""
     FLOODED = "FLOODED"
-    """A connection sent more messages than any tab rule explains: told so, then closed (1008)."""
     TAB_FLOODED = "TAB_FLOODED"
-    """One tab (one page) sent past its rate: throttled, then cut off alone (its telemetry dropped
-    and counted, its tools kept); the link and every other tab are untouched."""
     TOO_LARGE = "TOO_LARGE"
-    """A definition, a tab or a result over its size limit: refused by name before it was sent
-    (its neighbours kept), never a frame the bridge must refuse."""
     INVALID_TOOL = "INVALID_TOOL"
     INTERNAL_ERROR = "INTERNAL_ERROR"
-    # tool calls, approvals and page queries
     TOOL_ERROR = "TOOL_ERROR"
     TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
     TOOL_GONE = "TOOL_GONE"
-    """The name was listed for one origin's tool, which no longer offers it; names never move to
-    another origin, so the call runs nothing (``details.origin`` is the origin it meant)."""
     VALIDATION_ERROR = "VALIDATION_ERROR"
     WRITES_DISABLED = "WRITES_DISABLED"
     APPROVAL_DENIED = "APPROVAL_DENIED"
+    PAUSED = "PAUSED"
     OUT_OF_SCOPE = "OUT_OF_SCOPE"
     TIMEOUT = "TIMEOUT"
     TAB_CLOSED = "TAB_CLOSED"
@@ -148,65 +190,89 @@ class ErrorCode(enum.StrEnum):
     CANCELLED = "CANCELLED"
     PAGE_ERROR = "PAGE_ERROR"
     BAD_RESULT = "BAD_RESULT"
-    AXE_MISSING = "AXE_MISSING"
-    """The extension could not load axe-core into the page (an accessibility audit)."""
-    # reachable sites (core/sites.py): a call or open_page that opens a site
     SITE_NOT_REACHABLE = "SITE_NOT_REACHABLE"
-    """The origin is not one the person lets agents open (popup, or ``[[policy.origins]] reachable``)."""
     SITE_NOT_REGISTERED = "SITE_NOT_REGISTERED"
-    """The page opened for a call did not register the tool within ``sites.open_timeout_s``."""
     SITE_TOOL_GONE = "SITE_TOOL_GONE"
-    """The page opened for a call loaded and settled without the tool: its stored entry is now stale."""
     SITE_REDIRECTED = "SITE_REDIRECTED"
-    """The page opened for a call went to another origin: the tab was closed, nothing was called."""
-    # secrets by name (core/secrets.py)
     SECRET_NOT_BOUND = "SECRET_NOT_BOUND"
-    """A ``{{secret:NAME}}`` argument names a secret that is not bound to the tool's origin (or does
-    not exist: the same answer, so no other site's names leak); nothing was sent."""
     SECRET_TOOL_CHANGED = "SECRET_TOOL_CHANGED"
-    """The tool's definition changed since the person accepted it: no secret goes into it; nothing was sent."""
-    PAUSED = "PAUSED"
-    """The person paused all agent access (the extension popup, or ``tabmcp controls pause``)."""
+    AXE_MISSING = "AXE_MISSING"
     AXE_FAILED = "AXE_FAILED"
-    """axe-core ran in the page and threw."""
     INVALID_SELECTOR = "INVALID_SELECTOR"
-    """A page query's selector is empty or not valid CSS."""
     UNKNOWN_QUERY = "UNKNOWN_QUERY"
-    """A page query of a kind the page does not answer."""
     QUERY_FAILED = "QUERY_FAILED"
-    """The page could not answer a query (or send its answer)."""
-    # telemetry snapshots (``configure``: save, load, list, delete; core/telemetry/errors.py)
     SNAPSHOT_NOT_FOUND = "SNAPSHOT_NOT_FOUND"
-    """No session snapshot has that name."""
     SNAPSHOT_UNREADABLE = "SNAPSHOT_UNREADABLE"
-    """A stored snapshot is corrupt or was written by an incompatible version."""
     SESSION_STORE_ERROR = "SESSION_STORE_ERROR"
-    """The SQLite session store failed, or none is configured for a snapshot action."""
-    # pairing (``tabmcp pair``, the bridge's control API)
     PAIRING_CODE_WRONG = "PAIRING_CODE_WRONG"
-    """No pending pairing request has the code typed (or it expired)."""
     PAIRING_LOCKED = "PAIRING_LOCKED"
-    """Too many wrong codes in a row: every pending code was voided; ask for a new one in the popup."""
     PAIRING_BUSY = "PAIRING_BUSY"
-    """Too many pairing requests are pending at once."""
     PAIRING_UNKNOWN = "PAIRING_UNKNOWN"
-    """No pairing has this id (``tabmcp pair --forget``)."""
+
+
+Use = Literal["frame", "call", "query", "control", "telemetry"]
+"""Where a code is used."""
+
+USES: dict[Use, str] = {
+    "frame": "an `error` message on the extension link",
+    "call": "a tool call's or request's end, as the agent sees it (`structuredContent.error.code`)",
+    "query": "a live page query's answer (`page.result.error.code`)",
+    "control": "the control API (`tabmcp pair`, `controls`)",
+    "telemetry": "a telemetry tool's snapshot actions (`configure`)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Registration:
+    """One error code as its class registered it."""
+
+    code: ErrorCode
+    error: type[BridgeError]
+    uses: frozenset[Use]
+    worker: bool
+    """The extension's worker itself ends requests with it (:data:`EXTENSION_CODES`)."""
+    meaning: str
+    """The first line of the class's docstring."""
+
+
+REGISTRY: dict[str, Registration] = {}
+"""Every error code, by the class that registered it (in the order they were defined)."""
+
+
+def summary(cls: type) -> str:
+    """The first line of a class's own docstring (its one-line meaning)."""
+    return (cls.__dict__.get("__doc__") or "").strip().split("\n", 1)[0].strip()
 
 
 class BridgeError(Exception):
     """Root of every exception the bridge raises on purpose."""
 
+    def __init_subclass__(cls, *, code: ErrorCode | None = None, uses: tuple[Use, ...] = (),
+                          worker: bool = False, **kwargs: Any) -> None:
+        """``class X(Base, code=ErrorCode.X, uses=(...))`` registers the code: the class is its one record."""
+        super().__init_subclass__(**kwargs)
+        if code is None:
+            if uses or worker:
+                raise TypeError(f"{cls.__qualname__}: uses and worker need a code")
+            return
+        if not summary(cls) or not uses or not set(uses) <= set(USES):
+            raise TypeError(f"{cls.__qualname__}: a registered code needs a one-line docstring and uses from {list(USES)}")
+        if code in REGISTRY:
+            raise TypeError(f"{code} is registered by {REGISTRY[code].error.__qualname__} already")
+        cls.code = code  # type: ignore[attr-defined]  # (declared on each branch that carries one)
+        REGISTRY[code] = Registration(ErrorCode(code), cls, frozenset(uses), worker, summary(cls))
+
 
 class ConfigError(BridgeError):
-    """The configuration file or a command-line flag is invalid."""
+    """The config file or a flag is invalid."""
 
 
 class InvalidState(BridgeError):
-    """An object was used in a state that does not allow the operation."""
+    """An object was used in a state that forbids it."""
 
 
 class PairingError(BridgeError):
-    """Pairing an extension failed; ``code`` names why (the control API answers it)."""
+    """``tabmcp pair`` could not pair (``code`` names why; the control API answers it)."""
 
     code: str = ErrorCode.PAIRING_CODE_WRONG
 
@@ -216,8 +282,9 @@ class PairingError(BridgeError):
 
 
 class ControlError(BridgeError):
-    """The running bridge's control API could not be reached or refused the request (no bridge on
-    the port, no control key to read, or another user's bridge)."""
+    """The control API (``tabmcp pair``, ``status``) could not be used.
+
+    No bridge on the port, no control key to read, or another user's bridge."""
 
 
 class SecretError(BridgeError):
@@ -225,44 +292,48 @@ class SecretError(BridgeError):
 
 
 class InvalidSecretName(SecretError):
-    pass
+    """Not a letter, then letters, digits or ``_`` (64 at most)."""
 
 
 class InvalidSecretValue(SecretError):
-    pass
+    """Empty, too short to mask safely, or not one line."""
 
 
 class InvalidSecretSite(SecretError):
-    pass
+    """A site that is not an http(s) origin."""
 
 
 class UnknownSecret(SecretError):
-    pass
+    """No secret has this name."""
 
 
 class SecretStoreUnavailable(SecretError):
-    pass
+    """The keychain chosen in the config cannot be used."""
 
 
-class PairingCodeWrong(PairingError):
-    code: str = ErrorCode.PAIRING_CODE_WRONG
+class PairingCodeWrong(PairingError, code=ErrorCode.PAIRING_CODE_WRONG, uses=("control",)):
+    """No pending pairing request has the code typed (or it expired)."""
 
 
-class PairingLocked(PairingError):
-    code: str = ErrorCode.PAIRING_LOCKED
+class PairingLocked(PairingError, code=ErrorCode.PAIRING_LOCKED, uses=("control",)):
+    """Too many wrong codes in a row: every pending code is void (ask for a new one in the popup)."""
 
 
-class PairingBusy(PairingError):
-    code: str = ErrorCode.PAIRING_BUSY
+class PairingBusy(PairingError, code=ErrorCode.PAIRING_BUSY, uses=("control",)):
+    """Too many pairing requests are pending at once (ask again in a few minutes)."""
 
 
-class ProtocolError(BridgeError):
+class PairingUnknown(PairingError, code=ErrorCode.PAIRING_UNKNOWN, uses=("control",)):
+    """No pairing has this id (``tabmcp pair --forget``)."""
+
+
+class ProtocolError(BridgeError, code=ErrorCode.PROTOCOL_ERROR, uses=("frame",)):
     """The extension sent something the wire protocol does not allow.
 
     ``code`` is the named error sent back to the extension in an ``error`` message.
     """
 
-    code: str = ErrorCode.PROTOCOL_ERROR
+    code: str
 
     def __init__(self, message: str, *, ref: str | None = None) -> None:
         super().__init__(message)
@@ -270,30 +341,53 @@ class ProtocolError(BridgeError):
         self.ref = ref
 
 
-class MalformedMessage(ProtocolError):
-    code: str = ErrorCode.MALFORMED_MESSAGE
+class MalformedMessage(ProtocolError, code=ErrorCode.MALFORMED_MESSAGE, uses=("frame",)):
+    """Not JSON, not an object, or fields of the wrong shape."""
 
 
-class UnknownMessageType(ProtocolError):
-    code: str = ErrorCode.UNKNOWN_TYPE
+class UnknownMessageType(ProtocolError, code=ErrorCode.UNKNOWN_TYPE, uses=("frame",)):
+    """A ``type`` this protocol version does not define."""
 
 
-class ProtocolVersionMismatch(ProtocolError):
-    code: str = ErrorCode.PROTOCOL_MISMATCH
+class ProtocolVersionMismatch(ProtocolError, code=ErrorCode.PROTOCOL_MISMATCH, uses=("frame",)):
+    """The extension speaks another protocol version (the connection is closed)."""
 
 
-class NotReady(ProtocolError):
-    code: str = ErrorCode.NOT_READY
+class NotReady(ProtocolError, code=ErrorCode.NOT_READY, uses=("frame",)):
+    """A message before the ``hello`` handshake."""
 
 
-class NotPaired(ProtocolError):
-    code: str = ErrorCode.NOT_PAIRED
+class NotPaired(ProtocolError, code=ErrorCode.NOT_PAIRED, uses=("frame",)):
+    """A message other than pairing from a link the person never paired (``tabmcp pair``)."""
 
 
-class ToolCallError(BridgeError):
-    """A tool call failed. The agent receives ``code``, ``message`` and ``details``."""
+class Unauthorized(ProtocolError, code=ErrorCode.UNAUTHORIZED, uses=("frame", "control")):
+    """A wrong or missing extension token or control key (the connection is closed)."""
 
-    code: str = ErrorCode.TOOL_ERROR
+
+class Flooded(ProtocolError, code=ErrorCode.FLOODED, uses=("frame",)):
+    """A connection sent more messages than any tab rule explains: told so, then closed (1008)."""
+
+
+class TabFlooded(ProtocolError, code=ErrorCode.TAB_FLOODED, uses=("frame",), worker=True):
+    """One tab sent past its rate: throttled, then cut off alone (its tools kept, the link untouched)."""
+
+
+class TooLarge(ProtocolError, code=ErrorCode.TOO_LARGE, uses=("frame",), worker=True):
+    """A definition, a tab or a result over its size limit: refused by name before it was sent."""
+
+
+class InvalidTool(ProtocolError, code=ErrorCode.INVALID_TOOL, uses=("frame",)):
+    """A tool definition the bridge refuses (its neighbours kept)."""
+
+
+class ToolCallError(BridgeError, code=ErrorCode.TOOL_ERROR, uses=("call",)):
+    """A tool call failed; ``code`` is what the agent sees.
+
+    The agent receives ``code``, ``message`` and ``details``.
+    """
+
+    code: str
     shown: str | None = None
     """The text the agent reads instead of ``code: message`` (the trust gate's, for a page's words)."""
     meta: dict[str, Any] | None = None
@@ -308,61 +402,62 @@ class ToolCallError(BridgeError):
         return {"code": self.code, "message": self.message, **self.details}
 
 
-class ToolNotFound(ToolCallError):
-    code: str = ErrorCode.TOOL_NOT_FOUND
+class ToolNotFound(ToolCallError, code=ErrorCode.TOOL_NOT_FOUND, uses=("call",), worker=True):
+    """No tool has this name (with the closest names)."""
 
 
-class ToolGone(ToolCallError):
-    code: str = ErrorCode.TOOL_GONE
+class ToolGone(ToolCallError, code=ErrorCode.TOOL_GONE, uses=("call",)):
+    """The name meant an origin's tool that left; names never move to another origin, so nothing ran."""
 
 
-class ToolValidationError(ToolCallError):
-    code: str = ErrorCode.VALIDATION_ERROR
+class ToolValidationError(ToolCallError, code=ErrorCode.VALIDATION_ERROR, uses=("call",)):
+    """The arguments do not match the schema (which field, what was expected)."""
 
 
-class WritesDisabled(ToolCallError):
-    code: str = ErrorCode.WRITES_DISABLED
+class WritesDisabled(ToolCallError, code=ErrorCode.WRITES_DISABLED, uses=("call",)):
+    """Writes are off (with the setting that enables them)."""
 
 
-class ApprovalDenied(ToolCallError):
-    code: str = ErrorCode.APPROVAL_DENIED
+class ApprovalDenied(ToolCallError, code=ErrorCode.APPROVAL_DENIED, uses=("call",)):
+    """The person said no, or could not be asked."""
 
 
-class Paused(ToolCallError):
-    code: str = ErrorCode.PAUSED
+class Paused(ToolCallError, code=ErrorCode.PAUSED, uses=("call",)):
+    """The person paused all agent access (the popup, or ``tabmcp controls pause``)."""
 
 
-class OutOfScope(ToolCallError):
-    code: str = ErrorCode.OUT_OF_SCOPE
+class OutOfScope(ToolCallError, code=ErrorCode.OUT_OF_SCOPE, uses=("call",), worker=True):
+    """Page state, route or policy rules the call out."""
 
 
-class ToolTimeout(ToolCallError):
-    code: str = ErrorCode.TIMEOUT
+class ToolTimeout(ToolCallError, code=ErrorCode.TIMEOUT, uses=("call", "query"), worker=True):
+    """The request's deadline passed."""
 
 
-class TabClosed(ToolCallError):
-    code: str = ErrorCode.TAB_CLOSED
+class TabClosed(ToolCallError, code=ErrorCode.TAB_CLOSED, uses=("call", "query"), worker=True):
+    """The request's tab closed."""
 
 
-class TabNavigated(ToolCallError):
-    code: str = ErrorCode.TAB_NAVIGATED
+class TabNavigated(ToolCallError, code=ErrorCode.TAB_NAVIGATED, uses=("call", "query"), worker=True):
+    """The page unloaded or the tab moved to another document during the request."""
 
 
-class ExtensionDisconnected(ToolCallError):
-    code: str = ErrorCode.EXTENSION_DISCONNECTED
+class ExtensionDisconnected(ToolCallError, code=ErrorCode.EXTENSION_DISCONNECTED, uses=("call", "query"),
+                            worker=True):
+    """The link the request was sent on closed or was replaced."""
 
 
-class CallCancelled(ToolCallError):
-    code: str = ErrorCode.CANCELLED
+class CallCancelled(ToolCallError, code=ErrorCode.CANCELLED, uses=("call",), worker=True):
+    """The asker gave up (the MCP client cancelled)."""
 
 
-class PageError(ToolCallError):
-    """A page's tool or query failed. ``message`` is the page's own words; the code and details
-    the page gave are kept only as ``page_code`` and ``page_details`` (page data, never the
-    bridge's own fields). The trust gate cleans, caps, frames and scans all three before the
-    agent sees them (:meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)."""
+class PageError(ToolCallError, code=ErrorCode.PAGE_ERROR, uses=("call", "query")):
+    """The page's tool or query failed: its message, code and details, as page data.
 
-    code: str = ErrorCode.PAGE_ERROR
+    ``message`` is the page's own words; the code and details the page gave are kept only as
+    ``page_code`` and ``page_details`` (page data, never the bridge's own fields). The trust gate
+    cleans, caps, frames and scans all three before the agent sees them
+    (:meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)."""
 
     def __init__(self, message: str, **details: Any) -> None:
         super().__init__(message, **details)
@@ -372,86 +467,67 @@ class PageError(ToolCallError):
         """The tab whose page said it (the gate names its origin)."""
 
 
-class BadResult(ToolCallError):
-    code: str = ErrorCode.BAD_RESULT
+class BadResult(ToolCallError, code=ErrorCode.BAD_RESULT, uses=("call",)):
+    """The page returned something unusable."""
 
 
-class SiteNotReachable(ToolCallError):
-    code: str = ErrorCode.SITE_NOT_REACHABLE
+class SiteNotReachable(ToolCallError, code=ErrorCode.SITE_NOT_REACHABLE, uses=("call",)):
+    """The person did not let agents open this site (popup, or ``[[policy.origins]] reachable``)."""
 
 
-class SiteNotRegistered(ToolCallError):
-    code: str = ErrorCode.SITE_NOT_REGISTERED
+class SiteNotRegistered(ToolCallError, code=ErrorCode.SITE_NOT_REGISTERED, uses=("call",)):
+    """The page opened for a call did not register the tool within ``sites.open_timeout_s``."""
 
 
-class SiteToolGone(ToolCallError):
-    code: str = ErrorCode.SITE_TOOL_GONE
+class SiteToolGone(ToolCallError, code=ErrorCode.SITE_TOOL_GONE, uses=("call",)):
+    """The page opened for a call loaded and settled without the tool (marked stale)."""
 
 
-class SiteRedirected(ToolCallError):
-    code: str = ErrorCode.SITE_REDIRECTED
+class SiteRedirected(ToolCallError, code=ErrorCode.SITE_REDIRECTED, uses=("call",), worker=True):
+    """The page went to another origin: its tab was closed, nothing was called."""
 
 
-class SecretNotBound(ToolCallError):
-    code: str = ErrorCode.SECRET_NOT_BOUND
+class SecretNotBound(ToolCallError, code=ErrorCode.SECRET_NOT_BOUND, uses=("call",)):
+    """A ``{{secret:NAME}}`` argument names a secret not bound to the tool's origin; nothing was sent."""
 
 
-class SecretToolChanged(ToolCallError):
-    code: str = ErrorCode.SECRET_TOOL_CHANGED
+class SecretToolChanged(ToolCallError, code=ErrorCode.SECRET_TOOL_CHANGED, uses=("call",)):
+    """The tool's definition changed since the person accepted it: no secret goes into it."""
 
 
-class InternalError(ToolCallError):
-    """An unexpected exception in a tool path: the bridge logs it with its traceback and the agent
-    gets this named error, never the SDK's generic "Internal server error". Its message names the
-    exception's type only (what it said may hold page text or internals). Not in the codes the
-    extension or a page may report (:func:`error_for_code`)."""
-
-    code: str = ErrorCode.INTERNAL_ERROR
+class AxeMissing(ToolCallError, code=ErrorCode.AXE_MISSING, uses=("query",), worker=True):
+    """The extension could not load axe-core into the page (an accessibility audit)."""
 
 
-_BY_CODE: dict[str, type[ToolCallError]] = {
-    cls.code: cls
-    for cls in (
-        ToolNotFound,
-        ToolValidationError,
-        WritesDisabled,
-        ApprovalDenied,
-        Paused,
-        OutOfScope,
-        ToolTimeout,
-        TabClosed,
-        TabNavigated,
-        ExtensionDisconnected,
-        CallCancelled,
-        PageError,
-        BadResult,
-        SiteNotReachable,
-        SiteNotRegistered,
-        SiteToolGone,
-        SiteRedirected,
-        SecretNotBound,
-        SecretToolChanged,
-    )
-}
+class AxeFailed(ToolCallError, code=ErrorCode.AXE_FAILED, uses=("query",), worker=True):
+    """axe-core ran in the page and threw."""
 
 
-EXTENSION_CODES: frozenset[str] = frozenset({
-    ErrorCode.TAB_CLOSED,
-    ErrorCode.TAB_NAVIGATED,
-    ErrorCode.TIMEOUT,
-    ErrorCode.CANCELLED,
-    ErrorCode.OUT_OF_SCOPE,
-    ErrorCode.TOOL_NOT_FOUND,
-    ErrorCode.AXE_MISSING,
-    ErrorCode.AXE_FAILED,
-    ErrorCode.SITE_REDIRECTED,
-    ErrorCode.TOO_LARGE,
-    ErrorCode.TAB_FLOODED,
-    ErrorCode.EXTENSION_DISCONNECTED,
-})
-"""The codes the extension's worker itself ends a call or page query with. Any other code in
-an extension's error (``WRITES_DISABLED``, ``APPROVAL_DENIED``, a code of its own) can only be a
-page's, and is reported as the page's words."""
+class InvalidSelector(ToolCallError, code=ErrorCode.INVALID_SELECTOR, uses=("query",)):
+    """A page query's selector is empty or not valid CSS."""
+
+
+class UnknownQuery(ToolCallError, code=ErrorCode.UNKNOWN_QUERY, uses=("query",)):
+    """A page query of a kind the page does not answer."""
+
+
+class QueryFailed(ToolCallError, code=ErrorCode.QUERY_FAILED, uses=("query",)):
+    """The page could not answer a query (or send its answer)."""
+
+
+class InternalError(ToolCallError, code=ErrorCode.INTERNAL_ERROR, uses=("call", "frame")):
+    """A bug in the bridge: logged with its traceback; the agent gets the exception's type only.
+
+    An unexpected exception in a tool path (or while handling a frame): the bridge logs it with
+    its traceback and the agent gets this named error, never the SDK's generic "Internal server
+    error". Its message names the exception's type only (what it said may hold page text or
+    internals). The extension or a page cannot claim it (:func:`error_for_code`)."""
+
+
+EXTENSION_CODES: frozenset[str] = frozenset(r.code for r in REGISTRY.values() if r.worker)
+"""The codes the extension's worker itself ends a call or page query with (registered with
+``worker=True``). Any other code in an extension's error (``WRITES_DISABLED``,
+``APPROVAL_DENIED``, a code of its own) can only be a page's, and is reported as the page's words."""
 
 
 def page_error(code: str | None, message: str, details: dict[str, Any] | None = None) -> PageError:
@@ -464,13 +540,24 @@ def page_error(code: str | None, message: str, details: dict[str, Any] | None = 
     )
 
 
+def _call_error(code: str) -> type[ToolCallError] | None:
+    """The class of a code the bridge ends a call with by name (registered for ``call``)."""
+    reg = REGISTRY.get(code)
+    if reg is None or "call" not in reg.uses or not issubclass(reg.error, ToolCallError):
+        return None
+    return reg.error
+
+
 def tool_error_class(code: str) -> type[ToolCallError]:
     """The exception class of one of the bridge's own tool-call error codes.
 
     Raises:
         KeyError: no exception class has this code.
     """
-    return _BY_CODE[code]
+    cls = _call_error(code)
+    if cls is None:
+        raise KeyError(code)
+    return cls
 
 
 def error_for_code(code: str, message: str, *, from_page: bool = False,
@@ -481,7 +568,7 @@ def error_for_code(code: str, message: str, *, from_page: bool = False,
     bridge's own errors; an error the worker relays from a page (``from_page``), ``PAGE_ERROR``
     and every other code become a :func:`page_error`, whose words are the page's.
     """
-    cls = _BY_CODE.get(code)
+    cls = _call_error(code)
     if from_page or cls is None or code not in EXTENSION_CODES:
         return page_error(code, message, details)
     safe = {k: v for k, v in (details or {}).items() if k not in ("message", "code")}

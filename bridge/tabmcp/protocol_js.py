@@ -1,6 +1,6 @@
 """Writes the wire protocol for the extension: ``extension/protocol.generated.js``.
 
-:mod:`tabmcp.protocol` (the messages) and :class:`tabmcp.errors.ErrorCode` are the one source;
+:mod:`tabmcp.protocol` (the messages) and :data:`tabmcp.errors.REGISTRY` (the error codes) are the one source;
 this renders them as one script every part of the extension loads: ``PROTOCOL_VERSION``, the
 message types each way (``OUT``: extension → bridge, ``IN``: bridge → extension), the error
 codes (``ERROR``), the page query kinds (``QUERY``), the capture kinds and their page caps
@@ -40,7 +40,8 @@ from .capture.kinds import KINDS, RejectedEvent
 from .core.end_rules import END_RULES
 from .core.sensitive_fields import vocabulary_for_js
 from .core.telemetry.redact import PAGE_PATTERNS
-from .errors import ErrorCode
+from .error_tables import registrations
+from .error_tables import write as write_error_tables
 
 __all__ = ["GENERATED", "KEY", "render"]
 
@@ -141,6 +142,17 @@ def _frozen(name: str, doc: str, items: dict[str, str]) -> list[str]:
     return [f"  /** {doc} */", f"  const {name} = Object.freeze({{", *body, "  });"]
 
 
+def _errors_js() -> list[str]:
+    """``ERROR``: every registered error code, with its meaning (:data:`tabmcp.errors.REGISTRY`)."""
+    body = [f"    {r.code.name}: '{r.code.value}', // {r.meaning.replace('``', '`')}" for r in registrations()]
+    return [
+        "  /** Every error code on the wire and in tool results (tabmcp/errors.py; docs/protocol.md#error-codes). */",
+        "  const ERROR = Object.freeze({",
+        *body,
+        "  });",
+    ]
+
+
 def _kinds_js() -> list[str]:
     """``KINDS``: each capture kind's buffer and the events the page holds between two batches."""
     body = [f"    {k.name}: Object.freeze({{ buffer: '{k.buffer.value}', pageCap: {k.page_cap} }})," for k in KINDS]
@@ -192,7 +204,7 @@ def render() -> str:
     out_models = _messages(protocol.ExtensionMessage)
     in_models = _messages(protocol.BridgeMessage)
     lines = [
-        "// GENERATED from bridge/tabmcp/protocol.py and errors.ErrorCode by `python -m tabmcp.protocol_js`.",
+        "// GENERATED from bridge/tabmcp/protocol.py and errors.REGISTRY by `python -m tabmcp.protocol_js`.",
         "// Do not edit: change the Python side and regenerate (bridge/tests/test_protocol_js.py checks it).",
         "// docs/protocol.md describes every message for humans.",
         "//",
@@ -211,7 +223,7 @@ def render() -> str:
         "",
         *_frozen("IN", "Bridge → extension message types.", {_key(_type_name(m)): _type_name(m) for m in in_models}),
         "",
-        *_frozen("ERROR", "Every error code on the wire and in tool results.", {c.name: c.value for c in ErrorCode}),
+        *_errors_js(),
         "",
         *_frozen("QUERY", "The kinds of live page queries.", {k: k for k in _kinds(protocol.PageQuery)}),
         "",
@@ -256,6 +268,8 @@ def render() -> str:
 def main() -> int:
     GENERATED.write_text(render(), encoding="utf-8")
     print(f"wrote {GENERATED}")
+    for path in write_error_tables():  # the same registry's tree (errors.py) and table (docs/protocol.md)
+        print(f"wrote {path}")
     return 0
 
 

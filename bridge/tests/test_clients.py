@@ -173,3 +173,23 @@ def test_an_http_entry_to_another_port_is_not_this_bridge(home: Path) -> None:
     assert entry_state(CLIENTS["windsurf"], this_launch(), path=path, port=8123)[0] == EntryState.CURRENT
     state, why = entry_state(CLIENTS["windsurf"], this_launch(), path=path, port=7797)
     assert state == EntryState.OTHER and "7797" in why
+
+
+def test_the_readme_and_the_cli_offer_every_client_of_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    """CLIENTS is the one list: the README's install line names each client, the guide's
+    ``tabmcp setup`` paragraph each client's file, and the CLI's choices and hint are read from it."""
+    from tabmcp.cli import _client_snippets
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    line = next(x for x in readme.splitlines() if x.startswith("tabmcp setup "))
+    named = line.split("#")[0].split()[2:] + line.split("# or", 1)[1].split(";")[0].replace("·", " ").split()
+    assert named == list(CLIENTS), f"README's `tabmcp setup` line should name {list(CLIENTS)}"
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide.md").read_text(encoding="utf-8")
+    section = guide.split("- **`tabmcp setup CLIENT`**", 1)[1].split("\n- ", 1)[0]
+    for client in CLIENTS.values():
+        assert Path(client.file[1]).name in section, f"docs/guide.md's `tabmcp setup CLIENT` names no file of {client.label}"
+    assert f"tabmcp setup {' | '.join(CLIENTS)} " in _client_snippets(7797)
+    with pytest.raises(SystemExit):
+        main(["setup", "no-such-client"])
+    err = capsys.readouterr().err
+    assert all(key in err for key in CLIENTS), err

@@ -1,7 +1,7 @@
 // @ts-check
 // Tool calls: the bridge's call.start to the page (or frame) that offers the tool, its answer
 // back once, cancels, and the rules that end a call early (pending.js).
-import { CALL_ERRORS, ERROR, OUT, PAGE } from '../protocol.js';
+import { ERROR, OUT, PAGE } from '../protocol.js';
 import { KIND, RULE, RULE_ERRORS, bridgeWaits } from '../pending.js';
 import { formsEnabled } from '../forms-policy.js';
 import { pending, state } from './state.js';
@@ -16,14 +16,14 @@ export function startCall(msg) {
   const frameId = Number.isInteger(msg.frameId) ? msg.frameId : 0;
   if (frameId && !frameAllowed(msg.tabId, frameId)) {
     reply({
-      code: state.tabs.has(msg.tabId) ? CALL_ERRORS.tabNavigated : CALL_ERRORS.tabClosed,
+      code: state.tabs.has(msg.tabId) ? ERROR.TAB_NAVIGATED : ERROR.TAB_CLOSED,
       message: `frame ${frameId} of tab ${msg.tabId} is gone or no longer allowed to offer tools`,
     });
     return;
   }
   const entry = frameId ? state.frames.get(msg.tabId).get(frameId) : state.ports.get(msg.tabId);
   if (entry && !agentTabs.allows(msg.tabId, entry.origin)) {
-    reply({ code: CALL_ERRORS.siteRedirected, message: `agent tab ${msg.tabId} is no longer on the site it was opened for` });
+    reply({ code: ERROR.SITE_REDIRECTED, message: `agent tab ${msg.tabId} is no longer on the site it was opened for` });
     return;
   }
   const formCall = msg.source === 'form';
@@ -34,13 +34,13 @@ export function startCall(msg) {
   if (!entry) {
     const exists = state.tabs.has(msg.tabId);
     reply({
-      code: exists ? CALL_ERRORS.tabNavigated : CALL_ERRORS.tabClosed,
+      code: exists ? ERROR.TAB_NAVIGATED : ERROR.TAB_CLOSED,
       message: exists ? `the page in tab ${msg.tabId} is not ready (loading or unloaded)` : `tab ${msg.tabId} is closed`,
     });
     return;
   }
   if (msg.documentId && entry.documentId && msg.documentId !== entry.documentId) {
-    reply({ code: CALL_ERRORS.tabNavigated, message: `tab ${msg.tabId} navigated to another page` });
+    reply({ code: ERROR.TAB_NAVIGATED, message: `tab ${msg.tabId} navigated to another page` });
     return;
   }
   pending.add(KIND.call, msg.callId, {
@@ -55,7 +55,7 @@ export function startCall(msg) {
   try {
     entry.port.postMessage(call);
   } catch (err) {
-    finishCall(msg.callId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
+    finishCall(msg.callId, { ok: false, error: { code: ERROR.TAB_NAVIGATED, message: String(err.message) } });
   }
 }
 
@@ -87,7 +87,7 @@ export function pageOutcome(msg, failure) {
 export function pageError(error, failure) {
   const e = error && typeof error === 'object' ? error : {};
   return {
-    code: typeof e.code === 'string' && e.code ? e.code : CALL_ERRORS.pageError,
+    code: typeof e.code === 'string' && e.code ? e.code : ERROR.PAGE_ERROR,
     message: typeof e.message === 'string' ? e.message : failure,
     details: e.details && typeof e.details === 'object' && !Array.isArray(e.details) ? e.details : undefined,
     fromPage: true,

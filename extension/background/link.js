@@ -2,7 +2,7 @@
 // The one WebSocket to the bridge: hello → welcome (or pair.required) → the router's messages; a
 // heartbeat while the bridge holds the link, reconnect with backoff capped at 2 s. Messages from
 // the bridge go to the handler background.js sets (`onBridgeMessages`); nothing else lives here.
-import { CALL_ERRORS, ERROR, OUT, PROTOCOL_VERSION } from '../protocol.js';
+import { ERROR, OUT, PROTOCOL_VERSION } from '../protocol.js';
 import { BACKOFF_START_MS, LIMITS, pending, state } from './state.js';
 
 const { SIZE, bytesOver, showBytes } = LIMITS;
@@ -160,7 +160,7 @@ export function connect() {
       try {
         msg = JSON.parse(line);
       } catch {
-        send({ type: OUT.error, code: CALL_ERRORS.malformed, message: 'frame is not valid JSON' });
+        send({ type: OUT.error, code: ERROR.MALFORMED_MESSAGE, message: 'frame is not valid JSON' });
         continue;
       }
       onBridgeMessage(msg);

@@ -1,7 +1,7 @@
 // @ts-check
 // Live page queries (query_dom, page facts) to the page's capture, and accessibility audits by
 // our own axe-core in the extension's isolated world.
-import { CALL_ERRORS, ERROR, OUT, PAGE } from '../protocol.js';
+import { ERROR, OUT, PAGE } from '../protocol.js';
 import { KIND, RULE_ERRORS, bridgeWaits } from '../pending.js';
 import { pending, state } from './state.js';
 import { send } from './link.js';
@@ -11,7 +11,7 @@ export async function startPageQuery(msg) {
     send({ type: OUT.pageResult, requestId: msg.requestId, ok: false, error: { code, message } });
   const entry = state.ports.get(msg.tabId);
   if (!entry) {
-    fail(state.tabs.has(msg.tabId) ? CALL_ERRORS.tabNavigated : CALL_ERRORS.tabClosed,
+    fail(state.tabs.has(msg.tabId) ? ERROR.TAB_NAVIGATED : ERROR.TAB_CLOSED,
       `no page to ask in tab ${msg.tabId}`);
     return;
   }
@@ -34,7 +34,7 @@ export async function startPageQuery(msg) {
   try {
     entry.port.postMessage({ type: PAGE.pageQuery, requestId: msg.requestId, kind: msg.kind, args: msg.args || {} });
   } catch (err) {
-    finishPageQuery(msg.requestId, { ok: false, error: { code: CALL_ERRORS.tabNavigated, message: String(err.message) } });
+    finishPageQuery(msg.requestId, { ok: false, error: { code: ERROR.TAB_NAVIGATED, message: String(err.message) } });
   }
 }
 
@@ -57,7 +57,7 @@ async function auditPage(msg, entry) {
   } catch (err) {
     finishPageQuery(msg.requestId, {
       ok: false,
-      error: { code: CALL_ERRORS.axeMissing, message: `could not load axe-core into the page: ${err.message}` },
+      error: { code: ERROR.AXE_MISSING, message: `could not load axe-core into the page: ${err.message}` },
     });
     return;
   }
@@ -86,7 +86,7 @@ async function runOwnAxe(options, codes) {
     return { ok: false, error: { code: codes.failed, message: `axe-core failed: ${(err && err.message) || err}` } };
   }
 }
-const AXE_CODES = Object.freeze({ missing: CALL_ERRORS.axeMissing, failed: ERROR.AXE_FAILED });
+const AXE_CODES = Object.freeze({ missing: ERROR.AXE_MISSING, failed: ERROR.AXE_FAILED });
 
 /** The page answered (or could not be asked): report it, once. */
 export function finishPageQuery(requestId, outcome) {

@@ -259,3 +259,17 @@ def test_accessibility_without_an_audit_or_with_garbage() -> None:
     assert analyze(store, {"target": "accessibility"}).empty
     with pytest.raises(InvalidTelemetryArguments):
         analyze(store, {"target": "accessibility"}, axe_results={"not": "axe"})
+
+
+def test_every_timeline_kind_advertised_is_accepted() -> None:
+    """``include`` takes exactly the kinds the schema lists (both read capture/kinds.py): a new
+    timeline kind is never advertised and then refused."""
+    from tabmcp.core.telemetry.analyze import ANALYZE_SPEC
+    from tabmcp.core.telemetry.timeline import TIMELINE_KINDS
+
+    store = make_store()
+    assert ANALYZE_SPEC.properties["include"]["items"]["enum"] == list(TIMELINE_KINDS)
+    for kind in TIMELINE_KINDS:
+        assert analyze(store, {"target": "timeline", "include": [kind]}).data is not None
+    with pytest.raises(InvalidTelemetryArguments):
+        analyze(store, {"target": "timeline", "include": ["not_a_kind"]})

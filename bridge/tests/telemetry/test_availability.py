@@ -308,3 +308,36 @@ def test_specs_argument_models_and_mode_tables_agree() -> None:
         annotation = model.model_fields[spec.mode_param].annotation
         assert tuple(get_args(annotation)) == TOOL_MODES[tool]
         assert set(spec.properties) | {spec.mode_param} == set(model.model_fields)
+
+
+def test_input_schemas_are_derived_from_the_argument_models() -> None:
+    """One definition: each tool's properties are its argument model's (names, types, bounds,
+    defaults, descriptions), in the compact form a listing needs (no titles, no null branches,
+    no references), so a field added to a model is listed and a listed field is accepted."""
+    from tabmcp.core.telemetry.tools import SPECS
+
+    def keys(node: Any) -> set[str]:
+        """Every keyword of a schema and its subschemas (property names are not keywords)."""
+        if not isinstance(node, dict):
+            return set()
+        found = set(node)
+        for key, value in node.items():
+            if key == "properties":
+                for sub in value.values():
+                    found |= keys(sub)
+            elif key in ("items", "additionalProperties"):
+                found |= keys(value)
+        return found
+
+    for name, spec in SPECS.items():
+        fields = {k: f for k, f in spec.args.model_fields.items() if k != spec.mode_param}
+        assert list(spec.properties) == list(fields), name
+        seen = set().union(*(keys(p) for p in spec.properties.values()))
+        assert not seen & {"title", "anyOf", "$ref", "$defs"}, (name, seen)
+        assert "null" not in str([p.get("type") for p in spec.properties.values()]), name
+        for key, field in fields.items():
+            assert spec.properties[key].get("description") == field.description, (name, key)
+        assert set(spec.required) == {k for k, f in fields.items() if f.is_required()}, name
+    assert SPECS["query_dom"].required == ("selector",)
+    assert SPECS["observe"].properties["since"]["type"] == ["number", "string"]
+    assert SPECS["configure"].properties["rule"]["required"] == ["match", "pattern"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,7 +32,10 @@ from .vitals import performance_report
 __all__ = ["ANALYZE_SPEC", "DEFAULT_CHECKPOINT", "AnalyzeArgs", "analyze"]
 
 AnalyzeTarget = Literal["performance", "api", "accessibility", "changes", "timeline"]
-TimelineKind = Literal["actions", "network", "errors", "navigations", "logs", "websocket"]
+if TYPE_CHECKING:
+    TimelineKind = str
+else:  # the capture kinds that go on the timeline (capture/kinds.py): a new one is accepted as soon as it is listed
+    TimelineKind = Literal[TIMELINE_KINDS]
 
 DEFAULT_CHECKPOINT = "default"
 _DEFAULT_SCOPE: dict[str, Scope] = {
@@ -46,25 +49,29 @@ assert set(_DEFAULT_SCOPE) == set(ANALYZE_MODES)
 
 
 class AnalyzeArgs(BaseModel):
-    """Arguments of ``analyze`` (mirrors :data:`ANALYZE_SPEC`'s input schema)."""
+    """Arguments of ``analyze`` (:data:`ANALYZE_SPEC`'s input schema is derived from them)."""
 
     model_config = ConfigDict(extra="forbid")
 
     target: AnalyzeTarget
-    scope: Scope | None = None
-    tab_id: int | None = None
+    scope: Scope | None = Field(
+        None, description="Default: page_load (performance, timeline), tab (changes), all (api).")
+    tab_id: int | None = Field(None, description="Tab to analyze; default: the current tab.")
     limit: int = Field(100, ge=1, le=2000)
-    url: str | None = None
-    checkpoint: str = Field(DEFAULT_CHECKPOINT, min_length=1, max_length=100)
-    advance: bool = True
-    include: list[TimelineKind] | None = None
-    since: float | str | None = None
+    url: str | None = Field(None, description="api: only endpoints whose URL contains this.")
+    checkpoint: str = Field(DEFAULT_CHECKPOINT, min_length=1, max_length=100,
+                            description="changes: checkpoint name to compare against (unknown = since the start).")
+    advance: bool = Field(True, description="changes: move the checkpoint to now.")
+    include: list[TimelineKind] | None = Field(
+        None, description="timeline: kinds to merge (default actions, network, errors, navigations).")
+    since: float | str | None = Field(None, description="timeline: epoch ms or checkpoint name.")
 
 
 ANALYZE_SPEC = ToolSpec(
     name="analyze",
     title="Analyze browser telemetry",
     intro="Derive findings from what the tab recorded.",
+    args=AnalyzeArgs,
     mode_param="target",
     mode_help={
         "performance": "Core Web Vitals per page load rated against thresholds, long tasks, slow requests",
@@ -72,32 +79,6 @@ ANALYZE_SPEC = ToolSpec(
         "accessibility": "axe-core audit of the page: violations by impact with elements and fixes",
         "changes": "what is new since a checkpoint (errors, failed requests, endpoints...); moves it",
         "timeline": "actions, requests, errors and navigations merged in time order (include: kinds)",
-    },
-    properties={
-        "scope": {
-            "type": "string",
-            "enum": ["page_load", "tab", "all"],
-            "description": "Default: page_load (performance, timeline), tab (changes), all (api).",
-        },
-        "tab_id": {"type": "integer", "description": "Tab to analyze; default: the current tab."},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 2000, "default": 100},
-        "url": {"type": "string", "description": "api: only endpoints whose URL contains this."},
-        "checkpoint": {
-            "type": "string",
-            "default": DEFAULT_CHECKPOINT,
-            "description": "changes: checkpoint name to compare against (unknown = since the start).",
-        },
-        "advance": {
-            "type": "boolean",
-            "default": True,
-            "description": "changes: move the checkpoint to now.",
-        },
-        "include": {
-            "type": "array",
-            "items": {"type": "string", "enum": list(TIMELINE_KINDS)},
-            "description": "timeline: kinds to merge (default actions, network, errors, navigations).",
-        },
-        "since": {"type": ["number", "string"], "description": "timeline: epoch ms or checkpoint name."},
     },
     annotations={"title": "Analyze browser telemetry", "readOnlyHint": True, "openWorldHint": False},
 )

@@ -52,12 +52,13 @@ class NoiseRuleInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     match: Literal["console", "url"]
-    pattern: str = Field(min_length=1, max_length=1000)
+    pattern: str = Field(min_length=1, max_length=1000,
+                         description="Case-insensitive substring (or regex if regex=true).")
     regex: bool = False
 
 
 class ConfigureArgs(BaseModel):
-    """Arguments of ``configure`` (mirrors :data:`CONFIGURE_SPEC`'s input schema)."""
+    """Arguments of ``configure`` (:data:`CONFIGURE_SPEC`'s input schema is derived from them)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -67,20 +68,26 @@ class ConfigureArgs(BaseModel):
     rule_id: str | None = None
     kinds: list[ClearKind] | None = None
     tab_id: int | None = None
-    sizes: dict[str, int] | None = None
-    max_bytes: int | None = None
-    keys: list[str] | None = None
+    # the bounds of sizes and max_bytes are the settings' (TelemetrySettings names the buffer in its
+    # error); the listing says them too
+    sizes: dict[str, int] | None = Field(
+        None, description="Entries kept per tab: " + ", ".join(f"{k} ({v})" for k, v in DEFAULT_BUFFER_LIMITS.items()),
+        json_schema_extra={"additionalProperties": {"type": "integer", "minimum": 1}})
+    max_bytes: int | None = Field(None, description="Ceiling on all buffered telemetry.",
+                                  json_schema_extra={"minimum": 65536})
+    keys: list[str] | None = Field(None, description="Field/header name substrings.")
     exact_keys: list[str] | None = None
-    patterns: list[str] | None = None
+    patterns: list[str] | None = Field(None, description="Regular expressions.")
     card_numbers: bool | None = None
     enabled: bool | None = None
-    name: str | None = Field(None, min_length=1, max_length=100)
+    name: str | None = Field(None, min_length=1, max_length=100, description="Snapshot name.")
 
 
 CONFIGURE_SPEC = ToolSpec(
     name="configure",
     title="Configure browser telemetry",
     intro="Change how the bridge keeps browser telemetry (for this run; the config file is unchanged).",
+    args=ConfigureArgs,
     mode_param="action",
     mode_help={
         "status": "settings, buffer counts, bytes used and drop counts",
@@ -93,52 +100,6 @@ CONFIGURE_SPEC = ToolSpec(
         "load_snapshot": "replace current telemetry with the snapshot called name",
         "list_snapshots": "stored snapshots",
         "delete_snapshot": "remove the snapshot called name",
-    },
-    properties={
-        "op": {"type": "string", "enum": ["add", "remove", "list", "clear", "reset"]},
-        "rule": {
-            "type": "object",
-            "properties": {
-                "match": {"type": "string", "enum": ["console", "url"]},
-                "pattern": {
-                    "type": "string",
-                    "description": "Case-insensitive substring (or regex if regex=true).",
-                },
-                "regex": {"type": "boolean", "default": False},
-            },
-            "required": ["match", "pattern"],
-            "additionalProperties": False,
-        },
-        "rule_id": {"type": "string"},
-        "kinds": {
-            "type": "array",
-            "items": {
-                "type": "string",
-                "enum": list(CLEAR_KINDS),
-            },
-        },
-        "tab_id": {"type": "integer"},
-        "sizes": {
-            "type": "object",
-            "additionalProperties": {"type": "integer", "minimum": 1},
-            "description": "Entries kept per tab: "
-            + ", ".join(f"{k} ({v})" for k, v in DEFAULT_BUFFER_LIMITS.items()),
-        },
-        "max_bytes": {
-            "type": "integer",
-            "minimum": 65536,
-            "description": "Ceiling on all buffered telemetry.",
-        },
-        "keys": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "Field/header name substrings.",
-        },
-        "exact_keys": {"type": "array", "items": {"type": "string"}},
-        "patterns": {"type": "array", "items": {"type": "string"}, "description": "Regular expressions."},
-        "card_numbers": {"type": "boolean"},
-        "enabled": {"type": "boolean"},
-        "name": {"type": "string", "maxLength": 100, "description": "Snapshot name."},
     },
     annotations={
         "title": "Configure browser telemetry",

@@ -50,19 +50,13 @@ class InvalidTelemetryArguments(TelemetryError, ToolValidationError):
     """Arguments of a telemetry tool failed validation; ``details`` names the field."""
 
 
-class SnapshotNotFound(TelemetryError, ToolCallError):
+class SnapshotNotFound(TelemetryError, ToolCallError, code=ErrorCode.SNAPSHOT_NOT_FOUND, uses=("telemetry",)):
     """``configure(load_snapshot)`` named a snapshot that is not in the session store."""
 
-    code = ErrorCode.SNAPSHOT_NOT_FOUND
 
-
-class SnapshotFormatError(TelemetryError, ToolCallError):
+class SnapshotFormatError(TelemetryError, ToolCallError, code=ErrorCode.SNAPSHOT_UNREADABLE, uses=("telemetry",)):
     """A stored snapshot is corrupt or was written by an incompatible version."""
 
-    code = ErrorCode.SNAPSHOT_UNREADABLE
 
-
-class SessionStoreError(TelemetryError, ToolCallError):
+class SessionStoreError(TelemetryError, ToolCallError, code=ErrorCode.SESSION_STORE_ERROR, uses=("telemetry",)):
     """The SQLite session store failed, or none was configured for a snapshot action."""
-
-    code = ErrorCode.SESSION_STORE_ERROR

@@ -56,24 +56,26 @@ _HELP = {
 
 
 class ObserveArgs(BaseModel):
-    """Arguments of ``observe`` (mirrors :data:`OBSERVE_SPEC`'s input schema)."""
+    """Arguments of ``observe`` (:data:`OBSERVE_SPEC`'s input schema is derived from them)."""
 
     model_config = ConfigDict(extra="forbid")
 
     what: ObserveMode
-    scope: Scope = "page_load"
-    tab_id: int | None = None
+    scope: Scope = Field(
+        "page_load", description="page_load: current page load of the tab; tab: all its loads; all: every tab.")
+    tab_id: int | None = Field(None, description="Tab to read; default: the current tab.")
     limit: int = Field(50, ge=1, le=1000)
-    since: float | str | None = None
-    url: str | None = None
-    method: str | None = None
-    status_min: int | None = Field(None, ge=0, le=999)
-    status_max: int | None = Field(None, ge=0, le=999)
-    connection_id: str | None = None
-    direction: Literal["in", "out"] | None = None
-    level: Literal["log", "info", "warn", "error", "debug"] | None = None
-    contains: str | None = None
-    include_bodies: bool = False
+    since: float | str | None = Field(
+        None, description="Only entries after this epoch time in ms, or after this named checkpoint.")
+    url: str | None = Field(None, description="Case-insensitive URL substring (request, socket or page URL).")
+    method: str | None = Field(None, description="HTTP method (network).")
+    status_min: int | None = Field(None, ge=0, le=999, description="Lowest status (network).")
+    status_max: int | None = Field(None, ge=0, le=999, description="Highest status (network).")
+    connection_id: str | None = Field(None, description="WebSocket connection id.")
+    direction: Literal["in", "out"] | None = Field(None, description="WebSocket frame direction.")
+    level: Literal["log", "info", "warn", "error", "debug"] | None = Field(None, description="Console level.")
+    contains: str | None = Field(None, description="Case-insensitive text the message, body or frame contains.")
+    include_bodies: bool = Field(False, description="Include request/response bodies.")
 
     @model_validator(mode="after")
     def _range(self) -> ObserveArgs:
@@ -90,55 +92,9 @@ OBSERVE_SPEC = ToolSpec(
         "scope='tab' covers every load of the tab, scope='all' every tab. Returns the most recent "
         "`limit` matches, oldest first, with drop counts when buffers overflowed."
     ),
+    args=ObserveArgs,
     mode_param="what",
     mode_help={mode: _HELP[mode] for mode in OBSERVE_MODES},
-    properties={
-        "scope": {
-            "type": "string",
-            "enum": ["page_load", "tab", "all"],
-            "default": "page_load",
-            "description": "page_load: current page load of the tab; tab: all its loads; all: every tab.",
-        },
-        "tab_id": {"type": "integer", "description": "Tab to read; default: the current tab."},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
-        "since": {
-            "type": ["number", "string"],
-            "description": "Only entries after this epoch time in ms, or after this named checkpoint.",
-        },
-        "url": {
-            "type": "string",
-            "description": "Case-insensitive URL substring (request, socket or page URL).",
-        },
-        "method": {"type": "string", "description": "HTTP method (network)."},
-        "status_min": {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 999,
-            "description": "Lowest status (network).",
-        },
-        "status_max": {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 999,
-            "description": "Highest status (network).",
-        },
-        "connection_id": {"type": "string", "description": "WebSocket connection id."},
-        "direction": {"type": "string", "enum": ["in", "out"], "description": "WebSocket frame direction."},
-        "level": {
-            "type": "string",
-            "enum": ["log", "info", "warn", "error", "debug"],
-            "description": "Console level.",
-        },
-        "contains": {
-            "type": "string",
-            "description": "Case-insensitive text the message, body or frame contains.",
-        },
-        "include_bodies": {
-            "type": "boolean",
-            "default": False,
-            "description": "Include request/response bodies.",
-        },
-    },
     annotations={"title": "Observe browser telemetry", "readOnlyHint": True, "openWorldHint": False},
 )
 

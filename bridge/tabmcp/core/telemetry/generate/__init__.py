@@ -40,27 +40,30 @@ _FILENAMES = {
 
 
 class GenerateArgs(BaseModel):
-    """Arguments of ``generate`` (mirrors :data:`GENERATE_SPEC`'s input schema)."""
+    """Arguments of ``generate`` (:data:`GENERATE_SPEC`'s input schema is derived from them)."""
 
     model_config = ConfigDict(extra="forbid")
 
     format: GenerateFormat
     language: Literal["python", "typescript"] = "python"
     scope: Scope = "tab"
-    tab_id: int | None = None
-    base_url: str | None = Field(None, max_length=2000)
-    expect_texts: list[str] = Field(default_factory=list, max_length=20)
-    assert_no_console_errors: bool = True
-    name: str = Field("recorded session", min_length=1, max_length=200)
-    title: str | None = Field(None, max_length=200)
-    include_bodies: bool = True
-    include_incomplete: bool = True
+    tab_id: int | None = Field(None, description="Tab to use; default: the current tab.")
+    base_url: str | None = Field(
+        None, max_length=2000, description="Default BASE_URL of generated scripts (default: recorded origin).")
+    expect_texts: list[str] = Field(
+        default_factory=list, max_length=20, description="test: texts that must be visible at the end.")
+    assert_no_console_errors: bool = Field(True, description="test: fail on console errors.")
+    name: str = Field("recorded session", min_length=1, max_length=200, description="test: the test's name.")
+    title: str | None = Field(None, max_length=200, description="pr_summary: heading.")
+    include_bodies: bool = Field(True, description="har: include request/response bodies.")
+    include_incomplete: bool = Field(True, description="sarif: include results axe marked for manual review.")
 
 
 GENERATE_SPEC = ToolSpec(
     name="generate",
     title="Generate from browser telemetry",
     intro="Turn what the tab recorded into an artifact (default scope: every page load of the current tab).",
+    args=GenerateArgs,
     mode_param="format",
     mode_help={
         "reproduction": "runnable Playwright script replaying the actions (language: python | typescript)",
@@ -68,38 +71,6 @@ GENERATE_SPEC = ToolSpec(
         "pr_summary": "Markdown for a pull request: steps, errors, failed requests, endpoints, vitals",
         "sarif": "SARIF 2.1.0 log of an axe-core accessibility audit of the page",
         "har": "HAR 1.2 archive of the captured fetch/XHR requests (include_bodies)",
-    },
-    properties={
-        "language": {"type": "string", "enum": ["python", "typescript"], "default": "python"},
-        "scope": {"type": "string", "enum": ["page_load", "tab", "all"], "default": "tab"},
-        "tab_id": {"type": "integer", "description": "Tab to use; default: the current tab."},
-        "base_url": {
-            "type": "string",
-            "description": "Default BASE_URL of generated scripts (default: recorded origin).",
-        },
-        "expect_texts": {
-            "type": "array",
-            "items": {"type": "string"},
-            "maxItems": 20,
-            "description": "test: texts that must be visible at the end.",
-        },
-        "assert_no_console_errors": {
-            "type": "boolean",
-            "default": True,
-            "description": "test: fail on console errors.",
-        },
-        "name": {"type": "string", "description": "test: the test's name."},
-        "title": {"type": "string", "description": "pr_summary: heading."},
-        "include_bodies": {
-            "type": "boolean",
-            "default": True,
-            "description": "har: include request/response bodies.",
-        },
-        "include_incomplete": {
-            "type": "boolean",
-            "default": True,
-            "description": "sarif: include results axe marked for manual review.",
-        },
     },
     annotations={"title": "Generate from browser telemetry", "readOnlyHint": True, "openWorldHint": False},
 )
