@@ -27,7 +27,7 @@ import os
 import sqlite3
 from collections.abc import Callable
 
-from ..database import CHANGES_SCHEMA, open_db, read_changes
+from ..storage.database import CHANGES_SCHEMA, open_db, read_changes
 
 __all__ = ["FOLLOW_EVERY_S", "SharedStateWatch"]
 

@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from .core.pairing import Pairing
+from ..core.pairing import Pairing
 from .files import private_db, state_dir
 
 __all__ = [
