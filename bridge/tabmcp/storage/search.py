@@ -53,7 +53,7 @@ class EmbeddingStore(EmbeddingCache):
         super().__init__(max_entries)
         self.max_stored = max_stored
         target = str(path)
-        private_db(target)  # the person's alone (tabmcp/files.py)
+        private_db(target)  # the person's alone (storage/files.py)
         self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=10)
         if target != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")

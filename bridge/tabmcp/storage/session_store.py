@@ -51,7 +51,7 @@ class SessionStore:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
         try:
-            private_db(self.path)  # the person's alone (tabmcp/files.py)
+            private_db(self.path)  # the person's alone (storage/files.py)
             self._db = sqlite3.connect(self.path, check_same_thread=False)
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > _SCHEMA_VERSION:
