@@ -148,6 +148,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_activity.py", "-k", "two_writers or at_most_once"),
     ),
     Mutation(
+        "pins-kept-column-not-migrated",
+        "a database from before the kept column is opened as is: every keep and accept fails on it",
+        "bridge/tabmcp/storage/trust.py",
+        "    if \"kept\" not in columns:",
+        "    if False:",
+        ("bridge/tests/storage/test_upgrade.py",),
+    ),
+    Mutation(
         "plain-result-any-type",
         "the fast path for text results passes on an item of another type unchecked",
         "bridge/tabmcp/core/tools/call.py",
@@ -903,7 +911,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "bridge/tabmcp/storage/files.py",
         "FILE_MODE = 0o600",
         "FILE_MODE = 0o644",
-        ("bridge/tests/test_files.py",),
+        ("bridge/tests/storage/test_files.py",),
     ),
     Mutation(
         "pairing-codes-unlimited-tries",
@@ -2433,7 +2441,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "bridge/tabmcp/storage/secret_store.py",
         "        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)",
         "        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)",
-        ("bridge/tests/test_secret_store.py",),
+        ("bridge/tests/storage/test_secret_store.py",),
     ),
     Mutation(
         "secret-unbind-unpaired",
