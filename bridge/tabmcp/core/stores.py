@@ -11,17 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:  # only the learned uses' vectors need numpy: the CLI's stores load without it
+    import numpy as np
+    import numpy.typing as npt
+
+    Vector = npt.NDArray[np.float32]
 
 __all__ = [
     "ActivityRows", "ControlsTable", "FlagTable", "PinTable", "SiteTable", "SnapshotInfo", "SnapshotStore",
     "StoreUnavailable", "UsageCounts", "UseRows",
 ]
-
-Vector = npt.NDArray[np.float32]
 
 
 class StoreUnavailable(Exception):

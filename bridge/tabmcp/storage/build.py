@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..core.activity import DEFAULT_ROWS, ActivityLog
 from ..core.controls import PersonControls
-from ..core.search.semantic import EmbeddingCache
-from ..core.stores import UseRows
 from ..core.telemetry.redact import Redactor
 from .activity import ActivityStore
 from .controls import ControlsStore
 from .database import default_db_path
-from .search import EmbeddingStore, UseStore
+
+if TYPE_CHECKING:
+    from ..core.search.semantic import EmbeddingCache
+    from ..core.stores import UseRows
 
 __all__ = ["activity_log", "db_path", "person_controls", "search_stores"]
 
@@ -40,5 +42,7 @@ def person_controls(path: PathLike | None = ":memory:") -> PersonControls:
 def search_stores(path: PathLike | None) -> Callable[[], tuple[EmbeddingCache, UseRows]]:
     """What opens tool search's stores on the database file (``None``: the default file), for
     :class:`~tabmcp.core.search.sync.IndexSync` (it opens them only with semantic ranking on)."""
+    from .search import EmbeddingStore, UseStore  # numpy and the search core load only with search
+
     target = db_path(path)
     return lambda: (EmbeddingStore(target), UseStore(target))
