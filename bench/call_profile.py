@@ -51,13 +51,16 @@ PATHS = {
 
 PARTS: list[tuple[str, tuple[str, ...]]] = [
     # Innermost recognised frame wins: a json.dumps inside the gate is the gate's.
-    ("activity log", ("tabmcp/core/activity.py", "tabmcp/server/write_behind.py", "tabmcp/core/telemetry/redact")),
-    ("trust gate (clean, cap, frame, scan, pins)", ("tabmcp/core/trust/", "tabmcp/core/injection.py")),
+    ("activity log", ("tabmcp/core/activity.py", "tabmcp/storage/activity.py", "tabmcp/server/write_behind.py",
+                      "tabmcp/core/telemetry/redact")),
+    ("trust gate (clean, cap, frame, scan, pins)", ("tabmcp/core/trust/", "tabmcp/storage/trust.py",
+                                                    "tabmcp/core/injection.py")),
     ("validation (arguments, results, schemas)",
      ("tabmcp/core/validation.py", "tabmcp/core/output_schema.py", "tabmcp/core/unchecked.py", "jsonschema",
       "tabmcp/core/ecma_regex.py", "tabmcp/core/js_regex.py", "referencing/", "rpds")),
     ("shared-state watch (SQLite polls)", ("tabmcp/server/shared_state.py", "follow_shared_state",
-                                           "tabmcp/core/controls.py", "tabmcp/core/sites.py", "sqlite3")),
+                                           "tabmcp/core/controls.py", "tabmcp/storage/controls.py",
+                                           "tabmcp/core/sites.py", "tabmcp/storage/sites.py", "sqlite3")),
     ("limits (flood, per tab)", ("tabmcp/core/flood.py",)),
     ("extension link (session, hub, wire models)",
      ("tabmcp/core/session.py", "tabmcp/server/hub.py", "tabmcp/server/extension.py", "tabmcp/protocol.py",

@@ -31,8 +31,8 @@ from typing import Any
 from tabmcp.core.trust.guard import TrustGuard
 from tabmcp.core.trust.results import ResultSource, process_result
 from tabmcp.core.trust.settings import TrustSettings
-from tabmcp.core.trust.tables import TrustStore
 from tabmcp.errors import page_error
+from tabmcp.storage.trust import TrustStore
 
 from ._table import fmt_ms, percentile, print_table
 

@@ -611,7 +611,7 @@ async def test_a_closed_site_is_opened_in_a_grouped_background_tab_in_firefox():
 
 async def test_a_secret_goes_in_by_name_and_comes_back_masked_in_firefox(ff: FirefoxEnv, closer):
     from tabmcp.errors import ErrorCode
-    from tabmcp.secret_store import SecretStore
+    from tabmcp.storage.secret_store import SecretStore
 
     value = "hunter2-Correct/Horse+9"
     store = ff.bridge.core.secrets.vault
@@ -644,7 +644,7 @@ async def test_a_sign_in_form_is_filled_by_a_secrets_name_in_firefox(ff: Firefox
     """Forms that need a secret (issue 37), in Firefox: with a secret bound to the site, its
     sign-in form is offered; a literal password is refused, the name fills it, the agent sees only
     the name in what the page echoes."""
-    from tabmcp.secret_store import SecretStore
+    from tabmcp.storage.secret_store import SecretStore
 
     value = "hunter3-Battery/Staple+7"  # not the other test's: a value used this run keeps its first name
     origin = ff.pages_url.rstrip("/")

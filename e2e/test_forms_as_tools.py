@@ -254,7 +254,7 @@ async def test_a_sign_in_form_is_filled_by_a_secrets_name_and_never_by_a_literal
     """Secrets by name (issue 37): with a secret bound to the site, its sign-in form is offered;
     the password field takes only ``{{secret:NAME}}``, the page receives the value, the agent
     sees only the name (also in what the page echoes back), and a literal password is refused."""
-    from tabmcp.secret_store import SecretStore
+    from tabmcp.storage.secret_store import SecretStore
 
     db = tmp_path / "tabmcp.db"
     origin = env.pages_url.rstrip("/")
@@ -310,7 +310,7 @@ async def test_a_sign_in_form_is_filled_by_a_secrets_name_and_never_by_a_literal
 async def test_without_a_bound_secret_a_sign_in_form_stays_refused(env: Env, page_closer, tmp_path):
     if env.flavour != "polyfill":
         pytest.skip("the refusal does not depend on the WebMCP flavour")
-    from tabmcp.secret_store import SecretStore
+    from tabmcp.storage.secret_store import SecretStore
 
     db = tmp_path / "tabmcp.db"
     origin = env.pages_url.rstrip("/")

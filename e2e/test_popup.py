@@ -326,7 +326,7 @@ async def test_the_popup_speaks_plainly_and_keeps_the_show_menu_on_its_line(env:
 async def test_the_popup_names_the_secrets_bound_to_a_site_and_unbinds_one(env: Env, page_closer, tmp_path: Path):
     """Secrets by name (issue 37): per site, the popup lists the secret names bound to it (never a
     value) and the person unbinds one there; the agent's next call naming it is refused."""
-    from tabmcp.secret_store import SecretStore
+    from tabmcp.storage.secret_store import SecretStore
 
     value = "hunter2-Correct/Horse+9"
     db = tmp_path / "tabmcp.db"

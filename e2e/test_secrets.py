@@ -21,8 +21,8 @@ from typing import Any
 
 from mcp import Client
 from tabmcp.errors import ErrorCode
-from tabmcp.secret_store import SecretStore
 from tabmcp.server.app import BridgeApp
+from tabmcp.storage.secret_store import SecretStore
 
 from .conftest import Env, eventually, other_bridge
 

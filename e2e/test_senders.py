@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.async_api import Page
 from tabmcp.assets import EXTENSION_ID
-from tabmcp.secret_store import SecretStore
+from tabmcp.storage.secret_store import SecretStore
 
 from .conftest import Env, eventually, other_bridge
 from .test_untrusted import APPROVAL, answer_in_window, client

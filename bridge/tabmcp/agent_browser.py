@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING
 
 from .assets import EXTENSION_ID, extension_dir, stage_extension
 from .browser import BrowserNotFound, find_chromium
-from .files import private_dir, state_dir
 from .firefox import build_firefox_extension
+from .storage.files import private_dir, state_dir
 
 if TYPE_CHECKING:
     from .kept_pairing import KeptPairing

@@ -255,9 +255,11 @@ async def _tokens(args: argparse.Namespace) -> int:
 def _trust(args: argparse.Namespace) -> int:
     """Show or clear the lockdown, show or accept changed tool definitions (the bridge's SQLite file)."""
     from .core.trust.guard import TrustGuard
+    from .storage.build import db_path
+    from .storage.trust import TrustStore
 
     config = load_config(args.config)
-    guard = TrustGuard.open(config.trust, config.store.path)
+    guard = TrustGuard(config.trust, TrustStore(db_path(config.store.path)))
     lockdown, pins = guard.lockdown, guard.pins
     if args.trust_command == "clear":
         print(f"cleared {lockdown.clear()} flag(s): writes no longer need approval because of them")
@@ -301,10 +303,11 @@ def _sites(args: argparse.Namespace) -> int:
     file; a running bridge follows within a second: server/shared_state.py)."""
     import datetime
 
-    from .core.sites import Sites, SiteStore
+    from .core.sites import Sites
     from .core.trust.pins import Pins
-    from .core.trust.tables import TrustStore
-    from .database import UsageStore, default_db_path
+    from .storage.database import UsageStore, default_db_path
+    from .storage.sites import SiteStore
+    from .storage.trust import TrustStore
 
     config = load_config(args.config)
     path = config.store.path or default_db_path()
@@ -352,10 +355,10 @@ def _activity(args: argparse.Namespace) -> int:
     """What agents did in the tabs, newest first (the activity log in the bridge's SQLite file)."""
     import datetime
 
-    from .core.activity import ActivityLog
+    from .storage.build import activity_log
 
     config = load_config(args.config)
-    log = ActivityLog.open(config.store.path, max_rows=config.store.activity_rows)
+    log = activity_log(config.store.path, max_rows=config.store.activity_rows)
     try:
         entries = log.latest(args.limit, origin=args.origin, tab_id=args.tab)
     finally:
@@ -382,10 +385,11 @@ def _activity(args: argparse.Namespace) -> int:
 def _controls(args: argparse.Namespace) -> int:
     """Show or set the person's switches (pause, writes, origins off) in the bridge's SQLite file;
     a running bridge picks a change up within a second."""
-    from .core.controls import InvalidOrigin, PersonControls
+    from .core.controls import InvalidOrigin
+    from .storage.build import person_controls
 
     config = load_config(args.config)
-    controls = PersonControls.open(config.store.path)
+    controls = person_controls(config.store.path)
     try:
         what = args.controls_command
         if what in ("pause", "resume"):
@@ -428,10 +432,10 @@ def _read_value(name: str) -> str:
 
 
 def _secrets(args: argparse.Namespace) -> int:
-    """Keep, list, remove and import secrets bound to sites (secret_store.py; docs/security.md)."""
+    """Keep, list, remove and import secrets bound to sites (storage/secret_store.py; docs/security.md)."""
     import datetime
 
-    from .secret_store import SecretStore
+    from .storage.secret_store import SecretStore
 
     config = load_config(args.config)
     store = SecretStore(config.store.path, kind=config.store.secrets)

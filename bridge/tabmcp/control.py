@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from .errors import ControlError, PairingError
-from .files import FILE_MODE, private_dir, private_file, state_dir
+from .storage.files import FILE_MODE, private_dir, private_file, state_dir
 
 __all__ = ["CONTROL_PREFIX", "ControlClient", "control_headers", "control_key_path", "load_or_create_control_key",
            "read_control_key"]

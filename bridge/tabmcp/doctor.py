@@ -152,7 +152,7 @@ class Facts:
     """Clients whose config starts this installation's ``tabmcp serve --stdio`` (they start the bridge)."""
     install: Install = field(default_factory=lambda: Install(kind="checkout", root="."))
     secrets_store: str = ""
-    """Where secrets' values are kept (secret_store.py: the OS keychain or the fallback file)."""
+    """Where secrets' values are kept (storage/secret_store.py: the OS keychain or the fallback file)."""
     secrets_error: str | None = None
 
 
@@ -219,9 +219,9 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
 
 def _gather_secrets(facts: Facts, config: str | None) -> None:
     from .config import load_config
-    from .database import default_db_path
     from .errors import BridgeError
-    from .secret_store import choose_values
+    from .storage.database import default_db_path
+    from .storage.secret_store import choose_values
 
     try:
         settings = load_config(config).store

@@ -83,7 +83,7 @@ async def keep_pairing(held: Any, *, label: str, port: int, store_path: str | Pa
 
 
 def _keep_in_store(held: Any, label: str, store_path: str | Path | None) -> KeptPairing:
-    from .database import SqlitePairings
+    from .storage.database import SqlitePairings
 
     store = SqlitePairings(store_path)
     try:

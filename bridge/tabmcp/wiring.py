@@ -32,9 +32,7 @@ from typing import TYPE_CHECKING, Any
 from . import __version__
 from .config import Config
 from .core.activity import FLUSH_DELAY_S as ACTIVITY_FLUSH_DELAY_S
-from .core.activity import ActivityLog
 from .core.browsers import slot_of, wire_tab_id
-from .core.controls import PersonControls
 from .core.disclosure import ClientView, Disclosure
 from .core.listing_json import ListingRenderer
 from .core.page_forms import FormsPolicy
@@ -48,13 +46,11 @@ from .core.secrets import Mask, Secrets
 from .core.session import Disconnected, Event, HandshakeDone, KindView, Peer, Session
 from .core.sites import Sites
 from .core.stalls import LINK_WORK, StallMeter
-from .core.telemetry import SessionStore, TelemetryStore
+from .core.telemetry import SnapshotStore, TelemetryStore
 from .core.tools import RESERVED_NAMES
 from .core.trust.gate import definition_text
 from .core.trust.pins import PinLimits, Pins
 from .core.trust.retention import Retention
-from .core.trust.tables import TrustStore
-from .database import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
 from .errors import ErrorCode, SecretStoreUnavailable, ToolCallError
 from .mediation import Mediation, ToolMiddleware
 from .protocol import (
@@ -70,7 +66,6 @@ from .protocol import (
     Telemetry,
 )
 from .protocol import TabClosed as TabClosedMsg
-from .secret_store import SecretStore
 from .server.hub import Hub, Link
 from .server.panel import PersonPanel
 from .server.reader import OffLoop
@@ -79,6 +74,10 @@ from .server.sites import SiteLink
 from .server.telemetry import TelemetryLink
 from .server.trace import TRACE, trace_enabled
 from .server.write_behind import WriteBehind
+from .storage.build import activity_log, person_controls, search_stores
+from .storage.database import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
+from .storage.secret_store import SecretStore
+from .storage.trust import TrustStore
 
 if TYPE_CHECKING:
     from .core.trust.guard import TrustGuard
@@ -126,7 +125,7 @@ class BridgeCore:
         """The links' I/O (server/hub.py)."""
         self.trust: TrustGuard | None = None
         """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
-        self.activity = ActivityLog.open(  # agent calls that reach a page, redacted as telemetry is
+        self.activity = activity_log(  # agent calls that reach a page, redacted as telemetry is
             config.store.path, max_rows=config.store.activity_rows, redactor=lambda: self.telemetry.redactor
         )
         self.activity_writer = WriteBehind(
@@ -134,7 +133,7 @@ class BridgeCore:
         )
         """Writes the activity batch within a second of a call, with or without later calls."""
         self.activity.on_pending = self.activity_writer.poke
-        self.controls = PersonControls.open(config.store.path)
+        self.controls = person_controls(config.store.path)
         """The person's switches (popup, ``tabmcp controls``)."""
         self.forms_switches = FormsSwitchStore(config.store.path)
         self.forms = FormsPolicy(config.policy.origins, self.forms_switches.all())
@@ -202,7 +201,7 @@ class BridgeCore:
         """Follows what the CLI changes in the database file while the bridge runs
         (server/shared_state.py)."""
         self.search_sync = IndexSync(
-            self.registry, semantic=config.search.semantic, db_path=config.store.path
+            self.registry, semantic=config.search.semantic, stores=search_stores(config.store.path)
         )
         self.mediation = Mediation(on_enhanced=self._enhanced)
         self._sweep: asyncio.TimerHandle | None = None
@@ -569,7 +568,7 @@ class BridgeCore:
         self.telemetry_link.store = store
 
     @property
-    def sessions(self) -> SessionStore:
+    def sessions(self) -> SnapshotStore:
         """Saved telemetry sessions (``configure``'s save/load)."""
         return self.telemetry_link.sessions
 

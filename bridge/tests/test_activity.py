@@ -23,9 +23,11 @@ from tabmcp.core.activity import (
     target_of,
 )
 from tabmcp.core.registry import Registry
+from tabmcp.core.stores import StoreUnavailable
 from tabmcp.core.telemetry import RedactionSettings
 from tabmcp.core.telemetry.redact import Redactor
 from tabmcp.errors import ErrorCode
+from tabmcp.storage.build import activity_log
 
 from .helpers import tab, tool
 
@@ -41,7 +43,7 @@ def entry(log: ActivityLog, n: int = 0, **over):
 
 
 def test_keeps_only_the_newest_rows_up_to_the_bound():
-    log = ActivityLog(max_rows=5)
+    log = activity_log(max_rows=5)
     for n in range(12):
         entry(log, n)
     assert log.count() == 5
@@ -49,7 +51,7 @@ def test_keeps_only_the_newest_rows_up_to_the_bound():
 
 
 def test_latest_first_with_limit_and_filters():
-    log = ActivityLog()
+    log = activity_log()
     entry(log, 0, origin="https://a.test", tab_id=1)
     entry(log, 1, origin="https://b.test", tab_id=2)
     entry(log, 2, origin="https://a.test", tab_id=3)
@@ -60,7 +62,7 @@ def test_latest_first_with_limit_and_filters():
 
 
 def test_arguments_and_results_are_redacted_with_the_telemetry_rules():
-    log = ActivityLog(redactor=Redactor(RedactionSettings()))
+    log = activity_log(redactor=Redactor(RedactionSettings()))
     e = entry(log, arguments={"password": "hunter2", "note": f"token {JWT}"}, result=f"card {CARD} ok")
     marker = RedactionSettings().replacement
     for text in (e.arguments, e.result, log.latest(1)[0].arguments, log.latest(1)[0].result):
@@ -72,14 +74,14 @@ def test_arguments_and_results_are_redacted_with_the_telemetry_rules():
 def test_the_configured_rules_apply_and_a_callable_follows_changes():
     settings = RedactionSettings(keys=["nickname"], replacement="[gone]")
     current = {"r": Redactor(settings)}
-    log = ActivityLog(redactor=lambda: current["r"])
+    log = activity_log(redactor=lambda: current["r"])
     assert "[gone]" in entry(log, arguments={"nickname": "bob"}).arguments
     current["r"] = Redactor(RedactionSettings())
     assert "bob" in entry(log, 1, arguments={"nickname": "bob"}).arguments
 
 
 def test_summaries_are_bounded_and_a_cut_is_marked():
-    log = ActivityLog()
+    log = activity_log()
     e = entry(log, arguments={"text": "x" * 10_000}, result=["y" * 50] * 1000)
     assert len(e.arguments) == SUMMARY_CHARS and e.arguments.endswith("…")
     assert len(e.result) == SUMMARY_CHARS and e.result.endswith("…")
@@ -88,11 +90,11 @@ def test_summaries_are_bounded_and_a_cut_is_marked():
 
 def test_survives_reopening_the_file(tmp_path):
     db = tmp_path / "tabmcp.db"
-    log = ActivityLog(db, max_rows=3)
+    log = activity_log(db, max_rows=3)
     for n in range(4):
         entry(log, n)
     log.close()
-    again = ActivityLog(db, max_rows=3)
+    again = activity_log(db, max_rows=3)
     assert [e.tool for e in again.latest(10)] == ["t3", "t2", "t1"]
     entry(again, 4)  # ids continue, the bound still holds
     assert [e.tool for e in again.latest(10)] == ["t4", "t3", "t2"]
@@ -100,7 +102,7 @@ def test_survives_reopening_the_file(tmp_path):
 
 
 def test_begin_end_measure_the_call_and_name_the_outcome():
-    log = ActivityLog()
+    log = activity_log()
     pending = log.begin(Target("save", 7, "https://a.test", {"x": 1}), "cursor")
     ok = log.end(pending, {"content": [{"type": "text", "text": "saved"}]})
     assert (ok.client, ok.tool, ok.tab_id, ok.origin, ok.outcome) == ("cursor", "save", 7, "https://a.test", "ok")
@@ -143,17 +145,17 @@ def deferred(log: ActivityLog, n: int = 0) -> None:
 
 def test_rows_are_written_behind_in_batches_and_never_lost_on_close(tmp_path):
     path = tmp_path / "bridge.db"
-    log = ActivityLog(path)
+    log = activity_log(path)
     deferred(log, 0)
     deferred(log, 1)
-    other = ActivityLog(path)
+    other = activity_log(path)
     assert other.count() == 0  # not yet written: the call paid for a list append only
     assert [e.tool for e in log.latest(5)] == ["t1", "t0"]  # a read writes what is pending first
     assert other.count() == 2
     deferred(log, 2)
     log.close()
     assert [e.tool for e in other.latest(5)] == ["t2", "t1", "t0"]
-    reopened = ActivityLog(path)
+    reopened = activity_log(path)
     assert reopened.first_id == 4 and entry(reopened, 3).id == 4  # ids carry on after a restart
     other.close()
     reopened.close()
@@ -164,14 +166,14 @@ def test_two_writers_on_one_file_both_keep_every_row(tmp_path):
     SQLite gives the ids as rows are written, so neither writer's batch collides with the
     other's, and a write that finds the file locked keeps its rows for the next try."""
     path = tmp_path / "bridge.db"
-    a, b = ActivityLog(path), ActivityLog(path)
+    a, b = activity_log(path), activity_log(path)
     for n in range(150):  # interleaved, each writer's full batches written by the call that fills them
         deferred(a, n)
         deferred(b, 1000 + n)
     blocker = sqlite3.connect(path, isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")  # a third writer holds the file
-    b.db.execute("PRAGMA busy_timeout=0")
-    with pytest.raises(sqlite3.OperationalError):
+    b.rows.db.execute("PRAGMA busy_timeout=0")
+    with pytest.raises(StoreUnavailable):
         b.flush()
     blocker.execute("COMMIT")
     a.flush()
@@ -179,7 +181,7 @@ def test_two_writers_on_one_file_both_keep_every_row(tmp_path):
     rows = a.latest(1000)
     assert sorted(e.tool for e in rows) == sorted([f"t{n}" for n in range(150)] + [f"t{1000 + n}" for n in range(150)])
     assert len({e.id for e in rows}) == 300
-    for log in (a, b, ActivityLog(path)):
+    for log in (a, b, activity_log(path)):
         log.close()
     blocker.close()
 
@@ -189,9 +191,9 @@ def test_a_failed_write_is_retried_on_the_hot_path_at_most_once_a_second(tmp_pat
     write the call path leaves it to the timer for FLUSH_EVERY_S, and the batch stays bounded."""
     path = tmp_path / "bridge.db"
     now = [100.0]
-    log = ActivityLog(path, max_rows=100)
+    log = activity_log(path, max_rows=100)
     log.clock = lambda: now[0]
-    log.db.execute("PRAGMA busy_timeout=0")
+    log.rows.db.execute("PRAGMA busy_timeout=0")
     blocker = sqlite3.connect(path, isolation_level=None)
     blocker.execute("BEGIN IMMEDIATE")
     with caplog.at_level("WARNING", logger="tabmcp.activity"):
@@ -211,7 +213,7 @@ def test_a_failed_write_is_retried_on_the_hot_path_at_most_once_a_second(tmp_pat
 def test_a_deferred_row_is_summarised_when_written_with_the_rules_of_its_time():
     settings = RedactionSettings(keys=["nickname"], replacement="[gone]")
     current = {"r": Redactor(settings)}
-    log = ActivityLog(redactor=lambda: current["r"])
+    log = activity_log(redactor=lambda: current["r"])
     pending = log.begin(Target("save", 7, "https://a.test", {"nickname": "bob", "note": f"token {JWT}"}), "c")
     assert log.end(pending, {"content": [{"type": "text", "text": f"card {CARD}"}]}, defer=True) is None
     current["r"] = Redactor(RedactionSettings(keys=[]))  # a later configure does not reach it
@@ -230,7 +232,7 @@ def test_a_deferred_row_is_summarised_when_written_with_the_rules_of_its_time():
 def test_a_batch_that_starts_asks_for_a_timer_once_and_a_failed_write_keeps_its_rows(tmp_path):
     path = tmp_path / "bridge.db"
     pokes: list[int] = []
-    log = ActivityLog(path, on_pending=lambda: pokes.append(1))
+    log = activity_log(path, on_pending=lambda: pokes.append(1))
     deferred(log, 0)
     deferred(log, 1)
     assert pokes == [1]  # one timer per batch, not one per row
@@ -240,12 +242,12 @@ def test_a_batch_that_starts_asks_for_a_timer_once_and_a_failed_write_keeps_its_
     blocker = sqlite3.connect(path, isolation_level=None)
     blocker.execute("PRAGMA busy_timeout=0")
     blocker.execute("BEGIN IMMEDIATE")  # another writer holds the file
-    log.db.execute("PRAGMA busy_timeout=0")
-    with pytest.raises(sqlite3.OperationalError):
+    log.rows.db.execute("PRAGMA busy_timeout=0")
+    with pytest.raises(StoreUnavailable):
         log.flush()
     blocker.execute("COMMIT")
     log.flush()  # the timer's next try
-    assert [e.tool for e in ActivityLog(path).latest(5)] == ["t2", "t1", "t0"]
+    assert [e.tool for e in activity_log(path).latest(5)] == ["t2", "t1", "t0"]
     blocker.close()
     log.close()
 
@@ -254,16 +256,16 @@ async def test_the_servers_timer_writes_a_lone_call_within_a_second(tmp_path):
     from tabmcp.server.write_behind import WriteBehind
 
     path = tmp_path / "bridge.db"
-    log = ActivityLog(path)
+    log = activity_log(path)
     writer = WriteBehind(log.flush, delay_s=FLUSH_DELAY_S)
     log.on_pending = writer.poke
-    reader = ActivityLog(path)
+    reader = activity_log(path)
     started = time.monotonic()
     deferred(log, 0)  # the last call: nothing follows it
     assert writer.armed
 
     def written() -> bool:
-        return reader.db.execute("SELECT COUNT(*) FROM activity").fetchone()[0] == 1
+        return reader.rows.db.execute("SELECT COUNT(*) FROM activity").fetchone()[0] == 1
 
     while not written():
         assert time.monotonic() - started < FLUSH_EVERY_S * 5, "the row never reached the file"

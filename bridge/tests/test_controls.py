@@ -6,8 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from tabmcp.core.activity import ActivityLog
-from tabmcp.core.controls import InvalidOrigin, PersonControls, normalize_origin
+from tabmcp.core.controls import InvalidOrigin, normalize_origin
 from tabmcp.core.disclosure import Disclosure
 from tabmcp.core.panel import ControlRefused, apply_control, panel_state
 from tabmcp.core.registry import Registry, origin_of
@@ -16,6 +15,8 @@ from tabmcp.core.trust.guard import TrustGuard
 from tabmcp.core.trust.settings import TrustSettings
 from tabmcp.errors import ErrorCode, Paused
 from tabmcp.protocol import ControlSet, PanelQuery, TabSnapshot
+from tabmcp.storage.build import activity_log, person_controls
+from tabmcp.storage.trust import TrustStore
 
 from .helpers import tab, tool
 
@@ -52,13 +53,13 @@ def test_what_is_not_an_origin_is_refused_by_name(bad: str) -> None:
 
 def test_switches_persist_in_sqlite_and_another_process_change_is_picked_up(tmp_path) -> None:
     db = tmp_path / "tabmcp.db"
-    bridge = PersonControls(db)
+    bridge = person_controls(db)
     assert bridge.state().to_dict() == {"paused": False, "writes": None, "originsOff": []}
     assert bridge.set_paused(True) and not bridge.set_paused(True)  # the second changes nothing
     assert bridge.set_origin("https://shop.test/x", False)
     v = bridge.version
     # The CLI is another process: another connection to the same file.
-    cli = PersonControls(db)
+    cli = person_controls(db)
     assert cli.state().to_dict() == {"paused": True, "writes": None, "originsOff": ["https://shop.test"]}
     cli.set_writes(False)
     cli.set_origin("https://shop.test", True)
@@ -73,14 +74,14 @@ def test_switches_persist_in_sqlite_and_another_process_change_is_picked_up(tmp_
     bridge.close()
     cli.close()
     # Restart: the same switches.
-    again = PersonControls(db)
+    again = person_controls(db)
     assert again.state().to_dict() == {"paused": False, "writes": False, "originsOff": []}
     rows = sqlite3.connect(db).execute("SELECT key FROM person_controls ORDER BY key").fetchall()
     assert rows == [("paused",), ("writes",)]
 
 
 def test_paused_raises_the_named_error() -> None:
-    controls = PersonControls()
+    controls = person_controls()
     controls.check_not_paused()
     controls.set_paused(True)
     with pytest.raises(Paused) as err:
@@ -90,7 +91,7 @@ def test_paused_raises_the_named_error() -> None:
 
 def test_an_origin_switched_off_is_hidden_like_a_policy_rule_and_writes_follow_the_switch() -> None:
     registry = registry_with(SHOP, NEWS)
-    controls = PersonControls()
+    controls = person_controls()
     by_person = Gate(PolicySettings(allow_writes=True), controls=controls)
     by_config = Gate(PolicySettings(allow_writes=True, origins=[OriginRule(match="https://shop.test", enabled=False)]))
     checkout = registry.resolve("checkout")
@@ -120,7 +121,7 @@ def test_a_file_page_can_be_switched_off_too() -> None:
     """controls.normalize_origin and the registry's origin_of agree on file pages ("file://")."""
     assert normalize_origin("file:///home/me/page.html") == origin_of("file:///tmp/other.html") == "file://"
     registry = registry_with(tab(3, url="file:///home/me/tools.html", tools=[tool("local_tool")]))
-    controls = PersonControls()
+    controls = person_controls()
     gate = Gate(PolicySettings(allow_writes=True), controls=controls)
     local = registry.resolve("local_tool")
     assert local.tab.origin == "file://" and gate.decide(local).callable
@@ -131,7 +132,7 @@ def test_a_file_page_can_be_switched_off_too() -> None:
 
 def test_listings_follow_the_switches_without_a_registry_change() -> None:
     registry = registry_with(SHOP, NEWS)
-    controls = PersonControls()
+    controls = person_controls()
     disclosure = Disclosure(registry, profile="passthrough", gate=Gate(PolicySettings(), controls=controls))
     names = lambda: {t["name"] for t in disclosure.list_tools()}  # noqa: E731
     assert {"checkout", "read_news"} <= names()
@@ -145,13 +146,13 @@ def test_listings_follow_the_switches_without_a_registry_change() -> None:
 
 def test_panel_state_shows_insight_with_reasons_activity_and_trust() -> None:
     registry = registry_with(SHOP, NEWS)
-    controls = PersonControls()
+    controls = person_controls()
     gate = Gate(PolicySettings(allow_writes=False), controls=controls)
-    activity = ActivityLog()
+    activity = activity_log()
     for i, (tab_id, origin) in enumerate([(1, "https://shop.test"), (2, "https://news.test"), (1, "https://shop.test")]):
         activity.record(at=1000.0 + i, client="agent", tool=f"t{i}", tab_id=tab_id, origin=origin, outcome="ok",
                         duration_ms=1.0, arguments={"i": i}, result=None)
-    trust = TrustGuard(TrustSettings())
+    trust = TrustGuard(TrustSettings(), TrustStore())
     trust.lockdown.flag("https://news.test", "read_news", ["orders the agent"])
     controls.set_origin("https://news.test", False)
 
@@ -183,7 +184,7 @@ def test_insight_is_kept_until_the_registry_or_the_switches_change() -> None:
     from tabmcp.core.panel import Insight
 
     registry = registry_with(SHOP)
-    controls = PersonControls()
+    controls = person_controls()
     gate = Gate(PolicySettings(), controls=controls)
     insight = Insight()
     first = insight.documents(registry, gate, None)
@@ -197,8 +198,8 @@ def test_insight_is_kept_until_the_registry_or_the_switches_change() -> None:
 
 def test_actions_apply_and_bad_ones_are_refused_by_name() -> None:
     registry = registry_with(SHOP)
-    controls = PersonControls()
-    trust = TrustGuard(TrustSettings())
+    controls = person_controls()
+    trust = TrustGuard(TrustSettings(), TrustStore())
     entry = registry.resolve("checkout")
     assert trust.observe(entry).status == "new"
     changed = registry_with(tab(1, url="https://shop.test/cart", tools=[tool("checkout", "Checkout and share")]))

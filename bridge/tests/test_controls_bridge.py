@@ -134,13 +134,13 @@ async def test_the_cli_reads_and_sets_the_switches_of_a_running_bridge(tmp_path)
 async def test_a_pause_from_another_process_holds_at_once_without_an_extension(tmp_path):
     """No extension is connected (nothing polls the file): the next call still sees the pause
     another process wrote (``tabmcp controls pause``, here a second PersonControls on the file)."""
-    from tabmcp.core.controls import PersonControls
+    from tabmcp.storage.build import person_controls
 
     db = tmp_path / "t.db"
     async with running_bridge(make_config(store={"path": str(db)})) as app:
         async with Client(f"http://127.0.0.1:{app.port}/mcp", mode="legacy") as agent:
             assert not (await agent.call_tool("search_tools", {"query": "note"})).is_error
-            other = PersonControls(db)
+            other = person_controls(db)
             try:
                 other.set_paused(True)
                 result = await agent.call_tool("search_tools", {"query": "note"})

@@ -15,10 +15,10 @@ from tabmcp.assets import EXTENSION_ID
 from tabmcp.cli import main
 from tabmcp.clients import EntryState
 from tabmcp.doctor import Check, Facts, Install, Status, diagnose, exit_code, gather
-from tabmcp.files import state_dir
 from tabmcp.model import ModelStatus
 from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import BridgeApp
+from tabmcp.storage.files import state_dir
 
 from .helpers import ScriptedExtension
 

@@ -13,21 +13,20 @@ from typing import Any
 
 import pytest
 from tabmcp.config import Config
-from tabmcp.core.activity import ActivityLog
-from tabmcp.core.controls import PersonControls
 from tabmcp.core.page_forms import FormsPolicy as FormsSwitch
 from tabmcp.core.registry import Registry
 from tabmcp.core.scoping import Gate
 from tabmcp.core.session import HandshakeDone, MessageReceived, Peer, Send, Session
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
-from tabmcp.core.trust.tables import TrustStore
-from tabmcp.database import FormsSwitchStore, UsageStore
 from tabmcp.errors import ErrorCode, SiteNotReachable
 from tabmcp.protocol import PROTOCOL_VERSION, FormsPolicy, PanelState, SitesList, TabSnapshot, TelemetryConfig
 from tabmcp.server.panel import PersonPanel
 from tabmcp.server.sites import SiteLink
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS, TelemetryLink
+from tabmcp.storage.build import activity_log, person_controls
+from tabmcp.storage.database import FormsSwitchStore, UsageStore
+from tabmcp.storage.trust import TrustStore
 
 SHOP = "https://shop.test"
 
@@ -74,10 +73,10 @@ async def test_person_panel_answers_control_set_and_sends_forms_policy() -> None
     session, peer = ready_session()
     calls = Calls()
     config = memory_config()
-    controls, switches = PersonControls.open(":memory:"), FormsSwitchStore(":memory:")
+    controls, switches = person_controls(":memory:"), FormsSwitchStore(":memory:")
     forms = FormsSwitch(config.policy.origins, switches.all())
     gate = Gate(config.policy, config.trust, forms, controls=controls)  # as the root (tabmcp/wiring.py) builds them
-    panel = PersonPanel(Registry(reserved_names=RESERVED_NAMES), session, ActivityLog.open(":memory:"),
+    panel = PersonPanel(Registry(reserved_names=RESERVED_NAMES), session, activity_log(":memory:"),
                         controls=controls, forms=forms, forms_switches=switches, gate=gate,
                         changed=calls.change, touch=calls.touch, flush_soon=calls.flush, trust=lambda: None)
     panel.connected(peer)

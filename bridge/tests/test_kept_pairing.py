@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from tabmcp.cli import main
 from tabmcp.control import ControlClient
-from tabmcp.database import SqlitePairings
 from tabmcp.errors import ControlError
 from tabmcp.kept_pairing import browser_label, keep_pairing
 from tabmcp.server.app import running_bridge
+from tabmcp.storage.database import SqlitePairings
 
 from .conftest import make_config
 from .helpers import ScriptedExtension

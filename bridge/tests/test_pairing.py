@@ -19,9 +19,9 @@ from tabmcp.core.pairing import (
     secret_matches,
 )
 from tabmcp.core.session import HandshakeDone, LinkState, MessageReceived, Peer, Session
-from tabmcp.database import SqlitePairings
 from tabmcp.errors import ErrorCode, PairingBusy, PairingCodeWrong, PairingLocked
 from tabmcp.protocol import PROTOCOL_VERSION, Hello, PairCode, PairDone, PairingCredential, PairRequired, Welcome
+from tabmcp.storage.database import SqlitePairings
 
 
 class Clock:

@@ -17,9 +17,10 @@ from tabmcp.core.registry import Registry
 from tabmcp.core.search import SearchIndex, semantic_available
 from tabmcp.core.search import semantic as semantic_mod
 from tabmcp.core.search import sync as sync_mod
-from tabmcp.core.search.store import EmbeddingStore
 from tabmcp.core.search.sync import IndexSync
 from tabmcp.protocol import TabSnapshot
+from tabmcp.storage.build import search_stores
+from tabmcp.storage.search import EmbeddingStore
 from tabmcp.testing import missing_from_setup
 
 from .helpers import tab, tool
@@ -69,7 +70,7 @@ def test_semantic_ranking_is_on_by_default_when_the_model_is_installed() -> None
         )
     reg = Registry()
     reg.apply(snap(1, SHOP))
-    sync = IndexSync(reg, db_path=":memory:")  # semantic="auto", the config default
+    sync = IndexSync(reg, stores=search_stores(":memory:"))  # semantic="auto", the config default
     try:
         index = sync.index
         assert index.semantic and index.model_name.startswith(semantic_mod.DEFAULT_MODEL)
@@ -89,7 +90,7 @@ def test_without_the_model_search_ranks_by_keywords_and_logs_once_what_is_missin
     reg = Registry()
     reg.apply(snap(1, SHOP))
     with caplog.at_level(logging.INFO, logger="tabmcp.search"):
-        sync = IndexSync(reg, db_path=":memory:")
+        sync = IndexSync(reg, stores=search_stores(":memory:"))
     lines = [r for r in caplog.records if r.name == "tabmcp.search"]
     assert len(lines) == 1 and lines[0].levelno == logging.WARNING
     assert "keyword ranking" in lines[0].getMessage() and "onnxruntime" in lines[0].getMessage()

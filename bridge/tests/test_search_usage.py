@@ -10,9 +10,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from mcp import Client
-from tabmcp.core.search import SearchDoc, SearchIndex, UseStore, semantic_available
+from tabmcp.core.search import SearchDoc, SearchIndex, semantic_available
 from tabmcp.core.search.index import FOLLOW_CALLS
 from tabmcp.core.search.usage import USE_THRESHOLD, USE_WEIGHT
+from tabmcp.storage.search import UseStore
 from tabmcp.testing import missing_from_setup
 
 from .conftest import eventually

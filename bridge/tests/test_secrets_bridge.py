@@ -19,8 +19,8 @@ import pytest
 from mcp import Client
 from tabmcp.core.registry import ToolEntry
 from tabmcp.errors import ErrorCode
-from tabmcp.secret_store import SecretStore
 from tabmcp.server.app import running_bridge
+from tabmcp.storage.secret_store import SecretStore
 
 from .conftest import eventually, make_config
 from .helpers import ScriptedExtension, tab, tool

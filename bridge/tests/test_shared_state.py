@@ -157,13 +157,13 @@ async def test_cli_switches_reach_a_bridge_with_no_extension(tmp_path):
 
 
 async def test_a_quiet_file_costs_one_statement_a_look(tmp_path):
-    from tabmcp.core.controls import PersonControls
     from tabmcp.server.shared_state import SharedStateWatch
+    from tabmcp.storage.build import person_controls
 
     db, _ = files(tmp_path)
     followed: list[dict[str, int]] = []
     watch = SharedStateWatch(db, followed.append)
-    other = PersonControls(db)  # another connection, as the CLI's
+    other = person_controls(db)  # another connection, as the CLI's
     watch.start()
     try:
         assert not watch.look() and followed == []  # nobody wrote: nothing is reloaded

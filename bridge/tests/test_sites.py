@@ -6,12 +6,14 @@ from tabmcp.core.disclosure import ClientView, Disclosure
 from tabmcp.core.registry import Registry
 from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
 from tabmcp.core.search.sync import IndexSync
-from tabmcp.core.sites import Sites, SiteStore, site_category_name
+from tabmcp.core.sites import Sites, site_category_name
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
-from tabmcp.core.trust.tables import TrustStore
-from tabmcp.database import UsageStore
 from tabmcp.protocol import TabSnapshot
+from tabmcp.storage.build import search_stores
+from tabmcp.storage.database import UsageStore
+from tabmcp.storage.sites import SiteStore
+from tabmcp.storage.trust import TrustStore
 
 from .helpers import tab, tool
 
@@ -89,7 +91,7 @@ def test_profiles_and_search_see_closed_site():
     [site] = [src for src in overview["sources"] if src["origin"] == FERRY]
     assert site["tabId"] is None and site["open"] is False and overview["counts"]["frames"] == 0
     assert "not open: a call opens it" in disclosure.context_markdown(source=FERRY)
-    index = IndexSync(registry, semantic=False, db_path=":memory:").index
+    index = IndexSync(registry, semantic=False, stores=search_stores(":memory:")).index
     hits = index.search("book a ferry", limit=3)
     assert hits[0].key == "book_ferry"
 

@@ -230,3 +230,67 @@ def test_no_two_classes_share_a_name():
                 where.setdefault(node.name, []).append(f"{name}:{node.lineno}")
     shared = {cls: places for cls, places in where.items() if len(places) > 1}
     assert not shared, shared
+
+
+
+def storage_imports(known: dict[str, Path], core: str = "tabmcp.core", storage: str = "tabmcp.storage") -> list[str]:
+    """``module:line imports what`` for every import of ``sqlite3`` or of the storage package
+    (any of its modules) by a module under ``core``: at module level, late inside a function,
+    or for types only."""
+    def under(module: str, package: str) -> bool:
+        return module == package or module.startswith(package + ".")
+
+    wrong = []
+    for name, path in sorted(known.items()):
+        if not under(name, core):
+            continue
+        for imp in imports_of(name, path, known):  # relative and absolute imports of the package's modules
+            if under(imp.target, storage):
+                wrong.append(f"{name}:{imp.line} imports {imp.target}")
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                targets = [node.module or ""]
+            else:
+                continue
+            wrong += [f"{name}:{node.lineno} imports {t}" for t in targets if under(t, "sqlite3")]
+    return wrong
+
+
+def test_the_core_opens_no_file():
+    """core/ stays I/O-free: no module under it imports SQLite or the storage package (which holds
+    the database, the state folder and every table); it names what it keeps as Protocols
+    (core/stores.py) and the composition root hands the storage objects in."""
+    wrong = storage_imports(modules())
+    assert not wrong, "core/ reaches storage:\n" + "\n".join(wrong)
+
+
+def test_the_storage_check_sees_every_way_in(tmp_path):
+    """The check itself: a late relative import of a storage module, a types-only import of the
+    storage package and ``import sqlite3`` under core are all found; storage importing core is not."""
+    pkg = tmp_path / "tabmcp_fake"
+    (pkg / "core").mkdir(parents=True)
+    (pkg / "storage").mkdir()
+    files = {
+        "tabmcp_fake": pkg / "__init__.py",
+        "tabmcp_fake.core": pkg / "core" / "__init__.py",
+        "tabmcp_fake.core.a": pkg / "core" / "a.py",
+        "tabmcp_fake.core.b": pkg / "core" / "b.py",
+        "tabmcp_fake.core.c": pkg / "core" / "c.py",
+        "tabmcp_fake.storage": pkg / "storage" / "__init__.py",
+        "tabmcp_fake.storage.db": pkg / "storage" / "db.py",
+    }
+    for path in files.values():
+        path.write_text("")
+    files["tabmcp_fake.core.a"].write_text("def late():\n    from ..storage import db\n    return db\n")
+    files["tabmcp_fake.core.b"].write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import tabmcp_fake.storage\n")
+    files["tabmcp_fake.core.c"].write_text("import sqlite3\n")
+    files["tabmcp_fake.storage.db"].write_text("from ..core import a\nimport sqlite3\n")
+    found = storage_imports(files, "tabmcp_fake.core", "tabmcp_fake.storage")
+    assert found == [
+        "tabmcp_fake.core.a:2 imports tabmcp_fake.storage.db",
+        "tabmcp_fake.core.b:3 imports tabmcp_fake.storage",
+        "tabmcp_fake.core.c:1 imports sqlite3",
+    ]

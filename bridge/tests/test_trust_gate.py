@@ -143,7 +143,7 @@ def test_an_order_nested_deep_in_an_input_schema_is_found():
 
 
 def guard(tmp_path) -> TrustGuard:
-    from tabmcp.core.trust.tables import TrustStore
+    from tabmcp.storage.trust import TrustStore
 
     return TrustGuard(TrustSettings(), TrustStore(tmp_path / "t.db"))
 

@@ -15,16 +15,15 @@ import pytest
 from mcp import Client
 from tabmcp.core.lru import LRU
 from tabmcp.core.registry import Registry
-from tabmcp.core.search.store import EmbeddingStore
-from tabmcp.core.search.usage import UseStore
 from tabmcp.core.trust.guard import TrustGuard
 from tabmcp.core.trust.pins import PinLimits, Pins, definition_of
 from tabmcp.core.trust.retention import Retention
 from tabmcp.core.trust.settings import TrustSettings
-from tabmcp.core.trust.tables import TrustStore
-from tabmcp.database import UsageStore
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
+from tabmcp.storage.database import UsageStore
+from tabmcp.storage.search import EmbeddingStore, UseStore
+from tabmcp.storage.trust import TrustStore
 
 from .conftest import make_config
 from .helpers import tab, tool

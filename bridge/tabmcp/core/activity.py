@@ -9,10 +9,11 @@ never holds a token the telemetry buffers would not.
 
 The log is one more consumer of the call lifecycle: the MCP layer calls :meth:`ActivityLog.begin`
 when a tools/call starts and :meth:`ActivityLog.end` with what the agent got back. No sockets,
-no asyncio: unit-tested alone (``bridge/tests/test_activity.py``).
+no asyncio, no files: the rows are kept through an :class:`~tabmcp.core.stores.ActivityRows`
+(``bridge/tests/test_activity.py``).
 
-The table lives in the bridge's database file (``store.path``) beside usage counts and the
-trust tables, so ``tabmcp activity`` can read it while the bridge runs; it keeps the newest
+The table (``tabmcp.storage.activity``) lives in the bridge's database file (``store.path``) beside
+usage counts and the trust tables, so ``tabmcp activity`` can read it while the bridge runs; it keeps the newest
 ``store.activity_rows`` rows (older ones are deleted as new ones arrive).
 """
 
@@ -20,16 +21,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..database import open_db
 from ..errors import ErrorCode
+from .stores import ActivityRows, StoreUnavailable
 from .telemetry.redact import Redactor
 
 if TYPE_CHECKING:
@@ -64,24 +63,6 @@ which is logged as a call of its own)."""
 PAGE_BUILTINS = frozenset({"query_dom", "observe", "analyze"})
 """Built-in tools that may ask a live page (``observe`` with ``what="page"``, ``analyze`` with
 ``target="accessibility"``, ``query_dom`` always)."""
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS activity (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    at REAL NOT NULL,
-    client TEXT NOT NULL,
-    tool TEXT NOT NULL,
-    tab_id INTEGER,
-    origin TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    duration_ms REAL NOT NULL,
-    arguments TEXT NOT NULL,
-    result TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS activity_origin ON activity (origin, id);
-CREATE INDEX IF NOT EXISTS activity_tab ON activity (tab_id, id);
-"""
-
 
 @dataclass(frozen=True)
 class ActivityEntry:
@@ -237,24 +218,25 @@ timer late still writes within the bound."""
 
 
 class ActivityLog:
-    """The bounded log (thread-safe; one autocommit SQLite connection)."""
+    """The bounded log (thread-safe), written behind in batches to ``rows``
+    (``tabmcp.storage.activity.ActivityStore``: the bridge's SQLite file)."""
 
     def __init__(
         self,
-        path: str | os.PathLike[str] = ":memory:",
+        rows: ActivityRows,
         *,
         max_rows: int = DEFAULT_ROWS,
         redactor: Redactor | Callable[[], Redactor] | None = None,
         on_pending: Callable[[], None] | None = None,
     ) -> None:
-        self.db = open_db(path, SCHEMA)
+        self.rows = rows
         self.on_pending = on_pending
         """Called (outside the lock) when a row arrives in an empty batch: the server arms a timer
         that calls :meth:`flush` within :data:`FLUSH_EVERY_S`."""
         self.max_rows = max_rows
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()
-        self.first_id = int(self.db.execute("SELECT COALESCE(MAX(id), 0) FROM activity").fetchone()[0]) + 1
+        self.first_id = rows.next_id()
         """Rows of this bridge run have ids from here; older rows' tab ids were another run's."""
         self._pending: list[tuple[Any, ...] | _Deferred] = []
         self._flushed_at = time.monotonic()
@@ -269,16 +251,6 @@ class ActivityLog:
         ``configure`` that changes the telemetry redaction applies to the next row)."""
         r = self._redactor
         return r if isinstance(r, Redactor) else r()
-
-    @classmethod
-    def open(cls, path: str | os.PathLike[str] | None, *, max_rows: int = DEFAULT_ROWS,
-             redactor: Redactor | Callable[[], Redactor] | None = None) -> ActivityLog:
-        """The log in the bridge's database file (``None``: the default file, as the usage store)."""
-        if path is None:
-            from ..database import default_db_path
-
-            path = default_db_path()
-        return cls(path, max_rows=max_rows, redactor=redactor)
 
     # -- the call lifecycle -----------------------------------------------------------------
 
@@ -343,7 +315,7 @@ class ActivityLog:
                                           or now - self._flushed_at > FLUSH_EVERY_S):
                 try:
                     self._flush_locked()
-                except sqlite3.Error:  # a locked file: the call still succeeds; the timer retries
+                except StoreUnavailable:  # a locked file: the call still succeeds; the timer retries
                     log.warning("activity: writing %d rows failed; they stay pending", len(self._pending),
                                 exc_info=True)
                 first = bool(self._pending)
@@ -360,7 +332,7 @@ class ActivityLog:
 
         SQLite gives the ids as the rows are written (``AUTOINCREMENT``: never reused), so every
         process that shares the file (a second bridge, the CLI) writes its rows without colliding
-        with another's. A failed write keeps the rows pending, summarised once."""
+        with another's. A failed write (:class:`StoreUnavailable`) keeps the rows pending, summarised once."""
         now = self.clock()
         self._flushed_at = now
         if not self._pending:
@@ -368,19 +340,7 @@ class ActivityLog:
         self._retry_at = now + FLUSH_EVERY_S
         rows: list[tuple[Any, ...]] = [r.summarised() if isinstance(r, _Deferred) else r for r in self._pending]
         self._pending = list(rows)  # a retry writes these, not summarised again
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            self.db.executemany(
-                "INSERT INTO activity (at, client, tool, tab_id, origin, outcome, duration_ms, arguments, "
-                "result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-            last = int(self.db.execute("SELECT last_insert_rowid()").fetchone()[0])
-            self.db.execute("DELETE FROM activity WHERE id <= ?", (last - self.max_rows,))
-            self.db.execute("COMMIT")
-        except BaseException:  # a locked file: the rows stay pending for the next write
-            self.db.execute("ROLLBACK")
-            raise
+        last = self.rows.write(rows, self.max_rows)  # StoreUnavailable: the rows stay pending for the next write
         self._pending = []
         self._retry_at = 0.0
         return last
@@ -389,28 +349,16 @@ class ActivityLog:
 
     def latest(self, limit: int = 50, *, origin: str | None = None, tab_id: int | None = None) -> list[ActivityEntry]:
         """The newest rows first, optionally of one origin and/or one tab."""
-        where: list[str] = []
-        params: list[str | int] = []
-        if origin is not None:
-            where.append("origin = ?")
-            params.append(origin)
-        if tab_id is not None:
-            where.append("tab_id = ?")
-            params.append(tab_id)
-        sql = "SELECT id, at, client, tool, tab_id, origin, outcome, duration_ms, arguments, result FROM activity"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY id DESC LIMIT ?"
         with self._lock:
             self._flush_locked()
-            rows = self.db.execute(sql, (*params, max(0, limit))).fetchall()
+            rows = self.rows.latest(max(0, limit), origin, tab_id)
         return [ActivityEntry(*row) for row in rows]
 
     def count(self) -> int:
         with self._lock:
             self._flush_locked()
-            return int(self.db.execute("SELECT COUNT(*) FROM activity").fetchone()[0])
+            return self.rows.count()
 
     def close(self) -> None:
         self.flush()
-        self.db.close()
+        self.rows.close()

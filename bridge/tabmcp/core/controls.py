@@ -2,7 +2,7 @@
 
 The person sets them from the extension popup (``control.set`` over the extension's WebSocket,
 see :mod:`tabmcp.core.panel`) or with ``tabmcp controls``; no MCP tool can, so an agent never
-changes what it is allowed. They are kept in the bridge's SQLite file (``store.path``), so they
+changes what it is allowed. They are kept in the bridge's SQLite file (``store.path``, ``tabmcp.storage.controls``), so they
 survive a restart and the CLI can read and set them while the bridge runs (the bridge notices a
 change made by another process at its next :meth:`PersonControls.sync`).
 
@@ -16,35 +16,22 @@ What each switch does (applied by :class:`tabmcp.core.scoping.Gate` and :func:`t
 * **origins switched off** — that origin's tools are hidden from agents, exactly as
   ``[[policy.origins]] enabled = false`` hides them, and calls answer ``OUT_OF_SCOPE``.
 
-No sockets, no asyncio: unit-tested alone (``bridge/tests/test_controls.py``).
+No sockets, no asyncio, no files (the switches are kept through a
+:class:`~tabmcp.core.stores.ControlsTable`): unit-tested alone (``bridge/tests/test_controls.py``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import threading
-import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..database import open_db
 from ..errors import Paused
+from .stores import ControlsTable
 
 __all__ = ["ControlsState", "InvalidOrigin", "PersonControls", "normalize_origin"]
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS person_controls (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL,
-    set_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS origins_off (
-    origin TEXT PRIMARY KEY,
-    set_at REAL NOT NULL
-);
-"""
 
 PAUSED_MESSAGE = (
     "the person paused all agent access in the tabmcp extension popup; calls answer PAUSED until "
@@ -95,8 +82,8 @@ class PersonControls:
     notification). Pausing does not move it: tools/list stays the same while paused.
     """
 
-    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
-        self.db = open_db(path, SCHEMA)
+    def __init__(self, table: ControlsTable) -> None:
+        self.table = table
         self._lock = threading.Lock()
         self.version = 0
         self.paused = False
@@ -104,15 +91,6 @@ class PersonControls:
         self.origins_off: frozenset[str] = frozenset()
         self._data_version = -1
         self._load()
-
-    @classmethod
-    def open(cls, path: str | os.PathLike[str] | None) -> PersonControls:
-        """The switches in the bridge's database file (``None``: the default file)."""
-        if path is None:
-            from ..database import default_db_path
-
-            path = default_db_path()
-        return cls(path)
 
     # -- reading ------------------------------------------------------------------------
 
@@ -145,17 +123,12 @@ class PersonControls:
         """
         origin = normalize_origin(origin)
         with self._lock:
-            if enabled:
-                self.db.execute("DELETE FROM origins_off WHERE origin = ?", (origin,))
-            else:
-                self.db.execute("INSERT OR REPLACE INTO origins_off (origin, set_at) VALUES (?, ?)",
-                                (origin, time.time()))
+            self.table.set_origin_off(origin, not enabled)
             return self._reload_locked()
 
     def _put(self, key: str, value: Any) -> bool:
         with self._lock:
-            self.db.execute("INSERT OR REPLACE INTO person_controls (key, value, set_at) VALUES (?, ?, ?)",
-                            (key, json.dumps(value), time.time()))
+            self.table.put(key, json.dumps(value))
             return self._reload_locked()
 
     # -- persistence --------------------------------------------------------------------
@@ -167,7 +140,7 @@ class PersonControls:
         connection commits to the file).
         """
         with self._lock:
-            data_version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+            data_version = self.table.data_version()
             if data_version == self._data_version:
                 return False
             return self._reload_locked()
@@ -177,12 +150,12 @@ class PersonControls:
             self._reload_locked()
 
     def _reload_locked(self) -> bool:
-        self._data_version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
-        values = {k: json.loads(v) for k, v in self.db.execute("SELECT key, value FROM person_controls")}
+        self._data_version = self.table.data_version()
+        values = {k: json.loads(v) for k, v in self.table.values().items()}
         paused = values.get("paused") is True
         writes = values.get("writes")
         writes = writes if isinstance(writes, bool) else None
-        origins = frozenset(str(o) for (o,) in self.db.execute("SELECT origin FROM origins_off"))
+        origins = self.table.origins_off()
         listed = (writes, origins) != (self.writes, self.origins_off)
         changed = listed or paused != self.paused
         self.paused, self.writes, self.origins_off = paused, writes, origins
@@ -191,4 +164,4 @@ class PersonControls:
         return changed
 
     def close(self) -> None:
-        self.db.close()
+        self.table.close()

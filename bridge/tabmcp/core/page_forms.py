@@ -7,7 +7,7 @@ untrusted (that script runs in its world), so nothing it says decides anything h
 
 * :class:`FormsPolicy` says which origins have the switch on: ``[[policy.origins]]`` rules with
   ``forms_as_tools`` (the last matching rule that sets it wins), then the person's own choice for
-  an exact origin (the popup, kept in SQLite by :class:`tabmcp.database.FormsSwitchStore`), which wins
+  an exact origin (the popup, kept in SQLite by :class:`tabmcp.storage.database.FormsSwitchStore`), which wins
   over every rule. Off by default.
 * :func:`merge_page_forms` puts the forms into the snapshot's tools marked ``pageForm`` (a field
   only the bridge sets: pages' own tools lose it), with no annotations, scope or category (a page

@@ -108,7 +108,7 @@ class Pairing:
 
 
 class PairingStore(Protocol):
-    """Where pairings persist (``tabmcp.database.SqlitePairings``)."""
+    """Where pairings persist (``tabmcp.storage.database.SqlitePairings``)."""
 
     def get(self, pairing_id: str) -> Pairing | None: ...
     def add(self, pairing: Pairing) -> None: ...

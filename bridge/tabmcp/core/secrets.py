@@ -15,7 +15,7 @@ the value never comes back (docs/security.md, "Secrets").
   secret for an answer that mixes pages), also URL-encoded, base64, HTML-escaped or JSON-escaped,
   is replaced by the placeholder.
 
-The module does no I/O: it sees names and a :class:`Vault` (``tabmcp.secret_store`` is the real
+The module does no I/O: it sees names and a :class:`Vault` (``tabmcp.storage.secret_store`` is the real
 one, over the OS keychain or the fallback file), never the keychain itself.
 """
 
@@ -78,7 +78,7 @@ def placeholder(name: str) -> str:
 
 
 class Vault(Protocol):
-    """The secrets as the core sees them: bindings and values by name (``tabmcp.secret_store``)."""
+    """The secrets as the core sees them: bindings and values by name (``tabmcp.storage.secret_store``)."""
 
     def sites(self, name: str) -> frozenset[str]:
         """The origins ``name`` is bound to (empty: no such secret)."""

@@ -29,49 +29,29 @@ Rules (docs/security.md):
 * ``forget`` removes a site's stored definitions, usage counts, stale marks and the person's
   permission (a config permission stays: it is the person's file).
 
-This module does no I/O but SQLite; the bridge core calls :meth:`Sites.refresh` after each registry change.
+This module does no I/O (what it keeps goes through a :class:`~tabmcp.core.stores.SiteTable` and the
+pins' store); the bridge core calls :meth:`Sites.refresh` after each registry change.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import os
-import threading
-import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ..database import UsageStore, open_db
 from .lru import LRU
 from .models import PageCategory, PageTool, parse_tool
 from .registry import ClosedSite, Registry, Tab, origin_of
 from .scoping import PolicySettings
+from .stores import SiteTable, UsageCounts
 from .trust.pins import Pins, definition_of
 from .trust.text import PageText
 
 __all__ = [
-    "SiteInfo", "SiteStore", "SiteTool", "Sites", "how_to_allow", "open_tool_names", "same_page", "site_category_name",
+    "SiteInfo", "SiteTool", "Sites", "how_to_allow", "open_tool_names", "same_page", "site_category_name",
 ]
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS reachable_sites (
-    origin TEXT PRIMARY KEY,
-    set_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS site_changes (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    n INTEGER NOT NULL
-);
-INSERT OR IGNORE INTO site_changes (id, n) VALUES (1, 0);
-CREATE TABLE IF NOT EXISTS site_stale (
-    origin TEXT NOT NULL,
-    name TEXT NOT NULL,
-    marked_at REAL NOT NULL,
-    PRIMARY KEY (origin, name)
-);
-"""
 
 _SEEN_MAX = 20_000
 MAX_CLOSED_SITE_TOOLS = 500
@@ -106,70 +86,6 @@ def same_page(a: str, b: str) -> bool:
     """Do two URLs name the same page (scheme, host, port and path; query and fragment aside)?"""
     pa, pb = urlsplit(a), urlsplit(b)
     return (pa.scheme, pa.netloc, pa.path or "/") == (pb.scheme, pb.netloc, pb.path or "/")
-
-
-class SiteStore:
-    """The person's permissions (origins made reachable from the popup) and stale marks, in SQLite."""
-
-    def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
-        self.db = open_db(path, SCHEMA)
-        self.lock = threading.Lock()
-
-    def allowed(self) -> set[str]:
-        with self.lock:
-            return {str(r[0]) for r in self.db.execute("SELECT origin FROM reachable_sites")}
-
-    def set_allowed(self, origin: str, allowed: bool) -> bool:
-        """Record the person's choice; True when it changed anything."""
-        with self.lock:
-            if allowed:
-                cur = self.db.execute(
-                    "INSERT OR IGNORE INTO reachable_sites (origin, set_at) VALUES (?, ?)", (origin, time.time())
-                )
-            else:
-                cur = self.db.execute("DELETE FROM reachable_sites WHERE origin = ?", (origin,))
-        return bool(cur.rowcount)
-
-    def stale(self, origin: str | None = None) -> dict[tuple[str, str], float]:
-        sql = "SELECT origin, name, marked_at FROM site_stale"
-        args: tuple[str, ...] = ()
-        if origin is not None:
-            sql, args = sql + " WHERE origin = ?", (origin,)
-        with self.lock:
-            return {(str(o), str(n)): float(t) for o, n, t in self.db.execute(sql, args)}
-
-    def mark_stale(self, origin: str, name: str) -> None:
-        with self.lock:
-            self.db.execute(
-                "INSERT OR REPLACE INTO site_stale (origin, name, marked_at) VALUES (?, ?, ?)",
-                (origin, name, time.time()),
-            )
-
-    def clear_stale(self, origin: str, names: Iterable[str]) -> int:
-        with self.lock:
-            cur = self.db.executemany(
-                "DELETE FROM site_stale WHERE origin = ? AND name = ?", [(origin, n) for n in names]
-            )
-        return cur.rowcount
-
-    def forget(self, origin: str) -> None:
-        with self.lock:
-            self.db.execute("DELETE FROM site_stale WHERE origin = ?", (origin,))
-            self.db.execute("DELETE FROM reachable_sites WHERE origin = ?", (origin,))
-
-    def changes(self) -> int:
-        """A counter every writer of sites (this bridge, ``tabmcp sites``) moves on: a running
-        bridge rebuilds when another process changed it."""
-        with self.lock:
-            return int(self.db.execute("SELECT n FROM site_changes WHERE id = 1").fetchone()[0])
-
-    def touch(self) -> int:
-        with self.lock:
-            self.db.execute("UPDATE site_changes SET n = n + 1 WHERE id = 1")
-            return int(self.db.execute("SELECT n FROM site_changes WHERE id = 1").fetchone()[0])
-
-    def close(self) -> None:
-        self.db.close()
 
 
 @dataclass(frozen=True)
@@ -229,7 +145,7 @@ class Sites:
     """
 
     def __init__(
-        self, policy: PolicySettings, pins: Pins, store: SiteStore, usage: UsageStore | None = None
+        self, policy: PolicySettings, pins: Pins, store: SiteTable, usage: UsageCounts | None = None
     ) -> None:
         self.policy = policy
         self.pins = pins
@@ -398,18 +314,16 @@ class Sites:
     def _known_reachable(self) -> list[str]:
         """Origins with stored tools that agents may open (read without loading every pin)."""
         with self.pins.store.lock:
-            origins = [str(r[0]) for r in self.pins.store.db.execute("SELECT DISTINCT origin FROM tool_pins")]
+            origins = list(self.pins.store.pin_origins())
         return sorted(o for o in origins if self.reachable(o))
 
     def unreachable_origin_of(self, name: str) -> str | None:
         """The origin that last offered a tool called ``name``, if agents may not open it."""
         with self.pins.store.lock:
-            row = self.pins.store.db.execute(
-                "SELECT origin FROM tool_pins WHERE name = ? ORDER BY last_seen DESC LIMIT 1", (name,)
-            ).fetchone()
-        if row is None or self.reachable(str(row[0])):
+            origin = self.pins.store.last_origin_of(name)
+        if origin is None or self.reachable(origin):
             return None
-        return str(row[0])
+        return origin
 
     # -- what the person sees and forgets ---------------------------------------------------
 
@@ -436,7 +350,7 @@ class Sites:
         origin = origin_of(origin) or origin
         known = origin in self._allowed or bool(self.pins.records(origin=origin))
         with self.pins.store.lock:
-            self.pins.store.db.execute("DELETE FROM tool_pins WHERE origin = ?", (origin,))
+            self.pins.store.forget_origin(origin)
         self.pins.forget_cached(origin)
         self.store.forget(origin)
         self._allowed.discard(origin)

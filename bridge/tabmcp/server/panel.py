@@ -27,10 +27,10 @@ from ..core.page_forms import FormsPolicy, normalize_origin
 from ..core.panel import ControlRefused, Insight, apply_control, for_browser, panel_state
 from ..core.scoping import Gate
 from ..core.session import Peer, Session
-from ..database import FormsSwitchStore
 from ..errors import ErrorCode
 from ..protocol import ControlSet, ErrorBody, FormsPolicyRule, FormsSet, PanelQuery, PanelState
 from ..protocol import FormsPolicy as FormsPolicyMsg
+from ..storage.database import FormsSwitchStore
 
 if TYPE_CHECKING:
     from ..core.registry import Registry

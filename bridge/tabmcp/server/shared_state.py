@@ -24,10 +24,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import sqlite3
 from collections.abc import Callable
 
-from ..database import CHANGES_SCHEMA, open_db, read_changes
+from ..storage.database import ChangeCounters
 
 __all__ = ["FOLLOW_EVERY_S", "SharedStateWatch"]
 
@@ -50,7 +49,7 @@ class SharedStateWatch:
         self.path = str(path)
         self.every_s = every_s
         self._follow = follow
-        self._db: sqlite3.Connection | None = None
+        self._db: ChangeCounters | None = None
         self._data_version: int | None = None
         self._timer: asyncio.TimerHandle | None = None
         self.baseline: dict[str, int] = {}
@@ -62,9 +61,9 @@ class SharedStateWatch:
         """Look every ``every_s`` on the running loop until :meth:`stop`."""
         if self.path == ":memory:" or self._timer is not None:
             return
-        self._db = open_db(self.path, CHANGES_SCHEMA)
+        self._db = ChangeCounters(self.path)
         self._data_version = self._version()
-        self.baseline = read_changes(self._db)
+        self.baseline = self._db.read()
         self._arm()
 
     def stop(self) -> None:
@@ -77,7 +76,7 @@ class SharedStateWatch:
 
     def _version(self) -> int:
         assert self._db is not None
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        return self._db.data_version()
 
     def _arm(self) -> None:
         self._timer = asyncio.get_running_loop().call_later(self.every_s, self._look)
@@ -101,5 +100,5 @@ class SharedStateWatch:
             return False
         self._data_version = version
         self.follows += 1
-        self._follow(read_changes(self._db))
+        self._follow(self._db.read())
         return True

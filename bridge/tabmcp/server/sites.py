@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 from ..config import Config
 from ..core.registry import Registry, origin_of
 from ..core.session import Event, PendingRequest, Session
-from ..core.sites import Sites, SiteStore, how_to_allow, same_page
+from ..core.sites import Sites, how_to_allow, same_page
 from ..errors import SiteNotReachable, SiteToolGone
 from ..protocol import SiteForget, SitePermission, SitesList
+from ..storage.sites import SiteStore
 
 if TYPE_CHECKING:
     from ..core.trust.pins import Pins
-    from ..database import UsageStore
+    from ..storage.database import UsageStore
 
 __all__ = ["SiteLink"]
 

@@ -17,8 +17,9 @@ from ..config import Config
 from ..core.disclosure import ClientView
 from ..core.registry import Registry
 from ..core.session import Peer, Session
-from ..core.telemetry import MalformedBatch, SessionStore, TelemetryStore, build_tool_definitions
+from ..core.telemetry import MalformedBatch, TelemetryStore, build_tool_definitions
 from ..protocol import Telemetry, TelemetryConfig
+from ..storage.session_store import SessionStore
 
 __all__ = ["KEEP_CLOSED_TABS", "TelemetryLink"]
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from tabmcp.core.telemetry import (
     InvalidTelemetryArguments,
-    SessionStore,
     SessionStoreError,
     SnapshotFormatError,
     SnapshotNotFound,
@@ -17,6 +16,7 @@ from tabmcp.core.telemetry import (
     observe,
 )
 from tabmcp.errors import ToolCallError
+from tabmcp.storage.session_store import SessionStore
 
 from .factory import batch, console, error, make_store, nav, request, ws
 

@@ -17,16 +17,14 @@ from .semantic import (
     missing_parts,
     semantic_available,
 )
-from .store import EmbeddingStore
 from .text import normalize_name, stem, tokenize, tokenize_name
-from .usage import UseMemory, UseStore
+from .usage import UseMemory
 
 __all__ = [
     "DEFAULT_MODEL",
     "INSTALL_HINT",
     "Embedder",
     "EmbeddingCache",
-    "EmbeddingStore",
     "OnnxEmbedder",
     "SearchDoc",
     "SearchHit",
@@ -35,7 +33,6 @@ __all__ = [
     "SemanticUnavailableError",
     "SentenceTransformerEmbedder",
     "UseMemory",
-    "UseStore",
     "bundled_model_path",
     "default_embedder",
     "missing_parts",

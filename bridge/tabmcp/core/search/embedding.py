@@ -2,7 +2,7 @@
 
 :class:`Embeddings` holds the vector matrix (one row per slot), which slots still wait for a
 vector, the cache of tool vectors by content hash (shared with other indexes of the same
-model, or SQLite through :class:`~.store.EmbeddingStore`), the cache of query vectors, and the
+model, or SQLite through ``tabmcp.storage.search.EmbeddingStore``), the cache of query vectors, and the
 worker thread that embeds pending tools outside the index lock, at a lower CPU priority than
 searches. A search never waits for it: tools without a vector rank by their keywords meanwhile.
 

@@ -28,6 +28,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
+from ..stores import UseRows
 from .clauses import interleave, split_clauses
 from .doc import SearchDoc, SearchHit, SearchMode, embed_text
 from .embedding import Embeddings
@@ -36,7 +37,7 @@ from .keyword import Analysis, KeywordIndex, analyze
 from .names import NAME_MATCH_CUTOFF, SUGGEST_CUTOFF, NameIndex
 from .semantic import Embedder, EmbeddingCache, SemanticUnavailableError, make_embedder
 from .text import is_identifier, normalize_name
-from .usage import UseMemory, UseStore
+from .usage import UseMemory
 
 __all__ = ["FOLLOW_CALLS", "SearchDoc", "SearchHit", "SearchIndex", "SearchMode"]
 
@@ -82,7 +83,7 @@ class SearchIndex:
         query_cache_size: int = 512,
         background: bool = False,
         batch_size: int = 16,
-        use_store: UseStore | None = None,
+        use_store: UseRows | None = None,
     ) -> None:
         """``semantic``: False (keyword only), True (the default local model), a model name or
         path for sentence-transformers, or any :class:`Embedder`. Asking for a model without

@@ -303,7 +303,7 @@ class SentenceTransformerEmbedder:
 class EmbeddingCache:
     """Bounded in-memory LRU of vectors by content hash, so unchanged tools are embedded once.
 
-    :class:`tabmcp.core.search.store.EmbeddingStore` puts a SQLite file behind the same
+    ``tabmcp.storage.search.EmbeddingStore`` puts a SQLite file behind the same
     interface, so vectors survive a restart.
     """
 

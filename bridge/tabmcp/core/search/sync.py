@@ -4,7 +4,7 @@ The bridge core owns one :class:`IndexSync`; ``sync.index`` brings the index up 
 registry (lazily: page churn costs nothing until a search) and returns it. Each tab (or
 allowed frame) is one source of the index, re-indexed only when its tools or their public
 names changed. With semantic ranking, tools are embedded by the index's worker thread and
-their vectors kept in SQLite (:class:`EmbeddingStore`), so neither a new tab nor a restart
+their vectors kept in SQLite (``tabmcp.storage.search.EmbeddingStore``, handed in), so neither a new tab nor a restart
 makes a search wait for the model.
 
 Settings (``[search] semantic``): ``"auto"`` (default) turns semantic ranking on when the
@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
-from ...database import default_db_path
 from ..registry import Registry, Tab, ToolEntry
+from ..stores import UseRows
 from .index import SearchDoc, SearchIndex
 from .keyword import text_terms
-from .semantic import INSTALL_HINT, missing_parts, semantic_available
-from .store import EmbeddingStore
-from .usage import UseStore
+from .semantic import INSTALL_HINT, EmbeddingCache, missing_parts, semantic_available
 
 __all__ = ["IndexSync", "search_doc", "warm"]
 
@@ -102,17 +101,18 @@ class IndexSync:
     """One search index kept in step with one registry."""
 
     def __init__(
-        self, registry: Registry, *, semantic: bool | str = "auto", db_path: str | None = None
+        self, registry: Registry, *, semantic: bool | str = "auto",
+        stores: Callable[[], tuple[EmbeddingCache, UseRows]] | None = None,
     ) -> None:
-        """``db_path``: the SQLite file for tool vectors (the bridge's ``[store] path``; None:
-        the default file, ``:memory:``: this process only)."""
+        """``stores``: opens where tool vectors and learned uses are kept, asked only when
+        semantic ranking is on (``tabmcp.storage.search.search_stores``: the bridge's ``[store]
+        path``); None: vectors in memory, nothing learned is kept."""
         self.registry = registry
         choice = _semantic_choice(semantic)
-        self.store: EmbeddingStore | None = None
-        self.uses: UseStore | None = None
-        if choice is not False:
-            self.store = EmbeddingStore(db_path or default_db_path())
-            self.uses = UseStore(db_path or default_db_path())
+        self.store: EmbeddingCache | None = None
+        self.uses: UseRows | None = None
+        if choice is not False and stores is not None:
+            self.store, self.uses = stores()
         self._index = SearchIndex(semantic=choice, embedding_cache=self.store, background=True,
                                   use_store=self.uses)
         self._indexed: dict[str, tuple[Any, ...]] = {}

@@ -6,7 +6,7 @@ description may never use). :class:`UseMemory` keeps those (request vector, tool
 request close in meaning to a remembered one (cosine at least :data:`USE_THRESHOLD`) lifts that
 tool by up to :data:`USE_WEIGHT`. Nothing is learned without the embedding model.
 
-:class:`UseStore` keeps the pairs in the bridge's SQLite file (table ``search_uses``), so what
+:class:`~tabmcp.storage.search.UseStore` keeps the pairs in the bridge's SQLite file (table ``search_uses``), so what
 was learned survives a restart. A request's words are not stored, only a hash and its vector.
 Bounded: the :data:`MAX_USES` most recent pairs, in memory and in the file.
 """
@@ -14,16 +14,14 @@ Bounded: the :data:`MAX_USES` most recent pairs, in memory and in the file.
 from __future__ import annotations
 
 import hashlib
-import os
 import threading
-import time
 
 import numpy as np
 import numpy.typing as npt
 
-from ...database import open_db
+from ..stores import UseRows
 
-__all__ = ["MAX_USES", "USE_THRESHOLD", "USE_WEIGHT", "UseMemory", "UseStore", "request_key"]
+__all__ = ["MAX_USES", "USE_THRESHOLD", "USE_WEIGHT", "UseMemory", "request_key"]
 
 USE_THRESHOLD = 0.7
 """Cosine between a new request and a remembered one from which the remembered tool is lifted
@@ -36,63 +34,6 @@ MAX_USES = 5_000
 
 Vector = npt.NDArray[np.float32]
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS search_uses (
-    model TEXT NOT NULL,
-    query TEXT NOT NULL,  -- a hash of the request: its words are not kept, only its vector
-    tool TEXT NOT NULL,
-    uses INTEGER NOT NULL,
-    at REAL NOT NULL,
-    vec BLOB NOT NULL,
-    PRIMARY KEY (model, query, tool)
-);
-"""
-
-
-class UseStore:
-    """The (request, tool) pairs of one model in a SQLite file (``:memory:``: this process)."""
-
-    def __init__(self, path: str | os.PathLike[str], max_rows: int = MAX_USES) -> None:
-        self._db = open_db(path, _SCHEMA)
-        self._lock = threading.Lock()
-        self.max_rows = max_rows
-        self._rows = self.count()
-
-    def load(self, model: str, limit: int = MAX_USES) -> list[tuple[str, str, Vector]]:
-        """The most recent pairs of ``model``, oldest first: (query hash, tool, vector)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT query, tool, vec FROM search_uses WHERE model = ? ORDER BY at DESC LIMIT ?",
-                (model, limit),
-            ).fetchall()
-        return [(q, t, np.frombuffer(v, dtype=np.float32).copy()) for q, t, v in reversed(rows)]
-
-    def add(self, model: str, query: str, tool: str, vec: Vector) -> None:
-        """Keep a pair (``query``: the request's hash, see :func:`request_key`)."""
-        blob = np.ascontiguousarray(vec, dtype=np.float32).tobytes()
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO search_uses (model, query, tool, uses, at, vec) VALUES (?, ?, ?, 1, ?, ?) "
-                "ON CONFLICT (model, query, tool) DO UPDATE SET uses = uses + 1, at = excluded.at",
-                (model, query, tool, time.time(), blob),
-            )
-            self._rows += 1  # an upper bound: an update counts too
-            if self._rows > self.max_rows:  # the oldest pairs go
-                self._db.execute(
-                    "DELETE FROM search_uses WHERE rowid IN (SELECT rowid FROM search_uses "
-                    "ORDER BY at DESC LIMIT -1 OFFSET ?)", (self.max_rows,)
-                )
-                self._rows = int(self._db.execute("SELECT COUNT(*) FROM search_uses").fetchone()[0])
-
-    def count(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM search_uses").fetchone()[0])
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
-
-
 def request_key(query: str) -> str:
     """What identifies a request in memory and on disk (its words are not stored)."""
     return hashlib.blake2b(query.encode(), digest_size=16).hexdigest()
@@ -101,7 +42,7 @@ def request_key(query: str) -> str:
 class UseMemory:
     """Remembered (request vector, tool) pairs and the lift they give a new request. Thread-safe."""
 
-    def __init__(self, model: str, store: UseStore | None = None) -> None:
+    def __init__(self, model: str, store: UseRows | None = None) -> None:
         self._model = model
         self._store = store
         self._lock = threading.Lock()

@@ -4,7 +4,7 @@ Pure Python (no sockets, no asyncio, no browser). The bridge wires it like this:
 
     store = TelemetryStore(config.telemetry)            # one per bridge
     store.add_listener(notifier.schedule)               # availability changed → tools/list changed
-    sessions = SessionStore(path)                       # SQLite snapshots (":memory:" in tests)
+    sessions = SessionStore(path)                       # tabmcp.storage: SQLite snapshots (":memory:" in tests)
 
     store.ingest(message)                               # each {"type": "telemetry", ...} batch
 
@@ -27,6 +27,7 @@ a bad envelope, ``ProtocolError``); a mode with no data answers with a hint inst
 
 from __future__ import annotations
 
+from ..stores import SnapshotInfo, SnapshotStore
 from .analyze import AnalyzeArgs, analyze
 from .answer import ToolAnswer
 from .availability import (
@@ -54,7 +55,6 @@ from .errors import (
 from .generate import GenerateArgs, generate
 from .models import TelemetryBatch
 from .observe import ObserveArgs, observe
-from .session_store import SessionStore, SnapshotInfo
 from .settings import BufferLimits, NoiseRule, RedactionSettings, TelemetrySettings
 from .store import IngestReport, TelemetryStore
 from .tools import build_tool_definitions
@@ -80,11 +80,11 @@ __all__ = [
     "NoiseRule",
     "ObserveArgs",
     "RedactionSettings",
-    "SessionStore",
     "SessionStoreError",
     "SnapshotFormatError",
     "SnapshotInfo",
     "SnapshotNotFound",
+    "SnapshotStore",
     "TelemetryBatch",
     "TelemetryError",
     "TelemetrySettings",

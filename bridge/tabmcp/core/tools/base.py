@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ..secrets import Secrets
     from ..sites import Sites
     from ..stalls import StallMeter
-    from ..telemetry import SessionStore, TelemetryStore
+    from ..telemetry import SnapshotStore, TelemetryStore
     from ..trust.guard import TrustGuard
 
 __all__ = ["META_BUILTIN", "Bridge", "BuiltinTool", "Handler", "ToolContext", "listed_schema", "text"]
@@ -37,7 +37,7 @@ class Bridge(Protocol):
     disclosure: Disclosure
     gate: Gate
     telemetry: TelemetryStore
-    sessions: SessionStore
+    sessions: SnapshotStore
     sites: Sites
     controls: PersonControls
     """The person's switches (pause, writes, origins off); agents read their effect, never set them."""

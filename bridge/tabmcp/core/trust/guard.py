@@ -14,19 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ...errors import PageError
 from ..lru import LRU
 from ..registry import ToolEntry
 from ..scoping import Decision
+from ..stores import FlagTable, PinTable
 from .gate import CUT_MARKER, PageSource, TextGate
 from .lockdown import Lockdown
 from .pins import PinLimits, Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
-from .tables import TrustStore
 
 __all__ = ["CHANGED_PREFIX", "ERROR_CHARS", "META_PIN", "TrustGuard", "install_trust"]
 
@@ -38,12 +37,25 @@ CHANGED_PREFIX = "[changed since first seen; needs approval] "
 _OBSERVED_MAX = 4_096
 
 
+class TrustStoreLike(PinTable, FlagTable, Protocol):
+    """What the guard keeps: pins and flags in one store (``tabmcp.storage.trust.TrustStore``)."""
+
+
 class TrustGuard:
+    """Args:
+        settings: the ``[trust]`` section.
+        store: the pins and flags (``tabmcp.storage.trust.TrustStore``), unless ``pins`` brings them.
+        pins: pins made already (their store is the guard's).
+    """
+
     def __init__(
-        self, settings: TrustSettings | None = None, store: TrustStore | None = None, pins: Pins | None = None
+        self, settings: TrustSettings | None = None, store: TrustStoreLike | None = None, pins: Pins | None = None
     ) -> None:
         self.settings = settings or TrustSettings()
-        self.store = pins.store if pins is not None else store or TrustStore()
+        found = pins.store if pins is not None else store
+        if found is None:
+            raise TypeError("TrustGuard needs a store (tabmcp.storage.trust.TrustStore) or pins")
+        self.store = cast(TrustStoreLike, found)  # pins made by the core share the guard's store
         self.pins = pins or Pins(self.store, PinLimits.of(self.settings))
         self.lockdown = Lockdown(self.store)
         # (origin, name) -> the tool object last observed and its state: bounded, since a page
@@ -53,15 +65,6 @@ class TrustGuard:
 
     def _forget_observed(self, origin: str) -> None:
         self._observed.drop_where(lambda k: k[0] == origin)
-
-    @classmethod
-    def open(cls, settings: TrustSettings, path: str | os.PathLike[str] | None) -> TrustGuard:
-        """A guard on the bridge's database file (``None``: the default file, as the usage store)."""
-        if path is None:
-            from ...database import default_db_path
-
-            path = default_db_path()
-        return cls(settings, TrustStore(path))
 
     # -- pins -----------------------------------------------------------------------------
 
@@ -201,12 +204,13 @@ class _CoreLike(Protocol):
     @property
     def disclosure(self) -> Any: ...
 
+    @property
+    def pins(self) -> Pins: ...
+
 
 def install_trust(core: _CoreLike) -> TrustGuard:
     """A guard for the core's config (``[trust]``, ``store.path``), marking its listings."""
-    pins = getattr(core, "pins", None)  # the core's pins (reachable sites share them): one table, one cache
-    guard = TrustGuard(core.config.trust, pins=pins) if pins is not None else TrustGuard.open(
-        core.config.trust, core.config.store.path)
+    guard = TrustGuard(core.config.trust, pins=core.pins)  # the core's pins (reachable sites share them): one table, one cache
     core.trust = guard  # the person's popup shows changed definitions and the lockdown, and clears them
     core.disclosure.definition_hook = guard.mark_definition
     core.disclosure.hook_version = lambda: guard.version

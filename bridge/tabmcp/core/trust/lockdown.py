@@ -11,8 +11,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from ...database import mark_changed
-from .tables import TrustStore
+from ..stores import FlagTable
 
 __all__ = ["Flag", "Lockdown"]
 
@@ -27,43 +26,30 @@ class Flag:
 
 
 class Lockdown:
-    def __init__(self, store: TrustStore) -> None:
+    def __init__(self, store: FlagTable) -> None:
         self.store = store
 
     def flag(self, origin: str, tool: str, reasons: list[str]) -> Flag:
         now = time.time()
         with self.store.lock:
-            cur = self.store.db.execute(
-                "INSERT INTO trust_flags (origin, tool, reasons, flagged_at) VALUES (?, ?, ?, ?)",
-                (origin, tool, json.dumps(reasons), now),
-            )
-        return Flag(int(cur.lastrowid or 0), origin, tool, tuple(reasons), now)
+            flag_id = self.store.add_flag(origin, tool, json.dumps(reasons), now)
+        return Flag(flag_id, origin, tool, tuple(reasons), now)
 
     def active(self) -> list[Flag]:
         """Flags not cleared yet, oldest first (read from the database: another process may clear them)."""
         with self.store.lock:
-            rows = self.store.db.execute(
-                "SELECT id, origin, tool, reasons, flagged_at FROM trust_flags WHERE cleared_at IS NULL ORDER BY id"
-            ).fetchall()
-        return [Flag(int(i), str(o), str(t), tuple(json.loads(r)), float(at)) for i, o, t, r, at in rows]
+            rows = self.store.open_flags()
+        return [Flag(i, o, t, tuple(json.loads(r)), at) for i, o, t, r, at in rows]
 
     @property
     def locked(self) -> bool:
         with self.store.lock:
-            row = self.store.db.execute(
-                "SELECT 1 FROM trust_flags WHERE cleared_at IS NULL LIMIT 1"
-            ).fetchone()
-        return row is not None
+            return self.store.any_open_flag()
 
     def clear(self) -> int:
         """Clear every flag; how many were cleared."""
         with self.store.lock:
-            cur = self.store.db.execute(
-                "UPDATE trust_flags SET cleared_at = ? WHERE cleared_at IS NULL", (time.time(),)
-            )
-            if cur.rowcount:
-                mark_changed(self.store.db, "trust")  # a running bridge follows (server/shared_state.py)
-        return cur.rowcount
+            return self.store.clear_flags(time.time())
 
     def reason(self) -> str | None:
         """Why writes need approval now (None when there is no lockdown)."""

@@ -27,9 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ...database import mark_changed
 from ..lru import LRU
-from .tables import TrustStore
+from ..stores import PinTable
 
 __all__ = ["PinLimits", "PinRecord", "PinState", "Pins", "definition_of"]
 
@@ -112,9 +111,6 @@ class PinRecord:
         return diff_definitions(self.pinned, self.current) if self.status == "changed" else ""
 
 
-_COLUMNS = "origin, name, status, pinned_def, current_def, document_url, first_seen, last_seen, changed_at"
-
-
 def _record(row: tuple[Any, ...]) -> PinRecord:
     o, n, st, p, c, url, first, last, changed = row
     return PinRecord(
@@ -131,16 +127,17 @@ def _record(row: tuple[Any, ...]) -> PinRecord:
 
 
 class Pins:
-    """The pins of one database file.
+    """The pins of one store (``tabmcp.storage.trust.TrustStore``: the bridge's database file).
 
     Args:
+        store: where the pins are kept.
         limits: the caps and the grace period (:class:`PinLimits`).
         trusted: did the person allow this origin (a reachable site)? Kept pins count too
             (:meth:`is_trusted`); the bridge core wires this to the sites' permissions.
     """
 
     def __init__(
-        self, store: TrustStore, limits: PinLimits | None = None, trusted: Callable[[str], bool] | None = None
+        self, store: PinTable, limits: PinLimits | None = None, trusted: Callable[[str], bool] | None = None
     ) -> None:
         self.store = store
         self.limits = limits or PinLimits()
@@ -153,13 +150,6 @@ class Pins:
         # (origin, name) -> (hash seen last, status, last written last_seen)
         self._seen: LRU[tuple[str, str], tuple[str, str, float]] = LRU(_SEEN_MAX)
 
-    def _row(self, origin: str, name: str) -> tuple[str, str, str, str] | None:
-        row: tuple[str, str, str, str] | None = self.store.db.execute(
-            "SELECT pinned_hash, pinned_def, current_hash, status FROM tool_pins WHERE origin = ? AND name = ?",
-            (origin, name),
-        ).fetchone()
-        return row
-
     def observe(self, origin: str, name: str, definition: dict[str, Any], document_url: str = "") -> PinState:
         """Record that ``origin`` offers ``name`` with ``definition`` now; pin it if it is the first."""
         key = (origin, name)
@@ -169,44 +159,26 @@ class Pins:
         if seen is not None and seen[0] == digest and seen[1] == "pinned":
             if now - seen[2] > _TOUCH_EVERY_S:
                 with self.store.lock:
-                    self.store.db.execute(
-                        "UPDATE tool_pins SET last_seen = ?, document_url = ? WHERE origin = ? AND name = ?",
-                        (now, document_url, origin, name),
-                    )
+                    self.store.touch_pin(origin, name, now, document_url)
                 self._seen[key] = (digest, "pinned", now)
             return PinState("pinned")
         canon = _canon(definition)
         with self.store.lock:
-            row = self._row(origin, name)
+            row = self.store.pin_row(origin, name)
             if row is None and not self._room_for(origin):
                 return PinState("new")  # a trusted origin at its cap: nothing of it is pushed out
             if row is None:
-                self.store.db.execute(
-                    "INSERT INTO tool_pins (origin, name, pinned_hash, pinned_def, current_hash, current_def, status, "
-                    "document_url, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, 'pinned', ?, ?, ?)",
-                    (origin, name, digest, canon, digest, canon, document_url, now, now),
-                )
+                self.store.insert_pin(origin, name, digest, canon, document_url, now)
                 state = PinState("new")
                 status = "pinned"
             else:
                 pinned_hash, pinned_def, current_hash, old_status = row
                 if digest == pinned_hash:
-                    self.store.db.execute(
-                        "UPDATE tool_pins SET current_hash = pinned_hash, current_def = pinned_def, status = 'pinned', "
-                        "last_seen = ?, document_url = ? WHERE origin = ? AND name = ?",
-                        (now, document_url, origin, name),
-                    )
+                    self.store.repin(origin, name, now, document_url)
                     state, status = PinState("pinned"), "pinned"
                 else:
-                    changed_at = "changed_at" if current_hash == digest and old_status == "changed" else "?"
-                    params: tuple[Any, ...] = (digest, canon, now, document_url)
-                    if changed_at == "?":
-                        params += (now,)
-                    self.store.db.execute(
-                        "UPDATE tool_pins SET current_hash = ?, current_def = ?, status = 'changed', last_seen = ?, "
-                        f"document_url = ?, changed_at = {changed_at} WHERE origin = ? AND name = ?",
-                        (*params, origin, name),
-                    )
+                    since_now = not (current_hash == digest and old_status == "changed")
+                    self.store.mark_pin_changed(origin, name, digest, canon, now, document_url, since_now=since_now)
                     state = PinState("changed", diff_definitions(json.loads(pinned_def), definition))
                     status = "changed"
                 if status != old_status:
@@ -234,34 +206,22 @@ class Pins:
 
     # -- bounds ------------------------------------------------------------------------------
 
-    def _has_kept(self, origin: str) -> bool:
-        return self.store.db.execute(
-            "SELECT 1 FROM tool_pins WHERE origin = ? AND kept = 1 LIMIT 1", (origin,)
-        ).fetchone() is not None
-
     def is_trusted(self, origin: str) -> bool:
         """Did the person trust ``origin``: allowed it as a site, or kept one of its pins?"""
         if self.trusted(origin):
             return True
         with self.store.lock:
-            return self._has_kept(origin)
+            return self.store.has_kept(origin)
 
     def _room_for(self, origin: str) -> bool:
         """Make room for one more pin of ``origin`` (called under the lock); False: none is made."""
-        row = self.store.db.execute("SELECT COUNT(*) FROM tool_pins WHERE origin = ?", (origin,)).fetchone()
-        count = int(row[0])
+        count = self.store.pin_count(origin)
         if count < self.limits.per_origin:
             return True
-        if self.trusted(origin) or self._has_kept(origin):
+        if self.trusted(origin) or self.store.has_kept(origin):
             return False  # the person trusts it: a churning page cannot push out what they rely on
-        victims = [str(r[0]) for r in self.store.db.execute(
-            "SELECT name FROM tool_pins WHERE origin = ? AND kept = 0 AND status = 'pinned' "
-            "ORDER BY last_seen, first_seen LIMIT ?",
-            (origin, count - self.limits.per_origin + 1),
-        )]
-        self.store.db.executemany(
-            "DELETE FROM tool_pins WHERE origin = ? AND name = ? AND kept = 0", [(origin, n) for n in victims]
-        )
+        victims = self.store.evictable(origin, count - self.limits.per_origin + 1)
+        self.store.delete_pins([(origin, n) for n in victims])
         for name in victims:
             self._seen.pop((origin, name))
         self.evicted += len(victims)
@@ -270,26 +230,20 @@ class Pins:
     def keep(self, origin: str, name: str) -> bool:
         """The person approved a call of this tool: its pin is kept (never evicted, never expired)."""
         with self.store.lock:
-            cur = self.store.db.execute(
-                "UPDATE tool_pins SET kept = 1 WHERE origin = ? AND name = ? AND kept = 0", (origin, name)
-            )
-        return bool(cur.rowcount)
+            return self.store.keep(origin, name)
 
     def origins(self) -> dict[str, tuple[int, float]]:
         """Every origin with pins: (how many, when one was last seen)."""
         with self.store.lock:
-            rows = self.store.db.execute(
-                "SELECT origin, COUNT(*), MAX(last_seen) FROM tool_pins GROUP BY origin"
-            ).fetchall()
-        return {str(o): (int(n), float(last)) for o, n, last in rows}
+            return self.store.pin_origins()
 
     def drop(self, origin: str) -> int:
         """Delete the pins of ``origin`` the person did not keep (it expired); how many."""
         with self.store.lock:
-            cur = self.store.db.execute("DELETE FROM tool_pins WHERE origin = ? AND kept = 0", (origin,))
-        if cur.rowcount:
+            dropped = self.store.drop_unkept(origin)
+        if dropped:
             self.forget_cached(origin)
-        return int(cur.rowcount)
+        return dropped
 
     def cap_transient(self, keep_origins: frozenset[str] | set[str] = frozenset()) -> int:
         """Hold the pins of never-trusted origins to ``limits.transient_total`` together: the
@@ -302,17 +256,12 @@ class Pins:
             return 0
         victims: list[tuple[str, str]] = []
         with self.store.lock:
-            for origin, name in self.store.db.execute(
-                "SELECT origin, name FROM tool_pins WHERE kept = 0 AND status = 'pinned' "
-                "ORDER BY last_seen, first_seen"
-            ).fetchall():
-                if str(origin) in transient:
-                    victims.append((str(origin), str(name)))
+            for origin, name in self.store.evictable_all():
+                if origin in transient:
+                    victims.append((origin, name))
                     if len(victims) >= excess:
                         break
-            self.store.db.executemany(
-                "DELETE FROM tool_pins WHERE origin = ? AND name = ? AND kept = 0", victims
-            )
+            self.store.delete_pins(victims)
         for key in victims:
             self._seen.pop(key)
         for origin in {o for o, _ in victims}:
@@ -323,17 +272,11 @@ class Pins:
     def accept(self, origin: str, name: str) -> bool:
         """Pin the tool's current definition (the person accepted the change); False if nothing was changed."""
         with self.store.lock:
-            cur = self.store.db.execute(
-                "UPDATE tool_pins SET pinned_hash = current_hash, pinned_def = current_def, status = 'pinned', "
-                "changed_at = NULL, kept = 1 WHERE origin = ? AND name = ? AND status = 'changed'",
-                (origin, name),
-            )
-            if cur.rowcount:
-                mark_changed(self.store.db, "trust")  # a running bridge follows (server/shared_state.py)
+            accepted = self.store.accept(origin, name)
         self._seen.pop((origin, name))
-        if cur.rowcount:
+        if accepted:
             self.version += 1
-        return bool(cur.rowcount)
+        return accepted
 
     def reload(self) -> None:
         """Another process changed the pins (accepted a definition, forgot a site): forget what
@@ -343,21 +286,10 @@ class Pins:
 
     def get(self, origin: str, name: str) -> PinRecord | None:
         with self.store.lock:
-            row = self.store.db.execute(
-                f"SELECT {_COLUMNS} FROM tool_pins WHERE origin = ? AND name = ?", (origin, name)
-            ).fetchone()
-        return _record(row) if row else None
+            rows = self.store.pin_rows(origin, name)
+        return _record(rows[0]) if rows else None
 
     def records(self, *, changed_only: bool = False, origin: str | None = None) -> list[PinRecord]:
-        sql = f"SELECT {_COLUMNS} FROM tool_pins"
-        where, args = [], []
-        if changed_only:
-            where.append("status = 'changed'")
-        if origin is not None:
-            where.append("origin = ?")
-            args.append(origin)
-        if where:
-            sql += " WHERE " + " AND ".join(where)
         with self.store.lock:
-            rows = self.store.db.execute(sql + " ORDER BY origin, name", args).fetchall()
+            rows = self.store.pin_rows(origin, changed_only=changed_only)
         return [_record(r) for r in rows]

@@ -8,7 +8,7 @@ import stat
 
 
 def test_the_state_folder_and_the_database_are_the_persons_alone(tmp_path, monkeypatch):
-    from tabmcp.database import UsageStore, default_db_path
+    from tabmcp.storage.database import UsageStore, default_db_path
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     old = os.umask(0o022)
@@ -29,7 +29,7 @@ def test_the_state_folder_and_the_database_are_the_persons_alone(tmp_path, monke
 
 
 def test_existing_files_are_tightened_on_start(tmp_path, monkeypatch):
-    from tabmcp.database import UsageStore
+    from tabmcp.storage.database import UsageStore
 
     state = tmp_path / "state" / "tabmcp"
     state.mkdir(parents=True)

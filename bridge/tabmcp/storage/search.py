@@ -1,4 +1,6 @@
-"""Tool vectors kept in SQLite by content hash, so a restart or a tab reload embeds nothing.
+"""What tool search keeps in SQLite: tool vectors by content hash, so a restart or a tab reload
+embeds nothing (:class:`EmbeddingStore`), and requests that ended in a call (:class:`UseStore`,
+for ``core/search/usage.py``'s :class:`~tabmcp.core.search.usage.UseMemory`).
 
 Same interface as :class:`~tabmcp.core.search.semantic.EmbeddingCache` (``get``/``put``/
 ``put_many``), with a bounded in-memory LRU in front of the file. The key is
@@ -15,15 +17,18 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from ...files import private_db
-from .semantic import EmbeddingCache
+from ..core.search.semantic import EmbeddingCache
+from ..core.search.usage import MAX_USES
+from .database import open_db
+from .files import private_db
 
-__all__ = ["EmbeddingStore"]
+__all__ = ["EmbeddingStore", "UseStore"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS search_embeddings (
@@ -48,7 +53,7 @@ class EmbeddingStore(EmbeddingCache):
         super().__init__(max_entries)
         self.max_stored = max_stored
         target = str(path)
-        private_db(target)  # the person's alone (tabmcp/files.py)
+        private_db(target)  # the person's alone (storage/files.py)
         self._db = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=10)
         if target != ":memory:":
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -100,4 +105,61 @@ class EmbeddingStore(EmbeddingCache):
 
     def close(self) -> None:
         with self._db_lock:
+            self._db.close()
+
+
+_USES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS search_uses (
+    model TEXT NOT NULL,
+    query TEXT NOT NULL,  -- a hash of the request: its words are not kept, only its vector
+    tool TEXT NOT NULL,
+    uses INTEGER NOT NULL,
+    at REAL NOT NULL,
+    vec BLOB NOT NULL,
+    PRIMARY KEY (model, query, tool)
+);
+"""
+
+
+class UseStore:
+    """The (request, tool) pairs of one model in a SQLite file (``:memory:``: this process)."""
+
+    def __init__(self, path: str | os.PathLike[str], max_rows: int = MAX_USES) -> None:
+        self._db = open_db(path, _USES_SCHEMA)
+        self._lock = threading.Lock()
+        self.max_rows = max_rows
+        self._rows = self.count()
+
+    def load(self, model: str, limit: int = MAX_USES) -> list[tuple[str, str, Vector]]:
+        """The most recent pairs of ``model``, oldest first: (query hash, tool, vector)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT query, tool, vec FROM search_uses WHERE model = ? ORDER BY at DESC LIMIT ?",
+                (model, limit),
+            ).fetchall()
+        return [(q, t, np.frombuffer(v, dtype=np.float32).copy()) for q, t, v in reversed(rows)]
+
+    def add(self, model: str, query: str, tool: str, vec: Vector) -> None:
+        """Keep a pair (``query``: the request's hash, see :func:`request_key`)."""
+        blob = np.ascontiguousarray(vec, dtype=np.float32).tobytes()
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO search_uses (model, query, tool, uses, at, vec) VALUES (?, ?, ?, 1, ?, ?) "
+                "ON CONFLICT (model, query, tool) DO UPDATE SET uses = uses + 1, at = excluded.at",
+                (model, query, tool, time.time(), blob),
+            )
+            self._rows += 1  # an upper bound: an update counts too
+            if self._rows > self.max_rows:  # the oldest pairs go
+                self._db.execute(
+                    "DELETE FROM search_uses WHERE rowid IN (SELECT rowid FROM search_uses "
+                    "ORDER BY at DESC LIMIT -1 OFFSET ?)", (self.max_rows,)
+                )
+                self._rows = int(self._db.execute("SELECT COUNT(*) FROM search_uses").fetchone()[0])
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM search_uses").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
             self._db.close()

@@ -1,6 +1,6 @@
 """The session store: named telemetry snapshots in SQLite, so a session outlives the bridge.
 
-``configure(save_snapshot)`` stores :meth:`TelemetryStore.export_snapshot` under a name;
+``configure(save_snapshot)`` (``core/telemetry/configure.py``) stores :meth:`TelemetryStore.export_snapshot` under a name;
 ``configure(load_snapshot)`` puts it back. The path is the caller's choice (``:memory:`` in
 tests). Snapshots are zlib-compressed JSON: telemetry is repetitive text and compresses
 around tenfold. The schema version lives in ``PRAGMA user_version``.
@@ -16,13 +16,13 @@ import sqlite3
 import threading
 import time
 import zlib
-from dataclasses import dataclass
 from typing import Any
 
-from ...files import private_db
-from .errors import SessionStoreError, SnapshotFormatError, SnapshotNotFound
+from ..core.stores import SnapshotInfo
+from ..core.telemetry.errors import SessionStoreError, SnapshotFormatError, SnapshotNotFound
+from .files import private_db
 
-__all__ = ["SessionStore", "SnapshotInfo"]
+__all__ = ["SessionStore"]
 
 _SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -37,27 +37,8 @@ CREATE TABLE IF NOT EXISTS snapshots (
 _MAX_NAME = 100
 
 
-@dataclass(frozen=True)
-class SnapshotInfo:
-    name: str
-    created_at: float
-    """Epoch seconds."""
-    entries: int
-    raw_bytes: int
-    stored_bytes: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "createdAt": self.created_at,
-            "entries": self.entries,
-            "rawBytes": self.raw_bytes,
-            "storedBytes": self.stored_bytes,
-        }
-
-
 class SessionStore:
-    """Named snapshots in one SQLite file.
+    """Named snapshots in one SQLite file (the core's :class:`~tabmcp.core.stores.SnapshotStore`).
 
     Safe to call from several threads (one connection behind a lock), so the bridge may
     move a large save off its event loop with ``asyncio.to_thread``.
@@ -70,7 +51,7 @@ class SessionStore:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
         try:
-            private_db(self.path)  # the person's alone (tabmcp/files.py)
+            private_db(self.path)  # the person's alone (storage/files.py)
             self._db = sqlite3.connect(self.path, check_same_thread=False)
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > _SCHEMA_VERSION:

@@ -18,7 +18,7 @@ from jaraco.classes import properties
 from keyring.backend import KeyringBackend
 from tabmcp import cli, doctor
 from tabmcp.errors import InvalidSecretName, InvalidSecretSite, InvalidSecretValue, SecretStoreUnavailable, UnknownSecret
-from tabmcp.secret_store import KEYRING_SERVICE, FileValues, KeyringValues, SecretStore, keychain_usable
+from tabmcp.storage.secret_store import KEYRING_SERVICE, FileValues, KeyringValues, SecretStore, keychain_usable
 
 VALUE = "hunter2-correct-horse"
 

@@ -16,11 +16,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from .core.pairing import Pairing
+from ..core.pairing import Pairing
 from .files import private_db, state_dir
 
 __all__ = [
-    "CHANGES_SCHEMA", "USAGE_PER_ORIGIN", "USAGE_TOTAL", "FormsSwitchStore", "SqlitePairings", "UsageStore",
+    "CHANGES_SCHEMA", "USAGE_PER_ORIGIN", "USAGE_TOTAL", "ChangeCounters", "FormsSwitchStore", "SqlitePairings", "UsageStore",
     "default_db_path", "mark_changed", "open_db", "read_changes",
 ]
 
@@ -88,6 +88,24 @@ def read_changes(db: sqlite3.Connection) -> dict[str, int]:
         return {str(t): int(n) for t, n in db.execute("SELECT topic, n FROM person_changes")}
     except sqlite3.OperationalError:  # no table yet: nothing changed
         return {}
+
+
+class ChangeCounters:
+    """A connection of its own on the file, for a watcher of other processes' writes
+    (``server/shared_state.py``): :meth:`data_version` moves only when another connection committed."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._db = open_db(path, CHANGES_SCHEMA)
+
+    def data_version(self) -> int:
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def read(self) -> dict[str, int]:
+        """Every topic's change counter (:func:`read_changes`)."""
+        return read_changes(self._db)
+
+    def close(self) -> None:
+        self._db.close()
 
 
 class UsageStore:

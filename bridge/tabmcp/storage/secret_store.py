@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from .core.controls import InvalidOrigin, normalize_origin
-from .core.secrets import MIN_VALUE_CHARS, check_name
+from ..core.controls import InvalidOrigin, normalize_origin
+from ..core.secrets import MIN_VALUE_CHARS, check_name
+from ..errors import InvalidSecretSite, InvalidSecretValue, SecretStoreUnavailable, UnknownSecret
 from .database import default_db_path, open_db
-from .errors import InvalidSecretSite, InvalidSecretValue, SecretStoreUnavailable, UnknownSecret
 from .files import FILE_MODE, private_dir
 
 __all__ = [
