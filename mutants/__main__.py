@@ -987,6 +987,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/parity/test_parity.py", "-k", "bridge_finds or page_finds"),
     ),
     Mutation(
+        "bridge-action-value-hints-only",
+        "the bridge keeps a typed card number the page would drop (its field rule reads the names only)",
+        "bridge/tabmcp/core/telemetry/redact.py",
+        "        return self.marker if sensitive_field(hints=event.secret_hints(), value=value) else self.text(value)",
+        "        return self.marker if sensitive_field(hints=event.secret_hints()) else self.text(value)",
+        ("bridge/tests/telemetry/test_redact.py",),
+    ),
+    Mutation(
         "bridge-aws-key-rule-dropped",
         "an AWS access key id is no longer a default rule (the bridge's vectors)",
         "bridge/tabmcp/core/telemetry/settings.py",

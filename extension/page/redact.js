@@ -8,7 +8,9 @@
 // The bridge re-applies its rules on ingest. Every pattern arrives compiled for JavaScript by the
 // bridge ({source, flags}, bridge/tabmcp/core/js_regex.py): nothing here reads Python's syntax.
 // The fixed shapes (card digits, secret field names, form bodies) come the same way, generated
-// into protocol.generated.js (PATTERNS) since a field is checked before any config arrives.
+// into protocol.generated.js (PATTERNS) since a field is checked before any config arrives, with
+// the secret autocomplete tokens (FIELDS). The steps below are core/telemetry/redact.py's, held to
+// them by the shared vectors of bridge/tests/parity/ (run in node and in Python).
 (() => {
   'use strict';
 
