@@ -995,6 +995,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/telemetry/test_redact.py",),
     ),
     Mutation(
+        "key-gaps-without-separators",
+        "a key name split by U+0085 or a unit separator is no longer read as its secret name (both sides)",
+        "bridge/tabmcp/core/telemetry/settings.py",
+        'KEY_GAPS = JsPattern(r"[-_.\\s\\x1c-\\x1f\\x85]")',
+        'KEY_GAPS = JsPattern(r"[-_.\\s]")',
+        ("bridge/tests/parity/test_parity.py", "-k", "secretKey"),
+    ),
+    Mutation(
         "bridge-aws-key-rule-dropped",
         "an AWS access key id is no longer a default rule (the bridge's vectors)",
         "bridge/tabmcp/core/telemetry/settings.py",

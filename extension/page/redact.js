@@ -48,8 +48,10 @@
   /** The autocomplete tokens of secret and card fields, as forms.js and the bridge read them (FIELDS). */
   const { secretAutocomplete, paymentAutocompletePrefix } = T.WIRE.FIELDS;
 
+  /** What a key name loses before it is compared (as the bridge's normalize_key). */
+  const KEY_GAPS = /** @type {RegExp} */ (compile(PATTERNS.keyGaps, 'g'));
   /** @param {unknown} name */
-  const normKey = (name) => String(name).toLowerCase().replace(/[-_.\s]/g, '');
+  const normKey = (name) => String(name).toLowerCase().replace(KEY_GAPS, '');
 
   const R = {
     /** No rules yet: nothing may leave the page. */

@@ -25,7 +25,7 @@ from ...capture.kinds import Redact, kind_of
 from ..js_regex import JsPattern, js_pattern
 from ..sensitive_fields import secret_autocomplete
 from .models import Event
-from .settings import RedactionSettings, normalize_key
+from .settings import KEY_GAPS, RedactionSettings, normalize_key
 
 __all__ = ["PAGE_PATTERNS", "Redactor", "luhn_valid", "sensitive_field"]
 
@@ -42,10 +42,12 @@ PAGE_PATTERNS: dict[str, JsPattern] = {
     "form": JsPattern(r"^[\w.\-\[\]%+]+=[^&\s]*(?:&[\w.\-\[\]%+]+=[^&\s]*)*$"),
     "fieldGaps": JsPattern(r"[\t\n\v\f\r \u00a0\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff-]+"),
     "fieldCard": JsPattern(r"^[0-9]{13,19}$"),
+    "keyGaps": KEY_GAPS,
 }
 """The fixed shapes both sides redact by, written once: a run of card digits, a card number's
 first digits, the field names and labels that make a typed value secret, a form body, what may
-sit between the digits a field holds and a field value that is all card digits. The page
+sit between the digits a field holds, a field value that is all card digits, and what a key name
+loses before it is compared. The page
 gets them in ``protocol.generated.js`` (``PATTERNS``) before any rule arrives: it checks a field
 when it copies its value."""
 
