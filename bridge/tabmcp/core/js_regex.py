@@ -49,7 +49,7 @@ class JsPattern:
 
 
 _JS_SPACE = r"\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-"""ECMA-262's ``\s`` (WhiteSpace and LineTerminator), as the members of a Python class."""
+r"""ECMA-262's ``\s`` (WhiteSpace and LineTerminator), as the members of a Python class."""
 _JS_LINE_END = r"\n\r\u2028\u2029"
 
 

@@ -21,12 +21,12 @@ __all__ = [
     "DEFAULT_PATTERN_GATE",
     "DEFAULT_REDACTION_KEYS",
     "DEFAULT_REDACTION_PATTERNS",
+    "KEY_GAPS",
     "BufferLimits",
     "CaptureSettings",
     "NoiseRule",
     "RedactionSettings",
     "TelemetrySettings",
-    "KEY_GAPS",
     "normalize_key",
 ]
 
