@@ -53,7 +53,7 @@ async def call_tool(ctx: ServerRequestContext[Any, Any], params: Any) -> dict[st
 def build() -> Server[Any]:
     return Server(
         "sdk-noop",
-        on_list_tools=list_tools,
+        on_list_tools=list_tools,  # type: ignore[arg-type]
         on_call_tool=call_tool,  # type: ignore[arg-type]
         cache_hints={"tools/list": CacheHint(ttl_ms=5_000, scope="private")},
     )

@@ -100,7 +100,7 @@ async def approving_browser(port: int, delay: float) -> AsyncIterator[None]:
 async def python_client(url: str, progress: bool) -> dict[str, Any]:
     count = 0
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         nonlocal count
         count += 1
 

@@ -47,6 +47,7 @@ async def measure(calls: int, rounds: int) -> dict[str, list[float]]:
     second = f"t{TAB_STRIDE + 1}.noop"
     times: dict[str, list[float]] = {"one browser": [], "two browsers": []}
     async with running_bridge(config) as app, contextlib.AsyncExitStack() as stack:
+        assert app.port is not None
         await stack.enter_async_context(echo_extension(app.port))
         await _until(lambda: app.core.tool("noop"))
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:

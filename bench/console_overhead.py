@@ -67,14 +67,14 @@ async def _run() -> None:
                     await page.wait_for_function("window[Symbol.for('tabmcp.telemetry')].stats().rulesKnown")
                 pages[name] = page
             base: list[float] = []
-            capture: list[float] = []
+            captured: list[float] = []
             for _ in range(5):
                 base.append(await pages["no capture"].evaluate(BENCH, True))
-                capture.append(await pages["capture"].evaluate(BENCH, True))
+                captured.append(await pages["capture"].evaluate(BENCH, True))
             full = await pages["capture"].evaluate(BENCH, False)  # past 300 queued, logs are dropped (counted)
         finally:
             await browser.close()
-    b, c = statistics.median(base), statistics.median(capture)
+    b, c = statistics.median(base), statistics.median(captured)
     print_table(
         "console.log('order %d shipped', i, {...}) in the lab page (µs per call, median of 5 runs)",
         ["page", "µs per call", "capture adds"],

@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from tabmcp.config import Config
 from tabmcp.event_loop import run_loop
@@ -35,7 +36,7 @@ from bench._echo_extension import echo_extension
 from bench._table import fmt_ms, percentile, print_table
 from bench.roundtrip import loadavg
 
-PATHS = {
+PATHS: dict[str, tuple[str, str, dict[str, Any]]] = {
     "stream": ("/mcp-stream raw, handshake era (the stdio lane's code)", "time_stream", {}),
     "sdk": ("SDK client, Streamable HTTP (2026-07-28; the SDK's in both: noise)", "time", {}),
     "raw": ("HTTP request replayed raw (server share; the SDK's in both: noise)", "time_raw", {}),

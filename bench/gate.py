@@ -168,10 +168,10 @@ def main(argv: list[str]) -> int:
         scanners[args.before] = scanners_at(args.before)[1]
     srows = []
     for name, text in scan_texts():
-        times = {label: _cpu_ms(scan, text, args.repeat) for label, scan in scanners.items()}
-        row: list[object] = [name, f"{len(text):,}"] + [fmt_ms(t / 1000) for t in times.values()]
+        cpu = {label: _cpu_ms(scan, text, args.repeat) for label, scan in scanners.items()}
+        row: list[object] = [name, f"{len(text):,}", *(fmt_ms(t / 1000) for t in cpu.values())]
         if args.before:
-            row.append(f"{times['now'] / times[args.before]:.2f}")
+            row.append(f"{cpu['now'] / cpu[args.before]:.2f}")
         srows.append(row)
     print_table(
         "The scanner alone per text (CPU ms)",

@@ -85,9 +85,9 @@ def benign() -> dict[str, list[tuple[str, str]]]:
         texts += [(f"query:{i}", q["query"]) for i, q in enumerate(metatool["queries"])]
         sets["MetaTool plugins + queries"] = texts
     readmes: list[tuple[str, str]] = []
-    for dist in sorted(metadata.distributions(), key=lambda d: d.metadata.get("Name") or ""):
+    for dist in sorted(metadata.distributions(), key=lambda d: d.name or ""):
         body = dist.metadata.get_payload() or dist.metadata.get("Description") or ""  # type: ignore[attr-defined]
-        readmes += _pieces(f"pypi:{dist.metadata.get('Name')}", body)
+        readmes += _pieces(f"pypi:{dist.name}", body)
     sets["Python package READMEs"] = readmes
     npm: list[tuple[str, str]] = []
     for readme in sorted(NODE_MODULES.glob("*/README.md")) + sorted(NODE_MODULES.glob("@*/*/README.md")):

@@ -113,6 +113,7 @@ async def closed_site_calls(bridge: BridgeApp, browser: ExtensionBrowser, site: 
             result = await client.call_tool("tool_3", {})
             closed_samples.append(time.perf_counter() - t)
             assert not result.is_error, result.content
+            assert result.meta is not None
             tab_id = result.meta["tabmcp/source"]["tabId"]
             hidden = hidden or await worker.evaluate(
                 "async (id) => !(await chrome.tabs.get(id)).active", tab_id)
@@ -135,7 +136,7 @@ async def registration(bridge: BridgeApp, browser: ExtensionBrowser, site: str,
             t = time.perf_counter()
             tab_id = await worker.evaluate(
                 "async ([url, active]) => (await chrome.tabs.create({url, active})).id", [url, kind == "foreground"])
-            done = await watch.until(lambda u=url: _tab_with(bridge, u, TOOLS))  # type: ignore[misc]
+            done = await watch.until(lambda u=url: _tab_with(bridge, u, TOOLS))
             out[kind][0].append(done - t)
             page = next((p for p in browser.context.pages if p.url == url), None)
             if page is not None:

@@ -584,7 +584,7 @@ class Phase:
         self.ok += 1
         source = res.get("source") or {}
         answered = (token.get("slot"), token.get("open"), token.get("nonce"))
-        claimed = identity(str(source.get("url", "")), str(source.get("title", "")))
+        claimed: tuple[int, int, Any] | None = identity(str(source.get("url", "")), str(source.get("title", "")))
         if claimed is not None and not claimed[2]:
             # ``_meta["tabmcp/source"]`` carries no tab title (page text goes through the gate, in
             # introspect): the URL's open counter, unique per load, names the page; the nonce is

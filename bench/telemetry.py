@@ -86,8 +86,8 @@ def main(argv: list[str]) -> int:
         rows.append(["telemetry tool definitions", label, fmt_ms(percentile(samples, 50)),
                      fmt_ms(percentile(samples, 99))])
     base = percentile(_time(lambda: _core_with_tools(None).listing(ClientView()), 1), 50)  # warm imports
-    for label, store in (("empty buffers (baseline)", None), ("full buffers", full)):
-        core = _core_with_tools(store)
+    for label, maybe_store in (("empty buffers (baseline)", None), ("full buffers", full)):
+        core = _core_with_tools(maybe_store)
         core.listing(ClientView(), profile="passthrough")
         samples = _time(lambda h=core: h.listing(ClientView(), profile="passthrough"), 300)  # type: ignore[misc]
         rows.append(["whole tools/list, 1,000 page tools", label, fmt_ms(percentile(samples, 50)),

@@ -160,7 +160,7 @@ def watch_ingest(bridge: BridgeApp, ingest: Ingest) -> None:
                 ingest.error_latency_ms.add(arrived_ms - float(event.get("ts") or arrived_ms))
         return report
 
-    store.ingest = counted  # type: ignore[method-assign]
+    store.ingest = counted  # type: ignore[method-assign, assignment]
 
 
 async def ev(child: Child, js: str, arg: Any = None, timeout: float = 60) -> Any:

@@ -169,7 +169,7 @@ async def measure(args: argparse.Namespace) -> tuple[list[list[str]], list[list[
             names[:] = [
                 n for n in (await clients[0].ask(op="names"))["names"] if n.endswith(".noop") or n == "noop"
             ]
-            return len(names) == args.tabs
+            return bool(len(names) == args.tabs)
 
         await _poll(f"{args.tabs} copies of noop listed", all_listed, 60)
         for i in range(1, args.client_processes):

@@ -159,7 +159,7 @@ def _sample(schema: dict[str, Any], texts: Iterator[str], depth: int = 0) -> Any
             if isinstance(v, dict)
         }
     if kind == "array":
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"}
+        items: dict[str, Any] = schema["items"] if isinstance(schema.get("items"), dict) else {"type": "string"}
         return [_sample(items, texts, depth + 1) for _ in range(2)]
     if kind in ("integer", "number"):
         return 42
@@ -220,9 +220,9 @@ def _package_docs() -> list[tuple[str, dict[str, Any]]]:
     from importlib import metadata
 
     out: list[tuple[str, dict[str, Any]]] = []
-    for dist in sorted(metadata.distributions(), key=lambda d: d.metadata.get("Name") or ""):
+    for dist in sorted(metadata.distributions(), key=lambda d: d.name or ""):
         body = dist.metadata.get_payload() or dist.metadata.get("Description") or ""  # type: ignore[attr-defined]
-        name = dist.metadata.get("Name") or "?"
+        name = dist.name or "?"
         for i in range(0, min(len(body), 30_000), 1_500):
             out.append((f"pypi:{name}:{i}", _text(body[i : i + 1_500])))
     return out

@@ -57,7 +57,9 @@ class BridgeProcess:
         """The bridge's whole status: asked with the person's control key, as ``tabmcp`` does (without
         it ``/health`` says only that the bridge is alive)."""
         async with httpx.AsyncClient(timeout=10) as http:
-            return (await http.get(f"http://127.0.0.1:{self.port}/health", headers=control_headers())).json()
+            status: dict[str, Any] = (await http.get(f"http://127.0.0.1:{self.port}/health",
+                                                     headers=control_headers())).json()
+            return status
 
     def kill(self) -> None:
         """``kill -9``: no shutdown handler runs, nothing pending is written."""

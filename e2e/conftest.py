@@ -96,7 +96,8 @@ class Env:
                     return entry.public_name
             return None
 
-        return await eventually(find, timeout)
+        public_name: str = await eventually(find, timeout)
+        return public_name
 
 
 @pytest.fixture(scope="session")

@@ -133,6 +133,9 @@
     cardPrefix: Object.freeze({"source": "^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|35|6(?:011|5|4[4-9]|22))", "flags": ""}),
     sensitiveHint: Object.freeze({"source": "pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\\b|otp|mfa|(?<![a-z])pw(?![a-z])", "flags": "i"}),
     form: Object.freeze({"source": "^[\\w.\\-\\[\\]%+]+=[^&\\s]*(?:&[\\w.\\-\\[\\]%+]+=[^&\\s]*)*$", "flags": ""}),
+    fieldGaps: Object.freeze({"source": "[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200d\\u2028\\u2029\\u202f\\u205f\\u2060\\u3000\\ufeff-]+", "flags": ""}),
+    fieldCard: Object.freeze({"source": "^[0-9]{13,19}$", "flags": ""}),
+    keyGaps: Object.freeze({"source": "[-_.\\s\\x1c-\\x1f\\x85]", "flags": ""}),
   });
 
   /** The rules that end a pending request before its answer (tabmcp/core/end_rules.py, one table

@@ -23,15 +23,17 @@ def core_with_page() -> BridgeCore:
     return core
 
 
-def test_a_page_is_settled_when_each_tool_is_taken_or_refused():
+def test_a_page_is_settled_when_each_tool_is_taken_or_refused() -> None:
     core = core_with_page()
-    assert [r.name for r in core.registry.tab(1).rejected] == ["refused"]
+    tab = core.registry.tab(1)
+    assert tab is not None
+    assert [r.name for r in tab.rejected] == ["refused"]
     assert settled(core, URL, {"taken", "refused"})
     assert not settled(core, URL, {"taken", "still_coming"})
     assert not settled(core, "https://other.test/", {"taken"})
 
 
-async def test_waiting_ends_when_settled_and_says_so_when_not():
+async def test_waiting_ends_when_settled_and_says_so_when_not() -> None:
     core = core_with_page()
     await until_settled(core, URL, ["taken"], timeout_s=5)
     with pytest.raises(RuntimeError, match="1 tools"):

@@ -25,7 +25,7 @@ def catalog() -> Disclosure:
     return Disclosure(registry)
 
 
-def test_catalog_budgets():
+def test_catalog_budgets() -> None:
     disc = catalog()
     counter = get_counter()
     assert counter.encoding == "o200k_base"
@@ -36,7 +36,7 @@ def test_catalog_budgets():
     assert reports["meta"].tokens <= 400, reports
 
 
-def test_the_category_choice_proxy_ranks_every_variant():
+def test_the_category_choice_proxy_ranks_every_variant() -> None:
     catalog()  # skips without the catalog
     rows = choosing_a_category()
     variants = {row[0] for row in rows}

@@ -2,8 +2,9 @@
 runs them with everything else.
 
 Both are installed by ``./dev setup`` (the ``test`` extra): under ``CI=true`` a missing one fails
-here instead of skipping. ruff checks every Python file of the repository; mypy checks the
-bridge package (``strict``; see ``[tool.mypy]`` for the modules that are not strict yet). ESLint
+here instead of skipping. ruff checks every Python file of the repository; mypy (``strict``) checks
+the bridge and mediator packages, bench/ with its tests and the e2e helpers (conftest.py,
+bridge_process.py, compat_table.py; not the e2e test files): ``[tool.mypy]`` ``files``. ESLint
 checks the extension and the polyfill for names nothing declares (``no-undef``); it comes from
 package.json, installed by setup's npm step.
 """

@@ -8,7 +8,9 @@
 // The bridge re-applies its rules on ingest. Every pattern arrives compiled for JavaScript by the
 // bridge ({source, flags}, bridge/tabmcp/core/js_regex.py): nothing here reads Python's syntax.
 // The fixed shapes (card digits, secret field names, form bodies) come the same way, generated
-// into protocol.generated.js (PATTERNS) since a field is checked before any config arrives.
+// into protocol.generated.js (PATTERNS) since a field is checked before any config arrives, with
+// the secret autocomplete tokens (FIELDS). The steps below are core/telemetry/redact.py's, held to
+// them by the shared vectors of bridge/tests/parity/ (run in node and in Python).
 (() => {
   'use strict';
 
@@ -40,10 +42,16 @@
   const CARD_PREFIX = /** @type {RegExp} */ (compile(PATTERNS.cardPrefix));
   /** Field names / labels that mark an input's value as secret (as the bridge's action rule). */
   const SENSITIVE_HINT = /** @type {RegExp} */ (compile(PATTERNS.sensitiveHint));
-  const SENSITIVE_AUTOCOMPLETE = /(?:^|\s)(?:cc-[a-z-]+|current-password|new-password|one-time-code)(?:\s|$)/i;
+  /** Between the digits a field holds; a field value that is all card digits. */
+  const FIELD_GAPS = /** @type {RegExp} */ (compile(PATTERNS.fieldGaps, 'g'));
+  const FIELD_CARD = /** @type {RegExp} */ (compile(PATTERNS.fieldCard));
+  /** The autocomplete tokens of secret and card fields, as forms.js and the bridge read them (FIELDS). */
+  const { secretAutocomplete, paymentAutocompletePrefix } = T.WIRE.FIELDS;
 
+  /** What a key name loses before it is compared (as the bridge's normalize_key). */
+  const KEY_GAPS = /** @type {RegExp} */ (compile(PATTERNS.keyGaps, 'g'));
   /** @param {unknown} name */
-  const normKey = (name) => String(name).toLowerCase().replace(/[-_.\s]/g, '');
+  const normKey = (name) => String(name).toLowerCase().replace(KEY_GAPS, '');
 
   const R = {
     /** No rules yet: nothing may leave the page. */
@@ -286,18 +294,20 @@
 
   /**
    * Should this field's value never leave the page, whatever the rules? (A password or card
-   * field, a one-time code, a name or label that says so, a value that is a card number.)
+   * field, a one-time code, a name or label that says so, a value that is a card number: the
+   * same steps as the bridge's sensitive_field in core/telemetry/redact.py, from the same lists.)
    * @param {Element} el @param {string} value @param {string} labels the text of its <label>s
    */
   function sensitiveField(el, value, labels) {
     const any = /** @type {any} */ (el);
     if (el.localName === 'input' && String(any.type).toLowerCase() === 'password') return true;
-    if (SENSITIVE_AUTOCOMPLETE.test(el.getAttribute('autocomplete') || '')) return true;
+    const tokens = String(el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+    if (tokens.some((t) => t.startsWith(paymentAutocompletePrefix) || secretAutocomplete.includes(t))) return true;
     const hints = [el.getAttribute('name'), el.id, el.getAttribute('data-testid'), el.getAttribute('aria-label'),
       el.getAttribute('placeholder'), labels].filter(Boolean).join(' ');
     if (SENSITIVE_HINT.test(hints)) return true;
-    const digits = value.replace(/[\s\u200b-\u200d\u2060\ufeff-]/g, '');
-    return /^\d{13,19}$/.test(digits) && luhn(digits);
+    const digits = value.replace(FIELD_GAPS, '');
+    return FIELD_CARD.test(digits) && luhn(digits);
   }
 
   T.redact = Object.freeze({

@@ -43,16 +43,87 @@ class JsPattern:
         return {"source": self.source, "flags": self.flags}
 
     def python(self) -> re.Pattern[str]:
-        """The same expression for Python's ``re`` (named groups spelled ``(?P<name>…)``)."""
+        """The same expression for Python's ``re``, matching as the page's engine does (see
+        :func:`_python`): one meaning for a rule on both sides, not two dialects."""
         return _python(self.source, self.flags)
+
+
+_JS_SPACE = r"\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+r"""ECMA-262's ``\s`` (WhiteSpace and LineTerminator), as the members of a Python class."""
+_JS_LINE_END = r"\n\r\u2028\u2029"
 
 
 @lru_cache(maxsize=512)
 def _python(source: str, flags: str) -> re.Pattern[str]:
-    value = 0
-    for flag in flags:
-        value |= _PY_FLAGS[flag]
-    return re.compile(re.sub(r"\(\?<(?![=!])", "(?P<", source), value)
+    r"""Compile an ECMA-262 pattern (no ``u`` flag) so that Python's ``re`` matches what a browser does.
+
+    ``re.ASCII`` gives ``\d``, ``\w``, ``\b`` and case-insensitive ASCII their ECMA meaning; ``\s``,
+    ``.``, ``$`` and ``^`` are spelled out (ECMA's ``\s`` has Unicode spaces but not ``\x1c``-``\x1f``
+    or ``\x85``; its ``.`` stops at ``\r`` and U+2028/9 too; its ``$`` never matches before a final
+    newline). Left to differ: ``i`` on non-ASCII letters written in the pattern (JS folds their case,
+    here they match as written). bridge/tests/parity/ runs every fixed and default rule through both.
+
+    Raises:
+        NotForJs: ``\S`` inside a class other than ``[\s\S]`` (Python has no spelling for it).
+    """
+    multiline = "m" in flags
+    out: list[str] = []
+    i, n, in_class = 0, len(source), False
+    while i < n:
+        c = source[i]
+        if c == "\\" and i + 1 < n:
+            nxt = source[i + 1]
+            named = re.match(r"k<(\w+)>", source[i + 1:])
+            if nxt == "s":
+                out.append(_JS_SPACE if in_class else f"[{_JS_SPACE}]")
+            elif nxt == "S" and not in_class:
+                out.append(f"[^{_JS_SPACE}]")
+            elif nxt == "S":
+                raise NotForJs(f"{source!r}: \\S inside a character class has no equal in Python's re")
+            elif named:
+                out.append(f"(?P={named.group(1)})")
+                i += 1 + named.end()
+                continue
+            else:
+                out.append(source[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+            out.append(c)
+        elif source.startswith(("[\\s\\S]", "[\\S\\s]"), i):
+            out.append("[\\s\\S]")
+            i += 6
+            continue
+        elif source.startswith("[^]", i):
+            out.append("[\\s\\S]")
+            i += 3
+            continue
+        elif source.startswith("[]", i):
+            out.append("(?!)")
+            i += 2
+            continue
+        elif c == "[":
+            in_class = True
+            out.append(c)
+            if source.startswith("^", i + 1):
+                out.append("^")
+                i += 1
+        elif c == "(" and source.startswith("(?<", i) and not source.startswith(("(?<=", "(?<!"), i):
+            out.append("(?P<")
+            i += 3
+            continue
+        elif c == "$":
+            out.append(f"(?=[{_JS_LINE_END}]|\\Z)" if multiline else "\\Z")
+        elif c == "^" and multiline:
+            out.append(f"(?:(?<=[{_JS_LINE_END}])|\\A)")
+        elif c == "." and "s" not in flags:
+            out.append(f"[^{_JS_LINE_END}]")
+        else:
+            out.append(c)
+        i += 1
+    value = re.ASCII | (re.IGNORECASE if "i" in flags else 0) | (re.DOTALL if "s" in flags else 0)
+    return re.compile("".join(out), value)
 
 
 @lru_cache(maxsize=512)
@@ -88,6 +159,10 @@ def check(pattern: JsPattern) -> None:
         regress.Regex(pattern.source, pattern.flags)
     except Exception as exc:  # regress raises its own error type for a bad pattern
         raise NotForJs(f"{pattern.source!r} is not an ECMA-262 regular expression: {exc}") from None
+    try:
+        pattern.python()
+    except re.error as exc:
+        raise NotForJs(f"{pattern.source!r} has no equal in Python's re: {exc}") from None
 
 
 @lru_cache(maxsize=512)

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 
 from ..protocol import TabSnapshot
 from .js_regex import glob_to_js
-from .sensitive_fields import AUTOCOMPLETE_PAYMENT_PREFIX, AUTOCOMPLETE_SECRET, card_pattern, said
+from .sensitive_fields import card_pattern, said, secret_autocomplete
 
 __all__ = [
     "PAGE_FORM_FIELD",
@@ -182,11 +182,6 @@ class FormsPolicy:
 _MAX_DEPTH = 8
 
 
-def _secret_autocomplete(value: str) -> bool:
-    tokens = value.lower().split()
-    return any(t.startswith(AUTOCOMPLETE_PAYMENT_PREFIX) or t in AUTOCOMPLETE_SECRET for t in tokens)
-
-
 def _secret_property(name: Any, prop: dict[str, Any]) -> str | None:
     """Why one property is a password, one-time-code or payment field itself (not what it holds)."""
     if str(prop.get("format", "")).lower() == "password":
@@ -197,7 +192,7 @@ def _secret_property(name: Any, prop: dict[str, Any]) -> str | None:
     if card_pattern(prop.get("pattern")):
         return f"{str(name)[:64]!r} asks for a card number's digits"
     ac = prop.get("autocomplete") or prop.get("x-autocomplete")
-    if isinstance(ac, str) and _secret_autocomplete(ac):
+    if isinstance(ac, str) and secret_autocomplete(ac):
         return f"{str(name)[:64]!r} is a password, one-time code or payment field"
     return None
 

@@ -36,6 +36,7 @@ __all__ = [
     "card_pattern",
     "normalize",
     "said",
+    "secret_autocomplete",
     "vocabulary_for_js",
 ]
 
@@ -215,6 +216,12 @@ def said(text: object) -> str | None:
     if SECRET.found_in(normalized):
         return "a password, PIN or one-time code field"
     return None
+
+
+def secret_autocomplete(value: str) -> bool:
+    """Whether an ``autocomplete`` attribute names a secret or payment field (any of its tokens);
+    the page's telemetry (redact.js ``sensitiveField``) and forms (forms.js) read the same lists."""
+    return any(t.startswith(AUTOCOMPLETE_PAYMENT_PREFIX) or t in AUTOCOMPLETE_SECRET for t in value.lower().split())
 
 
 def card_pattern(pattern: object) -> bool:

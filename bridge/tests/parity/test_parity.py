@@ -29,12 +29,14 @@ from tabmcp.core.telemetry import (
     TelemetryStore,
     configure,
 )
-from tabmcp.core.telemetry.redact import PAGE_PATTERNS, Redactor
+from tabmcp.core.telemetry.redact import PAGE_PATTERNS, Redactor, sensitive_field
 from tabmcp.core.telemetry.settings import DEFAULT_PATTERN_GATE, DEFAULT_REDACTION_PATTERNS
+from tabmcp.protocol_js import render
 from tabmcp.testing import missing_from_setup
 
 HERE = Path(__file__).resolve().parent
 REDACTION = json.loads((HERE / "redaction.json").read_text(encoding="utf-8"))["cases"]
+FIELDS = json.loads((HERE / "sensitive_fields.json").read_text(encoding="utf-8"))["cases"]
 GLOBS = json.loads((HERE / "forms_globs.json").read_text(encoding="utf-8"))["cases"]
 
 
@@ -66,9 +68,31 @@ def test_the_bridge_redacts_each_case_as_the_file_says(case: dict[str, Any]) -> 
 
 def test_the_page_redacts_each_case_as_the_file_says(tmp_path: Path) -> None:
     rules = TelemetrySettings().page_config()["redact"]
-    answers = node_answers(tmp_path, {"suite": "redaction", "rules": rules, "cases": REDACTION})
+    answers = node_answers(tmp_path, {"suite": "redaction", "rules": rules, "cases": REDACTION, "protocol": render()})
     wrong = [(c["fn"], c["input"], got, c["expected"]) for c, got in zip(REDACTION, answers, strict=True)
              if got != c["expected"]]
+    assert wrong == []
+
+
+def _bridge_field(case: dict[str, Any]) -> bool:
+    f = case["field"]
+    hints = " ".join(x for x in (f.get("name"), f.get("id"), f.get("testid"), f.get("ariaLabel"),
+                                 f.get("placeholder"), case["labels"]) if x)
+    input_type = f.get("type", "") if f.get("tag", "input") == "input" else ""
+    return sensitive_field(input_type=input_type, autocomplete=f.get("autocomplete", ""), hints=hints,
+                           value=case["value"])
+
+
+@pytest.mark.parametrize("case", FIELDS, ids=lambda c: f"{c['field']}:{c['labels']}:{c['value'][:20]}")
+def test_the_bridge_finds_each_sensitive_field_as_the_file_says(case: dict[str, Any]) -> None:
+    assert _bridge_field(case) is case["expected"]
+
+
+def test_the_page_finds_each_sensitive_field_as_the_file_says(tmp_path: Path) -> None:
+    rules = TelemetrySettings().page_config()["redact"]
+    answers = node_answers(tmp_path, {"suite": "sensitiveField", "rules": rules, "cases": FIELDS, "protocol": render()})
+    wrong = [(c["field"], c["labels"], c["value"], got) for c, got in zip(FIELDS, answers, strict=True)
+             if got is not c["expected"]]
     assert wrong == []
 
 
@@ -82,10 +106,44 @@ def test_the_page_gets_every_pattern_compiled_and_no_python_syntax() -> None:
     assert js_pattern(DEFAULT_PATTERN_GATE).flags == "i"
 
 
-def test_the_fixed_shapes_are_ecma_and_mean_the_same_in_python() -> None:
-    for name, pattern in PAGE_PATTERNS.items():
+_PIECES = ("Bearer ", "token ", "password=", "pw: ", "4111111111111111", "4111 1111 1111 1111", "eyJabcde.fghijk.lm",
+           "sk-", "AKIA", "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "hooks.slack.com/services/",
+           "?sig=", "&x-amz-signature=", "a=1&b=2", "pin", "card", "abcdefghij0123456789", "_", "-", " ", "\n")
+_DIALECT = ("é", "\u0664", "\u212a", "\u017f", "\x85", "\ufeff", "\u00a0", "İ", "\u2028", "\x1c", "\u0131", "ß", "\r")
+"""Where Python's ``re`` and ECMA-262 read ``\\d``, ``\\w``, ``\\b``, ``\\s``, ``.``, ``$`` and ``i``
+apart: Unicode digits and letters, the Kelvin sign and long s, U+0085, U+001C, BOM, line separators."""
+
+
+def test_every_fixed_and_default_rule_matches_alike_in_python_and_in_node(tmp_path: Path) -> None:
+    import random
+
+    rnd = random.Random(36)
+    texts = ["".join(rnd.choice(_PIECES) if rnd.random() < 0.6 else rnd.choice(_DIALECT)
+                     for _ in range(rnd.randint(1, 8))) for _ in range(2000)]
+    patterns = {**PAGE_PATTERNS, "gate": js_pattern(DEFAULT_PATTERN_GATE),
+                **{f"default {i}": js_pattern(p) for i, p in enumerate(DEFAULT_REDACTION_PATTERNS)}}
+    for pattern in patterns.values():
         regress.Regex(pattern.source, pattern.flags)
-        assert pattern.python().pattern.replace("(?P<", "(?<") == pattern.source, name
+    answers = node_answers(tmp_path, {"suite": "patterns", "patterns": [p.to_wire() for p in patterns.values()],
+                                      "texts": texts})
+    wrong = []
+    for (name, pattern), node in zip(patterns.items(), answers, strict=True):
+        python = [[[m.start(), m.end()] for m in pattern.python().finditer(t)] for t in texts]
+        wrong += [(name, t, py, js) for t, py, js in zip(texts, python, node, strict=True) if py != js]
+    assert wrong == []
+    assert any(node_spans for spans in answers for node_spans in spans), "the corpus matched nothing"
+
+
+def test_python_reads_the_ecma_spellings_as_a_browser_does() -> None:
+    assert JsPattern(r"\d").python().search("\u0664") is None
+    assert JsPattern(r"\btoken").python().search("étoken") is not None
+    assert JsPattern(r"a\sb").python().search("a\ufeffb") and not JsPattern(r"a\sb").python().search("a\x85b")
+    assert JsPattern("x$").python().search("x\n") is None
+    assert JsPattern("a.b").python().search("a\rb") is None and JsPattern("a.b", "s").python().search("a\rb")
+    assert JsPattern("k", "i").python().search("\u212a") is None
+    assert JsPattern(r"(?<n>a)\k<n>").python().match("aa")
+    with pytest.raises(NotForJs):
+        js_pattern(r"[^\S]")
 
 
 def test_a_pattern_the_page_could_not_run_is_refused_where_it_is_configured() -> None:

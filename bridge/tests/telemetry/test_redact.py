@@ -282,3 +282,13 @@ def test_every_default_pattern_is_behind_the_pages_gate() -> None:
     ]
     for shape in shapes:
         assert gate.search(shape), shape
+
+
+def test_an_action_value_is_dropped_by_the_page_s_own_field_rule() -> None:
+    """The bridge re-runs the page's secret-field steps on what an action carries (sensitive_field):
+    a Luhn-valid run of 13 to 19 digits goes whatever its first digits, as in the page."""
+    store = make_store()
+    store.ingest(batch([action(1, "input", value="1234 5678\u20601234 5670", label="Member no", css="#m"),
+                        action(2, "input", value="1234 5678 1234 5671", label="Member no", css="#m")]))
+    values = [e.event.value for e in store.buffers.entries(BufferKind.ACTIONS)]
+    assert values == [R, "1234 5678 1234 5671"]

@@ -22,11 +22,12 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ...capture.events import Selectors, SourceLocation, TelemetryEvent
 from ...capture.kinds import Redact, kind_of
-from ..js_regex import JsPattern
+from ..js_regex import JsPattern, js_pattern
+from ..sensitive_fields import secret_autocomplete
 from .models import Event
-from .settings import RedactionSettings, normalize_key
+from .settings import KEY_GAPS, RedactionSettings, normalize_key
 
-__all__ = ["PAGE_PATTERNS", "Redactor", "luhn_valid"]
+__all__ = ["PAGE_PATTERNS", "Redactor", "luhn_valid", "sensitive_field"]
 
 _CARD_SEPARATORS = "\u0020\u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-"
 """What may sit between a card's digits: a space, a hyphen, and the no-break, thin, narrow and
@@ -39,9 +40,14 @@ PAGE_PATTERNS: dict[str, JsPattern] = {
         r"pass(?:word|wd|code|phrase)?|secret|token|card|cvv|cvc|ssn|pin\b|otp|mfa|(?<![a-z])pw(?![a-z])", "i"
     ),
     "form": JsPattern(r"^[\w.\-\[\]%+]+=[^&\s]*(?:&[\w.\-\[\]%+]+=[^&\s]*)*$"),
+    "fieldGaps": JsPattern(r"[\t\n\v\f\r \u00a0\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff-]+"),
+    "fieldCard": JsPattern(r"^[0-9]{13,19}$"),
+    "keyGaps": KEY_GAPS,
 }
 """The fixed shapes both sides redact by, written once: a run of card digits, a card number's
-first digits, the field names and labels that make a typed value secret, a form body. The page
+first digits, the field names and labels that make a typed value secret, a form body, what may
+sit between the digits a field holds, a field value that is all card digits, and what a key name
+loses before it is compared. The page
 gets them in ``protocol.generated.js`` (``PATTERNS``) before any rule arrives: it checks a field
 when it copies its value."""
 
@@ -49,6 +55,8 @@ _CARD_RUN = PAGE_PATTERNS["cardRun"].python()
 _CARD_PREFIX = PAGE_PATTERNS["cardPrefix"].python()
 _SENSITIVE_FIELD_HINT = PAGE_PATTERNS["sensitiveHint"].python()
 _FORM = PAGE_PATTERNS["form"].python()
+_FIELD_GAPS = PAGE_PATTERNS["fieldGaps"].python()
+_FIELD_CARD = PAGE_PATTERNS["fieldCard"].python()
 
 
 def luhn_valid(digits: str) -> bool:
@@ -64,6 +72,19 @@ def luhn_valid(digits: str) -> bool:
     return total % 10 == 0
 
 
+def sensitive_field(*, input_type: str = "", autocomplete: str = "", hints: str = "", value: str = "") -> bool:
+    """Should a field's value never leave the page, whatever the rules? A password field, an
+    ``autocomplete`` token of a secret or card field, names or labels (``hints``) that say so, or
+    a value that is a card number. The page runs the same steps (redact.js ``sensitiveField``) on
+    the element; the bridge runs them again on what an action event carries (its names)."""
+    if input_type.lower() == "password" or secret_autocomplete(autocomplete):
+        return True
+    if hints and _SENSITIVE_FIELD_HINT.search(hints):
+        return True
+    digits = _FIELD_GAPS.sub("", value)
+    return bool(_FIELD_CARD.match(digits)) and luhn_valid(digits)
+
+
 class Redactor:
     """Applies one :class:`RedactionSettings` to events; rebuilt when the settings change."""
 
@@ -72,7 +93,7 @@ class Redactor:
         self.marker = self.settings.replacement
         self._keys = tuple(self.settings.keys)
         self._exact = frozenset(self.settings.exact_keys)
-        self._patterns = [re.compile(p) for p in self.settings.patterns]
+        self._patterns = [js_pattern(p).python() for p in self.settings.patterns]
 
     # -- building blocks ------------------------------------------------------------------
 
@@ -215,7 +236,7 @@ class Redactor:
     def _input(self, event: TelemetryEvent, value: str) -> str:
         if value == self.marker:
             return value
-        return self.marker if _SENSITIVE_FIELD_HINT.search(event.secret_hints()) else self.text(value)
+        return self.marker if sensitive_field(hints=event.secret_hints(), value=value) else self.text(value)
 
     def _selectors(self, selectors: Selectors) -> Selectors:
         update = {k: self.text(v) for k in ("name", "label", "text") if (v := getattr(selectors, k))}

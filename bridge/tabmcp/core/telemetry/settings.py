@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from ...capture.kinds import KINDS, BufferKind
-from ..js_regex import NotForJs, js_pattern
+from ..js_regex import JsPattern, NotForJs, js_pattern
 
 __all__ = [
     "DEFAULT_BUFFER_LIMITS",
@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_PATTERN_GATE",
     "DEFAULT_REDACTION_KEYS",
     "DEFAULT_REDACTION_PATTERNS",
+    "KEY_GAPS",
     "BufferLimits",
     "CaptureSettings",
     "NoiseRule",
@@ -206,9 +207,15 @@ class RedactionSettings(_Section):
         return v
 
 
+KEY_GAPS = JsPattern(r"[-_.\s\x1c-\x1f\x85]")
+"""What a field or header name loses before it is compared: ``-``, ``_``, ``.`` and spaces (ECMA's
+and Python's alike); the page gets it as ``PATTERNS.keyGaps``."""
+_KEY_GAPS = KEY_GAPS.python()
+
+
 def normalize_key(name: str) -> str:
-    """Lower-case a field or header name and drop ``-``, ``_``, ``.`` and spaces."""
-    return re.sub(r"[-_.\s]", "", name.lower())
+    """Lower-case a field or header name and drop ``-``, ``_``, ``.`` and spaces (:data:`KEY_GAPS`)."""
+    return _KEY_GAPS.sub("", name.lower())
 
 
 class CaptureSettings(_Section):
