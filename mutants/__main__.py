@@ -1220,6 +1220,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("polyfill/tests/test_sources.py", "-k", "strict"),
     ),
     Mutation(
+        "eslint-only-undeclared-names",
+        "ESLint passes a caught error bound and never read (only no-undef on, not the recommended rules)",
+        "polyfill/src/schema.js",
+        "      } catch {\n        if (strict) {",
+        "      } catch (e) {\n        if (strict) {",
+        ("bridge/tests/test_lint.py", "-k", "eslint"),
+    ),
+    Mutation(
         "polyfill-warns-on-native",
         "on a native page the polyfill warns about schema keywords the browser accepts silently",
         "polyfill/src/schema.js",
