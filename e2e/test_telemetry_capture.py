@@ -500,7 +500,7 @@ async def test_page_behaves_identically_with_and_without_capture(
         fetch('http://127.0.0.1:1/nobody-catches-this');
         setTimeout(() => resolve('no unhandledrejection'), 3000);
       });
-      out.names = [fetch.name, fetch.length, console.log.name, console.log.length,
+      out.names = [fetch.name, fetch.length, console.log.name, console.log.length, console.assert.name, console.assert.length,
         XMLHttpRequest.prototype.open.name,
         WebSocket.name, WebSocket.length, String(console.log('returns'))];
 

@@ -25,7 +25,7 @@
       [method]() {
         const args = new PageArray();
         for (let i = 0; i < arguments.length; i++) args.push(arguments[i]);
-        try { record(args); } catch (_) { /* the capture counts its own errors */ }
+        try { record(args); } catch { /* the capture counts its own errors */ }
         return apply(original, this, args);
       },
     }[method];

@@ -609,9 +609,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "label-words-with-options",
         "a polyfilled form describes a select inside its label with every option's text",
-        "polyfill/webmcp-polyfill.js",
-        "        else if (child.nodeType === 1 && !LABEL_SKIP.has(/** @type {Element} */ (child).localName)) walk(child);",
-        "        else if (child.nodeType === 1) walk(child);",
+        "polyfill/src/form-schema.js",
+        "      else if (child.nodeType === 1 && !LABEL_SKIP.has(/** @type {Element} */ (child).localName)) walk(child);",
+        "      else if (child.nodeType === 1) walk(child);",
         ("e2e/test_declarative.py", "-k", "same_form and polyfill"),
     ),
     Mutation(
@@ -780,17 +780,17 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "polyfill-refuses-outside-subset",
         "the polyfill refuses what the browser accepts (format, $ref...) without strict schemas",
-        "polyfill/webmcp-polyfill.js",
-        "    const strict = strictSchemas();",
-        "    const strict = true;",
+        "polyfill/src/schema.js",
+        "  const strict = strictSchemas();",
+        "  const strict = true;",
         ("polyfill/tests/test_polyfill_draft.py", "-k", "by_default"),
     ),
     Mutation(
         "category-atomic-on-bad-member",
         "one bad member takes its whole category down in the polyfill",
-        "polyfill/webmcp-polyfill.js",
-        "          continue;\n        }\n        seen.add(m.dict.name);",
-        "          throw e;\n        }\n        seen.add(m.dict.name);",
+        "polyfill/src/categories.js",
+        "        continue;\n      }\n      seen.add(m.dict.name);",
+        "        throw e;\n      }\n      seen.add(m.dict.name);",
         ("polyfill/tests/test_polyfill_categories.py", "-k", "collisions"),
     ),
     Mutation(
@@ -876,17 +876,17 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "own-tool-by-window-only",
         "under Chrome 160's getTools (source, not window) a frame's tools are taken as the page's own",
-        "polyfill/webmcp-polyfill.js",
-        "    const from = 'source' in t ? t.source : 'window' in t ? t.window : null;",
-        "    const from = 'window' in t ? t.window : null;",
+        "polyfill/src/native.js",
+        "  const from = 'source' in t ? t.source : 'window' in t ? t.window : null;",
+        "  const from = 'window' in t ? t.window : null;",
         ("polyfill/tests/test_polyfill_api_160.py",),
     ),
     Mutation(
         "native-schema-text-dropped",
         "a native tool whose getTools() schema is JSON text reaches the agent without its schema",
-        "polyfill/webmcp-polyfill.js",
-        "        : typeof given === 'string' ? JSON.parse(given) : JSON.parse(JSON.stringify(given));",
-        "        : JSON.parse(JSON.stringify(given));",
+        "polyfill/src/views.js",
+        "      : typeof given === 'string' ? JSON.parse(given) : JSON.parse(JSON.stringify(given));",
+        "      : JSON.parse(JSON.stringify(given));",
         ("polyfill/tests/test_polyfill_api_160.py",),
     ),
     Mutation(
@@ -1300,60 +1300,75 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_installed.py", "-k", "doctor"),
     ),
     Mutation(
-        "polyfill-split-drops-esm",
-        "the split leaves a module's imports as comments: editing the generated script loses them",
-        "bridge/tabmcp/polyfill_js.py",
-        "                lines.append(line[2 + len(ESM):])",
-        "                lines.append(line[2:])",
-        ("polyfill/tests/test_sources.py", "-k", "split"),
+        "polyfill-bundle-stale",
+        "the committed polyfill script differs from esbuild's build of polyfill/src (an edit never built)",
+        "polyfill/webmcp-polyfill.js",
+        '  var VERSION = "0.1.0";',
+        '  var VERSION = "0.1.1";',
+        ("polyfill/tests/test_sources.py", "-k", "committed"),
     ),
     Mutation(
-        "polyfill-join-unchecked-imports",
-        "the join accepts a module importing a name nobody exports (the script works, the ES modules break)",
+        "polyfill-check-never-stale",
+        "python -m tabmcp.polyfill_js --check passes a stale script",
         "bridge/tabmcp/polyfill_js.py",
-        "    _esm_graph(sources)\n    _unique_top_level(sources)",
-        "    _unique_top_level(sources)",
-        ("polyfill/tests/test_sources.py", "-k", "refuses"),
+        '        if GENERATED.read_text(encoding="utf-8") != text:',
+        "        if False:",
+        ("polyfill/tests/test_sources.py", "-k", "check"),
+    ),
+    Mutation(
+        "polyfill-bundle-sloppy",
+        "the polyfill's classic script runs in sloppy mode (the ES modules were strict)",
+        "polyfill/src/install.js",
+        "'use strict';\n",
+        "\n",
+        ("polyfill/tests/test_sources.py", "-k", "strict"),
+    ),
+    Mutation(
+        "eslint-only-undeclared-names",
+        "ESLint passes a caught error bound and never read (only no-undef on, not the recommended rules)",
+        "polyfill/src/schema.js",
+        "      } catch {\n        if (strict) {",
+        "      } catch (e) {\n        if (strict) {",
+        ("bridge/tests/test_lint.py", "-k", "eslint"),
     ),
     Mutation(
         "polyfill-warns-on-native",
         "on a native page the polyfill warns about schema keywords the browser accepts silently",
-        "polyfill/webmcp-polyfill.js",
-        "    if (native || warnedKeywords.has(key)) return;",
-        "    if (warnedKeywords.has(key)) return;",
+        "polyfill/src/schema.js",
+        "  if (native || warnedKeywords.has(key)) return;",
+        "  if (warnedKeywords.has(key)) return;",
         ("e2e/test_coexist.py", "-k", "native-schemas"),
     ),
     Mutation(
         "polyfill-abort-before-registered-resolves",
         "registerTool resolves though its signal aborted before it settled (StrictMode), unlike Chromium",
-        "polyfill/webmcp-polyfill.js",
-        "          if (signal && signal.aborted) throw signal.reason;",
-        "          if (false) throw signal.reason;",
+        "polyfill/src/model-context.js",
+        "        if (signal && signal.aborted) throw signal.reason;",
+        "        if (false) throw signal.reason;",
         ("e2e/test_coexist.py", "-k", "polyfill-react"),
     ),
     Mutation(
         "polyfill-installs-twice",
         "a second copy of the polyfill (the page's own, after the extension's) installs again",
-        "polyfill/webmcp-polyfill.js",
-        "  if (!G[HOOK_KEY] && typeof document !== 'undefined' && typeof EventTarget === 'function') "
-        "install();",
-        "  if (typeof document !== 'undefined' && typeof EventTarget === 'function') install();",
+        "polyfill/src/install.js",
+        "if (!G[HOOK_KEY] && typeof document !== 'undefined' && typeof EventTarget === 'function') install();",
+        "if (typeof document !== 'undefined' && typeof EventTarget === 'function') install();",
         ("e2e/test_coexist.py", "-k", "polyfill-hand-after"),
     ),
     Mutation(
         "polyfill-abort-keeps-tool",
         "aborting a tool's signal leaves it registered: a remount or hot reload lists it twice or fails",
-        "polyfill/webmcp-polyfill.js",
-        "    signal.addEventListener('abort', () => removeTool(rec), { once: true });",
-        "    signal.addEventListener('abort', () => {}, { once: true });",
+        "polyfill/src/registry.js",
+        "  signal.addEventListener('abort', () => removeTool(rec), { once: true });",
+        "  signal.addEventListener('abort', () => {}, { once: true });",
         ("e2e/test_coexist.py", "-k", "react or hot-reload"),
     ),
     Mutation(
         "polyfill-form-toolchange-too-early",
         "a parsed form's toolchange fires before the page's scripts after it can listen (Chromium: later)",
-        "polyfill/webmcp-polyfill.js",
-        "    const later = where.form && document.readyState === 'loading' ? macrotask : queueMicrotask;",
-        "    const later = queueMicrotask;",
+        "polyfill/src/registry.js",
+        "  const later = where.form && document.readyState === 'loading' ? macrotask : queueMicrotask;",
+        "  const later = queueMicrotask;",
         ("e2e/test_coexist.py", "-k", "polyfill-declarative"),
     ),
     Mutation(
@@ -1383,17 +1398,17 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "polyfill-forgets-output-schema",
         "the polyfill does not hand a tool's outputSchema on (snapshot, list)",
-        "polyfill/webmcp-polyfill.js",
-        "      ...(rec.outputJSON !== undefined ? { outputSchema: JSON.parse(rec.outputJSON) } : {}),",
+        "polyfill/src/views.js",
+        "    ...(rec.outputJSON !== undefined ? { outputSchema: JSON.parse(rec.outputJSON) } : {}),",
         "",
         ("e2e/test_schemas.py", "-k", "output_schema_end_to_end"),
     ),
     Mutation(
         "execute-tool-takes-json-text",
         "the polyfill's executeTool parses JSON text input (Chrome before 155) instead of refusing it",
-        "polyfill/webmcp-polyfill.js",
-        "        if (input === undefined) input = {};\n        if (!isObjectLike(input)) throw new TypeError(`${p}invalid input object: value is not an object`);",
-        "        if (input === undefined) input = {};\n        if (typeof input === 'string') input = JSON.parse(input);",
+        "polyfill/src/model-context.js",
+        "      if (input === undefined) input = {};\n      if (!isObjectLike(input)) throw new TypeError(`${p}invalid input object: value is not an object`);",
+        "      if (input === undefined) input = {};\n      if (typeof input === 'string') input = JSON.parse(input);",
         ("e2e/test_schemas.py", "-k", "execute_tool_takes_an_object and polyfill"),
     ),
     Mutation(
@@ -1521,9 +1536,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "catalog-draft-rules-by-default",
         "the polyfill applies the draft's schema rules to every page: catalog tools the browser keeps are lost",
-        "polyfill/webmcp-polyfill.js",
-        "    if (strictByScript) return true;",
-        "    return true;",
+        "polyfill/src/schema.js",
+        "  if (strictByScript) return true;",
+        "  return true;",
         ("e2e/test_catalog_as_is.py", "-k", "polyfill"),
     ),
     Mutation(
@@ -1633,17 +1648,17 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-native-not-layered",
         "the polyfill ignores Firefox's navigator.modelContext: tools registered on it never reach the bridge",
-        "polyfill/webmcp-polyfill.js",
-        "          layerOnNavigator(navNative);",
-        "          void layerOnNavigator;",
+        "polyfill/src/install.js",
+        "        layerOnNavigator(navNative);",
+        "        void layerOnNavigator;",
         ("e2e/test_firefox.py", "-k", "native and firefoxs_own_api"),
     ),
     Mutation(
         "firefox-registry-not-mirrored",
         "tools registered on document.modelContext stay out of Firefox's own registry",
-        "polyfill/webmcp-polyfill.js",
-        "    if (navNative && !rec.fromNavigator) {",
-        "    if (false) {",
+        "polyfill/src/registry.js",
+        "  if (navNative && !rec.fromNavigator) {",
+        "  if (false) {",
         ("e2e/test_firefox.py", "-k", "native and calls_return_the_pages_results"),
     ),
     Mutation(
@@ -1875,17 +1890,17 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "snapshot-asks-browser-each-time",
         "native mode: every snapshot during a registration burst asks the browser's getTools() again",
-        "polyfill/webmcp-polyfill.js",
-        "    if (!foreignStale || refreshTimer || refreshing) return foreign;",
-        "    if (!foreignStale) return foreign;",
+        "polyfill/src/native.js",
+        "  if (!foreignStale || refreshTimer || refreshing) return foreign;",
+        "  if (!foreignStale) return foreign;",
         ("polyfill/tests/test_polyfill_native_many.py", "-k", "burst"),
     ),
     Mutation(
         "snapshot-rereads-every-schema",
         "every snapshot parses and serialises every tool's schema again (no per-record entry)",
-        "polyfill/webmcp-polyfill.js",
-        "    if (!entry) {",
-        "    if (true) {",
+        "polyfill/src/views.js",
+        "  if (!entry) {",
+        "  if (true) {",
         ("polyfill/tests/test_polyfill_native_many.py", "-k", "schema_once"),
     ),
     Mutation(
@@ -1899,9 +1914,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "foreign-refresh-every-50ms",
         "native mode: the browser's list is refreshed every 50 ms while a page keeps registering, not once after",
-        "polyfill/webmcp-polyfill.js",
-        "    if (now - lastToolchange >= FOREIGN_REFRESH_MS || now >= latest) {",
-        "    if (true) {",
+        "polyfill/src/native.js",
+        "  if (now - lastToolchange >= FOREIGN_REFRESH_MS || now >= latest) {",
+        "  if (true) {",
         ("polyfill/tests/test_polyfill_native_many.py", "-k", "once_after"),
     ),
     Mutation(
@@ -1951,14 +1966,6 @@ MUTATIONS: tuple[Mutation, ...] = (
         "    if command == launch.command and args == list(launch.args):",
         "    if command == launch.command:",
         ("bridge/tests/test_clients.py", "-k", "other_arguments"),
-    ),
-    Mutation(
-        "polyfill-join-duplicate-names",
-        "the join accepts two modules declaring one top-level name (a SyntaxError, or the later function wins silently)",
-        "bridge/tabmcp/polyfill_js.py",
-        "    _esm_graph(sources)\n    _unique_top_level(sources)",
-        "    _esm_graph(sources)",
-        ("polyfill/tests/test_sources.py", "-k", "duplicate"),
     ),
     Mutation(
         "popup-rows-keep-qualified-tab-ids",
@@ -2325,18 +2332,17 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-prototype-not-relayed",
         "a tool registered through Firefox's ModelContext.prototype.registerTool never reaches the bridge",
-        "polyfill/webmcp-polyfill.js",
-        "        if (relay && relay.registered) relay.registered(tool);",
-        "        void relay;",
+        "polyfill/src/native.js",
+        "      if (relay && relay.registered) relay.registered(tool);",
+        "      void relay;",
         ("e2e/test_firefox.py", "-k", "native and prototype_or_another_realm"),
     ),
     Mutation(
         "firefox-refusal-swallowed",
         "the wrapper of Firefox's registerTool swallows the browser's refusal (the page gets no error)",
-        "polyfill/webmcp-polyfill.js",
-        "        const returned = original.apply(this, arguments);\n        if (relay && relay.registered)",
-        "        let returned; try { returned = original.apply(this, arguments); } catch (_) { /* */ }\n"
-        "        if (relay && relay.registered)",
+        "polyfill/src/native.js",
+        "      const returned = original.apply(this, arguments);\n      if (relay && relay.registered)",
+        "      let returned; try { returned = original.apply(this, arguments); } catch (_) { /* */ }\n      if (relay && relay.registered)",
         ("e2e/test_firefox.py", "-k", "native and prototype_or_another_realm"),
     ),
     Mutation(
@@ -2687,17 +2693,17 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "result-cap-counts-characters",
         "the polyfill's 1 MB result cap counts UTF-16 characters, not UTF-8 bytes (a 3-byte text passes untruncated)",
-        "polyfill/webmcp-polyfill.js",
-        "  if (json.length * 3 <= RESULT_LIMIT) return result;",
-        "  if (json.length <= RESULT_LIMIT) return result;",
+        "polyfill/src/results.js",
+        "if (json.length * 3 <= RESULT_LIMIT) return result;",
+        "if (json.length <= RESULT_LIMIT) return result;",
         ("polyfill/tests/test_polyfill_hook.py", "-k", "truncates"),
     ),
     Mutation(
         "schema-cache-any-schema",
         "the polyfill's parsed-schema cache gives a call the first schema it parsed, not its tool's",
-        "polyfill/webmcp-polyfill.js",
-        "  let schema = parsedSchemas.get(text);",
-        "  let schema = parsedSchemas.values().next().value;",
+        "polyfill/src/schema.js",
+        "let schema = parsedSchemas.get(text);",
+        "let schema = parsedSchemas.values().next().value;",
         ("polyfill/tests/test_polyfill_draft.py",),
     ),
     Mutation(
@@ -2772,11 +2778,19 @@ def run(mutation: Mutation, tree: Path, python: str) -> tuple[str, float]:
     original = target.read_text()
     if original.count(mutation.old) != 1:
         return "STALE", 0.0
+    # Pages and the extension load the polyfill's bundle: a mutated module is built into it, as an edit is.
+    bundle = tree / "polyfill" / "webmcp-polyfill.js"
+    built = bundle.read_bytes()
     target.write_text(original.replace(mutation.old, mutation.new))
     env = {**os.environ,
            "PYTHONPATH": os.pathsep.join([str(tree / "bridge"), str(tree / "mediator")]),
            "TABMCP_DATA": os.environ.get("TABMCP_DATA", str(REPO.parent / "shared" / "data")),
            "PYTHONDONTWRITEBYTECODE": "1"}
+    if mutation.path.startswith("polyfill/src/") and subprocess.run(
+            [python, "-m", "tabmcp.polyfill_js"], cwd=tree, env=env, capture_output=True, check=False).returncode:
+        target.write_text(original)
+        bundle.write_bytes(built)
+        return "ERROR (the polyfill did not build)", 0.0
     started = time.monotonic()
     try:
         done = subprocess.run([python, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *mutation.tests],
@@ -2786,6 +2800,7 @@ def run(mutation: Mutation, tree: Path, python: str) -> tuple[str, float]:
         code = -1
     finally:
         target.write_text(original)
+        bundle.write_bytes(built)
     took = time.monotonic() - started
     return {0: "SURVIVED", 1: "caught", -1: "TIMEOUT"}.get(code, f"ERROR (pytest exit {code})"), took
 

@@ -204,8 +204,8 @@
       }
     };
     const wrapper = {
-      /** @this {any} @param {any} condition */
-      assert(condition) {
+      /** @this {any} (no parameters: likeOriginal gives it the native's length) */
+      assert() {
         record(arguments);
         return original.apply(this, arguments);
       },

@@ -519,7 +519,7 @@
     // A plain function (not a class) so it can return the native socket; `new.target` keeps
     // subclasses (`class X extends WebSocket`) working, and the prototype is the native one,
     // so instanceof, WebSocket.prototype patches and constants all behave as before.
-    const WebSocket = /** @type {any} */ (function WebSocket(/** @type {any} */ url) {
+    const WebSocket = /** @type {any} */ (function WebSocket() { // likeOriginal gives it the native's length
       if (!new.target) return Reflect.apply(Native, this, arguments); // throws the browser's own TypeError
       const ws = Reflect.construct(Native, arguments, new.target === WebSocket ? Native : new.target);
       if (cfg.enabled) {

@@ -16,10 +16,10 @@
     const n = /** @type {any} */ (navigator).modelContext;
     if (!n || Object.prototype.toString.call(n) !== '[object ModelContext]') return;
     proto = Object.getPrototypeOf(n);
-  } catch (_) { return; }
+  } catch { return; }
   /** @param {any} on */
   const relayOf = (on) => {
-    try { return on !== null && typeof on === 'object' && on[RELAY] || null; } catch (_) { return null; }
+    try { return on !== null && typeof on === 'object' && on[RELAY] || null; } catch { return null; }
   };
   /** @type {Record<string, (original: Function) => Function>} */
   const wrappers = {

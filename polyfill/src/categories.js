@@ -55,7 +55,7 @@ function registerCategory(category, options = undefined) {
         if (seen.has(m.dict.name)) throw domError('Duplicate tool name', 'InvalidStateError');
       } catch (e) {
         let memberName = '';
-        try { memberName = isObjectLike(t) && t.name !== undefined ? domString(t.name) : ''; } catch (_) { /* unnamed */ }
+        try { memberName = isObjectLike(t) && t.name !== undefined ? domString(t.name) : ''; } catch { /* unnamed */ }
         refused.push({ name: memberName, error: `${e && /** @type {any} */ (e).name ? /** @type {any} */ (e).name + ': ' : ''}${errorMessage(e)}` });
         continue;
       }

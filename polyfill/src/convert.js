@@ -163,10 +163,10 @@ function toolsPolicyAllows() {
   try {
     const fp = /** @type {any} */ (document).featurePolicy;
     if (fp && typeof fp.features === 'function' && fp.features().includes('tools')) return fp.allowsFeature('tools');
-  } catch (_) { /* fall through */ }
+  } catch { /* fall through */ }
   if (window.top === window) return true;
   let frame;
-  try { frame = window.frameElement; } catch (_) { frame = null; }
+  try { frame = window.frameElement; } catch { frame = null; }
   if (!frame) return true;
   const allow = String(frame.getAttribute('allow') || '');
   return !/(^|;)\s*tools\s+'none'\s*(;|$)/.test(allow);
@@ -213,7 +213,7 @@ function convertOrigins(v, method, dict, key) {
     let url;
     try {
       url = new URL(domString(item));
-    } catch (_) {
+    } catch {
       throw domError(`Invalid origin in '${key}': ${JSON.stringify(domString(item))}.`, 'SyntaxError');
     }
     if (!potentiallyTrustworthy(url)) {

@@ -88,8 +88,7 @@ function formDriver(form, registered) {
       if (marked) marked.setAttribute(SUBMIT_ACTIVE_ATTR, '');
       fillForm(form, input);
     },
-    /** @param {any} client */
-    submit(client) {
+    submit() {
       return new Promise((resolve, reject) => {
         const button = marked;
         run = { resolve, reject, button, scriptSubmit: false };

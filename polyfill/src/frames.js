@@ -53,7 +53,7 @@ function frameContext(w) {
     if (!w || w === window) return null;
     const mc = w.document && w.document.modelContext;
     return mc && typeof mc[OWN_TOOLS] === 'function' ? mc : null;
-  } catch (_) {
+  } catch {
     return null; // another origin
   }
 }
@@ -70,7 +70,7 @@ function sameOriginWindows() {
     try {
       up = root.parent;
       if (up === root || !up.document) break; // the top, or throws for another origin
-    } catch (_) {
+    } catch {
       break;
     }
     root = up;
@@ -83,7 +83,7 @@ function sameOriginWindows() {
       if (w !== window && !frameContext(w)) return;
       found.push(w);
       for (let i = 0; i < w.frames.length; i++) walk(w.frames[i]);
-    } catch (_) { /* another origin: neither it nor its subtree */ }
+    } catch { /* another origin: neither it nor its subtree */ }
   };
   walk(root);
   return found;

@@ -4,6 +4,10 @@
  * the hook.
  */
 
+// Modules are strict already; the bundle is a classic script, where only this directive (esbuild
+// keeps the entry's) makes it strict.
+'use strict';
+
 import { G, HOOK_KEY, NAV_RELAY } from './constants.js';
 import { nat, navNative, secure } from './mode.js';
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
@@ -42,7 +46,7 @@ function install() {
     defineGlobal('ToolCancelEvent', ToolCancelEvent);
 
     let hasAlias = false;
-    try { hasAlias = /** @type {any} */ (navigator).modelContext !== undefined; } catch (_) { hasAlias = true; }
+    try { hasAlias = /** @type {any} */ (navigator).modelContext !== undefined; } catch { hasAlias = true; }
     if (!hasAlias) {
       const legacy = new ModelContextLegacy();
       for (const type of ['toolchange', 'statechange']) {

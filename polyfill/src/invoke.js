@@ -60,7 +60,7 @@ async function invoke(name, args, options) {
       if (!rec) return notFound();
       outcome = await runTool(rec, input, signal);
       if (outcome.status !== 'aborted' && outcome.status !== 'gone') {
-        try { settleForPage(outcome); } catch (_) { /* logged like the page would see it */ }
+        try { settleForPage(outcome); } catch { /* logged like the page would see it */ }
       }
     } else {
       const list = await nat.getTools.call(nat.mc);

@@ -9,7 +9,7 @@ import { G, NAV_ORIGINAL } from './constants.js';
 const secure = G.isSecureContext !== false;
 /** @type {any} */
 let existing = null;
-try { existing = /** @type {any} */ (document).modelContext || null; } catch (_) { existing = null; }
+try { existing = /** @type {any} */ (document).modelContext || null; } catch { existing = null; }
 const native = !!existing;
 /** The browser's originals, captured before the page (or we) change anything. */
 const nat = native ? {
@@ -30,6 +30,6 @@ try {
       Function.prototype.toString.call(own(n.registerTool)).includes('[native code]')) {
     navNative = { mc: n, registerTool: own(n.registerTool), unregisterTool: own(n.unregisterTool) };
   }
-} catch (_) { navNative = null; }
+} catch { navNative = null; }
 
 export { nat, native, navNative, secure };

@@ -80,7 +80,7 @@ function wrapExecute(rec) {
 function takeCapture(name, input) {
   if (captures.length === 0) return null;
   let key;
-  try { key = JSON.stringify(input); } catch (_) { return null; }
+  try { key = JSON.stringify(input); } catch { return null; }
   const cap = captures.find((c) => c.name === name && c.key === key && !c.taken);
   if (cap) cap.taken = true;
   return cap || null;
@@ -118,7 +118,7 @@ async function fetchForeign() {
       found.set(t.name, t);
     }
     return found;
-  } catch (_) {
+  } catch {
     return null;
   } finally {
     endFetch();
@@ -260,7 +260,7 @@ function wrapNavigatorMethods(proto) {
   if (!proto) return;
   /** @param {any} on */
   const relayOf = (on) => {
-    try { return on !== null && typeof on === 'object' && on[NAV_RELAY] || null; } catch (_) { return null; }
+    try { return on !== null && typeof on === 'object' && on[NAV_RELAY] || null; } catch { return null; }
   };
   /** @type {Record<string, (original: Function) => Function>} */
   const wrappers = {

@@ -93,7 +93,7 @@ function removeTool(rec) {
     if (cat) cat.members = cat.members.filter((n) => n !== rec.name);
   }
   rec.controller.abort();
-  if (navNative && !rec.fromNavigator) try { navNative.unregisterTool.call(navNative.mc, rec.name); } catch (_) { /* gone */ }
+  if (navNative && !rec.fromNavigator) try { navNative.unregisterTool.call(navNative.mc, rec.name); } catch { /* gone */ }
   if (!native) fireToolchange(); // the browser fires its own
   notify();
 }
@@ -149,7 +149,7 @@ function addTool(prep, where = {}) {
     try {
       navNative.registerTool.call(navNative.mc, { name: rec.name, description: rec.description, execute: rec.execute,
         ...(prep.schemaJSON !== undefined ? { inputSchema: JSON.parse(prep.schemaJSON) } : {}) });
-    } catch (_) { /* the browser's registry refused it: ours still has it */ }
+    } catch { /* the browser's registry refused it: ours still has it */ }
   }
   // A form the parser inserts is registered before the page's scripts after it run; the browser fires
   // its toolchange in a later task, so that those scripts can still listen for it.
@@ -179,7 +179,7 @@ function addClientMethods(client) {
         return promiseFrom(() => callback());
       },
     });
-  } catch (_) { /* a frozen client: leave it */ }
+  } catch { /* a frozen client: leave it */ }
   return client;
 }
 

@@ -20,7 +20,7 @@ function jsonSafe(value) {
   function walk(v, path, holderKey) {
     if (isObjectLike(v) || typeof v === 'bigint') {
       let toJSON;
-      try { toJSON = /** @type {any} */ (v).toJSON; } catch (_) { toJSON = undefined; }
+      try { toJSON = /** @type {any} */ (v).toJSON; } catch { toJSON = undefined; }
       if (typeof toJSON === 'function') {
         try {
           v = toJSON.call(v, holderKey);

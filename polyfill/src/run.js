@@ -78,7 +78,7 @@ function runTool(rec, input, signal) {
       }
       if (rec.form && !threw && !early) {
         try {
-          result = rec.form.submit(client); // with toolautosubmit, the submit event is dispatched now
+          result = rec.form.submit(); // with toolautosubmit, the submit event is dispatched now
         } catch (e) {
           threw = true;
           error = e;

@@ -21,13 +21,13 @@ const SUBSCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 
 /** A RegExp for a schema `pattern` (ECMA-262 with the u flag, as JSON Schema says; plain as a fallback). @param {string} p */
 function schemaRegExp(p) {
-  try { return new RegExp(p, 'u'); } catch (_) { return new RegExp(p); }
+  try { return new RegExp(p, 'u'); } catch { return new RegExp(p); }
 }
 
 /** Does `text` match the schema pattern `p`? true when no RegExp can be made of it (not checked). @param {string} p @param {string} text */
 function patternMatches(p, text) {
   let re;
-  try { re = schemaRegExp(p); } catch (_) { return true; }
+  try { re = schemaRegExp(p); } catch { return true; }
   return re.test(text);
 }
 
@@ -42,14 +42,14 @@ const strictByScript = (() => {
   try {
     const el = document.currentScript;
     return !!(el && el.hasAttribute('data-strict-schemas'));
-  } catch (_) { return false; }
+  } catch { return false; }
 })();
 function strictSchemas() {
   if (strictByScript) return true;
   try {
     const opts = /** @type {any} */ (globalThis).webmcpPolyfillOptions;
     return !!(opts && typeof opts === 'object' && opts.strictSchemas === true);
-  } catch (_) { return false; }
+  } catch { return false; }
 }
 /** @type {Set<string>} keywords already warned about */
 const warnedKeywords = new Set();
@@ -95,7 +95,7 @@ function checkSchemaSubset(schema, method) {
       try {
         if (typeof node.pattern !== 'string') throw new Error('not a string');
         schemaRegExp(node.pattern);
-      } catch (e) {
+      } catch {
         if (strict) {
           throw new TypeError(`${prefix(method)}invalid input schema: 'pattern' at ${where || '/'} is not a valid regular expression`);
         }

@@ -10,7 +10,7 @@
  *            outputJSON?: string, hints: Hints|undefined, execute: Function, scope: ToolScope|null, category: string|null,
  *            exposedTo: string[], form: FormDriver|null,
  *            controller: AbortController, signal: AbortSignal, fromNavigator: boolean}} ToolRecord
- * @typedef {{fill(input: any): void, submit(client: any): Promise<any>, cancel(): void}} FormDriver
+ * @typedef {{fill(input: any): void, submit(): Promise<any>, cancel(): void}} FormDriver
  * @typedef {{name: string, description: string, members: string[], scope: ToolScope|null,
  *            controller: AbortController, signal: AbortSignal,
  *            refused?: {name: string, error: string}[]}} CategoryRecord

@@ -64,8 +64,8 @@ function errorMessage(e) {
   try {
     const s = JSON.stringify(e);
     if (s !== undefined) return s;
-  } catch (_) { /* fall through */ }
-  try { return String(e); } catch (_) { return 'Unknown error'; }
+  } catch { /* fall through */ }
+  try { return String(e); } catch { return 'Unknown error'; }
 }
 
 /** Like the console text of an uncaught exception: "Error: boom". @param {any} e */

@@ -31,13 +31,13 @@ function foreignInfo(t) {
     schema = given === undefined || given === null ? null
       : typeof given === 'string' ? JSON.parse(given) : JSON.parse(JSON.stringify(given));
     if (!isPlainObject(schema)) schema = null;
-  } catch (_) { schema = null; }
-  try { annotations = t.annotations ? JSON.parse(JSON.stringify(t.annotations)) : {}; } catch (_) { annotations = {}; }
+  } catch { schema = null; }
+  try { annotations = t.annotations ? JSON.parse(JSON.stringify(t.annotations)) : {}; } catch { annotations = {}; }
   let output = null;
   try {
     const given = t.outputSchema; // Chrome 159+, an object or its JSON text
     output = given == null ? null : typeof given === 'string' ? JSON.parse(given) : JSON.parse(JSON.stringify(given));
-  } catch (_) { output = null; }
+  } catch { output = null; }
   return {
     ...(isPlainObject(output) ? { outputSchema: output } : {}),
     name: String(t.name),

@@ -53,7 +53,7 @@ def test_the_package_version_is_the_extensions() -> None:
     manifest = json.loads((ROOT / "extension" / "manifest.json").read_text())
     assert package["name"] == NAME
     assert package["version"] == manifest["version"]
-    assert f"const VERSION = '{package['version']}';" in (POLYFILL_DIR / "webmcp-polyfill.js").read_text()
+    assert f'var VERSION = "{package["version"]}";' in (POLYFILL_DIR / "webmcp-polyfill.js").read_text()
     for target in ("main", "module", "types"):
         assert (POLYFILL_DIR / package[target]).is_file(), target
 

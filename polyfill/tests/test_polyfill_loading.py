@@ -17,7 +17,7 @@ async def test_loading_twice_changes_nothing(tab: Any) -> None:
     """))
     # The same file again, then "another copy" (a different version of it).
     await tab.load_polyfill()
-    other = POLYFILL.read_text().replace("const VERSION = '", "const VERSION = 'other-copy-")
+    other = POLYFILL.read_text().replace('var VERSION = "', 'var VERSION = "other-copy-')
     assert "other-copy-" in other
     await tab.page.add_script_tag(content=other)
     out = await tab.js(script("""

@@ -1,10 +1,12 @@
 # ruff: noqa: E501  (the test bodies are JavaScript, kept dense on purpose)
-"""The polyfill's source modules (polyfill/src/) and the one script the generator joins them into."""
+"""The polyfill's source modules (polyfill/src/) and the one script esbuild bundles them into."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,64 +14,73 @@ from tabmcp import polyfill_js
 from tabmcp.testing import missing_from_setup
 from webmcp_testlib import POLYFILL, script
 
+MODULES = sorted(p.stem for p in polyfill_js.SOURCES.glob("*.js"))
 
-def test_generated_script_is_the_join_of_the_modules() -> None:
+
+def _build(root: Path | None = None) -> str:
+    try:
+        return polyfill_js.build() if root is None else polyfill_js.build(root)
+    except polyfill_js.BuildError as exc:
+        if "is missing" in str(exc):
+            missing_from_setup(str(exc))
+        raise
+
+
+def _copy_of_the_sources(tmp_path: Path) -> Path:
+    shutil.copytree(polyfill_js.SOURCES, tmp_path / "polyfill" / "src")
+    return tmp_path
+
+
+def test_the_committed_script_is_esbuilds_build_of_the_modules() -> None:
     assert polyfill_js.GENERATED == POLYFILL
-    assert POLYFILL.read_text(encoding="utf-8") == polyfill_js.render(), (
-        "polyfill/webmcp-polyfill.js is stale: edit polyfill/src/ and run .venv/bin/python -m tabmcp.polyfill_js "
-        "(or, after editing the script, .venv/bin/python -m tabmcp.polyfill_js --split)"
-    )
+    assert POLYFILL.read_text(encoding="utf-8") == _build(), (
+        "polyfill/webmcp-polyfill.js is stale: edit polyfill/src/ and run .venv/bin/python -m tabmcp.polyfill_js")
 
 
-def test_one_marker_line_per_module_in_order() -> None:
-    lines = POLYFILL.read_text(encoding="utf-8").split("\n")
-    markers = [line for line in lines if line.startswith("  // ==== src/")]
-    assert markers == [f"  // ==== src/{name}.js ====" for name in polyfill_js.MODULES]
+def test_the_build_is_the_same_bytes_wherever_the_checkout_is(tmp_path: Path) -> None:
+    """No timestamps, no absolute paths: a copy of the modules elsewhere builds the committed bytes."""
+    assert _build(_copy_of_the_sources(tmp_path)) == _build() == POLYFILL.read_text(encoding="utf-8")
 
 
-def test_split_gives_back_the_modules_and_lands_an_edit_on_its_module() -> None:
-    sources = polyfill_js.read_sources()
-    script_text = polyfill_js.render(sources)
-    assert polyfill_js.split(script_text) == sources
-    old = "  const RESULT_LIMIT = 1024 * 1024; // bytes of JSON\n"
-    assert script_text.count(old) == 1
-    edited = polyfill_js.split(script_text.replace(old, "  const RESULT_LIMIT = 2048 * 1024; // bytes of JSON\n"))
-    changed = [name for name in polyfill_js.MODULES if edited[name] != sources[name]]
-    assert changed == ["constants"]
-    assert "const RESULT_LIMIT = 2048 * 1024; // bytes of JSON\n" in edited["constants"]
-    assert polyfill_js.render(edited) == script_text.replace(old, "  const RESULT_LIMIT = 2048 * 1024; // bytes of JSON\n")
+def test_check_fails_on_a_stale_script_and_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    stale = tmp_path / "webmcp-polyfill.js"
+    stale.write_text(_build().replace('var VERSION = "', 'var VERSION = "stale-'), encoding="utf-8")
+    monkeypatch.setattr(polyfill_js, "GENERATED", stale)
+    assert polyfill_js.main(["--check"]) == 1
+    assert str(stale) in capsys.readouterr().err
+    stale.write_text(_build(), encoding="utf-8")
+    assert polyfill_js.main(["--check"]) == 0
 
 
-def test_split_refuses_an_edited_prologue_and_unknown_modules() -> None:
-    script_text = polyfill_js.render()
-    with pytest.raises(polyfill_js.SourceError, match="prologue"):
-        polyfill_js.split(script_text.replace("'use strict';", "'use strict'; // edited", 1))
-    with pytest.raises(polyfill_js.SourceError, match="MODULES"):
-        polyfill_js.split(script_text.replace("// ==== src/hook.js ====", "// ==== src/hooks.js ===="))
+def test_the_build_refuses_an_import_nobody_exports(tmp_path: Path) -> None:
+    """The script would link anyway in a join; esbuild fails the build, as the browser fails the modules."""
+    root = _copy_of_the_sources(tmp_path)
+    _build(root)  # esbuild is there: the refusal below is the modules', not a missing tool's
+    extensions = root / "polyfill" / "src" / "extensions.js"
+    text = extensions.read_text(encoding="utf-8")
+    old = "import { getStates, setStates } from './states.js';"
+    assert text.count(old) == 1
+    extensions.write_text(text.replace(old, "import { getStates, setStates, nope } from './states.js';"), encoding="utf-8")
+    with pytest.raises(polyfill_js.BuildError, match="nope"):
+        polyfill_js.build(root)
 
 
-@pytest.mark.parametrize(
-    ("edit", "error"),
-    [
-        (lambda s: s.replace("export { extensionMethods };", "export const extra = 1;\nexport { extensionMethods };"), "not inline"),
-        (lambda s: s.replace("import { getStates, setStates } from './states.js';", "import { getStates, setStates, nope } from './states.js';"), "does not export"),
-        (lambda s: s.replace("import { getStates, setStates } from './states.js';", "import { getStates, setStates } from './gone.js';"), "not a module"),
-        (lambda s: s.replace("export { extensionMethods };", "function isObjectLike() {}\nexport { extensionMethods };"), "share one scope"),
-    ],
-    ids=["inline-export", "missing-export", "unknown-module", "duplicate-top-level"],
-)
-def test_render_refuses_modules_that_break_the_join(edit: Any, error: str) -> None:
-    sources = polyfill_js.read_sources()
-    sources["extensions"] = edit(sources["extensions"])
-    with pytest.raises(polyfill_js.SourceError, match=error):
-        polyfill_js.render(sources)
+def test_the_script_is_strict_and_holds_every_module() -> None:
+    """The modules ran strict; the classic script must too (its first statement is the directive).
+    A module nothing imports would be left out silently: each is in the script (types.js holds only
+    JSDoc, so nothing of it is)."""
+    text = POLYFILL.read_text(encoding="utf-8")
+    banner, body = text.split(" */\n", 1)
+    assert banner.startswith("/*!") and body.startswith('"use strict";\n(() => {\n')
+    assert sorted(re.findall(r"^  // polyfill/src/([\w-]+)\.js$", body, re.M)) == [m for m in MODULES if m != "types"]
 
 
 def test_every_module_links_and_runs_as_an_es_module_in_node() -> None:
     node = shutil.which("node")
     if node is None:
         missing_from_setup("node is not installed")
-    for name in polyfill_js.MODULES:
+    for name in MODULES:
         url = (polyfill_js.SOURCES / f"{name}.js").as_uri()
         done = subprocess.run([node, "--input-type=module", "-e", f"await import({url!r}); console.log('ok');"],
                               capture_output=True, text=True, timeout=60)
@@ -105,7 +116,7 @@ async def test_the_es_modules_install_the_polyfill_in_chromium(open_page: Any, m
     await tab.page.add_script_tag(url="/src/install.js", type="module")
     await tab.page.wait_for_function("() => !!globalThis[Symbol.for('tabmcp.webmcp')]")
     out = await tab.js("async () => {" + ESM_BODY + "}")
-    assert out["native"] is tab.native and out["version"] == polyfill_js.read_sources()["constants"].split("const VERSION = '")[1].split("'")[0]
+    assert out["native"] is tab.native and out["version"] == (polyfill_js.SOURCES / "constants.js").read_text().split("const VERSION = '")[1].split("'")[0]
     assert out["names"] == ["cart.add", "echo"]
     assert out["executed"] == "got a@b.c"
     assert out["hookCall"] == {"ok": True, "result": {"content": [{"type": "text", "text": "added"}]}}
