@@ -2365,7 +2365,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "console-firefox-records-nothing",
         "Firefox's console wrapper calls the browser but no longer records the message",
         "extension/console-firefox.js",
-        "        try { record(args); } catch (_) { /* the capture counts its own errors */ }",
+        "        try { record(args); } catch { /* the capture counts its own errors */ }",
         "        void record;",
         ("e2e/test_firefox.py", "-k", "polyfill and keep_the_pages_line"),
     ),
