@@ -32,7 +32,7 @@ import timeit
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tabmcp.config import Config
 from tabmcp.event_loop import run_loop
@@ -41,6 +41,9 @@ from tabmcp.server.app import BridgeApp, running_bridge
 from bench._client import ClientProcess
 from bench._table import fmt_ms, percentile, print_table
 from bench.roundtrip import loadavg
+
+if TYPE_CHECKING:
+    from tabmcp.core.trust.text import PageJson
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -117,7 +120,7 @@ def defences_alone(bridge: BridgeApp) -> dict[str, float]:
     trust = bridge.express._calls.trust  # the call path's own TrustGuard
     entry = core.registry.resolve("noop")
     assert isinstance(entry, ToolEntry)
-    answer = {"content": [{"type": "text", "text": "ok"}]}
+    answer = cast("PageJson", {"content": [{"type": "text", "text": "ok"}]})
     shaped = trust.result(entry, page_result(entry, answer))
     target = activity.target_of(core.registry, "noop", {}, core.focused_tab)
     assert target is not None

@@ -36,13 +36,16 @@ import json
 import random
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tabmcp.core.injection import lint_parameters
 from tabmcp.core.trust.results import ResultSource, process_result
 
 from ._data import ROOT, data_dir
 from ._table import print_table
+
+if TYPE_CHECKING:
+    from tabmcp.core.trust.text import PageJson
 
 HOSTILE = ROOT / "bench" / "data" / "trust_hostile.json"
 SITE = ROOT / "bridge" / "tabmcp" / "demo" / "site"
@@ -71,7 +74,7 @@ _LISTS = [
 
 
 def _flagged(result: dict[str, Any]) -> list[str]:
-    return process_result(result, SRC).flags
+    return process_result(cast("PageJson", result), SRC).flags
 
 
 def _text(text: str) -> dict[str, Any]:

@@ -84,7 +84,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .core.trust.text import Shown
 
 __all__ = [
     "EXTENSION_CODES",
@@ -388,7 +391,7 @@ class ToolCallError(BridgeError, code=ErrorCode.TOOL_ERROR, uses=("call",)):
     """
 
     code: str
-    shown: str | None = None
+    shown: Shown | None = None
     """The text the agent reads instead of ``code: message`` (the trust gate's, for a page's words)."""
     meta: dict[str, Any] | None = None
     """``_meta`` of the error result (the trust gate's ``tabmcp/trust``)."""

@@ -48,9 +48,10 @@ from .core.sites import Sites
 from .core.stalls import LINK_WORK, StallMeter
 from .core.telemetry import SnapshotStore, TelemetryStore
 from .core.tools import RESERVED_NAMES
-from .core.trust.gate import definition_text
+from .core.trust.gate import definition_text, for_person
 from .core.trust.pins import PinLimits, Pins
 from .core.trust.retention import Retention
+from .core.trust.text import PageJson, PageValue
 from .errors import ErrorCode, SecretStoreUnavailable, ToolCallError
 from .mediation import Mediation, ToolMiddleware
 from .protocol import (
@@ -598,8 +599,8 @@ class BridgeCore:
         *,
         timeout_s: float | None = None,
         client_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Run a page tool in its tab and return the page's CallToolResult (a dict).
+    ) -> PageJson:
+        """Run a page tool in its tab and return the page's CallToolResult (page text: only the gate shows it).
 
         Raises:
             ToolCallError: a named failure (timeout, tab closed, navigation, disconnect,
@@ -623,7 +624,7 @@ class BridgeCore:
             trace=call_trace,
         )
         try:
-            result: dict[str, Any] = await self.hub.wait(call, traced=trace is not None)
+            result: PageJson = await self.hub.wait(call, traced=trace is not None)
         finally:
             if trace is not None:
                 back = self.hub.trace_of(call.request_id)
@@ -651,7 +652,7 @@ class BridgeCore:
                 title=definition_text(entry.tool.title or entry.tool.name),
                 description=definition_text(entry.tool.description),
                 arguments=arguments,
-                reason=reason,
+                reason=for_person(reason),  # a changed definition's diff quotes the page
                 timeout_s=timeout_s,
                 may_give_up=may_give_up,
             )
@@ -662,7 +663,7 @@ class BridgeCore:
 
     async def page_query(
         self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
-    ) -> Any:
+    ) -> PageValue:
         """Ask a tab's page something live (``dom``, ``page``, ``axe``, ``vitals``); its answer.
 
         Raises:
@@ -677,7 +678,8 @@ class BridgeCore:
             args=args or {},
             timeout_s=timeout_s,
         )
-        return await self.hub.wait(query)
+        answer: PageValue = await self.hub.wait(query)
+        return answer
 
     # -- what clients see ------------------------------------------------------------------
 
