@@ -34,7 +34,7 @@ a line on stdin, a JSON line on stdout each:
   ``client.send`` and ``client.recv``.
 - ``{"op": "paced", "tool": NAME, "rate": R, "seconds": S, "start": T}``: calls started R a second
   for S seconds (from epoch T, else now) whether or not the earlier ones answered, each timed
-  from when it was due;
+  from when it was due; ``"trace": true``: each call's hop timestamps too, as ``traces``;
   ``{"samples": [...], "errors": {code: n}}``.
 - ``{"op": "call", "tool": NAME, "arguments": {...}, "timeout": S}``: one call, timed;
   ``{"seconds": s, "failed": code or null}`` (a failure is an answer here, not an error).
@@ -156,14 +156,16 @@ async def _trace(client: Client, tool: str, calls: int, warmup: int) -> dict[str
 
 
 async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout: float,
-                 start_at: float | None = None) -> dict[str, Any]:
+                 start_at: float | None = None, trace: bool = False) -> dict[str, Any]:
     """Calls started at a fixed rate whether or not the earlier ones came back (open loop), each
     timed from when it was due: a stall delays every call due during it, as it delays a person's
     or an agent's, instead of the one call a sequential loop would have waiting (coordinated
     omission). ``start_at`` (epoch seconds): when the first is due, so that chunks asked one after
-    another leave no gap (calls already due go at once, timed from when they were due)."""
+    another leave no gap (calls already due go at once, timed from when they were due). ``trace``:
+    each call asks for the bridge's hop timestamps (``TABMCP_TRACE=1``), returned as ``traces``."""
     samples: list[float] = []
     dues: list[float] = []
+    traces: list[list[list[Any]]] = []
     errors: Counter[str] = Counter()
     epoch = time.time() if start_at is None else start_at
     start = time.perf_counter() + (epoch - time.time())
@@ -171,18 +173,29 @@ async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout
     async def one(i: int) -> None:
         due = start + i / rate
         await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        sent = time.time_ns() / 1e6
+        result = None
         try:
-            error = _error_of(await asyncio.wait_for(client.call_tool(tool, {}), timeout))
+            result = await asyncio.wait_for(client.call_tool(tool, {}, meta={"tabmcp/trace": True} if trace else None),
+                                            timeout)
+            error = _error_of(result)
         except Exception as exc:  # a timeout or a transport failure, by its type
             error = f"exception {type(exc).__name__}"
         if error is None:
             samples.append(time.perf_counter() - due)
             dues.append(epoch + i / rate)
+            if trace and result is not None:
+                stamps = (result.meta or {}).get("tabmcp/trace") or []
+                traces.append([["client.due", (epoch + i / rate) * 1e3], ["client.send", sent], *stamps,
+                               ["client.recv", time.time_ns() / 1e6]])
         else:
             errors[error] += 1
 
     await asyncio.gather(*(one(i) for i in range(max(1, round(seconds * rate)))))
-    return {"samples": samples, "due": dues, "errors": dict(errors)}
+    out: dict[str, Any] = {"samples": samples, "due": dues, "errors": dict(errors)}
+    if trace:
+        out["traces"] = traces
+    return out
 
 
 async def _load(pool: list[Client], tools: list[str], calls: int, concurrency: int) -> dict[str, Any]:
@@ -293,7 +306,7 @@ async def run(args: argparse.Namespace) -> None:
                     )
                 elif cmd["op"] == "paced":
                     out = await _paced(client, cmd["tool"], cmd["rate"], cmd["seconds"], cmd.get("timeout", 60),
-                                       cmd.get("start"))
+                                       cmd.get("start"), bool(cmd.get("trace")))
                 elif cmd["op"] == "call":
                     start = time.perf_counter()
                     try:

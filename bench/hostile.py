@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import websockets
 from tabmcp.control import control_headers, read_control_key
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
@@ -56,6 +57,7 @@ from tabmcp.launcher import ExtensionBrowser, launch_browser
 from bench._client import ClientProcess
 from bench._table import fmt_ms, percentile, print_table
 from bench.roundtrip import _poll, free_port, loadavg
+from bench.worker_profile import Cdp, self_times
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_PAGES = ROOT / "bench" / "pages"
@@ -96,6 +98,12 @@ class Phase:
     """When each sample's call was due (epoch seconds), in the order of ``samples``."""
     reconnect: tuple[float, float] | None = None
     """From moving the extension away until its sync was in (epoch seconds)."""
+    traces: list[list[list[Any]]] = field(default_factory=list)
+    """``--trace``: each call's hop timestamps (``[hop, epoch ms]``, from ``client.due`` to ``client.recv``)."""
+    marks: dict[str, float] = field(default_factory=dict)
+    """When the driver began each step (epoch seconds), for reading the traces."""
+    worker_profile: dict[str, Any] | None = None
+    """``--profile-worker``: the extension's service worker's CPU profile from the heavy tabs on."""
 
     def outside_reconnect(self) -> list[float]:
         """The samples of calls due outside :attr:`reconnect` (a link that is away answers no call)."""
@@ -110,6 +118,7 @@ class Phase:
     def add(self, out: dict[str, Any]) -> None:
         self.samples += out.get("samples", [])
         self.due += out.get("due", [])
+        self.traces += out.get("traces", [])
         for code, n in (out.get("errors") or {}).items():
             self.errors[code] = self.errors.get(code, 0) + int(n)
 
@@ -170,7 +179,7 @@ async def loop_status(port: int) -> dict[str, Any]:
 
 
 async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, seconds: float,
-                         done: Callable[[], bool], chunk_s: float = 3.0) -> None:
+                         done: Callable[[], bool], chunk_s: float = 3.0, trace: bool = False) -> None:
     """Paced calls of the innocent tool (``_client``'s ``paced``), ``chunk_s`` seconds at a time
     with no gap between chunks (each due from where the last one's schedule ended, however late it
     answered), for ``seconds`` and until ``done()``; failures are counted by code, never timed."""
@@ -178,13 +187,13 @@ async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, se
     spent = 0.0
     while spent < seconds or not done():
         phase.add(await client.ask(op="paced", tool="noop", rate=rate, seconds=chunk_s, start=start + spent,
-                                   timeout=900))
+                                   timeout=900, trace=trace))
         spent += chunk_s
 
 
 async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str],
                          bridge_url: str, agent: ClientProcess, calls: list[HostileCall],
-                         pages: list[Any], phase: Phase) -> None:
+                         pages: list[Any], phase: Phase, worker: Cdp | None = None) -> None:
     """Open the corpus, call the bombs, flood, and make the extension send every tab again."""
 
     async def open_page(url: str, ready: str | None = "window.ready") -> Any:
@@ -196,9 +205,11 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
         return page
 
     progress("schema bombs")
+    phase.marks["schema bombs"] = time.time()
     bombs = await open_page(sites[BOMBS] + f"hostile-schemas.html?depth={args.depth}&evil={args.evil}")
     evil = await bombs.evaluate("() => window.evil")
     progress("tool flood, telemetry flood")
+    phase.marks["tool flood"] = time.time()
     await open_page(sites[TOOL_FLOOD] + f"many.html?n={args.flood_tools}", "window.registered")
     flooder = await open_page(sites[TELEMETRY_FLOOD] + "flood.html")
     flood = asyncio.create_task(flooder.evaluate(f"flood({int(args.flood_s * 1000)}, 1000)"))
@@ -211,8 +222,12 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
     with contextlib.suppress(Exception):  # the flood's page may be cut off: that is the defence
         await flood
     progress(f"giant sync: {args.heavy_tabs} heavy tabs, then a reconnect")
+    phase.marks["heavy tabs"] = time.time()
+    if worker is not None:
+        await worker.send("Profiler.start")
     for i in range(args.heavy_tabs):
         await open_page(sites[GIANT_SYNC] + f"heavy.html?tab={i}")
+    phase.marks["heavy tabs open"] = time.time()
     await asyncio.sleep(2)  # their updates reach the bridge
     away = time.time()
     await browser.set_bridge_url(f"ws://127.0.0.1:{free_port()}/extension", pair=False)
@@ -220,10 +235,14 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
     await browser.set_bridge_url(bridge_url, pair=False)
     await asyncio.sleep(3)  # the sync in parts, and its reading
     phase.reconnect = (away, time.time())
+    if worker is not None:
+        phase.worker_profile = (await worker.send("Profiler.stop"))["profile"]
 
 
 async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileCall], list[str]]:
     notes = [f"load average at start: {loadavg()}"]
+    if args.trace:
+        os.environ["TABMCP_TRACE"] = "1"  # the bridge the innocent client launches inherits it
     if read_control_key() is None:
         raise SystemExit("bench.hostile reads the bridge's stalls with the control key: none found")
     async with contextlib.AsyncExitStack() as stack:
@@ -262,12 +281,22 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
 
         await _poll("tabmcp bridge", healthy, 60)
         bridge_url = f"ws://127.0.0.1:{port}/extension"
+        devtools = free_port()
         browser = await stack.enter_async_context(
-            launch_browser(bridge_url=bridge_url, headless=True, webmcp=args.native))
+            launch_browser(bridge_url=bridge_url, headless=True, webmcp=args.native,
+                           extra_args=[f"--remote-debugging-port={devtools}"] if args.profile_worker else None))
         pages: list[Any] = []
         innocent_page = await browser.context.new_page()
         await innocent_page.goto(bench_url + "roundtrip.html")
         innocent = await starting
+        worker: Cdp | None = None
+        if args.profile_worker:
+            async with httpx.AsyncClient() as http:
+                targets = (await http.get(f"http://127.0.0.1:{devtools}/json/list")).json()
+            url = next(t for t in targets if t["type"] == "service_worker")["webSocketDebuggerUrl"]
+            worker = Cdp(await stack.enter_async_context(websockets.connect(url, max_size=None)))
+            await worker.send("Profiler.enable")
+            await worker.send("Profiler.setSamplingInterval", interval=200)
         agent = await ClientProcess.start("agent", "--http", f"http://127.0.0.1:{port}/mcp")
         clients.append(agent)
 
@@ -275,7 +304,8 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         base = Phase("no hostile page")
         await innocent.ask(op="load", tools=["noop"], calls=args.warmup, concurrency=1)
         before = await loop_status(port)
-        await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True)
+        await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True,
+                             trace=args.trace)
         middle = await loop_status(port)
         base.stall_count, base.worst_ms, base.stalls, base.partial = stalls_between(before, middle)
 
@@ -283,8 +313,9 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         hostile = Phase("hostile pages open")
         calls: list[HostileCall] = []
         driver: asyncio.Task[None] = asyncio.create_task(
-            hostile_driver(args, browser, sites, bridge_url, agent, calls, pages, hostile))
-        await innocent_until(innocent, hostile, rate=args.rate, seconds=args.seconds, done=driver.done)
+            hostile_driver(args, browser, sites, bridge_url, agent, calls, pages, hostile, worker))
+        await innocent_until(innocent, hostile, rate=args.rate, seconds=args.seconds, done=driver.done,
+                             trace=args.trace)
         await driver  # its failure is the run's
         after = await loop_status(port)
         hostile.stall_count, hostile.worst_ms, hostile.stalls, hostile.partial = stalls_between(middle, after)
@@ -322,6 +353,12 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
             ["origin", "page", "stalls", "worst ms", "total ms"],
             by_origin(hostile.stalls, hostile.names),
         )
+    if hostile.traces:
+        print_hops(hostile)
+    if hostile.worker_profile is not None:
+        _, by_fn, span = self_times(hostile.worker_profile)
+        print_table(f"The extension's service worker from the heavy tabs on ({span:.0f} ms profiled): top functions",
+                    ["function", "self ms"], [[n, f"{ms:.0f}"] for n, ms in by_fn.most_common(25)])
     print("\nAims (issue 35):")
     for ok, line in verdicts(base, hostile):
         print(f"- {'PASS' if ok else 'FAIL'} {line}")
@@ -332,6 +369,29 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
               f"{fmt_ms(percentile(outside, 50))} / p99 {fmt_ms(percentile(outside, 99))} ms, max "
               f"{fmt_ms(max(outside, default=float('nan')))} ms")
     return 0
+
+
+def hops(trace: list[list[Any]]) -> list[tuple[str, float]]:
+    """A traced call's waits: each hop's name (``from→to``) and its ms."""
+    return [(f"{a[0]}→{b[0]}", float(b[1]) - float(a[1])) for a, b in zip(trace, trace[1:], strict=False)]
+
+
+def print_hops(phase: Phase, slowest: int = 12) -> None:
+    """``--trace``: where the slowest calls of ``phase`` waited, and their due time from the driver's steps."""
+    traced = sorted(phase.traces, key=lambda t: float(t[0][1]) - float(t[-1][1]))[:slowest]
+    if not traced:
+        return
+    names = [n for n, _ in hops(traced[0])]
+    marks = sorted(phase.marks.items(), key=lambda kv: kv[1])
+
+    def since(at_ms: float) -> str:
+        before = [(k, v) for k, v in marks if v * 1e3 <= at_ms]
+        return f"{before[-1][0]} +{at_ms / 1e3 - before[-1][1]:.2f} s" if before else ""
+
+    rows = [[since(float(t[0][1])), *(f"{ms:.0f}" for _, ms in hops(t))] for t in traced
+            if [n for n, _ in hops(t)] == names]
+    print_table(f"Where the slowest innocent calls waited (ms per hop; --trace, {len(phase.traces)} traced)",
+                ["due", *names], rows)
 
 
 def main(argv: list[str]) -> int:
@@ -349,6 +409,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--heavy-tabs", type=int, default=5,
                         help="tabs of e2e/pages/heavy.html before the reconnect (5: a sync past 16 MiB)")
     parser.add_argument("--native", action="store_true", help="Chromium's native WebMCP instead of the polyfill")
+    parser.add_argument("--profile-worker", action="store_true",
+                        help="the extension's service worker's CPU profile (over CDP) from the heavy tabs on")
+    parser.add_argument("--trace", action="store_true",
+                        help="the bridge in debug mode (TABMCP_TRACE=1): where the slowest innocent calls waited, by hop")
     args = parser.parse_args(argv)
     base, hostile, calls, notes = asyncio.run(measure(args))
     return report(args, base, hostile, calls, notes)
