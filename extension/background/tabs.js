@@ -65,21 +65,25 @@ export async function sendFullSync() {
   }
   // One sync in parts that each fit a frame (`more` on all but the last): however many tabs and
   // tools there are, never a frame the bridge must refuse.
-  /** @type {object[][]} */
+  /** @type {Array<Array<[object, string]>>} each part's snapshots with their JSON texts (sent as they were measured) */
   const parts = [[]];
   let size = 0;
   for (const tabId of state.tabs.keys()) {
     const fitted = fitTab(snapshotOf(tabId));
     if (!fitted) continue;
-    const [snap, bytes] = fitted;
+    const [snap, bytes, text] = fitted;
     if (parts[parts.length - 1].length && size + bytes > SIZE.syncPart) {
       parts.push([]);
       size = 0;
     }
-    parts[parts.length - 1].push(snap);
+    parts[parts.length - 1].push([snap, text]);
     size += bytes;
   }
-  parts.forEach((tabs, i) => send({ type: OUT.tabsSync, tabs, ...(i < parts.length - 1 ? { more: true } : {}) }));
+  parts.forEach((tabs, i) => {
+    const message = { type: OUT.tabsSync, tabs: tabs.map(([snap]) => snap), ...(i < parts.length - 1 ? { more: true } : {}) };
+    const more = message.more ? ',"more":true' : '';
+    send(message, `{"type":${JSON.stringify(OUT.tabsSync)},"tabs":[${tabs.map(([, text]) => text).join(',')}]${more}}`);
+  });
   // A new bridge run hears what the limits did, for its log.
   for (const tabId of state.limited.keys()) {
     for (const limit of limitsList(tabId)) tell(tabId, -2, limit.code, limit.message);
@@ -97,7 +101,8 @@ export function scheduleTabUpdate(tabId) {
       // The bridge answers again if the new definitions still have refused ones.
       if (snap && state.status === 'ready') {
         state.refused.delete(tabId);
-        send({ type: OUT.tabUpdate, tab: fitTab(snap)[0] });
+        const [tab, , text] = fitTab(snap);
+        send({ type: OUT.tabUpdate, tab }, `{"type":${JSON.stringify(OUT.tabUpdate)},"tab":${text}}`);
       }
       updateBadge(tabId);
     }, UPDATE_DEBOUNCE_MS),
