@@ -1108,6 +1108,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_flood.py", "-k", "polyfill and in_parts"),
     ),
     Mutation(
+        "worker-update-serialized-twice",
+        "a heavy tab's update is serialized again to be sent (twice per update on the worker's one thread)",
+        "extension/background/tabs.js",
+        "        send({ type: OUT.tabUpdate, tab }, `{\"type\":${JSON.stringify(OUT.tabUpdate)},\"tab\":${text}}`);",
+        "        send({ type: OUT.tabUpdate, tab });",
+        ("e2e/test_flood.py", "-k", "polyfill and serialized_once"),
+    ),
+    Mutation(
+        "worker-bytes-by-encoding",
+        "the worker encodes a tab's megabytes to UTF-8 to count them, however plain the text",
+        "extension/limits.js",
+        "    return NON_ASCII.test(text) ? new TextEncoder().encode(text).length : text.length;",
+        "    return new TextEncoder().encode(text).length;",
+        ("e2e/test_flood.py", "-k", "polyfill and serialized_once"),
+    ),
+    Mutation(
         "flood-sync-part-applied-alone",
         "the bridge applies each part of a sync as the whole state",
         "bridge/tabmcp/core/session.py",
