@@ -1108,6 +1108,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_flood.py", "-k", "polyfill and in_parts"),
     ),
     Mutation(
+        "notify-renders-for-no-stream",
+        "every page change renders the whole 2026 listing on the loop for listen streams nobody opened",
+        "bridge/tabmcp/server/mcp.py",
+        "        if self.bus.listeners:",
+        "        if True:",
+        ("bridge/tests/test_bridge.py", "-k", "no_2026_listing"),
+    ),
+    Mutation(
+        "notify-no-stream-ever",
+        "a listen stream is never told of a change (its listener not counted)",
+        "bridge/tabmcp/server/mcp.py",
+        "        self.listeners += 1",
+        "        pass",
+        ("bridge/tests/test_bridge.py", "-k", "no_2026_listing or listen_streams"),
+    ),
+    Mutation(
         "worker-update-serialized-twice",
         "a heavy tab's update is serialized again to be sent (twice per update on the worker's one thread)",
         "extension/background/tabs.js",
