@@ -69,6 +69,20 @@ ATTACKS = {BOMBS: BENCH_PAGES, TOOL_FLOOD: BENCH_PAGES, TELEMETRY_FLOOD: E2E_PAG
 P99_AIM = 2.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def child_of(pid: int) -> int:
+    """The one child process of ``pid`` (the bridge the innocent client launched over stdio)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    if len(children) != 1:
+        raise RuntimeError(f"expected the client's one child (the bridge), found {children}")
+    return int(children[0])
+
+
 def progress(message: str) -> None:
     print(f"[hostile {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
@@ -102,6 +116,9 @@ class Phase:
     """``--trace``: each call's hop timestamps (``[hop, epoch ms]``, from ``client.due`` to ``client.recv``)."""
     marks: dict[str, float] = field(default_factory=dict)
     """When the driver began each step (epoch seconds), for reading the traces."""
+    bridge_cpu_s: float = float("nan")
+    """The bridge process's CPU seconds (user + system, all its threads) during the phase: a
+    measure a loaded machine stretches far less than latencies."""
     worker_profile: dict[str, Any] | None = None
     """``--profile-worker``: the extension's service worker's CPU profile from the heavy tabs on."""
 
@@ -303,10 +320,14 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         progress(f"baseline: {args.seconds:g} s of innocent calls, no hostile page")
         base = Phase("no hostile page")
         await innocent.ask(op="load", tools=["noop"], calls=args.warmup, concurrency=1)
+        bridge_pid = child_of(innocent.proc.pid)
         before = await loop_status(port)
+        cpu = cpu_seconds(bridge_pid)
         await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True,
                              trace=args.trace)
         middle = await loop_status(port)
+        now = cpu_seconds(bridge_pid)
+        base.bridge_cpu_s, cpu = now - cpu, now
         base.stall_count, base.worst_ms, base.stalls, base.partial = stalls_between(before, middle)
 
         progress("hostile pages beside the innocent tab")
@@ -318,6 +339,7 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
                              trace=args.trace)
         await driver  # its failure is the run's
         after = await loop_status(port)
+        hostile.bridge_cpu_s = cpu_seconds(bridge_pid) - cpu
         hostile.stall_count, hostile.worst_ms, hostile.stalls, hostile.partial = stalls_between(middle, after)
         notes.append(f"load average at end: {loadavg()}")
         hostile.names = {origin_of(url): attack for attack, url in sites.items()}
@@ -330,14 +352,16 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
     for phase in (base, hostile):
         failed = ", ".join(f"{code} {n}" for code, n in sorted(phase.errors.items())) or "none"
         rows.append([phase.label, len(phase.samples), fmt_ms(phase.p(50)), fmt_ms(phase.p(99)),
-                     fmt_ms(max(phase.samples, default=float("nan"))), failed, phase.stall_count, phase.worst_ms])
+                     fmt_ms(max(phase.samples, default=float("nan"))), failed, phase.stall_count, phase.worst_ms,
+                     f"{phase.bridge_cpu_s:.1f}"])
     print_table(
         "The innocent tab's calls, without and with hostile pages (one run)",
-        ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "stalls > 100 ms", "worst stall ms"],
+        ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "stalls > 100 ms", "worst stall ms", "bridge CPU s"],
         rows,
         note="The innocent client (official SDK, its own process, stdio to the bridge it launched) calls a no-op "
         f"tool {args.rate:g} times a second, each call timed from when it was due (open loop); the stalls are "
-        "the bridge's own count (core/stalls.py, read from the full /health with the control key). "
+        "the bridge's own count (core/stalls.py, read from the full /health with the control key); the bridge's "
+        "CPU time (all threads, /proc) is the figure a loaded machine stretches least. "
         f"Hostile corpus: $ref chains of depth {args.depth}, ^(a+)+$ on "
         f"{args.evil} letters, {args.flood_tools} tools, a {args.flood_s:g} s telemetry flood, {args.heavy_tabs} "
         "heavy tabs and a reconnect (its sync). " + "; ".join(notes) + ".",
