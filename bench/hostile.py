@@ -42,7 +42,7 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,19 @@ def child_of(pid: int) -> int:
     if len(children) != 1:
         raise RuntimeError(f"expected the client's one child (the bridge), found {children}")
     return int(children[0])
+
+
+@contextlib.contextmanager
+def _environ(name: str, value: str) -> Iterator[None]:
+    previous = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
 
 
 def progress(message: str) -> None:
@@ -258,11 +271,11 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
 
 async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileCall], list[str]]:
     notes = [f"load average at start: {loadavg()}"]
-    if args.trace:
-        os.environ["TABMCP_TRACE"] = "1"  # the bridge the innocent client launches inherits it
     if read_control_key() is None:
         raise SystemExit("bench.hostile reads the bridge's stalls with the control key: none found")
     async with contextlib.AsyncExitStack() as stack:
+        if args.trace:  # the bridge the innocent client launches inherits it
+            stack.enter_context(_environ("TABMCP_TRACE", "1"))
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
         config = Path(tmp, "config.toml")
         config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n[calls]\ntimeout_s = 120\n')
