@@ -209,16 +209,16 @@ async def loop_status(port: int) -> dict[str, Any]:
 
 
 async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, seconds: float,
-                         done: Callable[[], bool], chunk_s: float = 3.0, trace: bool = False) -> None:
-    """Paced calls of the innocent tool (``_client``'s ``paced``), ``chunk_s`` seconds at a time
-    with no gap between chunks (each due from where the last one's schedule ended, however late it
-    answered), for ``seconds`` and until ``done()``; failures are counted by code, never timed."""
+                         done: Callable[[], bool], trace: bool = False) -> None:
+    """Paced calls of the innocent tool (``_client``'s ``paced_start``: one open loop, each call
+    started when due whatever the others do) for ``seconds`` and until ``done()``; failures are
+    counted by code, never timed. (In chunks of 3 s, each asked once the last had answered, the
+    calls due after a chunk's slowest one waited for it in this bench, not in the bridge.)"""
     start = time.time()
-    spent = 0.0
-    while spent < seconds or not done():
-        phase.add(await client.ask(op="paced", tool="noop", rate=rate, seconds=chunk_s, start=start + spent,
-                                   timeout=900, trace=trace))
-        spent += chunk_s
+    await client.ask(op="paced_start", tool="noop", rate=rate, seconds=3600, start=start, timeout=900, trace=trace)
+    while time.time() - start < seconds or not done():
+        await asyncio.sleep(0.05)
+    phase.add(await client.ask(op="paced_stop"))
 
 
 async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str],
