@@ -277,3 +277,33 @@ async def test_a_heavy_tab_is_serialized_once_per_frame_and_never_encoded_to_be_
     assert work["frames"] >= 3, work  # its update(s), the sync, the sync back
     assert work["stringify"] == work["frames"], work
     assert work["encode"] == 0, work
+
+
+@pytest.mark.timeout(180)
+async def test_a_heavy_tab_is_not_sent_again_when_another_tab_is_activated(env: Env, page_closer):
+    # Activating a tab made the worker send every tab of its window again, whole: each heavy tab's
+    # 3.8 MB crossed the link, and was read by the bridge, each time any tab of the window came forward.
+    heavy = await env.browser.context.new_page()
+    page_closer.append(heavy)
+    await heavy.goto(f"{env.pages_url}heavy.html?tab=activation")
+    first = await env.open("basic.html?first", wait_for_tool="page_title")
+    page_closer.append(first)
+    second = await env.open("basic.html?second", wait_for_tool="page_title")
+    page_closer.append(second)
+
+    def tab(page: Any) -> Any:
+        return next((t for t in env.bridge.core.registry.tabs.values() if t.url == page.url), None)
+
+    await eventually(lambda: (t := tab(heavy)) is not None and len(t.tools) == 60 and not t.active, 60)
+    worker = await env.browser.worker()
+    await worker.evaluate(COUNT_BIG_WORK)
+    try:
+        await first.bring_to_front()  # every tab of the window is looked at again; the heavy one is as it was
+        await eventually(lambda: (t := tab(first)) is not None and t.active, 20)
+        title = await env.wait_tool("page_title", first)
+        async with env.client() as client:  # one more round trip through the worker
+            assert not (await client.call_tool(title, {})).is_error
+    finally:
+        work = await worker.evaluate("() => globalThis.bigWorkDone()")
+    assert work == {"stringify": 0, "encode": 0, "frames": 0}
+    assert len(tab(heavy).tools) == 60 and not tab(heavy).active

@@ -1124,6 +1124,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_bridge.py", "-k", "no_2026_listing or listen_streams"),
     ),
     Mutation(
+        "worker-resends-unchanged-tab",
+        "activating any tab sends every tab of its window again, whole, changed or not",
+        "extension/background/tabs.js",
+        "      if (snap && state.status === 'ready' && !sameSnapshot(snap, state.sentSnapshots.get(tabId))) {",
+        "      if (snap && state.status === 'ready') {",
+        ("e2e/test_flood.py", "-k", "polyfill and another_tab_is_activated"),
+    ),
+    Mutation(
         "worker-update-serialized-twice",
         "a heavy tab's update is serialized again to be sent (twice per update on the worker's one thread)",
         "extension/background/tabs.js",
