@@ -246,7 +246,12 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
     arguments = {"ref_output": {}, "ref_input": {"v": "x"}, "evil_result": {}, "evil_argument": {"text": evil}}
     for _ in range(args.hostile_calls):
         for tool, args_ in arguments.items():
-            out = await agent.ask(op="call", tool=tool, arguments=args_, timeout=900)
+            deadline = time.monotonic() + 60
+            while True:  # the bombs' snapshot may still be being read: TOOL_NOT_FOUND until it is in
+                out = await agent.ask(op="call", tool=tool, arguments=args_, timeout=900)
+                if out["failed"] != "TOOL_NOT_FOUND" or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.2)
             calls.append(HostileCall(tool, out["seconds"], out["failed"]))
             progress(f"hostile call {tool}: {out['seconds']:.2f} s {out['failed'] or 'ok'}")
     with contextlib.suppress(Exception):  # the flood's page may be cut off: that is the defence
