@@ -34,8 +34,11 @@ a line on stdin, a JSON line on stdout each:
   ``client.send`` and ``client.recv``.
 - ``{"op": "paced", "tool": NAME, "rate": R, "seconds": S, "start": T}``: calls started R a second
   for S seconds (from epoch T, else now) whether or not the earlier ones answered, each timed
-  from when it was due;
+  from when it was due; ``"trace": true``: each call's hop timestamps too, as ``traces``;
   ``{"samples": [...], "errors": {code: n}}``.
+- ``{"op": "paced_start", ...}`` (as ``paced``, ``seconds`` a cap) answers ``{"started": true}`` at once
+  while the calls go on; ``{"op": "paced_stop"}`` starts no more and answers as ``paced`` once those
+  started are in (an open loop of any length, with no gap or wait between chunks).
 - ``{"op": "call", "tool": NAME, "arguments": {...}, "timeout": S}``: one call, timed;
   ``{"seconds": s, "failed": code or null}`` (a failure is an answer here, not an error).
 - ``{"op": "names"}``: the listed tool names; ``{"names": [...]}``.
@@ -157,14 +160,18 @@ async def _trace(client: Client, tool: str, calls: int, warmup: int) -> dict[str
 
 
 async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout: float,
-                 start_at: float | None = None) -> dict[str, Any]:
+                 start_at: float | None = None, trace: bool = False,
+                 stop: asyncio.Event | None = None) -> dict[str, Any]:
     """Calls started at a fixed rate whether or not the earlier ones came back (open loop), each
     timed from when it was due: a stall delays every call due during it, as it delays a person's
     or an agent's, instead of the one call a sequential loop would have waiting (coordinated
     omission). ``start_at`` (epoch seconds): when the first is due, so that chunks asked one after
-    another leave no gap (calls already due go at once, timed from when they were due)."""
+    another leave no gap (calls already due go at once, timed from when they were due). ``stop``:
+    no call is started once it is set (``seconds`` is then a cap). ``trace``:
+    each call asks for the bridge's hop timestamps (``TABMCP_TRACE=1``), returned as ``traces``."""
     samples: list[float] = []
     dues: list[float] = []
+    traces: list[list[list[Any]]] = []
     errors: Counter[str] = Counter()
     epoch = time.time() if start_at is None else start_at
     start = time.perf_counter() + (epoch - time.time())
@@ -172,18 +179,42 @@ async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout
     async def one(i: int) -> None:
         due = start + i / rate
         await asyncio.sleep(max(0.0, due - time.perf_counter()))
+        sent = time.time_ns() / 1e6
+        result = None
         try:
-            error = _error_of(await asyncio.wait_for(client.call_tool(tool, {}), timeout))
+            result = await asyncio.wait_for(client.call_tool(tool, {}, meta={"tabmcp/trace": True} if trace else None),
+                                            timeout)
+            error = _error_of(result)
         except Exception as exc:  # a timeout or a transport failure, by its type
             error = f"exception {type(exc).__name__}"
         if error is None:
             samples.append(time.perf_counter() - due)
             dues.append(epoch + i / rate)
+            if trace and result is not None:
+                stamps = (result.meta or {}).get("tabmcp/trace") or []
+                traces.append([["client.due", (epoch + i / rate) * 1e3], ["client.send", sent], *stamps,
+                               ["client.recv", time.time_ns() / 1e6]])
         else:
             errors[error] += 1
 
-    await asyncio.gather(*(one(i) for i in range(max(1, round(seconds * rate)))))
-    return {"samples": samples, "due": dues, "errors": dict(errors)}
+    n = max(1, round(seconds * rate))
+    if stop is None:
+        await asyncio.gather(*(one(i) for i in range(n)))
+    else:  # started as they come due, until stopped
+        running = []
+        for i in range(n):
+            delay = start + i / rate - time.perf_counter()
+            if delay > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), delay)
+            if stop.is_set():
+                break
+            running.append(asyncio.create_task(one(i)))
+        await asyncio.gather(*running)
+    out: dict[str, Any] = {"samples": samples, "due": dues, "errors": dict(errors)}
+    if trace:
+        out["traces"] = traces
+    return out
 
 
 async def _load(pool: list[Client], tools: list[str], calls: int, concurrency: int) -> dict[str, Any]:
@@ -277,6 +308,8 @@ async def run(args: argparse.Namespace) -> None:
         client = await stack.enter_async_context(Client(_target(args, recorder), mode=args.mode))
         pool = [client]
         streams: dict[str, Any] = {}
+        stop = asyncio.Event()
+        paced: asyncio.Task[dict[str, Any]] | None = None
         n = await _wait_tools(client, args.tool, args.wait)
         _emit({"ready": True, "tools": n})
         while line := await reader.readline():
@@ -294,7 +327,18 @@ async def run(args: argparse.Namespace) -> None:
                     )
                 elif cmd["op"] == "paced":
                     out = await _paced(client, cmd["tool"], cmd["rate"], cmd["seconds"], cmd.get("timeout", 60),
-                                       cmd.get("start"))
+                                       cmd.get("start"), bool(cmd.get("trace")))
+                elif cmd["op"] == "paced_start":
+                    stop = asyncio.Event()
+                    paced = asyncio.create_task(_paced(
+                        client, cmd["tool"], cmd["rate"], cmd["seconds"], cmd.get("timeout", 60), cmd.get("start"),
+                        bool(cmd.get("trace")), stop))
+                    out = {"started": True}
+                elif cmd["op"] == "paced_stop":
+                    if paced is None:
+                        raise RuntimeError("paced_stop before paced_start")
+                    stop.set()
+                    out, paced = await paced, None
                 elif cmd["op"] == "call":
                     start = time.perf_counter()
                     try:

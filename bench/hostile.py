@@ -42,12 +42,13 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+import websockets
 from tabmcp.control import control_headers, read_control_key
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
@@ -56,6 +57,7 @@ from tabmcp.launcher import ExtensionBrowser, launch_browser
 from bench._client import ClientProcess
 from bench._table import fmt_ms, percentile, print_table
 from bench.roundtrip import _poll, free_port, loadavg
+from bench.worker_profile import Cdp, self_times
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_PAGES = ROOT / "bench" / "pages"
@@ -65,6 +67,33 @@ STALL_AIM_MS = 100
 BOMBS, TOOL_FLOOD, TELEMETRY_FLOOD, GIANT_SYNC = "schema bombs", "tool flood", "telemetry flood", "giant sync"
 ATTACKS = {BOMBS: BENCH_PAGES, TOOL_FLOOD: BENCH_PAGES, TELEMETRY_FLOOD: E2E_PAGES, GIANT_SYNC: E2E_PAGES}
 P99_AIM = 2.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def child_of(pid: int) -> int:
+    """The one child process of ``pid`` (the bridge the innocent client launched over stdio)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    if len(children) != 1:
+        raise RuntimeError(f"expected the client's one child (the bridge), found {children}")
+    return int(children[0])
+
+
+@contextlib.contextmanager
+def _environ(name: str, value: str) -> Iterator[None]:
+    previous = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = previous
 
 
 def progress(message: str) -> None:
@@ -96,6 +125,15 @@ class Phase:
     """When each sample's call was due (epoch seconds), in the order of ``samples``."""
     reconnect: tuple[float, float] | None = None
     """From moving the extension away until its sync was in (epoch seconds)."""
+    traces: list[list[list[Any]]] = field(default_factory=list)
+    """``--trace``: each call's hop timestamps (``[hop, epoch ms]``, from ``client.due`` to ``client.recv``)."""
+    marks: dict[str, float] = field(default_factory=dict)
+    """When the driver began each step (epoch seconds), for reading the traces."""
+    bridge_cpu_s: float = float("nan")
+    """The bridge process's CPU seconds (user + system, all its threads) during the phase: a
+    measure a loaded machine stretches far less than latencies."""
+    worker_profile: dict[str, Any] | None = None
+    """``--profile-worker``: the extension's service worker's CPU profile from the heavy tabs on."""
 
     def outside_reconnect(self) -> list[float]:
         """The samples of calls due outside :attr:`reconnect` (a link that is away answers no call)."""
@@ -110,6 +148,7 @@ class Phase:
     def add(self, out: dict[str, Any]) -> None:
         self.samples += out.get("samples", [])
         self.due += out.get("due", [])
+        self.traces += out.get("traces", [])
         for code, n in (out.get("errors") or {}).items():
             self.errors[code] = self.errors.get(code, 0) + int(n)
 
@@ -170,21 +209,21 @@ async def loop_status(port: int) -> dict[str, Any]:
 
 
 async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, seconds: float,
-                         done: Callable[[], bool], chunk_s: float = 3.0) -> None:
-    """Paced calls of the innocent tool (``_client``'s ``paced``), ``chunk_s`` seconds at a time
-    with no gap between chunks (each due from where the last one's schedule ended, however late it
-    answered), for ``seconds`` and until ``done()``; failures are counted by code, never timed."""
+                         done: Callable[[], bool], trace: bool = False) -> None:
+    """Paced calls of the innocent tool (``_client``'s ``paced_start``: one open loop, each call
+    started when due whatever the others do) for ``seconds`` and until ``done()``; failures are
+    counted by code, never timed. (In chunks of 3 s, each asked once the last had answered, the
+    calls due after a chunk's slowest one waited for it in this bench, not in the bridge.)"""
     start = time.time()
-    spent = 0.0
-    while spent < seconds or not done():
-        phase.add(await client.ask(op="paced", tool="noop", rate=rate, seconds=chunk_s, start=start + spent,
-                                   timeout=900))
-        spent += chunk_s
+    await client.ask(op="paced_start", tool="noop", rate=rate, seconds=3600, start=start, timeout=900, trace=trace)
+    while time.time() - start < seconds or not done():
+        await asyncio.sleep(0.05)
+    phase.add(await client.ask(op="paced_stop"))
 
 
 async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str],
                          bridge_url: str, agent: ClientProcess, calls: list[HostileCall],
-                         pages: list[Any], phase: Phase) -> None:
+                         pages: list[Any], phase: Phase, worker: Cdp | None = None) -> None:
     """Open the corpus, call the bombs, flood, and make the extension send every tab again."""
 
     async def open_page(url: str, ready: str | None = "window.ready") -> Any:
@@ -196,23 +235,34 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
         return page
 
     progress("schema bombs")
+    phase.marks["schema bombs"] = time.time()
     bombs = await open_page(sites[BOMBS] + f"hostile-schemas.html?depth={args.depth}&evil={args.evil}")
     evil = await bombs.evaluate("() => window.evil")
     progress("tool flood, telemetry flood")
+    phase.marks["tool flood"] = time.time()
     await open_page(sites[TOOL_FLOOD] + f"many.html?n={args.flood_tools}", "window.registered")
     flooder = await open_page(sites[TELEMETRY_FLOOD] + "flood.html")
     flood = asyncio.create_task(flooder.evaluate(f"flood({int(args.flood_s * 1000)}, 1000)"))
     arguments = {"ref_output": {}, "ref_input": {"v": "x"}, "evil_result": {}, "evil_argument": {"text": evil}}
     for _ in range(args.hostile_calls):
         for tool, args_ in arguments.items():
-            out = await agent.ask(op="call", tool=tool, arguments=args_, timeout=900)
+            deadline = time.monotonic() + 60
+            while True:  # the bombs' snapshot may still be being read: TOOL_NOT_FOUND until it is in
+                out = await agent.ask(op="call", tool=tool, arguments=args_, timeout=900)
+                if out["failed"] != "TOOL_NOT_FOUND" or time.monotonic() > deadline:
+                    break
+                await asyncio.sleep(0.2)
             calls.append(HostileCall(tool, out["seconds"], out["failed"]))
             progress(f"hostile call {tool}: {out['seconds']:.2f} s {out['failed'] or 'ok'}")
     with contextlib.suppress(Exception):  # the flood's page may be cut off: that is the defence
         await flood
     progress(f"giant sync: {args.heavy_tabs} heavy tabs, then a reconnect")
+    phase.marks["heavy tabs"] = time.time()
+    if worker is not None:
+        await worker.send("Profiler.start")
     for i in range(args.heavy_tabs):
         await open_page(sites[GIANT_SYNC] + f"heavy.html?tab={i}")
+    phase.marks["heavy tabs open"] = time.time()
     await asyncio.sleep(2)  # their updates reach the bridge
     away = time.time()
     await browser.set_bridge_url(f"ws://127.0.0.1:{free_port()}/extension", pair=False)
@@ -220,6 +270,8 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
     await browser.set_bridge_url(bridge_url, pair=False)
     await asyncio.sleep(3)  # the sync in parts, and its reading
     phase.reconnect = (away, time.time())
+    if worker is not None:
+        phase.worker_profile = (await worker.send("Profiler.stop"))["profile"]
 
 
 async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileCall], list[str]]:
@@ -227,6 +279,8 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
     if read_control_key() is None:
         raise SystemExit("bench.hostile reads the bridge's stalls with the control key: none found")
     async with contextlib.AsyncExitStack() as stack:
+        if args.trace:  # the bridge the innocent client launches inherits it
+            stack.enter_context(_environ("TABMCP_TRACE", "1"))
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
         config = Path(tmp, "config.toml")
         config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n[calls]\ntimeout_s = 120\n')
@@ -262,31 +316,48 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
 
         await _poll("tabmcp bridge", healthy, 60)
         bridge_url = f"ws://127.0.0.1:{port}/extension"
+        devtools = free_port()
         browser = await stack.enter_async_context(
-            launch_browser(bridge_url=bridge_url, headless=True, webmcp=args.native))
+            launch_browser(bridge_url=bridge_url, headless=True, webmcp=args.native,
+                           extra_args=[f"--remote-debugging-port={devtools}"] if args.profile_worker else None))
         pages: list[Any] = []
         innocent_page = await browser.context.new_page()
         await innocent_page.goto(bench_url + "roundtrip.html")
         innocent = await starting
+        worker: Cdp | None = None
+        if args.profile_worker:
+            async with httpx.AsyncClient() as http:
+                targets = (await http.get(f"http://127.0.0.1:{devtools}/json/list")).json()
+            url = next(t for t in targets if t["type"] == "service_worker")["webSocketDebuggerUrl"]
+            worker = Cdp(await stack.enter_async_context(websockets.connect(url, max_size=None)))
+            await worker.send("Profiler.enable")
+            await worker.send("Profiler.setSamplingInterval", interval=200)
         agent = await ClientProcess.start("agent", "--http", f"http://127.0.0.1:{port}/mcp")
         clients.append(agent)
 
         progress(f"baseline: {args.seconds:g} s of innocent calls, no hostile page")
         base = Phase("no hostile page")
         await innocent.ask(op="load", tools=["noop"], calls=args.warmup, concurrency=1)
+        bridge_pid = child_of(innocent.proc.pid)
         before = await loop_status(port)
-        await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True)
+        cpu = cpu_seconds(bridge_pid)
+        await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True,
+                             trace=args.trace)
         middle = await loop_status(port)
+        now = cpu_seconds(bridge_pid)
+        base.bridge_cpu_s, cpu = now - cpu, now
         base.stall_count, base.worst_ms, base.stalls, base.partial = stalls_between(before, middle)
 
         progress("hostile pages beside the innocent tab")
         hostile = Phase("hostile pages open")
         calls: list[HostileCall] = []
         driver: asyncio.Task[None] = asyncio.create_task(
-            hostile_driver(args, browser, sites, bridge_url, agent, calls, pages, hostile))
-        await innocent_until(innocent, hostile, rate=args.rate, seconds=args.seconds, done=driver.done)
+            hostile_driver(args, browser, sites, bridge_url, agent, calls, pages, hostile, worker))
+        await innocent_until(innocent, hostile, rate=args.rate, seconds=args.seconds, done=driver.done,
+                             trace=args.trace)
         await driver  # its failure is the run's
         after = await loop_status(port)
+        hostile.bridge_cpu_s = cpu_seconds(bridge_pid) - cpu
         hostile.stall_count, hostile.worst_ms, hostile.stalls, hostile.partial = stalls_between(middle, after)
         notes.append(f"load average at end: {loadavg()}")
         hostile.names = {origin_of(url): attack for attack, url in sites.items()}
@@ -299,14 +370,16 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
     for phase in (base, hostile):
         failed = ", ".join(f"{code} {n}" for code, n in sorted(phase.errors.items())) or "none"
         rows.append([phase.label, len(phase.samples), fmt_ms(phase.p(50)), fmt_ms(phase.p(99)),
-                     fmt_ms(max(phase.samples, default=float("nan"))), failed, phase.stall_count, phase.worst_ms])
+                     fmt_ms(max(phase.samples, default=float("nan"))), failed, phase.stall_count, phase.worst_ms,
+                     f"{phase.bridge_cpu_s:.1f}"])
     print_table(
         "The innocent tab's calls, without and with hostile pages (one run)",
-        ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "stalls > 100 ms", "worst stall ms"],
+        ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "stalls > 100 ms", "worst stall ms", "bridge CPU s"],
         rows,
         note="The innocent client (official SDK, its own process, stdio to the bridge it launched) calls a no-op "
         f"tool {args.rate:g} times a second, each call timed from when it was due (open loop); the stalls are "
-        "the bridge's own count (core/stalls.py, read from the full /health with the control key). "
+        "the bridge's own count (core/stalls.py, read from the full /health with the control key); the bridge's "
+        "CPU time (all threads, /proc) is the figure a loaded machine stretches least. "
         f"Hostile corpus: $ref chains of depth {args.depth}, ^(a+)+$ on "
         f"{args.evil} letters, {args.flood_tools} tools, a {args.flood_s:g} s telemetry flood, {args.heavy_tabs} "
         "heavy tabs and a reconnect (its sync). " + "; ".join(notes) + ".",
@@ -322,6 +395,12 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
             ["origin", "page", "stalls", "worst ms", "total ms"],
             by_origin(hostile.stalls, hostile.names),
         )
+    if hostile.traces:
+        print_hops(hostile)
+    if hostile.worker_profile is not None:
+        _, by_fn, span = self_times(hostile.worker_profile)
+        print_table(f"The extension's service worker from the heavy tabs on ({span:.0f} ms profiled): top functions",
+                    ["function", "self ms"], [[n, f"{ms:.0f}"] for n, ms in by_fn.most_common(25)])
     print("\nAims (issue 35):")
     for ok, line in verdicts(base, hostile):
         print(f"- {'PASS' if ok else 'FAIL'} {line}")
@@ -332,6 +411,29 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
               f"{fmt_ms(percentile(outside, 50))} / p99 {fmt_ms(percentile(outside, 99))} ms, max "
               f"{fmt_ms(max(outside, default=float('nan')))} ms")
     return 0
+
+
+def hops(trace: list[list[Any]]) -> list[tuple[str, float]]:
+    """A traced call's waits: each hop's name (``from→to``) and its ms."""
+    return [(f"{a[0]}→{b[0]}", float(b[1]) - float(a[1])) for a, b in zip(trace, trace[1:], strict=False)]
+
+
+def print_hops(phase: Phase, slowest: int = 12) -> None:
+    """``--trace``: where the slowest calls of ``phase`` waited, and their due time from the driver's steps."""
+    traced = sorted(phase.traces, key=lambda t: float(t[0][1]) - float(t[-1][1]))[:slowest]
+    if not traced:
+        return
+    names = [n for n, _ in hops(traced[0])]
+    marks = sorted(phase.marks.items(), key=lambda kv: kv[1])
+
+    def since(at_ms: float) -> str:
+        before = [(k, v) for k, v in marks if v * 1e3 <= at_ms]
+        return f"{before[-1][0]} +{at_ms / 1e3 - before[-1][1]:.2f} s" if before else ""
+
+    rows = [[since(float(t[0][1])), *(f"{ms:.0f}" for _, ms in hops(t))] for t in traced
+            if [n for n, _ in hops(t)] == names]
+    print_table(f"Where the slowest innocent calls waited (ms per hop; --trace, {len(phase.traces)} traced)",
+                ["due", *names], rows)
 
 
 def main(argv: list[str]) -> int:
@@ -349,6 +451,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--heavy-tabs", type=int, default=5,
                         help="tabs of e2e/pages/heavy.html before the reconnect (5: a sync past 16 MiB)")
     parser.add_argument("--native", action="store_true", help="Chromium's native WebMCP instead of the polyfill")
+    parser.add_argument("--profile-worker", action="store_true",
+                        help="the extension's service worker's CPU profile (over CDP) from the heavy tabs on")
+    parser.add_argument("--trace", action="store_true",
+                        help="the bridge in debug mode (TABMCP_TRACE=1): where the slowest innocent calls waited, by hop")
     args = parser.parse_args(argv)
     base, hostile, calls, notes = asyncio.run(measure(args))
     return report(args, base, hostile, calls, notes)

@@ -221,3 +221,89 @@ async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env
     # The worker held the flood: the bridge never had to shed that tab's telemetry, the link stayed.
     assert env.bridge.core.session.tab_flood.shed.get(flooder_tab, 0) == 0
     assert env.bridge.core.link is link and env.bridge.core.connected
+
+
+# Counts, in the service worker, the serializations and UTF-8 encodings of texts over 1 MB and the
+# frames of that size it sends: the work a heavy tab's snapshot costs the one thread every other
+# tab's calls go through (bench/hostile.py --profile-worker: it was most of that thread's time).
+COUNT_BIG_WORK = """() => {
+  const big = (n) => n > 1024 * 1024;
+  const work = (globalThis.bigWork = {stringify: 0, encode: 0, frames: 0});
+  const stringify = JSON.stringify;
+  const encode = TextEncoder.prototype.encode;
+  const send = WebSocket.prototype.send;
+  globalThis.bigWorkDone = () => {
+    Object.assign(JSON, {stringify});
+    Object.assign(TextEncoder.prototype, {encode});
+    Object.assign(WebSocket.prototype, {send});
+    return work;
+  };
+  JSON.stringify = function (...args) {
+    const text = stringify.apply(this, args);
+    if (typeof text === 'string' && big(text.length)) work.stringify++;
+    return text;
+  };
+  TextEncoder.prototype.encode = function (text) {
+    if (typeof text === 'string' && big(text.length)) work.encode++;
+    return encode.call(this, text);
+  };
+  WebSocket.prototype.send = function (data) {
+    if (typeof data === 'string' && big(data.length)) work.frames++;
+    return send.call(this, data);
+  };
+}"""
+
+
+@pytest.mark.timeout(180)
+async def test_a_heavy_tab_is_serialized_once_per_frame_and_never_encoded_to_be_measured(env: Env, page_closer):
+    # 3.8 MB of ASCII definitions: before, each update was serialized twice (to measure the tab, to
+    # send it) and encoded to UTF-8 three times to count its bytes, on the worker's one thread.
+    worker = await env.browser.worker()
+    await worker.evaluate(COUNT_BIG_WORK)
+    try:
+        page = await env.browser.context.new_page()
+        page_closer.append(page)
+        await page.goto(f"{env.pages_url}heavy.html?tab=once")
+
+        def heavy(core: Any) -> bool:
+            return any(t.url == page.url and len(t.tools) == 60 for t in core.registry.tabs.values())
+
+        await eventually(lambda: heavy(env.bridge.core), 60)
+        async with other_bridge(env) as bridge:  # a reconnect: the tab again, in the sync
+            await eventually(lambda: heavy(bridge.core), 60)
+        await eventually(lambda: heavy(env.bridge.core), 60)
+    finally:
+        work = await worker.evaluate("() => globalThis.bigWorkDone()")
+    assert work["frames"] >= 3, work  # its update(s), the sync, the sync back
+    assert work["stringify"] == work["frames"], work
+    assert work["encode"] == 0, work
+
+
+@pytest.mark.timeout(180)
+async def test_a_heavy_tab_is_not_sent_again_when_another_tab_is_activated(env: Env, page_closer):
+    # Activating a tab made the worker send every tab of its window again, whole: each heavy tab's
+    # 3.8 MB crossed the link, and was read by the bridge, each time any tab of the window came forward.
+    heavy = await env.browser.context.new_page()
+    page_closer.append(heavy)
+    await heavy.goto(f"{env.pages_url}heavy.html?tab=activation")
+    first = await env.open("basic.html?first", wait_for_tool="page_title")
+    page_closer.append(first)
+    second = await env.open("basic.html?second", wait_for_tool="page_title")
+    page_closer.append(second)
+
+    def tab(page: Any) -> Any:
+        return next((t for t in env.bridge.core.registry.tabs.values() if t.url == page.url), None)
+
+    await eventually(lambda: (t := tab(heavy)) is not None and len(t.tools) == 60 and not t.active, 60)
+    worker = await env.browser.worker()
+    await worker.evaluate(COUNT_BIG_WORK)
+    try:
+        await first.bring_to_front()  # every tab of the window is looked at again; the heavy one is as it was
+        await eventually(lambda: (t := tab(first)) is not None and t.active, 20)
+        title = await env.wait_tool("page_title", first)
+        async with env.client() as client:  # one more round trip through the worker
+            assert not (await client.call_tool(title, {})).is_error
+    finally:
+        work = await worker.evaluate("() => globalThis.bigWorkDone()")
+    assert work == {"stringify": 0, "encode": 0, "frames": 0}
+    assert len(tab(heavy).tools) == 60 and not tab(heavy).active

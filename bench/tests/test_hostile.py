@@ -46,7 +46,7 @@ def test_the_aims_are_the_issues() -> None:
 @pytest.mark.timeout(300)
 async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5, flood_s=0.5,
-                              heavy_tabs=1, native=False)
+                              heavy_tabs=1, native=False, trace=True, profile_worker=False)
     base, phase, calls, notes = await hostile.measure(args)
     assert len(base.samples) >= 10 and len(phase.samples) >= 10
     assert {c.tool for c in calls} == {"ref_output", "ref_input", "evil_result", "evil_argument"}
@@ -54,3 +54,8 @@ async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.
     hostile.report(args, base, phase, calls, notes)
     out = capsys.readouterr().out
     assert out.count("PASS ") + out.count("FAIL ") == 3 and "worst loop stall" in out
+    # --trace: every timed call's hops, from when it was due to its answer, and where the slowest waited
+    assert len(phase.traces) == len(phase.samples) and phase.bridge_cpu_s > 0
+    assert all(t[0][0] == "client.due" and t[-1][0] == "client.recv" and "worker.in" in {h for h, _ in t}
+               for t in phase.traces)
+    assert "Where the slowest innocent calls waited" in out and "bridge.sent→worker.in" in out

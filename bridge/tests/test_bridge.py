@@ -10,7 +10,9 @@ import httpx
 import pytest
 import websockets
 from mcp import Client
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from tabmcp.control import control_headers
+from tabmcp.core.listing_json import surface_of
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge
 from tabmcp.testing import ListChanges, listed, unlisted
@@ -343,6 +345,27 @@ async def test_page_changes_reach_2026_listen_streams(bridge, extension):
         # The notification evicted the cached listing: a plain list_tools sees the change.
         after = await client.list_tools()
         assert "fresh" in names(after) and "fresh" not in names(first)
+
+
+async def test_a_page_change_renders_no_2026_listing_while_no_listen_stream_is_open(bridge, extension):
+    # The 2026 listing's digest (for subscriptions/listen) rendered every page tool on the loop at
+    # every change, for no one: with five 4 MB tabs, most of the loop's work (bench/hostile.py).
+    modern = surface_of(max(MODERN_PROTOCOL_VERSIONS))
+
+    def modern_arrays() -> int:
+        return sum(1 for key in bridge.core.listing_renderer._arrays if key[2] == modern)
+
+    changes = ListChanges()
+    async with Client(mcp_url(bridge), mode="legacy", message_handler=changes) as client:
+        await client.list_tools()
+        assert modern_arrays() == 0
+        await extension.sync(tab(1, tools=[tool("a")]))
+        await changes.until_listed(client, listed("a"))
+        assert modern_arrays() == 0
+    async with Client(mcp_url(bridge)) as client, client.listen(tools_list_changed=True) as sub:
+        await extension.send({"type": "tab.update", "tab": tab(1, tools=[tool("a"), tool("b")])})
+        event = await asyncio.wait_for(anext(aiter(sub)), 5)  # a stream open: told, as ever
+        assert type(event).__name__ == "ToolsListChanged"
 
 
 async def test_a_burst_of_changes_ends_with_a_notification_of_its_last_state(bridge, extension):

@@ -35,12 +35,14 @@ export function keepAlive(ms = HEARTBEAT_MS) {
  * to a batched frame from the bridge, a failed burst of calls — leaves in one frame, one a line,
  * when the task ends (a microtask: nothing waits). Results of calls that end in tasks of their
  * own are not held for each other: under load they come about 1.04 to a task, and a task hop to
- * gather them (a message-channel post) cost more than the frames it saved.
+ * gather them (a message-channel post) cost more than the frames it saved. `json`: the message's
+ * JSON text when the caller has it already (a tab's snapshot, serialized once to be measured).
+ * @param {any} message @param {string} [json]
  */
-export function send(message) {
+export function send(message, json) {
   const ws = state.ws;
   if (!ws || ws.readyState !== WebSocket.OPEN) return false;
-  let text = JSON.stringify(message);
+  let text = json ?? JSON.stringify(message);
   const over = bytesOver(text, SIZE.frame);
   if (over) {
     // Never a frame the bridge must refuse (that would close the link for every tab).

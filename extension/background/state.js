@@ -53,6 +53,8 @@ export const state = {
   /** Child frames with our scripts, by tab and frame id. @type {Map<number, Map<number, FramePort>>} */ frames: new Map(),
   /** @type {Map<number, chrome.tabs.Tab>} */ tabs: new Map(),
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
+  /** Each tab's snapshot as this link last sent it (sameSnapshot: an unchanged one is not sent again). @type {Map<number, object>} */
+  sentSnapshots: new Map(),
   /** @type {number | null} */ focusedWindowId: null,
   /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
   /**

@@ -7,7 +7,7 @@ import { LIMITS, state } from './state.js';
 import { send } from './link.js';
 import { trustedLocation } from './location.js';
 
-const { SIZE, RATE, bytesOver, jsonOf, showBytes, createFloodRule, fitDefinitions, refusalText } = LIMITS;
+const { SIZE, RATE, jsonOf, showBytes, utf8Bytes, createFloodRule, fitDefinitions, refusalText } = LIMITS;
 
 /**
  * The bridge refused some of a tab's tools or categories: never silently. The page's console
@@ -105,18 +105,20 @@ export function noteRefusals(tabId, frameId, refusals) {
 }
 
 /**
- * A tab's snapshot as it may be sent, with its size in bytes (at most): past SIZE.tab (its
- * frames' definitions add up), it goes without its definitions, and the person is told why.
- * @returns {[object, number] | null}
+ * A tab's snapshot as it may be sent, with its size in bytes (at most) and its JSON text (sent as
+ * is: a tab's megabytes are serialized and counted once): past SIZE.tab (its frames' definitions
+ * add up), it goes without its definitions, and the person is told why.
+ * @returns {[object, number, string] | null}
  */
 export function fitTab(snap) {
   if (!snap) return null;
   const text = jsonOf(snap) || '{}';
-  const over = bytesOver(text, SIZE.tab);
+  const bytes = text.length * 3 <= Math.min(SIZE.tab, SIZE.syncPart) ? text.length * 3 : utf8Bytes(text);
+  const over = bytes > SIZE.tab ? bytes : 0;
   const limits = state.limited.get(snap.tabId);
   if (!over) {
     if (limits && limits.tab) limits.tab = null;
-    return [snap, text.length * 3 <= SIZE.syncPart ? text.length * 3 : new TextEncoder().encode(text).length];
+    return [snap, bytes, text];
   }
   const bare = { ...snap, tools: [], categories: [], frames: [], forms: undefined };
   const message = `the tab's definitions together are ${showBytes(over)}, over the ${showBytes(SIZE.tab)} one tab may send: ` +
@@ -126,5 +128,6 @@ export function fitTab(snap) {
     tabLimits.tab = { code: ERROR.TOO_LARGE, message };
     tell(snap.tabId, 0, ERROR.TOO_LARGE, message);
   }
-  return [bare, (jsonOf(bare) || '').length * 3];
+  const bareText = jsonOf(bare) || '{}';
+  return [bare, bareText.length * 3, bareText];
 }

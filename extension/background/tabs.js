@@ -56,7 +56,23 @@ export function snapshotOf(tabId) {
   };
 }
 
+/**
+ * The same snapshot as `b`, by what it is built from: its scalars equal, its lists and objects the
+ * same ones (the page's tools are replaced, never changed in place, when it sends new ones) down
+ * to `depth` levels. No serialization: asking costs a heavy tab nothing.
+ */
+function sameSnapshot(a, b, depth = 3) {
+  if (a === b) return true;
+  if (depth === 0 || !a || !b || typeof a !== 'object' || typeof b !== 'object' || Array.isArray(a) !== Array.isArray(b)) {
+    return false;
+  }
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => Object.hasOwn(b, k) && sameSnapshot(a[k], b[k], depth - 1));
+}
+
 export async function sendFullSync() {
+  state.sentSnapshots.clear(); // a new link: every tab goes again
   try {
     state.tabs.clear();
     for (const tab of await chrome.tabs.query({})) if (tab.id !== undefined) state.tabs.set(tab.id, tab);
@@ -65,21 +81,26 @@ export async function sendFullSync() {
   }
   // One sync in parts that each fit a frame (`more` on all but the last): however many tabs and
   // tools there are, never a frame the bridge must refuse.
-  /** @type {object[][]} */
+  /** @type {Array<Array<[object, string]>>} each part's snapshots with their JSON texts (sent as they were measured) */
   const parts = [[]];
   let size = 0;
   for (const tabId of state.tabs.keys()) {
     const fitted = fitTab(snapshotOf(tabId));
     if (!fitted) continue;
-    const [snap, bytes] = fitted;
+    const [snap, bytes, text] = fitted;
+    state.sentSnapshots.set(tabId, snap);
     if (parts[parts.length - 1].length && size + bytes > SIZE.syncPart) {
       parts.push([]);
       size = 0;
     }
-    parts[parts.length - 1].push(snap);
+    parts[parts.length - 1].push([snap, text]);
     size += bytes;
   }
-  parts.forEach((tabs, i) => send({ type: OUT.tabsSync, tabs, ...(i < parts.length - 1 ? { more: true } : {}) }));
+  parts.forEach((tabs, i) => {
+    const message = { type: OUT.tabsSync, tabs: tabs.map(([snap]) => snap), ...(i < parts.length - 1 ? { more: true } : {}) };
+    const more = message.more ? ',"more":true' : '';
+    send(message, `{"type":${JSON.stringify(OUT.tabsSync)},"tabs":[${tabs.map(([, text]) => text).join(',')}]${more}}`);
+  });
   // A new bridge run hears what the limits did, for its log.
   for (const tabId of state.limited.keys()) {
     for (const limit of limitsList(tabId)) tell(tabId, -2, limit.code, limit.message);
@@ -94,10 +115,14 @@ export function scheduleTabUpdate(tabId) {
     setTimeout(() => {
       state.updateTimers.delete(tabId);
       const snap = snapshotOf(tabId);
-      // The bridge answers again if the new definitions still have refused ones.
-      if (snap && state.status === 'ready') {
+      // A tab's megabytes are sent again only when something in them changed (a tab event that
+      // changes none of it, a title the page set to the same, is no news to the bridge), and the
+      // bridge answers again if the new definitions still have refused ones.
+      if (snap && state.status === 'ready' && !sameSnapshot(snap, state.sentSnapshots.get(tabId))) {
+        state.sentSnapshots.set(tabId, snap);
         state.refused.delete(tabId);
-        send({ type: OUT.tabUpdate, tab: fitTab(snap)[0] });
+        const [tab, , text] = fitTab(snap);
+        send({ type: OUT.tabUpdate, tab }, `{"type":${JSON.stringify(OUT.tabUpdate)},"tab":${text}}`);
       }
       updateBadge(tabId);
     }, UPDATE_DEBOUNCE_MS),
@@ -118,6 +143,7 @@ export function onTabRemoved(tabId) {
   state.limited.delete(tabId);
   state.refused.delete(tabId);
   state.tabs.delete(tabId);
+  state.sentSnapshots.delete(tabId);
   state.pages.delete(tabId);
   state.forms.delete(tabId);
   state.frames.delete(tabId);

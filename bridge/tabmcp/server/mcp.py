@@ -28,7 +28,7 @@ from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ServerEvent, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -101,6 +101,28 @@ def is_dynamic(protocol_version: str) -> bool:
     return protocol_version not in MODERN_PROTOCOL_VERSIONS
 
 
+class _ListenedBus(InMemorySubscriptionBus):
+    """The SDK's bus, counting its listeners (the ``subscriptions/listen`` streams open now)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.listeners = 0
+
+    def subscribe(self, listener: Callable[[ServerEvent], None]) -> Callable[[], None]:
+        unsubscribe = super().subscribe(listener)
+        self.listeners += 1
+        gone = False
+
+        def once() -> None:  # the SDK's unsubscribe is idempotent: so is the count
+            nonlocal gone
+            if not gone:
+                gone = True
+                self.listeners -= 1
+            unsubscribe()
+
+        return once
+
+
 class ChangeNotifier:
     """Tells every MCP client that tools/list changed, in the way its protocol expects.
 
@@ -114,7 +136,7 @@ class ChangeNotifier:
 
     def __init__(self, core: BridgeCore | None = None, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
         self._core = core
-        self.bus = InMemorySubscriptionBus()
+        self.bus = _ListenedBus()
         self._connections: weakref.WeakSet[Connection] = weakref.WeakSet()
         self._coalescer = Coalescer(debounce_s=debounce_s, max_wait_s=max_wait_s)
         self._pending: asyncio.TimerHandle | None = None
@@ -203,10 +225,13 @@ class ChangeNotifier:
         # The revision of the state the digests below see (nothing awaits between): a change still
         # being enhanced (mediation) is news once it lands, with a notification of its own.
         meta = {META_REVISION: self.revision}
-        modern = self._digest(ClientView(dynamic=False), _MODERN)
-        if modern is None or modern != self._published:
-            self._published = modern
-            await self.bus.publish(ToolsListChanged())
+        if self.bus.listeners:
+            modern = self._digest(ClientView(dynamic=False), _MODERN)
+            if modern is None or modern != self._published:
+                self._published = modern
+                await self.bus.publish(ToolsListChanged())
+        else:  # the whole listing rendered for no one, on the loop, at every change (a heavy tab: 0.5 s)
+            self._published = None  # the next change is news to the next stream
         for conn in list(self._connections):
             if self._news(conn):
                 await conn.send_tool_list_changed(meta=meta)
