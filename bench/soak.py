@@ -215,6 +215,30 @@ def cpu_by_group(labels: dict[int, str], prefixes: dict[int, str] | None = None)
     return out
 
 
+MACHINE = "whole machine"
+"""A window's pseudo-group: every process's CPU seconds (/proc/stat), ours and the other jobs'."""
+REFERENCE = "reference loop"
+"""A window's pseudo-group: CPU seconds of one fixed pure-Python loop (:func:`reference_loop`)."""
+
+
+def machine_busy() -> float:
+    """CPU seconds so far of every process on the machine (/proc/stat: all but idle and iowait)."""
+    with open("/proc/stat", encoding="ascii") as f:
+        fields = [int(x) for x in f.readline().split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / TICK
+
+
+def reference_loop(n: int = 20_000) -> float:
+    """Thread CPU seconds of a fixed loop (about 1 ms): the same work every time, so when it takes
+    longer the machine got slower for everyone (caches, memory bandwidth, a neighbour on the host),
+    not the calls."""
+    t0 = time.thread_time()
+    acc = 0
+    for i in range(n):
+        acc += i * i % 7
+    return time.thread_time() - t0
+
+
 def waiting_by_group(labels: dict[int, str], prefixes: dict[int, str] | None = None) -> dict[str, float]:
     """Seconds so far that the groups' threads were ready to run but waited for a CPU
     (/proc/<pid>/task/*/schedstat): on a shared machine, how much the others held us back.
@@ -536,7 +560,8 @@ class Phase:
     waited: dict[str, float] = field(default_factory=dict)  # ready to run, no CPU free
     cut_short: bool = False
     windows: list[tuple[float, int, dict[str, float]]] = field(default_factory=list)
-    """Every WINDOW_S of the phase: (seconds it lasted, calls completed, CPU seconds by process group)."""
+    """Every WINDOW_S of the phase: (seconds it lasted, calls completed, CPU seconds by process group,
+    with MACHINE and REFERENCE beside them)."""
 
     def __post_init__(self) -> None:
         # Preallocated, so recording latencies does not grow the heap the soak measures.
@@ -645,7 +670,7 @@ async def run_phase(
 
     cpu0, wait0 = cpu_by_group(labels), waiting_by_group(labels)
     t0 = last = window_at = time.perf_counter()
-    window_calls, window_cpu = 0, cpu0
+    window_calls, window_cpu = 0, {**cpu0, MACHINE: machine_busy()}
     for worker in range(min(phase.concurrency, phase.n)):
         await send(worker)
     while in_flight:
@@ -655,9 +680,10 @@ async def run_phase(
         now = time.perf_counter()
         phase.done_at(now - t0)
         if now - window_at >= WINDOW_S or not in_flight:
-            cpu = cpu_by_group(labels)
-            phase.windows.append((now - window_at, phase.calls - window_calls,
-                                  {k: v - window_cpu.get(k, 0.0) for k, v in cpu.items()}))
+            cpu = {**cpu_by_group(labels), MACHINE: machine_busy()}
+            spent = {k: v - window_cpu.get(k, 0.0) for k, v in cpu.items()}
+            spent[REFERENCE] = reference_loop()
+            phase.windows.append((now - window_at, phase.calls - window_calls, spent))
             window_at, window_calls, window_cpu = now, phase.calls, cpu
         if sent < phase.n and not phase.cut_short:
             if out_of_time is not None and out_of_time(time.perf_counter() - t0):
@@ -898,6 +924,11 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
     return results
 
 
+def _ours(cpu: dict[str, float]) -> float:
+    """CPU seconds of this benchmark's own processes in a window (the pseudo-groups left out)."""
+    return sum(v for k, v in cpu.items() if k not in (MACHINE, REFERENCE))
+
+
 def flatness_line(phase: Phase, span: float = 10.0) -> str:
     """PASS/FAIL: the phase's calls/s in its last ``span`` s within FLAT_WITHIN of its first."""
     rates = phase.flatness(span)
@@ -1013,16 +1044,24 @@ def report(args: argparse.Namespace, results: Results, total: float) -> int:
     )
     print_table(
         f"Calls completed per {WINDOW_S:g} s, and the CPU per call of each process in each window",
-        ["phase", "window", "s", "calls", "calls/s", "bridge CPU ms/call", "MCP clients", "Chromium"],
+        ["phase", "window", "s", "calls", "calls/s", "bridge CPU ms/call", "MCP clients", "Chromium",
+         "ours, cores", "other jobs, cores", "reference loop ms"],
         [
             [_col(ph), str(k + 1), f"{secs:.1f}", f"{n:,}", f"{n / max(1e-9, secs):.0f}",
-             *(f"{cpu.get(g, 0.0) * 1000 / max(1, n):.2f}" for g in ("bridge process", "MCP client process", "Chromium"))]
+             *(f"{cpu.get(g, 0.0) * 1000 / max(1, n):.2f}" for g in ("bridge process", "MCP client process", "Chromium")),
+             f"{_ours(cpu) / max(1e-9, secs):.2f}",
+             f"{max(0.0, cpu.get(MACHINE, 0.0) - _ours(cpu)) / max(1e-9, secs):.2f}",
+             f"{cpu.get(REFERENCE, 0.0) * 1000:.2f}"]
             for ph in results.phases
             for k, (secs, n, cpu) in enumerate(ph.windows)
         ],
         note="Windows end at the first completed call past each 5 s mark (the last one is shorter). "
         "CPU from /proc as in the table above (the bridge process also serves the static pages and picks "
-        "the targets): a part that grows with calls or churned tabs shows as a column that climbs.",
+        "the targets): a part that grows with calls or churned tabs shows as a column that climbs. "
+        "Ours: every process of this benchmark; other jobs: the rest of the machine's CPU (/proc/stat) in "
+        "the same window; reference loop: the CPU time of one fixed loop at the window's end (it takes "
+        "longer when the machine is slower for everyone). A CPU per call that climbs in every process "
+        "at once while ours stays level is the machine, not a part of ours.",
     )
     print(flatness_line(soak))
     flat = soak.flatness()

@@ -1100,6 +1100,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_flood.py", "-k", "polyfill and tool_larger_than_a_frame"),
     ),
     Mutation(
+        "worker-keeps-closed-tab-counts",
+        "the worker keeps a closed tab's message count (one more entry per tab ever seen)",
+        "extension/background/tabs.js",
+        "  state.received.delete(tabId);",
+        "",
+        ("e2e/test_tab_churn.py", "-k", "polyfill"),
+    ),
+    Mutation(
         "flood-sync-one-part",
         "a reconnect's sync goes as one message however large (no parts)",
         "extension/background/tabs.js",
