@@ -29,11 +29,11 @@ from typing import Any
 import websockets
 from playwright.async_api import async_playwright
 
+from bench import worker_profile
 from bench._floor import floor_server
 from bench._table import print_table
 from bench.roundtrip import free_port, loadavg
 from bench.soak import _proc_table, reference_loop
-from bench import worker_profile
 from bench.worker_profile import INTERVAL_US, Cdp, _tabmcp, self_times
 
 
