@@ -1100,6 +1100,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_flood.py", "-k", "polyfill and tool_larger_than_a_frame"),
     ),
     Mutation(
+        "soak-rate-to-last-answer",
+        "the soak's rate line runs to the last answer (a straggler's drain reads as a slowdown)",
+        "bench/soak.py",
+        "        end = self.loaded_until or self.wall",
+        "        end = self.wall",
+        ("bench/tests/test_guard.py", "-k", "straggler"),
+    ),
+    Mutation(
+        "soak-work-line-always-flat",
+        "the soak's work line passes whatever the bridge's and Chromium's CPU per call did",
+        "bench/soak.py",
+        "            verdicts.append(ratio / max(1e-9, control) <= 1 + FLAT_WITHIN)",
+        "            verdicts.append(True)",
+        ("bench/tests/test_guard.py", "-k", "control"),
+    ),
+    Mutation(
         "worker-keeps-closed-tab-counts",
         "the worker keeps a closed tab's message count (one more entry per tab ever seen)",
         "extension/background/tabs.js",
