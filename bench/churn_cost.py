@@ -5,13 +5,17 @@ takes churn and calls apart: the stdio bridge, real Chromium with the extension 
 ``roundtrip.html`` tab whose ``noop`` tool is called ``--calls`` times sequentially (an SDK
 client over stdio, as bench/roundtrip.py); then ``--churn`` tab changes with no calls (close the
 oldest of ``--spare`` extra tabs and open a new one, every third step a navigation instead), then
-the same calls again, and so on for ``--rounds``. Each measured block reports the CPU per call of
-Chromium (every process of it, from /proc), of the bridge process and of the MCP client, the
-service worker's JavaScript time per call (Chrome's sampling profiler over CDP) and its heap after
-a forced GC. A part that grows with the tabs ever seen shows as a column that climbs from block
-to block; the calls themselves are identical, so the blocks compare directly within one run.
+the same calls again, and so on for ``--rounds``. Each churn reports Chromium's CPU per tab change
+(opening, loading and closing tabs: if closed tabs' teardown piled up, it would climb). Each
+measured block reports the CPU per call of Chromium (every process of it, from /proc), of the
+bridge process and of the MCP client, the service worker's JavaScript time per call (Chrome's
+sampling profiler over CDP) and its heap after a forced GC; ``--heap`` diffs the worker's heap
+snapshots after the first and the last churn by object. A part that grows with the tabs ever seen shows as a column that climbs from block
+to block; the calls themselves are identical, so the blocks compare directly within one run. The
+MCP client is the control: its work per call does not depend on tabs, so its CPU per call moves
+only with the machine, and the ratios to it take the machine out.
 
-    python -m bench churn_cost [--calls 2000] [--churn 150] [--rounds 3] [--spare 5] [--top 8]
+    python -m bench churn_cost [--calls 2000] [--churn 150] [--rounds 3] [--spare 5] [--heap] [--top 10]
 """
 
 from __future__ import annotations
@@ -125,8 +129,11 @@ async def measure(args: argparse.Namespace) -> None:
         load0 = loadavg()
         heaps: list[Counter[tuple[str, str]]] = []
         for rnd in range(args.rounds + 1):
+            per_change = "-"
             if rnd:
+                before = cpu_groups()
                 seen += await churn(ctx, floor, spare, args)
+                per_change = f"{(cpu_groups()['Chromium'] - before['Chromium']) * 1000 / args.churn:.0f}"
             if args.heap and rnd in (1, args.rounds):
                 heaps.append(await heap_counts(cdp))
             await cdp.send("HeapProfiler.collectGarbage")
@@ -143,15 +150,19 @@ async def measure(args: argparse.Namespace) -> None:
             busy = sum(ms for name, ms in by_script.items() if name != "(idle)")
             fns.append(by_fn)
             per = {k: (cpu1[k] - cpu0[k]) * 1000 / args.calls for k in ("Chromium", "bridge", "MCP client")}
-            rows.append([str(seen), f"{args.calls / wall:.0f}", f"{per['Chromium']:.3f}", f"{per['bridge']:.3f}",
-                         f"{per['MCP client']:.3f}", f"{busy * 1000 / args.calls:.1f}", f"{heap / 1024:.0f}",
+            control = max(1e-9, per["MCP client"])
+            rows.append([str(seen), per_change, f"{args.calls / wall:.0f}", f"{per['Chromium']:.3f}",
+                         f"{per['bridge']:.3f}", f"{per['MCP client']:.3f}", f"{per['Chromium'] / control:.2f}",
+                         f"{per['bridge'] / control:.2f}", f"{busy * 1000 / args.calls:.1f}", f"{heap / 1024:.0f}",
                          f"{ref * 1000:.2f}", loadavg().split()[0]])
             print(rows[-1], file=sys.stderr, flush=True)
         print_table(
             f"{args.calls} sequential noop calls after N tab changes ({args.churn} per round, no calls during "
             "churn); CPU per call from /proc, worker JS from Chrome's profiler",
-            ["tab changes so far", "calls/s", "Chromium CPU ms/call", "bridge CPU ms/call", "MCP client ms/call",
-             "worker JS µs/call", "worker heap KiB (after GC)", "reference loop ms", "load (1 min)"],
+            ["tab changes so far", "Chromium CPU ms per tab change (the churn before)", "calls/s",
+             "Chromium CPU ms/call", "bridge CPU ms/call", "MCP client ms/call (control)", "Chromium ÷ control",
+             "bridge ÷ control", "worker JS µs/call", "worker heap KiB (after GC)", "reference loop ms",
+             "load (1 min)"],
             rows,
         )
         first, last = fns[0], fns[-1]
