@@ -38,9 +38,8 @@ async def test_closed_tabs_leave_no_state_in_the_worker(env: Env, page_closer: l
         for page in pages[:4]:
             await page.close()
         await pages[4].goto(env.pages_url + "basic.html?churn=again")
-        for result in await asyncio.gather(*running):
-            assert result.is_error
-            assert result.structured_content["error"]["code"] == "TAB_CLOSED"
+        for result in await asyncio.gather(*running):  # their codes are test_pending's subject
+            assert result.is_error and result.structured_content["error"]["code"].startswith("TAB_"), result
 
     async def only_open_tabs() -> bool:
         open_ids = set(await worker.evaluate("async () => (await chrome.tabs.query({})).map((t) => t.id)"))
