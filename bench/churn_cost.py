@@ -10,10 +10,11 @@ the same calls again, and so on for ``--rounds``. Each churn reports Chromium's 
 measured block reports the CPU per call of Chromium (every process of it, from /proc), of the
 bridge process and of the MCP client, the service worker's JavaScript time per call (Chrome's
 sampling profiler over CDP) and its heap after a forced GC; ``--heap`` diffs the worker's heap
-snapshots after the first and the last churn by object. A part that grows with the tabs ever seen shows as a column that climbs from block
-to block; the calls themselves are identical, so the blocks compare directly within one run. The
-MCP client is the control: its work per call does not depend on tabs, so its CPU per call moves
-only with the machine, and the ratios to it take the machine out.
+snapshots after the first and the last churn by object. A part that grows with the tabs ever
+seen shows as a column that climbs from block to block; the calls themselves are identical, so
+the blocks compare directly within one run. The MCP client is the control: its work per call
+does not depend on tabs, so its CPU per call moves only with the machine, and the ratios to it
+take the machine out.
 
     python -m bench churn_cost [--calls 2000] [--churn 150] [--rounds 3] [--spare 5] [--heap] [--top 10]
 """
