@@ -28,6 +28,20 @@ a 2-core machine), so a traced run may not get through 10,000 calls in that time
 Without ``--tracemalloc`` it measures latency and throughput undisturbed (memory then from RSS and GC
 object counts only).
 
+Flatness (issue 38): the calls completed in every 5 s window with each process's CPU per call,
+the CPU the machine's other jobs took in the same window, and two lines. The rate line compares
+the first 10 s with the last 10 s of the loaded part: it ends when the last call is sent, since
+after it fewer than ``--concurrency`` calls are in flight and one straggler (a call ended by its
+timeout) would stretch the tail with nothing left to complete. The work line compares the CPU per
+call of the bridge and of Chromium over the first and the last two full windows with the MCP client
+processes' as a control: a client sends the same ``call_tool`` every time and keeps no state of
+tabs, so its CPU per call moves only with the machine (measured flat over 12,000 in-memory SDK
+calls). On this shared 2-core machine the soak is CPU-bound and the rate follows whatever the
+machine gives each unit of work: a run that slows while every process's CPU per call rises by
+the same factor, the control's included, slowed with the machine, not with something it grew.
+Churn costs per second, not per call (Chromium opening a tab), so its share of a call rises
+when the rate falls for any reason; read the work line with the window table.
+
     python -m bench.soak [--calls 10000] [--concurrency 10] [--tabs 20] [--churn-interval 0.75]
                          [--time-limit 480] [--tracemalloc] [--shared-client]
 """
@@ -213,6 +227,30 @@ def cpu_by_group(labels: dict[int, str], prefixes: dict[int, str] | None = None)
     for pid, group in _groups(table, labels, prefixes):
         out[group] = out.get(group, 0.0) + table.get(pid, (0, "", 0.0))[2]
     return out
+
+
+MACHINE = "whole machine"
+"""A window's pseudo-group: every process's CPU seconds (/proc/stat), ours and the other jobs'."""
+REFERENCE = "reference loop"
+"""A window's pseudo-group: CPU seconds of one fixed pure-Python loop (:func:`reference_loop`)."""
+
+
+def machine_busy() -> float:
+    """CPU seconds so far of every process on the machine (/proc/stat: all but idle and iowait)."""
+    with open("/proc/stat", encoding="ascii") as f:
+        fields = [int(x) for x in f.readline().split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / TICK
+
+
+def reference_loop(n: int = 20_000) -> float:
+    """Thread CPU seconds of a fixed loop (about 1 ms): the same work every time, so when it takes
+    longer the machine got slower for everyone (caches, memory bandwidth, a neighbour on the host),
+    not the calls."""
+    t0 = time.thread_time()
+    acc = 0
+    for i in range(n):
+        acc += i * i % 7
+    return time.thread_time() - t0
 
 
 def waiting_by_group(labels: dict[int, str], prefixes: dict[int, str] | None = None) -> dict[str, float]:
@@ -535,8 +573,11 @@ class Phase:
     cpu: dict[str, float] = field(default_factory=dict)
     waited: dict[str, float] = field(default_factory=dict)  # ready to run, no CPU free
     cut_short: bool = False
+    loaded_until: float = 0.0
+    """Seconds into the phase when its last call was sent (then the in-flight calls drain)."""
     windows: list[tuple[float, int, dict[str, float]]] = field(default_factory=list)
-    """Every WINDOW_S of the phase: (seconds it lasted, calls completed, CPU seconds by process group)."""
+    """Every WINDOW_S of the phase: (seconds it lasted, calls completed, CPU seconds by process group,
+    with MACHINE and REFERENCE beside them)."""
 
     def __post_init__(self) -> None:
         # Preallocated, so recording latencies does not grow the heap the soak measures.
@@ -553,10 +594,29 @@ class Phase:
         return sum(1 for t in done if start <= t <= end) / max(1e-9, end - start)
 
     def flatness(self, span: float = 10.0) -> tuple[float, float] | None:
-        """Calls/s in the first and in the last ``span`` seconds (``None``: too short to tell)."""
-        if self.wall < 2 * span:
+        """Calls/s in the first and in the last ``span`` seconds of the loaded part (``None``: too
+        short to tell). The loaded part ends when the last call is sent: after it fewer than
+        ``concurrency`` calls are in flight, and one slow straggler (a call ended by a timeout)
+        would stretch the tail with nothing left to complete, which is the drain, not the rate."""
+        end = self.loaded_until or self.wall
+        if end < 2 * span:
             return None
-        return self.rate_between(0, span), self.rate_between(self.wall - span, self.wall)
+        return self.rate_between(0, span), self.rate_between(end - span, end)
+
+    def cpu_per_call(self, first: bool, span: float = 10.0) -> tuple[dict[str, float], float] | None:
+        """CPU ms per call by process group over the first (or the last) full windows covering
+        ``span`` seconds, and their length; the short window at the end is left out."""
+        full = [w for w in self.windows if w[0] >= 0.9 * WINDOW_S]
+        k = max(1, round(span / WINDOW_S))
+        if len(full) < 2 * k:
+            return None
+        chosen = full[:k] if first else full[-k:]
+        calls = sum(n for _, n, _ in chosen)
+        cpu: dict[str, float] = {}
+        for _, _, spent in chosen:
+            for group, v in spent.items():
+                cpu[group] = cpu.get(group, 0.0) + v
+        return {g: v * 1000 / max(1, calls) for g, v in cpu.items()}, sum(w[0] for w in chosen)
 
     @property
     def latencies_ok(self) -> Sequence[float]:
@@ -638,6 +698,7 @@ async def run_phase(
             target = pick()
         s = next(seq)
         sent += 1
+        phase.loaded_until = time.perf_counter() - t0
         in_flight[s] = (target, worker)
         await clients.write(
             {"seq": s, "name": target.public_name, "client": 0 if phase.clients == 1 else worker}
@@ -645,7 +706,7 @@ async def run_phase(
 
     cpu0, wait0 = cpu_by_group(labels), waiting_by_group(labels)
     t0 = last = window_at = time.perf_counter()
-    window_calls, window_cpu = 0, cpu0
+    window_calls, window_cpu = 0, {**cpu0, MACHINE: machine_busy()}
     for worker in range(min(phase.concurrency, phase.n)):
         await send(worker)
     while in_flight:
@@ -655,9 +716,10 @@ async def run_phase(
         now = time.perf_counter()
         phase.done_at(now - t0)
         if now - window_at >= WINDOW_S or not in_flight:
-            cpu = cpu_by_group(labels)
-            phase.windows.append((now - window_at, phase.calls - window_calls,
-                                  {k: v - window_cpu.get(k, 0.0) for k, v in cpu.items()}))
+            cpu = {**cpu_by_group(labels), MACHINE: machine_busy()}
+            spent = {k: v - window_cpu.get(k, 0.0) for k, v in cpu.items()}
+            spent[REFERENCE] = reference_loop()
+            phase.windows.append((now - window_at, phase.calls - window_calls, spent))
             window_at, window_calls, window_cpu = now, phase.calls, cpu
         if sent < phase.n and not phase.cut_short:
             if out_of_time is not None and out_of_time(time.perf_counter() - t0):
@@ -898,6 +960,15 @@ async def measure(args: argparse.Namespace, started: float) -> Results:
     return results
 
 
+def _ours(cpu: dict[str, float]) -> float:
+    """CPU seconds of this benchmark's own processes in a window (the pseudo-groups left out)."""
+    return sum(v for k, v in cpu.items() if k not in (MACHINE, REFERENCE))
+
+
+CONTROL = "MCP client process"
+"""The soak's control process: its work per call does not depend on tabs or on earlier calls."""
+
+
 def flatness_line(phase: Phase, span: float = 10.0) -> str:
     """PASS/FAIL: the phase's calls/s in its last ``span`` s within FLAT_WITHIN of its first."""
     rates = phase.flatness(span)
@@ -906,8 +977,27 @@ def flatness_line(phase: Phase, span: float = 10.0) -> str:
                 "(run more --calls to tell)")
     first, last = rates
     verdict = "PASS" if last >= first * (1 - FLAT_WITHIN) else "FAIL"
-    return (f"\n- {verdict} soak rate flat: last {span:g} s {last:.0f} calls/s vs first {span:g} s "
-            f"{first:.0f} calls/s ({last / max(1e-9, first):.2f} of it; limit {1 - FLAT_WITHIN:.2f})")
+    line = (f"\n- {verdict} soak rate flat: last {span:g} s {last:.0f} calls/s vs first {span:g} s "
+            f"{first:.0f} calls/s ({last / max(1e-9, first):.2f} of it; limit {1 - FLAT_WITHIN:.2f}; "
+            f"the last call was sent {phase.loaded_until:.1f} s in, the drain after it is left out)")
+    a, b = phase.cpu_per_call(True, span), phase.cpu_per_call(False, span)
+    if a is None or b is None:
+        return line
+    (before, _), (after, _) = a, b
+    control = after.get(CONTROL, 0.0) / max(1e-9, before.get(CONTROL, 0.0))
+    parts = []
+    verdicts = []
+    for group in ("bridge process", "Chromium", CONTROL):
+        ratio = after.get(group, 0.0) / max(1e-9, before.get(group, 0.0))
+        parts.append(f"{group} {before.get(group, 0.0):.2f} → {after.get(group, 0.0):.2f} ms (×{ratio:.2f}"
+                     + (f", ×{ratio / max(1e-9, control):.2f} of the control's" if group != CONTROL else "") + ")")
+        if group != CONTROL:
+            verdicts.append(ratio / max(1e-9, control) <= 1 + FLAT_WITHIN)
+    verdict = "PASS" if all(verdicts) else "FAIL"
+    return (line + f"\n- CPU per call, first {span:g} s → last {span:g} s (full windows): " + "; ".join(parts)
+            + f"\n- {verdict} work per call flat: the bridge's and Chromium's CPU per call grew at most "
+            f"{FLAT_WITHIN:.0%} more than the MCP clients' (the control: the same call_tool every time, no "
+            "state of tabs; its CPU per call moves only with the machine)")
 
 
 def _col(phase: Phase) -> str:
@@ -1013,16 +1103,24 @@ def report(args: argparse.Namespace, results: Results, total: float) -> int:
     )
     print_table(
         f"Calls completed per {WINDOW_S:g} s, and the CPU per call of each process in each window",
-        ["phase", "window", "s", "calls", "calls/s", "bridge CPU ms/call", "MCP clients", "Chromium"],
+        ["phase", "window", "s", "calls", "calls/s", "bridge CPU ms/call", "MCP clients", "Chromium",
+         "ours, cores", "other jobs, cores", "reference loop ms"],
         [
             [_col(ph), str(k + 1), f"{secs:.1f}", f"{n:,}", f"{n / max(1e-9, secs):.0f}",
-             *(f"{cpu.get(g, 0.0) * 1000 / max(1, n):.2f}" for g in ("bridge process", "MCP client process", "Chromium"))]
+             *(f"{cpu.get(g, 0.0) * 1000 / max(1, n):.2f}" for g in ("bridge process", "MCP client process", "Chromium")),
+             f"{_ours(cpu) / max(1e-9, secs):.2f}",
+             f"{max(0.0, cpu.get(MACHINE, 0.0) - _ours(cpu)) / max(1e-9, secs):.2f}",
+             f"{cpu.get(REFERENCE, 0.0) * 1000:.2f}"]
             for ph in results.phases
             for k, (secs, n, cpu) in enumerate(ph.windows)
         ],
         note="Windows end at the first completed call past each 5 s mark (the last one is shorter). "
         "CPU from /proc as in the table above (the bridge process also serves the static pages and picks "
-        "the targets): a part that grows with calls or churned tabs shows as a column that climbs.",
+        "the targets): a part that grows with calls or churned tabs shows as a column that climbs. "
+        "Ours: every process of this benchmark; other jobs: the rest of the machine's CPU (/proc/stat) in "
+        "the same window; reference loop: the CPU time of one fixed loop at the window's end (it takes "
+        "longer when the machine is slower for everyone). A CPU per call that climbs in every process "
+        "at once while ours stays level is the machine, not a part of ours.",
     )
     print(flatness_line(soak))
     flat = soak.flatness()

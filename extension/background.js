@@ -35,7 +35,7 @@ import { noteRefused } from './background/tab_limits.js';
 import { formsStatus, setFormsPolicy, setFormsSwitch } from './background/forms_switch.js';
 import { agentTabs, onSitesMessage } from './background/sites.js';
 import { approvalWindow, panel, withdrawApproval } from './background/ui.js';
-import { statusReport } from './background/status.js';
+import { heldTabs, statusReport } from './background/status.js';
 import { injectIntoOpenTabs } from './background/inject.js';
 
 const KEEPALIVE_ALARM = 'tabmcp-keepalive';
@@ -233,5 +233,6 @@ async function onBridgeMessage(msg) {
   }
 }
 
-// For tests and debugging from the worker's console: the popup's report.
+// For tests and debugging from the worker's console: the popup's report, and the tabs each per-tab map holds.
 globalThis.tabmcpStatus = statusReport;
+globalThis.tabmcpHeld = heldTabs;

@@ -47,6 +47,30 @@ def test_the_soak_says_fail_when_its_last_seconds_are_slower_than_its_first() ->
     assert "n/a" in flatness_line(_phase([i / 100 for i in range(500)]))  # 5 s: too short to tell
 
 
+def test_the_soaks_rate_ends_at_the_last_call_sent_not_at_a_straggler() -> None:
+    # 100 calls/s for 30 s, every call sent by 29.99 s; one straggler answers 8 s later.
+    drained = _phase([i / 100 for i in range(2999)] + [38.0])
+    drained.loaded_until = 29.99
+    first, last = drained.flatness() or (0, 0)
+    assert round(first) == 100 and round(last) == 100 and "PASS" in flatness_line(drained)
+    drained.loaded_until = 0.0  # measured to the last answer instead, the drain reads as a slowdown
+    assert "FAIL" in flatness_line(drained)
+
+
+def test_the_soaks_work_line_holds_cpu_per_call_to_the_control() -> None:
+    def phase(factors: tuple[float, float, float]) -> Phase:
+        steady = _phase([i / 100 for i in range(3000)])
+        for k in range(6):  # six 5 s windows of 500 calls; the last two scaled per process
+            bridge, chromium, client = factors if k >= 4 else (1.0, 1.0, 1.0)
+            steady.windows.append((5.0, 500, {"bridge process": 0.5 * bridge, "Chromium": 0.8 * chromium,
+                                              "MCP client process": 0.4 * client}))
+        return steady
+
+    # Every process ×1.3 at once (the machine): flat work; the bridge alone ×1.3: it grew.
+    assert "PASS work per call flat" in flatness_line(phase((1.3, 1.3, 1.3)))
+    assert "FAIL work per call flat" in flatness_line(phase((1.3, 1.0, 1.0)))
+
+
 def test_compare_flags_a_move_beyond_the_runs_spread_only() -> None:
     assert verdict("stdio_x_evaluate", 2.0, [2.02, 1.98], 0.05)[1] == "within noise"
     assert verdict("stdio_x_evaluate", 2.0, [2.6, 2.5], 0.05)[1].startswith("MOVED WORSE")

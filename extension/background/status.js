@@ -61,3 +61,20 @@ export function statusReport({ code = true } = {}) {
     agentTabs: agentTabs.list().map((t) => t.tabId),
   };
 }
+
+/** The per-tab maps of `state` (each keyed by tab id), by name. */
+const PER_TAB = ['ports', 'pages', 'frames', 'tabs', 'updateTimers', 'telemetryDropped', 'lateDocuments', 'refused',
+  'forms', 'telemetryRules', 'limited', 'received'];
+
+/**
+ * Which tabs each per-tab map of this worker holds state for (tests and debugging, from the worker's
+ * console): a tab's entries go when it closes, so after closes every list is within the open tabs.
+ * @returns {Record<string, number[]>}
+ */
+export function heldTabs() {
+  /** @type {Record<string, number[]>} */
+  const held = {};
+  for (const name of PER_TAB) held[name] = [.../** @type {Map<number, unknown>} */ (/** @type {any} */ (state)[name]).keys()];
+  held.pending = [...new Set(Object.values(KIND).flatMap((kind) => pending.all(kind).map((e) => e.tabId)))];
+  return held;
+}
