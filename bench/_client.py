@@ -182,8 +182,8 @@ async def _paced(client: Client, tool: str, rate: float, seconds: float, timeout
         sent = time.time_ns() / 1e6
         result = None
         try:
-            result = await asyncio.wait_for(client.call_tool(tool, {}, meta={"tabmcp/trace": True} if trace else None),
-                                            timeout)
+            meta = {"tabmcp/trace": True} if trace else None
+            result = await asyncio.wait_for(client.call_tool(tool, {}, meta=meta), timeout)  # type: ignore[arg-type]
             error = _error_of(result)
         except Exception as exc:  # a timeout or a transport failure, by its type
             error = f"exception {type(exc).__name__}"

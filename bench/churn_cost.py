@@ -28,7 +28,7 @@ import json
 import os
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import Any
 
 import websockets
@@ -70,13 +70,13 @@ async def heap_counts(cdp: Cdp) -> Counter[tuple[str, str]]:
     return out
 
 
-def cpu_groups() -> Counter[str]:
+def cpu_groups() -> defaultdict[str, float]:
     """CPU seconds of this process's descendants: Chromium, the bridge, the MCP client, Playwright."""
     table = _proc_table()
     children: dict[int, list[int]] = {}
     for pid, (ppid, _, _) in table.items():
         children.setdefault(ppid, []).append(pid)
-    out: Counter[str] = Counter()
+    out: defaultdict[str, float] = defaultdict(float)
     stack = [(pid, "") for pid in children.get(os.getpid(), [])]
     while stack:
         pid, group = stack.pop()
@@ -99,7 +99,7 @@ async def measure(args: argparse.Namespace) -> None:
         pw = await stack.enter_async_context(async_playwright())
         devtools = free_port()
         opened: list[Any] = []
-        real_launch = worker_profile.launch_browser
+        real_launch = worker_profile.launch_browser  # type: ignore[attr-defined]
 
         @contextlib.asynccontextmanager
         async def launch(**kw: Any) -> Any:
@@ -107,11 +107,11 @@ async def measure(args: argparse.Namespace) -> None:
                 opened.append(browser)
                 yield browser
 
-        worker_profile.launch_browser = launch  # to keep the browser _tabmcp opens (its context)
+        worker_profile.launch_browser = launch  # type: ignore[attr-defined]  # to keep the browser _tabmcp opens (its context)
         try:
             targets, calls = await _tabmcp(stack, args, floor, pw, devtools)
         finally:
-            worker_profile.launch_browser = real_launch
+            worker_profile.launch_browser = real_launch  # type: ignore[attr-defined]
         ctx = opened[0].context
         spare: list[Any] = []
         worker_url = dict(targets)["service worker"]
@@ -201,7 +201,7 @@ async def churn(ctx: Any, floor: Any, spare: list[Any], args: argparse.Namespace
         await page.goto(url)
         spare.append(page)
         await asyncio.sleep(args.pause)
-    return args.churn
+    return int(args.churn)
 
 
 def main(argv: list[str]) -> int:

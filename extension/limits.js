@@ -63,7 +63,7 @@
     return bytes > limit ? bytes : 0;
   }
 
-  const NON_ASCII = /[^\x00-\x7f]/;
+  const NON_ASCII = /[\u0080-\uffff]/; // any UTF-16 unit past ASCII (surrogates included)
 
   /**
    * Bytes of a text in UTF-8. An ASCII text (most JSON) is its length, found by one scan: encoding
