@@ -1142,7 +1142,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-drops-other-servers",
         "tabmcp setup replaces the client's servers with its own entry",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         "    servers = out.get(client.servers_key)",
         "    servers = None",
         ("bridge/tests/test_clients.py", "-k", "keeps_other"),
@@ -1150,7 +1150,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-without-backup",
         "tabmcp setup overwrites a client's config without keeping the previous file",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         "        shutil.copy2(change.path, backup)",
         "        pass",
         ("bridge/tests/test_clients.py", "-k", "keeps_other"),
@@ -1158,7 +1158,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-relative-command",
         "tabmcp setup writes `tabmcp` (whatever PATH finds) instead of this installation's absolute path",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         '        return Launch(command=str(script), args=("serve", "--stdio", *port_args))',
         '        return Launch(command="tabmcp", args=("serve", "--stdio", *port_args))',
         ("bridge/tests/test_clients.py",),
@@ -1166,7 +1166,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-ignores-extension-version",
         "doctor passes an extension of another version than the bridge",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         '    elif ext.get("version") != health.get("bridge"):',
         "    elif False:",
         ("bridge/tests/test_doctor.py",),
@@ -1174,7 +1174,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-exits-zero",
         "doctor exits 0 although a link is broken",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "    return 1 if any(c.status == Status.FAIL for c in checks) else 0",
         "    return 0",
         ("bridge/tests/test_doctor.py",),
@@ -1843,7 +1843,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "client-entry-args-ignored",
         "doctor calls a client entry current when it runs this tabmcp with other arguments (no --stdio: no MCP)",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         "    if command == launch.command and args == list(launch.args):",
         "    if command == launch.command:",
         ("bridge/tests/test_clients.py", "-k", "other_arguments"),
@@ -1972,7 +1972,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-health-twice",
         "doctor asks the bridge's /health twice (public, then with the key) instead of once",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "        facts.health = _get_health(facts.port, headers)",
         "        facts.health = _get_health(facts.port, {}) and _get_health(facts.port, headers)",
         ("bridge/tests/test_doctor.py", "-k", "once"),
@@ -2084,7 +2084,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-client-started-bridge-fails",
         "doctor calls a bridge the client starts (stdio config of this installation) a failure",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "    if health is None and not facts.port_open and facts.starters:",
         "    if False:",
         ("bridge/tests/test_doctor.py", "-k", "not_running_yet or stdio_entry"),
@@ -2092,7 +2092,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-reinstalls-the-same-wheel",
         "doctor's fix for a wheel built without the model reinstalls that same wheel",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "    damaged = any(r.startswith(part) for r in install.recorded)",
         "    damaged = True",
         ("bridge/tests/test_doctor.py", "-k", "fits_the_installation"),
@@ -2100,7 +2100,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-fix-needs-pip",
         "doctor's reinstall fix runs this environment's pip, which a venv without pip does not have",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "        if not self.pip:  # a pip from elsewhere installs into this environment",
         "        if False:",
         ("bridge/tests/test_doctor.py", "e2e/test_installed.py", "-k", "fits_the_installation or mends"),
@@ -2108,7 +2108,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-drops-comments",
         "tabmcp setup rewrites a config with comments as plain JSON (the person's comments lost)",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         "    if before is None or not before.strip() or _strict_json(before):",
         "    if True:",
         ("bridge/tests/test_jsonc.py",),
@@ -2116,7 +2116,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-success-on-stderr",
         "tabmcp setup says what it did on stderr",
-        "bridge/tabmcp/cli_install.py",
+        "bridge/tabmcp/cli/install.py",
         '    print(f"{client.label}: tabmcp added to {change.path}" + (f" (previous file kept as {backup})" if backup else ""))',
         '    print(f"{client.label}: tabmcp added to {change.path}" + (f" (previous file kept as {backup})" if backup else ""), file=sys.stderr)',
         ("bridge/tests/test_jsonc.py", "-k", "keeps_the_persons"),
@@ -2148,7 +2148,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "tools-cli-sdk-warning",
         "tabmcp tools prints the SDK's 'introspect not listed' warning",
-        "bridge/tabmcp/cli.py",
+        "bridge/tabmcp/cli/remote.py",
         "        sdk_log.addFilter(quiet)",
         "        pass",
         ("bridge/tests/test_disclosure_findable.py", "-k", "cli_tells"),
@@ -2647,7 +2647,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "client-file-ignores-base",
         "a client whose config lives under the OS's application data is looked for under the home folder",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         '        return (home if base == "home" else appdata) / path',
         "        return home / path",
         ("bridge/tests/test_clients.py",),
@@ -2655,7 +2655,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "serve-hint-copies-clients",
         "serve's hint names a hand list of clients that misses one of the table's",
-        "bridge/tabmcp/cli.py",
+        "bridge/tabmcp/cli/common.py",
         "        f\"  any client: tabmcp setup {' | '.join(CLIENTS)} (--print for others)\\n\"",
         "        f\"  any client: tabmcp setup {' | '.join(list(CLIENTS)[:-1])} (--print for others)\\n\"",
         ("bridge/tests/test_clients.py", "-k", "readme"),

@@ -219,7 +219,7 @@ def bridge_target(port: int | None, path: str | os.PathLike[str] | None = None) 
     doctor, browser, pair, tools, call, tokens): ``--port`` beats the config's ``server.port``,
     which beats :data:`DEFAULT_PORT`. Never raises: a config that does not load leaves ``--port``
     or the default, with the error (``doctor`` reports it as a failed check; the other commands
-    say it and go on: :func:`tabmcp.cli_install.bridge_for`)."""
+    say it and go on: :func:`tabmcp.cli.install.bridge_for`)."""
     try:
         config = load_config(path)
     except ConfigError as exc:
