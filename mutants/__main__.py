@@ -1513,7 +1513,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-build-upgrades-ws",
         "the Firefox build keeps Firefox's MV3 default CSP: its upgrade-insecure-requests turns ws://127.0.0.1 into wss://",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         '    csp.setdefault("extension_pages", EXTENSION_PAGES_CSP)',
         "    pass",
         ("bridge/tests/test_firefox_build.py", "-k", "plain_ws"),
@@ -1521,7 +1521,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-build-service-worker",
         "the Firefox build keeps background.service_worker, which Firefox ESR refuses to run",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         '    manifest["background"] = {"scripts": [worker], "type": background.get("type", "module")}',
         '    manifest["background"] = {"service_worker": worker, "type": background.get("type", "module")}',
         ("bridge/tests/test_firefox_build.py", "-k", "background"),
@@ -1939,7 +1939,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "agent-browser-mock-keychain",
         "the agent browser stores the kept profile's passwords outside the system keyring",
-        "bridge/tabmcp/agent_browser.py",
+        "bridge/tabmcp/launch/agent_browser.py",
         '    args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",',
         '    args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--password-store=basic",',
         ("bridge/tests/test_agent_browser.py",),
@@ -1947,7 +1947,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "agent-browser-playwright-defaults",
         "Playwright's test-profile defaults (--disable-extensions, --password-store=basic, ...) reach the kept profile",
-        "bridge/tabmcp/agent_browser.py",
+        "bridge/tabmcp/launch/agent_browser.py",
         "            str(profile), executable_path=path, ignore_default_args=True, args=args, headless=headless,",
         "            str(profile), executable_path=path, ignore_default_args=[], args=[a for a in args[2:] if a[0] == '-'], "
         "headless=headless,",
@@ -2124,7 +2124,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-no-data-collection",
         "the Firefox manifest no longer declares what it transmits",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         '                  "data_collection_permissions": copy.deepcopy(DATA_COLLECTION)},',
         "                  },",
         ("bridge/tests/test_store_packages.py",),
@@ -2132,7 +2132,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-min-128",
         "the Firefox build claims Firefox 128, which has no tab groups",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         'FIREFOX_MIN_VERSION = "140.0"',
         'FIREFOX_MIN_VERSION = "128.0"',
         ("bridge/tests/test_store_packages.py", "-k", "linter"),
@@ -2140,7 +2140,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "store-zip-keeps-key",
         "the Chrome Web Store package keeps the manifest key the store refuses",
-        "bridge/tabmcp/package.py",
+        "bridge/tabmcp/packaging/package.py",
         'CHROMIUM_STORE_DROPPED_KEYS = ("key",)',
         "CHROMIUM_STORE_DROPPED_KEYS = ()",
         ("bridge/tests/test_store_packages.py", "-k", "chromium"),
@@ -2238,7 +2238,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-other-realm-unwrapped",
         "the Firefox build leaves about:blank frames' realms unwrapped: their registerTool skips the bridge",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         '    scripts.insert(1, dict(REALM_CONTENT_SCRIPT, js=list(REALM_CONTENT_SCRIPT["js"])))',
         "    pass",
         ("e2e/test_firefox.py", "-k", "native and prototype_or_another_realm and navigator"),

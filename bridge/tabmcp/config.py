@@ -15,11 +15,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .assets import EXTENSION_ID
 from .core.scoping import PolicySettings
 from .core.telemetry import TelemetrySettings
 from .core.trust.settings import TrustSettings
 from .errors import ConfigError
+from .packaging.assets import EXTENSION_ID
 
 __all__ = ["DEFAULT_PORT", "BridgeTarget", "Config", "bridge_target", "default_config_path", "load_config"]
 

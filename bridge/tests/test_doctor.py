@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from tabmcp import __version__
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.cli import main
 from tabmcp.cli.clients import EntryState
 from tabmcp.cli.doctor import Check, Facts, Install, Status, diagnose, exit_code, gather
 from tabmcp.files import state_dir
 from tabmcp.model import ModelStatus
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import BridgeApp
 

@@ -23,10 +23,10 @@ from typing import Any
 import httpx
 
 from .. import __version__
-from ..assets import extension_dir, repo_root
 from ..config import DEFAULT_PORT, bridge_target, default_config_path
 from ..control import control_headers, port_listening, read_control_key
 from ..model import ModelStatus, model_status
+from ..packaging.assets import extension_dir, repo_root
 from .clients import CLIENTS, EntryState, Launch, entry_state, starts_bridge, this_launch
 
 __all__ = ["Check", "Facts", "Install", "Status", "diagnose", "gather", "install_of", "render"]

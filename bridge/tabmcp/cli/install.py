@@ -2,7 +2,7 @@
 ``--version`` (which names the search model in use).
 
 The work is in :mod:`tabmcp.cli.clients` (config files), :mod:`tabmcp.cli.doctor` (the checks) and
-:mod:`tabmcp.agent_browser`; this module only parses and prints.
+:mod:`tabmcp.launch.agent_browser`; this module only parses and prints.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _extension(args: argparse.Namespace) -> int:
-    from ..agent_browser import extension_folder, extension_steps
+    from ..launch.agent_browser import extension_folder, extension_steps
 
     print(extension_steps(extension_folder()))
     return 0
@@ -142,8 +142,8 @@ def _extension(args: argparse.Namespace) -> int:
 def _browser(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ..agent_browser import run_browser
     from ..event_loop import run_loop
+    from ..launch.agent_browser import run_browser
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

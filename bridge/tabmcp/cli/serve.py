@@ -46,7 +46,7 @@ async def serve(args: argparse.Namespace) -> int:
 
 async def demo(args: argparse.Namespace) -> int:
     from ..demo.server import serve_demo_site
-    from ..launcher import launch_browser
+    from ..launch.launcher import launch_browser
     from ..server.app import PortInUse, running_bridge
 
     # The demo site is a sandbox: let the agent change it (writes stay off for `serve`).
