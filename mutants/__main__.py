@@ -973,7 +973,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "page-forms-see-no-hosted-frame",
         "a form holding a frame of another site (a hosted card field) is offered without it",
-        "extension/page/forms.js",
+        "extension/page/form_guard.js",
         "          if (unreadable(el)) blind = 'it holds a frame of another site, whose fields cannot be checked "
         "(a hosted card field?)';",
         "          if (unreadable(el)) blind = '';",
@@ -982,7 +982,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "page-forms-ascii-only",
         "field labels are read as ASCII only: card and password fields in other scripts are offered",
-        "extension/page/forms.js",
+        "extension/page/form_guard.js",
         "    .replace(/[^\\p{L}\\p{N}]+/gu, ' ')",
         "    .replace(/[^A-Za-z0-9]+/g, ' ')",
         ("polyfill/tests/test_page_forms.py", "-k", "other_languages"),
