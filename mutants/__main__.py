@@ -1599,14 +1599,6 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_search.py", "-k", "deep_into_the_ranking"),
     ),
     Mutation(
-        "search-exact-name-not-pinned",
-        "a name-like query's exact tool name is fused like any other match, not pinned near the top",
-        "bridge/tabmcp/core/search/fusion.py",
-        "    if signals.pinned:",
-        "    if False:",
-        ("bridge/tests/test_search.py", "-k", "exact_name_query"),
-    ),
-    Mutation(
         "multistep-use-not-learned",
         "a call after a request of several steps is never learned (its vector was not kept)",
         "bridge/tabmcp/core/search/index.py",
