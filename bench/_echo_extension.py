@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import websockets
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.control import ControlClient
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION
 
 NOOP = {

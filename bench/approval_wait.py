@@ -30,10 +30,10 @@ from typing import Any
 
 import websockets
 from mcp import Client
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.config import Config
 from tabmcp.control import ControlClient
 from tabmcp.errors import ControlError
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import running_bridge
 

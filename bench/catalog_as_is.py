@@ -34,7 +34,7 @@ from mcp import Client
 from tabmcp.config import Config
 from tabmcp.core.registry import ToolEntry
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
 
 from bench._bridge import until_settled

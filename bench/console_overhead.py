@@ -14,10 +14,10 @@ import asyncio
 import statistics
 
 from playwright.async_api import async_playwright
-from tabmcp.assets import capture_scripts
-from tabmcp.browser import chromium_launch_args, find_chromium
 from tabmcp.core.telemetry.settings import TelemetrySettings
 from tabmcp.demo.server import serve_demo_site
+from tabmcp.launch.browser import chromium_launch_args, find_chromium
+from tabmcp.packaging.assets import capture_scripts
 
 from bench._table import print_table
 

@@ -52,7 +52,7 @@ import websockets
 from tabmcp.control import control_headers, read_control_key
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import ExtensionBrowser, launch_browser
+from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
 
 from bench._client import ClientProcess
 from bench._table import fmt_ms, percentile, print_table

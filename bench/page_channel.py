@@ -21,7 +21,7 @@ import json
 import statistics
 from typing import Any
 
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
 
 from bench._data import catalog_path
 from bench._table import print_table

@@ -26,10 +26,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.config import Config
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PanelQuery
 from tabmcp.server.app import running_bridge
 

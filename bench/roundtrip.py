@@ -51,9 +51,9 @@ from typing import Any
 
 import httpx
 from playwright.async_api import Page, Playwright, async_playwright
-from tabmcp.firefox import FirefoxNotFound, find_firefox
-from tabmcp.firefox_launcher import launch_firefox
-from tabmcp.launcher import ExtensionBrowser, launch_browser
+from tabmcp.launch.firefox_launcher import launch_firefox
+from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
+from tabmcp.packaging.firefox import FirefoxNotFound, find_firefox
 
 from bench import _results as results
 from bench._client import ClientProcess

@@ -29,7 +29,7 @@ from mcp import Client
 from tabmcp.config import Config
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import ExtensionBrowser, launch_browser
+from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
 
 from bench._table import fmt_ms, percentile, print_table

@@ -71,7 +71,7 @@ from urllib.parse import parse_qs, urlsplit
 from mcp import Client
 from tabmcp.config import Config
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS
 

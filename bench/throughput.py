@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 import httpx
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
 
 from bench._client import ClientProcess
 from bench._floor import floor_server

@@ -38,7 +38,7 @@ from tabmcp.core.search import default_embedder, semantic_available
 from tabmcp.core.tokens import get_counter, profile_report
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
 from tabmcp.protocol import TabSnapshot
 from tabmcp.server.app import running_bridge
 from tabmcp.server.mcp import INSTRUCTIONS

@@ -106,7 +106,7 @@ _DEMO_TOOLS: list[dict[str, Any]] = []
 async def _demo_results() -> list[tuple[str, dict[str, Any]]]:
     """Every demo tool's result in real Chromium (reads of many records first, then the examples)."""
     from playwright.async_api import async_playwright
-    from tabmcp.browser import chromium_launch_args, find_chromium
+    from tabmcp.launch.browser import chromium_launch_args, find_chromium
 
     examples = json.loads(EXAMPLES.read_text())["examples"]
     calls: list[tuple[str, dict[str, Any]]] = [(name, args) for name, args in _LISTS]

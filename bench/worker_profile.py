@@ -33,7 +33,7 @@ from typing import Any
 import httpx
 import websockets
 from playwright.async_api import async_playwright
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
 
 from bench._client import ClientProcess
 from bench._floor import FLOOR_EXTENSION, floor_server

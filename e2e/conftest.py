@@ -20,7 +20,7 @@ from mcp import Client
 from playwright.async_api import BrowserContext, Page
 from tabmcp.config import Config
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import ExtensionBrowser, launch_browser
+from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
 from tabmcp.server.app import BridgeApp, running_bridge
 
 PAGES = Path(__file__).parent / "pages"

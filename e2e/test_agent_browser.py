@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 from playwright.async_api import expect
-from tabmcp.agent_browser import open_agent_browser
-from tabmcp.assets import EXTENSION_ID
-from tabmcp.browser import find_chromium
 from tabmcp.kept_pairing import browser_label
+from tabmcp.launch.agent_browser import open_agent_browser
+from tabmcp.launch.browser import find_chromium
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.server.app import running_bridge
 
 from .conftest import e2e_config, eventually, headless

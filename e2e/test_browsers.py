@@ -18,9 +18,9 @@ from typing import Any
 
 from mcp import Client
 from playwright.async_api import Locator, Page, expect
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.browsers import TAB_STRIDE, slot_of
-from tabmcp.launcher import ExtensionBrowser, launch_browser
+from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.server.app import BridgeApp, running_bridge
 
 from .conftest import e2e_config, eventually

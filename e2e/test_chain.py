@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 from playwright.async_api import expect
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.disclosure import read_category_marker
 from tabmcp.core.registry import ToolEntry, origin_of
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import Ping
 from tabmcp.server.app import running_bridge
 from tabmcp.testing import ListChanges, listed, missing_from_setup, unlisted

@@ -28,7 +28,7 @@ import pytest
 import pytest_asyncio
 from jsonschema import Draft202012Validator
 from playwright.async_api import Browser, Page, async_playwright
-from tabmcp.browser import chromium_launch_args, find_chromium
+from tabmcp.launch.browser import chromium_launch_args, find_chromium
 from tabmcp.testing import missing_from_setup
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from tabmcp.assets import extension_dir
+from tabmcp.packaging.assets import extension_dir
 from tabmcp.server.app import BridgeApp
 
 from .conftest import Env, eventually

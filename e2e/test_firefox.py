@@ -25,8 +25,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from mcp import Client
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.firefox import FirefoxNotFound, find_firefox
-from tabmcp.firefox_launcher import FirefoxBrowser, FirefoxDriverError, FirefoxPage, launch_firefox
+from tabmcp.launch.firefox_launcher import FirefoxBrowser, FirefoxDriverError, FirefoxPage, launch_firefox
+from tabmcp.packaging.firefox import FirefoxNotFound, find_firefox
 from tabmcp.server.app import BridgeApp, running_bridge
 from tabmcp.testing import missing_from_setup
 
@@ -457,7 +457,7 @@ async def test_the_pages_message_listeners_hear_nothing_of_tabmcp_in_firefox(ff:
 
 async def test_a_chromium_tab_and_a_firefox_tab_are_listed_together_through_one_bridge():
     _firefox_or_skip()
-    from tabmcp.launcher import launch_browser
+    from tabmcp.launch.launcher import launch_browser
 
     async with (
         serve_demo_site(site_dir=PAGES) as pages_url,

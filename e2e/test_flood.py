@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from mcp import Client
 from playwright.async_api import expect
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.session import RequestKind
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.server.extension import FLOOD_BURST, FLOOD_RATE
 
 from .conftest import Env, eventually, other_bridge

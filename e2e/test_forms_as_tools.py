@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from mcp import Client
 from playwright.async_api import Page
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.page_forms import PAGE_FORM_MARK
 from tabmcp.demo.server import serve_demo_site
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.server.app import BridgeApp
 
 from .conftest import PAGES, Env, eventually, other_bridge

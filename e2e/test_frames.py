@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from playwright.async_api import expect
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.registry import ToolEntry
+from tabmcp.packaging.assets import EXTENSION_ID
 
 from .conftest import Env, eventually
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from playwright.async_api import Page
-from tabmcp.assets import axe_path, extension_dir
+from tabmcp.packaging.assets import axe_path, extension_dir
 
 from .conftest import Env, eventually
 

@@ -13,7 +13,7 @@ import pytest
 from tabmcp.core.disclosure import read_category_marker
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.demo.server import serve_demo_site
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
 from tabmcp.server.app import running_bridge
 
 from .conftest import PAGES, e2e_config, eventually

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import websockets
 from playwright.async_api import expect
-from tabmcp.assets import EXTENSION_ID
-from tabmcp.launcher import launch_browser
+from tabmcp.launch.launcher import launch_browser
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import running_bridge
 

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from mcp import Client
 from playwright.async_api import Page
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.trust.guard import CHANGED_PREFIX
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.server.app import BridgeApp
 from tabmcp.testing import ListChanges, listed, unlisted
 

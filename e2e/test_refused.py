@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabmcp.assets import EXTENSION_ID
+from tabmcp.packaging.assets import EXTENSION_ID
 
 from .conftest import Env, eventually
 

@@ -14,8 +14,8 @@ tool is kept with its over-budget check named in ``_meta``, and the pattern chec
 from __future__ import annotations
 
 import pytest
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.budget import OVER_BUDGET_NOTE, TAB_OVER_BUDGET
+from tabmcp.packaging.assets import EXTENSION_ID
 
 from .bridge_process import BridgeProcess, bridge_process
 from .conftest import eventually

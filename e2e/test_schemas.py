@@ -14,7 +14,7 @@ import subprocess
 import sys
 from typing import Any
 
-from tabmcp.assets import EXTENSION_ID
+from tabmcp.packaging.assets import EXTENSION_ID
 
 from .conftest import Env, eventually
 

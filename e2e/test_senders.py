@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.async_api import Page
-from tabmcp.assets import EXTENSION_ID
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.storage.secret_store import SecretStore
 
 from .conftest import Env, eventually, other_bridge

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tabmcp.assets import EXTENSION_ID
+from tabmcp.packaging.assets import EXTENSION_ID
 
 from .conftest import Env, eventually, other_bridge
 

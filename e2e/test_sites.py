@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 from mcp import Client
 from playwright.async_api import Page, expect
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.errors import ErrorCode
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import TabSnapshot
 
 from .conftest import PAGES, Env, eventually, other_bridge

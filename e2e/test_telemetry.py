@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
-from tabmcp.browser import find_chromium
+from tabmcp.launch.browser import find_chromium
 from tabmcp.testing import ListChanges
 
 from .conftest import Env, eventually

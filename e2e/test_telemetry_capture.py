@@ -25,14 +25,14 @@ from typing import Any
 
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
-from tabmcp.assets import capture_scripts
-from tabmcp.browser import chromium_launch_args, find_chromium
 from tabmcp.core.telemetry import TelemetryStore, analyze, configure, generate
 from tabmcp.core.telemetry.settings import (
     DEFAULT_REDACTION_KEYS,
     DEFAULT_REDACTION_PATTERNS,
     TelemetrySettings,
 )
+from tabmcp.launch.browser import chromium_launch_args, find_chromium
+from tabmcp.packaging.assets import capture_scripts
 
 from .conftest import eventually
 

@@ -86,7 +86,7 @@ def test_the_sdist_of_a_staged_checkout_builds_a_complete_wheel_in_isolation(tmp
     if not (MODEL / "tokenizer.json").is_file() or not (ROOT / "node_modules" / "axe-core" / "axe.min.js").is_file():
         missing_from_setup("the model is staged and axe-core installed by ./dev setup", opted_out="TABMCP_NO_SEMANTIC")
     # As ./dev setup does: the polyfill copy and axe-core into extension/ (what the sdist carries).
-    subprocess.run([sys.executable, "-m", "tabmcp.assets", "--stage"], cwd=ROOT, check=True, capture_output=True,
+    subprocess.run([sys.executable, "-m", "tabmcp.packaging.assets", "--stage"], cwd=ROOT, check=True, capture_output=True,
                    env={**os.environ, "PYTHONPATH": str(ROOT / "bridge")})
     sdist = subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path / "sdist")],
                            cwd=ROOT, capture_output=True, text=True, timeout=600)

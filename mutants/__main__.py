@@ -1077,7 +1077,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "page-forms-see-no-hosted-frame",
         "a form holding a frame of another site (a hosted card field) is offered without it",
-        "extension/page/forms.js",
+        "extension/page/form_guard.js",
         "          if (unreadable(el)) blind = 'it holds a frame of another site, whose fields cannot be checked "
         "(a hosted card field?)';",
         "          if (unreadable(el)) blind = '';",
@@ -1086,7 +1086,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "page-forms-ascii-only",
         "field labels are read as ASCII only: card and password fields in other scripts are offered",
-        "extension/page/forms.js",
+        "extension/page/form_guard.js",
         "    .replace(/[^\\p{L}\\p{N}]+/gu, ' ')",
         "    .replace(/[^A-Za-z0-9]+/g, ' ')",
         ("polyfill/tests/test_page_forms.py", "-k", "other_languages"),
@@ -1310,7 +1310,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-drops-other-servers",
         "tabmcp setup replaces the client's servers with its own entry",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         "    servers = out.get(client.servers_key)",
         "    servers = None",
         ("bridge/tests/test_clients.py", "-k", "keeps_other"),
@@ -1318,7 +1318,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-without-backup",
         "tabmcp setup overwrites a client's config without keeping the previous file",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         "        shutil.copy2(change.path, backup)",
         "        pass",
         ("bridge/tests/test_clients.py", "-k", "keeps_other"),
@@ -1326,7 +1326,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-relative-command",
         "tabmcp setup writes `tabmcp` (whatever PATH finds) instead of this installation's absolute path",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         '        return Launch(command=str(script), args=("serve", "--stdio", *port_args))',
         '        return Launch(command="tabmcp", args=("serve", "--stdio", *port_args))',
         ("bridge/tests/test_clients.py",),
@@ -1334,7 +1334,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-ignores-extension-version",
         "doctor passes an extension of another version than the bridge",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         '    elif ext.get("version") != health.get("bridge"):',
         "    elif False:",
         ("bridge/tests/test_doctor.py",),
@@ -1342,7 +1342,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-exits-zero",
         "doctor exits 0 although a link is broken",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "    return 1 if any(c.status == Status.FAIL for c in checks) else 0",
         "    return 0",
         ("bridge/tests/test_doctor.py",),
@@ -1793,7 +1793,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-build-upgrades-ws",
         "the Firefox build keeps Firefox's MV3 default CSP: its upgrade-insecure-requests turns ws://127.0.0.1 into wss://",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         '    csp.setdefault("extension_pages", EXTENSION_PAGES_CSP)',
         "    pass",
         ("bridge/tests/test_firefox_build.py", "-k", "plain_ws"),
@@ -1801,7 +1801,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-build-service-worker",
         "the Firefox build keeps background.service_worker, which Firefox ESR refuses to run",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         '    manifest["background"] = {"scripts": [worker], "type": background.get("type", "module")}',
         '    manifest["background"] = {"service_worker": worker, "type": background.get("type", "module")}',
         ("bridge/tests/test_firefox_build.py", "-k", "background"),
@@ -1869,6 +1869,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "KEYWORD_WEIGHT = 0.2",
         "KEYWORD_WEIGHT = 0.0",
         ("bridge/tests/test_search_relevance.py", "-k", "fused"),
+    ),
+    Mutation(
+        "search-no-deeper-read",
+        "when allow rejects the first rankings read, the search answers short instead of reading deeper",
+        "bridge/tabmcp/core/search/index.py",
+        "            depth *= 4",
+        "            return hits",
+        ("bridge/tests/test_search.py", "-k", "deep_into_the_ranking"),
     ),
     Mutation(
         "multistep-use-not-learned",
@@ -2123,7 +2131,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "client-entry-args-ignored",
         "doctor calls a client entry current when it runs this tabmcp with other arguments (no --stdio: no MCP)",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         "    if command == launch.command and args == list(launch.args):",
         "    if command == launch.command:",
         ("bridge/tests/test_clients.py", "-k", "other_arguments"),
@@ -2211,7 +2219,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "agent-browser-mock-keychain",
         "the agent browser stores the kept profile's passwords outside the system keyring",
-        "bridge/tabmcp/agent_browser.py",
+        "bridge/tabmcp/launch/agent_browser.py",
         '    args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",',
         '    args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--password-store=basic",',
         ("bridge/tests/test_agent_browser.py",),
@@ -2219,7 +2227,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "agent-browser-playwright-defaults",
         "Playwright's test-profile defaults (--disable-extensions, --password-store=basic, ...) reach the kept profile",
-        "bridge/tabmcp/agent_browser.py",
+        "bridge/tabmcp/launch/agent_browser.py",
         "            str(profile), executable_path=path, ignore_default_args=True, args=args, headless=headless,",
         "            str(profile), executable_path=path, ignore_default_args=[], args=[a for a in args[2:] if a[0] == '-'], "
         "headless=headless,",
@@ -2244,7 +2252,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-health-twice",
         "doctor asks the bridge's /health twice (public, then with the key) instead of once",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "        facts.health = _get_health(facts.port, headers)",
         "        facts.health = _get_health(facts.port, {}) and _get_health(facts.port, headers)",
         ("bridge/tests/test_doctor.py", "-k", "once"),
@@ -2356,7 +2364,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-client-started-bridge-fails",
         "doctor calls a bridge the client starts (stdio config of this installation) a failure",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "    if health is None and not facts.port_open and facts.starters:",
         "    if False:",
         ("bridge/tests/test_doctor.py", "-k", "not_running_yet or stdio_entry"),
@@ -2364,7 +2372,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-reinstalls-the-same-wheel",
         "doctor's fix for a wheel built without the model reinstalls that same wheel",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "    damaged = any(r.startswith(part) for r in install.recorded)",
         "    damaged = True",
         ("bridge/tests/test_doctor.py", "-k", "fits_the_installation"),
@@ -2372,7 +2380,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "doctor-fix-needs-pip",
         "doctor's reinstall fix runs this environment's pip, which a venv without pip does not have",
-        "bridge/tabmcp/doctor.py",
+        "bridge/tabmcp/cli/doctor.py",
         "        if not self.pip:  # a pip from elsewhere installs into this environment",
         "        if False:",
         ("bridge/tests/test_doctor.py", "e2e/test_installed.py", "-k", "fits_the_installation or mends"),
@@ -2380,7 +2388,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-drops-comments",
         "tabmcp setup rewrites a config with comments as plain JSON (the person's comments lost)",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         "    if before is None or not before.strip() or _strict_json(before):",
         "    if True:",
         ("bridge/tests/test_jsonc.py",),
@@ -2388,7 +2396,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "setup-success-on-stderr",
         "tabmcp setup says what it did on stderr",
-        "bridge/tabmcp/cli_install.py",
+        "bridge/tabmcp/cli/install.py",
         '    print(f"{client.label}: tabmcp added to {change.path}" + (f" (previous file kept as {backup})" if backup else ""))',
         '    print(f"{client.label}: tabmcp added to {change.path}" + (f" (previous file kept as {backup})" if backup else ""), file=sys.stderr)',
         ("bridge/tests/test_jsonc.py", "-k", "keeps_the_persons"),
@@ -2396,7 +2404,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-no-data-collection",
         "the Firefox manifest no longer declares what it transmits",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         '                  "data_collection_permissions": copy.deepcopy(DATA_COLLECTION)},',
         "                  },",
         ("bridge/tests/test_store_packages.py",),
@@ -2404,7 +2412,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-min-128",
         "the Firefox build claims Firefox 128, which has no tab groups",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         'FIREFOX_MIN_VERSION = "140.0"',
         'FIREFOX_MIN_VERSION = "128.0"',
         ("bridge/tests/test_store_packages.py", "-k", "linter"),
@@ -2412,7 +2420,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "store-zip-keeps-key",
         "the Chrome Web Store package keeps the manifest key the store refuses",
-        "bridge/tabmcp/package.py",
+        "bridge/tabmcp/packaging/package.py",
         'CHROMIUM_STORE_DROPPED_KEYS = ("key",)',
         "CHROMIUM_STORE_DROPPED_KEYS = ()",
         ("bridge/tests/test_store_packages.py", "-k", "chromium"),
@@ -2420,7 +2428,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "tools-cli-sdk-warning",
         "tabmcp tools prints the SDK's 'introspect not listed' warning",
-        "bridge/tabmcp/cli.py",
+        "bridge/tabmcp/cli/remote.py",
         "        sdk_log.addFilter(quiet)",
         "        pass",
         ("bridge/tests/test_disclosure_findable.py", "-k", "cli_tells"),
@@ -2509,7 +2517,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "firefox-other-realm-unwrapped",
         "the Firefox build leaves about:blank frames' realms unwrapped: their registerTool skips the bridge",
-        "bridge/tabmcp/firefox.py",
+        "bridge/tabmcp/packaging/firefox.py",
         '    scripts.insert(1, dict(REALM_CONTENT_SCRIPT, js=list(REALM_CONTENT_SCRIPT["js"])))',
         "    pass",
         ("e2e/test_firefox.py", "-k", "native and prototype_or_another_realm and navigator"),
@@ -2918,7 +2926,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "client-file-ignores-base",
         "a client whose config lives under the OS's application data is looked for under the home folder",
-        "bridge/tabmcp/clients.py",
+        "bridge/tabmcp/cli/clients.py",
         '        return (home if base == "home" else appdata) / path',
         "        return home / path",
         ("bridge/tests/test_clients.py",),
@@ -2926,7 +2934,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "serve-hint-copies-clients",
         "serve's hint names a hand list of clients that misses one of the table's",
-        "bridge/tabmcp/cli.py",
+        "bridge/tabmcp/cli/common.py",
         "        f\"  any client: tabmcp setup {' | '.join(CLIENTS)} (--print for others)\\n\"",
         "        f\"  any client: tabmcp setup {' | '.join(list(CLIENTS)[:-1])} (--print for others)\\n\"",
         ("bridge/tests/test_clients.py", "-k", "readme"),

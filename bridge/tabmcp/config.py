@@ -15,11 +15,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .assets import EXTENSION_ID
 from .core.scoping import PolicySettings
 from .core.telemetry import TelemetrySettings
 from .core.trust.settings import TrustSettings
 from .errors import ConfigError
+from .packaging.assets import EXTENSION_ID
 
 __all__ = ["DEFAULT_PORT", "BridgeTarget", "Config", "bridge_target", "default_config_path", "load_config"]
 
@@ -219,7 +219,7 @@ def bridge_target(port: int | None, path: str | os.PathLike[str] | None = None) 
     doctor, browser, pair, tools, call, tokens): ``--port`` beats the config's ``server.port``,
     which beats :data:`DEFAULT_PORT`. Never raises: a config that does not load leaves ``--port``
     or the default, with the error (``doctor`` reports it as a failed check; the other commands
-    say it and go on: :func:`tabmcp.cli_install.bridge_for`)."""
+    say it and go on: :func:`tabmcp.cli.install.bridge_for`)."""
     try:
         config = load_config(path)
     except ConfigError as exc:

@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .assets import extension_dir
+from .packaging.assets import extension_dir
 
 __all__ = ["IGNORED", "MAP_PREFIX", "render", "source_map"]
 

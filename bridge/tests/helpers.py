@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import websockets
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.control import ControlClient
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION
 
 ORIGIN = f"chrome-extension://{EXTENSION_ID}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tabmcp.agent_browser import agent_browser_args
+from tabmcp.launch.agent_browser import agent_browser_args
 
 PROFILE = Path("/home/p/.local/state/tabmcp/browser-profile")
 EXT = Path("/venv/tabmcp/extension")

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tabmcp import agent_browser
 from tabmcp.cli import main
 from tabmcp.config import DEFAULT_PORT, bridge_target
 from tabmcp.errors import ConfigError
+from tabmcp.launch import agent_browser
 
 
 class Knocks:

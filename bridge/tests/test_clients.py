@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from tabmcp.cli import main
-from tabmcp.clients import BACKUP_SUFFIX, CLIENTS, EntryState, entry_state, this_launch
+from tabmcp.cli.clients import BACKUP_SUFFIX, CLIENTS, EntryState, entry_state, this_launch
 
 OTHER = {"command": "npx", "args": ["@playwright/mcp@latest"]}
 
@@ -178,7 +178,7 @@ def test_an_http_entry_to_another_port_is_not_this_bridge(home: Path) -> None:
 def test_the_readme_and_the_cli_offer_every_client_of_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     """CLIENTS is the one list: the README's install line names each client, the guide's
     ``tabmcp setup`` paragraph each client's file, and the CLI's choices and hint are read from it."""
-    from tabmcp.cli import _client_snippets
+    from tabmcp.cli.common import client_snippets
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     line = next(x for x in readme.splitlines() if x.startswith("tabmcp setup "))
@@ -188,7 +188,7 @@ def test_the_readme_and_the_cli_offer_every_client_of_the_table(capsys: pytest.C
     section = guide.split("- **`tabmcp setup CLIENT`**", 1)[1].split("\n- ", 1)[0]
     for client in CLIENTS.values():
         assert Path(client.file[1]).name in section, f"docs/guide.md's `tabmcp setup CLIENT` names no file of {client.label}"
-    assert f"tabmcp setup {' | '.join(CLIENTS)} " in _client_snippets(7797)
+    assert f"tabmcp setup {' | '.join(CLIENTS)} " in client_snippets(7797)
     with pytest.raises(SystemExit):
         main(["setup", "no-such-client"])
     err = capsys.readouterr().err

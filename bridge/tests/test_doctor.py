@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 from tabmcp import __version__
-from tabmcp.assets import EXTENSION_ID
 from tabmcp.cli import main
-from tabmcp.clients import EntryState
-from tabmcp.doctor import Check, Facts, Install, Status, diagnose, exit_code, gather
+from tabmcp.cli.clients import EntryState
+from tabmcp.cli.doctor import Check, Facts, Install, Status, diagnose, exit_code, gather
 from tabmcp.model import ModelStatus
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import BridgeApp
 from tabmcp.storage.files import state_dir
@@ -212,7 +212,7 @@ def test_a_bridge_the_client_starts_is_not_running_yet_not_a_failure() -> None:
 
 
 def test_only_a_stdio_entry_of_this_installation_starts_the_bridge(tmp_path: Path) -> None:
-    from tabmcp.clients import CLIENTS, plan, this_launch
+    from tabmcp.cli.clients import CLIENTS, plan, this_launch
     from tabmcp.control import port_listening
 
     port = next(p for p in range(47_911, 48_000) if not port_listening(p))

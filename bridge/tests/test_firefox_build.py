@@ -6,8 +6,8 @@ import json
 import textwrap
 from pathlib import Path
 
-from tabmcp.assets import extension_dir
-from tabmcp.firefox import (
+from tabmcp.packaging.assets import extension_dir
+from tabmcp.packaging.firefox import (
     CONSOLE_CONTENT_SCRIPT,
     FIREFOX_ADDON_ID,
     REALM_CONTENT_SCRIPT,

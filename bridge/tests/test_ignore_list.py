@@ -6,8 +6,8 @@ from __future__ import annotations
 import base64
 import json
 
-from tabmcp.assets import extension_dir
 from tabmcp.ignore_list import IGNORED, MAP_PREFIX, render
+from tabmcp.packaging.assets import extension_dir
 
 
 def test_each_ignored_script_ends_with_a_map_of_all_its_lines_to_an_ignore_listed_source() -> None:

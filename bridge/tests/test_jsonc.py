@@ -1,5 +1,5 @@
 """Client configs with comments and trailing commas (VS Code's ``mcp.json``): read, and changed in
-place with every comment kept (tabmcp/jsonc.py, through ``tabmcp setup``)."""
+place with every comment kept (tabmcp/cli/jsonc.py, through ``tabmcp setup``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tabmcp.cli import main
-from tabmcp.clients import BACKUP_SUFFIX, CLIENTS, EntryState, entry_state, this_launch
-from tabmcp.jsonc import JsoncError, loads, set_member
+from tabmcp.cli.clients import BACKUP_SUFFIX, CLIENTS, EntryState, entry_state, this_launch
+from tabmcp.cli.jsonc import JsoncError, loads, set_member
 
 VSCODE_MCP_JSON = """{
   // Servers I use every day.

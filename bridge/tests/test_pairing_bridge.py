@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 import websockets
-from tabmcp.assets import EXTENSION_ID
+from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION
 from tabmcp.server.app import BridgeApp, running_bridge
 

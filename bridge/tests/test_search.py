@@ -219,6 +219,9 @@ def test_allow_rejecting_deep_into_the_ranking_still_fills_the_limit() -> None:
     index.replace_source("1", [doc(f"report_{i}", f"Report number {i}.") for i in range(300)])
     hits = index.search("report", limit=3, allow=lambda k: int(k.split("_")[1]) >= 250)
     assert len(hits) == 3 and all(int(k.split("_")[1]) >= 250 for k in keys(hits))
+    for mode in ("keyword", "fused"):  # only the last three pass: far past the first read of either ranking
+        hits = index.search("report", limit=3, allow=lambda k: int(k.split("_")[1]) >= 297, mode=mode)
+        assert sorted(keys(hits)) == ["report_297", "report_298", "report_299"]
 
 
 # ---------------------------------------------------------------------------- incremental updates

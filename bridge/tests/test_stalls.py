@@ -12,10 +12,10 @@ from typing import Any
 import httpx
 import pytest
 from mcp import Client
+from tabmcp.cli.doctor import Status, diagnose
 from tabmcp.core import registry as registry_module
 from tabmcp.core.stalls import LINK_WORK, MAX_ORIGINS, UNATTRIBUTED, StallMeter
 from tabmcp.core.tools import call as call_module
-from tabmcp.doctor import Status, diagnose
 from tabmcp.server.app import BridgeApp
 
 from .conftest import eventually

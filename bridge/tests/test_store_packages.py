@@ -10,9 +10,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from tabmcp.assets import extension_dir, repo_root
-from tabmcp.firefox import DATA_COLLECTION, FIREFOX_MIN_VERSION
-from tabmcp.package import build_packages
+from tabmcp.packaging.assets import extension_dir, repo_root
+from tabmcp.packaging.firefox import DATA_COLLECTION, FIREFOX_MIN_VERSION
+from tabmcp.packaging.package import build_packages
 from tabmcp.testing import missing_from_setup
 
 ROOT = repo_root() or Path.cwd()

@@ -41,10 +41,10 @@ ROOT = POLYFILL.parents[1]
 SOURCES = POLYFILL.parent / "src"
 
 try:
-    from tabmcp.browser import chromium_launch_args, find_chromium
+    from tabmcp.launch.browser import chromium_launch_args, find_chromium
 except ImportError:  # running from a checkout without the package installed
     sys.path.insert(0, str(ROOT / "bridge"))
-    from tabmcp.browser import chromium_launch_args, find_chromium
+    from tabmcp.launch.browser import chromium_launch_args, find_chromium
 
 MODES = ("polyfill", "native")
 

@@ -16,7 +16,7 @@ from webmcp_testlib import script
 EXTENSION = Path(__file__).resolve().parents[2] / "extension"
 # As manifest.json injects it: the generated names (wire types, error codes, a copy of
 # messages.js) first, then the page script.
-FORMS_JS = "\n".join((EXTENSION / name).read_text() for name in ("protocol.generated.js", "page/channel.js", "page/forms.js"))
+FORMS_JS = "\n".join((EXTENSION / name).read_text() for name in ("protocol.generated.js", "page/channel.js", "page/form_guard.js", "page/forms.js"))
 
 PAGE = """
 <h1>Acme</h1>

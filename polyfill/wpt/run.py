@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 POLYFILL = ROOT / "polyfill" / "webmcp-polyfill.js"
 sys.path.insert(0, str(ROOT / "bridge"))
 
-from tabmcp.browser import chromium_launch_args, find_chromium  # noqa: E402
+from tabmcp.launch.browser import chromium_launch_args, find_chromium  # noqa: E402
 
 FLAVOURS = ("ours", "native", "native+ours", "mcpb")
 STATUS = {0: "PASS", 1: "FAIL", 2: "TIMEOUT", 3: "NOTRUN", 4: "PRECONDITION_FAILED"}

@@ -1,6 +1,6 @@
 """What makes a form field one that forms-as-tools never offers: secrets and payment, in many languages.
 
-One vocabulary, read by both sides of the rule: the page script (``extension/page/forms.js``,
+One vocabulary, read by both sides of the rule: the page script (``extension/page/form_guard.js``,
 which gets it from ``protocol.generated.js``, rendered by :mod:`tabmcp.protocol_js`) and the
 bridge's second check (:func:`tabmcp.core.page_forms.secret_field`). Both match the same way:
 
@@ -61,7 +61,7 @@ _CAMEL = re.compile(r"([a-z])([A-Z])")
 
 
 def normalize(text: object) -> str:
-    """The text as the vocabulary is matched against it (the same steps as forms.js ``normalize``)."""
+    """The text as the vocabulary is matched against it (the same steps as form_guard.js ``normalize``)."""
     spaced = _CAMEL.sub(r"\1 \2", str(text or "")).lower()
     decomposed = unicodedata.normalize("NFKD", spaced)
     plain = "".join(c for c in decomposed if not unicodedata.category(c).startswith("M"))

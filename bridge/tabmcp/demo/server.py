@@ -14,7 +14,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..assets import demo_site_dir, polyfill_path
+from ..packaging.assets import demo_site_dir, polyfill_path
 from ..server.app import bind_socket
 from .api import api_routes
 

@@ -1,4 +1,4 @@
-"""The bridge's files are the person's alone (tabmcp/files.py): under umask 022 the state folder is
+"""The bridge's files are the person's alone (tabmcp/storage/files.py): under umask 022 the state folder is
 0700 and the database, its -wal / -shm and the control key 0600; existing ones are tightened."""
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ import keyring
 import pytest
 from jaraco.classes import properties
 from keyring.backend import KeyringBackend
-from tabmcp import cli, doctor
+from tabmcp import cli
+from tabmcp.cli import doctor
 from tabmcp.errors import InvalidSecretName, InvalidSecretSite, InvalidSecretValue, SecretStoreUnavailable, UnknownSecret
 from tabmcp.storage.secret_store import KEYRING_SERVICE, FileValues, KeyringValues, SecretStore, keychain_usable
 

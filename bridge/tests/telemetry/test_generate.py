@@ -339,7 +339,7 @@ def test_generated_python_test_passes_against_the_page(tmp_path: Path) -> None:
     import http.server
     import threading
 
-    from tabmcp.browser import BrowserNotFound, find_chromium
+    from tabmcp.launch.browser import BrowserNotFound, find_chromium
 
     try:
         chromium = find_chromium()

@@ -32,7 +32,7 @@ from ..stores import UseRows
 from .clauses import interleave, split_clauses
 from .doc import SearchDoc, SearchHit, SearchMode, embed_text
 from .embedding import Embeddings
-from .fusion import FUSION_DEPTH, SEMANTIC_WEIGHT, rrf, score_fusion, top
+from .fusion import FUSION_DEPTH, Signals, fuse
 from .keyword import Analysis, KeywordIndex, analyze
 from .names import NAME_MATCH_CUTOFF, SUGGEST_CUTOFF, NameIndex
 from .semantic import Embedder, EmbeddingCache, SemanticUnavailableError, make_embedder
@@ -501,99 +501,65 @@ class SearchIndex:
                     break
         return hits
 
-    def _ranked(
-        self,
-        q: str,
-        qv: npt.NDArray[np.float32] | None,
-        mask: npt.NDArray[np.bool_],
-        filtered: bool,
-        limit: int,
-        allow: Callable[[str], bool] | None,
-        mode: SearchMode,
-    ) -> list[SearchHit]:
-        name_like = is_identifier(q)
-        empty_i: Int = np.zeros(0, dtype=np.int64)
-        kw_scores: Float | None = None
-        kw_cand: Int = empty_i
-        tokens: list[str] = []
-        corrected: set[str] = set()
-        if mode != "semantic":
-            weights, tokens, corrected = self._keywords.query_terms(q, name_like)
-            kw_scores = self._keywords.scores(weights, len(self._slots), self._doc_len)
-            kw_scores[~mask] = 0.0
-            kw_cand = np.flatnonzero(kw_scores > 0)
-        sem: tuple[Int, Float] | None = None
-        sem_full: Float | None = None
-        if qv is not None:
-            sem = self._semantic_scores(qv, mask)
-            sem_full = np.full(len(self._slots), np.nan)
-            sem_full[sem[0]] = sem[1]
-            sem = self._lift_used(qv, sem, sem_full)
-        name_rank: list[tuple[int, float]] = []
-        pinned: list[int] = []
-        if name_like and kw_scores is not None:
-            name_rank = self._names.ranking(q, NAME_MATCH_CUTOFF, mask if filtered else None, self._order)
-            qn = normalize_name(q)
-            pinned = [s for s, _ in name_rank if self._is_exact_name(s, q, qn)]
-        # Found through fuzzy matching: via the name ranking or a typo-corrected word, while
-        # lacking some word of the query itself.
-        fuzzy_slots = {s for s, _ in name_rank}
-        if corrected:
-            fuzzy_slots.update(kw_cand.tolist())
-
+    def _ranked(self, q: str, qv: npt.NDArray[np.float32] | None, mask: npt.NDArray[np.bool_], filtered: bool,
+                limit: int, allow: Callable[[str], bool] | None, mode: SearchMode) -> list[SearchHit]:
+        """One query's hits: its signals fused, read deeper (x4) until ``limit`` pass ``allow`` or none is left."""
+        signals = self._signals(q, qv, mask, filtered, mode)
         depth = max(FUSION_DEPTH, limit)
         while True:
-            exhausted = True
-            fused: list[tuple[int, float]]
-            if kw_scores is not None and sem is None and not name_rank:  # BM25 alone
-                order = top(kw_cand, kw_scores, depth, self._order)
-                fused = list(zip(order.tolist(), kw_scores[order].tolist(), strict=True))
-                exhausted = depth >= len(kw_cand)
-            elif sem is not None and kw_scores is not None and not name_rank:  # prose: score fusion
-                cand, score = score_fusion(kw_cand, kw_scores, sem[0], sem[1], len(self._slots))
-                order = top(cand, score, depth, self._order)
-                fused = list(zip(order.tolist(), score[order].tolist(), strict=True))
-                exhausted = depth >= len(cand)
-            elif sem is not None and kw_scores is None:  # cosine alone
-                best = top(np.arange(len(sem[0])), sem[1], depth, self._order[sem[0]])
-                fused = list(zip(sem[0][best].tolist(), sem[1][best].tolist(), strict=True))
-                exhausted = depth >= len(sem[0])
-            else:
-                lists: list[list[int]] = []
-                rank_weights: list[float] = []
-                if kw_scores is not None:
-                    lists.append(top(kw_cand, kw_scores, depth, self._order).tolist())
-                    rank_weights.append(1.0)
-                    exhausted &= depth >= len(kw_cand)
-                if sem is not None:
-                    ranked = top(np.arange(len(sem[0])), sem[1], depth, self._order[sem[0]])
-                    lists.append(sem[0][ranked].tolist())
-                    rank_weights.append(SEMANTIC_WEIGHT)
-                    exhausted &= depth >= len(sem[0])
-                if name_rank:
-                    lists.append([s for s, _ in name_rank[:depth]])
-                    rank_weights.append(1.0)
-                    exhausted &= depth >= len(name_rank)
-                if pinned:
-                    lists.append(pinned)
-                    rank_weights.append(1.0)
-                fused = rrf(lists, self._order, rank_weights)
-            hits: list[SearchHit] = []
-            for s, fused_score in fused:
-                entry = self._slots[s]
-                assert entry is not None
-                key = entry.doc.key
-                if allow is not None and not allow(key):
-                    continue
-                kws = float(kw_scores[s]) if kw_scores is not None and kw_scores[s] > 0 else None
-                fz = s in fuzzy_slots and not all(t in entry.analysis.terms for t in tokens)
-                sim = float(sem_full[s]) if sem_full is not None and not np.isnan(sem_full[s]) else None
-                hits.append(SearchHit(key, fused_score, kws, sim, fz))
-                if len(hits) >= limit:
-                    return hits
-            if exhausted:
+            fused, exhausted = fuse(signals, depth, self._order)
+            hits = self._hits(signals, fused, limit, allow)
+            if len(hits) >= limit or exhausted:
                 return hits
             depth *= 4
+
+    def _signals(self, q: str, qv: npt.NDArray[np.float32] | None, mask: npt.NDArray[np.bool_], filtered: bool,
+                 mode: SearchMode) -> Signals:
+        """What each ranking makes of the query: BM25 (unless semantic alone), the cosines lifted by
+        past use (with a query vector), and for a name-like query the name ranking and exact names."""
+        name_like = is_identifier(q)
+        signals = Signals(n=len(self._slots))
+        corrected: set[str] = set()
+        if mode != "semantic":
+            weights, signals.tokens, corrected = self._keywords.query_terms(q, name_like)
+            kw_scores = self._keywords.scores(weights, len(self._slots), self._doc_len)
+            kw_scores[~mask] = 0.0
+            signals.kw_scores, signals.kw_cand = kw_scores, np.flatnonzero(kw_scores > 0)
+        if qv is not None:
+            sem = self._semantic_scores(qv, mask)
+            signals.sem_full = np.full(len(self._slots), np.nan)
+            signals.sem_full[sem[0]] = sem[1]
+            signals.sem = self._lift_used(qv, sem, signals.sem_full)
+        if name_like and signals.kw_scores is not None:
+            signals.name_rank = self._names.ranking(q, NAME_MATCH_CUTOFF, mask if filtered else None, self._order)
+            qn = normalize_name(q)
+            signals.pinned = [s for s, _ in signals.name_rank if self._is_exact_name(s, q, qn)]
+        # Found through fuzzy matching: via the name ranking or a typo-corrected word, while
+        # lacking some word of the query itself.
+        signals.fuzzy = {s for s, _ in signals.name_rank}
+        if corrected:
+            signals.fuzzy.update(signals.kw_cand.tolist())
+        return signals
+
+    def _hits(
+        self, signals: Signals, fused: list[tuple[int, float]], limit: int, allow: Callable[[str], bool] | None
+    ) -> list[SearchHit]:
+        """The fused slots as hits, best first, without the tools ``allow`` rules out, at most ``limit``."""
+        kw_scores, sem_full = signals.kw_scores, signals.sem_full
+        hits: list[SearchHit] = []
+        for s, fused_score in fused:
+            entry = self._slots[s]
+            assert entry is not None
+            key = entry.doc.key
+            if allow is not None and not allow(key):
+                continue
+            kws = float(kw_scores[s]) if kw_scores is not None and kw_scores[s] > 0 else None
+            fz = s in signals.fuzzy and not all(t in entry.analysis.terms for t in signals.tokens)
+            sim = float(sem_full[s]) if sem_full is not None and not np.isnan(sem_full[s]) else None
+            hits.append(SearchHit(key, fused_score, kws, sim, fz))
+            if len(hits) >= limit:
+                break
+        return hits
 
     def _lift_used(
         self, qv: npt.NDArray[np.float32], sem: tuple[Int, Float], sem_full: Float

@@ -1,10 +1,10 @@
-"""Store-ready packages of the extension: ``./dev package`` (``python -m tabmcp.package``).
+"""Store-ready packages of the extension: ``./dev package`` (``python -m tabmcp.packaging.package``).
 
 * ``dist/tabmcp-chromium-VERSION.zip`` for the Chrome Web Store: ``extension/`` with the polyfill
   and axe-core staged, and its manifest without ``key`` (the store refuses it and fixes the ID
   itself; a store install is admitted by its ID in ``server.extension_ids`` and its pairing).
 * ``dist/tabmcp-firefox-VERSION.xpi`` for addons.mozilla.org: the Firefox build
-  (:func:`tabmcp.firefox.build_firefox_extension`), unsigned (AMO signs what it accepts).
+  (:func:`tabmcp.packaging.firefox.build_firefox_extension`), unsigned (AMO signs what it accepts).
 
 Both are plain zips with ``manifest.json`` at the root, entries sorted and dated 1980-01-01, so the
 same sources give the same bytes. ``bridge/tests/test_store_packages.py`` runs Mozilla's
@@ -21,7 +21,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from .. import __version__
 from .assets import repo_root, stage_extension
 from .firefox import build_firefox_extension
 
@@ -75,7 +75,7 @@ def build_packages(out: Path | None = None) -> tuple[Path, Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tabmcp.package", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m tabmcp.packaging.package", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, help="the folder to write them to (default: dist/ of the checkout)")
     args = parser.parse_args(argv)

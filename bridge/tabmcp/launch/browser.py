@@ -2,7 +2,7 @@
 
 Branded Google Chrome ignores ``--load-extension`` since version 137, so we look for
 Chromium builds first: an explicit ``TABMCP_CHROMIUM``, the distribution's package, then
-Playwright's own download. ``python -m tabmcp.browser --ensure`` installs one when none is
+Playwright's own download. ``python -m tabmcp.launch.browser --ensure`` installs one when none is
 found: Debian's ``chromium`` package when running as root with apt, else
 ``playwright install chromium``.
 """
@@ -44,7 +44,7 @@ def _playwright_chromium() -> str | None:
 def named_or_on_path(env_var: str, names: tuple[str, ...], not_found: type[Exception]) -> str | None:
     """The executable ``env_var`` names (``not_found`` if that file does not exist), else the first of
     ``names`` on PATH, else None. The one rule for finding each browser (Chromium here, Firefox in
-    :mod:`tabmcp.firefox`)."""
+    :mod:`tabmcp.packaging.firefox`)."""
     explicit = os.environ.get(env_var)
     if explicit:
         if os.path.exists(explicit):
@@ -61,7 +61,7 @@ def find_chromium() -> str:
     """Return the path of a Chromium executable.
 
     Raises:
-        BrowserNotFound: nothing usable is installed (run ``python -m tabmcp.browser --ensure``).
+        BrowserNotFound: nothing usable is installed (run ``python -m tabmcp.launch.browser --ensure``).
     """
     found = named_or_on_path("TABMCP_CHROMIUM", _CANDIDATES, BrowserNotFound)
     if found:
@@ -74,7 +74,7 @@ def find_chromium() -> str:
         return bundled
     raise BrowserNotFound(
         "no Chromium found: install your distribution's 'chromium' package, set TABMCP_CHROMIUM, "
-        "or run 'python -m tabmcp.browser --ensure'"
+        "or run 'python -m tabmcp.launch.browser --ensure'"
     )
 
 
@@ -122,7 +122,7 @@ def chromium_launch_args(extension_dir: str | os.PathLike[str] | None = None, *,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tabmcp.browser", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tabmcp.launch.browser", description=__doc__)
     parser.add_argument("--ensure", action="store_true", help="install a Chromium if none is found")
     args = parser.parse_args(argv)
     try:

@@ -1,4 +1,4 @@
-// Drives a real Firefox for tabmcp's tests and benchmarks (tabmcp/firefox_launcher.py spawns it).
+// Drives a real Firefox for tabmcp's tests and benchmarks (tabmcp/launch/firefox_launcher.py spawns it).
 //
 // puppeteer-core launches Firefox over WebDriver BiDi (no browser download: the system's
 // firefox-esr), installs the unpacked extension, and then answers one request per line on stdin

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 
 from playwright.async_api import BrowserContext, Playwright, Worker, async_playwright
 
-from .assets import EXTENSION_ID, stage_extension
+from ..control import load_or_create_control_key
+from ..core.pairing import launcher_pairing
+from ..packaging.assets import EXTENSION_ID, stage_extension
 from .browser import chromium_launch_args, find_chromium
-from .control import load_or_create_control_key
-from .core.pairing import launcher_pairing
 
 __all__ = ["PAIRING_KEY", "ExtensionBrowser", "headless_default", "launch_browser", "pair_with"]
 
-log = logging.getLogger("tabmcp.launcher")
+log = logging.getLogger("tabmcp.launch.launcher")
 
 PAIRING_KEY = "bridgePairings"
 """Where the extension keeps its pairings in ``chrome.storage.local``, by bridge URL (``STORAGE.bridgePairings``)."""
@@ -126,7 +126,7 @@ async def launch_browser(
     """A Chromium with our extension (unless ``extension=False``), closed on exit; pointed at
     ``bridge_url`` and paired with it (``pair=False``: unpaired, as a person's fresh install is).
     A throwaway profile, removed on exit (a person's kept profile is ``tabmcp browser``'s:
-    :mod:`tabmcp.agent_browser`, which starts the browser without these test-profile defaults)."""
+    :mod:`tabmcp.launch.agent_browser`, which starts the browser without these test-profile defaults)."""
     user_data_dir = tempfile.mkdtemp(prefix="tabmcp-profile-")
     ext_dir = stage_extension() if extension else None
     args = chromium_launch_args(ext_dir, webmcp=webmcp) + (extra_args or [])

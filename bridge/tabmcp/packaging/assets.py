@@ -26,7 +26,7 @@ __all__ = [
 EXTENSION_ID = "gfigonejdkomjpdmhgkpaofngngajldi"
 """Fixed by the ``key`` in ``extension/manifest.json``; the bridge admits this ID by default."""
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parent.parent  # the tabmcp package (the wheel carries _assets there)
 
 
 def repo_root() -> Path | None:
@@ -101,7 +101,7 @@ def stage_extension() -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tabmcp.assets")
+    parser = argparse.ArgumentParser(prog="python -m tabmcp.packaging.assets")
     parser.add_argument("--stage", action="store_true", help="stage the polyfill into the extension")
     args = parser.parse_args(argv)
     print(stage_extension() if args.stage else extension_dir())

@@ -1,8 +1,8 @@
 """The ``tabmcp`` commands that install and connect: setup · doctor · extension · browser, and
 ``--version`` (which names the search model in use).
 
-The work is in :mod:`tabmcp.clients` (config files), :mod:`tabmcp.doctor` (the checks) and
-:mod:`tabmcp.agent_browser`; this module only parses and prints.
+The work is in :mod:`tabmcp.cli.clients` (config files), :mod:`tabmcp.cli.doctor` (the checks) and
+:mod:`tabmcp.launch.agent_browser`; this module only parses and prints.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import json
 import sys
 from typing import Any
 
-from . import __version__
-from .config import DEFAULT_PORT, BridgeTarget, bridge_target
+from .. import __version__
+from ..config import DEFAULT_PORT, BridgeTarget, bridge_target
 
 __all__ = ["COMMANDS", "VersionAction", "add_parsers", "bridge_for", "run"]
 
@@ -27,7 +27,7 @@ class VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print the version and the search model in use")
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        from .model import version_line
+        from ..model import version_line
 
         print(version_line(__version__))
         parser.exit()
@@ -133,7 +133,7 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _extension(args: argparse.Namespace) -> int:
-    from .agent_browser import extension_folder, extension_steps
+    from ..launch.agent_browser import extension_folder, extension_steps
 
     print(extension_steps(extension_folder()))
     return 0
@@ -142,8 +142,8 @@ def _extension(args: argparse.Namespace) -> int:
 def _browser(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .agent_browser import run_browser
-    from .event_loop import run_loop
+    from ..event_loop import run_loop
+    from ..launch.agent_browser import run_browser
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

@@ -31,8 +31,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..launch.browser import named_or_on_path
 from .assets import repo_root, stage_extension
-from .browser import named_or_on_path
 
 __all__ = [
     "CONSOLE_CONTENT_SCRIPT",
@@ -95,7 +95,7 @@ _CHROMIUM_ONLY_PERMISSIONS: frozenset[str] = frozenset()
 
 
 class FirefoxNotFound(RuntimeError):
-    """No Firefox executable is installed (``python -m tabmcp.firefox --ensure`` installs one)."""
+    """No Firefox executable is installed (``python -m tabmcp.packaging.firefox --ensure`` installs one)."""
 
 
 def firefox_manifest(chromium: dict[str, Any]) -> dict[str, Any]:
@@ -185,7 +185,7 @@ def ensure_firefox() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tabmcp.firefox", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m tabmcp.packaging.firefox", description=__doc__)
     parser.add_argument("--ensure", action="store_true", help="install firefox-esr if no Firefox is found")
     parser.add_argument(
         "--build", action="store_true", help="build the Firefox extension and print its folder"

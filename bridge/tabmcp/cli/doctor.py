@@ -22,12 +22,12 @@ from typing import Any
 
 import httpx
 
-from . import __version__
-from .assets import extension_dir, repo_root
+from .. import __version__
+from ..config import DEFAULT_PORT, bridge_target, default_config_path
+from ..control import control_headers, port_listening, read_control_key
+from ..model import ModelStatus, model_status
+from ..packaging.assets import extension_dir, repo_root
 from .clients import CLIENTS, EntryState, Launch, entry_state, starts_bridge, this_launch
-from .config import DEFAULT_PORT, bridge_target, default_config_path
-from .control import control_headers, port_listening, read_control_key
-from .model import ModelStatus, model_status
 
 __all__ = ["Check", "Facts", "Install", "Status", "diagnose", "gather", "install_of", "render"]
 
@@ -218,10 +218,10 @@ def gather(*, config: str | None = None, port: int | None = None, home: Path | N
 
 
 def _gather_secrets(facts: Facts, config: str | None) -> None:
-    from .config import load_config
-    from .errors import BridgeError
-    from .storage.database import default_db_path
-    from .storage.secret_store import choose_values
+    from ..config import load_config
+    from ..errors import BridgeError
+    from ..storage.database import default_db_path
+    from ..storage.secret_store import choose_values
 
     try:
         settings = load_config(config).store

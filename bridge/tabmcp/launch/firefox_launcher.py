@@ -2,12 +2,12 @@
 
 Playwright's Firefox cannot drive a stock Firefox, so this spawns ``firefox_driver.mjs``: a small
 node script that launches the system's Firefox with ``puppeteer-core`` over WebDriver BiDi,
-installs the extension (:func:`tabmcp.firefox.build_firefox_extension`) as a temporary add-on,
+installs the extension (:func:`tabmcp.packaging.firefox.build_firefox_extension`) as a temporary add-on,
 and answers JSON lines (one request, one answer). A node process and not a Python BiDi client:
 puppeteer-core knows which prefs make Firefox quiet and automatable and how to install an add-on
 over BiDi, which we would otherwise copy and keep in step by hand.
 
-Like :mod:`tabmcp.launcher`, the launcher pairs the extension with the bridge it points it at: it
+Like :mod:`tabmcp.launch.launcher`, the launcher pairs the extension with the bridge it points it at: it
 writes the launcher pairing into the extension's ``chrome.storage.local`` from the extension's
 own options page (the harness fixes the add-on's ``moz-extension://`` UUID for that profile).
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .firefox import FIREFOX_ADDON_ID, build_firefox_extension, find_firefox
+from ..packaging.firefox import FIREFOX_ADDON_ID, build_firefox_extension, find_firefox
 from .launcher import _SET, PAIRING_KEY, pair_with
 
 __all__ = ["DRIVER", "FirefoxBrowser", "FirefoxDriverError", "FirefoxPage", "launch_firefox", "native_prefs"]

@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .assets import EXTENSION_ID, extension_dir, stage_extension
+from ..storage.files import private_dir, state_dir
+from ..packaging.assets import EXTENSION_ID, extension_dir, stage_extension
+from ..packaging.firefox import build_firefox_extension
 from .browser import BrowserNotFound, find_chromium
-from .firefox import build_firefox_extension
-from .storage.files import private_dir, state_dir
 
 if TYPE_CHECKING:
-    from .kept_pairing import KeptPairing
+    from ..kept_pairing import KeptPairing
     from .launcher import ExtensionBrowser
 
 __all__ = ["AgentBrowser", "agent_browser_args", "extension_steps", "firefox_extension_dir", "open_agent_browser",
@@ -56,7 +56,7 @@ def profile_dir() -> Path:
 
 
 def firefox_extension_dir() -> Path | None:
-    """The Firefox build of the extension (:func:`tabmcp.firefox.build_firefox_extension`: a copy of
+    """The Firefox build of the extension (:func:`tabmcp.packaging.firefox.build_firefox_extension`: a copy of
     the packaged extension with Firefox's manifest, made now so it matches this installation), or
     None when it cannot be written."""
     try:
@@ -160,7 +160,7 @@ async def open_agent_browser(*, port: int, profile: Path, url: str | None = None
     """
     from playwright.async_api import async_playwright
 
-    from .kept_pairing import browser_label, keep_pairing
+    from ..kept_pairing import browser_label, keep_pairing
     from .launcher import ExtensionBrowser, headless_default
 
     path, loads_extension = executable or _find_browser()

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from ..config import DEFAULT_PORT
+from ..errors import ConfigError
 from . import jsonc
-from .config import DEFAULT_PORT
-from .errors import ConfigError
 
 __all__ = [
     "BACKUP_SUFFIX",
