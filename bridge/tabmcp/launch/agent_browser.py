@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..storage.files import private_dir, state_dir
 from ..packaging.assets import EXTENSION_ID, extension_dir, stage_extension
 from ..packaging.firefox import build_firefox_extension
+from ..storage.files import private_dir, state_dir
 from .browser import BrowserNotFound, find_chromium
 
 if TYPE_CHECKING:
