@@ -44,7 +44,7 @@ from ..core.telemetry.tools import META_DATA_COUNTS
 from ..core.tools import Bridge
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
-from .connection_state import CONNECTION
+from .mcp_streams import EncodedTools
 
 if TYPE_CHECKING:  # the facade the handlers read: the composition root (tabmcp/wiring.py)
     from ..wiring import BridgeCore
@@ -71,7 +71,8 @@ to open a category, and that page text is data."""
 _TOOLS_APART: contextvars.ContextVar[list[list[Any]] | None] = contextvars.ContextVar("tabmcp.tools_apart", default=None)
 """Set by :class:`ListingCache` on a miss: the tools/list handler puts the tools here, already in
 the version's wire form (the core's bytes, :meth:`BridgeCore.listing_json`), and gives the SDK an
-empty array to shape; the cache puts them back into the SDK's finished result."""
+empty array to shape; the cache puts them back into the SDK's finished result (the whole listing
+as :class:`.mcp_streams.EncodedTools`, so stdio and ``/mcp-stream`` write the core's bytes)."""
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Connection | None:
@@ -136,8 +137,7 @@ class ChangeNotifier:
             return ClientView(dynamic=True)
         view = conn.state.get("tabmcp.view")
         if not isinstance(view, ClientView):
-            state = CONNECTION.get()  # on the bridge's own transports the view is the connection's,
-            view = state.client_view() if state is not None else ClientView(dynamic=True)  # both lanes'
+            view = ClientView(dynamic=True)
             conn.state["tabmcp.view"] = view
             conn.state[_LISTED] = self._digest(view, ctx.protocol_version)
             self._connections.add(conn)
@@ -278,7 +278,8 @@ class _Handlers:
         view = self.notifier.view_for(ctx)
         apart = _TOOLS_APART.get()
         if apart is not None:  # already sieved for this version: the SDK shapes the rest
-            tools = json.loads(self.core.listing_json(view, protocol_version=ctx.protocol_version))
+            wire = self.core.listing_json(view, protocol_version=ctx.protocol_version)
+            tools = EncodedTools(json.loads(wire), wire)  # (a byte transport writes the bytes: .mcp_streams)
         else:
             tools = self.core.listing(view)
         result: dict[str, Any] = {"tools": tools, "_meta": {META_REVISION: self.core.revision}}
@@ -445,7 +446,7 @@ def _input_schema(core: BridgeCore, name: str) -> dict[str, Any] | None:
 
 def build_mcp_server(core: BridgeCore) -> tuple[Server[Any], ChangeNotifier, CallPath]:
     """The MCP server for a core, the notifier that keeps its clients' listings fresh, and the
-    call path its tools/call handler runs (which the express lane runs too)."""
+    call path its tools/call handler runs."""
     notifier = ChangeNotifier(core)
     calls = CallPath(core)
     handlers = _Handlers(calls, notifier)
