@@ -12,7 +12,8 @@ as over HTTP. Two things here keep that cheap:
   request's handler in the context of the task that read it when its read stream has a
   ``last_context`` (as its own transports' streams do), which is how the debug trace's
   ``transport.in`` stamp (:data:`.trace.ARRIVED`) reaches the handler. Built on anyio's public
-  memory object streams.
+  memory object streams; a message handed to a task already waiting for it skips the trip round
+  the event loop that anyio's ``send`` and ``receive`` make first.
 """
 
 from __future__ import annotations
@@ -73,7 +74,11 @@ class ContextSendStream(Generic[T]):
         self._inner = inner
 
     async def send(self, item: T) -> None:
-        await self._inner.send((contextvars.copy_context(), item))
+        envelope = (contextvars.copy_context(), item)
+        try:  # to a receiver already waiting: no trip round the event loop first (anyio's send makes one)
+            self._inner.send_nowait(envelope)
+        except anyio.WouldBlock:
+            await self._inner.send(envelope)
 
     async def aclose(self) -> None:
         await self._inner.aclose()
@@ -95,7 +100,10 @@ class ContextReceiveStream(Generic[T]):
         self.last_context: contextvars.Context | None = None
 
     async def receive(self) -> T:
-        context, item = await self._inner.receive()
+        try:  # from a sender already waiting: no trip round the event loop first (anyio's receive makes one)
+            context, item = self._inner.receive_nowait()
+        except anyio.WouldBlock:
+            context, item = await self._inner.receive()
         self.last_context = context
         return item
 
