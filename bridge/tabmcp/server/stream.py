@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -26,6 +27,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .extension import is_loopback_host
 from .mcp_streams import encode, message_streams, parse
+from .trace import ARRIVED, trace_enabled
 
 __all__ = ["STREAM_PATH", "mcp_stream_endpoint"]
 
@@ -49,6 +51,7 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[Web
             return
         await ws.accept()
         read_writer, read_stream, write_stream, write_reader = message_streams()
+        traced = trace_enabled()
 
         async def reader() -> None:
             async with read_writer:
@@ -62,6 +65,8 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[Web
                     data = message.get("text")
                     if data is None:
                         data = message.get("bytes") or b""
+                    if traced:  # debug mode: the handler sees when the frame arrived
+                        ARRIVED.set(time.time_ns() / 1e6)
                     await read_writer.send(parse(data))
 
         async def writer() -> None:
