@@ -277,6 +277,7 @@ class _Handlers:
         await self.core.settle()
         view = self.notifier.view_for(ctx)
         apart = _TOOLS_APART.get()
+        tools: list[dict[str, Any]]
         if apart is not None:  # already sieved for this version: the SDK shapes the rest
             wire = self.core.listing_json(view, protocol_version=ctx.protocol_version)
             tools = EncodedTools(json.loads(wire), wire)  # (a byte transport writes the bytes: .mcp_streams)
