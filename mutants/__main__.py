@@ -1471,6 +1471,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_replay_corpus.py", "-k", "2025-11-25"),
     ),
     Mutation(
+        "splice-assumed-everywhere",
+        "a tools/list on any transport leaves its list empty for a splice only stdio and /mcp-stream do",
+        "bridge/tabmcp/server/mcp_streams.py",
+        'SPLICES: contextvars.ContextVar[bool] = contextvars.ContextVar("tabmcp.splices", default=False)',
+        'SPLICES: contextvars.ContextVar[bool] = contextvars.ContextVar("tabmcp.splices", default=True)',
+        ("bridge/tests/test_replay_corpus.py", "-k", "2025-11-25"),
+    ),
+    Mutation(
+        "splice-cached-across-transports",
+        "a listing kept for a splicing transport (its list empty) is served to one that encodes the list",
+        "bridge/tabmcp/server/mcp.py",
+        "        return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page,\n                SPLICES.get())",
+        "        return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page)",
+        ("bridge/tests/test_replay_corpus.py", "-k", "2025-11-25"),
+    ),
+    Mutation(
         "stream-context-lost",
         "the byte transports' streams stop carrying the reader's context (the handler never sees the arrival stamp)",
         "bridge/tabmcp/server/mcp_streams.py",

@@ -44,7 +44,7 @@ from ..core.telemetry.tools import META_DATA_COUNTS
 from ..core.tools import Bridge
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
-from .mcp_streams import EncodedTools
+from .mcp_streams import SPLICES, EncodedTools
 
 if TYPE_CHECKING:  # the facade the handlers read: the composition root (tabmcp/wiring.py)
     from ..wiring import BridgeCore
@@ -280,7 +280,8 @@ class _Handlers:
         tools: list[dict[str, Any]]
         if apart is not None:  # already sieved for this version: the SDK shapes the rest
             wire = self.core.listing_json(view, protocol_version=ctx.protocol_version)
-            tools = EncodedTools(json.loads(wire), wire)  # (a byte transport writes the bytes: .mcp_streams)
+            # (stdio and /mcp-stream write the bytes, .mcp_streams: they need no list)
+            tools = EncodedTools([] if SPLICES.get() else json.loads(wire), wire)
         else:
             tools = self.core.listing(view)
         result: dict[str, Any] = {"tools": tools, "_meta": {META_REVISION: self.core.revision}}
@@ -383,7 +384,8 @@ class ListingCache:
         view = self._notifier.view_for(ctx)
         # Which page, where a listing comes in pages (handshake-era HTTP, core/paging.py).
         page = ctx.request is not None, (ctx.params or {}).get("cursor")
-        return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page)
+        return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page,
+                SPLICES.get())
 
     @staticmethod
     def _servable(ctx: ServerRequestContext[Any, Any]) -> bool:

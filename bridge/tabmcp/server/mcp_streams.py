@@ -27,14 +27,21 @@ import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-__all__ = ["ContextReceiveStream", "ContextSendStream", "EncodedTools", "encode", "message_streams", "parse"]
+__all__ = ["SPLICES", "ContextReceiveStream", "ContextSendStream", "EncodedTools", "encode", "message_streams", "parse"]
 
 T = TypeVar("T")
 
 
+SPLICES: contextvars.ContextVar[bool] = contextvars.ContextVar("tabmcp.splices", default=False)
+"""True in the readers of stdio and ``/mcp-stream`` (and so, through the streams, in the handlers
+of their requests): their writer splices an :class:`EncodedTools`' bytes, so its list may stay
+empty (parsing a 5 MB listing back into dicts costs more than everything else a tools/list does)."""
+
+
 class EncodedTools(list[Any]):
     """A tools/list result's tools (a plain list to everyone) that also carry their wire bytes:
-    exactly the JSON array of the tools, at the result's protocol version."""
+    exactly the JSON array of the tools, at the result's protocol version. Where :data:`SPLICES`
+    is true, the list itself is empty: only :func:`encode` writes it."""
 
     __slots__ = ("wire",)
 

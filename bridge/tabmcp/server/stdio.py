@@ -29,7 +29,7 @@ from typing import Any
 import anyio
 from mcp.server.stdio import stdio_server
 
-from .mcp_streams import encode, message_streams, parse
+from .mcp_streams import SPLICES, encode, message_streams, parse
 from .trace import ARRIVED, trace_enabled
 
 __all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
@@ -116,6 +116,7 @@ async def _serve_lines(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
     traced = trace_enabled()
 
     async def stdin_reader() -> None:
+        SPLICES.set(True)  # (this task's context, carried to each request's handler)
         async with read_stream_writer:
             while True:
                 try:

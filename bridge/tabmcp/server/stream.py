@@ -26,7 +26,7 @@ from mcp.server.lowlevel import Server
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from .extension import is_loopback_host
-from .mcp_streams import encode, message_streams, parse
+from .mcp_streams import SPLICES, encode, message_streams, parse
 from .trace import ARRIVED, trace_enabled
 
 __all__ = ["STREAM_PATH", "mcp_stream_endpoint"]
@@ -54,6 +54,7 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[Web
         traced = trace_enabled()
 
         async def reader() -> None:
+            SPLICES.set(True)  # (this task's context, carried to each request's handler)
             async with read_writer:
                 while True:
                     try:
