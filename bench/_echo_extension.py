@@ -1,7 +1,7 @@
 """A stand-in for the browser: connects to the bridge as the extension does (real WebSocket, the
 real wire protocol), offers one tab with a no-op tool and answers every ``call.start`` at once.
 
-For benchmarks of the bridge alone (bench.express): what a call costs in the bridge and its MCP
+For benchmarks of the bridge alone (bench.call_profile): what a call costs in the bridge and its MCP
 transports, with no browser hop to drown the difference.
 """
 

@@ -69,9 +69,8 @@ PARTS: list[tuple[str, tuple[str, ...]]] = [
     ("extension link (session, hub, wire models)",
      ("tabmcp/core/session.py", "tabmcp/server/hub.py", "tabmcp/server/extension.py", "tabmcp/protocol.py",
       "tabmcp/core/end_rules.py", "tabmcp/core/browsers.py")),
-    ("express lane (stdio, /mcp-stream)",
-     ("tabmcp/server/express.py", "tabmcp/server/connection_state.py", "tabmcp/server/stream.py",
-      "tabmcp/server/relay.py", "tabmcp/server/stdio.py")),
+    ("byte transports (stdio, /mcp-stream)",
+     ("tabmcp/server/mcp_streams.py", "tabmcp/server/stream.py", "tabmcp/server/relay.py", "tabmcp/server/stdio.py")),
     ("bridge core (tools, registry, scoping, disclosure)", ("tabmcp/",)),
     ("MCP SDK (server, session, transport)", ("mcp/", "mcp_types/")),
     ("HTTP stack (uvicorn, starlette, anyio)", ("uvicorn/", "starlette/", "httptools", "h11/", "anyio/",
@@ -117,7 +116,7 @@ def defences_alone(bridge: BridgeApp) -> dict[str, float]:
     from tabmcp.core.validation import validate_arguments
 
     core = bridge.core
-    trust = bridge.express._calls.trust  # the call path's own TrustGuard
+    trust = bridge.calls.trust  # the call path's own TrustGuard
     entry = core.registry.resolve("noop")
     assert isinstance(entry, ToolEntry)
     answer = cast("PageJson", {"content": [{"type": "text", "text": "ok"}]})

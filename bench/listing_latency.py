@@ -125,7 +125,7 @@ async def measure(n: int, profile: str, rounds: int) -> Samples:
                 raw = await client.ask(op="list_raw", rounds=1)
                 out.raw_warm += raw["samples"]
                 out.size = int(raw["bytes"])
-                change()  # the bridge's own byte transport (/mcp-stream: the express lane, as on stdio)
+                change()  # the bridge's own byte transport (/mcp-stream: stdio's code)
                 out.stream_cold += (await client.ask(op="list_stream", url=stream, rounds=1))["samples"]
                 out.stream_warm += (await client.ask(op="list_stream", url=stream, rounds=1))["samples"]
                 out.http_floor += (await client.ask(op="time_get", url=health, calls=1, warmup=0))["samples"]
@@ -234,7 +234,8 @@ def main(argv: list[str]) -> int:
         "BridgeCore.listing_json() in the bridge's process, the tools array as the wire's JSON bytes at the latest "
         f"protocol version (per-tab fragments kept; a change re-encodes its tab), {BYTES_REPEAT} changes per round. "
         "Stream server share: tools/list sent raw over the bridge's /mcp-stream WebSocket (a handshake-era "
-        "session; the express lane writes the kept bytes, as on stdio) and the answer read whole, not parsed. "
+        "session; the SDK's server answers, the transport writes the kept bytes, as on stdio) and the answer read "
+        "whole, not parsed. "
         "GET /health: the same HTTP client asking for the bridge's small status document "
         "(about what any answer over HTTP costs here). "
         "Targets are judged on the server shares (the client's parsing is the client's: the SDK client "

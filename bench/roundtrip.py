@@ -30,7 +30,7 @@ Each path is measured in ``--rounds`` interleaved chunks (each after a few untim
 a load spike on this shared machine falls on every path alike; the ratios within the run are
 the result. Then the issue's targets (issue 12) as PASS/FAIL lines.
 
-    python -m bench.roundtrip [--calls 600] [--rounds 6] [--warmup 20] [--native] [--no-express]
+    python -m bench.roundtrip [--calls 600] [--rounds 6] [--warmup 20] [--native]
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ traces: dict[str, list[list[list[Any]]]] = {}
 
 HOPS: dict[tuple[str, str], str] = {
     ("client.send", "transport.in"): "client SDK → transport (pipe or HTTP) → the bridge reads the request",
-    ("transport.in", "bridge.handler"): "bridge: request parsed, dispatched (express lane; the SDK for other requests)",
+    ("transport.in", "bridge.handler"): "bridge: request parsed, dispatched (the MCP SDK's server)",
     ("bridge.handler", "bridge.core"): "bridge core before the page (activity, registry, policy, trust, validation)",
     ("bridge.core", "bridge.sent"): "session: call.start built and queued",
     ("bridge.sent", "worker.in"): "encoded, written → WebSocket → service worker (parse, routing)",
@@ -220,7 +220,7 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
         config = Path(tmp, "config.toml")
         config.write_text(
-            f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n' + ("[mcp]\nexpress = false\n" if args.no_express else "")
+            f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n'
         )
         os.environ["TABMCP_CONFIG"] = str(config)  # inherited by the client processes and their servers
         os.environ["TABMCP_TRACE"] = "1"  # debug mode: only calls that ask for it are traced
@@ -366,7 +366,7 @@ async def measure(args: argparse.Namespace) -> tuple[list[Row], list[str]]:
         async def floor_server_started(calls: int, warmup: int) -> list[float]:
             return await floor.time_calls(ftab, calls, warmup)
 
-        flavour = ("native WebMCP" if args.native else "polyfill") + (", express off" if args.no_express else "")
+        flavour = "native WebMCP" if args.native else "polyfill"
         rows = [
             Row("unit", 'page.evaluate("1"), page without tabmcp (the unit)', evaluate_floor),
             Row("evaluate_tabmcp", 'page.evaluate("1"), page with the tabmcp extension', evaluate),
@@ -519,8 +519,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=6, help="interleaved rounds the calls are split into")
     parser.add_argument("--warmup", type=int, default=20, help="untimed calls before each round's chunk")
     parser.add_argument("--native", action="store_true", help="tabmcp rows with Chromium's native WebMCP")
-    parser.add_argument("--no-express", action="store_true",
-                        help="the bridge with mcp.express = false (every request through the MCP SDK's server)")
     parser.add_argument("--no-firefox", dest="firefox", action="store_false",
                         help="no Firefox rows (they need firefox-esr, node and puppeteer-core)")
     parser.add_argument("--results", help="where the kept figures go (default bench/results.json; - for nowhere)")

@@ -159,17 +159,6 @@ async def test_raw_server_answers_the_sdk_client() -> None:
         await client.close()
 
 
-async def test_express_bench_compares_both_lanes_over_every_path() -> None:
-    """bench.express drives calls through the lane and through the SDK's pipeline on /mcp-stream,
-    and over HTTP (the SDK's either way: the run's noise), against the stand-in extension (it
-    refuses to report if the lane served none)."""
-    from bench.express import PATHS, measure
-
-    samples = await measure(calls=4, rounds=2, warmup=1)
-    assert {key for key, _ in samples} == set(PATHS)
-    assert all(len(v) == 4 for v in samples.values())
-
-
 def test_page_text_bench_measures_every_operation_of_the_gates_reach() -> None:
     from bench.page_text import measure
 

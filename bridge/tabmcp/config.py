@@ -113,9 +113,8 @@ class McpSettings(_Section):
     tools_ttl_ms: int = Field(5_000, ge=0)
     """How long 2026-07-28 clients may cache tools/list; changes are also pushed on listen streams."""
     express: bool = True
-    """Answer page tools' calls and tools/list on stdio and ``/mcp-stream`` in the bridge's express
-    lane (the same call path, without the MCP SDK's server pipeline); false sends every request
-    through the SDK's pipeline. HTTP (``/mcp``) is always the SDK's."""
+    """No effect: every request on every transport goes through the MCP SDK's server (the express
+    lane it switched is gone). Kept so that config files that set it still load."""
     progress_interval_s: float = Field(5.0, gt=0)
     """While a call that carries a ``progressToken`` waits (an approval, a site opening, a slow page
     tool), a ``notifications/progress`` goes out this often: clients that reset their timeout on

@@ -32,7 +32,6 @@ async def test_an_unchanged_listing_is_served_again_and_equals_a_fresh_build(bri
     await extension.sync(tab(1, tools=[tool("a"), tool("b")]))
     await eventually(lambda: bridge.core.tool("b"))
     cache = cache_of(bridge)
-    bridge.express.enabled = False  # the SDK path's cache (the express lane: test_express.py)
     for mode in ("legacy", "auto"):  # handshake era, and 2026-07-28 (its clients keep listings for ttlMs)
 
         async def list_once(mode: str = mode) -> Any:
@@ -94,7 +93,7 @@ async def test_a_listing_built_from_the_cores_bytes_is_the_sdks_listing(profile:
 
     from .conftest import make_config
     from .helpers import ScriptedExtension
-    from .test_express import Session
+    from .test_mcp_transports import Session
 
     rich = tab(1, url="https://app.test/", tools=[
         tool("greet", title="Greet", annotations={"readOnlyHint": True},
@@ -108,7 +107,6 @@ async def test_a_listing_built_from_the_cores_bytes_is_the_sdks_listing(profile:
         try:
             await ext.sync(rich)
             await eventually(lambda: bridge.core.registry.resolve("bulk_29"))
-            bridge.express.enabled = False
             cache = cache_of(bridge)
             answers: dict[tuple[Any, ...], Any] = {}
             for from_bytes in (False, True):

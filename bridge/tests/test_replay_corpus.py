@@ -1,31 +1,38 @@
-"""The express lane against the MCP SDK: one corpus of requests replayed through both.
+"""The bridge's own byte transports against the MCP SDK's: one corpus of requests replayed over each.
 
-Each case of :data:`CORPUS` is a list of raw frames sent on a fresh ``/mcp-stream`` session (the
-bridge's byte transport: the lane's code, as on stdio), once with the lane on and once with
-``mcp.express`` off (every message through the SDK's server), at every protocol version the SDK
-speaks: each handshake-era version and 2026-07-28. The responses must be the same, in the same
-order, and the page must have seen the same calls and cancels. The corpus covers page tools'
-calls (direct and through ``call_tool``), named errors, a page's error, a bug on the call path,
-cancels, tools/list, malformed input and what the lane must leave to the SDK; each case says
-whether the lane serves some of it, and the lane's counters must agree (a comparison of two SDK
-runs would prove nothing).
+Each case of :data:`CORPUS` is a list of raw messages sent on a fresh session of one transport:
+``/mcp-stream`` (a WebSocket, one message per frame), the bridge's stdio transport (asyncio pipe
+transports, server/stdio.py, over a pair of pipes) and, as the reference, the SDK's own
+``stdio_server`` over another pair, all serving the same bridge's MCP server, at every protocol
+version the SDK speaks (each handshake-era version and 2026-07-28). The responses must be the
+same, in the same order, and the page must have seen the same calls and cancels. The corpus covers
+page tools' calls (direct and through ``call_tool``), built-ins, categories, named errors, a page's
+error, a bug on the call path, cancels, tools/list (which the bridge's transports write from the
+core's bytes, server/mcp_streams.py), and malformed input.
 
-This is the guard against drift between the lane and the SDK (pinned to a minor range in
-pyproject.toml): a new SDK release that shapes a result or an error differently fails here.
+This is the guard against drift between the bridge's transports (their parsing, their streams,
+their writer) and the SDK's: a new SDK release that reads or writes a message differently fails here.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
+import io
 import json
+import os
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import pytest
 import websockets
+from mcp.server.stdio import stdio_server
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 from tabmcp.server.app import BridgeApp
+from tabmcp.server.stdio import stdio_transport
 from tabmcp.server.stream import STREAM_PATH
 
 from .conftest import eventually
@@ -80,26 +87,23 @@ def cancel(request_id: Any, *, running: bool = False) -> Step:
 @dataclass(frozen=True)
 class Case:
     steps: tuple[Step, ...]
-    served: int = 0
-    """Requests of the case the lane must answer itself (calls and listings)."""
 
 
 CORPUS: dict[str, Case] = {
-    "call": Case((call(1, "greet", {}),), served=1),
-    "call without arguments": Case((call(1, "greet"),), served=1),
-    "call_tool route": Case((call(1, "call_tool", {"name": "greet", "arguments": {}}),), served=1),
-    "string ids": Case((call("a", "greet", {}), call("b", "call_tool", {"name": "greet"})), served=2),
-    "arguments that do not fit": Case((call(1, "greet", {"unexpected": {"deep": True}}),), served=1),
-    "a page's error": Case((call(1, "fails", {}),), served=1),
-    "a bug on the call path": Case((call(1, "boom", {}),), served=1),
-    "a malformed page result": Case((call(1, "junk", {}),), served=1),
-    "nulls in a page result": Case((call(1, "nulls", {}),), served=1),  # (each version's sieve: its own)
-    "tools/list": Case((request(1, "tools/list", {}),), served=1),
-    "tools/list without params": Case((request(1, "tools/list"),), served=1),
+    "call": Case((call(1, "greet", {}),)),
+    "call without arguments": Case((call(1, "greet"),)),
+    "call_tool route": Case((call(1, "call_tool", {"name": "greet", "arguments": {}}),)),
+    "string ids": Case((call("a", "greet", {}), call("b", "call_tool", {"name": "greet"}))),
+    "arguments that do not fit": Case((call(1, "greet", {"unexpected": {"deep": True}}),)),
+    "a page's error": Case((call(1, "fails", {}),)),
+    "a bug on the call path": Case((call(1, "boom", {}),)),
+    "a malformed page result": Case((call(1, "junk", {}),)),
+    "nulls in a page result": Case((call(1, "nulls", {}),)),  # (each version's sieve: its own)
+    "tools/list": Case((request(1, "tools/list", {}),)),
+    "tools/list without params": Case((request(1, "tools/list"),)),
     "cancelled call": Case((Step(call(1, "hang", {}).frame, answered=False, reaches_page=True),
-                            cancel(1, running=True), call(2, "greet", {})), served=1),
-    "cancel of an unknown id": Case((cancel(41), cancel([1]), call(1, "greet", {})), served=1),
-    # the SDK's alone: each must be answered as the SDK answers it
+                            cancel(1, running=True), call(2, "greet", {}))),
+    "cancel of an unknown id": Case((cancel(41), cancel([1]), call(1, "greet", {}))),
     "unknown tool": Case((call(1, "nope", {}),)),
     "built-in": Case((call(1, "search_tools", {"query": "greet"}),)),
     "category": Case((call(1, "social", {}),)),
@@ -139,10 +143,11 @@ def with_envelope(frame: dict[str, Any], version: str) -> dict[str, Any]:
 
 
 class Replay:
-    """One raw ``/mcp-stream`` session: frames out, every response kept in arrival order."""
+    """One raw session: messages out, every response kept in arrival order."""
 
-    def __init__(self, ws: Any, version: str) -> None:
-        self.ws = ws
+    def __init__(self, send: Any, recv: Any, version: str) -> None:
+        self._send = send
+        self._recv = recv
         self.version = version
         self.responses: list[dict[str, Any]] = []
 
@@ -154,7 +159,7 @@ class Replay:
         frame = step.frame
         if isinstance(frame, dict) and "method" in frame and "id" in frame and self.modern and step.envelope:
             frame = with_envelope(frame, self.version)
-        await self.ws.send(frame if isinstance(frame, str) else json.dumps(frame))
+        await self._send(frame if isinstance(frame, str) else json.dumps(frame))
         if step.answered and isinstance(frame, dict):
             await self.answer(frame["id"])
 
@@ -163,7 +168,7 @@ class Replay:
             if seen.get("id") == request_id:
                 return seen
         while True:
-            message = json.loads(await asyncio.wait_for(self.ws.recv(), 30))
+            message = json.loads(await asyncio.wait_for(self._recv(), 30))
             if "id" in message and ("result" in message or "error" in message):
                 self.responses.append(message)
                 if message["id"] == request_id:
@@ -177,34 +182,82 @@ class Replay:
             await self.send(request("open", "initialize", {
                 "protocolVersion": self.version, "capabilities": CAPS, "clientInfo": {"name": "replay", "version": "1"}},
                 envelope=False))
-            await self.ws.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            await self._send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
 
 
-async def replay(bridge: BridgeApp, ext: ScriptedExtension, case: Case, version: str, *, lane: bool) -> dict[str, Any]:
-    """The case through one lane: its responses, and the calls and cancels the page saw."""
-    bridge.express.enabled = lane
+TRANSPORTS = ("mcp-stream", "stdio", "sdk stdio")
+"""The bridge's two byte transports, and the SDK's own stdio transport (the reference)."""
+
+
+@contextlib.asynccontextmanager
+async def session(bridge: BridgeApp, transport: str, version: str) -> AsyncIterator[Replay]:
+    """A fresh session of ``transport`` on ``bridge``'s MCP server, closed at the end of the block."""
+    if transport == "mcp-stream":
+        async with websockets.connect(f"ws://127.0.0.1:{bridge.port}{STREAM_PATH}") as ws:
+            yield Replay(ws.send, ws.recv, version)
+        return
+    to_server, from_client = os.pipe()
+    to_client, from_server = os.pipe()
+    loop = asyncio.get_running_loop()
+
+    async def serve() -> None:
+        if transport == "stdio":
+            async with stdio_transport((to_server, from_server)) as (read, write):
+                await bridge.mcp.run(read, write, bridge.mcp.create_initialization_options())
+            return
+        stdin = io.TextIOWrapper(os.fdopen(to_server, "rb", buffering=0, closefd=False), encoding="utf-8")
+        stdout = io.TextIOWrapper(os.fdopen(from_server, "wb", buffering=0, closefd=False), encoding="utf-8")
+        async with stdio_server(anyio.wrap_file(stdin), anyio.wrap_file(stdout)) as (read, write):
+            await bridge.mcp.run(read, write, bridge.mcp.create_initialization_options())
+
+    server = asyncio.create_task(serve())
+    reader = asyncio.StreamReader(limit=1 << 24)
+    read_transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(to_client, "rb", buffering=0))
+    write_transport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(from_client, "wb", buffering=0))
+
+    async def send(text: str) -> None:
+        write_transport.write(text.encode("utf-8", "surrogatepass") + b"\n")
+
+    async def recv() -> bytes:
+        line = await reader.readline()
+        if not line:
+            raise ConnectionError("the server closed its stdout")
+        return line
+
+    try:
+        yield Replay(send, recv, version)
+    finally:
+        write_transport.close()  # EOF on the server's stdin: its session ends
+        try:
+            await asyncio.wait_for(server, 10)
+        finally:
+            read_transport.close()
+            for fd in (to_server, from_server):
+                os.close(fd)
+
+
+async def replay(bridge: BridgeApp, ext: ScriptedExtension, case: Case, version: str, transport: str) -> dict[str, Any]:
+    """The case over one transport: its responses, and the calls and cancels the page saw."""
     ext.received.clear()
     ext.cancelled.clear()
-    before = bridge.express.served + bridge.express.listed
-    async with websockets.connect(f"ws://127.0.0.1:{bridge.port}{STREAM_PATH}") as ws:
-        session = Replay(ws, version)
-        await session.open()
+    async with session(bridge, transport, version) as replayed:
+        await replayed.open()
         for step in case.steps:
             started = len([m for m in ext.received if m.get("type") == "call.start"])
             cancelled = len(ext.cancelled)
-            await session.send(step)
+            await replayed.send(step)
             if step.reaches_page:
                 await eventually(lambda n=started: len([m for m in ext.received if m.get("type") == "call.start"]) > n,
                                  timeout=15)
             if step.cancels_in_page:
                 await eventually(lambda n=cancelled: len(ext.cancelled) > n, timeout=15)
-        await session.send(request(SENTINEL, "ping", {}))
+        await replayed.send(request(SENTINEL, "ping", {}))
     calls = [m for m in ext.received if m.get("type") == "call.start"]
     return {
-        "responses": session.responses,
+        "responses": replayed.responses,
         "page saw": [(m["tool"], m.get("arguments")) for m in calls],
         "cancelled": len(ext.cancelled),
-        "lane served": bridge.express.served + bridge.express.listed - before,
     }
 
 
@@ -241,22 +294,24 @@ async def page(bridge: BridgeApp, ext: ScriptedExtension, monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-async def test_the_lane_answers_the_corpus_as_the_sdk_does(
+async def test_the_bridges_transports_answer_the_corpus_as_the_sdks_does(
     bridge: BridgeApp, extension: ScriptedExtension, monkeypatch: pytest.MonkeyPatch, version: str
 ):
     await page(bridge, extension, monkeypatch)
     differences = {}
     for name, case in CORPUS.items():
-        try:
-            sdk = await replay(bridge, extension, case, version, lane=False)
-            lane = await replay(bridge, extension, case, version, lane=True)
-        except TimeoutError:
-            pytest.fail(f"{name}: an answer never came")
-        assert sdk["lane served"] == 0, name
-        assert lane["lane served"] == case.served, f"{name}: the lane served {lane['lane served']}, not {case.served}"
-        lane.pop("lane served"), sdk.pop("lane served")
-        if lane != sdk:
-            differences[name] = "\n".join(difflib.unified_diff(
-                json.dumps(sdk, indent=1, sort_keys=True).splitlines(),
-                json.dumps(lane, indent=1, sort_keys=True).splitlines(), "sdk", "lane", lineterm="", n=2))
+        answers = {}
+        for transport in TRANSPORTS:
+            try:
+                answers[transport] = await replay(bridge, extension, case, version, transport)
+            except TimeoutError:
+                pytest.fail(f"{name} over {transport}: an answer never came")
+        reference = answers["sdk stdio"]
+        assert reference["responses"] or not any(s.answered for s in case.steps), name  # (it compared something)
+        for transport in TRANSPORTS[:-1]:
+            if answers[transport] != reference:
+                differences[f"{name} over {transport}"] = "\n".join(difflib.unified_diff(
+                    json.dumps(reference, indent=1, sort_keys=True).splitlines(),
+                    json.dumps(answers[transport], indent=1, sort_keys=True).splitlines(),
+                    "sdk stdio", transport, lineterm="", n=2))
     assert not differences, "\n\n".join(f"{name}:\n{diff}" for name, diff in differences.items())[:8000]

@@ -1,10 +1,10 @@
-"""The bridge's module structure: no import cycles, one MCP path per transport, the MCP SDK used
-through its public surface and pinned to a minor range (the express lane answers as it does).
+"""The bridge's module structure: no import cycles, one MCP path per transport (the SDK's), the MCP
+SDK used through its public surface only and so pinned to a major range.
 
 The import graph is read from the source with ``ast``: every ``import`` of a ``tabmcp`` module,
 at module level or late inside a function (a late import hides a cycle, it does not remove it).
 Imports under ``if TYPE_CHECKING:`` are for annotations only and never run, so they are left out
-of the cycle check (not of the express/mcp rule, which is about which module knows which).
+of the cycle check.
 """
 
 from __future__ import annotations
@@ -23,16 +23,6 @@ from packaging.version import Version
 
 PACKAGE = Path(tabmcp.__file__).resolve().parent
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
-
-PRIVATE_SDK_MODULES = {
-    "mcp.shared._context_streams": (
-        "the SDK's own stdio and SSE transports carry each message's sender context with it, and its "
-        "runner reads it back; the bridge's stdio and /mcp-stream do the same (tabmcp.server.stdio, "
-        "tabmcp.server.stream). No public equivalent in mcp 2.3; the pin and the replay corpus guard it."
-    ),
-}
-"""SDK modules outside its public surface that the bridge may import, each with its reason."""
-
 
 @dataclass(frozen=True)
 class Import:
@@ -156,54 +146,74 @@ def test_the_cycle_check_sees_late_imports(tmp_path):
     assert cycles(graph) == [["tabmcp_fake.a", "tabmcp_fake.b"]]
 
 
-def test_the_express_lane_and_the_sdk_handlers_know_nothing_of_each_other():
-    """server/express.py and server/mcp.py share the call path (server/call_path.py) and the
-    connection state (server/connection_state.py); neither imports the other, not even for types."""
+def test_one_mcp_path_per_transport():
+    """stdio, ``/mcp-stream`` and HTTP are served by the SDK's server alone: no second protocol
+    path (the express lane, server/express.py, is gone and stays gone), and the byte transports
+    share their streams and writer (server/mcp_streams.py)."""
+    assert not [name for name in modules() if "express" in name.rsplit(".", 1)[-1]]
     graph = import_graph(typing=True)
-    assert "tabmcp.server.mcp" not in graph["tabmcp.server.express"]
-    assert "tabmcp.server.express" not in graph["tabmcp.server.mcp"]
-
-
-def test_http_is_served_by_the_sdk_alone():
-    """One MCP path on HTTP: the app module installs no lane of its own in front of the SDK's."""
-    graph = import_graph(typing=True)
-    express = importlib.import_module("tabmcp.server.express")
-    assert not [name for name in vars(express) if "Http" in name], "an HTTP lane in server/express.py"
+    for transport in ("tabmcp.server.stdio", "tabmcp.server.stream"):
+        assert "tabmcp.server.mcp_streams" in graph[transport], transport
     app_source = (PACKAGE / "server" / "app.py").read_text()
-    assert "tabmcp.server.express" in graph["tabmcp.server.app"]  # (it builds the lane for stdio and the stream)
     assert "add_middleware(Express" not in app_source
 
 
-def sdk_imports() -> Iterator[tuple[str, int, str, str]]:
-    """(file, line, SDK module, name) for every ``from mcp... import name`` in the package."""
+def sdk_imports() -> Iterator[tuple[str, int, str, str | None]]:
+    """(file, line, SDK module, name) for every import of the SDK in the package: ``from mcp...
+    import name``, and ``import mcp...`` (name ``None``)."""
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.ImportFrom) and not node.level and node.module:
                 if node.module.split(".")[0] in ("mcp", "mcp_types"):
                     for alias in node.names:
                         yield str(path.relative_to(PACKAGE)), node.lineno, node.module, alias.name
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] in ("mcp", "mcp_types"):
+                        yield str(path.relative_to(PACKAGE)), node.lineno, alias.name, None
 
 
-def test_the_sdk_is_used_through_its_public_surface():
-    """Every SDK name the bridge imports is public: no ``_private`` module (but the listed ones)
-    or name, and a name its module's ``__all__`` lists, where the module has one."""
+def private_sdk_uses() -> list[str]:
     wrong = []
     for file, line, module, name in sdk_imports():
-        private_module = any(part.startswith("_") for part in module.split("."))
-        if private_module and module not in PRIVATE_SDK_MODULES:
+        if any(part.startswith("_") for part in module.split(".")):
             wrong.append(f"{file}:{line}: {module} is private")
+            continue
+        if name is None:
             continue
         loaded = importlib.import_module(module)
         exported = getattr(loaded, "__all__", None)
         is_module = importlib.util.find_spec(f"{module}.{name}") is not None if hasattr(loaded, "__path__") else False
         if name.startswith("_") or (exported is not None and name not in exported and not is_module):
             wrong.append(f"{file}:{line}: {module}.{name} is not in its __all__")
+    return wrong
+
+
+def test_the_sdk_is_used_through_its_public_surface():
+    """Every SDK module and name the bridge imports is public: no ``_private`` module anywhere in
+    the package (such as ``mcp.shared._context_streams``), no ``_private`` name, and a name its
+    module's ``__all__`` lists, where the module has one."""
+    wrong = private_sdk_uses()
     assert not wrong, "\n".join(wrong)
 
 
-def test_the_sdk_is_pinned_to_a_minor_range():
-    """The express lane copies the SDK's answers (test_replay_corpus.py): a new minor release is
-    taken on purpose, with the corpus run against it, never by an install."""
+def test_the_public_surface_check_finds_a_private_import(tmp_path, monkeypatch):
+    """The check above reads both import forms (it would pass on a package it cannot read)."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("from mcp.shared._context_streams import create_context_streams\n")
+    (pkg / "b.py").write_text("import mcp.shared._context_streams\n")
+    monkeypatch.setattr(__import__(__name__, fromlist=["PACKAGE"]), "PACKAGE", pkg)
+    assert len(private_sdk_uses()) == 2
+
+
+def test_the_sdk_is_pinned_to_a_major_range():
+    """The bridge imports only the SDK's public surface (above), so any release of the same major
+    version is taken; the next major is taken on purpose. (Two private attributes are still read:
+    the session's ``_connection`` in server/mcp.py and the HTTP transport's
+    ``_terminate_unanswered_request`` in server/http_transport.py; without them the bridge falls
+    back to the SDK's behaviour, and test_bridge.py (per-client notifications) and
+    test_keepalive.py (no answer to a cancelled HTTP request) fail.)"""
     dependencies = tomllib.loads(PYPROJECT.read_text())["project"]["dependencies"]
     for package in ("mcp", "mcp-types"):
         spec = next(d for d in dependencies if d.split(">")[0].split("<")[0].split("=")[0].strip() == package)
@@ -213,8 +223,7 @@ def test_the_sdk_is_pinned_to_a_minor_range():
         upper = [s for s in specifier if s.operator == "<"]
         assert upper, f"{spec}: no upper bound"
         bound = Version(upper[0].version)
-        assert (bound.major, bound.minor) == (installed.major, installed.minor + 1) and bound.micro == 0, (
-            f"{spec}: the upper bound must be the next minor release")
+        assert bound == Version(f"{installed.major + 1}"), f"{spec}: the upper bound must be the next major release"
 
 
 def test_no_two_classes_share_a_name():

@@ -66,6 +66,28 @@ async def test_a_call_that_asks_in_debug_mode_gets_every_hop_in_order(monkeypatc
         await ext.close()
 
 
+async def test_the_byte_transports_stamp_a_calls_arrival_too(monkeypatch):
+    """Over /mcp-stream (stdio's streams): the frame's arrival, stamped by the transport's reader,
+    reaches the SDK's handler (the streams carry the reader's context, server/mcp_streams.py)."""
+    import contextlib
+
+    from .test_mcp_transports import Session
+
+    async with await serve(monkeypatch, "1") as bridge:
+        ext = ScriptedExtension(bridge.port)
+        await ext.connect()
+        ext.handler = stamping_handler([])
+        await ext.sync(tab(1, tools=[tool("echo")]))
+        await eventually(lambda: bridge.core.tool("echo"))
+        async with contextlib.AsyncExitStack() as stack:
+            session = await Session.open(stack, bridge.port, "2025-11-25")
+            answer = await session.request("tools/call", {"name": "echo", "arguments": {}, "_meta": ASK})
+        stamps = answer["result"]["_meta"][META_TRACE]
+        assert [name for name, _ in stamps][:2] == ["transport.in", "bridge.handler"]
+        assert stamps[0][1] <= stamps[1][1]
+        await ext.close()
+
+
 async def test_off_by_default_a_request_for_a_trace_is_ignored(monkeypatch):
     async with await serve(monkeypatch, None) as bridge:
         assert bridge.core.trace is False

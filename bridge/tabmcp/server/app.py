@@ -37,7 +37,6 @@ from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
 from ..wiring import BridgeCore
 from .control import control_routes, health_route
-from .express import Express
 from .extension import extension_endpoint, is_loopback_host
 from .http_transport import PER_SESSION, RETRY_MS
 from .http_transport import install as install_http_transport
@@ -137,9 +136,7 @@ class BridgeApp:
         if self.config.mediator.enabled:
             middleware, mode = load_mediator(self.config.mediator.mediator_settings())
             self.core.set_tool_middleware(middleware, mode=mode, timeout_s=self.config.mediator.timeout_s)
-        self.mcp, self.notifier, calls = build_mcp_server(self.core)
-        self.express = Express(  # page tools' calls on stdio and /mcp-stream (docs/architecture.md)
-            calls, server_info=self.mcp.server_info_stamp, list_hint=self.mcp.cache_hints.get("tools/list"))
+        self.mcp, self.notifier, self.calls = build_mcp_server(self.core)
         self.port: int | None = None
         self._uvicorn: uvicorn.Server | None = None
         self.loop_watch = LoopWatch(self.core.stalls)
@@ -174,9 +171,9 @@ class BridgeApp:
                     "/extension", extension_endpoint(self.core.hub, self.config.server.allowed_extension_origins)
                 ),
                 WebSocketRoute(  # type: ignore[list-item]
-                    STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None, self.express)
+                    STREAM_PATH, mcp_stream_endpoint(self.mcp, self.config.server.mcp_token or None)
                 ),
-                health_route(self.core, self.control_key, lambda: {"express": self.express.status()}),
+                health_route(self.core, self.control_key),
                 *control_routes(self.core, self.control_key),
                 Route("/api/listings", listings),
             ],
@@ -234,7 +231,7 @@ class BridgeApp:
             if on_ready is not None:
                 on_ready(self.port)
             if stdio:
-                async with stdio_transport(self.express) as (read, write):
+                async with stdio_transport() as (read, write):
                     await self.mcp.run(read, write, self.mcp.create_initialization_options())
             else:
                 await http

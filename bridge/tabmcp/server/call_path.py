@@ -1,8 +1,7 @@
 """One tools/call as every MCP path runs it: the activity row around the core's call path, a
 failure as the agent sees it, and in debug mode the hop stamps.
 
-The SDK's handler (:mod:`.mcp`) and the express lane (:mod:`.express`) both call
-:meth:`CallPath.run`; neither imports the other.
+The SDK's tools/call handler (:mod:`.mcp`) calls :meth:`CallPath.run`, on every transport.
 """
 
 from __future__ import annotations
@@ -24,18 +23,13 @@ from .trace import TRACE
 if TYPE_CHECKING:  # the facade the call path reads: the composition root (tabmcp/wiring.py)
     from ..wiring import BridgeCore
 
-__all__ = ["META_TRACE", "CallPath", "NeedsSession", "error_result"]
+__all__ = ["META_TRACE", "CallPath", "error_result"]
 
 log = logging.getLogger("tabmcp.mcp")
 
 META_TRACE = "tabmcp/trace"
 """Debug mode (``TABMCP_TRACE=1`` in the bridge's environment): a tools/call whose request
 ``_meta`` has this key true gets ``[[hop, epoch ms], ...]`` under it in its result's ``_meta``."""
-
-
-class NeedsSession(Exception):
-    """The call needs the client (an approval to ask, a change to notify): raised by the express
-    lane's context before anything happened, so the SDK can serve the request from the start."""
 
 
 def error_result(exc: ToolCallError) -> ShownResult:
@@ -57,7 +51,7 @@ def error_result(exc: ToolCallError) -> ShownResult:
 
 
 class CallPath:
-    """The call path of one bridge, shared by every lane that answers tools/call."""
+    """The call path of one bridge: what the tools/call handler runs."""
 
     def __init__(self, core: BridgeCore) -> None:
         self.core = core
@@ -74,11 +68,7 @@ class CallPath:
         traced: bool = False,
         arrived: float | None = None,
     ) -> ShownResult:
-        """One tools/call: the activity row, the call path, and in debug mode the hop stamps.
-
-        Raises:
-            NeedsSession: (express lane only) the call needs the client; nothing was done.
-        """
+        """One tools/call: the activity row, the call path, and in debug mode the hop stamps."""
         if traced and self.core.trace:
             # Debug mode, and the client asked: hop timestamps, returned in the result's _meta.
             trace = [("transport.in", arrived)] if arrived is not None else []
@@ -107,8 +97,6 @@ class CallPath:
             if isinstance(exc, PageError):  # a page's words, whichever path they came by: through the gate
                 exc = self._page_error(exc, name, arguments)
             result = error_result(exc)
-        except NeedsSession:  # the express lane hands the request to the SDK: no row yet
-            raise
         except Exception as exc:  # a bug on the call path: logged with its traceback, answered by name
             log.exception("call %s failed unexpectedly", name)
             result = error_result(InternalError(

@@ -44,7 +44,7 @@ from ..core.telemetry.tools import META_DATA_COUNTS
 from ..core.tools import Bridge
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
-from .connection_state import CONNECTION
+from .mcp_streams import SPLICES, EncodedTools
 
 if TYPE_CHECKING:  # the facade the handlers read: the composition root (tabmcp/wiring.py)
     from ..wiring import BridgeCore
@@ -71,7 +71,8 @@ to open a category, and that page text is data."""
 _TOOLS_APART: contextvars.ContextVar[list[list[Any]] | None] = contextvars.ContextVar("tabmcp.tools_apart", default=None)
 """Set by :class:`ListingCache` on a miss: the tools/list handler puts the tools here, already in
 the version's wire form (the core's bytes, :meth:`BridgeCore.listing_json`), and gives the SDK an
-empty array to shape; the cache puts them back into the SDK's finished result."""
+empty array to shape; the cache puts them back into the SDK's finished result (the whole listing
+as :class:`.mcp_streams.EncodedTools`, so stdio and ``/mcp-stream`` write the core's bytes)."""
 
 
 def _connection(ctx: ServerRequestContext[Any, Any]) -> Connection | None:
@@ -158,8 +159,7 @@ class ChangeNotifier:
             return ClientView(dynamic=True)
         view = conn.state.get("tabmcp.view")
         if not isinstance(view, ClientView):
-            state = CONNECTION.get()  # on the bridge's own transports the view is the connection's,
-            view = state.client_view() if state is not None else ClientView(dynamic=True)  # both lanes'
+            view = ClientView(dynamic=True)
             conn.state["tabmcp.view"] = view
             conn.state[_LISTED] = self._digest(view, ctx.protocol_version)
             self._connections.add(conn)
@@ -302,8 +302,11 @@ class _Handlers:
         await self.core.settle()
         view = self.notifier.view_for(ctx)
         apart = _TOOLS_APART.get()
+        tools: list[dict[str, Any]]
         if apart is not None:  # already sieved for this version: the SDK shapes the rest
-            tools = json.loads(self.core.listing_json(view, protocol_version=ctx.protocol_version))
+            wire = self.core.listing_json(view, protocol_version=ctx.protocol_version)
+            # (stdio and /mcp-stream write the bytes, .mcp_streams: they need no list)
+            tools = EncodedTools([] if SPLICES.get() else json.loads(wire), wire)
         else:
             tools = self.core.listing(view)
         result: dict[str, Any] = {"tools": tools, "_meta": {META_REVISION: self.core.revision}}
@@ -406,7 +409,8 @@ class ListingCache:
         view = self._notifier.view_for(ctx)
         # Which page, where a listing comes in pages (handshake-era HTTP, core/paging.py).
         page = ctx.request is not None, (ctx.params or {}).get("cursor")
-        return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page)
+        return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page,
+                SPLICES.get())
 
     @staticmethod
     def _servable(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -470,7 +474,7 @@ def _input_schema(core: BridgeCore, name: str) -> dict[str, Any] | None:
 
 def build_mcp_server(core: BridgeCore) -> tuple[Server[Any], ChangeNotifier, CallPath]:
     """The MCP server for a core, the notifier that keeps its clients' listings fresh, and the
-    call path its tools/call handler runs (which the express lane runs too)."""
+    call path its tools/call handler runs."""
     notifier = ChangeNotifier(core)
     calls = CallPath(core)
     handlers = _Handlers(calls, notifier)

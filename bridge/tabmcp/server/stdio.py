@@ -5,13 +5,14 @@ every response written is a hop to a worker thread and back (two thread switches
 ``call_soon_threadsafe`` wake-up per message, each way). When stdin and stdout are pipes or
 sockets (how MCP clients launch a server) :func:`stdio_transport` reads and writes them with
 asyncio's own pipe transports instead; anything else (a terminal, a regular file) goes to the
-SDK's ``stdio_server`` unchanged.
+SDK's ``stdio_server`` unchanged. Either way every message goes to the SDK's server, and what it
+sends back is written as :func:`.mcp_streams.encode` writes it.
 
 Like the SDK's transport it claims fd 0 and fd 1 while serving: the wire moves to private
 duplicates, fd 0 reads the null device and fd 1 writes to stderr, so a stray ``print`` or a
 child process never corrupts the protocol; both are restored on exit. Messages are parsed and
-encoded exactly as the SDK does (``jsonrpc_message_adapter``, ``model_dump_json``); a line that
-is not a valid message is handed to the server as an exception, as the SDK does.
+encoded as the SDK does (:mod:`.mcp_streams`); a line that is not a valid message is handed to
+the server as an exception, as the SDK does.
 """
 
 from __future__ import annotations
@@ -27,10 +28,8 @@ from typing import Any
 
 import anyio
 from mcp.server.stdio import stdio_server
-from mcp.shared._context_streams import create_context_streams
-from mcp.shared.message import SessionMessage
 
-from .express import Express
+from .mcp_streams import SPLICES, encode, message_streams, parse
 from .trace import ARRIVED, trace_enabled
 
 __all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
@@ -92,57 +91,60 @@ async def _pipes(in_fd: int, out_fd: int) -> AsyncIterator[tuple[asyncio.StreamR
 
 
 @contextlib.asynccontextmanager
-async def stdio_transport(express: Express) -> AsyncIterator[tuple[Any, Any]]:
-    """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin and stdout;
-    every message passes the express lane (:mod:`.express`), which answers page tools' calls."""
+async def stdio_transport(fds: tuple[int, int] | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """``(read_stream, write_stream)`` for ``Server.run`` over this process's stdin and stdout
+    (claimed while serving), or over ``fds`` (a read and a write descriptor, pipes or sockets,
+    not claimed: tests)."""
+    if fds is not None:
+        async with _pipes(*fds) as (reader, writer):
+            async with _serve_lines(reader, writer) as streams:
+                yield streams
+        return
     if not pipes_usable(0, 1):
         async with stdio_server() as streams:
             yield streams
         return
     with _claimed_std() as (in_fd, out_fd):
         async with _pipes(in_fd, out_fd) as (reader, writer):
-            read_stream_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
-            write_stream, write_stream_reader = create_context_streams[SessionMessage](0)
-            traced = trace_enabled()
+            async with _serve_lines(reader, writer) as streams:
+                yield streams
 
-            async def write_line(data: bytes) -> None:
-                if not writer.transport.is_closing():
+
+@contextlib.asynccontextmanager
+async def _serve_lines(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> AsyncIterator[tuple[Any, Any]]:
+    read_stream_writer, read_stream, write_stream, write_stream_reader = message_streams()
+    traced = trace_enabled()
+
+    async def stdin_reader() -> None:
+        SPLICES.set(True)  # (this task's context, carried to each request's handler)
+        async with read_stream_writer:
+            while True:
+                try:
+                    line = await reader.readline()
+                except ValueError as exc:  # longer than LINE_LIMIT: skipped, reported
+                    await read_stream_writer.send(exc)
+                    continue
+                if not line:
+                    return
+                if traced:  # debug mode: the handler sees when the line arrived
+                    ARRIVED.set(time.time_ns() / 1e6)
+                await read_stream_writer.send(parse(line))
+
+    async def stdout_writer() -> None:
+        with contextlib.suppress(anyio.ClosedResourceError):
+            async with write_stream_reader:
+                async for session_message in write_stream_reader:
+                    if writer.transport.is_closing():
+                        continue
                     with contextlib.suppress(ConnectionError):  # the client went away (broken pipe, reset)
-                        writer.write(data + b"\n")
+                        writer.write(encode(session_message.message) + b"\n")
                         await writer.drain()  # returns at once unless the client stopped reading
 
-            feed = express.open(read_stream_writer, write_line)  # the lane's one entry
-
-            async def stdin_reader() -> None:
-                async with read_stream_writer:
-                    while True:
-                        try:
-                            line = await reader.readline()
-                        except ValueError as exc:  # longer than LINE_LIMIT: skipped, reported
-                            await read_stream_writer.send(exc)
-                            continue
-                        if not line:
-                            return
-                        if traced:  # debug mode: the handler sees when the line arrived
-                            ARRIVED.set(time.time_ns() / 1e6)
-                        await feed.receive(line)
-
-            async def stdout_writer() -> None:
-                with contextlib.suppress(anyio.ClosedResourceError):
-                    async with write_stream_reader:
-                        async for session_message in write_stream_reader:
-                            feed.sent(session_message.message)
-                            data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                            await write_line(data.encode())
-
-            try:
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(stdin_reader)
-                    tg.start_soon(stdout_writer)
-                    yield read_stream, write_stream
-                    tg.cancel_scope.cancel()
-            finally:
-                feed.close()
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stdin_reader)
+        tg.start_soon(stdout_writer)
+        yield read_stream, write_stream
+        tg.cancel_scope.cancel()
 
 
 class StdLines:

@@ -1,5 +1,6 @@
-"""``/mcp-stream``: one MCP session per WebSocket, one JSON-RPC message per frame (text frames; the
-express lane writes binary frames of UTF-8 JSON, which the relay passes on as they are).
+"""``/mcp-stream``: one MCP session per WebSocket, one JSON-RPC message per frame (the client's in
+text or binary frames; the bridge's in binary frames of UTF-8 JSON, which the relay passes on as
+they are, written as :func:`.mcp_streams.encode` writes them).
 
 What a relay (a second ``tabmcp serve --stdio``, :mod:`tabmcp.server.relay`) pipes its client's
 stdin and stdout through: the bridge serves that client exactly as it serves its own stdio
@@ -14,20 +15,19 @@ Only local, non-browser clients: the ``Host`` must be a loopback name, and a han
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 from mcp.server.lowlevel import Server
-from mcp.shared._context_streams import create_context_streams
-from mcp.shared.message import SessionMessage
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .express import Express
 from .extension import is_loopback_host
+from .mcp_streams import SPLICES, encode, message_streams, parse
+from .trace import ARRIVED, trace_enabled
 
 __all__ = ["STREAM_PATH", "mcp_stream_endpoint"]
 
@@ -36,7 +36,7 @@ log = logging.getLogger("tabmcp.stream")
 STREAM_PATH = "/mcp-stream"
 
 
-def mcp_stream_endpoint(server: Server[Any], token: str | None, express: Express) -> Callable[[WebSocket], Awaitable[None]]:
+def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[WebSocket], Awaitable[None]]:
     expected = f"Bearer {token}" if token else None
 
     async def endpoint(ws: WebSocket) -> None:
@@ -50,16 +50,11 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None, express: Express
             await ws.close(code=1008)
             return
         await ws.accept()
-        read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
-        write_stream, write_reader = create_context_streams[SessionMessage](0)
-
-        async def send(data: bytes) -> None:
-            with contextlib.suppress(WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
-                await ws.send_bytes(data)  # UTF-8 JSON as is: no decode and re-encode of a 5 MB listing
-
-        feed = express.open(read_writer, send)  # the lane's one entry: every message passes it
+        read_writer, read_stream, write_stream, write_reader = message_streams()
+        traced = trace_enabled()
 
         async def reader() -> None:
+            SPLICES.set(True)  # (this task's context, carried to each request's handler)
             async with read_writer:
                 while True:
                     try:
@@ -71,14 +66,15 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None, express: Express
                     data = message.get("text")
                     if data is None:
                         data = message.get("bytes") or b""
-                    await feed.receive(data)
+                    if traced:  # debug mode: the handler sees when the frame arrived
+                        ARRIVED.set(time.time_ns() / 1e6)
+                    await read_writer.send(parse(data))
 
         async def writer() -> None:
             async with write_reader:
                 async for session_message in write_reader:
-                    feed.sent(session_message.message)
-                    try:
-                        await ws.send_text(session_message.message.model_dump_json(by_alias=True, exclude_unset=True))
+                    try:  # UTF-8 JSON as is: no decode and re-encode of a 5 MB listing
+                        await ws.send_bytes(encode(session_message.message))
                     except (WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
                         return
 
@@ -90,8 +86,6 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None, express: Express
                 tg.cancel_scope.cancel()
         except* (anyio.BrokenResourceError, anyio.ClosedResourceError):  # the relay left mid-answer
             pass
-        finally:
-            feed.close()  # express calls still running: the relay left
         log.debug("%s session from %s ended", STREAM_PATH, peer)
 
     return endpoint

@@ -1,6 +1,7 @@
-"""The express lane (server/express.py) on the bridge's byte transports: what it hands to the SDK,
-its listings against the SDK's in every profile, stdio as users run it; and HTTP, which is the
-SDK's alone. (Its answers against the SDK's, request by request: test_replay_corpus.py.)"""
+"""One MCP path on every transport: stdio, ``/mcp-stream`` and HTTP all go through the SDK's server
+(its middleware sees every request); the byte transports' listings (the core's bytes spliced in,
+server/mcp_streams.py) against the SDK's own encoding in every profile; stdio as users run it.
+(The same corpus of requests answered alike over every transport: test_replay_corpus.py.)"""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from typing import Any
 import pytest
 import websockets
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-from tabmcp.control import control_headers
 from tabmcp.server.app import BridgeApp, running_bridge
+from tabmcp.server.mcp import ListingCache
 from tabmcp.server.stream import STREAM_PATH
 
 from .conftest import eventually, make_config
@@ -90,7 +91,7 @@ async def page(bridge: BridgeApp, ext: ScriptedExtension, *tools_: dict[str, Any
 
 
 @pytest.mark.parametrize("version", [HANDSHAKE_PROTOCOL_VERSIONS[-1], MODERN])
-async def test_a_call_that_needs_approval_is_handed_to_the_sdk(version: str):
+async def test_a_call_that_needs_approval_asks_the_client_over_the_stream(version: str):
     async with running_bridge(make_config(policy={"allow_writes": True, "approval": {"mode": "elicitation"}})) as bridge:
         ext = ScriptedExtension(bridge.port)
         await ext.connect()
@@ -112,7 +113,6 @@ async def test_a_call_that_needs_approval_is_handed_to_the_sdk(version: str):
                     answer = await session.answer(request_id)
                     assert answer["result"]["isError"]
                     assert answer["result"]["structuredContent"]["error"]["code"] == "APPROVAL_DENIED"
-                assert bridge.express.handed_back == 1 and bridge.express.served == 0
                 assert not [m for m in ext.received if m.get("type") == "call.start"]  # the page never ran it
         finally:
             await ext.close()
@@ -123,19 +123,18 @@ async def test_a_call_before_the_handshake_is_the_sdks_to_refuse(bridge, extensi
     async with websockets.connect(f"ws://127.0.0.1:{bridge.port}{STREAM_PATH}") as ws:
         await ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "greet"}}))
         answer = json.loads(await asyncio.wait_for(ws.recv(), 10))
-        assert "error" in answer and bridge.express.served == 0
+        assert "error" in answer
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["legacy", MODERN])
-async def test_calls_over_stdio_take_the_express_lane(tmp_path, mode: str):
-    """The bridge launched over stdio by the SDK's own client, as users run it: page tools'
-    calls are served by the lane (its counters on /health), built-ins by the SDK."""
+async def test_calls_over_stdio(tmp_path, mode: str):
+    """The bridge launched over stdio by the SDK's own client, as users run it: page tools' calls
+    (directly and through call_tool), a built-in and tools/list."""
     import os
     import socket
     import sys
 
-    import httpx
     from mcp import Client, StdioServerParameters
 
     with socket.socket() as s:
@@ -170,15 +169,12 @@ async def test_calls_over_stdio_take_the_express_lane(tmp_path, mode: str):
             second = await client.call_tool("call_tool", {"name": "greet"})
             found = await client.call_tool("search_tools", {"query": "greet"})
             relisted = [t.name for t in (await client.list_tools(cache_mode="bypass")).tools]
-            async with httpx.AsyncClient(headers=control_headers()) as http:  # the counters want the control key
-                health = (await http.get(f"http://127.0.0.1:{port}/health")).json()
         finally:
             await ext.close()
     assert first.content[0].text == second.content[0].text == "héllo ✓"
     assert first.structured_content == {"n": 1, "nested": {"x": [1, 2]}}
     assert not found.is_error
-    assert health["express"]["served"] == 2 and health["express"]["handedBack"] == 0
-    assert health["express"]["listed"] >= 1 and "greet" in relisted  # (a first tools/list that opens the era is the SDK's)
+    assert "greet" in relisted
 
 
 def categorised_tab() -> dict[str, Any]:
@@ -191,36 +187,42 @@ def categorised_tab() -> dict[str, Any]:
 
 @pytest.mark.parametrize("profile", ["passthrough", "categories", "meta", "hybrid"])
 @pytest.mark.parametrize("version", [*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS])
-async def test_an_express_listing_is_the_sdks_listing(version: str, profile: str):
+async def test_a_spliced_listing_is_the_sdks_listing(version: str, profile: str):
+    """Over /mcp-stream (stdio's writer) a tools/list result carries the core's bytes, spliced in
+    by the transport (``ListingCache.from_bytes``); without, the SDK shapes and encodes every tool:
+    the same answer."""
     async with running_bridge(make_config(disclosure={"profile": profile})) as bridge:
         ext = ScriptedExtension(bridge.port)
         await ext.connect()
         try:
             await ext.sync(categorised_tab())
             await eventually(lambda: bridge.core.tool("loose"))
+            cache = next(m for m in bridge.mcp.middleware if isinstance(m, ListingCache))
             answers: dict[str, Any] = {}
             async with contextlib.AsyncExitStack() as stack:
-                for lane in ("sdk", "express"):
-                    bridge.express.enabled = lane == "express"
-                    listed = bridge.express.listed
+                for lane in ("sdk", "bytes"):
+                    cache.from_bytes = lane == "bytes"
+                    cache.clear()
                     session = await Session.open(stack, bridge.port, version)
                     answers[lane] = await session.request("tools/list", {})
                     if profile == "categories" and version not in MODERN_PROTOCOL_VERSIONS:
                         # a handshake-era client opens a category: its own listing grows, in both lanes
                         await session.call("social")
                         answers[lane + ".opened"] = await session.request("tools/list", {})
-                    assert bridge.express.listed - listed == (0 if lane == "sdk" else len(answers) // 2)
-            assert answers["express"] == answers["sdk"]
+            assert answers["bytes"] == answers["sdk"]
+            assert cache.misses >= 2
             if profile == "categories" and version not in MODERN_PROTOCOL_VERSIONS:
-                assert answers["express.opened"] == answers["sdk.opened"]
-                assert answers["express.opened"] != answers["express"]
+                assert answers["bytes.opened"] == answers["sdk.opened"]
+                assert answers["bytes.opened"] != answers["bytes"]
         finally:
             await ext.close()
 
 
-async def test_http_calls_are_the_sdks_and_its_middleware_sees_them(bridge: BridgeApp, extension: ScriptedExtension):
-    """One MCP path on HTTP: a page tool's 2026-07-28 call on ``/mcp`` goes through the SDK's server,
-    so middleware added to it sees the call (the lane is for the byte transports only)."""
+async def test_calls_on_every_transport_are_the_sdks_and_its_middleware_sees_them(
+    bridge: BridgeApp, extension: ScriptedExtension
+):
+    """One MCP path: a page tool's call on ``/mcp-stream`` (stdio's code) and on ``/mcp`` goes
+    through the SDK's server, so middleware added to it sees the call."""
     import httpx
 
     await page(bridge, extension, tool("greet", annotations={"readOnlyHint": True}))
@@ -241,4 +243,9 @@ async def test_http_calls_are_the_sdks_and_its_middleware_sees_them(bridge: Brid
         response = await http.post(f"http://127.0.0.1:{bridge.port}/mcp", json=body, headers=headers)
     assert response.status_code == 200
     assert response.json()["result"]["content"][0]["text"] == "héllo ✓"
-    assert seen == ["tools/call"] and bridge.express.served == 0
+    assert seen == ["tools/call"]
+    async with contextlib.AsyncExitStack() as stack:
+        session = await Session.open(stack, bridge.port, HANDSHAKE_PROTOCOL_VERSIONS[-1])
+        answer = await session.call("greet")
+    assert answer["result"]["content"][0]["text"] == "héllo ✓"
+    assert seen[-1] == "tools/call" and seen.count("tools/call") == 2
