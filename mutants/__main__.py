@@ -263,8 +263,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "listing-cache-ignores-changes",
         "a cached tools/list is served after the page's tools changed",
         "bridge/tabmcp/server/mcp.py",
-        "return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page)",
-        "return (ctx.protocol_version, page)",
+        "return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page,",
+        "return (ctx.protocol_version, page,",
         ("bridge/tests/test_listing_cache.py",),
     ),
     Mutation(
