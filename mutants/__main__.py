@@ -2939,8 +2939,31 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        f\"  any client: tabmcp setup {' | '.join(list(CLIENTS)[:-1])} (--print for others)\\n\"",
         ("bridge/tests/test_clients.py", "-k", "readme"),
     ),
+    Mutation(
+        "kind-ceiling-not-from-record",
+        "a kind's [telemetry.buffers] ceiling is a fixed number, not its record's max_cap",
+        "bridge/tabmcp/core/telemetry/settings.py",
+        "        **{k.buffer.value: (int, Field(default=k.cap, ge=1, le=k.max_cap)) for k in KINDS},",
+        "        **{k.buffer.value: (int, Field(default=k.cap, ge=1, le=100_000)) for k in KINDS},",
+        ("bridge/tests/telemetry/test_kind_recipe.py", "-k", "recipe"),
+    ),
+    Mutation(
+        "kind-docs-not-regenerated",
+        "the generator leaves docs/telemetry.md's kinds tables as they were: a new kind is missing there",
+        "bridge/tabmcp/protocol_js.py",
+        "    for path in write_kind_tables():  # the capture kinds' tables in docs/telemetry.md",
+        "    for path in []:  # the capture kinds' tables in docs/telemetry.md",
+        ("bridge/tests/telemetry/test_kind_recipe.py", "-k", "recipe"),
+    ),
+    Mutation(
+        "kind-buffers-table-short",
+        "docs/telemetry.md's buffers table leaves out the last kind",
+        "bridge/tabmcp/kind_tables.py",
+        "        *(f\"| `{k.buffer.value}` | {k.cap} | `{k.name}` events |\" for k in KINDS),",
+        "        *(f\"| `{k.buffer.value}` | {k.cap} | `{k.name}` events |\" for k in KINDS[:-1]),",
+        ("bridge/tests/telemetry/test_kind_recipe.py", "-k", "up_to_date"),
+    ),
 )
-
 
 def run(mutation: Mutation, tree: Path, python: str) -> tuple[str, float]:
     target = tree / mutation.path
