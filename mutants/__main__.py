@@ -2965,6 +2965,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
 )
 
+
 def run(mutation: Mutation, tree: Path, python: str) -> tuple[str, float]:
     target = tree / mutation.path
     original = target.read_text()
