@@ -2963,6 +2963,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        *(f\"| `{k.buffer.value}` | {k.cap} | `{k.name}` events |\" for k in KINDS[:-1]),",
         ("bridge/tests/telemetry/test_kind_recipe.py", "-k", "up_to_date"),
     ),
+    Mutation(
+        "typo-weight-undocumented",
+        "a corrected typo's weight changes while docs/search.md still quotes the old one",
+        "bridge/tabmcp/core/search/keyword.py",
+        "TYPO_WEIGHT = 0.7",
+        "TYPO_WEIGHT = 0.5",
+        ("bridge/tests/test_search_weights.py",),
+    ),
 )
 
 
