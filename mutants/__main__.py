@@ -2971,6 +2971,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "TYPO_WEIGHT = 0.5",
         ("bridge/tests/test_search_weights.py",),
     ),
+    Mutation(
+        "doctor-check-dropped",
+        "doctor no longer checks the bridge's event loop, and nothing says a check went missing",
+        "bridge/tabmcp/cli/doctor.py",
+        "    out.append(_loop_check(health, full))",
+        "",
+        ("bridge/tests/test_doctor.py", "-k", "guide_names"),
+    ),
 )
 
 
