@@ -2979,6 +2979,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "",
         ("bridge/tests/test_doctor.py", "-k", "guide_names"),
     ),
+    Mutation(
+        "doctor-fix-copies-clients",
+        "doctor's fix for no client set up names a hand list that misses one of the table's",
+        "bridge/tabmcp/cli/doctor.py",
+        "f\"tabmcp setup {' | '.join(CLIENTS)} (or tabmcp setup --print for another client)\"))",
+        "f\"tabmcp setup {' | '.join(list(CLIENTS)[:-1])} (or tabmcp setup --print for another client)\"))",
+        ("bridge/tests/test_clients.py", "-k", "readme"),
+    ),
 )
 
 
