@@ -2987,6 +2987,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "f\"tabmcp setup {' | '.join(list(CLIENTS)[:-1])} (or tabmcp setup --print for another client)\"))",
         ("bridge/tests/test_clients.py", "-k", "readme"),
     ),
+    Mutation(
+        "meta-profile-undocumented",
+        "the meta profile stops listing context while the guide's profile table still says it does",
+        "bridge/tabmcp/core/tools/catalog.py",
+        '    "meta": ("introspect", "search_tools", "describe_tools", "call_tool", "context"),',
+        '    "meta": ("introspect", "search_tools", "describe_tools", "call_tool"),',
+        ("bridge/tests/test_tool_docs.py",),
+    ),
 )
 
 
