@@ -42,6 +42,7 @@ from .core.sensitive_fields import vocabulary_for_js
 from .core.telemetry.redact import PAGE_PATTERNS
 from .error_tables import registrations
 from .error_tables import write as write_error_tables
+from .kind_tables import write as write_kind_tables
 
 __all__ = ["GENERATED", "KEY", "render"]
 
@@ -271,6 +272,8 @@ def main() -> int:
     GENERATED.write_text(render(), encoding="utf-8")
     print(f"wrote {GENERATED}")
     for path in write_error_tables():  # the same registry's tree (errors.py) and table (docs/protocol.md)
+        print(f"wrote {path}")
+    for path in write_kind_tables():  # the capture kinds' tables in docs/telemetry.md
         print(f"wrote {path}")
     return 0
 

@@ -176,19 +176,26 @@ def test_an_http_entry_to_another_port_is_not_this_bridge(home: Path) -> None:
 
 
 def test_the_readme_and_the_cli_offer_every_client_of_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    """CLIENTS is the one list: the README's install line names each client, the guide's
-    ``tabmcp setup`` paragraph each client's file, and the CLI's choices and hint are read from it."""
+    """CLIENTS is the one list: the guide's install line names each client and its ``tabmcp setup``
+    paragraph each client's file; the README names one and points to ``--help``; the CLI's
+    choices, its hint and doctor's fix are read from it."""
     from tabmcp.cli.common import client_snippets
+    from tabmcp.cli.doctor import Facts, Status, diagnose
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
     line = next(x for x in readme.splitlines() if x.startswith("tabmcp setup "))
+    assert line.split()[2] in CLIENTS and "tabmcp setup --help lists them" in line, line
+    guide = (root / "docs" / "guide.md").read_text(encoding="utf-8")
+    line = next(x for x in guide.splitlines() if x.startswith("tabmcp setup "))
     named = line.split("#")[0].split()[2:] + line.split("# or", 1)[1].split(";")[0].replace("·", " ").split()
-    assert named == list(CLIENTS), f"README's `tabmcp setup` line should name {list(CLIENTS)}"
-    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide.md").read_text(encoding="utf-8")
+    assert named == list(CLIENTS), f"docs/guide.md's `tabmcp setup` line should name {list(CLIENTS)}"
     section = guide.split("- **`tabmcp setup CLIENT`**", 1)[1].split("\n- ", 1)[0]
     for client in CLIENTS.values():
         assert Path(client.file[1]).name in section, f"docs/guide.md's `tabmcp setup CLIENT` names no file of {client.label}"
     assert f"tabmcp setup {' | '.join(CLIENTS)} " in client_snippets(7797)
+    unset = next(c for c in diagnose(Facts()) if c.name == "clients")
+    assert unset.status == Status.WARN and f"tabmcp setup {' | '.join(CLIENTS)} " in (unset.fix or "")
     with pytest.raises(SystemExit):
         main(["setup", "no-such-client"])
     err = capsys.readouterr().err

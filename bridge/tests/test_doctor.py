@@ -28,7 +28,7 @@ HEALTHY = Facts(
     port=7797, port_open=True, health={"ok": True, "bridge": __version__},
     full_health={"ok": True, "bridge": __version__, "extension": {"connected": True, "version": __version__},
                  "tabs": 2, "nativeTabs": 2},
-    control_key=True, model=ModelStatus(name="m", present=True, loadable=True),
+    control_key=True, model=ModelStatus(name="m", present=True, loadable=True), secrets_store="OS keychain",
     clients={"cursor": (str(EntryState.CURRENT), "tabmcp → /venv/bin/tabmcp"),
              "vscode": (str(EntryState.NO_FILE), "no file")},
 )
@@ -60,8 +60,28 @@ BROKEN = {
     "extension version": replace(HEALTHY, full_health=_full(version="0.0.9")),
     "model": replace(HEALTHY, model=ModelStatus(name="m", present=False, missing=["the model weights"])),
     "model load": replace(HEALTHY, model=ModelStatus(name="m", present=True, loadable=False, error="bad")),
+    "secrets": replace(HEALTHY, secrets_store="", secrets_error="no OS keychain, and store.secrets = \"keychain\""),
     "client:cursor": replace(HEALTHY, clients={"cursor": (str(EntryState.OTHER), "runs /old/bin/tabmcp")}),
 }
+
+
+GUIDE_NAMES = {
+    "python": "Python", "install": "the install", "config": "the config", "port": "the port",
+    "bridge": "the bridge", "extension": "the connected extension", "webmcp": "native WebMCP",
+    "loop": "the bridge's event loop", "model": "the search model", "secrets": "secrets' values",
+    "client": "every client's config", "clients": "every client's config",
+}
+"""How docs/guide.md's ``tabmcp doctor`` paragraph names each check (a new check: one line here)."""
+
+
+def test_the_guide_names_every_check() -> None:
+    """A check is its fact and rule in cli/doctor.py, its broken case above, and its words in the
+    guide (docs/architecture.md's recipe); this fails when the guide's list misses one."""
+    produced = {c.name.split(":")[0] for facts in (HEALTHY, *BROKEN.values()) for c in diagnose(facts)}
+    assert produced == set(GUIDE_NAMES), "a check without its words in GUIDE_NAMES (and docs/guide.md)"
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "guide.md").read_text(encoding="utf-8")
+    paragraph = " ".join(guide[guide.index("- **`tabmcp doctor`** checks"):].split("\n- ", 1)[0].split())
+    assert [name for name, words in GUIDE_NAMES.items() if words not in paragraph] == []
 
 
 @pytest.mark.parametrize("link", sorted(BROKEN))

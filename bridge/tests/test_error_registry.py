@@ -129,7 +129,8 @@ def _scratch(tmp: Path) -> Path:
     for name in ("protocol.generated.js", "messages.js"):
         shutil.copy2(ROOT / "extension" / name, tmp / "extension" / name)
     (tmp / "docs").mkdir()
-    shutil.copy2(ROOT / "docs" / "protocol.md", tmp / "docs" / "protocol.md")
+    for name in ("protocol.md", "telemetry.md"):  # the generator writes both
+        shutil.copy2(ROOT / "docs" / name, tmp / "docs" / name)
     return tmp
 
 

@@ -11,8 +11,9 @@ kinds and their page caps into ``extension/protocol.generated.js`` for the page'
 Adding a kind (say IndexedDB writes) touches three files: this one (its model, a member of
 :class:`BufferKind`, of :data:`Event` and its record), the page script that captures it
 (``extension/page/<kind>.js``) and ``extension/manifest.json`` that injects that script; then
-regenerate ``protocol.generated.js``. ``bridge/tests/telemetry/test_kinds.py`` checks that every
-part of the core follows the records, and that the modules serving every kind name none.
+``python -m tabmcp.protocol_js`` regenerates ``protocol.generated.js`` and docs/telemetry.md's tables.
+``bridge/tests/telemetry/test_kinds.py`` checks that every part of the core follows the records, and
+that the modules serving every kind name none; ``test_kind_recipe.py`` adds a kind in a scratch copy.
 """
 
 from __future__ import annotations

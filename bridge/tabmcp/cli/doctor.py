@@ -349,8 +349,7 @@ def diagnose(facts: Facts) -> list[Check]:
             out.append(Check(f"client:{key}", Status.SKIP, f"{label}: {why}"))
     if not configured:
         out.append(Check("clients", Status.WARN, "no MCP client is set up to use tabmcp",
-                         "tabmcp setup claude-code | claude-desktop | cursor | vscode | windsurf "
-                         "(or tabmcp setup --print for another client)"))
+                         f"tabmcp setup {' | '.join(CLIENTS)} (or tabmcp setup --print for another client)"))
     return out
 
 
