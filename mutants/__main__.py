@@ -1591,7 +1591,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "introspect-unframed",
         "introspect's page text is no longer framed with its origin",
-        "bridge/tabmcp/core/disclosure.py",
+        "bridge/tabmcp/core/introspection.py",
         '            parts.append(gate.framed(json.dumps(shown, indent=1)))',
         '            parts.append(Shown(json.dumps(shown, indent=1)))',
         ("bridge/tests/test_page_text.py",),
