@@ -230,7 +230,7 @@ def under_attack() -> None:
     row("argument: ^(?=a)(a|a)+$ (lookahead: backtracking engine, deadline)", lookaround, str)
 
     def document() -> str:
-        from tabmcp.core.registry import _document
+        from tabmcp.core.snapshot_reading import _document
         from tabmcp.protocol import TabSnapshot
 
         stamp = time.perf_counter_ns()  # every schema its own (a memo hit would cost nothing)

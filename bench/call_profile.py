@@ -67,7 +67,7 @@ PARTS: list[tuple[str, tuple[str, ...]]] = [
                                            "tabmcp/core/sites.py", "tabmcp/storage/sites.py", "sqlite3")),
     ("limits (flood, per tab)", ("tabmcp/core/flood.py",)),
     ("extension link (session, hub, wire models)",
-     ("tabmcp/core/session.py", "tabmcp/server/hub.py", "tabmcp/server/extension.py", "tabmcp/protocol.py",
+     ("tabmcp/core/session.py", "tabmcp/server/hub.py", "tabmcp/server/extension.py", "tabmcp/protocol.py", "tabmcp/wire/",
       "tabmcp/core/end_rules.py", "tabmcp/core/browsers.py")),
     ("byte transports (stdio, /mcp-stream)",
      ("tabmcp/server/mcp_streams.py", "tabmcp/server/stream.py", "tabmcp/server/relay.py", "tabmcp/server/stdio.py")),

@@ -1591,7 +1591,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "introspect-unframed",
         "introspect's page text is no longer framed with its origin",
-        "bridge/tabmcp/core/disclosure.py",
+        "bridge/tabmcp/core/introspection.py",
         '            parts.append(gate.framed(json.dumps(shown, indent=1)))',
         '            parts.append(Shown(json.dumps(shown, indent=1)))',
         ("bridge/tests/test_page_text.py",),
@@ -1599,7 +1599,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "definition-check-skips-output-schema",
         "the definition check reads only name, title, description and inputSchema again",
-        "bridge/tabmcp/core/registry.py",
+        "bridge/tabmcp/core/snapshot_reading.py",
         '    for place, value in (("annotations", tool.annotations), ("output schema", tool.output_schema)):',
         '    for place, value in (("annotations", tool.annotations),):',
         ("bridge/tests/test_page_text.py",),
@@ -1607,7 +1607,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "category-description-unchecked",
         "a category's description is never checked (its order listed under quarantine)",
-        "bridge/tabmcp/core/registry.py",
+        "bridge/tabmcp/core/snapshot_reading.py",
         '    by_category = {c.name: _category_warnings(c) for c in categories.values()}',
         '    by_category: dict[str, tuple[str, ...]] = {}',
         ("bridge/tests/test_page_text.py",),
@@ -1632,7 +1632,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "source-meta-carries-title",
         "every listed definition carries the tab's title in _meta again (page text outside a frame)",
-        "bridge/tabmcp/core/registry.py",
+        "bridge/tabmcp/core/tab_records.py",
         '        meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": url}',
         '        meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": url, "title": self.title}',
         ("bridge/tests/test_page_text.py", "-k", "marker"),
@@ -1673,7 +1673,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "name-not-read-as-words",
         "an order spelled as a tool's name (ignore_all_previous_instructions) is not flagged",
-        "bridge/tabmcp/core/registry.py",
+        "bridge/tabmcp/core/snapshot_reading.py",
         '    reasons += [f"in its name: {reason}" for reason in scan_text(_as_words(tool.name))]',
         "",
         ("bridge/tests/test_page_text.py", "-k", "spelled"),
@@ -1721,7 +1721,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "bridge-category-dropped-whole",
         "the bridge drops a whole category when one member was refused",
-        "bridge/tabmcp/core/registry.py",
+        "bridge/tabmcp/core/snapshot_reading.py",
         '        categories[cat.name] = cat.model_copy(update={"tools": members})',
         '        if not missing:\n            categories[cat.name] = cat.model_copy(update={"tools": members})',
         ("e2e/test_schemas.py", "-k", "keeps and polyfill"),

@@ -115,7 +115,7 @@ def test_a_lookaround_pattern_runs_under_the_checks_deadline():
 
 
 def test_a_list_of_bombs_costs_a_few_budgets_and_keeps_every_tool():
-    from tabmcp.core.registry import _document
+    from tabmcp.core.snapshot_reading import _document
     from tabmcp.protocol import TabSnapshot
 
     tools = [{"name": f"b{i}", "description": "x", "inputSchema": ref_chain(20 + i)} for i in range(12)]

@@ -409,7 +409,8 @@ def test_the_hunt_covers_every_page_text_field_of_the_wire_models():
 # -- the type checker, not a reviewer ---------------------------------------------------------
 
 _LEAK = '''
-from tabmcp.core.disclosure import RefusalView, _described
+from tabmcp.core.disclosure import _described
+from tabmcp.core.introspection import RefusalView
 from tabmcp.core.registry import Tab
 from tabmcp.core.trust.gate import PageSource, TextGate
 from tabmcp.core.trust.text import Shown
@@ -439,5 +440,5 @@ def test_strict_mypy_refuses_page_text_handed_to_an_agent_facing_builder_past_th
                            str(root / "pyproject.toml"), str(snippet)], cwd=root, capture_output=True, text=True,
                           check=False)
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 3 and all("leak.py:9:" in e or "leak.py:10:" in e for e in errors), done.stdout
+    assert len(errors) == 3 and all("leak.py:10:" in e or "leak.py:11:" in e for e in errors), done.stdout
     assert all('"PageText"' in e and '"Shown"' in e for e in errors)

@@ -20,10 +20,8 @@ as one more document per site, a :class:`Tab` whose ``closed_site`` is set and w
 negative (:meth:`Registry.set_closed_sites`). They share the namespace and the rules above, so
 search, describe and every profile see them like any tab's; a call of one opens the site first.
 
-Names a page cannot forge: the qualified form ``t<digits>.`` / ``t<digits>f<digits>.`` (and
-the hashed ``t<12 hex>.`` of very long ids) is reserved like a built-in name (see
-:func:`is_qualified_form`): a page tool called ``t42.transfer`` is never listed plainly (it is
-``t<its tab>.t42.transfer``), so it can never take tab 42's qualified name from it.
+Names a page cannot forge: the qualified form is reserved like a built-in name
+(:mod:`tabmcp.core.public_names`).
 
 No public name moves to another origin: once a listing named ``create_user`` (or
 ``t42.transfer``) for shop.test, no document of another origin is given that name while the
@@ -38,31 +36,29 @@ holds the most).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
-import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, replace
-from urllib.parse import urlsplit
+from dataclasses import replace
 
-from ..protocol import FrameSnapshot, TabSnapshot
-from .budget import CUT_OFF_REASON, BudgetScope, TabWork, budget_scope
-from .injection import scan_text, scan_tool
-from .lru import IdentityMemo
-from .models import (
-    MAX_STATES,
-    TOOL_NAME_RE,
-    PageCategory,
-    PageTool,
-    Rejection,
-    parse_category,
-    parse_tool,
+from ..protocol import TabSnapshot
+from .budget import TabWork, budget_scope
+from .models import Rejection
+from .public_names import _Index, _plain, _qualified, _same_names, is_qualified_form
+from .snapshot_reading import _CUT_OFF, _keep_unchanged, _tab_from_snapshot, check_definition
+from .tab_records import (
+    CategoryEntry,
+    ClosedSite,
+    Reading,
+    RegistryChange,
+    SourceKey,
+    Tab,
+    ToolEntry,
+    origin_of,
+    snapshot_origin,
+    trusted_url,
 )
-from .page_forms import PAGE_FORM_MARK
-from .trust.gate import FORGED_FRAME, definition_text, forged_frame
-from .trust.text import PageText, page_strings
 
 __all__ = [
     "CategoryEntry",
@@ -79,391 +75,6 @@ __all__ = [
     "snapshot_origin",
     "trusted_url",
 ]
-
-MAX_TOOLS_PER_TAB = 10_000
-
-SourceKey = tuple[int, int]
-"""``(tab_id, frame_id)``: one document that offers tools (frame 0 is the tab's top document)."""
-
-
-_DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
-
-
-def origin_of(url: str) -> str:
-    """``scheme://host[:port]`` of a URL, lower-cased, default port dropped (as Chrome spells
-    origins, and as :func:`tabmcp.core.controls.normalize_origin` does); ``"file://"`` for file
-    URLs; ``""`` for URLs without one (``about:blank``). User info never counts as the host."""
-    try:
-        parts = urlsplit(str(url).strip())
-        port = parts.port
-    except ValueError:
-        return ""
-    scheme = parts.scheme.lower()
-    if scheme == "file":
-        return "file://"
-    host = (parts.hostname or "").lower()  # hostname drops "user:pass@" and lower-cases
-    if not scheme or not host:
-        return ""
-    if ":" in host:
-        host = f"[{host}]"
-    return f"{scheme}://{host}" + (f":{port}" if port is not None and port != _DEFAULT_PORTS.get(scheme) else "")
-
-
-def snapshot_origin(snap: TabSnapshot | FrameSnapshot) -> str:
-    """A document's origin: Chrome's word for it (``origin``) when the extension sent one, never
-    the URL the page itself reported (a page script can claim any URL); the URL's for old
-    extensions that send no origin."""
-    chrome = origin_of(snap.origin) if snap.origin and snap.origin != "null" else ""
-    return chrome or origin_of(snap.url)
-
-
-def trusted_url(snap: TabSnapshot | FrameSnapshot, origin: str) -> str:
-    """The page's URL if it is of the origin Chrome reported, else just that origin (a page that
-    claims another site's URL does not get to show it)."""
-    return snap.url if origin_of(snap.url) == origin else origin
-
-
-@dataclass(frozen=True)
-class ClosedSite:
-    """What a closed site's document knows beyond its tools: where each tool was last registered."""
-
-    urls: tuple[tuple[str, str], ...] = ()
-    """``(tool name, URL of the document that registered it)``, the URL a call of it opens."""
-
-    def url_of(self, tool: str, default: str = "") -> str:
-        return next((url for name, url in self.urls if name == tool), default)
-
-
-@dataclass(frozen=True)
-class Tab:
-    """One tab's top-level document as last reported by the extension."""
-
-    tab_id: int
-    url: PageText
-    title: PageText
-    origin: str
-    document_id: str | None
-    native: bool
-    active: bool
-    states: tuple[PageText, ...]
-    tools: dict[str, PageTool]
-    categories: dict[str, PageCategory]
-    rejected: tuple[Rejection, ...] = ()
-    focused: bool = False
-    frame_id: int = 0
-    """0 for a tab's top-level document; a child frame's id otherwise."""
-    frames: tuple[Tab, ...] = ()
-    """The child frames whose tools the top page allows (each a ``Tab`` with ``frame_id > 0``)."""
-    closed_site: ClosedSite | None = None
-    """Set on the stand-in of a reachable site with no open tab (its ``tab_id`` is negative)."""
-
-    @property
-    def is_open(self) -> bool:
-        """A real tab's document, not a closed site's stand-in."""
-        return self.closed_site is None
-    forms_origin: str = ""
-    """The origin Chrome gave the document that sent page forms (``TabSnapshot.forms.origin``)."""
-    browser: str = ""
-    """The browser that holds the tab (``chromium``, ``firefox``; ``""``: its link did not say)."""
-    profile: str = ""
-    """Which profile of it (a short stable name; ``""``: not said)."""
-
-    @property
-    def key(self) -> SourceKey:
-        """Identifies this document among every tab's documents: ``(tab_id, frame_id)``."""
-        return (self.tab_id, self.frame_id)
-
-    def documents(self) -> tuple[Tab, ...]:
-        """This document and its allowed child frames."""
-        return (self, *self.frames)
-
-    def source_meta(self) -> dict[str, object]:
-        # The URL is checked with the definitions it travels with; the title is not listed (it is
-        # the page's text, not a definition: introspect shows it through the gate).
-        url = definition_text(self.url)
-        if self.closed_site is not None:  # no tab yet: a call opens ``url`` in a background tab
-            return {"origin": self.origin, "url": url, "open": False}
-        meta: dict[str, object] = {"tabId": self.tab_id, "origin": self.origin, "url": url}
-        if self.frame_id:
-            meta["frameId"] = self.frame_id
-        if self.browser:
-            meta["browser"] = self.browser
-        if self.profile:
-            meta["profile"] = self.profile
-        return meta
-
-
-@dataclass(frozen=True)
-class ToolEntry:
-    """A page tool under its public name."""
-
-    public_name: str
-    tab: Tab
-    tool: PageTool
-
-    @property
-    def category(self) -> PageCategory | None:
-        name = self.tool.category
-        return self.tab.categories.get(name) if name else None
-
-
-@dataclass(frozen=True)
-class CategoryEntry:
-    """A page category under its public name, with its member tools."""
-
-    public_name: str
-    tab: Tab
-    category: PageCategory
-    members: tuple[ToolEntry, ...]
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One snapshot read (:meth:`Registry.read`), not yet in the registry (:meth:`Registry.commit`)."""
-
-    tab_id: int
-    origin: str
-    """The origin the per-tab work rule keys on (the snapshot's URL's, as :meth:`Registry.cut_off`)."""
-    tab: Tab | None = None
-    """``None``: not read (the tab was cut off when it came)."""
-    scope: BudgetScope | None = None
-    """What its checks spent (the per-tab rule counts the overruns when it is committed)."""
-
-
-@dataclass(frozen=True)
-class RegistryChange:
-    """What one update did. ``changed`` is True when any listing may differ."""
-
-    changed: bool
-    tab_id: int | None = None
-    closed: tuple[int, ...] = ()
-    navigated: tuple[int, ...] = ()
-    """Tabs whose document changed: calls pending in the old document cannot complete."""
-    rejected: tuple[Rejection, ...] = ()
-
-
-def _tab_from_snapshot(snap: TabSnapshot, browser: tuple[str, str] = ("", "")) -> Tab:
-    top = _document(snap, snap.tab_id, 0, snapshot_origin(snap))
-    frames = tuple(
-        replace(_document(f, snap.tab_id, f.frame_id, snapshot_origin(f)), browser=browser[0], profile=browser[1])
-        for f in snap.frames
-        if f.frame_id
-    )
-    rejected = top.rejected + tuple(
-        r.model_copy(update={"name": f"frame {f.frame_id}: {r.name}"}) for f in frames for r in f.rejected
-    )
-    forms_origin = origin_of(snap.forms.origin) if snap.forms is not None else ""
-    return replace(top, native=snap.native, active=snap.active, focused=snap.focused, rejected=rejected,
-                   frames=frames, forms_origin=forms_origin, browser=browser[0], profile=browser[1])
-
-
-def _as_page_form(tool: PageTool) -> PageTool:
-    """A page form as the agent sees it: marked, never read-only, in no category, no page scope."""
-    description = tool.description
-    if not description.startswith(PAGE_FORM_MARK):
-        description = PageText(f"{PAGE_FORM_MARK} {description}"[:8_000])
-    return tool.model_copy(
-        update={"description": description, "annotations": {}, "scope": None, "category": None}
-    )
-
-
-_CUT_OFF = Rejection(kind="tool", name="(every tool)", reason=CUT_OFF_REASON)
-
-
-def _document(snap: TabSnapshot | FrameSnapshot, tab_id: int, frame_id: int, origin: str) -> Tab:
-    """Validate one document's tools, categories and states (each bad one rejected alone)."""
-    rejected: list[Rejection] = []
-    tools: dict[str, PageTool] = {}
-    with budget_scope():  # a list of schema bombs costs a few budgets, not one per tool (core/budget.py)
-        parsed_tools = [parse_tool(raw) for raw in snap.tools[:MAX_TOOLS_PER_TAB]]
-    for parsed in parsed_tools:
-        if isinstance(parsed, Rejection):
-            rejected.append(parsed)
-        elif parsed.page_form and frame_id:
-            continue  # page forms are the top document's only
-        elif parsed.name in tools:
-            rejected.append(Rejection(kind="tool", name=parsed.name, reason="duplicate tool name in this tab"))
-        else:
-            if parsed.page_form:
-                parsed = _as_page_form(parsed)
-            if parsed.output_schema_dropped:  # the tool stays; only its outputSchema is not relayed
-                rejected.append(Rejection(kind="outputSchema", name=parsed.name,
-                                          reason=f"not relayed, the tool is kept without it: {parsed.output_schema_dropped}"))
-            warnings = _DEFINITION_CHECKS.get(parsed)
-            tools[parsed.name] = parsed.model_copy(update={"warnings": warnings}) if warnings else parsed
-    if len(snap.tools) > MAX_TOOLS_PER_TAB:
-        rejected.append(
-            Rejection(
-                kind="tool",
-                name="(overflow)",
-                reason=f"{len(snap.tools) - MAX_TOOLS_PER_TAB} tools beyond the {MAX_TOOLS_PER_TAB}-tool limit",
-            )
-        )
-    categories: dict[str, PageCategory] = {}
-    for raw in snap.categories:
-        cat = parse_category(raw)
-        if isinstance(cat, Rejection):
-            rejected.append(cat)
-            continue
-        if cat.name in tools or cat.name in categories:
-            rejected.append(Rejection(kind="category", name=cat.name, reason="name already used in this tab"))
-            continue
-        members = tuple(n for n in cat.tools if n in tools and not tools[n].page_form)
-        missing = [n for n in cat.tools if n not in tools or tools[n].page_form]
-        rejected.extend(  # the page's word for the member is not quoted: where it is says enough
-            Rejection(kind="member", name=cat.name, reason=f"its tools[{cat.tools.index(m)}] is not a tool of this tab")
-            for m in missing[:20]
-        )
-        categories[cat.name] = cat.model_copy(update={"tools": members})
-    # A tool's category is whatever category lists it (the page's word for it wins over a
-    # stale `category` field), so the two views can never disagree.
-    owner = {m: c.name for c in categories.values() for m in c.tools}
-    tools = {
-        n: (t if t.category == owner.get(n) else t.model_copy(update={"category": owner.get(n)}))
-        for n, t in tools.items()
-    }
-    # The rest of what a listing shows of each tool: its category's description, and the
-    # document's title and URL (every definition's ``_meta["tabmcp/source"]``). A flag there is
-    # a flag of every tool it travels with, so quarantine hides them together.
-    shared = _shared_warnings(snap.title[:500], trusted_url(snap, origin))
-    by_category = {c.name: _category_warnings(c) for c in categories.values()}
-    for n, t in tools.items():
-        extra = shared + by_category.get(t.category or "", ())
-        if extra:
-            tools[n] = t.model_copy(update={"warnings": tuple(dict.fromkeys(t.warnings + extra))})
-    states = tuple(dict.fromkeys(PageText(s) for s in snap.states if isinstance(s, str) and 0 < len(s) <= 128))
-    if len(states) > MAX_STATES:
-        rejected.append(Rejection(kind="state", name="(overflow)", reason=f"more than {MAX_STATES} states"))
-        states = states[:MAX_STATES]
-    return Tab(
-        tab_id=tab_id,
-        frame_id=frame_id,
-        url=PageText(trusted_url(snap, origin)),
-        title=PageText(snap.title[:500]),
-        origin=origin,
-        document_id=snap.document_id,
-        native=False,
-        active=False,
-        states=states,
-        tools=tools,
-        categories=categories,
-        rejected=tuple(rejected),
-    )
-
-
-def check_definition(tool: PageTool) -> tuple[str, ...]:
-    """Why a tool's definition looks like an injection attempt, reading every page-written field:
-    name, title, description and input schema (:func:`scan_tool`), and every string, keys too, of
-    its annotations and its output schema (:func:`page_strings`, not a list of known fields)."""
-    reasons = scan_tool(tool.name, tool.title, tool.description, tool.input_schema)
-    for place, value in (("annotations", tool.annotations), ("output schema", tool.output_schema)):
-        if value:
-            text = "\n".join(s for _, s in page_strings(value))
-            reasons += [f"in the {place}: {reason}" for reason in scan_text(text)]
-    everything = [tool.title or "", tool.description, *(s for _, s in page_strings(
-        [tool.input_schema, tool.annotations, tool.output_schema]))]
-    if any(forged_frame(text) for text in everything):
-        reasons.append(FORGED_FRAME)
-    reasons += [f"in its name: {reason}" for reason in scan_text(_as_words(tool.name))]
-    return tuple(dict.fromkeys(reasons))
-
-
-def _as_words(name: str) -> str:
-    """A name as the words a model reads in it (``ignore_all_previous_instructions``)."""
-    return re.sub(r"[_.\-]+", " ", name)
-
-
-_DEFINITION_CHECKS: IdentityMemo[PageTool, tuple[str, ...]] = IdentityMemo(check_definition, 8192)
-"""Parsed tools are memoized by content (:func:`parse_tool`), so the same definition is the same
-object: a snapshot that re-sends it costs a lookup, not a scan."""
-
-
-def _text_warnings(where: str, text: str) -> list[str]:
-    return [f"in {where}: {reason}" for reason in scan_text(text)] + (
-        [f"in {where}: {FORGED_FRAME}"] if forged_frame(text) else [])
-
-
-def _category_warnings(category: PageCategory) -> tuple[str, ...]:
-    return tuple(_text_warnings("its category's description", category.description)
-                 + _text_warnings("its category's name", _as_words(category.name)))
-
-
-def _shared_warnings(title: str, url: str) -> tuple[str, ...]:
-    return tuple(_text_warnings("the tab's title", title) + _text_warnings("the tab's URL", url))
-
-
-def _keep_unchanged(old: Tab, new: Tab) -> None:
-    """Give ``new`` (not yet shared) the very objects of ``old``'s tools and categories that did not
-    change: whatever is derived per definition (trust pins, rendered listings) is then known to
-    be unchanged by identity, without comparing or hashing the definition again."""
-    before = {doc.key: doc for doc in old.documents()}
-    for doc in new.documents():
-        prev = before.get(doc.key)
-        if prev is None:
-            continue
-        for table, kept in ((doc.tools, prev.tools), (doc.categories, prev.categories)):
-            for name, value in table.items():
-                same = kept.get(name)
-                if same is not None and same is not value and same == value:
-                    table[name] = same  # type: ignore[assignment]  # the same type: table and kept pair up
-
-
-def _same_names(entries: tuple[ToolEntry | CategoryEntry, ...], doc: Tab | None) -> bool:
-    """``doc`` offers exactly the names of ``entries`` (its previous version's), from the same origin."""
-    if doc is None or not entries or entries[0].tab.origin != doc.origin:
-        return bool(not entries and doc is not None and not doc.tools and not doc.categories)
-    if len(entries) != len(doc.tools) + len(doc.categories):
-        return False
-    return all(
-        (e.tool.name in doc.tools) if isinstance(e, ToolEntry) else (e.category.name in doc.categories)
-        for e in entries
-    )
-
-
-def _plain(entry: ToolEntry | CategoryEntry) -> str:
-    return entry.tool.name if isinstance(entry, ToolEntry) else entry.category.name
-
-
-_QUALIFIED_FORM = re.compile(r"t-?[0-9]+(?:f[0-9]+)?\.|t[0-9a-f]{12}\.")
-"""The head of every name :func:`_qualified` makes (a tab id, closed sites' negative ones too, an
-optional frame id, or the hash of a very long id, then a dot)."""
-
-
-def is_qualified_form(name: str) -> bool:
-    """Whether ``name`` looks like the bridge's qualified form (``t42.x``, ``t42f7.x``): such a
-    page name is never listed plainly, so a page cannot take another tab's qualified name."""
-    return _QUALIFIED_FORM.match(name) is not None
-
-
-def _qualified(key: SourceKey, name: str) -> str:
-    tab_id, frame_id = key
-    where = f"t{tab_id}f{frame_id}" if frame_id else f"t{tab_id}"
-    prefixed = f"{where}.{name}"
-    if len(prefixed) <= 128:
-        return prefixed
-    head = f"{where}." if len(where) <= 21 else f"t{hashlib.sha1(where.encode()).hexdigest()[:12]}."
-    digest = hashlib.sha1(name.encode()).hexdigest()[:8]
-    return head + name[: 128 - len(head) - 9] + "_" + digest
-
-
-@dataclass
-class _Index:
-    by_public: dict[str, ToolEntry | CategoryEntry] = field(default_factory=dict)
-    by_page: dict[tuple[SourceKey, str], str] = field(default_factory=dict)
-    by_name: dict[str, dict[SourceKey, str]] = field(default_factory=dict)
-    """Page name → the documents offering it → its public name there."""
-    held: set[str] = field(default_factory=set)
-    """Plain names kept from a claim because they were shown for another origin: named again on
-    every update."""
-    blocked: set[str] = field(default_factory=set)
-    """Every public name (plain or qualified) a claim was refused because another origin holds it:
-    never forgotten while so (:meth:`Registry._forget`)."""
-    collided: bool = False
-    """A qualified name had to be numbered: only the whole build settles numbering."""
-    by_doc: dict[SourceKey, tuple[ToolEntry | CategoryEntry, ...]] = field(default_factory=dict)
-    """Each document's entries in listing order: its categories, then its tools."""
-    names: dict[SourceKey, tuple[str, ...]] = field(default_factory=dict)
-    """Each document's public names, in the order of ``by_doc``."""
 
 
 class Registry:
@@ -986,7 +597,3 @@ class Registry:
     def closed_site_counts(self) -> dict[str, int]:
         """How many closed reachable sites stand in for tabs, and their tools."""
         return {"closedSites": len(self._sites), "closedSiteTools": sum(len(t.tools) for t in self._sites.values())}
-
-
-def is_valid_tool_name(name: str) -> bool:
-    return bool(TOOL_NAME_RE.fullmatch(name))

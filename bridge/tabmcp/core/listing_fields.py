@@ -1,0 +1,128 @@
+"""What a listing entry carries beside the page's definition: the profiles, the bridge's ``_meta``
+keys, one client's view (the categories it opened), a category's summary and the marker that opens
+its description, and MCP annotations mapped from the page's (:mod:`tabmcp.core.disclosure` builds
+the entries with them)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .registry import SourceKey, ToolEntry
+from .telemetry import ExposureState
+from .trust.gate import definition_text
+
+__all__ = [
+    "META_CATEGORY",
+    "META_ENHANCEMENT",
+    "META_EXPANDED",
+    "META_PAGE_FORM",
+    "META_PAGE_NAME",
+    "META_REVISION",
+    "META_SOURCE",
+    "META_UNCHECKED",
+    "META_WARNINGS",
+    "META_WEBMCP_ANNOTATIONS",
+    "PROFILES",
+    "ClientView",
+    "Profile",
+    "category_marker",
+    "read_category_marker",
+    "summary",
+]
+
+Profile = Literal["passthrough", "categories", "meta", "hybrid"]
+PROFILES: tuple[Profile, ...] = ("passthrough", "categories", "meta", "hybrid")
+
+META_SOURCE = "tabmcp/source"
+META_PAGE_NAME = "tabmcp/pageName"
+META_CATEGORY = "tabmcp/category"
+META_ENHANCEMENT = "tabmcp/enhancement"
+META_WARNINGS = "tabmcp/warnings"
+META_UNCHECKED = "tabmcp/unchecked"
+"""What of the tool's input schema the bridge cannot evaluate, so does not check arguments against
+(core/unchecked.py); the tool is kept."""
+META_WEBMCP_ANNOTATIONS = "tabmcp/annotations"
+META_PAGE_FORM = "tabmcp/pageForm"
+"""On page forms only: offered by the person's forms-as-tools switch for the origin, not by the site."""
+_WEBMCP_ANNOTATIONS = ("consequentialHint", "untrustedContentHint", "debugging")
+META_REVISION = "tabmcp/revision"
+"""On tools/list results and list-changed notifications: the bridge's change counter. A
+notification whose revision is at least a listing's reports a state at least that new."""
+META_EXPANDED = "tabmcp/expanded"
+"""On a list-changed notification sent to one client: the category it opened."""
+_MCP_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+_SUMMARY_LIMIT = 300
+"""Characters of a category's description shown in a listing (describe_tools shows it all)."""
+_MARKER = re.compile(r"^\[(?:(?P<origin>\S+); )?category, (?P<count>\d+) tools?\](?: |$)")
+
+
+@dataclass
+class ClientView:
+    """Disclosure state of one MCP client connection.
+
+    ``dynamic`` is whether tools/list may change as a side effect of this client's requests:
+    allowed before protocol 2026-07-28, forbidden from it on.
+    """
+
+    dynamic: bool = False
+    expanded: set[tuple[SourceKey, str]] = field(default_factory=set)
+    """(tab id, category name as the page registered it) of categories this client opened."""
+    exposure: ExposureState = field(init=False)
+    """Progressive disclosure of the telemetry tools for this client."""
+
+    def __post_init__(self) -> None:
+        self.exposure = ExposureState(dynamic=self.dynamic)
+
+
+def summary(text: str, limit: int = _SUMMARY_LIMIT) -> str:
+    """``text`` on one line, whole if it fits in ``limit`` characters, else cut after its last
+    sentence that fits (or at ``limit``, with "…")."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head = flat[: limit - 1]
+    end = max(head.rfind(stop) for stop in (". ", "? ", "! "))
+    return head[: end + 1] if end > 0 else head.rstrip() + "…"
+
+
+def category_marker(origin: str, count: int) -> str:
+    """The bracket that opens a category's description: its site, the word "category" and its
+    member count (``[https://shop.test; category, 4 tools]``).
+
+    The bridge writes it, before any page text (a page tool's description opens with
+    ``[origin] ``), so it also tells a client which entries are categories:
+    :func:`read_category_marker`.
+    """
+    noun = "tool" if count == 1 else "tools"
+    return f"[{origin}; category, {count} {noun}]" if origin else f"[category, {count} {noun}]"
+
+
+def read_category_marker(description: str) -> tuple[str, int] | None:
+    """``(origin, member count)`` if ``description`` opens with :func:`category_marker`'s bracket."""
+    match = _MARKER.match(description)
+    return (match["origin"] or "", int(match["count"])) if match else None
+
+
+def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
+    """MCP ToolAnnotations from the page's: the MCP ones as they are, WebMCP's mapped where they correspond.
+
+    ``consequentialHint`` (effects in the world) implies the tool is not read-only;
+    ``untrustedContentHint`` (returns content from others) implies an open world. Both, and
+    ``debugging``, also travel as they are in ``_meta["tabmcp/annotations"]``.
+    """
+    page = entry.tool.annotations
+    ann: dict[str, Any] = {k: page[k] for k in _MCP_ANNOTATIONS if k in page}
+    if isinstance(ann.get("title"), str):
+        ann["title"] = definition_text(ann["title"])
+    if entry.tool.page_form:
+        # It submits a form: never read-only, and it may destroy (MCP's default when unsaid).
+        return {"readOnlyHint": False, "openWorldHint": True}
+    if entry.tool.destructive:
+        ann["destructiveHint"] = True
+    if page.get("consequentialHint") is True and "readOnlyHint" not in ann:
+        ann["readOnlyHint"] = False
+    if page.get("untrustedContentHint") is True and "openWorldHint" not in ann:
+        ann["openWorldHint"] = True
+    return ann

@@ -1,0 +1,358 @@
+"""Extension → bridge: every message the extension sends (``hello``, tab snapshots, call and
+approval results, the telemetry batch, page results, the popup's requests, site messages), and
+:data:`ExtensionMessage`, their union by ``type``, and the reading of one frame into its model
+(:func:`parse_extension_message`)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter, ValidationError, field_validator
+
+from ..capture.kinds import WireEvent
+from ..core.trust.text import PageJson, PageValue
+from ..errors import MalformedMessage, UnknownMessageType
+from .base import MAX_TRACE_STAMPS, ErrorBody, TraceStamp, WireModel
+from .snapshots import MAX_TAB_ID, TabSnapshot
+
+__all__ = [
+    "MAX_SYNC_PARTS",
+    "ApprovalResult",
+    "CallResult",
+    "ControlSet",
+    "ExtensionMessage",
+    "FormsSet",
+    "Hello",
+    "PageResult",
+    "PairRequest",
+    "PairingCredential",
+    "PanelQuery",
+    "Ping",
+    "Pong",
+    "SiteForget",
+    "SitePermission",
+    "SiteStatus",
+    "TabClosed",
+    "TabUpdate",
+    "TabsSync",
+    "Telemetry",
+    "WireError",
+    "parse_extension_message",
+]
+
+
+class PairingCredential(WireModel):
+    """What a paired extension presents in every ``hello``: the pairing's id and its secret
+    (``pair.done`` gave both; the extension keeps them in ``chrome.storage.local``)."""
+
+    id: str = Field(max_length=64)
+    secret: str = Field(max_length=256)
+
+
+class Hello(WireModel):
+    """The extension's first message on a connection; the bridge answers ``welcome``, or
+    ``pair.required`` when the hello carries no valid pairing (nor the pre-shared token), or an error."""
+
+    type: Literal["hello"]
+    protocol: int
+    extension_version: str = ""
+    extension_id: str | None = None
+    browser: str | None = None
+    """The browser's user agent (``tabmcp pair --list`` names the pairing with it)."""
+    brand: str | None = Field(default=None, max_length=64)
+    """The browser's brand and major version from ``navigator.userAgentData`` ("Chromium 156",
+    "Google Chrome 156"): every Chromium-based browser's user agent says "Chrome"."""
+    browser_name: str | None = Field(default=None, max_length=32)
+    """``chromium`` or ``firefox``: what ``_meta["tabmcp/source"]["browser"]`` says of this link's tabs."""
+    profile_id: str | None = Field(default=None, max_length=64)
+    """Random, made once per browser profile and kept in the extension's storage: links with the same
+    one are the same browser (a newer one replaces the older); another profile is another browser,
+    linked beside it (``tabmcp.core.browsers``)."""
+    instance_id: str | None = None
+    """Random per service-worker start: tells a reconnect from a restart in the logs."""
+    token: str | None = None
+    """``server.extension_token``, when the person set one (a pre-shared secret instead of pairing)."""
+    pairing: PairingCredential | None = None
+    """The pairing the person confirmed once (``tabmcp pair``); without it (or ``token``) the link
+    gets nothing but the pairing ceremony."""
+    batch: bool = False
+    """The extension reads frames holding several messages, one per line, and would send such
+    frames too (the bridge says in ``welcome`` whether it reads them)."""
+
+
+MAX_SYNC_PARTS = 64
+"""A sync in more parts than this is refused (``TOO_LARGE``): the extension sends parts of up to
+6 MiB, so this is far more than any browser's tabs."""
+
+
+class TabsSync(WireModel):
+    """The full state of every tab; replaces whatever the bridge knew (sent after each connect).
+
+    A sync too large for one frame comes in parts: each but the last says ``more``; the tabs of
+    all of them together are the full state, applied when the last arrives.
+    """
+
+    type: Literal["tabs.sync"]
+    tabs: list[TabSnapshot]
+    more: bool = False
+    """More parts of this sync follow (the extension splits a sync that would not fit one frame)."""
+
+
+class TabUpdate(WireModel):
+    """One tab changed: opened, navigated (also SPA routes), tools, categories or states."""
+
+    type: Literal["tab.update"]
+    tab: TabSnapshot
+
+
+class TabClosed(WireModel):
+    """A tab closed: its tools go, and its pending requests end with ``TAB_CLOSED``."""
+
+    type: Literal["tab.closed"]
+    tab_id: int = Field(ge=0, le=MAX_TAB_ID)
+
+
+class CallResult(WireModel):
+    """The outcome of a ``call.start``. ``result`` is an MCP CallToolResult object."""
+
+    type: Literal["call.result"]
+    call_id: str
+    ok: bool
+    result: PageJson | None = None
+    """The page's own value: page text through and through (only the gate shows it to the agent)."""
+    error: ErrorBody | None = None
+    trace: list[TraceStamp] | None = Field(default=None, max_length=MAX_TRACE_STAMPS)
+    """The call's ``trace`` with the extension's stamps added (debug mode only, see ``CallStart``)."""
+
+
+class FormsSet(WireModel):
+    """The person turned forms-as-tools on or off for one origin in the extension's popup; the
+    bridge keeps the choice (SQLite) and answers every extension with a new ``forms.policy``."""
+
+    type: Literal["forms.set"]
+    origin: str
+    enabled: bool
+
+
+class ApprovalResult(WireModel):
+    """The person's answer to an ``approval.request`` (or why nobody answered)."""
+
+    type: Literal["approval.result"]
+    approval_id: str
+    approved: bool
+    reason: str = ""
+
+
+class Telemetry(WireModel):
+    """A batch of captured events from one tab (the event shapes are in docs/telemetry.md)."""
+
+    type: Literal["telemetry"]
+    tab_id: int = Field(ge=0, le=MAX_TAB_ID)
+    document_id: str | None = None
+    origin: str | None = None
+    """The document's origin by Chrome's word (its port's ``sender.origin``), never the page's:
+    the bridge holds the events' own URLs to it."""
+    url: str = ""
+    """Where the tab is as the batch leaves it: the page's claim only when of ``origin``."""
+    page_reported: bool = False
+    """Posted by the page's own scripts on the window, not by the extension's capture (which has
+    its own line to the content script): the events are what the page says, and are marked so."""
+    events: list[WireEvent] = Field(default_factory=list)
+    """Typed by kind (``tabmcp/capture/kinds.py``); each parsed on its own, so a malformed event or one
+    of a kind this bridge does not know is a ``RejectedEvent`` (counted), never the batch refused."""
+    dropped: dict[str, int] = Field(default_factory=dict)
+    """What the page had to drop since its previous batch, by event kind (counts above zero kept)."""
+
+    @field_validator("dropped")
+    @classmethod
+    def _counted(cls, v: dict[str, int]) -> dict[str, int]:
+        return {k: n for k, n in v.items() if n > 0}
+
+
+class PageResult(WireModel):
+    """The answer to a ``page.query`` (a live DOM query, page facts, an axe-core audit)."""
+
+    type: Literal["page.result"]
+    request_id: str
+    ok: bool
+    result: PageValue = PageValue(None)
+    """What the page answered: page text through and through (only the gate shows it to the agent)."""
+    error: ErrorBody | None = None
+
+
+class PanelQuery(WireModel):
+    """The popup asks what the person should see: their switches, activity (newest first,
+    optionally of one tab or origin), per-tab insight, pending trust decisions. Answered by
+    ``panel.state``. Only the extension link can ask (agents have no way to send it)."""
+
+    type: Literal["panel.query"]
+    request_id: str
+    tab_id: int | None = Field(default=None, ge=0, le=MAX_TAB_ID)
+    origin: str | None = None
+    limit: int = Field(default=100, ge=1, le=1000)
+    """How many activity rows, newest first."""
+    expanded: list[int] = Field(default_factory=list, max_length=64)
+    """Tabs whose tools to list one by one (the ones the person opened); the others get counts only."""
+
+
+class ControlSet(WireModel):
+    """The person flipped a switch in the popup; answered by ``panel.state`` (the state after it).
+
+    ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile),
+    ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin``
+    (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept``
+    (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown), ``unbind``
+    (``origin`` + ``secret``: that secret name no longer goes to that site; names only, never a
+    value). Only the extension link can send it: no MCP tool changes these.
+    """
+
+    type: Literal["control.set"]
+    request_id: str
+    action: Literal["pause", "resume", "writes", "origin", "accept", "clear", "unbind"]
+    enabled: bool | None = None
+    origin: str = ""
+    tool: str = ""
+    secret: str = ""
+
+
+class Ping(WireModel):
+    """Either side, any time; answered with a ``pong`` carrying the same ``ts``."""
+
+    type: Literal["ping"]
+    ts: float | None = None
+
+
+class Pong(WireModel):
+    """The answer to a ``ping``."""
+
+    type: Literal["pong"]
+    ts: float | None = None
+
+
+class WireError(WireModel):
+    """A named error about a frame the other side sent (``ref`` names it when possible)."""
+
+    type: Literal["error"]
+    code: str
+    message: str
+    ref: str | None = None
+
+
+class SiteStatus(WireModel):
+    """How a ``site.open`` goes: the tab was ``opened`` (``tabId``), its page ``loaded``, it was
+    ``redirected`` to another origin (the extension closed it), or opening ``failed``."""
+
+    type: Literal["site.status"]
+    request_id: str
+    state: Literal["opened", "loaded", "redirected", "failed"]
+    tab_id: int | None = Field(default=None, ge=0, le=MAX_TAB_ID)
+    url: str = ""
+    message: str = ""
+
+
+class SitePermission(WireModel):
+    """The person, in the extension's popup, lets agents open ``origin`` (or no longer does).
+    Only the extension's own pages send it: a web page cannot make its site reachable."""
+
+    type: Literal["site.permission"]
+    origin: str
+    reachable: bool
+
+
+class SiteForget(WireModel):
+    """The person, in the popup, forgets a site: its stored definitions, usage and permission."""
+
+    type: Literal["site.forget"]
+    origin: str
+
+
+class PairRequest(WireModel):
+    """An unpaired extension asks for a pairing code (the popup shows it; the person types
+    ``tabmcp pair CODE`` in a terminal). Answered by ``pair.code``."""
+
+    type: Literal["pair.request"]
+
+
+ExtensionMessage = Annotated[
+    Hello
+    | PairRequest
+    | TabsSync
+    | TabUpdate
+    | TabClosed
+    | CallResult
+    | ApprovalResult
+    | FormsSet
+    | Telemetry
+    | PageResult
+    | SiteStatus
+    | SitePermission
+    | SiteForget
+    | PanelQuery
+    | ControlSet
+    | Ping
+    | Pong
+    | WireError,
+    Field(discriminator="type"),
+]
+
+_EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
+_KNOWN_TYPES = frozenset(
+    {
+        "hello", "pair.request", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result", "forms.set",
+        "telemetry", "page.result", "panel.query", "control.set", "site.status", "site.permission", "site.forget",
+        "ping", "pong", "error",
+    }
+)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _fix_surrogates(value: Any) -> Any:
+    """Replace lone UTF-16 surrogates (valid JSON escapes, but not encodable text) with U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_fix_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_fix_surrogates(k): _fix_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def parse_extension_message(frame: str | bytes) -> Any:
+    """Parse one frame from the extension into its message model.
+
+    Raises:
+        MalformedMessage: not JSON, not an object, nested too deeply, no ``type``, or fields of
+            the wrong shape.
+        UnknownMessageType: a ``type`` this protocol version does not define.
+    """
+    try:
+        data = json.loads(frame)
+    except RecursionError:
+        raise MalformedMessage("frame is nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise MalformedMessage(f"frame is not valid JSON: {exc}") from exc
+    text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+    if _SURROGATE_ESCAPE.search(text):
+        try:
+            data = _fix_surrogates(data)
+        except RecursionError:
+            raise MalformedMessage("frame is nested too deeply") from None
+    if not isinstance(data, dict):
+        raise MalformedMessage(f"frame must be a JSON object, got {type(data).__name__}")
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise MalformedMessage("frame has no string 'type' field")
+    if kind not in _KNOWN_TYPES:
+        raise UnknownMessageType(f"unknown message type {kind!r}", ref=kind)
+    try:
+        return _EXTENSION_ADAPTER.validate_python(data)
+    except RecursionError:
+        raise MalformedMessage(f"{kind}: nested too deeply", ref=kind) from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"][1:]) or "(root)"
+        raise MalformedMessage(f"{kind}: {where}: {first['msg']}", ref=kind) from exc
