@@ -124,9 +124,8 @@ class _Context:
 
     def __init__(self, core: Any) -> None:
         from tabmcp.core.disclosure import ClientView
-        from tabmcp.core.trust.guard import install_trust
 
-        self.bridge, self.view, self.trust = core, ClientView(dynamic=True), install_trust(core)
+        self.bridge, self.view, self.trust = core, ClientView(dynamic=True), core.trust
 
     async def notify_changed(self, *, expanded: str | None = None) -> None:
         return None

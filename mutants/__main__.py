@@ -1103,8 +1103,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "activity-no-timer",
         "the activity batch is written only when a later call comes (no write-behind timer)",
         "bridge/tabmcp/wiring.py",
-        "        self.activity.on_pending = self.activity_writer.poke",
-        "        self.activity.on_pending = None",
+        "            on_pending=lambda: self.activity_writer.poke(),",
+        "            on_pending=None,",
         ("bridge/tests/test_activity_bridge.py", "-k", "on_its_own"),
     ),
     Mutation(

@@ -27,7 +27,7 @@ import secrets
 import time
 import weakref
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import __version__
 from .config import Config
@@ -49,11 +49,12 @@ from .core.stalls import LINK_WORK, StallMeter
 from .core.telemetry import SnapshotStore, TelemetryStore
 from .core.tools import RESERVED_NAMES
 from .core.trust.gate import definition_text, for_person
+from .core.trust.guard import TrustGuard
 from .core.trust.pins import PinLimits, Pins
 from .core.trust.retention import Retention
 from .core.trust.text import PageJson, PageValue
 from .errors import ErrorCode, SecretStoreUnavailable, ToolCallError
-from .mediation import Mediation, ToolMiddleware
+from .mediation import Mediation, ToolMiddleware, load_mediator
 from .protocol import (
     PROTOCOL_VERSION,
     ControlSet,
@@ -79,9 +80,6 @@ from .storage.build import activity_log, person_controls, search_stores
 from .storage.database import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
 from .storage.secret_store import SecretStore
 from .storage.trust import TrustStore
-
-if TYPE_CHECKING:
-    from .core.trust.guard import TrustGuard
 
 __all__ = ["STATUS_ACTIVITY", "BridgeCore"]
 
@@ -110,8 +108,8 @@ class BridgeCore:
         self.stalls = StallMeter()
         """The event loop's stalls and the origins whose work filled them (core/stalls.py; its timer,
         server/loop_watch.py, runs while the bridge serves)."""
-        self.registry = Registry(reserved_names=RESERVED_NAMES)
-        self.registry.charge = self.stalls.work  # a tab's snapshot on the loop: charged to its origin
+        # a tab's snapshot on the loop: charged to its origin
+        self.registry = Registry(reserved_names=RESERVED_NAMES, charge=self.stalls.work)
         self.reader = OffLoop()
         """Reads the pages' snapshots on a worker thread, puts them in on the loop in arrival order
         (server/reader.py): every registry change a link's message makes goes through it."""
@@ -122,22 +120,22 @@ class BridgeCore:
         """Who may be the extension: paired installs, launchers' pairings, the pre-shared token
         (core/pairing.py)."""
         self.session = Session(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings)
-        self.hub = Hub(self.session, trace=trace_enabled(), work=self.stalls.work)
+        self.hub = Hub(self.session, trace=trace_enabled(), work=self.stalls.work, on_connected=self._connected,
+                       on_disconnected=self._disconnected, after=self._opened_tabs)
         """The links' I/O (server/hub.py)."""
-        self.trust: TrustGuard | None = None
-        """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
         self.activity = activity_log(  # agent calls that reach a page, redacted as telemetry is
-            config.store.path, max_rows=config.store.activity_rows, redactor=lambda: self.telemetry.redactor
+            config.store.path, max_rows=config.store.activity_rows, redactor=lambda: self.telemetry.redactor,
+            on_pending=lambda: self.activity_writer.poke(),
         )
         self.activity_writer = WriteBehind(
             self.activity.flush, delay_s=ACTIVITY_FLUSH_DELAY_S, name="activity"
         )
         """Writes the activity batch within a second of a call, with or without later calls."""
-        self.activity.on_pending = self.activity_writer.poke
         self.controls = person_controls(config.store.path)
         """The person's switches (popup, ``tabmcp controls``)."""
         self.forms_switches = FormsSwitchStore(config.store.path)
-        self.forms = FormsPolicy(config.policy.origins, self.forms_switches.all())
+        self.forms = FormsPolicy(config.policy.origins, self.forms_switches.all(),
+                                 has_secret=lambda origin: bool(self.secrets.names_for(origin)))
         """Which origins' ordinary forms are offered as tools."""
         self.gate = Gate(config.policy, config.trust, self.forms, controls=self.controls)
         """Policy, the person's switches and forms, applied to every entry (core/scoping.py)."""
@@ -161,12 +159,18 @@ class BridgeCore:
         self._masked_listing: tuple[tuple[int, int], bytes, Mask, bytes] | None = None
         """The last listing masked (:meth:`listing_json`), with the bytes and mask it was made of."""
         """Secrets by name: names and sites in the database, values in the keychain (core/secrets.py)."""
-        self.forms.has_secret = lambda origin: bool(self.secrets.names_for(origin))
         core_n = config.disclosure.core_from_usage
         self.telemetry_link = TelemetryLink(
             config, self.registry, self.session, changed=self._changed, flush_soon=self.hub.flush_soon
         )
         """Telemetry on the link: batches in, page config out, closed tabs kept (server/telemetry.py)."""
+        # an origin the person allowed as a site, or turned forms-as-tools on for: its pins never go
+        self.pins = Pins(TrustStore(db_path), PinLimits.of(config.trust), trusted=lambda origin: (
+            self.site_link.sites.reachable(origin) or self.forms.enabled(origin)
+        ))
+        """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
+        self.trust = TrustGuard(config.trust, pins=self.pins)  # one pins table, one cache
+        """The trust defences: the call path's gate, the listings' marks; the popup shows and clears them."""
         self.disclosure = Disclosure(
             self.registry,
             profile=config.disclosure.profile,
@@ -175,11 +179,11 @@ class BridgeCore:
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
             extra_tools=self.telemetry_link.definitions,
             extra_key=self.telemetry_link.definitions_key,
+            definition_hook=self.trust.mark_definition,
+            hook_version=lambda: self.trust.version,
         )
         self.listing_renderer = ListingRenderer(self.disclosure)
         """tools/list as ready-made JSON bytes (:meth:`listing_json`)."""
-        self.pins = Pins(TrustStore(db_path), PinLimits.of(config.trust))
-        """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
         self.site_link = SiteLink(
             config,
             self.registry,
@@ -192,10 +196,6 @@ class BridgeCore:
             wait=self.hub.wait,
         )
         """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
-        # an origin the person allowed as a site, or turned forms-as-tools on for: its pins never go
-        self.pins.trusted = lambda origin: (
-            self.site_link.sites.reachable(origin) or self.forms.enabled(origin)
-        )
         self.retention = Retention(self.pins, self.usage)
         """Expiry of the pins and usage of origins the person never trusted (core/trust/retention.py)."""
         self.shared_state = SharedStateWatch(db_path, self.follow_shared_state)
@@ -205,6 +205,9 @@ class BridgeCore:
             self.registry, semantic=config.search.semantic, stores=search_stores(config.store.path)
         )
         self.mediation = Mediation(on_enhanced=self._enhanced)
+        if config.mediator.enabled:  # the [mediator] section: its middleware, before any tab comes in
+            middleware, mode = load_mediator(config.mediator.mediator_settings())
+            self.mediation.set_middleware(middleware, mode=mode, timeout_s=config.mediator.timeout_s)
         self._sweep: asyncio.TimerHandle | None = None
         self._trust_mark: int | None = None
         self._listeners: list[Callable[[], None]] = []
@@ -217,7 +220,7 @@ class BridgeCore:
         self._wire()
 
     def _wire(self) -> None:
-        """The hub's one table: each wire message to its handler; the links' life to ours."""
+        """The hub's one table: each wire message to its handler."""
         hub = self.hub
         hub.on(TabsSync, handler=self._on_sync)
         hub.on(TabUpdate, handler=self._on_update)
@@ -229,9 +232,6 @@ class BridgeCore:
         hub.on(FormsSet, handler=self.panel.forms_set)
         hub.on(Telemetry, handler=self._on_telemetry)
         hub.on(PanelQuery, ControlSet, handler=self.panel.on_message)
-        hub.on_connected = self._connected
-        hub.on_disconnected = self._disconnected
-        hub.after = self._opened_tabs
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
 
@@ -533,10 +533,7 @@ class BridgeCore:
         if self._trust_mark is None:
             self._trust_mark = self.shared_state.baseline.get("trust", 0)
         if trust != self._trust_mark:
-            if self.trust is not None:
-                self.trust.reload()
-            else:
-                self.pins.reload()
+            self.trust.reload()
             self.panel.trust_changed()
         self._trust_mark = trust
 
@@ -566,7 +563,7 @@ class BridgeCore:
 
     @telemetry.setter
     def telemetry(self, store: TelemetryStore) -> None:  # the benches swap in filled buffers
-        self.telemetry_link.store = store
+        self.telemetry_link.use_store(store)
 
     @property
     def sessions(self) -> SnapshotStore:
@@ -590,7 +587,7 @@ class BridgeCore:
 
     @trace.setter
     def trace(self, on: bool) -> None:  # tests turn debug mode on for a running bridge
-        self.hub.trace = on
+        self.hub.set_trace(on)
 
     async def call_tool(
         self,

@@ -479,6 +479,7 @@ class Registry:
         *,
         max_names_per_origin: int = 20_000,
         max_names: int = 200_000,
+        charge: Callable[[str], AbstractContextManager[None]] | None = None,
     ) -> None:
         self._tabs: dict[int, Tab] = {}
         self._sites: dict[int, Tab] = {}
@@ -510,7 +511,8 @@ class Registry:
         self.version = 0
         self.touches = 0
         """Goes up on :meth:`touch` only: a change of what listings show with no document changed."""
-        self.charge: Callable[[str], AbstractContextManager[None]] = lambda _origin: contextlib.nullcontext()
+        self.charge: Callable[[str], AbstractContextManager[None]] = charge or (
+            lambda _origin: contextlib.nullcontext())
         """Charges the reading of a tab's snapshot to its origin (:meth:`tabmcp.core.stalls.StallMeter.work`)."""
 
     # -- updates ------------------------------------------------------------------------
