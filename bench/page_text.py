@@ -166,7 +166,7 @@ def _call_path(repeat: int) -> dict[str, float]:
             raise exc
         return answer
 
-    core.call_tool = call_tool  # type: ignore[method-assign]
+    core.call_tool = call_tool
     loop = asyncio.new_event_loop()
 
     def one() -> None:

@@ -65,7 +65,7 @@ def make_core(profile: str) -> BridgeCore:
 
 
 def apply(core: BridgeCore, data: dict[str, Any]) -> None:
-    core._apply(core.registry.apply(core.mediation.intake(TabSnapshot.model_validate(data))))
+    core.fan_out.apply(core.registry.apply(core.mediation.intake(TabSnapshot.model_validate(data))))
 
 
 def expected(core: BridgeCore, view: ClientView | None, version: str) -> list[dict[str, Any]]:
@@ -182,7 +182,7 @@ def test_every_kind_of_change_is_seen(profile):
     step(lambda: apply(core, blog_tab(2, tools=[tool("draft", "Draft a post, better.")], categories=[])))
     step(lambda: apply(core, blog_tab(2, tools=[], categories=[])))
     # a tab closed, a new one opened
-    step(lambda: core._apply(core.registry.remove(3)))
+    step(lambda: core.fan_out.apply(core.registry.remove(3)))
     step(lambda: apply(core, blog_tab(4)))
     # the person's switches: an origin off and on again, writes, forms as tools
     step(lambda: core.controls.set_origin("https://blog4.test", False))
