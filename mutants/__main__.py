@@ -3019,6 +3019,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         '    "meta": ("introspect", "search_tools", "describe_tools", "call_tool"),',
         ("bridge/tests/test_tool_docs.py",),
     ),
+    Mutation(
+        "root-lists-unmarked",
+        "the root builds disclosure without the trust guard's hook: a changed definition is listed unmarked",
+        "bridge/tabmcp/wiring.py",
+        "            definition_hook=self.trust.mark_definition,",
+        "            definition_hook=None,",
+        ("bridge/tests/test_trust_bridge.py",),
+    ),
+    Mutation(
+        "root-ignores-mediator-section",
+        "the root no longer loads the [mediator] section's middleware",
+        "bridge/tabmcp/wiring.py",
+        "        if config.mediator.enabled:  # the [mediator] section: its middleware, before any tab comes in",
+        "        if False:",
+        ("bridge/tests/test_mediation.py", "-k", "real_mediator_from_the_config"),
+    ),
 )
 
 
