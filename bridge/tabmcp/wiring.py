@@ -1,9 +1,10 @@
 """The composition root: the bridge's collaborators, built once, for the bridge and for tests.
 
 :class:`BridgeCore` makes every core object (the registry, the links' session, disclosure, the
-gate, the trust pins, telemetry, sites, the person's panel, search, activity) and the
-:class:`tabmcp.server.hub.Hub` that moves the links' messages, then wires them: which handler
-takes which wire message, what a link's coming and going does, how a registry change fans out.
+gate, the trust pins and guard, the mediator's middleware, telemetry, sites, the person's panel,
+search, activity), the :class:`tabmcp.server.hub.Hub` that moves the links' messages and the
+services with one job each (server/calls.py, intake.py, changes.py, link_timers.py), handing each
+its hooks when it builds it, and says which handler takes which wire message.
 It is also the facade the MCP layer and the built-in tools see
 (:class:`tabmcp.core.tools.Bridge`): their public names (``registry``, ``gate``, ``controls``,
 ``sites``, ``telemetry``, ``call_tool``, ...) are these objects, or one-line delegations to them.
