@@ -124,9 +124,8 @@ class _Context:
 
     def __init__(self, core: Any) -> None:
         from tabmcp.core.disclosure import ClientView
-        from tabmcp.core.trust.guard import install_trust
 
-        self.bridge, self.view, self.trust = core, ClientView(dynamic=True), install_trust(core)
+        self.bridge, self.view, self.trust = core, ClientView(dynamic=True), core.trust
 
     async def notify_changed(self, *, expanded: str | None = None) -> None:
         return None
@@ -167,7 +166,7 @@ def _call_path(repeat: int) -> dict[str, float]:
             raise exc
         return answer
 
-    core.call_tool = call_tool  # type: ignore[method-assign]
+    core.call_tool = call_tool
     loop = asyncio.new_event_loop()
 
     def one() -> None:

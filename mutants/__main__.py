@@ -38,7 +38,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "notify-after-enhancement",
         "enhanced tools enter the registry without telling clients",
-        "bridge/tabmcp/wiring.py",
+        "bridge/tabmcp/server/intake.py",
         "            change = self.registry.commit(reading)\n            self._apply(change)",
         "            change = self.registry.commit(reading)",
         ("bridge/tests/test_mediation.py",),
@@ -716,7 +716,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "snapshot-read-on-the-loop",
         "a tab's snapshot is read on the event loop again (its schemas and scans hold every other tab)",
-        "bridge/tabmcp/wiring.py",
+        "bridge/tabmcp/server/intake.py",
         "        self.reader.submit(work, functools.partial(self._updated, peer, snap))",
         "        self._updated(peer, snap, work() if work else None)",
         ("bridge/tests/test_reader.py", "-k", "never_ends"),
@@ -724,7 +724,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "sync-read-on-the-loop",
         "a sync's tabs are read on the event loop again",
-        "bridge/tabmcp/wiring.py",
+        "bridge/tabmcp/server/intake.py",
         "        self.reader.submit(read, functools.partial(self._synced, peer))",
         "        self._synced(peer, read())",
         ("bridge/tests/test_reader.py", "-k", "outside_the_loop"),
@@ -740,9 +740,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "close-overtakes-reading",
         "a tab.closed is acted on at once, before its tab's snapshot still being read",
-        "bridge/tabmcp/wiring.py",
-        "            None, lambda _: self._apply(self.registry.remove(m.tab_id))))  # after its tab's readings",
-        "            None, lambda _: None)) or self._apply(self.registry.remove(m.tab_id))",
+        "bridge/tabmcp/server/intake.py",
+        "            None, lambda _: self._apply(self.registry.remove(m.tab_id)))  # after its tab's readings",
+        "            None, lambda _: None) or self._apply(self.registry.remove(m.tab_id))",
         ("bridge/tests/test_reader.py", "-k", "closed_or_sent_again"),
     ),
     Mutation(
@@ -1103,8 +1103,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "activity-no-timer",
         "the activity batch is written only when a later call comes (no write-behind timer)",
         "bridge/tabmcp/wiring.py",
-        "        self.activity.on_pending = self.activity_writer.poke",
-        "        self.activity.on_pending = None",
+        "            on_pending=lambda: self.activity_writer.poke(),",
+        "            on_pending=None,",
         ("bridge/tests/test_activity_bridge.py", "-k", "on_its_own"),
     ),
     Mutation(
@@ -1551,7 +1551,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "approval-reason-uncleaned",
         "the approval window shows a changed definition's diff as the page wrote it (hidden characters kept)",
-        "bridge/tabmcp/wiring.py",
+        "bridge/tabmcp/server/calls.py",
         "                reason=for_person(reason),  # a changed definition's diff quotes the page",
         "                reason=reason,  # type: ignore[arg-type]",
         ("bridge/tests/test_trust_bridge.py", "-k", "changed_definition"),
@@ -1656,7 +1656,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "approval-window-raw-words",
         "the approval window gets the tool's title with the page's hidden characters",
-        "bridge/tabmcp/wiring.py",
+        "bridge/tabmcp/server/calls.py",
         "                title=definition_text(entry.tool.title or entry.tool.name),",
         "                title=entry.tool.title or entry.tool.name,  # type: ignore[arg-type]",
         ("bridge/tests/test_bridge.py", "-k", "approval_window"),
@@ -1946,7 +1946,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "grace-clears-every-browser",
         "closing one browser removes the tools of every browser",
-        "bridge/tabmcp/wiring.py",
+        "bridge/tabmcp/server/link_timers.py",
         "                within=lambda tab_id: slot_of(tab_id) == slot)))",
         "                within=None)))",
         ("bridge/tests/test_browsers.py", "-k", "removes_only_its_tools"),
@@ -1978,7 +1978,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "sync-replaces-every-browser",
         "one browser's tabs.sync drops the tabs of every other browser",
-        "bridge/tabmcp/wiring.py",
+        "bridge/tabmcp/server/intake.py",
         "            self._apply(self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot))",
         "            self._apply(self.registry.commit_sync(readings, within=None))",
         ("bridge/tests/test_browsers.py", "-k", "sync_replaces_only"),
@@ -1986,7 +1986,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "first-browser-unnamed",
         "the tools of the browser linked first never say their browser once a second links",
-        "bridge/tabmcp/wiring.py",
+        "bridge/tabmcp/server/intake.py",
         "                stamp = functools.partial(self.registry.stamp, functools.partial(_in_slot, link.slot),",
         "                stamp = functools.partial(lambda *_: RegistryChange(changed=False), functools.partial(_in_slot, link.slot),",
         ("bridge/tests/test_browsers.py", "-k", "distinct_names"),
@@ -3018,6 +3018,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         '    "meta": ("introspect", "search_tools", "describe_tools", "call_tool", "context"),',
         '    "meta": ("introspect", "search_tools", "describe_tools", "call_tool"),',
         ("bridge/tests/test_tool_docs.py",),
+    ),
+    Mutation(
+        "root-lists-unmarked",
+        "the root builds disclosure without the trust guard's hook: a changed definition is listed unmarked",
+        "bridge/tabmcp/wiring.py",
+        "            definition_hook=self.trust.mark_definition,",
+        "            definition_hook=None,",
+        ("bridge/tests/test_trust_bridge.py",),
+    ),
+    Mutation(
+        "root-ignores-mediator-section",
+        "the root no longer loads the [mediator] section's middleware",
+        "bridge/tabmcp/wiring.py",
+        "        if config.mediator.enabled:  # the [mediator] section: its middleware, before any tab comes in",
+        "        if False:",
+        ("bridge/tests/test_mediation.py", "-k", "real_mediator_from_the_config"),
     ),
 )
 

@@ -1,9 +1,10 @@
 """The composition root: the bridge's collaborators, built once, for the bridge and for tests.
 
 :class:`BridgeCore` makes every core object (the registry, the links' session, disclosure, the
-gate, the trust pins, telemetry, sites, the person's panel, search, activity) and the
-:class:`tabmcp.server.hub.Hub` that moves the links' messages, then wires them: which handler
-takes which wire message, what a link's coming and going does, how a registry change fans out.
+gate, the trust pins and guard, the mediator's middleware, telemetry, sites, the person's panel,
+search, activity), the :class:`tabmcp.server.hub.Hub` that moves the links' messages and the
+services with one job each (server/calls.py, intake.py, changes.py, link_timers.py), handing each
+its hooks when it builds it, and says which handler takes which wire message.
 It is also the facade the MCP layer and the built-in tools see
 (:class:`tabmcp.core.tools.Bridge`): their public names (``registry``, ``gate``, ``controls``,
 ``sites``, ``telemetry``, ``call_tool``, ...) are these objects, or one-line delegations to them.
@@ -20,40 +21,32 @@ when a browser's link goes, its tabs stay for the reconnect grace and then go, a
 
 from __future__ import annotations
 
-import asyncio
-import functools
 import logging
 import secrets
-import time
-import weakref
-from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import __version__
 from .config import Config
 from .core.activity import FLUSH_DELAY_S as ACTIVITY_FLUSH_DELAY_S
-from .core.browsers import slot_of, wire_tab_id
 from .core.disclosure import ClientView, Disclosure
 from .core.listing_json import ListingRenderer
 from .core.page_forms import FormsPolicy
 from .core.pairing import Pairing, Pairings
-from .core.registry import CategoryEntry, Reading, Registry, RegistryChange, ToolEntry, origin_of
+from .core.registry import CategoryEntry, Registry, ToolEntry
 from .core.scoping import Gate
 from .core.search import SearchIndex
 from .core.search.sync import IndexSync
-from .core.search.sync import warm as warm_search
 from .core.secrets import Mask, Secrets
 from .core.session import Disconnected, Event, HandshakeDone, KindView, Peer, Session
 from .core.sites import Sites
-from .core.stalls import LINK_WORK, StallMeter
+from .core.stalls import StallMeter
 from .core.telemetry import SnapshotStore, TelemetryStore
 from .core.tools import RESERVED_NAMES
-from .core.trust.gate import definition_text, for_person
+from .core.trust.guard import TrustGuard
 from .core.trust.pins import PinLimits, Pins
 from .core.trust.retention import Retention
-from .core.trust.text import PageJson, PageValue
-from .errors import ErrorCode, SecretStoreUnavailable, ToolCallError
-from .mediation import Mediation, ToolMiddleware
+from .errors import SecretStoreUnavailable
+from .mediation import Mediation, ToolMiddleware, load_mediator
 from .protocol import (
     PROTOCOL_VERSION,
     ControlSet,
@@ -61,27 +54,27 @@ from .protocol import (
     PanelQuery,
     SiteForget,
     SitePermission,
-    TabSnapshot,
     TabsSync,
     TabUpdate,
     Telemetry,
 )
 from .protocol import TabClosed as TabClosedMsg
+from .server.calls import PageRequests
+from .server.changes import ChangeListeners, RegistryFanOut
 from .server.hub import Hub, Link
+from .server.intake import RegistryIntake
+from .server.link_timers import LinkTimers
 from .server.panel import PersonPanel
 from .server.reader import OffLoop
 from .server.shared_state import SharedStateWatch
 from .server.sites import SiteLink
 from .server.telemetry import TelemetryLink
-from .server.trace import TRACE, trace_enabled
+from .server.trace import trace_enabled
 from .server.write_behind import WriteBehind
 from .storage.build import activity_log, person_controls, search_stores
 from .storage.database import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
 from .storage.secret_store import SecretStore
 from .storage.trust import TrustStore
-
-if TYPE_CHECKING:
-    from .core.trust.guard import TrustGuard
 
 __all__ = ["STATUS_ACTIVITY", "BridgeCore"]
 
@@ -107,11 +100,14 @@ class BridgeCore:
     def __init__(self, config: Config | None = None, *, control_key: str | None = None) -> None:
         self.config = config = config or Config()
         db_path = config.store.path or default_db_path()
+        self.listeners = ChangeListeners()
+        """Told after every page-driven change of the registry (server/changes.py)."""
+        self.add_change_listener = self.listeners.add
         self.stalls = StallMeter()
         """The event loop's stalls and the origins whose work filled them (core/stalls.py; its timer,
         server/loop_watch.py, runs while the bridge serves)."""
-        self.registry = Registry(reserved_names=RESERVED_NAMES)
-        self.registry.charge = self.stalls.work  # a tab's snapshot on the loop: charged to its origin
+        # a tab's snapshot on the loop: charged to its origin
+        self.registry = Registry(reserved_names=RESERVED_NAMES, charge=self.stalls.work)
         self.reader = OffLoop()
         """Reads the pages' snapshots on a worker thread, puts them in on the loop in arrival order
         (server/reader.py): every registry change a link's message makes goes through it."""
@@ -122,22 +118,22 @@ class BridgeCore:
         """Who may be the extension: paired installs, launchers' pairings, the pre-shared token
         (core/pairing.py)."""
         self.session = Session(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings)
-        self.hub = Hub(self.session, trace=trace_enabled(), work=self.stalls.work)
+        self.hub = Hub(self.session, trace=trace_enabled(), work=self.stalls.work, on_connected=self._connected,
+                       on_disconnected=self._disconnected, after=self._opened_tabs)
         """The links' I/O (server/hub.py)."""
-        self.trust: TrustGuard | None = None
-        """The trust defences, once the MCP layer installed them (the popup shows and clears them)."""
         self.activity = activity_log(  # agent calls that reach a page, redacted as telemetry is
-            config.store.path, max_rows=config.store.activity_rows, redactor=lambda: self.telemetry.redactor
+            config.store.path, max_rows=config.store.activity_rows, redactor=lambda: self.telemetry.redactor,
+            on_pending=lambda: self.activity_writer.poke(),
         )
         self.activity_writer = WriteBehind(
             self.activity.flush, delay_s=ACTIVITY_FLUSH_DELAY_S, name="activity"
         )
         """Writes the activity batch within a second of a call, with or without later calls."""
-        self.activity.on_pending = self.activity_writer.poke
         self.controls = person_controls(config.store.path)
         """The person's switches (popup, ``tabmcp controls``)."""
         self.forms_switches = FormsSwitchStore(config.store.path)
-        self.forms = FormsPolicy(config.policy.origins, self.forms_switches.all())
+        self.forms = FormsPolicy(config.policy.origins, self.forms_switches.all(),
+                                 has_secret=lambda origin: bool(self.secrets.names_for(origin)))
         """Which origins' ordinary forms are offered as tools."""
         self.gate = Gate(config.policy, config.trust, self.forms, controls=self.controls)
         """Policy, the person's switches and forms, applied to every entry (core/scoping.py)."""
@@ -149,24 +145,35 @@ class BridgeCore:
             forms=self.forms,
             forms_switches=self.forms_switches,
             gate=self.gate,
-            changed=self._changed,
-            touch=lambda: self._apply(self.registry.touch()),
+            changed=self.listeners.changed,
+            touch=lambda: self.fan_out.apply(self.registry.touch()),
             flush_soon=self.hub.flush_soon,
             trust=lambda: self.trust,
             secrets=lambda: self.secrets,
         )
         """The person's side: the popup's panel, their switches, forms as tools (server/panel.py)."""
         self.usage = UsageStore(config.store.path)
+        self.requests = PageRequests(config, self.registry, self.session, self.hub, self.usage)
+        """Calls, approvals and page queries, each to the browser that owns the tab (server/calls.py)."""
+        self.call_tool = self.requests.call_tool
+        self.request_approval = self.requests.request_approval
+        self.page_query = self.requests.page_query
         self.secrets = Secrets(_secret_store(config))
         self._masked_listing: tuple[tuple[int, int], bytes, Mask, bytes] | None = None
         """The last listing masked (:meth:`listing_json`), with the bytes and mask it was made of."""
         """Secrets by name: names and sites in the database, values in the keychain (core/secrets.py)."""
-        self.forms.has_secret = lambda origin: bool(self.secrets.names_for(origin))
         core_n = config.disclosure.core_from_usage
         self.telemetry_link = TelemetryLink(
-            config, self.registry, self.session, changed=self._changed, flush_soon=self.hub.flush_soon
+            config, self.registry, self.session, changed=self.listeners.changed, flush_soon=self.hub.flush_soon
         )
         """Telemetry on the link: batches in, page config out, closed tabs kept (server/telemetry.py)."""
+        # an origin the person allowed as a site, or turned forms-as-tools on for: its pins never go
+        self.pins = Pins(TrustStore(db_path), PinLimits.of(config.trust), trusted=lambda origin: (
+            self.site_link.sites.reachable(origin) or self.forms.enabled(origin)
+        ))
+        """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
+        self.trust = TrustGuard(config.trust, pins=self.pins)  # one pins table, one cache
+        """The trust defences: the call path's gate, the listings' marks; the popup shows and clears them."""
         self.disclosure = Disclosure(
             self.registry,
             profile=config.disclosure.profile,
@@ -175,11 +182,11 @@ class BridgeCore:
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
             extra_tools=self.telemetry_link.definitions,
             extra_key=self.telemetry_link.definitions_key,
+            definition_hook=self.trust.mark_definition,
+            hook_version=lambda: self.trust.version,
         )
         self.listing_renderer = ListingRenderer(self.disclosure)
         """tools/list as ready-made JSON bytes (:meth:`listing_json`)."""
-        self.pins = Pins(TrustStore(db_path), PinLimits.of(config.trust))
-        """The trust pins: last-seen definitions per origin + tool (the trust guard shares them)."""
         self.site_link = SiteLink(
             config,
             self.registry,
@@ -187,15 +194,11 @@ class BridgeCore:
             pins=self.pins,
             usage=self.usage,
             db_path=db_path,
-            changed=self._changed,
+            changed=self.listeners.changed,
             flush_soon=self.hub.flush_soon,
             wait=self.hub.wait,
         )
         """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
-        # an origin the person allowed as a site, or turned forms-as-tools on for: its pins never go
-        self.pins.trusted = lambda origin: (
-            self.site_link.sites.reachable(origin) or self.forms.enabled(origin)
-        )
         self.retention = Retention(self.pins, self.usage)
         """Expiry of the pins and usage of origins the person never trusted (core/trust/retention.py)."""
         self.shared_state = SharedStateWatch(db_path, self.follow_shared_state)
@@ -204,34 +207,37 @@ class BridgeCore:
         self.search_sync = IndexSync(
             self.registry, semantic=config.search.semantic, stores=search_stores(config.store.path)
         )
-        self.mediation = Mediation(on_enhanced=self._enhanced)
-        self._sweep: asyncio.TimerHandle | None = None
+        self.mediation = Mediation(on_enhanced=lambda snap: self.intake.enhanced(snap))
+        if config.mediator.enabled:  # the [mediator] section: its middleware, before any tab comes in
+            middleware, mode = load_mediator(config.mediator.mediator_settings())
+            self.mediation.set_middleware(middleware, mode=mode, timeout_s=config.mediator.timeout_s)
         self._trust_mark: int | None = None
-        self._listeners: list[Callable[[], None]] = []
-        self._several = False
-        """A second browser linked during this run: sources name their browser from then on."""
-        self._grace: dict[Hashable, asyncio.TimerHandle] = {}
-        self._enhancing = 0
-        """A middleware's snapshots not yet put in (:meth:`settle` waits for them)."""
-        """A browser whose link went: the timer after which its tabs go (by its browser key)."""
+        self.link_timers = LinkTimers(config, self.session, self.reader, self.registry, self.retention,
+                                      apply=lambda change: self.fan_out.apply(change))
+        """The sweep of transient origins' state and the reconnect grace (server/link_timers.py)."""
+        self.fan_out = RegistryFanOut(
+            self.registry, self.session, self.hub, telemetry_link=self.telemetry_link, mediation=self.mediation,
+            site_link=self.site_link, retention=self.retention, arm_sweep=self.link_timers.arm_sweep,
+            changed=self.listeners.changed,
+        )
+        """A registry change to everything that follows the registry (server/changes.py)."""
+        self.intake = RegistryIntake(self.registry, self.reader, self.mediation, self.stalls, self.session,
+                                     self.hub, apply=self.fan_out.apply)
+        """The links' tab messages read and put in the registry (server/intake.py)."""
         self._wire()
 
     def _wire(self) -> None:
-        """The hub's one table: each wire message to its handler; the links' life to ours."""
+        """The hub's one table: each wire message to its handler."""
         hub = self.hub
-        hub.on(TabsSync, handler=self._on_sync)
-        hub.on(TabUpdate, handler=self._on_update)
-        hub.on(TabClosedMsg, handler=lambda _peer, m: self.reader.submit(
-            None, lambda _: self._apply(self.registry.remove(m.tab_id))))  # after its tab's readings
+        hub.on(TabsSync, handler=self.intake.on_sync)
+        hub.on(TabUpdate, handler=self.intake.on_update)
+        hub.on(TabClosedMsg, handler=self.intake.tab_closed)
         hub.on(
             SitePermission, SiteForget, handler=lambda _peer, m: self.site_link.on_message(m)
         )  # the person, in the popup
         hub.on(FormsSet, handler=self.panel.forms_set)
         hub.on(Telemetry, handler=self._on_telemetry)
         hub.on(PanelQuery, ControlSet, handler=self.panel.on_message)
-        hub.on_connected = self._connected
-        hub.on_disconnected = self._disconnected
-        hub.after = self._opened_tabs
 
     # -- tool middleware (the mediator hook, see tabmcp.mediation) --------------------------
 
@@ -250,19 +256,8 @@ class BridgeCore:
         """Let pending enhancement finish before answering a request (:meth:`Mediation.settle`),
         its snapshots put in (they are read on the reader's thread like the pages' own)."""
         await self.mediation.settle(timeout_s)
-        if self._enhancing:
+        if self.intake.enhancing:
             await self.reader.drain()
-
-    def _enhanced(self, snap: TabSnapshot) -> None:
-        tab = self.registry.tab(snap.tab_id)
-        if tab and not self.registry.cut_off(snap):
-            self._enhancing += 1
-            self.reader.submit(functools.partial(_read, snap, (tab.browser, tab.profile)),
-                               functools.partial(self._enhanced_in, snap))
-
-    def _enhanced_in(self, snap: TabSnapshot, reading: Reading) -> None:
-        self._enhancing -= 1
-        self._updated(None, snap, reading)
 
     @property
     def search(self) -> SearchIndex:
@@ -285,12 +280,7 @@ class BridgeCore:
         """What ``public_name`` names now (a page tool or category), as tools/call would find it."""
         return self.registry.resolve(public_name)
 
-    # -- change fan-out ------------------------------------------------------------------
-
-    def add_change_listener(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Call ``callback`` after every page-driven change of the registry; returns a remover."""
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
+    # -- change fan-out (server/changes.py) ---------------------------------------------
 
     @property
     def revision(self) -> int:
@@ -298,13 +288,6 @@ class BridgeCore:
         telemetry availability changes); listings and notifications carry it, so a client can tell
         a notification of the state it saw from an older one."""
         return self.registry.version + self.telemetry_link.revision + self.panel.revision
-
-    def _changed(self) -> None:
-        for callback in list(self._listeners):
-            try:
-                callback()
-            except Exception:  # a listener's bug must not stop the bridge
-                log.exception("change listener failed")
 
     # -- the links (server/hub.py moves their messages) -----------------------------------
 
@@ -337,152 +320,28 @@ class BridgeCore:
 
     def _connected(self, event: HandshakeDone) -> None:
         peer = event.peer
-        grace = self._grace.pop(peer.key, None)
-        if grace is not None:
-            grace.cancel()
-        if peer.slot and not self._several:  # a second browser: every tab's source names its browser now
-            self._several = True
-            for link in self.session.links.values():
-                stamp = functools.partial(self.registry.stamp, functools.partial(_in_slot, link.slot),
-                                          self._browser_of(link))
-                self.reader.submit(None, functools.partial(self._stamped, stamp))
+        self.link_timers.came_back(peer)
+        self.intake.second_browser(peer)
         self.telemetry_link.connected(peer)
         self.panel.connected(peer)
         self.site_link.connected()
-        self._arm_sweep()
-
-    def _stamped(self, stamp: Callable[[], RegistryChange], _: object) -> None:
-        self._apply(stamp())
+        self.link_timers.arm_sweep()
 
     def _disconnected(self, event: Disconnected) -> None:
         peer = event.peer
         if not self.session.ready:
             self.panel.disconnected()
-        grace = self.config.server.reconnect_grace_s
-        old = self._grace.pop(peer.key, None)
-        if old is not None:
-            old.cancel()
-        self._grace[peer.key] = asyncio.get_running_loop().call_later(
-            grace, self._grace_expired, peer.key, peer.slot
-        )
-        log.info("extension disconnected; keeping its tabs for %.1fs", grace)
-
-    def _grace_expired(self, key: Hashable, slot: int) -> None:
-        self._grace.pop(key, None)
-        if key not in self.session.links:  # the browser did not come back: its tabs go, only its
-            self.reader.submit(None, lambda _: self._apply(self.registry.clear(
-                within=lambda tab_id: slot_of(tab_id) == slot)))
+        self.link_timers.start_grace(peer)
 
     def _opened_tabs(self) -> list[Event]:
         return self.site_link.opened_tabs() if self.session.opening() else []
 
-    # -- registry intake -------------------------------------------------------------------
-
-    def _browser_of(self, peer: Peer) -> tuple[str, str]:
-        """What a tab's source says of its browser: nothing while one browser was ever linked (the
-        listing an agent pays for is as it was), its browser and profile once there were two."""
-        return (peer.browser, peer.profile) if self._several else ("", "")
-
-    # A page's snapshot is read on the reader's thread (its definitions checked, scanned, split for
-    # search: the work a page chooses) and put in on the loop, in the order the messages came.
-
-    def _on_sync(self, peer: Peer, message: TabsSync) -> None:
-        snaps = [self.mediation.intake(t) for t in message.tabs]
-        cut = [self.registry.cut_off(s) for s in snaps]  # a cut-off tab's snapshot is not read
-        browser = self._browser_of(peer)
-
-        def read() -> list[Reading]:
-            return [Reading(s.tab_id, origin_of(s.url)) if skip else _read(s, browser)
-                    for s, skip in zip(snaps, cut, strict=True)]
-
-        self.reader.submit(read, functools.partial(self._synced, peer))
-
-    def _synced(self, peer: Peer, readings: list[Reading]) -> None:
-        slot = peer.slot
-        with self.stalls.work(LINK_WORK):  # each tab's part is charged to its origin (Registry.commit_sync)
-            self._apply(self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot))
-        for tab in self.registry.tabs.values():
-            if tab.rejected and slot_of(tab.tab_id) == slot:
-                self._report_rejections(
-                    peer, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=tab.rejected)
-                )
-        self._send_soon()
-
-    def _on_update(self, peer: Peer, message: TabUpdate) -> None:
-        snap = self.mediation.intake(message.tab)
-        work = None if self.registry.cut_off(snap) else functools.partial(_read, snap, self._browser_of(peer))
-        self.reader.submit(work, functools.partial(self._updated, peer, snap))
-
-    def _updated(self, peer: Peer | None, snap: TabSnapshot, reading: Reading | None) -> None:
-        """Put one tab's reading in (``None``: not read, the tab is cut off); ``peer``: the link to
-        tell of rejected definitions (none for a mediator's rewrite)."""
-        if reading is None:
-            reading = Reading(snap.tab_id, origin_of(snap.url))
-        with self.stalls.work(reading.tab.origin if reading.tab else reading.origin):
-            change = self.registry.commit(reading)
-            self._apply(change)
-        if change.rejected and peer is not None:
-            self._report_rejections(peer, change)
-        self._send_soon()
-
-    def _send_soon(self) -> None:
-        """A reading was put in after its frame's turn: send what it queued (reports, ended calls)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:  # driven without a loop (tests of the core): nothing to send on
-            return
-        self.hub.flush_soon()
+    # -- telemetry on the link (tabs' readings: server/intake.py) ---------------------------
 
     def _on_telemetry(self, peer: Peer, message: Telemetry) -> None:
         tab = self.registry.tab(message.tab_id)
         with self.stalls.work(message.origin or (tab.origin if tab else "")):
             self.telemetry_link.on_message(peer, message)
-
-    def _report_rejections(self, peer: Peer, change: RegistryChange) -> None:
-        text = "; ".join(f"{r.kind} {r.name!r}: {r.reason}" for r in change.rejected[:20])
-        log.warning("tab %s: rejected %d definitions: %s", change.tab_id, len(change.rejected), text)
-        tab = wire_tab_id(change.tab_id) if change.tab_id is not None else None  # the browser's own id
-        self.session.report(peer, ErrorCode.INVALID_TOOL, text, ref=f"tab:{tab}")
-
-    def _apply(self, change: RegistryChange) -> None:
-        for tab_id in change.closed:
-            self.telemetry_link.tab_closed(tab_id)
-            self.mediation.forget(tab_id)
-        events: list[Event] = []
-        for tab_id in change.closed:
-            events += self.session.tab_closed(tab_id)
-        for tab_id in change.navigated:
-            tab = self.registry.tab(tab_id)
-            events += self.session.tab_navigated(tab_id, tab.document_id if tab else None)
-        if change.changed:
-            self.site_link.registry_changed()
-            self.telemetry_link.registry_changed()
-            self.retention.note_open(d.origin for d in self.registry.documents() if d.is_open)
-            self._arm_sweep()
-        self.hub.handle(events)
-        if change.changed:
-            self._changed()
-
-    def _arm_sweep(self) -> None:
-        """One timer for the expiry of transient origins' state, re-armed while an extension is
-        linked (the next handshake or registry change arms it again). It holds the core weakly:
-        a bridge nobody uses any more is not kept alive by its timer."""
-        if self._sweep is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # driven without a loop (tests of the core): the next change arms it
-            return
-        self._sweep = loop.call_later(self.retention.interval_s, _sweep_due, weakref.ref(self))
-
-    def _swept(self) -> None:
-        self._sweep = None
-        try:
-            self.retention.sweep()
-        except Exception:  # the database may be busy or gone; the next sweep tries again
-            log.exception("expiring the state of transient origins failed")
-        if self.session.links:
-            self._arm_sweep()
 
     # -- pairing (the control API: ``tabmcp pair``, launchers) ------------------------------
 
@@ -533,10 +392,7 @@ class BridgeCore:
         if self._trust_mark is None:
             self._trust_mark = self.shared_state.baseline.get("trust", 0)
         if trust != self._trust_mark:
-            if self.trust is not None:
-                self.trust.reload()
-            else:
-                self.pins.reload()
+            self.trust.reload()
             self.panel.trust_changed()
         self._trust_mark = trust
 
@@ -566,7 +422,7 @@ class BridgeCore:
 
     @telemetry.setter
     def telemetry(self, store: TelemetryStore) -> None:  # the benches swap in filled buffers
-        self.telemetry_link.store = store
+        self.telemetry_link.use_store(store)
 
     @property
     def sessions(self) -> SnapshotStore:
@@ -590,96 +446,7 @@ class BridgeCore:
 
     @trace.setter
     def trace(self, on: bool) -> None:  # tests turn debug mode on for a running bridge
-        self.hub.trace = on
-
-    async def call_tool(
-        self,
-        entry: ToolEntry,
-        arguments: dict[str, Any],
-        *,
-        timeout_s: float | None = None,
-        client_id: str | None = None,
-    ) -> PageJson:
-        """Run a page tool in its tab and return the page's CallToolResult (page text: only the gate shows it).
-
-        Raises:
-            ToolCallError: a named failure (timeout, tab closed, navigation, disconnect,
-                cancellation, or the page's own error).
-        """
-        trace = TRACE.get() if self.hub.trace else None
-        call_trace = None
-        if trace is not None:
-            trace.append(("bridge.core", time.time_ns() / 1e6))
-            call_trace = list(trace)
-        call = self.session.start_call(
-            tab_id=entry.tab.tab_id,
-            document_id=entry.tab.document_id,
-            frame_id=entry.tab.frame_id,
-            page_tool=entry.tool.call_name,
-            public_name=entry.public_name,
-            arguments=entry.tool.page_arguments(arguments),
-            timeout_s=timeout_s if timeout_s is not None else self.config.calls.timeout_s,
-            client_id=client_id,
-            source="form" if entry.tool.page_form else None,
-            trace=call_trace,
-        )
-        try:
-            result: PageJson = await self.hub.wait(call, traced=trace is not None)
-        finally:
-            if trace is not None:
-                back = self.hub.trace_of(call.request_id)
-                if back is not None:  # what was sent, the local stamps since ("bridge.sent"), the hops'
-                    sent = len(call_trace or ())
-                    trace[:] = [*back[:sent], *trace[sent:], *back[sent:]]
-                trace.append(("bridge.resumed", time.time_ns() / 1e6))
-        self.usage.record(entry.tab.origin, entry.tool.name)
-        return result
-
-    async def request_approval(
-        self, entry: ToolEntry, arguments: dict[str, Any], reason: str, timeout_s: float, *,
-        may_give_up: bool = False,
-    ) -> tuple[bool, str]:
-        """Ask the person at the tab (in its browser) to allow a call; ``(approved, why)``. Never raises.
-        ``may_give_up``: nothing keeps the agent's client waiting (the window says so)."""
-        try:
-            approval = self.session.start_approval(
-                tab_id=entry.tab.tab_id,
-                document_id=entry.tab.document_id,
-                origin=entry.tab.origin,
-                frame_id=entry.tab.frame_id,
-                tool_name=entry.tool.name,
-                tool=entry.public_name,
-                title=definition_text(entry.tool.title or entry.tool.name),
-                description=definition_text(entry.tool.description),
-                arguments=arguments,
-                reason=for_person(reason),  # a changed definition's diff quotes the page
-                timeout_s=timeout_s,
-                may_give_up=may_give_up,
-            )
-            answer: tuple[bool, str] = await self.hub.wait(approval)
-        except ToolCallError as exc:
-            return False, exc.message
-        return answer
-
-    async def page_query(
-        self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
-    ) -> PageValue:
-        """Ask a tab's page something live (``dom``, ``page``, ``axe``, ``vitals``); its answer.
-
-        Raises:
-            ToolCallError: the tab closed or navigated, the extension went away, the page did
-                not answer in time, or reported an error (``details`` name the tab).
-        """
-        tab = self.registry.tab(tab_id)
-        query = self.session.start_query(
-            tab_id=tab_id,
-            document_id=tab.document_id if tab else None,
-            kind=kind,
-            args=args or {},
-            timeout_s=timeout_s,
-        )
-        answer: PageValue = await self.hub.wait(query)
-        return answer
+        self.hub.set_trace(on)
 
     # -- what clients see ------------------------------------------------------------------
 
@@ -742,19 +509,3 @@ class BridgeCore:
         }
 
 
-def _in_slot(slot: int, tab_id: int) -> bool:
-    return slot_of(tab_id) == slot
-
-
-def _read(snap: TabSnapshot, browser: tuple[str, str]) -> Reading:
-    """One snapshot read on the reader's thread: its definitions, and its texts split for search."""
-    reading = Registry.read(snap, browser=browser)
-    if reading.tab is not None:
-        warm_search(reading.tab)
-    return reading
-
-
-def _sweep_due(core: weakref.ref[BridgeCore]) -> None:
-    target = core()
-    if target is not None:
-        target._swept()

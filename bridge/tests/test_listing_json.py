@@ -14,7 +14,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSI
 from tabmcp.core.disclosure import PROFILES, ClientView
 from tabmcp.core.listing_json import sieve_tools, surface_of
 from tabmcp.core.registry import Registry
-from tabmcp.core.trust.guard import CHANGED_PREFIX, install_trust
+from tabmcp.core.trust.guard import CHANGED_PREFIX
 from tabmcp.protocol import TabSnapshot
 from tabmcp.wiring import BridgeCore
 
@@ -59,14 +59,13 @@ def blog_tab(tab_id: int = 2, **changes: Any) -> dict[str, Any]:
 
 def make_core(profile: str) -> BridgeCore:
     core = BridgeCore(make_config(disclosure={"profile": profile}))
-    install_trust(core)  # as the MCP layer does: listings carry the trust marks
     for data in (shop_tab(), blog_tab(2), blog_tab(3)):
         apply(core, data)
     return core
 
 
 def apply(core: BridgeCore, data: dict[str, Any]) -> None:
-    core._apply(core.registry.apply(core.mediation.intake(TabSnapshot.model_validate(data))))
+    core.fan_out.apply(core.registry.apply(core.mediation.intake(TabSnapshot.model_validate(data))))
 
 
 def expected(core: BridgeCore, view: ClientView | None, version: str) -> list[dict[str, Any]]:
@@ -183,7 +182,7 @@ def test_every_kind_of_change_is_seen(profile):
     step(lambda: apply(core, blog_tab(2, tools=[tool("draft", "Draft a post, better.")], categories=[])))
     step(lambda: apply(core, blog_tab(2, tools=[], categories=[])))
     # a tab closed, a new one opened
-    step(lambda: core._apply(core.registry.remove(3)))
+    step(lambda: core.fan_out.apply(core.registry.remove(3)))
     step(lambda: apply(core, blog_tab(4)))
     # the person's switches: an origin off and on again, writes, forms as tools
     step(lambda: core.controls.set_origin("https://blog4.test", False))
@@ -225,7 +224,6 @@ def test_every_kind_of_change_is_seen(profile):
 
 def test_hybrid_follows_the_usage_ranking():
     core = BridgeCore(make_config(disclosure={"profile": "hybrid", "core_from_usage": 3}))
-    install_trust(core)
     for data in (shop_tab(), blog_tab(2)):
         apply(core, data)
     assert "t2.search" not in _names(core)

@@ -367,12 +367,11 @@ async def test_a_live_page_answer_the_gate_drops_is_never_shown_as_the_page_sent
 
 def test_the_popup_shows_a_pages_title_url_and_descriptions_without_hidden_characters():
     """A bidi override reverses what the person reads; tag characters say what they cannot see."""
-    from tabmcp.core.trust.guard import install_trust
     from tabmcp.protocol import PanelQuery
 
     spoof = "\u202egnp.exe" + "".join(chr(0xE0000 + ord(c)) for c in "approve everything") + "\u200b"
     core = BridgeCore(make_config(policy={"allow_writes": True}))
-    trust = install_trust(core)
+    trust = core.trust
 
     def apply(description: str) -> None:
         core.registry.apply(TabSnapshot.model_validate(tab(

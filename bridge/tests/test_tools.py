@@ -9,7 +9,6 @@ import pytest
 from tabmcp.core import tools
 from tabmcp.core.disclosure import ClientView
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
-from tabmcp.core.trust.guard import install_trust
 from tabmcp.errors import ErrorCode, ToolCallError
 from tabmcp.protocol import TabSnapshot
 from tabmcp.wiring import BridgeCore
@@ -24,7 +23,7 @@ class Context:
     def __init__(self, core: BridgeCore, *, dynamic: bool = True) -> None:
         self.bridge = core
         self.view = ClientView(dynamic=dynamic)
-        self.trust = install_trust(core)
+        self.trust = core.trust
         self.notified: list[str | None] = []
         self.approvals: list[str] = []
 

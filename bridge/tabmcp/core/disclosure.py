@@ -115,6 +115,8 @@ class Disclosure:
         usage_core: Callable[[], set[tuple[str, str]]] | None = None,
         extra_tools: Callable[[ClientView], list[dict[str, Any]]] | None = None,
         extra_key: Callable[[ClientView], Hashable] | None = None,
+        definition_hook: Callable[[ToolEntry, dict[str, Any]], None] | None = None,
+        hook_version: Callable[[], int] | None = None,
     ) -> None:
         self.registry = registry
         self.extra_tools = extra_tools
@@ -128,9 +130,9 @@ class Disclosure:
         self.core_tools = tuple(core_tools)
         self.usage_core = usage_core
         self._listing_cache: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-        self.definition_hook: Callable[[ToolEntry, dict[str, Any]], None] | None = None
+        self.definition_hook = definition_hook
         """Called on every tool definition shown (the trust guard marks changed definitions)."""
-        self.hook_version: Callable[[], int] = lambda: 0
+        self.hook_version: Callable[[], int] = hook_version or (lambda: 0)
         """Part of the listing cache key: goes up when what the hook adds changes."""
 
     # -- what is allowed ------------------------------------------------------------------

@@ -128,15 +128,18 @@ class FormsPolicy:
     (``Registry.touch``) so listings built under the old answer are known to be stale.
     """
 
-    def __init__(self, rules: Iterable[_RuleLike] = (), chosen: Mapping[str, bool] | None = None) -> None:
+    def __init__(
+        self, rules: Iterable[_RuleLike] = (), chosen: Mapping[str, bool] | None = None,
+        has_secret: Callable[[str], bool] | None = None,
+    ) -> None:
         self._config = tuple(
             FormsRule(r.match, bool(r.forms_as_tools), "config")
             for r in rules
             if r.forms_as_tools is not None
         )
         self._chosen: dict[str, bool] = dict(chosen or {})
-        self.has_secret: Callable[[str], bool] = lambda origin: False
-        """Whether a secret is bound to an origin (the bridge core sets it: core/secrets.py)."""
+        self.has_secret: Callable[[str], bool] = has_secret or (lambda origin: False)
+        """Whether a secret is bound to an origin (the bridge core gives it: core/secrets.py)."""
 
     def enabled(self, origin: str) -> bool:
         """Whether ``origin``'s ordinary forms may be offered as tools."""

@@ -1,8 +1,6 @@
 """Tabs, their tools and categories, and the public names the agent sees.
 
-No I/O: the extension layer feeds snapshots in, the MCP layer reads entries out.
-
-Naming across tabs (documented in docs/architecture.md): every page tool and category
+No I/O: the extension layer feeds snapshots in, the MCP layer reads entries out. Naming across tabs (documented in docs/architecture.md): every page tool and category
 shares one namespace with the bridge's built-in tools. A name offered by one tab is used as
 is. When several tabs offer the same name, the tab that offered it first keeps the plain
 name and every later tab's copy is named ``t<tabId>.<name>`` (for example
@@ -21,9 +19,7 @@ negative (:meth:`Registry.set_closed_sites`). They share the namespace and the r
 search, describe and every profile see them like any tab's; a call of one opens the site first.
 
 Names a page cannot forge: the qualified form is reserved like a built-in name
-(:mod:`tabmcp.core.public_names`).
-
-No public name moves to another origin: once a listing named ``create_user`` (or
+(:mod:`tabmcp.core.public_names`). No public name moves to another origin: once a listing named ``create_user`` (or
 ``t42.transfer``) for shop.test, no document of another origin is given that name while the
 bridge runs (its tool is qualified, or numbered, instead). A client holding a listing that calls
 ``create_user`` after shop.test's tool left gets ``TOOL_GONE`` (:meth:`Registry.retired`), never
@@ -90,6 +86,7 @@ class Registry:
         *,
         max_names_per_origin: int = 20_000,
         max_names: int = 200_000,
+        charge: Callable[[str], AbstractContextManager[None]] | None = None,
     ) -> None:
         self._tabs: dict[int, Tab] = {}
         self._sites: dict[int, Tab] = {}
@@ -121,7 +118,8 @@ class Registry:
         self.version = 0
         self.touches = 0
         """Goes up on :meth:`touch` only: a change of what listings show with no document changed."""
-        self.charge: Callable[[str], AbstractContextManager[None]] = lambda _origin: contextlib.nullcontext()
+        self.charge: Callable[[str], AbstractContextManager[None]] = charge or (
+            lambda _origin: contextlib.nullcontext())
         """Charges the reading of a tab's snapshot to its origin (:meth:`tabmcp.core.stalls.StallMeter.work`)."""
 
     # -- updates ------------------------------------------------------------------------

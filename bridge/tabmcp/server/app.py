@@ -33,7 +33,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..config import Config
 from ..control import load_or_create_control_key
 from ..core.disclosure import PROFILES
-from ..mediation import load_mediator
 from ..protocol import MAX_FRAME_BYTES
 from ..wiring import BridgeCore
 from .control import control_routes, health_route
@@ -133,9 +132,6 @@ class BridgeApp:
         """Proves a caller of ``/control/`` and the full ``/health`` runs as the person (tabmcp/control.py)."""
         self.core = BridgeCore(self.config, control_key=self.control_key)
         """Every collaborator, built once (tabmcp/wiring.py): what the MCP layer and tests use."""
-        if self.config.mediator.enabled:
-            middleware, mode = load_mediator(self.config.mediator.mediator_settings())
-            self.core.set_tool_middleware(middleware, mode=mode, timeout_s=self.config.mediator.timeout_s)
         self.mcp, self.notifier, self.calls = build_mcp_server(self.core)
         self.port: int | None = None
         self._uvicorn: uvicorn.Server | None = None

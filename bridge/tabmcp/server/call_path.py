@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..core import activity, tools
 from ..core.secrets import Mask
 from ..core.tools import ToolContext
-from ..core.trust.guard import TrustGuard, install_trust
+from ..core.trust.guard import TrustGuard
 from ..core.trust.text import ShownResult, ours, shown_result
 from ..errors import ErrorCode, InternalError, PageError, ToolCallError
 from .trace import TRACE
@@ -55,7 +55,7 @@ class CallPath:
 
     def __init__(self, core: BridgeCore) -> None:
         self.core = core
-        self.trust: TrustGuard = install_trust(core)
+        self.trust: TrustGuard = core.trust
 
     async def run(
         self,

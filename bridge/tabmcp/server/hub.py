@@ -101,16 +101,19 @@ class Hub:
     """
 
     def __init__(self, session: Session, *, trace: bool = False,
-                 work: Callable[[str], AbstractContextManager[None]] | None = None) -> None:
+                 work: Callable[[str], AbstractContextManager[None]] | None = None,
+                 on_connected: Callable[[HandshakeDone], None] = _ignore,
+                 on_disconnected: Callable[[Disconnected], None] = _ignore,
+                 after: Callable[[], list[Event]] = list) -> None:
         self.session = session
         self.trace = trace
         self.work: Callable[[str], AbstractContextManager[None]] = work or (lambda _origin: contextlib.nullcontext())
         self._handlers: dict[type[WireModel], Handler] = {}
-        self.on_connected: Callable[[HandshakeDone], None] = _ignore
+        self.on_connected = on_connected
         """A browser's link completed its handshake."""
-        self.on_disconnected: Callable[[Disconnected], None] = _ignore
+        self.on_disconnected = on_disconnected
         """A browser's link went away (its requests already ended)."""
-        self.after: Callable[[], list[Event]] = list
+        self.after = after
         """Called after every batch of events: more events the state now implies (opened sites' tools)."""
         self._futures: dict[str, asyncio.Future[Any]] = {}
         self._frame_at = 0.0
@@ -119,6 +122,10 @@ class Hub:
         self._deadline_at: float | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._link_ready = asyncio.Event()
+
+    def set_trace(self, on: bool) -> None:
+        """Debug mode on or off for a running bridge (calls carry hop timestamps)."""
+        self.trace = on
 
     def on(self, *types: type[WireModel], handler: Handler) -> None:
         """Send messages of these types to ``handler`` (one handler per type)."""

@@ -60,6 +60,10 @@ class TelemetryLink:
         """Grows with every change of telemetry availability (part of ``BridgeCore.revision``)."""
         return self._revision
 
+    def use_store(self, store: TelemetryStore) -> None:
+        """Serve ``store`` from now on (the benches swap in filled buffers)."""
+        self.store = store
+
     def _store_changed(self) -> None:
         self._revision += 1
         self._changed()

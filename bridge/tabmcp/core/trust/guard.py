@@ -28,7 +28,7 @@ from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
 from .text import PageJson, Shown, ShownResult
 
-__all__ = ["CHANGED_PREFIX", "ERROR_CHARS", "META_PIN", "TrustGuard", "install_trust"]
+__all__ = ["CHANGED_PREFIX", "ERROR_CHARS", "META_PIN", "TrustGuard"]
 
 META_PIN = "tabmcp/pin"
 ERROR_CHARS = 8_000
@@ -194,25 +194,3 @@ class TrustGuard:
         if flags and self.settings.lockdown:
             self.lockdown.flag(source.origin, source.tool, flags)
             trust["lockdown"] = True
-
-
-class _CoreLike(Protocol):
-    trust: TrustGuard | None
-
-    @property
-    def config(self) -> Any: ...
-
-    @property
-    def disclosure(self) -> Any: ...
-
-    @property
-    def pins(self) -> Pins: ...
-
-
-def install_trust(core: _CoreLike) -> TrustGuard:
-    """A guard for the core's config (``[trust]``, ``store.path``), marking its listings."""
-    guard = TrustGuard(core.config.trust, pins=core.pins)  # the core's pins (reachable sites share them): one table, one cache
-    core.trust = guard  # the person's popup shows changed definitions and the lockdown, and clears them
-    core.disclosure.definition_hook = guard.mark_definition
-    core.disclosure.hook_version = lambda: guard.version
-    return guard
