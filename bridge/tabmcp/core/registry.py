@@ -1,11 +1,11 @@
 """Tabs, their tools and categories, and the public names the agent sees.
 
-No I/O: the extension layer feeds snapshots in, the MCP layer reads entries out. Naming across tabs (documented in docs/architecture.md): every page tool and category
-shares one namespace with the bridge's built-in tools. A name offered by one tab is used as
-is. When several tabs offer the same name, the tab that offered it first keeps the plain
-name and every later tab's copy is named ``t<tabId>.<name>`` (for example
-``t42.create_user``). Built-in names are reserved: a page tool called ``call_tool`` is
-always ``t<tabId>.call_tool``. Names stay stable while their tab lives; when the first tab
+No I/O: the extension layer feeds snapshots in, the MCP layer reads entries out. Naming across
+tabs (docs/architecture.md): every page tool and category shares one namespace with the bridge's
+built-in tools. A name offered by one tab is used as is. When several tabs offer the same name,
+the tab that offered it first keeps the plain name and every later tab's copy is named
+``t<tabId>.<name>`` (for example ``t42.create_user``). Built-in names are reserved: a page tool
+called ``call_tool`` is always ``t<tabId>.call_tool``. Names stay stable while their tab lives; when the first tab
 closes, the next-oldest copy takes the plain name (and clients are notified).
 
 Child frames: a frame whose tools the top page allows (see docs/architecture.md) is a source
