@@ -31,7 +31,7 @@ from typing import Any
 import websockets
 from mcp import Client
 from tabmcp.config import Config
-from tabmcp.control import ControlClient
+from tabmcp.control_key import ControlClient
 from tabmcp.errors import ControlError
 from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION

@@ -63,7 +63,7 @@ PARTS: list[tuple[str, tuple[str, ...]]] = [
      ("tabmcp/core/validation.py", "tabmcp/core/output_schema.py", "tabmcp/core/unchecked.py", "jsonschema",
       "tabmcp/core/ecma_regex.py", "tabmcp/core/js_regex.py", "referencing/", "rpds")),
     ("shared-state watch (SQLite polls)", ("tabmcp/server/shared_state.py", "follow_shared_state",
-                                           "tabmcp/core/controls.py", "tabmcp/storage/controls.py",
+                                           "tabmcp/core/switches.py", "tabmcp/storage/switches.py",
                                            "tabmcp/core/sites.py", "tabmcp/storage/sites.py", "sqlite3")),
     ("limits (flood, per tab)", ("tabmcp/core/flood.py",)),
     ("extension link (session, hub, wire models)",

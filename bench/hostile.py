@@ -49,7 +49,7 @@ from typing import Any
 
 import httpx
 import websockets
-from tabmcp.control import control_headers, read_control_key
+from tabmcp.control_key import control_headers, read_control_key
 from tabmcp.core.registry import origin_of
 from tabmcp.demo.server import serve_demo_site
 from tabmcp.launch.launcher import ExtensionBrowser, launch_browser

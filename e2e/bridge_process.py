@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 from mcp import Client
-from tabmcp.control import control_headers
+from tabmcp.control_key import control_headers
 from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
 
 from .conftest import eventually

@@ -900,7 +900,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "health-leaks",
         "/health returns the status and activity to a caller with no key",
-        "bridge/tabmcp/server/control.py",
+        "bridge/tabmcp/server/control_api.py",
         "        if not (_is(request, control_key) or _is(request, core.config.server.mcp_token)):",
         "        if False:",
         ("bridge/tests/test_pairing_bridge.py", "-k", "health"),
@@ -2484,7 +2484,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "health-stalls-public",
         "/health tells any local caller the loop's stalls and the origins named for them",
-        "bridge/tabmcp/server/control.py",
+        "bridge/tabmcp/server/control_api.py",
         '            return JSONResponse({"ok": True, "bridge": __version__, "protocol": PROTOCOL_VERSION})',
         '            return JSONResponse({"ok": True, "bridge": __version__, "protocol": PROTOCOL_VERSION,\n'
         '                                 "loop": core.status()["loop"]})',

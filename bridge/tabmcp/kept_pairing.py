@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .control import ControlClient, port_listening
+from .control_key import ControlClient, port_listening
 from .core.pairing import LAUNCHER_PREFIX, Pairings, secret_matches
 from .errors import ControlError
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 from mcp import Client, Implementation
-from tabmcp.control import control_headers
+from tabmcp.control_key import control_headers
 from tabmcp.errors import ErrorCode
 from tabmcp.server.app import running_bridge
 

@@ -24,7 +24,7 @@ import pytest
 import tabmcp.server.extension as extension_module
 import websockets
 from mcp import Client
-from tabmcp.control import control_headers
+from tabmcp.control_key import control_headers
 from tabmcp.protocol import MAX_FRAME_BYTES
 from tabmcp.server.app import BridgeApp, running_bridge
 

@@ -11,7 +11,7 @@ import pytest
 import websockets
 from mcp import Client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from tabmcp.control import control_headers
+from tabmcp.control_key import control_headers
 from tabmcp.core.listing_json import surface_of
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge

@@ -1,4 +1,4 @@
-"""The person's switches (core/controls.py) and the popup's state and actions (core/panel.py),
+"""The person's switches (core/switches.py) and the popup's state and actions (core/panel.py),
 alone: no socket. The wire and MCP sides are in test_controls_bridge.py."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
-from tabmcp.core.controls import InvalidOrigin, normalize_origin
 from tabmcp.core.disclosure import Disclosure
 from tabmcp.core.panel import ControlRefused, apply_control, panel_state
 from tabmcp.core.registry import Registry, origin_of
 from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
+from tabmcp.core.switches import InvalidOrigin, normalize_origin
 from tabmcp.core.trust.guard import TrustGuard
 from tabmcp.core.trust.settings import TrustSettings
 from tabmcp.errors import ErrorCode, Paused

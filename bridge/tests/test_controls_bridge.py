@@ -133,7 +133,7 @@ async def test_the_cli_reads_and_sets_the_switches_of_a_running_bridge(tmp_path)
 
 async def test_a_pause_from_another_process_holds_at_once_without_an_extension(tmp_path):
     """No extension is connected (nothing polls the file): the next call still sees the pause
-    another process wrote (``tabmcp controls pause``, here a second PersonControls on the file)."""
+    another process wrote (``tabmcp controls pause``, here a second PersonSwitches on the file)."""
     from tabmcp.storage.build import person_controls
 
     db = tmp_path / "t.db"

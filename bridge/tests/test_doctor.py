@@ -233,7 +233,7 @@ def test_a_bridge_the_client_starts_is_not_running_yet_not_a_failure() -> None:
 
 def test_only_a_stdio_entry_of_this_installation_starts_the_bridge(tmp_path: Path) -> None:
     from tabmcp.cli.clients import CLIENTS, plan, this_launch
-    from tabmcp.control import port_listening
+    from tabmcp.control_key import port_listening
 
     port = next(p for p in range(47_911, 48_000) if not port_listening(p))
     cursor, vscode = (CLIENTS[k].config_path(home=tmp_path) for k in ("cursor", "vscode"))

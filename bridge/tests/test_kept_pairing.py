@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from tabmcp.cli import main
-from tabmcp.control import ControlClient
+from tabmcp.control_key import ControlClient
 from tabmcp.errors import ControlError
 from tabmcp.kept_pairing import browser_label, keep_pairing
 from tabmcp.server.app import running_bridge

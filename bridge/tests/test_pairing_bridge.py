@@ -242,7 +242,7 @@ async def test_a_firefox_extension_origin_is_admitted_only_by_its_pairing():
         stranger = Hostile(app.port, origin=origin)
         assert (await stranger.connect())["type"] == "pair.required"
         await stranger.close()
-        from tabmcp.control import ControlClient
+        from tabmcp.control_key import ControlClient
 
         pairing_id, secret = await ControlClient(app.port).create_pairing("Firefox 153")
         firefox = Hostile(app.port, origin=origin)

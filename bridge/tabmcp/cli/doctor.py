@@ -24,7 +24,7 @@ import httpx
 
 from .. import __version__
 from ..config import DEFAULT_PORT, bridge_target, default_config_path
-from ..control import control_headers, port_listening, read_control_key
+from ..control_key import control_headers, port_listening, read_control_key
 from ..model import ModelStatus, model_status
 from ..packaging.assets import extension_dir, repo_root
 from .clients import CLIENTS, EntryState, Launch, entry_state, starts_bridge, this_launch

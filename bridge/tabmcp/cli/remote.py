@@ -125,7 +125,7 @@ async def tokens(args: argparse.Namespace) -> int:
 async def pair(args: argparse.Namespace) -> int:
     """Confirm the code the extension's popup shows, or list / forget pairings (the running
     bridge's control API, with the control key only this user can read)."""
-    from ..control import ControlClient
+    from ..control_key import ControlClient
     from ..errors import PairingError
 
     client = ControlClient(install.bridge_for(args.port, args.config).port)

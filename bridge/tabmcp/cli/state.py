@@ -147,7 +147,7 @@ def activity(args: argparse.Namespace) -> int:
 def controls(args: argparse.Namespace) -> int:
     """Show or set the person's switches (pause, writes, origins off) in the bridge's SQLite file;
     a running bridge picks a change up within a second."""
-    from ..core.controls import InvalidOrigin
+    from ..core.switches import InvalidOrigin
     from ..storage.build import person_controls
 
     config = load_config(args.config)

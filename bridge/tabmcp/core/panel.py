@@ -4,7 +4,7 @@ The popup asks with ``panel.query`` and acts with ``control.set`` over the exten
 WebSocket (the only link the bridge accepts them on; no MCP tool reaches this module). Both are
 answered with :func:`panel_state`:
 
-* ``controls``: the person's switches (:class:`tabmcp.core.controls.PersonControls`) and what
+* ``controls``: the person's switches (:class:`tabmcp.core.switches.PersonSwitches`) and what
   the config says about writes;
 * ``activity``: the newest rows of the activity log (:mod:`tabmcp.core.activity`), of one tab
   or origin when asked;
@@ -27,9 +27,9 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from ..errors import SecretError
 from .activity import ActivityLog
 from .browsers import OTHER_BROWSER, slot_of, wire_tab_id
-from .controls import InvalidOrigin, PersonControls, normalize_origin
 from .registry import CategoryEntry, Registry, Tab, ToolEntry
 from .scoping import Gate
+from .switches import InvalidOrigin, PersonSwitches, normalize_origin
 from .trust.gate import for_person
 from .trust.text import Shown
 
@@ -56,7 +56,7 @@ class ControlResult:
         self.listing = listing
 
 
-def apply_control(message: ControlSet, controls: PersonControls, trust: TrustGuard | None,
+def apply_control(message: ControlSet, controls: PersonSwitches, trust: TrustGuard | None,
                   secrets: Secrets | None = None) -> ControlResult:
     """Apply the person's switch.
 
@@ -245,7 +245,7 @@ def panel_state(
     *,
     registry: Registry,
     gate: Gate,
-    controls: PersonControls,
+    controls: PersonSwitches,
     activity: ActivityLog,
     trust: TrustGuard | None,
     query: PanelQuery | None = None,

@@ -6,7 +6,7 @@ route change in a page changes the answer at once (and the registry change notif
 Order of checks (the first that says no wins):
 
 1. user policy, per origin: the origin is disabled (config, or switched off by the person in the
-   popup: :class:`tabmcp.core.controls.PersonControls`) → hidden
+   popup: :class:`tabmcp.core.switches.PersonSwitches`) → hidden
 2. the page says ``aiEnabled: false`` → hidden
 3. the page's route patterns do not match the tab's URL, or a required page state is not set → hidden
 4. user policy allow/block globs (allow first, then block) → hidden
@@ -41,7 +41,7 @@ from .registry import CategoryEntry, Tab, ToolEntry
 from .trust.settings import TrustSettings
 
 if TYPE_CHECKING:
-    from .controls import PersonControls
+    from .switches import PersonSwitches
 
 __all__ = [
     "ApprovalSettings",
@@ -248,7 +248,7 @@ class Gate:
         policy: PolicySettings | None = None,
         trust: TrustSettings | None = None,
         forms: FormsPolicy | None = None,
-        controls: PersonControls | None = None,
+        controls: PersonSwitches | None = None,
     ) -> None:
         self.policy = policy or PolicySettings()
         self.trust = trust or TrustSettings()

@@ -20,8 +20,16 @@ if TYPE_CHECKING:  # only the learned uses' vectors need numpy: the CLI's stores
     Vector = npt.NDArray[np.float32]
 
 __all__ = [
-    "ActivityRows", "ControlsTable", "FlagTable", "PinTable", "SiteTable", "SnapshotInfo", "SnapshotStore",
-    "StoreUnavailable", "UsageCounts", "UseRows",
+    "ActivityRows",
+    "FlagTable",
+    "PinTable",
+    "SiteTable",
+    "SnapshotInfo",
+    "SnapshotStore",
+    "StoreUnavailable",
+    "SwitchesTable",
+    "UsageCounts",
+    "UseRows",
 ]
 
 
@@ -55,8 +63,8 @@ class ActivityRows(Protocol):
     def close(self) -> None: ...
 
 
-class ControlsTable(Protocol):
-    """The person's switches as stored (:class:`tabmcp.core.controls.PersonControls`)."""
+class SwitchesTable(Protocol):
+    """The person's switches as stored (:class:`tabmcp.core.switches.PersonSwitches`)."""
 
     def data_version(self) -> int:
         """Moves when another process changed the stored switches."""

@@ -40,7 +40,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 
 def origin_of(url: str) -> str:
     """``scheme://host[:port]`` of a URL, lower-cased, default port dropped (as Chrome spells
-    origins, and as :func:`tabmcp.core.controls.normalize_origin` does); ``"file://"`` for file
+    origins, and as :func:`tabmcp.core.switches.normalize_origin` does); ``"file://"`` for file
     URLs; ``""`` for URLs without one (``about:blank``). User info never counts as the host."""
     try:
         parts = urlsplit(str(url).strip())

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from playwright.async_api import BrowserContext, Playwright, Worker, async_playwright
 
-from ..control import load_or_create_control_key
+from ..control_key import load_or_create_control_key
 from ..core.pairing import launcher_pairing
 from ..packaging.assets import EXTENSION_ID, stage_extension
 from .browser import chromium_launch_args, find_chromium

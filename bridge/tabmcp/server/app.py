@@ -4,7 +4,7 @@
 * ``/mcp`` — MCP Streamable HTTP (every protocol version the SDK speaks)
 * ``/mcp-stream`` — one MCP session per WebSocket, for relays (see :mod:`tabmcp.server.stream`)
 * ``/health`` — liveness and version; the status only with the control key or ``server.mcp_token``
-* ``/control/...`` — pairing (``tabmcp pair``, launchers), with the control key (see :mod:`.control`)
+* ``/control/...`` — pairing (``tabmcp pair``, launchers), with the control key (see :mod:`tabmcp.control_key`)
 
 :meth:`BridgeApp.serve` runs the HTTP server; with ``stdio=True`` it also serves MCP on
 stdin/stdout (for clients that launch the bridge) while still listening for the extension.
@@ -31,11 +31,11 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..config import Config
-from ..control import load_or_create_control_key
+from ..control_key import load_or_create_control_key
 from ..core.disclosure import PROFILES
 from ..protocol import MAX_FRAME_BYTES
 from ..wiring import BridgeCore
-from .control import control_routes, health_route
+from .control_api import control_routes, health_route
 from .extension import extension_endpoint, is_loopback_host
 from .http_transport import PER_SESSION, RETRY_MS
 from .http_transport import install as install_http_transport
@@ -129,7 +129,7 @@ class BridgeApp:
     def __init__(self, config: Config | None = None) -> None:
         self.config = config or Config()
         self.control_key = load_or_create_control_key()
-        """Proves a caller of ``/control/`` and the full ``/health`` runs as the person (tabmcp/control.py)."""
+        """Proves a caller of ``/control/`` and the full ``/health`` runs as the person (tabmcp/control_key.py)."""
         self.core = BridgeCore(self.config, control_key=self.control_key)
         """Every collaborator, built once (tabmcp/wiring.py): what the MCP layer and tests use."""
         self.mcp, self.notifier, self.calls = build_mcp_server(self.core)

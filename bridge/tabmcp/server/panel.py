@@ -1,7 +1,7 @@
 """The person's side of the extension link: the popup's panel, their switches, forms as tools.
 
 Only the extension link reaches this module (``panel.query``, ``control.set``, ``forms.set``);
-no MCP tool does. It holds the person's switches (:class:`tabmcp.core.controls.PersonControls`,
+no MCP tool does. It holds the person's switches (:class:`tabmcp.core.switches.PersonSwitches`,
 also written by ``tabmcp controls`` in another process: the bridge core's
 :class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
 second of such a write, and every tools/call syncs first), the forms-as-tools choices
@@ -22,11 +22,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.activity import ActivityLog
-from ..core.controls import PersonControls
 from ..core.page_forms import FormsPolicy, normalize_origin
 from ..core.panel import ControlRefused, Insight, apply_control, for_browser, panel_state
 from ..core.scoping import Gate
 from ..core.session import Peer, Session
+from ..core.switches import PersonSwitches
 from ..errors import ErrorCode
 from ..protocol import ControlSet, ErrorBody, FormsPolicyRule, FormsSet, PanelQuery, PanelState
 from ..protocol import FormsPolicy as FormsPolicyMsg
@@ -58,7 +58,7 @@ class PersonPanel:
         session: Session,
         activity: ActivityLog,
         *,
-        controls: PersonControls,
+        controls: PersonSwitches,
         forms: FormsPolicy,
         forms_switches: FormsSwitchStore,
         gate: Gate,

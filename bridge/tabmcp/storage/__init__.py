@@ -8,7 +8,7 @@ Modules, one store each (all on the bridge's one database file, ``store.path``):
 * :mod:`.files` — the person's files alone (folder ``0700``, files ``0600``), the state folder;
 * :mod:`.database` — the connection (WAL, autocommit), the change counters the running bridge
   follows, tool usage counts, the forms-as-tools choices, pairings;
-* :mod:`.activity`, :mod:`.controls`, :mod:`.trust` (pins and flags, with the ``kept`` column's
+* :mod:`.activity`, :mod:`.switches`, :mod:`.trust` (pins and flags, with the ``kept`` column's
   migration), :mod:`.sites`, :mod:`.search` (tool vectors, learned uses), :mod:`.session_store`
   (telemetry snapshots, schema in ``PRAGMA user_version``), :mod:`.secret_store`.
 

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..core.activity import DEFAULT_ROWS, ActivityLog
-from ..core.controls import PersonControls
+from ..core.switches import PersonSwitches
 from ..core.telemetry.redact import Redactor
 from .activity import ActivityStore
-from .controls import ControlsStore
 from .database import default_db_path
+from .switches import SwitchesStore
 
 if TYPE_CHECKING:
     from ..core.search.semantic import EmbeddingCache
@@ -34,9 +34,9 @@ def activity_log(path: PathLike | None = ":memory:", *, max_rows: int = DEFAULT_
     return ActivityLog(ActivityStore(db_path(path)), max_rows=max_rows, redactor=redactor, on_pending=on_pending)
 
 
-def person_controls(path: PathLike | None = ":memory:") -> PersonControls:
+def person_controls(path: PathLike | None = ":memory:") -> PersonSwitches:
     """The person's switches on the database file (``None``: the default file)."""
-    return PersonControls(ControlsStore(db_path(path)))
+    return PersonSwitches(SwitchesStore(db_path(path)))
 
 
 def search_stores(path: PathLike | None) -> Callable[[], tuple[EmbeddingCache, UseRows]]:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from ..core.controls import InvalidOrigin, normalize_origin
 from ..core.secrets import MIN_VALUE_CHARS, check_name
+from ..core.switches import InvalidOrigin, normalize_origin
 from ..errors import InvalidSecretSite, InvalidSecretValue, SecretStoreUnavailable, UnknownSecret
 from .database import default_db_path, open_db
 from .files import FILE_MODE, private_dir

@@ -50,7 +50,7 @@ def test_existing_files_are_tightened_on_start(tmp_path, monkeypatch):
 
 
 def test_the_control_key_is_the_persons_alone(tmp_path, monkeypatch):
-    from tabmcp.control import load_or_create_control_key
+    from tabmcp.control_key import load_or_create_control_key
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     old = os.umask(0o022)

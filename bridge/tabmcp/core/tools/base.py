@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..trust.text import PageJson, PageValue, ShownResult
 
 if TYPE_CHECKING:
-    from ..controls import PersonControls
     from ..disclosure import ClientView, Disclosure
     from ..registry import Registry, ToolEntry
     from ..scoping import Gate
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     from ..secrets import Secrets
     from ..sites import Sites
     from ..stalls import StallMeter
+    from ..switches import PersonSwitches
     from ..telemetry import SnapshotStore, TelemetryStore
     from ..trust.guard import TrustGuard
 
@@ -41,7 +41,7 @@ class Bridge(Protocol):
     telemetry: TelemetryStore
     sessions: SnapshotStore
     sites: Sites
-    controls: PersonControls
+    controls: PersonSwitches
     """The person's switches (pause, writes, origins off); agents read their effect, never set them."""
     stalls: StallMeter
     """Charges a page's work on the event loop to its origin (``with stalls.work(origin):``)."""

@@ -1,4 +1,4 @@
-"""The person's switches as stored (``core/controls.py`` holds what they mean): one row per switch
+"""The person's switches as stored (``core/switches.py`` holds what they mean): one row per switch
 (JSON values) and one per origin switched off, in the bridge's database file, so the CLI and a
 running bridge share them (``PRAGMA data_version`` tells one of the other's writes)."""
 
@@ -9,7 +9,7 @@ import time
 
 from .database import open_db
 
-__all__ = ["ControlsStore"]
+__all__ = ["SwitchesStore"]
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS person_controls (
@@ -24,9 +24,9 @@ CREATE TABLE IF NOT EXISTS origins_off (
 """
 
 
-class ControlsStore:
-    """The :class:`~tabmcp.core.stores.ControlsTable` on SQLite (``:memory:`` in tests); the
-    caller serialises calls (``PersonControls`` holds its lock)."""
+class SwitchesStore:
+    """The :class:`~tabmcp.core.stores.SwitchesTable` on SQLite (``:memory:`` in tests); the
+    caller serialises calls (``PersonSwitches`` holds its lock)."""
 
     def __init__(self, path: str | os.PathLike[str] = ":memory:") -> None:
         self.db = open_db(path, SCHEMA)

@@ -2,9 +2,9 @@
 
 The person sets them from the extension popup (``control.set`` over the extension's WebSocket,
 see :mod:`tabmcp.core.panel`) or with ``tabmcp controls``; no MCP tool can, so an agent never
-changes what it is allowed. They are kept in the bridge's SQLite file (``store.path``, ``tabmcp.storage.controls``), so they
+changes what it is allowed. They are kept in the bridge's SQLite file (``store.path``, ``tabmcp.storage.switches``), so they
 survive a restart and the CLI can read and set them while the bridge runs (the bridge notices a
-change made by another process at its next :meth:`PersonControls.sync`).
+change made by another process at its next :meth:`PersonSwitches.sync`).
 
 What each switch does (applied by :class:`tabmcp.core.scoping.Gate` and :func:`tabmcp.core.tools.catalog.run`):
 
@@ -17,7 +17,7 @@ What each switch does (applied by :class:`tabmcp.core.scoping.Gate` and :func:`t
   ``[[policy.origins]] enabled = false`` hides them, and calls answer ``OUT_OF_SCOPE``.
 
 No sockets, no asyncio, no files (the switches are kept through a
-:class:`~tabmcp.core.stores.ControlsTable`): unit-tested alone (``bridge/tests/test_controls.py``).
+:class:`~tabmcp.core.stores.SwitchesTable`): unit-tested alone (``bridge/tests/test_controls.py``).
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import Paused
-from .stores import ControlsTable
+from .stores import SwitchesTable
 
-__all__ = ["ControlsState", "InvalidOrigin", "PersonControls", "normalize_origin"]
+__all__ = ["ControlsState", "InvalidOrigin", "PersonSwitches", "normalize_origin"]
 
 PAUSED_MESSAGE = (
     "the person paused all agent access in the tabmcp extension popup; calls answer PAUSED until "
@@ -74,7 +74,7 @@ class ControlsState:
         return {"paused": self.paused, "writes": self.writes, "originsOff": list(self.origins_off)}
 
 
-class PersonControls:
+class PersonSwitches:
     """The switches, in memory for the hot path and in SQLite for restarts and the CLI (thread-safe).
 
     :attr:`version` goes up when a switch that changes what agents see changes (writes, origins;
@@ -82,7 +82,7 @@ class PersonControls:
     notification). Pausing does not move it: tools/list stays the same while paused.
     """
 
-    def __init__(self, table: ControlsTable) -> None:
+    def __init__(self, table: SwitchesTable) -> None:
         self.table = table
         self._lock = threading.Lock()
         self.version = 0
