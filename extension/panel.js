@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The popup's questions to the bridge: what to show the person (`panel.query`) and the switches
- * they flip (`control.set`), both answered by `panel.state` (bridge/tabmcp/core/panel.py).
+ * they flip (`control.set`), both answered by `panel.state` (bridge/tabmcp/core/popup.py).
  *
  * Only the extension's own pages (popup, options) may ask: a content script or anything else is
  * ignored, and agents have no path here at all (they speak MCP to the bridge, which takes these

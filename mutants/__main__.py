@@ -1543,7 +1543,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "popup-title-uncleaned",
         "the popup shows a tab's title as the page wrote it (a bidi override, tag characters)",
-        "bridge/tabmcp/core/panel.py",
+        "bridge/tabmcp/core/popup.py",
         '        "title": for_person(doc.title),',
         '        "title": doc.title,',
         ("bridge/tests/test_page_text_answers.py", "-k", "popup"),
@@ -1559,7 +1559,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "popup-diff-uncleaned",
         "the popup shows a changed definition's diff as the page wrote it",
-        "bridge/tabmcp/core/panel.py",
+        "bridge/tabmcp/core/popup.py",
         '            {"origin": r.origin, "tool": r.name, "diff": for_person(r.diff), "changedAt": r.changed_at,',
         '            {"origin": r.origin, "tool": r.name, "diff": r.diff, "changedAt": r.changed_at,',
         ("bridge/tests/test_page_text_answers.py", "-k", "popup"),
@@ -1567,7 +1567,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "popup-title-any-str",
         "the popup's tool title takes any string: strict mypy no longer refuses a page's title put there raw",
-        "bridge/tabmcp/core/panel.py",
+        "bridge/tabmcp/core/popup.py",
         "    publicName: str\n    title: Shown\n    description: Shown\n    category: str",
         "    publicName: str\n    title: str\n    description: Shown\n    category: str",
         ("bridge/tests/test_page_text_answers.py", "-k", "strict_mypy"),
@@ -2163,7 +2163,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "popup-rows-keep-qualified-tab-ids",
         "with two browsers, a popup's activity rows show the bridge's qualified tab ids (10000000007) and never say which browser",
-        "bridge/tabmcp/core/panel.py",
+        "bridge/tabmcp/core/popup.py",
         "                else _row_for(r, slot, labels or {}) for r in state[\"activity\"]]",
         "                else r for r in state[\"activity\"]]",
         ("bridge/tests/test_browsers.py", "-k", "activity"),
@@ -2171,7 +2171,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "popup-rows-of-earlier-runs-keep-tabs",
         "an activity row of an earlier bridge run shows a tab number another browser may own now",
-        "bridge/tabmcp/core/panel.py",
+        "bridge/tabmcp/core/popup.py",
         "    activity = [{**r, \"tabId\": None, \"earlier\": True} if r[\"id\"] < this_run and r[\"tabId\"] is not None and r[\"tabId\"] >= 0",
         "    activity = [{**r, \"earlier\": True} if r[\"id\"] < this_run and r[\"tabId\"] is not None and r[\"tabId\"] >= 0",
         ("bridge/tests/test_browsers.py", "-k", "earlier"),
@@ -2476,7 +2476,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "activity-earlier-unsaid",
         "a call from before the bridge restarted shows as this browser's",
-        "bridge/tabmcp/core/panel.py",
+        "bridge/tabmcp/core/popup.py",
         '    activity = [{**r, "tabId": None, "earlier": True} if r["id"] < this_run and r["tabId"] is not None and r["tabId"] >= 0',
         '    activity = [{**r, "tabId": None} if r["id"] < this_run and r["tabId"] is not None and r["tabId"] >= 0',
         ("bridge/tests/test_browsers.py", "-k", "earlier"),
@@ -2742,7 +2742,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "secret-unbind-ignored",
         "the popup's Unbind answers ok but the secret stays bound to the site",
-        "bridge/tabmcp/core/panel.py",
+        "bridge/tabmcp/core/popup.py",
         "            secrets.unbind(message.secret, message.origin)",
         "            secrets.names_for(message.origin)",
         ("bridge/tests/test_secrets_bridge.py", "-k", "popup"),
@@ -2750,7 +2750,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "secret-popup-no-names",
         "the popup is never told which secret names are bound to a site",
-        "bridge/tabmcp/core/panel.py",
+        "bridge/tabmcp/core/popup.py",
         '        "secrets": secrets.bound(d["origin"] for d in docs) if secrets is not None else {},',
         '        "secrets": {},',
         ("e2e/test_popup.py", "-k", "secrets and polyfill"),

@@ -64,7 +64,7 @@ from .server.changes import ChangeListeners, RegistryFanOut
 from .server.hub import Hub, Link
 from .server.intake import RegistryIntake
 from .server.link_timers import LinkTimers
-from .server.panel import PersonPanel
+from .server.person_link import PersonPanel
 from .server.reader import OffLoop
 from .server.shared_state import SharedStateWatch
 from .server.sites import SiteLink
@@ -151,7 +151,7 @@ class BridgeCore:
             trust=lambda: self.trust,
             secrets=lambda: self.secrets,
         )
-        """The person's side: the popup's panel, their switches, forms as tools (server/panel.py)."""
+        """The person's side: the popup's panel, their switches, forms as tools (server/person_link.py)."""
         self.usage = UsageStore(config.store.path)
         self.requests = PageRequests(config, self.registry, self.session, self.hub, self.usage)
         """Calls, approvals and page queries, each to the browser that owns the tab (server/calls.py)."""
@@ -363,7 +363,7 @@ class BridgeCore:
         await self.hub.flush()
         return existed
 
-    # -- the person's side (server/panel.py): only the extension link reaches it ------------
+    # -- the person's side (server/person_link.py): only the extension link reaches it ------------
 
     def panel_state(self, query: PanelQuery | None = None) -> dict[str, Any]:
         """What the popup shows (:meth:`PersonPanel.state`)."""

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 from tabmcp.control_key import ControlClient
 from tabmcp.core.browsers import OTHER_BROWSER, TAB_STRIDE, qualify, slot_of, wire_tab_id
-from tabmcp.core.panel import for_browser
+from tabmcp.core.popup import for_browser
 from tabmcp.core.session import (
     Disconnected,
     HandshakeDone,

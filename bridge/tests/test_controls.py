@@ -1,4 +1,4 @@
-"""The person's switches (core/switches.py) and the popup's state and actions (core/panel.py),
+"""The person's switches (core/switches.py) and the popup's state and actions (core/popup.py),
 alone: no socket. The wire and MCP sides are in test_controls_bridge.py."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 from tabmcp.core.disclosure import Disclosure
-from tabmcp.core.panel import ControlRefused, apply_control, panel_state
+from tabmcp.core.popup import ControlRefused, apply_control, panel_state
 from tabmcp.core.registry import Registry, origin_of
 from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
 from tabmcp.core.switches import InvalidOrigin, normalize_origin
@@ -181,7 +181,7 @@ def test_panel_state_shows_insight_with_reasons_activity_and_trust() -> None:
 
 
 def test_insight_is_kept_until_the_registry_or_the_switches_change() -> None:
-    from tabmcp.core.panel import Insight
+    from tabmcp.core.popup import Insight
 
     registry = registry_with(SHOP)
     controls = person_controls()

@@ -1,6 +1,6 @@
 """The bridge's topic modules driven alone: a real session, no socket, no browser.
 
-``server/panel.py`` (the person's panel, switches, forms as tools), ``server/sites.py``
+``server/person_link.py`` (the person's panel, switches, forms as tools), ``server/sites.py``
 (reachable sites on the link) and ``server/telemetry.py`` (telemetry on the link) each take the
 session and a few callbacks from the core (tabmcp/wiring.py); these tests hand them the same and read what the
 session queued to send.
@@ -21,7 +21,7 @@ from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
 from tabmcp.errors import ErrorCode, SiteNotReachable
 from tabmcp.protocol import PROTOCOL_VERSION, FormsPolicy, PanelState, SitesList, TabSnapshot, TelemetryConfig
-from tabmcp.server.panel import PersonPanel
+from tabmcp.server.person_link import PersonPanel
 from tabmcp.server.sites import SiteLink
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS, TelemetryLink
 from tabmcp.storage.build import activity_log, person_controls

@@ -292,7 +292,7 @@ def test_a_page_error_reaches_the_agent_only_through_the_gate():
 _LEAK = '''
 from typing import Any
 
-from tabmcp.core.panel import ToolInsight
+from tabmcp.core.popup import ToolInsight
 from tabmcp.core.registry import Tab
 from tabmcp.core.tools.base import BuiltinTool, ToolContext
 from tabmcp.core.trust.gate import for_person

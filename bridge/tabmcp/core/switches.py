@@ -1,7 +1,7 @@
 """The person's switches: pause every agent, turn writes on or off, switch an origin's tools off.
 
 The person sets them from the extension popup (``control.set`` over the extension's WebSocket,
-see :mod:`tabmcp.core.panel`) or with ``tabmcp controls``; no MCP tool can, so an agent never
+see :mod:`tabmcp.core.popup`) or with ``tabmcp controls``; no MCP tool can, so an agent never
 changes what it is allowed. They are kept in the bridge's SQLite file (``store.path``, ``tabmcp.storage.switches``), so they
 survive a restart and the CLI can read and set them while the bridge runs (the bridge notices a
 change made by another process at its next :meth:`PersonSwitches.sync`).

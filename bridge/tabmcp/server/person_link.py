@@ -7,7 +7,7 @@ also written by ``tabmcp controls`` in another process: the bridge core's
 second of such a write, and every tools/call syncs first), the forms-as-tools choices
 (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in SQLite) and the
 :class:`tabmcp.core.scoping.Gate` that applies both (all three built by the root). What the popup shows is
-:func:`tabmcp.core.panel.panel_state`; this module only answers with it and sends the policy.
+:func:`tabmcp.core.popup.panel_state`; this module only answers with it and sends the policy.
 
 The composition root (:mod:`tabmcp.wiring`) makes one :class:`PersonPanel` with the switches,
 the forms policy and the gate it built, and calls it on handshake, disconnect and the messages
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.activity import ActivityLog
 from ..core.page_forms import FormsPolicy, normalize_origin
-from ..core.panel import ControlRefused, Insight, apply_control, for_browser, panel_state
+from ..core.popup import ControlRefused, Insight, apply_control, for_browser, panel_state
 from ..core.scoping import Gate
 from ..core.session import Peer, Session
 from ..core.switches import PersonSwitches
@@ -131,7 +131,7 @@ class PersonPanel:
         self._changed()
 
     def state(self, query: PanelQuery | None = None) -> dict[str, Any]:
-        """What the popup shows (:func:`tabmcp.core.panel.panel_state`)."""
+        """What the popup shows (:func:`tabmcp.core.popup.panel_state`)."""
         self.sync_controls()
         return panel_state(registry=self._registry, gate=self.gate, controls=self.controls,
                            activity=self._activity, trust=self._trust(), query=query, insight=self._insight,
