@@ -64,7 +64,7 @@ PARTS: list[tuple[str, tuple[str, ...]]] = [
       "tabmcp/core/ecma_regex.py", "tabmcp/core/js_regex.py", "referencing/", "rpds")),
     ("shared-state watch (SQLite polls)", ("tabmcp/server/shared_state.py", "follow_shared_state",
                                            "tabmcp/core/switches.py", "tabmcp/storage/switches.py",
-                                           "tabmcp/core/sites.py", "tabmcp/storage/sites.py", "sqlite3")),
+                                           "tabmcp/core/reachable_sites.py", "tabmcp/storage/sites.py", "sqlite3")),
     ("limits (flood, per tab)", ("tabmcp/core/flood.py",)),
     ("extension link (session, hub, wire models)",
      ("tabmcp/core/session.py", "tabmcp/server/hub.py", "tabmcp/server/extension.py", "tabmcp/protocol.py", "tabmcp/wire/",

@@ -488,7 +488,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "site-reachable-by-default",
         "every http(s) origin is reachable: agents open sites nobody allowed",
-        "bridge/tabmcp/core/sites.py",
+        "bridge/tabmcp/core/reachable_sites.py",
         '        return "person" if origin in self._allowed else ""',
         '        return "person"',
         ("bridge/tests/test_sites.py",),
@@ -512,7 +512,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "site-stale-never-marked",
         "a tool the page no longer offers keeps being offered (and opening tabs) while its site is closed",
-        "bridge/tabmcp/server/sites.py",
+        "bridge/tabmcp/server/site_opening.py",
         "            self.sites.mark_stale(origin, tool)",
         "            pass",
         ("bridge/tests/test_sites_bridge.py", "-k", "stale"),
@@ -593,7 +593,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "site-closed-by-any-page",
         "a site is one page: any open page of the origin hides every stored tool of its other pages",
-        "bridge/tabmcp/core/sites.py",
+        "bridge/tabmcp/core/reachable_sites.py",
         "                if (record.origin, record.name) not in stale and record.name not in offered:",
         "                if (record.origin, record.name) not in stale and not offered:",
         ("bridge/tests/test_sites.py", "-k", "many_pages"),
@@ -601,7 +601,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "stale-on-any-page",
         "a tool goes stale when any page of its site settles without it, not only its own page",
-        "bridge/tabmcp/server/sites.py",
+        "bridge/tabmcp/server/site_opening.py",
         "            if same_page(settled_on, self.sites.document_url(origin, tool) or url):",
         "            if True:",
         ("e2e/test_sites.py", "-k", "many_pages and polyfill"),

@@ -32,13 +32,13 @@ from .core.disclosure import ClientView, Disclosure
 from .core.listing_json import ListingRenderer
 from .core.page_forms import FormsPolicy
 from .core.pairing import Pairing, Pairings
+from .core.reachable_sites import Sites
 from .core.registry import CategoryEntry, Registry, ToolEntry
 from .core.scoping import Gate
 from .core.search import SearchIndex
 from .core.search.sync import IndexSync
 from .core.secrets import Mask, Secrets
 from .core.session import Disconnected, Event, HandshakeDone, KindView, Peer, Session
-from .core.sites import Sites
 from .core.stalls import StallMeter
 from .core.telemetry import SnapshotStore, TelemetryStore
 from .core.tools import RESERVED_NAMES
@@ -67,7 +67,7 @@ from .server.link_timers import LinkTimers
 from .server.person_link import PersonPanel
 from .server.reader import OffLoop
 from .server.shared_state import SharedStateWatch
-from .server.sites import SiteLink
+from .server.site_opening import SiteLink
 from .server.telemetry import TelemetryLink
 from .server.trace import trace_enabled
 from .server.write_behind import WriteBehind
@@ -198,7 +198,7 @@ class BridgeCore:
             flush_soon=self.hub.flush_soon,
             wait=self.hub.wait,
         )
-        """Reachable sites on the link: the popup's list, the person's choices, opening (server/sites.py)."""
+        """Reachable sites on the link: the popup's list, the person's choices, opening (server/site_opening.py)."""
         self.retention = Retention(self.pins, self.usage)
         """Expiry of the pins and usage of origins the person never trusted (core/trust/retention.py)."""
         self.shared_state = SharedStateWatch(db_path, self.follow_shared_state)
@@ -396,11 +396,11 @@ class BridgeCore:
             self.panel.trust_changed()
         self._trust_mark = trust
 
-    # -- reachable sites (server/sites.py) --------------------------------------------------
+    # -- reachable sites (server/site_opening.py) --------------------------------------------------
 
     @property
     def sites(self) -> Sites:
-        """The reachable sites' rules and records (core/sites.py)."""
+        """The reachable sites' rules and records (core/reachable_sites.py)."""
         return self.site_link.sites
 
     def sites_changed(self) -> None:

@@ -1,6 +1,6 @@
 """The bridge's topic modules driven alone: a real session, no socket, no browser.
 
-``server/person_link.py`` (the person's panel, switches, forms as tools), ``server/sites.py``
+``server/person_link.py`` (the person's panel, switches, forms as tools), ``server/site_opening.py``
 (reachable sites on the link) and ``server/telemetry.py`` (telemetry on the link) each take the
 session and a few callbacks from the core (tabmcp/wiring.py); these tests hand them the same and read what the
 session queued to send.
@@ -22,7 +22,7 @@ from tabmcp.core.trust.pins import Pins
 from tabmcp.errors import ErrorCode, SiteNotReachable
 from tabmcp.protocol import PROTOCOL_VERSION, FormsPolicy, PanelState, SitesList, TabSnapshot, TelemetryConfig
 from tabmcp.server.person_link import PersonPanel
-from tabmcp.server.sites import SiteLink
+from tabmcp.server.site_opening import SiteLink
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS, TelemetryLink
 from tabmcp.storage.build import activity_log, person_controls
 from tabmcp.storage.database import FormsSwitchStore, UsageStore

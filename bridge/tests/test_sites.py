@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from tabmcp.core.disclosure import ClientView, Disclosure
+from tabmcp.core.reachable_sites import Sites, site_category_name
 from tabmcp.core.registry import Registry
 from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
 from tabmcp.core.search.sync import IndexSync
-from tabmcp.core.sites import Sites, site_category_name
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
 from tabmcp.protocol import TabSnapshot

@@ -65,7 +65,7 @@ def sites(args: argparse.Namespace) -> int:
     file; a running bridge follows within a second: server/shared_state.py)."""
     import datetime
 
-    from ..core.sites import Sites
+    from ..core.reachable_sites import Sites
     from ..core.trust.pins import Pins
     from ..storage.database import UsageStore, default_db_path
     from ..storage.sites import SiteStore

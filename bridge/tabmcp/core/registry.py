@@ -13,7 +13,7 @@ of its own, a :class:`Tab` with ``frame_id > 0`` and the frame's origin, held in
 ``frames``. Its tools follow the same naming rule; their qualified form is
 ``t<tabId>f<frameId>.<name>``.
 
-Closed sites: the tools of a reachable site with no open tab (:mod:`tabmcp.core.sites`) are held
+Closed sites: the tools of a reachable site with no open tab (:mod:`tabmcp.core.reachable_sites`) are held
 as one more document per site, a :class:`Tab` whose ``closed_site`` is set and whose id is
 negative (:meth:`Registry.set_closed_sites`). They share the namespace and the rules above, so
 search, describe and every profile see them like any tab's; a call of one opens the site first.

@@ -88,7 +88,7 @@ class OriginRule(_Section):
     allow_writes: bool | None = None
     reachable: bool = False
     """Agents may open this site: its tools stay findable when no tab of it is open, and a call
-    opens it in a background tab (core/sites.py). Off unless the person says so, here or in the popup."""
+    opens it in a background tab (core/reachable_sites.py). Off unless the person says so, here or in the popup."""
     forms_as_tools: bool | None = None
     """Offer this origin's ordinary forms (no WebMCP ``toolname``) as tools, named and described from
     their labels (docs/security.md, "Page forms as tools"). Off unless a rule or the popup turns it on;

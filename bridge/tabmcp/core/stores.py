@@ -178,7 +178,7 @@ class FlagTable(Protocol):
 
 
 class SiteTable(Protocol):
-    """The person's permissions and the stale marks (:class:`tabmcp.core.sites.Sites`)."""
+    """The person's permissions and the stale marks (:class:`tabmcp.core.reachable_sites.Sites`)."""
 
     def allowed(self) -> set[str]: ...
 

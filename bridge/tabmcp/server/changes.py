@@ -13,7 +13,7 @@ from ..core.registry import Registry, RegistryChange
 from ..core.session import Event, Session
 from ..core.trust.retention import Retention
 from .hub import Hub
-from .sites import SiteLink
+from .site_opening import SiteLink
 from .telemetry import TelemetryLink
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """The reachable sites' tables: the person's permissions (origins made reachable from the popup),
-the counter every writer of sites moves, and the stale marks (``core/sites.py`` holds the rules)."""
+the counter every writer of sites moves, and the stale marks (``core/reachable_sites.py`` holds the rules)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ trust`` command can show and clear them while the bridge runs. Tables:
 ``tool_pins`` — one row per origin + tool name: the pinned definition (the first one seen, or
 the last one the person accepted), the current definition when it differs, the URL of the
 document that registered it and when it was first and last seen. Keyed by origin, not tab, so
-the reachable sites (``core/sites.py``) list an origin's known tools from it. ``kept`` marks
+the reachable sites (``core/reachable_sites.py``) list an origin's known tools from it. ``kept`` marks
 a pin the person decided on (accepted its change, or approved a call of the tool): never evicted
 and never expired (``core/trust/pins.py`` holds the rules and bounds, ``core/trust/retention.py`` the expiry).
 
@@ -83,7 +83,7 @@ class TrustStore:
     def close(self) -> None:
         self.db.close()
 
-    # -- tool_pins (core/trust/pins.py, core/sites.py) -----------------------------------------
+    # -- tool_pins (core/trust/pins.py, core/reachable_sites.py) -----------------------------------------
 
     def pin_row(self, origin: str, name: str) -> tuple[str, str, str, str] | None:
         row: tuple[str, str, str, str] | None = self.db.execute(

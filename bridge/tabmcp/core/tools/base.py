@@ -17,11 +17,11 @@ from ..trust.text import PageJson, PageValue, ShownResult
 
 if TYPE_CHECKING:
     from ..disclosure import ClientView, Disclosure
+    from ..reachable_sites import Sites
     from ..registry import Registry, ToolEntry
     from ..scoping import Gate
     from ..search import SearchIndex
     from ..secrets import Secrets
-    from ..sites import Sites
     from ..stalls import StallMeter
     from ..switches import PersonSwitches
     from ..telemetry import SnapshotStore, TelemetryStore

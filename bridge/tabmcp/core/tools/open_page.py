@@ -1,7 +1,7 @@
 """``open_page``: open a page of a reachable site and get the tools it registered; and how a call
 of a closed site's tool opens its site first (:func:`open_for_call`).
 
-Only ``http(s)`` URLs of origins the person made reachable (:mod:`tabmcp.core.sites`); anything
+Only ``http(s)`` URLs of origins the person made reachable (:mod:`tabmcp.core.reachable_sites`); anything
 else answers ``SITE_NOT_REACHABLE`` (or ``VALIDATION_ERROR`` for a URL that is not http(s)), with
 what the person can do to allow the site. The page opens in a background tab of the agent's tab
 group: the person's tab stays in front.
@@ -14,8 +14,8 @@ from urllib.parse import urlsplit
 
 from ...errors import SiteNotReachable, SiteToolGone, ToolValidationError
 from ..progress import doing
+from ..reachable_sites import how_to_allow
 from ..registry import ToolEntry, origin_of
-from ..sites import how_to_allow
 from ..trust.gate import definition_text
 from ..trust.text import ShownResult, listed, shown_result
 from .base import BuiltinTool, ToolContext

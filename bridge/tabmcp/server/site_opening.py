@@ -1,7 +1,7 @@
 """Reachable sites on the extension link: the popup's list, the person's choices, opening a site.
 
 The rules (who may be opened, closed sites' stand-ins, stale marks) are
-:class:`tabmcp.core.sites.Sites`; waiting for an opened tab's tool is the session's ``OPEN``
+:class:`tabmcp.core.reachable_sites.Sites`; waiting for an opened tab's tool is the session's ``OPEN``
 request (:meth:`tabmcp.core.session.Session.start_open`). This module wires them to the link:
 it puts closed sites' stand-ins in the registry after every change, sends the popup its
 ``sites.list`` when it differs from what was sent, applies ``site.permission`` / ``site.forget``
@@ -17,9 +17,9 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..config import Config
+from ..core.reachable_sites import Sites, how_to_allow, same_page
 from ..core.registry import Registry, origin_of
 from ..core.session import Event, PendingRequest, Session
-from ..core.sites import Sites, how_to_allow, same_page
 from ..errors import SiteNotReachable, SiteToolGone
 from ..protocol import SiteForget, SitePermission, SitesList
 from ..storage.sites import SiteStore
