@@ -448,7 +448,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "telemetry-ungated",
         "observe hands the pages' console output and bodies to the agent raw",
-        "bridge/tabmcp/core/tools/telemetry.py",
+        "bridge/tabmcp/core/tools/telemetry_tools.py",
         "    return ctx.trust.page_content(origin, url, tool, result)",
         "    return result",
         ("bridge/tests/test_trust_bridge.py", "-k", "telemetry"),
@@ -1494,7 +1494,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "generate-ungated",
         "generate's HAR, SARIF and Playwright files carry captured page text past the gate",
-        "bridge/tabmcp/core/tools/telemetry.py",
+        "bridge/tabmcp/core/tools/telemetry_tools.py",
         '    return as_telemetry(ctx, arguments, "generate", answer.to_call_result())',
         "    return answer.to_call_result()  # type: ignore[return-value]",
         ("bridge/tests/test_page_text_answers.py", "-k", "results_errors"),
@@ -1503,7 +1503,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "configure-ungated",
         "configure's status lists the tabs' page-written URLs past the gate",
-        "bridge/tabmcp/core/tools/telemetry.py",
+        "bridge/tabmcp/core/tools/telemetry_tools.py",
         '    return as_telemetry(ctx, arguments, "configure", answer.to_call_result())',
         "    return answer.to_call_result()  # type: ignore[return-value]",
         ("bridge/tests/test_page_text_answers.py", "-k", "results_errors"),
@@ -1511,7 +1511,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "observe-page-raw-fallback",
         "observe(page) shows the page's own answer when the gate dropped it as too large",
-        "bridge/tabmcp/core/tools/telemetry.py",
+        "bridge/tabmcp/core/tools/telemetry_tools.py",
         '            shown_page = framed.get("structuredContent", {"dropped": "too large (see _meta tabmcp/trust)"})',
         '            shown_page = framed.get("structuredContent", page)',
         ("bridge/tests/test_page_text_answers.py", "-k", "drops"),

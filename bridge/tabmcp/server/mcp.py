@@ -40,7 +40,7 @@ from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
 from ..core.paging import BadCursor, page_of
 from ..core.progress import PHASE, Phase
 from ..core.registry import ToolEntry
-from ..core.telemetry.tools import META_DATA_COUNTS
+from ..core.telemetry.definitions import META_DATA_COUNTS
 from ..core.tools import Bridge
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath

@@ -294,7 +294,7 @@ def test_specs_argument_models_and_mode_tables_agree() -> None:
 
     from tabmcp.core.telemetry import AnalyzeArgs, ConfigureArgs, GenerateArgs, ObserveArgs
     from tabmcp.core.telemetry.availability import TOOL_MODES
-    from tabmcp.core.telemetry.tools import SPECS
+    from tabmcp.core.telemetry.definitions import SPECS
 
     models = {
         "observe": ObserveArgs,
@@ -314,7 +314,7 @@ def test_input_schemas_are_derived_from_the_argument_models() -> None:
     """One definition: each tool's properties are its argument model's (names, types, bounds,
     defaults, descriptions), in the compact form a listing needs (no titles, no null branches,
     no references), so a field added to a model is listed and a listed field is accepted."""
-    from tabmcp.core.telemetry.tools import SPECS
+    from tabmcp.core.telemetry.definitions import SPECS
 
     def keys(node: Any) -> set[str]:
         """Every keyword of a schema and its subschemas (property names are not keywords)."""

@@ -143,7 +143,7 @@ def _sample(kind: str) -> dict[str, Any]:
     return {"kind": kind, "ts": 1_700_000_000_000, **record.example}
 
 
-GENERIC = ("buffers.py", "settings.py", "redact.py", "configure.py", "tools.py", "availability.py", "timeline.py")
+GENERIC = ("buffers.py", "settings.py", "redact.py", "configure.py", "definitions.py", "availability.py", "timeline.py")
 """Telemetry modules that serve every kind alike: a new kind needs no line in them."""
 
 

@@ -44,6 +44,7 @@ from .availability import (
 from .buffers import BufferKind, DropReason
 from .configure import ConfigureArgs, configure
 from .counts import DataCounts
+from .definitions import build_tool_definitions
 from .errors import (
     InvalidTelemetryArguments,
     MalformedBatch,
@@ -57,7 +58,6 @@ from .models import TelemetryBatch
 from .observe import ObserveArgs, observe
 from .settings import BufferLimits, NoiseRule, RedactionSettings, TelemetrySettings
 from .store import IngestReport, TelemetryStore
-from .tools import build_tool_definitions
 
 __all__ = [
     "ANALYZE_MODES",

@@ -9,7 +9,7 @@ Adding a tool is one module here plus one line in :mod:`.catalog`. Page tools ca
 ``call_tool``          :mod:`.call` (its handler and the path of every tools/call, :func:`run`: :mod:`.catalog`)
 ``introspect``         :mod:`.introspect`
 ``context``            :mod:`.context`
-``observe`` …          :mod:`.telemetry` (``observe``, ``analyze``, ``generate``, ``configure``)
+``observe`` …          :mod:`.telemetry_tools` (``observe``, ``analyze``, ``generate``, ``configure``)
 ``query_dom``          :mod:`.query_dom`
 ``open_page``          :mod:`.open_page` (callable in every profile, listed in none: reachable sites)
 =====================  ==============================================================

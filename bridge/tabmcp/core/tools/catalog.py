@@ -23,7 +23,7 @@ from .introspect import INTROSPECT
 from .open_page import OPEN_PAGE, not_reachable
 from .query_dom import QUERY_DOM
 from .search import SEARCH_TOOLS, allowed
-from .telemetry import ANALYZE, CONFIGURE, GENERATE, OBSERVE
+from .telemetry_tools import ANALYZE, CONFIGURE, GENERATE, OBSERVE
 
 __all__ = [
     "BUILTIN_TOOLS",

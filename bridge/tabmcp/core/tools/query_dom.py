@@ -12,7 +12,7 @@ from typing import Any
 from ..telemetry.query_dom import QUERY_DOM_SPEC
 from ..trust.text import PageJson, ShownResult
 from .base import BuiltinTool, ToolContext, text
-from .telemetry import as_page_content, live_tab
+from .telemetry_tools import as_page_content, live_tab
 
 __all__ = ["QUERY_DOM", "SCHEMA"]
 

@@ -1,6 +1,6 @@
 """``observe``, ``analyze``, ``generate``, ``configure``: the telemetry tools.
 
-Their definitions are built per client by the exposure rules (:mod:`tabmcp.core.telemetry.tools`,
+Their definitions are built per client by the exposure rules (:mod:`tabmcp.core.telemetry.definitions`,
 from the specs that sit beside each tool's logic in :mod:`tabmcp.core.telemetry`); these are
 their handlers, which add what needs the live page (page facts, an axe-core audit).
 """
