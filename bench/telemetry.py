@@ -16,7 +16,7 @@ from typing import Any
 
 from tabmcp.config import Config
 from tabmcp.core.disclosure import ClientView
-from tabmcp.core.telemetry import TelemetryStore, build_tool_definitions
+from tabmcp.core.telemetry import TelemetryState, build_tool_definitions
 from tabmcp.core.tokens import get_counter, listing_text
 from tabmcp.protocol import TabSnapshot
 from tabmcp.wiring import BridgeCore
@@ -45,8 +45,8 @@ def _events(n: int, start: float) -> list[dict[str, Any]]:
     return out
 
 
-def full_store() -> TelemetryStore:
-    store = TelemetryStore()
+def full_store() -> TelemetryState:
+    store = TelemetryState()
     start = time.time() * 1000
     for chunk in range(20):  # well past every per-kind buffer limit
         store.ingest({"type": "telemetry", "tabId": 1, "url": ORIGIN + "/", "events": _events(200, start + chunk * 1000)})
@@ -65,7 +65,7 @@ def _time(fn: Callable[[], object], n: int) -> list[float]:
     return samples
 
 
-def _core_with_tools(store: TelemetryStore | None) -> BridgeCore:
+def _core_with_tools(store: TelemetryState | None) -> BridgeCore:
     core = BridgeCore(Config().with_overrides({"store": {"path": ":memory:"}}))
     for tab in range(20):
         tools = [{"name": f"tool_{tab}_{i}", "description": f"Tool {i} of tab {tab}.",
@@ -77,7 +77,7 @@ def _core_with_tools(store: TelemetryStore | None) -> BridgeCore:
 
 
 def main(argv: list[str]) -> int:
-    empty, full = TelemetryStore(), full_store()
+    empty, full = TelemetryState(), full_store()
     counts = full.counts()
     rows = []
     for label, store in (("empty buffers (baseline)", empty), ("full buffers", full)):

@@ -8,7 +8,7 @@ content script does once it is connected, the page then gets the bridge's ``tele
 (``TelemetrySettings.page_config``) on that line: the rules it redacts with. The demo server runs
 with its JSON API and WebSocket echo (``tabmcp.demo.api``).
 
-Every page's batches are also fed to the bridge's real ``TelemetryStore`` when the test ends:
+Every page's batches are also fed to the bridge's real ``TelemetryState`` when the test ends:
 no event may be rejected by the wire models, and the script may not have swallowed a single
 internal error.
 """
@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest_asyncio
 from playwright.async_api import Browser, Page, async_playwright
-from tabmcp.core.telemetry import TelemetryStore, analyze, configure, generate
+from tabmcp.core.telemetry import TelemetryState, analyze, configure, generate
 from tabmcp.core.telemetry.settings import (
     DEFAULT_REDACTION_KEYS,
     DEFAULT_REDACTION_PATTERNS,
@@ -174,9 +174,9 @@ class Lab:
         result: dict[str, Any] = await self.page.evaluate(f"{HOOK}.stats()")
         return result
 
-    async def ingest(self, store: TelemetryStore | None = None, tab_id: int = 1) -> TelemetryStore:
+    async def ingest(self, store: TelemetryState | None = None, tab_id: int = 1) -> TelemetryState:
         """Feed every batch to the bridge's store; nothing may be rejected."""
-        store = store or TelemetryStore()
+        store = store or TelemetryState()
         for batch in await self.batches(drain=True):
             report = store.ingest({**batch, "tabId": tab_id})
             assert report.rejected == 0, f"the bridge rejected events of {batch['events']}"

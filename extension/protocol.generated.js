@@ -274,7 +274,7 @@
  * @typedef {object} ErrorEvent
  * @property {'error'} [kind]
  * @property {number} ts When the page recorded the event, epoch milliseconds.
- * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryState.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
  * @property {string} message
  * @property {string} [stack]
  * @property {SourceLocation} [source]
@@ -286,7 +286,7 @@
  * @typedef {object} ConsoleEvent
  * @property {'console'} [kind]
  * @property {number} ts When the page recorded the event, epoch milliseconds.
- * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryState.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
  * @property {'log'|'info'|'warn'|'error'|'debug'} level
  * @property {Array<string>} [args] Arguments already serialized to strings by the page.
  * @property {SourceLocation} [source]
@@ -297,7 +297,7 @@
  * @typedef {object} NetworkEvent
  * @property {'network'} [kind]
  * @property {number} ts When the page recorded the event, epoch milliseconds.
- * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryState.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
  * @property {string} requestId
  * @property {'fetch'|'xhr'} api
  * @property {string} method
@@ -320,7 +320,7 @@
  * @typedef {object} WebSocketEvent
  * @property {'websocket'} [kind]
  * @property {number} ts When the page recorded the event, epoch milliseconds.
- * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryState.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
  * @property {string} connectionId
  * @property {'open'|'close'|'error'|'message'} event
  * @property {string} url
@@ -337,7 +337,7 @@
  * @typedef {object} ActionEvent
  * @property {'action'} [kind]
  * @property {number} ts When the page recorded the event, epoch milliseconds.
- * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryState.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
  * @property {'click'|'input'|'change'|'submit'|'keydown'|'navigate'|'route'} action
  * @property {string} url
  * @property {Selectors} [selectors]
@@ -351,7 +351,7 @@
  * @typedef {object} VitalsEvent
  * @property {'vitals'} [kind]
  * @property {number} ts When the page recorded the event, epoch milliseconds.
- * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryState.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
  * @property {string} loadId
  * @property {VitalsMetrics} [metrics]
  * @property {Object<string, (number|number|string)>} [navigation] Navigation timing (``domContentLoaded``, ``load``, ``transferSize``, ...), ms.
@@ -362,7 +362,7 @@
  * @typedef {object} LongTaskEvent
  * @property {'longtask'} [kind]
  * @property {number} ts When the page recorded the event, epoch milliseconds.
- * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryState.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
  * @property {number} startTime
  * @property {number} duration
  */
@@ -372,7 +372,7 @@
  * @typedef {object} NavigationEvent
  * @property {'navigation'} [kind]
  * @property {number} ts When the page recorded the event, epoch milliseconds.
- * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
+ * @property {boolean} [pageReported] True when written by the page's own scripts, not seen by the extension's capture: a batch the page posted itself, or a URL of another origin than the tab's document (see ``TelemetryState.ingest``). Set by the bridge only; whatever the event says about itself is overwritten.
  * @property {string} loadId
  * @property {string} url
  * @property {'load'|'reload'|'back_forward'|'spa'} navType

@@ -957,7 +957,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "telemetry-any-origin",
         "a navigation or action claiming another origin than the document's moves the tab there",
-        "bridge/tabmcp/core/telemetry/store.py",
+        "bridge/tabmcp/core/telemetry/state.py",
         '        return not batch.origin or batch.origin == "null" or origin_of(url) == batch.origin',
         "        return True",
         ("bridge/tests/telemetry/test_store.py",),

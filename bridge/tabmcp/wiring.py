@@ -40,7 +40,7 @@ from .core.search.sync import IndexSync
 from .core.secrets import Mask, Secrets
 from .core.session import Disconnected, Event, HandshakeDone, KindView, Peer, Session
 from .core.stalls import StallMeter
-from .core.telemetry import SnapshotStore, TelemetryStore
+from .core.telemetry import SnapshotStore, TelemetryState
 from .core.tools import RESERVED_NAMES
 from .core.trust.guard import TrustGuard
 from .core.trust.pins import PinLimits, Pins
@@ -416,12 +416,12 @@ class BridgeCore:
     # -- telemetry (server/telemetry.py) ----------------------------------------------------
 
     @property
-    def telemetry(self) -> TelemetryStore:
+    def telemetry(self) -> TelemetryState:
         """The telemetry buffers (core/telemetry)."""
         return self.telemetry_link.store
 
     @telemetry.setter
-    def telemetry(self, store: TelemetryStore) -> None:  # the benches swap in filled buffers
+    def telemetry(self, store: TelemetryState) -> None:  # the benches swap in filled buffers
         self.telemetry_link.use_store(store)
 
     @property

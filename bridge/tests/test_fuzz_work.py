@@ -43,7 +43,7 @@ from tabmcp.core.budget import RESULT_STEPS, budget_scope
 from tabmcp.core.models import PageTool, Rejection, parse_tool
 from tabmcp.core.output_schema import check_structured
 from tabmcp.core.registry import Registry
-from tabmcp.core.telemetry.store import TelemetryStore
+from tabmcp.core.telemetry.state import TelemetryState
 from tabmcp.core.trust.results import ResultSource, process_result
 from tabmcp.core.validation import validate_arguments
 from tabmcp.errors import BadResult, BridgeError, ProtocolError, ToolValidationError
@@ -476,8 +476,8 @@ def test_telemetry_batches_are_read_in_bounded_work(batch, copies, huge):
         named(parsed.error, ProtocolError)
         if isinstance(parsed.value, Telemetry):
             message = parsed.value
-            store = TelemetryStore()
-            ingested = metered("telemetry", "TelemetryStore.ingest", lambda: store.ingest(message))
+            store = TelemetryState()
+            ingested = metered("telemetry", "TelemetryState.ingest", lambda: store.ingest(message))
             named(ingested.error, BridgeError)
 
 

@@ -54,7 +54,7 @@ class TelemetryEvent(Wire):
     """When the page recorded the event, epoch milliseconds."""
     page_reported: bool | None = None
     """True when written by the page's own scripts, not seen by the extension's capture: a batch the page
-    posted itself, or a URL of another origin than the tab's document (see ``TelemetryStore.ingest``).
+    posted itself, or a URL of another origin than the tab's document (see ``TelemetryState.ingest``).
     Set by the bridge only; whatever the event says about itself is overwritten."""
 
     @field_validator("ts")

@@ -17,9 +17,9 @@ from ..config import Config
 from ..core.disclosure import ClientView
 from ..core.registry import Registry
 from ..core.session import Peer, Session
-from ..core.telemetry import MalformedBatch, TelemetryStore, build_tool_definitions
+from ..core.telemetry import MalformedBatch, TelemetryState, build_tool_definitions
 from ..protocol import Telemetry, TelemetryConfig
-from ..storage.session_store import SessionStore
+from ..storage.snapshots import SqliteSnapshots
 
 __all__ = ["KEEP_CLOSED_TABS", "TelemetryLink"]
 
@@ -44,9 +44,9 @@ class TelemetryLink:
         changed: Callable[[], None],
         flush_soon: Callable[[], None],
     ) -> None:
-        self.store = TelemetryStore(config.telemetry)
+        self.store = TelemetryState(config.telemetry)
         self.store.add_listener(self._store_changed)
-        self.sessions = SessionStore(config.telemetry.session_db or config.store.path or ":memory:")
+        self.sessions = SqliteSnapshots(config.telemetry.session_db or config.store.path or ":memory:")
         self._registry = registry
         self._session = session
         self._changed = changed
@@ -60,7 +60,7 @@ class TelemetryLink:
         """Grows with every change of telemetry availability (part of ``BridgeCore.revision``)."""
         return self._revision
 
-    def use_store(self, store: TelemetryStore) -> None:
+    def use_store(self, store: TelemetryState) -> None:
         """Serve ``store`` from now on (the benches swap in filled buffers)."""
         self.store = store
 

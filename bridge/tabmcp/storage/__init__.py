@@ -9,7 +9,7 @@ Modules, one store each (all on the bridge's one database file, ``store.path``):
 * :mod:`.database` — the connection (WAL, autocommit), the change counters the running bridge
   follows, tool usage counts, the forms-as-tools choices, pairings;
 * :mod:`.activity`, :mod:`.switches`, :mod:`.trust` (pins and flags, with the ``kept`` column's
-  migration), :mod:`.sites`, :mod:`.search` (tool vectors, learned uses), :mod:`.session_store`
+  migration), :mod:`.sites`, :mod:`.search` (tool vectors, learned uses), :mod:`.snapshots`
   (telemetry snapshots, schema in ``PRAGMA user_version``), :mod:`.secret_store`.
 
 ``build.py`` puts a core object on its store in one step (the CLI, the bridge and tests).

@@ -26,7 +26,7 @@ from tabmcp.core.telemetry import (
     InvalidTelemetryArguments,
     RedactionSettings,
     TelemetrySettings,
-    TelemetryStore,
+    TelemetryState,
     configure,
 )
 from tabmcp.core.telemetry.redact import PAGE_PATTERNS, Redactor, sensitive_field
@@ -154,7 +154,7 @@ def test_a_pattern_the_page_could_not_run_is_refused_where_it_is_configured() ->
             RedactionSettings(patterns=[bad])
     assert js_pattern(r"(?i)\b(?P<secret>x+)(?P=secret)") == JsPattern(r"\b(?<secret>x+)\k<secret>", "i")
     assert RedactionSettings(patterns=[r"ZQX-\d{6}"]).patterns == [r"ZQX-\d{6}"]
-    store = TelemetryStore()
+    store = TelemetryState()
     with pytest.raises(InvalidTelemetryArguments, match="page could not redact"):
         configure(store, {"action": "redaction", "op": "add", "patterns": [r"end\Z"]})
     assert r"end\Z" not in store.settings.redaction.patterns

@@ -1,6 +1,6 @@
 """Wire-format telemetry for tests: exactly what the extension sends (camelCase dicts).
 
-Tests feed these through :meth:`TelemetryStore.ingest`, so every test also exercises
+Tests feed these through :meth:`TelemetryState.ingest`, so every test also exercises
 parsing and redaction the way production traffic does.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tabmcp.core.telemetry import TelemetrySettings, TelemetryStore
+from tabmcp.core.telemetry import TelemetrySettings, TelemetryState
 
 T0 = 1_760_000_000_000.0
 """An epoch time in ms (2025-10-09) all test events are relative to."""
@@ -26,12 +26,12 @@ class Clock:
         return self.now
 
 
-def make_store(settings: TelemetrySettings | None = None, **overrides: Any) -> TelemetryStore:
+def make_store(settings: TelemetrySettings | None = None, **overrides: Any) -> TelemetryState:
     if overrides:
         settings = TelemetrySettings.model_validate(
             {**(settings or TelemetrySettings()).model_dump(), **overrides}
         )
-    return TelemetryStore(settings, clock=Clock())
+    return TelemetryState(settings, clock=Clock())
 
 
 def batch(

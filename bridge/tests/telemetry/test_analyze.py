@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from tabmcp.core.telemetry import InvalidTelemetryArguments, analyze
-from tabmcp.core.telemetry.schema_store import template_path
+from tabmcp.core.telemetry.api_schemas import template_path
 from tabmcp.core.telemetry.vitals import rate
 
 from .factory import ORIGIN, T0, action, batch, console, error, longtask, make_store, nav, request, vitals, ws

@@ -16,7 +16,7 @@ from tabmcp.core.telemetry import (
     DataCounts,
     ExposureState,
     InvalidTelemetryArguments,
-    TelemetryStore,
+    TelemetryState,
     build_tool_definitions,
     configure,
     observe,
@@ -26,7 +26,7 @@ from tabmcp.core.telemetry.availability import signature
 from .factory import action, batch, console, error, make_store, nav, request, vitals
 
 
-def listing(store: TelemetryStore, state: ExposureState) -> dict[str, dict[str, Any]]:
+def listing(store: TelemetryState, state: ExposureState) -> dict[str, dict[str, Any]]:
     tools = build_tool_definitions(
         store.counts(),
         dynamic=state.dynamic,
@@ -43,13 +43,13 @@ def modes(tool: dict[str, Any]) -> list[str]:
     return list(tool["inputSchema"]["properties"][param]["enum"])
 
 
-def do_observe(store: TelemetryStore, state: ExposureState, what: str = "errors") -> bool:
+def do_observe(store: TelemetryState, state: ExposureState, what: str = "errors") -> bool:
     observe(store, {"what": what})
     return state.note_observe(exposure_enabled=store.settings.dynamic_exposure)
 
 
 @pytest.fixture
-def store() -> TelemetryStore:
+def store() -> TelemetryState:
     return make_store()
 
 
@@ -67,7 +67,7 @@ def modern() -> ExposureState:
 
 
 def test_1_fresh_server_lists_observe_and_query_dom_only(
-    store: TelemetryStore, legacy: ExposureState
+    store: TelemetryState, legacy: ExposureState
 ) -> None:
     tools = listing(store, legacy)
     assert list(tools) == ["observe", "query_dom"]
@@ -76,7 +76,7 @@ def test_1_fresh_server_lists_observe_and_query_dom_only(
 
 
 def test_1_modern_fresh_server_lists_every_tool_with_filtered_modes(
-    store: TelemetryStore, modern: ExposureState
+    store: TelemetryState, modern: ExposureState
 ) -> None:
     tools = listing(store, modern)
     assert list(tools) == ["observe", "analyze", "generate", "configure", "query_dom"]
@@ -90,7 +90,7 @@ def test_1_modern_fresh_server_lists_every_tool_with_filtered_modes(
 
 
 def test_2_network_adds_observe_network_and_generate_har_after_first_observe(
-    store: TelemetryStore, legacy: ExposureState
+    store: TelemetryState, legacy: ExposureState
 ) -> None:
     store.ingest(batch([request(0, "/api/items", response_body=[{"id": 1}])]))
     tools = listing(store, legacy)
@@ -102,7 +102,7 @@ def test_2_network_adds_observe_network_and_generate_har_after_first_observe(
     assert "api" in modes(tools["analyze"])
 
 
-def test_2_modern_sees_har_without_observing(store: TelemetryStore, modern: ExposureState) -> None:
+def test_2_modern_sees_har_without_observing(store: TelemetryState, modern: ExposureState) -> None:
     store.ingest(batch([request(0)]))
     assert "har" in modes(listing(store, modern)["generate"])
 
@@ -110,21 +110,21 @@ def test_2_modern_sees_har_without_observing(store: TelemetryStore, modern: Expo
 # -- scenario 3 -------------------------------------------------------------------------
 
 
-def test_3_first_observe_lifts_progressive_disclosure(store: TelemetryStore, legacy: ExposureState) -> None:
+def test_3_first_observe_lifts_progressive_disclosure(store: TelemetryState, legacy: ExposureState) -> None:
     assert do_observe(store, legacy, "logs") is True  # tools/list changed for this client
     assert list(listing(store, legacy)) == ["observe", "analyze", "generate", "configure", "query_dom"]
     assert do_observe(store, legacy) is False  # only the first one changes anything
 
 
 def test_3_observe_without_data_counts_as_an_observation(
-    store: TelemetryStore, legacy: ExposureState
+    store: TelemetryState, legacy: ExposureState
 ) -> None:
     answer = observe(store, {"what": "network"})  # no data at all: a hint, not an error
     assert answer.empty and "No network requests" in answer.text
     assert legacy.note_observe(exposure_enabled=True) is True
 
 
-def test_3_failed_observe_and_tools_list_do_not_count(store: TelemetryStore, legacy: ExposureState) -> None:
+def test_3_failed_observe_and_tools_list_do_not_count(store: TelemetryState, legacy: ExposureState) -> None:
     for _ in range(3):
         listing(store, legacy)
     with pytest.raises(InvalidTelemetryArguments):
@@ -134,7 +134,7 @@ def test_3_failed_observe_and_tools_list_do_not_count(store: TelemetryStore, leg
 
 
 def test_3_modern_tools_list_never_changes_because_of_observe(
-    store: TelemetryStore, modern: ExposureState
+    store: TelemetryState, modern: ExposureState
 ) -> None:
     before = listing(store, modern)
     assert do_observe(store, modern) is False
@@ -145,7 +145,7 @@ def test_3_modern_tools_list_never_changes_because_of_observe(
 
 
 def test_4_actions_add_observe_actions_timeline_reproduction_and_test(
-    store: TelemetryStore, legacy: ExposureState
+    store: TelemetryState, legacy: ExposureState
 ) -> None:
     do_observe(store, legacy)
     before = listing(store, legacy)
@@ -162,7 +162,7 @@ def test_4_actions_add_observe_actions_timeline_reproduction_and_test(
 
 
 def test_5_vitals_add_observe_vitals_and_analyze_performance(
-    store: TelemetryStore, legacy: ExposureState
+    store: TelemetryState, legacy: ExposureState
 ) -> None:
     do_observe(store, legacy)
     store.ingest(batch([nav(0), vitals(500, LCP=1200.0, CLS=0.01)]))
@@ -175,7 +175,7 @@ def test_5_vitals_add_observe_vitals_and_analyze_performance(
 
 
 def test_6_configure_always_lists_every_action_once_lifted(
-    store: TelemetryStore, legacy: ExposureState
+    store: TelemetryState, legacy: ExposureState
 ) -> None:
     assert "configure" not in listing(store, legacy)
     do_observe(store, legacy)
@@ -189,7 +189,7 @@ def test_6_configure_always_lists_every_action_once_lifted(
 # -- scenario 7 -------------------------------------------------------------------------
 
 
-def test_7_meta_data_counts_track_buffer_sizes(store: TelemetryStore, modern: ExposureState) -> None:
+def test_7_meta_data_counts_track_buffer_sizes(store: TelemetryState, modern: ExposureState) -> None:
     store.ingest(
         batch(
             [
@@ -221,7 +221,7 @@ def test_7_meta_data_counts_track_buffer_sizes(store: TelemetryStore, modern: Ex
 # -- scenario 8 -------------------------------------------------------------------------
 
 
-def test_8_enum_has_network_but_not_actions(store: TelemetryStore, modern: ExposureState) -> None:
+def test_8_enum_has_network_but_not_actions(store: TelemetryState, modern: ExposureState) -> None:
     store.ingest(batch([request(0)]))
     what = modes(listing(store, modern)["observe"])
     assert "network" in what
@@ -233,7 +233,7 @@ def test_8_enum_has_network_but_not_actions(store: TelemetryStore, modern: Expos
 
 
 def test_exposure_off_lists_everything_always_and_keeps_counts(
-    store: TelemetryStore, legacy: ExposureState
+    store: TelemetryState, legacy: ExposureState
 ) -> None:
     configure(store, {"action": "exposure", "enabled": False})
     tools = listing(store, legacy)  # no progressive disclosure either
@@ -246,7 +246,7 @@ def test_exposure_off_lists_everything_always_and_keeps_counts(
     assert legacy.note_observe(exposure_enabled=False) is False  # nothing to change
 
 
-def test_listener_fires_when_availability_changes_not_when_counts_do(store: TelemetryStore) -> None:
+def test_listener_fires_when_availability_changes_not_when_counts_do(store: TelemetryState) -> None:
     calls: list[int] = []
     store.add_listener(lambda: calls.append(1))
     store.ingest(batch([console(0, "a")]))  # any data: analyze(changes), generate(pr_summary)
@@ -272,7 +272,7 @@ def test_signature_ignores_counts() -> None:
     assert a != signature(DataCounts(), exposure_enabled=True)
 
 
-def test_definitions_are_valid_mcp_tools(store: TelemetryStore, modern: ExposureState) -> None:
+def test_definitions_are_valid_mcp_tools(store: TelemetryState, modern: ExposureState) -> None:
     from jsonschema import Draft202012Validator
 
     store.ingest(batch([request(0), action(1, "click", text="x")]))
@@ -283,7 +283,7 @@ def test_definitions_are_valid_mcp_tools(store: TelemetryStore, modern: Exposure
         assert tool["description"]
 
 
-def test_descriptions_only_describe_listed_modes(store: TelemetryStore, modern: ExposureState) -> None:
+def test_descriptions_only_describe_listed_modes(store: TelemetryState, modern: ExposureState) -> None:
     text = listing(store, modern)["observe"]["description"]
     assert "- errors:" in text and "- websocket_events:" not in text
     assert "Other modes appear" in text

@@ -11,18 +11,18 @@ from tabmcp.core.telemetry import (
     SessionStoreError,
     SnapshotFormatError,
     SnapshotNotFound,
-    TelemetryStore,
+    TelemetryState,
     configure,
     observe,
 )
 from tabmcp.errors import ToolCallError
-from tabmcp.storage.session_store import SessionStore
+from tabmcp.storage.snapshots import SqliteSnapshots
 
 from .factory import batch, console, error, make_store, nav, request, ws
 
 
 @pytest.fixture
-def store() -> TelemetryStore:
+def store() -> TelemetryState:
     s = make_store()
     s.ingest(
         batch(
@@ -41,12 +41,12 @@ def store() -> TelemetryStore:
 
 
 @pytest.fixture
-def sessions() -> SessionStore:
-    with SessionStore(":memory:") as db:
+def sessions() -> SqliteSnapshots:
+    with SqliteSnapshots(":memory:") as db:
         yield db
 
 
-def test_status_reports_settings_counts_and_drops(store: TelemetryStore) -> None:
+def test_status_reports_settings_counts_and_drops(store: TelemetryState) -> None:
     store.ingest(batch([], dropped={"network": 4}))
     answer = configure(store, {"action": "status"})
     d = answer.data
@@ -55,7 +55,7 @@ def test_status_reports_settings_counts_and_drops(store: TelemetryStore) -> None
     assert "Dropped: 4 page." in answer.text
 
 
-def test_noise_rules_add_purge_list_remove(store: TelemetryStore) -> None:
+def test_noise_rules_add_purge_list_remove(store: TelemetryState) -> None:
     added = configure(
         store, {"action": "noise", "op": "add", "rule": {"match": "console", "pattern": "resizeobserver"}}
     )
@@ -85,7 +85,7 @@ def test_noise_rules_add_purge_list_remove(store: TelemetryStore) -> None:
     assert store.settings.noise == []
 
 
-def test_clear_some_kinds_or_everything(store: TelemetryStore) -> None:
+def test_clear_some_kinds_or_everything(store: TelemetryState) -> None:
     answer = configure(store, {"action": "clear", "kinds": ["logs", "errors"]})
     assert answer.data["removed"] == 3
     assert store.counts().logs == 0 and store.counts().network == 2 and store.counts().api_endpoints == 1
@@ -97,7 +97,7 @@ def test_clear_some_kinds_or_everything(store: TelemetryStore) -> None:
         configure(store, {"action": "clear", "kinds": ["everything"]})
 
 
-def test_buffer_sizes(store: TelemetryStore) -> None:
+def test_buffer_sizes(store: TelemetryState) -> None:
     answer = configure(
         store, {"action": "buffers", "sizes": {"logs": 1, "network": 50}, "max_bytes": 2_000_000}
     )
@@ -112,7 +112,7 @@ def test_buffer_sizes(store: TelemetryStore) -> None:
     assert store.settings.buffers.logs == 1  # a refused change changes nothing
 
 
-def test_redaction_rules(store: TelemetryStore) -> None:
+def test_redaction_rules(store: TelemetryState) -> None:
     configure(
         store, {"action": "redaction", "op": "add", "keys": ["employeeId"], "patterns": [r"\bEMP-\d+\b"]}
     )
@@ -136,13 +136,13 @@ def test_redaction_rules(store: TelemetryStore) -> None:
         configure(store, {"action": "redaction", "op": "add", "patterns": ["(broken"]})
 
 
-def test_exposure_toggle(store: TelemetryStore) -> None:
+def test_exposure_toggle(store: TelemetryState) -> None:
     assert configure(store, {"action": "exposure"}).data["enabled"] is True
     assert configure(store, {"action": "exposure", "enabled": False}).data["enabled"] is False
     assert store.settings.dynamic_exposure is False
 
 
-def test_snapshot_round_trip_through_sqlite(store: TelemetryStore, sessions: SessionStore) -> None:
+def test_snapshot_round_trip_through_sqlite(store: TelemetryState, sessions: SqliteSnapshots) -> None:
     saved = configure(store, {"action": "save_snapshot", "name": "before fix"}, sessions=sessions)
     assert saved.data["snapshot"]["entries"] == store.counts().total
     before = observe(store, {"what": "network", "include_bodies": True}).data["items"]
@@ -164,21 +164,21 @@ def test_snapshot_round_trip_through_sqlite(store: TelemetryStore, sessions: Ses
     assert isinstance(info.value, ToolCallError) and info.value.code == "SNAPSHOT_NOT_FOUND"
 
 
-def test_snapshot_actions_need_a_session_store(store: TelemetryStore) -> None:
+def test_snapshot_actions_need_a_session_store(store: TelemetryState) -> None:
     with pytest.raises(SessionStoreError, match="no session store"):
         configure(store, {"action": "save_snapshot", "name": "x"})
     with pytest.raises(InvalidTelemetryArguments, match="needs name"):
-        configure(store, {"action": "save_snapshot"}, sessions=SessionStore())
+        configure(store, {"action": "save_snapshot"}, sessions=SqliteSnapshots())
 
 
 def test_session_store_persists_across_instances(tmp_path: Path) -> None:
     path = tmp_path / "nested" / "sessions.db"
     source = make_store()
     source.ingest(batch([nav(0), error(1, "kept on disk")]))
-    with SessionStore(path) as db:
+    with SqliteSnapshots(path) as db:
         info = db.save("s1", source.export_snapshot())
         assert info.stored_bytes < info.raw_bytes
-    with SessionStore(path) as db:
+    with SqliteSnapshots(path) as db:
         target = make_store()
         target.restore_snapshot(db.load("s1"))
     assert [i["message"] for i in observe(target, {"what": "errors"}).data["items"]] == ["kept on disk"]
@@ -186,13 +186,13 @@ def test_session_store_persists_across_instances(tmp_path: Path) -> None:
 
 def test_session_store_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
-    with SessionStore(path) as db:
+    with SqliteSnapshots(path) as db:
         db.save("ok", {"format": "something else"})
     conn = sqlite3.connect(path)
     with conn:
         conn.execute("INSERT INTO snapshots VALUES ('bad', 0, 0, 0, x'00ff')")
     conn.close()
-    with SessionStore(path) as db:
+    with SqliteSnapshots(path) as db:
         with pytest.raises(SnapshotFormatError):
             db.load("bad")
         with pytest.raises(SnapshotFormatError):
@@ -202,4 +202,4 @@ def test_session_store_refuses_what_it_cannot_read(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     with pytest.raises(SessionStoreError, match="newer tabmcp"):
-        SessionStore(path)
+        SqliteSnapshots(path)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tabmcp.core.telemetry import BufferKind, TelemetryStore, generate
+from tabmcp.core.telemetry import BufferKind, TelemetryState, generate
 from tabmcp.core.telemetry.generate.locators import best_locator
 from tabmcp.core.telemetry.generate.playwright import plan_steps
 from tabmcp.core.telemetry.models import ActionEvent, Selectors
@@ -23,7 +23,7 @@ from .schemas import har_validator, sarif_validator
 AXE = Path(__file__).parent / "fixtures" / "axe_result.json"
 
 
-def session_store() -> TelemetryStore:
+def session_store() -> TelemetryState:
     store = make_store()
     store.set_tab_info(1, title="Shop")
     store.ingest(
@@ -68,7 +68,7 @@ def session_store() -> TelemetryStore:
     return store
 
 
-def generated(store: TelemetryStore, **args: Any) -> str:
+def generated(store: TelemetryState, **args: Any) -> str:
     answer = generate(store, args)
     assert not answer.empty, answer.text
     return answer.text

@@ -80,7 +80,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tabmcp.capture.kinds import EVICTION_ORDER, BufferKind, IdbEvent, capture_kind
-from tabmcp.core.telemetry import TelemetrySettings, TelemetryStore
+from tabmcp.core.telemetry import TelemetrySettings, TelemetryState
 from tabmcp.core.telemetry.analyze import AnalyzeArgs
 from tabmcp.core.telemetry.availability import OBSERVE_MODES, available_modes
 from tabmcp.core.telemetry.configure import CLEAR_KINDS
@@ -120,7 +120,7 @@ message = Telemetry.model_validate({"type": "telemetry", "tabId": 1, "url": "htt
 event = message.events[0]
 assert isinstance(event, IdbEvent), event
 assert SECRET not in Redactor().event(event).model_dump_json()
-store = TelemetryStore(settings)
+store = TelemetryState(settings)
 report = store.ingest(message)
 assert (report.accepted, report.rejected) == (1, 0)
 assert store.counts().of("idb") == 1

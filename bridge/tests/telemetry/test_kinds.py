@@ -8,7 +8,7 @@ from typing import Any, Literal, get_args, get_origin
 import pytest
 from pydantic import BaseModel
 from tabmcp.capture.kinds import EVICTION_ORDER, KINDS, BufferKind, Event, Redact, capture_kind
-from tabmcp.core.telemetry import TelemetrySettings, TelemetryStore
+from tabmcp.core.telemetry import TelemetrySettings, TelemetryState
 from tabmcp.core.telemetry.availability import OBSERVE_MODES, available_modes
 from tabmcp.core.telemetry.configure import CLEAR_KINDS
 from tabmcp.core.telemetry.counts import DataCounts
@@ -106,7 +106,7 @@ def test_the_core_follows_the_records() -> None:
 
 
 def test_each_kind_lands_in_its_buffer_and_its_count() -> None:
-    store = TelemetryStore(TelemetrySettings())
+    store = TelemetryState(TelemetrySettings())
     report = store.ingest({"tabId": 1, "url": "https://shop.test/", "events": [_sample(k.name) for k in KINDS]})
     assert report.accepted == len(KINDS) and report.rejected == 0
     for k in KINDS:
@@ -121,7 +121,7 @@ def test_a_batch_on_the_wire_carries_typed_events_and_keeps_a_bad_one_apart() ->
     assert [type(e).__name__ for e in message.events] == ["ConsoleEvent", "RejectedEvent", "RejectedEvent",
                                                          "RejectedEvent"]
     assert [e.kind for e in message.events] == ["console", "console", "idb", "unknown"]
-    store = TelemetryStore(TelemetrySettings())
+    store = TelemetryState(TelemetrySettings())
     report = store.ingest(message)
     assert (report.accepted, report.rejected) == (1, 3)
     assert store.buffers.drops(3) == {"rejected": 3}

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tabmcp.core.telemetry import InvalidTelemetryArguments, TelemetryStore, observe
+from tabmcp.core.telemetry import InvalidTelemetryArguments, TelemetryState, observe
 from tabmcp.errors import ToolValidationError
 
 from .factory import ORIGIN, T0, action, batch, console, error, make_store, nav, request, vitals, ws
 
 
 @pytest.fixture
-def store() -> TelemetryStore:
+def store() -> TelemetryState:
     s = make_store()
     s.ingest(batch([nav(0, "OLD"), console(1, "from the old load"), request(2, "/api/old")]))
     s.ingest(
@@ -59,13 +59,13 @@ def store() -> TelemetryStore:
     return s
 
 
-def items(store: TelemetryStore, **args: Any) -> list[dict[str, Any]]:
+def items(store: TelemetryState, **args: Any) -> list[dict[str, Any]]:
     answer = observe(store, args)
     assert not answer.data.get("notes") or "ignored" in " ".join(answer.data["notes"])
     return answer.data["items"]
 
 
-def test_defaults_to_current_tab_and_page_load(store: TelemetryStore) -> None:
+def test_defaults_to_current_tab_and_page_load(store: TelemetryState) -> None:
     texts = [i["args"][0] for i in items(store, what="logs")]
     assert texts == ["app started", "deprecated API", "debug detail"]
     assert len(items(store, what="logs", scope="tab")) == 4
@@ -73,26 +73,26 @@ def test_defaults_to_current_tab_and_page_load(store: TelemetryStore) -> None:
     assert [i["args"][0] for i in items(store, what="logs", tab_id=2)] == ["other tab"]
 
 
-def test_limit_returns_the_most_recent_oldest_first(store: TelemetryStore) -> None:
+def test_limit_returns_the_most_recent_oldest_first(store: TelemetryState) -> None:
     answer = observe(store, {"what": "network", "limit": 2})
     assert [i["status"] for i in answer.data["items"]] == [500, 0]
     assert answer.data["matched"] == 5 and "showing the last 2" in answer.text
 
 
-def test_url_filter(store: TelemetryStore) -> None:
+def test_url_filter(store: TelemetryState) -> None:
     assert [i["url"] for i in items(store, what="network", url="ITEMS/1")] == [f"{ORIGIN}/api/items/1"]
     assert [i["args"][0] for i in items(store, what="logs", url="cdn.test")] == ["deprecated API"]
     assert [i["url"] for i in items(store, what="websocket_status", url="chat")] == ["wss://chat.test/ws"]
 
 
-def test_method_and_status_range(store: TelemetryStore) -> None:
+def test_method_and_status_range(store: TelemetryState) -> None:
     assert [i["status"] for i in items(store, what="network", method="post")] == [201, 500]
     assert [i["status"] for i in items(store, what="network", status_min=400)] == [404, 500]
     assert [i["status"] for i in items(store, what="network", status_min=200, status_max=299)] == [200, 201]
     assert [i["failure"] for i in items(store, what="network", status_max=0)] == ["net::ERR_CONNECTION_RESET"]
 
 
-def test_websocket_filters(store: TelemetryStore) -> None:
+def test_websocket_filters(store: TelemetryState) -> None:
     assert [i["event"] for i in items(store, what="websocket_events", connection_id="c2")] == [
         "open",
         "message",
@@ -109,7 +109,7 @@ def test_websocket_filters(store: TelemetryStore) -> None:
     assert [i["connectionId"] for i in items(store, what="websocket_status", connection_id="c2")] == ["c2"]
 
 
-def test_level_and_contains(store: TelemetryStore) -> None:
+def test_level_and_contains(store: TelemetryState) -> None:
     assert [i["level"] for i in items(store, what="logs", level="warn")] == ["warn"]
     assert [i["message"] for i in items(store, what="errors", contains="CART")] == [
         "TypeError: cart is undefined"
@@ -118,7 +118,7 @@ def test_level_and_contains(store: TelemetryStore) -> None:
     assert [i["action"] for i in items(store, what="actions", contains="add to cart")] == ["click"]
 
 
-def test_since_epoch_and_checkpoint(store: TelemetryStore) -> None:
+def test_since_epoch_and_checkpoint(store: TelemetryState) -> None:
     assert [i["status"] for i in items(store, what="network", since=T0 + 255)] == [500, 0]  # ts = completion
     store.set_checkpoint("cp")
     store.ingest(batch([request(300, "/api/late")], url=f"{ORIGIN}/shop"))
@@ -129,7 +129,7 @@ def test_since_epoch_and_checkpoint(store: TelemetryStore) -> None:
     assert info.value.details["known"] == ["cp"]
 
 
-def test_bodies_only_on_request(store: TelemetryStore) -> None:
+def test_bodies_only_on_request(store: TelemetryState) -> None:
     post = items(store, what="network", method="POST", status_max=299)[0]
     assert "requestBody" not in post and post["requestBodySize"] == len('{"sku": "a"}')
     post = items(store, what="network", method="POST", status_max=299, include_bodies=True)[0]
@@ -138,7 +138,7 @@ def test_bodies_only_on_request(store: TelemetryStore) -> None:
     assert 'request: {"sku": "a"}' in text
 
 
-def test_errors_actions_vitals_and_page(store: TelemetryStore) -> None:
+def test_errors_actions_vitals_and_page(store: TelemetryState) -> None:
     answer = observe(store, {"what": "errors"})
     assert "TypeError: cart is undefined" in answer.text and "at add (app.js:10)" in answer.text
     acts = items(store, what="actions")
@@ -162,7 +162,7 @@ def test_errors_actions_vitals_and_page(store: TelemetryStore) -> None:
     assert page.data["counts"]["network"] == 6
 
 
-def test_inapplicable_filters_are_reported_not_fatal(store: TelemetryStore) -> None:
+def test_inapplicable_filters_are_reported_not_fatal(store: TelemetryState) -> None:
     answer = observe(store, {"what": "logs", "method": "GET", "status_min": 400})
     assert answer.data["items"] and answer.data["notes"] == [
         "filter method does not apply to logs and was ignored",
@@ -170,7 +170,7 @@ def test_inapplicable_filters_are_reported_not_fatal(store: TelemetryStore) -> N
     ]
 
 
-def test_empty_answers_say_what_to_try(store: TelemetryStore) -> None:
+def test_empty_answers_say_what_to_try(store: TelemetryState) -> None:
     store.ingest(batch([nav(400, "L9")], url=f"{ORIGIN}/"))
     answer = observe(store, {"what": "network"})
     assert answer.empty and "earlier page loads" in answer.text and "scope='tab'" in answer.text
@@ -181,7 +181,7 @@ def test_empty_answers_say_what_to_try(store: TelemetryStore) -> None:
     )
 
 
-def test_drop_counts_are_returned(store: TelemetryStore) -> None:
+def test_drop_counts_are_returned(store: TelemetryState) -> None:
     store.ingest(batch([], dropped={"console": 12}, url=f"{ORIGIN}/shop"))
     answer = observe(store, {"what": "logs"})
     assert answer.data["dropped"] == {"page": 12} and "Dropped so far: 12 page" in answer.text
@@ -197,14 +197,14 @@ def test_drop_counts_are_returned(store: TelemetryStore) -> None:
         ({}, "what"),
     ],
 )
-def test_bad_arguments_are_validation_errors(store: TelemetryStore, args: dict[str, Any], field: str) -> None:
+def test_bad_arguments_are_validation_errors(store: TelemetryState, args: dict[str, Any], field: str) -> None:
     with pytest.raises(InvalidTelemetryArguments) as info:
         observe(store, args)
     assert isinstance(info.value, ToolValidationError) and info.value.code == "VALIDATION_ERROR"
     assert info.value.details["field"] == field
 
 
-def test_answer_is_a_call_result(store: TelemetryStore) -> None:
+def test_answer_is_a_call_result(store: TelemetryState) -> None:
     result = observe(store, {"what": "errors"}).to_call_result()
     assert result["content"][0]["type"] == "text" and result["structuredContent"]["what"] == "errors"
     assert "isError" not in result

@@ -2,9 +2,9 @@
 
 Pure Python (no sockets, no asyncio, no browser). The bridge wires it like this::
 
-    store = TelemetryStore(config.telemetry)            # one per bridge
+    store = TelemetryState(config.telemetry)            # one per bridge
     store.add_listener(notifier.schedule)               # availability changed → tools/list changed
-    sessions = SessionStore(path)                       # tabmcp.storage: SQLite snapshots (":memory:" in tests)
+    sessions = SqliteSnapshots(path)                       # tabmcp.storage: SQLite snapshots (":memory:" in tests)
 
     store.ingest(message)                               # each {"type": "telemetry", ...} batch
 
@@ -57,7 +57,7 @@ from .generate import GenerateArgs, generate
 from .models import TelemetryBatch
 from .observe import ObserveArgs, observe
 from .settings import BufferLimits, NoiseRule, RedactionSettings, TelemetrySettings
-from .store import IngestReport, TelemetryStore
+from .state import IngestReport, TelemetryState
 
 __all__ = [
     "ANALYZE_MODES",
@@ -88,7 +88,7 @@ __all__ = [
     "TelemetryBatch",
     "TelemetryError",
     "TelemetrySettings",
-    "TelemetryStore",
+    "TelemetryState",
     "ToolAnswer",
     "analyze",
     "available_modes",

@@ -1,7 +1,7 @@
 """``analyze``: answers that need more than a listing: performance, API, accessibility, changes, timeline.
 
 * ``performance`` — Web Vitals rated against the Core Web Vitals thresholds (:mod:`.vitals`).
-* ``api`` — endpoint schemas inferred from JSON bodies (:mod:`.schema_store`).
+* ``api`` — endpoint schemas inferred from JSON bodies (:mod:`.api_schemas`).
 * ``accessibility`` — a summary of an axe-core result the bridge obtained from the page
   (:mod:`.accessibility`); the last one per tab is cached for ``generate(sarif)``.
 * ``changes`` — what is new since a named checkpoint, which then moves to now.
@@ -19,13 +19,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .accessibility import check_axe_results, summarize_axe
 from .answer import ToolAnswer, fmt_time, parse_args
+from .api_schemas import template_path
 from .availability import ANALYZE_MODES
 from .buffers import BufferKind, Entry
 from .models import ConsoleEvent, ErrorEvent, NavigationEvent, NetworkEvent
 from .observe import entry_since
-from .schema_store import template_path
 from .spec import ToolSpec
-from .store import Scope, TelemetryStore
+from .state import Scope, TelemetryState
 from .timeline import DEFAULT_TIMELINE_KINDS, TIMELINE_KINDS, timeline
 from .vitals import performance_report
 
@@ -85,7 +85,7 @@ ANALYZE_SPEC = ToolSpec(
 
 
 def analyze(
-    store: TelemetryStore,
+    store: TelemetryState,
     arguments: Mapping[str, Any] | AnalyzeArgs,
     *,
     axe_results: dict[str, Any] | None = None,
@@ -126,7 +126,7 @@ def analyze(
     )
 
 
-def _api(store: TelemetryStore, args: AnalyzeArgs) -> ToolAnswer:
+def _api(store: TelemetryState, args: AnalyzeArgs) -> ToolAnswer:
     endpoints = store.api.endpoints(args.url)
     if not endpoints:
         text = (
@@ -174,7 +174,7 @@ def _schema_outline(schema: dict[str, Any], depth: int = 0) -> str:
     return str(kind or "any")
 
 
-def _changes(store: TelemetryStore, args: AnalyzeArgs, scope: Scope, tab_id: int | None) -> ToolAnswer:
+def _changes(store: TelemetryState, args: AnalyzeArgs, scope: Scope, tab_id: int | None) -> ToolAnswer:
     cp = store.checkpoint(args.checkpoint)
     since_seq = cp.seq if cp else 0
 

@@ -24,7 +24,7 @@ from .buffers import BufferKind
 from .errors import InvalidTelemetryArguments, SessionStoreError
 from .settings import DEFAULT_BUFFER_LIMITS, NoiseRule, RedactionSettings, TelemetrySettings, normalize_key
 from .spec import ToolSpec
-from .store import TelemetryStore
+from .state import TelemetryState
 
 __all__ = ["CONFIGURE_SPEC", "ConfigureArgs", "configure"]
 
@@ -111,7 +111,7 @@ CONFIGURE_SPEC = ToolSpec(
 )
 
 
-def _updated(store: TelemetryStore, **changes: Any) -> TelemetrySettings:
+def _updated(store: TelemetryState, **changes: Any) -> TelemetrySettings:
     data = store.settings.model_dump()
     for key, value in changes.items():
         if isinstance(value, dict) and isinstance(data.get(key), dict):
@@ -129,7 +129,7 @@ def _updated(store: TelemetryStore, **changes: Any) -> TelemetrySettings:
 
 
 def configure(
-    store: TelemetryStore,
+    store: TelemetryState,
     arguments: Mapping[str, Any] | ConfigureArgs,
     *,
     sessions: SnapshotStore | None = None,
@@ -139,7 +139,7 @@ def configure(
     Args:
         store: the telemetry store.
         arguments: the tool arguments.
-        sessions: the session store (``tabmcp.storage.session_store``, SQLite), needed by the snapshot actions.
+        sessions: the session store (``tabmcp.storage.snapshots``, SQLite), needed by the snapshot actions.
 
     Raises:
         InvalidTelemetryArguments: bad arguments or settings the config would refuse.
@@ -157,7 +157,7 @@ def _require(value: Any, field: str, action: str) -> Any:
     return value
 
 
-def _status(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _status(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     s = store.settings
     counts = store.counts()
     drops = store.buffers.drops()
@@ -190,7 +190,7 @@ def _status(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore 
     return ToolAnswer(text="\n".join(lines), data=data)
 
 
-def _noise(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _noise(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     op = args.op or "list"
     rules = list(store.settings.noise)
     purged = 0
@@ -236,7 +236,7 @@ def _noise(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore |
     return ToolAnswer(text=text, data=data)
 
 
-def _clear(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _clear(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     kinds = None
     api: bool | None = None
     if args.kinds:
@@ -249,7 +249,7 @@ def _clear(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore |
     return ToolAnswer(text=f"Cleared {what}{where}: {removed} entries removed.", data=data)
 
 
-def _buffers(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _buffers(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     changes: dict[str, Any] = {}
     if args.sizes:
         unknown = sorted(set(args.sizes) - set(DEFAULT_BUFFER_LIMITS))
@@ -279,7 +279,7 @@ def _buffers(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore
     return ToolAnswer(text=text, data=data)
 
 
-def _redaction(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _redaction(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     op = args.op or "list"
     current = store.settings.redaction
     if op in ("add", "remove"):
@@ -317,7 +317,7 @@ def _redaction(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotSto
     return ToolAnswer(text=text, data={"action": "redaction", "op": op, "redaction": r.model_dump()})
 
 
-def _exposure(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _exposure(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     if args.enabled is not None and args.enabled != store.settings.dynamic_exposure:
         store.update_settings(_updated(store, dynamic_exposure=args.enabled))
     on = store.settings.dynamic_exposure
@@ -335,21 +335,21 @@ def _sessions(sessions: SnapshotStore | None) -> SnapshotStore:
     return sessions
 
 
-def _save(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _save(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     name = _require(args.name, "name", "save_snapshot")
     info = _sessions(sessions).save(name, store.export_snapshot())
     text = f"Saved snapshot {info.name!r}: {info.entries} entries, {info.stored_bytes:,} bytes stored."
     return ToolAnswer(text=text, data={"action": "save_snapshot", "snapshot": info.to_dict()})
 
 
-def _load(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _load(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     name = _require(args.name, "name", "load_snapshot")
     restored = store.restore_snapshot(_sessions(sessions).load(name))
     text = f"Loaded snapshot {name!r}: {restored} entries now in the buffers (previous telemetry replaced)."
     return ToolAnswer(text=text, data={"action": "load_snapshot", "name": name, "entries": restored})
 
 
-def _list(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _list(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     infos = _sessions(sessions).list()
     text = (
         "\n".join(f"{i.name}: {i.entries} entries, {i.stored_bytes:,} bytes" for i in infos)
@@ -358,7 +358,7 @@ def _list(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | 
     return ToolAnswer(text=text, data={"action": "list_snapshots", "snapshots": [i.to_dict() for i in infos]})
 
 
-def _delete(store: TelemetryStore, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
+def _delete(store: TelemetryState, args: ConfigureArgs, sessions: SnapshotStore | None) -> ToolAnswer:
     name = _require(args.name, "name", "delete_snapshot")
     gone = _sessions(sessions).delete(name)
     text = f"Deleted snapshot {name!r}." if gone else f"No snapshot named {name!r}."

@@ -59,7 +59,7 @@ def build_tool_definitions(
     """MCP definitions of observe / analyze / generate / configure / query_dom for one client.
 
     Args:
-        counts: the store's current counts (:meth:`TelemetryStore.counts`).
+        counts: the store's current counts (:meth:`TelemetryState.counts`).
         dynamic: the client's protocol lets tools/list change as a side effect of a request
             (negotiated before 2026-07-28); only then does progressive disclosure apply.
         observed: the client has made a successful ``observe`` call (:class:`ExposureState`).

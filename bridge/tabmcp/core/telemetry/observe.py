@@ -21,7 +21,7 @@ from .connections import ConnectionState
 from .errors import InvalidTelemetryArguments
 from .models import ConsoleEvent, NetworkEvent, VitalsEvent, WebSocketEvent, event_to_wire
 from .spec import ToolSpec
-from .store import Scope, TelemetryStore
+from .state import Scope, TelemetryState
 
 __all__ = ["OBSERVE_SPEC", "ObserveArgs", "entry_since", "observe", "scope_label"]
 
@@ -99,7 +99,7 @@ OBSERVE_SPEC = ToolSpec(
 )
 
 
-def scope_label(store: TelemetryStore, scope: Scope, tab_id: int | None) -> str:
+def scope_label(store: TelemetryState, scope: Scope, tab_id: int | None) -> str:
     """Human wording of a scope, for answers ("tab 3's current page load (https://...)")."""
     if scope == "all":
         return "in any tab"
@@ -108,7 +108,7 @@ def scope_label(store: TelemetryStore, scope: Scope, tab_id: int | None) -> str:
     return f"in {where}'s current page load" if scope == "page_load" else f"in {where}"
 
 
-def entry_since(store: TelemetryStore, since: float | str | None) -> Callable[[Entry], bool]:
+def entry_since(store: TelemetryState, since: float | str | None) -> Callable[[Entry], bool]:
     """A predicate for ``since``: epoch ms compares with event time, a name with a checkpoint.
 
     Raises:
@@ -213,7 +213,7 @@ def _vitals(entries: list[Entry]) -> list[dict[str, Any]]:
     return list(loads.values())
 
 
-def _connection_rows(store: TelemetryStore, args: ObserveArgs, tab_id: int | None) -> list[ConnectionState]:
+def _connection_rows(store: TelemetryState, args: ObserveArgs, tab_id: int | None) -> list[ConnectionState]:
     rows = store.connections.connections(None if args.scope == "all" else tab_id)
     if args.scope == "page_load" and tab_id is not None:
         tab = store.tab(tab_id)
@@ -239,7 +239,7 @@ def _connection_rows(store: TelemetryStore, args: ObserveArgs, tab_id: int | Non
 # -- entry point ------------------------------------------------------------------------
 
 
-def observe(store: TelemetryStore, arguments: Mapping[str, Any] | ObserveArgs) -> ToolAnswer:
+def observe(store: TelemetryState, arguments: Mapping[str, Any] | ObserveArgs) -> ToolAnswer:
     """Answer an ``observe`` call.
 
     After it returns (not raises), the bridge should call
@@ -294,7 +294,7 @@ def observe(store: TelemetryStore, arguments: Mapping[str, Any] | ObserveArgs) -
 
 
 def _finish(
-    store: TelemetryStore,
+    store: TelemetryState,
     args: ObserveArgs,
     tab_id: int | None,
     base: dict[str, Any],
@@ -331,7 +331,7 @@ def _finish(
 
 
 def _empty_message(
-    store: TelemetryStore,
+    store: TelemetryState,
     args: ObserveArgs,
     tab_id: int | None,
     label: str,
@@ -365,7 +365,7 @@ def _empty_message(
     return msg
 
 
-def _page(store: TelemetryStore, tab_id: int | None) -> ToolAnswer:
+def _page(store: TelemetryState, tab_id: int | None) -> ToolAnswer:
     if tab_id is None or store.tab(tab_id) is None:
         data: dict[str, Any] = {"what": "page", "tabId": tab_id, "live": True, "known": False}
         return ToolAnswer(

@@ -274,7 +274,7 @@ class TelemetrySettings(_Section):
     noise: list[NoiseRule] = Field(default_factory=list)
     session_db: str | None = None
     """Path of the SQLite session store for named snapshots. The core never opens it; the
-    bridge passes a :class:`SessionStore` built from it (its own default when unset)."""
+    bridge passes a :class:`SqliteSnapshots` built from it (its own default when unset)."""
 
     @model_validator(mode="after")
     def _event_fits(self) -> TelemetrySettings:

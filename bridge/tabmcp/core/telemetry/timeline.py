@@ -13,7 +13,7 @@ from typing import Any
 from ...capture.kinds import KINDS
 from .answer import ToolAnswer, fmt_time
 from .buffers import BufferKind, Entry
-from .store import Scope, TelemetryStore
+from .state import Scope, TelemetryState
 
 __all__ = ["DEFAULT_TIMELINE_KINDS", "TIMELINE_KINDS", "describe_entry", "timeline", "timeline_items"]
 
@@ -32,7 +32,7 @@ def describe_entry(entry: Entry) -> tuple[str, str]:
 
 
 def timeline_items(
-    store: TelemetryStore,
+    store: TelemetryState,
     *,
     scope: Scope,
     tab_id: int | None,
@@ -48,7 +48,7 @@ def timeline_items(
 
 
 def timeline(
-    store: TelemetryStore,
+    store: TelemetryState,
     *,
     scope: Scope,
     tab_id: int | None,

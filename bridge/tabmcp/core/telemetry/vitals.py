@@ -14,7 +14,7 @@ from typing import Any, Literal
 from .answer import ToolAnswer
 from .buffers import BufferKind, Entry
 from .models import LongTaskEvent, NetworkEvent, VitalsEvent
-from .store import Scope, TelemetryStore
+from .state import Scope, TelemetryState
 
 __all__ = ["CORE_WEB_VITALS", "THRESHOLDS", "Threshold", "performance_report", "rate"]
 
@@ -100,7 +100,7 @@ def _load_report(
     }
 
 
-def performance_report(store: TelemetryStore, *, scope: Scope, tab_id: int | None) -> ToolAnswer:
+def performance_report(store: TelemetryState, *, scope: Scope, tab_id: int | None) -> ToolAnswer:
     """Summarize each page load in scope that has vitals."""
     vitals = store.select(BufferKind.VITALS, scope=scope, tab_id=tab_id)
     if not vitals:

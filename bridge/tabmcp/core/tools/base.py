@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..secrets import Secrets
     from ..stalls import StallMeter
     from ..switches import PersonSwitches
-    from ..telemetry import SnapshotStore, TelemetryStore
+    from ..telemetry import SnapshotStore, TelemetryState
     from ..trust.guard import TrustGuard
 
 __all__ = ["META_BUILTIN", "Bridge", "BuiltinTool", "Handler", "ToolContext", "listed_schema", "text"]
@@ -38,7 +38,7 @@ class Bridge(Protocol):
     registry: Registry
     disclosure: Disclosure
     gate: Gate
-    telemetry: TelemetryStore
+    telemetry: TelemetryState
     sessions: SnapshotStore
     sites: Sites
     controls: PersonSwitches

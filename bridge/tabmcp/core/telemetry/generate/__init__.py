@@ -21,7 +21,7 @@ from ..answer import ToolAnswer, parse_args
 from ..buffers import BufferKind
 from ..models import ActionEvent, ErrorEvent
 from ..spec import ToolSpec
-from ..store import Scope, TelemetryStore
+from ..state import Scope, TelemetryState
 from .har import build_har
 from .playwright import playwright_test, reproduction_script
 from .sarif import build_sarif
@@ -77,7 +77,7 @@ GENERATE_SPEC = ToolSpec(
 
 
 def generate(
-    store: TelemetryStore,
+    store: TelemetryState,
     arguments: Mapping[str, Any] | GenerateArgs,
     *,
     axe_results: dict[str, Any] | None = None,
@@ -106,7 +106,7 @@ def generate(
     return _sarif(store, args, tab_id, axe_results)
 
 
-def _playwright(store: TelemetryStore, args: GenerateArgs, tab_id: int | None) -> ToolAnswer:
+def _playwright(store: TelemetryState, args: GenerateArgs, tab_id: int | None) -> ToolAnswer:
     actions = [
         e.event
         for e in store.select(BufferKind.ACTIONS, scope=args.scope, tab_id=tab_id)
@@ -145,7 +145,7 @@ def _playwright(store: TelemetryStore, args: GenerateArgs, tab_id: int | None) -
     return ToolAnswer(text=content, data=data)
 
 
-def _har(store: TelemetryStore, args: GenerateArgs, tab_id: int | None) -> ToolAnswer:
+def _har(store: TelemetryState, args: GenerateArgs, tab_id: int | None) -> ToolAnswer:
     har = build_har(store, scope=args.scope, tab_id=tab_id, include_bodies=args.include_bodies)
     count = len(har["log"]["entries"])
     data: dict[str, Any] = {"format": "har", "filename": "session.har", "har": har, "entries": count}
@@ -160,7 +160,7 @@ def _har(store: TelemetryStore, args: GenerateArgs, tab_id: int | None) -> ToolA
 
 
 def _sarif(
-    store: TelemetryStore, args: GenerateArgs, tab_id: int | None, axe_results: dict[str, Any] | None
+    store: TelemetryState, args: GenerateArgs, tab_id: int | None, axe_results: dict[str, Any] | None
 ) -> ToolAnswer:
     if axe_results is not None:
         axe_results = store.redactor.audit(check_axe_results(axe_results))  # page text

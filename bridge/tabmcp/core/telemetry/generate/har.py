@@ -17,7 +17,7 @@ from .... import __version__ as _bridge_version
 from ..answer import iso_time
 from ..buffers import BufferKind, Entry
 from ..models import NavigationEvent, NetworkEvent, VitalsEvent, header_value
-from ..store import Scope, TelemetryStore
+from ..state import Scope, TelemetryState
 
 __all__ = ["HAR_COMMENT", "build_har"]
 
@@ -98,7 +98,7 @@ def _entry(e: Entry, page_ids: set[str], include_bodies: bool) -> dict[str, Any]
 
 
 def _pages(
-    store: TelemetryStore, scope: Scope, tab_id: int | None, requests: list[Entry]
+    store: TelemetryState, scope: Scope, tab_id: int | None, requests: list[Entry]
 ) -> list[dict[str, Any]]:
     timings: dict[str, dict[str, Any]] = {}
     for v in store.select(BufferKind.VITALS, scope=scope, tab_id=tab_id):
@@ -137,7 +137,7 @@ def _ms(value: Any) -> float:
 
 
 def build_har(
-    store: TelemetryStore, *, scope: Scope = "tab", tab_id: int | None = None, include_bodies: bool = True
+    store: TelemetryState, *, scope: Scope = "tab", tab_id: int | None = None, include_bodies: bool = True
 ) -> dict[str, Any]:
     """The captured requests in scope as a HAR 1.2 document (``{"log": {...}}``)."""
     requests = store.select(BufferKind.NETWORK, scope=scope, tab_id=tab_id)

@@ -12,10 +12,10 @@ from typing import Any
 
 from ..accessibility import IMPACT_ORDER
 from ..answer import fmt_time
+from ..api_schemas import template_path
 from ..buffers import BufferKind
 from ..models import ActionEvent, ErrorEvent, NetworkEvent, VitalsEvent
-from ..schema_store import template_path
-from ..store import Scope, TelemetryStore
+from ..state import Scope, TelemetryState
 from ..timeline import describe_entry
 from ..vitals import CORE_WEB_VITALS, THRESHOLDS, rate
 
@@ -35,7 +35,7 @@ def _fmt_metric(metric: str, value: float) -> str:
 
 
 def pr_summary(
-    store: TelemetryStore, *, scope: Scope = "tab", tab_id: int | None = None, title: str | None = None
+    store: TelemetryState, *, scope: Scope = "tab", tab_id: int | None = None, title: str | None = None
 ) -> str:
     """The Markdown summary of the telemetry in scope."""
     tab_id = store.resolve_tab(tab_id)

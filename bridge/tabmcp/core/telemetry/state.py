@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from ...capture.kinds import KINDS, BufferKind, kind_of
 from ...protocol import Telemetry
 from ..registry import origin_of
+from .api_schemas import ApiSchemas
 from .availability import Signature, signature
 from .buffers import DropReason, Entry, TelemetryBuffers, buffer_kind_of
 from .connections import ConnectionTable
@@ -43,10 +44,9 @@ from .models import (
 )
 from .noise import NoiseFilter
 from .redact import Redactor
-from .schema_store import SchemaStore
 from .settings import TelemetrySettings
 
-__all__ = ["SNAPSHOT_FORMAT", "Checkpoint", "IngestReport", "Scope", "TabState", "TelemetryStore"]
+__all__ = ["SNAPSHOT_FORMAT", "Checkpoint", "IngestReport", "Scope", "TabState", "TelemetryState"]
 
 Scope = Literal["page_load", "tab", "all"]
 """``page_load``: the tab's current page load; ``tab``: every load of the tab; ``all``: every tab."""
@@ -100,7 +100,7 @@ class Checkpoint:
     ts: float
 
 
-class TelemetryStore:
+class TelemetryState:
     """All telemetry the bridge holds, and the rules it was captured under.
 
     Args:
@@ -117,7 +117,7 @@ class TelemetryStore:
         self._clock = clock or (lambda: time.time() * 1000.0)
         self.buffers = TelemetryBuffers(self._settings.buffers, self._settings.max_bytes)
         self.connections = ConnectionTable(self._settings.buffers.websocket_connections)
-        self.api = SchemaStore(self._settings.api_max_endpoints)
+        self.api = ApiSchemas(self._settings.api_max_endpoints)
         self.redactor = Redactor(self._settings.redaction)
         self.noise = NoiseFilter(self._settings.noise)
         self._tabs: dict[int, TabState] = {}

@@ -23,7 +23,7 @@ from genson import SchemaBuilder  # type: ignore[import-untyped]
 
 from .models import NetworkEvent, header_value
 
-__all__ = ["Endpoint", "SchemaStore", "template_path"]
+__all__ = ["ApiSchemas", "Endpoint", "template_path"]
 
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _HEX = re.compile(r"^[0-9a-fA-F]{16,}$")
@@ -119,7 +119,7 @@ class Endpoint:
         return out
 
 
-class SchemaStore:
+class ApiSchemas:
     """Endpoints by ``METHOD origin/templated/path``; bounded, least recently seen evicted."""
 
     def __init__(self, max_endpoints: int = 300) -> None:

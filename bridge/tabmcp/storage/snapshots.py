@@ -1,6 +1,6 @@
 """The session store: named telemetry snapshots in SQLite, so a session outlives the bridge.
 
-``configure(save_snapshot)`` (``core/telemetry/configure.py``) stores :meth:`TelemetryStore.export_snapshot` under a name;
+``configure(save_snapshot)`` (``core/telemetry/configure.py``) stores :meth:`TelemetryState.export_snapshot` under a name;
 ``configure(load_snapshot)`` puts it back. The path is the caller's choice (``:memory:`` in
 tests). Snapshots are zlib-compressed JSON: telemetry is repetitive text and compresses
 around tenfold. The schema version lives in ``PRAGMA user_version``.
@@ -22,7 +22,7 @@ from ..core.stores import SnapshotInfo
 from ..core.telemetry.errors import SessionStoreError, SnapshotFormatError, SnapshotNotFound
 from .files import private_db
 
-__all__ = ["SessionStore"]
+__all__ = ["SqliteSnapshots"]
 
 _SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
 _MAX_NAME = 100
 
 
-class SessionStore:
+class SqliteSnapshots:
     """Named snapshots in one SQLite file (the core's :class:`~tabmcp.core.stores.SnapshotStore`).
 
     Safe to call from several threads (one connection behind a lock), so the bridge may
@@ -69,7 +69,7 @@ class SessionStore:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> SessionStore:
+    def __enter__(self) -> SqliteSnapshots:
         return self
 
     def __exit__(self, *exc: object) -> None:
