@@ -134,8 +134,8 @@ def defences_alone(bridge: BridgeApp) -> dict[str, float]:
 
     out: dict[str, float] = {}
     out["switches: sync_controls (PRAGMA data_version)"] = _min_us(core.sync_controls)
-    out["scope, policy and pins: Gate.decide + TrustGuard.gate"] = _min_us(
-        lambda: trust.gate(entry, core.gate.decide(entry)))
+    out["scope, policy and pins: PolicyCheck.decide + TrustGuard.gate"] = _min_us(
+        lambda: trust.gate(entry, core.policy_check.decide(entry)))
     out["arguments: validate_arguments (schema compiled once)"] = _min_us(
         lambda: validate_arguments("noop", entry.tool.input_schema, {}))
     out["result checked: page_result"] = _min_us(lambda: page_result(entry, answer))

@@ -545,7 +545,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "switch-change-not-listed",
         "a switched-off origin's tools stay in a cached tools/list",
         "bridge/tabmcp/core/disclosure.py",
-        "        return (self.registry.version, self.hook_version(), self.gate.version, profile, view.dynamic, expanded, usage)",
+        "        return (self.registry.version, self.hook_version(), self.policy_check.version, profile, view.dynamic, expanded, usage)",
         "        return (self.registry.version, self.hook_version(), 0, profile, view.dynamic, expanded, usage)",
         ("bridge/tests/test_controls.py", "-k", "listings"),
     ),

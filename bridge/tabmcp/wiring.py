@@ -1,12 +1,12 @@
 """The composition root: the bridge's collaborators, built once, for the bridge and for tests.
 
 :class:`BridgeCore` makes every core object (the registry, the links' session, disclosure, the
-gate, the trust pins and guard, the mediator's middleware, telemetry, sites, the person's panel,
+policy check, the trust pins and guard, the mediator's middleware, telemetry, sites, the person's panel,
 search, activity), the :class:`tabmcp.server.hub.Hub` that moves the links' messages and the
 services with one job each (server/calls.py, intake.py, changes.py, link_timers.py), handing each
 its hooks when it builds it, and says which handler takes which wire message.
 It is also the facade the MCP layer and the built-in tools see
-(:class:`tabmcp.core.tools.Bridge`): their public names (``registry``, ``gate``, ``controls``,
+(:class:`tabmcp.core.tools.Bridge`): their public names (``registry``, ``policy_check``, ``controls``,
 ``sites``, ``telemetry``, ``call_tool``, ...) are these objects, or one-line delegations to them.
 
 Tests build one (``BridgeCore(config)``) with no socket, or get the running bridge's as
@@ -34,7 +34,7 @@ from .core.page_forms import FormsPolicy
 from .core.pairing import Pairing, Pairings
 from .core.reachable_sites import Sites
 from .core.registry import CategoryEntry, Registry, ToolEntry
-from .core.scoping import Gate
+from .core.scoping import PolicyCheck
 from .core.search import SearchIndex
 from .core.search.sync import IndexSync
 from .core.secrets import Mask, Secrets
@@ -135,7 +135,7 @@ class BridgeCore:
         self.forms = FormsPolicy(config.policy.origins, self.forms_switches.all(),
                                  has_secret=lambda origin: bool(self.secrets.names_for(origin)))
         """Which origins' ordinary forms are offered as tools."""
-        self.gate = Gate(config.policy, config.trust, self.forms, controls=self.controls)
+        self.policy_check = PolicyCheck(config.policy, config.trust, self.forms, controls=self.controls)
         """Policy, the person's switches and forms, applied to every entry (core/scoping.py)."""
         self.panel = PersonPanel(
             self.registry,
@@ -144,7 +144,7 @@ class BridgeCore:
             controls=self.controls,
             forms=self.forms,
             forms_switches=self.forms_switches,
-            gate=self.gate,
+            policy_check=self.policy_check,
             changed=self.listeners.changed,
             touch=lambda: self.fan_out.apply(self.registry.touch()),
             flush_soon=self.hub.flush_soon,
@@ -177,7 +177,7 @@ class BridgeCore:
         self.disclosure = Disclosure(
             self.registry,
             profile=config.disclosure.profile,
-            gate=self.gate,
+            policy_check=self.policy_check,
             core_tools=config.disclosure.core_tools,
             usage_core=(lambda: self.usage.top_set(core_n)) if core_n else None,
             extra_tools=self.telemetry_link.definitions,

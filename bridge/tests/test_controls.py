@@ -9,7 +9,7 @@ import pytest
 from tabmcp.core.disclosure import Disclosure
 from tabmcp.core.popup import ControlRefused, apply_control, panel_state
 from tabmcp.core.registry import Registry, origin_of
-from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
+from tabmcp.core.scoping import OriginRule, PolicyCheck, PolicySettings
 from tabmcp.core.switches import InvalidOrigin, normalize_origin
 from tabmcp.core.trust.guard import TrustGuard
 from tabmcp.core.trust.settings import TrustSettings
@@ -92,15 +92,15 @@ def test_paused_raises_the_named_error() -> None:
 def test_an_origin_switched_off_is_hidden_like_a_policy_rule_and_writes_follow_the_switch() -> None:
     registry = registry_with(SHOP, NEWS)
     controls = person_controls()
-    by_person = Gate(PolicySettings(allow_writes=True), controls=controls)
-    by_config = Gate(PolicySettings(allow_writes=True, origins=[OriginRule(match="https://shop.test", enabled=False)]))
+    by_person = PolicyCheck(PolicySettings(allow_writes=True), controls=controls)
+    by_config = PolicyCheck(PolicySettings(allow_writes=True, origins=[OriginRule(match="https://shop.test", enabled=False)]))
     checkout = registry.resolve("checkout")
     assert by_person.decide(checkout).callable
     controls.set_origin("https://shop.test", False)
-    for gate in (by_person, by_config):
-        decision = gate.decide(checkout)
+    for policy_check in (by_person, by_config):
+        decision = policy_check.decide(checkout)
         assert not decision.visible and decision.code == "OUT_OF_SCOPE"
-        assert not gate.origin_enabled(checkout.tab)
+        assert not policy_check.origin_enabled(checkout.tab)
     assert "switched off by the person" in by_person.decide(checkout).reason
     assert by_person.decide(registry.resolve("read_news")).callable
 
@@ -110,7 +110,7 @@ def test_an_origin_switched_off_is_hidden_like_a_policy_rule_and_writes_follow_t
     decision = by_person.decide(checkout)
     assert decision.visible and decision.code == "WRITES_DISABLED" and "popup" in (decision.setting or "")
     assert by_person.decide(registry.resolve("view_cart")).callable  # read-only tools still run
-    gate_off = Gate(PolicySettings(allow_writes=False), controls=controls)
+    gate_off = PolicyCheck(PolicySettings(allow_writes=False), controls=controls)
     controls.set_writes(True)
     assert gate_off.decide(checkout).callable
     controls.set_writes(None)
@@ -122,18 +122,18 @@ def test_a_file_page_can_be_switched_off_too() -> None:
     assert normalize_origin("file:///home/me/page.html") == origin_of("file:///tmp/other.html") == "file://"
     registry = registry_with(tab(3, url="file:///home/me/tools.html", tools=[tool("local_tool")]))
     controls = person_controls()
-    gate = Gate(PolicySettings(allow_writes=True), controls=controls)
+    policy_check = PolicyCheck(PolicySettings(allow_writes=True), controls=controls)
     local = registry.resolve("local_tool")
-    assert local.tab.origin == "file://" and gate.decide(local).callable
+    assert local.tab.origin == "file://" and policy_check.decide(local).callable
     controls.set_origin("file:///home/me/tools.html", False)
-    decision = gate.decide(local)
+    decision = policy_check.decide(local)
     assert not decision.visible and decision.code == "OUT_OF_SCOPE"
 
 
 def test_listings_follow_the_switches_without_a_registry_change() -> None:
     registry = registry_with(SHOP, NEWS)
     controls = person_controls()
-    disclosure = Disclosure(registry, profile="passthrough", gate=Gate(PolicySettings(), controls=controls))
+    disclosure = Disclosure(registry, profile="passthrough", policy_check=PolicyCheck(PolicySettings(), controls=controls))
     names = lambda: {t["name"] for t in disclosure.list_tools()}  # noqa: E731
     assert {"checkout", "read_news"} <= names()
     key = disclosure.listing_key()
@@ -147,7 +147,7 @@ def test_listings_follow_the_switches_without_a_registry_change() -> None:
 def test_panel_state_shows_insight_with_reasons_activity_and_trust() -> None:
     registry = registry_with(SHOP, NEWS)
     controls = person_controls()
-    gate = Gate(PolicySettings(allow_writes=False), controls=controls)
+    policy_check = PolicyCheck(PolicySettings(allow_writes=False), controls=controls)
     activity = activity_log()
     for i, (tab_id, origin) in enumerate([(1, "https://shop.test"), (2, "https://news.test"), (1, "https://shop.test")]):
         activity.record(at=1000.0 + i, client="agent", tool=f"t{i}", tab_id=tab_id, origin=origin, outcome="ok",
@@ -156,7 +156,7 @@ def test_panel_state_shows_insight_with_reasons_activity_and_trust() -> None:
     trust.lockdown.flag("https://news.test", "read_news", ["orders the agent"])
     controls.set_origin("https://news.test", False)
 
-    state = panel_state(registry=registry, gate=gate, controls=controls, activity=activity, trust=trust,
+    state = panel_state(registry=registry, policy_check=policy_check, controls=controls, activity=activity, trust=trust,
                         query=PanelQuery(type="panel.query", request_id="r", origin="https://shop.test/", limit=10,
                                                      expanded=[1, 2]))
     assert state["controls"] == {"paused": False, "writes": None, "originsOff": ["https://news.test"],
@@ -172,7 +172,7 @@ def test_panel_state_shows_insight_with_reasons_activity_and_trust() -> None:
     assert not news["originOn"] and "switched off" in news["tools"][0]["reason"]
     assert state["trust"]["lockdown"][0]["tool"] == "read_news" and state["trust"]["changed"] == []
 
-    by_tab = panel_state(registry=registry, gate=gate, controls=controls, activity=activity, trust=trust,
+    by_tab = panel_state(registry=registry, policy_check=policy_check, controls=controls, activity=activity, trust=trust,
                          query=PanelQuery(type="panel.query", request_id="r", tab_id=2))
     assert [r["tool"] for r in by_tab["activity"]] == ["t1"]
     # Tabs not expanded get their counts only.
@@ -185,15 +185,15 @@ def test_insight_is_kept_until_the_registry_or_the_switches_change() -> None:
 
     registry = registry_with(SHOP)
     controls = person_controls()
-    gate = Gate(PolicySettings(), controls=controls)
+    policy_check = PolicyCheck(PolicySettings(), controls=controls)
     insight = Insight()
-    first = insight.documents(registry, gate, None)
-    assert insight.documents(registry, gate, None) is first
+    first = insight.documents(registry, policy_check, None)
+    assert insight.documents(registry, policy_check, None) is first
     controls.set_origin("https://shop.test", False)
-    second = insight.documents(registry, gate, None)
+    second = insight.documents(registry, policy_check, None)
     assert second is not first and not second[0]["originOn"] and second[0]["hiddenCount"] == 3
     registry.sync([TabSnapshot.model_validate(NEWS)])
-    assert [d["origin"] for d in insight.documents(registry, gate, None)] == ["https://news.test"]
+    assert [d["origin"] for d in insight.documents(registry, policy_check, None)] == ["https://news.test"]
 
 
 def test_actions_apply_and_bad_ones_are_refused_by_name() -> None:

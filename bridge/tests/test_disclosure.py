@@ -146,11 +146,11 @@ def test_annotations_are_filtered_to_mcp_hints():
 
 def test_members_hidden_by_policy_never_leak_through_their_category():
     from tabmcp.config import Config
-    from tabmcp.core.scoping import Gate
+    from tabmcp.core.scoping import PolicyCheck
 
     reg, _ = setup()
-    gate = Gate(Config().with_overrides({"policy": {"focus": "read-only"}}).policy)
-    disc = Disclosure(reg, gate=gate)
+    policy_check = PolicyCheck(Config().with_overrides({"policy": {"focus": "read-only"}}).policy)
+    disc = Disclosure(reg, policy_check=policy_check)
     entry = reg.resolve("users")
     listed = {t["name"]: t for t in disc.list_tools(ClientView())}
     assert read_category_marker(listed["users"]["description"]) == ("https://shop.test", 1)

@@ -15,7 +15,7 @@ import pytest
 from tabmcp.config import Config
 from tabmcp.core.page_forms import FormsPolicy as FormsSwitch
 from tabmcp.core.registry import Registry
-from tabmcp.core.scoping import Gate
+from tabmcp.core.scoping import PolicyCheck
 from tabmcp.core.session import HandshakeDone, MessageReceived, Peer, Send, Session
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
@@ -75,9 +75,10 @@ async def test_person_panel_answers_control_set_and_sends_forms_policy() -> None
     config = memory_config()
     controls, switches = person_controls(":memory:"), FormsSwitchStore(":memory:")
     forms = FormsSwitch(config.policy.origins, switches.all())
-    gate = Gate(config.policy, config.trust, forms, controls=controls)  # as the root (tabmcp/wiring.py) builds them
+    # as the root (tabmcp/wiring.py) builds them
+    policy_check = PolicyCheck(config.policy, config.trust, forms, controls=controls)
     panel = PersonPanel(Registry(reserved_names=RESERVED_NAMES), session, activity_log(":memory:"),
-                        controls=controls, forms=forms, forms_switches=switches, gate=gate,
+                        controls=controls, forms=forms, forms_switches=switches, policy_check=policy_check,
                         changed=calls.change, touch=calls.touch, flush_soon=calls.flush, trust=lambda: None)
     panel.connected(peer)
     assert [type(m) for m in sent(session)] == [FormsPolicy]

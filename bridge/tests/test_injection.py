@@ -2,7 +2,7 @@ import pytest
 from tabmcp.core.disclosure import META_WARNINGS, Disclosure
 from tabmcp.core.injection import scan_text, scan_tool
 from tabmcp.core.registry import Registry
-from tabmcp.core.scoping import Gate, PolicySettings
+from tabmcp.core.scoping import PolicyCheck, PolicySettings
 from tabmcp.protocol import TabSnapshot
 
 from .helpers import tab, tool
@@ -55,6 +55,6 @@ def test_flag_in_meta_and_quarantine_by_policy():
     assert listed["evil"]["_meta"][META_WARNINGS]
     assert META_WARNINGS not in listed["fine"]["_meta"]
     assert listed["sneaky"]["_meta"][META_WARNINGS]
-    quarantined = Disclosure(reg, gate=Gate(PolicySettings(quarantine_suspicious=True)))
+    quarantined = Disclosure(reg, policy_check=PolicyCheck(PolicySettings(quarantine_suspicious=True)))
     assert {t["name"] for t in quarantined.list_tools()} >= {"fine"}
     assert "evil" not in {t["name"] for t in quarantined.list_tools()}

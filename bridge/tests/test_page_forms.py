@@ -23,7 +23,7 @@ from tabmcp.core.page_forms import (
     normalize_origin,
 )
 from tabmcp.core.registry import Registry
-from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
+from tabmcp.core.scoping import OriginRule, PolicyCheck, PolicySettings
 from tabmcp.core.secrets import Secrets
 from tabmcp.errors import ToolValidationError
 from tabmcp.mediation import Mediation
@@ -142,9 +142,9 @@ def test_the_bridge_drops_password_and_payment_forms_the_page_itself_sent(proper
     if "pay" in properties or "rows" in properties:
         assert kept == []  # nested: never offered
     # Either way the agent never gets it while no secret is bound to the site.
-    registry, _, gate = _disclosure(FormsPolicy(rules((SHOP, True))), allow_writes=True)
+    registry, _, policy_check = _disclosure(FormsPolicy(rules((SHOP, True))), allow_writes=True)
     registry.apply(intake(snap(forms=[form_with(**properties), CONTACT])))
-    assert {e.tool.name for e in registry.tool_entries() if gate.decide(e).visible} == {"get_order", "form_contact_us"}
+    assert {e.tool.name for e in registry.tool_entries() if policy_check.decide(e).visible} == {"get_order", "form_contact_us"}
 
 
 SIGN_IN = tool("form_sign_in", "Fill in and submit the form \u201cSign in\u201d.", inputSchema={
@@ -161,15 +161,15 @@ def test_a_sign_in_forms_secret_fields_take_only_a_secrets_name_and_only_while_o
     assert props["user"] == {"type": "string"}
     assert props["password"] == SECRET_FIELD_SCHEMA and props["otp"] == {**SECRET_FIELD_SCHEMA, "title": "Code"}
     policy = FormsPolicy(rules((SHOP, True)))
-    registry, disclosure, gate = _disclosure(policy, allow_writes=True)
+    registry, disclosure, policy_check = _disclosure(policy, allow_writes=True)
     registry.apply(intake(snap(forms=[SIGN_IN])))
     entry = registry.resolve("form_sign_in")
     assert entry.tool.secret_fields == ("password", "otp")
-    decision = gate.decide(entry)
+    decision = policy_check.decide(entry)
     assert not decision.visible and f"no secret is bound to {SHOP}" in decision.reason
     policy.has_secret = lambda origin: origin == SHOP
     registry.touch()
-    decision = gate.decide(entry)
+    decision = policy_check.decide(entry)
     assert decision.callable and decision.needs_approval
     assert "form_sign_in" in [t["name"] for t in disclosure.listing()]
 
@@ -226,21 +226,21 @@ def test_a_page_form_is_marked_never_read_only_and_in_no_category():
     assert entry.tab.forms_origin == SHOP
 
 
-# -- the gate: listing and calling ----------------------------------------------------------
+# -- the policy check: listing and calling --------------------------------------------------
 
 
-def _disclosure(policy: FormsPolicy, **policy_settings: Any) -> tuple[Registry, Disclosure, Gate]:
+def _disclosure(policy: FormsPolicy, **policy_settings: Any) -> tuple[Registry, Disclosure, PolicyCheck]:
     registry = Registry()
-    gate = Gate(PolicySettings(**policy_settings), forms=policy)
-    return registry, Disclosure(registry, profile="passthrough", gate=gate), gate
+    policy_check = PolicyCheck(PolicySettings(**policy_settings), forms=policy)
+    return registry, Disclosure(registry, profile="passthrough", policy_check=policy_check), policy_check
 
 
 def test_switch_off_hides_page_forms_everywhere_switch_on_lists_them_marked():
     policy = FormsPolicy()
-    registry, disclosure, gate = _disclosure(policy)
+    registry, disclosure, policy_check = _disclosure(policy)
     registry.apply(intake(snap()))
     entry = registry.resolve("form_contact_us")
-    decision = gate.decide(entry)
+    decision = policy_check.decide(entry)
     assert not decision.visible and "forms-as-tools switch is off" in decision.reason
     assert "form_contact_us" not in [t["name"] for t in disclosure.listing()]
     assert disclosure.describe(["form_contact_us"]) == ([], ["form_contact_us"])
@@ -251,17 +251,17 @@ def test_switch_off_hides_page_forms_everywhere_switch_on_lists_them_marked():
     assert shown["description"].startswith(f"[{SHOP}] {PAGE_FORM_MARK}")
     assert shown["_meta"]["tabmcp/pageForm"] == {"offeredBy": "person", "switch": "forms_as_tools", "origin": SHOP}
     assert shown["annotations"]["readOnlyHint"] is False
-    decision = gate.decide(entry)
+    decision = policy_check.decide(entry)
     assert decision.code == "WRITES_DISABLED" and decision.needs_approval  # writes off by default
 
 
 def test_page_forms_need_approval_when_writes_are_on():
-    registry, _, gate = _disclosure(FormsPolicy(rules((SHOP, True))), allow_writes=True)
+    registry, _, policy_check = _disclosure(FormsPolicy(rules((SHOP, True))), allow_writes=True)
     registry.apply(intake(snap()))
-    decision = gate.decide(registry.resolve("form_contact_us"))
+    decision = policy_check.decide(registry.resolve("form_contact_us"))
     assert decision.callable and decision.needs_approval and "forms-as-tools" in decision.reason
-    assert gate.decide(registry.resolve("get_order")).needs_approval is False
-    off = Gate(PolicySettings(allow_writes=True, approval={"page_forms": False}), forms=FormsPolicy(rules((SHOP, True))))
+    assert policy_check.decide(registry.resolve("get_order")).needs_approval is False
+    off = PolicyCheck(PolicySettings(allow_writes=True, approval={"page_forms": False}), forms=FormsPolicy(rules((SHOP, True))))
     assert not off.decide(registry.resolve("form_contact_us")).needs_approval
 
 
@@ -270,9 +270,9 @@ def test_page_forms_need_approval_when_writes_are_on():
     ("", f"{SHOP}/contact"),  # no origin from Chrome
 ])
 def test_page_forms_need_chromes_origin_to_be_the_tabs(forms_origin, url):
-    registry, _, gate = _disclosure(FormsPolicy(rules(("https://*", True))), allow_writes=True)
+    registry, _, policy_check = _disclosure(FormsPolicy(rules(("https://*", True))), allow_writes=True)
     registry.apply(intake(snap(forms_origin=forms_origin, url=url)))
-    assert not gate.decide(registry.resolve("form_contact_us")).visible
+    assert not policy_check.decide(registry.resolve("form_contact_us")).visible
 
 
 # -- the bridge: config, the person's switch over the wire, SQLite, approval ----------------

@@ -136,7 +136,7 @@ async def test_a_refused_call_names_the_rule_never_the_pages_words():
     for name in ("solo", "scoped"):
         entry = core.registry.resolve(name)
         assert entry is not None
-        decision = core.gate.decide(entry)  # type: ignore[arg-type]
+        decision = core.policy_check.decide(entry)  # type: ignore[arg-type]
         assert not decision.visible and "Ignore" not in (decision.reason or ""), decision
 
 

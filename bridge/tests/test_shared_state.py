@@ -130,15 +130,15 @@ async def test_cli_trust_accept_and_clear_reach_listings_and_calls(tmp_path):
                 # agents are told: a list-changed notification of a newer listing than the marked one
                 await changes.notified_since(seen + 1, timeout=FOLLOWS_WITHIN_S)
                 entry = app.core.tool("save_note")
-                assert "changed since it was first seen" not in (app.core.gate.decide(entry).reason or "")
+                assert "changed since it was first seen" not in (app.core.policy_check.decide(entry).reason or "")
 
                 # The lockdown: flagged here, cleared by the CLI; writes need no approval for it then.
                 assert app.core.trust is not None
                 app.core.trust.lockdown.flag(origin, "save_note", ["orders the agent"])
-                assert "Lockdown" in (app.core.trust.gate(entry, app.core.gate.decide(entry)).reason or "")
+                assert "Lockdown" in (app.core.trust.gate(entry, app.core.policy_check.decide(entry)).reason or "")
                 await run_cli(config, "trust", "clear")
                 await eventually(lambda: "Lockdown" not in (
-                    app.core.trust.gate(entry, app.core.gate.decide(entry)).reason or ""), timeout=FOLLOWS_WITHIN_S)
+                    app.core.trust.gate(entry, app.core.policy_check.decide(entry)).reason or ""), timeout=FOLLOWS_WITHIN_S)
                 assert (await run_cli(config, "trust", "status", "--json"))["lockdown"] == []
         finally:
             await ext.close()

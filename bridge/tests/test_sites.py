@@ -5,7 +5,7 @@ from __future__ import annotations
 from tabmcp.core.disclosure import ClientView, Disclosure
 from tabmcp.core.reachable_sites import Sites, site_category_name
 from tabmcp.core.registry import Registry
-from tabmcp.core.scoping import Gate, OriginRule, PolicySettings
+from tabmcp.core.scoping import OriginRule, PolicyCheck, PolicySettings
 from tabmcp.core.search.sync import IndexSync
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
@@ -79,7 +79,7 @@ def test_profiles_and_search_see_closed_site():
     refresh(registry, sites)
     registry.remove(1)
     refresh(registry, sites)
-    disclosure = Disclosure(registry, gate=Gate(policy))
+    disclosure = Disclosure(registry, policy_check=PolicyCheck(policy))
     passthrough = [t["name"] for t in disclosure.listing(ClientView(), profile="passthrough")]
     assert {"book_ferry", "list_crossings", "other_a", "other_b"} <= set(passthrough)
     categories = disclosure.listing(ClientView(), profile="categories")

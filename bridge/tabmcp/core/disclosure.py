@@ -49,7 +49,7 @@ from .listing_fields import (
 )
 from .lru import IdentityMemo
 from .registry import CategoryEntry, Registry, SourceKey, Tab, ToolEntry
-from .scoping import Gate
+from .scoping import PolicyCheck
 from .tools import PROFILE_BUILTINS, builtin_tool
 from .trust.gate import PageSource, TextGate, definition_text, definition_tree
 from .trust.settings import TrustSettings
@@ -103,14 +103,14 @@ def _signature(entry: ToolEntry) -> str:
 
 
 class Disclosure:
-    """Turns the registry into what one profile shows, under one gate."""
+    """Turns the registry into what one profile shows, under one policy check."""
 
     def __init__(
         self,
         registry: Registry,
         *,
         profile: Profile = "categories",
-        gate: Gate | None = None,
+        policy_check: PolicyCheck | None = None,
         core_tools: Iterable[str] = (),
         usage_core: Callable[[], set[tuple[str, str]]] | None = None,
         extra_tools: Callable[[ClientView], list[dict[str, Any]]] | None = None,
@@ -126,7 +126,7 @@ class Disclosure:
         """A cheap key of what :attr:`extra_tools` returns for a view (equal keys, equal tools),
         for :meth:`listing_key`; without it the extra tools are built and fingerprinted."""
         self.profile: Profile = profile
-        self.gate = gate or Gate()
+        self.policy_check = policy_check or PolicyCheck()
         self.core_tools = tuple(core_tools)
         self.usage_core = usage_core
         self._listing_cache: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
@@ -139,11 +139,11 @@ class Disclosure:
 
     def allowed_tools(self) -> Iterator[ToolEntry]:
         for entry in self.registry.tool_entries():
-            if self.gate.visible(entry):
+            if self.policy_check.visible(entry):
                 yield entry
 
     def visible_members(self, entry: CategoryEntry) -> tuple[ToolEntry, ...]:
-        return self.gate.visible_members(entry)
+        return self.policy_check.visible_members(entry)
 
     def is_core(self, entry: ToolEntry) -> bool:
         names = [entry.public_name, entry.tool.name]
@@ -250,7 +250,7 @@ class Disclosure:
     def list_tools(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[dict[str, Any]]:
         """The tools/list answer for a client (``profile`` overrides the configured one).
 
-        Memoized per registry version (the gate's decisions depend only on the registry and the
+        Memoized per registry version (the policy check's decisions depend only on the registry and the
         fixed policy; ``hybrid`` also keys on the usage-ranked core set), so a client polling an
         unchanged browser costs a dictionary lookup.
         """
@@ -271,7 +271,7 @@ class Disclosure:
         usage = None
         if profile == "hybrid" and self.usage_core is not None and not self.core_tools:
             usage = frozenset(self.usage_core())
-        return (self.registry.version, self.hook_version(), self.gate.version, profile, view.dynamic, expanded, usage)
+        return (self.registry.version, self.hook_version(), self.policy_check.version, profile, view.dynamic, expanded, usage)
 
     def listing_key(self, view: ClientView | None = None, *, profile: Profile | None = None) -> tuple[Any, ...]:
         """A hashable identity of :meth:`listing` for this client: equal keys mean equal listings,
@@ -320,7 +320,7 @@ class Disclosure:
         then the extra tools, then every document's part in :meth:`Registry.documents` order).
 
         It depends only on the document, its public names (:meth:`Registry.document_names`),
-        the gate and the definition hook, the profile, the client's opened categories of this
+        the policy check and the definition hook, the profile, the client's opened categories of this
         document and, in ``hybrid``, ``core`` (:meth:`core_set`): what
         :class:`tabmcp.core.listing_json.ListingRenderer` keys its cached bytes on.
         """
@@ -330,7 +330,7 @@ class Disclosure:
         entries = self.registry.document_entries(doc.key)
         if profile in ("passthrough", "hybrid"):
             for entry in entries:
-                if (isinstance(entry, ToolEntry) and self.gate.visible(entry)
+                if (isinstance(entry, ToolEntry) and self.policy_check.visible(entry)
                         and (profile == "passthrough" or self._core(entry, core))):
                     out.append(self.tool_definition(entry))
             return out
@@ -342,7 +342,7 @@ class Disclosure:
                 out.append(self.category_definition(entry, members))
                 if view.dynamic and (entry.tab.key, entry.category.name) in view.expanded:
                     out.extend(self.tool_definition(m) for m in members)
-            elif entry.category is None and self.gate.visible(entry):
+            elif entry.category is None and self.policy_check.visible(entry):
                 out.append(self.tool_definition(entry))
         return out
 
@@ -386,7 +386,7 @@ class Disclosure:
         missing: list[str] = []
         for name in names:
             entry = self.registry.resolve(name)
-            if isinstance(entry, ToolEntry) and self.gate.visible(entry):
+            if isinstance(entry, ToolEntry) and self.policy_check.visible(entry):
                 found.append(self.tool_definition(entry))
             elif isinstance(entry, CategoryEntry) and (members := self.visible_members(entry)):
                 found.append(self.category_definition(entry, members, full=True))
@@ -430,7 +430,7 @@ class Disclosure:
                     src["categories"].append(
                         CategoryView(name=entry.public_name, description=description, toolCount=len(members))
                     )
-            elif self.gate.visible(entry):
+            elif self.policy_check.visible(entry):
                 src["tools"] += 1
                 if entry.category is None:
                     src["uncategorized"].append(entry.public_name)
@@ -444,7 +444,7 @@ class Disclosure:
             gate.scan()
             src["trust"] = gate.trust_meta()
             checked.append((gate, src["trust"]))
-        policy = self.gate.policy
+        policy = self.policy_check.policy
         data = {
             "profile": self.profile,
             "sources": list(sources.values()),

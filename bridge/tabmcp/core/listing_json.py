@@ -12,7 +12,7 @@ Cost is paid where things change:
   (:meth:`Disclosure.document_part`) is sieved and encoded once, and kept as bytes under what
   it depends on: the document object itself (the registry replaces a tab's object when the
   tab changes), its public names (a name moves when another tab takes or frees it), the
-  profile, the gate's and the registry's policy counters, the definition hook's version
+  profile, the policy check's and the registry's policy counters, the definition hook's version
   (trust pins), the client's opened categories of that document and, in ``hybrid``, the
   usage-ranked core set. A change in one tab re-encodes that tab only.
 * **per surface** — protocol versions whose tools/list result model is the same class
@@ -20,7 +20,7 @@ Cost is paid where things change:
 * **per listing** — the whole array, keyed by :meth:`Disclosure.listing_key` plus the
   caller's salt (the bridge core's revision) and the surface, so an unchanged listing is one lookup.
 
-No I/O; the registry, gate and hook are read, never written (the hook may pin a definition
+No I/O; the registry, policy check and hook are read, never written (the hook may pin a definition
 the first time it is shown, as it does for :meth:`Disclosure.listing`).
 """
 
@@ -167,7 +167,7 @@ class ListingRenderer:
             chunks.append(_encode(surface, disclosure.extra_tools(view)))
         if profile != "meta":
             core = disclosure.core_set(profile)
-            context = (profile, surface, registry.touches, disclosure.gate.version, disclosure.hook_version(), core)
+            context = (profile, surface, registry.touches, disclosure.policy_check.version, disclosure.hook_version(), core)
             opened: dict[SourceKey, frozenset[str]] = {}
             if view.dynamic and profile == "categories":
                 for doc_key, name in view.expanded:

@@ -19,9 +19,9 @@ untrusted (that script runs in its world), so nothing it says decides anything h
   send such a form itself. One exception, for sites with a secret bound (docs/security.md §8): a
   form whose secret fields are plain top-level strings is kept with each of them rewritten to
   take only a secret's name (:data:`SECRET_FIELD_SCHEMA`) and named in ``secretFields``; the
-  gate offers it only while a secret is bound to its origin (:meth:`FormsPolicy.refusal`), and a
+  policy check offers it only while a secret is bound to its origin (:meth:`FormsPolicy.refusal`), and a
   call must pass ``{{secret:NAME}}`` there (core/tools/call.py), never a literal.
-* The gate (:class:`tabmcp.core.scoping.Gate`) hides and refuses every page form of an origin whose
+* The policy check (:class:`tabmcp.core.scoping.PolicyCheck`) hides and refuses every page form of an origin whose
   switch is off, or whose Chrome origin is not the tab's, at every request: a page that claims
   forms while its switch is off gets nothing listed or called.
 """

@@ -9,7 +9,7 @@ answered with :func:`panel_state`:
 * ``activity``: the newest rows of the activity log (:mod:`tabmcp.core.activity`), of one tab
   or origin when asked;
 * ``tabs``: per tab (and allowed frame), every tool and category the page offers, with the
-  gate's decision: hidden ones carry the reason (policy, page scope, switched off), callable
+  policy check's decision: hidden ones carry the reason (policy, page scope, switched off), callable
   ones whether they need approval and whether their definition changed since it was pinned;
 * ``trust``: changed definitions with their diff, and the lockdown's flags;
 * ``secrets``: per site of the documents shown, the secret names bound to it (names only: a value
@@ -28,7 +28,7 @@ from ..errors import SecretError
 from .activity import ActivityLog
 from .browsers import OTHER_BROWSER, slot_of, wire_tab_id
 from .registry import CategoryEntry, Registry, Tab, ToolEntry
-from .scoping import Gate
+from .scoping import PolicyCheck
 from .switches import InvalidOrigin, PersonSwitches, normalize_origin
 from .trust.gate import for_person
 from .trust.text import Shown
@@ -137,8 +137,8 @@ class DocumentInsight(TypedDict, total=False):
     detailed: bool
 
 
-def _tool_insight(entry: ToolEntry, gate: Gate, trust: TrustGuard | None) -> ToolInsight:
-    decision = gate.decide(entry)
+def _tool_insight(entry: ToolEntry, policy_check: PolicyCheck, trust: TrustGuard | None) -> ToolInsight:
+    decision = policy_check.decide(entry)
     tool = entry.tool
     out: ToolInsight = {
         "name": tool.name,
@@ -157,10 +157,10 @@ def _tool_insight(entry: ToolEntry, gate: Gate, trust: TrustGuard | None) -> Too
     return out
 
 
-def _document(doc: Tab, entries: list[ToolEntry], cats: list[CategoryEntry], gate: Gate,
+def _document(doc: Tab, entries: list[ToolEntry], cats: list[CategoryEntry], policy_check: PolicyCheck,
               trust: TrustGuard | None) -> DocumentInsight:
     # Every tool is decided (the hidden count needs them all); only MAX_TOOLS_PER_TAB are listed.
-    decided = [_tool_insight(e, gate, trust) for e in entries]
+    decided = [_tool_insight(e, policy_check, trust) for e in entries]
     tools = decided[:MAX_TOOLS_PER_TAB]
     return {
         "tabId": doc.tab_id,
@@ -168,20 +168,21 @@ def _document(doc: Tab, entries: list[ToolEntry], cats: list[CategoryEntry], gat
         "origin": doc.origin,
         "url": for_person(doc.url),
         "title": for_person(doc.title),
-        "originOn": gate.origin_enabled(doc),
+        "originOn": policy_check.origin_enabled(doc),
         "toolCount": len(entries),
         "hiddenCount": sum(1 for t in decided if not t.get("visible")),
         "tools": tools,
         "categories": [
             {"name": c.category.name, "publicName": c.public_name, "description": for_person(c.category.description[:300]),
              "tools": [m.tool.name for m in c.members],
-             "visible": [m.tool.name for m in gate.visible_members(c)]}
+             "visible": [m.tool.name for m in policy_check.visible_members(c)]}
             for c in cats
         ],
     }
 
 
-def _insight(registry: Registry, gate: Gate, trust: TrustGuard | None, tab_ids: Iterable[int] | None) -> list[dict[str, Any]]:
+def _insight(registry: Registry, policy_check: PolicyCheck, trust: TrustGuard | None,
+             tab_ids: Iterable[int] | None) -> list[dict[str, Any]]:
     wanted = set(tab_ids) if tab_ids is not None else None
     by_doc: dict[tuple[int, int], tuple[Tab, list[ToolEntry], list[CategoryEntry]]] = {}
     for doc in registry.documents():
@@ -195,7 +196,7 @@ def _insight(registry: Registry, gate: Gate, trust: TrustGuard | None, tab_ids: 
             slot[1].append(entry)
         else:
             slot[2].append(entry)
-    return [{**_document(doc, tools, cats, gate, trust), "detailed": True} for doc, tools, cats in by_doc.values()]
+    return [{**_document(doc, tools, cats, policy_check, trust), "detailed": True} for doc, tools, cats in by_doc.values()]
 
 
 class Insight:
@@ -210,10 +211,10 @@ class Insight:
         self._key: tuple[int, int, int] | None = None
         self._docs: list[dict[str, Any]] = []
 
-    def documents(self, registry: Registry, gate: Gate, trust: TrustGuard | None) -> list[dict[str, Any]]:
-        key = (registry.version, gate.version, trust.version if trust is not None else 0)
+    def documents(self, registry: Registry, policy_check: PolicyCheck, trust: TrustGuard | None) -> list[dict[str, Any]]:
+        key = (registry.version, policy_check.version, trust.version if trust is not None else 0)
         if key != self._key:
-            self._docs = _insight(registry, gate, trust, None)
+            self._docs = _insight(registry, policy_check, trust, None)
             self._key = key
         return self._docs
 
@@ -244,7 +245,7 @@ def _trust(trust: TrustGuard | None) -> dict[str, Any]:
 def panel_state(
     *,
     registry: Registry,
-    gate: Gate,
+    policy_check: PolicyCheck,
     controls: PersonSwitches,
     activity: ActivityLog,
     trust: TrustGuard | None,
@@ -263,8 +264,8 @@ def panel_state(
     tab_id = query.tab_id if query is not None else None
     limit = query.limit if query is not None else 100
     rows = activity.latest(limit, origin=origin or None, tab_id=tab_id)
-    policy = gate.policy
-    docs = (insight or Insight()).documents(registry, gate, trust)
+    policy = policy_check.policy
+    docs = (insight or Insight()).documents(registry, policy_check, trust)
     return {
         "controls": {**controls.state().to_dict(), "writesByConfig": policy.allow_writes},
         "activity": [r.to_dict() for r in rows],

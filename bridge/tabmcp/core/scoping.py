@@ -47,8 +47,8 @@ __all__ = [
     "ApprovalSettings",
     "Decision",
     "FocusMode",
-    "Gate",
     "OriginRule",
+    "PolicyCheck",
     "PolicySettings",
     "Role",
     "effective_scope",
@@ -161,7 +161,7 @@ def _token(text: str) -> str:
 
 @dataclass(frozen=True)
 class Decision:
-    """What the gate says about one tool right now."""
+    """What the policy check says about one tool right now."""
 
     visible: bool
     code: str | None = None
@@ -240,7 +240,7 @@ def is_debugging(entry: ToolEntry) -> bool:
     return entry.tool.annotations.get("debugging") is True
 
 
-class Gate:
+class PolicyCheck:
     """Decides visibility and callability of page tools under one policy."""
 
     def __init__(

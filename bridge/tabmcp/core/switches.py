@@ -6,7 +6,7 @@ changes what it is allowed. They are kept in the bridge's SQLite file (``store.p
 survive a restart and the CLI can read and set them while the bridge runs (the bridge notices a
 change made by another process at its next :meth:`PersonSwitches.sync`).
 
-What each switch does (applied by :class:`tabmcp.core.scoping.Gate` and :func:`tabmcp.core.tools.catalog.run`):
+What each switch does (applied by :class:`tabmcp.core.scoping.PolicyCheck` and :func:`tabmcp.core.tools.catalog.run`):
 
 * **paused** — every tools/call answers ``PAUSED``; tools/list is unchanged, so clients do not
   churn through list-change notifications while the person looks;

@@ -6,11 +6,11 @@ also written by ``tabmcp controls`` in another process: the bridge core's
 :class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
 second of such a write, and every tools/call syncs first), the forms-as-tools choices
 (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in SQLite) and the
-:class:`tabmcp.core.scoping.Gate` that applies both (all three built by the root). What the popup shows is
+:class:`tabmcp.core.scoping.PolicyCheck` that applies both (all three built by the root). What the popup shows is
 :func:`tabmcp.core.popup.panel_state`; this module only answers with it and sends the policy.
 
 The composition root (:mod:`tabmcp.wiring`) makes one :class:`PersonPanel` with the switches,
-the forms policy and the gate it built, and calls it on handshake, disconnect and the messages
+the forms policy and the policy check it built, and calls it on handshake, disconnect and the messages
 above; it hands in the session and three callbacks (listings changed, registry touched, flush).
 """
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.activity import ActivityLog
 from ..core.page_forms import FormsPolicy, normalize_origin
 from ..core.popup import ControlRefused, Insight, apply_control, for_browser, panel_state
-from ..core.scoping import Gate
+from ..core.scoping import PolicyCheck
 from ..core.session import Peer, Session
 from ..core.switches import PersonSwitches
 from ..errors import ErrorCode
@@ -61,7 +61,7 @@ class PersonPanel:
         controls: PersonSwitches,
         forms: FormsPolicy,
         forms_switches: FormsSwitchStore,
-        gate: Gate,
+        policy_check: PolicyCheck,
         changed: Callable[[], None],
         touch: Callable[[], None],
         flush_soon: Callable[[], None],
@@ -71,7 +71,7 @@ class PersonPanel:
         self.controls = controls  # the person's switches (popup, CLI)
         self.forms_switches = forms_switches
         self.forms = forms
-        self.gate = gate
+        self.policy_check = policy_check
         self._registry = registry
         self._session = session
         self._activity = activity
@@ -133,7 +133,7 @@ class PersonPanel:
     def state(self, query: PanelQuery | None = None) -> dict[str, Any]:
         """What the popup shows (:func:`tabmcp.core.popup.panel_state`)."""
         self.sync_controls()
-        return panel_state(registry=self._registry, gate=self.gate, controls=self.controls,
+        return panel_state(registry=self._registry, policy_check=self.policy_check, controls=self.controls,
                            activity=self._activity, trust=self._trust(), query=query, insight=self._insight,
                            secrets=self._secrets())
 

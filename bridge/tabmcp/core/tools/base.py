@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..disclosure import ClientView, Disclosure
     from ..reachable_sites import Sites
     from ..registry import Registry, ToolEntry
-    from ..scoping import Gate
+    from ..scoping import PolicyCheck
     from ..search import SearchIndex
     from ..secrets import Secrets
     from ..stalls import StallMeter
@@ -37,7 +37,7 @@ class Bridge(Protocol):
 
     registry: Registry
     disclosure: Disclosure
-    gate: Gate
+    policy_check: PolicyCheck
     telemetry: TelemetryState
     sessions: SnapshotStore
     sites: Sites

@@ -74,7 +74,7 @@ def _may_run(ctx: ToolContext, entry: ToolEntry, secrets: dict[str, str] | None 
     A call that names secrets (``secrets``: field → name) counts as a write, and each secret must
     be bound to the tool's origin (core/secrets.py)."""
     as_write = bool(secrets)
-    decision = ctx.trust.gate(entry, ctx.bridge.gate.decide(entry, as_write=as_write), as_write=as_write)
+    decision = ctx.trust.gate(entry, ctx.bridge.policy_check.decide(entry, as_write=as_write), as_write=as_write)
     if not decision.visible:
         raise OutOfScope(f"{entry.public_name} is not available: {decision.reason}", tool=entry.public_name)
     if decision.code == ErrorCode.WRITES_DISABLED:

@@ -30,9 +30,9 @@ async def context(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
         source=arguments.get("source") or None, category=arguments.get("category") or None
     )
     origins = sorted({e.tab.origin for e in ctx.bridge.registry.entries()
-                      if isinstance(e, ToolEntry) and ctx.bridge.gate.visible(e)}
+                      if isinstance(e, ToolEntry) and ctx.bridge.policy_check.visible(e)}
                      | {m.tab.origin for e in ctx.bridge.registry.entries()
-                        if isinstance(e, CategoryEntry) for m in ctx.bridge.gate.visible_members(e)})
+                        if isinstance(e, CategoryEntry) for m in ctx.bridge.policy_check.visible_members(e)})
     bound = {o: names for o in origins if (names := ctx.bridge.secrets.names_for(o))}
     if bound:
         body += ("\n\n## Secrets by name\nPass a secret as a string argument that is exactly {{secret:NAME}}; "

@@ -71,7 +71,7 @@ async def open_page(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
         for name in tab.tools:
             public = bridge.registry.public_name(tab_id, name)
             entry = bridge.registry.resolve(public) if public else None
-            if isinstance(entry, ToolEntry) and bridge.gate.visible(entry):
+            if isinstance(entry, ToolEntry) and bridge.policy_check.visible(entry):
                 tools.append({"name": entry.public_name, "description": definition_text(entry.tool.description[:300])})
     # the page's URL (of the origin asked for; its path the page's) is cleaned like a definition's
     shown_url = definition_text(tab.url) if tab else url

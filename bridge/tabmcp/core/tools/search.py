@@ -44,12 +44,12 @@ DEFINITION: dict[str, Any] = {
 
 
 def allowed(ctx: ToolContext) -> Any:
-    """A filter for the search index: tools that exist and the gate lets this client see."""
+    """A filter for the search index: tools that exist and the policy check lets this client see."""
     bridge = ctx.bridge
 
     def allow(key: str) -> bool:
         entry = bridge.registry.resolve(key)
-        return isinstance(entry, ToolEntry) and bridge.gate.visible(entry)
+        return isinstance(entry, ToolEntry) and bridge.policy_check.visible(entry)
 
     return allow
 
