@@ -426,7 +426,7 @@
 
 /**
  * A tab closed: its tools go, and its pending requests end with ``TAB_CLOSED``.
- * @typedef {object} TabClosed
+ * @typedef {object} TabClosedMessage
  * @property {'tab.closed'} type
  * @property {number} tabId
  */
@@ -649,7 +649,7 @@
 
 /**
  * Which origins have forms-as-tools on: sent after ``welcome`` and whenever it changes. The extension scans ordinary forms only on matching pages; the bridge checks again on every listing and call.
- * @typedef {object} FormsPolicy
+ * @typedef {object} FormsPolicyMessage
  * @property {'forms.policy'} type
  * @property {Array<FormsPolicyRule>} [rules]
  * @property {Array<string>} [secretSites] The origins with at least one secret bound (never a name or a value): on them a sign-in form may be described, its password, one-time-code or card fields taking only a secret's name.

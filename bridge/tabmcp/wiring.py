@@ -54,11 +54,11 @@ from .protocol import (
     PanelQuery,
     SiteForget,
     SitePermission,
+    TabClosedMessage,
     TabsSync,
     TabUpdate,
     Telemetry,
 )
-from .protocol import TabClosed as TabClosedMsg
 from .server.calls import PageRequests
 from .server.changes import ChangeListeners, RegistryFanOut
 from .server.hub import Hub, Link
@@ -231,7 +231,7 @@ class BridgeCore:
         hub = self.hub
         hub.on(TabsSync, handler=self.intake.on_sync)
         hub.on(TabUpdate, handler=self.intake.on_update)
-        hub.on(TabClosedMsg, handler=self.intake.tab_closed)
+        hub.on(TabClosedMessage, handler=self.intake.tab_closed)
         hub.on(
             SitePermission, SiteForget, handler=lambda _peer, m: self.site_link.on_message(m)
         )  # the person, in the popup

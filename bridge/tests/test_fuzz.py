@@ -67,7 +67,7 @@ from tabmcp.protocol import (
     SiteForget,
     SitePermission,
     SiteStatus,
-    TabClosed,
+    TabClosedMessage,
     TabSnapshot,
     TabsSync,
     TabUpdate,
@@ -267,7 +267,7 @@ VALID_MESSAGES: dict[str, st.SearchStrategy[BaseModel]] = {
     "pair.request": st.builds(PairRequest, type=st.just("pair.request")),
     "tabs.sync": st.builds(TabsSync, type=st.just("tabs.sync"), tabs=st.lists(snapshots, max_size=3)),
     "tab.update": st.builds(TabUpdate, type=st.just("tab.update"), tab=snapshots),
-    "tab.closed": st.builds(TabClosed, type=st.just("tab.closed"), tab_id=tab_ids),
+    "tab.closed": st.builds(TabClosedMessage, type=st.just("tab.closed"), tab_id=tab_ids),
     "call.result": st.builds(
         CallResult,
         type=st.just("call.result"),
@@ -1295,7 +1295,7 @@ def _closes_the_tab(frame: str | bytes) -> bool:
         message = parse_extension_message(frame)
     except ProtocolError:
         return False
-    if isinstance(message, TabClosed):
+    if isinstance(message, TabClosedMessage):
         return message.tab_id == 7
     if isinstance(message, TabUpdate):
         return message.tab.tab_id == 7

@@ -20,7 +20,7 @@ from tabmcp.core.session import HandshakeDone, MessageReceived, Peer, Send, Sess
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
 from tabmcp.errors import ErrorCode, SiteNotReachable
-from tabmcp.protocol import PROTOCOL_VERSION, FormsPolicy, PanelState, SitesList, TabSnapshot, TelemetryConfig
+from tabmcp.protocol import PROTOCOL_VERSION, FormsPolicyMessage, PanelState, SitesList, TabSnapshot, TelemetryConfig
 from tabmcp.server.person_link import PersonPanel
 from tabmcp.server.site_opening import SiteLink
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS, TelemetryLink
@@ -81,7 +81,7 @@ async def test_person_panel_answers_control_set_and_sends_forms_policy() -> None
                         controls=controls, forms=forms, forms_switches=switches, policy_check=policy_check,
                         changed=calls.change, touch=calls.touch, flush_soon=calls.flush, trust=lambda: None)
     panel.connected(peer)
-    assert [type(m) for m in sent(session)] == [FormsPolicy]
+    assert [type(m) for m in sent(session)] == [FormsPolicyMessage]
 
     panel.on_message(peer, received(session, peer, type="control.set", requestId="r1", action="pause"))
     [answer] = sent(session)
@@ -102,7 +102,8 @@ async def test_person_panel_answers_control_set_and_sends_forms_policy() -> None
 
     panel.forms_set(peer, received(session, peer, type="forms.set", origin=SHOP, enabled=True))
     [policy] = sent(session)
-    assert isinstance(policy, FormsPolicy) and any(r.match == SHOP and r.enabled and r.source == "person" for r in policy.rules)
+    assert isinstance(policy, FormsPolicyMessage)
+    assert any(r.match == SHOP and r.enabled and r.source == "person" for r in policy.rules)
     assert calls.touched == 1 and calls.flushed == 1 and panel.forms_switches.all() == {SHOP: True}
 
     panel.forms_set(peer, received(session, peer, type="forms.set", origin="not an origin", enabled=True))

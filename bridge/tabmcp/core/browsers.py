@@ -32,7 +32,7 @@ from ..protocol import (
     Hello,
     PanelQuery,
     SiteStatus,
-    TabClosed,
+    TabClosedMessage,
     TabsSync,
     TabUpdate,
     Telemetry,
@@ -149,7 +149,7 @@ def inbound(message: Any, slot: int) -> Any:
         return message.model_copy(
             update={"tab": message.tab.model_copy(update={"tab_id": _tab(slot, message.tab.tab_id)})}
         )
-    if isinstance(message, TabClosed | Telemetry):
+    if isinstance(message, TabClosedMessage | Telemetry):
         return message.model_copy(update={"tab_id": _tab(slot, message.tab_id)})
     if isinstance(message, SiteStatus) and message.tab_id is not None:
         return message.model_copy(update={"tab_id": _tab(slot, message.tab_id)})

@@ -19,8 +19,7 @@ from ..core.search.sync import warm as warm_search
 from ..core.session import Peer, Session
 from ..core.stalls import LINK_WORK, StallMeter
 from ..errors import ErrorCode
-from ..protocol import TabClosed as TabClosedMsg
-from ..protocol import TabSnapshot, TabsSync, TabUpdate
+from ..protocol import TabClosedMessage, TabSnapshot, TabsSync, TabUpdate
 from .hub import Hub
 from .reader import OffLoop
 
@@ -49,7 +48,7 @@ class RegistryIntake:
         self.enhancing = 0
         """A middleware's snapshots not yet put in (``BridgeCore.settle`` waits for them)."""
 
-    def tab_closed(self, _peer: Peer, m: TabClosedMsg) -> None:
+    def tab_closed(self, _peer: Peer, m: TabClosedMessage) -> None:
         self.reader.submit(
             None, lambda _: self._apply(self.registry.remove(m.tab_id)))  # after its tab's readings
 

@@ -28,8 +28,7 @@ from ..core.scoping import PolicyCheck
 from ..core.session import Peer, Session
 from ..core.switches import PersonSwitches
 from ..errors import ErrorCode
-from ..protocol import ControlSet, ErrorBody, FormsPolicyRule, FormsSet, PanelQuery, PanelState
-from ..protocol import FormsPolicy as FormsPolicyMsg
+from ..protocol import ControlSet, ErrorBody, FormsPolicyMessage, FormsPolicyRule, FormsSet, PanelQuery, PanelState
 from ..storage.database import FormsSwitchStore
 
 if TYPE_CHECKING:
@@ -155,11 +154,11 @@ class PersonPanel:
 
     # -- page forms as tools (core/page_forms.py) ----------------------------------------
 
-    def _forms_policy_message(self) -> FormsPolicyMsg:
+    def _forms_policy_message(self) -> FormsPolicyMessage:
         secrets = self._secrets()
         self._secret_sites = secrets.bound_origins() if secrets is not None else []
-        return FormsPolicyMsg(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()],
-                              secret_sites=self._secret_sites)
+        return FormsPolicyMessage(rules=[FormsPolicyRule(**r.to_wire()) for r in self.forms.rules()],
+                                  secret_sites=self._secret_sites)
 
     def follow_secrets(self) -> None:
         """The origins with a secret bound may have changed (the popup's unbind, or ``tabmcp secrets``

@@ -34,7 +34,7 @@ __all__ = [
     "SiteForget",
     "SitePermission",
     "SiteStatus",
-    "TabClosed",
+    "TabClosedMessage",
     "TabUpdate",
     "TabsSync",
     "Telemetry",
@@ -107,7 +107,7 @@ class TabUpdate(WireModel):
     tab: TabSnapshot
 
 
-class TabClosed(WireModel):
+class TabClosedMessage(WireModel):
     """A tab closed: its tools go, and its pending requests end with ``TAB_CLOSED``."""
 
     type: Literal["tab.closed"]
@@ -280,7 +280,7 @@ ExtensionMessage = Annotated[
     | PairRequest
     | TabsSync
     | TabUpdate
-    | TabClosed
+    | TabClosedMessage
     | CallResult
     | ApprovalResult
     | FormsSet

@@ -17,7 +17,7 @@ __all__ = [
     "BridgeMessage",
     "CallCancel",
     "CallStart",
-    "FormsPolicy",
+    "FormsPolicyMessage",
     "FormsPolicyRule",
     "JsRegExp",
     "PageQuery",
@@ -165,7 +165,7 @@ class FormsPolicyRule(WireModel):
     reading of it, ``core/js_regex.py``); unset for the person's exact origins."""
 
 
-class FormsPolicy(WireModel):
+class FormsPolicyMessage(WireModel):
     """Which origins have forms-as-tools on: sent after ``welcome`` and whenever it changes. The
     extension scans ordinary forms only on matching pages; the bridge checks again on every
     listing and call."""
@@ -235,7 +235,7 @@ BridgeMessage = (
     | ApprovalRequest
     | ApprovalWithdraw
     | TelemetryConfig
-    | FormsPolicy
+    | FormsPolicyMessage
     | PageQuery
     | SiteOpen
     | SitesList
