@@ -9,7 +9,7 @@ import json
 
 from mcp import Client
 from playwright.async_api import expect
-from tabmcp.core.session import RequestKind
+from tabmcp.core.extension_links import RequestKind
 
 from .conftest import Env, eventually, other_bridge
 

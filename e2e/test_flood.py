@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from mcp import Client
 from playwright.async_api import expect
-from tabmcp.core.session import RequestKind
+from tabmcp.core.extension_links import RequestKind
 from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.server.extension import FLOOD_BURST, FLOOD_RATE
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tabmcp.core.session import RequestKind
+from tabmcp.core.extension_links import RequestKind
 
 from .conftest import Env, eventually
 

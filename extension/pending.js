@@ -4,7 +4,7 @@
  * (`call`), live page queries (`query`), approvals asked in the extension's window
  * (`approval`) and the popup's questions to the bridge (`panel`: panel.query, control.set). Each has a deadline, and every kind ends by the same rules: its tab closed, its
  * page (or frame) went away or navigated, the bridge link dropped, its deadline passed, or the
- * bridge cancelled it. The bridge keeps the same shape in bridge/tabmcp/core/session.py
+ * bridge cancelled it. The bridge keeps the same shape in bridge/tabmcp/core/extension_links.py
  * (RequestTable).
  *
  * The table only keeps entries and timers and decides *which* requests a rule ends; how a kind

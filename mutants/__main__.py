@@ -94,7 +94,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "batched-frame-read-whole",
         "a batched frame from the extension is read as one message (its results never end their calls)",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "        if peer.batched:\n            newline =",
         "        if False:\n            newline =",
         ("bridge/tests/test_extension_link.py", "-k", "together"),
@@ -238,7 +238,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "tab-close-keeps-calls",
         "a call in a tab that closes waits for its timeout",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "            events += self._end(request, _Rule.TAB_CLOSED)",
         "            pass",
         ("bridge/tests/test_bridge.py", "-k", "closed"),
@@ -496,7 +496,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "site-redirect-ignored",
         "a tab opened for a site that landed on another origin has its same-named tool called",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "        if origin and origin != request.origin:",
         "        if False:",
         ("bridge/tests/test_sites_bridge.py", "-k", "redirect"),
@@ -892,7 +892,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "unpaired-link-admitted",
         "a hello without a valid pairing makes its connection the extension link (any local program)",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "        if not admission.admitted:\n            return self._unpaired(peer, hello, admission.verdict)",
         "        if False:\n            return self._unpaired(peer, hello, admission.verdict)",
         ("bridge/tests/test_pairing.py", "bridge/tests/test_pairing_bridge.py", "-k", "unpaired or nothing or displace"),
@@ -1278,7 +1278,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "flood-sync-part-applied-alone",
         "the bridge applies each part of a sync as the whole state",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "        if message.more:",
         "        if False:",
         ("bridge/tests/test_tab_flood.py", "-k", "parts"),
@@ -1930,7 +1930,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "answer-from-any-browser",
         "another browser's link may answer (approve, resolve) what was asked of this one",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "        if peer is None or request.peer is peer:",
         "        if True:",
         ("bridge/tests/test_browsers.py", "-k", "only_the_browser_asked"),
@@ -1938,7 +1938,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "close-ends-every-browser",
         "one browser's link closing ends the requests of every browser",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "        for request in self.requests.on(peer):",
         "        for request in self.requests.all():",
         ("bridge/tests/test_browsers.py", "-k", "closing_one_browser_ends"),
@@ -1954,7 +1954,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "call-to-the-wrong-browser",
         "a call runs on the browser linked last, whichever browser owns its tab",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "        call = self._new(RequestKind.CALL, timeout_s, self.link_for_tab(tab_id), tab_id=tab_id,",
         "        call = self._new(RequestKind.CALL, timeout_s, self.current, tab_id=tab_id,",
         ("bridge/tests/test_browsers.py", "-k", "go_to_the_browser or distinct_names"),
@@ -1962,7 +1962,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "approval-in-the-wrong-browser",
         "an approval opens in the browser linked last, not the one whose tab asked",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "        approval = self._new(RequestKind.APPROVAL, timeout_s, self.link_for_tab(tab_id), tab_id=tab_id,",
         "        approval = self._new(RequestKind.APPROVAL, timeout_s, next(iter(self.links.values())), tab_id=tab_id,",
         ("bridge/tests/test_browsers.py", "-k", "approval_opens"),
@@ -1970,7 +1970,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "tab-ids-unqualified",
         "a second browser's tab ids are taken as they come (its tab 7 is the first browser's tab 7)",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "            if peer.slot:  # another browser than the first: its tab ids, qualified",
         "            if False:",
         ("bridge/tests/test_browsers.py", "-k", "qualified_by_its_slot or distinct_names"),
@@ -2460,7 +2460,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "pairing-named-by-user-agent",
         "a Chromium pairing is named by its user agent ('Chrome 156'), not its brand",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         '    if hello.brand:  # Chromium\'s own word for itself (its user agent says "Chrome" whatever the build)',
         "    if False:",
         ("e2e/test_pairing.py", "-k", "person_pairs"),
@@ -2725,7 +2725,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "secret-unbind-unpaired",
         "a local program that is not paired unbinds the person's secrets (control.set before pairing)",
-        "bridge/tabmcp/core/session.py",
+        "bridge/tabmcp/core/extension_links.py",
         "            if peer.state is LinkState.PAIRING and not isinstance(message, Hello | PairRequest | Ping | Pong):",
         "            if peer.state is LinkState.PAIRING and not isinstance(message, Hello | PairRequest | Ping | Pong)"
         " and message.type != \"control.set\":",

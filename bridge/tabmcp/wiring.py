@@ -29,6 +29,7 @@ from . import __version__
 from .config import Config
 from .core.activity import FLUSH_DELAY_S as ACTIVITY_FLUSH_DELAY_S
 from .core.disclosure import ClientView, Disclosure
+from .core.extension_links import Disconnected, Event, ExtensionLinks, HandshakeDone, KindView, Peer
 from .core.listing_json import ListingRenderer
 from .core.page_forms import FormsPolicy
 from .core.pairing import Pairing, Pairings
@@ -38,7 +39,6 @@ from .core.scoping import PolicyCheck
 from .core.search import SearchIndex
 from .core.search.sync import IndexSync
 from .core.secrets import Mask, Secrets
-from .core.session import Disconnected, Event, HandshakeDone, KindView, Peer, Session
 from .core.stalls import StallMeter
 from .core.telemetry import SnapshotStore, TelemetryState
 from .core.tools import RESERVED_NAMES
@@ -117,7 +117,7 @@ class BridgeCore:
         )
         """Who may be the extension: paired installs, launchers' pairings, the pre-shared token
         (core/pairing.py)."""
-        self.session = Session(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings)
+        self.session = ExtensionLinks(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings)
         self.hub = Hub(self.session, trace=trace_enabled(), work=self.stalls.work, on_connected=self._connected,
                        on_disconnected=self._disconnected, after=self._opened_tabs)
         """The links' I/O (server/hub.py)."""
@@ -346,7 +346,7 @@ class BridgeCore:
     # -- pairing (the control API: ``tabmcp pair``, launchers) ------------------------------
 
     async def confirm_pairing(self, code: str) -> Pairing:
-        """The person typed ``code``: pair the connection that showed it (:meth:`Session.confirm_pairing`).
+        """The person typed ``code``: pair the connection that showed it (:meth:`ExtensionLinks.confirm_pairing`).
 
         Raises:
             PairingCodeWrong, PairingLocked: the code matches no pending request.

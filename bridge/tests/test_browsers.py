@@ -16,17 +16,17 @@ import pytest
 from mcp import Client
 from tabmcp.control_key import ControlClient
 from tabmcp.core.browsers import OTHER_BROWSER, TAB_STRIDE, qualify, slot_of, wire_tab_id
-from tabmcp.core.popup import for_browser
-from tabmcp.core.session import (
+from tabmcp.core.extension_links import (
     Disconnected,
+    ExtensionLinks,
     HandshakeDone,
     LinkState,
     MessageReceived,
     Peer,
     RequestEnded,
     Send,
-    Session,
 )
+from tabmcp.core.popup import for_browser
 from tabmcp.errors import ErrorCode
 from tabmcp.protocol import PROTOCOL_VERSION, ApprovalRequest, CallStart, PageQuery
 from tabmcp.server.app import running_bridge
@@ -43,8 +43,8 @@ def hello(profile: str, browser: str) -> str:
     )
 
 
-def two_browsers() -> tuple[Session, Peer, Peer]:
-    session = Session(session_id="s1", bridge_version="9.9")
+def two_browsers() -> tuple[ExtensionLinks, Peer, Peer]:
+    session = ExtensionLinks(session_id="s1", bridge_version="9.9")
     chromium, firefox = Peer("chromium"), Peer("firefox")
     assert session.receive(chromium, hello("profile-chromium", "chromium")) == [HandshakeDone(chromium)]
     assert session.receive(firefox, hello("profile-firefox", "firefox")) == [HandshakeDone(firefox)]
@@ -52,7 +52,7 @@ def two_browsers() -> tuple[Session, Peer, Peer]:
     return session, chromium, firefox
 
 
-def sent(session: Session) -> list[tuple[Peer, Any]]:
+def sent(session: ExtensionLinks) -> list[tuple[Peer, Any]]:
     return [(a.peer, a.message) for a in session.data_to_send() if isinstance(a, Send)]
 
 

@@ -229,10 +229,10 @@ def test_the_bridge_takes_only_the_first_answer_to_an_approval() -> None:
     """The popup and the approval window show the same question: whichever answers first decides."""
     import json as _json
 
-    from tabmcp.core.session import Peer, RequestEnded, Session
+    from tabmcp.core.extension_links import ExtensionLinks, Peer, RequestEnded
     from tabmcp.protocol import PROTOCOL_VERSION
 
-    session = Session(session_id="s", bridge_version="t")
+    session = ExtensionLinks(session_id="s", bridge_version="t")
     peer = Peer("ext")
     session.receive(peer, _json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
     approval = session.start_approval(tab_id=1, document_id="d", origin="https://shop.test", tool="checkout",

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 from tabmcp.config import Config
+from tabmcp.core.extension_links import ExtensionLinks, HandshakeDone, MessageReceived, Peer, Send
 from tabmcp.core.page_forms import FormsPolicy as FormsSwitch
 from tabmcp.core.registry import Registry
 from tabmcp.core.scoping import PolicyCheck
-from tabmcp.core.session import HandshakeDone, MessageReceived, Peer, Send, Session
 from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
 from tabmcp.errors import ErrorCode, SiteNotReachable
@@ -31,19 +31,19 @@ from tabmcp.storage.trust import TrustStore
 SHOP = "https://shop.test"
 
 
-def ready_session() -> tuple[Session, Peer]:
-    session = Session(session_id="s1", bridge_version="9.9")
+def ready_session() -> tuple[ExtensionLinks, Peer]:
+    session = ExtensionLinks(session_id="s1", bridge_version="9.9")
     peer = Peer("test")
     assert session.receive(peer, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION})) == [HandshakeDone(peer)]
     session.data_to_send()  # the welcome
     return session, peer
 
 
-def sent(session: Session) -> list[Any]:
+def sent(session: ExtensionLinks) -> list[Any]:
     return [a.message for a in session.data_to_send() if isinstance(a, Send)]
 
 
-def received(session: Session, peer: Peer, **fields: Any) -> Any:
+def received(session: ExtensionLinks, peer: Peer, **fields: Any) -> Any:
     [event] = session.receive(peer, json.dumps(fields))
     assert isinstance(event, MessageReceived)
     return event.message
@@ -112,7 +112,7 @@ async def test_person_panel_answers_control_set_and_sends_forms_policy() -> None
     panel.disconnected()
 
 
-def site_link(session: Session, calls: Calls, registry: Registry) -> SiteLink:
+def site_link(session: ExtensionLinks, calls: Calls, registry: Registry) -> SiteLink:
     async def wait(request: Any) -> Any:
         raise AssertionError("nothing is opened in these tests")
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import tabmcp.core.pairing as pairing_module
+from tabmcp.core.extension_links import ExtensionLinks, HandshakeDone, LinkState, MessageReceived, Peer
 from tabmcp.core.pairing import (
     CODE_TTL_S,
     MAX_WRONG_CODES,
@@ -18,7 +19,6 @@ from tabmcp.core.pairing import (
     hash_secret,
     secret_matches,
 )
-from tabmcp.core.session import HandshakeDone, LinkState, MessageReceived, Peer, Session
 from tabmcp.errors import ErrorCode, PairingBusy, PairingCodeWrong, PairingLocked
 from tabmcp.protocol import PROTOCOL_VERSION, Hello, PairCode, PairDone, PairingCredential, PairRequired, Welcome
 from tabmcp.storage.database import SqlitePairings
@@ -172,9 +172,9 @@ def test_the_store_keeps_a_hash_not_the_secret_and_survives_a_restart(tmp_path):
 # -- the session -------------------------------------------------------------------------------
 
 
-def paired_session() -> tuple[Session, Pairings, Peer, dict[str, str]]:
+def paired_session() -> tuple[ExtensionLinks, Pairings, Peer, dict[str, str]]:
     pairings = Pairings(MemoryStore())
-    session = Session(session_id="s", bridge_version="t", pairing=pairings)
+    session = ExtensionLinks(session_id="s", bridge_version="t", pairing=pairings)
     real = Peer("real")
     record, secret = pairings.create("real")
     credential = {"id": record.id, "secret": secret}
@@ -183,7 +183,7 @@ def paired_session() -> tuple[Session, Pairings, Peer, dict[str, str]]:
     return session, pairings, real, credential
 
 
-def sent_to(session: Session, peer: Peer) -> list[Any]:
+def sent_to(session: ExtensionLinks, peer: Peer) -> list[Any]:
     return [s.message for s in session.data_to_send() if getattr(s, "peer", None) is peer and hasattr(s, "message")]
 
 

@@ -6,9 +6,10 @@ import json
 from typing import Any
 
 import pytest
-from tabmcp.core.session import (
+from tabmcp.core.extension_links import (
     Close,
     Disconnected,
+    ExtensionLinks,
     HandshakeDone,
     LinkState,
     MessageReceived,
@@ -18,7 +19,6 @@ from tabmcp.core.session import (
     RequestState,
     RequestTable,
     Send,
-    Session,
 )
 from tabmcp.errors import ErrorCode, ExtensionDisconnected, InvalidState, PageError
 from tabmcp.protocol import PROTOCOL_VERSION, ApprovalWithdraw, CallCancel, TabsSync, Welcome
@@ -40,14 +40,14 @@ def hello(**extra: Any) -> str:
     return frame(type="hello", protocol=PROTOCOL_VERSION, **extra)
 
 
-def new_session(**kwargs: Any) -> tuple[Session, Peer, Clock]:
+def new_session(**kwargs: Any) -> tuple[ExtensionLinks, Peer, Clock]:
     clock = Clock()
-    session = Session(session_id="s1", bridge_version="9.9", clock=clock, **kwargs)
+    session = ExtensionLinks(session_id="s1", bridge_version="9.9", clock=clock, **kwargs)
     peer = Peer("test")
     return session, peer, clock
 
 
-def ready() -> tuple[Session, Peer, Clock]:
+def ready() -> tuple[ExtensionLinks, Peer, Clock]:
     session, peer, clock = new_session()
     events = session.receive(peer, hello())
     assert events == [HandshakeDone(peer)]
@@ -56,15 +56,15 @@ def ready() -> tuple[Session, Peer, Clock]:
     return session, peer, clock
 
 
-def sent(session: Session) -> list[Any]:
+def sent(session: ExtensionLinks) -> list[Any]:
     return [a.message for a in session.data_to_send() if isinstance(a, Send)]
 
 
-def error_codes(session: Session) -> list[str]:
+def error_codes(session: ExtensionLinks) -> list[str]:
     return [m.code for m in sent(session) if m.type == "error"]
 
 
-def start_all(session: Session, tab_id: int = 7, doc: str = "d1") -> tuple[Any, Any, Any]:
+def start_all(session: ExtensionLinks, tab_id: int = 7, doc: str = "d1") -> tuple[Any, Any, Any]:
     call = session.start_call(tab_id=tab_id, document_id=doc, page_tool="t", public_name="pub_t",
                               arguments={"a": 1}, timeout_s=30)
     approval = session.start_approval(tab_id=tab_id, document_id=doc, tool="pub_t", title="T", description="",
@@ -198,7 +198,7 @@ def test_an_unusable_result_ends_its_call():
 # -- batched frames ---------------------------------------------------------------------------
 
 
-def batched() -> tuple[Session, Peer, Clock]:
+def batched() -> tuple[ExtensionLinks, Peer, Clock]:
     session, peer, clock = new_session()
     assert session.receive(peer, hello(batch=True)) == [HandshakeDone(peer)]
     [welcome] = sent(session)
@@ -391,7 +391,7 @@ def test_table_ids_are_unique():
 # -- opening a site (OPEN) -------------------------------------------------------------------
 
 
-def start_open(session: Session, tool: str = "book", **kw: Any) -> Any:
+def start_open(session: ExtensionLinks, tool: str = "book", **kw: Any) -> Any:
     return session.start_open(url="https://ferry.test/book", origin="https://ferry.test", tool=tool,
                               timeout_s=kw.pop("timeout_s", 15), settle_s=kw.pop("settle_s", 1), **kw)
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from tabmcp.core.extension_links import ExtensionLinks, MessageReceived, Peer
 from tabmcp.core.flood import QUIET_S, TAB_BURST, TAB_RATE, TabFlood
-from tabmcp.core.session import MessageReceived, Peer, Session
 from tabmcp.protocol import MAX_SYNC_PARTS, PROTOCOL_VERSION, TabsSync
 from tabmcp.server.extension import FLOOD_BURST, FLOOD_RATE
 
@@ -61,7 +61,7 @@ def telemetry(tab_id: int, n: int = 1) -> str:
 
 def test_the_session_sheds_one_tabs_telemetry_and_names_it(caplog: pytest.LogCaptureFixture):
     now = [0.0]
-    session = Session(session_id="s", bridge_version="t", clock=lambda: now[0])
+    session = ExtensionLinks(session_id="s", bridge_version="t", clock=lambda: now[0])
     peer = Peer("p")
     session.receive(peer, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
     caplog.set_level(logging.WARNING, "tabmcp.session")
@@ -85,7 +85,7 @@ def sync(*tab_ids: int, more: bool = False) -> str:
 
 
 def test_a_sync_in_parts_is_one_sync_once_its_last_part_arrives():
-    session = Session(session_id="s", bridge_version="t")
+    session = ExtensionLinks(session_id="s", bridge_version="t")
     peer = Peer("p")
     session.receive(peer, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
     assert session.receive(peer, sync(1, 2, more=True)) == []
@@ -99,7 +99,7 @@ def test_a_sync_in_parts_is_one_sync_once_its_last_part_arrives():
 
 
 def test_a_sync_in_too_many_parts_is_refused_by_name():
-    session = Session(session_id="s", bridge_version="t")
+    session = ExtensionLinks(session_id="s", bridge_version="t")
     peer = Peer("p")
     session.receive(peer, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
     session.data_to_send()

@@ -1,7 +1,7 @@
 """Several browsers through one bridge: who each link is, and tab ids that never collide.
 
 Every browser (a Chromium profile, a Firefox profile) that pairs with the bridge holds a link of
-its own (:class:`tabmcp.core.session.Session` keeps one per browser). Each browser numbers its
+its own (:class:`tabmcp.core.extension_links.ExtensionLinks` keeps one per browser). Each browser numbers its
 tabs from 1, so tab 7 of Chromium and tab 7 of Firefox are different tabs: the bridge *qualifies*
 the ids a browser sends with the browser's **slot**, a small number given to each browser the
 first time it connects during a bridge run (and kept for the run, so a reconnect keeps its ids):

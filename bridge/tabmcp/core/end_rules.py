@@ -1,6 +1,6 @@
 """The rules that end a pending request before its answer: one table for the bridge and the worker.
 
-Both sides keep a table of pending requests (the bridge's :class:`tabmcp.core.session.RequestTable`,
+Both sides keep a table of pending requests (the bridge's :class:`tabmcp.core.extension_links.RequestTable`,
 the service worker's ``extension/pending.js``) and end them by the same rules. This table is their
 one source: each rule's name (as the worker spells it), the error code a request ends with under
 it, whether the worker reports that end to the bridge, and which side applies it.

@@ -11,8 +11,8 @@ import time
 from typing import Any
 
 from ..config import Config
+from ..core.extension_links import ExtensionLinks
 from ..core.registry import Registry, ToolEntry
-from ..core.session import Session
 from ..core.trust.gate import definition_text, for_person
 from ..core.trust.text import PageJson, PageValue
 from ..errors import ToolCallError
@@ -26,7 +26,7 @@ __all__ = ["PageRequests"]
 class PageRequests:
     """Calls, approvals and page queries of one bridge."""
 
-    def __init__(self, config: Config, registry: Registry, session: Session, hub: Hub, usage: UsageStore) -> None:
+    def __init__(self, config: Config, registry: Registry, session: ExtensionLinks, hub: Hub, usage: UsageStore) -> None:
         self.config = config
         self.registry = registry
         self.session = session

@@ -9,8 +9,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..core.extension_links import Event, ExtensionLinks
 from ..core.registry import Registry, RegistryChange
-from ..core.session import Event, Session
 from ..core.trust.retention import Retention
 from .hub import Hub
 from .site_opening import SiteLink
@@ -46,7 +46,7 @@ class ChangeListeners:
 class RegistryFanOut:
     """A registry change to everything that follows the registry."""
 
-    def __init__(self, registry: Registry, session: Session, hub: Hub, *, telemetry_link: TelemetryLink,
+    def __init__(self, registry: Registry, session: ExtensionLinks, hub: Hub, *, telemetry_link: TelemetryLink,
                  mediation: Mediation, site_link: SiteLink, retention: Retention,
                  arm_sweep: Callable[[], None], changed: Callable[[], None]) -> None:
         self.registry = registry

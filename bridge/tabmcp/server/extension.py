@@ -25,8 +25,8 @@ from typing import Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from ..core.extension_links import Peer
 from ..core.flood import SHED_COST
-from ..core.session import Peer
 from ..errors import ErrorCode
 from ..protocol import WireError
 from .hub import Hub, Link

@@ -2,7 +2,7 @@
 
 The extension endpoint (:mod:`.extension`) hands every frame to :meth:`Hub.handle_frame`. The
 links' protocol (handshake, every pending call, approval and page query, and the rules that end
-them) is :class:`tabmcp.core.session.Session`, which does no I/O; the hub
+them) is :class:`tabmcp.core.extension_links.ExtensionLinks`, which does no I/O; the hub
 
 * feeds it frames and sends what it queues, on the link each message names;
 * pairs the requests it makes with futures (:meth:`Hub.wait`) and runs one timer for the
@@ -24,17 +24,17 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from ..core.session import (
+from ..core.extension_links import (
     Close,
     Disconnected,
     Event,
+    ExtensionLinks,
     HandshakeDone,
     LinkState,
     MessageReceived,
     Peer,
     PendingRequest,
     RequestEnded,
-    Session,
 )
 from ..core.stalls import LINK_WORK
 from ..errors import InvalidState
@@ -91,7 +91,7 @@ def _ignore(_event: Any) -> None:
 
 
 class Hub:
-    """The extension links' I/O around one :class:`Session`.
+    """The extension links' I/O around one :class:`ExtensionLinks`.
 
     Args:
         session: the links' protocol.
@@ -100,7 +100,7 @@ class Hub:
             frame's is the link's until a handler names its tab's origin.
     """
 
-    def __init__(self, session: Session, *, trace: bool = False,
+    def __init__(self, session: ExtensionLinks, *, trace: bool = False,
                  work: Callable[[str], AbstractContextManager[None]] | None = None,
                  on_connected: Callable[[HandshakeDone], None] = _ignore,
                  on_disconnected: Callable[[Disconnected], None] = _ignore,

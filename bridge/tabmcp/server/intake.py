@@ -14,9 +14,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..core.browsers import slot_of, wire_tab_id
+from ..core.extension_links import ExtensionLinks, Peer
 from ..core.registry import Reading, Registry, RegistryChange, origin_of
 from ..core.search.sync import warm as warm_search
-from ..core.session import Peer, Session
 from ..core.stalls import LINK_WORK, StallMeter
 from ..errors import ErrorCode
 from ..protocol import TabClosedMessage, TabSnapshot, TabsSync, TabUpdate
@@ -35,7 +35,7 @@ class RegistryIntake:
     """The links' tab messages into the registry, each change handed to ``apply``."""
 
     def __init__(self, registry: Registry, reader: OffLoop, mediation: Mediation, stalls: StallMeter,
-                 session: Session, hub: Hub, apply: Callable[[RegistryChange], None]) -> None:
+                 session: ExtensionLinks, hub: Hub, apply: Callable[[RegistryChange], None]) -> None:
         self.registry = registry
         self.reader = reader
         self.mediation = mediation

@@ -12,8 +12,8 @@ from collections.abc import Callable, Hashable
 
 from ..config import Config
 from ..core.browsers import slot_of
+from ..core.extension_links import ExtensionLinks, Peer
 from ..core.registry import Registry, RegistryChange
-from ..core.session import Peer, Session
 from ..core.trust.retention import Retention
 from .reader import OffLoop
 
@@ -25,7 +25,7 @@ log = logging.getLogger("tabmcp.core")
 class LinkTimers:
     """The sweep timer and the reconnect-grace timers of one bridge."""
 
-    def __init__(self, config: Config, session: Session, reader: OffLoop, registry: Registry,
+    def __init__(self, config: Config, session: ExtensionLinks, reader: OffLoop, registry: Registry,
                  retention: Retention, apply: Callable[[RegistryChange], None]) -> None:
         self.config = config
         self.session = session

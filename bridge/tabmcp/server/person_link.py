@@ -22,10 +22,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..core.activity import ActivityLog
+from ..core.extension_links import ExtensionLinks, Peer
 from ..core.page_forms import FormsPolicy, normalize_origin
 from ..core.popup import ControlRefused, Insight, apply_control, for_browser, panel_state
 from ..core.scoping import PolicyCheck
-from ..core.session import Peer, Session
 from ..core.switches import PersonSwitches
 from ..errors import ErrorCode
 from ..protocol import ControlSet, ErrorBody, FormsPolicyMessage, FormsPolicyRule, FormsSet, PanelQuery, PanelState
@@ -54,7 +54,7 @@ class PersonPanel:
     def __init__(
         self,
         registry: Registry,
-        session: Session,
+        session: ExtensionLinks,
         activity: ActivityLog,
         *,
         controls: PersonSwitches,

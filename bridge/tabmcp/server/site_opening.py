@@ -2,7 +2,7 @@
 
 The rules (who may be opened, closed sites' stand-ins, stale marks) are
 :class:`tabmcp.core.reachable_sites.Sites`; waiting for an opened tab's tool is the session's ``OPEN``
-request (:meth:`tabmcp.core.session.Session.start_open`). This module wires them to the link:
+request (:meth:`tabmcp.core.extension_links.ExtensionLinks.start_open`). This module wires them to the link:
 it puts closed sites' stand-ins in the registry after every change, sends the popup its
 ``sites.list`` when it differs from what was sent, applies ``site.permission`` / ``site.forget``
 (the person, in the popup; never a page), reports each opened tab's tools to the session, and
@@ -17,9 +17,9 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..config import Config
+from ..core.extension_links import Event, ExtensionLinks, PendingRequest
 from ..core.reachable_sites import Sites, how_to_allow, same_page
 from ..core.registry import Registry, origin_of
-from ..core.session import Event, PendingRequest, Session
 from ..errors import SiteNotReachable, SiteToolGone
 from ..protocol import SiteForget, SitePermission, SitesList
 from ..storage.sites import SiteStore
@@ -44,7 +44,7 @@ class SiteLink:
         self,
         config: Config,
         registry: Registry,
-        session: Session,
+        session: ExtensionLinks,
         *,
         pins: Pins,
         usage: UsageStore,

@@ -15,8 +15,8 @@ from typing import Any
 
 from ..config import Config
 from ..core.disclosure import ClientView
+from ..core.extension_links import ExtensionLinks, Peer
 from ..core.registry import Registry
-from ..core.session import Peer, Session
 from ..core.telemetry import MalformedBatch, TelemetryState, build_tool_definitions
 from ..protocol import Telemetry, TelemetryConfig
 from ..storage.snapshots import SqliteSnapshots
@@ -39,7 +39,7 @@ class TelemetryLink:
         self,
         config: Config,
         registry: Registry,
-        session: Session,
+        session: ExtensionLinks,
         *,
         changed: Callable[[], None],
         flush_soon: Callable[[], None],

@@ -206,10 +206,10 @@ END = json.loads((HERE / "end_rules.json").read_text(encoding="utf-8"))["cases"]
 
 def _ended_by(rule: str) -> str:
     """The error code a call pending in the bridge's session ends with under ``rule``."""
-    from tabmcp.core.session import Peer, RequestEnded, Session
+    from tabmcp.core.extension_links import ExtensionLinks, Peer, RequestEnded
     from tabmcp.protocol import PROTOCOL_VERSION
 
-    session = Session(session_id="s1", bridge_version="1", clock=lambda: 100.0)
+    session = ExtensionLinks(session_id="s1", bridge_version="1", clock=lambda: 100.0)
     link = Peer("a")
     session.receive(link, json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION}))
     call = session.start_call(tab_id=7, document_id="d1", page_tool="t", public_name="t", arguments={}, timeout_s=5)

@@ -1,12 +1,12 @@
 """The bridge's side of the extension links, as a protocol object that does no I/O.
 
-After ``websockets``' protocol objects: frames go in (:meth:`Session.receive`), what to send
-comes out (:meth:`Session.data_to_send`: messages and closes, each naming its connection), and
+After ``websockets``' protocol objects: frames go in (:meth:`ExtensionLinks.receive`), what to send
+comes out (:meth:`ExtensionLinks.data_to_send`: messages and closes, each naming its connection), and
 what happened comes back as events for the caller to act on. The server layer
 (:mod:`tabmcp.server.hub`) only moves bytes, pairs requests with futures and runs one timer
-for :meth:`Session.next_deadline`. Everything here runs in unit tests with no socket::
+for :meth:`ExtensionLinks.next_deadline`. Everything here runs in unit tests with no socket::
 
-    session = Session(session_id="s1", bridge_version="0.1")
+    session = ExtensionLinks(session_id="s1", bridge_version="0.1")
     link = Peer("test")
     session.receive(link, '{"type": "hello", "protocol": 1}')   # [HandshakeDone(link)]
     session.data_to_send()                                       # [Send(link, Welcome(...))]
@@ -19,21 +19,21 @@ One table holds every pending request the bridge made of the extension: tool cal
 approval questions and live page queries. Each has a deadline and ends exactly once, by the
 extension's answer or by one of the rules below, applied the same way to every kind:
 
-* ``TIMEOUT``: its deadline passed (:meth:`Session.expire`); a call is cancelled in the page,
+* ``TIMEOUT``: its deadline passed (:meth:`ExtensionLinks.expire`); a call is cancelled in the page,
   an approval question withdrawn;
-* ``CANCELLED``: the asker gave up (:meth:`Session.cancel`); the same messages go out;
+* ``CANCELLED``: the asker gave up (:meth:`ExtensionLinks.cancel`); the same messages go out;
 * ``TAB_CLOSED`` / ``TAB_NAVIGATED``: its tab closed, or its document was replaced
-  (:meth:`Session.tab_closed`, :meth:`Session.tab_navigated`);
+  (:meth:`ExtensionLinks.tab_closed`, :meth:`ExtensionLinks.tab_navigated`);
 * ``EXTENSION_DISCONNECTED``: the connection it was sent on closed or was replaced by a newer one.
 
-Several browsers at once (:mod:`tabmcp.core.browsers`): :attr:`Session.links` holds one admitted
+Several browsers at once (:mod:`tabmcp.core.browsers`): :attr:`ExtensionLinks.links` holds one admitted
 link per browser. Tab ids from a browser are qualified by its slot as they come in; a request is
 sent on the link of the browser that owns its tab (with that browser's own id), only that link's
 answer ends it, and only that link's closing ends it ``EXTENSION_DISCONNECTED``.
 
 A fourth kind, ``OPEN``, opens a reachable site for the agent (``site.open``): it knows its tab
 once the extension reports it ``opened``, and ends when the page registers the wanted tool
-(:meth:`Session.site_tools`), when the page went to another origin (``SITE_REDIRECTED``), when the
+(:meth:`ExtensionLinks.site_tools`), when the page went to another origin (``SITE_REDIRECTED``), when the
 page loaded and then stayed quiet for ``settle_s`` without it (``SITE_TOOL_GONE``; for
 ``open_page``, which wants no tool, that is success), or at its deadline (``SITE_NOT_REGISTERED``);
 the tab closing and the link dropping end it like any other request.
@@ -109,6 +109,7 @@ __all__ = [
     "Close",
     "Disconnected",
     "Event",
+    "ExtensionLinks",
     "HandshakeDone",
     "LinkState",
     "MessageReceived",
@@ -119,7 +120,6 @@ __all__ = [
     "RequestState",
     "RequestTable",
     "Send",
-    "Session",
 ]
 
 log = logging.getLogger("tabmcp.session")
@@ -482,7 +482,7 @@ _NOT_CONNECTED: dict[RequestKind, str] = {
 # -- the session ---------------------------------------------------------------------------
 
 
-class Session:
+class ExtensionLinks:
     """The extension link's protocol: handshake, pending requests and the rules that end them.
 
     Args:
