@@ -64,7 +64,7 @@ from .server.changes import ChangeListeners, RegistryFanOut
 from .server.hub import Hub, Link
 from .server.intake import RegistryIntake
 from .server.link_timers import LinkTimers
-from .server.person_link import PersonPanel
+from .server.person_link import PersonLink
 from .server.reader import OffLoop
 from .server.shared_state import SharedStateWatch
 from .server.site_opening import SiteLink
@@ -137,7 +137,7 @@ class BridgeCore:
         """Which origins' ordinary forms are offered as tools."""
         self.policy_check = PolicyCheck(config.policy, config.trust, self.forms, controls=self.controls)
         """Policy, the person's switches and forms, applied to every entry (core/scoping.py)."""
-        self.panel = PersonPanel(
+        self.panel = PersonLink(
             self.registry,
             self.session,
             self.activity,
@@ -366,15 +366,15 @@ class BridgeCore:
     # -- the person's side (server/person_link.py): only the extension link reaches it ------------
 
     def panel_state(self, query: PanelQuery | None = None) -> dict[str, Any]:
-        """What the popup shows (:meth:`PersonPanel.state`)."""
+        """What the popup shows (:meth:`PersonLink.state`)."""
         return self.panel.state(query)
 
     def sync_controls(self) -> None:
-        """Pick up switches another process changed (:meth:`PersonPanel.sync_controls`)."""
+        """Pick up switches another process changed (:meth:`PersonLink.sync_controls`)."""
         self.panel.sync_controls()
 
     def set_forms_as_tools(self, origin: str, enabled: bool) -> None:
-        """The person's forms-as-tools choice for one origin (:meth:`PersonPanel.set_forms_as_tools`)."""
+        """The person's forms-as-tools choice for one origin (:meth:`PersonLink.set_forms_as_tools`)."""
         self.panel.set_forms_as_tools(origin, enabled)
 
     # -- decisions another process wrote (server/shared_state.py) ---------------------------

@@ -21,7 +21,7 @@ from tabmcp.core.tools import RESERVED_NAMES
 from tabmcp.core.trust.pins import Pins
 from tabmcp.errors import ErrorCode, SiteNotReachable
 from tabmcp.protocol import PROTOCOL_VERSION, FormsPolicyMessage, PanelState, SitesList, TabSnapshot, TelemetryConfig
-from tabmcp.server.person_link import PersonPanel
+from tabmcp.server.person_link import PersonLink
 from tabmcp.server.site_opening import SiteLink
 from tabmcp.server.telemetry import KEEP_CLOSED_TABS, TelemetryLink
 from tabmcp.storage.build import activity_log, person_controls
@@ -77,7 +77,7 @@ async def test_person_panel_answers_control_set_and_sends_forms_policy() -> None
     forms = FormsSwitch(config.policy.origins, switches.all())
     # as the root (tabmcp/wiring.py) builds them
     policy_check = PolicyCheck(config.policy, config.trust, forms, controls=controls)
-    panel = PersonPanel(Registry(reserved_names=RESERVED_NAMES), session, activity_log(":memory:"),
+    panel = PersonLink(Registry(reserved_names=RESERVED_NAMES), session, activity_log(":memory:"),
                         controls=controls, forms=forms, forms_switches=switches, policy_check=policy_check,
                         changed=calls.change, touch=calls.touch, flush_soon=calls.flush, trust=lambda: None)
     panel.connected(peer)

@@ -3,13 +3,13 @@
 Only the extension link reaches this module (``panel.query``, ``control.set``, ``forms.set``);
 no MCP tool does. It holds the person's switches (:class:`tabmcp.core.switches.PersonSwitches`,
 also written by ``tabmcp controls`` in another process: the bridge core's
-:class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonPanel.sync_controls` within a
+:class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonLink.sync_controls` within a
 second of such a write, and every tools/call syncs first), the forms-as-tools choices
 (:class:`tabmcp.core.page_forms.FormsPolicy`, kept in SQLite) and the
 :class:`tabmcp.core.scoping.PolicyCheck` that applies both (all three built by the root). What the popup shows is
 :func:`tabmcp.core.popup.panel_state`; this module only answers with it and sends the policy.
 
-The composition root (:mod:`tabmcp.wiring`) makes one :class:`PersonPanel` with the switches,
+The composition root (:mod:`tabmcp.wiring`) makes one :class:`PersonLink` with the switches,
 the forms policy and the policy check it built, and calls it on handshake, disconnect and the messages
 above; it hands in the session and three callbacks (listings changed, registry touched, flush).
 """
@@ -36,11 +36,11 @@ if TYPE_CHECKING:
     from ..core.secrets import Secrets
     from ..core.trust.guard import TrustGuard
 
-__all__ = ["PersonPanel"]
+__all__ = ["PersonLink"]
 
 log = logging.getLogger("tabmcp.panel")
 
-class PersonPanel:
+class PersonLink:
     """The popup's panel, the person's switches and the forms-as-tools switch, for one bridge core.
 
     Args:
