@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tabmcp.config import Config
 from tabmcp.core import tools
 from tabmcp.core.disclosure import ClientView
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
@@ -38,8 +39,8 @@ class Context:
         return fn()
 
 
-def core_with_tools() -> BridgeCore:
-    core = BridgeCore(make_config())
+def core_with_tools(config: Config | None = None) -> BridgeCore:
+    core = BridgeCore(config or make_config())
     core.registry.apply(TabSnapshot.model_validate(tab(
         1, url="https://shop.test/", tools=[tool("list_orders", annotations={"readOnlyHint": True}),
                                             tool("refund", annotations={"destructiveHint": True})],
