@@ -163,5 +163,6 @@ def test_page_text_bench_measures_every_operation_of_the_gates_reach() -> None:
     from bench.page_text import measure
 
     out = measure(1)
-    assert len(out) == 6 and all(ms >= 0 for ms in out.values())
+    assert len(out) == 8 and all(ms >= 0 for ms in out.values())
     assert any("introspect" in op for op in out) and any("tools/list" in op for op in out)
+    assert any("core call path" in op for op in out) and any("the page's error" in op for op in out)
