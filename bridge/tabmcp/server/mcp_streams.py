@@ -11,20 +11,23 @@ as over HTTP. Two things here keep that cheap:
 * the streams carry each message's sender context (:class:`ContextReceiveStream`): the SDK runs a
   request's handler in the context of the task that read it when its read stream has a
   ``last_context`` (as its own transports' streams do), which is how the debug trace's
-  ``transport.in`` stamp (:data:`.trace.ARRIVED`) reaches the handler. Built on anyio's public
-  memory object streams; a message handed to a task already waiting for it skips the trip round
-  the event loop that anyio's ``send`` and ``receive`` make first.
+  ``transport.in`` stamp (:data:`.trace.ARRIVED`) reaches the handler. An unbuffered channel on
+  the loop's futures with anyio's semantics (:class:`_Channel`): a message handed to a task
+  already waiting for it skips the trip round the event loop that anyio's ``send`` and
+  ``receive`` make first, and a wait is one future, not anyio's event and receiver objects.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import contextvars
+from collections import deque
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 import anyio
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
 __all__ = ["SPLICES", "ContextReceiveStream", "ContextSendStream", "EncodedTools", "encode", "message_streams", "parse"]
@@ -72,23 +75,101 @@ def encode(message: types.JSONRPCMessage) -> bytes:
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 
+class _Channel(Generic[T]):
+    """An unbuffered channel of ``(sender context, item)`` envelopes on the running loop's futures.
+
+    As anyio's memory object stream of size 0 (how the SDK's transports pair a connection with
+    ``Server.run``): a send waits until a receiver takes its item; anyio's exceptions on closing
+    (``EndOfStream``, ``ClosedResourceError``, ``BrokenResourceError``). Lighter on the hot path:
+    a receive that must wait is one future, where anyio's is a trip round the loop first
+    (``checkpoint``), an ``Event`` and a receiver object built through a generic alias per message.
+    """
+
+    __slots__ = ("_receivers", "_senders", "_taken_back", "receive_closed", "send_closed")
+
+    def __init__(self) -> None:
+        self._senders: deque[tuple[tuple[contextvars.Context, T], asyncio.Future[None]]] = deque()
+        self._receivers: deque[asyncio.Future[tuple[contextvars.Context, T]]] = deque()
+        self._taken_back: deque[tuple[contextvars.Context, T]] = deque()
+        """Envelopes handed to a receiver that was cancelled before it resumed: the next receive's."""
+        self.send_closed = False
+        self.receive_closed = False
+
+    async def send(self, envelope: tuple[contextvars.Context, T]) -> None:
+        if self.send_closed:
+            raise anyio.ClosedResourceError
+        if self.receive_closed:
+            raise anyio.BrokenResourceError
+        while self._receivers:  # to a receiver already waiting: no trip round the event loop
+            waiting = self._receivers.popleft()
+            if not waiting.done():
+                waiting.set_result(envelope)
+                return
+        taken = asyncio.get_running_loop().create_future()
+        pending = (envelope, taken)
+        self._senders.append(pending)
+        try:
+            await taken
+        except asyncio.CancelledError:
+            if not taken.done() or taken.cancelled():  # not taken yet: never delivered
+                with contextlib.suppress(ValueError):
+                    self._senders.remove(pending)
+            raise
+
+    async def receive(self) -> tuple[contextvars.Context, T]:
+        if self.receive_closed:
+            raise anyio.ClosedResourceError
+        if self._taken_back:
+            return self._taken_back.popleft()
+        while self._senders:  # from a sender already waiting
+            envelope, taken = self._senders.popleft()
+            if not taken.done():
+                taken.set_result(None)
+                return envelope
+        if self.send_closed:
+            raise anyio.EndOfStream
+        waiting: asyncio.Future[tuple[contextvars.Context, T]] = asyncio.get_running_loop().create_future()
+        self._receivers.append(waiting)
+        try:
+            return await waiting
+        except asyncio.CancelledError:
+            if waiting.done() and not waiting.cancelled() and waiting.exception() is None:
+                self._taken_back.appendleft(waiting.result())  # handed over, not yet seen: not lost
+            else:
+                with contextlib.suppress(ValueError):
+                    self._receivers.remove(waiting)
+            raise
+
+    def close_send(self) -> None:
+        self.send_closed = True
+        while self._receivers:
+            waiting = self._receivers.popleft()
+            if not waiting.done():
+                waiting.set_exception(anyio.EndOfStream())
+
+    def close_receive(self) -> None:
+        self.receive_closed = True
+        self._taken_back.clear()
+        while self._senders:
+            _, taken = self._senders.popleft()
+            if not taken.done():
+                taken.set_exception(anyio.BrokenResourceError())
+
+
 class ContextSendStream(Generic[T]):
     """The sending end: each item goes with a copy of the sender's context."""
 
-    __slots__ = ("_inner",)
+    __slots__ = ("_channel",)
 
-    def __init__(self, inner: MemoryObjectSendStream[tuple[contextvars.Context, T]]) -> None:
-        self._inner = inner
+    def __init__(self, channel: _Channel[T]) -> None:
+        self._channel = channel
 
     async def send(self, item: T) -> None:
         envelope = (contextvars.copy_context(), item)
-        try:  # to a receiver already waiting: no trip round the event loop first (anyio's send makes one)
-            self._inner.send_nowait(envelope)
-        except anyio.WouldBlock:
-            await self._inner.send(envelope)
+        await self._channel.send(envelope)
 
     async def aclose(self) -> None:
-        await self._inner.aclose()
+        self._channel.close_send()
 
     async def __aenter__(self) -> ContextSendStream[T]:
         return self
@@ -100,22 +181,19 @@ class ContextSendStream(Generic[T]):
 class ContextReceiveStream(Generic[T]):
     """The receiving end: yields the items; the last one's sender context is in ``last_context``."""
 
-    __slots__ = ("_inner", "last_context")
+    __slots__ = ("_channel", "last_context")
 
-    def __init__(self, inner: MemoryObjectReceiveStream[tuple[contextvars.Context, T]]) -> None:
-        self._inner = inner
+    def __init__(self, channel: _Channel[T]) -> None:
+        self._channel = channel
         self.last_context: contextvars.Context | None = None
 
     async def receive(self) -> T:
-        try:  # from a sender already waiting: no trip round the event loop first (anyio's receive makes one)
-            context, item = self._inner.receive_nowait()
-        except anyio.WouldBlock:
-            context, item = await self._inner.receive()
+        context, item = await self._channel.receive()
         self.last_context = context
         return item
 
     async def aclose(self) -> None:
-        await self._inner.aclose()
+        self._channel.close_receive()
 
     def __aiter__(self) -> ContextReceiveStream[T]:
         return self
@@ -142,7 +220,6 @@ def message_streams() -> tuple[
     """``(read_writer, read_stream, write_stream, write_reader)``: ``Server.run`` gets
     ``read_stream`` and ``write_stream``; the transport feeds ``read_writer`` and drains
     ``write_reader`` (unbuffered, as the SDK's transports)."""
-    read_send, read_receive = anyio.create_memory_object_stream[tuple[contextvars.Context, SessionMessage | Exception]](0)
-    write_send, write_receive = anyio.create_memory_object_stream[tuple[contextvars.Context, SessionMessage]](0)
-    return (ContextSendStream(read_send), ContextReceiveStream(read_receive),
-            ContextSendStream(write_send), ContextReceiveStream(write_receive))
+    read: _Channel[SessionMessage | Exception] = _Channel()
+    write: _Channel[SessionMessage] = _Channel()
+    return ContextSendStream(read), ContextReceiveStream(read), ContextSendStream(write), ContextReceiveStream(write)
