@@ -238,7 +238,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "tab-close-keeps-calls",
         "a call in a tab that closes waits for its timeout",
-        "bridge/tabmcp/core/extension_links.py",
+        "bridge/tabmcp/core/request_endings.py",
         "            events += self._end(request, _Rule.TAB_CLOSED)",
         "            pass",
         ("bridge/tests/test_bridge.py", "-k", "closed"),
@@ -892,7 +892,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "unpaired-link-admitted",
         "a hello without a valid pairing makes its connection the extension link (any local program)",
-        "bridge/tabmcp/core/extension_links.py",
+        "bridge/tabmcp/core/link_handshake.py",
         "        if not admission.admitted:\n            return self._unpaired(peer, hello, admission.verdict)",
         "        if False:\n            return self._unpaired(peer, hello, admission.verdict)",
         ("bridge/tests/test_pairing.py", "bridge/tests/test_pairing_bridge.py", "-k", "unpaired or nothing or displace"),
@@ -1938,7 +1938,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "answer-from-any-browser",
         "another browser's link may answer (approve, resolve) what was asked of this one",
-        "bridge/tabmcp/core/extension_links.py",
+        "bridge/tabmcp/core/request_endings.py",
         "        if peer is None or request.peer is peer:",
         "        if True:",
         ("bridge/tests/test_browsers.py", "-k", "only_the_browser_asked"),
@@ -1946,7 +1946,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "close-ends-every-browser",
         "one browser's link closing ends the requests of every browser",
-        "bridge/tabmcp/core/extension_links.py",
+        "bridge/tabmcp/core/request_endings.py",
         "        for request in self.requests.on(peer):",
         "        for request in self.requests.all():",
         ("bridge/tests/test_browsers.py", "-k", "closing_one_browser_ends"),
@@ -2468,7 +2468,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "pairing-named-by-user-agent",
         "a Chromium pairing is named by its user agent ('Chrome 156'), not its brand",
-        "bridge/tabmcp/core/extension_links.py",
+        "bridge/tabmcp/core/link_handshake.py",
         '    if hello.brand:  # Chromium\'s own word for itself (its user agent says "Chrome" whatever the build)',
         "    if False:",
         ("e2e/test_pairing.py", "-k", "person_pairs"),
