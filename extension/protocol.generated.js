@@ -164,7 +164,7 @@
  * Why something failed: a named ``code`` (``ErrorCode``), a message, optional details.
  * @typedef {object} ErrorBody
  * @property {string} code
- * @property {string} message
+ * @property {string} message The worker's words for its own codes; any other code's message is the page's (page text either way).
  * @property {Object<string, *>} [details]
  * @property {boolean} [fromPage] The worker relays this error from the page (its code, message and details are the page's words): the bridge reports it as ``PAGE_ERROR`` with them as page data, never as its own code.
  */
@@ -434,7 +434,7 @@
  * @property {'call.result'} type
  * @property {string} callId
  * @property {boolean} ok
- * @property {Object<string, *>} [result]
+ * @property {Object<string, *>} [result] The page's own value: page text through and through (only the gate shows it to the agent).
  * @property {ErrorBody} [error]
  * @property {Array<*>} [trace] The call's ``trace`` with the extension's stamps added (debug mode only, see ``CallStart``).
  */
@@ -475,7 +475,7 @@
  * @property {'page.result'} type
  * @property {string} requestId
  * @property {boolean} ok
- * @property {*} [result]
+ * @property {*} [result] What the page answered: page text through and through (only the gate shows it to the agent).
  * @property {ErrorBody} [error]
  */
 

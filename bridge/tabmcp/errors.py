@@ -52,7 +52,10 @@ so a ``jsonschema.ValidationError`` or a ``websockets`` error never leaks out of
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .core.trust.text import Shown
 
 __all__ = [
     "EXTENSION_CODES",
@@ -294,7 +297,7 @@ class ToolCallError(BridgeError):
     """A tool call failed. The agent receives ``code``, ``message`` and ``details``."""
 
     code: str = ErrorCode.TOOL_ERROR
-    shown: str | None = None
+    shown: Shown | None = None
     """The text the agent reads instead of ``code: message`` (the trust gate's, for a page's words)."""
     meta: dict[str, Any] | None = None
     """``_meta`` of the error result (the trust gate's ``tabmcp/trust``)."""

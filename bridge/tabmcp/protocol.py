@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from pydantic.alias_generators import to_camel
 
 from .capture.kinds import WireEvent
-from .core.trust.text import PageText
+from .core.trust.text import PageJson, PageText, PageValue
 from .errors import ErrorCode, MalformedMessage, UnknownMessageType
 
 __all__ = [
@@ -91,8 +91,9 @@ class ErrorBody(WireModel):
     """Why something failed: a named ``code`` (``ErrorCode``), a message, optional details."""
 
     code: str
-    message: str
-    details: dict[str, Any] | None = None
+    message: PageText
+    """The worker's words for its own codes; any other code's message is the page's (page text either way)."""
+    details: PageJson | None = None
     from_page: bool = False
     """The worker relays this error from the page (its code, message and details are the page's
     words): the bridge reports it as ``PAGE_ERROR`` with them as page data, never as its own code."""
@@ -261,7 +262,8 @@ class CallResult(WireModel):
     type: Literal["call.result"]
     call_id: str
     ok: bool
-    result: dict[str, Any] | None = None
+    result: PageJson | None = None
+    """The page's own value: page text through and through (only the gate shows it to the agent)."""
     error: ErrorBody | None = None
     trace: list[TraceStamp] | None = Field(default=None, max_length=MAX_TRACE_STAMPS)
     """The call's ``trace`` with the extension's stamps added (debug mode only, see ``CallStart``)."""
@@ -317,7 +319,8 @@ class PageResult(WireModel):
     type: Literal["page.result"]
     request_id: str
     ok: bool
-    result: Any = None
+    result: PageValue = PageValue(None)
+    """What the page answered: page text through and through (only the gate shows it to the agent)."""
     error: ErrorBody | None = None
 
 

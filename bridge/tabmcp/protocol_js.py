@@ -92,6 +92,8 @@ def _key(type_name: str) -> str:
 
 
 def _js_type(tp: Any) -> str:
+    if isinstance(tp, typing.NewType):  # PageJson, PageValue: a page's value, on the wire its base type
+        return _js_type(tp.__supertype__)
     if tp is Any or tp is object:
         return "*"
     origin = get_origin(tp)

@@ -54,6 +54,7 @@ from .core.trust.gate import definition_text
 from .core.trust.pins import PinLimits, Pins
 from .core.trust.retention import Retention
 from .core.trust.tables import TrustStore
+from .core.trust.text import PageJson, PageValue
 from .database import FormsSwitchStore, SqlitePairings, UsageStore, default_db_path
 from .errors import ErrorCode, SecretStoreUnavailable, ToolCallError
 from .mediation import Mediation, ToolMiddleware
@@ -599,8 +600,8 @@ class BridgeCore:
         *,
         timeout_s: float | None = None,
         client_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Run a page tool in its tab and return the page's CallToolResult (a dict).
+    ) -> PageJson:
+        """Run a page tool in its tab and return the page's CallToolResult (page text: only the gate shows it).
 
         Raises:
             ToolCallError: a named failure (timeout, tab closed, navigation, disconnect,
@@ -624,7 +625,7 @@ class BridgeCore:
             trace=call_trace,
         )
         try:
-            result: dict[str, Any] = await self.hub.wait(call, traced=trace is not None)
+            result: PageJson = await self.hub.wait(call, traced=trace is not None)
         finally:
             if trace is not None:
                 back = self.hub.trace_of(call.request_id)
@@ -663,7 +664,7 @@ class BridgeCore:
 
     async def page_query(
         self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
-    ) -> Any:
+    ) -> PageValue:
         """Ask a tab's page something live (``dom``, ``page``, ``axe``, ``vitals``); its answer.
 
         Raises:
@@ -678,7 +679,8 @@ class BridgeCore:
             args=args or {},
             timeout_s=timeout_s,
         )
-        return await self.hub.wait(query)
+        answer: PageValue = await self.hub.wait(query)
+        return answer
 
     # -- what clients see ------------------------------------------------------------------
 

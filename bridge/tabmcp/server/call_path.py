@@ -17,6 +17,7 @@ from ..core import activity, tools
 from ..core.secrets import Mask
 from ..core.tools import ToolContext
 from ..core.trust.guard import TrustGuard, install_trust
+from ..core.trust.text import ShownResult, ours, shown_result
 from ..errors import ErrorCode, InternalError, PageError, ToolCallError
 from .trace import TRACE
 
@@ -37,17 +38,21 @@ class NeedsSession(Exception):
     lane's context before anything happened, so the SDK can serve the request from the start."""
 
 
-def error_result(exc: ToolCallError) -> dict[str, Any]:
+def error_result(exc: ToolCallError) -> ShownResult:
     """A failed call as the agent sees it: ``isError`` with a structured body (a page's words as the
-    trust gate framed them, :meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)."""
+    trust gate framed them, :meth:`tabmcp.core.trust.guard.TrustGuard.page_error`).
+
+    Raises:
+        TypeError: ``exc`` is a page's error that did not go through the gate (a bug: never shown).
+    """
+    if isinstance(exc, PageError) and not exc.gated:
+        raise TypeError("a page's error reaches the agent only through the gate (TrustGuard.page_error)")
     body = exc.to_dict()
     shown = exc.shown
     if shown is None:
-        shown = f"{exc.code}: {exc.message}\n{json.dumps(body, default=str)}"
-    result: dict[str, Any] = {"content": [{"type": "text", "text": shown}], "structuredContent": {"error": body}}
+        shown = ours(f"{exc.code}: {exc.message}\n{json.dumps(body, default=str)}")
+    result = shown_result([shown], {"error": body}, meta=exc.meta or None)
     result["isError"] = True
-    if exc.meta:
-        result["_meta"] = exc.meta
     return result
 
 
@@ -68,7 +73,7 @@ class CallPath:
         modern: bool,
         traced: bool = False,
         arrived: float | None = None,
-    ) -> dict[str, Any]:
+    ) -> ShownResult:
         """One tools/call: the activity row, the call path, and in debug mode the hop stamps.
 
         Raises:
@@ -91,7 +96,7 @@ class CallPath:
             result.setdefault("resultType", "complete")
         return result
 
-    async def _run(self, rctx: ToolContext, name: str, arguments: dict[str, Any], client: str) -> dict[str, Any]:
+    async def _run(self, rctx: ToolContext, name: str, arguments: dict[str, Any], client: str) -> ShownResult:
         await self.core.settle()
         target = activity.target_of(self.core.registry, name, arguments, self.core.focused_tab)
         pending = self.core.activity.begin(target, client) if target is not None else None

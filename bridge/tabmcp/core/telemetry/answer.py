@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from ..trust.text import PageJson
 from .errors import InvalidTelemetryArguments
 
 __all__ = ["ToolAnswer", "fmt_time", "iso_time", "parse_args"]
@@ -36,9 +37,10 @@ class ToolAnswer:
     data: dict[str, Any] = field(default_factory=dict)
     empty: bool = False
 
-    def to_call_result(self) -> dict[str, Any]:
-        """The MCP ``CallToolResult`` body (never ``isError``: errors are raised instead)."""
-        return {"content": [{"type": "text", "text": self.text}], "structuredContent": self.data}
+    def to_call_result(self) -> PageJson:
+        """The MCP ``CallToolResult`` body (never ``isError``: errors are raised instead). Built of
+        what pages captured (console output, errors, bodies, URLs): page text, shown only through the gate."""
+        return PageJson({"content": [{"type": "text", "text": self.text}], "structuredContent": self.data})
 
 
 def parse_args(model: type[M], arguments: Mapping[str, Any] | None) -> M:

@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..trust.text import PageJson, PageValue, ShownResult
+
 if TYPE_CHECKING:
     from ..controls import PersonControls
     from ..disclosure import ClientView, Disclosure
@@ -66,7 +68,7 @@ class Bridge(Protocol):
 
     async def page_query(
         self, tab_id: int, kind: str, args: dict[str, Any] | None = None, timeout_s: float = 15.0
-    ) -> Any: ...
+    ) -> PageValue: ...
 
     async def open_site(self, url: str, *, tool: str = "", timeout_s: float | None = None,
                         focus: bool = False) -> int:
@@ -76,7 +78,7 @@ class Bridge(Protocol):
     async def call_tool(
         self, entry: ToolEntry, arguments: dict[str, Any], *, timeout_s: float | None = None,
         client_id: str | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> PageJson: ...
 
 
 class ToolContext(Protocol):
@@ -101,7 +103,9 @@ class ToolContext(Protocol):
         """Run slow CPU work (embedding a query) away from the event loop."""
 
 
-Handler = Callable[["ToolContext", dict[str, Any]], Awaitable[dict[str, Any]]]
+Handler = Callable[["ToolContext", dict[str, Any]], Awaitable[ShownResult]]
+"""A built-in's handler: its answer is a :data:`ShownResult` (the gate's, or :data:`Shown` texts), so
+strict mypy refuses a handler that hands the agent a page's value past the gate."""
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from ..registry import CategoryEntry, ToolEntry
 from ..scoping import Decision
 from ..secrets import check_use, placeholders_in, secrets_note
 from ..trust.results import META_OURS
+from ..trust.text import PageJson, ShownResult, listed, our_result, shown_result
 from ..validation import LOOP_STEPS, validate_arguments
 from .base import ToolContext, listed_schema, text
 from .open_page import open_for_call
@@ -58,14 +59,14 @@ DEFINITION: dict[str, Any] = {
 }
 
 
-async def expand_category(ctx: ToolContext, entry: CategoryEntry, name: str) -> dict[str, Any]:
+async def expand_category(ctx: ToolContext, entry: CategoryEntry, name: str) -> ShownResult:
     disclosure = ctx.bridge.disclosure
     if not disclosure.visible_members(entry):
         raise OutOfScope(f"no tool of category {name} is available now", tool=name)
     body, structured, changed = disclosure.expand(entry, ctx.view)
     if changed:
         await ctx.notify_changed(expanded=name)
-    return {"content": [text(body)], "structuredContent": structured}
+    return shown_result([listed(body)], structured)  # checked definitions (Disclosure.expand)
 
 
 def _may_run(ctx: ToolContext, entry: ToolEntry, secrets: dict[str, str] | None = None) -> Decision:
@@ -89,7 +90,7 @@ def _may_run(ctx: ToolContext, entry: ToolEntry, secrets: dict[str, str] | None 
     return decision
 
 
-async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str, Any]) -> dict[str, Any]:
+async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str, Any]) -> ShownResult:
     """Run a page tool for an agent: scope and policy, arguments, approval, the run, the result.
 
     A closed reachable site's tool is checked against its stored definition first (nothing opens
@@ -115,7 +116,7 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
         reason = "\n".join(filter(None, [decision.reason, secrets_note(secrets)]))
         pending = await ctx.approve(entry, args, reason=reason)
         if pending is not None:
-            return pending
+            return our_result(pending)  # input_required: the bridge's own
     if secrets:  # the values, put in last (the rules checked again); masked in every answer from now on
         args = ctx.bridge.secrets.put_in(args, origin=entry.tab.origin, tool=entry.public_name,
                                          definition_changed=ctx.trust.observe(entry).changed)
@@ -129,15 +130,16 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
     # Held to the schema the client was given (else BAD_RESULT, never a result it rejects), off
     # the event loop: the check is bounded (core/budget.py), and its budget is the page's to
     # spend without holding up every other tab's call meanwhile.
-    return await asyncio.to_thread(check_structured, entry.public_name, schema, shown)
+    await asyncio.to_thread(check_structured, entry.public_name, schema, shown)  # BadResult, or it holds
+    return shown
 
 
-def _gated(ctx: ToolContext, entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
+def _gated(ctx: ToolContext, entry: ToolEntry, result: PageJson) -> ShownResult:
     """The page's result through the gate (on the loop: no await); with an outputSchema, its
     structured content is page data through the same gate."""
     if entry.tool.output_schema is None:
         return ctx.trust.result(entry, page_result(entry, result))  # cleaned, capped, framed, scanned
-    return ctx.trust.result(entry, structured_from_text(page_result(entry, result)))
+    return ctx.trust.result(entry, PageJson(structured_from_text(page_result(entry, result))))
 
 
 def _as_text(value: Any) -> str:
@@ -172,7 +174,7 @@ def _plain(result: Any) -> dict[str, Any] | None:
     return out
 
 
-def page_result(entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
+def page_result(entry: ToolEntry, result: PageJson) -> PageJson:
     """Check the page's CallToolResult; anything malformed is kept as text, never dropped."""
     try:
         out = _plain(result)
@@ -180,15 +182,15 @@ def page_result(entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
             parsed = types.CallToolResult.model_validate(result)
             out = parsed.model_dump(by_alias=True, mode="json", exclude_none=True)
     except (ValidationError, ValueError, RecursionError):
-        return {
+        return PageJson({
             "content": [text(_as_text(result))],
             "_meta": {"tabmcp/note": "the page returned a result that is not a valid CallToolResult",
                       "tabmcp/source": entry.tab.source_meta()},
-        }
+        })
     out.pop("resultType", None)
     # The page's own _meta keys in the bridge's namespace would pass as ours, and in MCP's reserved
     # one as the protocol's (a page's serverInfo would win the server's stamp): dropped.
     meta = {k: v for k, v in (out.get("_meta") or {}).items() if not k.startswith((META_OURS, MCP_RESERVED))}
     meta["tabmcp/source"] = entry.tab.source_meta()
     out["_meta"] = meta
-    return out
+    return PageJson(out)

@@ -13,6 +13,7 @@ from typing import Any
 from ...errors import ToolGone, ToolNotFound, ToolValidationError
 from ..registry import CategoryEntry, ToolEntry
 from ..telemetry import TELEMETRY_TOOLS
+from ..trust.text import ShownResult
 from ..validation import validate_arguments
 from . import call
 from .base import BuiltinTool, ToolContext
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> ShownResult:
     """Answer a tools/call of ``name``.
 
     Raises:
@@ -66,7 +67,7 @@ async def run(ctx: ToolContext, name: str, arguments: dict[str, Any]) -> dict[st
     raise ToolNotFound(f"no tool named {name!r} in any open tab", tool=name, closest=closest(ctx, name) or None)
 
 
-async def call_tool(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def call_tool(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     """``call_tool``: a page tool (or a category) by name, through :func:`run`."""
     target = arguments["name"]
     if target in META_TOOLS:

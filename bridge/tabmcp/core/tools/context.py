@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..registry import CategoryEntry, ToolEntry
-from .base import BuiltinTool, ToolContext, listed_schema, text
+from ..trust.text import ShownResult, listed, shown_result
+from .base import BuiltinTool, ToolContext, listed_schema
 
 __all__ = ["CONTEXT"]
 
@@ -24,7 +25,7 @@ DEFINITION: dict[str, Any] = {
 }
 
 
-async def context(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def context(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     body = ctx.bridge.disclosure.context_markdown(
         source=arguments.get("source") or None, category=arguments.get("category") or None
     )
@@ -37,7 +38,7 @@ async def context(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]
         body += ("\n\n## Secrets by name\nPass a secret as a string argument that is exactly {{secret:NAME}}; "
                  "the bridge puts its value in for the site's tools only, and you never see it.\n"
                  + "\n".join(f"- {origin}: {', '.join(names)}" for origin, names in bound.items()))
-    return {"content": [text(body)]}
+    return shown_result([listed(body)])  # checked definitions (Disclosure.context_markdown)
 
 
 CONTEXT = BuiltinTool("context", context, DEFINITION, SCHEMA)

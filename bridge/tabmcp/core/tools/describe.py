@@ -7,7 +7,8 @@ from typing import Any
 
 from ..registry import CategoryEntry, ToolEntry
 from ..secrets import secrets_line
-from .base import BuiltinTool, ToolContext, listed_schema, text
+from ..trust.text import ShownResult, listed, shown_result
+from .base import BuiltinTool, ToolContext, listed_schema
 
 __all__ = ["DESCRIBE_TOOLS", "secrets_for"]
 
@@ -29,7 +30,7 @@ DEFINITION: dict[str, Any] = {
 }
 
 
-async def describe_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def describe_tools(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     found, missing = ctx.bridge.disclosure.describe(arguments["tools"])
     body = json.dumps(found, indent=1)
     if missing:
@@ -39,7 +40,7 @@ async def describe_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[st
     if secrets:
         structured["secrets"] = secrets
         body += "\n" + secrets_line(secrets)
-    return {"content": [text(body)], "structuredContent": structured}
+    return shown_result([listed(body)], structured)  # checked definitions (Disclosure.describe)
 
 
 def secrets_for(ctx: ToolContext, names: list[str]) -> dict[str, list[str]]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import BuiltinTool, ToolContext, listed_schema, text
+from ..trust.text import ShownResult, shown_result
+from .base import BuiltinTool, ToolContext, listed_schema
 
 __all__ = ["INTROSPECT"]
 
@@ -21,14 +22,14 @@ DEFINITION: dict[str, Any] = {
 }
 
 
-async def introspect(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def introspect(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     """Each document's page text (URL, title, states, category descriptions, refusals) comes
     through the gate, framed with its origin; a flag starts the lockdown, as a page result's does."""
     answer = ctx.bridge.disclosure.introspect(ctx.trust.settings)
     for gate, trust in answer.gates:
         ctx.trust.flag_answer(gate, trust)
     answer.data["extension"] = ctx.bridge.status()["extension"]
-    return {"content": [text(part) for part in answer.text()], "structuredContent": answer.data}
+    return shown_result(answer.text(), answer.data)
 
 
 INTROSPECT = BuiltinTool("introspect", introspect, DEFINITION, SCHEMA)

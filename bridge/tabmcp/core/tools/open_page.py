@@ -17,7 +17,8 @@ from ..progress import doing
 from ..registry import ToolEntry, origin_of
 from ..sites import how_to_allow
 from ..trust.gate import definition_text
-from .base import BuiltinTool, ToolContext, text
+from ..trust.text import ShownResult, listed, shown_result
+from .base import BuiltinTool, ToolContext
 
 __all__ = ["OPEN_PAGE", "not_reachable", "open_for_call"]
 
@@ -57,7 +58,7 @@ def _checked_url(url: str) -> tuple[str, str]:
     return parts.geturl(), origin_of(parts.geturl())
 
 
-async def open_page(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def open_page(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     bridge = ctx.bridge
     url, origin = _checked_url(str(arguments["url"]))
     if not bridge.sites.reachable(origin):
@@ -78,10 +79,8 @@ async def open_page(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, An
     lines += [f"- {t['name']}: {t['description']}" for t in tools]
     if tools:
         lines.append("Run them with call_tool(name, arguments); describe_tools gives their schemas.")
-    return {
-        "content": [text("\n".join(lines))],
-        "structuredContent": {"tabId": tab_id, "url": shown_url, "origin": origin, "tools": tools},
-    }
+    return shown_result([listed("\n".join(lines))],  # checked definitions, the URL cleaned as theirs
+                        {"tabId": tab_id, "url": shown_url, "origin": origin, "tools": tools})
 
 
 async def open_for_call(ctx: ToolContext, entry: ToolEntry) -> ToolEntry:

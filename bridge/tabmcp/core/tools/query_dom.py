@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from ..telemetry.query_dom import QUERY_DOM_SPEC
+from ..trust.text import PageJson, ShownResult
 from .base import BuiltinTool, ToolContext, text
 from .telemetry import as_page_content, live_tab
 
@@ -25,7 +26,7 @@ SCHEMA: dict[str, Any] = {
 MAX_TEXT = 20_000
 
 
-async def query_dom(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def query_dom(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     tab_id = live_tab(ctx, arguments)
     result = await ctx.bridge.page_query(tab_id, "dom", {
         "selector": arguments["selector"],
@@ -36,7 +37,8 @@ async def query_dom(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, An
     body = json.dumps(result, ensure_ascii=False, indent=1)
     if len(body) > MAX_TEXT:
         body = body[:MAX_TEXT] + "\n… (truncated; use a narrower selector or a lower limit)"
-    answer = {"content": [text(body)], "structuredContent": result if isinstance(result, dict) else {"result": result}}
+    answer = PageJson({"content": [text(body)],
+                       "structuredContent": result if isinstance(result, dict) else {"result": result}})
     # Element text is the page's words (and anyone the page quotes): untrusted content.
     return as_page_content(ctx, tab_id, "query_dom", answer)
 

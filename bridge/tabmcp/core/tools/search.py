@@ -9,7 +9,8 @@ from ..registry import CategoryEntry, ToolEntry
 from ..secrets import secrets_line
 from ..trust.gate import definition_text, definition_tree
 from ..wording import one_line
-from .base import BuiltinTool, ToolContext, listed_schema, text
+from ..trust.text import ShownResult, listed, shown_result
+from .base import BuiltinTool, ToolContext, listed_schema
 from .search_hits import DETAILED_HITS, detail_line, hit_line, required_arguments
 
 __all__ = ["SEARCH_TOOLS"]
@@ -77,7 +78,7 @@ def use_client(ctx: ToolContext) -> object:
     return id(ctx.view) if ctx.view.dynamic else "stateless"
 
 
-async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     bridge = ctx.bridge
     query = (arguments.get("query") or "").strip() or None
     category = arguments.get("category") or None
@@ -128,11 +129,9 @@ async def search_tools(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str,
         if secrets:
             lines.append(secrets_line(secrets))
         lines.append(FOOTER)
-    return {
-        "content": [text("\n".join(lines))],
-        "structuredContent": {"tools": tools, "total": len(tools), "query": query, "category": category,
-                              **index.describe_ranking()},
-    }
+    return shown_result([listed("\n".join(lines))],  # hits of checked definitions (definition_text)
+                        {"tools": tools, "total": len(tools), "query": query, "category": category,
+                         **index.describe_ranking()})
 
 
 SEARCH_TOOLS = BuiltinTool("search_tools", search_tools, DEFINITION, SCHEMA)

@@ -12,6 +12,7 @@ from typing import Any
 
 from ... import errors
 from .. import telemetry as telemetry_core
+from ..trust.text import PageJson, PageValue, ShownResult, ours
 from .base import BuiltinTool, ToolContext, text
 
 __all__ = ["ANALYZE", "CONFIGURE", "GENERATE", "OBSERVE", "as_telemetry", "live"]
@@ -25,7 +26,8 @@ def live_tab(ctx: ToolContext, arguments: dict[str, Any]) -> int:
     return int(tab_id)
 
 
-async def live(ctx: ToolContext, arguments: dict[str, Any], kind: str, args: dict[str, Any] | None = None) -> Any:
+async def live(ctx: ToolContext, arguments: dict[str, Any], kind: str,
+               args: dict[str, Any] | None = None) -> PageValue:
     """Ask the tab (``tab_id`` or the one the person looks at) for a live answer.
 
     Raises:
@@ -34,7 +36,7 @@ async def live(ctx: ToolContext, arguments: dict[str, Any], kind: str, args: dic
     return await ctx.bridge.page_query(live_tab(ctx, arguments), kind, args)
 
 
-def as_page_content(ctx: ToolContext, tab_id: int, tool: str, result: dict[str, Any]) -> dict[str, Any]:
+def as_page_content(ctx: ToolContext, tab_id: int, tool: str, result: PageJson) -> ShownResult:
     """A built-in's result made of the page's own text, through the trust defences."""
     tab = ctx.bridge.registry.tab(tab_id)
     return ctx.trust.page_content(tab.origin if tab else "", tab.url if tab else "", tool, result)
@@ -44,7 +46,7 @@ TELEMETRY_ORIGIN = "the pages' telemetry"
 """Who wrote a telemetry answer that spans tabs (console output, errors, bodies of many pages)."""
 
 
-def as_telemetry(ctx: ToolContext, arguments: dict[str, Any], tool: str, result: dict[str, Any]) -> dict[str, Any]:
+def as_telemetry(ctx: ToolContext, arguments: dict[str, Any], tool: str, result: PageJson) -> ShownResult:
     """A telemetry answer through the trust gate: console output, errors and network bodies are
     the pages' own words (cleaned, capped, framed, scanned; a flag starts the lockdown)."""
     tab_id = arguments.get("tab_id")
@@ -53,11 +55,12 @@ def as_telemetry(ctx: ToolContext, arguments: dict[str, Any], tool: str, result:
     return ctx.trust.page_content(origin, url, tool, result)
 
 
-async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     store = ctx.bridge.telemetry
     answer = telemetry_core.observe(store, arguments)
     result = as_telemetry(ctx, arguments, "observe", answer.to_call_result())
     if arguments.get("what") == "page":
+        shown_page: Any
         try:
             tab_id = live_tab(ctx, arguments)
             page = await ctx.bridge.page_query(tab_id, "page", None)
@@ -65,46 +68,51 @@ async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]
             if isinstance(exc, errors.PageError):  # the page's own words: through the gate
                 tab = ctx.bridge.registry.tab(exc.tab_id) if exc.tab_id is not None else None
                 exc = ctx.trust.page_error(exc, tab.origin if tab else "", tab.url if tab else "", "observe")
-            page = {"unavailable": exc.to_dict()}
-            shown = exc.shown or json.dumps(page, ensure_ascii=False)[:4000]
+            shown_page = {"unavailable": exc.to_dict()}
+            shown = exc.shown or ours(json.dumps(shown_page, ensure_ascii=False)[:4000])
             result["content"].append(text("Live page: " + shown))
         else:
             # The page's title, headings and text are the page's words: untrusted content.
-            framed = as_page_content(ctx, tab_id, "observe", {
+            framed = as_page_content(ctx, tab_id, "observe", PageJson({
                 "content": [text("Live page: " + json.dumps(page, ensure_ascii=False)[:4000])],
                 "structuredContent": page if isinstance(page, dict) else {"result": page},
-            })
-            page = framed.get("structuredContent", page)
+            }))
+            # the gate's copy only: one too large is dropped (its _meta says so), never the page's own
+            shown_page = framed.get("structuredContent", {"dropped": "too large (see _meta tabmcp/trust)"})
             result["content"].extend(framed["content"])
             result.setdefault("_meta", {}).update(framed.get("_meta") or {})
-        result["structuredContent"] = {**(result.get("structuredContent") or {}), "page": page}
+        result["structuredContent"] = {**(result.get("structuredContent") or {}), "page": shown_page}
     if ctx.view.exposure.note_observe(exposure_enabled=store.settings.dynamic_exposure):
         await ctx.notify_changed()
     return result
 
 
-async def _axe(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def _axe(ctx: ToolContext, arguments: dict[str, Any]) -> PageJson:
     result = await live(ctx, arguments, "axe", {"options": arguments.get("axe_options") or {}})
     if not isinstance(result, dict):
         raise errors.PageError("the page returned no accessibility audit")
-    return result
+    return PageJson(result)
 
 
-async def analyze(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def analyze(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     axe = await _axe(ctx, arguments) if arguments.get("target") == "accessibility" else None
     answer = telemetry_core.analyze(ctx.bridge.telemetry, arguments, axe_results=axe)
     return as_telemetry(ctx, arguments, "analyze", answer.to_call_result())
 
 
-async def generate(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def generate(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
+    """A HAR, SARIF or Playwright file is built of what pages captured (bodies, console errors,
+    typed text, URLs): through the gate like ``observe``'s answer."""
     axe = await _axe(ctx, arguments) if arguments.get("format") == "sarif" else None
-    return telemetry_core.generate(ctx.bridge.telemetry, arguments, axe_results=axe).to_call_result()
+    answer = telemetry_core.generate(ctx.bridge.telemetry, arguments, axe_results=axe)
+    return as_telemetry(ctx, arguments, "generate", answer.to_call_result())
 
 
-async def configure(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+async def configure(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
     answer = telemetry_core.configure(ctx.bridge.telemetry, arguments, sessions=ctx.bridge.sessions)
     ctx.bridge.page_config_changed()  # new redaction rules reach every page
-    return answer.to_call_result()
+    # the settings, and the tabs the telemetry holds (their URLs the pages'): through the gate
+    return as_telemetry(ctx, arguments, "configure", answer.to_call_result())
 
 
 OBSERVE = BuiltinTool("observe", observe)

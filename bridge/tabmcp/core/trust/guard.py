@@ -27,6 +27,7 @@ from .pins import PinLimits, Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
 from .tables import TrustStore
+from .text import PageJson, Shown, ShownResult
 
 __all__ = ["CHANGED_PREFIX", "ERROR_CHARS", "META_PIN", "TrustGuard", "install_trust"]
 
@@ -126,7 +127,7 @@ class TrustGuard:
             return decision
         return dataclasses.replace(decision, needs_approval=True, reason="\n".join(base + extra))
 
-    def result(self, entry: ToolEntry, result: dict[str, Any]) -> dict[str, Any]:
+    def result(self, entry: ToolEntry, result: PageJson) -> ShownResult:
         """The page's result as the agent may see it; a flagged one starts the lockdown."""
         return self._processed(result, ResultSource(
             origin=entry.tab.origin,
@@ -135,7 +136,7 @@ class TrustGuard:
             untrusted_content=entry.tool.annotations.get("untrustedContentHint") is True,
         ))
 
-    def page_content(self, origin: str, url: str, tool: str, result: dict[str, Any]) -> dict[str, Any]:
+    def page_content(self, origin: str, url: str, tool: str, result: PageJson) -> ShownResult:
         """What a built-in read from a live page (``query_dom``, ``observe(page)``): the page's own
         text, which may quote anyone (reviews, posts, emails), so it is untrusted content and
         gets the same cleaning, framing, scanning and lockdown as a page tool's result."""
@@ -168,8 +169,8 @@ class TrustGuard:
         gated = PageError(message, page_code=code, page_details=details, **ours)
         gated.gated, gated.tab_id = True, exc.tab_id
         what = f"{tool} on {source.origin}" if tool else source.origin
-        gated.shown = (f"{gated.code}: {what} failed; what the page said follows, as data.\n"
-                       + gate.framed("\n".join(words)))
+        gated.shown = Shown(f"{gated.code}: {what} failed; what the page said follows, as data.\n"
+                            + gate.framed("\n".join(words)))
         trust = gate.trust_meta()
         self._flag(source, gate.flags, trust)
         gated.meta = {META_TRUST: trust}
@@ -180,7 +181,7 @@ class TrustGuard:
         starts the lockdown, and ``trust`` (the answer's record of it) says so."""
         self._flag(gate.source, gate.flags, trust)
 
-    def _processed(self, result: dict[str, Any], source: ResultSource) -> dict[str, Any]:
+    def _processed(self, result: PageJson, source: ResultSource) -> ShownResult:
         processed = process_result(result, source, self.settings)
         self._flag(source, processed.flags, processed.result["_meta"][META_TRUST])
         return processed.result

@@ -34,6 +34,7 @@ from .gate import (
     strip_hidden,
 )
 from .settings import TrustSettings
+from .text import PageJson, ShownResult
 
 __all__ = [
     "META_OURS",
@@ -65,7 +66,7 @@ ResultSource = PageSource
 
 @dataclass
 class ProcessedResult:
-    result: dict[str, Any]
+    result: ShownResult
     flags: list[str] = field(default_factory=list)
     removed: dict[str, int] = field(default_factory=dict)
     truncated: bool = False
@@ -136,7 +137,7 @@ def _frame(gate: TextGate, items: list[tuple[dict[str, Any], bool]]) -> list[dic
 
 
 def process_result(
-    result: dict[str, Any],
+    result: PageJson,
     source: ResultSource,
     settings: TrustSettings | None = None,
     *,
@@ -190,4 +191,4 @@ def process_result(
     meta.update(ours)
     meta[META_TRUST] = gate.trust_meta()
     out["_meta"] = meta
-    return ProcessedResult(out, list(gate.flags), dict(gate.removed), bool(gate.truncated))
+    return ProcessedResult(ShownResult(out), list(gate.flags), dict(gate.removed), bool(gate.truncated))

@@ -10,6 +10,12 @@ page string handed to them past the gate (as Trusted Types make ``innerHTML`` ta
 
 ``PageText`` is a ``str``, so the rest of the bridge (search, pins, routing) reads it as text;
 what it cannot do is become :data:`Shown` without the gate.
+
+Page values that are not one string (a call's result, a page query's answer, an error's details,
+a telemetry answer built of captured events) are :data:`PageJson` / :data:`PageValue`, and what
+the agent receives as a tool's answer is :data:`ShownResult`, which only the gate
+(:func:`tabmcp.core.trust.results.process_result`, :meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)
+or :func:`shown_result` (from :data:`Shown` texts) makes. Both are ``NewType`` types: nothing at run time.
 """
 
 from __future__ import annotations
@@ -20,7 +26,18 @@ from typing import Any, NewType
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
 
-__all__ = ["PageText", "Shown", "ours", "page_strings"]
+__all__ = [
+    "PageJson",
+    "PageText",
+    "PageValue",
+    "Shown",
+    "ShownResult",
+    "listed",
+    "our_result",
+    "ours",
+    "page_strings",
+    "shown_result",
+]
 
 
 class PageText(str):
@@ -41,6 +58,44 @@ def ours(text: str) -> Shown:
     """Text the bridge itself wrote (never a page's): shown as it is."""
     assert not isinstance(text, PageText), "page text reaches the agent only through the gate"
     return Shown(text)
+
+
+def listed(text: str) -> Shown:
+    """Text built of checked definitions (their titles, descriptions and schemas as the
+    definition check read them and :func:`tabmcp.core.trust.gate.definition_text` cleaned them)
+    and the bridge's own words: what search, describe, context and an opened category answer."""
+    return Shown(text)
+
+
+PageJson = NewType("PageJson", dict[str, Any])
+"""A JSON object a page wrote (a call's result, an error's details, a telemetry answer built of
+captured events): a string at any depth is page text. Labelling a value so is always safe; only
+the gate turns one into a :data:`ShownResult`."""
+
+PageValue = NewType("PageValue", object)
+"""Any JSON value a page wrote (a page query's answer): narrowed with ``isinstance`` before use."""
+
+ShownResult = NewType("ShownResult", dict[str, Any])
+"""A tool's answer (an MCP CallToolResult) the agent may receive: made by the gate from a
+:data:`PageJson`, or by :func:`shown_result` from :data:`Shown` texts. Every built-in handler and
+the call path return it, so a page value handed to the agent past the gate fails strict mypy."""
+
+
+def shown_result(
+    texts: list[Shown], structured: dict[str, Any] | None = None, *, meta: dict[str, Any] | None = None
+) -> ShownResult:
+    """An answer of text parts the agent may be shown (``structured``: the same, as data)."""
+    out: dict[str, Any] = {"content": [{"type": "text", "text": t} for t in texts]}
+    if structured is not None:
+        out["structuredContent"] = structured
+    if meta is not None:
+        out["_meta"] = meta
+    return ShownResult(out)
+
+
+def our_result(result: dict[str, Any]) -> ShownResult:
+    """An answer the bridge wrote itself, with no page text in it (``input_required``)."""
+    return ShownResult(result)
 
 
 def page_strings(value: Any, place: str = "") -> Iterator[tuple[str, str]]:
