@@ -1357,6 +1357,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_page_text_answers.py", "-k", "only_the_gate"),
     ),
     Mutation(
+        "popup-title-uncleaned",
+        "the popup shows a tab's title as the page wrote it (a bidi override, tag characters)",
+        "bridge/tabmcp/core/panel.py",
+        '        "title": for_person(doc.title),',
+        '        "title": doc.title,',
+        ("bridge/tests/test_page_text_answers.py", "-k", "popup"),
+    ),
+    Mutation(
         "introspect-title-ungated",
         "introspect shows the tab's title as the page wrote it (hidden characters kept, not scanned)",
         "bridge/tabmcp/core/disclosure.py",

@@ -30,6 +30,7 @@ from .browsers import OTHER_BROWSER, slot_of, wire_tab_id
 from .controls import InvalidOrigin, PersonControls, normalize_origin
 from .registry import CategoryEntry, Registry, Tab, ToolEntry
 from .scoping import Gate
+from .trust.gate import for_person
 
 if TYPE_CHECKING:
     from ..protocol import ControlSet, PanelQuery
@@ -100,8 +101,8 @@ def _tool_insight(entry: ToolEntry, gate: Gate, trust: TrustGuard | None) -> dic
     out: dict[str, Any] = {
         "name": tool.name,
         "publicName": entry.public_name,
-        "title": tool.title or "",
-        "description": tool.description[:300],
+        "title": for_person(tool.title or ""),
+        "description": for_person(tool.description[:300]),
         "category": tool.category or "",
         "readOnly": tool.read_only,
         "visible": decision.visible,
@@ -123,14 +124,14 @@ def _document(doc: Tab, entries: list[ToolEntry], cats: list[CategoryEntry], gat
         "tabId": doc.tab_id,
         "frameId": doc.frame_id,
         "origin": doc.origin,
-        "url": doc.url,
-        "title": doc.title,
+        "url": for_person(doc.url),
+        "title": for_person(doc.title),
         "originOn": gate.origin_enabled(doc),
         "toolCount": len(entries),
         "hiddenCount": sum(1 for t in decided if not t["visible"]),
         "tools": tools,
         "categories": [
-            {"name": c.category.name, "publicName": c.public_name, "description": c.category.description[:300],
+            {"name": c.category.name, "publicName": c.public_name, "description": for_person(c.category.description[:300]),
              "tools": [m.tool.name for m in c.members],
              "visible": [m.tool.name for m in gate.visible_members(c)]}
             for c in cats

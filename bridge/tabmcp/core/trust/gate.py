@@ -52,6 +52,7 @@ __all__ = [
     "decode_variation_text",
     "definition_text",
     "definition_tree",
+    "for_person",
     "forged_frame",
     "frame_close",
     "frame_open",
@@ -214,6 +215,14 @@ def definition_text(text: str) -> Shown:
     ``policy.quarantine_suspicious``); the listing says whose it is (``[origin]``)."""
     text = strip_hidden(text)
     return Shown(_FORGED_FRAME_RE.sub(r"‹\1", text) if "«" in text else text)
+
+
+def for_person(text: str) -> Shown:
+    """A page's words as the person reads them in the extension's popup (a tab's title and URL, a
+    tool's or category's title and description): cleaned like a listed definition's, since a bidi
+    override reverses what they read and tag characters say what they cannot see. The popup sets
+    them as text, never markup."""
+    return definition_text(text)
 
 
 def _has_hidden(text: str) -> bool:
