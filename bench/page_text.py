@@ -112,6 +112,75 @@ def measure(repeat: int) -> dict[str, float]:
         registry.apply(TabSnapshot.model_validate(_snapshot(tab_id, 10, "same")))
     out[f"introspect, {TABS} tabs"] = _cpu(introspect, repeat)
     out["a short page result through the gate"] = _cpu(result, repeat * 20)
+    out.update(_call_path(repeat))
+    return out
+
+
+class _Context:
+    """One tools/call's context over a real core, the page answering at once (no link)."""
+
+    def __init__(self, core: Any) -> None:
+        from tabmcp.core.disclosure import ClientView
+        from tabmcp.core.trust.guard import install_trust
+
+        self.bridge, self.view, self.trust = core, ClientView(dynamic=True), install_trust(core)
+
+    async def notify_changed(self, *, expanded: str | None = None) -> None:
+        return None
+
+    async def approve(self, entry: Any, arguments: dict[str, Any], *, reason: str = "") -> None:
+        return None
+
+    async def offload(self, fn: Callable[[], Any]) -> Any:
+        return fn()
+
+
+def _call_path(repeat: int) -> dict[str, float]:
+    """The call path below the transport (``CallPath.run``: the activity row, the call, the page's
+    answer through the gate, the masks), the page answering at once: what typing the answers
+    (``PageJson`` in, ``ShownResult`` out) could cost."""
+    import asyncio
+
+    from tabmcp.config import Config
+    from tabmcp.errors import page_error
+    from tabmcp.protocol import TabSnapshot
+    from tabmcp.server.call_path import CallPath
+    from tabmcp.wiring import BridgeCore
+
+    core = BridgeCore(Config().with_overrides({"store": {"path": ":memory:"}, "policy": {"allow_writes": True}}))
+    core.registry.apply(TabSnapshot.model_validate({"tabId": 1, "url": "https://shop1.test/", "title": "Shop",
+                                                    "documentId": "d1", "tools": [
+        {"name": "read_order", "description": "Read an order.", "annotations": {"readOnlyHint": True},
+         "inputSchema": {"type": "object", "properties": {"id": {"type": "integer"}}}}]}))
+    ctx = _Context(core)
+    path = CallPath(core)
+    answer = {"content": [{"type": "text", "text": "Order 42 shipped on Monday."}]}
+    failing = False
+
+    async def call_tool(entry: Any, arguments: dict[str, Any], **_: Any) -> Any:
+        if failing:
+            exc = page_error("E_ORDER", "no such order", {"id": 42})
+            exc.tab_id = 1
+            raise exc
+        return answer
+
+    core.call_tool = call_tool  # type: ignore[method-assign]
+    loop = asyncio.new_event_loop()
+
+    def one() -> None:
+        loop.run_until_complete(path.run(ctx, "read_order", {"id": 42}, "bench", modern=True))  # type: ignore[arg-type]
+
+    def failed() -> None:
+        nonlocal failing
+        failing = True
+        try:
+            one()
+        finally:
+            failing = False
+
+    out = {"a page tool call, core call path": _cpu(one, repeat * 20),
+           "a page tool call failing with the page's error": _cpu(failed, repeat * 20)}
+    loop.close()
     return out
 
 

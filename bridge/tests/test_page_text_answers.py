@@ -118,13 +118,14 @@ def page_frames(m: str, *, failing: bool) -> tuple[dict[str, Any], dict[str, Any
     return {"ok": True, "result": result}, {"ok": True, "result": {"title": m, "text": m, m[:60]: [m]}}
 
 
-def hostile_core(quarantine: bool) -> BridgeCore:
+def hostile_core(title: str) -> BridgeCore:
     core = BridgeCore(make_config(
-        policy={"allow_writes": True, "quarantine_suspicious": quarantine},
+        policy={"allow_writes": True, "quarantine_suspicious": True},
         trust={"frame_text": True, "lockdown": True},
     ))
-    core.registry.apply(TabSnapshot.model_validate(tab(1, url=f"{HOSTILE}/app", title="Mail", origin=HOSTILE,
+    core.registry.apply(TabSnapshot.model_validate(tab(1, url=f"{HOSTILE}/app", title=title, origin=HOSTILE,
                                                         tools=[READ])))
+    core.telemetry_link.registry_changed()  # the telemetry's tabs learn their titles, as the bridge's do
     return core
 
 
@@ -170,7 +171,7 @@ async def test_a_marker_in_a_pages_results_errors_answers_and_telemetry_is_never
 ):
     page = f"qxr{marker}"
     m = _DECOR[decor](page)
-    core = hostile_core(quarantine=True)
+    core = hostile_core(title=page)  # (an order in the title quarantines the tab's tools: its definitions' check)
     core.telemetry.ingest(telemetry_batch(m))
     call, query = page_frames(m, failing=failing)
     ctx = Context(core)
@@ -180,7 +181,7 @@ async def test_a_marker_in_a_pages_results_errors_answers_and_telemetry_is_never
         check_answer(label, answer, page)
     reached = [label for label, answer in seen if page in json.dumps(answer, ensure_ascii=False)]
     assert {"call_tool", "read_notes", "query_dom"} <= set(reached), "the hunt's marker never reached the gate"
-    assert {"observe logs", "observe network", "generate har"} <= set(reached), reached
+    assert {"observe logs", "observe network", "generate har", "configure status"} <= set(reached), reached
     if decor in ("order", "tags"):
         assert ctx.trust.lockdown.locked, "a page's order or hidden text went unflagged"
 
