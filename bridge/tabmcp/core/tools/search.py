@@ -8,8 +8,8 @@ from typing import Any
 from ..registry import CategoryEntry, ToolEntry
 from ..secrets import secrets_line
 from ..trust.gate import definition_text, definition_tree
-from ..wording import one_line
 from ..trust.text import ShownResult, listed, shown_result
+from ..wording import one_line
 from .base import BuiltinTool, ToolContext, listed_schema
 from .search_hits import DETAILED_HITS, detail_line, hit_line, required_arguments
 
