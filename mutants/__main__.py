@@ -1365,6 +1365,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_page_text_answers.py", "-k", "popup"),
     ),
     Mutation(
+        "approval-reason-uncleaned",
+        "the approval window shows a changed definition's diff as the page wrote it (hidden characters kept)",
+        "bridge/tabmcp/wiring.py",
+        "                reason=for_person(reason),  # a changed definition's diff quotes the page",
+        "                reason=reason,  # type: ignore[arg-type]",
+        ("bridge/tests/test_trust_bridge.py", "-k", "changed_definition"),
+    ),
+    Mutation(
+        "popup-diff-uncleaned",
+        "the popup shows a changed definition's diff as the page wrote it",
+        "bridge/tabmcp/core/panel.py",
+        '            {"origin": r.origin, "tool": r.name, "diff": for_person(r.diff), "changedAt": r.changed_at,',
+        '            {"origin": r.origin, "tool": r.name, "diff": r.diff, "changedAt": r.changed_at,',
+        ("bridge/tests/test_page_text_answers.py", "-k", "popup"),
+    ),
+    Mutation(
         "introspect-title-ungated",
         "introspect shows the tab's title as the page wrote it (hidden characters kept, not scanned)",
         "bridge/tabmcp/core/disclosure.py",

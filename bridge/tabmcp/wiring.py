@@ -50,7 +50,7 @@ from .core.sites import Sites
 from .core.stalls import LINK_WORK, StallMeter
 from .core.telemetry import SessionStore, TelemetryStore
 from .core.tools import RESERVED_NAMES
-from .core.trust.gate import definition_text
+from .core.trust.gate import definition_text, for_person
 from .core.trust.pins import PinLimits, Pins
 from .core.trust.retention import Retention
 from .core.trust.tables import TrustStore
@@ -653,7 +653,7 @@ class BridgeCore:
                 title=definition_text(entry.tool.title or entry.tool.name),
                 description=definition_text(entry.tool.description),
                 arguments=arguments,
-                reason=reason,
+                reason=for_person(reason),  # a changed definition's diff quotes the page
                 timeout_s=timeout_s,
                 may_give_up=may_give_up,
             )

@@ -187,11 +187,13 @@ def _trust(trust: TrustGuard | None) -> dict[str, Any]:
     return {
         "enabled": True,
         "changed": [
-            {"origin": r.origin, "tool": r.name, "diff": r.diff, "changedAt": r.changed_at, "url": r.document_url}
+            {"origin": r.origin, "tool": r.name, "diff": for_person(r.diff), "changedAt": r.changed_at,
+             "url": for_person(r.document_url)}
             for r in trust.pins.records(changed_only=True)
         ],
         "lockdown": [
-            {"id": f.id, "origin": f.origin, "tool": f.tool, "reasons": list(f.reasons), "flaggedAt": f.flagged_at}
+            {"id": f.id, "origin": f.origin, "tool": f.tool, "reasons": [for_person(r) for r in f.reasons],
+             "flaggedAt": f.flagged_at}
             for f in trust.lockdown.active()
         ],
     }

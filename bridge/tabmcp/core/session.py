@@ -916,13 +916,15 @@ class Session:
         title: Shown,
         description: Shown,
         arguments: dict[str, Any],
-        reason: str,
+        reason: Shown,
         timeout_s: float,
         may_give_up: bool = False,
     ) -> PendingRequest:
         """Ask the person at a tab whether ``tool`` may run: queues ``approval.request``. The
-        tool's ``title`` and ``description`` are the page's words: only through the gate
-        (:func:`~tabmcp.core.trust.gate.definition_text`) may they reach the person's window.
+        tool's ``title`` and ``description`` are the page's words, and the ``reason`` may quote
+        them (a changed definition's diff): only through the gate
+        (:func:`~tabmcp.core.trust.gate.definition_text`, :func:`~tabmcp.core.trust.gate.for_person`)
+        may they reach the person's window.
 
         Raises:
             ExtensionDisconnected: no extension is connected, so nobody can be asked.
