@@ -1315,6 +1315,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         '    return as_telemetry(ctx, arguments, "generate", answer.to_call_result())',
         "    return answer.to_call_result()  # type: ignore[return-value]",
         ("bridge/tests/test_page_text_answers.py", "-k", "results_errors"),
+        # and as the attack, in real Chromium: e2e/test_page_text.py -k captured_error
     ),
     Mutation(
         "configure-ungated",
