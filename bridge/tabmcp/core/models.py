@@ -25,7 +25,7 @@ from .budget import OVER_BUDGET_NOTE, OverBudget, check_schema, scope_exhausted
 from .ecma_regex import ECMA_2020_12, ECMA_DRAFT7, ecma_validator_class
 from .lru import LRU
 from .output_schema import check_output_schema
-from .trust.text import PageText
+from .trust.text import PageJson, PageText
 from .unchecked import unchecked_parts
 
 __all__ = [
@@ -230,9 +230,11 @@ class PageTool(_Model):
     name: str
     title: PageText | None = None
     description: PageText
-    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
-    annotations: dict[str, Any] = Field(default_factory=dict)
-    output_schema: dict[str, Any] | None = None
+    input_schema: PageJson = Field(default_factory=lambda: PageJson({"type": "object", "properties": {}}))
+    """The page's words at any depth (descriptions, titles, examples): read whole by the definition
+    check, shown only as :func:`~tabmcp.core.trust.gate.definition_tree` made it."""
+    annotations: PageJson = Field(default_factory=lambda: PageJson({}))
+    output_schema: PageJson | None = None
     """The page's ``outputSchema`` (Chrome 159), relayed as the MCP tool's: set by :func:`parse_tool`
     only when MCP clients can use it (:mod:`tabmcp.core.output_schema`)."""
     output_schema_dropped: str | None = None
