@@ -1382,6 +1382,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_page_text_answers.py", "-k", "popup"),
     ),
     Mutation(
+        "popup-title-any-str",
+        "the popup's tool title takes any string: strict mypy no longer refuses a page's title put there raw",
+        "bridge/tabmcp/core/panel.py",
+        "    publicName: str\n    title: Shown\n    description: Shown\n    category: str",
+        "    publicName: str\n    title: str\n    description: Shown\n    category: str",
+        ("bridge/tests/test_page_text_answers.py", "-k", "strict_mypy"),
+    ),
+    Mutation(
         "introspect-title-ungated",
         "introspect shows the tab's title as the page wrote it (hidden characters kept, not scanned)",
         "bridge/tabmcp/core/disclosure.py",

@@ -291,7 +291,10 @@ def test_a_page_error_reaches_the_agent_only_through_the_gate():
 _LEAK = '''
 from typing import Any
 
+from tabmcp.core.panel import ToolInsight
+from tabmcp.core.registry import Tab
 from tabmcp.core.tools.base import BuiltinTool, ToolContext
+from tabmcp.core.trust.gate import for_person
 from tabmcp.core.trust.text import PageJson, ShownResult
 from tabmcp.errors import PageError
 
@@ -322,10 +325,18 @@ async def through_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> Shown
 
 def error_through_the_gate(ctx: ToolContext, exc: PageError) -> None:
     exc.shown = ctx.trust.page_error(exc).shown
+
+
+def popup_past_the_gate(tab: Tab) -> ToolInsight:
+    return {"title": tab.title, "description": for_person(tab.url)}
+
+
+def popup_through_the_gate(tab: Tab) -> ToolInsight:
+    return {"title": for_person(tab.title), "description": for_person(tab.url)}
 '''
 
 
-def test_strict_mypy_refuses_a_pages_result_answer_or_error_handed_to_the_agent_past_the_gate(tmp_path):
+def test_strict_mypy_refuses_a_pages_result_answer_error_or_popup_text_past_the_gate(tmp_path):
     snippet = tmp_path / "leak.py"
     snippet.write_text(_LEAK)
     done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--config-file",
@@ -333,7 +344,7 @@ def test_strict_mypy_refuses_a_pages_result_answer_or_error_handed_to_the_agent_
                           check=False)
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     lines = {int(e.split(":")[1]) for e in errors}
-    assert lines == {10, 14, 21, 25}, done.stdout
+    assert lines == {13, 17, 24, 28, 41}, done.stdout
     assert any('"PageJson"' in e and '"ShownResult"' in e for e in errors), done.stdout
 
 

@@ -22,7 +22,7 @@ No sockets, no asyncio: the bridge core (tabmcp/wiring.py) calls these with its 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..errors import SecretError
 from .activity import ActivityLog
@@ -31,6 +31,7 @@ from .controls import InvalidOrigin, PersonControls, normalize_origin
 from .registry import CategoryEntry, Registry, Tab, ToolEntry
 from .scoping import Gate
 from .trust.gate import for_person
+from .trust.text import Shown
 
 if TYPE_CHECKING:
     from ..protocol import ControlSet, PanelQuery
@@ -95,10 +96,51 @@ def _listing(changed: bool) -> ControlResult:
     return ControlResult(changed, changed)
 
 
-def _tool_insight(entry: ToolEntry, gate: Gate, trust: TrustGuard | None) -> dict[str, Any]:
+class ToolInsight(TypedDict, total=False):
+    """A tool as the popup shows it: the page's words in it only as :data:`Shown` (the person's gate,
+    :func:`~tabmcp.core.trust.gate.for_person`), so strict mypy refuses a page string put there raw."""
+
+    name: str
+    publicName: str
+    title: Shown
+    description: Shown
+    category: str
+    readOnly: bool
+    visible: bool
+    code: str
+    reason: str | None
+    needsApproval: bool
+    changed: bool
+
+
+class CategoryInsight(TypedDict):
+    name: str
+    publicName: str
+    description: Shown
+    tools: list[str]
+    visible: list[str]
+
+
+class DocumentInsight(TypedDict, total=False):
+    """A document as the popup shows it (its title and URL the page's: :data:`Shown` only)."""
+
+    tabId: int
+    frameId: int
+    origin: str
+    url: Shown
+    title: Shown
+    originOn: bool
+    toolCount: int
+    hiddenCount: int
+    tools: list[ToolInsight]
+    categories: list[CategoryInsight]
+    detailed: bool
+
+
+def _tool_insight(entry: ToolEntry, gate: Gate, trust: TrustGuard | None) -> ToolInsight:
     decision = gate.decide(entry)
     tool = entry.tool
-    out: dict[str, Any] = {
+    out: ToolInsight = {
         "name": tool.name,
         "publicName": entry.public_name,
         "title": for_person(tool.title or ""),
@@ -116,7 +158,7 @@ def _tool_insight(entry: ToolEntry, gate: Gate, trust: TrustGuard | None) -> dic
 
 
 def _document(doc: Tab, entries: list[ToolEntry], cats: list[CategoryEntry], gate: Gate,
-              trust: TrustGuard | None) -> dict[str, Any]:
+              trust: TrustGuard | None) -> DocumentInsight:
     # Every tool is decided (the hidden count needs them all); only MAX_TOOLS_PER_TAB are listed.
     decided = [_tool_insight(e, gate, trust) for e in entries]
     tools = decided[:MAX_TOOLS_PER_TAB]
@@ -128,7 +170,7 @@ def _document(doc: Tab, entries: list[ToolEntry], cats: list[CategoryEntry], gat
         "title": for_person(doc.title),
         "originOn": gate.origin_enabled(doc),
         "toolCount": len(entries),
-        "hiddenCount": sum(1 for t in decided if not t["visible"]),
+        "hiddenCount": sum(1 for t in decided if not t.get("visible")),
         "tools": tools,
         "categories": [
             {"name": c.category.name, "publicName": c.public_name, "description": for_person(c.category.description[:300]),
