@@ -7,8 +7,10 @@ the real extension in Chromium.
 from __future__ import annotations
 
 import asyncio
+import filecmp
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import websockets
@@ -155,3 +157,17 @@ class ScriptedExtension:
             await self.ws.close()
         if self._reader is not None:
             await asyncio.gather(self._reader, return_exceptions=True)
+
+
+def changed_files(left: Path, right: Path) -> set[str]:
+    """The files (relative paths) that differ, or exist on one side only, between two trees: what a
+    recipe test's scratch copy changed by hand or by its generator."""
+    found: set[str] = set()
+
+    def walk(cmp: filecmp.dircmp[str], where: Path) -> None:
+        found.update(str(where / n) for n in (*cmp.diff_files, *cmp.left_only, *cmp.right_only))
+        for name, sub in cmp.subdirs.items():
+            walk(sub, where / name)
+
+    walk(filecmp.dircmp(left, right, ignore=["__pycache__", "_model"]), Path())
+    return found

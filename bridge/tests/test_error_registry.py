@@ -9,7 +9,6 @@ scratch copy of the repository and checks it reaches each of them with one hand-
 from __future__ import annotations
 
 import ast
-import filecmp
 import shutil
 import subprocess
 import sys
@@ -29,6 +28,8 @@ from tabmcp.errors import (
     error_for_code,
     tool_error_class,
 )
+
+from .helpers import changed_files
 
 PACKAGE = Path(tabmcp.__file__).resolve().parent
 ROOT = PACKAGE.parents[1]
@@ -134,18 +135,6 @@ def _scratch(tmp: Path) -> Path:
     return tmp
 
 
-def _changed(left: Path, right: Path) -> set[str]:
-    found: set[str] = set()
-
-    def walk(cmp: filecmp.dircmp[str], where: Path) -> None:
-        found.update(str(where / n) for n in (*cmp.diff_files, *cmp.left_only, *cmp.right_only))
-        for name, sub in cmp.subdirs.items():
-            walk(sub, where / name)
-
-    walk(filecmp.dircmp(left, right, ignore=["__pycache__", "_model"]), Path())
-    return found
-
-
 def test_recipe_an_error_code_end_to_end_is_one_hand_edited_file(tmp_path: Path) -> None:
     """docs/architecture.md's recipe: the code and its class in errors.py, then the generator."""
     scratch = _scratch(tmp_path)
@@ -159,7 +148,7 @@ def test_recipe_an_error_code_end_to_end_is_one_hand_edited_file(tmp_path: Path)
     subprocess.run([sys.executable, "-m", "tabmcp.protocol_js"], cwd=scratch, env=env, check=True,
                    capture_output=True)
 
-    assert _changed(ROOT / "bridge" / "tabmcp", scratch / "bridge" / "tabmcp") == {"errors.py"}
+    assert changed_files(ROOT / "bridge" / "tabmcp", scratch / "bridge" / "tabmcp") == {"errors.py"}
     others = ("extension/protocol.generated.js", "extension/messages.js", "docs/protocol.md")
     changed = {name for name in others if (ROOT / name).read_bytes() != (scratch / name).read_bytes()}
     assert changed == {"extension/protocol.generated.js", "docs/protocol.md"}  # both written by the generator

@@ -8,7 +8,6 @@ Firefox manifest, docs/telemetry.md's tables), and test_kinds.py passes on it un
 
 from __future__ import annotations
 
-import filecmp
 import json
 import shutil
 import subprocess
@@ -16,6 +15,8 @@ import sys
 from pathlib import Path
 
 import tabmcp
+
+from ..helpers import changed_files
 
 PACKAGE = Path(tabmcp.__file__).resolve().parent
 ROOT = PACKAGE.parents[1]
@@ -158,18 +159,6 @@ def _scratch(tmp: Path) -> Path:
     return tmp
 
 
-def _changed(left: Path, right: Path) -> set[str]:
-    found: set[str] = set()
-
-    def walk(cmp: filecmp.dircmp[str], where: Path) -> None:
-        found.update(str(where / n) for n in (*cmp.diff_files, *cmp.left_only, *cmp.right_only))
-        for name, sub in cmp.subdirs.items():
-            walk(sub, where / name)
-
-    walk(filecmp.dircmp(left, right, ignore=["__pycache__", "_model"]), Path())
-    return found
-
-
 def test_recipe_a_capture_kind_is_three_hand_edited_files(tmp_path: Path) -> None:
     scratch = _scratch(tmp_path)
     kinds = scratch / "bridge" / "tabmcp" / "capture" / "kinds.py"
@@ -184,12 +173,12 @@ def test_recipe_a_capture_kind_is_three_hand_edited_files(tmp_path: Path) -> Non
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
 
-    assert _changed(ROOT / "bridge" / "tabmcp", scratch / "bridge" / "tabmcp") == {"capture/kinds.py"}
-    assert _changed(ROOT / "extension", scratch / "extension") == {
+    assert changed_files(ROOT / "bridge" / "tabmcp", scratch / "bridge" / "tabmcp") == {"capture/kinds.py"}
+    assert changed_files(ROOT / "extension", scratch / "extension") == {
         "manifest.json", "page/idb.js",  # by hand
         "protocol.generated.js",  # by the generator
     }
-    assert _changed(ROOT / "docs", scratch / "docs") == {"telemetry.md"}  # its kinds' tables, by the generator
+    assert changed_files(ROOT / "docs", scratch / "docs") == {"telemetry.md"}  # its kinds' tables, by the generator
 
     done = subprocess.run([sys.executable, "-c", CHECK], cwd=scratch, env=env, capture_output=True, text=True)
     assert done.stdout.strip() == "ok", done.stderr
