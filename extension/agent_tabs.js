@@ -1,21 +1,8 @@
-// Tabs the agent opened (reachable sites, docs/security.md): open in the background, group,
-// keep them on their site, and keep them tidy.
-//
-// Rules:
-// - a site opens with chrome.tabs.create({active: false}) in a labelled tab group: the person's
-//   tab stays the active one and no window is raised or focused;
-// - an agent tab stays on the origin it was opened for, for its whole life: a navigation to any
-//   other URL (a server redirect while opening, a script, a meta refresh, a link, a tool's
-//   location.assign, history) closes it at once (`redirected` while opening; its pending calls end
-//   with SITE_REDIRECTED through `left`), and until it is closed it offers nothing (`allows`: the
-//   worker's snapshot and call paths ask it with Chrome's origin of the document);
-// - at most `maxAgentTabs` agent tabs: the least recently used is closed first;
-// - an agent tab is closed after `idleCloseMs` without a call, unless the person took it over;
-// - a tab the person brings to the front is theirs from then on (out of the group, never closed);
-// - the person's own tabs are never closed or focused (only open_page(focus) focuses, when asked).
-// The list of agent tabs lives in chrome.storage.session, so a restarted worker still knows them.
-// Nothing here waits on page timers: the page's registration is not throttled in hidden tabs
-// (page/agent.js posts snapshots from hidden documents without a timer).
+// Tabs the agent opened for reachable sites: opened in the background in a tab group, bound to
+// their origin (leaving it closes the tab), at most maxAgentTabs (LRU), closed when idle, the
+// person's once brought to the front (docs/security.md, "Reachable sites"). The list lives in
+// chrome.storage.session so a restarted worker still knows them. Nothing waits on page timers,
+// which hidden tabs throttle (page/agent.js posts snapshots without one).
 
 const STORE_KEY = 'agentTabs';
 /**
@@ -23,11 +10,7 @@ const STORE_KEY = 'agentTabs';
  * rule holds.
  */
 const HAS_GROUPS = () => !!(chrome.tabGroups && chrome.tabs.group && chrome.tabs.ungroup);
-/**
- * How long a call's new `lastUsed` may wait before it is stored: calls in a busy agent tab cost one
- * storage write a second, not one each (a worker that restarts meanwhile may close the tab this
- * much early).
- */
+/** How long a new `lastUsed` may wait before it is stored: one storage write a second, not per call. */
 const SAVE_AFTER_MS = 1000;
 const STATUS = Object.freeze({ opened: 'opened', loaded: 'loaded', redirected: 'redirected', failed: 'failed' });
 
@@ -48,8 +31,7 @@ function originOf(url) {
 
 /**
  * @param {{send: (msg: object) => void, statusType: string, left: (tabId: number, url: string, origin: string) => void}} io
- *   send: a message to the bridge; statusType: the wire type of site.status; left: an agent tab
- *   left its origin for `url` (told before the tab is closed: the worker ends its pending calls).
+ *   left: an agent tab left its origin for `url` (told before it closes, so its calls end).
  */
 export function createAgentTabs({ send, statusType, left }) {
   /** @type {Map<number, AgentTab>} */
@@ -192,8 +174,8 @@ export function createAgentTabs({ send, statusType, left }) {
   }
 
   /**
-   * May the tab offer and run tools of a document of `origin` (Chrome's word for it)? Always,
-   * unless it is an agent tab bound to another origin (or, restored from an older version, to none).
+   * May the tab offer and run tools of a document of `origin` (Chrome's word)? Yes, unless it is
+   * an agent tab bound to another origin (or to none).
    * @param {number} tabId @param {string} origin
    */
   function allows(tabId, origin) {
@@ -203,9 +185,8 @@ export function createAgentTabs({ send, statusType, left }) {
   }
 
   /**
-   * chrome.tabs.onUpdated: an agent tab that is anywhere but its origin is closed (`leave`); an
-   * opening one that loaded is reported. Only while it opens is a URL with no origin (the
-   * about:blank a new tab starts on) let pass.
+   * chrome.tabs.onUpdated: an agent tab anywhere but its origin is closed; an opening one that
+   * loaded is reported. A URL with no origin (a new tab's about:blank) passes only while opening.
    */
   async function onUpdated(tabId, change, tab) {
     await restored;
@@ -252,9 +233,8 @@ export function createAgentTabs({ send, statusType, left }) {
   }
 
   /**
-   * A call ran in the tab: an agent tab's idle time starts again. The call path pays for a field
-   * write: the idle timer already armed fires no later than needed and re-arms from `lastUsed`
-   * (closeIdle), and the list is stored within SAVE_AFTER_MS.
+   * A call ran in the tab: its idle time starts again. Only a field write: the armed idle timer
+   * re-arms from `lastUsed`, and the list is stored within SAVE_AFTER_MS.
    */
   function touch(tabId) {
     const t = tabs.get(tabId);

@@ -1,25 +1,8 @@
 // tabmcp background script (Chromium: the service worker; Firefox: a module background script):
-// one router between the pages' agents and the bridge.
-//
-// Listeners are registered synchronously at the top (MV3 may start this script for any of them);
-// work that needs settings waits on `ready`. The jobs live in background/, one module each:
-//   state.js           what the script knows (link status, pages, frames, limits, pending requests)
-//   link.js            the WebSocket to the bridge: hello, heartbeat, reconnect, batched frames
-//   pairing.js         the pairing ceremony's messages
-//   settings.js        the person's settings from chrome.storage.local
-//   pages.js           the ports of the tabs' documents and frames (content.js)
-//   tabs.js            the bridge's view of the tabs: snapshots, the sync, updates, closing
-//   location.js        where a tab's documents are, by the browser's word; frames that may offer tools
-//   calls.js           tool calls to pages and their answers
-//   queries.js         live page queries and axe-core audits
-//   telemetry_relay.js capture settings to pages, telemetry to the bridge within each tab's rate
-//   tab_limits.js      what the per-tab limits did, told to the bridge, the page and the popup
-//   forms_switch.js    forms as tools: the bridge's switch per origin
-//   sites.js           reachable sites: agent tabs and the popup's section
-//   ui.js              the approval window, the popup's panel questions, the badge
-//   status.js          the popup's report
-//   inject.js          content scripts for tabs opened before an install or reload
-// A keepalive alarm brings the script back to reconnect if the browser stopped it.
+// one router between the pages' agents and the bridge; its jobs live in background/, one module
+// each (docs/architecture.md). Listeners are registered synchronously at the top (MV3 may start
+// the script for any of them); work that needs settings waits on `ready`. A keepalive alarm
+// brings the script back to reconnect if the browser stopped it.
 import { ERROR, IN, OUT, PAGE_PORT, RUNTIME, STORAGE } from './protocol.js';
 import { fromOwnPage } from './panel.js';
 import { ready, setReady, state } from './background/state.js';

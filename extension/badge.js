@@ -1,14 +1,8 @@
 // @ts-check
 /**
- * The extension icon's badge, per tab: what the person should notice there now.
- *
- * - An approval waits in this tab: "?" on red, and the icon's title points to the approval window
- *   (the popup lists it too, with Allow / Deny).
- * - An agent's call runs in this tab: "▶" on green, shown once the call has run for
- *   `RUNNING_AFTER_MS` (a fast call never touches the badge, so the call path pays nothing).
- * - Otherwise: how many tools the page offers (blue while the bridge is connected, grey if not).
- *
- * It follows the worker's one table of pending requests (pending.js `watch`), not a copy of it.
+ * The extension icon's badge, per tab: "?" while an approval waits, "▶" once an agent's call has
+ * run RUNNING_AFTER_MS (a fast call never touches it), else the page's tool count (grey when the
+ * bridge is not connected). Follows the worker's pending table (pending.js `watch`).
  */
 
 import { KIND } from './pending.js';

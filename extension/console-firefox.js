@@ -1,9 +1,7 @@
-// tabmcp console location, Firefox build only (the content script's world, top frame, document_start,
-// after the capture's page scripts: manifest order). Firefox's console shows a message at the first
-// frame of the calling page's principal: with the capture's wrapper (page/console.js, in the page's
-// world) that frame is ours, shown as `<anonymous code>`. This replaces each wrapper with one made
-// in this world (another principal, so Firefox skips its frame): it records through the capture's
-// half, then calls the browser's method itself, and the page's own line is what the console shows.
+// tabmcp console location, Firefox build only (content script world, top frame, document_start,
+// after the capture's page scripts). Firefox's console shows a message at the first frame of the
+// page's principal, which would be the capture's wrapper; a wrapper made in this world (another
+// principal) records, then calls the browser's method, so the console shows the page's own line.
 /* global exportFunction */
 (() => {
   'use strict';

@@ -1,14 +1,9 @@
-// Forms-as-tools in the service worker: which origins have the switch on, as the bridge says.
-//
-// The bridge sends `forms.policy` {rules: [{match, enabled, source}]} after `welcome` and whenever
-// it changes; a rule's `match` is an origin glob from `[[policy.origins]]` (fnmatch: `*`, `?`,
-// `[...]`) or an exact origin the person chose in the popup; the last matching rule wins, and
-// nothing matched means off. Until the bridge has spoken, every origin is off. The bridge checks
-// again on every listing and call: this copy only spares pages the work and keeps their forms home.
+// Forms-as-tools in the service worker: which origins have the switch on, from the bridge's
+// `forms.policy` rules (the last match wins; none, or no word from the bridge yet, means off).
+// The bridge checks again on every listing and call: this copy only spares pages the work.
 
 /**
- * A rule as the worker keeps it: a config rule's glob arrives compiled by the bridge
- * (`pattern`: fnmatch's reading of it, bridge/tabmcp/core/js_regex.py), so no glob is read here.
+ * A rule as the worker keeps it: a config glob arrives compiled by the bridge (core/js_regex.py).
  * @typedef {{source: string, flags: string}} JsRegExp
  * @typedef {{match: string, enabled: boolean, source: 'config'|'person', pattern: JsRegExp | null}} FormsRule
  */

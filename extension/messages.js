@@ -1,15 +1,8 @@
-// The extension's internal messages, named once: service worker ⇄ content script (over the
-// page's port) ⇄ page scripts (window events of our own, never window.postMessage), and the
-// extension's own pages (popup, approval window) ⇄ service worker (chrome.runtime.sendMessage).
-// The wire protocol with the bridge and every error code are in protocol.generated.js.
-//
-// A classic script with no exports, safe to load twice, so every context can load it: listed
-// before content.js in manifest.json, imported for its effect by protocol.js (service worker,
-// extension pages), copied at the end of protocol.generated.js for the page scripts (Chrome runs
-// a file once per frame whatever the world, so the page's main world cannot list this one too;
-// `python -m tabmcp.protocol_js` rewrites the copy, a test fails when it is stale). All read
-// the same frozen names from globalThis[Symbol.for('tabmcp.messages')]; no other part of the
-// extension spells a message type.
+// The extension's internal messages, named once: worker ⇄ content script ⇄ page scripts, and the
+// extension's own pages ⇄ worker (the wire protocol and error codes are in protocol.generated.js).
+// A classic script with no exports, safe to load twice, so every context can load it (manifest.json,
+// protocol.js, and a copy at the end of protocol.generated.js for the main world, which cannot list
+// it too); all read globalThis[Symbol.for('tabmcp.messages')].
 (() => {
   const KEY = Symbol.for('tabmcp.messages');
   if (globalThis[KEY]) return;
@@ -48,34 +41,19 @@
   });
 
   /**
-   * The page ⇄ content script channel: a CustomEvent on the window, dispatched synchronously, its
-   * `detail` the message as JSON text (a string crosses the two worlds as is, Firefox's Xray
-   * wrappers included), one event type per direction. `toContent` carries what a page script
-   * sends (snapshots, form lists, form results, page-reported telemetry), `toPage` what the
-   * content script gives the page scripts (resync, refused, forms.policy, form.call). Never
-   * window.postMessage: every `message` listener of the page would see (and might log, forward or
-   * answer) it, and the page must behave with the extension exactly as without it. Measured
-   * (bench/page_channel.py, main world → isolated world): a snapshot of 682 tools (572 KiB) is in
-   * the other world after 14.9 ms as JSON text on an event against 14.5 ms structured-cloned on a
-   * message (100 tools: 0.9 against 0.8 ms), and it needs no task to arrive. A page can
-   * dispatch these events too: the content script takes nothing on them a page could not send.
+   * The page ⇄ content script channel: a synchronous CustomEvent on the window whose `detail` is
+   * the message as JSON text, one type per direction; never window.postMessage, which every
+   * `message` listener of the page would hear (docs/protocol.md has why and the measurements).
    */
   const PAGE_EVENT = Object.freeze({ toContent: 'tabmcp-page', toPage: 'tabmcp-content' });
 
-  /**
-   * The call path between the content script and the page agent (page/agent.js): like PAGE_EVENT,
-   * its own types so the agent's results are told from a form's. `toPage` carries `call` and
-   * `cancel`, `toContent` the agent's `result`.
-   */
+  /** The call path between content script and page/agent.js: `call`, `cancel` in, `result` out. */
   const CALL_EVENT = Object.freeze({ toPage: 'tabmcp-call', toContent: 'tabmcp-call-result' });
 
   /**
-   * The telemetry capture's line handover (page/natives.js ⇄ content.js), at document_start before
-   * any page script runs: `offer` is a MessageEvent of its own type (not `message`: the page's
-   * message listeners never see it) dispatched on the window with the capture's port in `ports`,
-   * cancelable: the content script takes the port and cancels the event. Which of the two scripts
-   * runs first is not fixed, so a content script that comes second dispatches `ask` (a plain
-   * Event) and the capture, if its offer was not taken, offers once more, then stops listening.
+   * The telemetry capture's port handover (page/natives.js ⇄ content.js) at document_start: `offer`
+   * is a cancelable MessageEvent of its own type carrying the port; a content script that comes
+   * second dispatches `ask` and gets one more offer.
    */
   const CAPTURE_EVENT = Object.freeze({ offer: 'tabmcp-capture-port', ask: 'tabmcp-capture-ask' });
 

@@ -1,13 +1,8 @@
 // @ts-check
 /**
- * The popup's questions to the bridge: what to show the person (`panel.query`) and the switches
- * they flip (`control.set`), both answered by `panel.state` (bridge/tabmcp/core/popup.py).
- *
- * Only the extension's own pages (popup, options) may ask: a content script or anything else is
- * ignored, and agents have no path here at all (they speak MCP to the bridge, which takes these
- * messages only from the extension's WebSocket). Each question waits in the worker's one table of
- * pending requests (kind `panel`), so it ends like every other request: its answer, the bridge
- * link dropping, or its deadline.
+ * The popup's questions to the bridge (`panel.query`, `control.set`, answered by `panel.state`).
+ * Only the extension's own pages may ask; each question waits in the worker's pending table
+ * (kind `panel`), so it ends like every other request.
  */
 
 import { KIND, NO_TAB, RULE } from './pending.js';
@@ -18,8 +13,8 @@ const PAGES = ['popup/popup.html', 'options/options.html'];
 const ACTIONS = new Set(['pause', 'resume', 'writes', 'origin', 'accept', 'clear', 'unbind']);
 
 /**
- * Whether a runtime message came from one of the extension's own pages (popup, options), never
- * a content script, a page or another extension: only they may read or flip the person's switches.
+ * Whether a runtime message came from one of the extension's own pages (popup, options): only
+ * they may read or flip the person's switches.
  * @param {chrome.runtime.MessageSender} sender
  */
 export const fromOwnPage = (sender) =>

@@ -1,15 +1,8 @@
 // @ts-check
 /**
- * One table of the service worker's pending requests, of every kind: tool calls sent to a page
- * (`call`), live page queries (`query`), approvals asked in the extension's window
- * (`approval`) and the popup's questions to the bridge (`panel`: panel.query, control.set). Each has a deadline, and every kind ends by the same rules: its tab closed, its
- * page (or frame) went away or navigated, the bridge link dropped, its deadline passed, or the
- * bridge cancelled it. The bridge keeps the same shape in bridge/tabmcp/core/extension_links.py
- * (RequestTable).
- *
- * The table only keeps entries and timers and decides *which* requests a rule ends; how a kind
- * reports its end (a call.result, a page.result, an approval.result, a cancel to the page, a
- * window to close) is the `onEnd` handler its owner registers with `handle`.
+ * One table of the service worker's pending requests of every kind (call, query, approval, panel),
+ * each with a deadline and ended by the same rules (RequestTable in core/extension_links.py is the
+ * bridge's twin). The table decides which requests a rule ends; each kind's `onEnd` handler reports it.
  */
 
 import { END_RULES } from './protocol.js';
@@ -21,11 +14,8 @@ export const KIND = Object.freeze({ call: 'call', query: 'query', approval: 'app
 export const NO_TAB = -1;
 
 /**
- * The rules that end a pending request before its answer, by name: its tab closed (`tabClosed`),
- * its page or frame went away (`navigated`), the bridge link dropped (`bridgeGone`), its deadline
- * passed (`timeout`), the bridge gave it up (`cancel`), its agent tab left its origin
- * (`leftOrigin`). One table with the bridge's session: END_RULES, generated from
- * bridge/tabmcp/core/end_rules.py.
+ * The rules that end a pending request before its answer, by name; one table with the bridge's
+ * session (END_RULES, generated from bridge/tabmcp/core/end_rules.py).
  * @type {Readonly<Record<keyof typeof END_RULES, string>>}
  */
 export const RULE = Object.freeze(Object.fromEntries(Object.keys(END_RULES).map((name) => [name, name])));

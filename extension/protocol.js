@@ -1,10 +1,7 @@
-// The wire protocol between this extension and the tabmcp bridge, and the extension's own
-// internal messages, as ES module exports for the service worker and the extension's pages.
-// The wire part (PROTOCOL_VERSION, message types, error codes, page query kinds, a JSDoc typedef
-// of every message) is generated from bridge/tabmcp/protocol.py into protocol.generated.js; the
-// internal messages are named in messages.js. Both are classic scripts (content.js and the page
-// scripts load them through manifest.json): imported here for their effect, read from globalThis.
-// docs/protocol.md describes the same messages for humans.
+// The wire protocol (generated into protocol.generated.js from bridge/tabmcp/protocol.py) and the
+// internal messages (messages.js) as ES module exports for the worker and the extension's pages.
+// Both are classic scripts that content.js and the page scripts load too: imported here for their
+// effect, read from globalThis. docs/protocol.md describes them.
 
 import './protocol.generated.js';
 import './messages.js';

@@ -1,21 +1,7 @@
 // @ts-check
 /**
- * Approvals asked in the extension's own window, never in the page.
- *
- * When the bridge needs a person's yes (the MCP client cannot ask through elicitation), the
- * service worker opens approval.html in a small extension window: the page can neither read,
- * restyle, cover nor answer it (it is not in the page's DOM, and input dispatched into the tab
- * cannot reach another window). The window shows the origin that owns the tool (a frame's own
- * origin for a frame's tool, as Chrome reports it for the frame's port, with the top page it sits
- * in), the tool's title and name, the arguments as the bridge will send them and why approval is
- * needed; the person may remember the decision for this owning origin + tool (and reason) for the
- * browser session (chrome.storage.session, which content scripts cannot read). A framed bank's
- * `wipe` and its hostile top page's `wipe` are two questions and two remembered answers.
- *
- * Only the extension's own pages may fetch a question or answer it: the approval window, and the
- * popup, which lists open questions with Allow / Deny (the same question: whichever answers first
- * wins, the other finds it gone; the bridge too takes only the first answer). Messages from
- * anything else (content scripts, pages) are ignored.
+ * Approvals asked in the extension's own window, which the page can neither read, cover nor
+ * answer; only the extension's own pages may fetch or answer a question (docs/security.md 2).
  */
 
 import { KIND, RULE, bridgeWaits } from '../pending.js';
@@ -45,9 +31,7 @@ const REASONS = Object.freeze({
  */
 
 /**
- * A remembered "allow" covers the same owning origin, tool (its page's own name) and reason only:
- * another origin's tool of the same name (a frame's, or the page around it) asks again, and a
- * lockdown (after a result that gave the agent orders) or a changed definition is a new reason.
+ * A remembered "allow" covers only this owning origin, tool and reason (docs/security.md 2).
  * @param {string} origin @param {string} tool @param {string} reason
  */
 const rememberKey = (origin, tool, reason) => JSON.stringify([origin, tool, reason]);
@@ -56,9 +40,8 @@ const rememberKey = (origin, tool, reason) => JSON.stringify([origin, tool, reas
  * @param {{send: (msg: object) => boolean | void, resultType: string,
  *   table: import('../pending.js').PendingTable,
  *   frameOrigin: (tabId: number, frameId: number) => string}} deps
- *   ``send`` posts a message to the bridge; ``resultType`` is the wire type of the answer;
- *   ``table`` is the worker's one table of pending requests, where open questions wait;
- *   ``frameOrigin`` is Chrome's origin for a child frame that may offer tools now ('' if not).
+ *   ``table``: the worker's pending requests; ``frameOrigin``: Chrome's origin for a child frame
+ *   that may offer tools now ('' if not).
  */
 export function createApprovals({ send, resultType, table, frameOrigin }) {
   /** The open question `id`, if any. @param {string} id @returns {Question | undefined} */
@@ -87,9 +70,8 @@ export function createApprovals({ send, resultType, table, frameOrigin }) {
     }
   };
 
-  // A rule ended a question (timeout, tab closed, page gone): the answer is no. When the bridge
-  // withdrew it (the agent stopped waiting, or its deadline) or its link dropped, nobody waits for
-  // an answer. Either way the window says why, rather than vanish under the person's pointer.
+  // A rule ended the question (timeout, tab closed, page gone): the answer is no. The window says
+  // why rather than vanish under the person's pointer.
   table.handle(KIND.approval, (entry, rule, message) => {
     /** @type {Question} */
     const q = entry.data;

@@ -1,11 +1,7 @@
-// tabmcp page agent (page's main world, document_start, after webmcp-polyfill.js and page/channel.js).
-// Watches the page's WebMCP tools, categories and states through the polyfill's internal hook
-// and reports snapshots; runs tool calls the bridge routes here. Talks to the content script
-// with synchronous window events whose detail is JSON text (page/channel.js: PAGE_EVENT in
-// messages.js; calls, cancels and their results on CALL_EVENT), never window.postMessage: the
-// page's own `message` listeners hear nothing of ours. Idempotent.
-// Message names and error codes come from messages.js and protocol.generated.js, which
-// manifest.json injects before this script.
+// tabmcp page agent (main world, document_start, after webmcp-polyfill.js and page/channel.js).
+// Watches the page's tools, categories and states through the polyfill's internal hook, reports
+// snapshots and runs the calls routed here, over page/channel.js's window events (never
+// window.postMessage, which the page's own listeners would hear). Idempotent.
 (() => {
   const AGENT = Symbol.for('tabmcp.agent');
   if (window[AGENT]) {
@@ -23,10 +19,8 @@
   const isTop = window.top === window;
 
   /**
-   * The origins whose frames the top page lets offer tools, from its iframes' Permissions Policy
-   * `allow` attribute, as Chromium's native WebMCP reads it: `allow="tools"` names the frame's own
-   * src origin, `allow="tools *"` any origin, `allow="tools https://a.test"` the listed ones,
-   * `'none'` none. Frames of the top page's own origin need no attribute (default 'self').
+   * The origins whose frames the top page lets offer tools, from its iframes' `allow` attribute as
+   * Chromium's native WebMCP reads it (docs/security.md 3); same-origin frames need none.
    * @returns {string[]}
    */
   function frameToolOrigins() {
@@ -60,12 +54,9 @@
   }
 
   /**
-   * Snapshot pacing (visible pages): a snapshot is sent once the tools were QUIET_MS without a
-   * change, or at the latest MAX_WAIT_MS (at least SPACING times what the last one took on this
-   * thread) after the first change it waits for. A page registering many tools in a burst thus
-   * pays for a snapshot (every tool cloned to the content script, fitted, sent to the worker)
-   * rarely while it registers, and gets one right after; a page that keeps on changing still gets
-   * one every MAX_WAIT_MS: none is starved.
+   * Snapshot pacing (visible pages): sent once the tools were QUIET_MS without a change, or at the
+   * latest MAX_WAIT_MS (at least SPACING times the last one's cost) after the first change, so a
+   * burst of registrations pays for few snapshots and a page that never stops changing still gets one.
    */
   const QUIET_MS = 25;
   const MAX_WAIT_MS = 250;
@@ -113,10 +104,9 @@
     lastCost = performance.now() - started;
   }
 
-  // A hidden page (a background tab an agent opened) gets no timer: Chrome runs hidden tabs' timers
-  // at most once a second (and chained ones once a minute), so registration would crawl; a
-  // message-channel task is not throttled, and it still coalesces every registration made in the
-  // same task.
+  // A hidden page (a background agent tab) gets no timer: Chrome runs hidden tabs' timers at most
+  // once a second, while a message-channel task is not throttled and still coalesces a task's
+  // registrations.
   let channel = null;
   /** When the change the pending snapshot waits for first came, and the last change since. */
   let firstChange = 0;

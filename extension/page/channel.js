@@ -1,10 +1,7 @@
-// tabmcp page channel (page's main world, document_start, before page/agent.js and page/forms.js):
-// the page scripts' side of the window events to the content script (PAGE_EVENT, CALL_EVENT in
-// messages.js), never window.postMessage. It keeps the browser's functions as they were before any
-// page script ran (a page that wraps dispatchEvent later, as event loggers do, or replaces JSON,
-// neither sees nor breaks what crosses), and writes our messages as JSON text whatever `toJSON` a
-// page put on Object.prototype or Array.prototype (Prototype.js 1.6 defines Array#toJSON, which
-// made every array of a snapshot a string; a structured clone never read it). Idempotent.
+// tabmcp page channel (main world, document_start, before page/agent.js and page/forms.js): the
+// page scripts' side of the window events to the content script. Keeps the browser's functions as
+// they were before any page script ran, and writes JSON whatever `toJSON` a page put on the base
+// prototypes (docs/architecture.md). Idempotent.
 (() => {
   const KEY = Symbol.for('tabmcp.pageChannel');
   if (globalThis[KEY]) return;

@@ -1,12 +1,7 @@
-// tabmcp page form guard (page's main world, top document, document_start, before page/forms.js):
-// what forms-as-tools never offers. A field is sensitive when it is a password, a one-time code or
-// a payment field (autocomplete cc-*, type=password, a masked input, or a name, id, label,
-// placeholder or aria text that says card, CVV, expiry, IBAN, password, PIN... in any of the
-// languages of FIELDS, tabmcp/core/sensitive_fields.py), wherever it is: in the form, in an open
-// shadow root or a same-origin frame inside it. A form with a part it cannot see into (a frame of
-// another site, a closed shadow root) or beside a frame of another site in a payment context is
-// refused too. page/forms.js reads these checks once, at document_start, before the page's scripts
-// run (the object is frozen). Idempotent.
+// tabmcp page form guard (main world, top document, document_start, before page/forms.js): what
+// forms-as-tools never offers (docs/security.md, "Page forms as tools"); the vocabulary is
+// tabmcp/core/sensitive_fields.py. Runs before the page's scripts, so it sees every attachShadow
+// call, and its object is frozen. Idempotent.
 (() => {
   const KEY = Symbol.for('tabmcp.formGuard');
   if (window[KEY] || window.top !== window) return;
@@ -144,9 +139,8 @@
   }
 
   /**
-   * Whether a frame's document is, or is about to be, out of reach: its address is another origin
-   * or a data: URL (while it loads it still shows a readable about:blank), it is sandboxed without
-   * allow-same-origin, or its document cannot be read.
+   * Whether a frame's document is, or is about to be, out of reach (another origin, a data: URL,
+   * sandboxed without allow-same-origin, unreadable).
    * @param {any} frame
    */
   function unreadable(frame) {
@@ -209,9 +203,8 @@
   const frameText = (frame) => ['title', 'name', 'id', 'aria-label', 'src', 'data'].map((a) => frame.getAttribute(a) || '').join(' ');
 
   /**
-   * A form that looks like taking a payment, with a frame of another site beside it (in its
-   * section) or anywhere on the page when that frame says payment: the card field is likely in
-   * that frame (Stripe Elements and the like), where it cannot be checked. Why, or ''.
+   * A form that looks like taking a payment beside a frame of another site (Stripe Elements and
+   * the like), where the card field cannot be checked. Why, or ''.
    * @param {HTMLFormElement} form @param {ReturnType<typeof formFacts>} facts
    * @param {Element[]} foreign the page's frames of other sites (read once per scan)
    */

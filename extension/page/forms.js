@@ -1,29 +1,8 @@
-// tabmcp page forms (page's main world, top document, document_start, after webmcp-polyfill.js).
-//
-// Beyond the standard: a site's ordinary forms (no WebMCP `toolname`) offered as tools, only
-// while the bridge says this origin's forms-as-tools switch is on (the worker sends
-// `forms.policy` {enabled}; off by default). Each form is named and described from its
-// aria-label / aria-labelledby, headings, legend, name and submit button, with its schema from
-// the polyfill's one builder (hook.forms.schema). Never offered: a form with a password, a
-// one-time code or a payment field (autocomplete cc-*, type=password, a masked input, or a name,
-// id, label, placeholder or aria text that says card, CVV, expiry, IBAN, password, PIN... in any
-// of the languages of FIELDS, tabmcp/core/sensitive_fields.py), wherever the field is: in the form,
-// in an open shadow root or a same-origin frame inside it; a form with a part it cannot see into
-// (a frame of another site, a closed shadow root, a form-associated custom element without an open
-// one); a form in a payment context beside a frame of another site (a hosted card field); a form
-// that requires a file, a form with nothing to fill in. Hidden and file inputs and controls a
-// person cannot see are never parameters. One exception: on an origin with a secret bound (the
-// worker says `secrets: true`), a sign-in form's password, one-time-code or card inputs are
-// described as fields that take a secret's name (`x-tabmcp-secret`); the bridge lets the agent
-// pass only `{{secret:NAME}}` there and puts the value in (docs/security.md §8).
-// A form that sends to another origin says so. A call fills the form and submits it through its own
-// submit path; the bridge decides whether the agent may see or call it (docs/security.md).
-//
-// Talks to the content script like page/agent.js: synchronous window events whose detail is JSON
-// text (page/channel.js, PAGE_EVENT in messages.js), never window.postMessage. Message names and
-// error codes come from messages.js and protocol.generated.js, which manifest.json injects before
-// this script (and page/channel.js, and page/form_guard.js: the checks of what is never offered).
-// Idempotent.
+// tabmcp page forms (main world, top document, document_start, after webmcp-polyfill.js).
+// Offers a site's ordinary forms (no `toolname`) as tools while the bridge says this origin's
+// forms-as-tools switch is on; what is never offered, and why, is in docs/security.md ("Page forms
+// as tools"); the checks are page/form_guard.js. Talks to the content script over page/channel.js,
+// like page/agent.js. Idempotent.
 (() => {
   const KEY = Symbol.for('tabmcp.pageForms');
   if (window[KEY] || window.top !== window) return;

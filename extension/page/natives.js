@@ -1,16 +1,8 @@
-// tabmcp telemetry, 1 of 11: the natives (page's main world, document_start, first of the
-// capture scripts manifest.json lists in order; the capture is described in docs/telemetry.md).
-//
-// Captures the browser functions the capture scripts use, before any page script can patch
-// them, into ONE frozen object: a page that later replaces JSON.stringify, setTimeout or
-// addEventListener neither sees nor breaks our own use of them. Opens the namespace the next
-// scripts share (`T`, a property that lives only while they load: start.js removes it, so the
-// page never reaches their internals), with the few basics every one of them needs: the clock,
-// a listener helper, our own failure counter, the page load's id.
-//
-// It must never break the page: every capture script keeps wrapped functions' behaviour, and
-// swallows and counts its own failures. Loading the scripts twice changes nothing: the second
-// copy finds the public hook (Symbol.for('tabmcp.telemetry')) and opens no namespace.
+// tabmcp telemetry, 1 of 11: the natives (main world, document_start, first of the capture
+// scripts; docs/telemetry.md). Keeps the browser functions the capture uses in ONE frozen object
+// before any page script can patch them, and opens the namespace `T` the next scripts share
+// (start.js removes it, so the page never reaches their internals). Never breaks the page: the
+// capture keeps wrapped functions' behaviour and counts its own failures. Safe to load twice.
 (() => {
   'use strict';
 
@@ -119,13 +111,10 @@
   };
   if (!T.MSG || !T.WIRE) return; // loaded without its shared names: capture nothing
 
-  // The capture's own line to the content script: a MessageChannel whose far end goes out now,
-  // before any page script runs, on an event of its own type (CAPTURE_EVENT.offer, a MessageEvent
-  // carrying the port: never a window `message`, which the page's listeners would see). The
-  // content script cancels the offer when it takes the port; one that was not there yet asks for
-  // it (CAPTURE_EVENT.ask) and gets one more offer, the last. Batches and query answers leave on
-  // this end, settings and queries arrive on it: the page holds neither end, so telemetry it sends
-  // on a page event is marked as page-reported, not taken for the capture's (content.js).
+  // The capture's own line to the content script: a MessageChannel whose far end is offered now,
+  // before any page script runs, on an event of its own type (never a window `message`, which the
+  // page's listeners would see). The page holds neither end, so what it sends on a page event is
+  // marked page-reported (content.js).
   const channel = new MessageChannel();
   const port = channel.port1;
   /** Handlers of messages from the content script, by type (config.js, query.js add theirs). @type {Record<string, (msg: any) => void>} */

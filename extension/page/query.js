@@ -1,12 +1,7 @@
-// tabmcp telemetry, 9 of 11: live page queries (after vitals.js).
-//
-// Answers `page.query` from the bridge (through the worker and the content script): `dom`
-// (query_dom: elements by CSS selector, with their selectors, text, value, box), `page` (facts:
-// URL, title, counts, headings, focus), `vitals` (a snapshot, also sent as an event). Accessibility
-// audits never run here: the worker runs its own axe-core in the extension's isolated world, where
-// the page cannot define or patch `axe` (background.js, auditPage). Answers are redacted like events, so
-// a query that arrives before the redaction rules waits for them. Queries are not page
-// activity: what they do in the page is not captured.
+// tabmcp telemetry, 9 of 11: live page queries (after vitals.js): `dom`, `page`, `vitals`.
+// Accessibility audits run in the worker's own axe-core, where the page cannot patch `axe`.
+// Answers are redacted like events (a query waits for the rules), and what a query does in the
+// page is not captured.
 (() => {
   'use strict';
 

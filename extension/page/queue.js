@@ -1,13 +1,7 @@
 // tabmcp telemetry, 3 of 11: capture settings, the bounded queue and its batches (after redact.js).
-//
-// Every capture script hands its events here. An event is recorded with a builder that turns
-// what was captured (plain, bounded data) into the event with the redaction rules applied:
-// built at once when the rules are known, else held in the page and built when they arrive.
-// Nothing is posted before then. Each kind has a cap of events held between two batches;
-// beyond it, events are counted as dropped (and the count is sent), never lost silently.
-// Batches go to the content script on the capture's own MessageChannel (natives.js) as
-// {type: 'telemetry', url, events, dropped}: never on the window, where the page could read them
-// and post look-alikes.
+// Events are built with the redaction rules applied, so nothing is posted before the rules arrive;
+// past each kind's cap they are counted as dropped, never lost silently. Batches go on the
+// capture's own MessageChannel, never on the window, where the page could read them and forge some.
 (() => {
   'use strict';
 
@@ -80,9 +74,8 @@
     schedule(ev.kind === 'error' ? ERROR_DELAY : BATCH_DELAY);
   }
   /**
-   * Queue the event `build` makes, whose room was checked: `build` applies the redaction rules to
-   * what was captured, so it runs now if the rules are known, else when they arrive. It may only
-   * read what the capture copied (strings, plain objects), never the live page.
+   * Queue the event `build` makes (its room already checked): now if the redaction rules are
+   * known, else when they arrive. `build` reads only what the capture copied, never the live page.
    * @param {string} kind @param {() => TelemetryEvent} build
    */
   function record(kind, build) {

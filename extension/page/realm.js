@@ -1,11 +1,8 @@
-// tabmcp realm wrapper (Firefox build only; page's main world, document_start, every frame,
-// about:blank and srcdoc frames included, where the polyfill does not run). Firefox's WebMCP has
-// no list of tools to read, so a registration is seen only as it is made: a same-origin frame's
-// `ModelContext.prototype.registerTool` applied to the top window's `navigator.modelContext`
-// (or `document.modelContext`) must be seen in the frame's realm. This wraps that realm's two
-// methods exactly as the polyfill's `wrapNavigatorMethods` (polyfill/src/native.js) does, with the
-// same symbols, so whichever runs first in a window wraps and the other leaves it: the browser's
-// method runs first and decides; then the object it ran on records the change through its relay.
+// tabmcp realm wrapper (Firefox build only; main world, document_start, every frame, about:blank
+// and srcdoc included, where the polyfill does not run). Firefox's WebMCP has no list of tools, so
+// a frame's registration on the top window must be seen in the frame's realm: this wraps that
+// realm's two methods exactly as the polyfill's `wrapNavigatorMethods` does (a test keeps the two
+// equal), so whichever runs first wraps and the browser's method still decides.
 (() => {
   'use strict';
   const RELAY = Symbol.for('tabmcp.webmcp.relay');
