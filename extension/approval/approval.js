@@ -3,10 +3,9 @@
 import { RUNTIME } from '../protocol.js';
 
 /**
- * How long Allow stays disabled after the window is shown or gets the focus back. The window
- * opens focused, under wherever the person's pointer was: a page that asks for a double click
- * would otherwise land its second click on Allow (double-click-jacking). Browsers guard their
- * own permission prompts the same way.
+ * How long Allow stays disabled after the window is shown or refocused: it opens under the
+ * person's pointer, so a page's double-click request could land on Allow (as browsers guard
+ * their own prompts).
  */
 const ARM_DELAY_MS = 1000;
 

@@ -20,10 +20,9 @@ export function agentTabOnOrigin(tabId, origin) {
 }
 
 /**
- * Where the tab's top document is, by Chrome's word: its port's `sender.origin` (else the tab's
- * URL's origin), and the URL the page reported only when it is of that origin. A page script
- * can post a snapshot claiming any URL (content.js relays the page's messages); it must not get
- * another site's per-origin switches, rules, remembered approvals or name.
+ * Where the tab's top document is, by Chrome's word (its port's `sender.origin`, else the tab's
+ * URL), with the page's reported URL only when it is of that origin: a page claiming another URL
+ * must not get that site's switches, rules, approvals or name.
  * @returns {{origin: string, url: string}}
  */
 export function trustedLocation(tabId) {

@@ -39,12 +39,9 @@ export async function startPageQuery(msg) {
 }
 
 /**
- * An accessibility audit by our own axe-core, in the extension's isolated world of the tab's top
- * document: the page's globals are not visible there, so a page that defines `window.axe`
- * (before or after we load ours) or patches what axe-core calls cannot answer in its place, and
- * the result comes back to the worker as the script's return value, never through a message the
- * page could post. What it reports about the page (its HTML, its texts) is still the page's.
- * Frames are not audited (`iframes: false`): a frame would answer axe-core's frame messages.
+ * An accessibility audit by our own axe-core in the extension's isolated world, where the page can
+ * neither define `axe` nor patch what it calls, and the result returns as the script's value, not
+ * a message the page could post. Frames are not audited: a frame would answer axe's messages.
  */
 async function auditPage(msg, entry) {
   const target = entry.documentId

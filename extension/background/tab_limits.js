@@ -105,9 +105,8 @@ export function noteRefusals(tabId, frameId, refusals) {
 }
 
 /**
- * A tab's snapshot as it may be sent, with its size in bytes (at most) and its JSON text (sent as
- * is: a tab's megabytes are serialized and counted once): past SIZE.tab (its frames' definitions
- * add up), it goes without its definitions, and the person is told why.
+ * A tab's snapshot as it may be sent, with its size and JSON text (serialized once): past SIZE.tab
+ * it goes without its definitions, and the person is told why.
  * @returns {[object, number, string] | null}
  */
 export function fitTab(snap) {

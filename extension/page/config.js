@@ -1,10 +1,6 @@
-// tabmcp telemetry, 10 of 11: the bridge's settings (after query.js).
-//
-// Takes `telemetry.config` from the content script, on the capture's own line (natives.js): the
-// capture switch (`enabled`), `bodyLimit`, `wsSampleThreshold` and the redaction rules (`redact`,
-// see redact.js). The bridge sends it on
-// connect and whenever it changes; the worker keeps the latest and hands it to every page as
-// soon as the page's content script connects.
+// tabmcp telemetry, 10 of 11: the bridge's settings (after query.js): `telemetry.config` (capture
+// switch, body limit, socket sampling, redaction rules), taken on the capture's own line. The
+// worker hands the latest to each page as soon as its content script connects.
 (() => {
   'use strict';
 

@@ -1,10 +1,7 @@
 // tabmcp telemetry, 4 of 11: page values and elements as plain data (after queue.js).
-//
-// Two steps, so an event can wait in the page for the redaction rules: `snap*` copies what a
-// live value or element says into plain, bounded data at capture time (reading it later would
-// see a changed page); `*Text` / `finish*` apply the rules to such a copy when the event is
-// built. Page values are serialized without invoking getters; DOM elements are named the ways a
-// test would find them (test id, role and accessible name, label, text, CSS).
+// Two steps, so an event can wait for the redaction rules: `snap*` copies a live value or element
+// into plain, bounded data at capture time (later the page may have changed); `*Text` / `finish*`
+// apply the rules when the event is built. Getters are never invoked.
 (() => {
   'use strict';
 

@@ -1,9 +1,7 @@
-// tabmcp telemetry, 11 of 11: start (the last of the capture scripts).
-//
-// Every capture script is in place: record this document's load, send what is held when the
-// page is hidden or left (after actions.js and vitals.js added theirs), open the public hook
-// (Symbol.for('tabmcp.telemetry'): flush and counters, for diagnostics) and close the shared
-// namespace, so the page can reach none of the capture's internals.
+// tabmcp telemetry, 11 of 11: start (the last capture script). Records this document's load,
+// sends what is held when the page is hidden or left, opens the public hook
+// (Symbol.for('tabmcp.telemetry'), for diagnostics) and closes the shared namespace, so the page
+// can reach none of the capture's internals.
 (() => {
   'use strict';
 

@@ -1,9 +1,6 @@
-// Popup section: forms-as-tools, the person's switch per origin (docs/security.md, "Page forms as tools").
-//
-// Shows which origins have it on (the bridge's rules: config globs and the person's own choices)
-// and a switch for the current tab's origin. The choice is kept by the bridge (SQLite), which
-// tells the extension and decides every listing and call. Self-contained: it only needs an
-// element with id "forms-as-tools" in popup.html.
+// Popup section: forms-as-tools, the person's switch per origin (docs/security.md, "Page forms as
+// tools"): which origins have it on, and a switch for the current tab's origin. The bridge keeps
+// the choice and decides every listing and call. Needs only an element with id "forms-as-tools".
 
 import { RUNTIME } from '../protocol.js';
 

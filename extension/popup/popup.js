@@ -1,10 +1,7 @@
 // @ts-check
-// The popup: what agents do in the person's tabs, and the switches to steer them.
-//
-// Two questions per refresh, asked in parallel: the worker's own report (connection, tabs, counts,
-// approvals waiting) and the bridge's panel state through the worker (panel.js → `panel.query`:
-// switches, activity, per-tab insight, trust). Live: refreshed every second while open; each
-// section is rebuilt only when its data changed, keeping open sections and keyboard focus.
+// The popup: what agents do in the person's tabs, and the switches to steer them. Each second it
+// asks the worker's report and the bridge's panel state (panel.js) in parallel, and rebuilds only
+// the sections whose data changed, keeping open sections and keyboard focus.
 
 import { ERROR, RUNTIME } from '../protocol.js';
 import { renderSites } from './sites.js';
@@ -123,9 +120,8 @@ function renderStatus(report) {
 let askedCodeAt = 0;
 
 /**
- * Not paired: show the code the bridge gave this browser and the command that confirms it. The
- * code comes only over this browser's own link to the bridge, so a program that merely reaches
- * the bridge's port never learns it; typing it in the person's terminal is the confirmation.
+ * Not paired: show the code the bridge gave this browser and the command that confirms it. The code
+ * comes only over this browser's own link, so typing it in the person's terminal is the confirmation.
  * @param {any} report
  */
 function renderPairing(report) {

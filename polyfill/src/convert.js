@@ -153,11 +153,10 @@ function convertTool(tool, method, options = undefined, withOptions = true) {
 }
 
 /**
- * The `tools` Permissions Policy (default 'self'), where the polyfill can know it: from the
- * browser when it knows the feature, else allowed in a top-level document and in a frame of
- * the same origin as its parent unless the frame's `allow` attribute says `tools 'none'`. A
- * frame of another origin cannot see its container's `allow` attribute: the polyfill lets it
- * register (the tabmcp extension applies the frame policy itself, see docs/security.md).
+ * The `tools` Permissions Policy (default 'self') where the polyfill can know it: the browser's
+ * answer, else allowed at the top and in a same-origin frame unless its `allow` says `tools 'none'`.
+ * A cross-origin frame cannot see its container's attribute: it may register (the extension
+ * applies the frame policy itself, docs/security.md).
  */
 function toolsPolicyAllows() {
   try {

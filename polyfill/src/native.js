@@ -87,10 +87,9 @@ function takeCapture(name, input) {
 }
 
 /**
- * Chromium's getTools() also lists the tools of same-origin frames of the page; each carries the
- * window that registered it: `window` up to Chrome 159, `source` from Chrome 160 (where a
- * `Tool` is an opaque object: its properties are read one by one, never spread or serialised).
- * This document answers only for its own.
+ * Whether a tool of Chromium's getTools() (which lists same-origin frames' tools too) is this
+ * window's: `window` up to Chrome 159, `source` from 160, where a `Tool` is opaque (read its
+ * properties one by one, never spread).
  * @param {any} t
  */
 const ownTool = (t) => {
@@ -99,10 +98,8 @@ const ownTool = (t) => {
 };
 
 /**
- * Native mode: the browser's tools that we did not register ourselves (registered before we
- * loaded, or behind our back). A tool we removed while the browser answered is left out, so it
- * is never mistaken for a foreign one (once: refetching the whole list until nothing changed
- * made a page registering many tools quadratic).
+ * Native mode: the browser's tools we did not register ourselves. A tool we removed while the
+ * browser answered is left out, not mistaken for a foreign one (refetching until stable was quadratic).
  * @returns {Promise<Map<string, any>|null>} null when the browser's list is unavailable
  */
 async function fetchForeign() {
@@ -133,9 +130,8 @@ let refreshTimer = 0;
 let toolchanges = 0;
 let foreignStale = true;
 /**
- * Native mode: updates the cached foreign tools (list() and name checks use it). One refresh at
- * a time: toolchanges meanwhile ask for one more after it, so a page registering n tools costs
- * about n getTools() calls, not one per toolchange each retried while the next registration lands.
+ * Native mode: updates the cached foreign tools. One refresh at a time (toolchanges meanwhile ask
+ * for one more), so registering n tools costs about n getTools() calls, not more.
  */
 async function refreshForeign() {
   if (!nat) return;
@@ -219,13 +215,9 @@ function augmentNative(mc) {
 }
 
 /**
- * Firefox (dom.modelcontext.enabled): the browser's API is on `navigator.modelContext` only, fires
- * no events, its `registerTool` returns undefined, and it has no list of tools to read (without a
- * testing pref). So what the browser took is recorded as it takes it: the methods of
- * `ModelContext.prototype` are wrapped (a page may call them on the object, through the prototype,
- * or with another same-origin window's method: page/realm.js wraps those), and each wrapper asks
- * the object it was called on, through NAV_RELAY, to record the tool. The browser decides (and
- * answers) first; what it took, ours records too, so the extension relays it.
+ * Firefox (dom.modelcontext.enabled): no events, `registerTool` returns undefined and no list of
+ * tools to read, so what the browser takes is recorded as it takes it: `ModelContext.prototype`'s
+ * methods are wrapped (page/realm.js wraps other same-origin windows'), the browser decides first.
  * @param {{mc: any, registerTool: Function, unregisterTool: Function}} n
  */
 function layerOnNavigator(n) {
@@ -251,9 +243,8 @@ function layerOnNavigator(n) {
 
 /**
  * Wraps a realm's native `registerTool`/`unregisterTool` once (the same wrapper as page/realm.js,
- * which may have come first): the browser's method runs as it would (its answer and its refusals
- * are the page's), then the object it ran on records the change if it has a NAV_RELAY. Our own
- * `document.modelContext` (not the browser's object) takes the registration itself.
+ * which may come first): the browser's method runs and answers as it would, then the object it ran
+ * on records the change if it has a NAV_RELAY.
  * @param {any} proto
  */
 function wrapNavigatorMethods(proto) {

@@ -19,11 +19,9 @@ function fireToolEvent(type, toolName) {
 }
 
 /**
- * Runs a tool like the draft says: a tick later the tool starts (a form tool's controls are
- * filled first), then toolactivated fires. Aborting the call, even right after executeTool()
- * returned, rejects the promise with the signal's reason; the tool's own signal then aborts and
- * toolcancel follows, in a later task. A tool that started is never forgotten: if it unregisters
- * itself while it runs, its result still counts.
+ * Runs a tool as the draft says: a tick later it starts (a form's controls filled first), then
+ * toolactivated fires; an abort rejects with the signal's reason, then the tool's signal aborts
+ * and toolcancel follows. A tool that unregisters itself while it runs still has its result count.
  * @param {ToolRecord} rec @param {any} input @param {AbortSignal|undefined} signal
  * @returns {Promise<Outcome>}
  */

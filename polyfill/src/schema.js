@@ -32,11 +32,9 @@ function patternMatches(p, text) {
 }
 
 /**
- * Strict schemas: refuse what the draft's subset excludes (opt-in, for authors who want the
- * draft's rules). By default the polyfill accepts what Chromium's shipping implementation
- * accepts and warns once per keyword. Opt in with `<script src="webmcp-polyfill.js"
- * data-strict-schemas>` or `globalThis.webmcpPolyfillOptions = { strictSchemas: true }`
- * (read at each registration).
+ * Strict schemas (opt-in: `data-strict-schemas` or `webmcpPolyfillOptions.strictSchemas`, read at
+ * each registration): refuse what the draft's subset excludes; by default accept what Chromium
+ * accepts and warn once per keyword.
  */
 const strictByScript = (() => {
   try {
@@ -143,11 +141,8 @@ function jsonEqual(a, b) {
 const pointerToken = (token) => token.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
- * Validates a JSON value against a schema of the subset. Returns null when valid, else the first
- * failure as `{path, reason, schemaPath, message}`: `path` is a JSON Pointer into the input,
- * `reason` the failing keyword, `schemaPath` "/<keyword>".
- * Draft-04 forms are honoured: boolean `exclusiveMinimum` / `exclusiveMaximum` make `minimum` /
- * `maximum` exclusive, and an array `items` validates by position.
+ * Validates a JSON value against a schema of the subset (draft-04's boolean exclusiveMinimum /
+ * exclusiveMaximum and array `items` honoured). Null when valid, else the first failure.
  * @param {any} schema @param {any} value @param {string} [path]
  * @returns {{path: string, reason: string, schemaPath: string, message: string}|null}
  */

@@ -99,9 +99,8 @@ function ownEntry(rec) {
 }
 
 /**
- * The browser's tools we did not register, by name: the Tool object last seen, and its entry. A
- * Tool seen again is not read again; a new object for the same name (a refresh) is read once, and
- * keeps the entry it had when nothing in it changed.
+ * The browser's tools we did not register, by name: the Tool last seen and its entry (a new
+ * object for the name is read once and keeps its entry when nothing changed).
  * @type {Map<string, {tool: any, text: string, entry: any}>}
  */
 const foreignEntries = new Map();
@@ -118,11 +117,9 @@ function foreignEntry(t) {
 
 /**
  * What the extension relays: every tool (ours and the browser's others), the categories and the
- * states. JSON- and structured-clone-safe; its tool entries are frozen and shared between
- * snapshots while their tool is unchanged (so a reader can tell what changed by identity).
- * In native mode the browser's list is read only when a toolchange came since the last read and
- * no refresh is on its way (a refresh that finds other tools notifies, and the next snapshot has
- * them): a burst of registrations does not read every tool's schema once per snapshot.
+ * states, JSON- and clone-safe. Unchanged tools keep their frozen entry (readers compare by
+ * identity); in native mode the browser's list is read only after a toolchange with no refresh
+ * under way, so a burst of registrations does not read every schema per snapshot.
  */
 async function snapshot() {
   const others = await foreignTools();
