@@ -21,9 +21,9 @@ export const agentTabs = createAgentTabs({
 
 
 /**
- * The popup lists reachable sites, lets the person allow the active tab's site and forget one.
- * Only the extension's own popup may: a content script (a web page's relay) sends from the
- * page's URL, never from this extension's popup/ pages, so a page can never make its site reachable.
+ * The popup lists reachable sites, allows the active tab's site and forgets one. Only the
+ * extension's own popup may: a content script sends from the page's URL, so a page can never make
+ * its site reachable.
  */
 export function onSitesMessage(msg, sender, sendResponse) {
   if (!msg || ![RUNTIME.sites, RUNTIME.sitePermission, RUNTIME.siteForget].includes(msg.type)) return false;

@@ -1,9 +1,6 @@
-// tabmcp telemetry, 5 of 11: page loads, navigations and the person's actions (after describe.js).
-//
-// Navigation events (a load, a reload, back/forward, SPA routes) and the actions a test would
-// replay: clicks, typing (one `input` per field, debounced), changes, keys that act (Enter,
-// Escape, Tab, shortcuts), submits. Only trusted events (the person's, not the page's own).
-// Secret fields' values never leave the page.
+// tabmcp telemetry, 5 of 11: page loads, navigations and the person's actions (after describe.js):
+// the trusted events a test would replay (clicks, debounced typing, changes, keys that act,
+// submits). Secret fields' values never leave the page.
 (() => {
   'use strict';
 
@@ -16,9 +13,7 @@
 
   const INPUT_DEBOUNCE = 500;
 
-  // ------------------------------------------------------------------------------------------
-  // Page loads and navigations
-  // ------------------------------------------------------------------------------------------
+  // --- Page loads and navigations ---
 
   /** @returns {PerformanceNavigationTiming | undefined} */
   const navEntry = () => {
@@ -84,9 +79,7 @@
     }
   }
 
-  // ------------------------------------------------------------------------------------------
-  // User actions
-  // ------------------------------------------------------------------------------------------
+  // --- User actions ---
 
   const CLICKABLE = 'button, a[href], input, select, textarea, label, summary, option, [role="button"], [role="link"], ' +
     '[role="menuitem"], [role="menuitemcheckbox"], [role="menuitemradio"], [role="tab"], [role="checkbox"], [role="radio"], ' +
@@ -268,9 +261,7 @@
     }
   }
 
-  // ------------------------------------------------------------------------------------------
-  // Install
-  // ------------------------------------------------------------------------------------------
+  // --- Install ---
 
   T.install(() => {
     const opts = { capture: true, passive: true };

@@ -11,9 +11,7 @@
   const { MARK, known, isSecretKey, redactText, redactBody, safeText, sensitiveField } = T.redact;
   const { LIMITS } = T.queue;
 
-  // ------------------------------------------------------------------------------------------
-  // Page values (console arguments, rejection reasons)
-  // ------------------------------------------------------------------------------------------
+  // --- Page values (console arguments, rejection reasons) ---
 
   /** @param {any} v */
   const isNode = (v) => typeof v.nodeType === 'number' && typeof v.nodeName === 'string';
@@ -256,9 +254,7 @@
     return a.p || '';
   }
 
-  // ------------------------------------------------------------------------------------------
-  // Elements: every way to name one, best first
-  // ------------------------------------------------------------------------------------------
+  // --- Elements: every way to name one, best first ---
 
   const INPUT_ROLES = /** @type {Record<string, string>} */ ({
     button: 'button', submit: 'button', reset: 'button', image: 'button', checkbox: 'checkbox', radio: 'radio',

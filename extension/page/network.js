@@ -1,10 +1,7 @@
 // tabmcp telemetry, 7 of 11: the network — fetch, XMLHttpRequest, WebSockets (after console.js).
-//
-// Wraps fetch, XMLHttpRequest and the WebSocket constructor so the page gets exactly what it
-// would get without us: the same values and exceptions, `this`, names, prototypes, subclassing,
-// and a body stream it still owns (we read a clone, capped). Bodies of text types are kept up
-// to the bridge's `bodyLimit`; a socket flooding messages is sampled, each kept message counting
-// for the ones it stands for.
+// The wrappers give the page exactly what it would get without us (values, exceptions, `this`,
+// prototypes, subclassing, a body stream it still owns: we read a capped clone). Text bodies are
+// kept up to `bodyLimit`; a flooding socket is sampled.
 (() => {
   'use strict';
 
@@ -393,9 +390,7 @@
     );
   }
 
-  // ------------------------------------------------------------------------------------------
-  // WebSockets
-  // ------------------------------------------------------------------------------------------
+  // --- WebSockets ---
 
   /** @typedef {{start: number, count: number}} SampleWindow */
   /** @typedef {{id: string, href: string, url: string, windows: {in: SampleWindow, out: SampleWindow}}} Socket */
@@ -404,10 +399,8 @@
   const socketUrl = (sock) => sock.url || (sock.url = redactUrl(sock.href));
 
   /**
-   * Keep every message up to the threshold in a one-second window; past it, keep 1 in 2 for the
-   * next 2×threshold messages, 1 in 4 for the next 4×threshold, and so on. Each kept message
-   * stands for `every` messages, so the bridge's scaled counts stay close to the real ones.
-   * Returns `every` for a kept message, 0 for a skipped one.
+   * WebSocket sampling: keep every message up to the threshold in a one-second window, then 1 in 2,
+   * 1 in 4..., each kept one standing for `every` so the bridge's counts stay close. 0 = skipped.
    * @param {SampleWindow} win
    */
   function sample(win) {

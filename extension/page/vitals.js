@@ -1,8 +1,6 @@
 // tabmcp telemetry, 8 of 11: performance — Web Vitals, navigation timing, long tasks (after network.js).
-//
-// LCP, CLS, INP, FCP and TTFB as web-vitals measures them (buffered observers, INP's 98th
-// percentile, the back/forward cache's restores), sent a few seconds after load, when the page
-// is hidden or left, and on a `vitals` query; long tasks as they happen.
+// The vitals are measured as web-vitals does, and sent a few seconds after load, on hide or leave
+// and on a `vitals` query; long tasks as they happen.
 (() => {
   'use strict';
 

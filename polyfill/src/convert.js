@@ -136,9 +136,8 @@ function serializeSchema(schema, method) {
 }
 
 /**
- * Everything registerTool checks before touching the registry, in Chromium's order:
- * dictionary and options conversion, then (ours) scope, then the input schema, then
- * name, duplicate, description. The abort check is left to the caller.
+ * Everything registerTool checks, in Chromium's order (our `scope` after the options); the abort
+ * check is left to the caller.
  * @param {any} tool @param {any} options @param {string} method
  */
 function convertTool(tool, method, options = undefined, withOptions = true) {

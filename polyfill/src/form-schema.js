@@ -88,9 +88,8 @@ function paramGroups(form, skip) {
 }
 
 /**
- * The input schema of a form, built from its named controls like the browser builds it. The one
- * builder for declarative forms and for the tabmcp extension's page forms (hook.forms.schema),
- * which passes `skip` to leave out controls it never offers.
+ * The input schema of a form, built like the browser builds it; also the extension's page forms'
+ * builder (hook.forms.schema), which passes `skip` for controls it never offers.
  * @param {HTMLFormElement} form @param {{skip?: (el: Element) => boolean}} [options]
  */
 function formSchema(form, options = {}) {
