@@ -10,7 +10,10 @@ const STORE_KEY = 'agentTabs';
  * rule holds.
  */
 const HAS_GROUPS = () => !!(chrome.tabGroups && chrome.tabs.group && chrome.tabs.ungroup);
-/** How long a new `lastUsed` may wait before it is stored: one storage write a second, not per call. */
+/**
+ * How long a new `lastUsed` may wait before it is stored: one storage write a second, not one per
+ * call (a worker restarted meanwhile may close the tab that much early).
+ */
 const SAVE_AFTER_MS = 1000;
 const STATUS = Object.freeze({ opened: 'opened', loaded: 'loaded', redirected: 'redirected', failed: 'failed' });
 

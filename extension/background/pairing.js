@@ -1,8 +1,7 @@
 // @ts-check
-// The pairing ceremony (docs/security.md): the bridge answers an unpaired hello with pair.required
-// and keeps the link for the ceremony only; the popup asks for a code to show the person; once they
-// type it into `tabmcp pair`, the bridge sends the secret, kept in chrome.storage.local by bridge
-// URL (storage.onChanged then reconnects with it in the hello).
+// The pairing ceremony (docs/security.md): an unpaired hello gets pair.required; the popup shows
+// the person a code to type into `tabmcp pair`; the bridge then sends the secret, kept in
+// chrome.storage.local by bridge URL (whose change reconnects with it).
 import { OUT, STORAGE } from '../protocol.js';
 import { state } from './state.js';
 import { keepAlive, send } from './link.js';

@@ -61,10 +61,8 @@
   }
 
   /**
-   * Cycle-safe, depth / size capped JSON text of a page value: always valid JSON (past `limit`,
-   * values become "…"), so the rules can be applied to it later as to any JSON body. Accessor
-   * properties are not invoked (a getter can have side effects); keys the rules know as secret
-   * lose their values here already.
+   * Cycle-safe, capped JSON text of a page value, always valid JSON (so the rules apply later as
+   * to any body); getters are not invoked, and keys the rules know as secret lose their values here.
    * @param {any} root @param {number} limit
    */
   function jsonish(root, limit) {

@@ -259,9 +259,8 @@
   const result = (data, text) => ({ content: [{ type: 'text', text }], structuredContent: data });
 
   /**
-   * Starts watching what the page shows (before the submission: a submit listener may change the
-   * page at once). `answer()` settles once the page has been quiet a moment (at most a few seconds)
-   * with the text of its live regions and of what it added outside the form.
+   * Starts watching what the page shows (before the submission, whose listeners may change it at
+   * once); `answer()` settles once the page is quiet, with the text of its live regions and additions.
    * @param {HTMLFormElement} form
    */
   function watchResponse(form) {

@@ -1,7 +1,6 @@
-// Popup section "Reachable sites": sites agents may open when no tab of them is open, their
-// stored tools (stale ones marked), when each was last seen, a "forget" button; and, for the
-// active tab's site when its page offers tools, "Agents may open this site".
-// Only this popup can change reachable sites (the worker refuses content scripts).
+// Popup section "Reachable sites": the sites agents may open, their stored tools, a "forget"
+// button, and "Agents may open this site" for the active tab. Only this popup can change them
+// (the worker refuses content scripts).
 
 import { RUNTIME } from '../protocol.js';
 
