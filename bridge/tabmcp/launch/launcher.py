@@ -1,15 +1,8 @@
 """Start a real Chromium with the tabmcp extension loaded (demo, tests, benchmarks).
 
-Extensions need a persistent profile, so this uses Playwright's
-``launch_persistent_context`` with a throwaway user-data directory. The extension's bridge
-URL lives in ``chrome.storage.local`` (key ``bridgeUrl``); :meth:`ExtensionBrowser.set_bridge_url`
-writes it through the service worker, which reconnects at once.
-
-The launcher starts both ends, so it pairs them itself: :meth:`ExtensionBrowser.set_bridge_url`
-writes a launcher pairing (:func:`tabmcp.core.pairing.launcher_pairing`: a secret derived from the
-control key, which only this user can read; every bridge of this user admits it, across restarts)
-under that URL (key ``bridgePairings``), where the person's ``tabmcp pair`` would have put it. No
-ceremony, and no weaker door: the extension still presents a secret only it and the bridge hold.
+Extensions need a persistent profile, so this uses Playwright's ``launch_persistent_context``
+with a throwaway directory. The launcher starts both ends, so it pairs them itself with a
+launcher pairing derived from the control key: no ceremony, and no weaker door (docs/security.md §1).
 """
 
 from __future__ import annotations
