@@ -1,16 +1,8 @@
 """The semantic side of the index: one vector per tool, embedded in the background.
 
-:class:`Embeddings` holds the vector matrix (one row per slot), which slots still wait for a
-vector, the cache of tool vectors by content hash (shared with other indexes of the same
-model, or SQLite through ``tabmcp.storage.search.EmbeddingStore``), the cache of query vectors, and the
-worker thread that embeds pending tools outside the index lock, at a lower CPU priority than
-searches. A search never waits for it: tools without a vector rank by their keywords meanwhile.
-
-**Many tools at once** (a site registering hundreds): a tool's document is short (its first
-:data:`~.doc.DOCUMENT_WORDS` words, which rank as well as the whole text), the model quantized, and
-the worker embeds pending tools shortest first (the most tools get a vector soonest), so 500 new tools have
-their vectors within a few seconds (docs/search.md measures it); searches meanwhile rank the tools
-still waiting by their keywords.
+:class:`Embeddings` holds the vectors, the caches and a low-priority worker thread; a search never
+waits for it (tools without a vector rank by keywords). Short documents and shortest-first order
+give 500 new tools their vectors within seconds (docs/search.md).
 """
 
 from __future__ import annotations
