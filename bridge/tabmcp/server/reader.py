@@ -1,18 +1,10 @@
 """Reading the pages' definitions off the event loop, in order.
 
-What a page's snapshot costs to read (its schemas checked, its texts scanned and split for
-search) is the page's to choose, up to its budgets (core/budget.py): about 2 s of one core for
-one snapshot of bombs, seconds for a reconnect's sync of many heavy tabs. On the event loop that
-time is every other tab's, every agent's and ``/health``'s. :class:`OffLoop` runs that work on one
-worker thread and hands each outcome back to the loop in the order the messages came
-(:class:`tabmcp.core.in_order.InOrder`): the loop only puts readings in, which costs no page
-text. The worker holds the GIL for one C call at most (a regular expression on one text, bounded
-by the budgets), and gives it up every ``sys.getswitchinterval()`` (5 ms) otherwise, so the loop
-runs between.
-
-One worker thread, not a pool: readings come out in the order they went in, the memos they fill
-(parsed tools, scans, search terms) have one writer, and a page that keeps it busy delays only
-the reading of later snapshots, never a call.
+A page chooses what its snapshot costs to read (up to its budgets: seconds of CPU), and on the
+loop that time would be everyone's. :class:`OffLoop` reads on one worker thread and hands each
+outcome back to the loop in message order (:class:`tabmcp.core.in_order.InOrder`). One thread,
+not a pool: readings stay in order, the memos have one writer, and a busy page delays only later
+snapshots' reading, never a call.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """How ``search_tools`` shows a hit to the agent: the best ones ready to call, the rest compact.
 
-One line a hit. The first :data:`DETAILED_HITS` carry what choosing and calling needs: every
-required argument and the first optional ones, each with its type unless it is a string (an
-enum's values when they are few), and the description's first sentence up to
-:data:`DETAIL_WORDS` words::
+One line a hit. The first :data:`DETAILED_HITS` carry what calling needs (arguments, types, the
+first sentence)::
 
     github_create_issue(owner, repo, title, body?, +2?): Create a new issue in a GitHub repository.
 
-The others stay compact: the exact name, the first :data:`SHOWN_REQUIRED` required arguments
-(then ``+n``) and a gist (the first sentence without articles, cut to :data:`GIST_WORDS` words):
-``github_create_issue(owner, repo +1): Create new issue in…``. The site, category and score stay
-in the structured result; ``describe_tools`` gives the full definition. Pure functions, no bridge
-state: the bench counts their tokens.
+the others only a gist: ``github_create_issue(owner, repo +1): Create new issue in…``. Pure
+functions, so the bench counts their tokens.
 """
 
 from __future__ import annotations
