@@ -117,10 +117,8 @@ class BudgetScope:
 
 MAX_OVERRUNS = 2
 DOCUMENT_STEPS = 500_000
-"""Steps all the checks of one snapshot may take together. Reading the public catalog's 682 tools
-as one page takes about 240,000 (about 1 s of one core, bench.budgets); past this a snapshot's
-remaining checks are skipped over budget (the tools kept, said so), and the tab is charged half
-of :data:`CUT_AFTER` (two such snapshots in a minute cut it off)."""
+"""Steps all the checks of one snapshot may take together (the 682-tool catalog as one page takes
+about 240,000); past it the rest is skipped and the tab charged half of :data:`CUT_AFTER`."""
 _SCOPE: ContextVar[BudgetScope | None] = ContextVar("tabmcp_budget_scope", default=None)
 
 

@@ -37,10 +37,8 @@ SHOWN_REQUIRED = 2
 """Required arguments named on the line; more are counted (``+2``)."""
 _ARTICLES = frozenset({"a", "an", "the"})
 DETAILED_HITS = 3
-"""Hits shown ready to call: a needed tool is among the first three for 0.68 of the catalog's
-tuning-half requests (bench search_quality), and three such lines with five compact ones
-(``search_tools``' default of 8 hits) cost what five hits did in the previous form (151 tokens,
-o200k_base; with ten hits 178)."""
+"""Hits shown ready to call: a needed tool is among the first three for 0.68 of the tuning requests,
+and 3 detailed + 5 compact lines cost what 5 hits did before (docs/search.md)."""
 DETAIL_WORDS = 10
 """Words of the first sentence a detailed hit shows."""
 SHOWN_OPTIONAL = 1
