@@ -336,10 +336,8 @@ CUT_FOR_S = 300.0
 
 
 class TabWork:
-    """The per-tab rule for work, as :class:`tabmcp.core.flood.TabFlood` is for telemetry: a tab
-    (one origin in it) whose checks keep running over budget is cut off alone: its new tool lists
-    are not read for :data:`CUT_FOR_S`, and the person is told why (:data:`TAB_OVER_BUDGET`);
-    every other tab, and the tab's tools as last read, are untouched."""
+    """The per-tab rule for work, as :class:`tabmcp.core.flood.TabFlood` is for telemetry: a tab whose
+    checks keep running over budget is not read for :data:`CUT_FOR_S`, alone, and the person is told why."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock

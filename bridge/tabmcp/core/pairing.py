@@ -53,10 +53,9 @@ def _launcher_secret(control_key: str, pairing_id: str) -> str:
 
 
 def launcher_pairing(control_key: str) -> dict[str, str]:
-    """A pairing a launcher (``tabmcp demo``, tests, benchmarks) writes into the browser it starts:
-    its secret is an HMAC of a fresh id under the control key, so every bridge of this user admits
-    it (across restarts, with no row stored) and nobody without the control key can make one. It
-    gives nothing the control key does not already give (the control API pairs at will)."""
+    """A pairing a launcher writes into the browser it starts: its secret is an HMAC of a fresh id under
+    the control key, so every bridge of this user admits it with no row stored, and it gives nothing
+    the control key does not already give."""
     pairing_id = LAUNCHER_PREFIX + secrets.token_hex(6)
     return {"id": pairing_id, "secret": _launcher_secret(control_key, pairing_id)}
 

@@ -116,10 +116,8 @@ async def launch_browser(
     extra_args: list[str] | None = None,
     pair: bool = True,
 ) -> AsyncIterator[ExtensionBrowser]:
-    """A Chromium with our extension (unless ``extension=False``), closed on exit; pointed at
-    ``bridge_url`` and paired with it (``pair=False``: unpaired, as a person's fresh install is).
-    A throwaway profile, removed on exit (a person's kept profile is ``tabmcp browser``'s:
-    :mod:`tabmcp.launch.agent_browser`, which starts the browser without these test-profile defaults)."""
+    """A Chromium with our extension (unless ``extension=False``) on a throwaway profile, closed on exit;
+    pointed at ``bridge_url`` and paired with it (``pair=False``: unpaired, as a fresh install is)."""
     user_data_dir = tempfile.mkdtemp(prefix="tabmcp-profile-")
     ext_dir = stage_extension() if extension else None
     args = chromium_launch_args(ext_dir, webmcp=webmcp) + (extra_args or [])

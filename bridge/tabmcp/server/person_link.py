@@ -131,9 +131,7 @@ class PersonLink:
 
     def sync_controls(self) -> None:
         """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ.
-        Cheap (one ``PRAGMA data_version`` when nothing changed): every tools/call runs it, so a
-        pause from the CLI holds at once, and the shared-state watch runs it within a second of any
-        write by another process (server/shared_state.py)."""
+        Cheap enough for every tools/call to run it, so a pause from the CLI holds at once."""
         before = self.controls.version
         try:
             synced = self.controls.sync()

@@ -140,10 +140,8 @@ class Embeddings:
         return vec
 
     def query_vectors(self, queries: Sequence[str]) -> list[Vector]:
-        """A request's clauses' embeddings, from one run of the model (outside the index lock)
-        and cached together: a clause's vector may then differ slightly from the same words in
-        another request (a quantized model scales a run's activations together), but one
-        request always gets the same vectors, for two thirds of the CPU of a run per clause."""
+        """A request's clauses' embeddings, from one run of the model and cached together: one request
+        always gets the same vectors, for two thirds of the CPU of a run per clause."""
         key = "\x1f" + "\x1f".join(queries)  # never a query's own text: a query is stripped
         with self._lock:
             vecs = self._queries.get(key)

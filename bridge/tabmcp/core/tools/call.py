@@ -145,10 +145,8 @@ _TEXT_KEYS = frozenset({"type", "text"})
 
 
 def _plain(result: Any) -> dict[str, Any] | None:
-    """The wire form pydantic would give a result of text items only (the common answer), built
-    without it; ``None`` for anything else (the model checks that). Most results are a line of
-    text: validating and re-dumping them through the model cost a call more than the rest of this
-    module, and the SDK validates the finished result again on its way out."""
+    """The wire form pydantic would give a result of text items only, built without it (``None`` for
+    anything else): most results are a line of text, and the SDK validates the result again anyway."""
     if type(result) is not dict or not result.keys() <= _PLAIN_KEYS:
         return None
     content, is_error, meta = result.get("content"), result.get("isError", False), result.get("_meta")
