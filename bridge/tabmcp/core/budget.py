@@ -57,9 +57,8 @@ SCHEMA_STEPS = 10_000
 """Steps one schema check may take (a tool's probes, one call's arguments); the catalogs' costliest
 tool takes about 100, and 10,000 is some 30 ms of one core on the costliest shape."""
 META_STEPS = 30_000
-"""Steps one meta-schema check may take (is the page's schema a JSON Schema at all?). It grows with
-the schema's size: the catalog's largest (7 KB) takes about 3,200; a 64 KB schema of small
-properties about 130,000 (0.4 s of one core). 30,000 is about 90 ms at most."""
+"""Steps one meta-schema check may take (is the page's schema a JSON Schema at all?): the catalog's
+largest schema takes about 3,200, and 30,000 is about 90 ms at most (docs/security.md §7)."""
 RESULT_STEPS = 50_000
 """Steps one result's check may take: a result holds more (hundreds of rows), and it is checked
 off the event loop (``core/tools/call.py``), so the loop goes on while it runs."""

@@ -31,9 +31,8 @@ __all__ = ["FOLLOW_CALLS", "SearchDoc", "SearchHit", "SearchIndex", "SearchMode"
 FOLLOW_CALLS = 3
 """A call counts as following a search when it is among the client's next 3 calls."""
 CLAUSE_CONTEXT = 0.5
-"""A clause's query vector is normalise(clause + CLAUSE_CONTEXT x whole request). Tuned on the
-multi-step tuning half only (all-needed@10 / hit@5: 0 → 0.78 / 0.88, 0.3 → 0.80 / 0.93,
-0.5 → 0.82 / 0.93, 1.0 → 0.82 / 0.90)."""
+"""A clause's query vector is normalise(clause + CLAUSE_CONTEXT x whole request), tuned on the
+multi-step tuning half (docs/search.md)."""
 MAX_CLIENTS = 64
 """Clients whose last search is remembered for :meth:`SearchIndex.note_call`."""
 
