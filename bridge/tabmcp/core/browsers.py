@@ -80,10 +80,8 @@ OTHER_BROWSER = "another browser"
 
 
 class BrowserSlots:
-    """Slot numbers for the browsers seen during a bridge run: the first gets 0, each new one the
-    next; a browser that comes back keeps its slot (its tabs keep their ids). Each slot's browser
-    and profile are kept too, so the person can be told which browser a tab number belongs to
-    (:meth:`labels`) after that browser's link went."""
+    """Slot numbers for the browsers seen during a bridge run, in order; a browser that comes back
+    keeps its slot (and its tabs their ids), and :meth:`labels` names a slot's browser after it left."""
 
     def __init__(self) -> None:
         self._slots: dict[Hashable, int] = {}

@@ -97,10 +97,8 @@ _CURRENT: ContextVar[_Budget | None] = ContextVar("tabmcp_budget", default=None)
 
 
 class BudgetScope:
-    """The checks of one tab's tool lists (one snapshot): after :data:`MAX_OVERRUNS` of them ran
-    over budget, or all of them together spent :data:`DOCUMENT_STEPS`, the rest are skipped at
-    once (over budget too, tools kept), so one list of bombs costs a bounded amount however
-    many tools it holds."""
+    """The checks of one snapshot: after :data:`MAX_OVERRUNS` overruns, or :data:`DOCUMENT_STEPS` in
+    all, the rest are skipped (tools kept), so a list of bombs costs a bounded amount at any size."""
 
     __slots__ = ("limit", "overruns", "steps_left")
 

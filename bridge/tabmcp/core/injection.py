@@ -55,10 +55,8 @@ def scan_text(text: str) -> list[str]:
 
 
 def _match(pattern: re.Pattern[str], read: list[tuple[str, str]]) -> str:
-    """": 'the match'" (with how it was decoded) where ``pattern`` matches one of a text's
-    readings (:func:`.decoding.readings`: the plain one first), else "". The plain reading keeps
-    what matching needs of the text (line breaks, punctuation), so the text itself is not read
-    again: each pass costs about 0.5 µs a character."""
+    """": 'the match'" (with how it was decoded) where ``pattern`` matches one of a text's readings
+    (:func:`.decoding.readings`, the plain one first), else ""."""
     for how, reading in read:
         match = pattern.search(reading)
         if match:

@@ -204,10 +204,8 @@ def secret_field(schema: Any, depth: int = 0) -> str | None:
 
 
 def secret_fields(schema: Any) -> tuple[dict[str, Any], list[str]] | None:
-    """A page form's schema with its secret fields (top-level strings the vocabulary or the page
-    script calls a password, one-time code or card field) rewritten to :data:`SECRET_FIELD_SCHEMA`,
-    and their names; None when a secret field is anything else (nested, not a string), so the
-    form is refused as before."""
+    """A page form's schema with its secret fields rewritten to :data:`SECRET_FIELD_SCHEMA`, and their
+    names; None when a secret field is not a top-level string, so the form is refused."""
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return None
     properties: dict[str, Any] = dict(schema["properties"])

@@ -101,10 +101,8 @@ class Embeddings:
     # -- embedding
 
     def compute(self, max_docs: int | None = None) -> int:
-        """Embed tools that lack their vector (the model runs outside the lock), shortest first
-        (the most tools get a vector soonest; a batching model pads little); returns how many got
-        their vector. A tool that changed
-        meanwhile keeps waiting for its new text."""
+        """Embed tools that lack their vector, outside the lock, shortest first so the most tools get
+        one soonest; returns how many did. A tool that changed meanwhile waits for its new text."""
         with self._lock:
             slots = sorted(self._pending, key=lambda s: len(self._pending[s][1]))[:max_docs]
             batch = [(s, *self._pending[s]) for s in slots]
