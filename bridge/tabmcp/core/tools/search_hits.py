@@ -30,9 +30,8 @@ __all__ = [
 ]
 
 GIST_WORDS = 4
-"""Words of the description shown (its first sentence, articles dropped). Chosen so that ten hits
-cost no more tokens than five in the previous form (catalog requests, both halves, o200k_base:
-five previous hits 149 tokens; ten compact hits 148 with 4 words, 157 with 5, 165 with 6)."""
+"""Words of the description shown (its first sentence, articles dropped), so that ten hits cost no
+more tokens than five did in the previous form (docs/search.md)."""
 SHOWN_REQUIRED = 2
 """Required arguments named on the line; more are counted (``+2``)."""
 _ARTICLES = frozenset({"a", "an", "the"})
