@@ -82,7 +82,7 @@ class Registry:
         """Tabs (and closed sites) replaced or dropped since the index was last brought up to date."""
         self._bound: dict[str, str] = {}
         """Public name (plain or qualified) → the origin a listing ever named it for: no document of
-        another origin gets it (the module docstring)."""
+        another origin gets it (docs/architecture.md, "Names across tabs")."""
         self._bound_by_origin: dict[str, OrderedDict[str, None]] = {}
         """The names of :attr:`_bound` per origin, least recently bound first (what :meth:`_forget` drops)."""
         self.work = TabWork()
@@ -385,13 +385,13 @@ class Registry:
         return None, "", held
 
     def _build_index(self, old: _Index | None) -> _Index:
-        """The whole index from the tabs (the naming rules of the module docstring)."""
+        """The whole index from the tabs (the naming rules of docs/architecture.md, "Names across tabs")."""
         index = _Index()
         docs = {doc.key: doc for doc in self.documents()}
         taken: set[str] = set(self._reserved)
         plain: dict[tuple[SourceKey, str], str] = {}
         # First pass: the oldest claim of each name a page may hold plainly takes it, unless the
-        # name was shown for another origin (see the module docstring).
+        # name was shown for another origin (docs/architecture.md).
         for name, claims in self._claims.items():
             if not self._plain_allowed(name):
                 continue
