@@ -214,11 +214,8 @@ class BridgeTarget:
 
 
 def bridge_target(port: int | None, path: str | os.PathLike[str] | None = None) -> BridgeTarget:
-    """The one rule for the port of the running bridge, in every command that talks to it (setup,
-    doctor, browser, pair, tools, call, tokens): ``--port`` beats the config's ``server.port``,
-    which beats :data:`DEFAULT_PORT`. Never raises: a config that does not load leaves ``--port``
-    or the default, with the error (``doctor`` reports it as a failed check; the other commands
-    say it and go on: :func:`tabmcp.cli.install.bridge_for`)."""
+    """The port of the running bridge for every command: ``--port``, else ``server.port``, else
+    :data:`DEFAULT_PORT`. Never raises: a config that does not load comes back as the error."""
     try:
         config = load_config(path)
     except ConfigError as exc:

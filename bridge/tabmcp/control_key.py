@@ -1,13 +1,8 @@
 """The control key, and a client of the running bridge's control API.
 
-The control key is a random secret in ``$XDG_STATE_HOME/tabmcp/control.key`` (mode ``0600``, its
-folder ``0700``): the bridge makes it on its first start and keeps it; ``tabmcp pair``,
-``tabmcp status`` and the launchers (``tabmcp demo``, tests, benchmarks) read it to prove they run
-as the person. A web page cannot read it, another user cannot, and a program that can only reach
-loopback cannot; a program running as the person can (docs/security.md §1 says so).
-
-The API (``/control/...`` and the full ``/health``) answers only a request that carries it as
-``Authorization: Bearer <key>``.
+A random ``0600`` secret the bridge makes once; ``tabmcp pair``, ``status`` and the launchers read
+it to prove they run as the person, and the API answers only ``Authorization: Bearer <key>``
+(docs/security.md §1).
 """
 
 from __future__ import annotations

@@ -159,11 +159,8 @@ __all__ = [
 class ErrorCode(enum.StrEnum):
     """Every error code on the wire and in tool results, by name (never as a string literal).
 
-    A name only: each is registered by exactly one exception class (``class X(..., code=...)``),
-    which says what it means and where it is used (:data:`REGISTRY`). Everything else that lists
-    codes is derived from that: :data:`EXTENSION_CODES`, :func:`tool_error_class`, the extension's
-    ``ERROR`` in ``extension/protocol.generated.js``, the table in docs/protocol.md and the tree
-    above (``python -m tabmcp.protocol_js`` writes them; drift tests fail when one is stale).
+    A name only: its one exception class registers it (:data:`REGISTRY`), and every other list
+    of codes is generated from that (``python -m tabmcp.protocol_js``).
     """
 
     PROTOCOL_ERROR = "PROTOCOL_ERROR"
@@ -285,9 +282,7 @@ class PairingError(BridgeError):
 
 
 class ControlError(BridgeError):
-    """The control API (``tabmcp pair``, ``status``) could not be used.
-
-    No bridge on the port, no control key to read, or another user's bridge."""
+    """The control API (``tabmcp pair``, ``status``) could not be used."""
 
 
 class SecretError(BridgeError):
@@ -331,10 +326,7 @@ class PairingUnknown(PairingError, code=ErrorCode.PAIRING_UNKNOWN, uses=("contro
 
 
 class ProtocolError(BridgeError, code=ErrorCode.PROTOCOL_ERROR, uses=("frame",)):
-    """The extension sent something the wire protocol does not allow.
-
-    ``code`` is the named error sent back to the extension in an ``error`` message.
-    """
+    """The extension sent something the wire protocol does not allow."""
 
     code: str
 
@@ -385,10 +377,7 @@ class InvalidTool(ProtocolError, code=ErrorCode.INVALID_TOOL, uses=("frame",)):
 
 
 class ToolCallError(BridgeError, code=ErrorCode.TOOL_ERROR, uses=("call",)):
-    """A tool call failed; ``code`` is what the agent sees.
-
-    The agent receives ``code``, ``message`` and ``details``.
-    """
+    """A tool call failed; ``code`` is what the agent sees."""
 
     code: str
     shown: Shown | None = None
@@ -457,9 +446,7 @@ class CallCancelled(ToolCallError, code=ErrorCode.CANCELLED, uses=("call",), wor
 class PageError(ToolCallError, code=ErrorCode.PAGE_ERROR, uses=("call", "query")):
     """The page's tool or query failed: its message, code and details, as page data.
 
-    ``message`` is the page's own words; the code and details the page gave are kept only as
-    ``page_code`` and ``page_details`` (page data, never the bridge's own fields). The trust gate
-    cleans, caps, frames and scans all three before the agent sees them
+    The gate makes all three safe before the agent sees them
     (:meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)."""
 
     def __init__(self, message: str, **details: Any) -> None:
@@ -521,16 +508,12 @@ class QueryFailed(ToolCallError, code=ErrorCode.QUERY_FAILED, uses=("query",)):
 class InternalError(ToolCallError, code=ErrorCode.INTERNAL_ERROR, uses=("call", "frame")):
     """A bug in the bridge: logged with its traceback; the agent gets the exception's type only.
 
-    An unexpected exception in a tool path (or while handling a frame): the bridge logs it with
-    its traceback and the agent gets this named error, never the SDK's generic "Internal server
-    error". Its message names the exception's type only (what it said may hold page text or
-    internals). The extension or a page cannot claim it (:func:`error_for_code`)."""
+    Only the type, because the exception's words may hold page text or internals."""
 
 
 EXTENSION_CODES: frozenset[str] = frozenset(r.code for r in REGISTRY.values() if r.worker)
-"""The codes the extension's worker itself ends a call or page query with (registered with
-``worker=True``). Any other code in an extension's error (``WRITES_DISABLED``,
-``APPROVAL_DENIED``, a code of its own) can only be a page's, and is reported as the page's words."""
+"""The codes the extension's worker itself ends a request with (``worker=True``); any other code
+in an extension's error is a page's words."""
 
 
 def page_error(code: str | None, message: str, details: dict[str, Any] | None = None) -> PageError:
@@ -567,9 +550,7 @@ def error_for_code(code: str, message: str, *, from_page: bool = False,
                    details: dict[str, Any] | None = None, **extra: Any) -> ToolCallError:
     """The exception for an error the extension reported for a call or a page query.
 
-    Only the codes the worker itself ends requests with (:data:`EXTENSION_CODES`) become the
-    bridge's own errors; an error the worker relays from a page (``from_page``), ``PAGE_ERROR``
-    and every other code become a :func:`page_error`, whose words are the page's.
+    Only :data:`EXTENSION_CODES` become the bridge's own errors, so a page cannot claim one.
     """
     cls = _call_error(code)
     if from_page or cls is None or code not in EXTENSION_CODES:

@@ -1,16 +1,8 @@
 """Keeps the console capture's frames out of the page's console locations in Chromium's DevTools.
 
-The capture wraps the page's ``console`` methods (``extension/page/console.js``), so the top frame
-of every console message the page logs is ours. DevTools shows a message at its first frame that is
-not ignore-listed, and by default ignore-lists the sources a script's source map names in
-``ignoreList`` (the source map standard's field; ``x_google_ignoreList`` before it). So each file of
-:data:`IGNORED` ends with an inline source map (a ``data:`` URL: nothing web-accessible for a page
-to probe) that maps each of its lines to one source, ignore-listed: DevTools then shows the page's
-own line. Firefox keeps only the first frame of the caller's principal; the Firefox build's
-``console-firefox.js`` handles it (docs/telemetry.md).
-
-``bridge/tests/test_ignore_list.py`` fails when a file's map no longer covers its lines; rewrite
-with::
+Each file of :data:`IGNORED` ends with an inline source map that ignore-lists its lines, so
+DevTools shows the page's own line rather than the capture's wrapper (docs/telemetry.md).
+``bridge/tests/test_ignore_list.py`` fails when a map no longer covers its file; rewrite with::
 
     .venv/bin/python -m tabmcp.ignore_list
 """

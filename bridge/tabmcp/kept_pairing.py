@@ -1,13 +1,8 @@
 """The pairing ``tabmcp browser`` keeps for its profile: a stored pairing, made as ``tabmcp pair``
 makes one, so the person sees it in ``tabmcp pair --list`` and revokes it with ``--forget``.
 
-It is made through the running bridge's control API (``POST /control/pairings``, not ephemeral,
-labelled with the profile: :func:`browser_label`); with no bridge running, in the same SQLite
-table the bridge reads (``store.path``), so the extension is admitted whenever a bridge starts.
-The next start with the same kept profile reuses the pairing the extension holds if the bridge
-still knows it. A pairing the person forgot is not brought back behind their back while the
-browser runs: the extension shows "not paired" in its popup; starting ``tabmcp browser`` again is
-the person pairing again, and makes a new one.
+Made through the running bridge's control API, else straight in its SQLite table. A pairing the
+person forgot is never brought back behind their back: starting ``tabmcp browser`` again makes a new one.
 """
 
 from __future__ import annotations

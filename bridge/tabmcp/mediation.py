@@ -11,11 +11,8 @@ The bridge applies one optional middleware to each tab's tools before disclosure
 
     core.set_tool_middleware(middleware)
 
-:class:`Mediation` runs it: every tab snapshot passes through :meth:`Mediation.intake` on its
-way to the registry (which also strips fields only the middleware may set), and enhanced
-snapshots come back through the ``on_enhanced`` callback. The bridge never imports the
-mediator package: :func:`load_mediator` imports it by name when the ``[mediator]`` config
-section has ``enabled = true``.
+:class:`Mediation` runs it on every tab snapshot on its way to the registry. The bridge never
+imports the mediator package; :func:`load_mediator` imports it by name when ``[mediator]`` is enabled.
 """
 
 from __future__ import annotations
@@ -102,9 +99,8 @@ class Mediation:
     ) -> None:
         """Apply ``middleware`` to each tab's tools before disclosure (see :mod:`tabmcp.mediation`).
 
-        ``eager``: a tab's tools are enhanced as soon as the page reports them; ``lazy``: on the
-        first request that needs them. Until enhancement finishes (or fails, or takes longer than
-        ``timeout_s``) the tab's tools are withheld, so agents never see names that then change.
+        A tab's tools are withheld until enhancement ends (or fails, or times out), so agents never
+        see names that then change; ``eager`` starts at once, ``lazy`` on first need.
         """
         self._middleware = middleware
         self._middleware_mode = mode

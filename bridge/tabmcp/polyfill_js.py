@@ -1,12 +1,8 @@
 """Builds the one script pages and the extension load from the polyfill's ES modules, with esbuild.
 
-The polyfill is written as ES modules under ``polyfill/src/`` (one job each; ``install.js`` is the
-entry). Pages, the extension and the npm package load one classic script,
-``polyfill/webmcp-polyfill.js``, committed so that none of them needs a build step: esbuild (npm,
-pinned in package.json) bundles the modules into one IIFE. The output is the same bytes on every
-build: esbuild writes no timestamps, its module comments are paths relative to the checkout, and
-the version is pinned (another esbuild may format differently: rebuild after upgrading it).
-``polyfill/tests/test_sources.py`` fails when the committed script differs from a fresh build.
+``polyfill/webmcp-polyfill.js`` is committed so nothing needs a build step; esbuild (pinned in
+package.json) writes the same bytes every build, and ``polyfill/tests/test_sources.py`` fails when
+the committed script is stale.
 
 Commands::
 

@@ -1,24 +1,10 @@
 """Writes the wire protocol for the extension: ``extension/protocol.generated.js``.
 
-:mod:`tabmcp.protocol` (the messages) and :data:`tabmcp.errors.REGISTRY` (the error codes) are the one source;
-this renders them as one script every part of the extension loads: ``PROTOCOL_VERSION``, the
-message types each way (``OUT``: extension → bridge, ``IN``: bridge → extension), the error
-codes (``ERROR``), the page query kinds (``QUERY``), the capture kinds and their page caps
-(``KINDS``, from :mod:`tabmcp.capture.kinds`), the fixed shapes the page redacts by (``PATTERNS``,
-from :mod:`tabmcp.core.telemetry.redact`), the rules that end pending requests (``END_RULES``, from
-:mod:`tabmcp.core.end_rules`), the vocabulary of fields forms-as-tools never
-offers (``FIELDS``, from :mod:`tabmcp.core.sensitive_fields`) and a JSDoc typedef of every message
-and payload. It has no ``export``: the page scripts are classic scripts (``manifest.json`` lists it
-before them), the service worker and the extension's pages import it for its effect (through
-``protocol.js``); all read ``globalThis[Symbol.for('tabmcp.protocol')]``.
-
-It ends with a verbatim copy of ``extension/messages.js`` (the extension's internal message
-names, written by hand there): Chrome runs a file listed in several ``content_scripts`` entries
-once per frame, whatever their worlds (crbug.com/324096753), so the page's main world cannot
-load ``messages.js`` itself when the content script's isolated world does. The page scripts get
-the names from here, the content script from ``messages.js``: one definition, and the drift test
-fails when the copy is stale. ``bridge/tests/test_protocol_js.py`` fails when the
-committed file differs from what this renders; regenerate with::
+:mod:`tabmcp.protocol` and the bridge's registries (errors, capture kinds, redaction patterns,
+end rules, sensitive fields) are the one source; every part of the extension loads this script
+(a classic script, no ``export``). It ends with a copy of ``extension/messages.js``, because
+Chrome runs a file listed twice in ``content_scripts`` once per frame (crbug.com/324096753).
+``bridge/tests/test_protocol_js.py`` fails when the committed file is stale; regenerate with::
 
     .venv/bin/python -m tabmcp.protocol_js
 """

@@ -1,11 +1,8 @@
 """Helpers for tests that drive tabmcp through an MCP client (ours, and yours).
 
-Change notifications are coalesced and some are caused by things a test did not do (a page
-that just loaded, telemetry making a mode available). A test that waits for "a notification"
-can take an older one for its own. :class:`ListChanges` waits for the state the test caused
-instead: a listing that shows it, then a notification whose revision
-(``_meta["tabmcp/revision"]``) is at least that listing's, which can only be one sent after
-the change.
+Notifications are coalesced and some come from things a test did not do, so :class:`ListChanges`
+waits for the state the test caused: a listing that shows it, then a notification at least that
+listing's revision.
 """
 
 from __future__ import annotations
@@ -28,16 +25,12 @@ def in_ci() -> bool:
 
 
 def missing_from_setup(what: str, *, opted_out: str | None = None) -> NoReturn:
-    """A test cannot run because something ``./dev setup`` installs is missing (node, npm
-    packages, the search model, Chromium, ...): skip it on a developer's machine, but fail it
-    under ``CI=true``, where a skip would hide a broken setup. ``what`` says what is missing.
+    """A test cannot run because something ``./dev setup`` installs is missing: skip it on a
+    developer's machine, but fail it under ``CI=true``, where a skip would hide a broken setup.
 
-    ``opted_out`` names the environment variable with which the person told setup not to
-    install the component (``TABMCP_NO_SEMANTIC``): set to ``1``, the test skips even in CI.
-
-    Every such skip in the suite goes through here (``bridge/tests/test_ci_skips.py`` checks);
-    a test that skips for another reason (one WebMCP flavour being enough, data that lives
-    outside the repository) calls ``pytest.skip`` itself.
+    ``opted_out`` names the variable with which the person told setup to leave the part out
+    (``TABMCP_NO_SEMANTIC=1``): then it skips even in CI. ``bridge/tests/test_ci_skips.py``
+    checks every such skip goes through here.
     """
     import pytest
 
@@ -106,13 +99,10 @@ class ListChanges:
         interval: float = 0.05,
     ) -> types.ListToolsResult:
         """Poll tools/list (bypassing the client's cache) until ``condition(result)`` holds, then
-        wait for the notification that reports that listing or a newer one. Fails if either
-        never comes; returns the listing.
+        wait for the notification that reports that listing or a newer one; returns the listing.
 
-        A client is told only of changes of its own listing, so the listing may carry a newer
-        revision than any notification (a later change it does not show, such as a tab's title):
-        when a poll saw the listing before the change, a notification newer than that one is
-        the change's."""
+        A listing may carry a newer revision than any notification (a change it does not show),
+        so a notification newer than the last poll before the change counts."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         before: int | None = None

@@ -1,22 +1,9 @@
 """The composition root: the bridge's collaborators, built once, for the bridge and for tests.
 
-:class:`BridgeCore` makes every core object (the registry, the links' session, disclosure, the
-policy check, the trust pins and guard, the mediator's middleware, telemetry, sites, the person's panel,
-search, activity), the :class:`tabmcp.server.hub.Hub` that moves the links' messages and the
-services with one job each (server/calls.py, intake.py, changes.py, link_timers.py), handing each
-its hooks when it builds it, and says which handler takes which wire message.
-It is also the facade the MCP layer and the built-in tools see
-(:class:`tabmcp.core.tools.Bridge`): their public names (``registry``, ``policy_check``, ``controls``,
-``sites``, ``telemetry``, ``call_tool``, ...) are these objects, or one-line delegations to them.
-
-Tests build one (``BridgeCore(config)``) with no socket, or get the running bridge's as
-``BridgeApp.core``; :meth:`BridgeCore.tool` is what a public name names now. One name each: the
-bridge core is this object (``core`` wherever code holds it); the hub is only the message mover
-it owns, ``BridgeCore.hub`` (server/hub.py).
-
-Several browsers at once (:mod:`tabmcp.core.browsers`): every browser's link feeds the one
-registry with its own tabs (ids qualified by its slot); a sync replaces that browser's tabs only;
-when a browser's link goes, its tabs stay for the reconnect grace and then go, alone.
+:class:`BridgeCore` builds every core object, the :class:`tabmcp.server.hub.Hub` and the
+one-job services, handing each its hooks. It is also the facade the MCP layer and the
+built-in tools see (:class:`tabmcp.core.tools.Bridge`). Tests build one with no socket
+(``BridgeCore(config)``).
 """
 
 from __future__ import annotations
@@ -455,13 +442,10 @@ class BridgeCore:
         return self.disclosure.listing(view, profile=profile)  # type: ignore[arg-type]
 
     def listing_json(self, view: ClientView | None = None, *, protocol_version: str) -> bytes:
-        """The UTF-8 JSON of the ``tools`` array the MCP SDK's server would send for
-        :meth:`listing` of ``view`` at ``protocol_version`` (after its per-version sieve), built
-        from per-document bytes kept across calls (:class:`tabmcp.core.listing_json.ListingRenderer`):
-        after a change in one tab only that tab is encoded again; an unchanged listing is a lookup.
+        """The UTF-8 JSON of the ``tools`` array the MCP SDK would send for :meth:`listing` of ``view``.
 
-        Like :meth:`listing`, it shows the registry as it is: a transport answering tools/list
-        awaits :meth:`settle` first, as the SDK handler does.
+        Built from per-document bytes kept across calls, so a change re-encodes only its tab
+        (:class:`tabmcp.core.listing_json.ListingRenderer`). Await :meth:`settle` first.
 
         Raises:
             ValueError: ``protocol_version`` is not a protocol version the MCP SDK knows.

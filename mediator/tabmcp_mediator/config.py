@@ -31,8 +31,7 @@ def default_cache_dir() -> Path:
 class MediatorConfig(BaseModel):
     """Everything :func:`~tabmcp_mediator.build_mediator` needs; unknown keys are errors.
 
-    The API key itself is never part of the config (so it never lands in a file or a
-    log): ``api_key_env`` names the environment variable it is read from, at build time.
+    The API key is never part of it (so never in a file or a log): ``api_key_env`` names its variable.
 
     Attributes:
         provider: LLM provider; ``None`` means overrides and rules only. ``local`` is any

@@ -19,9 +19,7 @@ from tabmcp_mediator.transformers.rules import RuleBasedTransformer
 def build_mediator(config: MediatorConfig) -> ToolMediator:
     """Build the mediator a bridge uses: overrides (300) > cached LLM (210) > rules (100).
 
-    The overrides stage is present when ``config.overrides`` is set (a file is read now,
-    a URL on first use); the LLM stage when a provider is set and ``auto_enhance`` is on.
-    No network access happens here.
+    No network access happens here (an overrides URL is fetched on first use).
 
     Raises:
         ConfigError: The provider needs a key the environment does not hold, or its

@@ -71,10 +71,8 @@ class ToolMediator:
     async def enhance(self, tools: Sequence[ToolInput], context: ToolContext) -> list[EnhancedTool]:
         """Run the chain: first non-None answer wins, per tool.
 
-        Each transformer sees the tools no higher-priority transformer enhanced. One that
-        returns ``None`` or raises a :class:`MediatorError` (logged) passes them all on;
-        tools nobody claims come back unchanged with confidence 0 (``enhanced_by="none"``).
-        Answers about tools that are not in the batch are ignored: nothing is invented.
+        A transformer that returns ``None`` or raises a :class:`MediatorError` passes its tools on;
+        unclaimed tools come back unchanged, and answers about tools not in the batch are ignored.
 
         Raises:
             InvalidToolError: An input is not a tool (no name, wrong field types).

@@ -1,8 +1,6 @@
 """The data the mediator reads and writes (pydantic v2).
 
-Python attributes are snake_case; JSON uses the MCP/TypeScript camelCase spelling
-(``inputSchema``, ``originalName``...), so a page's tool list validates as is and the
-output can be handed to an MCP client or written to an overrides file unchanged.
+JSON uses MCP's camelCase, so a page's tool list validates as is and the output goes to a client unchanged.
 """
 
 from __future__ import annotations
@@ -102,9 +100,7 @@ class ToolContext(CamelModel):
 class FilterCriteria(CamelModel):
     """What :meth:`ToolMediator.filter` keeps; every given criterion must hold.
 
-    ``categories`` matches a tool's category, or ``"uncategorized"`` for tools without
-    one (the same key :meth:`ToolMediator.categorize` uses). ``exclude`` matches the new
-    or the original name. ``name_pattern`` is searched (not anchored) in the new name.
+    ``categories`` counts tools without one as ``"uncategorized"``; ``name_pattern`` is searched, not anchored.
     """
 
     categories: list[str] | None = None

@@ -103,8 +103,7 @@ def load_overrides_file(path: str | Path) -> Overrides:
 async def fetch_overrides(url: str, *, verify: Verify = True, timeout: float = DEFAULT_TIMEOUT) -> Overrides:
     """Download and validate community overrides over HTTPS.
 
-    Plain HTTP is refused: overrides rewrite what an agent believes a tool does, so they
-    must not be open to tampering on the way.
+    Plain HTTP is refused: overrides rewrite what an agent believes a tool does.
 
     Args:
         url: An ``https://`` URL of an overrides JSON file.

@@ -1,12 +1,8 @@
 """MCP clients' config files: where each keeps its servers, how an entry looks, and a merge that
 adds or updates tabmcp's entry and never touches another server (``tabmcp setup``, ``doctor``).
 
-Where each client reads its servers (user scope; checked against each client's documentation) is
-one row of :data:`CLIENTS`, the one table of clients: ``tabmcp setup``'s choices, ``doctor``, the
-hint ``tabmcp serve`` prints and the README's list are read from it (a test holds the README to it).
-
-The merge is plain data in, data out (:func:`merged`); :func:`apply` does the file work: a backup
-of the previous file beside it (``<file>.tabmcp.bak``), then an atomic replace.
+:data:`CLIENTS` is the one table of clients (setup, doctor, ``serve``'s hint and the README read it);
+:func:`merged` is data in, data out, and :func:`apply` backs the file up and replaces it atomically.
 """
 
 from __future__ import annotations

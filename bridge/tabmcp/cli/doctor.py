@@ -1,10 +1,7 @@
 """``tabmcp doctor``: every link from this installation to a tool call, checked, with the fix for each.
 
-Two halves, as the bridge's core and shells are: :func:`gather` does the I/O (the config file, the
-port, the running bridge's ``/health`` asked once with the control key, the model, the clients'
-config files) into one :class:`Facts`; :func:`diagnose` turns facts into :class:`Check` rows and does none, so
-its rules are tested on facts made by hand. A link that fails makes every link after it that
-needs it ``skip`` rather than a second failure.
+:func:`gather` does the I/O into one :class:`Facts`; :func:`diagnose` turns facts into :class:`Check`
+rows with none, so its rules are tested on facts made by hand. A failed link skips the links after it.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """JSON with comments and trailing commas (VS Code's ``mcp.json`` and its kin): read with ``json5``,
 changed by a targeted text edit that keeps every comment, blank line and indent of the person's file.
 
-``json5`` (a well-kept, pure-Python reader of JSON5, a superset of JSONC) reads the file; no Python
-library writes JSONC back with its comments (``json5``, ``pyjson5`` and ``commentjson`` dump plain
-data; ``jsonc-edit`` runs Microsoft's ``jsonc-parser`` in a Node daemon it installs from npm at first
-use, too much for a config edit; ``json5kit`` keeps only ``//`` comments). So :func:`set_member`
-does what VS Code's own ``jsonc-parser`` ``modify`` does for one path: it finds the spans of the
-objects on the path with a small scanner, replaces one value or inserts one member, and checks the
-result with ``json5`` (an edit whose result does not read back as intended raises rather than writes).
+No Python library writes JSONC back with its comments (docs/architecture.md), so :func:`set_member`
+does what VS Code's ``jsonc-parser`` ``modify`` does for one path, and checks the result reads back
+as intended before it writes.
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """The activity log: what agents did in the person's tabs, kept bounded in the bridge's SQLite.
 
-One row per agent call that reaches a page — a page tool (directly or through ``call_tool``)
-or a built-in that asks a live page (``query_dom``, ``observe`` of the page, an accessibility
-``analyze``): when, which MCP client (its ``clientInfo`` name), the tool's public name, the tab
-and origin, the outcome (``ok`` or the error code) and the duration. Arguments and results are
-kept only as short summaries, after the telemetry redaction rules ran over them, so the log
-never holds a token the telemetry buffers would not.
-
-The log is one more consumer of the call lifecycle: the MCP layer calls :meth:`ActivityLog.begin`
-when a tools/call starts and :meth:`ActivityLog.end` with what the agent got back. No sockets,
-no asyncio, no files: the rows are kept through an :class:`~tabmcp.core.stores.ActivityRows`
-(``bridge/tests/test_activity.py``).
-
-The table (``tabmcp.storage.activity``) lives in the bridge's database file (``store.path``) beside
-usage counts and the trust tables, so ``tabmcp activity`` can read it while the bridge runs; it keeps the newest
-``store.activity_rows`` rows (older ones are deleted as new ones arrive).
+One row per agent call that reaches a page (who, what, where, outcome, duration), with arguments
+and results only as redacted short summaries, so the log never holds a token the telemetry
+buffers would not. No I/O: rows go through an :class:`~tabmcp.core.stores.ActivityRows`.
 """
 
 from __future__ import annotations
@@ -260,12 +248,10 @@ class ActivityLog:
     def end(
         self, pending: Pending, result: dict[str, Any] | None, *, outcome: str | None = None, defer: bool = False
     ) -> ActivityEntry | None:
-        """Record a finished call: ``result`` is what the agent got (``None`` with an ``outcome``
-        when it got nothing, e.g. the client cancelled).
+        """Record a finished call: ``result`` is what the agent got (``None`` with an ``outcome`` when nothing).
 
-        With ``defer`` the row is kept as it is and summarised (redacted, cut) when the batch is
-        written, with the redaction rules in force now: the call pays for a list append, not for
-        redaction (the server's call path uses this). Returns the entry, or ``None`` when deferred.
+        ``defer`` summarises the row when the batch is written, so the call pays for a list append,
+        not for redaction. Returns the entry, or ``None`` when deferred.
         """
         duration_ms = (time.monotonic() - pending.started) * 1000
         t = pending.target
@@ -305,11 +291,8 @@ class ActivityLog:
             if len(self._pending) > self.max_rows:  # the bound would delete them at the write anyway
                 del self._pending[: len(self._pending) - self.max_rows]
             first = len(self._pending) == 1
-            # Written behind, in batches: a call on the hot path pays for a list append, not for
-            # a SQLite transaction. The server's timer (on_pending) writes a batch within
-            # FLUSH_EVERY_S; reads and close() write what is pending first. After a failed write
-            # the hot path waits FLUSH_EVERY_S before trying again, so a locked file costs at most
-            # one try a second, never one per call.
+            # Written behind in batches so a call pays for a list append, not a SQLite transaction; after a
+            # failed write the hot path waits FLUSH_EVERY_S, so a locked file costs one try a second.
             now = self.clock()
             if now >= self._retry_at and (len(self._pending) >= FLUSH_ROWS
                                           or now - self._flushed_at > FLUSH_EVERY_S):
@@ -330,9 +313,7 @@ class ActivityLog:
     def _flush_locked(self) -> int:
         """Write what is pending in one transaction; the newest row's id (0 if none was pending).
 
-        SQLite gives the ids as the rows are written (``AUTOINCREMENT``: never reused), so every
-        process that shares the file (a second bridge, the CLI) writes its rows without colliding
-        with another's. A failed write (:class:`StoreUnavailable`) keeps the rows pending, summarised once."""
+        A failed write (:class:`StoreUnavailable`) keeps the rows pending, summarised once."""
         now = self.clock()
         self._flushed_at = now
         if not self._pending:

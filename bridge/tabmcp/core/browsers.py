@@ -1,24 +1,8 @@
 """Several browsers through one bridge: who each link is, and tab ids that never collide.
 
-Every browser (a Chromium profile, a Firefox profile) that pairs with the bridge holds a link of
-its own (:class:`tabmcp.core.extension_links.ExtensionLinks` keeps one per browser). Each browser numbers its
-tabs from 1, so tab 7 of Chromium and tab 7 of Firefox are different tabs: the bridge *qualifies*
-the ids a browser sends with the browser's **slot**, a small number given to each browser the
-first time it connects during a bridge run (and kept for the run, so a reconnect keeps its ids):
-
-* slot 0 (the first browser) keeps its own ids: a bridge with one browser sees the ids the
-  browser uses;
-* slot ``n`` adds ``n * TAB_STRIDE``: Firefox's tab 7 on slot 1 is ``10000000007`` to the
-  registry, the agent (``_meta["tabmcp/source"]["tabId"]``, qualified names ``t10000000007.x``)
-  and every pending request, and tab 7 again on the wire to that browser.
-
-The protocol bounds wire tab ids below ``TAB_STRIDE`` (``MAX_TAB_ID``: browsers' tab ids are
-32-bit), so the ranges never overlap, and every qualified id stays a JavaScript-safe integer.
-
-Which links are the same browser: the extension's ``profileId`` (random, made once per profile
-and kept in its storage), else the pairing the link presented. A newer link of the same browser
-replaces the older one (its requests end ``EXTENSION_DISCONNECTED``); another browser's link is
-added beside it. No I/O here.
+Each browser numbers its tabs from 1, so the bridge adds ``slot * TAB_STRIDE`` to the ids of the
+browser in slot ``n`` (slot 0 keeps its own); wire ids stay below the stride, so ranges never meet.
+A link is the same browser by its ``profileId``, else its pairing (docs/architecture.md). No I/O.
 """
 
 from __future__ import annotations
@@ -96,10 +80,8 @@ OTHER_BROWSER = "another browser"
 
 
 class BrowserSlots:
-    """Slot numbers for the browsers seen during a bridge run: the first gets 0, each new one the
-    next; a browser that comes back keeps its slot (its tabs keep their ids). Each slot's browser
-    and profile are kept too, so the person can be told which browser a tab number belongs to
-    (:meth:`labels`) after that browser's link went."""
+    """Slot numbers for the browsers seen during a bridge run, in order; a browser that comes back
+    keeps its slot (and its tabs their ids), and :meth:`labels` names a slot's browser after it left."""
 
     def __init__(self) -> None:
         self._slots: dict[Hashable, int] = {}

@@ -1,17 +1,9 @@
 """Budgets on the work a page chooses: schema checks and the regular expressions in them.
 
-A page writes its tools' schemas, so it chooses what checking them costs, and the bytes say
-little about that: a 1.4 KB ``$ref`` chain (each definition an ``allOf`` of two refs to the
-next) doubles the work per level, and ``^(a+)+$`` backtracks exponentially on a dozen bytes.
-Every schema check a page controls therefore runs inside :func:`budget`, which counts the
-validator's steps (one per keyword it evaluates, more for a long text under a pattern) and
-raises :class:`OverBudget` when they run out; regular expressions run on RE2 (linear time) or,
-for the few constructs only a backtracking engine has, under a deadline
-(:mod:`tabmcp.core.ecma_regex`). What runs out is skipped and said so by name
-(:data:`OVER_BUDGET_NOTE` among a tool's ``unchecked`` notes, ``rule: "budget"`` on a result),
-never a reason to drop a tool and never a stall of the bridge's one event loop.
-
-:func:`counted` gives the jsonschema validator class whose keywords spend the budget.
+A page writes its schemas, so it chooses what checking them costs, and the bytes say little
+about that (a ``$ref`` chain, ``^(a+)+$``). Every such check runs inside :func:`budget`, which
+counts the validator's steps; what runs out is skipped and named (:data:`OVER_BUDGET_NOTE`),
+never a dropped tool or a stalled event loop (docs/security.md §7, "Work is counted, not bytes").
 """
 
 from __future__ import annotations
@@ -62,15 +54,11 @@ __all__ = [
 ]
 
 SCHEMA_STEPS = 10_000
-"""Steps one schema check may take (the probes when a tool is read, one call's arguments): one
-per keyword evaluated, :data:`REF_STEPS` per reference followed. The public catalogs' schemas take
-at most about a hundred on arguments that fill every property (bench.budgets); 10,000 is some
-30 ms of one core on the costliest shape (a ``$ref`` chain), the most a page can make one check
-cost."""
+"""Steps one schema check may take (a tool's probes, one call's arguments); the catalogs' costliest
+tool takes about 100, and 10,000 is some 30 ms of one core on the costliest shape."""
 META_STEPS = 30_000
-"""Steps one meta-schema check may take (is the page's schema a JSON Schema at all?). It grows with
-the schema's size: the catalog's largest (7 KB) takes about 3,200; a 64 KB schema of small
-properties about 130,000 (0.4 s of one core). 30,000 is about 90 ms at most."""
+"""Steps one meta-schema check may take (is the page's schema a JSON Schema at all?): the catalog's
+largest schema takes about 3,200, and 30,000 is about 90 ms at most (docs/security.md §7)."""
 RESULT_STEPS = 50_000
 """Steps one result's check may take: a result holds more (hundreds of rows), and it is checked
 off the event loop (``core/tools/call.py``), so the loop goes on while it runs."""
@@ -109,10 +97,8 @@ _CURRENT: ContextVar[_Budget | None] = ContextVar("tabmcp_budget", default=None)
 
 
 class BudgetScope:
-    """The checks of one tab's tool lists (one snapshot): after :data:`MAX_OVERRUNS` of them ran
-    over budget, or all of them together spent :data:`DOCUMENT_STEPS`, the rest are skipped at
-    once (over budget too, tools kept), so one list of bombs costs a bounded amount however
-    many tools it holds."""
+    """The checks of one snapshot: after :data:`MAX_OVERRUNS` overruns, or :data:`DOCUMENT_STEPS` in
+    all, the rest are skipped (tools kept), so a list of bombs costs a bounded amount at any size."""
 
     __slots__ = ("limit", "overruns", "steps_left")
 
@@ -128,10 +114,8 @@ class BudgetScope:
 
 MAX_OVERRUNS = 2
 DOCUMENT_STEPS = 500_000
-"""Steps all the checks of one snapshot may take together. Reading the public catalog's 682 tools
-as one page takes about 240,000 (about 1 s of one core, bench.budgets); past this a snapshot's
-remaining checks are skipped over budget (the tools kept, said so), and the tab is charged half
-of :data:`CUT_AFTER` (two such snapshots in a minute cut it off)."""
+"""Steps all the checks of one snapshot may take together (the 682-tool catalog as one page takes
+about 240,000); past it the rest is skipped and the tab charged half of :data:`CUT_AFTER`."""
 _SCOPE: ContextVar[BudgetScope | None] = ContextVar("tabmcp_budget_scope", default=None)
 
 
@@ -160,8 +144,7 @@ def scope_exhausted() -> bool:
 def budget(steps: int = SCHEMA_STEPS) -> Iterator[None]:
     """Run one check with ``steps`` to spend; inner work raises :class:`OverBudget` past them.
 
-    A nested ``budget`` shares the outer one (a check inside a check cannot reset the count).
-    Inside a :func:`budget_scope` the check spends the scope's steps too.
+    A nested ``budget`` shares the outer one, so a check inside a check cannot reset the count.
 
     Raises:
         OverBudget: at once when the running :func:`budget_scope` is exhausted.
@@ -306,8 +289,7 @@ def counted(base: type[Validator]) -> type[Validator]:
 
 
 def check_schema(cls: type[Validator], schema: Any, format_checker: Any = None, steps: int = META_STEPS) -> None:
-    """``cls.check_schema(schema)`` (jsonschema's own: the first error of the meta-schema's
-    validator) with that validator counted under a budget of ``steps``.
+    """``cls.check_schema(schema)`` with the meta-schema's validator counted under ``steps``.
 
     Raises:
         SchemaError: ``schema`` is not valid under ``cls``'s meta-schema.
@@ -323,10 +305,8 @@ def check_schema(cls: type[Validator], schema: Any, format_checker: Any = None, 
 def keep_on_evolve(cls: type[Validator], mapper: Callable[[type[Validator]], type[Validator]]) -> type[Validator]:
     """``cls`` whose subschemas stay on its kind of class.
 
-    jsonschema picks a subschema's validator class by the subschema's own ``$schema``
-    (``evolve``): a page's ``{"$defs": {"x": {"$schema": "…draft-07…"}}}`` would move the check
-    onto the plain class, with nothing counted and patterns on Python's ``re``. Here the class
-    it picks goes through ``mapper`` (the counted, or the ECMA, version of it)."""
+    Otherwise a subschema's own ``$schema`` would move the check onto jsonschema's plain class,
+    uncounted and with patterns on Python's ``re``."""
 
     def evolve(self: Any, **changes: Any) -> Any:
         schema = changes.setdefault("schema", self.schema)
@@ -353,10 +333,8 @@ CUT_FOR_S = 300.0
 
 
 class TabWork:
-    """The per-tab rule for work, as :class:`tabmcp.core.flood.TabFlood` is for telemetry: a tab
-    (one origin in it) whose checks keep running over budget is cut off alone: its new tool lists
-    are not read for :data:`CUT_FOR_S`, and the person is told why (:data:`TAB_OVER_BUDGET`);
-    every other tab, and the tab's tools as last read, are untouched."""
+    """The per-tab rule for work, as :class:`tabmcp.core.flood.TabFlood` is for telemetry: a tab whose
+    checks keep running over budget is not read for :data:`CUT_FOR_S`, alone, and the person is told why."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock

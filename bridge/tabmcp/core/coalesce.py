@@ -1,9 +1,7 @@
 """When to announce a burst of changes: a pure timing rule, clock passed in.
 
-A page registering 75 tools one by one must cost its MCP clients one ``tools/list_changed``,
-not 75, yet a client must never wait long to hear of a change: the announcement goes out once
-changes have been quiet for ``debounce_s``, and at the latest ``max_wait_s`` after the first
-change of a burst.
+A page registering 75 tools one by one costs clients one ``tools/list_changed``: it goes out after
+``debounce_s`` of quiet, and at the latest ``max_wait_s`` after the burst began.
 """
 
 from __future__ import annotations

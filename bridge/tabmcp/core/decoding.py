@@ -1,18 +1,9 @@
 """Text as a model reads it past cheap disguises, so the injection scanner reads what the model does.
 
-A model reads an order written in look-alike letters, with its letters split by dots or entities,
-written backwards, in ROT13, or as a base64 or hex run, and may follow it; a scanner that only
-matches the characters as they stand does not. :func:`readings` gives the scanner every reading
-of a text worth matching: its *plain* reading (HTML entities resolved, Unicode tag characters read
-as their ASCII, folded to a skeleton by :func:`.skeleton.fold`, split letters joined, spaces
-collapsed but line breaks kept, 1337 digits read as letters), and, only where the text holds them,
-the plain readings of its base64 and hex runs, of the text reversed and of its ROT13.
-
-The scanner runs on every page string on the hot path and a page chooses the text, so the work is
-linear in the text and bounded: each decoder runs only on a cheap trigger (a run that looks like
-base64 or hex, an order word or a common English word written backwards or in ROT13); decoded runs add at most
-:data:`MAX_DECODED` characters a text; a decoded text is read plainly but not decoded again (no
-nesting, so no blow-up). The readings are for matching only: what reaches the agent is never changed.
+A model may follow an order in look-alike letters, split letters, backwards, ROT13, base64 or hex;
+:func:`readings` gives the scanner each such reading. A page chooses the text, so each decoder runs
+only on a cheap trigger, decoded text is bounded (:data:`MAX_DECODED`) and never decoded again.
+The readings are for matching only: what reaches the agent is never changed.
 """
 
 from __future__ import annotations

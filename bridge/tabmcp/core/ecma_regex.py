@@ -1,31 +1,10 @@
 """JSON Schema's regular expressions evaluated as ECMA-262, as the browser evaluates them, in
 bounded time.
 
-JSON Schema says ``pattern``, ``patternProperties`` and the ``regex`` format are ECMA-262
-regular expressions. Python's ``re`` is another dialect, and a backtracking one: ``^(a+)+$``
-takes exponential time on ``"aaa…a!"``, whoever runs it. A page chooses these patterns, so the
-bridge never runs one on an engine whose time the page can choose:
-
-* ``regress`` (a Rust implementation of ECMA-262 regular expressions, the engine family browsers
-  run) only *parses* the pattern: with the ``u`` flag first (what JSON Schema 2020-12
-  recommends), else without it (the legacy grammar browsers accept). A pattern neither accepts
-  is not evaluated: the keyword is skipped (logged once, named in the tool's ``unchecked``
-  notes), and the tool is kept.
-* :func:`translate` then rewrites it, construct by construct, into RE2's syntax (``google-re2``,
-  Google's binding of its linear-time engine) where both engines mean the same; the rules are
-  in docs/security.md ("Regular expressions"). ``.`` and ``\\s`` are spelled out as ECMA's
-  sets (RE2's are smaller), ``$`` becomes ``\\z`` (end of text only, as in ECMA), every literal
-  is a code point escape; ``\\d``, ``\\w`` and ``\\b`` are ASCII in both.
-* Lookaround and backreferences, which no linear-time engine has, go to the ``regex`` module
-  (a backtracking engine with a ``timeout``) under the running check's deadline
-  (:data:`tabmcp.core.budget.BACKTRACK_SECONDS`); past it the check is over budget and skipped.
-* Any other construct (a legacy-only oddity such as ``\\a`` or ``{,3}``, a Unicode property
-  other than a general category, a repeat over 1000) is not evaluated, as above.
-
-Each evaluation spends steps of the running :func:`tabmcp.core.budget.budget` by the text's
-length. :func:`ecma_validator_class` gives the jsonschema validator classes with ``pattern``,
-``patternProperties`` and ``additionalProperties`` read this way; :mod:`tabmcp.core.models`
-picks the dialect and uses them.
+A page chooses these patterns, so none runs on an engine whose time the page can choose:
+``regress`` parses, :func:`translate` rewrites into RE2 (linear time), and lookaround or
+backreferences go to ``regex`` under the check's deadline; anything else is skipped and named,
+never the tool (docs/security.md, "Regular expressions", has the translation table).
 """
 
 from __future__ import annotations
@@ -272,9 +251,8 @@ def _class(pattern: str, i: int, unicode: bool, groups: tuple[int, frozenset[str
 
 
 def translate(pattern: str, unicode: bool) -> tuple[str, str, bool]:
-    """``pattern`` (ECMA-262, which ``regress`` accepted with the ``u`` flag, or without it when
-    ``unicode`` is False) for RE2, for the ``regex`` module (``ASCII`` flag), and whether it needs
-    the backtracking engine (lookaround, backreferences).
+    """``pattern`` (ECMA-262, as ``regress`` accepted it) for RE2 and for the ``regex`` module, and
+    whether it needs the backtracking engine.
 
     Raises:
         _Untranslatable: a construct with no equal this function knows.

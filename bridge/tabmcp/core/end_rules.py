@@ -1,12 +1,7 @@
 """The rules that end a pending request before its answer: one table for the bridge and the worker.
 
-Both sides keep a table of pending requests (the bridge's :class:`tabmcp.core.extension_links.RequestTable`,
-the service worker's ``extension/pending.js``) and end them by the same rules. This table is their
-one source: each rule's name (as the worker spells it), the error code a request ends with under
-it, whether the worker reports that end to the bridge, and which side applies it.
-``python -m tabmcp.protocol_js`` writes it into ``extension/protocol.generated.js``
-(``END_RULES``); ``pending.js`` derives its ``RULE``, ``RULE_ERRORS`` and ``bridgeWaits`` from it,
-and the session its errors. What each side *says* (the messages) stays its own.
+Both sides end pending requests by the same rules, so this is their one source (each rule's name,
+error code, and which side applies it); ``python -m tabmcp.protocol_js`` writes it for the worker.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The bridge's flood rules for the extension link, as plain objects (no I/O; the clock is injected).
 
-The extension limits every page itself (``extension/limits.js``: per frame and per tab, a page
-past its rate is throttled, then cut off alone). These rules are the bridge's own, for whatever
-reaches it anyway, and they keep one tab's flood to that tab:
-
-* **per tab** (:class:`TabFlood`): telemetry batches of one tab past :data:`TAB_RATE` a second
-  (after a burst of :data:`TAB_BURST`) are shed, dropped and counted for that tab alone: the
-  link and every other tab are untouched (``TAB_FLOODED``, logged once per episode);
-* **per link** (``server/extension.py``'s gate): a connection past 2,000 messages a second is told
-  ``FLOODED`` and closed, the last resort for a peer that floods beyond any tab rule. A message
-  the tab rule shed costs it :data:`SHED_COST` of one: a tab flooding at 15,000 batches a second
-  costs the link 1,500, under its rate; two such floods at once end the link.
+The extension limits every page itself; these rules are for whatever reaches the bridge anyway,
+and keep one tab's flood to that tab: :class:`TabFlood` sheds one tab's telemetry past
+:data:`TAB_RATE`, while the link's own limit (``FLOODED``, server/extension.py) counts a shed
+message as :data:`SHED_COST` of one, so only a flood beyond any tab rule ends the link.
 """
 
 from __future__ import annotations
@@ -56,10 +49,8 @@ class TokenBucket:
 class TabFlood:
     """The per-tab rule: which tabs' telemetry to shed, and how much was.
 
-    ``admit(tab_id)`` says whether one more telemetry batch of the tab goes on; :attr:`shed` counts
-    the batches refused per tab (while it has a bucket) and :attr:`shed_total` all of them.
-    ``admit`` returns ``None`` when it refused a tab that was not flooding a moment ago: the
-    caller names the tab then (once per episode).
+    ``admit`` returns ``None`` when it refused a tab that was not flooding a moment ago, so the
+    caller names the tab once per episode.
     """
 
     def __init__(

@@ -1,13 +1,8 @@
 """Spot tool definitions that try to instruct the model (prompt injection) or hide text.
 
-Page tools are untrusted input that ends up in the agent's context. A description that
-addresses the model ("ignore previous instructions", "you must call…"), hides characters
-(zero-width, Unicode tag characters, bidi overrides) or embeds markup meant for the model is
-flagged: the flag travels in ``_meta["tabmcp/warnings"]`` and ``policy.quarantine_suspicious``
-hides such tools altogether. Every pattern is matched against each reading of the text a model
-may follow (:func:`.decoding.readings`: past look-alike letters, entities, split letters, base64
-and hex runs, ROT13, backwards). A heuristic, not a proof: it catches the common patterns and
-says so in docs/security.md.
+Page tools are untrusted text that reaches the agent's context; each pattern is matched against
+every reading a model may follow (:func:`.decoding.readings`). A heuristic, not a proof
+(docs/security.md §2).
 """
 
 from __future__ import annotations
@@ -60,10 +55,8 @@ def scan_text(text: str) -> list[str]:
 
 
 def _match(pattern: re.Pattern[str], read: list[tuple[str, str]]) -> str:
-    """": 'the match'" (with how it was decoded) where ``pattern`` matches one of a text's
-    readings (:func:`.decoding.readings`: the plain one first), else "". The plain reading keeps
-    what matching needs of the text (line breaks, punctuation), so the text itself is not read
-    again: each pass costs about 0.5 µs a character."""
+    """": 'the match'" (with how it was decoded) where ``pattern`` matches one of a text's readings
+    (:func:`.decoding.readings`, the plain one first), else ""."""
     for how, reading in read:
         match = pattern.search(reading)
         if match:
@@ -73,10 +66,8 @@ def _match(pattern: re.Pattern[str], read: list[tuple[str, str]]) -> str:
 
 # -- results: page data that tries to give the agent orders ------------------------------------
 #
-# Results are ordinary page data (posts, tickets, emails, product texts): they may say "you must
-# sign in" to a human, so the result detector only looks for text addressed to an AI agent or
-# impersonating its instructions. Tuned on bench/data/trust_hostile.jsonl's "tuning" split and
-# on normal results (bench/trust.py measures the false-positive rate on the held-out split).
+# Results may tell a human "you must sign in", so only text addressed to an AI agent counts
+# (tuned on bench/data/trust_hostile.jsonl's "tuning" split; bench/trust.py measures the rest).
 
 _AGENT = r"(?:ai|a\.i\.|llm|language model|assistant|agent|model|chatbot|bot|claude|gpt|chatgpt|copilot|gemini)s?"
 _AI = r"(?:ai|llm|language model|chatbot|bot|crawler|claude|gpt|chatgpt|copilot|gemini|ai (?:agent|assistant|model))s?"
@@ -259,12 +250,8 @@ _TECHNICAL_RE = re.compile(r"\b(?:file|line|path|url|uri|element|code|page|selec
 def lint_parameters(name: str, title: str | None, description: str, input_schema: dict[str, Any]) -> list[str]:
     """Reasons the schema asks for personal attributes its tool's own text gives no use for.
 
-    The WebMCP draft calls this over-parameterization: a tool that asks for age, pregnancy,
-    location or past purchases to "find a dress" is profiling the person through the agent.
-    A parameter asks for an attribute by its name (``age``, ``isPregnant``, ``skin_tone``), or by
-    a description that asks the person ("Are you pregnant?"); ambiguous names (``location``,
-    ``health``) do not count when the site offers the choices (``enum``) or the description is
-    about files, code or the page ("Pause at <file>:<line>").
+    The WebMCP draft calls this over-parameterization: profiling the person through the agent.
+    Ambiguous names (``location``) do not count when the site offers the choices or the text is about code.
     """
     purpose = " ".join(filter(None, [_words(name), title, description]))
     reasons: list[str] = []
@@ -308,9 +295,7 @@ def _strings(value: Any) -> Iterable[str]:
 def scan_tool(name: str, title: str | None, description: str, input_schema: dict[str, Any]) -> list[str]:
     """Reasons a tool definition looks like an injection attempt (in its text or its schema's text).
 
-    Pages re-send every tool with each snapshot (a title change re-sends all of a tab's tools),
-    and the scan is most of what applying a snapshot costs (about 0.4 ms a tool), so outcomes are
-    memoized by content, as :func:`tabmcp.core.models.parse_tool` memoizes parsing.
+    Memoized by content: pages re-send every tool with each snapshot, and the scan is most of a snapshot's cost.
     """
     try:
         content = json.dumps([name, title, description, input_schema], sort_keys=True, separators=(",", ":"))

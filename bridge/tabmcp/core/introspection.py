@@ -30,10 +30,8 @@ class CategoryView(TypedDict):
 
 
 def refusals(tab: Tab, gate: TextGate) -> list[RefusalView]:
-    """What the bridge refused of a document's definitions, as ``introspect`` shows it through the
-    document's ``gate``: ``kind`` (tool, category, member, state; ``outputSchema`` for a tool kept
-    without its output schema), the page's name, and why (a reason names places and rules; it
-    still goes through the gate, as the name does). The first :data:`MAX_REFUSALS_SHOWN`."""
+    """What the bridge refused of a document's definitions (``kind``, the page's name, why), shown
+    through the document's gate; the first :data:`MAX_REFUSALS_SHOWN`."""
     return [
         RefusalView(kind=r.kind, name=gate.field(r.name, 128), reason=gate.field(r.reason, 500))
         for r in tab.rejected[:MAX_REFUSALS_SHOWN]

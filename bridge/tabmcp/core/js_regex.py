@@ -1,15 +1,8 @@
 """Regular expressions the bridge hands to the extension, compiled once, here, for JavaScript.
 
-Some rules run on both sides: the telemetry redaction patterns (the page redacts before anything
-leaves it, the bridge again on ingest), the shapes of secret fields and card numbers, the origin
-globs of forms-as-tools. Their one source is the bridge's (Python's ``re`` syntax, ``fnmatch``
-globs); the extension gets them as :class:`JsPattern` (an ECMA-262 ``source`` and its ``flags``)
-and only calls ``new RegExp(source, flags)``: it has no translator and no copy of a rule.
-
-Every :class:`JsPattern` is checked by ``regress`` (a Rust implementation of ECMA-262 regular
-expressions, the engine family browsers run), so a rule the page could not compile is refused
-where it is configured, not skipped in the page. ``bridge/tests/parity/`` runs the shared case
-files through both sides.
+Rules that run on both sides (redaction, secret fields, forms-as-tools globs) have one source, the
+bridge's; the extension only calls ``new RegExp(source, flags)``. Each is compiled by ``regress``
+here, so a rule the page could not compile is refused where it is configured.
 """
 
 from __future__ import annotations
@@ -57,11 +50,8 @@ _JS_LINE_END = r"\n\r\u2028\u2029"
 def _python(source: str, flags: str) -> re.Pattern[str]:
     r"""Compile an ECMA-262 pattern (no ``u`` flag) so that Python's ``re`` matches what a browser does.
 
-    ``re.ASCII`` gives ``\d``, ``\w``, ``\b`` and case-insensitive ASCII their ECMA meaning; ``\s``,
-    ``.``, ``$`` and ``^`` are spelled out (ECMA's ``\s`` has Unicode spaces but not ``\x1c``-``\x1f``
-    or ``\x85``; its ``.`` stops at ``\r`` and U+2028/9 too; its ``$`` never matches before a final
-    newline). Left to differ: ``i`` on non-ASCII letters written in the pattern (JS folds their case,
-    here they match as written). bridge/tests/parity/ runs every fixed and default rule through both.
+    ``\s``, ``.``, ``$`` and ``^`` are spelled out with ECMA's meaning; ``i`` on non-ASCII letters
+    still differs (bridge/tests/parity/ runs every rule through both).
 
     Raises:
         NotForJs: ``\S`` inside a class other than ``[\s\S]`` (Python has no spelling for it).
@@ -128,12 +118,10 @@ def _python(source: str, flags: str) -> re.Pattern[str]:
 
 @lru_cache(maxsize=512)
 def js_pattern(pattern: str) -> JsPattern:
-    """A Python ``re`` pattern as JavaScript runs it: a leading inline flag group (``(?i)``)
-    becomes flags, ``(?P<name>…)`` / ``(?P=name)`` the ECMA spellings; anything else is the
-    common syntax. The result is compiled by an ECMA-262 engine before it is returned.
+    """A Python ``re`` pattern as JavaScript runs it, checked by an ECMA-262 engine before it is returned.
 
     Raises:
-        NotForJs: the pattern uses what JavaScript has not (``(?x)``, ``\\Z``, ``(?#…)``...), or
+        NotForJs: the pattern uses what JavaScript has not (``(?x)``, ``\\Z``, ...), or
             does not compile as ECMA-262.
     """
     source, flags = pattern, ""

@@ -88,12 +88,10 @@ def summary(text: str, limit: int = _SUMMARY_LIMIT) -> str:
 
 
 def category_marker(origin: str, count: int) -> str:
-    """The bracket that opens a category's description: its site, the word "category" and its
-    member count (``[https://shop.test; category, 4 tools]``).
+    """The bracket that opens a category's description (``[https://shop.test; category, 4 tools]``).
 
-    The bridge writes it, before any page text (a page tool's description opens with
-    ``[origin] ``), so it also tells a client which entries are categories:
-    :func:`read_category_marker`.
+    The bridge writes it before any page text, so it also tells a client which entries are
+    categories (:func:`read_category_marker`).
     """
     noun = "tool" if count == 1 else "tools"
     return f"[{origin}; category, {count} {noun}]" if origin else f"[category, {count} {noun}]"

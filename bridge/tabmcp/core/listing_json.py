@@ -1,27 +1,9 @@
 """tools/list as ready-made JSON bytes: a cached rendering of :meth:`Disclosure.listing`.
 
-What a listing contains is defined once, in :mod:`tabmcp.core.disclosure`; this module only
-keeps its wire form. The wire form is what the MCP SDK's server sends for that listing: each
-tool dict passed through the SDK's per-version sieve (``mcp_types.methods.serialize_server_result``:
-validated against the version's ``Tool`` model, fields that version does not know dropped,
-``None`` left out) and JSON-encoded.
-
-Cost is paid where things change:
-
-* **per document** — each tab's (or frame's, or closed site's) share of the listing
-  (:meth:`Disclosure.document_part`) is sieved and encoded once, and kept as bytes under what
-  it depends on: the document object itself (the registry replaces a tab's object when the
-  tab changes), its public names (a name moves when another tab takes or frees it), the
-  profile, the policy check's and the registry's policy counters, the definition hook's version
-  (trust pins), the client's opened categories of that document and, in ``hybrid``, the
-  usage-ranked core set. A change in one tab re-encodes that tab only.
-* **per surface** — protocol versions whose tools/list result model is the same class
-  (every handshake-era version shares one; 2026-07-28 has its own) share the bytes.
-* **per listing** — the whole array, keyed by :meth:`Disclosure.listing_key` plus the
-  caller's salt (the bridge core's revision) and the surface, so an unchanged listing is one lookup.
-
-No I/O; the registry, policy check and hook are read, never written (the hook may pin a definition
-the first time it is shown, as it does for :meth:`Disclosure.listing`).
+The bytes are what the MCP SDK's server would send (each tool through its per-version sieve),
+kept per document (re-encoded only when that tab, its names, the profile, the policy or the pins
+change), shared by protocol versions with the same result model, and per listing, so an
+unchanged listing is one lookup. No I/O.
 """
 
 from __future__ import annotations

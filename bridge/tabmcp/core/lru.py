@@ -1,12 +1,8 @@
 """A bounded least-recently-used mapping, for memos keyed by what pages choose.
 
-A page decides how many tool names and definitions it registers; a memo keyed by them (the
-pins' last-seen digests, the trust guard's last states) must not grow with it. Evicting an
-entry only costs the work the memo saved: every user of :class:`LRU` falls back to the source
-of truth (SQLite, a recomputation) on a miss.
-
-:class:`IdentityMemo` is the same bound for what is built from an object that is replaced, never
-edited (a tool's schema and its validator): looked up by the object itself, not its content.
+A page decides how many names and definitions it registers, so a memo keyed by them must not
+grow with it; a miss only costs the work the memo saved. :class:`IdentityMemo` keys by the object
+itself, for what is replaced, never edited.
 """
 
 from __future__ import annotations
@@ -76,11 +72,8 @@ class LRU(Generic[K, V]):
 class IdentityMemo(Generic[T, V]):
     """What ``build`` made of an object, kept while that very object is asked about again.
 
-    For objects replaced, never edited, when what they say changes (a page tool's definition is
-    a new :class:`~tabmcp.core.models.PageTool` with new schema dicts): a hit costs an ``id()``
-    and a dictionary lookup, with no hashing or encoding of the content, and a changed object is
-    a miss by construction. The memo holds each object it keys, so its ``id`` is not reused
-    while the entry lives; at most ``max_entries`` (the least recently used go first).
+    For objects replaced, never edited: a hit costs an ``id()`` and a lookup, and a changed object
+    misses by construction. It holds each key, so an ``id`` is not reused while its entry lives.
     """
 
     def __init__(self, build: Callable[[T], V], max_entries: int) -> None:

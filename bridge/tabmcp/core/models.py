@@ -83,14 +83,9 @@ BRIDGE_ONLY_FIELDS = (
 def schema_validator_class(schema: dict[str, Any]) -> type[Validator]:
     """The JSON Schema dialect a tool's inputSchema is written in.
 
-    ``$schema`` decides when present. Without it MCP means 2020-12, but real servers still
-    publish older shapes (array-form ``items``); a schema that is invalid as 2020-12 yet valid
-    as Draft 7 is read as Draft 7 rather than rejected. Patterns are ECMA-262, as the browser
-    reads them (:mod:`tabmcp.core.ecma_regex`).
-
-    Memoized by content: telling the dialect checks the schema against a meta-schema (about
-    2 ms), and a tool's schema is asked for when it is parsed and again for its unchecked parts
-    (a page registering the 682-tool catalog waited seconds more for the bridge without it).
+    ``$schema`` decides when present; otherwise 2020-12, or Draft 7 for a schema valid only as
+    Draft 7 (real servers still publish older shapes). Memoized by content: each answer costs a
+    meta-schema check (about 2 ms) and is asked for more than once per tool.
     """
     try:
         key = json.dumps(schema, sort_keys=True, separators=(",", ":"))
@@ -124,9 +119,9 @@ def checked_dialect(schema: dict[str, Any]) -> type[Validator]:
 
 
 def verified_dialect(schema: dict[str, Any]) -> type[Validator] | None:
-    """:func:`checked_dialect`, or None when its meta-schema check ran over budget (the schema
-    was kept unread: arguments go unchecked, :mod:`tabmcp.core.unchecked` says so). Memoized
-    by content; a check skipped because the page's document used up its budgets is not kept.
+    """:func:`checked_dialect`, or None when its meta-schema check ran over budget (arguments then
+    go unchecked, and :mod:`tabmcp.core.unchecked` says so). A check skipped for a spent document
+    budget is not memoized.
 
     Raises:
         SchemaError: the schema is not valid.
@@ -175,11 +170,9 @@ def _dialect_of(schema: dict[str, Any]) -> type[Validator]:
 
 
 def upgrade_draft4(schema: Any) -> Any:
-    """A copy of ``schema`` with Draft 4's boolean ``exclusiveMinimum``/``exclusiveMaximum``
-    written the modern way (``{"minimum": 0, "exclusiveMinimum": true}`` → ``{"exclusiveMinimum": 0}``).
+    """A copy of ``schema`` with Draft 4's boolean ``exclusiveMinimum``/``exclusiveMaximum`` as numbers.
 
-    Generated schemas of real servers still use the Draft 4 form; 2020-12 (what MCP means and
-    what clients check against) requires a number there. Anything else is left as it is.
+    Real servers still generate the Draft 4 form, which 2020-12 (what MCP clients check) refuses.
     """
     if isinstance(schema, list):
         return [upgrade_draft4(item) for item in schema]
@@ -398,8 +391,7 @@ def _name_of(raw: Any) -> str:
 def parse_tool(raw: Any) -> PageTool | Rejection:
     """Validate one tool from a snapshot; a :class:`Rejection` says why it was refused.
 
-    Pages re-send every tool with each snapshot (a title change, a route change), and checking a
-    schema against its meta-schema costs milliseconds, so outcomes are memoized by content.
+    Memoized by content: pages re-send every tool with each snapshot, and a meta-schema check costs milliseconds.
     """
     if not isinstance(raw, dict):
         return Rejection(kind="tool", name="(unnamed)", reason="a tool must be a JSON object")

@@ -1,22 +1,9 @@
 """A page tool's ``outputSchema`` (WebMCP, Chrome 159), relayed as the MCP tool's ``outputSchema``.
 
-MCP clients check every non-error result of a tool that lists an ``outputSchema``: its
-``structuredContent`` must be there and match (the SDK ``Client`` raises otherwise, and compiles
-the schema with ``jsonschema``'s own ``validator_for`` and ``check_schema``, which reads
-``pattern`` with Python's ``re`` and resolves ``$ref`` only inside the schema). So the bridge:
-
-* relays a page's output schema only when such a client can use it (:func:`check_output_schema`);
-  one it cannot (not an object schema, invalid, a pattern Python cannot read, a ``$ref`` that
-  does not resolve, too large, or a check costing more than its budget, :mod:`tabmcp.core.budget`)
-  is dropped with its reason, and **the tool is kept without it**
-  (reported to the page, the popup and ``introspect`` like a refused definition);
-* makes each result of such a tool keep that promise (:func:`structured_result`): the page's
-  ``structuredContent`` (or, when the page gave none, its one text part when that is a JSON
-  object: what the browser's ``executeTool`` gives for an object), checked after the trust gate;
-  a result that does not match is the named error ``BAD_RESULT``, never a result the client
-  rejects. The bridge's check reads patterns as ECMA-262 on bounded engines
-  (:mod:`tabmcp.core.ecma_regex`) and stops at its budget (``BAD_RESULT`` with rule ``budget``):
-  a page's result never runs a backtracking ``re`` on the bridge's event loop.
+MCP clients reject a result that does not match a listed ``outputSchema``, compiling it with
+jsonschema and Python's ``re``. So a schema such a client cannot use is dropped with its reason
+(the tool is kept, :func:`check_output_schema`), and every result is checked after the gate on
+bounded engines (:func:`structured_result`): a mismatch is ``BAD_RESULT``, never a result the client rejects.
 """
 
 from __future__ import annotations

@@ -1,29 +1,10 @@
 """Page forms as tools: a site's ordinary forms, offered only where the person turned the switch on.
 
-Sites without WebMCP still have forms. The extension's page script (``extension/page/forms.js``)
-describes a page's ordinary forms (no ``toolname``) as tool definitions, and the service worker
-sends them in :attr:`TabSnapshot.forms` with the origin Chrome gives the page's port. The page is
-untrusted (that script runs in its world), so nothing it says decides anything here:
-
-* :class:`FormsPolicy` says which origins have the switch on: ``[[policy.origins]]`` rules with
-  ``forms_as_tools`` (the last matching rule that sets it wins), then the person's own choice for
-  an exact origin (the popup, kept in SQLite by :class:`tabmcp.storage.database.FormsSwitchStore`), which wins
-  over every rule. Off by default.
-* :func:`merge_page_forms` puts the forms into the snapshot's tools marked ``pageForm`` (a field
-  only the bridge sets: pages' own tools lose it), with no annotations, scope or category (a page
-  form is never read-only and never hidden in a page's category), before the tool middleware, so
-  the mediator improves them like any badly described tool.
-* :func:`secret_field` refuses again, here, every form the page script would never offer (a
-  password, one-time code or payment field, in any language of the one vocabulary both read,
-  :mod:`tabmcp.core.sensitive_fields`): that script runs in the page's world, so a page could
-  send such a form itself. One exception, for sites with a secret bound (docs/security.md §8): a
-  form whose secret fields are plain top-level strings is kept with each of them rewritten to
-  take only a secret's name (:data:`SECRET_FIELD_SCHEMA`) and named in ``secretFields``; the
-  policy check offers it only while a secret is bound to its origin (:meth:`FormsPolicy.refusal`), and a
-  call must pass ``{{secret:NAME}}`` there (core/tools/call.py), never a literal.
-* The policy check (:class:`tabmcp.core.scoping.PolicyCheck`) hides and refuses every page form of an origin whose
-  switch is off, or whose Chrome origin is not the tab's, at every request: a page that claims
-  forms while its switch is off gets nothing listed or called.
+The extension's page script describes a page's ordinary forms as tools; the page is untrusted, so
+nothing it says decides anything here: :class:`FormsPolicy` says which origins have the switch on
+(off by default), :func:`merge_page_forms` marks the forms ``pageForm``, and :func:`secret_field`
+refuses again every password or payment form, except as secret-only fields for a site with a
+secret bound (docs/security.md §4b and §8).
 """
 
 from __future__ import annotations
@@ -124,8 +105,7 @@ def normalize_origin(text: str) -> str:
 class FormsPolicy:
     """Which origins have forms-as-tools on: config rules, then the person's choices.
 
-    A change of the answer changes what listings show: the bridge core bumps the registry's version
-    (``Registry.touch``) so listings built under the old answer are known to be stale.
+    A change bumps the registry's version (``Registry.touch``) so listings built before it are stale.
     """
 
     def __init__(
@@ -224,10 +204,8 @@ def secret_field(schema: Any, depth: int = 0) -> str | None:
 
 
 def secret_fields(schema: Any) -> tuple[dict[str, Any], list[str]] | None:
-    """A page form's schema with its secret fields (top-level strings the vocabulary or the page
-    script calls a password, one-time code or card field) rewritten to :data:`SECRET_FIELD_SCHEMA`,
-    and their names; None when a secret field is anything else (nested, not a string), so the
-    form is refused as before."""
+    """A page form's schema with its secret fields rewritten to :data:`SECRET_FIELD_SCHEMA`, and their
+    names; None when a secret field is not a top-level string, so the form is refused."""
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return None
     properties: dict[str, Any] = dict(schema["properties"])

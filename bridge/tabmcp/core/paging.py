@@ -1,11 +1,7 @@
 """tools/list in pages, for transports that cannot carry a large listing in one message.
 
-A handshake-era client on HTTP gets its answers as server-sent events, and the official MCP
-SDK's client refuses an event over 1 MiB ("Server-sent event exceeded the 1048576 byte limit"):
-10,000 page tools made tools/list fail outright. Such a listing is answered in pages of at most
-:data:`PAGE_BYTES` of tools, each but the last with a ``nextCursor`` (the protocol's pagination,
-which the SDK's client follows). A listing that fits is one page, as before. The cursor is the
-index of the page's first tool in the listing as it is when that page is asked for.
+The SDK's client refuses a server-sent event over 1 MiB, so a larger listing goes in pages of at
+most :data:`PAGE_BYTES` with a ``nextCursor`` (the index of the next page's first tool).
 """
 
 from __future__ import annotations

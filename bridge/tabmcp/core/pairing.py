@@ -1,20 +1,8 @@
 """Pairing: which extension connections may act as the extension (docs/security.md §1).
 
-A connection that says ``hello`` is admitted only with a credential the person provided:
-
-* a **pairing** (id + secret) the person confirmed once with ``tabmcp pair CODE``, stored by the
-  bridge as a SHA-256 of the secret (:class:`PairingStore`) and by the extension in
-  ``chrome.storage.local``;
-* or ``server.extension_token``, a pre-shared secret set on both sides by hand (older setups).
-
-Anything else (a local program with a forged ``Origin``, a Firefox extension whose
-``moz-extension://`` origin proves nothing) gets only the ceremony: it may ask for a code
-(:class:`PairingCodes`), which the bridge sends to that connection alone; the popup shows it and
-the person types it into ``tabmcp pair``, which talks to the bridge over the control API
-(authenticated by a key only the person's user can read). A program that can only reach loopback
-never sees the code of another connection, and cannot type into the person's terminal.
-
-No I/O here: the store is passed in, clocks are parameters.
+A ``hello`` is admitted only with a pairing the person confirmed (``tabmcp pair CODE``) or the
+pre-shared ``server.extension_token``; anything else may only ask for a code, which goes to that
+connection alone, so a local program can neither see another's code nor type it. No I/O here.
 """
 
 from __future__ import annotations
@@ -65,10 +53,9 @@ def _launcher_secret(control_key: str, pairing_id: str) -> str:
 
 
 def launcher_pairing(control_key: str) -> dict[str, str]:
-    """A pairing a launcher (``tabmcp demo``, tests, benchmarks) writes into the browser it starts:
-    its secret is an HMAC of a fresh id under the control key, so every bridge of this user admits
-    it (across restarts, with no row stored) and nobody without the control key can make one. It
-    gives nothing the control key does not already give (the control API pairs at will)."""
+    """A pairing a launcher writes into the browser it starts: its secret is an HMAC of a fresh id under
+    the control key, so every bridge of this user admits it with no row stored, and it gives nothing
+    the control key does not already give."""
     pairing_id = LAUNCHER_PREFIX + secrets.token_hex(6)
     return {"id": pairing_id, "secret": _launcher_secret(control_key, pairing_id)}
 
@@ -210,13 +197,11 @@ class PairingCodes:
         self._pending = [p for p in self._pending if p.owner is not owner]
 
     def redeem(self, typed: str) -> PendingCode:
-        """The pending request whose code the person typed (dashes and spaces ignored); it is
-        removed, and the count of wrong codes starts over.
+        """The pending request whose code the person typed (dashes and spaces ignored), removed.
 
         Raises:
             PairingCodeWrong: no pending, unexpired code matches.
-            PairingLocked: this was the ``max_wrong``-th wrong code in a row: every pending code
-                is now void (``voided`` lists their owners).
+            PairingLocked: the ``max_wrong``-th wrong code in a row voided every pending code (``voided``).
         """
         self._prune()
         digits = "".join(c for c in typed if c.isdigit())

@@ -1,22 +1,8 @@
 """What the person sees and steers in the extension popup: one state, one set of actions.
 
-The popup asks with ``panel.query`` and acts with ``control.set`` over the extension's own
-WebSocket (the only link the bridge accepts them on; no MCP tool reaches this module). Both are
-answered with :func:`panel_state`:
-
-* ``controls``: the person's switches (:class:`tabmcp.core.switches.PersonSwitches`) and what
-  the config says about writes;
-* ``activity``: the newest rows of the activity log (:mod:`tabmcp.core.activity`), of one tab
-  or origin when asked;
-* ``tabs``: per tab (and allowed frame), every tool and category the page offers, with the
-  policy check's decision: hidden ones carry the reason (policy, page scope, switched off), callable
-  ones whether they need approval and whether their definition changed since it was pinned;
-* ``trust``: changed definitions with their diff, and the lockdown's flags;
-* ``secrets``: per site of the documents shown, the secret names bound to it (names only: a value
-  never goes to the extension), which the person may unbind there (``control.set`` ``unbind``).
-
-No sockets, no asyncio: the bridge core (tabmcp/wiring.py) calls these with its objects
-(``bridge/tests/test_controls.py``, ``bridge/tests/test_browsers.py``).
+The popup asks with ``panel.query`` and acts with ``control.set`` on the extension's own link only;
+both are answered with :func:`panel_state` (switches, activity, tabs with the policy's decisions,
+trust changes, secret names). No I/O.
 """
 
 from __future__ import annotations
@@ -202,9 +188,7 @@ def _insight(registry: Registry, policy_check: PolicyCheck, trust: TrustGuard | 
 class Insight:
     """Per-document insight, kept until the registry, the switches or the pins change.
 
-    Deciding every tool of 20 busy tabs costs tens of milliseconds; the popup refreshes every
-    second while open, and opens far more often than pages change, so the decisions are kept
-    under (registry version, switches version, pins version), like the listing memo.
+    The popup refreshes every second and deciding 20 busy tabs costs tens of milliseconds.
     """
 
     def __init__(self) -> None:
@@ -277,15 +261,10 @@ def panel_state(
 
 def for_browser(state: dict[str, Any], slot: int, labels: Mapping[int, str] | None = None,
                 this_run: int = 0) -> dict[str, Any]:
-    """:func:`panel_state` as the popup of the browser at ``slot`` sees it: the documents of its
-    own tabs (and closed sites), under the ids that browser gives them, so the popup matches them
-    with its tabs and sends them back in ``expanded`` (:mod:`tabmcp.core.browsers`). Activity and
-    the switches are the person's, across browsers: every row's tab is the number its own browser
-    gives it, and a row of another browser's tab says which browser (``browser``: its name in
-    ``labels``, :meth:`tabmcp.core.browsers.BrowserSlots.labels`). A row from before this bridge
-    run (its id below ``this_run``, :attr:`tabmcp.core.activity.ActivityLog.first_id`) shows no
-    tab: its tab id was given by an earlier run's browsers, which link in any order; it says so
-    (``earlier``), since it may be another browser's call."""
+    """:func:`panel_state` as the popup of the browser at ``slot`` sees it: its own tabs, under its ids.
+
+    Activity and switches span browsers: another browser's row names it, and a row from an earlier
+    run shows no tab (``earlier``), since browsers link in any order."""
     tabs = [{**d, "tabId": wire_tab_id(d["tabId"])} for d in state["tabs"]
             if d["tabId"] < 0 or slot_of(d["tabId"]) == slot]
     activity = [{**r, "tabId": None, "earlier": True} if r["id"] < this_run and r["tabId"] is not None and r["tabId"] >= 0

@@ -1,10 +1,7 @@
 """What a long tools/call is doing now, for the progress notifications that keep its client waiting.
 
-A client that sends a ``progressToken`` with a call may reset its own timeout on each
-``notifications/progress`` (the TypeScript SDK's ``resetTimeoutOnProgress``). The MCP layer sets
-a :class:`Phase` for such a call and sends one notification per interval naming it; the code that
-waits (an approval, a site opening) says what it waits for with :func:`doing`. No I/O here: a
-call without a token has no phase, and :func:`doing` is then a no-op.
+A client may reset its timeout on each ``notifications/progress``; waiting code says what it waits
+for with :func:`doing`, a no-op for a call without a ``progressToken``. No I/O here.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
-"""The public names of page tools across tabs (the rule is in :mod:`tabmcp.core.registry`'s
-docstring): the reserved qualified form ``t<tabId>[f<frameId>].<name>`` and the registry's index
-from public names to entries.
+"""The public names of page tools across tabs: the reserved qualified form
+``t<tabId>[f<frameId>].<name>`` and the registry's index from public names to entries.
 
-Names a page cannot forge: the qualified form ``t<digits>.`` / ``t<digits>f<digits>.`` (and
-the hashed ``t<12 hex>.`` of very long ids) is reserved like a built-in name (see
-:func:`is_qualified_form`): a page tool called ``t42.transfer`` is never listed plainly (it is
-``t<its tab>.t42.transfer``), so it can never take tab 42's qualified name from it.
+The qualified form is reserved like a built-in name (:func:`is_qualified_form`), so a page tool
+called ``t42.transfer`` can never take tab 42's name.
 """
 
 from __future__ import annotations

@@ -1,36 +1,9 @@
 """Reachable sites: origins the person lets agents open, their last-seen tools, and the rules.
 
-People think in sites ("use the ferry site"), not tabs. For an origin the person made
-*reachable* (the popup's "agents may open this site", stored here in SQLite, or
-``[[policy.origins]] reachable = true`` in the config), the tools it registered stay findable
-when no tab of it is open, and a call of one opens the site in a background tab first.
-
-Rules (docs/security.md):
-
-* Off by default. Only the person makes an origin reachable: in the config file, or from the
-  extension's popup (a message from the extension's own page, never from a web page). A page
-  cannot make itself reachable; an agent cannot open an origin that is not reachable
-  (``SITE_NOT_REACHABLE`` says how the person can allow it). A policy rule that disables an
-  origin (``enabled = false``) wins over a permission.
-* The last-seen definition of each tool, and the URL of the document that registered it, are
-  the trust pins (:mod:`tabmcp.core.trust.pins`), one row per origin + tool: no second copy.
-  Only tools of reachable origins are recorded here (the trust guard pins others as it lists
-  them).
-* A site is many pages, each offering its own tools. A stored tool of a reachable origin that no
-  open document of the origin offers is *closed*: the origin's closed tools are one more document
-  in the registry (:class:`~tabmcp.core.registry.ClosedSite`, a negative id), all in one
-  category, so the ``categories`` profile shows them as at most one collapsed entry,
-  ``passthrough`` lists them as callable, and search and describe rank them like open ones. A
-  call of one opens the page that registered it (its document URL), even while another page of
-  the site is open.
-* A tool whose own page (the document URL that registered it) loaded and settled without it is
-  *stale*: no longer offered, shown to the person as stale, and fresh again as soon as the site
-  registers it. Another page of the site settling without it says nothing about it.
-* ``forget`` removes a site's stored definitions, usage counts, stale marks and the person's
-  permission (a config permission stays: it is the person's file).
-
-This module does no I/O (what it keeps goes through a :class:`~tabmcp.core.stores.SiteTable` and the
-pins' store); the bridge core calls :meth:`Sites.refresh` after each registry change.
+People think in sites, not tabs: a reachable origin's tools stay findable with no tab open (as a
+closed-site document in the registry), and a call of one opens the page that registered it. Off
+by default, only the person makes an origin reachable; the rules are in docs/security.md §4b.
+No I/O: storage goes through a :class:`~tabmcp.core.stores.SiteTable` and the trust pins.
 """
 
 from __future__ import annotations

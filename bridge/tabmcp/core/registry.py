@@ -1,32 +1,9 @@
 """Tabs, their tools and categories, and the public names the agent sees.
 
-No I/O: the extension layer feeds snapshots in, the MCP layer reads entries out. Naming across
-tabs (docs/architecture.md): every page tool and category shares one namespace with the bridge's
-built-in tools. A name offered by one tab is used as is. When several tabs offer the same name,
-the tab that offered it first keeps the plain name and every later tab's copy is named
-``t<tabId>.<name>`` (for example ``t42.create_user``). Built-in names are reserved: a page tool
-called ``call_tool`` is always ``t<tabId>.call_tool``. Names stay stable while their tab lives; when the first tab
-closes, the next-oldest copy takes the plain name (and clients are notified).
-
-Child frames: a frame whose tools the top page allows (see docs/architecture.md) is a source
-of its own, a :class:`Tab` with ``frame_id > 0`` and the frame's origin, held in its tab's
-``frames``. Its tools follow the same naming rule; their qualified form is
-``t<tabId>f<frameId>.<name>``.
-
-Closed sites: the tools of a reachable site with no open tab (:mod:`tabmcp.core.reachable_sites`) are held
-as one more document per site, a :class:`Tab` whose ``closed_site`` is set and whose id is
-negative (:meth:`Registry.set_closed_sites`). They share the namespace and the rules above, so
-search, describe and every profile see them like any tab's; a call of one opens the site first.
-
-Names a page cannot forge: the qualified form is reserved like a built-in name
-(:mod:`tabmcp.core.public_names`). No public name moves to another origin: once a listing named ``create_user`` (or
-``t42.transfer``) for shop.test, no document of another origin is given that name while the
-bridge runs (its tool is qualified, or numbered, instead). A client holding a listing that calls
-``create_user`` after shop.test's tool left gets ``TOOL_GONE`` (:meth:`Registry.retired`), never
-bank.test's ``create_user``. The memory of these bindings is bounded per origin
-(``max_names_per_origin``, oldest names no longer offered forgotten first, so one origin's churn
-never makes another origin's names free) and in total (``max_names``, taken from the origin that
-holds the most).
+No I/O: the extension layer feeds snapshots in, the MCP layer reads entries out. A child frame
+(``frame_id > 0``) and a closed reachable site (negative id, ``closed_site``) are sources like a
+tab. The naming rules (first tab keeps the plain name, ``t<tabId>.<name>`` for the others, no
+name ever moves to another origin) are in docs/architecture.md, "Names across tabs".
 """
 
 from __future__ import annotations
@@ -76,8 +53,7 @@ __all__ = [
 class Registry:
     """The bridge's picture of every tab.
 
-    ``version`` increases on every change that can alter a listing, so callers can cheaply
-    tell whether anything they derived is stale.
+    ``version`` increases on every change that can alter a listing, so callers can tell cheaply what is stale.
     """
 
     def __init__(
@@ -106,7 +82,7 @@ class Registry:
         """Tabs (and closed sites) replaced or dropped since the index was last brought up to date."""
         self._bound: dict[str, str] = {}
         """Public name (plain or qualified) → the origin a listing ever named it for: no document of
-        another origin gets it (the module docstring)."""
+        another origin gets it (docs/architecture.md, "Names across tabs")."""
         self._bound_by_origin: dict[str, OrderedDict[str, None]] = {}
         """The names of :attr:`_bound` per origin, least recently bound first (what :meth:`_forget` drops)."""
         self.work = TabWork()
@@ -125,12 +101,10 @@ class Registry:
     # -- updates ------------------------------------------------------------------------
 
     def apply(self, snap: TabSnapshot, *, browser: tuple[str, str] = ("", "")) -> RegistryChange:
-        """Replace one tab with its new snapshot (``browser``: the browser and profile holding it):
-        :meth:`read` and :meth:`commit` in one go, on the caller's thread.
+        """Replace one tab with its new snapshot: :meth:`read` and :meth:`commit` in one go.
 
-        A tab whose schemas keep running over the work budget is cut off alone (core/budget.py
-        :class:`TabWork`): its new snapshot is not read, its tools as last read stay, and the
-        change carries the named reason for the person."""
+        A tab whose schemas keep running over the work budget is cut off alone
+        (:class:`~tabmcp.core.budget.TabWork`): its last tools stay, the change says why."""
         if self.cut_off(snap):
             return self.commit(Reading(snap.tab_id, origin_of(snap.url)))
         # a page chooses this cost: charged to it (core/stalls.py), and bounded (core/budget.py)
@@ -411,13 +385,13 @@ class Registry:
         return None, "", held
 
     def _build_index(self, old: _Index | None) -> _Index:
-        """The whole index from the tabs (the naming rules of the module docstring)."""
+        """The whole index from the tabs (the naming rules of docs/architecture.md, "Names across tabs")."""
         index = _Index()
         docs = {doc.key: doc for doc in self.documents()}
         taken: set[str] = set(self._reserved)
         plain: dict[tuple[SourceKey, str], str] = {}
         # First pass: the oldest claim of each name a page may hold plainly takes it, unless the
-        # name was shown for another origin (see the module docstring).
+        # name was shown for another origin (docs/architecture.md).
         for name, claims in self._claims.items():
             if not self._plain_allowed(name):
                 continue
@@ -469,11 +443,8 @@ class Registry:
         index.names[doc.key] = tuple(entry.public_name for entry in ordered)
 
     def _update_index(self, old: _Index) -> _Index | None:
-        """``old`` brought up to date by naming again only what the changed tabs' names touch:
-        the names those tabs offered or offer, and the names held back for another origin (a
-        claim of that origin may be back); every other document keeps its entries (the same
-        objects). Its result equals :meth:`_build_index`'s; ``None`` when a qualified name would
-        collide or was shown for another origin (the whole build numbers those)."""
+        """``old`` renamed only where the changed tabs' names touch (other documents keep their
+        entries); equal to :meth:`_build_index`'s result, or ``None`` when the whole build must number names."""
         docs = {doc.key: doc for doc in self.documents()}
         changed = {key for key in old.by_doc if key[0] in self._dirty}
         changed |= {key for key in docs if key[0] in self._dirty}

@@ -1,27 +1,18 @@
 """May the agent see this tool, and may it run it now? Page scope and user policy, decided together.
 
-Pure functions over the registry and the policy settings, evaluated at request time: a state or
-route change in a page changes the answer at once (and the registry change notifies clients).
+Pure functions evaluated at request time, so a page's state or route change changes the answer at
+once. Checks, the first that says no wins (a ``debugging: true`` tool is hidden before all of them
+unless ``trust.show_debugging``):
 
-Order of checks (the first that says no wins):
-
-1. user policy, per origin: the origin is disabled (config, or switched off by the person in the
-   popup: :class:`tabmcp.core.switches.PersonSwitches`) → hidden
+1. the origin is disabled (config, or the person's switch) → hidden; a page form also needs its
+   forms-as-tools switch on, for the origin Chrome reported, which must be the tab's
 2. the page says ``aiEnabled: false`` → hidden
-3. the page's route patterns do not match the tab's URL, or a required page state is not set → hidden
-4. user policy allow/block globs (allow first, then block) → hidden
-5. the focus mode (``read-only`` = tools with ``readOnlyHint`` only, or a named set) → hidden
+3. the page's routes do not match the URL, or a required page state is not set → hidden
+4. the allow/block globs (allow first) → hidden
+5. the focus mode (``read-only`` or a named set) → hidden
 6. the role forbids destructive tools → hidden
-7. writes are disabled (the default, or the person's Writes switch is off) and the tool may write → visible, but a call answers
-   ``WRITES_DISABLED`` with the setting that enables writes (a page form is never read-only)
-8. the tool requires approval, is destructive, is consequential (``consequentialHint``), or is a
-   page form (``approval.page_forms``, on by default) → visible; a call asks a human first
-
-Page forms (core/page_forms.py) are hidden after step 1 unless the forms-as-tools switch is on for
-the origin Chrome reported for the page, and that origin is the tab's.
-
-Before all of these, a tool the page marks ``debugging: true`` is hidden unless
-``trust.show_debugging`` is set (WebMCP: tools for the site's own developers, not for agents).
+7. writes are off and the tool may write → visible, a call answers ``WRITES_DISABLED``
+8. approval required, destructive, consequential, or a page form → visible, a call asks a human first
 """
 
 from __future__ import annotations

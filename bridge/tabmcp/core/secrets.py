@@ -1,22 +1,7 @@
 """Secrets by name: the agent names a secret, the bridge puts its value in at the last moment, and
-the value never comes back (docs/security.md, "Secrets").
+the value never comes back (docs/security.md §8 has the rules for names, placeholders, binding and masking).
 
-* **Names** (:func:`check_name`): a letter, then letters, digits or ``_`` (64 at most), so a name
-  is never mistaken for anything else in a placeholder, a log line or a shell.
-* **Placeholders** (:data:`PLACEHOLDER`): a string argument whose *whole* value is
-  ``{{secret:NAME}}``. It is a plain string, so it passes every client that checks arguments
-  against the tool's schema; a string that holds the marker among other text is refused
-  (``VALIDATION_ERROR``), so nobody can mistake a half-put-in secret for a sent one.
-* **Binding** (:func:`put_in`): the value goes in only when the tool's owning origin (its frame's,
-  as approvals use) is one of the secret's sites, and never into a tool whose definition changed
-  since the person accepted it; anything else ends the call with a named error and nothing is sent.
-* **Masking** (:class:`Mask`, :meth:`Secrets.mask_for`): every occurrence, in what comes back, of a
-  value used in this run or stored for a secret bound to an origin the answer comes from (any bound
-  secret for an answer that mixes pages), also URL-encoded, base64, HTML-escaped or JSON-escaped,
-  is replaced by the placeholder.
-
-The module does no I/O: it sees names and a :class:`Vault` (``tabmcp.storage.secret_store`` is the real
-one, over the OS keychain or the fallback file), never the keychain itself.
+No I/O: the module sees names and a :class:`Vault` (``tabmcp.storage.secret_store``), never the keychain.
 """
 
 from __future__ import annotations
@@ -189,9 +174,8 @@ def put_in(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """``arguments`` with every placeholder replaced by its value, and the values put in (by name).
 
-    Call it after approval, just before the call leaves for the page; ``arguments`` (what the
-    agent sent, what the activity log and the approval show) is left as it is. The rules are
-    checked again here (:func:`check_use`): a binding removed while an approval waited counts.
+    Call it after approval, just before the call leaves; the rules are checked again because a
+    binding may have been removed while the approval waited. ``arguments`` is left as it is.
 
     Raises:
         SecretNotBound: see :func:`check_use`; also a secret whose value is no longer stored.
@@ -213,12 +197,9 @@ def put_in(
 
 
 class Secrets:
-    """The bridge's secrets: the :class:`Vault` behind names, every value put into a call in this
-    run (masked in everything the bridge answers afterwards, :attr:`mask`), and the stored values of
-    the secrets bound to the origins an answer comes from (:meth:`mask_for`).
+    """The bridge's secrets: the :class:`Vault` behind names, and the values to mask in answers.
 
-    Values are kept in memory only, for the masking; a bridge without a vault (``None``) refuses
-    every placeholder with ``SECRET_NOT_BOUND``.
+    Values are kept in memory only; without a vault (``None``) every placeholder gets ``SECRET_NOT_BOUND``.
     """
 
     def __init__(self, vault: Vault | None) -> None:
@@ -235,14 +216,10 @@ class Secrets:
         self._sites_unreadable = False
 
     def mask_for(self, origins: Iterable[str] | None) -> Mask:
-        """The mask for an answer that comes from pages of ``origins`` (``None``: from several pages
-        or from the bridge's own view of them, e.g. ``observe``): the values used in this run, and the
-        stored values of the secrets bound to those origins (to any origin, for ``None``), so a page
-        that kept a value from an earlier run, or one the person typed, cannot echo it to the agent.
+        """The mask for an answer from pages of ``origins`` (``None``: several pages, or the bridge's view).
 
-        Stored values are read once per run (when first needed; again after bindings change) and kept
-        in memory only. An origin with no secret bound costs a dict lookup. A value the store cannot
-        give (a locked or missing keychain) is logged once and not masked; the answer still goes.
+        It holds this run's values and the stored values bound to those origins, so a page cannot echo a
+        value it kept from an earlier run; a value the store cannot give is logged once and not masked.
         """
         bindings = self._bindings if self._bindings is not None else self._load_bindings()
         if not bindings:

@@ -1,21 +1,8 @@
 """What makes a form field one that forms-as-tools never offers: secrets and payment, in many languages.
 
-One vocabulary, read by both sides of the rule: the page script (``extension/page/form_guard.js``,
-which gets it from ``protocol.generated.js``, rendered by :mod:`tabmcp.protocol_js`) and the
-bridge's second check (:func:`tabmcp.core.page_forms.secret_field`). Both match the same way:
-
-* text is *normalized* (:func:`normalize`): ASCII camelCase split, lower-cased, NFKD with
-  combining marks dropped (``Numéro`` → ``numero``; the vocabulary goes through the same step, so
-  scripts whose marks carry meaning still compare equal), and every run of characters that are
-  not letters or digits made one space;
-* a **word** matches a whole word or run of words of that text (``card``, ``numero de carte``);
-* a **part** matches anywhere in the text with its spaces removed: compound words (German
-  ``Kreditkartennummer``) and scripts written without spaces (``カード番号``, ``信用卡``).
-
-Deciding is cheap string work on short labels, the same in Python and JavaScript, and errs on the
-side of refusing: a form is never offered when a field merely *says* card, password or PIN in a
-language listed here (a "Gift card" form is refused too). What a field says only adds to the
-structural signs (``type=password``, ``autocomplete`` tokens), which come first.
+One vocabulary for both sides of the rule (the page script gets it through ``protocol.generated.js``),
+matched the same way: normalized text, whole *words*, and *parts* anywhere for compounds and scripts
+without spaces. It errs on the side of refusing (a "Gift card" form is refused too).
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Text folded to the letters a model reads, so a scanner matches past look-alike disguises.
 
-An order written with Cyrillic or Greek look-alikes ("ignore" written with U+0456 and U+043E), with
-soft hyphens (U+00AD) or other invisible format characters between its letters, or with
-combining marks on its letters, reads to a model as the plain English order. :func:`fold`
-maps such text to a *skeleton* in the spirit of Unicode TS #39: format characters and
-combining marks dropped, compatibility forms unified (NFKC), case folded, and each letter that
-the Unicode confusables table says looks like an ASCII letter or digit mapped to it. The table
-is the one the ``confusable-homoglyphs`` package ships (generated from Unicode's
-``confusables.txt``); it is read once, on first use.
-
-The skeleton is for matching only: what reaches the agent is never folded.
+:func:`fold` maps text to a skeleton in the spirit of Unicode TS #39 (format characters and
+combining marks dropped, NFKC, case folded, confusables mapped to ASCII, with the
+``confusable-homoglyphs`` table). For matching only: what reaches the agent is never folded.
 """
 
 from __future__ import annotations
@@ -55,12 +48,8 @@ _L_SHAPED: set[str] = set()
 def _table() -> dict[int, str]:
     """Each non-ASCII character that looks like an ASCII letter or digit → that one, lower-cased.
 
-    The whole confusables table: a character counts when a look-alike Unicode lists for it is an
-    ASCII letter or digit, is one under combining marks, or is a Latin letter variant (small
-    capital, dotless) of one; a Latin variant that is itself listed maps to its letter too.
-    A capital looks like a capital (Cyrillic capital I is I, though Unicode files every I-like
-    shape under l), a small letter like a small one; a letter wins over a digit (Cyrillic capital
-    O is O, not 0).
+    A capital maps to a capital's look-alike and a letter wins over a digit (Cyrillic capital O is
+    O, not 0), where Unicode's table would give l or 0.
     """
     from confusable_homoglyphs.confusables import confusables_data  # type: ignore[import-untyped]
 

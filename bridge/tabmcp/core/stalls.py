@@ -1,17 +1,9 @@
 """Event-loop stalls and whose work caused them, with no I/O and no timer of its own.
 
-The bridge runs every tab's work on one event loop: a page that makes the bridge compute for a
-second freezes every other tab, every agent and ``/health`` for that second. :class:`StallMeter`
-says when that happens and names the page. Its shell (:mod:`tabmcp.server.loop_watch`) calls
-:meth:`StallMeter.tick` from a timer every :data:`TICK_S`; a tick that comes more than
-:data:`STALL_S` late is a stall. Code that does a tab's work on the loop (the registry putting a
-tab's snapshot in, a call's arguments and result checked, a telemetry batch) runs it inside
-``with meter.work(origin):``, which charges the time the section took, less the sections nested
-in it, to that origin; a stall names the origin charged most since the tick before it.
-
-Work sections are synchronous (no ``await`` inside): asyncio runs one callback at a time, so the
-time between entering and leaving one is that origin's alone, and a stall cannot end in the
-middle of one. Cost: two clock reads per section, one timer every :data:`TICK_S`.
+Every tab's work shares one event loop, so a page that makes the bridge compute for a second
+freezes everyone: :class:`StallMeter` names that page. A shell ticks it every :data:`TICK_S`; code
+doing a tab's work runs inside ``with meter.work(origin):`` (synchronous, so the time is that
+origin's alone), and a stall names the origin charged most since the last tick.
 """
 
 from __future__ import annotations

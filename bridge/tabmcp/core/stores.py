@@ -1,9 +1,7 @@
 """What the core keeps across runs, said as small interfaces: each part names the few operations it needs.
 
-The core opens no file: :mod:`tabmcp.storage` implements these on the bridge's SQLite file (every
-table, its SQL and its migrations live there), and the composition root (``wiring.py``) builds
-them and hands them in. A test of the core passes the SQLite ones on ``:memory:`` where what is
-tested is persisted, or anything else with these methods.
+The core opens no file: :mod:`tabmcp.storage` implements these on SQLite and the root hands them in,
+so a core test can pass anything with these methods.
 """
 
 from __future__ import annotations

@@ -1,23 +1,8 @@
 """The person's switches: pause every agent, turn writes on or off, switch an origin's tools off.
 
-The person sets them from the extension popup (``control.set`` over the extension's WebSocket,
-see :mod:`tabmcp.core.popup`) or with ``tabmcp controls``; no MCP tool can, so an agent never
-changes what it is allowed. They are kept in the bridge's SQLite file (``store.path``, ``tabmcp.storage.switches``), so they
-survive a restart and the CLI can read and set them while the bridge runs (the bridge notices a
-change made by another process at its next :meth:`PersonSwitches.sync`).
-
-What each switch does (applied by :class:`tabmcp.core.scoping.PolicyCheck` and :func:`tabmcp.core.tools.catalog.run`):
-
-* **paused** — every tools/call answers ``PAUSED``; tools/list is unchanged, so clients do not
-  churn through list-change notifications while the person looks;
-* **writes** — ``False``: every tool that may write answers ``WRITES_DISABLED`` whatever the
-  config says; ``True``: as ``policy.allow_writes = true`` (roles and per-origin rules still
-  apply); ``None``: the config decides;
-* **origins switched off** — that origin's tools are hidden from agents, exactly as
-  ``[[policy.origins]] enabled = false`` hides them, and calls answer ``OUT_OF_SCOPE``.
-
-No sockets, no asyncio, no files (the switches are kept through a
-:class:`~tabmcp.core.stores.SwitchesTable`): unit-tested alone (``bridge/tests/test_controls.py``).
+Only the person sets them (the popup or ``tabmcp controls``), never an MCP tool, so an agent never
+changes what it is allowed. Pausing leaves tools/list as it is, so clients do not churn through
+notifications while the person looks. No I/O: kept through a :class:`~tabmcp.core.stores.SwitchesTable`.
 """
 
 from __future__ import annotations
@@ -77,9 +62,7 @@ class ControlsState:
 class PersonSwitches:
     """The switches, in memory for the hot path and in SQLite for restarts and the CLI (thread-safe).
 
-    :attr:`version` goes up when a switch that changes what agents see changes (writes, origins;
-    the bridge's listing revision includes it, so that is a new listing and a list-change
-    notification). Pausing does not move it: tools/list stays the same while paused.
+    :attr:`version` moves when what agents see changes (writes, origins), not on pause.
     """
 
     def __init__(self, table: SwitchesTable) -> None:
@@ -136,8 +119,7 @@ class PersonSwitches:
     def sync(self) -> bool:
         """Pick up a change another process (``tabmcp controls``) wrote; whether anything changed.
 
-        Cheap when nothing did: one ``PRAGMA data_version`` (it moves only when another
-        connection commits to the file).
+        Cheap when nothing did: one ``PRAGMA data_version``.
         """
         with self._lock:
             data_version = self.table.data_version()

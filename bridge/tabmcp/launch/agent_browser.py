@@ -1,24 +1,9 @@
 """``tabmcp extension`` and ``tabmcp browser``: the packaged extension, found and loaded.
 
-``tabmcp browser`` starts the person's installed Chromium (or Chrome) as a separate agent browser:
-its own profile under ``$XDG_STATE_HOME/tabmcp/browser-profile`` (kept across runs: logins and
-site permissions stay), this installation's extension loaded, native WebMCP on, and paired with
-the bridge by a stored pairing the person sees in ``tabmcp pair --list`` and can revoke
-(:mod:`tabmcp.kept_pairing`). It runs until the window is closed (or Ctrl-C).
-
-The profile is a person's, kept, so the browser starts as a person would start it: with exactly
-the switches :func:`agent_browser_args` lists. Playwright drives it (over a pipe only this process
-holds, never a debugging port another local user could reach) because the pairing has to be
-written into the extension's storage; but none of Playwright's default switches, which are made
-for throwaway test profiles: ``--password-store=basic`` / ``--use-mock-keychain`` (saved passwords
-not in the system keyring), ``--disable-extensions``, ``--no-sandbox``, ``--enable-automation``,
-``--disable-background-networking`` and ``--disable-component-update`` (no Safe Browsing or
-certificate-list updates), ``--disable-popup-blocking``, ``--disable-client-side-phishing-detection``,
-a ``--disable-features`` list (HTTPS upgrades, storage partitioning, ...), and a fixed viewport.
-One Playwright habit remains: a file downloaded in this browser is saved under a generated name
-in Playwright's temporary folder, removed when the browser closes (the browser's own download
-handling, ``acceptDownloads: "internal-browser-default"``, is not reachable from Playwright's
-Python API).
+``tabmcp browser`` starts the person's Chromium as a separate agent browser: a kept profile, this
+extension loaded, native WebMCP on, and a stored pairing the person can revoke. The profile is a
+person's, so it starts with exactly :func:`agent_browser_args` and none of Playwright's test
+defaults (docs/security.md §1); Playwright drives it over a private pipe only to write the pairing.
 """
 
 from __future__ import annotations
@@ -112,12 +97,9 @@ def _find_browser() -> tuple[str, bool]:
 
 def agent_browser_args(profile: Path, *, extension: Path | None, headless: bool = False, url: str | None = None,
                        as_root: bool = False) -> list[str]:
-    """Every switch the agent browser starts with, and nothing more (Playwright adds none:
-    ``ignore_default_args=True``): the kept profile, the pipe Playwright drives it over, no
-    first-run or default-browser prompts (a second browser of the person's), native WebMCP, the
-    extension where the browser honours ``--load-extension`` (Chromium; with no
-    ``--disable-extensions-except``: the person's other extensions in this profile stay on), and
-    ``--no-sandbox`` only as root (Chromium refuses to start there otherwise)."""
+    """Every switch the agent browser starts with, and nothing more (``ignore_default_args=True``).
+
+    ``--no-sandbox`` only as root, where Chromium refuses to start otherwise."""
     args = [f"--user-data-dir={profile}", "--remote-debugging-pipe", "--no-first-run", "--no-default-browser-check",
             "--enable-features=WebMCP"]
     if extension is not None:

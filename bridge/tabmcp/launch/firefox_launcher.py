@@ -1,15 +1,8 @@
 """Start a real Firefox with the tabmcp extension's Firefox build (tests, benchmarks).
 
-Playwright's Firefox cannot drive a stock Firefox, so this spawns ``firefox_driver.mjs``: a small
-node script that launches the system's Firefox with ``puppeteer-core`` over WebDriver BiDi,
-installs the extension (:func:`tabmcp.packaging.firefox.build_firefox_extension`) as a temporary add-on,
-and answers JSON lines (one request, one answer). A node process and not a Python BiDi client:
-puppeteer-core knows which prefs make Firefox quiet and automatable and how to install an add-on
-over BiDi, which we would otherwise copy and keep in step by hand.
-
-Like :mod:`tabmcp.launch.launcher`, the launcher pairs the extension with the bridge it points it at: it
-writes the launcher pairing into the extension's ``chrome.storage.local`` from the extension's
-own options page (the harness fixes the add-on's ``moz-extension://`` UUID for that profile).
+Playwright's Firefox cannot drive a stock Firefox, so this spawns ``firefox_driver.mjs`` (node,
+``puppeteer-core`` over WebDriver BiDi), which already knows how to install an add-on and quiet
+Firefox (docs/architecture.md). Like :mod:`tabmcp.launch.launcher`, it pairs the extension with the bridge.
 """
 
 from __future__ import annotations

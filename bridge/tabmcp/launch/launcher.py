@@ -1,15 +1,8 @@
 """Start a real Chromium with the tabmcp extension loaded (demo, tests, benchmarks).
 
-Extensions need a persistent profile, so this uses Playwright's
-``launch_persistent_context`` with a throwaway user-data directory. The extension's bridge
-URL lives in ``chrome.storage.local`` (key ``bridgeUrl``); :meth:`ExtensionBrowser.set_bridge_url`
-writes it through the service worker, which reconnects at once.
-
-The launcher starts both ends, so it pairs them itself: :meth:`ExtensionBrowser.set_bridge_url`
-writes a launcher pairing (:func:`tabmcp.core.pairing.launcher_pairing`: a secret derived from the
-control key, which only this user can read; every bridge of this user admits it, across restarts)
-under that URL (key ``bridgePairings``), where the person's ``tabmcp pair`` would have put it. No
-ceremony, and no weaker door: the extension still presents a secret only it and the bridge hold.
+Extensions need a persistent profile, so this uses Playwright's ``launch_persistent_context``
+with a throwaway directory. The launcher starts both ends, so it pairs them itself with a
+launcher pairing derived from the control key: no ceremony, and no weaker door (docs/security.md §1).
 """
 
 from __future__ import annotations
@@ -123,10 +116,8 @@ async def launch_browser(
     extra_args: list[str] | None = None,
     pair: bool = True,
 ) -> AsyncIterator[ExtensionBrowser]:
-    """A Chromium with our extension (unless ``extension=False``), closed on exit; pointed at
-    ``bridge_url`` and paired with it (``pair=False``: unpaired, as a person's fresh install is).
-    A throwaway profile, removed on exit (a person's kept profile is ``tabmcp browser``'s:
-    :mod:`tabmcp.launch.agent_browser`, which starts the browser without these test-profile defaults)."""
+    """A Chromium with our extension (unless ``extension=False``) on a throwaway profile, closed on exit;
+    pointed at ``bridge_url`` and paired with it (``pair=False``: unpaired, as a fresh install is)."""
     user_data_dir = tempfile.mkdtemp(prefix="tabmcp-profile-")
     ext_dir = stage_extension() if extension else None
     args = chromium_launch_args(ext_dir, webmcp=webmcp) + (extra_args or [])

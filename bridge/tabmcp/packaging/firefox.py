@@ -1,22 +1,10 @@
 """The Firefox build of the extension, and the Firefox that runs it.
 
-One extension source (``extension/``), two builds. Chromium loads ``extension/`` itself (a
-service worker). Firefox ESR does not run service workers for extensions, so
-:func:`build_firefox_extension` copies the same files (with the staged polyfill and axe-core)
-into a git-ignored folder and rewrites only the manifest (:func:`firefox_manifest`):
-
-* ``background``: ``{"scripts": ["background.js"], "type": "module"}`` (the same module graph);
-* ``browser_specific_settings.gecko``: a fixed add-on ID (:data:`FIREFOX_ADDON_ID`), the oldest
-  Firefox with what the extension uses (:data:`FIREFOX_MIN_VERSION`), and the data it transmits
-  (:data:`DATA_COLLECTION`, Firefox's built-in consent);
-* ``content_security_policy.extension_pages``: Chromium's default, stated (Firefox's MV3 default
-  adds ``upgrade-insecure-requests``, which turns the bridge's ``ws://127.0.0.1`` into ``wss://``);
-* the Chromium-only keys go (``key``, ``minimum_chrome_version``), and the permissions Firefox
-  does not know.
-
-No file of the code is forked: what Firefox lacks the scripts feature-detect (docs/architecture.md,
-"Two builds"). The add-on's origin is ``moz-extension://<UUID>``, a UUID Firefox draws per profile,
-so the bridge admits it only by its pairing (docs/security.md §1).
+Firefox ESR runs no service workers for extensions, so :func:`build_firefox_extension` copies
+``extension/`` and rewrites only the manifest (:func:`firefox_manifest`): a background module
+script, the gecko settings, Chromium's default CSP stated (Firefox's default would turn the
+bridge's ``ws://`` into ``wss://``), Chromium-only keys dropped. No script is forked
+(docs/architecture.md, "Two builds").
 """
 
 from __future__ import annotations

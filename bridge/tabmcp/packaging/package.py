@@ -1,14 +1,8 @@
 """Store-ready packages of the extension: ``./dev package`` (``python -m tabmcp.packaging.package``).
 
-* ``dist/tabmcp-chromium-VERSION.zip`` for the Chrome Web Store: ``extension/`` with the polyfill
-  and axe-core staged, and its manifest without ``key`` (the store refuses it and fixes the ID
-  itself; a store install is admitted by its ID in ``server.extension_ids`` and its pairing).
-* ``dist/tabmcp-firefox-VERSION.xpi`` for addons.mozilla.org: the Firefox build
-  (:func:`tabmcp.packaging.firefox.build_firefox_extension`), unsigned (AMO signs what it accepts).
-
-Both are plain zips with ``manifest.json`` at the root, entries sorted and dated 1980-01-01, so the
-same sources give the same bytes. ``bridge/tests/test_store_packages.py`` runs Mozilla's
-``addons-linter`` on the ``.xpi``.
+``dist/tabmcp-chromium-VERSION.zip`` (no ``key``: the store fixes the ID) and
+``dist/tabmcp-firefox-VERSION.xpi`` (unsigned: AMO signs), plain zips with sorted, dated entries so
+the same sources give the same bytes.
 """
 
 from __future__ import annotations

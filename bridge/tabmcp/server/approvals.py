@@ -1,17 +1,9 @@
 """Ask a human before a tool that needs approval runs.
 
-Where the MCP client can show a form (elicitation), the question goes there: on handshake-era
-connections as an ``elicitation/create`` request on the call's own stream, on 2026-07-28
-connections as an ``InputRequiredResult`` the client answers by retrying the call with its
-``inputResponses`` (stateless: the ``requestState`` is an HMAC-signed fingerprint of the call,
-so an answer cannot be replayed for other arguments or after it expires). Otherwise the
-extension asks the person in its own window. A decline, a cancel, a timeout or nobody to ask
-all end in ``APPROVAL_DENIED``.
-
-One deadline (``policy.approval.timeout_s``) bounds every way of asking: the window closes at it,
-an elicitation still unanswered at it is withdrawn, and on 2026-07-28 an answer that comes back
-with a request state signed longer ago is a timeout, not a new question. A late answer never runs
-the tool.
+Through the client's elicitation where it can show a form (a signed, stateless
+``InputRequiredResult`` on 2026-07-28), else in the extension's window. One deadline
+(``policy.approval.timeout_s``) bounds every way; a decline, a timeout or nobody to ask is
+``APPROVAL_DENIED``, and a late answer never runs the tool (docs/security.md §4).
 """
 
 from __future__ import annotations
@@ -111,8 +103,7 @@ class Approvals:
     ) -> dict[str, Any] | None:
         """Return ``None`` when approved, an ``InputRequiredResult`` dict to send back, or raise.
 
-        An approval is the person's decision about the tool: its pin is kept from then on (never
-        evicted or expired, docs/security.md §7).
+        An approval keeps the tool's pin from then on (docs/security.md §7).
 
         Raises:
             ApprovalDenied: declined, cancelled, timed out, or nobody could be asked.

@@ -113,11 +113,8 @@ class CallPath:
         return result
 
     def _mask(self, target: activity.Target | None) -> Mask:
-        """The answer's mask (:meth:`tabmcp.core.secrets.Secrets.mask_for`): a page tool's answer
-        masks the secrets bound to its tab's documents (the top page's and its frames' origins); any
-        other answer (``observe``, ``analyze``, ``query_dom``, a listing: several pages' telemetry, or
-        the bridge's view of them) masks every bound secret, since which page each string came from
-        is not known there."""
+        """The answer's mask (:meth:`tabmcp.core.secrets.Secrets.mask_for`): a page tool's answer masks
+        its tab's origins' secrets; any other answer masks every bound secret, since its strings' pages are unknown."""
         if target is None or target.tool in activity.PAGE_BUILTINS:
             return self.core.secrets.mask_for(None)
         tab = self.core.registry.tab(target.tab_id) if target.tab_id is not None else None

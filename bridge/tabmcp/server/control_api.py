@@ -1,17 +1,8 @@
 """The control API (``tabmcp pair``, launchers) and ``/health``, behind the control key.
 
-* ``GET /health``: liveness and version to anyone on loopback; the bridge's status (extension,
-  tab and tool counts, switches, the newest activity: tools, origins, arguments) only to a caller
-  with the control key or ``server.mcp_token``.
-* ``GET /control/pairings``: the pairings and the pending requests (never their codes);
-* ``POST /control/pair`` ``{"code": "123-456"}``: the person confirms the code the popup shows;
-* ``POST /control/pairings`` ``{"label", "ephemeral"}``: a pairing without the ceremony, for a
-  launcher that starts the browser itself and writes the secret into its extension;
-* ``DELETE /control/pairings/{id}``: forget a pairing (its link is closed).
-
-Only the control key opens ``/control/``: ``server.mcp_token`` is what agents hold, and an agent
-must not pair an extension of its own. Every route wants a loopback ``Host`` (DNS rebinding) and
-no ``Origin`` (no web page).
+``/health`` gives liveness to anyone on loopback and the status only with a key. Only the control
+key opens ``/control/`` (pairings: list, confirm, make, forget), never ``server.mcp_token``, since
+an agent must not pair an extension of its own; every route wants a loopback ``Host`` and no ``Origin``.
 """
 
 from __future__ import annotations

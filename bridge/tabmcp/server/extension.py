@@ -1,17 +1,9 @@
 """The WebSocket endpoint the extension connects to (``ws://127.0.0.1:PORT/extension``).
 
-Only our extension may connect: the handshake's ``Origin`` must be an allowed
-``chrome-extension://`` origin, or a ``moz-extension://`` one (Firefox gives each profile a random
-UUID, so any), never a web page's; and the ``Host`` must be a loopback name (defeats DNS
-rebinding). A refused handshake is answered with HTTP 403 and logged. A local program can forge
-any ``Origin``, so the origin only keeps web pages out: what admits a link is its pairing
-(:mod:`tabmcp.core.pairing`), checked on ``hello``. After that, every frame goes to the hub, which
-answers bad frames with named errors.
-
-An extension that said ``batch`` in its ``hello`` gets the messages the bridge sends in one
-turn of the event loop joined in one frame, one a line (:class:`Outbox`): under load, ten calls
-started together cost the socket, Chromium's network service and the service worker one frame,
-not ten. Alone, a message leaves one loop turn later than it would have, and alone.
+The handshake needs an extension ``Origin`` (keeps web pages out) and a loopback ``Host`` (DNS
+rebinding); a local program can forge any ``Origin``, so what admits a link is its pairing, on
+``hello`` (docs/security.md §1). A peer that asked for ``batch`` gets one frame per loop turn
+(:class:`Outbox`), so ten calls started together cost the worker one frame, not ten.
 """
 
 from __future__ import annotations
@@ -75,12 +67,9 @@ class _Socket(Protocol):
 
 
 class Outbox:
-    """The socket as the hub's :class:`Link` sees it: once the peer reads batched frames
-    (``peer.batched``), texts sent in one turn of the event loop leave together, joined by
-    newlines, from one writer task; before that, each is written at once, as it comes.
+    """The socket as the hub's :class:`Link` sees it, joining one loop turn's texts once the peer reads batches.
 
-    ``send_text`` then returns before the write: a write that failed is raised by the next
-    ``send_text`` (the hub closes the link then), and ``close`` writes what is queued first.
+    ``send_text`` then returns before the write: a failed write is raised by the next ``send_text``.
     """
 
     def __init__(self, socket: _Socket) -> None:
@@ -129,11 +118,9 @@ class Outbox:
 
 
 class _IdleWatchdog:
-    """Ends a receive that waited ``IDLE_TIMEOUT_S`` with nothing arriving: one timer per
-    connection, moved on lazily, instead of a ``wait_for`` (a task and a timer) per frame.
+    """Ends a receive that waited ``IDLE_TIMEOUT_S`` with nothing arriving.
 
-    ``receiving()`` brackets the wait; when the connection was quiet for the whole timeout the
-    waiting task is cancelled and the block ends normally with :attr:`idle` set.
+    One timer per connection, moved on lazily, instead of a ``wait_for`` (a task and a timer) per frame.
     """
 
     def __init__(self) -> None:

@@ -1,17 +1,8 @@
 """The hub: moves the extension links' messages, and nothing else.
 
-The extension endpoint (:mod:`.extension`) hands every frame to :meth:`Hub.handle_frame`. The
-links' protocol (handshake, every pending call, approval and page query, and the rules that end
-them) is :class:`tabmcp.core.extension_links.ExtensionLinks`, which does no I/O; the hub
-
-* feeds it frames and sends what it queues, on the link each message names;
-* pairs the requests it makes with futures (:meth:`Hub.wait`) and runs one timer for the
-  session's next deadline;
-* hands every other message to the one handler registered for its type (:meth:`Hub.on`), and
-  the links' comings and goings to :attr:`Hub.on_connected` / :attr:`Hub.on_disconnected`.
-
-What those handlers do (the registry, telemetry, sites, the person's panel) is wired by the
-composition root, :class:`tabmcp.wiring.BridgeCore`, which builds everything once.
+It feeds frames to :class:`tabmcp.core.extension_links.ExtensionLinks` (the I/O-free protocol),
+sends what it queues, pairs its requests with futures (:meth:`Hub.wait`), runs one deadline timer,
+and hands every other message to the one handler the root registered for its type (:meth:`Hub.on`).
 """
 
 from __future__ import annotations
@@ -182,9 +173,8 @@ class Hub:
     def handle(self, events: list[Event]) -> None:
         """Act on what the session reports (all synchronous; sending is :meth:`flush`'s job).
 
-        Each event on its own: a handler that fails (a bridge bug) is logged and answered as an
-        internal error, and the events after it (another call's end, in the same batched frame)
-        are still acted on; else their futures would never settle."""
+        A failing handler is logged and answered as an internal error, and the events after it
+        are still acted on, else their futures would never settle."""
         for event in events:
             try:
                 self._dispatch(event)
@@ -265,9 +255,7 @@ class Hub:
     def _arm_deadline(self) -> None:
         """One timer for the session's next deadline.
 
-        Armed lazily: a timer already due no later than the next deadline stays (when it fires
-        early, nothing has expired and it is armed again for the then next deadline), so a call
-        that ends before its deadline costs no timer of its own.
+        Armed lazily (an earlier timer stays and re-arms when it fires), so a call that ends in time costs no timer.
         """
         deadline = self.session.next_deadline()
         if deadline is None or (self._deadline_at is not None and self._deadline_at <= deadline):

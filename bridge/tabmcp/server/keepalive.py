@@ -1,13 +1,9 @@
 """uvicorn's HTTP protocol, with one change: an idle kept-alive connection is not closed while a
 request waits unread on it.
 
-Why: uvicorn closes a kept-alive connection ``timeout_keep_alive`` (5 s) after its last response.
-After a stall longer than that (the process stopped, a laptop's sleep, a blocked loop) the timer
-and the request the client sent meanwhile are due together, and the timer may run first: a
-stopped process's ``epoll_wait`` returns ``EINTR`` on resume, and Python, past its deadline,
-answers "no events" without polling again, so the loop runs the due timers before it reads.
-The client's request, already sent on that connection, was then dropped (``ReadError``). Here
-the timer looks first: a connection with bytes (or its end) waiting is left to the reader.
+After a stall longer than the keep-alive (a laptop's sleep, a stopped process), uvicorn's timer and
+the request sent meanwhile come due together and the timer may run first, dropping the request
+(docs/architecture.md, "Stalls"). Here the timer leaves a connection with bytes waiting to the reader.
 """
 
 from __future__ import annotations

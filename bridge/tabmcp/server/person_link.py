@@ -1,17 +1,8 @@
 """The person's side of the extension link: the popup's panel, their switches, forms as tools.
 
-Only the extension link reaches this module (``panel.query``, ``control.set``, ``forms.set``);
-no MCP tool does. It holds the person's switches (:class:`tabmcp.core.switches.PersonSwitches`,
-also written by ``tabmcp controls`` in another process: the bridge core's
-:class:`tabmcp.server.shared_state.SharedStateWatch` calls :meth:`PersonLink.sync_controls` within a
-second of such a write, and every tools/call syncs first), the forms-as-tools choices
-(:class:`tabmcp.core.page_forms.FormsPolicy`, kept in SQLite) and the
-:class:`tabmcp.core.scoping.PolicyCheck` that applies both (all three built by the root). What the popup shows is
-:func:`tabmcp.core.popup.panel_state`; this module only answers with it and sends the policy.
-
-The composition root (:mod:`tabmcp.wiring`) makes one :class:`PersonLink` with the switches,
-the forms policy and the policy check it built, and calls it on handshake, disconnect and the messages
-above; it hands in the session and three callbacks (listings changed, registry touched, flush).
+Only the extension link reaches this module (``panel.query``, ``control.set``, ``forms.set``), never
+an MCP tool. It holds what the root built (the switches, the forms policy, the policy check) and
+answers with :func:`tabmcp.core.popup.panel_state`.
 """
 
 from __future__ import annotations
@@ -140,9 +131,7 @@ class PersonLink:
 
     def sync_controls(self) -> None:
         """Pick up switches ``tabmcp controls`` changed in the database; notify if listings differ.
-        Cheap (one ``PRAGMA data_version`` when nothing changed): every tools/call runs it, so a
-        pause from the CLI holds at once, and the shared-state watch runs it within a second of any
-        write by another process (server/shared_state.py)."""
+        Cheap enough for every tools/call to run it, so a pause from the CLI holds at once."""
         before = self.controls.version
         try:
             synced = self.controls.sync()
@@ -183,8 +172,7 @@ class PersonLink:
             self._flush_soon()
 
     def set_forms_as_tools(self, origin: str, enabled: bool) -> None:
-        """The person's choice for one origin: kept (SQLite), applied to every listing and call
-        at once, and sent to the extension so pages start or stop describing their forms.
+        """The person's choice for one origin: kept, applied at once, and sent to the extension.
 
         Raises:
             ValueError: ``origin`` is not an http(s) origin.

@@ -1,18 +1,10 @@
 """Reading the pages' definitions off the event loop, in order.
 
-What a page's snapshot costs to read (its schemas checked, its texts scanned and split for
-search) is the page's to choose, up to its budgets (core/budget.py): about 2 s of one core for
-one snapshot of bombs, seconds for a reconnect's sync of many heavy tabs. On the event loop that
-time is every other tab's, every agent's and ``/health``'s. :class:`OffLoop` runs that work on one
-worker thread and hands each outcome back to the loop in the order the messages came
-(:class:`tabmcp.core.in_order.InOrder`): the loop only puts readings in, which costs no page
-text. The worker holds the GIL for one C call at most (a regular expression on one text, bounded
-by the budgets), and gives it up every ``sys.getswitchinterval()`` (5 ms) otherwise, so the loop
-runs between.
-
-One worker thread, not a pool: readings come out in the order they went in, the memos they fill
-(parsed tools, scans, search terms) have one writer, and a page that keeps it busy delays only
-the reading of later snapshots, never a call.
+A page chooses what its snapshot costs to read (up to its budgets: seconds of CPU), and on the
+loop that time would be everyone's. :class:`OffLoop` reads on one worker thread and hands each
+outcome back to the loop in message order (:class:`tabmcp.core.in_order.InOrder`). One thread,
+not a pool: readings stay in order, the memos have one writer, and a busy page delays only later
+snapshots' reading, never a call.
 """
 
 from __future__ import annotations
@@ -28,10 +20,8 @@ from ..core.in_order import InOrder
 __all__ = ["SWITCH_S", "OffLoop"]
 
 SWITCH_S = 0.001
-"""How long a thread holds the GIL while another waits for it (``sys.setswitchinterval``) while
-the bridge serves. At Python's default, 5 ms, the loop waited for the reader up to 5 ms after
-every system call; at 1 ms the loop's lag while a heavy tab was read fell from p99 123 ms to
-70 ms (worst 274 → 157 ms, load 9, one run each)."""
+"""The GIL switch interval while the bridge serves: at Python's 5 ms the loop waited up to 5 ms
+for the reader after every system call; at 1 ms its p99 lag during a heavy tab's read fell from 123 to 70 ms."""
 
 log = logging.getLogger("tabmcp.reader")
 

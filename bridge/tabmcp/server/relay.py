@@ -1,20 +1,9 @@
 """Several MCP clients, one browser: a second ``tabmcp serve --stdio`` relays to the first.
 
-Clients such as Claude Desktop and Claude Code each launch their own ``tabmcp serve --stdio``.
-The first process owns the port (the extension connects to it). A later one finds a tabmcp
-bridge already answering ``/health`` on the port and becomes a relay: it pipes its client's
-stdin and stdout, line for line and unparsed, through one WebSocket to the bridge's
-``/mcp-stream`` (:mod:`tabmcp.server.stream`), where the bridge serves that client as its own
-MCP session, exactly as it serves its stdio client: results, cancellations, approvals
-(elicitation, both protocol eras), change notifications and ``subscriptions/listen`` are the
-bridge's, per client. The relay adds one WebSocket hop each way and no MCP layer of its own.
-
-If the bridge goes away (the socket closes), the relay takes over: it binds the port itself,
-starts a bridge in its own process (the extension reconnects to it within about two seconds and
-resyncs every tab), connects to that bridge's ``/mcp-stream`` and replays its client's
-``initialize`` handshake there (the answer is swallowed: the client already has one). Requests
-in flight at that moment fail with a named error (a tools/call gets an ``isError`` result with
-``EXTENSION_DISCONNECTED``, anything else a JSON-RPC error); the next ones work.
+Clients each launch their own ``tabmcp serve --stdio``; a later one pipes its client, unparsed,
+through one WebSocket to the first bridge's ``/mcp-stream``, which serves it as its own session.
+If that bridge goes, the relay binds the port, starts a bridge and replays ``initialize``;
+requests in flight then fail with a named error, the next ones work.
 """
 
 from __future__ import annotations

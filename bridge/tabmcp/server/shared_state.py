@@ -1,22 +1,9 @@
 """One source of truth for the person's decisions: a running bridge follows what another process
 (the ``tabmcp`` CLI) changes in the bridge's SQLite file, within a second.
 
-The person decides in two places: the popup (through the bridge, which writes the file) and the
-CLI (which writes the file directly; the bridge need not run). The file is the one source of
-truth; the bridge keeps copies in memory for the hot path (permissions, pins, switches), so it must
-notice a write it did not make. :class:`SharedStateWatch` looks twice a second, on the loop:
-
-* one ``PRAGMA data_version`` on a connection of its own: it moves only when another connection
-  committed to the file, so when nothing was written, a look costs one cheap statement;
-* when it moved, the bridge core's ``follow`` reads each topic's counter (``site_changes`` for reachable
-  sites, ``person_changes`` for the trust pins and lockdown, ``data_version`` of the switches'
-  own connection) and reloads only what another writer changed: search, listings, calls and the
-  popup then see it, and agents get a list-changed notification.
-
-Why the database and not a notification over a socket: the CLI then works the same with or without
-a bridge running, needs no port, token or authenticated channel to reach it, and a change made
-while the bridge was down is simply read at start; the price is a poll, which costs one statement
-per half second when nothing changes.
+:class:`SharedStateWatch` polls ``PRAGMA data_version`` twice a second and reloads only the topics
+another writer changed (docs/architecture.md). A file rather than a socket, so the CLI works the
+same with or without a bridge and needs no port or token; the price is one cheap statement a poll.
 """
 
 from __future__ import annotations

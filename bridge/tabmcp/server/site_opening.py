@@ -1,11 +1,6 @@
 """Reachable sites on the extension link: the popup's list, the person's choices, opening a site.
 
-The rules (who may be opened, closed sites' stand-ins, stale marks) are
-:class:`tabmcp.core.reachable_sites.Sites`; waiting for an opened tab's tool is the session's ``OPEN``
-request (:meth:`tabmcp.core.extension_links.ExtensionLinks.start_open`). This module wires them to the link:
-it puts closed sites' stand-ins in the registry after every change, sends the popup its
-``sites.list`` when it differs from what was sent, applies ``site.permission`` / ``site.forget``
-(the person, in the popup; never a page), reports each opened tab's tools to the session, and
+The rules are :class:`tabmcp.core.reachable_sites.Sites`; this module wires them to the link and
 runs :meth:`SiteLink.open` one origin at a time.
 """
 

@@ -1,18 +1,9 @@
 """MCP over stdin/stdout on the event loop itself, no thread per read or write.
 
-The SDK's ``stdio_server`` reads and writes through ``anyio.wrap_file``: every line read and
-every response written is a hop to a worker thread and back (two thread switches and a
-``call_soon_threadsafe`` wake-up per message, each way). When stdin and stdout are pipes or
-sockets (how MCP clients launch a server) :func:`stdio_transport` reads and writes them with
-asyncio's own pipe transports instead; anything else (a terminal, a regular file) goes to the
-SDK's ``stdio_server`` unchanged. Either way every message goes to the SDK's server, and what it
-sends back is written as :func:`.mcp_streams.encode` writes it.
-
-Like the SDK's transport it claims fd 0 and fd 1 while serving: the wire moves to private
-duplicates, fd 0 reads the null device and fd 1 writes to stderr, so a stray ``print`` or a
-child process never corrupts the protocol; both are restored on exit. Messages are parsed and
-encoded as the SDK does (:mod:`.mcp_streams`); a line that is not a valid message is handed to
-the server as an exception, as the SDK does.
+The SDK's ``stdio_server`` hops to a worker thread for every line (bench/call-time.md); when stdin
+and stdout are pipes or sockets, :func:`stdio_transport` uses asyncio's pipe transports instead,
+and anything else goes to the SDK's transport unchanged. Like the SDK, it moves the wire to
+private fds while serving, so a stray ``print`` never corrupts the protocol.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
-"""``/mcp-stream``: one MCP session per WebSocket, one JSON-RPC message per frame (the client's in
-text or binary frames; the bridge's in binary frames of UTF-8 JSON, which the relay passes on as
-they are, written as :func:`.mcp_streams.encode` writes them).
+"""``/mcp-stream``: one MCP session per WebSocket, one JSON-RPC message per frame.
 
-What a relay (a second ``tabmcp serve --stdio``, :mod:`tabmcp.server.relay`) pipes its client's
-stdin and stdout through: the bridge serves that client exactly as it serves its own stdio
-client (the same ``Server.run`` over a pair of streams), so the relay parses nothing and adds
-one WebSocket hop each way instead of an MCP client and server of its own. Elicitation,
-notifications and ``subscriptions/listen`` flow as they would over stdio.
-
-Only local, non-browser clients: the ``Host`` must be a loopback name, and a handshake with any
-``Origin`` is refused (browsers always send one, so no web page can open this socket). With
-``server.mcp_token`` set, the handshake must carry ``Authorization: Bearer <token>``, as ``/mcp``.
+What a relay (:mod:`tabmcp.server.relay`) pipes its client through, served like the bridge's own
+stdio client, so the relay parses nothing. Only local, non-browser clients: a loopback ``Host``, no
+``Origin`` (no web page), and ``server.mcp_token`` when set.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Telemetry on the extension link: batches in, page config out, tabs' info and closed tabs kept.
 
-The buffers, redaction and the telemetry tools' definitions are :mod:`tabmcp.core.telemetry`;
-this module wires them to the link and the registry: it ingests ``telemetry`` batches (a bad
-one is reported to the extension, not raised), sends every page its ``telemetry.config`` on
-handshake and when the settings change, keeps each tab's URL, title and focus, keeps a closed
-tab's telemetry for a while, and counts availability changes into ``BridgeCore.revision``.
+The buffers and tools are :mod:`tabmcp.core.telemetry`; this wires them to the link and the
+registry (a bad batch is reported to the extension, not raised).
 """
 
 from __future__ import annotations

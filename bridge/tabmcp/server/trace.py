@@ -1,9 +1,7 @@
 """Debug mode's hop timestamps (``TABMCP_TRACE=1``): where a tools/call spends its time.
 
-The MCP layer starts a list in :data:`TRACE` for each tools/call, :meth:`tabmcp.wiring.BridgeCore.call_tool` sends it
-with ``call.start``, each hop of the extension adds its own, and the list that comes back with
-``call.result`` replaces it, plus the bridge's own stamps (docs/architecture.md, "Where a call
-spends its time"). Off by default: the call path then pays one check.
+Each hop of the call adds its stamp (docs/architecture.md, "Where a call spends its time"); off by
+default, when the call path pays one check.
 """
 
 from __future__ import annotations

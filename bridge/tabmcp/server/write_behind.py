@@ -1,12 +1,7 @@
 """Write-behind on the event loop: pending rows reach SQLite within a bound, with no write per call.
 
-A store that batches its writes (:class:`tabmcp.core.activity.ActivityLog`) tells the server
-when a row arrives in an empty batch; :class:`WriteBehind` then arms one loop timer, and when it
-fires the whole batch is written in one transaction. So a burst of calls pays one write per
-``delay_s``, a call on its own is on disk ``delay_s`` after it ended (whether or not another
-call follows), and a ``kill -9`` of the bridge loses at most the rows of the last ``delay_s``.
-
-The core stores stay free of timers and asyncio: this module is the only clock they get.
+One loop timer per batch, so a burst pays one write per ``delay_s`` and a ``kill -9`` loses at most
+that much; the core stores get no timers or asyncio of their own.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """The bridge's SQLite file: tool usage counts (for the hybrid profile's core tools), the person's
 forms-as-tools choices, and the paired extensions.
 
-Counts are kept in memory and written in batches (:meth:`UsageStore.flush`), so a call never
-waits for the disk. Bounded (docs/security.md §7): at most :data:`USAGE_PER_ORIGIN` tools of one
-origin and :data:`USAGE_TOTAL` in all, the least recently used going first; the counts of origins
-the person never trusted expire with their pins (:mod:`tabmcp.core.trust.retention`).
+Counts are written in batches so a call never waits for the disk, and bounded (docs/security.md §7).
 """
 
 from __future__ import annotations
@@ -68,11 +65,8 @@ CREATE TABLE IF NOT EXISTS person_changes (
     n INTEGER NOT NULL
 );
 """
-"""One counter per topic of the person's decisions kept in this file (``trust``: accepted
-definitions, a cleared lockdown). Every writer moves its topic's counter in the same connection
-as its change, so a running bridge that sees a counter move knows another process (the
-``tabmcp`` CLI) changed that topic and reloads it (``server/shared_state.py``). Reachable sites
-keep their own counter (``site_changes``); the switches are followed by ``PRAGMA data_version``."""
+"""One counter per topic of the person's decisions kept in this file (``trust``), moved in the
+writer's own transaction, so a running bridge knows another process changed that topic and reloads it."""
 
 
 def mark_changed(db: sqlite3.Connection, topic: str) -> None:

@@ -1,9 +1,6 @@
 """The bridge's files are the person's alone: the state folder ``0700``, the SQLite file (and its
 ``-wal`` / ``-shm``) and every secret ``0600``, whatever the umask; existing ones are tightened when
 the bridge opens them (docs/security.md §6).
-
-The database holds the activity log (tools, origins, arguments), pairings and the person's
-choices; another user on the machine must not read it.
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """What tool search keeps in SQLite: tool vectors by content hash, so a restart or a tab reload
-embeds nothing (:class:`EmbeddingStore`), and requests that ended in a call (:class:`UseStore`,
-for ``core/search/usage.py``'s :class:`~tabmcp.core.search.usage.UseMemory`).
+embeds nothing (:class:`EmbeddingStore`), and requests that ended in a call (:class:`UseStore`).
 
-Same interface as :class:`~tabmcp.core.search.semantic.EmbeddingCache` (``get``/``put``/
-``put_many``), with a bounded in-memory LRU in front of the file. The key is
-:func:`~tabmcp.core.search.semantic.content_hash` of the model name and the embedded text, so
-vectors of another model or of changed text are never mixed up.
-
-Bounded (docs/security.md §7): a page chooses how many definitions it registers, so the file
-keeps at most ``max_stored`` vectors, the most recently written (a vector evicted is embedded
-again when its tool comes back).
+Keyed by model and text, so vectors of another model or text never mix; bounded to ``max_stored``
+vectors, since a page chooses how many definitions it registers (docs/security.md §7).
 """
 
 from __future__ import annotations

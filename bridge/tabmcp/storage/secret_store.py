@@ -1,12 +1,6 @@
-"""Where the person's secrets are kept (docs/security.md, "Secrets"): each name's sites and last use
-in the bridge's SQLite file, its value in the operating system's keychain through ``keyring``
-(Secret Service, macOS Keychain, Windows Credential Manager) or, where there is none, in a fallback
-file. The database never holds a value.
-
-The fallback (``secrets.json`` beside the database, ``0600`` in the ``0700`` state folder, written
-whole and swapped in atomically) is exactly as private as the database and the control key beside
-it: anyone who can read it can read them. It is used when ``keyring`` finds no usable backend (a
-headless Linux box without a Secret Service), or when the config asks for it (``store.secrets``).
+"""Where the person's secrets are kept: names, sites and last use in SQLite, values in the OS
+keychain through ``keyring``, or in a ``0600`` fallback file where there is none; the database
+never holds a value (docs/security.md §8).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """The session store: named telemetry snapshots in SQLite, so a session outlives the bridge.
 
-``configure(save_snapshot)`` (``core/telemetry/configure.py``) stores :meth:`TelemetryState.export_snapshot` under a name;
-``configure(load_snapshot)`` puts it back. The path is the caller's choice (``:memory:`` in
-tests). Snapshots are zlib-compressed JSON: telemetry is repetitive text and compresses
-around tenfold. The schema version lives in ``PRAGMA user_version``.
-
-``sqlite3`` errors are translated to :class:`SessionStoreError` here, so none leaks out.
+Snapshots are zlib-compressed JSON (telemetry compresses about tenfold); ``sqlite3`` errors become
+:class:`SessionStoreError` here, so none leaks out.
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """The SQLite tables of the trust defences: pinned tool definitions and result flags.
 
-They live in the bridge's database file (``store.path``), beside tool usage, so the ``tabmcp
-trust`` command can show and clear them while the bridge runs. Tables:
-
-``tool_pins`` — one row per origin + tool name: the pinned definition (the first one seen, or
-the last one the person accepted), the current definition when it differs, the URL of the
-document that registered it and when it was first and last seen. Keyed by origin, not tab, so
-the reachable sites (``core/reachable_sites.py``) list an origin's known tools from it. ``kept`` marks
-a pin the person decided on (accepted its change, or approved a call of the tool): never evicted
-and never expired (``core/trust/pins.py`` holds the rules and bounds, ``core/trust/retention.py`` the expiry).
-
-``trust_flags`` — results that looked like orders to the agent; while one is not cleared,
-write tools need approval (the lockdown).
+``tool_pins`` holds one row per origin + tool (keyed by origin, so reachable sites list from it;
+``kept`` rows are never evicted); ``trust_flags`` the results that looked like orders (the
+lockdown). The rules are in ``core/trust/``; ``tabmcp trust`` reads these while the bridge runs.
 """
 
 from __future__ import annotations

@@ -17,10 +17,8 @@ log = logging.getLogger(__name__)
 class CachedTransformer:
     """Wraps a (slow, costly) transformer so each site's tools are enhanced once per TTL.
 
-    Concurrent requests for the same key share one inner call, so an eager enhancement
-    started on page load and a tools/list arriving meanwhile cost a single LLM call. A
-    broken cache is logged and bypassed: it must never make enhancement fail. Only
-    non-empty answers are stored; failures and ``None`` are retried next time.
+    Concurrent requests for one key share one inner call; a broken cache is logged and bypassed,
+    never a failed enhancement. Only non-empty answers are stored.
     """
 
     def __init__(

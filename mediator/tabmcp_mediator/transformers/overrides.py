@@ -30,10 +30,8 @@ DEFAULT_RETRY_AFTER = 300.0
 class OverrideTransformer:
     """Applies per-domain overrides to the tools they name; the rest go down the chain.
 
-    Returns ``None`` for a source without overrides, so it costs nothing elsewhere.
-    Overrides from a URL are fetched on first use (no network at construction); a failed
-    fetch raises once (the mediator logs it and falls back) and is retried only after
-    ``retry_after`` seconds, so a dead URL does not slow every tools/list.
+    A URL is fetched on first use; a failed fetch is retried only after ``retry_after`` seconds,
+    so a dead URL does not slow every tools/list.
     """
 
     name = "overrides"

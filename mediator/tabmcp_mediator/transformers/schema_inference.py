@@ -15,11 +15,8 @@ def infer_schema(
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """An input schema and the argument renames it implies.
 
-    A schema that declares properties is the page's contract: it is kept, only its
-    abbreviated argument names are expanded (``pid`` -> ``product_id``, recorded in the
-    returned map). An empty schema is inferred: search gets ``query`` and ``limit``, list
-    gets ``limit``/``offset``, acting on one thing gets ``id`` (or the key named in "by
-    email"), creating or updating accepts any fields.
+    A declared schema is the page's contract (only abbreviated names are expanded); an empty one is
+    inferred from the verb (search, list, one thing, create or update).
 
     Returns:
         ``(schema, argument_map)`` with the map keyed by new argument name.

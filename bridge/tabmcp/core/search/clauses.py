@@ -1,21 +1,9 @@
 """Requests of several steps: split into clauses, one ranking each, merged so every step shows.
 
-"Find the crash in Sentry and open a GitHub issue about it" names two actions; one ranking of
-the whole request finds the dominant step and loses the other. :func:`split_clauses` cuts a
-request where a new action starts: at a sentence end, a semicolon, a comma or a joining word
-(``and``, ``then``, ``also``, ``plus``) *followed by an action verb or a question word*, with
-two words or more on each side, and only when the request itself starts with an action (a
-request that opens with context, "I bought the wrong size. Where is my parcel?", is one ask).
-So "search and replace text", "salt and pepper", "My son has asthma. I want to know the air
-quality" and "the oil and gas sector" stay whole, while "take a screenshot, then save it as a
-PDF" splits. The verbs are a fixed list of what people ask tools
-to do (written a priori, not learnt from the benchmark requests).
-
-:func:`interleave` merges rankings round by round (the best of each, then the second of each,
-...). The index merges the whole request's ranking first and then each clause's, so the
-request's own best tool stays first and every step has its best tools in the first results.
-
-A request of one clause is ranked exactly as before (nothing here runs).
+One ranking of "find the crash in Sentry and open a GitHub issue about it" loses one step.
+:func:`split_clauses` cuts only where a new action verb starts and the request itself opens with
+one, so "salt and pepper" stays whole (the verbs are a fixed list, not learnt from the bench);
+:func:`interleave` merges rankings round by round (docs/search.md).
 """
 
 from __future__ import annotations

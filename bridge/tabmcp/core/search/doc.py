@@ -48,14 +48,9 @@ class SearchHit:
 
 
 DOCUMENT_WORDS = 24
-"""Words of a tool's text the model reads: name, title and the start of the description. Chosen
-on the tuning data only (catalog tuning half, the older catalog queries, the multi-step tuning
-half; fused ranking, hit@1 / hit@5 on each): the whole text (up to the model's 256 tokens)
-0.50 / 0.71, 0.76 / 0.94, 0.68 / 0.95; 24 words 0.49 / 0.71, 0.80 / 0.96, 0.68 / 0.93; 16 words
-0.46 / 0.73, 0.74 / 0.94, 0.72 / 0.90; 12 words 0.47 / 0.72, 0.73 / 0.93, 0.60 / 0.90. From 24
-words on, the first place is as good as the whole text's on every set, and the model's cost
-grows with the tokens it reads: 500 catalog tools cost a quarter of the CPU of whole texts. The
-keyword ranking still reads everything (arguments, values, the rest of the description)."""
+"""Words of a tool's text the model reads: name, title and the start of the description. From 24
+words on, ranking is as good as the whole text's, at a quarter of the CPU (docs/search.md); the
+keyword ranking still reads everything."""
 
 
 def embed_text(doc: SearchDoc) -> str:

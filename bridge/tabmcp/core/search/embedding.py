@@ -1,16 +1,8 @@
 """The semantic side of the index: one vector per tool, embedded in the background.
 
-:class:`Embeddings` holds the vector matrix (one row per slot), which slots still wait for a
-vector, the cache of tool vectors by content hash (shared with other indexes of the same
-model, or SQLite through ``tabmcp.storage.search.EmbeddingStore``), the cache of query vectors, and the
-worker thread that embeds pending tools outside the index lock, at a lower CPU priority than
-searches. A search never waits for it: tools without a vector rank by their keywords meanwhile.
-
-**Many tools at once** (a site registering hundreds): a tool's document is short (its first
-:data:`~.doc.DOCUMENT_WORDS` words, which rank as well as the whole text), the model quantized, and
-the worker embeds pending tools shortest first (the most tools get a vector soonest), so 500 new tools have
-their vectors within a few seconds (docs/search.md measures it); searches meanwhile rank the tools
-still waiting by their keywords.
+:class:`Embeddings` holds the vectors, the caches and a low-priority worker thread; a search never
+waits for it (tools without a vector rank by keywords). Short documents and shortest-first order
+give 500 new tools their vectors within seconds (docs/search.md).
 """
 
 from __future__ import annotations
@@ -109,10 +101,8 @@ class Embeddings:
     # -- embedding
 
     def compute(self, max_docs: int | None = None) -> int:
-        """Embed tools that lack their vector (the model runs outside the lock), shortest first
-        (the most tools get a vector soonest; a batching model pads little); returns how many got
-        their vector. A tool that changed
-        meanwhile keeps waiting for its new text."""
+        """Embed tools that lack their vector, outside the lock, shortest first so the most tools get
+        one soonest; returns how many did. A tool that changed meanwhile waits for its new text."""
         with self._lock:
             slots = sorted(self._pending, key=lambda s: len(self._pending[s][1]))[:max_docs]
             batch = [(s, *self._pending[s]) for s in slots]
@@ -148,10 +138,8 @@ class Embeddings:
         return vec
 
     def query_vectors(self, queries: Sequence[str]) -> list[Vector]:
-        """A request's clauses' embeddings, from one run of the model (outside the index lock)
-        and cached together: a clause's vector may then differ slightly from the same words in
-        another request (a quantized model scales a run's activations together), but one
-        request always gets the same vectors, for two thirds of the CPU of a run per clause."""
+        """A request's clauses' embeddings, from one run of the model and cached together: one request
+        always gets the same vectors, for two thirds of the CPU of a run per clause."""
         key = "\x1f" + "\x1f".join(queries)  # never a query's own text: a query is stripped
         with self._lock:
             vecs = self._queries.get(key)

@@ -18,11 +18,8 @@ Int = npt.NDArray[np.int64]
 Float = npt.NDArray[np.float64]
 
 KEYWORD_WEIGHT = 0.2
-"""Fused score of a prose query: cosine similarity + KEYWORD_WEIGHT x (BM25 / the query's best
-BM25). The one constant tuned, on bench/data/catalog_requests_tune.json only (R@1 / R@5 of the
-tuning half: 0.1 → 0.49 / 0.71, 0.2 → 0.52 / 0.72, 0.3 → 0.51 / 0.73; reciprocal rank fusion,
-the previous rule, 0.39 / 0.71). Score fusion keeps how *much* better the best tool is, which
-rank fusion throws away: that is most of the gain at rank 1."""
+"""Fused score of a prose query: cosine + KEYWORD_WEIGHT x (BM25 / the query's best BM25), the one
+constant tuned (docs/search.md). Unlike rank fusion, it keeps how much better the best tool is."""
 RRF_K = 60
 """Reciprocal rank fusion constant (the usual 60), for name-like queries: Σ w/(60 + rank)."""
 SEMANTIC_WEIGHT = 2.0

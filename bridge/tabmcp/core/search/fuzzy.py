@@ -1,18 +1,8 @@
 """Typo correction for query words: a symmetric-deletion (SymSpell-style) vocabulary index.
 
-Finding the vocabulary words within one or two edits of a misspelled word by comparing it
-with every word costs a scan of the whole vocabulary per query word. Instead, every
-vocabulary word is indexed under the strings obtained by deleting up to ``d`` of its letters;
-a query word's own deletions are looked up there and the few candidates met are verified
-with the optimal-string-alignment distance (insertions, deletions, substitutions and
-adjacent transpositions). A lookup is a few dozen dict probes whatever the vocabulary size,
-and words are added and removed incrementally (reference counted) as tools come and go.
-
-Edit budget: 1 for words of 4-7 letters, 2 for longer words (shorter words are not
-corrected: too many neighbours). To stay exact with this budget, vocabulary words of 8+
-letters are indexed with up to 2 deletions and shorter ones with 1 (a word within 2 edits of
-an 8+ letter query word that is itself shorter than 8 letters never needs 2 of its own
-letters deleted).
+Comparing a word with every vocabulary word scans the vocabulary; indexing each word under its
+deletions makes a lookup a few dozen dict probes at any size (docs/search.md). Budget: 1 edit for
+words of 4-7 letters, 2 for longer; 8+ letter words are indexed with 2 deletions so that stays exact.
 """
 
 from __future__ import annotations

@@ -1,20 +1,7 @@
 """The tool search index: the tools of many sources (tabs), kept in step, ranked on demand.
 
-Pure Python + numpy, no I/O. One :class:`SearchIndex` holds every page tool the agent can
-see, grouped in *sources* (the bridge's tabs), each tool in a *slot* (a row of the per-tool
-arrays). It composes one module per job (details in docs/search.md):
-
-* :mod:`.keyword`: BM25 over weighted fields (name 3, title 2, category, description and
-  argument names 1, argument descriptions 0.5), typo correction of unknown words;
-* :mod:`.names`: misspelled or partial tool names (``creat_usr`` → ``create_user``), and
-  :meth:`SearchIndex.closest_names` for TOOL_NOT_FOUND;
-* :mod:`.embedding`: one vector per tool, embedded once (cached by content hash) by a worker
-  thread; each search embeds the query;
-* :mod:`.fusion`: a prose query's score is the cosine plus a share of its relative BM25;
-  name-like queries fuse keyword, semantic and name rankings by reciprocal rank;
-* :mod:`.usage`: requests that ended in a call of a tool lift that tool for close requests.
-
-Updates are incremental and exact: replacing or removing one tab touches only its tools.
+Pure Python + numpy, no I/O; it composes one module per job (keyword, names, embedding, fusion,
+usage; docs/search.md). Replacing or removing one tab touches only its tools.
 """
 
 from __future__ import annotations
@@ -44,9 +31,8 @@ __all__ = ["FOLLOW_CALLS", "SearchDoc", "SearchHit", "SearchIndex", "SearchMode"
 FOLLOW_CALLS = 3
 """A call counts as following a search when it is among the client's next 3 calls."""
 CLAUSE_CONTEXT = 0.5
-"""A clause's query vector is normalise(clause + CLAUSE_CONTEXT x whole request). Tuned on the
-multi-step tuning half only (all-needed@10 / hit@5: 0 → 0.78 / 0.88, 0.3 → 0.80 / 0.93,
-0.5 → 0.82 / 0.93, 1.0 → 0.82 / 0.90)."""
+"""A clause's query vector is normalise(clause + CLAUSE_CONTEXT x whole request), tuned on the
+multi-step tuning half (docs/search.md)."""
 MAX_CLIENTS = 64
 """Clients whose last search is remembered for :meth:`SearchIndex.note_call`."""
 
@@ -86,21 +72,12 @@ class SearchIndex:
         use_store: UseRows | None = None,
     ) -> None:
         """``semantic``: False (keyword only), True (the default local model), a model name or
-        path for sentence-transformers, or any :class:`Embedder`. Asking for a model without
-        the ``[semantic]`` extra raises :class:`SemanticUnavailableError`.
+        path, or any :class:`Embedder`; a model without the ``[semantic]`` extra raises
+        :class:`SemanticUnavailableError`.
 
-        ``embedding_cache`` (tool vectors by content hash) may be shared with another index
-        of the same model, e.g. one being rebuilt; ``query_cache_size`` bounds the cache of
-        query vectors (0 embeds every query afresh).
-
-        ``background``: embed new tools in a worker thread of this index, never on a search
-        (a search ranks with keywords plus whatever is embedded so far; see
-        :attr:`pending_embeddings`). Without it, a search first embeds what is pending.
-        ``batch_size`` tools are embedded at a time, so a query's own embedding never
-        waits long behind a big tab.
-
-        ``use_store`` keeps what :meth:`record_use` learns (requests that ended in a call of a
-        tool) across restarts; without it, it is kept for the life of the index."""
+        ``background`` embeds new tools in a worker thread so a search never waits for a big tab
+        (it ranks with whatever is embedded so far); ``use_store`` keeps :meth:`record_use`'s
+        lessons across restarts."""
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}
         self._slots: list[_Entry | None] = []
@@ -182,9 +159,7 @@ class SearchIndex:
     def replace_source(self, source_id: str, docs: Iterable[SearchDoc]) -> None:
         """Make ``docs`` the complete tool list of one source (one tab).
 
-        Cost is proportional to the tools that changed: a tool identical to the one already
-        indexed (same source, same :class:`SearchDoc`) is kept as is; others are removed and
-        added. Keys are unique across sources: a key that another source held moves here.
+        Unchanged tools are kept as they are, so the cost follows what changed.
         """
         new: dict[str, SearchDoc] = {}
         for doc in docs:
@@ -296,9 +271,7 @@ class SearchIndex:
     def compute_embeddings(self, max_docs: int | None = None) -> int:
         """Embed tools that have no vector yet; returns how many were embedded.
 
-        Searches do this themselves for whatever is pending, so calling it is optional; the
-        bridge can call it from a worker thread after a tab changes (the model runs outside
-        the index lock) to keep the next search fast.
+        Optional (a search embeds what is pending): run it in a worker thread to keep the next search fast.
         """
         return self._emb.compute(max_docs) if self._emb is not None else 0
 
@@ -419,18 +392,9 @@ class SearchIndex:
     ) -> list[SearchHit]:
         """Rank tools for ``query`` (or list them, without a query), best first.
 
-        ``category`` (case-insensitive equality) and ``source`` (substring of the source, or
-        the source id) restrict the candidates; ``allow(key)`` drops tools the caller rules
-        out and is applied before ``limit``. ``mode`` defaults to ``"fused"`` when semantic
-        ranking is configured and ``"keyword"`` otherwise. A request naming several actions
-        ("find the crash and open an issue about it") is ranked clause by clause and merged
-        so each step has its best tools near the top (:mod:`.clauses`); ``split=False`` ranks
-        it as one text.
-
-        Keyword search takes well under a millisecond at thousands of tools. A semantic or
-        fused search also embeds the query (tens of ms on a small CPU, outside the index
-        lock; repeated queries are cached) and any tool still pending (see
-        :meth:`compute_embeddings`): from an event loop, run it in a worker thread.
+        A request of several actions is ranked clause by clause and merged (:mod:`.clauses`;
+        ``split=False`` ranks it as one text). A semantic search embeds the query (tens of ms):
+        from an event loop, run it in a worker thread.
         """
         if mode is None:
             mode = "fused" if self._emb is not None else "keyword"
@@ -461,17 +425,12 @@ class SearchIndex:
         allow: Callable[[str], bool] | None,
         mode: SearchMode,
     ) -> list[SearchHit]:
-        """A request of several steps: the whole request and each clause ranked alone, merged
-        round by round (the whole request's best first, then each clause's best, ...). The
-        whole request ranks by its words and by the sum of its clauses' vectors. A
-        clause's vector leans towards the whole request's (:data:`CLAUSE_CONTEXT`): "give it a
-        monthly price" alone has lost the "Stripe" of its request."""
+        """A request of several steps: the whole request and each clause ranked alone, merged round
+        by round; a clause's vector leans towards the whole request's (:data:`CLAUSE_CONTEXT`)."""
         texts = [whole, *clauses]
         vecs: list[npt.NDArray[np.float32] | None] = [None] * len(texts)
         if mode != "keyword" and self._emb is not None:
-            # The model reads the clauses once (one run for all); the whole request's vector is
-            # their normalised sum: half the CPU of embedding the request again, and no worse
-            # (multi-step tuning half all-needed@10 0.82 → 0.85, hit@1 / hit@5 unchanged).
+            # The whole request's vector is its clauses' normalised sum: half the CPU, no worse (docs/search.md).
             parts = self._emb.query_vectors(clauses)
             total = np.sum(parts, axis=0)
             context = (total / np.linalg.norm(total)).astype(np.float32)

@@ -1,11 +1,7 @@
 """The keyword side of the index: each tool as a weighted bag of terms, ranked by BM25.
 
-An inverted index maps each term to its postings ``{slot: weighted term frequency}``; BM25's
-global statistics (document count, document frequencies, average length) are plain counters
-read at query time, so adding or removing one tool touches only its own postings and is exact
-(no segment merge, no idf snapshot to go stale). Per-term numpy arrays are materialised lazily
-and cached until that term's postings change, so a query over 5,000 tools is a handful of
-vectorised operations. Words no tool uses are corrected through :class:`TypoIndex`.
+BM25's statistics are plain counters read at query time, so adding or removing a tool touches only
+its postings and stays exact; per-term arrays are cached until those postings change.
 """
 
 from __future__ import annotations

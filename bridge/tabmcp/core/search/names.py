@@ -1,9 +1,7 @@
 """Tool names: a misspelled or half-remembered name (``creat_usr``) finds ``create_user``.
 
-Candidates are the tools whose name shares a (possibly typo-corrected) word with the query,
-rarest words weighing most (a scan of every name only when no word matches); each is scored
-by the best rapidfuzz ratio between the query and every word-suffix of its name, so a query
-naming the action part (``merge_pull_request``) matches ``github_merge_pull_request``.
+Candidates share a (typo-corrected) word with the query, and are scored by rapidfuzz against every
+word-suffix of the name, so ``merge_pull_request`` finds ``github_merge_pull_request``.
 """
 
 from __future__ import annotations

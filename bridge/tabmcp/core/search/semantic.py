@@ -1,13 +1,8 @@
 """Semantic ranking: a local sentence-embedding model behind a small protocol.
 
-Default model: ``all-MiniLM-L6-v2`` with int8 weights, run by onnxruntime (no torch): the
-weights (``model-q8.onnx``, dynamically quantized) and the tokenizer (``tokenizer.json``) are
-carried in tabmcp's wheel (``tabmcp/_model``; ``./dev setup`` stages them: tabmcp/model.py), so
-nothing is ever downloaded from a model hub. docs/search.md says why this model and this runtime.
-
-Nothing here imports onnxruntime, tokenizers or sentence-transformers at module import time:
-the bridge works without the ``[semantic]`` extra, :func:`semantic_available` tells whether the
-default model can load and :func:`missing_parts` says what is missing.
+The default model (``all-MiniLM-L6-v2``, int8, onnxruntime) ships in the wheel, so nothing is
+downloaded (docs/search.md says why). Heavy imports wait for first use, so the bridge works
+without the ``[semantic]`` extra (:func:`semantic_available`, :func:`missing_parts`).
 """
 
 from __future__ import annotations
@@ -159,10 +154,8 @@ def content_hash(model: str, text: str) -> str:
 class OnnxEmbedder:
     """A BERT-style sentence encoder exported to ONNX: tokenize, run, mean-pool, normalise.
 
-    Loaded lazily on the first :meth:`encode`. ``threads`` is onnxruntime's intra-op thread
-    count for this model only (nothing process-wide): one thread is the steady choice on a
-    small or busy machine, where threads spin-waiting for a shared core cost more than they
-    bring. Thread-safe: a query and the background embedding of tools may run at once.
+    Loaded on the first :meth:`encode`; thread-safe. ``threads`` is for this model only; one is the
+    steady choice on a busy machine, where spin-waiting threads cost more than they bring.
     """
 
     def __init__(self, model: Path, tokenizer: Path, *, threads: int = 1, max_length: int = 256,
@@ -207,12 +200,9 @@ class OnnxEmbedder:
             self._session = session
 
     def encode(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """One L2-normalised row per text. With the default ``batch_size=1`` each text runs
-        alone, so its vector never depends on what else was encoded with it: the quantized model
-        scales its activations per run (``DynamicQuantizeLinear`` over the whole batch, padding
-        included), and a text run beside others came out at cosine 0.99 of itself alone, which
-        would make a tool's cached vector and a search's result depend on arrival order. Alone,
-        500 short tool documents cost 10% more CPU than in batches of 8 (no padding to pay)."""
+        """One L2-normalised row per text. The default ``batch_size=1`` keeps a text's vector
+        independent of its batch (the quantized model scales per run), so cached vectors and rankings
+        never depend on arrival order (docs/search.md)."""
         if self._session is None:
             self.load()
         if not texts:

@@ -1,15 +1,7 @@
 """Keeps a :class:`SearchIndex` in step with the bridge's :class:`Registry`.
 
-The bridge core owns one :class:`IndexSync`; ``sync.index`` brings the index up to date with the
-registry (lazily: page churn costs nothing until a search) and returns it. Each tab (or
-allowed frame) is one source of the index, re-indexed only when its tools or their public
-names changed. With semantic ranking, tools are embedded by the index's worker thread and
-their vectors kept in SQLite (``tabmcp.storage.search.EmbeddingStore``, handed in), so neither a new tab nor a restart
-makes a search wait for the model.
-
-Settings (``[search] semantic``): ``"auto"`` (default) turns semantic ranking on when the
-default model is installed and logs once what is missing otherwise; ``true`` asks for the
-default model, a string names a sentence-transformers model; ``false`` is keyword only.
+Lazily (page churn costs nothing until a search), and per tab: a source is re-indexed only when
+its tools or their names changed. ``[search] semantic = "auto"`` turns the model on when installed.
 """
 
 from __future__ import annotations

@@ -1,21 +1,7 @@
 """Text normalisation for the tool search: identifier splitting, stop words, light stemming.
 
-Tool names are identifiers (``create_user``, ``createUser``, ``t42.users.create``,
-``notion_API-post-page``) and descriptions are prose; both go through one pipeline so a
-query word meets the same token whichever field it came from:
-
-1. split identifiers on ``_ . - /`` and other punctuation, on camelCase boundaries
-   (``getHTTPResponse`` → get, http, response) and lower-case;
-2. drop English function words (``the``, ``for``, ``please`` …) but keep the verbs tools are
-   named with (``get``, ``list``, ``set``, ``show``, ``find``, ``new``, ``all``);
-3. fold inflections with a light suffix stemmer (plurals, ``-ing``, ``-ed``, final ``-e``,
-   ``-y``/``-ies``): create/creates/creating/created → ``creat``, repository/repositories →
-   ``repositori``. It is deliberately conservative (no derivational suffixes such as
-   ``-ation`` or ``-er``: ``user`` and ``use`` stay apart) and costs about a microsecond a
-   word, cached.
-
-The bridge's tab prefix (``t42.`` in ``t42.create_user``) only disambiguates names, so
-:func:`tokenize_name` drops it.
+Names and descriptions go through one pipeline so a query word meets the same token in any field.
+The stemmer is deliberately conservative (``user`` and ``use`` stay apart).
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """Learning from use: requests that ended in a call of a tool, remembered per install.
 
-When an agent searches and then calls one of the tools it was shown, that request is evidence
-of what the tool is for, in the words of the people and agents who use it (which the tool's own
-description may never use). :class:`UseMemory` keeps those (request vector, tool) pairs; a later
-request close in meaning to a remembered one (cosine at least :data:`USE_THRESHOLD`) lifts that
-tool by up to :data:`USE_WEIGHT`. Nothing is learned without the embedding model.
-
-:class:`~tabmcp.storage.search.UseStore` keeps the pairs in the bridge's SQLite file (table ``search_uses``), so what
-was learned survives a restart. A request's words are not stored, only a hash and its vector.
-Bounded: the :data:`MAX_USES` most recent pairs, in memory and in the file.
+A request that led to a call says what the tool is for in its users' words; a later request close
+to it (:data:`USE_THRESHOLD`) lifts that tool by up to :data:`USE_WEIGHT`. Only a hash and the
+vector of a request are stored, at most :data:`MAX_USES` pairs; nothing is learned without the model.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """What a built-in tool is, and what it may use: the bridge facade and one request's context.
 
-A built-in tool is its MCP definition (or, for the telemetry tools, the rules that build it)
-beside its handler. Handlers do no I/O of their own: they read the bridge's core objects and
-ask the :class:`ToolContext` for anything that leaves the process (a page query, a page tool
-run, an approval question, a change notification), so they can be driven by a test context.
+Handlers do no I/O of their own: anything that leaves the process goes through the
+:class:`ToolContext`, so a test context can drive them.
 """
 
 from __future__ import annotations
@@ -112,10 +110,8 @@ strict mypy refuses a handler that hands the agent a page's value past the gate.
 class BuiltinTool:
     """A tool of the bridge's own: definition beside handler.
 
-    ``definition`` is the static MCP definition (``None`` for tools whose definition the
-    telemetry exposure rules build per client); ``schema`` is what arguments are checked
-    against before the handler runs (default: the definition's ``inputSchema``; ``None``:
-    the handler checks them itself).
+    ``definition`` is ``None`` for the telemetry tools (built per client); ``schema`` is what
+    arguments are checked against (default: the definition's; ``None``: the handler checks).
     """
 
     name: str
@@ -141,12 +137,9 @@ _CHECK_ONLY = frozenset({"minimum", "maximum", "minItems", "maxItems", "minLengt
 
 
 def listed_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The form of a built-in's input schema that tools/list shows: ``schema`` less what only
-    the check needs (bounds, ``additionalProperties: false``, an empty ``properties``).
+    """The form of a built-in's input schema that tools/list shows: ``schema`` less what only the check needs.
 
-    Every client pays for a listed definition in every session, while the full ``schema`` is
-    what arguments are checked against (:attr:`BuiltinTool.schema`), so an argument out of
-    bounds still gets a named validation error that says what was expected.
+    Every client pays for a listed definition in every session; the full ``schema`` still checks arguments.
     """
     out: dict[str, Any] = {}
     for key, value in schema.items():

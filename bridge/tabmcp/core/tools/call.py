@@ -1,19 +1,10 @@
 """The call path below a name: a category opened, a page tool run (``call_tool``'s definition
 lives here; its handler and :func:`tabmcp.core.tools.catalog.run` in :mod:`.catalog`).
 
-Every tools/call goes through :func:`.catalog.run`, in this order (while the person has paused agent
-access, every call answers ``PAUSED`` before any of them):
-
-1. a built-in tool: its arguments checked against its schema, then its handler;
-2. a category: its visible members are returned (and, on handshake-era connections in the
-   ``categories`` profile, join that client's tools/list);
-3. a page tool (:func:`call_page_tool`): page scope, the user's policy and the trust defences
-   (``OUT_OF_SCOPE``, ``WRITES_DISABLED``, approval for a changed definition or a lockdown),
-   arguments against its inputSchema, approval when needed, secrets named by ``{{secret:NAME}}``
-   put in (core/secrets.py), the run in the tab, and the page's result checked, stamped with its
-   source and processed by the trust defences;
-4. a name listed for an origin whose tool left: ``TOOL_GONE`` (names never move to another origin);
-5. otherwise ``TOOL_NOT_FOUND`` with the closest names.
+:func:`.catalog.run` tries, in order: a built-in tool, a category, a page tool
+(:func:`call_page_tool`: scope, policy, trust, arguments, approval, secrets, the run, the result
+through the gate), ``TOOL_GONE`` for a name whose origin's tool left, else ``TOOL_NOT_FOUND``;
+while the person has paused agents, every call gets ``PAUSED`` first.
 """
 
 from __future__ import annotations
@@ -93,9 +84,8 @@ def _may_run(ctx: ToolContext, entry: ToolEntry, secrets: dict[str, str] | None 
 async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str, Any]) -> ShownResult:
     """Run a page tool for an agent: scope and policy, arguments, approval, the run, the result.
 
-    A closed reachable site's tool is checked against its stored definition first (nothing opens
-    for a call that would be refused), then its site is opened in a background tab and the tool
-    the page registered goes through every rule again (:func:`.open_page.open_for_call`).
+    A closed site's tool is checked against its stored definition before its site opens, so nothing
+    opens for a call that would be refused; then the live tool goes through every rule again.
     """
     if entry.tool.secret_fields:  # a page form's password / code / card field: a secret's name only
         agent_names = {page: agent for agent, page in (entry.tool.argument_map or {}).items()}
@@ -127,9 +117,8 @@ async def call_page_tool(ctx: ToolContext, entry: ToolEntry, arguments: dict[str
     schema = entry.tool.output_schema
     if schema is None:
         return shown
-    # Held to the schema the client was given (else BAD_RESULT, never a result it rejects), off
-    # the event loop: the check is bounded (core/budget.py), and its budget is the page's to
-    # spend without holding up every other tab's call meanwhile.
+    # Held to the schema the client was given (else BAD_RESULT); off the event loop, so the page's
+    # budget never holds up other tabs' calls.
     await asyncio.to_thread(check_structured, entry.public_name, schema, shown)  # BadResult, or it holds
     return shown
 
@@ -156,10 +145,8 @@ _TEXT_KEYS = frozenset({"type", "text"})
 
 
 def _plain(result: Any) -> dict[str, Any] | None:
-    """The wire form pydantic would give a result of text items only (the common answer), built
-    without it; ``None`` for anything else (the model checks that). Most results are a line of
-    text: validating and re-dumping them through the model cost a call more than the rest of this
-    module, and the SDK validates the finished result again on its way out."""
+    """The wire form pydantic would give a result of text items only, built without it (``None`` for
+    anything else): most results are a line of text, and the SDK validates the result again anyway."""
     if type(result) is not dict or not result.keys() <= _PLAIN_KEYS:
         return None
     content, is_error, meta = result.get("content"), result.get("isError", False), result.get("_meta")

@@ -1,10 +1,7 @@
 """``open_page``: open a page of a reachable site and get the tools it registered; and how a call
 of a closed site's tool opens its site first (:func:`open_for_call`).
 
-Only ``http(s)`` URLs of origins the person made reachable (:mod:`tabmcp.core.reachable_sites`); anything
-else answers ``SITE_NOT_REACHABLE`` (or ``VALIDATION_ERROR`` for a URL that is not http(s)), with
-what the person can do to allow the site. The page opens in a background tab of the agent's tab
-group: the person's tab stays in front.
+Only http(s) URLs of reachable origins, in a background tab so the person's tab stays in front.
 """
 
 from __future__ import annotations

@@ -1,17 +1,12 @@
 """How ``search_tools`` shows a hit to the agent: the best ones ready to call, the rest compact.
 
-One line a hit. The first :data:`DETAILED_HITS` carry what choosing and calling needs: every
-required argument and the first optional ones, each with its type unless it is a string (an
-enum's values when they are few), and the description's first sentence up to
-:data:`DETAIL_WORDS` words::
+One line a hit. The first :data:`DETAILED_HITS` carry what calling needs (arguments, types, the
+first sentence)::
 
     github_create_issue(owner, repo, title, body?, +2?): Create a new issue in a GitHub repository.
 
-The others stay compact: the exact name, the first :data:`SHOWN_REQUIRED` required arguments
-(then ``+n``) and a gist (the first sentence without articles, cut to :data:`GIST_WORDS` words):
-``github_create_issue(owner, repo +1): Create new issue in…``. The site, category and score stay
-in the structured result; ``describe_tools`` gives the full definition. Pure functions, no bridge
-state: the bench counts their tokens.
+the others only a gist: ``github_create_issue(owner, repo +1): Create new issue in…``. Pure
+functions, so the bench counts their tokens.
 """
 
 from __future__ import annotations
@@ -35,17 +30,14 @@ __all__ = [
 ]
 
 GIST_WORDS = 4
-"""Words of the description shown (its first sentence, articles dropped). Chosen so that ten hits
-cost no more tokens than five in the previous form (catalog requests, both halves, o200k_base:
-five previous hits 149 tokens; ten compact hits 148 with 4 words, 157 with 5, 165 with 6)."""
+"""Words of the description shown (its first sentence, articles dropped), so that ten hits cost no
+more tokens than five did in the previous form (docs/search.md)."""
 SHOWN_REQUIRED = 2
 """Required arguments named on the line; more are counted (``+2``)."""
 _ARTICLES = frozenset({"a", "an", "the"})
 DETAILED_HITS = 3
-"""Hits shown ready to call: a needed tool is among the first three for 0.68 of the catalog's
-tuning-half requests (bench search_quality), and three such lines with five compact ones
-(``search_tools``' default of 8 hits) cost what five hits did in the previous form (151 tokens,
-o200k_base; with ten hits 178)."""
+"""Hits shown ready to call: a needed tool is among the first three for 0.68 of the tuning requests,
+and 3 detailed + 5 compact lines cost what 5 hits did before (docs/search.md)."""
 DETAIL_WORDS = 10
 """Words of the first sentence a detailed hit shows."""
 SHOWN_OPTIONAL = 1
