@@ -296,27 +296,62 @@ from tabmcp.core.popup import ToolInsight
 from tabmcp.core.registry import Tab
 from tabmcp.core.tools.base import BuiltinTool, ToolContext
 from tabmcp.core.trust.gate import for_person
-from tabmcp.core.trust.text import PageJson, ShownResult
+from tabmcp.capture.kinds import ActionEvent, ErrorEvent, NetworkEvent
+from tabmcp.core import telemetry
+from tabmcp.core.tools.telemetry_tools import as_telemetry
+from tabmcp.core.trust.text import PageJson, Shown, ShownResult, listed, our_result, ours, shown_result
 from tabmcp.errors import PageError
 
 
 async def result_past_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
-    return await ctx.bridge.call_tool(arguments["entry"], {})
+    return await ctx.bridge.call_tool(arguments["entry"], {})  # leak
 
 
 async def answer_past_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
-    return PageJson({"content": [{"type": "text", "text": str(await ctx.bridge.page_query(1, "dom"))}]})
+    return PageJson({"content": [{"type": "text", "text": str(await ctx.bridge.page_query(1, "dom"))}]})  # leak
 
 
 async def plain_dict(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-LEAK = BuiltinTool("leak", plain_dict)
+LEAK = BuiltinTool("leak", plain_dict)  # leak
 
 
 def error_past_the_gate(exc: PageError) -> None:
-    exc.shown = exc.message
+    exc.shown = exc.message  # leak
+
+
+async def result_as_ours(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
+    result = await ctx.bridge.call_tool(arguments["entry"], {})
+    our_result(result)  # leak
+    return shown_result([ours("done")], result)  # leak
+
+
+def telemetry_answers_past_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> list[ShownResult]:
+    answer = telemetry.observe(ctx.bridge.telemetry, arguments)
+    return [
+        shown_result([ours(answer.text)]),  # leak
+        shown_result([listed(answer.text)]),  # leak
+        shown_result([ours("Logs:")], answer.data),  # leak
+        shown_result([ours("Logs:")], meta=answer.data),  # leak
+        our_result(answer.to_call_result()),  # leak
+    ]
+
+
+def telemetry_events_past_the_gate(error: ErrorEvent, request: NetworkEvent, click: ActionEvent) -> list[Shown]:
+    return [
+        ours(error.message),  # leak
+        listed(request.url),  # leak
+        ours(request.method),  # leak
+        ours(click.selectors.describe()),  # leak
+        ours(error.line()),  # leak
+        error.summary()[1],  # leak
+    ]
+
+
+def telemetry_through_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
+    return as_telemetry(ctx, arguments, "observe", telemetry.observe(ctx.bridge.telemetry, arguments).to_call_result())
 
 
 async def through_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
@@ -329,7 +364,7 @@ def error_through_the_gate(ctx: ToolContext, exc: PageError) -> None:
 
 
 def popup_past_the_gate(tab: Tab) -> ToolInsight:
-    return {"title": tab.title, "description": for_person(tab.url)}
+    return {"title": tab.title, "description": for_person(tab.url)}  # leak
 
 
 def popup_through_the_gate(tab: Tab) -> ToolInsight:
@@ -337,7 +372,10 @@ def popup_through_the_gate(tab: Tab) -> ToolInsight:
 '''
 
 
-def test_strict_mypy_refuses_a_pages_result_answer_error_or_popup_text_past_the_gate(tmp_path):
+def test_strict_mypy_refuses_a_pages_result_answer_error_telemetry_or_popup_text_past_the_gate(tmp_path):
+    """Each line marked ``# leak`` hands a page's value past the gate, through a sink's type or an
+    escape (``ours``, ``listed``, ``our_result``, ``shown_result``'s structured part) given page
+    text; the same values through the gate pass."""
     snippet = tmp_path / "leak.py"
     snippet.write_text(_LEAK)
     done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--config-file",
@@ -345,8 +383,10 @@ def test_strict_mypy_refuses_a_pages_result_answer_error_or_popup_text_past_the_
                           check=False)
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     lines = {int(e.split(":")[1]) for e in errors}
-    assert lines == {13, 17, 24, 28, 41}, done.stdout
+    leaks = {n for n, line in enumerate(_LEAK.splitlines(), start=1) if line.endswith("# leak")}
+    assert lines == leaks, done.stdout
     assert any('"PageJson"' in e and '"ShownResult"' in e for e in errors), done.stdout
+    assert any("only through the gate  [deprecated]" in e for e in errors), done.stdout
 
 
 async def test_a_live_page_answer_the_gate_drops_is_never_shown_as_the_page_sent_it():

@@ -11,6 +11,12 @@ page string handed to them past the gate (as Trusted Types make ``innerHTML`` ta
 ``PageText`` is a ``str``, so the rest of the bridge (search, pins, routing) reads it as text;
 what it cannot do is become :data:`Shown` without the gate.
 
+What telemetry captured (console output, errors, URLs, bodies, an element's names) is
+:data:`Captured`: a ``NewType``, so ingest makes no object per string. The escapes that call text
+the agent's without the gate (:func:`ours`, :func:`listed`, :func:`our_result`, the structured part
+of :func:`shown_result`) refuse page text by an overload marked deprecated, which strict mypy (with
+``enable_error_code = ["deprecated"]``) reports as an error; :func:`ours` also checks at run time.
+
 Page values that are not one string (a call's result, a page query's answer, an error's details,
 a telemetry answer built of captured events) are :data:`PageJson` / :data:`PageValue`, and what
 the agent receives as a tool's answer is :data:`ShownResult`, which only the gate
@@ -21,12 +27,14 @@ or :func:`shown_result` (from :data:`Shown` texts) makes. Both are ``NewType`` t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NewType
+from typing import Any, NewType, overload
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
+from typing_extensions import deprecated
 
 __all__ = [
+    "Captured",
     "PageJson",
     "PageText",
     "PageValue",
@@ -50,16 +58,34 @@ class PageText(str):
         return core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
 
 
+Captured = NewType("Captured", str)
+"""A string telemetry captured from a page (a console argument, an error's message and stack, a URL,
+a header, a body, an element's name, label or text, a title): page text, read back into answers
+that reach the agent only through the gate (:func:`tabmcp.core.tools.telemetry_tools.as_telemetry`).
+A ``NewType`` rather than :class:`PageText`: ingest makes no object per string."""
+
 Shown = NewType("Shown", str)
 """Text the agent or the person may be shown: made by the gate, or written by the bridge (:func:`ours`)."""
 
+_PAST_THE_GATE = "page text reaches the agent only through the gate"
 
+
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def ours(text: PageText | Captured) -> Shown: ...
+@overload
+def ours(text: str) -> Shown: ...
 def ours(text: str) -> Shown:
     """Text the bridge itself wrote (never a page's): shown as it is."""
-    assert not isinstance(text, PageText), "page text reaches the agent only through the gate"
+    assert not isinstance(text, PageText), _PAST_THE_GATE
     return Shown(text)
 
 
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def listed(text: PageText | Captured) -> Shown: ...
+@overload
+def listed(text: str) -> Shown: ...
 def listed(text: str) -> Shown:
     """Text built of checked definitions (their titles, descriptions and schemas as the
     definition check read them and :func:`tabmcp.core.trust.gate.definition_text` cleaned them)
@@ -81,6 +107,20 @@ ShownResult = NewType("ShownResult", dict[str, Any])
 the call path return it, so a page value handed to the agent past the gate fails strict mypy."""
 
 
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def shown_result(
+    texts: list[Shown], structured: PageJson, *, meta: dict[str, Any] | None = None
+) -> ShownResult: ...
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def shown_result(
+    texts: list[Shown], structured: dict[str, Any] | None = None, *, meta: PageJson
+) -> ShownResult: ...
+@overload
+def shown_result(
+    texts: list[Shown], structured: dict[str, Any] | None = None, *, meta: dict[str, Any] | None = None
+) -> ShownResult: ...
 def shown_result(
     texts: list[Shown], structured: dict[str, Any] | None = None, *, meta: dict[str, Any] | None = None
 ) -> ShownResult:
@@ -93,6 +133,11 @@ def shown_result(
     return ShownResult(out)
 
 
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def our_result(result: PageJson) -> ShownResult: ...
+@overload
+def our_result(result: dict[str, Any]) -> ShownResult: ...
 def our_result(result: dict[str, Any]) -> ShownResult:
     """An answer the bridge wrote itself, with no page text in it (``input_required``)."""
     return ShownResult(result)
