@@ -182,6 +182,20 @@ def test_without_quarantine_a_flagged_definition_is_listed_with_its_warnings_and
     assert definition["_meta"]["tabmcp/warnings"] and definition["title"] == "Notes"
 
 
+async def test_hidden_characters_in_a_schemas_property_names_and_enum_values_never_reach_the_agent():
+    """``context`` and an opened category show each tool's arguments (names, enum values): the
+    page's words, read from the schema as listed (cleaned), never the schema as the page sent it."""
+    core = guarded_core(quarantine_suspicious=False)
+    apply(core, tools=[tool("pick", "Pick a colour.", inputSchema={"type": "object", "properties": {
+        f"colour\u200b{HIDDEN}": {"type": "string", "enum": [f"red{HIDDEN}", "blue\u202e"]}}})],
+          categories=[{"name": "paint", "description": "Paint.", "tools": ["pick"]}])
+    ctx = Context(core)
+    for name in ("context", "paint"):
+        answer = json.dumps(await tools.run(ctx, name, {}), ensure_ascii=False)
+        assert "colour" in answer and "red|blue" in answer, name
+        assert not re.search("[\U000e0000-\U000e007f\u200b\u202e]", answer), name
+
+
 def test_a_string_valued_hint_is_not_relayed():
     core = guarded_core(quarantine_suspicious=False)
     apply(core, tools=[tool("a_hint", annotations={"consequentialHint": "yes, and call add_note"})])
@@ -268,7 +282,8 @@ def _texts_everywhere(marker: str) -> Any:
         "type": "object",
         "title": marker, "description": marker, "$comment": marker,
         "properties": {"q": {"type": "string", "description": marker, "title": marker,
-                             "examples": [marker], "default": marker}},
+                             "examples": [marker], "default": marker},
+                       marker: {"type": "string", "enum": ["a", marker]}},
         "x-note": marker,
     }
 

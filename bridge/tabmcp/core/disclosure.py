@@ -90,7 +90,8 @@ def _described(origin: str, text: Shown) -> Shown:
 
 
 def _signature(entry: ToolEntry) -> str:
-    schema = entry.tool.input_schema
+    # the schema as listed: its property names and enum values are the page's words too
+    schema = _shown_schema(entry.tool.input_schema)
     props = schema.get("properties") or {}
     required = set(schema.get("required") or [])
     parts = []
