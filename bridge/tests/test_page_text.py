@@ -196,6 +196,21 @@ async def test_hidden_characters_in_a_schemas_property_names_and_enum_values_nev
         assert not re.search("[\U000e0000-\U000e007f\u200b\u202e]", answer), name
 
 
+def test_a_changed_definitions_diff_is_listed_without_hidden_characters():
+    """A listed definition that changed since it was pinned carries a diff of the page's two
+    definitions in its ``_meta``: their text, cleaned as the definition's own listed text is."""
+    core = guarded_core(quarantine_suspicious=False)
+    apply(core, tools=[READ])
+    core.disclosure.listing(profile="passthrough")  # seen, so pinned
+    apply(core, tools=[tool("read_notes", f"Read the notes.{HIDDEN}\u202e", annotations={"readOnlyHint": True})])
+    for profile in ("passthrough", "categories"):
+        (listed,) = [t for t in core.disclosure.listing(profile=profile) if t["name"] == "read_notes"]
+        assert "Read the notes." in listed["_meta"]["tabmcp/pin"]["diff"], profile
+        assert not re.search("[\U000e0000-\U000e007f\u202e]", json.dumps(listed, ensure_ascii=False)), profile
+    (described,) = core.disclosure.describe(["read_notes"])[0]
+    assert not re.search("[\U000e0000-\U000e007f\u202e]", json.dumps(described, ensure_ascii=False))
+
+
 def test_a_string_valued_hint_is_not_relayed():
     core = guarded_core(quarantine_suspicious=False)
     apply(core, tools=[tool("a_hint", annotations={"consequentialHint": "yes, and call add_note"})])

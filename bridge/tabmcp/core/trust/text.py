@@ -17,6 +17,12 @@ the agent's without the gate (:func:`ours`, :func:`listed`, :func:`our_result`, 
 of :func:`shown_result`) refuse page text by an overload marked deprecated, which strict mypy (with
 ``enable_error_code = ["deprecated"]``) reports as an error; :func:`ours` also checks at run time.
 
+A page tool's or category's entry in a listing (tools/list, ``describe_tools``, an opened
+category) is :data:`Listed`, which only :func:`listed_definition` makes, from :data:`Shown` texts
+(:func:`tabmcp.core.trust.gate.definition_text`) and :data:`ShownTree` schemas
+(:func:`tabmcp.core.trust.gate.definition_schema`): the definition check's reading of what the
+registry holds, never the page's own dicts.
+
 Page values that are not one string (a call's result, a page query's answer, an error's details,
 a telemetry answer built of captured events) are :data:`PageJson` / :data:`PageValue`, and what
 the agent receives as a tool's answer is :data:`ShownResult`, which only the gate
@@ -27,7 +33,7 @@ or :func:`shown_result` (from :data:`Shown` texts) makes. Both are ``NewType`` t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NewType, overload
+from typing import Any, NewType, TypedDict, overload
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
@@ -35,12 +41,16 @@ from typing_extensions import deprecated
 
 __all__ = [
     "Captured",
+    "Listed",
+    "ListedAnnotations",
     "PageJson",
     "PageText",
     "PageValue",
     "Shown",
     "ShownResult",
+    "ShownTree",
     "listed",
+    "listed_definition",
     "our_result",
     "ours",
     "page_strings",
@@ -105,6 +115,49 @@ ShownResult = NewType("ShownResult", dict[str, Any])
 """A tool's answer (an MCP CallToolResult) the agent may receive: made by the gate from a
 :data:`PageJson`, or by :func:`shown_result` from :data:`Shown` texts. Every built-in handler and
 the call path return it, so a page value handed to the agent past the gate fails strict mypy."""
+
+
+ShownTree = NewType("ShownTree", dict[str, Any])
+"""A page-written schema as a listing shows it: made by
+:func:`tabmcp.core.trust.gate.definition_schema` from a checked definition's :data:`PageJson`."""
+
+Listed = NewType("Listed", dict[str, Any])
+"""One page tool's or category's definition as the agent is shown it: made only by
+:func:`listed_definition`, so a listing builder that puts a page's own field in it fails strict mypy."""
+
+
+class ListedAnnotations(TypedDict, total=False):
+    """MCP tool annotations as listed: the title checked text, the hints yes or no."""
+
+    title: Shown
+    readOnlyHint: bool
+    destructiveHint: bool
+    idempotentHint: bool
+    openWorldHint: bool
+
+
+def listed_definition(
+    name: str,
+    description: Shown,
+    input_schema: ShownTree,
+    *,
+    meta: dict[str, Any] | None = None,
+    output_schema: ShownTree | None = None,
+    title: Shown | None = None,
+    annotations: ListedAnnotations | None = None,
+) -> Listed:
+    """A listing entry of checked texts and schemas (``name``: the public name, an identifier the
+    registry gave; ``meta``: the bridge's ``_meta``, whose page parts are checked text too)."""
+    out: dict[str, Any] = {"name": name, "description": description, "inputSchema": input_schema}
+    if meta is not None:
+        out["_meta"] = meta
+    if output_schema is not None:
+        out["outputSchema"] = output_schema
+    if title is not None:
+        out["title"] = title
+    if annotations:
+        out["annotations"] = annotations
+    return Listed(out)
 
 
 @overload
