@@ -80,11 +80,6 @@ _SHOWN_SCHEMAS: IdentityMemo[PageJson, ShownTree] = IdentityMemo(definition_sche
 """A tool's schemas as listed (:func:`definition_schema`), per schema object: a listing rebuilt after
 a change costs a lookup per unchanged tool, not a walk."""
 
-_OBJECT = ShownTree({"type": "object"})
-_NO_ARGUMENTS = ShownTree({"type": "object", "properties": {}, "additionalProperties": False})
-"""The bridge's own schemas of a category tool (compact in a listing, full in describe)."""
-
-
 def _shown_schema(schema: PageJson) -> ShownTree:
     return _SHOWN_SCHEMAS.get(schema)
 
@@ -222,14 +217,14 @@ class Disclosure:
             return listed_definition(
                 entry.public_name,
                 _headed(marker, definition_text(summary(entry.category.description))),
-                _OBJECT,
+                ShownTree({"type": "object"}),  # the bridge's own schema
                 annotations={"readOnlyHint": True},
             )
         purpose = definition_text(entry.category.description.rstrip().rstrip("."))
         return listed_definition(
             entry.public_name,
             _headed(marker, purpose, f". Tools: {', '.join(names)}."),
-            _NO_ARGUMENTS,
+            ShownTree({"type": "object", "properties": {}, "additionalProperties": False}),
             title=definition_text(f"{entry.category.name} (category)"),
             annotations={"readOnlyHint": True},
             meta={
