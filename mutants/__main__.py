@@ -1565,6 +1565,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_page_text_answers.py", "-k", "strict_mypy"),
     ),
     Mutation(
+        "console-args-untyped",
+        "a console event's arguments are plain str: a page's words that strict mypy lets past the gate",
+        "bridge/tabmcp/capture/kinds.py",
+        "    args: list[Captured] = Field(default_factory=list)",
+        "    args: list[str] = Field(default_factory=list)",
+        ("bridge/tests/test_page_text_answers.py", "-k", "every_string_a_capture"),
+    ),
+    Mutation(
         "listed-any-dict",
         "a listing entry is any dict: strict mypy no longer refuses a page's own field put in one",
         "bridge/tabmcp/core/trust/text.py",

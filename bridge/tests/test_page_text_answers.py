@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import BaseModel
 from tabmcp.core import tools
 from tabmcp.core.telemetry.analyze import AnalyzeTarget
 from tabmcp.core.telemetry.observe import ObserveMode
@@ -184,6 +185,42 @@ async def test_a_marker_in_a_pages_results_errors_answers_and_telemetry_is_never
     assert {"observe logs", "observe network", "generate har", "configure status"} <= set(reached), reached
     if decor in ("order", "tags"):
         assert ctx.trust.lockdown.locked, "a page's order or hidden text went unflagged"
+
+
+_CAPTURE_IDS = {("NetworkEvent", "request_id"), ("VitalsEvent", "load_id"), ("NavigationEvent", "load_id"),
+                ("VitalsEvent", "navigation")}
+"""Strings of captured events that are not typed :data:`Captured`: the capture's own ids and the
+navigation timing's numbers (in answers only inside a page-typed :class:`ToolAnswer`)."""
+
+
+def test_every_string_a_capture_kind_carries_is_captured_text_and_a_plain_str_at_run_time():
+    """A new string field of a kind's model joins the type by this test, not by a reviewer; and
+    the type costs nothing on ingest: pydantic validates it as ``str`` (no object per string)."""
+    from tabmcp.capture.events import Selectors, SourceLocation
+    from tabmcp.capture.kinds import KINDS, parse_event
+
+    for model in [k.model for k in KINDS] + [Selectors, SourceLocation]:
+        for name, info in model.model_fields.items():
+            annotation = str(info.annotation)
+            if "str" in annotation and (model.__name__, name) not in _CAPTURE_IDS:
+                assert "Captured" in annotation, (model.__name__, name, annotation)
+    strings = []
+    for raw in telemetry_batch("qxrmarker")["events"]:
+        event = parse_event(raw)
+        assert event is not None, raw
+        stack: list[Any] = [event]
+        while stack:  # the parsed values themselves (a dump could convert them)
+            item = stack.pop()
+            if isinstance(item, BaseModel):
+                stack += [getattr(item, name) for name in type(item).model_fields]
+            elif isinstance(item, dict):
+                strings += [k for k in item if isinstance(k, str)]
+                stack += item.values()
+            elif isinstance(item, list):
+                stack += item
+            elif isinstance(item, str):
+                strings.append(item)
+    assert "qxrmarker" in strings and {type(s) for s in strings} == {str}
 
 
 def test_the_hunt_reaches_every_observe_mode_and_analyze_target():
