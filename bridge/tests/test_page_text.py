@@ -182,6 +182,35 @@ def test_without_quarantine_a_flagged_definition_is_listed_with_its_warnings_and
     assert definition["_meta"]["tabmcp/warnings"] and definition["title"] == "Notes"
 
 
+async def test_hidden_characters_in_a_schemas_property_names_and_enum_values_never_reach_the_agent():
+    """``context`` and an opened category show each tool's arguments (names, enum values): the
+    page's words, read from the schema as listed (cleaned), never the schema as the page sent it."""
+    core = guarded_core(quarantine_suspicious=False)
+    apply(core, tools=[tool("pick", "Pick a colour.", inputSchema={"type": "object", "properties": {
+        f"colour\u200b{HIDDEN}": {"type": "string", "enum": [f"red{HIDDEN}", "blue\u202e"]}}})],
+          categories=[{"name": "paint", "description": "Paint.", "tools": ["pick"]}])
+    ctx = Context(core)
+    for name in ("context", "paint"):
+        answer = json.dumps(await tools.run(ctx, name, {}), ensure_ascii=False)
+        assert "colour" in answer and "red|blue" in answer, name
+        assert not re.search("[\U000e0000-\U000e007f\u200b\u202e]", answer), name
+
+
+def test_a_changed_definitions_diff_is_listed_without_hidden_characters():
+    """A listed definition that changed since it was pinned carries a diff of the page's two
+    definitions in its ``_meta``: their text, cleaned as the definition's own listed text is."""
+    core = guarded_core(quarantine_suspicious=False)
+    apply(core, tools=[READ])
+    core.disclosure.listing(profile="passthrough")  # seen, so pinned
+    apply(core, tools=[tool("read_notes", f"Read the notes.{HIDDEN}\u202e", annotations={"readOnlyHint": True})])
+    for profile in ("passthrough", "categories"):
+        (listed,) = [t for t in core.disclosure.listing(profile=profile) if t["name"] == "read_notes"]
+        assert "Read the notes." in listed["_meta"]["tabmcp/pin"]["diff"], profile
+        assert not re.search("[\U000e0000-\U000e007f\u202e]", json.dumps(listed, ensure_ascii=False)), profile
+    (described,) = core.disclosure.describe(["read_notes"])[0]
+    assert not re.search("[\U000e0000-\U000e007f\u202e]", json.dumps(described, ensure_ascii=False))
+
+
 def test_a_string_valued_hint_is_not_relayed():
     core = guarded_core(quarantine_suspicious=False)
     apply(core, tools=[tool("a_hint", annotations={"consequentialHint": "yes, and call add_note"})])
@@ -268,7 +297,8 @@ def _texts_everywhere(marker: str) -> Any:
         "type": "object",
         "title": marker, "description": marker, "$comment": marker,
         "properties": {"q": {"type": "string", "description": marker, "title": marker,
-                             "examples": [marker], "default": marker}},
+                             "examples": [marker], "default": marker},
+                       marker: {"type": "string", "enum": ["a", marker]}},
         "x-note": marker,
     }
 
@@ -409,26 +439,56 @@ def test_the_hunt_covers_every_page_text_field_of_the_wire_models():
 # -- the type checker, not a reviewer ---------------------------------------------------------
 
 _LEAK = '''
-from tabmcp.core.disclosure import _described
+from typing import Any
+
+from tabmcp.core.disclosure import Disclosure, _described
 from tabmcp.core.introspection import RefusalView
-from tabmcp.core.registry import Tab
-from tabmcp.core.trust.gate import PageSource, TextGate
-from tabmcp.core.trust.text import Shown
+from tabmcp.core.registry import CategoryEntry, Tab, ToolEntry
+from tabmcp.core.trust.gate import PageSource, TextGate, definition_schema, definition_text
+from tabmcp.core.trust.text import Listed, Shown, listed_definition
 
 
 def leak(tab: Tab) -> Shown:
-    RefusalView(kind="tool", name=tab.title, reason=tab.url)
-    return _described(tab.origin, tab.title)
+    RefusalView(kind="tool", name=tab.title, reason=tab.url)  # leak
+    return _described(tab.origin, tab.title)  # leak
 
 
 def gated(tab: Tab) -> Shown:
     gate = TextGate(PageSource(tab.origin))
     RefusalView(kind="tool", name=gate.field(tab.title), reason=gate.field(tab.url))
     return _described(tab.origin, gate.field(tab.title))
+
+
+def listed_past_the_check(entry: ToolEntry, category: CategoryEntry) -> list[Listed]:
+    tool = entry.tool
+    return [
+        {"name": entry.public_name, "description": tool.description},  # leak
+        listed_definition(entry.public_name, tool.description, definition_schema(tool.input_schema)),  # leak
+        listed_definition(entry.public_name, definition_text(tool.description), tool.input_schema),  # leak
+        listed_definition(entry.public_name, definition_text(tool.description), definition_schema(tool.input_schema),
+                          title=tool.title),  # leak
+        listed_definition(entry.public_name, definition_text(tool.description), definition_schema(tool.input_schema),
+                          annotations={"title": tool.description, "readOnlyHint": True}),  # leak
+        listed_definition(category.public_name, category.category.description, definition_schema(tool.input_schema)),  # leak
+    ]
+
+
+class Unchecked(Disclosure):
+    def tool_definition(self, entry: ToolEntry) -> dict[str, Any]:  # leak
+        return {"name": entry.public_name, "title": entry.tool.title, "inputSchema": entry.tool.input_schema}
+
+
+def listed_through_the_check(entry: ToolEntry) -> Listed:
+    tool = entry.tool
+    return listed_definition(entry.public_name, definition_text(tool.description), definition_schema(tool.input_schema),
+                             title=definition_text(tool.title or ""), annotations={"readOnlyHint": True})
 '''
 
 
 def test_strict_mypy_refuses_page_text_handed_to_an_agent_facing_builder_past_the_gate(tmp_path):
+    """Each line marked ``# leak`` puts a page's words where the agent reads them past the gate: a
+    refusal, a described text, a listing entry not made by :func:`listed_definition` or one given
+    a page's own field (text, schema, annotation) rather than the definition check's reading."""
     import subprocess
     import sys
     from pathlib import Path
@@ -440,5 +500,8 @@ def test_strict_mypy_refuses_page_text_handed_to_an_agent_facing_builder_past_th
                            str(root / "pyproject.toml"), str(snippet)], cwd=root, capture_output=True, text=True,
                           check=False)
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
-    assert len(errors) == 3 and all("leak.py:10:" in e or "leak.py:11:" in e for e in errors), done.stdout
-    assert all('"PageText"' in e and '"Shown"' in e for e in errors)
+    lines = {int(e.split(":")[1]) for e in errors}
+    leaks = {n for n, line in enumerate(_LEAK.splitlines(), start=1) if line.endswith("# leak")}
+    assert lines == leaks, done.stdout
+    assert any('"PageText"' in e and '"Shown"' in e for e in errors), done.stdout
+    assert any('"PageJson"' in e and '"ShownTree"' in e for e in errors), done.stdout

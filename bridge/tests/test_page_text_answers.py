@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import BaseModel
 from tabmcp.core import tools
 from tabmcp.core.telemetry.analyze import AnalyzeTarget
 from tabmcp.core.telemetry.observe import ObserveMode
@@ -186,6 +187,42 @@ async def test_a_marker_in_a_pages_results_errors_answers_and_telemetry_is_never
         assert ctx.trust.lockdown.locked, "a page's order or hidden text went unflagged"
 
 
+_CAPTURE_IDS = {("NetworkEvent", "request_id"), ("VitalsEvent", "load_id"), ("NavigationEvent", "load_id"),
+                ("VitalsEvent", "navigation")}
+"""Strings of captured events that are not typed :data:`Captured`: the capture's own ids and the
+navigation timing's numbers (in answers only inside a page-typed :class:`ToolAnswer`)."""
+
+
+def test_every_string_a_capture_kind_carries_is_captured_text_and_a_plain_str_at_run_time():
+    """A new string field of a kind's model joins the type by this test, not by a reviewer; and
+    the type costs nothing on ingest: pydantic validates it as ``str`` (no object per string)."""
+    from tabmcp.capture.events import Selectors, SourceLocation
+    from tabmcp.capture.kinds import KINDS, parse_event
+
+    for model in [k.model for k in KINDS] + [Selectors, SourceLocation]:
+        for name, info in model.model_fields.items():
+            annotation = str(info.annotation)
+            if "str" in annotation and (model.__name__, name) not in _CAPTURE_IDS:
+                assert "Captured" in annotation, (model.__name__, name, annotation)
+    strings = []
+    for raw in telemetry_batch("qxrmarker")["events"]:
+        event = parse_event(raw)
+        assert event is not None, raw
+        stack: list[Any] = [event]
+        while stack:  # the parsed values themselves (a dump could convert them)
+            item = stack.pop()
+            if isinstance(item, BaseModel):
+                stack += [getattr(item, name) for name in type(item).model_fields]
+            elif isinstance(item, dict):
+                strings += [k for k in item if isinstance(k, str)]
+                stack += item.values()
+            elif isinstance(item, list):
+                stack += item
+            elif isinstance(item, str):
+                strings.append(item)
+    assert "qxrmarker" in strings and {type(s) for s in strings} == {str}
+
+
 def test_the_hunt_reaches_every_observe_mode_and_analyze_target():
     """A new mode joins the hunt by its type (the literal the arguments are checked against)."""
     assert "page" in typing.get_args(ObserveMode) and "api" in typing.get_args(AnalyzeTarget)
@@ -229,12 +266,12 @@ async def test_a_marker_in_a_forms_labels_is_checked_with_its_definition(decor: 
 
 # -- the sinks' signatures ----------------------------------------------------------------------
 
-_SHOWN_MAKERS = {"Shown", "ShownResult"}
+_SHOWN_MAKERS = {"Shown", "ShownResult", "ShownTree", "Listed"}
 _ESCAPES = {"ours", "listed", "our_result"}
 _GATE_MODULES = {"core/trust/text.py", "core/trust/gate.py", "core/trust/results.py", "core/trust/guard.py"}
 _REVIEWED = {
     # module: calls of ours / listed / our_result / Shown(…) outside the gate, each read for page text
-    "core/disclosure.py": {"Shown": 1},
+    "core/disclosure.py": {"Shown": 2, "ShownTree": 2},
     "core/introspection.py": {"ours": 1},
     "core/tools/call.py": {"listed": 1, "our_result": 1},
     "core/tools/context.py": {"listed": 1},
@@ -296,27 +333,62 @@ from tabmcp.core.popup import ToolInsight
 from tabmcp.core.registry import Tab
 from tabmcp.core.tools.base import BuiltinTool, ToolContext
 from tabmcp.core.trust.gate import for_person
-from tabmcp.core.trust.text import PageJson, ShownResult
+from tabmcp.capture.kinds import ActionEvent, ErrorEvent, NetworkEvent
+from tabmcp.core import telemetry
+from tabmcp.core.tools.telemetry_tools import as_telemetry
+from tabmcp.core.trust.text import PageJson, Shown, ShownResult, listed, our_result, ours, shown_result
 from tabmcp.errors import PageError
 
 
 async def result_past_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
-    return await ctx.bridge.call_tool(arguments["entry"], {})
+    return await ctx.bridge.call_tool(arguments["entry"], {})  # leak
 
 
 async def answer_past_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
-    return PageJson({"content": [{"type": "text", "text": str(await ctx.bridge.page_query(1, "dom"))}]})
+    return PageJson({"content": [{"type": "text", "text": str(await ctx.bridge.page_query(1, "dom"))}]})  # leak
 
 
 async def plain_dict(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
-LEAK = BuiltinTool("leak", plain_dict)
+LEAK = BuiltinTool("leak", plain_dict)  # leak
 
 
 def error_past_the_gate(exc: PageError) -> None:
-    exc.shown = exc.message
+    exc.shown = exc.message  # leak
+
+
+async def result_as_ours(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
+    result = await ctx.bridge.call_tool(arguments["entry"], {})
+    our_result(result)  # leak
+    return shown_result([ours("done")], result)  # leak
+
+
+def telemetry_answers_past_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> list[ShownResult]:
+    answer = telemetry.observe(ctx.bridge.telemetry, arguments)
+    return [
+        shown_result([ours(answer.text)]),  # leak
+        shown_result([listed(answer.text)]),  # leak
+        shown_result([ours("Logs:")], answer.data),  # leak
+        shown_result([ours("Logs:")], meta=answer.data),  # leak
+        our_result(answer.to_call_result()),  # leak
+    ]
+
+
+def telemetry_events_past_the_gate(error: ErrorEvent, request: NetworkEvent, click: ActionEvent) -> list[Shown]:
+    return [
+        ours(error.message),  # leak
+        listed(request.url),  # leak
+        ours(request.method),  # leak
+        ours(click.selectors.describe()),  # leak
+        ours(error.line()),  # leak
+        error.summary()[1],  # leak
+    ]
+
+
+def telemetry_through_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
+    return as_telemetry(ctx, arguments, "observe", telemetry.observe(ctx.bridge.telemetry, arguments).to_call_result())
 
 
 async def through_the_gate(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
@@ -329,7 +401,7 @@ def error_through_the_gate(ctx: ToolContext, exc: PageError) -> None:
 
 
 def popup_past_the_gate(tab: Tab) -> ToolInsight:
-    return {"title": tab.title, "description": for_person(tab.url)}
+    return {"title": tab.title, "description": for_person(tab.url)}  # leak
 
 
 def popup_through_the_gate(tab: Tab) -> ToolInsight:
@@ -337,7 +409,10 @@ def popup_through_the_gate(tab: Tab) -> ToolInsight:
 '''
 
 
-def test_strict_mypy_refuses_a_pages_result_answer_error_or_popup_text_past_the_gate(tmp_path):
+def test_strict_mypy_refuses_a_pages_result_answer_error_telemetry_or_popup_text_past_the_gate(tmp_path):
+    """Each line marked ``# leak`` hands a page's value past the gate, through a sink's type or an
+    escape (``ours``, ``listed``, ``our_result``, ``shown_result``'s structured part) given page
+    text; the same values through the gate pass."""
     snippet = tmp_path / "leak.py"
     snippet.write_text(_LEAK)
     done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--config-file",
@@ -345,8 +420,10 @@ def test_strict_mypy_refuses_a_pages_result_answer_error_or_popup_text_past_the_
                           check=False)
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     lines = {int(e.split(":")[1]) for e in errors}
-    assert lines == {13, 17, 24, 28, 41}, done.stdout
+    leaks = {n for n, line in enumerate(_LEAK.splitlines(), start=1) if line.endswith("# leak")}
+    assert lines == leaks, done.stdout
     assert any('"PageJson"' in e and '"ShownResult"' in e for e in errors), done.stdout
+    assert any("only through the gate  [deprecated]" in e for e in errors), done.stdout
 
 
 async def test_a_live_page_answer_the_gate_drops_is_never_shown_as_the_page_sent_it():

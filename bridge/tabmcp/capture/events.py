@@ -14,6 +14,8 @@ from typing import Self
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic.alias_generators import to_camel
 
+from ..core.trust.text import Captured
+
 __all__ = [
     "TRUNCATED",
     "Sampling",
@@ -79,13 +81,13 @@ class TelemetryEvent(Wire):
         """What ``observe``'s ``url`` filter searches (``page_url``: the tab's URL then)."""
         return page_url
 
-    def line(self, *, include_bodies: bool = False) -> str:
-        """The event as one ``observe`` line, after its time."""
-        return self.kind
+    def line(self, *, include_bodies: bool = False) -> Captured:
+        """The event as one ``observe`` line, after its time (the page's words in it: :data:`Captured`)."""
+        return Captured(self.kind)
 
-    def summary(self) -> tuple[str, str]:
+    def summary(self) -> tuple[str, Captured]:
         """(type, one-line summary) in a timeline and the PR summary."""
-        return self.kind, self.kind
+        return self.kind, Captured(self.kind)
 
     def shrink(self, budget: int) -> Self:
         """A copy with its large text fields cut to about ``budget`` characters each (the event
@@ -102,7 +104,7 @@ class TelemetryEvent(Wire):
 
 
 class SourceLocation(Wire):
-    url: str | None = None
+    url: Captured | None = None
     line: int | None = None
     col: int | None = None
 
@@ -114,24 +116,24 @@ class Sampling(Wire):
 class Selectors(Wire):
     """Every way the page could name the element acted on, best first (see generate/locators)."""
 
-    test_id: str | None = None
-    role: str | None = None
-    name: str | None = None
-    label: str | None = None
-    text: str | None = None
-    css: str = ""
+    test_id: Captured | None = None
+    role: Captured | None = None
+    name: Captured | None = None
+    label: Captured | None = None
+    text: Captured | None = None
+    css: Captured = Captured("")
 
-    def describe(self) -> str:
+    def describe(self) -> Captured:
         """A short human name for the element (``button "Save"``, ``[data-testid=cart]``)."""
         if self.test_id:
-            return f"[data-testid={self.test_id}]"
+            return Captured(f"[data-testid={self.test_id}]")
         if self.role and self.name:
-            return f'{self.role} "{self.name}"'
+            return Captured(f'{self.role} "{self.name}"')
         if self.label:
-            return f'field "{self.label}"'
+            return Captured(f'field "{self.label}"')
         if self.text:
-            return f'"{self.text}"'
-        return self.css or "(unknown element)"
+            return Captured(f'"{self.text}"')
+        return self.css or Captured("(unknown element)")
 
 
 class VitalsMetrics(Wire):
@@ -142,7 +144,7 @@ class VitalsMetrics(Wire):
     ttfb: float | None = Field(None, alias="TTFB")
 
 
-def header_value(headers: dict[str, str], name: str) -> str | None:
+def header_value(headers: dict[Captured, Captured], name: str) -> Captured | None:
     """A header's value by case-insensitive name (pages send them in any case)."""
     lowered = name.lower()
     for key, value in headers.items():

@@ -26,6 +26,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import Field, TypeAdapter, ValidationError, WrapValidator, field_validator
 from pydantic_core.core_schema import ValidatorFunctionWrapHandler
 
+from ..core.trust.text import Captured
 from .events import Sampling, Selectors, SourceLocation, TelemetryEvent, VitalsMetrics, Wire, cut, header_value
 
 __all__ = [
@@ -60,13 +61,13 @@ __all__ = [
 class ConsoleEvent(TelemetryEvent):
     kind: Literal["console"] = "console"
     level: Literal["log", "info", "warn", "error", "debug"]
-    args: list[str] = Field(default_factory=list)
+    args: list[Captured] = Field(default_factory=list)
     """Arguments already serialized to strings by the page."""
     source: SourceLocation | None = None
 
     @property
-    def text(self) -> str:
-        return " ".join(self.args)
+    def text(self) -> Captured:
+        return Captured(" ".join(self.args))
 
     def search_text(self) -> str:
         return self.text
@@ -74,11 +75,11 @@ class ConsoleEvent(TelemetryEvent):
     def where(self, page_url: str) -> str:
         return f"{self.source.url} {page_url}" if self.source and self.source.url else page_url
 
-    def line(self, *, include_bodies: bool = False) -> str:
-        return f"{self.level.upper():5} {self.text}"
+    def line(self, *, include_bodies: bool = False) -> Captured:
+        return Captured(f"{self.level.upper():5} {self.text}")
 
-    def summary(self) -> tuple[str, str]:
-        return "console", f"{self.level}: {self.text}"
+    def summary(self) -> tuple[str, Captured]:
+        return "console", Captured(f"{self.level}: {self.text}")
 
     def shrink(self, budget: int) -> Self:
         share = max(budget * 2 // max(len(self.args), 1), 64)
@@ -87,8 +88,8 @@ class ConsoleEvent(TelemetryEvent):
 
 class ErrorEvent(TelemetryEvent):
     kind: Literal["error"] = "error"
-    message: str
-    stack: str | None = None
+    message: Captured
+    stack: Captured | None = None
     source: SourceLocation | None = None
     error_type: Literal["uncaught", "unhandledrejection", "console"] = "uncaught"
 
@@ -98,16 +99,16 @@ class ErrorEvent(TelemetryEvent):
     def where(self, page_url: str) -> str:
         return f"{self.source.url} {page_url}" if self.source and self.source.url else page_url
 
-    def line(self, *, include_bodies: bool = False) -> str:
+    def line(self, *, include_bodies: bool = False) -> Captured:
         where = f" at {self.source.url}:{self.source.line}" if self.source and self.source.url else ""
         first_frame = ""
         if self.stack:
             frames = [ln.strip() for ln in self.stack.splitlines()[1:3] if ln.strip()]
             first_frame = "".join(f"\n    {f}" for f in frames)
-        return f"[{self.error_type}] {self.message}{where}{first_frame}"
+        return Captured(f"[{self.error_type}] {self.message}{where}{first_frame}")
 
-    def summary(self) -> tuple[str, str]:
-        return "error", f"{self.error_type}: {self.message}"
+    def summary(self) -> tuple[str, Captured]:
+        return "error", Captured(f"{self.error_type}: {self.message}")
 
     def shrink(self, budget: int) -> Self:
         return self.model_copy(update={"message": cut(self.message, budget), "stack": cut(self.stack, budget)})
@@ -117,26 +118,26 @@ class NetworkEvent(TelemetryEvent):
     kind: Literal["network"] = "network"
     request_id: str
     api: Literal["fetch", "xhr"]
-    method: str
-    url: str
+    method: Captured
+    url: Captured
     status: int = 0
     """HTTP status; 0 when the request failed (see ``failure``)."""
-    status_text: str = ""
+    status_text: Captured = Captured("")
     start_time: float = 0.0
     """Epoch ms when the request started (a small value is read as relative, see :attr:`started_at`)."""
     duration: float = 0.0
-    request_headers: dict[str, str] = Field(default_factory=dict)
-    response_headers: dict[str, str] = Field(default_factory=dict)
-    request_body: str | None = None
-    response_body: str | None = None
+    request_headers: dict[Captured, Captured] = Field(default_factory=dict)
+    response_headers: dict[Captured, Captured] = Field(default_factory=dict)
+    request_body: Captured | None = None
+    response_body: Captured | None = None
     body_truncated: bool = False
-    mime_type: str | None = None
-    failure: str | None = None
+    mime_type: Captured | None = None
+    failure: Captured | None = None
 
     @field_validator("method")
     @classmethod
-    def _upper(cls, v: str) -> str:
-        return v.upper()
+    def _upper(cls, v: Captured) -> Captured:
+        return Captured(v.upper())
 
     @property
     def started_at(self) -> float:
@@ -163,7 +164,7 @@ class NetworkEvent(TelemetryEvent):
     def where(self, page_url: str) -> str:
         return self.url
 
-    def line(self, *, include_bodies: bool = False) -> str:
+    def line(self, *, include_bodies: bool = False) -> Captured:
         status = str(self.status) if self.status else f"FAILED ({self.failure or 'no response'})"
         line = f"{self.method} {self.url} → {status} in {self.duration:.0f} ms [{self.api}]"
         if include_bodies:
@@ -171,11 +172,11 @@ class NetworkEvent(TelemetryEvent):
                 line += f"\n    request: {self.request_body}"
             if self.response_body:
                 line += f"\n    response: {self.response_body}"
-        return line
+        return Captured(line)
 
-    def summary(self) -> tuple[str, str]:
+    def summary(self) -> tuple[str, Captured]:
         outcome = str(self.status) if self.status else f"failed: {self.failure or 'no response'}"
-        return "request", f"{self.method} {self.url} → {outcome} ({self.duration:.0f} ms)"
+        return "request", Captured(f"{self.method} {self.url} → {outcome} ({self.duration:.0f} ms)")
 
     def shrink(self, budget: int) -> Self:
         return self.model_copy(
@@ -194,16 +195,16 @@ class NetworkEvent(TelemetryEvent):
 
 class WebSocketEvent(TelemetryEvent):
     kind: Literal["websocket"] = "websocket"
-    connection_id: str
+    connection_id: Captured
     event: Literal["open", "close", "error", "message"]
-    url: str
+    url: Captured
     direction: Literal["in", "out"] | None = None
-    data: str | None = None
+    data: Captured | None = None
     size: int | None = None
     sampled: Sampling | None = None
     """Set when the page kept only one message in ``every`` of a chatty socket."""
     code: int | None = None
-    reason: str | None = None
+    reason: Captured | None = None
 
     def search_text(self) -> str:
         return f"{self.data or ''} {self.reason or ''}"
@@ -211,15 +212,15 @@ class WebSocketEvent(TelemetryEvent):
     def where(self, page_url: str) -> str:
         return self.url
 
-    def line(self, *, include_bodies: bool = False) -> str:
+    def line(self, *, include_bodies: bool = False) -> Captured:
         arrow = {"in": "←", "out": "→"}.get(self.direction or "", "·")
         detail = self.data or (f"code {self.code} {self.reason or ''}".strip() if self.event == "close" else "")
         sampled = f" (1 in {self.sampled.every})" if self.sampled else ""
-        return f"ws {self.connection_id} {self.event} {arrow} {detail}{sampled}".rstrip()
+        return Captured(f"ws {self.connection_id} {self.event} {arrow} {detail}{sampled}".rstrip())
 
-    def summary(self) -> tuple[str, str]:
+    def summary(self) -> tuple[str, Captured]:
         shown = self.url if self.event == "open" else (self.data or "")
-        return "websocket", f"{self.event} {self.connection_id} {shown}".strip()
+        return "websocket", Captured(f"{self.event} {self.connection_id} {shown}".strip())
 
     def shrink(self, budget: int) -> Self:
         return self.model_copy(update={"data": cut(self.data, budget * 2)})
@@ -228,12 +229,12 @@ class WebSocketEvent(TelemetryEvent):
 class ActionEvent(TelemetryEvent):
     kind: Literal["action"] = "action"
     action: Literal["click", "input", "change", "submit", "keydown", "navigate", "route"]
-    url: str
+    url: Captured
     selectors: Selectors = Field(default_factory=lambda: Selectors())
-    value: str | None = None
+    value: Captured | None = None
     """Already redacted by the page for password and card fields."""
-    key: str | None = None
-    tag: str | None = None
+    key: Captured | None = None
+    tag: Captured | None = None
 
     def search_text(self) -> str:
         s = self.selectors
@@ -242,18 +243,18 @@ class ActionEvent(TelemetryEvent):
     def where(self, page_url: str) -> str:
         return self.url
 
-    def line(self, *, include_bodies: bool = False) -> str:
+    def line(self, *, include_bodies: bool = False) -> Captured:
         target = self.selectors.describe()
         value = f" = {self.value!r}" if self.value is not None else ""
         key = f" key {self.key}" if self.key else ""
-        return f"{self.action} {target or self.url}{value}{key}"
+        return Captured(f"{self.action} {target or self.url}{value}{key}")
 
-    def summary(self) -> tuple[str, str]:
+    def summary(self) -> tuple[str, Captured]:
         if self.action in ("navigate", "route"):
-            return "action", f"{self.action} to {self.url}"
+            return "action", Captured(f"{self.action} to {self.url}")
         value = f" = {self.value!r}" if self.value is not None and self.action in ("input", "change") else ""
         key = f" {self.key}" if self.key else ""
-        return "action", f"{self.action}{key} {self.selectors.describe()}{value}"
+        return "action", Captured(f"{self.action}{key} {self.selectors.describe()}{value}")
 
     def secret_hints(self) -> str:
         s = self.selectors
@@ -277,7 +278,7 @@ class LongTaskEvent(TelemetryEvent):
 class NavigationEvent(TelemetryEvent):
     kind: Literal["navigation"] = "navigation"
     load_id: str
-    url: str
+    url: Captured
     nav_type: Literal["load", "reload", "back_forward", "spa"]
 
     @property
@@ -285,8 +286,8 @@ class NavigationEvent(TelemetryEvent):
         """A full page load starts a new "current page load"; an SPA route change does not."""
         return self.nav_type != "spa"
 
-    def summary(self) -> tuple[str, str]:
-        return "navigation", f"{self.nav_type} {self.url}"
+    def summary(self) -> tuple[str, Captured]:
+        return "navigation", Captured(f"{self.nav_type} {self.url}")
 
 
 Event = Annotated[

@@ -51,9 +51,9 @@ from .lru import IdentityMemo
 from .registry import CategoryEntry, Registry, SourceKey, Tab, ToolEntry
 from .scoping import PolicyCheck
 from .tools import PROFILE_BUILTINS, builtin_tool
-from .trust.gate import PageSource, TextGate, definition_text, definition_tree
+from .trust.gate import PageSource, TextGate, definition_schema, definition_text
 from .trust.settings import TrustSettings
-from .trust.text import Shown
+from .trust.text import Listed, PageJson, Shown, ShownTree, listed_definition
 from .wording import one_line
 
 __all__ = [
@@ -76,12 +76,11 @@ __all__ = [
     "summary",
 ]
 
-_SHOWN_SCHEMAS: IdentityMemo[dict[str, Any], dict[str, Any]] = IdentityMemo(definition_tree, 8192)
-"""A tool's schemas as listed (:func:`definition_tree`), per schema object: a listing rebuilt after
+_SHOWN_SCHEMAS: IdentityMemo[PageJson, ShownTree] = IdentityMemo(definition_schema, 8192)
+"""A tool's schemas as listed (:func:`definition_schema`), per schema object: a listing rebuilt after
 a change costs a lookup per unchanged tool, not a walk."""
 
-
-def _shown_schema(schema: dict[str, Any]) -> dict[str, Any]:
+def _shown_schema(schema: PageJson) -> ShownTree:
     return _SHOWN_SCHEMAS.get(schema)
 
 
@@ -89,8 +88,14 @@ def _described(origin: str, text: Shown) -> Shown:
     return Shown(f"[{origin}] {text}") if origin else text
 
 
+def _headed(head: str, text: Shown, tail: str = "") -> Shown:
+    """A checked text between the bridge's words (a category's marker, its member names)."""
+    return Shown(f"{head} {text}{tail}".rstrip())
+
+
 def _signature(entry: ToolEntry) -> str:
-    schema = entry.tool.input_schema
+    # the schema as listed: its property names and enum values are the page's words too
+    schema = _shown_schema(entry.tool.input_schema)
     props = schema.get("properties") or {}
     required = set(schema.get("required") or [])
     parts = []
@@ -115,7 +120,7 @@ class Disclosure:
         usage_core: Callable[[], set[tuple[str, str]]] | None = None,
         extra_tools: Callable[[ClientView], list[dict[str, Any]]] | None = None,
         extra_key: Callable[[ClientView], Hashable] | None = None,
-        definition_hook: Callable[[ToolEntry, dict[str, Any]], None] | None = None,
+        definition_hook: Callable[[ToolEntry, Listed], None] | None = None,
         hook_version: Callable[[], int] | None = None,
     ) -> None:
         self.registry = registry
@@ -158,7 +163,7 @@ class Disclosure:
 
     # -- single definitions ---------------------------------------------------------------
 
-    def tool_definition(self, entry: ToolEntry) -> dict[str, Any]:
+    def tool_definition(self, entry: ToolEntry) -> Listed:
         tool = entry.tool
         meta: dict[str, Any] = {META_SOURCE: entry.tab.source_meta(), META_PAGE_NAME: tool.name}
         if entry.category is not None:
@@ -176,26 +181,22 @@ class Disclosure:
         webmcp = {k: tool.annotations[k] for k in _WEBMCP_ANNOTATIONS if k in tool.annotations}
         if webmcp:
             meta[META_WEBMCP_ANNOTATIONS] = webmcp
-        out: dict[str, Any] = {
-            "name": entry.public_name,
-            "description": _described(entry.tab.origin, definition_text(tool.description)),
-            "inputSchema": _shown_schema(tool.input_schema),
-            "_meta": meta,
-        }
-        if tool.output_schema is not None:
-            out["outputSchema"] = _shown_schema(tool.output_schema)
-        if tool.title:
-            out["title"] = definition_text(tool.title)
-        ann = _tool_annotations(entry)
-        if ann:
-            out["annotations"] = ann
+        out = listed_definition(
+            entry.public_name,
+            _described(entry.tab.origin, definition_text(tool.description)),
+            _shown_schema(tool.input_schema),
+            meta=meta,
+            output_schema=_shown_schema(tool.output_schema) if tool.output_schema is not None else None,
+            title=definition_text(tool.title) if tool.title else None,
+            annotations=_tool_annotations(entry),
+        )
         if self.definition_hook is not None:
             self.definition_hook(entry, out)
         return out
 
     def category_definition(
         self, entry: CategoryEntry, members: tuple[ToolEntry, ...], *, full: bool = False
-    ) -> dict[str, Any]:
+    ) -> Listed:
         """A category as one tool: the compact listing entry, or (``full``) what describe_tools gives.
 
         The listing entry is what the agent chooses by: its name, and a description that opens
@@ -213,26 +214,25 @@ class Disclosure:
         names = [m.public_name for m in members]
         marker = category_marker(entry.tab.origin, len(names))
         if not full:
-            return {
-                "name": entry.public_name,
-                "description": f"{marker} {definition_text(summary(entry.category.description))}".rstrip(),
-                "inputSchema": {"type": "object"},
-                "annotations": {"readOnlyHint": True},
-            }
+            return listed_definition(
+                entry.public_name,
+                _headed(marker, definition_text(summary(entry.category.description))),
+                ShownTree({"type": "object"}),  # the bridge's own schema
+                annotations={"readOnlyHint": True},
+            )
         purpose = definition_text(entry.category.description.rstrip().rstrip("."))
-        text = f"{marker} {purpose}. Tools: {', '.join(names)}."
-        return {
-            "name": entry.public_name,
-            "title": f"{entry.category.name} (category)",
-            "description": text,
-            "inputSchema": {"type": "object", "properties": {}, "additionalProperties": False},
-            "annotations": {"readOnlyHint": True},
-            "_meta": {
+        return listed_definition(
+            entry.public_name,
+            _headed(marker, purpose, f". Tools: {', '.join(names)}."),
+            ShownTree({"type": "object", "properties": {}, "additionalProperties": False}),
+            title=definition_text(f"{entry.category.name} (category)"),
+            annotations={"readOnlyHint": True},
+            meta={
                 META_SOURCE: entry.tab.source_meta(),
                 META_PAGE_NAME: entry.category.name,
                 META_CATEGORY: {"isCategory": True, "toolCount": len(names), "tools": names},
             },
-        }
+        )
 
     # -- listings -------------------------------------------------------------------------
 
@@ -315,7 +315,7 @@ class Disclosure:
 
     def document_part(
         self, doc: Tab, view: ClientView, profile: Profile, *, core: frozenset[tuple[str, str]] | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[Listed]:
         """One document's share of a listing, in listing order (a listing is :meth:`builtins`,
         then the extra tools, then every document's part in :meth:`Registry.documents` order).
 
@@ -324,7 +324,7 @@ class Disclosure:
         document and, in ``hybrid``, ``core`` (:meth:`core_set`): what
         :class:`tabmcp.core.listing_json.ListingRenderer` keys its cached bytes on.
         """
-        out: list[dict[str, Any]] = []
+        out: list[Listed] = []
         if profile == "meta":
             return out
         entries = self.registry.document_entries(doc.key)
@@ -354,14 +354,14 @@ class Disclosure:
         """
         members = self.visible_members(entry)
         tools = [
-            {
-                "name": m.public_name,
-                "description": definition_text(m.tool.description),
-                "inputSchema": _shown_schema(m.tool.input_schema),
-                **({"outputSchema": _shown_schema(m.tool.output_schema)} if m.tool.output_schema is not None else {}),
-                **({"title": definition_text(m.tool.title)} if m.tool.title else {}),
-                **({"annotations": a} if (a := _tool_annotations(m)) else {}),
-            }
+            listed_definition(
+                m.public_name,
+                definition_text(m.tool.description),
+                _shown_schema(m.tool.input_schema),
+                output_schema=_shown_schema(m.tool.output_schema) if m.tool.output_schema is not None else None,
+                title=definition_text(m.tool.title) if m.tool.title else None,
+                annotations=_tool_annotations(m),
+            )
             for m in members
         ]
         # the tab is named by its origin and id, never its title: the title is the page's text

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from .registry import SourceKey, ToolEntry
 from .telemetry import ExposureState
 from .trust.gate import definition_text
+from .trust.text import ListedAnnotations
 
 __all__ = [
     "META_CATEGORY",
@@ -52,7 +53,6 @@ META_REVISION = "tabmcp/revision"
 notification whose revision is at least a listing's reports a state at least that new."""
 META_EXPANDED = "tabmcp/expanded"
 """On a list-changed notification sent to one client: the category it opened."""
-_MCP_ANNOTATIONS = ("title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _SUMMARY_LIMIT = 300
 """Characters of a category's description shown in a listing (describe_tools shows it all)."""
 _MARKER = re.compile(r"^\[(?:(?P<origin>\S+); )?category, (?P<count>\d+) tools?\](?: |$)")
@@ -103,7 +103,7 @@ def read_category_marker(description: str) -> tuple[str, int] | None:
     return (match["origin"] or "", int(match["count"])) if match else None
 
 
-def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
+def _tool_annotations(entry: ToolEntry) -> ListedAnnotations:
     """MCP ToolAnnotations from the page's: the MCP ones as they are, WebMCP's mapped where they correspond.
 
     ``consequentialHint`` (effects in the world) implies the tool is not read-only;
@@ -111,9 +111,17 @@ def _tool_annotations(entry: ToolEntry) -> dict[str, Any]:
     ``debugging``, also travel as they are in ``_meta["tabmcp/annotations"]``.
     """
     page = entry.tool.annotations
-    ann: dict[str, Any] = {k: page[k] for k in _MCP_ANNOTATIONS if k in page}
-    if isinstance(ann.get("title"), str):
-        ann["title"] = definition_text(ann["title"])
+    ann: ListedAnnotations = {}
+    if "title" in page:  # checked text; a number as it is (pages' hints are yes or no: PageTool)
+        ann["title"] = definition_text(page["title"]) if isinstance(page["title"], str) else page["title"]
+    if "readOnlyHint" in page:
+        ann["readOnlyHint"] = page["readOnlyHint"]
+    if "destructiveHint" in page:
+        ann["destructiveHint"] = page["destructiveHint"]
+    if "idempotentHint" in page:
+        ann["idempotentHint"] = page["idempotentHint"]
+    if "openWorldHint" in page:
+        ann["openWorldHint"] = page["openWorldHint"]
     if entry.tool.page_form:
         # It submits a form: never read-only, and it may destroy (MCP's default when unsaid).
         return {"readOnlyHint": False, "openWorldHint": True}

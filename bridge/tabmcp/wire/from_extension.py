@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
 from ..capture.kinds import WireEvent
-from ..core.trust.text import PageJson, PageValue
+from ..core.trust.text import Captured, PageJson, PageValue
 from ..errors import MalformedMessage, UnknownMessageType
 from .base import MAX_TRACE_STAMPS, ErrorBody, TraceStamp, WireModel
 from .snapshots import MAX_TAB_ID, TabSnapshot
@@ -154,7 +154,7 @@ class Telemetry(WireModel):
     origin: str | None = None
     """The document's origin by Chrome's word (its port's ``sender.origin``), never the page's:
     the bridge holds the events' own URLs to it."""
-    url: str = ""
+    url: Captured = Captured("")
     """Where the tab is as the batch leaves it: the page's claim only when of ``origin``."""
     page_reported: bool = False
     """Posted by the page's own scripts on the window, not by the extension's capture (which has

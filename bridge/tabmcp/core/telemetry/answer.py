@@ -9,13 +9,13 @@ explain itself, not to fail.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..trust.text import PageJson
+from ..trust.text import Captured, PageJson
 from .errors import InvalidTelemetryArguments
 
 __all__ = ["ToolAnswer", "fmt_time", "iso_time", "parse_args"]
@@ -23,9 +23,14 @@ __all__ = ["ToolAnswer", "fmt_time", "iso_time", "parse_args"]
 M = TypeVar("M", bound=BaseModel)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ToolAnswer:
     """A telemetry tool's answer.
+
+    Built of what pages captured, so its parts are page text: ``text`` is :data:`Captured` and
+    ``data`` :data:`PageJson`, whatever the builder passed, and the escapes past the gate
+    (``ours``, ``listed``, ``our_result``, ``shown_result``'s structured part) refuse both under
+    strict mypy. The way to the agent is :meth:`to_call_result`, then the gate.
 
     Attributes:
         text: what the agent reads.
@@ -33,9 +38,14 @@ class ToolAnswer:
         empty: the mode had no data in the requested scope (the text says what to try).
     """
 
-    text: str
-    data: dict[str, Any] = field(default_factory=dict)
-    empty: bool = False
+    text: Captured
+    data: PageJson
+    empty: bool
+
+    def __init__(self, text: str, data: dict[str, Any] | None = None, empty: bool = False) -> None:
+        object.__setattr__(self, "text", Captured(text))
+        object.__setattr__(self, "data", PageJson({} if data is None else data))
+        object.__setattr__(self, "empty", empty)
 
     def to_call_result(self) -> PageJson:
         """The MCP ``CallToolResult`` body (never ``isError``: errors are raised instead). Built of

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ...capture.kinds import EVICTION_ORDER, BufferKind, buffer_kind_of
+from ..trust.text import Captured
 from .models import Event
 from .settings import BufferLimits
 
@@ -54,7 +55,7 @@ class Entry:
     tab_id: int
     load_id: str | None
     """The page load the event belongs to (``None`` before the first navigation seen)."""
-    page_url: str
+    page_url: Captured
     """The tab's URL when the batch carrying the event arrived."""
     event: Event
     size: int

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from ..trust.text import Captured
 from .models import WebSocketEvent
 
 __all__ = ["ConnectionState", "ConnectionTable"]
@@ -22,14 +23,14 @@ State = Literal["open", "closed", "error"]
 @dataclass(slots=True)
 class ConnectionState:
     tab_id: int
-    connection_id: str
-    url: str
+    connection_id: Captured
+    url: Captured
     load_id: str | None
     state: State = "open"
     opened_at: float | None = None
     closed_at: float | None = None
     code: int | None = None
-    reason: str | None = None
+    reason: Captured | None = None
     messages_in: int = 0
     messages_out: int = 0
     bytes_in: int = 0

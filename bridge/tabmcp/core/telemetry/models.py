@@ -31,6 +31,7 @@ from ...capture.kinds import (
     parse_event,
 )
 from ...protocol import Telemetry
+from ..trust.text import Captured
 
 __all__ = [
     "EVENT_KINDS",
@@ -68,5 +69,5 @@ class TelemetryBatch(Telemetry):
     tab's title."""
 
     type: Literal["telemetry"] = "telemetry"
-    title: str | None = None
+    title: Captured | None = None
     """Not sent by the current extension; accepted so a later one can send it."""

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 from ...capture.kinds import KINDS, BufferKind, kind_of
 from ...protocol import Telemetry
 from ..registry import origin_of
+from ..trust.text import Captured
 from .api_schemas import ApiSchemas
 from .availability import Signature, signature
 from .buffers import DropReason, Entry, TelemetryBuffers, buffer_kind_of
@@ -62,8 +63,8 @@ class TabState:
     """What the core knows about a tab (``observe(page)`` adds the extension's live answer)."""
 
     tab_id: int
-    url: str = ""
-    title: str | None = None
+    url: Captured = Captured("")  # noqa: RUF009  # a NewType: the string itself
+    title: Captured | None = None
     document_id: str | None = None
     load_id: str | None = None
     load_started_at: float | None = None
@@ -208,9 +209,9 @@ class TelemetryState:
         """Record what the registry knows about a tab (the telemetry batches carry no title)."""
         state = self._tabs.setdefault(tab_id, TabState(tab_id))
         if url is not None:
-            state.url = self.redactor.url(url)
+            state.url = Captured(self.redactor.url(url))
         if title is not None:
-            state.title = title
+            state.title = Captured(title)
 
     def forget_tab(self, tab_id: int) -> None:
         """Drop everything about a tab (the bridge decides when: tab closed, user request)."""
@@ -244,7 +245,8 @@ class TelemetryState:
         self.current_tab_id = batch.tab_id
         if batch.title:
             tab.title = batch.title
-        batch_url = self.redactor.url(batch.url) if batch.url and self._where_the_tab_is(batch, batch.url) else ""
+        batch_url = Captured(
+            self.redactor.url(batch.url) if batch.url and self._where_the_tab_is(batch, batch.url) else "")
         # Events before a navigation in this batch happened where the previous batch left
         # the tab; the batch's own URL is where the tab is as it leaves the page.
         page_url = tab.url or batch_url
@@ -343,7 +345,7 @@ class TelemetryState:
             where = ".".join(str(p) for p in first["loc"]) or "(root)"
             raise MalformedBatch(f"bad telemetry batch at {where}: {first['msg']}") from exc
 
-    def _keep(self, tab: TabState, event: Event, page_url: str) -> bool:
+    def _keep(self, tab: TabState, event: Event, page_url: Captured) -> bool:
         """Buffer one redacted event (and feed the derived tables); False if too large."""
         kind = _kind_of(event)
         fitted = _fit(event, self._settings.max_event_bytes)

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..injection import decode_tag_text, scan_result_text
 from .settings import TrustSettings
-from .text import Shown
+from .text import PageJson, Shown, ShownTree
 
 __all__ = [
     "CUT_MARKER",
@@ -50,6 +50,7 @@ __all__ = [
     "PageSource",
     "TextGate",
     "decode_variation_text",
+    "definition_schema",
     "definition_text",
     "definition_tree",
     "for_person",
@@ -215,6 +216,11 @@ def definition_text(text: str) -> Shown:
     ``policy.quarantine_suspicious``); the listing says whose it is (``[origin]``)."""
     text = strip_hidden(text)
     return Shown(_FORGED_FRAME_RE.sub(r"‹\1", text) if "«" in text else text)
+
+
+def definition_schema(schema: PageJson) -> ShownTree:
+    """A checked definition's schema as listed (:func:`definition_tree`)."""
+    return ShownTree(definition_tree(schema))
 
 
 def for_person(text: str) -> Shown:

@@ -21,12 +21,12 @@ from ..lru import LRU
 from ..registry import ToolEntry
 from ..scoping import Decision
 from ..stores import FlagTable, PinTable
-from .gate import CUT_MARKER, PageSource, TextGate
+from .gate import CUT_MARKER, PageSource, TextGate, definition_text
 from .lockdown import Lockdown
 from .pins import PinLimits, Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
-from .text import PageJson, Shown, ShownResult
+from .text import Listed, PageJson, Shown, ShownResult
 
 __all__ = ["CHANGED_PREFIX", "ERROR_CHARS", "META_PIN", "TrustGuard"]
 
@@ -89,13 +89,14 @@ class TrustGuard:
         self._observed[key] = (tool, state)
         return state
 
-    def mark_definition(self, entry: ToolEntry, definition: dict[str, Any]) -> None:
-        """Mark a listed definition that changed since it was pinned."""
+    def mark_definition(self, entry: ToolEntry, definition: Listed) -> None:
+        """Mark a listed definition that changed since it was pinned (its diff is of the page's
+        definitions: cleaned as their listed text is)."""
         state = self.observe(entry)
         if state.changed:
             definition["description"] = CHANGED_PREFIX + str(definition.get("description", ""))
             meta = definition.setdefault("_meta", {})
-            meta[META_PIN] = {"status": "changed", "diff": state.diff}
+            meta[META_PIN] = {"status": "changed", "diff": definition_text(state.diff)}
 
     @property
     def version(self) -> int:

@@ -11,6 +11,18 @@ page string handed to them past the gate (as Trusted Types make ``innerHTML`` ta
 ``PageText`` is a ``str``, so the rest of the bridge (search, pins, routing) reads it as text;
 what it cannot do is become :data:`Shown` without the gate.
 
+What telemetry captured (console output, errors, URLs, bodies, an element's names) is
+:data:`Captured`: a ``NewType``, so ingest makes no object per string. The escapes that call text
+the agent's without the gate (:func:`ours`, :func:`listed`, :func:`our_result`, the structured part
+of :func:`shown_result`) refuse page text by an overload marked deprecated, which strict mypy (with
+``enable_error_code = ["deprecated"]``) reports as an error; :func:`ours` also checks at run time.
+
+A page tool's or category's entry in a listing (tools/list, ``describe_tools``, an opened
+category) is :data:`Listed`, which only :func:`listed_definition` makes, from :data:`Shown` texts
+(:func:`tabmcp.core.trust.gate.definition_text`) and :data:`ShownTree` schemas
+(:func:`tabmcp.core.trust.gate.definition_schema`): the definition check's reading of what the
+registry holds, never the page's own dicts.
+
 Page values that are not one string (a call's result, a page query's answer, an error's details,
 a telemetry answer built of captured events) are :data:`PageJson` / :data:`PageValue`, and what
 the agent receives as a tool's answer is :data:`ShownResult`, which only the gate
@@ -21,18 +33,24 @@ or :func:`shown_result` (from :data:`Shown` texts) makes. Both are ``NewType`` t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NewType
+from typing import Any, NewType, TypedDict, overload
 
 from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
+from typing_extensions import deprecated
 
 __all__ = [
+    "Captured",
+    "Listed",
+    "ListedAnnotations",
     "PageJson",
     "PageText",
     "PageValue",
     "Shown",
     "ShownResult",
+    "ShownTree",
     "listed",
+    "listed_definition",
     "our_result",
     "ours",
     "page_strings",
@@ -50,16 +68,34 @@ class PageText(str):
         return core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
 
 
+Captured = NewType("Captured", str)
+"""A string telemetry captured from a page (a console argument, an error's message and stack, a URL,
+a header, a body, an element's name, label or text, a title): page text, read back into answers
+that reach the agent only through the gate (:func:`tabmcp.core.tools.telemetry_tools.as_telemetry`).
+A ``NewType`` rather than :class:`PageText`: ingest makes no object per string."""
+
 Shown = NewType("Shown", str)
 """Text the agent or the person may be shown: made by the gate, or written by the bridge (:func:`ours`)."""
 
+_PAST_THE_GATE = "page text reaches the agent only through the gate"
 
+
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def ours(text: PageText | Captured) -> Shown: ...
+@overload
+def ours(text: str) -> Shown: ...
 def ours(text: str) -> Shown:
     """Text the bridge itself wrote (never a page's): shown as it is."""
-    assert not isinstance(text, PageText), "page text reaches the agent only through the gate"
+    assert not isinstance(text, PageText), _PAST_THE_GATE
     return Shown(text)
 
 
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def listed(text: PageText | Captured) -> Shown: ...
+@overload
+def listed(text: str) -> Shown: ...
 def listed(text: str) -> Shown:
     """Text built of checked definitions (their titles, descriptions and schemas as the
     definition check read them and :func:`tabmcp.core.trust.gate.definition_text` cleaned them)
@@ -81,6 +117,63 @@ ShownResult = NewType("ShownResult", dict[str, Any])
 the call path return it, so a page value handed to the agent past the gate fails strict mypy."""
 
 
+ShownTree = NewType("ShownTree", dict[str, Any])
+"""A page-written schema as a listing shows it: made by
+:func:`tabmcp.core.trust.gate.definition_schema` from a checked definition's :data:`PageJson`."""
+
+Listed = NewType("Listed", dict[str, Any])
+"""One page tool's or category's definition as the agent is shown it: made only by
+:func:`listed_definition`, so a listing builder that puts a page's own field in it fails strict mypy."""
+
+
+class ListedAnnotations(TypedDict, total=False):
+    """MCP tool annotations as listed: the title checked text, the hints yes or no."""
+
+    title: Shown
+    readOnlyHint: bool
+    destructiveHint: bool
+    idempotentHint: bool
+    openWorldHint: bool
+
+
+def listed_definition(
+    name: str,
+    description: Shown,
+    input_schema: ShownTree,
+    *,
+    meta: dict[str, Any] | None = None,
+    output_schema: ShownTree | None = None,
+    title: Shown | None = None,
+    annotations: ListedAnnotations | None = None,
+) -> Listed:
+    """A listing entry of checked texts and schemas (``name``: the public name, an identifier the
+    registry gave; ``meta``: the bridge's ``_meta``, whose page parts are checked text too)."""
+    out: dict[str, Any] = {"name": name, "description": description, "inputSchema": input_schema}
+    if meta is not None:
+        out["_meta"] = meta
+    if output_schema is not None:
+        out["outputSchema"] = output_schema
+    if title is not None:
+        out["title"] = title
+    if annotations:
+        out["annotations"] = annotations
+    return Listed(out)
+
+
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def shown_result(
+    texts: list[Shown], structured: PageJson, *, meta: dict[str, Any] | None = None
+) -> ShownResult: ...
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def shown_result(
+    texts: list[Shown], structured: dict[str, Any] | None = None, *, meta: PageJson
+) -> ShownResult: ...
+@overload
+def shown_result(
+    texts: list[Shown], structured: dict[str, Any] | None = None, *, meta: dict[str, Any] | None = None
+) -> ShownResult: ...
 def shown_result(
     texts: list[Shown], structured: dict[str, Any] | None = None, *, meta: dict[str, Any] | None = None
 ) -> ShownResult:
@@ -93,6 +186,11 @@ def shown_result(
     return ShownResult(out)
 
 
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def our_result(result: PageJson) -> ShownResult: ...
+@overload
+def our_result(result: dict[str, Any]) -> ShownResult: ...
 def our_result(result: dict[str, Any]) -> ShownResult:
     """An answer the bridge wrote itself, with no page text in it (``input_required``)."""
     return ShownResult(result)

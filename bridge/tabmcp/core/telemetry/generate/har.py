@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from .... import __version__ as _bridge_version
+from ...trust.text import Captured
 from ..answer import iso_time
 from ..buffers import BufferKind, Entry
 from ..models import NavigationEvent, NetworkEvent, VitalsEvent, header_value
@@ -27,7 +28,7 @@ HAR_COMMENT = (
 )
 
 
-def _pairs(mapping: dict[str, str]) -> list[dict[str, str]]:
+def _pairs(mapping: dict[Captured, Captured]) -> list[dict[str, str]]:
     return [{"name": k, "value": v} for k, v in mapping.items()]
 
 
