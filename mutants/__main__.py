@@ -207,8 +207,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "category-lists-members",
         "every listed category repeats its member names (the listing grows with the tools again)",
         "bridge/tabmcp/core/disclosure.py",
-        '"description": f"{marker} {definition_text(summary(entry.category.description))}".rstrip(),',
-        '"description": f"{marker} {definition_text(summary(entry.category.description))} Tools: {\', \'.join(names)}.",',
+        "                _headed(marker, definition_text(summary(entry.category.description))),",
+        "                _headed(marker, definition_text(summary(entry.category.description)), f\". Tools: {', '.join(names)}.\"),",
         ("bridge/tests/test_disclosure_budget.py",),
     ),
     Mutation(
@@ -1439,8 +1439,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "output-schema-not-listed",
         "a page tool's outputSchema never reaches the MCP tool",
         "bridge/tabmcp/core/disclosure.py",
-        '            out["outputSchema"] = _shown_schema(tool.output_schema)',
-        "            pass",
+        "            output_schema=_shown_schema(tool.output_schema) if tool.output_schema is not None else None,",
+        "            output_schema=None,",
         ("bridge/tests/test_output_schema.py", "-k", "sdk_client"),
     ),
     Mutation(
@@ -1713,8 +1713,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "listed-schema-keeps-hidden",
         "a listed tool's schemas keep the page's hidden characters",
         "bridge/tabmcp/core/disclosure.py",
-        '            "inputSchema": _shown_schema(tool.input_schema),',
-        '            "inputSchema": tool.input_schema,',
+        "            _shown_schema(tool.input_schema),",
+        "            ShownTree(tool.input_schema),",
         ("bridge/tests/test_page_text.py", "-k", "marker"),
     ),
     Mutation(
