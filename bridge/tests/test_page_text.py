@@ -137,7 +137,8 @@ async def test_a_refused_call_names_the_rule_never_the_pages_words():
         entry = core.registry.resolve(name)
         assert entry is not None
         decision = core.policy_check.decide(entry)  # type: ignore[arg-type]
-        assert not decision.visible and "Ignore" not in (decision.reason or ""), decision
+        reason = (decision.reason or "").lower()  # the scanner's findings quote the page folded to lower case
+        assert not decision.visible and "ignore" not in reason and "previous instructions" not in reason, decision
 
 
 # -- (b) every field of a definition is checked ------------------------------------------------
