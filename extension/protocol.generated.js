@@ -396,7 +396,7 @@
  * @property {string} [browser] The browser's user agent (``tabmcp pair --list`` names the pairing with it).
  * @property {string} [brand] The browser's brand and major version from ``navigator.userAgentData`` ("Chromium 156", "Google Chrome 156"): every Chromium-based browser's user agent says "Chrome".
  * @property {string} [browserName] ``chromium`` or ``firefox``: what ``_meta["tabmcp/source"]["browser"]`` says of this link's tabs.
- * @property {string} [profileId] Random, made once per browser profile and kept in the extension's storage: links with the same one are the same browser (a newer one replaces the older); another profile is another browser, linked beside it (``tabmcp.core.browsers``).
+ * @property {string} [profileId] Random, made once per browser profile: links with the same one are the same browser (``tabmcp.core.browsers``).
  * @property {string} [instanceId] Random per service-worker start: tells a reconnect from a restart in the logs.
  * @property {string} [token] ``server.extension_token``, when the person set one (a pre-shared secret instead of pairing).
  * @property {PairingCredential} [pairing] The pairing the person confirmed once (``tabmcp pair``); without it (or ``token``) the link gets nothing but the pairing ceremony.
@@ -410,7 +410,7 @@
  */
 
 /**
- * The full state of every tab; replaces whatever the bridge knew (sent after each connect). A sync too large for one frame comes in parts: each but the last says ``more``; the tabs of all of them together are the full state, applied when the last arrives.
+ * The full state of every tab; replaces whatever the bridge knew (sent after each connect). A sync too large for one frame comes in parts, applied when the last arrives.
  * @typedef {object} TabsSync
  * @property {'tabs.sync'} type
  * @property {Array<TabSnapshot>} tabs
@@ -520,7 +520,7 @@
  */
 
 /**
- * The person flipped a switch in the popup; answered by ``panel.state`` (the state after it). ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile), ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin`` (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept`` (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown), ``unbind`` (``origin`` + ``secret``: that secret name no longer goes to that site; names only, never a value). Only the extension link can send it: no MCP tool changes these.
+ * The person flipped a switch in the popup (actions in docs/protocol.md); answered by ``panel.state``. Only the extension link can send it: no MCP tool changes these.
  * @typedef {object} ControlSet
  * @property {'control.set'} type
  * @property {string} requestId
