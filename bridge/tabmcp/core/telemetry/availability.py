@@ -140,11 +140,8 @@ def available_modes(counts: DataCounts) -> dict[str, tuple[str, ...]]:
 
 
 def visible_tools(*, dynamic: bool, observed: bool, exposure_enabled: bool) -> frozenset[str]:
-    """Telemetry tools a client may see, before data filtering.
-
-    Progressive disclosure hides analyze/generate/configure until the first observe, but only
-    where tools/list may change as a side effect of a request (``dynamic``, pre-2026-07-28).
-    """
+    """Telemetry tools a client may see, before data filtering (progressive disclosure applies
+    only where ``dynamic``)."""
     if exposure_enabled and dynamic and not observed:
         return _BEFORE_FIRST_OBSERVE
     return frozenset(TELEMETRY_TOOLS)
