@@ -173,7 +173,7 @@
  */
 
 /**
- * A child frame's document, reported only when the top page allows its origin to offer tools. The extension decides that (the frame is same-origin with the top page, or the top page's ``<iframe allow="tools ...">`` names its origin); ``origin`` comes from Chrome, not the frame.
+ * A child frame's document, reported only when the top page allows its origin to offer tools (same origin, or ``<iframe allow="tools ...">``); ``origin`` comes from Chrome, not the frame.
  * @typedef {object} FrameSnapshot
  * @property {number} frameId
  * @property {string} [documentId]
@@ -186,14 +186,14 @@
  */
 
 /**
- * A page's ordinary forms described as tools by the extension's page script, sent only for origins whose forms-as-tools switch the bridge said is on (``forms.policy``). ``origin`` is Chrome's word for the page's origin (its port's ``sender.origin``), not the page's; the bridge decides on it again (``core/page_forms.py``). ``tools`` stay raw, like ``tools``.
+ * A page's ordinary forms described as tools, sent only for origins with forms-as-tools on; ``origin`` is Chrome's word, and the bridge decides on it again (``core/page_forms.py``).
  * @typedef {object} PageForms
  * @property {string} [origin]
  * @property {Array<*>} [tools]
  */
 
 /**
- * Everything the bridge needs to know about one tab's top-level document. ``tools`` and ``categories`` stay raw dicts here: the registry validates each one on its own so that a single bad tool is rejected without losing the rest of the tab.
+ * Everything the bridge needs to know about one tab's top-level document; ``tools`` and ``categories`` stay raw so the registry rejects a bad tool alone, not the tab.
  * @typedef {object} TabSnapshot
  * @property {number} tabId
  * @property {number} [windowId]
@@ -396,7 +396,7 @@
  * @property {string} [browser] The browser's user agent (``tabmcp pair --list`` names the pairing with it).
  * @property {string} [brand] The browser's brand and major version from ``navigator.userAgentData`` ("Chromium 156", "Google Chrome 156"): every Chromium-based browser's user agent says "Chrome".
  * @property {string} [browserName] ``chromium`` or ``firefox``: what ``_meta["tabmcp/source"]["browser"]`` says of this link's tabs.
- * @property {string} [profileId] Random, made once per browser profile and kept in the extension's storage: links with the same one are the same browser (a newer one replaces the older); another profile is another browser, linked beside it (``tabmcp.core.browsers``).
+ * @property {string} [profileId] Random, made once per browser profile: links with the same one are the same browser (``tabmcp.core.browsers``).
  * @property {string} [instanceId] Random per service-worker start: tells a reconnect from a restart in the logs.
  * @property {string} [token] ``server.extension_token``, when the person set one (a pre-shared secret instead of pairing).
  * @property {PairingCredential} [pairing] The pairing the person confirmed once (``tabmcp pair``); without it (or ``token``) the link gets nothing but the pairing ceremony.
@@ -410,7 +410,7 @@
  */
 
 /**
- * The full state of every tab; replaces whatever the bridge knew (sent after each connect). A sync too large for one frame comes in parts: each but the last says ``more``; the tabs of all of them together are the full state, applied when the last arrives.
+ * The full state of every tab; replaces whatever the bridge knew (sent after each connect). A sync too large for one frame comes in parts, applied when the last arrives.
  * @typedef {object} TabsSync
  * @property {'tabs.sync'} type
  * @property {Array<TabSnapshot>} tabs
@@ -520,7 +520,7 @@
  */
 
 /**
- * The person flipped a switch in the popup; answered by ``panel.state`` (the state after it). ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile), ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin`` (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept`` (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown), ``unbind`` (``origin`` + ``secret``: that secret name no longer goes to that site; names only, never a value). Only the extension link can send it: no MCP tool changes these.
+ * The person flipped a switch in the popup (actions in docs/protocol.md); answered by ``panel.state``. Only the extension link can send it: no MCP tool changes these.
  * @typedef {object} ControlSet
  * @property {'control.set'} type
  * @property {string} requestId
@@ -568,7 +568,7 @@
  */
 
 /**
- * The answer to a ``hello`` with no valid pairing: the link stays open for the pairing ceremony only (``pair.request``) and gets nothing else. ``reason``: ``unpaired`` (no pairing presented), ``unknown`` (a pairing this bridge does not hold: forgotten, or another bridge's), ``expired`` (the code ran out, or too many wrong codes were typed: ask again).
+ * The answer to a ``hello`` with no valid pairing: the link stays open for the pairing ceremony only (``pair.request``); ``reason`` is ``unpaired``, ``unknown`` or ``expired``.
  * @typedef {object} PairRequired
  * @property {'pair.required'} type
  * @property {'unpaired'|'unknown'|'expired'} reason
@@ -667,7 +667,7 @@
  */
 
 /**
- * Open a reachable site's URL for the agent: a background tab (never focused, the window never raised) in the agent tabs' group; answered by ``site.status`` messages. The tab rules travel with it: at most ``maxAgentTabs`` agent tabs (least recently used closed first), each closed after ``idleCloseMs`` without a call unless the person took it over.
+ * Open a reachable site's URL for the agent in a background tab of the agent group; answered by ``site.status``. The tab rules (``maxAgentTabs``, ``idleCloseMs``) travel with it.
  * @typedef {object} SiteOpen
  * @property {'site.open'} type
  * @property {string} requestId

@@ -1,18 +1,7 @@
-"""The wire protocol between the tabmcp extension and the bridge: one source of truth.
+"""The wire protocol between the tabmcp extension and the bridge: one source of truth (docs/protocol.md).
 
-Every frame is one JSON object with a ``type``. Field names are camelCase on the wire
-(they come from JavaScript) and snake_case in Python. ``docs/protocol.md`` describes the
-same messages for humans, and ``extension/protocol.js`` mirrors the names; bump
+The messages live in :mod:`tabmcp.wire`; this module is their index: import them from here. Bump
 :data:`PROTOCOL_VERSION` whenever a message or field changes meaning.
-
-A connection starts with the extension's ``hello``; the bridge answers ``welcome`` (or an
-``error`` with ``PROTOCOL_MISMATCH`` and closes). Either side may ``ping`` at any time.
-Tool snapshots are lenient about individual tools (a bad tool is rejected alone by the
-registry, with a named error), strict about the envelope.
-
-The messages live in :mod:`tabmcp.wire`, one module per direction (``from_extension``,
-``to_extension``, the tab ``snapshots`` they carry, the ``base`` they share); this module is their
-index: import them from here.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""What every telemetry event shares: the wire's base model and the parts kinds reuse.
-
-A capture kind's own model (and its record) is in :mod:`.kinds`; this module holds what no
-single kind owns: the camelCase wire base, the event base class with the defaults a kind's model
-overrides (how it reads in ``observe``, in a timeline, when it is too large), and the small
-shapes several kinds embed (a source location, an element's selectors).
+"""What every telemetry event shares: the wire base, the event base class whose defaults each kind's
+model (:mod:`.kinds`) overrides, and the small shapes several kinds embed.
 """
 
 from __future__ import annotations

@@ -1,19 +1,7 @@
-"""Capture kinds as data: one record per kind of event the page captures.
+"""Capture kinds as data: each kind's wire model (how it reads) and its :class:`CaptureKind` record
+in :data:`KINDS`, which the rest of the telemetry core and ``python -m tabmcp.protocol_js`` read.
 
-Each kind is its wire model (below, with how it reads: an ``observe`` line, a timeline summary,
-what ``contains`` and ``url`` search, how it shrinks when too large) and one :class:`CaptureKind`
-record in :data:`KINDS`: where it is kept (its buffer), how many entries a tab keeps (the
-``[telemetry.buffers]`` default and ceiling) and the page holds between two batches, its rank
-under the byte ceiling, the fields redaction rewrites and by which rule, and its ``observe`` mode.
-The rest of the telemetry core reads these records; ``python -m tabmcp.protocol_js`` writes the
-kinds and their page caps into ``extension/protocol.generated.js`` for the page's queue.
-
-Adding a kind (say IndexedDB writes) touches three files: this one (its model, a member of
-:class:`BufferKind`, of :data:`Event` and its record), the page script that captures it
-(``extension/page/<kind>.js``) and ``extension/manifest.json`` that injects that script; then
-``python -m tabmcp.protocol_js`` regenerates ``protocol.generated.js`` and docs/telemetry.md's tables.
-``bridge/tests/telemetry/test_kinds.py`` checks that every part of the core follows the records, and
-that the modules serving every kind name none; ``test_kind_recipe.py`` adds a kind in a scratch copy.
+Adding a kind: docs/telemetry.md ("Adding a kind touches three files").
 """
 
 from __future__ import annotations
@@ -141,11 +129,8 @@ class NetworkEvent(TelemetryEvent):
 
     @property
     def started_at(self) -> float:
-        """Epoch ms the request started.
-
-        ``startTime`` may come from ``performance.now()`` (relative to the page's time
-        origin) instead of the epoch; then completion time minus duration is the best guess.
-        """
+        """Epoch ms the request started (completion time minus duration when ``startTime`` was
+        relative to the page's time origin)."""
         if self.start_time > 1e11:
             return self.start_time
         return max(self.ts - self.duration, 0.0)

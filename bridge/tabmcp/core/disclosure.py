@@ -1,22 +1,9 @@
 """What an MCP client sees: the tools/list view, category answers, describe, introspect, context.
 
-Profiles (``disclosure.profile``):
-
-* ``passthrough`` — every page tool as registered, categories flattened (the baseline).
-* ``categories`` (default) — each page category is one tool; calling it returns its members.
-  Its listing entry is compact: name, ``[origin; category, N tools] purpose``, an empty schema
-  and the read-only hint; member names come from calling it, ``search_tools(category=…)`` or
-  ``describe_tools`` (see :meth:`Disclosure.category_definition`).
-  On connections whose protocol lets tools/list change after a call (before 2026-07-28),
-  the expanded members then join that client's tools/list.
-* ``meta`` — only the built-ins: introspect, search_tools, describe_tools, call_tool, context.
-* ``hybrid`` — core page tools listed directly, plus the meta built-ins. Core tools come from
-  ``disclosure.core_tools`` (globs) or, if unset, from tools the page marks ``core`` and the
-  most used tools (usage counts kept by the bridge).
-
-Every profile lists ``search_tools`` and ``call_tool``, so every allowed tool stays reachable
-by a client that never re-reads tools/list. Tools the page state or the user's policy rules
-out are never listed, searched or described (see :mod:`tabmcp.core.scoping`).
+The profiles (``disclosure.profile``) are described in docs/guide.md. Every profile lists
+``search_tools`` and ``call_tool``, so every allowed tool stays reachable by a client that never
+re-reads tools/list; tools the page state or policy rules out are never listed, searched or
+described (:mod:`tabmcp.core.scoping`).
 """
 
 from __future__ import annotations
@@ -199,17 +186,9 @@ class Disclosure:
     ) -> Listed:
         """A category as one tool: the compact listing entry, or (``full``) what describe_tools gives.
 
-        The listing entry is what the agent chooses by: its name, and a description that opens
-        with the bridge's bracket (site, "category", member count: :func:`category_marker`)
-        followed by the page's purpose. Nothing else is repeated per category: how to open a
-        category and run its tools is said once (server instructions, ``call_tool``), and the
-        member names, the page name and the source are one call away (calling the category,
-        ``search_tools(category=…)``, or ``describe_tools`` of the category, which returns the
-        ``full`` form with every member name and the ``_meta`` of earlier versions). The origin
-        stays in every entry although one site repeats it: without it, a category "bank
-        transfers" registered by evil.test reads like the bank's, and with several tabs open the
-        agent could not tell whose "orders" it opens. The read-only hint stays: clients use it to
-        let a category be opened without asking (or at all, in read-only modes).
+        The entry keeps the origin in its bracket (:func:`category_marker`) so evil.test's "bank
+        transfers" never reads like the bank's, and the read-only hint, by which clients open it
+        without asking; member names are one call away, so they are not repeated.
         """
         names = [m.public_name for m in members]
         marker = category_marker(entry.tab.origin, len(names))
@@ -250,9 +229,7 @@ class Disclosure:
     def list_tools(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[dict[str, Any]]:
         """The tools/list answer for a client (``profile`` overrides the configured one).
 
-        Memoized per registry version (the policy check's decisions depend only on the registry and the
-        fixed policy; ``hybrid`` also keys on the usage-ranked core set), so a client polling an
-        unchanged browser costs a dictionary lookup.
+        Memoized per registry, hook and policy version, so polling an unchanged browser is a dictionary lookup.
         """
         view = view or ClientView()
         profile = profile or self.profile
@@ -275,10 +252,7 @@ class Disclosure:
 
     def listing_key(self, view: ClientView | None = None, *, profile: Profile | None = None) -> tuple[Any, ...]:
         """A hashable identity of :meth:`listing` for this client: equal keys mean equal listings,
-        so a server can keep the wire form of a listing it built and serve it again for the same
-        key. Cheap: the page-tool part is the memo key; :attr:`extra_tools` (a handful of small
-        definitions whose counts change with the data) are keyed by :attr:`extra_key`, or else
-        built and fingerprinted."""
+        so a server can reuse the wire form it built for that key."""
         view = view or ClientView()
         chosen = profile or self.profile
         key = self._memo_key(view, chosen)
@@ -316,13 +290,9 @@ class Disclosure:
     def document_part(
         self, doc: Tab, view: ClientView, profile: Profile, *, core: frozenset[tuple[str, str]] | None = None
     ) -> list[Listed]:
-        """One document's share of a listing, in listing order (a listing is :meth:`builtins`,
-        then the extra tools, then every document's part in :meth:`Registry.documents` order).
+        """One document's share of a listing, in listing order (builtins, extra tools, then documents).
 
-        It depends only on the document, its public names (:meth:`Registry.document_names`),
-        the policy check and the definition hook, the profile, the client's opened categories of this
-        document and, in ``hybrid``, ``core`` (:meth:`core_set`): what
-        :class:`tabmcp.core.listing_json.ListingRenderer` keys its cached bytes on.
+        It depends only on what :class:`tabmcp.core.listing_json.ListingRenderer` keys its cached bytes on.
         """
         out: list[Listed] = []
         if profile == "meta":
@@ -347,11 +317,8 @@ class Disclosure:
         return out
 
     def expand(self, entry: CategoryEntry, view: ClientView | None = None) -> tuple[str, dict[str, Any], bool]:
-        """Answer a call of a category tool.
-
-        Returns the readable listing, the ``structuredContent`` and whether this client's
-        tools/list changed (members join it only on dynamic connections, categories profile).
-        """
+        """Answer a call of a category tool: the readable listing, the ``structuredContent`` and
+        whether this client's tools/list changed (members join only on dynamic connections)."""
         members = self.visible_members(entry)
         tools = [
             listed_definition(
@@ -399,9 +366,7 @@ class Disclosure:
     def introspect(self, trust: TrustSettings | None = None) -> Introspection:
         """Sources, categories, counts and states: the meta profile's map of the browser.
 
-        Every page string (URL, title, states, category descriptions, refusals) goes through one
-        gate per document (cleaned, capped, framed with the document's origin, scanned); the
-        caller starts the lockdown on a flag (:class:`Introspection`)."""
+        Every page string goes through one gate per document; the caller starts the lockdown on a flag."""
         sources: dict[SourceKey, dict[str, Any]] = {}
         gates: dict[SourceKey, TextGate] = {}
         hidden = 0

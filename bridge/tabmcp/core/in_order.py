@@ -1,12 +1,7 @@
 """Outcomes handed on in the order their work came, whatever order the work finishes in.
 
-The bridge reads a page's definitions off its event loop (:mod:`tabmcp.server.reader`), and the
-registry must still see every tab's snapshots in the order they arrived: a later snapshot put in
-before an earlier one would leave the tab as it was *before* its last change, and a tab closed
-while its last snapshot was being read would come back. :class:`InOrder` is the rule, with no
-thread and no clock: each piece of work takes a ticket when it comes; when it finishes, the
-outcomes now first in line are handed on, and one still running holds back every later one (a
-later message that needs no reading, ``tab.closed``, waits behind the readings before it too).
+Definitions are read off the event loop (:mod:`tabmcp.server.reader`), yet the registry must see a
+tab's snapshots in arrival order, or a tab closed mid-read would come back.
 """
 
 from __future__ import annotations
@@ -49,12 +44,8 @@ class InOrder:
         return ticket
 
     def finish(self, ticket: int, outcome: Any = None, *, ok: bool = True) -> list[Callable[[], None]]:
-        """The work of ``ticket`` finished (``ok`` False: it failed; its ``then`` is not called):
-        the calls that may run now, first in line first (none while an earlier ticket runs).
-
-        Raises:
-            InvalidState: ``ticket`` is unknown or finished already.
-        """
+        """The work of ``ticket`` finished (``ok`` False: failed, its ``then`` not called): the calls
+        that may run now, first in line first (none while an earlier ticket runs)."""
         slot = self._waiting.get(ticket)
         if slot is None or slot.done:
             raise InvalidState(f"ticket {ticket} is not running")

@@ -1,7 +1,5 @@
-"""What a listing entry carries beside the page's definition: the profiles, the bridge's ``_meta``
-keys, one client's view (the categories it opened), a category's summary and the marker that opens
-its description, and MCP annotations mapped from the page's (:mod:`tabmcp.core.disclosure` builds
-the entries with them)."""
+"""What a listing entry carries beside the page's definition (``_meta`` keys, a client's view, the
+category marker, mapped annotations); :mod:`tabmcp.core.disclosure` builds the entries."""
 
 from __future__ import annotations
 
@@ -60,11 +58,8 @@ _MARKER = re.compile(r"^\[(?:(?P<origin>\S+); )?category, (?P<count>\d+) tools?\
 
 @dataclass
 class ClientView:
-    """Disclosure state of one MCP client connection.
-
-    ``dynamic`` is whether tools/list may change as a side effect of this client's requests:
-    allowed before protocol 2026-07-28, forbidden from it on.
-    """
+    """Disclosure state of one MCP client connection (``dynamic``: tools/list may change as a side
+    effect of its requests, allowed before protocol 2026-07-28)."""
 
     dynamic: bool = False
     expanded: set[tuple[SourceKey, str]] = field(default_factory=set)
@@ -88,11 +83,8 @@ def summary(text: str, limit: int = _SUMMARY_LIMIT) -> str:
 
 
 def category_marker(origin: str, count: int) -> str:
-    """The bracket that opens a category's description (``[https://shop.test; category, 4 tools]``).
-
-    The bridge writes it before any page text, so it also tells a client which entries are
-    categories (:func:`read_category_marker`).
-    """
+    """The bracket that opens a category's description (``[https://shop.test; category, 4 tools]``),
+    written before any page text, so it also tells which entries are categories."""
     noun = "tool" if count == 1 else "tools"
     return f"[{origin}; category, {count} {noun}]" if origin else f"[category, {count} {noun}]"
 
@@ -104,12 +96,8 @@ def read_category_marker(description: str) -> tuple[str, int] | None:
 
 
 def _tool_annotations(entry: ToolEntry) -> ListedAnnotations:
-    """MCP ToolAnnotations from the page's: the MCP ones as they are, WebMCP's mapped where they correspond.
-
-    ``consequentialHint`` (effects in the world) implies the tool is not read-only;
-    ``untrustedContentHint`` (returns content from others) implies an open world. Both, and
-    ``debugging``, also travel as they are in ``_meta["tabmcp/annotations"]``.
-    """
+    """MCP ToolAnnotations from the page's: the MCP ones as they are, WebMCP's mapped where they
+    correspond (docs/security.md, "Annotations acted on")."""
     page = entry.tool.annotations
     ann: ListedAnnotations = {}
     if "title" in page:  # checked text; a number as it is (pages' hints are yes or no: PageTool)

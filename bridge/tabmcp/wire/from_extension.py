@@ -1,7 +1,5 @@
-"""Extension → bridge: every message the extension sends (``hello``, tab snapshots, call and
-approval results, the telemetry batch, page results, the popup's requests, site messages), and
-:data:`ExtensionMessage`, their union by ``type``, and the reading of one frame into its model
-(:func:`parse_extension_message`)."""
+"""Extension → bridge: every message the extension sends, their union :data:`ExtensionMessage`,
+and :func:`parse_extension_message` (docs/protocol.md)."""
 
 from __future__ import annotations
 
@@ -67,9 +65,8 @@ class Hello(WireModel):
     browser_name: str | None = Field(default=None, max_length=32)
     """``chromium`` or ``firefox``: what ``_meta["tabmcp/source"]["browser"]`` says of this link's tabs."""
     profile_id: str | None = Field(default=None, max_length=64)
-    """Random, made once per browser profile and kept in the extension's storage: links with the same
-    one are the same browser (a newer one replaces the older); another profile is another browser,
-    linked beside it (``tabmcp.core.browsers``)."""
+    """Random, made once per browser profile: links with the same one are the same browser
+    (``tabmcp.core.browsers``)."""
     instance_id: str | None = None
     """Random per service-worker start: tells a reconnect from a restart in the logs."""
     token: str | None = None
@@ -89,10 +86,7 @@ MAX_SYNC_PARTS = 64
 
 class TabsSync(WireModel):
     """The full state of every tab; replaces whatever the bridge knew (sent after each connect).
-
-    A sync too large for one frame comes in parts: each but the last says ``more``; the tabs of
-    all of them together are the full state, applied when the last arrives.
-    """
+    A sync too large for one frame comes in parts, applied when the last arrives."""
 
     type: Literal["tabs.sync"]
     tabs: list[TabSnapshot]
@@ -198,15 +192,8 @@ class PanelQuery(WireModel):
 
 
 class ControlSet(WireModel):
-    """The person flipped a switch in the popup; answered by ``panel.state`` (the state after it).
-
-    ``action``: ``pause`` / ``resume`` (every agent call answers ``PAUSED`` meanwhile),
-    ``writes`` (``enabled``: true, false, or null for the config's setting), ``origin``
-    (``origin`` + ``enabled``: that origin's tools shown to agents or hidden), ``accept``
-    (``origin`` + ``tool``: pin a changed definition), ``clear`` (end the lockdown), ``unbind``
-    (``origin`` + ``secret``: that secret name no longer goes to that site; names only, never a
-    value). Only the extension link can send it: no MCP tool changes these.
-    """
+    """The person flipped a switch in the popup (actions in docs/protocol.md); answered by
+    ``panel.state``. Only the extension link can send it: no MCP tool changes these."""
 
     type: Literal["control.set"]
     request_id: str
@@ -322,13 +309,8 @@ def _fix_surrogates(value: Any) -> Any:
 
 
 def parse_extension_message(frame: str | bytes) -> Any:
-    """Parse one frame from the extension into its message model.
-
-    Raises:
-        MalformedMessage: not JSON, not an object, nested too deeply, no ``type``, or fields of
-            the wrong shape.
-        UnknownMessageType: a ``type`` this protocol version does not define.
-    """
+    """Parse one frame from the extension into its message model; raises
+    :class:`MalformedMessage` or :class:`UnknownMessageType`."""
     try:
         data = json.loads(frame)
     except RecursionError:

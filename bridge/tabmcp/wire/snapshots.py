@@ -29,11 +29,8 @@ MAX_FRAMES_PER_TAB = 16
 
 
 class FrameSnapshot(WireModel):
-    """A child frame's document, reported only when the top page allows its origin to offer tools.
-
-    The extension decides that (the frame is same-origin with the top page, or the top page's
-    ``<iframe allow="tools ...">`` names its origin); ``origin`` comes from Chrome, not the frame.
-    """
+    """A child frame's document, reported only when the top page allows its origin to offer tools
+    (same origin, or ``<iframe allow="tools ...">``); ``origin`` comes from Chrome, not the frame."""
 
     frame_id: int = Field(ge=1, le=MAX_TAB_ID)
     document_id: str | None = None
@@ -46,23 +43,16 @@ class FrameSnapshot(WireModel):
 
 
 class PageForms(WireModel):
-    """A page's ordinary forms described as tools by the extension's page script, sent only for
-    origins whose forms-as-tools switch the bridge said is on (``forms.policy``).
-
-    ``origin`` is Chrome's word for the page's origin (its port's ``sender.origin``), not the page's;
-    the bridge decides on it again (``core/page_forms.py``). ``tools`` stay raw, like ``tools``.
-    """
+    """A page's ordinary forms described as tools, sent only for origins with forms-as-tools on;
+    ``origin`` is Chrome's word, and the bridge decides on it again (``core/page_forms.py``)."""
 
     origin: str = ""
     tools: list[Any] = Field(default_factory=list)
 
 
 class TabSnapshot(WireModel):
-    """Everything the bridge needs to know about one tab's top-level document.
-
-    ``tools`` and ``categories`` stay raw dicts here: the registry validates each one on its
-    own so that a single bad tool is rejected without losing the rest of the tab.
-    """
+    """Everything the bridge needs to know about one tab's top-level document; ``tools`` and
+    ``categories`` stay raw so the registry rejects a bad tool alone, not the tab."""
 
     tab_id: int = Field(ge=0, le=MAX_TAB_ID)
     window_id: int | None = None

@@ -48,9 +48,7 @@ class Welcome(WireModel):
 
 class PairRequired(WireModel):
     """The answer to a ``hello`` with no valid pairing: the link stays open for the pairing
-    ceremony only (``pair.request``) and gets nothing else. ``reason``: ``unpaired`` (no pairing
-    presented), ``unknown`` (a pairing this bridge does not hold: forgotten, or another bridge's),
-    ``expired`` (the code ran out, or too many wrong codes were typed: ask again)."""
+    ceremony only (``pair.request``); ``reason`` is ``unpaired``, ``unknown`` or ``expired``."""
 
     type: Literal["pair.required"] = "pair.required"
     reason: Literal["unpaired", "unknown", "expired"]
@@ -189,10 +187,8 @@ class PageQuery(WireModel):
 
 
 class SiteOpen(WireModel):
-    """Open a reachable site's URL for the agent: a background tab (never focused, the window never
-    raised) in the agent tabs' group; answered by ``site.status`` messages. The tab rules travel
-    with it: at most ``maxAgentTabs`` agent tabs (least recently used closed first), each closed
-    after ``idleCloseMs`` without a call unless the person took it over."""
+    """Open a reachable site's URL for the agent in a background tab of the agent group; answered by
+    ``site.status``. The tab rules (``maxAgentTabs``, ``idleCloseMs``) travel with it."""
 
     type: Literal["site.open"] = "site.open"
     request_id: str

@@ -1,28 +1,6 @@
-"""Telemetry core: what the browser recorded, kept bounded and redacted, served as four tools.
+"""Telemetry core: what the browser recorded, kept bounded and redacted, served as tools.
 
-Pure Python (no sockets, no asyncio, no browser). The bridge wires it like this::
-
-    store = TelemetryState(config.telemetry)            # one per bridge
-    store.add_listener(notifier.schedule)               # availability changed → tools/list changed
-    sessions = SqliteSnapshots(path)                       # tabmcp.storage: SQLite snapshots (":memory:" in tests)
-
-    store.ingest(message)                               # each {"type": "telemetry", ...} batch
-
-    state = ExposureState(dynamic=is_dynamic(protocol)) # per MCP client connection
-    tools = build_tool_definitions(store.counts(), dynamic=state.dynamic,
-                                   observed=state.observed,
-                                   exposure_enabled=store.settings.dynamic_exposure)
-
-    answer = observe(store, arguments)                  # → ToolAnswer(text, data)
-    if state.note_observe(exposure_enabled=store.settings.dynamic_exposure):
-        ...                                             # notify this client: tools/list changed
-    answer = analyze(store, arguments, axe_results=...) # axe result fetched live for accessibility
-    answer = generate(store, arguments, axe_results=...)
-    answer = configure(store, arguments, sessions=sessions)
-    result = answer.to_call_result()
-
-Errors raised are :class:`TelemetryError` subclasses that are also ``ToolCallError`` (or, for
-a bad envelope, ``ProtocolError``); a mode with no data answers with a hint instead.
+Pure Python (no sockets, no asyncio, no browser); how the bridge wires it is in docs/telemetry.md.
 """
 
 from __future__ import annotations

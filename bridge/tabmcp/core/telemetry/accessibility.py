@@ -1,8 +1,6 @@
 """``analyze(accessibility)``: a readable summary of an axe-core result.
 
-The audit itself runs in the page (the extension injects axe-core and returns what
-``axe.run()`` resolves to); the core only summarizes that JSON, so it is tested against a
-real axe result stored as a fixture.
+The audit runs in the page; the core only summarizes its JSON, so a stored real result tests it.
 """
 
 from __future__ import annotations
@@ -20,11 +18,7 @@ _MAX_TARGETS = 5
 
 
 def check_axe_results(results: Any) -> dict[str, Any]:
-    """Accept only something shaped like an ``axe.run()`` result.
-
-    Raises:
-        InvalidTelemetryArguments: not an object with a ``violations`` list.
-    """
+    """Accept only something shaped like an ``axe.run()`` result (an object with a ``violations`` list)."""
     if not isinstance(results, dict) or not isinstance(results.get("violations"), list):
         raise InvalidTelemetryArguments(
             "accessibility results must be the object axe.run() returns (with a 'violations' list)",

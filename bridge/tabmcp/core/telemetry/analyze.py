@@ -1,12 +1,4 @@
-"""``analyze``: answers that need more than a listing: performance, API, accessibility, changes, timeline.
-
-* ``performance`` — Web Vitals rated against the Core Web Vitals thresholds (:mod:`.vitals`).
-* ``api`` — endpoint schemas inferred from JSON bodies (:mod:`.api_schemas`).
-* ``accessibility`` — a summary of an axe-core result the bridge obtained from the page
-  (:mod:`.accessibility`); the last one per tab is cached for ``generate(sarif)``.
-* ``changes`` — what is new since a named checkpoint, which then moves to now.
-* ``timeline`` — actions, requests, errors and navigations in time order (:mod:`.timeline`).
-"""
+"""``analyze``: answers that need more than a listing: performance, API, accessibility, changes, timeline."""
 
 from __future__ import annotations
 
@@ -90,17 +82,8 @@ def analyze(
     *,
     axe_results: dict[str, Any] | None = None,
 ) -> ToolAnswer:
-    """Answer an ``analyze`` call.
-
-    Args:
-        store: the telemetry store.
-        arguments: the tool arguments.
-        axe_results: for ``accessibility``, the ``axe.run()`` result the bridge just got from
-            the page; it is cached for the tab. Without it, the tab's cached result is used.
-
-    Raises:
-        InvalidTelemetryArguments: bad arguments, malformed axe results, unknown checkpoint.
-    """
+    """Answer an ``analyze`` call; ``axe_results`` (the page's fresh ``axe.run()`` result) is cached
+    for the tab, and without it the cached one is used."""
     args = arguments if isinstance(arguments, AnalyzeArgs) else parse_args(AnalyzeArgs, arguments)
     scope = args.scope or _DEFAULT_SCOPE[args.target]
     tab_id = store.resolve_tab(args.tab_id)

@@ -1,9 +1,7 @@
 """The one result shape of every telemetry tool, and the helpers that validate their arguments.
 
-Each entry point returns a :class:`ToolAnswer`: readable ``text`` for the model (many
-clients show only that) and ``data`` for ``structuredContent``. "No data yet" is an
-ordinary answer with a hint, never an error: the spec wants a mode called without data to
-explain itself, not to fail.
+"No data yet" is an ordinary answer with a hint, never an error: a mode called without data
+explains itself rather than failing.
 """
 
 from __future__ import annotations
@@ -25,17 +23,11 @@ M = TypeVar("M", bound=BaseModel)
 
 @dataclass(frozen=True, init=False)
 class ToolAnswer:
-    """A telemetry tool's answer.
+    """A telemetry tool's answer: readable ``text`` (many clients show only that), the same as
+    ``data`` for ``structuredContent``, and ``empty`` when the scope had no data.
 
-    Built of what pages captured, so its parts are page text: ``text`` is :data:`Captured` and
-    ``data`` :data:`PageJson`, whatever the builder passed, and the escapes past the gate
-    (``ours``, ``listed``, ``our_result``, ``shown_result``'s structured part) refuse both under
-    strict mypy. The way to the agent is :meth:`to_call_result`, then the gate.
-
-    Attributes:
-        text: what the agent reads.
-        data: the same, structured (``structuredContent``); always a JSON object.
-        empty: the mode had no data in the requested scope (the text says what to try).
+    Both are page text (:data:`Captured`, :data:`PageJson`), so they reach the agent only through
+    :meth:`to_call_result` and the gate.
     """
 
     text: Captured
@@ -54,11 +46,8 @@ class ToolAnswer:
 
 
 def parse_args(model: type[M], arguments: Mapping[str, Any] | None) -> M:
-    """Validate tool arguments, turning pydantic's error into a named, agent-readable one.
-
-    Raises:
-        InvalidTelemetryArguments: with ``field`` and ``expected`` details.
-    """
+    """Validate tool arguments, turning pydantic's error into :class:`InvalidTelemetryArguments`
+    (with ``field`` and ``expected`` details)."""
     try:
         return model.model_validate(dict(arguments or {}))
     except ValidationError as exc:

@@ -1,13 +1,7 @@
-"""The API schema store: endpoints inferred from observed JSON request and response bodies.
+"""The API schema store: endpoints (method, origin, templated path) with their JSON bodies' schemas
+merged across samples by ``genson``.
 
-Requests are grouped by method, origin and *templated* path (``/api/users/42`` →
-``/api/users/{id}``), and the JSON Schemas of their bodies are merged across samples with
-``genson`` (a field seen as integer once and string once becomes ``["integer", "string"]``;
-a field missing from some samples drops out of ``required``).
-
-It is fed on ingest, not from the network buffer, so what was learnt survives eviction of
-the requests themselves. It is bounded (least recently seen endpoint goes first), and its
-endpoint count is O(1) for tools/list.
+Fed on ingest, not from the network buffer, so what was learnt survives the requests' eviction.
 """
 
 from __future__ import annotations
@@ -34,12 +28,8 @@ _MAX_EXAMPLES = 3
 
 
 def template_path(path: str) -> str:
-    """Replace identifier-like path segments with ``{id}`` (``{uuid}`` for UUIDs).
-
-    Numbers, UUIDs, long hex strings (hashes, Mongo ObjectIds), ULIDs and long mixed
-    letter-digit tokens count as identifiers; words (``users``, ``v2``) are kept. Slugs such
-    as ``/users/alice`` cannot be told from words and stay literal.
-    """
+    """Replace identifier-like path segments with ``{id}`` (``{uuid}`` for UUIDs); slugs such as
+    ``/users/alice`` cannot be told from words and stay literal."""
     out: list[str] = []
     for seg in path.split("/"):
         if not seg:

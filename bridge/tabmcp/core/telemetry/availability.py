@@ -1,15 +1,7 @@
-"""Which telemetry tools and modes a client sees: data-driven filtering and progressive disclosure.
+"""Which telemetry tools and modes a client sees: a mode only when the store holds data for it, and,
+on connections before 2026-07-28, only ``observe`` and ``query_dom`` until the first ``observe``.
 
-Two independent rules decide the tools/list view (spec: ``telemetry-dynamic-tool-exposure``):
-
-* **Data availability** (browser-driven, every protocol): each mode is listed only when the
-  store holds data for it (tables below); a tool left with no mode is omitted.
-* **Progressive disclosure** (request-driven, so only on connections that negotiated a
-  protocol before 2026-07-28, where tools/list may change as a side effect of a request):
-  until the client's first successful ``observe``, only ``observe`` and ``query_dom``.
-
-``dynamic_exposure = false`` switches both off: every tool, every mode, always (``_meta``
-counts are still reported).
+Both rules and ``dynamic_exposure = false`` are described in docs/telemetry.md.
 """
 
 from __future__ import annotations
@@ -148,11 +140,8 @@ def available_modes(counts: DataCounts) -> dict[str, tuple[str, ...]]:
 
 
 def visible_tools(*, dynamic: bool, observed: bool, exposure_enabled: bool) -> frozenset[str]:
-    """Telemetry tools a client may see, before data filtering.
-
-    Progressive disclosure hides analyze/generate/configure until the first observe, but only
-    where tools/list may change as a side effect of a request (``dynamic``, pre-2026-07-28).
-    """
+    """Telemetry tools a client may see, before data filtering (progressive disclosure applies
+    only where ``dynamic``)."""
     if exposure_enabled and dynamic and not observed:
         return _BEFORE_FIRST_OBSERVE
     return frozenset(TELEMETRY_TOOLS)
@@ -173,22 +162,15 @@ def signature(counts: DataCounts, *, exposure_enabled: bool) -> Signature:
 
 @dataclass
 class ExposureState:
-    """Progressive-disclosure state of one MCP client connection.
-
-    ``dynamic`` is fixed at the handshake (protocol before 2026-07-28). ``observed`` becomes
-    true at the first successful observe and is never persisted: a new connection, or a
-    bridge restart, starts over.
-    """
+    """Progressive-disclosure state of one MCP client connection; never persisted, so a new
+    connection or a bridge restart starts over."""
 
     dynamic: bool
     observed: bool = False
 
     def note_observe(self, *, exposure_enabled: bool) -> bool:
-        """Record a successful observe; ``True`` if that changed this client's tools/list.
-
-        Call after an observe call that did not raise (a "no data yet" answer is a success).
-        The bridge then sends ``notifications/tools/list_changed`` to this client only.
-        """
+        """Record a successful observe (a "no data yet" answer counts); ``True`` if that changed
+        this client's tools/list."""
         if self.observed:
             return False
         self.observed = True

@@ -1,18 +1,8 @@
 """Bounded per-tab, per-kind ring buffers with byte accounting and visible drop counts.
 
-Two bounds apply on every append:
-
-1. **Per tab and kind**, an entry count (:class:`BufferLimits`): the oldest entry of that
-   tab and kind goes first. A log flood therefore only ever churns logs.
-2. **All tabs together**, a byte ceiling (``max_bytes``): kinds are sacrificed in
-   :data:`EVICTION_ORDER` (each kind's ``evict_rank``, :mod:`tabmcp.capture.kinds`), lowest
-   priority first, and within a kind the globally oldest entry goes first. Errors are last in
-   that order, so under a flood of logs errors survive.
-
-Nothing is lost silently: every drop is counted per tab, kind and :class:`DropReason`, and
-those counts are returned by ``observe`` and ``configure(status)``.
-
-Counts are maintained on every change, so reading them is O(1) (tools/list reads them).
+A per-tab, per-kind count means a log flood only churns logs; under the byte ceiling kinds go in
+:data:`EVICTION_ORDER`, errors last. Every drop is counted (:class:`DropReason`), and counts are
+kept on every change so tools/list reads them in O(1).
 """
 
 from __future__ import annotations

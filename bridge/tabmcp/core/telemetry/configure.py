@@ -1,12 +1,7 @@
 """``configure``: change how telemetry is kept, at run time (the config file is not rewritten).
 
-Actions: ``status``; ``noise`` rules (add / remove / list / clear); ``clear`` buffers;
-``buffers`` sizes and byte ceiling; ``redaction`` rules (add / remove / list / reset);
-``exposure`` (dynamic tools/list on or off); named snapshots in the SQLite session store
-(``save_snapshot``, ``load_snapshot``, ``list_snapshots``, ``delete_snapshot``).
-
-Every change goes through :class:`TelemetrySettings` validation, so ``configure`` can never
-leave the store with settings the config file would have refused.
+Every change goes through :class:`TelemetrySettings` validation, so ``configure`` never leaves
+settings the config file would have refused.
 """
 
 from __future__ import annotations
@@ -134,18 +129,7 @@ def configure(
     *,
     sessions: SnapshotStore | None = None,
 ) -> ToolAnswer:
-    """Answer a ``configure`` call.
-
-    Args:
-        store: the telemetry store.
-        arguments: the tool arguments.
-        sessions: the session store (``tabmcp.storage.snapshots``, SQLite), needed by the snapshot actions.
-
-    Raises:
-        InvalidTelemetryArguments: bad arguments or settings the config would refuse.
-        SessionStoreError: a snapshot action without a session store, or SQLite failed.
-        SnapshotNotFound / SnapshotFormatError: ``load_snapshot`` of a missing or bad snapshot.
-    """
+    """Answer a ``configure`` call (``sessions``: the SQLite session store the snapshot actions need)."""
     args = arguments if isinstance(arguments, ConfigureArgs) else parse_args(ConfigureArgs, arguments)
     handler = _HANDLERS[args.action]
     return handler(store, args, sessions)

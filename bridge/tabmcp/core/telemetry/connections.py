@@ -1,9 +1,6 @@
-"""WebSocket connection status: one row per socket, updated by every WebSocket event.
-
-``observe(websocket_status)`` answers from here rather than from the event buffer, so a
-connection's state and message counts stay right even after its early frames were evicted.
-Message counts are scaled by the page's sampling (``sampled: {every: n}``) and then flagged
-as estimates.
+"""WebSocket connection status: one row per socket, updated by every WebSocket event, so a
+connection's state and counts stay right after its early frames were evicted (sampled counts are
+scaled and flagged as estimates).
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""What the store holds, as plain numbers: the only input tools/list needs.
-
-Kept apart from the store so the availability rules and the tool-definition builder can be
-tested (and benchmarked) with made-up counts, no store at all.
-"""
+"""What the store holds, as plain numbers: the only input tools/list needs, apart from the store so
+the availability rules can be tested and benchmarked with made-up counts."""
 
 from __future__ import annotations
 
@@ -16,12 +13,8 @@ _KNOWN = _BUFFERS | {"websocket_connections", "api_endpoints"}
 
 
 class DataCounts:
-    """Entries currently held, all tabs together (read in O(1) from maintained counters).
-
-    One count per capture kind's buffer (``DataCounts(logs=5)``, ``counts.of(BufferKind.LOGS)``,
-    ``counts.logs``), and two derived ones: ``websocket_connections`` and ``api_endpoints``.
-    ``websocket_events`` is the ``websocket`` buffer's count. Built on every tools/list: cheap.
-    """
+    """Entries currently held, all tabs together: one count per capture kind's buffer, plus
+    ``websocket_connections`` and ``api_endpoints`` (O(1), built on every tools/list)."""
 
     __slots__ = ("n", "total")
 

@@ -1,10 +1,7 @@
 """The telemetry tools' MCP definitions for one client's tools/list.
 
-:func:`build_tool_definitions` applies the rules of :mod:`.availability` to the specs that
-live beside each handler, and adds ``_meta`` (``available_modes``, ``data_counts``) to the
-tools that have counts. It reads only :class:`DataCounts` (O(1) counters) and caches the
-static part of each definition per set of modes, so it stays in the microseconds however
-full the buffers are.
+Built from O(1) counters, with each definition's static part cached per set of modes, so the cost
+does not grow with the buffers.
 """
 
 from __future__ import annotations
@@ -56,20 +53,8 @@ def _static(name: str, modes: tuple[str, ...], filtered: bool) -> tuple[str, dic
 def build_tool_definitions(
     counts: DataCounts, *, dynamic: bool, observed: bool, exposure_enabled: bool
 ) -> list[dict[str, Any]]:
-    """MCP definitions of observe / analyze / generate / configure / query_dom for one client.
-
-    Args:
-        counts: the store's current counts (:meth:`TelemetryState.counts`).
-        dynamic: the client's protocol lets tools/list change as a side effect of a request
-            (negotiated before 2026-07-28); only then does progressive disclosure apply.
-        observed: the client has made a successful ``observe`` call (:class:`ExposureState`).
-        exposure_enabled: ``telemetry.dynamic_exposure``; off lists every tool and mode.
-
-    Returns:
-        Tool definitions (``name``, ``title``, ``description``, ``inputSchema``,
-        ``annotations``, and ``_meta`` for tools with counts). Shared parts are cached:
-        treat the result as read-only.
-    """
+    """MCP definitions of the telemetry tools for one client (:class:`ExposureState`'s ``dynamic`` and
+    ``observed``); shared parts are cached, so treat the result as read-only."""
     visible = visible_tools(dynamic=dynamic, observed=observed, exposure_enabled=exposure_enabled)
     real = available_modes(counts)
     per_tool = mode_counts(counts)

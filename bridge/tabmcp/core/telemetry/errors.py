@@ -1,23 +1,8 @@
 """The telemetry core's exceptions, one subtree under :class:`tabmcp.errors.BridgeError`.
 
-::
-
-    BridgeError
-    └── TelemetryError                    root of everything this package raises on purpose
-        ├── MalformedBatch                a telemetry message we cannot accept at all
-        │                                 (also a ProtocolError: code MALFORMED_MESSAGE)
-        ├── InvalidTelemetryArguments     bad observe/analyze/generate/configure arguments
-        │                                 (also a ToolValidationError: code VALIDATION_ERROR)
-        ├── SnapshotNotFound              no session snapshot of that name (SNAPSHOT_NOT_FOUND)
-        ├── SnapshotFormatError           a stored snapshot we cannot read (SNAPSHOT_UNREADABLE)
-        └── SessionStoreError             SQLite failed or no session store is configured
-                                          (SESSION_STORE_ERROR)
-
-The ``ToolCallError`` branches mean the MCP layer can turn any of them into an ``isError``
-result with its existing ``error_result`` helper: no new plumbing. A mode that simply has
-no data yet is *not* an error and never raises (see :mod:`.answer`).
-
-``sqlite3`` and ``pydantic`` exceptions are translated where they enter, so they never leak.
+The tool errors are ``ToolCallError``s, so the MCP layer answers them like any other. A mode with
+no data yet is not an error (:mod:`.answer`); ``sqlite3`` and ``pydantic`` exceptions are
+translated where they enter.
 """
 
 from __future__ import annotations
@@ -41,8 +26,7 @@ class TelemetryError(BridgeError):
 class MalformedBatch(TelemetryError, MalformedMessage):
     """The extension sent a telemetry message whose envelope is unusable.
 
-    Single malformed *events* inside a good envelope never raise: they are counted as
-    ``rejected`` drops, so one bad event does not cost the whole batch.
+    A malformed event inside a good envelope is counted as ``rejected``, never raised.
     """
 
 

@@ -1,13 +1,8 @@
-"""Telemetry wire models: the batch the extension sends and the events in it.
+"""Telemetry wire models: the batch the extension sends and the events in it (kinds re-exported
+from :mod:`tabmcp.capture.kinds`).
 
-The extension captures in the page and sends ``{"type": "telemetry", ...}`` batches. Field
-names are camelCase on the wire (aliases) and snake_case in Python; unknown fields are
-ignored so a newer extension can add fields without breaking an older bridge. Each kind of
-event is a model and a record in :mod:`tabmcp.capture.kinds` (re-exported here).
-
-Events are typed on the wire (:data:`WireEvent`: one of the kinds, told apart by ``kind``) and
-parsed one by one: a malformed event, or one of a kind this bridge does not know, becomes a
-:class:`RejectedEvent` that is counted and skipped instead of failing the whole batch.
+Events are parsed one by one, so a malformed or unknown one becomes a counted
+:class:`RejectedEvent` rather than failing the whole batch.
 """
 
 from __future__ import annotations

@@ -1,7 +1,5 @@
-"""Noise rules: telemetry the user asked to ignore (a known third-party warning, a polling URL).
-
-Rules are checked on ingest (a match is counted as an ``ignored`` drop, never silently lost)
-and, when a rule is added, against what is already buffered.
+"""Noise rules: telemetry the user asked to ignore, checked on ingest (counted as ``ignored``
+drops) and, when a rule is added, against what is already buffered.
 """
 
 from __future__ import annotations

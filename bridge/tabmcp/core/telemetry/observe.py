@@ -1,9 +1,6 @@
 """``observe``: read what the browser recorded: errors, logs, requests, sockets, actions, vitals.
 
-By default an observe call is about the current tab's current page load (what the user is
-looking at); ``scope`` widens it to every load of the tab or to every tab. Results are the
-most recent ``limit`` matches, oldest first. A mode with nothing to show answers with a
-hint (wider scope, looser filters), never an error.
+By default about the current tab's current page load, what the user is looking at.
 """
 
 from __future__ import annotations
@@ -109,11 +106,7 @@ def scope_label(store: TelemetryState, scope: Scope, tab_id: int | None) -> str:
 
 
 def entry_since(store: TelemetryState, since: float | str | None) -> Callable[[Entry], bool]:
-    """A predicate for ``since``: epoch ms compares with event time, a name with a checkpoint.
-
-    Raises:
-        InvalidTelemetryArguments: the checkpoint name is unknown.
-    """
+    """A predicate for ``since``: epoch ms compares with event time, a name with a checkpoint."""
     if since is None:
         return lambda e: True
     if isinstance(since, str):
@@ -240,14 +233,8 @@ def _connection_rows(store: TelemetryState, args: ObserveArgs, tab_id: int | Non
 
 
 def observe(store: TelemetryState, arguments: Mapping[str, Any] | ObserveArgs) -> ToolAnswer:
-    """Answer an ``observe`` call.
-
-    After it returns (not raises), the bridge should call
-    :meth:`ExposureState.note_observe` for the calling client.
-
-    Raises:
-        InvalidTelemetryArguments: bad arguments or an unknown checkpoint name in ``since``.
-    """
+    """Answer an ``observe`` call; once it returns, the bridge calls
+    :meth:`ExposureState.note_observe` for the calling client."""
     args = arguments if isinstance(arguments, ObserveArgs) else parse_args(ObserveArgs, arguments)
     tab_id = store.resolve_tab(args.tab_id)
     if args.what == "page":

@@ -1,8 +1,5 @@
-"""``query_dom``: the definition only. The extension answers it live from the page's DOM.
-
-It sits beside the telemetry tools because the exposure rules list it with ``observe`` from
-the very first tools/list (progressive disclosure keeps both). Its handler is the bridge's:
-it forwards the arguments to the tab and returns the page's answer.
+"""``query_dom``: the definition only (the extension answers it live from the page's DOM); it sits
+here because the exposure rules list it with ``observe`` from the first tools/list.
 """
 
 from __future__ import annotations

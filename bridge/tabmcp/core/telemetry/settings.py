@@ -1,8 +1,6 @@
-"""Telemetry settings: buffer sizes, memory ceiling, redaction, noise rules, exposure switch.
+"""Telemetry settings (:class:`TelemetrySettings`, the config's ``[telemetry]`` section).
 
-One pydantic model, :class:`TelemetrySettings`, meant to become the ``[telemetry]`` section of
-the bridge's TOML config. ``configure`` changes a live copy at run time; the file is never
-rewritten. Every field has a default, so an empty section is valid.
+``configure`` changes a live copy at run time; the file is never rewritten.
 """
 
 from __future__ import annotations
@@ -44,12 +42,8 @@ kind's default is its record's ``cap`` (:mod:`tabmcp.capture.kinds`)."""
 
 
 class _BufferLimits(_Section):
-    """How many entries each tab keeps per kind before the oldest goes.
-
-    Per tab, so a chatty tab never pushes another tab's data out; the global byte ceiling
-    (:attr:`TelemetrySettings.max_bytes`) bounds the total. One field per capture kind's buffer
-    (its record's ``cap`` and ``max_cap``), and the WebSocket connections tracked per tab.
-    """
+    """How many entries each tab keeps per kind before the oldest goes: per tab, so a chatty tab
+    never pushes another tab's data out (:attr:`TelemetrySettings.max_bytes` bounds the total)."""
 
     if TYPE_CHECKING:  # a field of the model below (create_model), spelled for the type checker
         websocket_connections: int = 50
@@ -99,11 +93,8 @@ DEFAULT_REDACTION_KEYS: list[str] = [
     "webhooksecret",
     "signingsecret",
 ]
-"""Substrings of header, query-parameter and JSON/form field names whose values are replaced.
-
-Names are compared lower-cased with ``-``, ``_`` and ``.`` removed, so ``apiKey``,
-``api_key`` and ``X-Api-Key`` all contain ``apikey``, and ``set-cookie`` contains ``cookie``.
-"""
+"""Substrings of header, query-parameter and field names whose values are replaced, compared
+after :func:`normalize_key` (so ``X-Api-Key`` contains ``apikey``)."""
 
 DEFAULT_EXACT_KEYS: list[str] = [
     "key",
@@ -165,11 +156,8 @@ without any (one scan instead of ten). Patterns you add always run."""
 
 
 class RedactionSettings(_Section):
-    """What the bridge re-redacts on ingest, as defence in depth behind the extension.
-
-    Keep these equal to the extension's own rules: the bridge applies them again in case a
-    page-side rule was missed or the extension is an older build.
-    """
+    """The redaction rules the page applies and the bridge applies again on ingest, in case a
+    page-side rule was missed or the extension is an older build."""
 
     keys: list[str] = Field(default_factory=lambda: list(DEFAULT_REDACTION_KEYS))
     exact_keys: list[str] = Field(default_factory=lambda: list(DEFAULT_EXACT_KEYS))
@@ -230,11 +218,8 @@ class CaptureSettings(_Section):
 
 
 class NoiseRule(_Section):
-    """Ignore matching telemetry at ingest (and purge what is already buffered).
-
-    ``console`` rules match the text of console messages and errors; ``url`` rules match
-    request and WebSocket URLs and the source URL of console messages and errors.
-    """
+    """Ignore matching telemetry at ingest (and purge what is already buffered); ``console``
+    rules match message text, ``url`` rules request, socket and source URLs."""
 
     id: str = ""
     """Assigned by ``configure`` when empty; used to remove the rule."""
@@ -283,11 +268,9 @@ class TelemetrySettings(_Section):
         return self
 
     def page_config(self) -> dict[str, Any]:
-        """The settings every page's capture script gets (``telemetry.config`` on the wire): the
-        capture switches and the whole redaction rule set, so pages redact exactly as configured,
-        each pattern compiled here for JavaScript (``{source, flags}``: the page has no translator).
-        The page has no rules of its own: until this first arrives it holds what it captures and
-        sends nothing (docs/telemetry.md, Redaction)."""
+        """The settings every page's capture script gets (``telemetry.config``): the capture
+        switches and the redaction rules, patterns compiled here for JavaScript, since the page has
+        no rules of its own and sends nothing until this arrives (docs/telemetry.md, Redaction)."""
         rules = self.redaction
         defaults = set(DEFAULT_REDACTION_PATTERNS)
 

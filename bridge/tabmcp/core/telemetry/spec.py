@@ -1,10 +1,5 @@
-"""How a telemetry tool describes itself; the definitions builder filters modes from these.
-
-Each tool module (observe, analyze, generate, configure, query_dom) declares one
-:class:`ToolSpec` beside its handler, so schema and behaviour change together. The input schema
-is derived from the tool's argument model (its fields, constraints and ``description``s): the
-model that checks a call is the one definition of what the tool takes, never a hand-written
-JSON schema beside it.
+"""How a telemetry tool describes itself: a :class:`ToolSpec` beside each handler, so schema and
+behaviour change together; the input schema is derived from the argument model that checks a call.
 """
 
 from __future__ import annotations
@@ -62,18 +57,8 @@ def input_schema(model: type[BaseModel], *, skip: str = "") -> tuple[dict[str, A
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """A tool's static description.
-
-    Attributes:
-        name: the MCP tool name.
-        title: short human title.
-        intro: the description's first paragraph (what the tool is for, when to call it).
-        args: the argument model; the input schema is derived from it.
-        mode_param: the enum parameter that picks the mode (``what``, ``target``...); empty
-            for a tool without modes.
-        mode_help: one line per mode, in canonical order; only listed modes are described.
-        annotations: MCP tool annotations.
-    """
+    """A tool's static description; ``mode_param`` names the enum parameter that picks the mode
+    (empty for a tool without modes), and ``mode_help`` has one line per mode, in canonical order."""
 
     name: str
     title: str

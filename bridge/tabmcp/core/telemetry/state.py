@@ -1,13 +1,7 @@
 """The telemetry store: ingests the extension's batches and answers every telemetry query.
 
-One object per bridge. It owns the bounded buffers, the WebSocket connection table, the API
-schema store, per-tab page state (URL, title, current page load), checkpoints and the cached
-accessibility results. It does no I/O and no asyncio: the server feeds it messages and
-reads it when a tool runs or tools/list is built.
-
-"Current page load" of a tab = events since its latest ``navigation`` of type load, reload
-or back_forward, or since its ``documentId`` changed without one (SPA route changes stay in
-the same load).
+One object per bridge, with no I/O and no asyncio: the server feeds it messages and reads it.
+A tab's "current page load" is defined in docs/telemetry.md.
 """
 
 from __future__ import annotations
@@ -102,11 +96,7 @@ class Checkpoint:
 
 
 class TelemetryState:
-    """All telemetry the bridge holds, and the rules it was captured under.
-
-    Args:
-        settings: the ``[telemetry]`` config section (defaults if omitted).
-        clock: epoch milliseconds; injectable so tests control time.
+    """All telemetry the bridge holds, and the rules it was captured under (``clock``: epoch ms).
 
     Not thread-safe: call it from the bridge's event loop only.
     """
@@ -138,11 +128,8 @@ class TelemetryState:
         return self._settings
 
     def update_settings(self, settings: TelemetrySettings) -> None:
-        """Apply new settings now: resize (evicting at once), recompile redaction and noise.
-
-        Redaction and noise rules apply to events ingested from now on; a noise rule added
-        through ``configure`` also purges matching buffered entries.
-        """
+        """Apply new settings now: resize (evicting at once), recompile redaction and noise
+        (which apply to events ingested from now on)."""
         self._settings = settings
         self.buffers.resize(settings.buffers, settings.max_bytes)
         self.connections.resize(settings.buffers.websocket_connections)
@@ -154,11 +141,8 @@ class TelemetryState:
     # -- change signal --------------------------------------------------------------------
 
     def add_listener(self, callback: Callable[[], None]) -> None:
-        """Call ``callback()`` whenever data-driven availability (or the exposure switch) changes.
-
-        The bridge hooks its tools/list change notifier here (it already debounces).
-        Listeners must not raise.
-        """
+        """Call ``callback()`` (which must not raise) whenever data-driven availability (or the
+        exposure switch) changes: the bridge's tools/list change notifier."""
         self._listeners.append(callback)
 
     @property
@@ -230,14 +214,8 @@ class TelemetryState:
     # -- ingest ---------------------------------------------------------------------------
 
     def ingest(self, message: TelemetryBatch | Telemetry | Mapping[str, Any]) -> IngestReport:
-        """Take one ``telemetry`` batch from the extension.
-
-        Malformed events are skipped and counted (``rejected``); noise matches are counted
-        (``ignored``); the page's own drops are added to the drop counts.
-
-        Raises:
-            MalformedBatch: the envelope itself is unusable (no ``tabId``, not an object...).
-        """
+        """Take one ``telemetry`` batch from the extension; malformed events are skipped and
+        counted, and an unusable envelope raises :class:`MalformedBatch`."""
         batch = self._parse_batch(message)
         now = self._clock()
         tab = self._tabs.setdefault(batch.tab_id, TabState(batch.tab_id))
@@ -367,10 +345,7 @@ class TelemetryState:
     def select(
         self, kind: BufferKind, *, scope: Scope = "page_load", tab_id: int | None = None
     ) -> list[Entry]:
-        """Entries of one kind in ingest order, for a scope.
-
-        With ``page_load`` or ``tab`` and no tab known (no telemetry yet), the result is empty.
-        """
+        """Entries of one kind in ingest order, for a scope (empty when no tab is known yet)."""
         if scope == "all":
             return list(self.buffers.entries(kind))
         tid = self.resolve_tab(tab_id)
@@ -412,11 +387,8 @@ class TelemetryState:
     def clear(
         self, kinds: Iterable[BufferKind] | None = None, *, tab_id: int | None = None, api: bool | None = None
     ) -> int:
-        """Forget buffered entries (and drop counts). Returns how many entries went.
-
-        ``api`` also empties the schema store; by default only when clearing everything.
-        WebSocket connections go with the ``websocket`` kind, cached audits with everything.
-        """
+        """Forget buffered entries (and drop counts); returns how many went. ``api`` also empties
+        the schema store (by default only when clearing everything)."""
         chosen = list(kinds) if kinds is not None else None
         removed = self.buffers.clear(chosen, tab_id)
         if chosen is None or BufferKind.WEBSOCKET in chosen:
@@ -473,13 +445,8 @@ class TelemetryState:
         }
 
     def restore_snapshot(self, data: Mapping[str, Any]) -> int:
-        """Replace the store's data with a snapshot's; returns the number of entries restored.
-
-        Entries were redacted when first ingested; they are restored as they were.
-
-        Raises:
-            SnapshotFormatError: not a snapshot this version can read.
-        """
+        """Replace the store's data with a snapshot's (already redacted at ingest); returns the
+        number of entries restored, or raises :class:`SnapshotFormatError`."""
         if data.get("format") != SNAPSHOT_FORMAT:
             raise SnapshotFormatError(
                 f"unsupported snapshot format {data.get('format')!r}", expected=SNAPSHOT_FORMAT

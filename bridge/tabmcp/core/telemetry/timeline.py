@@ -1,8 +1,5 @@
-"""``analyze(timeline)``: actions, requests, errors and navigations merged in time order.
-
-The point is cause and effect: "clicked Save → POST /api/orders 500 → TypeError". Events
-are ordered by the page's own timestamps (requests by when they started), ties broken by
-arrival order, since batches from several tabs can interleave.
+"""``analyze(timeline)``: actions, requests, errors and navigations merged in time order, to show
+cause and effect ("clicked Save → POST /api/orders 500 → TypeError"); ties keep arrival order.
 """
 
 from __future__ import annotations

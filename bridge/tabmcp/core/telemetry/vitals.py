@@ -1,9 +1,5 @@
-"""``analyze(performance)``: Web Vitals against the Core Web Vitals thresholds, plus long tasks.
-
-Thresholds are Google's published ones (web.dev/articles/vitals), at the 75th percentile:
-a value at or under "good" is good, over "poor" is poor, in between needs improvement. A
-page passes Core Web Vitals when LCP, INP and CLS are all good. INP needs an interaction;
-without one it is reported as not measured rather than as a pass.
+"""``analyze(performance)``: Web Vitals against Google's Core Web Vitals thresholds
+(web.dev/articles/vitals), plus long tasks; INP without an interaction is "not measured", not a pass.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""``observe``, ``analyze``, ``generate``, ``configure``: the telemetry tools.
-
-Their definitions are built per client by the exposure rules (:mod:`tabmcp.core.telemetry.definitions`,
-from the specs that sit beside each tool's logic in :mod:`tabmcp.core.telemetry`); these are
-their handlers, which add what needs the live page (page facts, an axe-core audit).
+"""The telemetry tools' handlers, which add what needs the live page (page facts, an axe-core audit);
+their definitions come from :mod:`tabmcp.core.telemetry.definitions`.
 """
 
 from __future__ import annotations
@@ -28,11 +25,7 @@ def live_tab(ctx: ToolContext, arguments: dict[str, Any]) -> int:
 
 async def live(ctx: ToolContext, arguments: dict[str, Any], kind: str,
                args: dict[str, Any] | None = None) -> PageValue:
-    """Ask the tab (``tab_id`` or the one the person looks at) for a live answer.
-
-    Raises:
-        ToolCallError: no open tab, or the page could not answer (named by the session's rules).
-    """
+    """Ask the tab (``tab_id`` or the one the person looks at) for a live answer."""
     return await ctx.bridge.page_query(live_tab(ctx, arguments), kind, args)
 
 

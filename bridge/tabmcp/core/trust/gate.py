@@ -1,23 +1,9 @@
 """The one gate every page-originated string passes before it reaches the agent.
 
-A page's words reach the agent by many paths: a tool's result (text, resources, resource links,
-images' and audio's fields, annotations, structured content, ``_meta``), a tool's thrown error
-(its message, code and details), and the telemetry ``observe``/``analyze``/``generate`` report
-(console output, errors, network bodies). Each path opens one :class:`TextGate` per answer and
-sends every page string through it:
-
-1. **cleaned**: hidden characters removed (Unicode tags, zero-width, bidi controls, BOM, soft
-   hyphens and other invisible format characters), counted per kind; the text hidden in tag
-   characters is decoded for the scan;
-2. **capped**: each kind of text has a budget; what is cut is said (a marker the agent reads,
-   and ``_meta["tabmcp/trust"]["truncated"]``); nested values deeper than :data:`MAX_DEPTH`
-   levels are cut the same way;
-3. **framed** with its origin and a per-answer nonce the page cannot guess (:meth:`TextGate.opening`);
-4. **scanned**: everything the agent is actually given, in full, folded past look-alike letters
-   and soft hyphens (:func:`tabmcp.core.skeleton.fold`). The scan never stops early; its cost is
-   bounded because it reads only what is delivered, and what is delivered is capped.
-
-A flag starts the lockdown (:meth:`tabmcp.core.trust.guard.TrustGuard`); the gate itself does no I/O.
+Every path (tool results, thrown errors, telemetry answers) opens one :class:`TextGate` per answer,
+which cleans, caps, frames and scans each page string (docs/security.md). The scan reads everything
+delivered and never stops early; delivered text is capped, which bounds its cost. A flag starts the
+lockdown (:class:`tabmcp.core.trust.guard.TrustGuard`); the gate does no I/O.
 """
 
 from __future__ import annotations
@@ -209,11 +195,8 @@ def forged_frame(text: str) -> bool:
 
 
 def definition_text(text: str) -> Shown:
-    """A checked definition's text (a tool's or category's title or description, its document's
-    URL) as the agent sees it in listings: without hidden characters, forged frame marks defused.
-    The registry's definition check has scanned every page-written field of the definition (a
-    flag travels in ``_meta["tabmcp/warnings"]`` and quarantines it under
-    ``policy.quarantine_suspicious``); the listing says whose it is (``[origin]``)."""
+    """A checked definition's text (title, description, URL) as the agent sees it in listings: without
+    hidden characters, forged frame marks defused (the registry's check already scanned it)."""
     text = strip_hidden(text)
     return Shown(_FORGED_FRAME_RE.sub(r"‹\1", text) if "«" in text else text)
 
@@ -224,10 +207,8 @@ def definition_schema(schema: PageJson) -> ShownTree:
 
 
 def for_person(text: str) -> Shown:
-    """A page's words as the person reads them in the extension's popup (a tab's title and URL, a
-    tool's or category's title and description): cleaned like a listed definition's, since a bidi
-    override reverses what they read and tag characters say what they cannot see. The popup sets
-    them as text, never markup."""
+    """A page's words as the person reads them in the extension's popup: cleaned like a listed
+    definition's, since a bidi override reverses what they read."""
     return definition_text(text)
 
 
@@ -277,12 +258,8 @@ class PageSource:
 
 
 class TextGate:
-    """One answer's page strings on their way to the agent (open one per answer).
-
-    Call :meth:`clean` then :meth:`deliver` for text the caller cuts itself, :meth:`field` for a
-    page string, :meth:`tree` for a nested page value; then
-    :meth:`scan` once for the flags, and :meth:`opening`/:meth:`closing` for the frame.
-    """
+    """One answer's page strings on their way to the agent (open one per answer): pass them through
+    :meth:`field`/:meth:`tree` (or :meth:`clean` + :meth:`deliver`), then :meth:`scan` once and frame."""
 
     def __init__(
         self, source: PageSource, settings: TrustSettings | None = None, *, nonce: str | None = None
@@ -303,8 +280,7 @@ class TextGate:
     def clean(self, text: str, budget: int | None = None) -> str:
         """``text`` with hidden characters removed and forged frame marks defused (not yet delivered).
 
-        With a ``budget``, the raw text is first cut to a few times it (what lies past that is
-        never delivered), so neither cleaning nor decoding costs more than the budget allows.
+        With a ``budget``, the raw text is first cut to a few times it, which bounds the cleaning's cost.
         """
         if budget is not None and len(text) > precut(budget):
             text = text[: precut(budget)]

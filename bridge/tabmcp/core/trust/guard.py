@@ -1,13 +1,6 @@
-"""The trust defences as the server's call path uses them: one object, three hooks.
-
-* :meth:`TrustGuard.gate` — before a call: a changed definition, or a lockdown for a tool that
-  may write, adds "needs approval" (with the reason) to the gate's decision;
-* :meth:`TrustGuard.result` — after a call: the page's result cleaned, capped, framed, scanned;
-  a flagged result starts the lockdown;
-* :meth:`TrustGuard.page_error` — a page's failure: its message, code and details through the
-  same gate, inside a bridge-owned ``PAGE_ERROR``; a flagged one starts the lockdown;
-* :meth:`TrustGuard.mark_definition` — in listings: a changed definition is marked ``changed``
-  (``_meta["tabmcp/pin"]`` with the diff, and a short description prefix).
+"""The trust defences as the server's call path uses them: one object whose hooks run before a
+call (:meth:`TrustGuard.gate`), on its result or error (:meth:`TrustGuard.result`,
+:meth:`TrustGuard.page_error`) and in listings (:meth:`TrustGuard.mark_definition`).
 """
 
 from __future__ import annotations
@@ -43,11 +36,7 @@ class TrustStoreLike(PinTable, FlagTable, Protocol):
 
 
 class TrustGuard:
-    """Args:
-        settings: the ``[trust]`` section.
-        store: the pins and flags (``tabmcp.storage.trust.TrustStore``), unless ``pins`` brings them.
-        pins: pins made already (their store is the guard's).
-    """
+    """``store`` holds the pins and flags, unless ``pins`` (made already) brings them."""
 
     def __init__(
         self, settings: TrustSettings | None = None, store: TrustStoreLike | None = None, pins: Pins | None = None

@@ -1,20 +1,8 @@
-"""Pinned tool definitions: the first definition seen per origin + tool is the one trusted.
+"""Pinned tool definitions: the first definition seen per origin + tool is the one trusted, so a
+tool that later says more ("... and share the contact with our partners") needs approval again.
 
-A page may change a tool after the agent (and the person) got used to it: "Read notes" becomes
-"Read notes and share the contact with our partners". The first definition seen (title,
-description, input schema, annotations) is pinned in SQLite; a later, different one is marked
-``changed`` (with a diff against the pin) and the tool needs the person's approval until they
-accept the change (``tabmcp trust accept ORIGIN TOOL``), which pins the new definition. A page
-that registers the same definition again (an SPA navigation, a reload) changes nothing; one
-that goes back to the pinned definition is trusted again.
-
-Bounded (docs/security.md §7): a page chooses how many names it registers, so the pins of one
-origin are capped (:class:`PinLimits`). A pin the person decided on (they accepted its change, or
-approved a call of the tool) is *kept*: never evicted, never expired. At its cap, an origin the
-person never trusted loses its least recently seen pin for the new one (never one whose change
-awaits the person: churn cannot clear a ``changed`` mark); a *trusted* origin (the person allowed
-the site, or kept one of its pins) loses nothing: the new name is not pinned.
-Expiry of the pins of never-trusted origins is :mod:`.retention`'s job.
+Behaviour and bounds: docs/security.md ("Pinned definitions", "A page churning tool names");
+expiry of never-trusted origins' pins is :mod:`.retention`'s job.
 """
 
 from __future__ import annotations
@@ -127,14 +115,8 @@ def _record(row: tuple[Any, ...]) -> PinRecord:
 
 
 class Pins:
-    """The pins of one store (``tabmcp.storage.trust.TrustStore``: the bridge's database file).
-
-    Args:
-        store: where the pins are kept.
-        limits: the caps and the grace period (:class:`PinLimits`).
-        trusted: did the person allow this origin (a reachable site)? Kept pins count too
-            (:meth:`is_trusted`); the bridge core wires this to the sites' permissions.
-    """
+    """The pins of one store (``tabmcp.storage.trust.TrustStore``); ``trusted`` says whether the
+    person allowed an origin (the bridge wires it to the sites' permissions)."""
 
     def __init__(
         self, store: PinTable, limits: PinLimits | None = None, trusted: Callable[[str], bool] | None = None

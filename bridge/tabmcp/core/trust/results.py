@@ -1,20 +1,7 @@
-"""Every page result, made safe to hand to the agent: through the gate (:mod:`.gate`).
+"""Every page result, made safe to hand to the agent: every string of every content item, at any
+depth, goes through one :class:`~.gate.TextGate` (cleaned, capped, framed, scanned: docs/security.md).
 
-A page result is data from a web page, never instructions. Before the agent sees it, every
-string in it (text parts, embedded resources, resource links, image and audio fields,
-annotations, structured content at any depth, the page's ``_meta``) goes through one
-:class:`~.gate.TextGate`:
-
-1. hidden characters are removed and counted per kind in ``_meta["tabmcp/trust"]["removed"]``;
-2. text parts longer than ``trust.max_result_chars`` together are cut with
-   :data:`TRUNCATION_MARKER`; structured content larger than that (as JSON) is dropped, and
-   nested deeper than :data:`~.gate.MAX_DEPTH` levels is cut; every other page string is cut
-   at :data:`~.gate.FIELD_CHARS`, each with a marker that says so;
-3. text parts are framed by a short delimiter naming the origin, with a per-result nonce the
-   page cannot guess ("spotlighting"); other content items are framed by text parts around
-   them; ``_meta["tabmcp/trust"]`` says the same for programs;
-4. everything delivered is scanned for text that gives the agent orders
-   (:func:`tabmcp.core.injection.scan_result_text`, past look-alike letters and soft hyphens).
+Text parts share ``trust.max_result_chars``; structured content larger than that is dropped.
 """
 
 from __future__ import annotations

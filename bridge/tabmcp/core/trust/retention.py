@@ -1,22 +1,10 @@
-"""Expiry of what pages of origins the person never trusted leave behind.
+"""Expiry of what pages of origins the person never trusted leave behind (pins, usage rows), once
+no tab of the origin has been open for ``grace_s``; the rule is in docs/security.md ("A page
+churning tool names").
 
-A page chooses the names of its tools, so it chooses how many pins and usage rows it makes. The
-caps (:class:`~tabmcp.core.trust.pins.PinLimits`, the usage store's) bound them while the page
-runs; this module takes them away once the page is gone. The rule (docs/security.md §7):
-
-* An origin is **trusted** when the person decided something about it: they allowed it as a
-  site or turned forms-as-tools on for it (config or popup), or kept one of its pins (accepted a changed definition, approved a
-  call). Its pins never expire; a kept pin is never evicted by any cap.
-* Every other origin is **transient**: its pins and usage counts are kept while a tab of it is
-  open and for ``grace_s`` after it was last seen (its last tab closed, or, across a restart of
-  the bridge, the last time one of its tools was seen or called), then deleted.
-* A pin that expired is gone: if the page comes back with a changed tool, the tool is ``new``,
-  not ``changed``. That is acceptable only because the origin is transient: a new tool needs no
-  more approval than a fresh name would, and the page could always have used a fresh name. A
-  trusted origin's pins are never expired or evicted, so their changes are always caught.
-
-No I/O but SQLite; the bridge core calls :meth:`Retention.note_open` after each registry change and
-:meth:`Retention.sweep` on a timer (:attr:`Retention.interval_s`).
+An expired pin makes a changed tool ``new`` rather than ``changed``, acceptable only for transient
+origins: a page could always have used a fresh name. The bridge core calls
+:meth:`Retention.note_open` after each registry change and :meth:`Retention.sweep` on a timer.
 """
 
 from __future__ import annotations
@@ -37,13 +25,8 @@ class _Usage(Protocol):
 
 
 class Retention:
-    """When the state of transient origins goes.
-
-    Args:
-        pins: the pins (their limits carry ``grace_s``; their ``is_trusted`` decides trust).
-        usage: the usage counts of page tools, expired with the pins.
-        clock: seconds since the epoch (tests pass their own).
-    """
+    """When the state of transient origins goes (``pins`` carry ``grace_s`` and decide trust;
+    ``usage`` counts expire with them)."""
 
     def __init__(
         self, pins: Pins, usage: _Usage | None = None, clock: Callable[[], float] = time.time

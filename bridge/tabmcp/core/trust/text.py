@@ -1,33 +1,10 @@
-"""Page text as a type: what a page wrote, and what the gate made of it.
+"""Page text as a type: what a page wrote (:class:`PageText`, :data:`Captured`, :data:`PageJson`),
+and what the gate made of it (:data:`Shown`, :data:`Listed`, :data:`ShownResult`).
 
-Every string a page writes enters the bridge as :class:`PageText`, made where the wire is parsed
-(:mod:`tabmcp.protocol`, :mod:`tabmcp.core.models`). What the agent or the person is shown is
-:data:`Shown`, which only the gate makes (:meth:`tabmcp.core.trust.gate.TextGate.field`,
-:func:`tabmcp.core.trust.gate.definition_text`) or the bridge writes itself (:func:`ours`). The
-builders of what the agent reads take :data:`Shown` where page words go, so strict mypy refuses a
-page string handed to them past the gate (as Trusted Types make ``innerHTML`` take only
-``TrustedHTML``).
-
-``PageText`` is a ``str``, so the rest of the bridge (search, pins, routing) reads it as text;
-what it cannot do is become :data:`Shown` without the gate.
-
-What telemetry captured (console output, errors, URLs, bodies, an element's names) is
-:data:`Captured`: a ``NewType``, so ingest makes no object per string. The escapes that call text
-the agent's without the gate (:func:`ours`, :func:`listed`, :func:`our_result`, the structured part
-of :func:`shown_result`) refuse page text by an overload marked deprecated, which strict mypy (with
-``enable_error_code = ["deprecated"]``) reports as an error; :func:`ours` also checks at run time.
-
-A page tool's or category's entry in a listing (tools/list, ``describe_tools``, an opened
-category) is :data:`Listed`, which only :func:`listed_definition` makes, from :data:`Shown` texts
-(:func:`tabmcp.core.trust.gate.definition_text`) and :data:`ShownTree` schemas
-(:func:`tabmcp.core.trust.gate.definition_schema`): the definition check's reading of what the
-registry holds, never the page's own dicts.
-
-Page values that are not one string (a call's result, a page query's answer, an error's details,
-a telemetry answer built of captured events) are :data:`PageJson` / :data:`PageValue`, and what
-the agent receives as a tool's answer is :data:`ShownResult`, which only the gate
-(:func:`tabmcp.core.trust.results.process_result`, :meth:`tabmcp.core.trust.guard.TrustGuard.page_error`)
-or :func:`shown_result` (from :data:`Shown` texts) makes. Both are ``NewType`` types: nothing at run time.
+The builders of what the agent reads take only the gate's types, so strict mypy refuses a page
+string that skipped the gate, as Trusted Types do for ``innerHTML`` (docs/security.md). The escapes
+for the bridge's own text (:func:`ours`, :func:`listed`, :func:`our_result`) refuse page text by an
+overload marked deprecated, which strict mypy reports as an error.
 """
 
 from __future__ import annotations
@@ -69,10 +46,8 @@ class PageText(str):
 
 
 Captured = NewType("Captured", str)
-"""A string telemetry captured from a page (a console argument, an error's message and stack, a URL,
-a header, a body, an element's name, label or text, a title): page text, read back into answers
-that reach the agent only through the gate (:func:`tabmcp.core.tools.telemetry_tools.as_telemetry`).
-A ``NewType`` rather than :class:`PageText`: ingest makes no object per string."""
+"""A string telemetry captured from a page, shown only through the gate
+(:func:`tabmcp.core.tools.telemetry_tools.as_telemetry`); a ``NewType`` so ingest makes no object per string."""
 
 Shown = NewType("Shown", str)
 """Text the agent or the person may be shown: made by the gate, or written by the bridge (:func:`ours`)."""
@@ -197,11 +172,8 @@ def our_result(result: dict[str, Any]) -> ShownResult:
 
 
 def page_strings(value: Any, place: str = "") -> Iterator[tuple[str, str]]:
-    """Every string in a page-written JSON value, keys too, with where it is (``properties/x/description``).
-
-    Iterative, so no depth breaks it; used by the definition check, which must read every
-    page-written field rather than a list of the fields someone thought of.
-    """
+    """Every string in a page-written JSON value, keys too, with where it is (``properties/x/description``);
+    iterative, so no depth breaks it."""
     stack: list[tuple[Any, str]] = [(value, place)]
     while stack:
         item, where = stack.pop()

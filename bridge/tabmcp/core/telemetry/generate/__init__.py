@@ -1,11 +1,4 @@
-"""``generate``: turn recorded telemetry into artifacts a developer keeps.
-
-* ``reproduction`` — a runnable Playwright script (Python or TypeScript) replaying the actions.
-* ``test`` — the same as a Playwright test with assertions.
-* ``pr_summary`` — Markdown for a pull request.
-* ``sarif`` — SARIF 2.1.0 from an axe-core audit.
-* ``har`` — HAR 1.2 from the captured requests.
-"""
+"""``generate``: turn recorded telemetry into artifacts a developer keeps (scripts, tests, SARIF, HAR)."""
 
 from __future__ import annotations
 
@@ -82,17 +75,8 @@ def generate(
     *,
     axe_results: dict[str, Any] | None = None,
 ) -> ToolAnswer:
-    """Answer a ``generate`` call; the artifact is the text, with its filename in ``data``.
-
-    Args:
-        store: the telemetry store.
-        arguments: the tool arguments.
-        axe_results: for ``sarif``, a fresh ``axe.run()`` result from the page (cached for the
-            tab); without it the tab's cached audit is used.
-
-    Raises:
-        InvalidTelemetryArguments: bad arguments or a malformed axe result.
-    """
+    """Answer a ``generate`` call; the artifact is the text, with its filename in ``data``
+    (``axe_results``, for ``sarif``, is cached like :func:`analyze`'s)."""
     args = arguments if isinstance(arguments, GenerateArgs) else parse_args(GenerateArgs, arguments)
     tab_id = store.resolve_tab(args.tab_id)
     if args.format in ("reproduction", "test"):

@@ -1,11 +1,7 @@
 """HAR 1.2 (HTTP Archive) from the captured fetch/XHR requests.
 
-Capture happens in the page (fetch/XHR hooks), not in the network stack, so some HAR fields
-are unknowable and written as the spec says to for unknown values: ``-1`` sizes and phase
-timings, an empty ``httpVersion``, no cookies (their headers are redacted anyway). The
-whole duration goes into ``wait``. Pages are the page loads seen (``navigation`` events),
-with ``onContentLoad`` / ``onLoad`` from the vitals' navigation timing when reported.
-Fields of our own start with ``_`` as the spec allows (``_error`` as Chrome writes it).
+Capture hooks the page, not the network stack, so unknowable fields get the spec's unknown values
+(``-1`` sizes and timings) and the whole duration goes into ``wait``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,5 @@
-"""The best Playwright locator for a recorded element, rendered for Python or TypeScript.
-
-Preference follows Playwright's own advice (user-facing and stable first): test id →
-role + accessible name → label → text → CSS. A role is used only with a name and only if
-Playwright knows it, since ``get_by_role("button")`` alone rarely names one element.
+"""The best Playwright locator for a recorded element, user-facing and stable first as Playwright
+advises; a role only with a name, since ``get_by_role("button")`` alone rarely names one element.
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
 """Playwright reproduction scripts and tests (Python and TypeScript) from recorded actions.
 
-Two stages: :func:`plan_steps` turns the action stream into replayable steps (one ``fill``
-per field instead of one per keystroke, a navigation caused by a click becomes a URL wait
-instead of a second ``goto``), then a renderer writes them in the chosen language.
-
-Generated files are self-contained. They read ``BASE_URL`` (default: the recorded origin;
-same-origin URLs are rewritten against it, so the same script runs against a dev server on
-another port), ``CHROMIUM`` (a browser executable; default: Playwright's own), ``HEADED``
-(show the browser) and ``TABMCP_SECRET_<n>`` for values that were redacted when recorded.
-The TypeScript output carries no type annotations, so it is also valid JavaScript (ESM).
+:func:`plan_steps` turns the action stream into replayable steps, then a renderer writes them;
+the generated files' environment variables are listed in docs/telemetry.md.
 """
 
 from __future__ import annotations
@@ -65,15 +58,9 @@ def _redacted(value: str | None) -> bool:
 
 
 def plan_steps(actions: Sequence[ActionEvent]) -> list[Step]:
-    """Turn recorded actions (in time order) into steps.
-
-    Rules: the first action's page is opened with ``goto``; a URL change right after an
-    interaction (or any SPA route change) becomes a wait for that URL; consecutive inputs
-    into one field collapse into one ``fill``; a ``change`` right after a click on the same
-    element (checkbox, radio) and a ``submit`` right after a click or Enter are dropped as
-    consequences; modifier key presses and printable keys (already in the ``fill``) are
-    dropped.
-    """
+    """Turn recorded actions (in time order) into steps: one ``fill`` per field rather than per
+    keystroke, a URL wait for a navigation an interaction caused, and events that were only a
+    click's consequence (its ``change``, ``submit``) dropped, so the replay does each thing once."""
     steps: list[Step] = []
     current: str | None = None
     prev: ActionEvent | None = None
@@ -353,16 +340,9 @@ def playwright_test(
     ignore_console: Sequence[str] = (),
     name: str = "recorded session",
 ) -> str:
-    """A Playwright test: the replay plus assertions.
-
-    Assertions: the URL after each navigation, each filled value, the final URL, every text
-    in ``expect_texts`` visible at the end, and (unless disabled) no console error or
-    uncaught exception during the run. Console errors whose text or source URL matches a
-    regular expression in ``ignore_console`` (the store's noise rules) do not count, nor does
-    a missing favicon (the browser's request, not the page's error). ``recorded_errors``
-    (errors seen while recording) are listed in a comment, since the test will fail on them
-    until they are fixed.
-    """
+    """A Playwright test: the replay plus assertions (URLs, filled values, ``expect_texts``, and no
+    console errors but those matching ``ignore_console``). ``recorded_errors`` are listed in a
+    comment, since the test fails on them until they are fixed."""
     ignored = [FAVICON_PATTERN, *ignore_console]
     steps = plan_steps(actions)
     origin = (base_url or recorded_origin(actions) or "http://localhost").rstrip("/")

@@ -1,12 +1,7 @@
 """SARIF 2.1.0 from an axe-core result, for code-scanning dashboards and CI gates.
 
-Mapping (close to Microsoft's ``axe-sarif-converter``): each axe rule that fired becomes a
-``reportingDescriptor``; each failing element a result with ``kind: fail`` and a level by
-impact (critical/serious → error, moderate → warning, minor → note); elements axe could not
-decide ("incomplete") become ``kind: review`` results, which SARIF requires to have level
-``none``. A web page has no line numbers, so an element is located by a logical location
-(its CSS selector, kind ``element``) in the page's artifact, with its HTML as the location
-message.
+The mapping follows Microsoft's ``axe-sarif-converter``; a page has no line numbers, so an element
+is a logical location (its CSS selector).
 """
 
 from __future__ import annotations
@@ -39,11 +34,7 @@ def _fingerprint(rule_id: str, target: str) -> str:
 
 
 def build_sarif(axe_results: dict[str, Any], *, include_incomplete: bool = True) -> dict[str, Any]:
-    """A SARIF log with one run for one ``axe.run()`` result.
-
-    Raises:
-        InvalidTelemetryArguments: ``axe_results`` is not shaped like an axe result.
-    """
+    """A SARIF log with one run for one ``axe.run()`` result."""
     results_in = check_axe_results(axe_results)
     url = results_in.get("url") or "about:blank"
     engine = results_in.get("testEngine") or {}

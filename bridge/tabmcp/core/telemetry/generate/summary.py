@@ -1,8 +1,5 @@
-"""A pull-request summary in Markdown: what was done in the browser and what it showed.
-
-Meant to be pasted under "How I tested this": the steps taken, errors (grouped), failed
-requests, API endpoints exercised, Web Vitals and the accessibility audit, each section
-present only when there is something to say.
+"""A pull-request summary in Markdown ("How I tested this"): what was done in the browser and what
+it showed, each section present only when there is something to say.
 """
 
 from __future__ import annotations
