@@ -136,6 +136,9 @@
     fieldGaps: Object.freeze({"source": "[\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200d\\u2028\\u2029\\u202f\\u205f\\u2060\\u3000\\ufeff-]+", "flags": ""}),
     fieldCard: Object.freeze({"source": "^[0-9]{13,19}$", "flags": ""}),
     keyGaps: Object.freeze({"source": "[-_.\\s\\x1c-\\x1f\\x85]", "flags": ""}),
+    jsonStart: Object.freeze({"source": "^\\s*(?:\\{\\s*(?:\"|\\})|\\[\\s*(?:[\\][\"{\\d-]|true|false|null))", "flags": ""}),
+    jsonEnd: Object.freeze({"source": "[}\\]]\\s*$", "flags": ""}),
+    urlPassword: Object.freeze({"source": "^(?<scheme>(?:[a-z][a-z0-9+.\\-]*:)?//)(?<user>[^/?#:]*):(?<password>[^/?#]*)@", "flags": "i"}),
   });
 
   /** The rules that end a pending request before its answer (tabmcp/core/end_rules.py, one table

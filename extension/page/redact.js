@@ -45,6 +45,8 @@
   /** Between the digits a field holds; a field value that is all card digits. */
   const FIELD_GAPS = /** @type {RegExp} */ (compile(PATTERNS.fieldGaps, 'g'));
   const FIELD_CARD = /** @type {RegExp} */ (compile(PATTERNS.fieldCard));
+  /** A URL's scheme, user and password (to the last `@` of its authority, as browsers read it). */
+  const URL_PASSWORD = /** @type {RegExp} */ (compile(PATTERNS.urlPassword));
   /** The autocomplete tokens of secret and card fields, as forms.js and the bridge read them (FIELDS). */
   const { secretAutocomplete, paymentAutocompletePrefix } = T.WIRE.FIELDS;
 
@@ -195,8 +197,7 @@
   function redactUrl(url) {
     if (typeof url !== 'string' || !url) return url;
     if (url.length > 4096) url = `${url.slice(0, 4096)}…`; // a data: URL can be megabytes
-    let s = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#@:]*):([^/?#@]*)@/i,
-      (m, scheme, user, pass) => (pass === MARK ? m : `${scheme}${user}:${MARK}@`));
+    let s = url.replace(URL_PASSWORD, (m, scheme, user, pass) => (pass === MARK ? m : `${scheme}${user}:${MARK}@`));
     const hash = s.indexOf('#');
     let fragment = hash >= 0 ? s.slice(hash + 1) : null;
     let base = hash >= 0 ? s.slice(0, hash) : s;
@@ -216,11 +217,14 @@
 
   /** @param {Record<string, string>} headers */
   function redactHeaders(headers) {
-    /** @type {Record<string, string>} */
-    const out = {};
+    /** @type {Record<string, string>} No prototype: a header named `__proto__` is kept like any other. */
+    const out = { __proto__: null };
     for (const name of N.keys(headers)) out[name] = isSecretKey(name) ? MARK : safeText(headers[name], 4000);
     return out;
   }
+
+  /** Levels of JSON walked (redact.py JSON_DEPTH): anything deeper is replaced whole. */
+  const JSON_DEPTH = 64;
 
   /**
    * Walk parsed JSON: secret keys lose their values, strings go through the text rules.
@@ -228,7 +232,10 @@
    * @returns {any}
    */
   function redactJson(v, st, depth) {
-    if (depth > 64) return v;
+    if (depth > JSON_DEPTH) {
+      st.changed = true;
+      return MARK;
+    }
     if (typeof v === 'string') {
       const r = redactText(v);
       if (r !== v) st.changed = true;
@@ -243,8 +250,8 @@
     }
     if (N.isArray(v)) return v.map((x) => redactJson(x, st, depth + 1));
     if (v && typeof v === 'object') {
-      /** @type {Record<string, any>} */
-      const out = {};
+      /** @type {Record<string, any>} No prototype: a key named `__proto__` is kept like any other. */
+      const out = { __proto__: null };
       for (const k of N.keys(v)) {
         if (isSecretKey(k) && v[k] !== null && v[k] !== MARK) {
           out[k] = MARK;
@@ -258,8 +265,9 @@
     return v;
   }
 
-  const PLAUSIBLE_JSON = /^\s*(?:\{\s*(?:"|\})|\[\s*(?:[\]["{\d-]|true|false|null))/;
-  const JSON_END = /[}\]]\s*$/;
+  /** How a JSON body starts and ends (PATTERNS): anything else is not parsed. */
+  const JSON_START = /** @type {RegExp} */ (compile(PATTERNS.jsonStart));
+  const JSON_END = /** @type {RegExp} */ (compile(PATTERNS.jsonEnd));
   const FORM = /** @type {RegExp} */ (compile(PATTERNS.form));
 
   /**
@@ -271,7 +279,7 @@
   function redactBody(body, mime) {
     if (typeof body !== 'string' || !body) return body;
     const jsonMime = !!mime && /json/i.test(mime);
-    if ((jsonMime || PLAUSIBLE_JSON.test(body)) && JSON_END.test(body)) {
+    if ((jsonMime || JSON_START.test(body)) && JSON_END.test(body)) {
       let parsed;
       let ok = false;
       try {
