@@ -49,6 +49,8 @@
   const URL_PASSWORD = /** @type {RegExp} */ (compile(PATTERNS.urlPassword));
   /** The autocomplete tokens of secret and card fields, as forms.js and the bridge read them (FIELDS). */
   const { secretAutocomplete, paymentAutocompletePrefix } = T.WIRE.FIELDS;
+  /** What separates those tokens (ECMA's and Python's whitespace together, as the bridge splits them). */
+  const AUTOCOMPLETE_GAPS = /** @type {RegExp} */ (compile(T.WIRE.FIELDS.autocompleteGaps));
 
   /** What a key name loses before it is compared (as the bridge's normalize_key). */
   const KEY_GAPS = /** @type {RegExp} */ (compile(PATTERNS.keyGaps, 'g'));
@@ -309,7 +311,7 @@
   function sensitiveField(el, value, labels) {
     const any = /** @type {any} */ (el);
     if (el.localName === 'input' && String(any.type).toLowerCase() === 'password') return true;
-    const tokens = String(el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+    const tokens = String(el.getAttribute('autocomplete') || '').toLowerCase().split(AUTOCOMPLETE_GAPS);
     if (tokens.some((t) => t.startsWith(paymentAutocompletePrefix) || secretAutocomplete.includes(t))) return true;
     const hints = [el.getAttribute('name'), el.id, el.getAttribute('data-testid'), el.getAttribute('aria-label'),
       el.getAttribute('placeholder'), labels].filter(Boolean).join(' ');

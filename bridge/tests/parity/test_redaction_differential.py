@@ -164,29 +164,30 @@ def _luhn_digit(body: str) -> str:
 def card_digits(draw: st.DrawFn) -> str:
     prefix = draw(st.sampled_from(CARD_PREFIXES))
     length = draw(st.integers(min_value=11, max_value=21))
-    body = prefix + "".join(draw(st.lists(st.sampled_from("0123456789"), min_size=max(0, length - len(prefix) - 1),
-                                          max_size=max(0, length - len(prefix) - 1))))
+    rest = max(0, length - len(prefix) - 1)
+    body = prefix + draw(st.text(alphabet="0123456789", min_size=rest, max_size=rest))
     return body + (_luhn_digit(body) if draw(st.booleans()) else draw(st.sampled_from("0123456789")))
 
 
 @st.composite
 def card_runs(draw: st.DrawFn) -> str:
-    """Card-like digits, grouped with separators (one kind or mixed), sometimes in a longer run."""
+    """Card-like digits, grouped with separators (one kind or mixed: ``where`` and ``which`` say
+    after which digits and which), sometimes inside a longer run."""
     digits = draw(card_digits())
-    sep = draw(st.sampled_from(CARD_SEPARATORS))
-    mixed = draw(st.booleans())
+    where, which = draw(st.integers(0, 2**21 - 1)), draw(st.integers(0, 2**32 - 1))
     out = []
     for i, d in enumerate(digits):
-        if i and draw(st.integers(0, 3)) == 0:
-            out.append(draw(st.sampled_from(CARD_SEPARATORS)) if mixed else sep)
+        if i and where >> i & 1:
+            out.append(CARD_SEPARATORS[which % len(CARD_SEPARATORS)])
+            which //= 3 if which % 2 else 1  # every separator the same, or changing
         out.append(d)
-    return draw(st.sampled_from(("", "", "x", "-", "1", " ", "#"))) + "".join(out) + draw(
-        st.sampled_from(("", "", "x", "-", "9", " ", ".")))
+    before, after = draw(st.sampled_from(("", "x", "-", "1", " ", "#"))), draw(st.sampled_from(("", "x", "-", "9", " ", ".")))
+    return before + "".join(out) + after
 
 
 def _pieces(*extra: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
     return st.lists(st.one_of(st.sampled_from(_PIECES), st.sampled_from(_DIALECT), _ALNUM, card_runs(),
-                              st.text(max_size=6), *extra), max_size=12).map("".join)
+                              st.text(max_size=6), *extra), max_size=8).map("".join)
 
 
 texts = _pieces(st.sampled_from(SECRET_NAMES), st.sampled_from(BENIGN_NAMES))
@@ -239,7 +240,7 @@ def urls(draw: st.DrawFn) -> str:
 
 header_names = st.one_of(st.sampled_from(SECRET_NAMES), st.sampled_from(BENIGN_NAMES), _ALNUM,
                          st.text(max_size=8))
-headers = st.dictionaries(header_names, _pieces(), max_size=6)
+headers = st.dictionaries(header_names, _pieces(), max_size=4)
 
 
 json_keys = st.one_of(st.sampled_from(SECRET_NAMES), st.sampled_from(BENIGN_NAMES), st.text(max_size=6),
@@ -302,25 +303,25 @@ def _same(page: Page, fn: str, cases: list[dict[str, Any]], redactor: Redactor,
 BRIDGE = Redactor()
 
 
-@fuzz(300)
+@fuzz(200)
 @given(text=texts)
 def test_free_text_is_redacted_alike(page: Page, text: str) -> None:
     _same(page, "text", [{"input": text}], BRIDGE)
 
 
-@fuzz(300)
+@fuzz(200)
 @given(url=urls())
 def test_urls_are_redacted_alike(page: Page, url: str) -> None:
     _same(page, "url", [{"input": url}], BRIDGE)
 
 
-@fuzz(200)
+@fuzz(100)
 @given(value=headers)
 def test_headers_are_redacted_alike(page: Page, value: dict[str, str]) -> None:
     _same(page, "headers", [{"input": value}], BRIDGE)
 
 
-@fuzz(300)
+@fuzz(200)
 @given(body=bodies, mime=st.sampled_from(MIMES))
 def test_bodies_are_redacted_alike(page: Page, body: str, mime: str | None) -> None:
     _same(page, "body", [{"input": body, "mime": mime}], BRIDGE)
@@ -346,7 +347,7 @@ fields = st.fixed_dictionaries({}, optional={
 }).map(lambda f: {k: v for k, v in f.items() if v is not None})
 
 
-@fuzz(300)
+@fuzz(200)
 @given(field=fields, labels=st.one_of(st.just(""), _hints.map(lambda h: h or "")),
        value=st.one_of(card_runs(), texts, card_digits()))
 def test_sensitive_fields_are_found_alike(page: Page, field: dict[str, str], labels: str, value: str) -> None:
@@ -365,7 +366,7 @@ _custom = TelemetrySettings(redaction=RedactionSettings(
 CUSTOM = Redactor(_custom.redaction)
 
 
-@fuzz(150)
+@fuzz(100)
 @given(text=_pieces(st.sampled_from(("internal-", "INTERNAL-abcdef", "TKT12345", "mysecretthing", "t0=", "k="))),
        url=urls(), name=st.one_of(param_names(), st.sampled_from(("K", "T-0", "my_secret_thing", "session.token"))))
 def test_configured_rules_are_applied_alike(page: Page, text: str, url: str, name: str) -> None:

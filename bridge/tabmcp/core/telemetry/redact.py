@@ -103,7 +103,8 @@ class Redactor:
         self.marker = self.settings.replacement
         self._keys = tuple(self.settings.keys)
         self._exact = frozenset(self.settings.exact_keys)
-        self._patterns = [js_pattern(p).python() for p in self.settings.patterns]
+        defaults, custom = self.settings.in_page_order()  # the page's order: one replacement can hide the next match
+        self._patterns = [js_pattern(p).python() for p in [*defaults, *custom]]
 
     # -- building blocks ------------------------------------------------------------------
 
