@@ -225,18 +225,18 @@
     return out;
   }
 
-  /** Levels of JSON walked (redact.py JSON_DEPTH): anything deeper is replaced whole. */
+  /** Levels of JSON walked (redact.py JSON_DEPTH): a body nested deeper is replaced whole. */
   const JSON_DEPTH = 64;
 
   /**
    * Walk parsed JSON: secret keys lose their values, strings go through the text rules.
-   * @param {any} v @param {{changed: boolean}} st @param {number} depth
+   * @param {any} v @param {{changed: boolean, deep: boolean}} st @param {number} depth
    * @returns {any}
    */
   function redactJson(v, st, depth) {
     if (depth > JSON_DEPTH) {
-      st.changed = true;
-      return MARK;
+      st.deep = true;
+      return v;
     }
     if (typeof v === 'string') {
       const r = redactText(v);
@@ -291,8 +291,9 @@
         /* not JSON after all (or truncated) */
       }
       if (ok) {
-        const st = { changed: false };
+        const st = { changed: false, deep: false };
         const redacted = redactJson(parsed, st, 0);
+        if (st.deep) return MARK;
         return st.changed ? N.stringify(redacted) : body;
       }
     }

@@ -54,8 +54,9 @@ def node_answers(tmp_path: Path, request: dict[str, Any]) -> Any:
 
 def _bridge_redaction(case: dict[str, Any]) -> Any:
     r = Redactor()
-    return {"text": r.text, "url": r.url, "body": r.body, "headers": r.headers,
-            "secretKey": r.is_secret_key}[case["fn"]](case["input"])
+    if case["fn"] == "body":
+        return r.body(case["input"], case.get("mime"))
+    return {"text": r.text, "url": r.url, "headers": r.headers, "secretKey": r.is_secret_key}[case["fn"]](case["input"])
 
 
 # -- redaction ----------------------------------------------------------------------------------
@@ -72,6 +73,17 @@ def test_the_page_redacts_each_case_as_the_file_says(tmp_path: Path) -> None:
     wrong = [(c["fn"], c["input"], got, c["expected"]) for c, got in zip(REDACTION, answers, strict=True)
              if got != c["expected"]]
     assert wrong == []
+
+
+def test_added_patterns_run_after_the_defaults_on_both_sides(tmp_path: Path) -> None:
+    """The page runs the default patterns, then the added ones, whatever order the config lists
+    them in; one replacement can hide the next match, so the bridge keeps the page's order."""
+    settings = TelemetrySettings(redaction=RedactionSettings(
+        patterns=[r"(?i)internal-(?P<secret>[a-z0-9]{6,})", *DEFAULT_REDACTION_PATTERNS]))
+    cases = [{"fn": "text", "input": "Bearer INTERNAL-000000"}]
+    answers = node_answers(tmp_path, {"suite": "redaction", "rules": settings.page_config()["redact"],
+                                      "cases": cases, "protocol": render()})
+    assert answers == [Redactor(settings.redaction).text(cases[0]["input"])] == ["Bearer [REDACTED]"]
 
 
 def _bridge_field(case: dict[str, Any]) -> bool:

@@ -65,8 +65,12 @@ _URL_PASSWORD = PAGE_PATTERNS["urlPassword"].python()
 _JSON_START = PAGE_PATTERNS["jsonStart"].python()
 _JSON_END = PAGE_PATTERNS["jsonEnd"].python()
 JSON_DEPTH = 64
-"""Levels of JSON walked (redact.js ``JSON_DEPTH``): anything deeper is replaced whole, so a page's
-deeply nested body neither exhausts the stack nor passes unread."""
+"""Levels of JSON walked (redact.js ``JSON_DEPTH``): a body nested deeper is replaced whole, so it
+neither exhausts the stack nor passes unread."""
+
+
+class _TooDeep(Exception):
+    """JSON nested deeper than :data:`JSON_DEPTH`."""
 
 
 def luhn_valid(digits: str) -> bool:
@@ -183,13 +187,16 @@ class Redactor:
 
     def json_value(self, value: Any) -> Any:
         """Walk parsed JSON: secret keys lose their values, strings go through :meth:`text`, whole
-        numbers that are card numbers (as the page writes them) are replaced, and so is anything
-        nested deeper than :data:`JSON_DEPTH`."""
-        return self._json(value, 0)
+        numbers that are card numbers (as the page writes them) are replaced; a value nested
+        deeper than :data:`JSON_DEPTH` is replaced whole."""
+        try:
+            return self._json(value, 0)
+        except _TooDeep:
+            return self.marker
 
     def _json(self, value: Any, depth: int) -> Any:
         if depth > JSON_DEPTH:
-            return self.marker
+            raise _TooDeep
         if isinstance(value, dict):
             return {
                 k: (self.marker if self.is_secret_key(k) and v is not None else self._json(v, depth + 1))
@@ -231,12 +238,12 @@ class Redactor:
         if ("json" in mime or _JSON_START.match(body)) and _JSON_END.search(body):
             try:
                 parsed = json.loads(body, parse_int=float, parse_constant=_not_json)
+                redacted = self._json(parsed, 0)
             except ValueError:
                 pass
-            except RecursionError:  # nested past what Python's parser takes: far past JSON_DEPTH
+            except (_TooDeep, RecursionError):  # RecursionError: deeper than Python parses, far past JSON_DEPTH
                 return self.marker
             else:
-                redacted = self.json_value(parsed)
                 if redacted == parsed:
                     return body  # keep the page's own formatting when nothing was secret
                 return _js_json(redacted)
