@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from ...capture.events import Selectors, SourceLocation, TelemetryEvent
