@@ -61,7 +61,8 @@ def _python(source: str, flags: str) -> re.Pattern[str]:
     ``.``, ``$`` and ``^`` are spelled out (ECMA's ``\s`` has Unicode spaces but not ``\x1c``-``\x1f``
     or ``\x85``; its ``.`` stops at ``\r`` and U+2028/9 too; its ``$`` never matches before a final
     newline). Left to differ: ``i`` on non-ASCII letters written in the pattern (JS folds their case,
-    here they match as written). bridge/tests/parity/ runs every fixed and default rule through both.
+    here they match as written), and characters beyond the BMP, one here and two UTF-16 units in
+    JS (the redactor hands these patterns text as UTF-16 units). bridge/tests/parity/ runs every fixed and default rule through both.
 
     Raises:
         NotForJs: ``\S`` inside a class other than ``[\s\S]`` (Python has no spelling for it).

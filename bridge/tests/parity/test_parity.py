@@ -75,15 +75,23 @@ def test_the_page_redacts_each_case_as_the_file_says(tmp_path: Path) -> None:
     assert wrong == []
 
 
-def test_added_patterns_run_after_the_defaults_on_both_sides(tmp_path: Path) -> None:
-    """The page runs the default patterns, then the added ones, whatever order the config lists
-    them in; one replacement can hide the next match, so the bridge keeps the page's order."""
-    settings = TelemetrySettings(redaction=RedactionSettings(
-        patterns=[r"(?i)internal-(?P<secret>[a-z0-9]{6,})", *DEFAULT_REDACTION_PATTERNS]))
-    cases = [{"fn": "text", "input": "Bearer INTERNAL-000000"}]
+_CONFIGURED = [
+    # Added patterns run after the defaults whatever order the config lists them in: one
+    # replacement can hide the next match, so the bridge keeps the page's order.
+    ([r"(?i)internal-(?P<secret>[a-z0-9]{6,})", *DEFAULT_REDACTION_PATTERNS], "Bearer INTERNAL-000000",
+     "Bearer [REDACTED]"),
+    # The page's patterns count UTF-16 code units: `.{4}` is two emoji there, and in the bridge.
+    ([*DEFAULT_REDACTION_PATTERNS, r"note=(?P<secret>.{4})"], "note=\U0001f600\U0001f600ab", "note=[REDACTED]ab"),
+]
+
+
+@pytest.mark.parametrize(("patterns", "text", "expected"), _CONFIGURED, ids=["added-after-defaults", "utf16-units"])
+def test_configured_patterns_redact_alike_on_both_sides(tmp_path: Path, patterns: list[str], text: str,
+                                                        expected: str) -> None:
+    settings = TelemetrySettings(redaction=RedactionSettings(patterns=patterns))
     answers = node_answers(tmp_path, {"suite": "redaction", "rules": settings.page_config()["redact"],
-                                      "cases": cases, "protocol": render()})
-    assert answers == [Redactor(settings.redaction).text(cases[0]["input"])] == ["Bearer [REDACTED]"]
+                                      "cases": [{"fn": "text", "input": text}], "protocol": render()})
+    assert answers == [Redactor(settings.redaction).text(text)] == [expected]
 
 
 def _bridge_field(case: dict[str, Any]) -> bool:

@@ -50,10 +50,10 @@ PAGE_PATTERNS: dict[str, JsPattern] = {
 """The fixed shapes both sides redact by, written once: a run of card digits, a card number's
 first digits, the field names and labels that make a typed value secret, a form body, what may
 sit between the digits a field holds, a field value that is all card digits, what a key name
-loses before it is compared, how a JSON body starts and ends, and a URL's user and password (to the last ``@`` of its authority,
-as browsers read it). The page
-gets them in ``protocol.generated.js`` (``PATTERNS``) before any rule arrives: it checks a field
-when it copies its value."""
+loses before it is compared, how a JSON body starts and ends, and a URL's user and password (to
+the last ``@`` of its authority, as browsers read it). The page gets them in
+``protocol.generated.js`` (``PATTERNS``) before any rule arrives: it checks a field when it copies
+its value."""
 
 _CARD_RUN = PAGE_PATTERNS["cardRun"].python()
 _CARD_PREFIX = PAGE_PATTERNS["cardPrefix"].python()
@@ -121,11 +121,14 @@ class Redactor:
         """Redact secrets inside free text (patterns, then card numbers)."""
         if not value:
             return value
+        astral = _ASTRAL.search(value) is not None
+        if astral:  # the page's patterns count UTF-16 code units (`.{4}` is two emoji there): so do these
+            value = _ASTRAL.sub(_surrogate_pair, value)
         for pattern in self._patterns:
             value = pattern.sub(self._replace, value)
         if self.settings.card_numbers:
             value = _CARD_RUN.sub(self._card, value)
-        return value
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass") if astral else value
 
     def _replace(self, match: re.Match[str]) -> str:
         whole = match.group(0)
@@ -290,6 +293,18 @@ class Redactor:
     }
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _surrogate_pair(match: re.Match[str]) -> str:
+    """A character beyond the BMP as JavaScript's strings hold it: two UTF-16 code units."""
+    code = ord(match.group(0)) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
 def _decode_component(text: str) -> str:
     """JavaScript's ``decodeURIComponent``, or ``text`` as it is where that would throw (a ``%``
     without two hex digits after it, bytes that are not UTF-8), as the page reads a name."""
@@ -311,11 +326,6 @@ def _decode_component(text: str) -> str:
             return text
         i = run.end()
     return "".join(out)
-
-
-_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
-
-
 
 
 def _not_json(constant: str) -> Any:
