@@ -10,7 +10,8 @@
 // The fixed shapes (card digits, secret field names, form bodies) come the same way, generated
 // into protocol.generated.js (PATTERNS) since a field is checked before any config arrives, with
 // the secret autocomplete tokens (FIELDS). The steps below are core/telemetry/redact.py's, held to
-// them by the shared vectors of bridge/tests/parity/ (run in node and in Python).
+// them by the shared vectors of bridge/tests/parity/ (run in node and in Python) and by a
+// differential test that runs both on generated inputs (test_redaction_differential.py).
 (() => {
   'use strict';
 

@@ -9,7 +9,9 @@ a snapshot, a HAR file or an agent's context. Rules (see :class:`RedactionSettin
 * payment card numbers (digit runs that start like a card and pass the Luhn check);
 * passwords in URLs (``https://user:pass@host``).
 
-Redaction is idempotent: running it twice changes nothing more.
+Redaction is idempotent: running it twice changes nothing more. The page runs the same steps
+(``extension/page/redact.js``); ``bridge/tests/parity/`` holds both to one behaviour (shared
+vectors, and a differential test on generated inputs).
 """
 
 from __future__ import annotations
