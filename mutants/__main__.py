@@ -1180,6 +1180,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/parity/test_parity.py", "-k", "utf16"),
     ),
     Mutation(
+        "python-i-ascii-only-letters",
+        "an added (?i) pattern's non-ASCII letters match only as written in the bridge, folded on the page",
+        "bridge/tabmcp/core/js_regex.py",
+        '    multiline, fold = "m" in flags, "i" in flags',
+        '    multiline, fold = "m" in flags, False',
+        ("bridge/tests/parity/test_parity.py", "-k", "alike"),
+    ),
+    Mutation(
         "agent-tab-watched-only-while-opening",
         "an agent tab is held to its origin only until it loaded (a later script redirect is let be)",
         "extension/agent_tabs.js",

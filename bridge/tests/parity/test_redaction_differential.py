@@ -374,13 +374,13 @@ def test_sensitive_fields_are_found_alike(page: Page, field: dict[str, str], lab
 _custom = TelemetrySettings(redaction=RedactionSettings(
     keys=["mysecretthing", "sessiontoken"], exact_keys=["k", "t0"], card_numbers=False,
     patterns=[r"(?i)internal-(?P<secret>[a-z0-9]{6,})", *RedactionSettings().patterns, r"\bTKT\d{4,}\b",
-              r"note=(?P<secret>.{4})", r"(?<=id:)[^,]{1,3}"]))
+              r"note=(?P<secret>.{4})", r"(?<=id:)[^,]{1,3}", r"(?i)contraseña=(?P<secret>\w+)"]))
 CUSTOM = Redactor(_custom.redaction)
 
 
 @fuzz(100)
 @given(text=_pieces(st.sampled_from(("internal-", "INTERNAL-abcdef", "TKT12345", "mysecretthing", "t0=", "k=",
-                                     "note=", "id:", "😀", "𝒳"))),
+                                     "note=", "id:", "😀", "𝒳", "CONTRASEÑA=", "Contraseña="))),
        url=urls(), name=st.one_of(param_names(), st.sampled_from(("K", "T-0", "my_secret_thing", "session.token"))))
 def test_configured_rules_are_applied_alike(page: Page, text: str, url: str, name: str) -> None:
     """Custom key names, custom patterns (before and after the defaults), card numbers off."""
