@@ -240,7 +240,7 @@ class Redactor:
         if not body:
             return body
         mime = (mime_type or "").lower()
-        if ("json" in mime or _JSON_START.match(body)) and _JSON_END.search(body):
+        if ("json" in mime or _JSON_START.match(body)) and _json_ends(body):
             try:
                 parsed = json.loads(body, parse_int=float, parse_constant=_not_json)
                 redacted = self._json(parsed, 0)
@@ -328,6 +328,13 @@ def _decode_component(text: str) -> str:
             return text
         i = run.end()
     return "".join(out)
+
+
+def _json_ends(body: str) -> bool:
+    """``jsonEnd`` matches: tried on the last characters first, since a search from the start tries
+    every position of the body (the same answer either way)."""
+    tail = max(0, len(body) - 256)
+    return bool(_JSON_END.search(body, tail) or (tail and _JSON_END.search(body)))
 
 
 def _not_json(constant: str) -> Any:
