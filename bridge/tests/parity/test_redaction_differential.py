@@ -11,7 +11,7 @@ request per line on stdin).
 
 Inputs stay inside what both sides promise alike: the page cuts a URL at 4,096 characters and
 a header value at 4,000 (``safeText``); the bridge does not cut. Both replace JSON nested deeper
-than 64 levels whole; past about 900 levels, where Python's parser gives up, the bridge replaces
+than 64 levels whole; past about 1,000 levels, where Python's parser gives up, the bridge replaces
 the body whole even when it is not valid JSON (the page redacts such a body as text).
 
 Derandomized with a few hundred examples per property in the normal suite; ``TABMCP_FUZZ=deep``
