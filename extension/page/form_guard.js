@@ -45,6 +45,8 @@
   /** A placeholder shaped like a card number; a pattern asking for a card number's digits. */
   const CARD_SHAPE = new RegExp(FIELDS.cardShape);
   const CARD_DIGITS = new RegExp(FIELDS.cardDigits);
+  /** What separates an autocomplete attribute's tokens (as the bridge splits them). */
+  const AUTOCOMPLETE_GAPS = new RegExp(FIELDS.autocompleteGaps.source, FIELDS.autocompleteGaps.flags);
   const saysContext = vocabulary(FIELDS.paymentContext);
   const saysPaymentContext = (said) => saysContext(said) || saysPayment(said);
   /** How far into a form's shadow roots and same-origin frames the check looks, and how much it reads. */
@@ -115,7 +117,7 @@
     if (tag !== 'input' && tag !== 'select' && tag !== 'textarea') return '';
     const type = tag === 'input' ? el.type : tag;
     if (type === 'password') return 'it has a password field';
-    const autocomplete = String(el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+    const autocomplete = String(el.getAttribute('autocomplete') || '').toLowerCase().split(AUTOCOMPLETE_GAPS);
     if (autocomplete.some((t) => t.startsWith(FIELDS.paymentAutocompletePrefix))) return 'it has a payment card field';
     if (autocomplete.some((t) => FIELDS.secretAutocomplete.includes(t))) return 'it has a password or one-time code field';
     if (type === 'hidden' || type === 'submit' || type === 'reset' || type === 'button' || type === 'image') return '';

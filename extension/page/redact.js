@@ -10,7 +10,8 @@
 // The fixed shapes (card digits, secret field names, form bodies) come the same way, generated
 // into protocol.generated.js (PATTERNS) since a field is checked before any config arrives, with
 // the secret autocomplete tokens (FIELDS). The steps below are core/telemetry/redact.py's, held to
-// them by the shared vectors of bridge/tests/parity/ (run in node and in Python).
+// them by the shared vectors of bridge/tests/parity/ (run in node and in Python) and by a
+// differential test that runs both on generated inputs (test_redaction_differential.py).
 (() => {
   'use strict';
 
@@ -45,8 +46,12 @@
   /** Between the digits a field holds; a field value that is all card digits. */
   const FIELD_GAPS = /** @type {RegExp} */ (compile(PATTERNS.fieldGaps, 'g'));
   const FIELD_CARD = /** @type {RegExp} */ (compile(PATTERNS.fieldCard));
+  /** A URL's scheme, user and password (to the last `@` of its authority, as browsers read it). */
+  const URL_PASSWORD = /** @type {RegExp} */ (compile(PATTERNS.urlPassword));
   /** The autocomplete tokens of secret and card fields, as forms.js and the bridge read them (FIELDS). */
   const { secretAutocomplete, paymentAutocompletePrefix } = T.WIRE.FIELDS;
+  /** What separates those tokens (ECMA's and Python's whitespace together, as the bridge splits them). */
+  const AUTOCOMPLETE_GAPS = /** @type {RegExp} */ (compile(T.WIRE.FIELDS.autocompleteGaps));
 
   /** What a key name loses before it is compared (as the bridge's normalize_key). */
   const KEY_GAPS = /** @type {RegExp} */ (compile(PATTERNS.keyGaps, 'g'));
@@ -195,8 +200,7 @@
   function redactUrl(url) {
     if (typeof url !== 'string' || !url) return url;
     if (url.length > 4096) url = `${url.slice(0, 4096)}…`; // a data: URL can be megabytes
-    let s = url.replace(/^([a-z][a-z0-9+.-]*:\/\/)([^/?#@:]*):([^/?#@]*)@/i,
-      (m, scheme, user, pass) => (pass === MARK ? m : `${scheme}${user}:${MARK}@`));
+    let s = url.replace(URL_PASSWORD, (m, scheme, user, pass) => (pass === MARK ? m : `${scheme}${user}:${MARK}@`));
     const hash = s.indexOf('#');
     let fragment = hash >= 0 ? s.slice(hash + 1) : null;
     let base = hash >= 0 ? s.slice(0, hash) : s;
@@ -216,19 +220,25 @@
 
   /** @param {Record<string, string>} headers */
   function redactHeaders(headers) {
-    /** @type {Record<string, string>} */
-    const out = {};
+    /** @type {Record<string, string>} No prototype: a header named `__proto__` is kept like any other. */
+    const out = { __proto__: null };
     for (const name of N.keys(headers)) out[name] = isSecretKey(name) ? MARK : safeText(headers[name], 4000);
     return out;
   }
 
+  /** Levels of JSON walked (redact.py JSON_DEPTH): a body nested deeper is replaced whole. */
+  const JSON_DEPTH = 64;
+
   /**
    * Walk parsed JSON: secret keys lose their values, strings go through the text rules.
-   * @param {any} v @param {{changed: boolean}} st @param {number} depth
+   * @param {any} v @param {{changed: boolean, deep: boolean}} st @param {number} depth
    * @returns {any}
    */
   function redactJson(v, st, depth) {
-    if (depth > 64) return v;
+    if (depth > JSON_DEPTH) {
+      st.deep = true;
+      return v;
+    }
     if (typeof v === 'string') {
       const r = redactText(v);
       if (r !== v) st.changed = true;
@@ -243,8 +253,8 @@
     }
     if (N.isArray(v)) return v.map((x) => redactJson(x, st, depth + 1));
     if (v && typeof v === 'object') {
-      /** @type {Record<string, any>} */
-      const out = {};
+      /** @type {Record<string, any>} No prototype: a key named `__proto__` is kept like any other. */
+      const out = { __proto__: null };
       for (const k of N.keys(v)) {
         if (isSecretKey(k) && v[k] !== null && v[k] !== MARK) {
           out[k] = MARK;
@@ -258,8 +268,9 @@
     return v;
   }
 
-  const PLAUSIBLE_JSON = /^\s*(?:\{\s*(?:"|\})|\[\s*(?:[\]["{\d-]|true|false|null))/;
-  const JSON_END = /[}\]]\s*$/;
+  /** How a JSON body starts and ends (PATTERNS): anything else is not parsed. */
+  const JSON_START = /** @type {RegExp} */ (compile(PATTERNS.jsonStart));
+  const JSON_END = /** @type {RegExp} */ (compile(PATTERNS.jsonEnd));
   const FORM = /** @type {RegExp} */ (compile(PATTERNS.form));
 
   /**
@@ -271,7 +282,7 @@
   function redactBody(body, mime) {
     if (typeof body !== 'string' || !body) return body;
     const jsonMime = !!mime && /json/i.test(mime);
-    if ((jsonMime || PLAUSIBLE_JSON.test(body)) && JSON_END.test(body)) {
+    if ((jsonMime || JSON_START.test(body)) && JSON_END.test(body)) {
       let parsed;
       let ok = false;
       try {
@@ -281,8 +292,9 @@
         /* not JSON after all (or truncated) */
       }
       if (ok) {
-        const st = { changed: false };
+        const st = { changed: false, deep: false };
         const redacted = redactJson(parsed, st, 0);
+        if (st.deep) return MARK;
         return st.changed ? N.stringify(redacted) : body;
       }
     }
@@ -301,7 +313,7 @@
   function sensitiveField(el, value, labels) {
     const any = /** @type {any} */ (el);
     if (el.localName === 'input' && String(any.type).toLowerCase() === 'password') return true;
-    const tokens = String(el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+    const tokens = String(el.getAttribute('autocomplete') || '').toLowerCase().split(AUTOCOMPLETE_GAPS);
     if (tokens.some((t) => t.startsWith(paymentAutocompletePrefix) || secretAutocomplete.includes(t))) return true;
     const hints = [el.getAttribute('name'), el.id, el.getAttribute('data-testid'), el.getAttribute('aria-label'),
       el.getAttribute('placeholder'), labels].filter(Boolean).join(' ');

@@ -50,13 +50,14 @@ _JS_LINE_END = r"\n\r\u2028\u2029"
 def _python(source: str, flags: str) -> re.Pattern[str]:
     r"""Compile an ECMA-262 pattern (no ``u`` flag) so that Python's ``re`` matches what a browser does.
 
-    ``\s``, ``.``, ``$`` and ``^`` are spelled out with ECMA's meaning; ``i`` on non-ASCII letters
-    still differs (bridge/tests/parity/ runs every rule through both).
+    ``\s``, ``.``, ``$`` and ``^`` are spelled out with ECMA's meaning, and with ``i`` a non-ASCII
+    letter becomes the class of the letters ECMA folds it with. Left to differ: ``i`` on a range of
+    non-ASCII letters (bridge/tests/parity/ runs every rule through both).
 
     Raises:
         NotForJs: ``\S`` inside a class other than ``[\s\S]`` (Python has no spelling for it).
     """
-    multiline = "m" in flags
+    multiline, fold = "m" in flags, "i" in flags
     out: list[str] = []
     i, n, in_class = 0, len(source), False
     while i < n:
@@ -74,13 +75,17 @@ def _python(source: str, flags: str) -> re.Pattern[str]:
                 out.append(f"(?P={named.group(1)})")
                 i += 1 + named.end()
                 continue
+            elif fold and (code := _HEX_ESCAPE.match(source, i)):
+                out.append(_folded(chr(int(code.group(1) or code.group(2), 16)), in_class, source, i, code.end()))
+                i = code.end()
+                continue
             else:
                 out.append(source[i:i + 2])
             i += 2
             continue
         if in_class:
             in_class = c != "]"
-            out.append(c)
+            out.append(_folded(c, True, source, i, i + 1) if fold and in_class else c)
         elif source.startswith(("[\\s\\S]", "[\\S\\s]"), i):
             out.append("[\\s\\S]")
             i += 6
@@ -110,10 +115,43 @@ def _python(source: str, flags: str) -> re.Pattern[str]:
         elif c == "." and "s" not in flags:
             out.append(f"[^{_JS_LINE_END}]")
         else:
-            out.append(c)
+            out.append(_folded(c, False, source, i, i + 1) if fold else c)
         i += 1
     value = re.ASCII | (re.IGNORECASE if "i" in flags else 0) | (re.DOTALL if "s" in flags else 0)
     return re.compile("".join(out), value)
+
+
+_HEX_ESCAPE = re.compile(r"\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4}))")
+
+
+def _js_canonical(c: str) -> str:
+    """ECMA-262 Canonicalize without ``u``: the upper case of a character, unless that is not one
+    character or would turn a non-ASCII character into an ASCII one (``ſ`` stays ``ſ``)."""
+    upper = c.upper()
+    if len(upper) != 1 or (ord(c) >= 128 and ord(upper) < 128):
+        return c
+    return upper
+
+
+@lru_cache(maxsize=1)
+def _js_folds() -> dict[str, str]:
+    """Every non-ASCII BMP character ECMA's ``i`` folds with another, to all its fold mates."""
+    groups: dict[str, list[str]] = {}
+    for code in range(128, 0x10000):
+        if not 0xD800 <= code <= 0xDFFF:
+            c = chr(code)
+            groups.setdefault(_js_canonical(c), []).append(c)
+    return {c: "".join(group) for group in groups.values() if len(group) > 1 for c in group}
+
+
+def _folded(c: str, in_class: bool, source: str, start: int, end: int) -> str:
+    """A literal character of an ``i`` pattern as Python must write it to match what ECMA matches:
+    a non-ASCII letter with all the letters ECMA folds it with (a class, or inside one its members).
+    A character at either end of a class range stays as written."""
+    mates = _js_folds().get(c) if ord(c) >= 128 else None
+    if mates is None or (in_class and (source[end:end + 1] == "-" or source[start - 1:start] == "-")):
+        return source[start:end]
+    return mates if in_class else f"[{mates}]"
 
 
 @lru_cache(maxsize=512)

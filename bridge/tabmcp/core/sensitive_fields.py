@@ -11,7 +11,10 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from .js_regex import JsPattern
+
 __all__ = [
+    "AUTOCOMPLETE_GAPS",
     "AUTOCOMPLETE_PAYMENT_PREFIX",
     "AUTOCOMPLETE_SECRET",
     "CARD_DIGITS",
@@ -30,6 +33,10 @@ __all__ = [
 AUTOCOMPLETE_SECRET = ("current-password", "new-password", "one-time-code")
 """``autocomplete`` tokens of a secret field."""
 
+AUTOCOMPLETE_GAPS = JsPattern(r"[\s\x1c-\x1f\x85]+")
+"""What separates an ``autocomplete`` attribute's tokens: ECMA's and Python's whitespace together
+(each calls some characters space that the other does not), so both sides read the same tokens."""
+
 AUTOCOMPLETE_PAYMENT_PREFIX = "cc-"
 """``autocomplete`` tokens that start so are payment card fields (``cc-number``, ``cc-csc``, ...)."""
 
@@ -41,6 +48,8 @@ CARD_DIGITS = r"\{1[3-9](,\d*)?\}|\{\d*,1[3-9]\}"
 """A ``pattern`` that asks for 13 to 19 of something (digits, in practice): a card number."""
 
 _CARD_DIGITS = re.compile(CARD_DIGITS)
+
+_AUTOCOMPLETE_GAPS = AUTOCOMPLETE_GAPS.python()
 
 _CARD_SHAPE = re.compile(CARD_SHAPE)
 
@@ -208,7 +217,8 @@ def said(text: object) -> str | None:
 def secret_autocomplete(value: str) -> bool:
     """Whether an ``autocomplete`` attribute names a secret or payment field (any of its tokens);
     the page's telemetry (redact.js ``sensitiveField``) and forms (forms.js) read the same lists."""
-    return any(t.startswith(AUTOCOMPLETE_PAYMENT_PREFIX) or t in AUTOCOMPLETE_SECRET for t in value.lower().split())
+    tokens = _AUTOCOMPLETE_GAPS.split(value.lower())
+    return any(t.startswith(AUTOCOMPLETE_PAYMENT_PREFIX) or t in AUTOCOMPLETE_SECRET for t in tokens)
 
 
 def card_pattern(pattern: object) -> bool:
@@ -220,6 +230,7 @@ def vocabulary_for_js() -> dict[str, object]:
     """What ``protocol.generated.js`` carries for forms.js (``FIELDS``)."""
     return {
         "secretAutocomplete": list(AUTOCOMPLETE_SECRET),
+        "autocompleteGaps": AUTOCOMPLETE_GAPS.to_wire(),
         "paymentAutocompletePrefix": AUTOCOMPLETE_PAYMENT_PREFIX,
         "cardShape": CARD_SHAPE,
         "cardDigits": CARD_DIGITS,

@@ -1,23 +1,33 @@
 // Runs shared parity cases through the extension's own code, in node: the Python side runs the
 // same case files through the bridge's (bridge/tests/parity/test_parity.py). Reads one JSON
-// request {suite, rules?, cases} on argv[2] and prints the extension's answers as JSON.
+// request {suite, rules?, cases} on argv[2] and prints the extension's answers as JSON. Without
+// argv[2] it answers a batch: one request per line on stdin, one answer per line on stdout (the
+// differential tests, test_redaction_differential.py, put hundreds of examples through one node).
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import vm from 'node:vm';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const EXTENSION = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../extension');
-const request = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 
 /** Load a classic script of the extension into this context, as Chrome would. @param {string} rel */
 const load = (rel) => vm.runInThisContext(fs.readFileSync(path.join(EXTENSION, rel), 'utf8'), { filename: rel });
+
+/** The page's redaction last loaded: a batch line without `rules` reuses it. */
+let current = null;
+function pageRedaction(rules, protocol) {
+  if (rules === undefined && current) return current;
+  current = loadRedaction(rules, protocol);
+  return current;
+}
 
 /**
  * The page's redaction (page/redact.js), given the namespace natives.js opens for it. `protocol` is
  * protocol.generated.js as the bridge renders it now (so a rule dropped from the bridge's source fails
  * here too); the committed file otherwise (test_protocol_js.py keeps the two equal).
  */
-function pageRedaction(rules, protocol) {
+function loadRedaction(rules, protocol) {
   globalThis.window = globalThis;
   if (protocol) vm.runInThisContext(protocol, { filename: 'protocol.generated.js' });
   else load('protocol.generated.js');
@@ -75,4 +85,12 @@ const suites = {
   },
 };
 
-process.stdout.write(JSON.stringify(await suites[request.suite](request)));
+if (process.argv[2]) {
+  const request = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+  process.stdout.write(JSON.stringify(await suites[request.suite](request)));
+} else {
+  for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    const request = JSON.parse(line);
+    process.stdout.write(`${JSON.stringify(await suites[request.suite](request))}\n`);
+  }
+}

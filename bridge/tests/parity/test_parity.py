@@ -54,8 +54,9 @@ def node_answers(tmp_path: Path, request: dict[str, Any]) -> Any:
 
 def _bridge_redaction(case: dict[str, Any]) -> Any:
     r = Redactor()
-    return {"text": r.text, "url": r.url, "body": r.body, "headers": r.headers,
-            "secretKey": r.is_secret_key}[case["fn"]](case["input"])
+    if case["fn"] == "body":
+        return r.body(case["input"], case.get("mime"))
+    return {"text": r.text, "url": r.url, "headers": r.headers, "secretKey": r.is_secret_key}[case["fn"]](case["input"])
 
 
 # -- redaction ----------------------------------------------------------------------------------
@@ -72,6 +73,25 @@ def test_the_page_redacts_each_case_as_the_file_says(tmp_path: Path) -> None:
     wrong = [(c["fn"], c["input"], got, c["expected"]) for c, got in zip(REDACTION, answers, strict=True)
              if got != c["expected"]]
     assert wrong == []
+
+
+_CONFIGURED = [
+    # Added patterns run after the defaults whatever order the config lists them in: one
+    # replacement can hide the next match, so the bridge keeps the page's order.
+    ([r"(?i)internal-(?P<secret>[a-z0-9]{6,})", *DEFAULT_REDACTION_PATTERNS], "Bearer INTERNAL-000000",
+     "Bearer [REDACTED]"),
+    # The page's patterns count UTF-16 code units: `.{4}` is two emoji there, and in the bridge.
+    ([*DEFAULT_REDACTION_PATTERNS, r"note=(?P<secret>.{4})"], "note=\U0001f600\U0001f600ab", "note=[REDACTED]ab"),
+]
+
+
+@pytest.mark.parametrize(("patterns", "text", "expected"), _CONFIGURED, ids=["added-after-defaults", "utf16-units"])
+def test_configured_patterns_redact_alike_on_both_sides(tmp_path: Path, patterns: list[str], text: str,
+                                                        expected: str) -> None:
+    settings = TelemetrySettings(redaction=RedactionSettings(patterns=patterns))
+    answers = node_answers(tmp_path, {"suite": "redaction", "rules": settings.page_config()["redact"],
+                                      "cases": [{"fn": "text", "input": text}], "protocol": render()})
+    assert answers == [Redactor(settings.redaction).text(text)] == [expected]
 
 
 def _bridge_field(case: dict[str, Any]) -> bool:
@@ -109,7 +129,8 @@ def test_the_page_gets_every_pattern_compiled_and_no_python_syntax() -> None:
 _PIECES = ("Bearer ", "token ", "password=", "pw: ", "4111111111111111", "4111 1111 1111 1111", "eyJabcde.fghijk.lm",
            "sk-", "AKIA", "-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "hooks.slack.com/services/",
            "?sig=", "&x-amz-signature=", "a=1&b=2", "pin", "card", "abcdefghij0123456789", "_", "-", " ", "\n")
-_DIALECT = ("é", "\u0664", "\u212a", "\u017f", "\x85", "\ufeff", "\u00a0", "İ", "\u2028", "\x1c", "\u0131", "ß", "\r")
+_DIALECT = ("é", "\u0664", "\u212a", "\u017f", "\x85", "\ufeff", "\u00a0", "İ", "\u2028", "\x1c", "\u0131", "ß", "\r",
+            "É", "Ñ", "ñ", "ẞ", "Ǆ", "ǅ", "ǆ", "Σ", "σ", "ς", "ΐ", "ﬀ", "Ω", "ω", "Ω", "µ", "Μ", "ÿ", "Ÿ")
 """Where Python's ``re`` and ECMA-262 read ``\\d``, ``\\w``, ``\\b``, ``\\s``, ``.``, ``$`` and ``i``
 apart: Unicode digits and letters, the Kelvin sign and long s, U+0085, U+001C, BOM, line separators."""
 
@@ -121,7 +142,9 @@ def test_every_fixed_and_default_rule_matches_alike_in_python_and_in_node(tmp_pa
     texts = ["".join(rnd.choice(_PIECES) if rnd.random() < 0.6 else rnd.choice(_DIALECT)
                      for _ in range(rnd.randint(1, 8))) for _ in range(2000)]
     patterns = {**PAGE_PATTERNS, "gate": js_pattern(DEFAULT_PATTERN_GATE),
-                **{f"default {i}": js_pattern(p) for i, p in enumerate(DEFAULT_REDACTION_PATTERNS)}}
+                **{f"default {i}": js_pattern(p) for i, p in enumerate(DEFAULT_REDACTION_PATTERNS)},
+                # one a person could add: non-ASCII letters under i, as letters, escapes and in classes
+                "added, folded": js_pattern(r"(?i)é+|ñ|ß|ǆ|σ|ω|µ|ÿ|\u00c9t|[\xf1\u03c3x]|[à-ÿ]|[^éa-z\s\d]")}
     for pattern in patterns.values():
         regress.Regex(pattern.source, pattern.flags)
     answers = node_answers(tmp_path, {"suite": "patterns", "patterns": [p.to_wire() for p in patterns.values()],

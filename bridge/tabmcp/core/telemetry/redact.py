@@ -9,7 +9,9 @@ a snapshot, a HAR file or an agent's context. Rules (see :class:`RedactionSettin
 * payment card numbers (digit runs that start like a card and pass the Luhn check);
 * passwords in URLs (``https://user:pass@host``).
 
-Redaction is idempotent: running it twice changes nothing more.
+Redaction is idempotent: running it twice changes nothing more. The page runs the same steps
+(``extension/page/redact.js``); ``bridge/tests/parity/`` holds both to one behaviour (shared
+vectors, and a differential test on generated inputs).
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ...capture.events import Selectors, SourceLocation, TelemetryEvent
 from ...capture.kinds import Redact, kind_of
@@ -27,7 +29,7 @@ from ..sensitive_fields import secret_autocomplete
 from .models import Event
 from .settings import KEY_GAPS, RedactionSettings, normalize_key
 
-__all__ = ["PAGE_PATTERNS", "Redactor", "luhn_valid", "sensitive_field"]
+__all__ = ["JSON_DEPTH", "PAGE_PATTERNS", "Redactor", "luhn_valid", "sensitive_field"]
 
 _CARD_SEPARATORS = "\u0020\u00a0\u1680\u2000-\u200d\u2060\u202f\u205f\u3000\ufeff-"
 """What may sit between a card's digits: a space, a hyphen, and the no-break, thin, narrow and
@@ -43,13 +45,17 @@ PAGE_PATTERNS: dict[str, JsPattern] = {
     "fieldGaps": JsPattern(r"[\t\n\v\f\r \u00a0\u1680\u2000-\u200d\u2028\u2029\u202f\u205f\u2060\u3000\ufeff-]+"),
     "fieldCard": JsPattern(r"^[0-9]{13,19}$"),
     "keyGaps": KEY_GAPS,
+    "jsonStart": JsPattern(r'^\s*(?:\{\s*(?:"|\})|\[\s*(?:[\]["{\d-]|true|false|null))'),
+    "jsonEnd": JsPattern(r"[}\]]\s*$"),
+    "urlPassword": JsPattern(r"^(?<scheme>(?:[a-z][a-z0-9+.\-]*:)?//)(?<user>[^/?#:]*):(?<password>[^/?#]*)@", "i"),
 }
 """The fixed shapes both sides redact by, written once: a run of card digits, a card number's
 first digits, the field names and labels that make a typed value secret, a form body, what may
-sit between the digits a field holds, a field value that is all card digits, and what a key name
-loses before it is compared. The page
-gets them in ``protocol.generated.js`` (``PATTERNS``) before any rule arrives: it checks a field
-when it copies its value."""
+sit between the digits a field holds, a field value that is all card digits, what a key name
+loses before it is compared, how a JSON body starts and ends, and a URL's user and password (to
+the last ``@`` of its authority, as browsers read it). The page gets them in
+``protocol.generated.js`` (``PATTERNS``) before any rule arrives: it checks a field when it copies
+its value."""
 
 _CARD_RUN = PAGE_PATTERNS["cardRun"].python()
 _CARD_PREFIX = PAGE_PATTERNS["cardPrefix"].python()
@@ -57,6 +63,16 @@ _SENSITIVE_FIELD_HINT = PAGE_PATTERNS["sensitiveHint"].python()
 _FORM = PAGE_PATTERNS["form"].python()
 _FIELD_GAPS = PAGE_PATTERNS["fieldGaps"].python()
 _FIELD_CARD = PAGE_PATTERNS["fieldCard"].python()
+_URL_PASSWORD = PAGE_PATTERNS["urlPassword"].python()
+_JSON_START = PAGE_PATTERNS["jsonStart"].python()
+_JSON_END = PAGE_PATTERNS["jsonEnd"].python()
+JSON_DEPTH = 64
+"""Levels of JSON walked (redact.js ``JSON_DEPTH``): a body nested deeper is replaced whole, so it
+neither exhausts the stack nor passes unread."""
+
+
+class _TooDeep(Exception):
+    """JSON nested deeper than :data:`JSON_DEPTH`."""
 
 
 def luhn_valid(digits: str) -> bool:
@@ -93,7 +109,8 @@ class Redactor:
         self.marker = self.settings.replacement
         self._keys = tuple(self.settings.keys)
         self._exact = frozenset(self.settings.exact_keys)
-        self._patterns = [js_pattern(p).python() for p in self.settings.patterns]
+        defaults, custom = self.settings.in_page_order()  # the page's order: one replacement can hide the next match
+        self._patterns = [js_pattern(p).python() for p in [*defaults, *custom]]
 
     # -- building blocks ------------------------------------------------------------------
 
@@ -106,11 +123,14 @@ class Redactor:
         """Redact secrets inside free text (patterns, then card numbers)."""
         if not value:
             return value
+        astral = _ASTRAL.search(value) is not None
+        if astral:  # the page's patterns count UTF-16 code units (`.{4}` is two emoji there): so do these
+            value = _ASTRAL.sub(_surrogate_pair, value)
         for pattern in self._patterns:
             value = pattern.sub(self._replace, value)
         if self.settings.card_numbers:
             value = _CARD_RUN.sub(self._card, value)
-        return value
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass") if astral else value
 
     def _replace(self, match: re.Match[str]) -> str:
         whole = match.group(0)
@@ -128,56 +148,75 @@ class Redactor:
         return match.group(0)
 
     def url(self, url: str) -> str:
-        """Redact query (and fragment) parameters by name, URL passwords, then patterns."""
+        """Redact a URL's password, its query and fragment parameters by name, then the text rules.
+
+        The URL stays as written (no parsing and re-encoding): only values are replaced, as the
+        page does (redact.js ``redactUrl``), step for step."""
         if not url:
             return url
-        try:
-            parts = urlsplit(url)
-        except ValueError:
-            return self.text(url)
-        netloc = parts.netloc
-        if "@" in netloc:
-            userinfo, _, host = netloc.rpartition("@")
-            if ":" in userinfo:
-                user = userinfo.split(":", 1)[0]
-                netloc = f"{user}:{self.marker}@{host}"
-        query = self._params(parts.query)
-        fragment = parts.fragment
+        url = _URL_PASSWORD.sub(self._password, url, count=1)
+        base, hash_, fragment = url.partition("#")
+        path, q, query = base.partition("?")
+        if q:
+            base = f"{path}?{self._params(query)}"
         if "=" in fragment:
-            path, sep, frag_query = fragment.partition("?")
-            if sep:
-                fragment = f"{path}?{self._params(frag_query)}"
+            route, fq, frag_query = fragment.partition("?")
+            if fq:
+                fragment = f"{route}?{self._params(frag_query)}"
             elif "/" not in fragment:
                 fragment = self._params(fragment)
-        rebuilt = urlunsplit((parts.scheme, netloc, parts.path, query, fragment))
-        return self.text(rebuilt)
+        return self.text(f"{base}#{fragment}" if hash_ else base)
+
+    def _password(self, match: re.Match[str]) -> str:
+        if match.group("password") == self.marker:
+            return match.group(0)
+        return f"{match.group('scheme')}{match.group('user')}:{self.marker}@"
 
     def _params(self, query: str) -> str:
+        """``name=value`` pairs split on ``&``; a secret name (percent-decoded) loses its value."""
         if not query or "=" not in query:
             return query
-        pairs = parse_qsl(query, keep_blank_values=True)
-        if not any(self.is_secret_key(k) and v != self.marker for k, v in pairs):
-            return query
-        return urlencode([(k, self.marker if self.is_secret_key(k) else v) for k, v in pairs], safe="[]/:@")
+        parts = query.split("&")
+        changed = False
+        for i, part in enumerate(parts):
+            eq = part.find("=")
+            if eq <= 0 or part[eq + 1:] == self.marker:
+                continue
+            if self.is_secret_key(_decode_component(part[:eq].replace("+", " "))):
+                parts[i] = f"{part[:eq]}={self.marker}"
+                changed = True
+        return "&".join(parts) if changed else query
 
     def headers(self, headers: dict[str, str]) -> dict[str, str]:
         return {k: (self.marker if self.is_secret_key(k) else self.text(v)) for k, v in headers.items()}
 
     def json_value(self, value: Any) -> Any:
-        """Walk parsed JSON: secret keys lose their values, strings go through :meth:`text`."""
+        """Walk parsed JSON: secret keys lose their values, strings go through :meth:`text`, whole
+        numbers that are card numbers (as the page writes them) are replaced; a value nested
+        deeper than :data:`JSON_DEPTH` is replaced whole."""
+        try:
+            return self._json(value, 0)
+        except _TooDeep:
+            return self.marker
+
+    def _json(self, value: Any, depth: int) -> Any:
+        if depth > JSON_DEPTH:
+            raise _TooDeep
         if isinstance(value, dict):
             return {
-                k: (self.marker if self.is_secret_key(k) and v is not None else self.json_value(v))
+                k: (self.marker if self.is_secret_key(k) and v is not None else self._json(v, depth + 1))
                 for k, v in value.items()
             }
         if isinstance(value, list):
-            return [self.json_value(v) for v in value]
+            return [self._json(v, depth + 1) for v in value]
         if isinstance(value, str):
             return self.text(value)
-        if isinstance(value, int) and not isinstance(value, bool) and self.settings.card_numbers:
-            as_text = str(value)
-            if self._card_digits(as_text):
-                return self.marker
+        if isinstance(value, bool) or not self.settings.card_numbers:
+            return value
+        if isinstance(value, int) and self._card_digits(str(value)):
+            return self.marker
+        if isinstance(value, float) and value.is_integer() and value > 1e12 and self._card_digits(_js_number(value)):
+            return self.marker
         return value
 
     def audit(self, results: dict[str, Any]) -> dict[str, Any]:
@@ -194,24 +233,26 @@ class Redactor:
     def body(self, body: str | None, mime_type: str | None = None) -> str | None:
         """Redact a request/response body or a WebSocket frame, keeping its format.
 
-        JSON is parsed and re-serialized (compact) so key-based rules apply; form bodies are
-        parsed as such; anything else (including truncated JSON) gets the text patterns.
+        JSON is parsed as a browser does and, when something was replaced, written back as
+        ``JSON.stringify`` writes it; form bodies are parsed as such; anything else (including
+        truncated JSON) gets the text patterns. The same steps as redact.js ``redactBody``.
         """
         if not body:
             return body
-        stripped = body.lstrip()
         mime = (mime_type or "").lower()
-        if stripped[:1] in ("{", "[") or "json" in mime:
+        if ("json" in mime or _JSON_START.match(body)) and _json_ends(body):
             try:
-                parsed = json.loads(body)
+                parsed = json.loads(body, parse_int=float, parse_constant=_not_json)
+                redacted = self._json(parsed, 0)
             except ValueError:
                 pass
+            except (_TooDeep, RecursionError):  # RecursionError: deeper than Python parses, far past JSON_DEPTH
+                return self.marker
             else:
-                redacted = self.json_value(parsed)
                 if redacted == parsed:
                     return body  # keep the page's own formatting when nothing was secret
-                return json.dumps(redacted, ensure_ascii=False, separators=(",", ":"))
-        if "x-www-form-urlencoded" in mime or _looks_like_form(stripped):
+                return _js_json(redacted)
+        if "x-www-form-urlencoded" in mime or _looks_like_form(body):
             return self.text(self._params(body))
         return self.text(body)
 
@@ -252,6 +293,102 @@ class Redactor:
         Redact.INPUT: lambda r, e, f, v: r._input(e, v),
         Redact.SELECTORS: lambda r, e, f, v: r._selectors(v),
     }
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def _surrogate_pair(match: re.Match[str]) -> str:
+    """A character beyond the BMP as JavaScript's strings hold it: two UTF-16 code units."""
+    code = ord(match.group(0)) - 0x10000
+    return chr(0xD800 + (code >> 10)) + chr(0xDC00 + (code & 0x3FF))
+
+
+_PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def _decode_component(text: str) -> str:
+    """JavaScript's ``decodeURIComponent``, or ``text`` as it is where that would throw (a ``%``
+    without two hex digits after it, bytes that are not UTF-8), as the page reads a name."""
+    if "%" not in text:
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        run = _PERCENT_RUN.match(text, i)
+        if run is None:
+            if text[i] == "%":
+                return text
+            out.append(text[i])
+            i += 1
+            continue
+        try:
+            out.append(bytes.fromhex(run.group(0).replace("%", "")).decode("utf-8"))
+        except UnicodeDecodeError:
+            return text
+        i = run.end()
+    return "".join(out)
+
+
+def _json_ends(body: str) -> bool:
+    """``jsonEnd`` matches: tried on the last characters first, since a search from the start tries
+    every position of the body (the same answer either way)."""
+    tail = max(0, len(body) - 256)
+    return bool(_JSON_END.search(body, tail) or (tail and _JSON_END.search(body)))
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")  # Python reads NaN and Infinity; JSON.parse does not
+
+
+def _js_number(x: float) -> str:
+    """A number as JavaScript writes it (``Number.prototype.toString``, ECMA-262 Number::toString):
+    the same shortest digits as Python's ``repr``, another choice of when to use an exponent."""
+    if x != x or x in (float("inf"), float("-inf")):
+        return "null"  # JSON.stringify's spelling; JSON.parse("1e400") is Infinity
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    _, digits_, exponent = Decimal(repr(abs(x))).normalize().as_tuple()
+    digits = "".join(map(str, digits_))
+    k, n = len(digits), int(exponent) + len(digits)
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return f"{sign}{digits[:n]}.{digits[n:]}"
+    if -6 < n <= 0:
+        return f"{sign}0.{'0' * -n}{digits}"
+    e = f"e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
+    return sign + (digits if k == 1 else f"{digits[0]}.{digits[1:]}") + e
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
+
+
+def _js_string(s: str) -> str:
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", json.dumps(s, ensure_ascii=False))
+
+
+def _array_index(key: str) -> bool:
+    return key.isascii() and key.isdigit() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
+
+
+def _js_json(value: Any) -> str:
+    """Parsed JSON written back as the page's ``JSON.stringify`` writes it: compact, numbers as
+    JavaScript writes them, lone surrogates escaped, and an object's array-index keys first in
+    ascending order (JavaScript's property order), so both sides hand out the same text."""
+    if isinstance(value, str):
+        return _js_string(value)
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, float):
+        return _js_number(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return f"[{','.join(_js_json(v) for v in value)}]"
+    keys = sorted((k for k in value if _array_index(k)), key=int) + [k for k in value if not _array_index(k)]
+    return "{" + ",".join(f"{_js_string(k)}:{_js_json(value[k])}" for k in keys) + "}"
 
 
 def _looks_like_form(text: str) -> bool:

@@ -166,6 +166,13 @@ class RedactionSettings(_Section):
     """Replace digit runs that pass the Luhn check and start like a payment card number."""
     replacement: str = "[REDACTED]"
 
+    def in_page_order(self) -> tuple[list[str], list[str]]:
+        """The patterns as the page runs them: the defaults kept (skipped together on text the
+        gate does not match), then the ones added, each list in its configured order. The bridge
+        runs them in the same order, since one pattern's replacement can change what the next sees."""
+        defaults = set(DEFAULT_REDACTION_PATTERNS)
+        return [p for p in self.patterns if p in defaults], [p for p in self.patterns if p not in defaults]
+
     @field_validator("keys", "exact_keys")
     @classmethod
     def _normalize_keys(cls, v: list[str]) -> list[str]:
@@ -272,7 +279,7 @@ class TelemetrySettings(_Section):
         switches and the redaction rules, patterns compiled here for JavaScript, since the page has
         no rules of its own and sends nothing until this arrives (docs/telemetry.md, Redaction)."""
         rules = self.redaction
-        defaults = set(DEFAULT_REDACTION_PATTERNS)
+        defaults, custom = rules.in_page_order()
 
         def compiled(patterns: list[str]) -> list[dict[str, str]]:
             return [js_pattern(p).to_wire() for p in patterns]
@@ -285,9 +292,9 @@ class TelemetrySettings(_Section):
                 "replace": True,
                 "keys": list(rules.keys),
                 "exactKeys": list(rules.exact_keys),
-                "patterns": compiled([p for p in rules.patterns if p in defaults]),
+                "patterns": compiled(defaults),
                 "gate": js_pattern(DEFAULT_PATTERN_GATE).to_wire(),
-                "customPatterns": compiled([p for p in rules.patterns if p not in defaults]),
+                "customPatterns": compiled(custom),
                 "cardNumbers": rules.card_numbers,
             },
         }
