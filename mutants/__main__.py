@@ -1791,6 +1791,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_mcp_transports.py", "-k", "spliced_http"),
     ),
     Mutation(
+        "otel-span-kept-by-default",
+        "the MCP SDK's OpenTelemetry span stays on every request though nobody asked for it",
+        "bridge/tabmcp/config.py",
+        "    opentelemetry: bool = False",
+        "    opentelemetry: bool = True",
+        ("bridge/tests/test_mcp_transports.py", "-k", "span_per_request"),
+    ),
+    Mutation(
         "stream-context-lost",
         "the byte transports' streams stop carrying the reader's context (the handler never sees the arrival stamp)",
         "bridge/tabmcp/server/mcp_streams.py",

@@ -316,3 +316,18 @@ async def test_a_spliced_answer_streamed_as_events_gets_its_bytes():
     await out({"type": "http.response.body", "body": f"data: {event}\r\n\r\n".encode(), "more_body": False})
     assert [m["type"] for m in sent] == ["http.response.start", "http.response.body", "http.response.body"]
     assert sent[-1]["body"] == b'data: {"result":{"tools":[{"name":"a"}]}}\r\n\r\n'
+
+
+async def test_the_sdks_span_per_request_is_dropped_unless_asked_for():
+    """The SDK's server opens an OpenTelemetry span around every request (its default middleware),
+    which records nothing without an OpenTelemetry SDK and exporter and still costs each request:
+    dropped by default (the SDK's documented opt-out), kept with ``mcp.opentelemetry``."""
+    from mcp.server.lowlevel import Server
+    from tabmcp.server.mcp import OTEL_MIDDLEWARE
+
+    assert [type(m).__name__ for m in Server("any").middleware] == [OTEL_MIDDLEWARE]  # what the opt-out drops
+    for asked in (False, True):
+        async with running_bridge(make_config(mcp={"opentelemetry": asked})) as bridge:
+            names = [type(m).__name__ for m in bridge.mcp.middleware]
+        assert (OTEL_MIDDLEWARE in names) is asked
+        assert names[-1] == "ListingCache"

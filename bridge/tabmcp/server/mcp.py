@@ -98,6 +98,10 @@ _MODERN = max(MODERN_PROTOCOL_VERSIONS)
 """The version whose listing the ``subscriptions/listen`` streams' digest is taken at."""
 
 
+OTEL_MIDDLEWARE = "OpenTelemetryMiddleware"
+"""The SDK server's default middleware (a span per request), by name: its module is private."""
+
+
 def is_dynamic(protocol_version: str) -> bool:
     """May tools/list change as a side effect of this client's requests?"""
     return protocol_version not in MODERN_PROTOCOL_VERSIONS
@@ -513,6 +517,8 @@ def build_mcp_server(core: BridgeCore) -> tuple[Server[Any], ChangeNotifier, Cal
         get_tool_input_schema=functools.partial(_input_schema, core),
     )
     handlers.server_info = server.server_info_stamp  # a copy of its own, only ever read (encoded)
+    if not core.config.mcp.opentelemetry:  # the SDK's documented opt-out: drop it from the list
+        server.middleware[:] = [m for m in server.middleware if type(m).__name__ != OTEL_MIDDLEWARE]
     server.middleware.append(notifier.track)
     server.middleware.append(ListingCache(core, notifier))
     return server, notifier, calls
