@@ -326,8 +326,9 @@ async def test_the_sdks_span_per_request_is_dropped_unless_asked_for():
     from tabmcp.server.mcp import OTEL_MIDDLEWARE
 
     assert [type(m).__name__ for m in Server("any").middleware] == [OTEL_MIDDLEWARE]  # what the opt-out drops
-    for asked in (False, True):
-        async with running_bridge(make_config(mcp={"opentelemetry": asked})) as bridge:
+    for asked in (None, True):  # the default, then asked for
+        config = make_config() if asked is None else make_config(mcp={"opentelemetry": asked})
+        async with running_bridge(config) as bridge:
             names = [type(m).__name__ for m in bridge.mcp.middleware]
-        assert (OTEL_MIDDLEWARE in names) is asked
+        assert (OTEL_MIDDLEWARE in names) is bool(asked)
         assert names[-1] == "ListingCache"
