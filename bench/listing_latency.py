@@ -155,7 +155,9 @@ async def measure(n: int, profile: str, rounds: int) -> Samples:
             await client.close()
 
 
-async def run(rounds: int, sizes: tuple[int, ...] = SIZES, profiles: tuple[str, ...] = PROFILES) -> tuple[list[list[str]], list[str]]:
+async def run(
+    rounds: int, sizes: tuple[int, ...] = SIZES, profiles: tuple[str, ...] = PROFILES
+) -> tuple[list[list[str]], list[str]]:
     rows: list[list[str]] = []
     targets: list[str] = []
     for n in sizes:
