@@ -122,7 +122,7 @@ class McpSettings(_Section):
     opentelemetry: bool = False
     """The MCP SDK's OpenTelemetry span around every request (its server's default middleware). Off:
     without an OpenTelemetry SDK and exporter installed (tabmcp ships neither) the span records
-    nothing, and it still costs 8-15 µs of every request; on for those who export spans."""
+    nothing, and it still costs about 15 µs of every request; on for those who export spans."""
 
 
 class MediatorSection(BaseModel):
