@@ -1775,6 +1775,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_keepalive.py", "-k", "resumed_tools_list"),
     ),
     Mutation(
+        "http-splice-not-installed",
+        "the SDK encodes every 2026-07-28 HTTP tools/list again (the splice's ASGI wrapper is not installed)",
+        "bridge/tabmcp/server/app.py",
+        '        app.add_middleware(ListingSplice, path="/mcp")  # a kept 2026-07-28 listing written as its bytes',
+        "        pass",
+        ("bridge/tests/test_mcp_transports.py", "-k", "spliced_http"),
+    ),
+    Mutation(
         "http-splice-placeholder-left",
         "a 2026-07-28 tools/list over HTTP goes out with the placeholder, not the kept bytes",
         "bridge/tabmcp/server/http_transport.py",

@@ -293,6 +293,9 @@ async def test_a_spliced_http_listing_is_the_sdks_listing(profile: str):
             assert answers["bytes"][0] == answers["bytes"][1]
             assert b"tabmcp-splice-" not in answers["bytes"][1]
             assert json.loads(answers["bytes"][1])["result"]["tools"]
+            if profile == "passthrough":  # the bytes are the core's (UTF-8), not the SDK's json.dumps (\\u escapes)
+                assert all("Wave ✋".encode() in a for a in answers["bytes"])
+                assert all(b"Wave \\u270b" in a for a in answers["sdk"])
         finally:
             await ext.close()
 
