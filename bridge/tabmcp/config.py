@@ -119,6 +119,10 @@ class McpSettings(_Section):
     """While a call that carries a ``progressToken`` waits (an approval, a site opening, a slow page
     tool), a ``notifications/progress`` goes out this often: clients that reset their timeout on
     progress keep waiting (the TypeScript SDK gives up after 60 s without)."""
+    opentelemetry: bool = False
+    """The MCP SDK's OpenTelemetry span around every request (its server's default middleware). Off:
+    without an OpenTelemetry SDK and exporter installed (tabmcp ships neither) the span records
+    nothing, and it still costs about 15 µs of every request; on for those who export spans."""
 
 
 class MediatorSection(BaseModel):

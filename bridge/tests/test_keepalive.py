@@ -298,3 +298,25 @@ async def test_an_event_id_of_another_session_replays_nothing():
                     async for event in _sse(response):
                         replayed.append(event)
         assert [e for e in replayed if e.get("data")] == []
+
+
+async def test_a_resumed_tools_list_replays_the_tools():
+    """A handshake-era tools/list is kept in its session's events as the SDK holds it; a resumed
+    stream replays that message, so it must be the tools themselves (only 2026-07-28 answers, which
+    nothing replays, are written with the kept bytes spliced in: server/http_transport.py)."""
+    async with Bridge() as b:
+        async with httpx.AsyncClient(timeout=10) as http:
+            headers = await _raw_session(http, b.url)
+            listing = {"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}}
+            for _ in range(2):  # built, then kept
+                async with http.stream("POST", b.url, json=listing, headers=headers) as response:
+                    events = [e async for e in _sse(response)]
+            assert json.loads(events[-1]["data"])["result"]["tools"]
+            resumed = {**headers, "Last-Event-ID": events[0]["id"], "Accept": "text/event-stream"}
+            async with http.stream("GET", b.url, headers=resumed) as response:
+                async for event in _sse(response):
+                    if event.get("data"):
+                        message = json.loads(event["data"])
+                        break
+        assert message["id"] == 4
+        assert {t["name"] for t in message["result"]["tools"]} >= {"search_tools", "call_tool"}

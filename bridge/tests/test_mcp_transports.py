@@ -249,3 +249,89 @@ async def test_calls_on_every_transport_are_the_sdks_and_its_middleware_sees_the
         answer = await session.call("greet")
     assert answer["result"]["content"][0]["text"] == "héllo ✓"
     assert seen[-1] == "tools/call" and seen.count("tools/call") == 2
+
+
+def modern_post(method: str, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """A raw 2026-07-28 request over HTTP: its body and headers."""
+    body = {"jsonrpc": "2.0", "id": 7, "method": method, "params": {**params, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}}
+    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": method,
+               "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    return body, headers
+
+
+@pytest.mark.parametrize("profile", ["passthrough", "categories", "meta", "hybrid"])
+async def test_a_spliced_http_listing_is_the_sdks_listing(profile: str):
+    """Over HTTP a 2026-07-28 tools/list is written with the core's bytes spliced in where the SDK
+    wrote a placeholder (server/http_transport.py), its Content-Length following; without, the SDK
+    encodes every tool: the same answer, on a miss and on a kept listing."""
+    import httpx
+
+    async with running_bridge(make_config(disclosure={"profile": profile})) as bridge:
+        ext = ScriptedExtension(bridge.port)
+        await ext.connect()
+        try:
+            await ext.sync(categorised_tab())
+            await eventually(lambda: bridge.core.tool("loose"))
+            cache = next(m for m in bridge.mcp.middleware if isinstance(m, ListingCache))
+            body, headers = modern_post("tools/list", {})
+            answers: dict[str, list[bytes]] = {}
+            async with httpx.AsyncClient() as http:
+                for lane in ("sdk", "bytes"):
+                    cache.from_bytes = lane == "bytes"
+                    cache.clear()
+                    answers[lane] = []
+                    for _ in range(2):  # built, then kept
+                        response = await http.post(f"http://127.0.0.1:{bridge.port}/mcp", json=body, headers=headers)
+                        assert response.status_code == 200
+                        assert int(response.headers["content-length"]) == len(response.content)
+                        answers[lane].append(response.content)
+            assert cache.hits >= 2
+            # (the same JSON: the SDK escapes what is past ASCII, the core's bytes are UTF-8)
+            assert [json.loads(a) for a in answers["bytes"]] == [json.loads(a) for a in answers["sdk"]]
+            assert answers["bytes"][0] == answers["bytes"][1]
+            assert b"tabmcp-splice-" not in answers["bytes"][1]
+            assert json.loads(answers["bytes"][1])["result"]["tools"]
+            if profile == "passthrough":  # the bytes are the core's (UTF-8), not the SDK's json.dumps (\\u escapes)
+                assert all("Wave ✋".encode() in a for a in answers["bytes"])
+                assert all(b"Wave \\u270b" in a for a in answers["sdk"])
+        finally:
+            await ext.close()
+
+
+async def test_a_spliced_answer_streamed_as_events_gets_its_bytes():
+    """An SSE answer (the SDK commits to a stream before the result when the handler notifies)
+    has no Content-Length: the bytes go into the event that carries the placeholder."""
+    from tabmcp.server.http_transport import PLACEHOLDER, Splice
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    splice = Splice()
+    out = splice.sender(send)
+    await out({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/event-stream")]})
+    await out({"type": "http.response.body", "body": b": ping\r\n\r\n", "more_body": True})
+    splice.wire = b'[{"name":"a"}]'
+    event = json.dumps({"result": {"tools": PLACEHOLDER}}, separators=(",", ":"))
+    await out({"type": "http.response.body", "body": f"data: {event}\r\n\r\n".encode(), "more_body": False})
+    assert [m["type"] for m in sent] == ["http.response.start", "http.response.body", "http.response.body"]
+    assert sent[-1]["body"] == b'data: {"result":{"tools":[{"name":"a"}]}}\r\n\r\n'
+
+
+async def test_the_sdks_span_per_request_is_dropped_unless_asked_for():
+    """The SDK's server opens an OpenTelemetry span around every request (its default middleware),
+    which records nothing without an OpenTelemetry SDK and exporter and still costs each request:
+    dropped by default (the SDK's documented opt-out), kept with ``mcp.opentelemetry``."""
+    from mcp.server.lowlevel import Server
+    from tabmcp.server.mcp import OTEL_MIDDLEWARE
+
+    assert [type(m).__name__ for m in Server("any").middleware] == [OTEL_MIDDLEWARE]  # what the opt-out drops
+    for asked in (None, True):  # the default, then asked for
+        config = make_config() if asked is None else make_config(mcp={"opentelemetry": asked})
+        async with running_bridge(config) as bridge:
+            names = [type(m).__name__ for m in bridge.mcp.middleware]
+        assert (OTEL_MIDDLEWARE in names) is bool(asked)
+        assert names[-1] == "ListingCache"

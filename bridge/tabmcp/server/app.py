@@ -37,7 +37,7 @@ from ..protocol import MAX_FRAME_BYTES
 from ..wiring import BridgeCore
 from .control_api import control_routes, health_route
 from .extension import extension_endpoint, is_loopback_host
-from .http_transport import PER_SESSION, RETRY_MS
+from .http_transport import PER_SESSION, RETRY_MS, ListingSplice
 from .http_transport import install as install_http_transport
 from .keepalive import StallSafeHTTP
 from .loop_watch import LoopWatch
@@ -174,6 +174,7 @@ class BridgeApp:
                 Route("/api/listings", listings),
             ],
         )
+        app.add_middleware(ListingSplice, path="/mcp")  # a kept 2026-07-28 listing written as its bytes
         app.add_middleware(ArrivalStamp, core=self.core)  # one check per request unless in debug mode
         token = self.config.server.mcp_token
         if token:

@@ -1,5 +1,6 @@
-"""The MCP SDK's Streamable HTTP transport, with two changes: a request the client cancelled ends
-its stream without a response, and each session's streams can be resumed from a bounded memory.
+"""The MCP SDK's Streamable HTTP transport, with three changes: a request the client cancelled ends
+its stream without a response, each session's streams can be resumed from a bounded memory, and a
+kept 2026-07-28 tools/list is written with its bytes spliced in.
 
 Cancelled requests: on the 2025-era wire the SDK answers a cancelled request with ``-32800
 Request cancelled`` (``StreamableHTTPServerTransport._terminate_unanswered_request``: it ends each
@@ -15,18 +16,32 @@ reconnects with ``Last-Event-ID`` and gets what it missed, then the rest. The SD
 session makes unique), bounded in events and bytes (the oldest go first; a resume from an event
 no longer kept gets nothing back, as if the id were unknown), gone with its session. Event ids are
 random, so a client cannot ask for another session's events by guessing.
+
+Spliced listings: the SDK writes a 2026-07-28 answer in the request's own ASGI call
+(``model_dump`` then ``json.dumps`` of the whole result: at 5,000 page tools the ``categories``
+listing, 91 KiB, costs about 0.7 ms of CPU per request, more than everything else a kept listing
+costs). :class:`ListingSplice` wraps the SDK's app, as stdio's and ``/mcp-stream``'s writers do
+their streams (:func:`.mcp_streams.encode`): :class:`.mcp.ListingCache` hands the request's
+:class:`Splice` the tools array's bytes and gives the SDK a one-string placeholder for it, and the
+wrapper puts the bytes where the SDK wrote the placeholder (the ``Content-Length`` follows). The SDK
+still parses, validates, dispatches and shapes the request. Only 2026-07-28 requests are spliced:
+a handshake-era answer is also kept in the session's events for a resumed stream, which must
+replay the listing itself.
 """
 
 from __future__ import annotations
 
+import contextvars
 import secrets
 from collections import OrderedDict
 
 from mcp.server import streamable_http_manager
 from mcp.server.streamable_http import EventCallback, EventId, EventMessage, EventStore, StreamableHTTPServerTransport, StreamId
 from mcp_types import JSONRPCMessage, RequestId, jsonrpc_message_adapter
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["RETRY_MS", "BridgeHTTPTransport", "SessionEvents", "install"]
+__all__ = ["HTTP_SPLICE", "PLACEHOLDER", "RETRY_MS", "BridgeHTTPTransport", "ListingSplice", "SessionEvents", "Splice",
+           "install"]
 
 RETRY_MS = 1000
 """The SSE ``retry`` the bridge suggests: how long a client waits before it reconnects a stream."""
@@ -96,3 +111,74 @@ class BridgeHTTPTransport(StreamableHTTPServerTransport):
 def install() -> None:
     """Make the SDK's session manager build :class:`BridgeHTTPTransport` (idempotent)."""
     streamable_http_manager.StreamableHTTPServerTransport = BridgeHTTPTransport  # type: ignore[attr-defined]
+
+
+PLACEHOLDER: list[str] = [f"tabmcp-splice-{secrets.token_hex(16)}"]
+"""What the SDK is given for a spliced tools array: one string no page can know (random per process)."""
+_MARK = b'["' + PLACEHOLDER[0].encode() + b'"]'
+"""The placeholder as the SDK writes it (``json.dumps``: no spaces in a one-string array)."""
+
+
+class Splice:
+    """One HTTP request's kept listing: the tools array's bytes, once :class:`.mcp.ListingCache` put
+    them here (and the placeholder in the result)."""
+
+    __slots__ = ("wire",)
+
+    def __init__(self) -> None:
+        self.wire: bytes | None = None
+
+    def sender(self, send: Send) -> Send:
+        """``send`` with the bytes put in place of the placeholder in the response's body."""
+        held: Message | None = None
+
+        async def out(message: Message) -> None:
+            nonlocal held
+            if self.wire is None:  # nothing to splice (yet: an SSE answer starts before its result)
+                await send(message)
+                return
+            if message["type"] == "http.response.start":
+                if any(k == b"content-length" for k, _ in message.get("headers", ())):
+                    held = message  # sent with the body, whose length changes
+                    return
+                await send(message)
+                return
+            body = message.get("body", b"")
+            if message["type"] == "http.response.body" and _MARK in body:
+                body = body.replace(_MARK, self.wire, 1)
+                self.wire = None
+                message = {**message, "body": body}
+            if held is not None:
+                if message.get("more_body", False):  # (the SDK's JSON answers are one body)
+                    raise RuntimeError("a spliced answer with a Content-Length came in parts")
+                headers = [(k, v) for k, v in held["headers"] if k != b"content-length"]
+                headers.append((b"content-length", str(len(body)).encode()))
+                await send({**held, "headers": headers})
+                held = None
+            await send(message)
+
+        return out
+
+
+HTTP_SPLICE: contextvars.ContextVar[Splice | None] = contextvars.ContextVar("tabmcp.http_splice", default=None)
+"""The :class:`Splice` of the HTTP request being answered (set by :class:`ListingSplice`; the SDK's
+2026-07-28 path runs the handler in a task of the request's own call, which sees it)."""
+
+
+class ListingSplice:
+    """ASGI middleware on the MCP endpoint: each POST gets a :class:`Splice` (see the module's doc)."""
+
+    def __init__(self, app: ASGIApp, *, path: str) -> None:
+        self.app = app
+        self.path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or scope["path"] != self.path:
+            await self.app(scope, receive, send)
+            return
+        splice = Splice()
+        token = HTTP_SPLICE.set(splice)
+        try:
+            await self.app(scope, receive, splice.sender(send))
+        finally:
+            HTTP_SPLICE.reset(token)

@@ -44,6 +44,7 @@ from ..core.telemetry.definitions import META_DATA_COUNTS
 from ..core.tools import Bridge
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
+from .http_transport import HTTP_SPLICE, PLACEHOLDER
 from .mcp_streams import SPLICES, EncodedTools
 
 if TYPE_CHECKING:  # the facade the handlers read: the composition root (tabmcp/wiring.py)
@@ -97,9 +98,20 @@ _MODERN = max(MODERN_PROTOCOL_VERSIONS)
 """The version whose listing the ``subscriptions/listen`` streams' digest is taken at."""
 
 
+OTEL_MIDDLEWARE = "OpenTelemetryMiddleware"
+"""The SDK server's default middleware (a span per request), by name: its module is private."""
+
+
 def is_dynamic(protocol_version: str) -> bool:
     """May tools/list change as a side effect of this client's requests?"""
     return protocol_version not in MODERN_PROTOCOL_VERSIONS
+
+
+def _splices(ctx: ServerRequestContext[Any, Any]) -> bool:
+    """Does the transport answering ``ctx`` write an :class:`EncodedTools`' bytes itself (so its
+    list may stay empty)? stdio and ``/mcp-stream`` always; HTTP for a 2026-07-28 request
+    (:mod:`.http_transport`)."""
+    return SPLICES.get() or (HTTP_SPLICE.get() is not None and not is_dynamic(ctx.protocol_version))
 
 
 class _ListenedBus(InMemorySubscriptionBus):
@@ -306,7 +318,7 @@ class _Handlers:
         if apart is not None:  # already sieved for this version: the SDK shapes the rest
             wire = self.core.listing_json(view, protocol_version=ctx.protocol_version)
             # (stdio and /mcp-stream write the bytes, .mcp_streams: they need no list)
-            tools = EncodedTools([] if SPLICES.get() else json.loads(wire), wire)
+            tools = EncodedTools([] if _splices(ctx) else json.loads(wire), wire)
         else:
             tools = self.core.listing(view)
         result: dict[str, Any] = {"tools": tools, "_meta": {META_REVISION: self.core.revision}}
@@ -410,7 +422,7 @@ class ListingCache:
         # Which page, where a listing comes in pages (handshake-era HTTP, core/paging.py).
         page = ctx.request is not None, (ctx.params or {}).get("cursor")
         return (self._core.revision, self._core.disclosure.listing_key(view), ctx.protocol_version, page,
-                SPLICES.get())
+                _splices(ctx))
 
     @staticmethod
     def _servable(ctx: ServerRequestContext[Any, Any]) -> bool:
@@ -433,7 +445,7 @@ class ListingCache:
         hit = self._entries.get(key)
         if hit is not None:
             self.hits += 1
-            return hit
+            return self._spliced(ctx, hit)
         self.misses += 1
         apart: list[list[Any]] | None = [] if self.from_bytes else None
         token = _TOOLS_APART.set(apart)
@@ -448,7 +460,20 @@ class ListingCache:
             if len(self._entries) >= self._size or any(k[0] != key[0] for k in self._entries):
                 self.clear()
             self._entries[key] = result
-        return result
+        return self._spliced(ctx, result)
+
+    @staticmethod
+    def _spliced(ctx: ServerRequestContext[Any, Any], result: Any) -> Any:
+        """``result`` as an HTTP request's answer is written: the tools' bytes to the request's
+        :class:`.http_transport.Splice`, a placeholder for them to the SDK (2026-07-28 only)."""
+        splice = HTTP_SPLICE.get()
+        if splice is None or is_dynamic(ctx.protocol_version) or not isinstance(result, dict):
+            return result
+        tools = result.get("tools")
+        if type(tools) is not EncodedTools:
+            return result
+        splice.wire = tools.wire
+        return {**result, "tools": PLACEHOLDER}
 
 
 class _Server(Server[Any]):
@@ -492,6 +517,8 @@ def build_mcp_server(core: BridgeCore) -> tuple[Server[Any], ChangeNotifier, Cal
         get_tool_input_schema=functools.partial(_input_schema, core),
     )
     handlers.server_info = server.server_info_stamp  # a copy of its own, only ever read (encoded)
+    if not core.config.mcp.opentelemetry:  # the SDK's documented opt-out: drop it from the list
+        server.middleware[:] = [m for m in server.middleware if type(m).__name__ != OTEL_MIDDLEWARE]
     server.middleware.append(notifier.track)
     server.middleware.append(ListingCache(core, notifier))
     return server, notifier, calls

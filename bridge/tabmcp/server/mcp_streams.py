@@ -6,8 +6,9 @@ as over HTTP. Two things here keep that cheap:
 
 * a tools/list result whose ``tools`` is an :class:`EncodedTools` (what :class:`.mcp.ListingCache`
   keeps: the tools array the core holds as bytes, :meth:`BridgeCore.listing_json`) is written with
-  those bytes spliced in (:func:`encode`), not re-encoded tool by tool; any other writer (the SDK's
-  HTTP transport) sees a plain list and encodes it as usual;
+  those bytes spliced in (:func:`encode`), not re-encoded tool by tool (a 2026-07-28 HTTP answer
+  gets them through :mod:`.http_transport`'s splice); the SDK's handshake-era HTTP transport sees
+  a plain list and encodes it as usual;
 * the streams carry each message's sender context (:class:`ContextReceiveStream`): the SDK runs a
   request's handler in the context of the task that read it when its read stream has a
   ``last_context`` (as its own transports' streams do), which is how the debug trace's
