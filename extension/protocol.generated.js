@@ -19,6 +19,7 @@
     pairRequest: 'pair.request',
     tabsSync: 'tabs.sync',
     tabUpdate: 'tab.update',
+    chunk: 'chunk',
     tabClosed: 'tab.closed',
     callResult: 'call.result',
     approvalResult: 'approval.result',
@@ -425,6 +426,17 @@
  */
 
 /**
+ * A piece of one big message of the tabs' lane (``tab.update``, a ``tabs.sync`` part, ``telemetry``): ``data`` is the next characters of its JSON text. Sent only to a bridge whose ``welcome`` said ``chunks``; a message's chunks come in order (``part`` 0, 1, …; the last says ``last``), other messages may come between them (answers go ahead of the tabs' data), and the message put together is read as if it were a frame (``tabmcp.core.chunks``).
+ * @typedef {object} Chunk
+ * @property {'chunk'} type
+ * @property {number} id The message's number on this link (the worker counts them).
+ * @property {number} part
+ * @property {string} data
+ * @property {boolean} [last]
+ * @property {number} [tabId] The tab whose update this is (names it in an error about its chunks).
+ */
+
+/**
  * A tab closed: its tools go, and its pending requests end with ``TAB_CLOSED``.
  * @typedef {object} TabClosedMessage
  * @property {'tab.closed'} type
@@ -565,6 +577,7 @@
  * @property {string} sessionId
  * @property {number} [heartbeatMs] How often the extension should ping: under MV3's 30 s idle limit, so the worker stays alive.
  * @property {boolean} [batch] Answers ``hello.batch``: from now on both sides may join messages into one frame, one per line (JSON text holds no raw newline), and split every frame they read.
+ * @property {boolean} [chunks] The bridge puts ``chunk`` messages back together: the extension may send a big message of the tabs' lane in chunks (``tabmcp.core.chunks``).
  */
 
 /**

@@ -44,6 +44,9 @@ class Welcome(WireModel):
     batch: bool = False
     """Answers ``hello.batch``: from now on both sides may join messages into one frame, one per
     line (JSON text holds no raw newline), and split every frame they read."""
+    chunks: bool = False
+    """The bridge puts ``chunk`` messages back together: the extension may send a big message of
+    the tabs' lane in chunks (``tabmcp.core.chunks``)."""
 
 
 class PairRequired(WireModel):

@@ -1,0 +1,103 @@
+// @ts-check
+// The tabs' data to the bridge in a lane of its own, behind the answers (issue 35). One link
+// carries every tab, and a heavy tab's update is megabytes: sent as one frame, every answer sent
+// after it (a call's result, an approval) waited until its last byte had crossed, and the worker's
+// one thread was held by the native send of all of it. Here the tabs' messages (updates, sync
+// parts, closings, telemetry, site status) wait in one queue, in order among themselves; one
+// longer than a chunk goes as `chunk` messages of SIZE.chunk characters (to a bridge whose welcome
+// said `chunks`, which puts them back together: bridge/tabmcp/core/chunks.py), and the next piece
+// goes only once the socket has taken the last (`bufferedAmount` below a chunk). Everything else
+// is sent at once (link.js), so an answer waits behind one chunk at most, and the thread is free
+// between chunks for the calls that come.
+import { OUT } from '../protocol.js';
+import { LIMITS, state } from './state.js';
+
+const { SIZE } = LIMITS;
+
+/** The messages of this lane: the tabs' data, whose order among themselves the bridge relies on. */
+export const TAB_DATA = new Set([OUT.tabsSync, OUT.tabUpdate, OUT.tabClosed, OUT.telemetry, OUT.siteStatus]);
+
+/**
+ * @typedef {{text: string, type: string, tabId?: number, id: number, part: number, offset: number}} Queued
+ * @type {{ws: WebSocket | null, queue: Queued[], ids: number, timer: ReturnType<typeof setTimeout> | 0}}
+ */
+let lane = { ws: null, queue: [], ids: 0, timer: 0 };
+
+/** What waits in the lane (the popup's report and the tests): messages, and characters of them. */
+export function laneBacklog() {
+  const live = lane.ws && lane.ws === state.ws;
+  return {
+    messages: live ? lane.queue.length : 0,
+    chars: live ? lane.queue.reduce((n, q) => n + q.text.length - q.offset, 0) : 0,
+  };
+}
+
+/**
+ * Queue a message of the tabs' data for `ws` (its JSON text `text`) and send what the socket can
+ * take now. A tab's update replaces one of the same tab still waiting whole: the bridge needs its
+ * latest state, not each one on the way (a page registering tools one by one).
+ * @param {WebSocket} ws @param {any} message @param {string} text
+ */
+export function sendTabData(ws, message, text) {
+  if (lane.ws !== ws) {
+    clearTimeout(lane.timer);
+    lane = { ws, queue: [], ids: lane.ids, timer: 0 };
+  }
+  const tabId = message.type === OUT.tabUpdate ? message.tab && message.tab.tabId : undefined;
+  if (tabId !== undefined) {
+    const waiting = lane.queue.findIndex((q) => q.tabId === tabId && q.part === 0);
+    if (waiting >= 0) lane.queue.splice(waiting, 1);
+  }
+  lane.queue.push({ text, type: message.type, tabId, id: lane.ids++, part: 0, offset: 0 });
+  if (!lane.timer) pump();
+}
+
+/** Send from the lane while the socket has less than a chunk buffered; the rest on a later task. */
+function pump() {
+  lane.timer = 0;
+  const ws = lane.ws;
+  if (!ws || ws !== state.ws || ws.readyState !== WebSocket.OPEN) {
+    lane.queue = [];
+    return;
+  }
+  while (lane.queue.length && ws.bufferedAmount < SIZE.chunk) {
+    const head = lane.queue[0];
+    if (head.offset === 0 && (head.text.length <= SIZE.chunk || !state.chunks)) {
+      ws.send(wholeMessages());
+    } else {
+      ws.send(nextChunk(head));
+    }
+  }
+  if (lane.queue.length) lane.timer = setTimeout(pump, 0);
+}
+
+/** The whole messages first in line, joined into one frame (one a line) while they fit a chunk. */
+function wholeMessages() {
+  const lines = [lane.queue.shift().text];
+  let units = lines[0].length;
+  while (state.batch && lane.queue.length && lane.queue[0].offset === 0 && units + lane.queue[0].text.length + 1 <= SIZE.chunk) {
+    const next = lane.queue.shift();
+    lines.push(next.text);
+    units += next.text.length + 1;
+  }
+  return lines.length === 1 ? lines[0] : lines.join('\n');
+}
+
+/** The next chunk of `head` (it leaves the queue with its last). @param {Queued} head */
+function nextChunk(head) {
+  let end = Math.min(head.offset + SIZE.chunk, head.text.length);
+  const unit = head.text.charCodeAt(end - 1);
+  if (end < head.text.length && unit >= 0xd800 && unit <= 0xdbff) end--; // never half a surrogate pair
+  const last = end === head.text.length;
+  const chunk = {
+    type: OUT.chunk,
+    id: head.id,
+    part: head.part++,
+    data: head.text.slice(head.offset, end),
+    ...(last ? { last: true } : {}),
+    ...(head.tabId !== undefined ? { tabId: head.tabId } : {}),
+  };
+  head.offset = end;
+  if (last) lane.queue.shift();
+  return JSON.stringify(chunk);
+}
