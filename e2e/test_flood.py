@@ -224,7 +224,7 @@ async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env
 
 
 # Counts, in the service worker, the serializations and UTF-8 encodings of texts over 1 MB and the
-# frames of that size it sends: the work a heavy tab's snapshot costs the one thread every other
+# messages of that size it sends (whole, or in chunks): the work a heavy tab's snapshot costs the one thread every other
 # tab's calls go through (bench/hostile.py --profile-worker: it was most of that thread's time).
 COUNT_BIG_WORK = """() => {
   const big = (n) => n > 1024 * 1024;
@@ -232,12 +232,6 @@ COUNT_BIG_WORK = """() => {
   const stringify = JSON.stringify;
   const encode = TextEncoder.prototype.encode;
   const send = WebSocket.prototype.send;
-  globalThis.bigWorkDone = () => {
-    Object.assign(JSON, {stringify});
-    Object.assign(TextEncoder.prototype, {encode});
-    Object.assign(WebSocket.prototype, {send});
-    return work;
-  };
   JSON.stringify = function (...args) {
     const text = stringify.apply(this, args);
     if (typeof text === 'string' && big(text.length)) work.stringify++;
@@ -247,9 +241,28 @@ COUNT_BIG_WORK = """() => {
     if (typeof text === 'string' && big(text.length)) work.encode++;
     return encode.call(this, text);
   };
+  // A message sent in chunks (background/tab_lane.js) counts once its chunks add up to a big one,
+  // or once begun if its link closed before its last (it was serialized to be sent all the same).
+  const chunked = new Map();
   WebSocket.prototype.send = function (data) {
-    if (typeof data === 'string' && big(data.length)) work.frames++;
+    if (typeof data === 'string' && data.startsWith('{"type":"chunk"')) {
+      const chunk = JSON.parse(data);
+      const m = chunked.get(chunk.id) || {chars: 0, last: false};
+      m.chars += chunk.data.length;
+      m.last = chunk.last === true;
+      chunked.set(chunk.id, m);
+      if (m.last && big(m.chars)) work.frames++;
+    } else if (typeof data === 'string' && big(data.length)) {
+      work.frames++;
+    }
     return send.call(this, data);
+  };
+  globalThis.bigWorkDone = () => {
+    Object.assign(JSON, {stringify});
+    Object.assign(TextEncoder.prototype, {encode});
+    Object.assign(WebSocket.prototype, {send});
+    const cut = [...chunked.values()].filter((m) => !m.last).length;
+    return {...work, frames: work.frames + cut};
   };
 }"""
 
@@ -271,10 +284,13 @@ async def test_a_heavy_tab_is_serialized_once_per_frame_and_never_encoded_to_be_
         await eventually(lambda: heavy(env.bridge.core), 60)
         async with other_bridge(env) as bridge:  # a reconnect: the tab again, in the sync
             await eventually(lambda: heavy(bridge.core), 60)
+            # Counted while that sync is in and no other has begun (the way back's would be
+            # serialized before its last chunk is sent: the tabs' lane paces it).
+            work = await worker.evaluate("() => globalThis.bigWorkDone()")
         await eventually(lambda: heavy(env.bridge.core), 60)
     finally:
-        work = await worker.evaluate("() => globalThis.bigWorkDone()")
-    assert work["frames"] >= 3, work  # its update(s), the sync, the sync back
+        await worker.evaluate("() => globalThis.bigWorkDone()")
+    assert work["frames"] >= 2, work  # its update(s) and the sync (each in chunks)
     assert work["stringify"] == work["frames"], work
     assert work["encode"] == 0, work
 
@@ -307,3 +323,83 @@ async def test_a_heavy_tab_is_not_sent_again_when_another_tab_is_activated(env: 
         work = await worker.evaluate("() => globalThis.bigWorkDone()")
     assert work == {"stringify": 0, "encode": 0, "frames": 0}
     assert len(tab(heavy).tools) == 60 and not tab(heavy).active
+
+
+# Records, in the service worker, what it sends the bridge, message by message (a chunk with its
+# message's number and part), and holds the tabs' lane once a chunked message began: the socket
+# says it has more buffered than a chunk, as a slow link would (background/tab_lane.js).
+HOLD_THE_LANE = """() => {
+  const log = (globalThis.laneLog = []);
+  const send = WebSocket.prototype.send;
+  const buffered = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'bufferedAmount');
+  let held = false;
+  let released = false;
+  globalThis.laneRelease = () => {
+    held = false;
+    released = true;
+  };
+  globalThis.laneDone = () => {
+    Object.assign(WebSocket.prototype, {send});
+    Object.defineProperty(WebSocket.prototype, 'bufferedAmount', buffered);
+    return log;
+  };
+  Object.defineProperty(WebSocket.prototype, 'bufferedAmount', {
+    configurable: true,
+    get() {
+      return held ? 1 << 30 : buffered.get.call(this);
+    },
+  });
+  WebSocket.prototype.send = function (data) {
+    for (const line of String(data).split('\\n')) {
+      const type = (/^\\{"type":"([^"]+)"/.exec(line) || [])[1] || '?';
+      if (type === 'chunk') {
+        const c = JSON.parse(line);
+        log.push({type, id: c.id, part: c.part, last: !!c.last, size: c.data.length});
+        if (c.part === 0 && !released) held = true;
+      } else {
+        log.push({type, size: line.length});
+      }
+    }
+    return send.call(this, data);
+  };
+}"""
+
+
+@pytest.mark.timeout(180)
+async def test_an_answer_is_not_queued_behind_a_heavy_tab_s_bytes(env: Env, page_closer):
+    # One link carries every tab: a heavy tab's update went as one frame of megabytes, and an answer
+    # sent after it (here the innocent tab's call result) waited until all of it had crossed. Now
+    # the tabs' data has a lane of its own, in chunks paced by the socket: the answer goes between.
+    innocent = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(innocent)
+    title = await env.wait_tool("page_title", innocent)
+    worker = await env.browser.worker()
+    await worker.evaluate(HOLD_THE_LANE)
+    try:
+        heavy = await env.browser.context.new_page()
+        page_closer.append(heavy)
+        await heavy.goto(f"{env.pages_url}heavy.html?tab=lane")
+
+        async def big_message_begun() -> bool:  # its first chunk sent (or, whole, all of it)
+            return await worker.evaluate("() => globalThis.laneLog.some((m) => m.type === 'chunk' || m.size > 1e6)")
+
+        await eventually(big_message_begun, 60)
+        async with env.client() as client:  # the lane is held: this answer must not wait for it
+            result = await asyncio.wait_for(client.call_tool(title, {}), 30)
+            assert not result.is_error, result.content
+        await worker.evaluate("() => globalThis.laneRelease()")
+
+        def heavy_in_bridge() -> bool:  # every chunk came, put back together, the tab's latest state
+            return any(t.url == heavy.url and len(t.tools) == 60 for t in env.bridge.core.registry.tabs.values())
+
+        await eventually(heavy_in_bridge, 60)
+    finally:
+        log = await worker.evaluate("() => globalThis.laneDone()")
+    whole = [m for m in log if m["type"] != "chunk" and m["size"] > 1e6]
+    assert not whole, f"a heavy tab's message went whole ({whole[0]['size']} characters): answers wait behind it"
+    begun = next(i for i, m in enumerate(log) if m["type"] == "chunk")
+    ended = next(i for i, m in enumerate(log) if m["type"] == "chunk" and m["id"] == log[begun]["id"] and m["last"])
+    answered = [i for i, m in enumerate(log) if m["type"] == "call.result"]
+    # The answer left between the heavy message's first chunk and its last, not behind it.
+    assert answered and begun < answered[0] < ended, (begun, answered, ended)
+    assert max(m["size"] for m in log if m["type"] == "chunk") <= 64 * 1024  # bounded chunks

@@ -39,23 +39,24 @@ export function keepAlive(ms = HEARTBEAT_MS) {
  * gather them (a message-channel post) cost more than the frames it saved. The tabs' data
  * (tab_lane.js) goes in a lane of its own, behind everything else and in chunks: an answer never
  * waits behind a heavy tab's megabytes. `json`: the message's JSON text when the caller has it
- * already (a tab's snapshot, serialized once to be measured).
- * @param {any} message @param {string} [json]
+ * already (a sync's parts, serialized once to be measured), or what makes it (a tab's update: made
+ * when its turn comes, so an update replaced while it waited is never serialized).
+ * @param {any} message @param {string | (() => string)} [json]
  */
 export function send(message, json) {
   const ws = state.ws;
   if (!ws || ws.readyState !== WebSocket.OPEN) return false;
-  let text = json ?? JSON.stringify(message);
+  if (TAB_DATA.has(message.type)) {
+    sendTabData(ws, message, json);
+    return true;
+  }
+  let text = typeof json === 'function' ? json() : json ?? JSON.stringify(message);
   const over = bytesOver(text, SIZE.frame);
   if (over) {
     // Never a frame the bridge must refuse (that would close the link for every tab).
     const instead = tooLarge(message, over);
     if (!instead) return false;
     text = JSON.stringify(instead);
-  }
-  if (TAB_DATA.has(message.type)) {
-    sendTabData(ws, message, text);
-    return true;
   }
   if (!state.batch) {
     ws.send(text);

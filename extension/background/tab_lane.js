@@ -12,43 +12,38 @@
 import { OUT } from '../protocol.js';
 import { LIMITS, state } from './state.js';
 
-const { SIZE } = LIMITS;
+const { SIZE, bytesOver, showBytes } = LIMITS;
 
 /** The messages of this lane: the tabs' data, whose order among themselves the bridge relies on. */
 export const TAB_DATA = new Set([OUT.tabsSync, OUT.tabUpdate, OUT.tabClosed, OUT.telemetry, OUT.siteStatus]);
 
 /**
- * @typedef {{text: string, type: string, tabId?: number, id: number, part: number, offset: number}} Queued
+ * A message waiting in the lane: its JSON text is made when its turn comes (`make`), then sent
+ * whole or a chunk at a time from `offset`.
+ * @typedef {{message: any, make: string | (() => string) | undefined, text: string | null, tabId?: number,
+ *   id: number, part: number, offset: number}} Queued
  * @type {{ws: WebSocket | null, queue: Queued[], ids: number, timer: ReturnType<typeof setTimeout> | 0}}
  */
 let lane = { ws: null, queue: [], ids: 0, timer: 0 };
 
-/** What waits in the lane (the popup's report and the tests): messages, and characters of them. */
-export function laneBacklog() {
-  const live = lane.ws && lane.ws === state.ws;
-  return {
-    messages: live ? lane.queue.length : 0,
-    chars: live ? lane.queue.reduce((n, q) => n + q.text.length - q.offset, 0) : 0,
-  };
-}
-
 /**
- * Queue a message of the tabs' data for `ws` (its JSON text `text`) and send what the socket can
- * take now. A tab's update replaces one of the same tab still waiting whole: the bridge needs its
- * latest state, not each one on the way (a page registering tools one by one).
- * @param {WebSocket} ws @param {any} message @param {string} text
+ * Queue a message of the tabs' data for `ws` and send what the socket can take now. `make`: its
+ * JSON text, or what makes it when its turn comes (a tab's update: one replaced while it waited is
+ * never serialized). A tab's update replaces one of the same tab not yet begun: the bridge needs
+ * its latest state, not each one on the way (a page registering tools one by one).
+ * @param {WebSocket} ws @param {any} message @param {string | (() => string)} [make]
  */
-export function sendTabData(ws, message, text) {
+export function sendTabData(ws, message, make) {
   if (lane.ws !== ws) {
     clearTimeout(lane.timer);
     lane = { ws, queue: [], ids: lane.ids, timer: 0 };
   }
   const tabId = message.type === OUT.tabUpdate ? message.tab && message.tab.tabId : undefined;
   if (tabId !== undefined) {
-    const waiting = lane.queue.findIndex((q) => q.tabId === tabId && q.part === 0);
+    const waiting = lane.queue.findIndex((q) => q.tabId === tabId && q.text === null);
     if (waiting >= 0) lane.queue.splice(waiting, 1);
   }
-  lane.queue.push({ text, type: message.type, tabId, id: lane.ids++, part: 0, offset: 0 });
+  lane.queue.push({ message, make, text: null, tabId, id: lane.ids++, part: 0, offset: 0 });
   if (!lane.timer) pump();
 }
 
@@ -62,6 +57,7 @@ function pump() {
   }
   while (lane.queue.length && ws.bufferedAmount < SIZE.chunk) {
     const head = lane.queue[0];
+    if (head.text === null && !textOf(head)) continue;
     if (head.offset === 0 && (head.text.length <= SIZE.chunk || !state.chunks)) {
       ws.send(wholeMessages());
     } else {
@@ -71,29 +67,50 @@ function pump() {
   if (lane.queue.length) lane.timer = setTimeout(pump, 0);
 }
 
+/** The head's JSON text, made now; false (and it leaves the queue) when it is too large to send. @param {Queued} head */
+function textOf(head) {
+  const { make, message } = head;
+  const text = typeof make === 'function' ? make() : make ?? JSON.stringify(message);
+  const over = bytesOver(text, SIZE.frame);
+  if (over) {
+    // Never a message the bridge must refuse (a tab is sent without its definitions long before this).
+    console.warn('[tabmcp] not sent, too large for one message:', message.type, showBytes(over));
+    lane.queue.shift();
+    return false;
+  }
+  head.text = text;
+  return true;
+}
+
 /** The whole messages first in line, joined into one frame (one a line) while they fit a chunk. */
 function wholeMessages() {
-  const lines = [lane.queue.shift().text];
+  const first = /** @type {Queued} */ (lane.queue.shift());
+  const lines = [/** @type {string} */ (first.text)];
   let units = lines[0].length;
-  while (state.batch && lane.queue.length && lane.queue[0].offset === 0 && units + lane.queue[0].text.length + 1 <= SIZE.chunk) {
-    const next = lane.queue.shift();
-    lines.push(next.text);
-    units += next.text.length + 1;
+  while (state.batch && lane.queue.length && lane.queue[0].offset === 0) {
+    const next = lane.queue[0];
+    if (next.text === null && typeof next.make === 'function') break; // made in its own turn (a tab's update)
+    if (next.text === null && !textOf(next)) continue;
+    if (units + /** @type {string} */ (next.text).length + 1 > SIZE.chunk) break;
+    lane.queue.shift();
+    lines.push(/** @type {string} */ (next.text));
+    units += /** @type {string} */ (next.text).length + 1;
   }
   return lines.length === 1 ? lines[0] : lines.join('\n');
 }
 
 /** The next chunk of `head` (it leaves the queue with its last). @param {Queued} head */
 function nextChunk(head) {
-  let end = Math.min(head.offset + SIZE.chunk, head.text.length);
-  const unit = head.text.charCodeAt(end - 1);
-  if (end < head.text.length && unit >= 0xd800 && unit <= 0xdbff) end--; // never half a surrogate pair
-  const last = end === head.text.length;
+  const text = /** @type {string} */ (head.text);
+  let end = Math.min(head.offset + SIZE.chunk, text.length);
+  const unit = text.charCodeAt(end - 1);
+  if (end < text.length && unit >= 0xd800 && unit <= 0xdbff) end--; // never half a surrogate pair
+  const last = end === text.length;
   const chunk = {
     type: OUT.chunk,
     id: head.id,
     part: head.part++,
-    data: head.text.slice(head.offset, end),
+    data: text.slice(head.offset, end),
     ...(last ? { last: true } : {}),
     ...(head.tabId !== undefined ? { tabId: head.tabId } : {}),
   };
