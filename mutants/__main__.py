@@ -3103,7 +3103,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "chunk-abandoned-silent",
         "a message left unfinished when the next began is dropped without a word",
         "bridge/tabmcp/core/extension_links.py",
-        "        if (abandoned := peer.chunks.abandoned) is not None:",
+        "        if (abandoned := peer.chunks.take_abandoned()) is not None:",
         "        if False:",
         ("bridge/tests/test_chunks.py", "-k", "before_the_last_one_ended"),
     ),

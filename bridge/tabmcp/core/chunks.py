@@ -86,6 +86,11 @@ class Reassembly:
         self._id, self._parts, self._chars = None, [], 0
         return text
 
+    def take_abandoned(self) -> MalformedMessage | None:
+        """The error of a message :meth:`add` dropped unfinished (once), for the caller to report."""
+        abandoned, self.abandoned = self.abandoned, None
+        return abandoned
+
     def _start(self, chunk: Chunk) -> None:
         self._id, self._parts, self._chars = chunk.id, [], 0
         self._ref = _ref(chunk)

@@ -334,8 +334,7 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
         """A piece of a big message of the tabs' lane: once its last piece is in, the message is
         read as a frame of its own (a bad chunk raises its named error, :mod:`tabmcp.core.chunks`)."""
         text = peer.chunks.add(chunk)
-        if (abandoned := peer.chunks.abandoned) is not None:
-            peer.chunks.abandoned = None
+        if (abandoned := peer.chunks.take_abandoned()) is not None:
             self.protocol_errors += 1
             log.warning("extension %s: %s: %s", peer.name, abandoned.code, abandoned.message)
             self.report(peer, abandoned.code, abandoned.message, abandoned.ref)
