@@ -326,9 +326,9 @@ async def test_a_heavy_tab_is_not_sent_again_when_another_tab_is_activated(env: 
 
 
 # Records, in the service worker, what it sends the bridge, message by message (a chunk with its
-# message's number and part), and holds the tabs' lane once a chunked message began: the socket
-# says it has more buffered than a chunk, as a slow link would (background/tab_lane.js).
-HOLD_THE_LANE = """() => {
+# message's number and part). `holdSocket`: once a chunked message began, the socket says it has
+# more buffered than a chunk, as a slow link would (background/tab_lane.js).
+LANE_LOG = """(holdSocket) => {
   const log = (globalThis.laneLog = []);
   const send = WebSocket.prototype.send;
   const buffered = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'bufferedAmount');
@@ -355,7 +355,7 @@ HOLD_THE_LANE = """() => {
       if (type === 'chunk') {
         const c = JSON.parse(line);
         log.push({type, id: c.id, part: c.part, last: !!c.last, size: c.data.length});
-        if (c.part === 0 && !released) held = true;
+        if (holdSocket && c.part === 0 && !released) held = true;
       } else {
         log.push({type, size: line.length});
       }
@@ -365,34 +365,70 @@ HOLD_THE_LANE = """() => {
 }"""
 
 
+@contextlib.contextmanager
+def bridge_reads_held(core: Any, held: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """While ``held``: the bridge reads the chunks but does not say so (``chunk.read``) until
+    ``release()``, as a bridge busy with other work would; the worker's lane must wait for it."""
+    session = core.session
+    withheld: list[tuple[Any, Any]] = []
+    send = session.send
+    holding = [held]
+
+    def holding_send(peer: Any, message: Any) -> None:
+        if holding[0] and getattr(message, "type", "") == "chunk.read":
+            withheld.append((peer, message))
+        else:
+            send(peer, message)
+
+    def release() -> None:
+        holding[0] = False
+        for peer, message in withheld:
+            send(peer, message)
+        core.hub.flush_soon()
+
+    with monkeypatch.context() as patch:
+        patch.setattr(session, "send", holding_send)
+        yield release
+
+
+@pytest.mark.parametrize("hold", ["socket", "bridge"])
 @pytest.mark.timeout(180)
-async def test_an_answer_is_not_queued_behind_a_heavy_tab_s_bytes(env: Env, page_closer):
+async def test_an_answer_is_not_queued_behind_a_heavy_tab_s_bytes(env: Env, page_closer, hold: str,
+                                                                  monkeypatch: pytest.MonkeyPatch):
     # One link carries every tab: a heavy tab's update went as one frame of megabytes, and an answer
     # sent after it (here the innocent tab's call result) waited until all of it had crossed. Now
-    # the tabs' data has a lane of its own, in chunks paced by the socket: the answer goes between.
+    # the tabs' data has a lane of its own, in chunks paced by the socket (`socket`: it says it
+    # holds more than a chunk) and by the bridge's reading (`bridge`: it does not say it read
+    # them): the answer goes between the chunks.
     innocent = await env.open("basic.html", wait_for_tool="page_title")
     page_closer.append(innocent)
     title = await env.wait_tool("page_title", innocent)
     worker = await env.browser.worker()
-    await worker.evaluate(HOLD_THE_LANE)
+    await worker.evaluate(LANE_LOG, hold == "socket")
     try:
-        heavy = await env.browser.context.new_page()
-        page_closer.append(heavy)
-        await heavy.goto(f"{env.pages_url}heavy.html?tab=lane")
+        with bridge_reads_held(env.bridge.core, hold == "bridge", monkeypatch) as release_bridge:
+            heavy = await env.browser.context.new_page()
+            page_closer.append(heavy)
+            await heavy.goto(f"{env.pages_url}heavy.html?tab=lane-{hold}&together")  # one update of 60 tools
 
-        async def big_message_begun() -> bool:  # its first chunk sent (or, whole, all of it)
-            return await worker.evaluate("() => globalThis.laneLog.some((m) => m.type === 'chunk' || m.size > 1e6)")
+            async def big_message_begun() -> bool:  # its first chunk sent (or, whole, all of it)
+                return await worker.evaluate("() => globalThis.laneLog.some((m) => m.type === 'chunk' || m.size > 1e6)")
 
-        await eventually(big_message_begun, 60)
-        async with env.client() as client:  # the lane is held: this answer must not wait for it
-            result = await asyncio.wait_for(client.call_tool(title, {}), 30)
-            assert not result.is_error, result.content
-        await worker.evaluate("() => globalThis.laneRelease()")
+            await eventually(big_message_begun, 60)
+            chunks = "() => globalThis.laneLog.filter((m) => m.type === 'chunk').length"
+            sent = -1  # the chunks the worker sends before the lane stops (all of them, were it not held)
+            while sent != (sent := await worker.evaluate(chunks)):
+                await asyncio.sleep(0.3)
+            async with env.client() as client:  # the lane is held: this answer must not wait for it
+                result = await asyncio.wait_for(client.call_tool(title, {}), 30)
+                assert not result.is_error, result.content
+            await worker.evaluate("() => globalThis.laneRelease()")
+            release_bridge()
 
-        def heavy_in_bridge() -> bool:  # every chunk came, put back together, the tab's latest state
-            return any(t.url == heavy.url and len(t.tools) == 60 for t in env.bridge.core.registry.tabs.values())
+            def heavy_in_bridge() -> bool:  # every chunk came, put back together, the tab's latest state
+                return any(t.url == heavy.url and len(t.tools) == 60 for t in env.bridge.core.registry.tabs.values())
 
-        await eventually(heavy_in_bridge, 60)
+            await eventually(heavy_in_bridge, 60)
     finally:
         log = await worker.evaluate("() => globalThis.laneDone()")
     whole = [m for m in log if m["type"] != "chunk" and m["size"] > 1e6]

@@ -52,6 +52,7 @@
     siteOpen: 'site.open',
     sitesList: 'sites.list',
     panelState: 'panel.state',
+    chunkRead: 'chunk.read',
     ping: 'ping',
     pong: 'pong',
     error: 'error',
@@ -708,6 +709,14 @@
  * @property {boolean} [ok]
  * @property {Object<string, *>} [state]
  * @property {ErrorBody} [error]
+ */
+
+/**
+ * The bridge read a ``chunk`` (or refused it): the extension sends the tabs' lane on while at most two of its chunks are unread, so the tabs' data never piles up in the sockets ahead of an answer when the bridge reads slower than the browser sends (``tabmcp.core.chunks``).
+ * @typedef {object} ChunkRead
+ * @property {'chunk.read'} type
+ * @property {number} id
+ * @property {number} part
  */
 
 // ---- the extension's internal messages: a verbatim copy of messages.js ----

@@ -14,7 +14,7 @@ from typing import Any
 
 from tabmcp.core.chunks import MAX_MESSAGE_CHARS, Reassembly
 from tabmcp.core.extension_links import ExtensionLinks, MessageReceived, Peer, RequestEnded, Send
-from tabmcp.protocol import MAX_CHUNK_CHARS, PROTOCOL_VERSION, Chunk, TabsSync, TabUpdate, Welcome
+from tabmcp.protocol import MAX_CHUNK_CHARS, PROTOCOL_VERSION, Chunk, ChunkRead, TabsSync, TabUpdate, Welcome
 
 from .conftest import eventually
 from .helpers import ScriptedExtension, tab, tool
@@ -143,6 +143,18 @@ def test_a_chunk_is_bounded_and_an_unpaired_link_gets_none_read():
     stranger = Peer("q")
     assert fresh.receive(stranger, chunks(UPDATE)[0]) == []
     assert [a.message.code for a in fresh.data_to_send()] == ["NOT_READY"]  # type: ignore[union-attr]
+
+
+def test_every_chunk_is_said_read_even_a_refused_one():
+    # The worker sends the tabs' lane on while at most two of its chunks are unread: a bridge that
+    # kept one unsaid would stop the lane for good (and one that said nothing, every heavy tab).
+    session, peer = linked()
+    frames = chunks(UPDATE, tab_id=7)
+    for frame in [frames[0], frames[2], frames[1]]:  # the last two out of their place: refused
+        session.receive(peer, frame)
+    read = [(a.message.id, a.message.part) for a in session.data_to_send()
+            if isinstance(a, Send) and isinstance(a.message, ChunkRead)]
+    assert read == [(0, 0), (0, 2), (0, 1)]
 
 
 def test_chunk_parts_are_counted_from_zero_in_order():

@@ -6,9 +6,12 @@
 // parts, closings, telemetry, site status) wait in one queue, in order among themselves; one
 // longer than a chunk goes as `chunk` messages of SIZE.chunk characters (to a bridge whose welcome
 // said `chunks`, which puts them back together: bridge/tabmcp/core/chunks.py), and the next piece
-// goes only once the socket has taken the last (`bufferedAmount` below a chunk). Everything else
-// is sent at once (link.js), so an answer waits behind one chunk at most, and the thread is free
-// between chunks for the calls that come.
+// goes only once the socket has taken the last (`bufferedAmount` below a chunk) and while at most
+// CHUNKS_UNREAD of them are not yet read by the bridge (`chunk.read`): past the renderer, the
+// network service and the kernel would hold megabytes of chunks ahead of an answer whenever the
+// bridge reads slower than the browser sends. Everything else is sent at once (link.js), so an
+// answer waits behind a couple of chunks at most, and the thread is free between chunks for the
+// calls that come.
 import { OUT } from '../protocol.js';
 import { LIMITS, state } from './state.js';
 
@@ -22,9 +25,19 @@ export const TAB_DATA = new Set([OUT.tabsSync, OUT.tabUpdate, OUT.tabClosed, OUT
  * whole or a chunk at a time from `offset`.
  * @typedef {{message: any, make: string | (() => string) | undefined, text: string | null, tabId?: number,
  *   id: number, part: number, offset: number}} Queued
- * @type {{ws: WebSocket | null, queue: Queued[], ids: number, timer: ReturnType<typeof setTimeout> | 0}}
+ * @type {{ws: WebSocket | null, queue: Queued[], ids: number, timer: ReturnType<typeof setTimeout> | 0, unread: number}}
  */
-let lane = { ws: null, queue: [], ids: 0, timer: 0 };
+let lane = { ws: null, queue: [], ids: 0, timer: 0, unread: 0 };
+
+/** Chunks sent and not yet read by the bridge, at most: what an answer can be behind. */
+const CHUNKS_UNREAD = 2;
+
+/** The bridge read a chunk (`chunk.read`): the lane goes on. */
+export function onChunkRead() {
+  if (lane.ws !== state.ws || lane.unread === 0) return;
+  lane.unread--;
+  if (!lane.timer) pump();
+}
 
 /**
  * Queue a message of the tabs' data for `ws` and send what the socket can take now. `make`: its
@@ -36,7 +49,7 @@ let lane = { ws: null, queue: [], ids: 0, timer: 0 };
 export function sendTabData(ws, message, make) {
   if (lane.ws !== ws) {
     clearTimeout(lane.timer);
-    lane = { ws, queue: [], ids: lane.ids, timer: 0 };
+    lane = { ws, queue: [], ids: lane.ids, timer: 0, unread: 0 };
   }
   const tabId = message.type === OUT.tabUpdate ? message.tab && message.tab.tabId : undefined;
   if (tabId !== undefined) {
@@ -55,16 +68,18 @@ function pump() {
     lane.queue = [];
     return;
   }
-  while (lane.queue.length && ws.bufferedAmount < SIZE.chunk) {
+  while (lane.queue.length && lane.unread < CHUNKS_UNREAD && ws.bufferedAmount < SIZE.chunk) {
     const head = lane.queue[0];
     if (head.text === null && !textOf(head)) continue;
     if (head.offset === 0 && (head.text.length <= SIZE.chunk || !state.chunks)) {
       ws.send(wholeMessages());
     } else {
       ws.send(nextChunk(head));
+      lane.unread++;
     }
   }
-  if (lane.queue.length) lane.timer = setTimeout(pump, 0);
+  // Waiting for the socket: look again on a later task; for the bridge: its next `chunk.read`.
+  if (lane.queue.length && lane.unread < CHUNKS_UNREAD) lane.timer = setTimeout(pump, 0);
 }
 
 /** The head's JSON text, made now; false (and it leaves the queue) when it is too large to send. @param {Queued} head */

@@ -77,6 +77,7 @@ from ..protocol import (
     CallResult,
     CallStart,
     Chunk,
+    ChunkRead,
     ErrorCode,
     Hello,
     PageQuery,
@@ -331,8 +332,10 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
 
 
     def _on_chunk(self, peer: Peer, chunk: Chunk) -> list[Event]:
-        """A piece of a big message of the tabs' lane: once its last piece is in, the message is
-        read as a frame of its own (a bad chunk raises its named error, :mod:`tabmcp.core.chunks`)."""
+        """A piece of a big message of the tabs' lane: said read at once (the worker sends the lane
+        on while at most two are unread), and once its last piece is in, the message is read as a
+        frame of its own (a bad chunk raises its named error, :mod:`tabmcp.core.chunks`)."""
+        self.send(peer, ChunkRead(id=chunk.id, part=chunk.part))  # read or refused: the lane goes on
         text = peer.chunks.add(chunk)
         if (abandoned := peer.chunks.take_abandoned()) is not None:
             self.protocol_errors += 1
