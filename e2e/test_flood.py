@@ -326,9 +326,10 @@ async def test_a_heavy_tab_is_not_sent_again_when_another_tab_is_activated(env: 
 
 
 # Records, in the service worker, what it sends the bridge, message by message (a chunk with its
-# message's number and part). `holdSocket`: once a chunked message began, the socket says it has
-# more buffered than a chunk, as a slow link would (background/tab_lane.js).
-LANE_LOG = """(holdSocket) => {
+# message's number and part). `hold` 'socket': once a chunked message began, the socket says it has
+# more buffered than a chunk, as a slow link would (background/tab_lane.js); 'bridge': the socket
+# says it holds nothing, so only the bridge's reading (`chunk.read`) can pace the lane.
+LANE_LOG = """(hold) => {
   const log = (globalThis.laneLog = []);
   const send = WebSocket.prototype.send;
   const buffered = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'bufferedAmount');
@@ -346,6 +347,7 @@ LANE_LOG = """(holdSocket) => {
   Object.defineProperty(WebSocket.prototype, 'bufferedAmount', {
     configurable: true,
     get() {
+      if (hold === 'bridge') return 0;
       return held ? 1 << 30 : buffered.get.call(this);
     },
   });
@@ -355,7 +357,7 @@ LANE_LOG = """(holdSocket) => {
       if (type === 'chunk') {
         const c = JSON.parse(line);
         log.push({type, id: c.id, part: c.part, last: !!c.last, size: c.data.length});
-        if (holdSocket && c.part === 0 && !released) held = true;
+        if (hold === 'socket' && c.part === 0 && !released) held = true;
       } else {
         log.push({type, size: line.length});
       }
@@ -404,7 +406,7 @@ async def test_an_answer_is_not_queued_behind_a_heavy_tab_s_bytes(env: Env, page
     page_closer.append(innocent)
     title = await env.wait_tool("page_title", innocent)
     worker = await env.browser.worker()
-    await worker.evaluate(LANE_LOG, hold == "socket")
+    await worker.evaluate(LANE_LOG, hold)
     try:
         with bridge_reads_held(env.bridge.core, hold == "bridge", monkeypatch) as release_bridge:
             heavy = await env.browser.context.new_page()
