@@ -3076,6 +3076,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_chunks.py",),
     ),
     Mutation(
+        "lane-ahead-of-answers",
+        "the tabs' data is sent at once, ahead of the answers the same task sent (a tab's closing before its call's end)",
+        "extension/background/tab_lane.js",
+        "  lane.queue.push({ message, make, text: null, tabId, id: lane.ids++, part: 0, offset: 0 });\n  wake();",
+        "  lane.queue.push({ message, make, text: null, tabId, id: lane.ids++, part: 0, offset: 0 });\n  pump();",
+        ("e2e/test_pending.py", "-k", "polyfill and closed_tab_both_end"),
+    ),
+    Mutation(
         "lane-whole",
         "the lane sends a heavy tab's update whole, not in chunks",
         "extension/background/tab_lane.js",

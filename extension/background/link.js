@@ -90,7 +90,8 @@ function browserBrand() {
   return undefined;
 }
 
-function flushOutbox() {
+/** Send what waits for the end of the task now (the tabs' lane calls it first: answers go ahead). */
+export function flushOutbox() {
   const { ws, lines } = outbox;
   if (!lines.length) return;
   outbox = { ws, lines: [] };

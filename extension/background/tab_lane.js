@@ -14,6 +14,7 @@
 // calls that come.
 import { OUT } from '../protocol.js';
 import { LIMITS, state } from './state.js';
+import { flushOutbox } from './link.js';
 
 const { SIZE, bytesOver, showBytes } = LIMITS;
 
@@ -36,7 +37,7 @@ const CHUNKS_UNREAD = 2;
 export function onChunkRead() {
   if (lane.ws !== state.ws || lane.unread === 0) return;
   lane.unread--;
-  if (!lane.timer) pump();
+  wake();
 }
 
 /**
@@ -57,7 +58,19 @@ export function sendTabData(ws, message, make) {
     if (waiting >= 0) lane.queue.splice(waiting, 1);
   }
   lane.queue.push({ message, make, text: null, tabId, id: lane.ids++, part: 0, offset: 0 });
-  if (!lane.timer) pump();
+  wake();
+}
+
+let waking = false;
+
+/** Pump at the end of this task (not now: an answer this task sends after the tabs' data still goes first). */
+function wake() {
+  if (lane.timer || waking) return;
+  waking = true;
+  queueMicrotask(() => {
+    waking = false;
+    if (!lane.timer) pump();
+  });
 }
 
 /** Send from the lane while the socket has less than a chunk buffered; the rest on a later task. */
@@ -68,6 +81,7 @@ function pump() {
     lane.queue = [];
     return;
   }
+  flushOutbox(); // the answers this task sent go ahead of the tabs' data (a call ended by its tab's closing, then the closing)
   while (lane.queue.length && lane.unread < CHUNKS_UNREAD && ws.bufferedAmount < SIZE.chunk) {
     const head = lane.queue[0];
     if (head.text === null && !textOf(head)) continue;
