@@ -3077,10 +3077,10 @@ MUTATIONS: tuple[Mutation, ...] = (
     ),
     Mutation(
         "lane-ahead-of-answers",
-        "the tabs' data is sent at once, ahead of the answers the same task sent (a tab's closing before its call's end)",
+        "the tabs' data leaves ahead of the answers waiting for the end of the task (a tab's closing before its call's end)",
         "extension/background/tab_lane.js",
-        "  lane.queue.push({ message, make, text: null, tabId, id: lane.ids++, part: 0, offset: 0 });\n  wake();",
-        "  lane.queue.push({ message, make, text: null, tabId, id: lane.ids++, part: 0, offset: 0 });\n  pump();",
+        "  flushOutbox(); // answers waiting for the end of the task go first (a call its tab's closing ended, then the closing)",
+        "",
         ("e2e/test_pending.py", "-k", "polyfill and closed_tab_both_end"),
     ),
     Mutation(

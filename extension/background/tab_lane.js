@@ -37,7 +37,7 @@ const CHUNKS_UNREAD = 2;
 export function onChunkRead() {
   if (lane.ws !== state.ws || lane.unread === 0) return;
   lane.unread--;
-  wake();
+  if (!lane.timer) pump();
 }
 
 /**
@@ -58,19 +58,7 @@ export function sendTabData(ws, message, make) {
     if (waiting >= 0) lane.queue.splice(waiting, 1);
   }
   lane.queue.push({ message, make, text: null, tabId, id: lane.ids++, part: 0, offset: 0 });
-  wake();
-}
-
-let waking = false;
-
-/** Pump at the end of this task (not now: an answer this task sends after the tabs' data still goes first). */
-function wake() {
-  if (lane.timer || waking) return;
-  waking = true;
-  queueMicrotask(() => {
-    waking = false;
-    if (!lane.timer) pump();
-  });
+  if (!lane.timer) pump();
 }
 
 /** Send from the lane while the socket has less than a chunk buffered; the rest on a later task. */
@@ -81,7 +69,7 @@ function pump() {
     lane.queue = [];
     return;
   }
-  flushOutbox(); // the answers this task sent go ahead of the tabs' data (a call ended by its tab's closing, then the closing)
+  flushOutbox(); // answers waiting for the end of the task go first (a call its tab's closing ended, then the closing)
   while (lane.queue.length && lane.unread < CHUNKS_UNREAD && ws.bufferedAmount < SIZE.chunk) {
     const head = lane.queue[0];
     if (head.text === null && !textOf(head)) continue;
