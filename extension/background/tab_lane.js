@@ -61,7 +61,8 @@ export function sendTabData(ws, message, make) {
   if (!lane.timer) pump();
 }
 
-/** Send from the lane while the socket has less than a chunk buffered; the rest on a later task. */
+/** Send from the lane while the socket holds less than a chunk and fewer than CHUNKS_UNREAD chunks
+ * are unread; the rest on a later task (the socket) or at the next `chunk.read` (the bridge). */
 function pump() {
   lane.timer = 0;
   const ws = lane.ws;
