@@ -5,7 +5,6 @@
 // work that needs settings waits on `ready`. The jobs live in background/, one module each:
 //   state.js           what the script knows (link status, pages, frames, limits, pending requests)
 //   link.js            the WebSocket to the bridge: hello, heartbeat, reconnect, batched frames
-//   tab_lane.js        the tabs' data to the bridge behind everything else, big messages in chunks
 //   pairing.js         the pairing ceremony's messages
 //   settings.js        the person's settings from chrome.storage.local
 //   pages.js           the ports of the tabs' documents and frames (content.js)
