@@ -132,6 +132,24 @@ async def test_page_tools_reach_the_mcp_client_and_calls_return_the_pages_result
         assert failed.is_error and "the database is on fire" in text_of(failed)
 
 
+async def test_a_heavy_tab_reaches_the_bridge_in_chunks_and_calls_go_on_meanwhile_in_firefox(ff: FirefoxEnv, closer):
+    # The tabs' lane (background/tab_lane.js) in Firefox's WebSocket: 3.8 MB of definitions in
+    # chunks, paced by its bufferedAmount and the bridge's chunk.read, put back together whole.
+    page = await ff.open("basic.html")
+    closer.append(page)
+    heavy = await ff.open("heavy.html?tab=firefox&together")
+    closer.append(heavy)
+    async with ff.client() as client:
+        await listed(client, "page_title")
+        calls = 0
+        async with asyncio.timeout(90):  # the heavy tab arrives whole meanwhile
+            while not any(len(t.tools) == 60 for t in ff.bridge.core.registry.tabs.values()) or calls < 3:
+                result = await client.call_tool("page_title", {})
+                assert not result.is_error, result.content
+                calls += 1
+    assert not ff.bridge.core.session.protocol_errors
+
+
 async def test_a_tool_registered_on_firefoxs_own_api_reaches_the_client(ff: FirefoxEnv, closer):
     if ff.flavour != "native":
         pytest.skip("the polyfill flavour has no native API to register on")

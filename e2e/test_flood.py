@@ -224,7 +224,7 @@ async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env
 
 
 # Counts, in the service worker, the serializations and UTF-8 encodings of texts over 1 MB and the
-# frames of that size it sends: the work a heavy tab's snapshot costs the one thread every other
+# messages of that size it sends (whole, or in chunks): the work a heavy tab's snapshot costs the one thread every other
 # tab's calls go through (bench/hostile.py --profile-worker: it was most of that thread's time).
 COUNT_BIG_WORK = """() => {
   const big = (n) => n > 1024 * 1024;
@@ -232,12 +232,6 @@ COUNT_BIG_WORK = """() => {
   const stringify = JSON.stringify;
   const encode = TextEncoder.prototype.encode;
   const send = WebSocket.prototype.send;
-  globalThis.bigWorkDone = () => {
-    Object.assign(JSON, {stringify});
-    Object.assign(TextEncoder.prototype, {encode});
-    Object.assign(WebSocket.prototype, {send});
-    return work;
-  };
   JSON.stringify = function (...args) {
     const text = stringify.apply(this, args);
     if (typeof text === 'string' && big(text.length)) work.stringify++;
@@ -247,9 +241,28 @@ COUNT_BIG_WORK = """() => {
     if (typeof text === 'string' && big(text.length)) work.encode++;
     return encode.call(this, text);
   };
+  // A message sent in chunks (background/tab_lane.js) counts once its chunks add up to a big one,
+  // or once begun if its link closed before its last (it was serialized to be sent all the same).
+  const chunked = new Map();
   WebSocket.prototype.send = function (data) {
-    if (typeof data === 'string' && big(data.length)) work.frames++;
+    if (typeof data === 'string' && data.startsWith('{"type":"chunk"')) {
+      const chunk = JSON.parse(data);
+      const m = chunked.get(chunk.id) || {chars: 0, last: false};
+      m.chars += chunk.data.length;
+      m.last = chunk.last === true;
+      chunked.set(chunk.id, m);
+      if (m.last && big(m.chars)) work.frames++;
+    } else if (typeof data === 'string' && big(data.length)) {
+      work.frames++;
+    }
     return send.call(this, data);
+  };
+  globalThis.bigWorkDone = () => {
+    Object.assign(JSON, {stringify});
+    Object.assign(TextEncoder.prototype, {encode});
+    Object.assign(WebSocket.prototype, {send});
+    const cut = [...chunked.values()].filter((m) => !m.last).length;
+    return {...work, frames: work.frames + cut};
   };
 }"""
 
@@ -271,10 +284,13 @@ async def test_a_heavy_tab_is_serialized_once_per_frame_and_never_encoded_to_be_
         await eventually(lambda: heavy(env.bridge.core), 60)
         async with other_bridge(env) as bridge:  # a reconnect: the tab again, in the sync
             await eventually(lambda: heavy(bridge.core), 60)
+            # Counted while that sync is in and no other has begun (the way back's would be
+            # serialized before its last chunk is sent: the tabs' lane paces it).
+            work = await worker.evaluate("() => globalThis.bigWorkDone()")
         await eventually(lambda: heavy(env.bridge.core), 60)
     finally:
-        work = await worker.evaluate("() => globalThis.bigWorkDone()")
-    assert work["frames"] >= 3, work  # its update(s), the sync, the sync back
+        await worker.evaluate("() => globalThis.bigWorkDone()")
+    assert work["frames"] >= 2, work  # its update(s) and the sync (each in chunks)
     assert work["stringify"] == work["frames"], work
     assert work["encode"] == 0, work
 
@@ -307,3 +323,121 @@ async def test_a_heavy_tab_is_not_sent_again_when_another_tab_is_activated(env: 
         work = await worker.evaluate("() => globalThis.bigWorkDone()")
     assert work == {"stringify": 0, "encode": 0, "frames": 0}
     assert len(tab(heavy).tools) == 60 and not tab(heavy).active
+
+
+# Records, in the service worker, what it sends the bridge, message by message (a chunk with its
+# message's number and part). `hold` 'socket': once a chunked message began, the socket says it has
+# more buffered than a chunk, as a slow link would (background/tab_lane.js); 'bridge': the socket
+# says it holds nothing, so only the bridge's reading (`chunk.read`) can pace the lane.
+LANE_LOG = """(hold) => {
+  const log = (globalThis.laneLog = []);
+  const send = WebSocket.prototype.send;
+  const buffered = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'bufferedAmount');
+  let held = false;
+  let released = false;
+  globalThis.laneRelease = () => {
+    held = false;
+    released = true;
+  };
+  globalThis.laneDone = () => {
+    Object.assign(WebSocket.prototype, {send});
+    Object.defineProperty(WebSocket.prototype, 'bufferedAmount', buffered);
+    return log;
+  };
+  Object.defineProperty(WebSocket.prototype, 'bufferedAmount', {
+    configurable: true,
+    get() {
+      if (hold === 'bridge') return 0;
+      return held ? 1 << 30 : buffered.get.call(this);
+    },
+  });
+  WebSocket.prototype.send = function (data) {
+    for (const line of String(data).split('\\n')) {
+      const type = (/^\\{"type":"([^"]+)"/.exec(line) || [])[1] || '?';
+      if (type === 'chunk') {
+        const c = JSON.parse(line);
+        log.push({type, id: c.id, part: c.part, last: !!c.last, size: c.data.length});
+        if (hold === 'socket' && c.part === 0 && !released) held = true;
+      } else {
+        log.push({type, size: line.length});
+      }
+    }
+    return send.call(this, data);
+  };
+}"""
+
+
+@contextlib.contextmanager
+def bridge_reads_held(core: Any, held: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """While ``held``: the bridge reads the chunks but does not say so (``chunk.read``) until
+    ``release()``, as a bridge busy with other work would; the worker's lane must wait for it."""
+    session = core.session
+    withheld: list[tuple[Any, Any]] = []
+    send = session.send
+    holding = [held]
+
+    def holding_send(peer: Any, message: Any) -> None:
+        if holding[0] and getattr(message, "type", "") == "chunk.read":
+            withheld.append((peer, message))
+        else:
+            send(peer, message)
+
+    def release() -> None:
+        holding[0] = False
+        for peer, message in withheld:
+            send(peer, message)
+        core.hub.flush_soon()
+
+    with monkeypatch.context() as patch:
+        patch.setattr(session, "send", holding_send)
+        yield release
+
+
+@pytest.mark.parametrize("hold", ["socket", "bridge"])
+@pytest.mark.timeout(180)
+async def test_an_answer_is_not_queued_behind_a_heavy_tab_s_bytes(env: Env, page_closer, hold: str,
+                                                                  monkeypatch: pytest.MonkeyPatch):
+    # One link carries every tab: a heavy tab's update went as one frame of megabytes, and an answer
+    # sent after it (here the innocent tab's call result) waited until all of it had crossed. Now
+    # the tabs' data has a lane of its own, in chunks paced by the socket (`socket`: it says it
+    # holds more than a chunk) and by the bridge's reading (`bridge`: it does not say it read
+    # them): the answer goes between the chunks.
+    innocent = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(innocent)
+    title = await env.wait_tool("page_title", innocent)
+    worker = await env.browser.worker()
+    await worker.evaluate(LANE_LOG, hold)
+    try:
+        with bridge_reads_held(env.bridge.core, hold == "bridge", monkeypatch) as release_bridge:
+            heavy = await env.browser.context.new_page()
+            page_closer.append(heavy)
+            await heavy.goto(f"{env.pages_url}heavy.html?tab=lane-{hold}&together")  # one update of 60 tools
+
+            async def big_message_begun() -> bool:  # its first chunk sent (or, whole, all of it)
+                return await worker.evaluate("() => globalThis.laneLog.some((m) => m.type === 'chunk' || m.size > 1e6)")
+
+            await eventually(big_message_begun, 60)
+            chunks = "() => globalThis.laneLog.filter((m) => m.type === 'chunk').length"
+            sent = -1  # the chunks the worker sends before the lane stops (all of them, were it not held)
+            while sent != (sent := await worker.evaluate(chunks)):
+                await asyncio.sleep(0.3)
+            async with env.client() as client:  # the lane is held: this answer must not wait for it
+                result = await asyncio.wait_for(client.call_tool(title, {}), 30)
+                assert not result.is_error, result.content
+            await worker.evaluate("() => globalThis.laneRelease()")
+            release_bridge()
+
+            def heavy_in_bridge() -> bool:  # every chunk came, put back together, the tab's latest state
+                return any(t.url == heavy.url and len(t.tools) == 60 for t in env.bridge.core.registry.tabs.values())
+
+            await eventually(heavy_in_bridge, 60)
+    finally:
+        log = await worker.evaluate("() => globalThis.laneDone()")
+    whole = [m for m in log if m["type"] != "chunk" and m["size"] > 1e6]
+    assert not whole, f"a heavy tab's message went whole ({whole[0]['size']} characters): answers wait behind it"
+    begun = next(i for i, m in enumerate(log) if m["type"] == "chunk")
+    ended = next(i for i, m in enumerate(log) if m["type"] == "chunk" and m["id"] == log[begun]["id"] and m["last"])
+    answered = [i for i, m in enumerate(log) if m["type"] == "call.result"]
+    # The answer left between the heavy message's first chunk and its last, not behind it.
+    assert answered and begun < answered[0] < ended, (begun, answered, ended)
+    assert max(m["size"] for m in log if m["type"] == "chunk") <= 64 * 1024  # bounded chunks

@@ -7,6 +7,7 @@ import { ERROR, IN, OUT, PAGE_PORT, RUNTIME, STORAGE } from './protocol.js';
 import { fromOwnPage } from './panel.js';
 import { ready, setReady, state } from './background/state.js';
 import { connect, onBridgeMessages, onWelcome, reconnectNow, send } from './background/link.js';
+import { onChunkRead } from './background/tab_lane.js';
 import { onPairCode, onPairDone, onPairRequired, requestPairingCode } from './background/pairing.js';
 import { loadSettings } from './background/settings.js';
 import { onPageConnect } from './background/pages.js';
@@ -195,6 +196,9 @@ async function onBridgeMessage(msg) {
       break;
     case IN.panelState:
       panel.onState(msg);
+      break;
+    case IN.chunkRead:
+      onChunkRead();
       break;
     case IN.ping:
       send({ type: OUT.pong, ts: msg.ts });

@@ -34,6 +34,10 @@
     frame: 8 * MIB,
     /** One telemetry batch from a page (its own capture sends at most 512 KiB). */
     telemetry: 1 * MIB,
+    /** Characters (UTF-16 units) of a tabs' data message in one `chunk` to the bridge, and what the
+     * socket may hold buffered before the next goes (background/tab_lane.js): what an answer
+     * waits behind at most. */
+    chunk: 64 * KIB,
   });
 
   /**

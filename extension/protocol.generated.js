@@ -19,6 +19,7 @@
     pairRequest: 'pair.request',
     tabsSync: 'tabs.sync',
     tabUpdate: 'tab.update',
+    chunk: 'chunk',
     tabClosed: 'tab.closed',
     callResult: 'call.result',
     approvalResult: 'approval.result',
@@ -51,6 +52,7 @@
     siteOpen: 'site.open',
     sitesList: 'sites.list',
     panelState: 'panel.state',
+    chunkRead: 'chunk.read',
     ping: 'ping',
     pong: 'pong',
     error: 'error',
@@ -428,6 +430,17 @@
  */
 
 /**
+ * A piece of one big message of the tabs' lane (``tab.update``, a ``tabs.sync`` part, ``telemetry``): ``data`` is the next characters of its JSON text. Sent only to a bridge whose ``welcome`` said ``chunks``; a message's chunks come in order (``part`` 0, 1, …; the last says ``last``), other messages may come between them (answers go ahead of the tabs' data), and the message put together is read as if it were a frame (``tabmcp.core.chunks``).
+ * @typedef {object} Chunk
+ * @property {'chunk'} type
+ * @property {number} id The message's number on this link (the worker counts them).
+ * @property {number} part
+ * @property {string} data
+ * @property {boolean} [last]
+ * @property {number} [tabId] The tab whose update this is (names it in an error about its chunks).
+ */
+
+/**
  * A tab closed: its tools go, and its pending requests end with ``TAB_CLOSED``.
  * @typedef {object} TabClosedMessage
  * @property {'tab.closed'} type
@@ -568,6 +581,7 @@
  * @property {string} sessionId
  * @property {number} [heartbeatMs] How often the extension should ping: under MV3's 30 s idle limit, so the worker stays alive.
  * @property {boolean} [batch] Answers ``hello.batch``: from now on both sides may join messages into one frame, one per line (JSON text holds no raw newline), and split every frame they read.
+ * @property {boolean} [chunks] The bridge puts ``chunk`` messages back together: the extension may send a big message of the tabs' lane in chunks (``tabmcp.core.chunks``).
  */
 
 /**
@@ -698,6 +712,14 @@
  * @property {boolean} [ok]
  * @property {Object<string, *>} [state]
  * @property {ErrorBody} [error]
+ */
+
+/**
+ * The bridge read a ``chunk`` (or refused it): the extension sends the tabs' lane on while at most two of its chunks are unread, so the tabs' data never piles up in the sockets ahead of an answer when the bridge reads slower than the browser sends (``tabmcp.core.chunks``).
+ * @typedef {object} ChunkRead
+ * @property {'chunk.read'} type
+ * @property {number} id
+ * @property {number} part
  */
 
 // ---- the extension's internal messages: a verbatim copy of messages.js ----

@@ -54,6 +54,7 @@ from tabmcp.protocol import (
     PROTOCOL_VERSION,
     ApprovalResult,
     CallResult,
+    Chunk,
     ControlSet,
     ErrorBody,
     FormsSet,
@@ -106,6 +107,7 @@ KNOWN_TYPES = (
     "pair.request",
     "tabs.sync",
     "tab.update",
+    "chunk",
     "tab.closed",
     "call.result",
     "approval.result",
@@ -267,6 +269,10 @@ VALID_MESSAGES: dict[str, st.SearchStrategy[BaseModel]] = {
     "pair.request": st.builds(PairRequest, type=st.just("pair.request")),
     "tabs.sync": st.builds(TabsSync, type=st.just("tabs.sync"), tabs=st.lists(snapshots, max_size=3)),
     "tab.update": st.builds(TabUpdate, type=st.just("tab.update"), tab=snapshots),
+    "chunk": st.builds(  # a piece of a big message: in or out of its place, of any text
+        Chunk, type=st.just("chunk"), id=st.integers(0, 3), part=st.integers(0, 3), data=text, last=st.booleans(),
+        tab_id=st.none() | tab_ids,
+    ),
     "tab.closed": st.builds(TabClosedMessage, type=st.just("tab.closed"), tab_id=tab_ids),
     "call.result": st.builds(
         CallResult,
@@ -1173,6 +1179,9 @@ async def test_the_hub_answers_every_frame_and_stays_consistent(frame_list):
         elif isinstance(message, FormsSet):  # the person's switch: kept and re-announced, or a bad origin
             assert [m["type"] for m in replies] in (["forms.policy"], ["error"])
             assert codes in ([], ["MALFORMED_MESSAGE"])
+        elif isinstance(message, Chunk):  # said read at once; a bad one, or what it ended, answered by name
+            assert replies[0] == {"type": "chunk.read", "id": message.id, "part": message.part}
+            assert all(m["type"] == "error" for m in replies[1:])
         else:
             assert replies == [], "results nobody waits for, pongs and the extension's errors get no answer"
         assert socket.closed is None and link.state is LinkState.READY and core.connected

@@ -4,6 +4,7 @@
 // the bridge go to the handler background.js sets (`onBridgeMessages`); nothing else lives here.
 import { ERROR, OUT, PROTOCOL_VERSION } from '../protocol.js';
 import { BACKOFF_START_MS, LIMITS, pending, state } from './state.js';
+import { TAB_DATA, sendTabData } from './tab_lane.js';
 
 const { SIZE, bytesOver, showBytes } = LIMITS;
 
@@ -35,14 +36,21 @@ export function keepAlive(ms = HEARTBEAT_MS) {
  * to a batched frame from the bridge, a failed burst of calls — leaves in one frame, one a line,
  * when the task ends (a microtask: nothing waits). Results of calls that end in tasks of their
  * own are not held for each other: under load they come about 1.04 to a task, and a task hop to
- * gather them (a message-channel post) cost more than the frames it saved. `json`: the message's
- * JSON text when the caller has it already (a tab's snapshot, serialized once to be measured).
- * @param {any} message @param {string} [json]
+ * gather them (a message-channel post) cost more than the frames it saved. The tabs' data
+ * (tab_lane.js) goes in a lane of its own, behind everything else and in chunks: an answer never
+ * waits behind a heavy tab's megabytes. `json`: the message's JSON text when the caller has it
+ * already (a sync's parts, serialized once to be measured), or what makes it (a tab's update: made
+ * when its turn comes, so an update replaced while it waited is never serialized).
+ * @param {any} message @param {string | (() => string)} [json]
  */
 export function send(message, json) {
   const ws = state.ws;
   if (!ws || ws.readyState !== WebSocket.OPEN) return false;
-  let text = json ?? JSON.stringify(message);
+  if (TAB_DATA.has(message.type)) {
+    sendTabData(ws, message, json);
+    return true;
+  }
+  let text = typeof json === 'function' ? json() : json ?? JSON.stringify(message);
   const over = bytesOver(text, SIZE.frame);
   if (over) {
     // Never a frame the bridge must refuse (that would close the link for every tab).
@@ -82,7 +90,8 @@ function browserBrand() {
   return undefined;
 }
 
-function flushOutbox() {
+/** Send what waits for the end of the task now (the tabs' lane calls it first: answers go ahead). */
+export function flushOutbox() {
   const { ws, lines } = outbox;
   if (!lines.length) return;
   outbox = { ws, lines: [] };
@@ -123,6 +132,7 @@ export function connect() {
   state.reconnectTimer = null;
   state.status = 'connecting';
   state.batch = false;
+  state.chunks = false;
   state.connects += 1;
   let ws;
   try {
@@ -172,6 +182,7 @@ export function connect() {
     if (state.ws !== ws) return;
     state.ws = null;
     state.batch = false;
+    state.chunks = false;
     state.status = 'disconnected';
     state.sessionId = null;
     state.pairCode = null;
@@ -203,6 +214,7 @@ export function reconnectNow(reason) {
   const ws = state.ws;
   state.ws = null;
   state.batch = false;
+  state.chunks = false;
   state.status = 'disconnected';
   clearInterval(state.heartbeat);
   state.heartbeat = null;
@@ -219,6 +231,7 @@ export function onWelcome(msg) {
   state.pairRequired = null;
   state.pairCode = null;
   state.batch = msg.batch === true;
+  state.chunks = msg.chunks === true;
   state.sessionId = msg.sessionId;
   keepAlive(msg.heartbeatMs);
 }

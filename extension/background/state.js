@@ -31,6 +31,7 @@ export const state = {
   /** 'pairing': the bridge answered our hello with pair.required (not paired: nothing but the ceremony).
    * @type {'disconnected'|'connecting'|'open'|'pairing'|'ready'} */ status: 'disconnected',
   /** The bridge reads frames of several messages (its welcome said `batch`). */ batch: false,
+  /** The bridge puts big messages sent in chunks back together (its welcome said `chunks`: tab_lane.js). */ chunks: false,
   url: DEFAULT_BRIDGE_URL,
   /** @type {string | null} */ token: null,
   /** The pairing the person confirmed (tabmcp pair) with the bridge at `url`, presented in every

@@ -121,8 +121,10 @@ export function scheduleTabUpdate(tabId) {
       if (snap && state.status === 'ready' && !sameSnapshot(snap, state.sentSnapshots.get(tabId))) {
         state.sentSnapshots.set(tabId, snap);
         state.refused.delete(tabId);
-        const [tab, , text] = fitTab(snap);
-        send({ type: OUT.tabUpdate, tab }, `{"type":${JSON.stringify(OUT.tabUpdate)},"tab":${text}}`);
+        send({ type: OUT.tabUpdate, tab: snap }, () => {
+          const [, , text] = fitTab(snap); // when its turn comes (tab_lane.js): measured and serialized once
+          return `{"type":${JSON.stringify(OUT.tabUpdate)},"tab":${text}}`;
+        });
       }
       updateBadge(tabId);
     }, UPDATE_DEBOUNCE_MS),

@@ -57,6 +57,7 @@ from ..errors import (
     BadResult,
     ExtensionDisconnected,
     InvalidState,
+    MalformedMessage,
     NotPaired,
     NotReady,
     PageError,
@@ -75,6 +76,8 @@ from ..protocol import (
     ApprovalResult,
     CallResult,
     CallStart,
+    Chunk,
+    ChunkRead,
     ErrorCode,
     Hello,
     PageQuery,
@@ -91,6 +94,7 @@ from ..protocol import (
     parse_extension_message,
 )
 from .browsers import BrowserSlots, inbound, slot_of, wire_tab_id
+from .chunks import CHUNKED_TYPES
 from .end_rules import EndRule
 from .flood import TabFlood
 from .link_events import Close, Disconnected, Event, HandshakeDone, MessageReceived, RequestEnded, Send
@@ -248,10 +252,12 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
                 return events
         return self._receive(peer, frame)
 
-    def _receive(self, peer: Peer, frame: str | bytes) -> list[Event]:
+    def _receive(self, peer: Peer, frame: str | bytes, *, chunked: bool = False) -> list[Event]:
         self.messages_received += 1
         try:
             message = parse_extension_message(frame)
+            if chunked and message.type not in CHUNKED_TYPES:
+                raise MalformedMessage(f"chunk: a {message.type} may not be sent in chunks", ref="chunk")
             if peer.state is LinkState.PAIRING and not isinstance(message, Hello | PairRequest | Ping | Pong):
                 raise NotPaired(f"{message.type}: this connection is not paired; ask for a code (pair.request) "
                                 "and have the person confirm it with `tabmcp pair CODE`", ref=message.type)
@@ -291,6 +297,8 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
             return []
         if isinstance(message, TabsSync):
             return self._on_sync(peer, message)
+        if isinstance(message, Chunk):
+            return self._on_chunk(peer, message)
         if isinstance(message, WireError):
             log.warning("extension reported %s: %s (ref %s)", message.code, message.message, message.ref)
         return [MessageReceived(peer, message)]
@@ -322,6 +330,18 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
             message = TabsSync(type="tabs.sync", tabs=[*tabs, *message.tabs])
         return [MessageReceived(peer, message)]
 
+
+    def _on_chunk(self, peer: Peer, chunk: Chunk) -> list[Event]:
+        """A piece of a big message of the tabs' lane: said read at once (the worker sends the lane
+        on while at most two are unread), and once its last piece is in, the message is read as a
+        frame of its own (a bad chunk raises its named error, :mod:`tabmcp.core.chunks`)."""
+        self.send(peer, ChunkRead(id=chunk.id, part=chunk.part))  # read or refused: the lane goes on
+        text = peer.chunks.add(chunk)
+        if (abandoned := peer.chunks.take_abandoned()) is not None:
+            self.protocol_errors += 1
+            log.warning("extension %s: %s: %s", peer.name, abandoned.code, abandoned.message)
+            self.report(peer, abandoned.code, abandoned.message, abandoned.ref)
+        return [] if text is None else self._receive(peer, text, chunked=True)
 
     def _on_call_result(self, peer: Peer, message: CallResult) -> list[Event]:
         events = self._on_call_outcome(peer, message)
@@ -566,3 +586,4 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
             f"{request.label} was not registered within {request.timeout_s:g}s of opening {request.origin}",
             tool=request.label, origin=request.origin, timeout_s=request.timeout_s,
             tab_id=request.tab_id if request.tab_id >= 0 else None))
+

@@ -77,7 +77,7 @@ class LinkHandshake:
             self._close(old, 4000, "replaced by a newer connection")
             replaced = old
         self.send(peer, Welcome(bridge_version=self.bridge_version, session_id=self.session_id,
-                                batch=hello.batch))
+                                batch=hello.batch, chunks=True))
         log.info("extension %s connected (version %s, instance %s, %s browser slot %d)", hello.extension_id,
                  hello.extension_version, hello.instance_id, peer.browser or "a", peer.slot)
         events.append(HandshakeDone(peer, replaced))

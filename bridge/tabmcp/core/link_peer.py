@@ -11,6 +11,7 @@ import time
 from collections.abc import Hashable
 
 from ..protocol import Hello, TabsSync
+from .chunks import Reassembly
 
 __all__ = ["LinkState", "Peer"]
 
@@ -46,6 +47,8 @@ class Peer:
         self.last_seen = time.monotonic()
         self.sync_parts: list[TabsSync] = []
         """The parts of a sync received so far (each said ``more``), until its last part."""
+        self.chunks = Reassembly()
+        """A big message's chunks received so far (:mod:`tabmcp.core.chunks`), until its last."""
         self.key: Hashable = None
         """Which browser this link is (:func:`tabmcp.core.browsers.browser_key`), once admitted."""
         self.slot = 0

@@ -16,9 +16,11 @@ from .base import MAX_TRACE_STAMPS, ErrorBody, TraceStamp, WireModel
 from .snapshots import MAX_TAB_ID, TabSnapshot
 
 __all__ = [
+    "MAX_CHUNK_CHARS",
     "MAX_SYNC_PARTS",
     "ApprovalResult",
     "CallResult",
+    "Chunk",
     "ControlSet",
     "ExtensionMessage",
     "FormsSet",
@@ -92,6 +94,27 @@ class TabsSync(WireModel):
     tabs: list[TabSnapshot]
     more: bool = False
     """More parts of this sync follow (the extension splits a sync that would not fit one frame)."""
+
+
+MAX_CHUNK_CHARS = 256 * 1024
+"""Characters of JSON text one ``chunk`` may carry (the extension sends at most 64 Ki UTF-16 units)."""
+
+
+class Chunk(WireModel):
+    """A piece of one big message of the tabs' lane (``tab.update``, a ``tabs.sync`` part,
+    ``telemetry``): ``data`` is the next characters of its JSON text. Sent only to a bridge whose
+    ``welcome`` said ``chunks``; a message's chunks come in order (``part`` 0, 1, …; the last says
+    ``last``), other messages may come between them (answers go ahead of the tabs' data), and the
+    message put together is read as if it were a frame (``tabmcp.core.chunks``)."""
+
+    type: Literal["chunk"]
+    id: int = Field(ge=0, le=2**53)
+    """The message's number on this link (the worker counts them)."""
+    part: int = Field(ge=0, le=2**53)
+    data: str = Field(max_length=MAX_CHUNK_CHARS)
+    last: bool = False
+    tab_id: int | None = Field(default=None, ge=0, le=MAX_TAB_ID)
+    """The tab whose update this is (names it in an error about its chunks)."""
 
 
 class TabUpdate(WireModel):
@@ -267,6 +290,7 @@ ExtensionMessage = Annotated[
     | PairRequest
     | TabsSync
     | TabUpdate
+    | Chunk
     | TabClosedMessage
     | CallResult
     | ApprovalResult
@@ -287,7 +311,7 @@ ExtensionMessage = Annotated[
 _EXTENSION_ADAPTER: TypeAdapter[Any] = TypeAdapter(ExtensionMessage)
 _KNOWN_TYPES = frozenset(
     {
-        "hello", "pair.request", "tabs.sync", "tab.update", "tab.closed", "call.result", "approval.result", "forms.set",
+        "hello", "pair.request", "tabs.sync", "tab.update", "chunk", "tab.closed", "call.result", "approval.result", "forms.set",
         "telemetry", "page.result", "panel.query", "control.set", "site.status", "site.permission", "site.forget",
         "ping", "pong", "error",
     }

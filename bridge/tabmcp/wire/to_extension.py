@@ -17,6 +17,7 @@ __all__ = [
     "BridgeMessage",
     "CallCancel",
     "CallStart",
+    "ChunkRead",
     "FormsPolicyMessage",
     "FormsPolicyRule",
     "JsRegExp",
@@ -44,6 +45,19 @@ class Welcome(WireModel):
     batch: bool = False
     """Answers ``hello.batch``: from now on both sides may join messages into one frame, one per
     line (JSON text holds no raw newline), and split every frame they read."""
+    chunks: bool = False
+    """The bridge puts ``chunk`` messages back together: the extension may send a big message of
+    the tabs' lane in chunks (``tabmcp.core.chunks``)."""
+
+
+class ChunkRead(WireModel):
+    """The bridge read a ``chunk`` (or refused it): the extension sends the tabs' lane on while
+    at most two of its chunks are unread, so the tabs' data never piles up in the sockets ahead of
+    an answer when the bridge reads slower than the browser sends (``tabmcp.core.chunks``)."""
+
+    type: Literal["chunk.read"] = "chunk.read"
+    id: int
+    part: int
 
 
 class PairRequired(WireModel):
@@ -236,6 +250,7 @@ BridgeMessage = (
     | SiteOpen
     | SitesList
     | PanelState
+    | ChunkRead
     | Ping
     | Pong
     | WireError
