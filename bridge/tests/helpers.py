@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import filecmp
 import json
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import websockets
+from hypothesis import HealthCheck, settings
 from tabmcp.control_key import ControlClient
 from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION
@@ -171,3 +173,21 @@ def changed_files(left: Path, right: Path) -> set[str]:
 
     walk(filecmp.dircmp(left, right, ignore=["__pycache__", "_model"]), Path())
     return found
+
+
+FUZZ_DEEP = os.environ.get("TABMCP_FUZZ") == "deep"
+"""``TABMCP_FUZZ=deep`` (``./dev fuzz``): 20 times the examples, random instead of derandomized."""
+
+
+def fuzz(examples: int, **overrides: Any) -> settings:
+    """Hypothesis settings for one property of the fuzz tests: derandomized in the suite, no example
+    database, no deadline (a loaded machine is slow, not wrong)."""
+    return settings(
+        max_examples=examples * (20 if FUZZ_DEEP else 1),
+        derandomize=not FUZZ_DEEP,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+                               HealthCheck.large_base_example, HealthCheck.function_scoped_fixture],
+        **overrides,
+    )

@@ -22,14 +22,13 @@ import asyncio
 import contextlib
 import json
 import math
-import os
 import re
 import types as pytypes
 from collections.abc import Iterable
 from typing import Any, Literal, NewType, Union, get_args, get_origin
 
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 from pydantic import BaseModel
@@ -81,26 +80,7 @@ from tabmcp.server.hub import Link, LinkState
 from tabmcp.wiring import BridgeCore
 
 from .conftest import make_config
-
-DEEP = os.environ.get("TABMCP_FUZZ") == "deep"
-
-
-def fuzz(examples: int, **overrides: Any) -> settings:
-    """Settings for one property: derandomized, no example database, no deadline."""
-    return settings(
-        max_examples=examples * (20 if DEEP else 1),
-        derandomize=not DEEP,
-        database=None,
-        deadline=None,
-        suppress_health_check=[
-            HealthCheck.too_slow,
-            HealthCheck.data_too_large,
-            HealthCheck.filter_too_much,
-            HealthCheck.large_base_example,
-        ],
-        **overrides,
-    )
-
+from .helpers import fuzz
 
 KNOWN_TYPES = (
     "hello",

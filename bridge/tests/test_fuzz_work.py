@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, example, given, note, settings
+from hypothesis import assume, example, given, note
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from tabmcp.core import budget as budget_mod
@@ -49,19 +49,10 @@ from tabmcp.core.validation import validate_arguments
 from tabmcp.errors import BadResult, BridgeError, ProtocolError, ToolValidationError
 from tabmcp.protocol import MAX_FRAME_BYTES, TabSnapshot, Telemetry, parse_extension_message
 
+from .helpers import fuzz
+
 pytestmark = pytest.mark.timeout(600)
 
-DEEP = os.environ.get("TABMCP_FUZZ") == "deep"
-
-
-def fuzz(examples: int) -> settings:
-    return settings(
-        max_examples=examples * (20 if DEEP else 1),
-        derandomize=not DEEP,
-        database=None,
-        deadline=None,
-        suppress_health_check=list(HealthCheck),
-    )
 
 
 # -- the work meter ------------------------------------------------------------------------------

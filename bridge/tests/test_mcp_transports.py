@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -191,29 +192,35 @@ async def test_a_spliced_listing_is_the_sdks_listing(version: str, profile: str)
     """Over /mcp-stream (stdio's writer) a tools/list result carries the core's bytes, spliced in
     by the transport (``ListingCache.from_bytes``); without, the SDK shapes and encodes every tool:
     the same answer."""
+    async with categorised_bridge(profile) as (bridge, cache):
+        answers: dict[str, Any] = {}
+        async with contextlib.AsyncExitStack() as stack:
+            for lane in ("sdk", "bytes"):
+                cache.from_bytes = lane == "bytes"
+                cache.clear()
+                session = await Session.open(stack, bridge.port, version)
+                answers[lane] = await session.request("tools/list", {})
+                if profile == "categories" and version not in MODERN_PROTOCOL_VERSIONS:
+                    # a handshake-era client opens a category: its own listing grows, in both lanes
+                    await session.call("social")
+                    answers[lane + ".opened"] = await session.request("tools/list", {})
+        assert answers["bytes"] == answers["sdk"]
+        assert cache.misses >= 2
+        if profile == "categories" and version not in MODERN_PROTOCOL_VERSIONS:
+            assert answers["bytes.opened"] == answers["sdk.opened"]
+            assert answers["bytes.opened"] != answers["bytes"]
+
+
+@contextlib.asynccontextmanager
+async def categorised_bridge(profile: str) -> AsyncIterator[tuple[BridgeApp, ListingCache]]:
+    """A bridge with ``profile`` and one categorised tab synced, and its listing cache."""
     async with running_bridge(make_config(disclosure={"profile": profile})) as bridge:
         ext = ScriptedExtension(bridge.port)
         await ext.connect()
         try:
             await ext.sync(categorised_tab())
             await eventually(lambda: bridge.core.tool("loose"))
-            cache = next(m for m in bridge.mcp.middleware if isinstance(m, ListingCache))
-            answers: dict[str, Any] = {}
-            async with contextlib.AsyncExitStack() as stack:
-                for lane in ("sdk", "bytes"):
-                    cache.from_bytes = lane == "bytes"
-                    cache.clear()
-                    session = await Session.open(stack, bridge.port, version)
-                    answers[lane] = await session.request("tools/list", {})
-                    if profile == "categories" and version not in MODERN_PROTOCOL_VERSIONS:
-                        # a handshake-era client opens a category: its own listing grows, in both lanes
-                        await session.call("social")
-                        answers[lane + ".opened"] = await session.request("tools/list", {})
-            assert answers["bytes"] == answers["sdk"]
-            assert cache.misses >= 2
-            if profile == "categories" and version not in MODERN_PROTOCOL_VERSIONS:
-                assert answers["bytes.opened"] == answers["sdk.opened"]
-                assert answers["bytes.opened"] != answers["bytes"]
+            yield bridge, next(m for m in bridge.mcp.middleware if isinstance(m, ListingCache))
         finally:
             await ext.close()
 
@@ -233,12 +240,8 @@ async def test_calls_on_every_transport_are_the_sdks_and_its_middleware_sees_the
         return await call_next(ctx)
 
     bridge.mcp.middleware.append(watch)
-    body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
-        "name": "greet", "arguments": {},
-        "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
-                  "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}}}}
-    headers = {"MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": "greet",
-               "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    body, headers = modern_post("tools/call", {"name": "greet", "arguments": {}})
+    headers["Mcp-Name"] = "greet"
     async with httpx.AsyncClient() as http:
         response = await http.post(f"http://127.0.0.1:{bridge.port}/mcp", json=body, headers=headers)
     assert response.status_code == 200
@@ -268,36 +271,28 @@ async def test_a_spliced_http_listing_is_the_sdks_listing(profile: str):
     encodes every tool: the same answer, on a miss and on a kept listing."""
     import httpx
 
-    async with running_bridge(make_config(disclosure={"profile": profile})) as bridge:
-        ext = ScriptedExtension(bridge.port)
-        await ext.connect()
-        try:
-            await ext.sync(categorised_tab())
-            await eventually(lambda: bridge.core.tool("loose"))
-            cache = next(m for m in bridge.mcp.middleware if isinstance(m, ListingCache))
-            body, headers = modern_post("tools/list", {})
-            answers: dict[str, list[bytes]] = {}
-            async with httpx.AsyncClient() as http:
-                for lane in ("sdk", "bytes"):
-                    cache.from_bytes = lane == "bytes"
-                    cache.clear()
-                    answers[lane] = []
-                    for _ in range(2):  # built, then kept
-                        response = await http.post(f"http://127.0.0.1:{bridge.port}/mcp", json=body, headers=headers)
-                        assert response.status_code == 200
-                        assert int(response.headers["content-length"]) == len(response.content)
-                        answers[lane].append(response.content)
-            assert cache.hits >= 2
-            # (the same JSON: the SDK escapes what is past ASCII, the core's bytes are UTF-8)
-            assert [json.loads(a) for a in answers["bytes"]] == [json.loads(a) for a in answers["sdk"]]
-            assert answers["bytes"][0] == answers["bytes"][1]
-            assert b"tabmcp-splice-" not in answers["bytes"][1]
-            assert json.loads(answers["bytes"][1])["result"]["tools"]
-            if profile == "passthrough":  # the bytes are the core's (UTF-8), not the SDK's json.dumps (\\u escapes)
-                assert all("Wave ✋".encode() in a for a in answers["bytes"])
-                assert all(b"Wave \\u270b" in a for a in answers["sdk"])
-        finally:
-            await ext.close()
+    async with categorised_bridge(profile) as (bridge, cache):
+        body, headers = modern_post("tools/list", {})
+        answers: dict[str, list[bytes]] = {}
+        async with httpx.AsyncClient() as http:
+            for lane in ("sdk", "bytes"):
+                cache.from_bytes = lane == "bytes"
+                cache.clear()
+                answers[lane] = []
+                for _ in range(2):  # built, then kept
+                    response = await http.post(f"http://127.0.0.1:{bridge.port}/mcp", json=body, headers=headers)
+                    assert response.status_code == 200
+                    assert int(response.headers["content-length"]) == len(response.content)
+                    answers[lane].append(response.content)
+        assert cache.hits >= 2
+        # (the same JSON: the SDK escapes what is past ASCII, the core's bytes are UTF-8)
+        assert [json.loads(a) for a in answers["bytes"]] == [json.loads(a) for a in answers["sdk"]]
+        assert answers["bytes"][0] == answers["bytes"][1]
+        assert b"tabmcp-splice-" not in answers["bytes"][1]
+        assert json.loads(answers["bytes"][1])["result"]["tools"]
+        if profile == "passthrough":  # the bytes are the core's (UTF-8), not the SDK's json.dumps (\\u escapes)
+            assert all("Wave ✋".encode() in a for a in answers["bytes"])
+            assert all(b"Wave \\u270b" in a for a in answers["sdk"])
 
 
 async def test_a_spliced_answer_streamed_as_events_gets_its_bytes():

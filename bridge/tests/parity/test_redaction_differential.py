@@ -21,7 +21,6 @@ Derandomized with a few hundred examples per property in the normal suite; ``TAB
 from __future__ import annotations
 
 import json
-import os
 import queue
 import shutil
 import subprocess
@@ -31,27 +30,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from tabmcp.core.telemetry import RedactionSettings, TelemetrySettings
 from tabmcp.core.telemetry.redact import Redactor, sensitive_field
 from tabmcp.protocol_js import render
 from tabmcp.testing import missing_from_setup
 
-HERE = Path(__file__).resolve().parent
-DEEP = os.environ.get("TABMCP_FUZZ") == "deep"
+from ..helpers import fuzz
+
 MARK = "[REDACTED]"
 
-
-def fuzz(examples: int) -> settings:
-    """Settings for one property: derandomized, no example database, no deadline (as test_fuzz.py)."""
-    return settings(
-        max_examples=examples * (20 if DEEP else 1),
-        derandomize=not DEEP,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
-    )
+HERE = Path(__file__).resolve().parent
 
 
 class Page:
