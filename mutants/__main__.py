@@ -3356,6 +3356,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        if False:",
         ("bridge/tests/test_chunks.py", "-k", "before_the_last_one_ended"),
     ),
+    Mutation(
+        "chunked-parse-on-the-loop",
+        "a message put together from chunks is parsed on the event loop again (megabytes of JSON hold every call)",
+        "bridge/tabmcp/server/hub.py",
+        "        session.read_apart = off_loop is not None",
+        "        session.read_apart = False",
+        ("bridge/tests/test_chunks.py", "-k", "reader_s_thread"),
+    ),
+    Mutation(
+        "lane-overtakes-parse",
+        "a tab's message of the lane overtakes its earlier one still parsed off the loop (a stale update wins)",
+        "bridge/tabmcp/core/extension_links.py",
+        "        if peer.apart and message.type in LANE_TYPES:  # behind the lane's message read off the loop",
+        "        if False:",
+        ("bridge/tests/test_chunks.py", "-k", "overtaken or lane_waits_behind"),
+    ),
 )
 
 
