@@ -24,12 +24,13 @@ a port each, so the stalls name the attack), and a second client
 
 The bridge's loop stalls come from its own monitor (``core/stalls.py``): the full ``/health``,
 read with the control key, after each phase. The control: beside the innocent calls, at the same
-rate and in the same open loop, ``Runtime.evaluate("1")`` in the innocent tab over a DevTools
-socket of its own (no tabmcp on its path), so the table shows how much of a phase's slowdown is
-the machine's and the browser's (as ``soak`` has its MCP client's control). Reported: the innocent
-calls' and the control's p50/p99 and failures per phase, the hostile calls' times and answers, the stalls of the hostile phase by origin, and
-the issue's aims as PASS/FAIL lines: innocent p99 within 2x its baseline, worst stall ≤ 100 ms,
-and the innocent p99's ratio (with / without) over the control's within 2x;
+rate and in the same open loop, ``Runtime.evaluate("1")`` in the innocent tab over a DevTools socket
+of its own (no tabmcp on its path), so the table shows how much of a phase's slowdown is the
+machine's and the browser's (as ``soak`` has its MCP client's control). Reported: the innocent
+calls' and the control's p50/p99 and failures per phase, the hostile calls' times and answers, the
+stalls of the hostile phase by origin, and the issue's aims as PASS/FAIL lines: innocent p99 within
+2x its baseline, worst stall ≤ 100 ms, and the innocent p99's ratio (with / without) over the
+control's within 2x;
 apart, the innocent calls due outside the reconnect (from moving the extension away until its
 sync was read).
 
