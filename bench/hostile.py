@@ -30,9 +30,8 @@ machine's and the browser's (as ``soak`` has its MCP client's control). Reported
 calls' and the control's p50/p99 and failures per phase, the hostile calls' times and answers, the
 stalls of the hostile phase by origin, and the issue's aims as PASS/FAIL lines: innocent p99 within
 2x its baseline, worst stall ≤ 100 ms, and the innocent p99's ratio (with / without) over the
-control's within 2x;
-apart, the innocent calls due outside the reconnect (from moving the extension away until its
-sync was read).
+control's within 2x; apart, the innocent calls due outside the reconnect (from moving the
+extension away until its sync was read).
 
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native]

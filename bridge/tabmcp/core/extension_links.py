@@ -627,7 +627,6 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
             tab_id=request.tab_id if request.tab_id >= 0 else None))
 
 
-
 def read_apart(text: str) -> Any:
     """Parse a message put together from chunks (a :class:`ReadApart`'s text): its message, or the
     :class:`~tabmcp.errors.ProtocolError` it is refused with. Touches no state: the bridge runs it
