@@ -23,11 +23,15 @@ a port each, so the stalls name the attack), and a second client
   dead port and back: calls in that moment fail as ``EXTENSION_DISCONNECTED``, counted apart).
 
 The bridge's loop stalls come from its own monitor (``core/stalls.py``): the full ``/health``,
-read with the control key, after each phase. Reported: the innocent calls' p50/p99 and failures
-per phase, the hostile calls' times and answers, the stalls of the hostile phase by origin, and
-the issue's aims as PASS/FAIL lines: innocent p99 within 2x its baseline, worst stall ≤ 100 ms;
-apart, the innocent calls due outside the reconnect (from moving the extension away until its
-sync was read).
+read with the control key, after each phase. The control: beside the innocent calls, at the same
+rate and in the same open loop, ``Runtime.evaluate("1")`` in the innocent tab over a DevTools socket
+of its own (no tabmcp on its path), so the table shows how much of a phase's slowdown is the
+machine's and the browser's (as ``soak`` has its MCP client's control). Reported: the innocent
+calls' and the control's p50/p99 and failures per phase, the hostile calls' times and answers, the
+stalls of the hostile phase by origin, and the issue's aims as PASS/FAIL lines: innocent p99 within
+2x its baseline, worst stall ≤ 100 ms, and the innocent p99's ratio (with / without) over the
+control's within 2x; apart, the innocent calls due outside the reconnect (from moving the
+extension away until its sync was read).
 
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native]
@@ -38,6 +42,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
+import json
 import os
 import sys
 import tempfile
@@ -134,6 +140,9 @@ class Phase:
     measure a loaded machine stretches far less than latencies."""
     worker_profile: dict[str, Any] | None = None
     """``--profile-worker``: the extension's service worker's CPU profile from the heavy tabs on."""
+    control: list[float] = field(default_factory=list)
+    """The control's times (s): ``Runtime.evaluate("1")`` in the innocent tab over CDP, paced as the calls."""
+    control_failed: int = 0
 
     def outside_reconnect(self) -> list[float]:
         """The samples of calls due outside :attr:`reconnect` (a link that is away answers no call)."""
@@ -185,7 +194,19 @@ def verdicts(base: Phase, hostile: Phase) -> list[tuple[bool, str]]:
     failed = sum(n for code, n in hostile.errors.items() if code != "EXTENSION_DISCONNECTED")
     out.append((failed == 0, f"innocent calls that failed with hostile pages (not counting the reconnect's "
                 f"EXTENSION_DISCONNECTED): {failed} of {len(hostile.samples) + sum(hostile.errors.values())}"))
+    if base.control and hostile.control:
+        ours, machine, share = control_ratios(base, hostile)
+        out.append((share <= P99_AIM, f"the innocent p99's ratio (with / without hostile pages) over the control's "
+                    f"≤ {P99_AIM:g}: {ours:.2f} / {machine:.2f} = {share:.2f} (what is left once the machine's and "
+                    "the browser's slowdown is divided out)"))
     return out
+
+
+def control_ratios(base: Phase, hostile: Phase) -> tuple[float, float, float]:
+    """The innocent p99's ratio (hostile phase over baseline), the control's, and the first over the second."""
+    ours = hostile.p(99) / base.p(99)
+    machine = percentile(hostile.control, 99) / percentile(base.control, 99)
+    return ours, machine, ours / machine
 
 
 # -- the run -------------------------------------------------------------------------------------
@@ -208,17 +229,65 @@ async def loop_status(port: int) -> dict[str, Any]:
     return loop
 
 
+class PacedEvaluate:
+    """The control: ``Runtime.evaluate("1")`` in one page over its own DevTools socket, started
+    when due as the innocent calls are (open loop) and timed from then; a failure is counted, not
+    timed. Replies are matched by id by one reader, so calls overlap as they would."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.ids = itertools.count(1)
+        self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for raw in self.ws:
+            msg = json.loads(raw)
+            future = self.waiting.pop(msg.get("id"), None)
+            if future is not None and not future.done():
+                future.set_result(msg)
+
+    async def _one(self, due: float) -> float | None:
+        mid = next(self.ids)
+        future = self.waiting[mid] = asyncio.get_running_loop().create_future()
+        await self.ws.send(json.dumps({"id": mid, "method": "Runtime.evaluate", "params": {"expression": "1"}}))
+        msg = await asyncio.wait_for(future, 120)
+        ok = "error" not in msg and msg.get("result", {}).get("result", {}).get("value") == 1
+        return time.perf_counter() - due if ok else None
+
+    async def run(self, phase: Phase, rate: float, stop: asyncio.Event) -> None:
+        """Paced evaluations until ``stop``; their times go to ``phase.control``."""
+        start, started = time.perf_counter(), []
+        for n in itertools.count():
+            due = start + n / rate
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), max(0.0, due - time.perf_counter()))
+            if stop.is_set():
+                break
+            started.append(asyncio.create_task(self._one(due)))
+        for outcome in await asyncio.gather(*started, return_exceptions=True):
+            if isinstance(outcome, float):
+                phase.control.append(outcome)
+            else:
+                phase.control_failed += 1
+
+
 async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, seconds: float,
-                         done: Callable[[], bool], trace: bool = False) -> None:
+                         done: Callable[[], bool], trace: bool = False, control: PacedEvaluate | None = None) -> None:
     """Paced calls of the innocent tool (``_client``'s ``paced_start``: one open loop, each call
     started when due whatever the others do) for ``seconds`` and until ``done()``; failures are
     counted by code, never timed. (In chunks of 3 s, each asked once the last had answered, the
     calls due after a chunk's slowest one waited for it in this bench, not in the bridge.)"""
     start = time.time()
     await client.ask(op="paced_start", tool="noop", rate=rate, seconds=3600, start=start, timeout=900, trace=trace)
+    stop = asyncio.Event()
+    controlled = asyncio.create_task(control.run(phase, rate, stop)) if control is not None else None
     while time.time() - start < seconds or not done():
         await asyncio.sleep(0.05)
+    stop.set()
     phase.add(await client.ask(op="paced_stop"))
+    if controlled is not None:
+        await controlled
 
 
 async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str],
@@ -319,15 +388,21 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         devtools = free_port()
         browser = await stack.enter_async_context(
             launch_browser(bridge_url=bridge_url, headless=True, webmcp=args.native,
-                           extra_args=[f"--remote-debugging-port={devtools}"] if args.profile_worker else None))
+                           extra_args=[f"--remote-debugging-port={devtools}"]))
         pages: list[Any] = []
         innocent_page = await browser.context.new_page()
         await innocent_page.goto(bench_url + "roundtrip.html")
         innocent = await starting
+        async with httpx.AsyncClient() as http:
+            targets = (await http.get(f"http://127.0.0.1:{devtools}/json/list")).json()
+        page_url = next(t for t in targets if t["type"] == "page" and t["url"].endswith("/roundtrip.html"))
+        control = PacedEvaluate(await stack.enter_async_context(
+            websockets.connect(page_url["webSocketDebuggerUrl"], max_size=None)))
+        stack.callback(control.reader.cancel)
+        for _ in range(3):  # the page's first evaluations compile; untimed as the calls' warmup
+            await control._one(time.perf_counter())
         worker: Cdp | None = None
         if args.profile_worker:
-            async with httpx.AsyncClient() as http:
-                targets = (await http.get(f"http://127.0.0.1:{devtools}/json/list")).json()
             url = next(t for t in targets if t["type"] == "service_worker")["webSocketDebuggerUrl"]
             worker = Cdp(await stack.enter_async_context(websockets.connect(url, max_size=None)))
             await worker.send("Profiler.enable")
@@ -342,7 +417,7 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         before = await loop_status(port)
         cpu = cpu_seconds(bridge_pid)
         await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True,
-                             trace=args.trace)
+                             trace=args.trace, control=control)
         middle = await loop_status(port)
         now = cpu_seconds(bridge_pid)
         base.bridge_cpu_s, cpu = now - cpu, now
@@ -354,7 +429,7 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         driver: asyncio.Task[None] = asyncio.create_task(
             hostile_driver(args, browser, sites, bridge_url, agent, calls, pages, hostile, worker))
         await innocent_until(innocent, hostile, rate=args.rate, seconds=args.seconds, done=driver.done,
-                             trace=args.trace)
+                             trace=args.trace, control=control)
         await driver  # its failure is the run's
         after = await loop_status(port)
         hostile.bridge_cpu_s = cpu_seconds(bridge_pid) - cpu
@@ -370,14 +445,17 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
     for phase in (base, hostile):
         failed = ", ".join(f"{code} {n}" for code, n in sorted(phase.errors.items())) or "none"
         rows.append([phase.label, len(phase.samples), fmt_ms(phase.p(50)), fmt_ms(phase.p(99)),
-                     fmt_ms(max(phase.samples, default=float("nan"))), failed, phase.stall_count, phase.worst_ms,
-                     f"{phase.bridge_cpu_s:.1f}"])
+                     fmt_ms(max(phase.samples, default=float("nan"))), failed,
+                     fmt_ms(percentile(phase.control, 50)), fmt_ms(percentile(phase.control, 99)),
+                     phase.control_failed, phase.stall_count, phase.worst_ms, f"{phase.bridge_cpu_s:.1f}"])
     print_table(
         "The innocent tab's calls, without and with hostile pages (one run)",
-        ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "stalls > 100 ms", "worst stall ms", "bridge CPU s"],
+        ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "control p50 ms", "control p99 ms",
+         "control failed", "stalls > 100 ms", "worst stall ms", "bridge CPU s"],
         rows,
         note="The innocent client (official SDK, its own process, stdio to the bridge it launched) calls a no-op "
-        f"tool {args.rate:g} times a second, each call timed from when it was due (open loop); the stalls are "
+        f"tool {args.rate:g} times a second, each call timed from when it was due (open loop); the control is "
+        "Runtime.evaluate(\"1\") in the same tab over CDP (no tabmcp on its path), paced the same; the stalls are "
         "the bridge's own count (core/stalls.py, read from the full /health with the control key); the bridge's "
         "CPU time (all threads, /proc) is the figure a loaded machine stretches least. "
         f"Hostile corpus: $ref chains of depth {args.depth}, ^(a+)+$ on "

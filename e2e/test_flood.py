@@ -358,6 +358,9 @@ LANE_LOG = """(hold) => {
         const c = JSON.parse(line);
         log.push({type, id: c.id, part: c.part, last: !!c.last, size: c.data.length});
         if (hold === 'socket' && c.part === 0 && !released) held = true;
+      } else if (type === 'tab.update' && line.length < 1e5) {
+        const {tab} = JSON.parse(line);
+        log.push({type, size: line.length, url: tab.url, tools: (tab.tools || []).map((t) => t.name)});
       } else {
         log.push({type, size: line.length});
       }
@@ -441,3 +444,73 @@ async def test_an_answer_is_not_queued_behind_a_heavy_tab_s_bytes(env: Env, page
     # The answer left between the heavy message's first chunk and its last, not behind it.
     assert answered and begun < answered[0] < ended, (begun, answered, ended)
     assert max(m["size"] for m in log if m["type"] == "chunk") <= 64 * 1024  # bounded chunks
+
+
+@pytest.mark.timeout(180)
+async def test_a_chunk_never_ends_inside_a_surrogate_pair(env: Env, page_closer):
+    # Two heavy tabs whose schemas are astral characters (two UTF-16 units each), the second with
+    # one character more before them: a chunk's end (64 Ki units) that falls on an astral
+    # character falls inside its pair in one of the two. Half a pair in a chunk would be a lone
+    # surrogate, U+FFFD once the bridge read it: the worker ends such a chunk one unit short.
+    worker = await env.browser.worker()
+    await worker.evaluate(LANE_LOG, "none")
+    heavies = []
+    try:
+        for pad in (0, 1):
+            heavy = await env.browser.context.new_page()
+            page_closer.append(heavy)
+            heavies.append(heavy)
+            await heavy.goto(f"{env.pages_url}heavy.html?tab=astral{pad}&together&astral&pad={pad}")
+
+            def heavy_in_bridge(url: str = heavy.url) -> bool:
+                return any(t.url == url and len(t.tools) == 60 for t in env.bridge.core.registry.tabs.values())
+
+            await eventually(heavy_in_bridge, 60)
+    finally:
+        log = await worker.evaluate("() => globalThis.laneDone()")
+    written = await heavies[0].evaluate("() => window.astralText")
+    for heavy in heavies:
+        tab = next(t for t in env.bridge.core.registry.tabs.values() if t.url == heavy.url)
+        arrived = {tool.input_schema["properties"]["text"]["description"] for tool in tab.tools.values()}
+        assert arrived == {written}, "an astral character arrived cut in two"
+    ends = [m["size"] for m in log if m["type"] == "chunk" and not m["last"]]
+    assert 64 * 1024 - 1 in ends, ends  # a chunk's end did fall inside a pair (and was moved before it)
+
+
+@pytest.mark.timeout(180)
+async def test_a_tab_s_update_waiting_in_the_lane_is_replaced_by_its_newer_one(env: Env, page_closer):
+    # A page registering tools one by one while the lane waits (the socket holds a heavy tab's
+    # chunks): the bridge needs the tab's latest state, so an update not yet begun is replaced by the
+    # tab's next one and the tab is sent once, not once per tool.
+    small = await env.open("basic.html", wait_for_tool="page_title")
+    page_closer.append(small)
+    worker = await env.browser.worker()
+    await worker.evaluate(LANE_LOG, "socket")
+    try:
+        heavy = await env.browser.context.new_page()
+        page_closer.append(heavy)
+        await heavy.goto(f"{env.pages_url}heavy.html?tab=replaced&together")
+
+        async def lane_held() -> bool:  # the heavy tab's first chunk sent: the socket now says it is full
+            return await worker.evaluate("() => globalThis.laneLog.some((m) => m.type === 'chunk')")
+
+        await eventually(lane_held, 60)
+        await small.evaluate("""async () => {
+          for (let i = 0; i < 4; i++) {
+            await document.modelContext.registerTool({name: `late_${i}`, description: 'A tool.',
+              inputSchema: {type: 'object', properties: {}}, execute: () => i});
+            await new Promise((r) => setTimeout(r, 150));  // past the worker's debounce: an update each
+          }
+        }""")
+        await worker.evaluate("() => globalThis.laneRelease()")
+
+        def small_in_bridge() -> bool:
+            return any(t.url == small.url and "late_3" in t.tools for t in env.bridge.core.registry.tabs.values())
+
+        await eventually(small_in_bridge, 60)
+    finally:
+        log = await worker.evaluate("() => globalThis.laneDone()")
+    held_at = next(i for i, m in enumerate(log) if m["type"] == "chunk")
+    sent = [m["tools"] for m in log[held_at:] if m["type"] == "tab.update" and m.get("url") == small.url]
+    assert len(sent) == 1, sent  # the waiting update replaced three times, sent once
+    assert {f"late_{i}" for i in range(4)} <= set(sent[0])

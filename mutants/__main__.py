@@ -3356,6 +3356,38 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        if False:",
         ("bridge/tests/test_chunks.py", "-k", "before_the_last_one_ended"),
     ),
+    Mutation(
+        "chunk-cuts-surrogate-pair",
+        "the lane ends a chunk inside a surrogate pair (an astral character arrives as two U+FFFD)",
+        "extension/background/tab_lane.js",
+        "  if (end < text.length && unit >= 0xd800 && unit <= 0xdbff) end--; // never half a surrogate pair",
+        "  if (end < text.length && unit < 0) end--;",
+        ("e2e/test_flood.py", "-k", "polyfill and surrogate_pair"),
+    ),
+    Mutation(
+        "lane-update-not-replaced",
+        "a tab's update waiting in the lane is kept beside its newer one (the tab is sent once per change)",
+        "extension/background/tab_lane.js",
+        "    if (waiting >= 0) lane.queue.splice(waiting, 1);",
+        "",
+        ("e2e/test_flood.py", "-k", "polyfill and replaced_by_its_newer"),
+    ),
+    Mutation(
+        "chunked-parse-on-the-loop",
+        "a message put together from chunks is parsed on the event loop again (megabytes of JSON hold every call)",
+        "bridge/tabmcp/server/hub.py",
+        "        session.read_apart = off_loop is not None",
+        "        session.read_apart = False",
+        ("bridge/tests/test_chunks.py", "-k", "reader_s_thread"),
+    ),
+    Mutation(
+        "lane-overtakes-parse",
+        "a tab's message of the lane overtakes its earlier one still parsed off the loop (a stale update wins)",
+        "bridge/tabmcp/core/extension_links.py",
+        "        if peer.apart and message.type in LANE_TYPES:  # behind the lane's message read off the loop",
+        "        if False:",
+        ("bridge/tests/test_chunks.py", "-k", "overtaken or lane_waits_behind"),
+    ),
 )
 
 

@@ -12,7 +12,7 @@ import argparse
 import pytest
 
 from bench import hostile
-from bench.hostile import Phase, stalls_between, verdicts
+from bench.hostile import Phase, control_ratios, stalls_between, verdicts
 
 
 def stall(n: int, ms: int, origin: str = "http://localhost:1") -> dict[str, object]:
@@ -43,6 +43,16 @@ def test_the_aims_are_the_issues() -> None:
     assert "2 of 103" in verdicts(base, stalled)[2][1]  # the reconnect's failure is not the pages'
 
 
+def test_the_control_divides_out_the_machine_s_slowdown() -> None:
+    base = Phase("no hostile page", samples=[0.010] * 100, control=[0.002] * 100)
+    slow_machine = Phase("hostile", samples=[0.040] * 100, control=[0.008] * 100)  # both 4x: the machine's
+    slow_bridge = Phase("hostile", samples=[0.040] * 100, control=[0.002] * 100)  # ours alone 4x
+    assert [round(r, 2) for r in control_ratios(base, slow_machine)] == [4.0, 4.0, 1.0]
+    assert [ok for ok, _ in verdicts(base, slow_machine)] == [False, True, True, True]
+    assert [ok for ok, _ in verdicts(base, slow_bridge)] == [False, True, True, False]
+    assert "4.00 / 1.00 = 4.00" in verdicts(base, slow_bridge)[3][1]
+
+
 @pytest.mark.timeout(300)
 async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5, flood_s=0.5,
@@ -53,7 +63,10 @@ async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.
     assert all(not c.failed or c.failed.isupper() for c in calls)  # every call answered, failures by code
     hostile.report(args, base, phase, calls, notes)
     out = capsys.readouterr().out
-    assert out.count("PASS ") + out.count("FAIL ") == 3 and "worst loop stall" in out
+    assert out.count("PASS ") + out.count("FAIL ") == 4 and "worst loop stall" in out
+    # the control: Runtime.evaluate("1") in the innocent tab beside the calls, in both phases
+    assert len(base.control) >= 10 and len(phase.control) >= 10 and base.control_failed == phase.control_failed == 0
+    assert "control p99 ms" in out and "over the control's" in out
     # --trace: every timed call's hops, from when it was due to its answer, and where the slowest waited
     assert len(phase.traces) == len(phase.samples) and phase.bridge_cpu_s > 0
     assert all(t[0][0] == "client.due" and t[-1][0] == "client.recv" and "worker.in" in {h for h, _ in t}

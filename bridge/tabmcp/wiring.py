@@ -105,7 +105,8 @@ class BridgeCore:
         """Who may be the extension: paired installs, launchers' pairings, the pre-shared token
         (core/pairing.py)."""
         self.session = ExtensionLinks(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings)
-        self.hub = Hub(self.session, trace=trace_enabled(), work=self.stalls.work, on_connected=self._connected,
+        self.hub = Hub(self.session, trace=trace_enabled(), work=self.stalls.work, off_loop=self.reader.submit,
+                       on_connected=self._connected,
                        on_disconnected=self._disconnected, after=self._opened_tabs)
         """The links' I/O (server/hub.py)."""
         self.activity = activity_log(  # agent calls that reach a page, redacted as telemetry is

@@ -9,11 +9,15 @@ message alone.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 from typing import Any
 
+import pytest
+from tabmcp.core import extension_links
 from tabmcp.core.chunks import MAX_MESSAGE_CHARS, Reassembly
-from tabmcp.core.extension_links import ExtensionLinks, MessageReceived, Peer, RequestEnded, Send
+from tabmcp.core.extension_links import ExtensionLinks, MessageReceived, Peer, ReadApart, RequestEnded, Send, read_apart
 from tabmcp.protocol import MAX_CHUNK_CHARS, PROTOCOL_VERSION, Chunk, ChunkRead, TabsSync, TabUpdate, Welcome
 
 from .conftest import eventually
@@ -85,6 +89,46 @@ def test_a_sync_part_and_telemetry_may_come_in_chunks():
         {"kind": "console", "ts": 1, "level": "log", "args": ["x" * 300]}]}
     events = [e for frame in chunks(batch, message_id=2) for e in session.receive(peer, frame)]
     assert [e.message.type for e in events if isinstance(e, MessageReceived)] == ["telemetry"]
+
+
+def test_a_message_put_together_is_handed_out_to_be_parsed_apart_and_the_lane_waits_behind_it():
+    """The bridge parses a message put together from chunks off the loop (megabytes of JSON): the
+    links hand its text out, and the lane's later messages of that link wait behind it, in order,
+    while an answer is read at once."""
+    session, peer = linked()
+    session.read_apart = True
+    call = session.start_call(tab_id=3, document_id=None, page_tool="t", public_name="t", arguments={}, timeout_s=30)
+    session.data_to_send()
+    *first, last = chunks(UPDATE, tab_id=7)
+    for frame in first:
+        session.receive(peer, frame)
+    (apart,) = session.receive(peer, last)
+    assert isinstance(apart, ReadApart) and apart.text == json.dumps(UPDATE) and peer.apart == 1
+    later = {"type": "tab.update", "tab": tab(7, tools=[tool("later")])}
+    (behind,) = session.receive(peer, json.dumps(later))  # a whole frame of the lane: behind the one apart
+    (closed,) = session.receive(peer, json.dumps({"type": "tab.closed", "tabId": 7}))
+    assert isinstance(behind, ReadApart) and behind.text is None and isinstance(behind.message, TabUpdate)
+    assert isinstance(closed, ReadApart) and peer.apart == 3
+    (ended,) = session.receive(peer, json.dumps({"type": "call.result", "callId": call.request_id, "ok": True,
+                                                 "result": {"content": []}}))
+    assert isinstance(ended, RequestEnded)  # an answer is no message of the lane: never held
+    taken = [e for a in (apart, behind, closed) for e in session.take_apart(a, read_apart(a.text) if a.text else None)]
+    assert [(type(e.message).__name__, getattr(e.message, "tab", None) and [t["name"] for t in e.message.tab.tools])
+            for e in taken if isinstance(e, MessageReceived)] == [
+        ("TabUpdate", ["big", "other"]), ("TabUpdate", ["later"]), ("TabClosedMessage", None)]
+    assert peer.apart == 0 and errors(session) == []
+    session.receive(peer, json.dumps(later))  # nothing apart: read at once again
+    assert isinstance(session.receive(peer, json.dumps(later))[0], MessageReceived)
+
+
+def test_a_bad_message_put_together_is_refused_by_name_in_its_turn():
+    session, peer = linked()
+    session.read_apart = True
+    bad = {"type": "tab.update", "tab": {"tabId": "seven"}}
+    (apart,) = [e for frame in chunks(bad, size=10) for e in session.receive(peer, frame)]
+    assert isinstance(apart, ReadApart)
+    assert session.take_apart(apart, read_apart(apart.text or "")) == []
+    assert errors(session) == [("MALFORMED_MESSAGE", "tab.update")]
 
 
 def test_a_missing_chunk_drops_that_message_by_name_and_the_next_one_is_read():
@@ -172,4 +216,52 @@ async def test_chunks_over_a_real_socket_register_the_tab(bridge):
             await ext.send(frame)
         await eventually(lambda: any(t.tab_id == 7 and len(t.tools) == 2 for t in bridge.core.registry.tabs.values()))
     finally:
+        await ext.close()
+
+
+async def test_a_message_put_together_is_parsed_on_the_reader_s_thread(bridge, monkeypatch: pytest.MonkeyPatch):
+    threads: list[int] = []
+    parse = extension_links.parse_extension_message
+
+    def recorded(frame: str | bytes) -> Any:
+        if isinstance(frame, str) and frame.startswith('{"type": "tab.update"'):
+            threads.append(threading.get_ident())
+        return parse(frame)
+
+    monkeypatch.setattr(extension_links, "parse_extension_message", recorded)
+    ext = ScriptedExtension(bridge.port)
+    await ext.connect(batch=True)
+    try:
+        for frame in chunks(UPDATE, tab_id=7, size=64):
+            await ext.send(frame)
+        await eventually(lambda: any(t.tab_id == 7 and len(t.tools) == 2 for t in bridge.core.registry.tabs.values()))
+    finally:
+        await ext.close()
+    assert threads and threading.get_ident() not in threads  # the snapshot reader's thread, not the loop's
+
+
+async def test_a_tab_s_later_update_is_not_overtaken_by_its_earlier_one_parsed_apart(bridge, monkeypatch: pytest.MonkeyPatch):
+    started, release = threading.Event(), threading.Event()
+    read = extension_links.read_apart
+
+    def held(text: str) -> Any:
+        started.set()
+        release.wait(20)  # a bounded wait: the parse of a megabyte message, made long
+        return read(text)
+
+    monkeypatch.setattr("tabmcp.server.hub.read_apart", held)
+    ext = ScriptedExtension(bridge.port)
+    await ext.connect(batch=True)
+    try:
+        for frame in chunks(UPDATE, tab_id=7, size=64):
+            await ext.send(frame)
+        assert await asyncio.to_thread(started.wait, 20)
+        await ext.send({"type": "tab.update", "tab": tab(7, tools=[tool("later")])})
+        await eventually(lambda: bridge.core.reader.pending == 2)  # the later one waits behind the parse
+        release.set()
+        await bridge.core.reader.drain()
+        seventh = bridge.core.registry.tab(7)
+        assert seventh is not None and list(seventh.tools) == ["later"]
+    finally:
+        release.set()
         await ext.close()

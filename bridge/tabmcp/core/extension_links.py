@@ -94,10 +94,10 @@ from ..protocol import (
     parse_extension_message,
 )
 from .browsers import BrowserSlots, inbound, slot_of, wire_tab_id
-from .chunks import CHUNKED_TYPES
+from .chunks import CHUNKED_TYPES, LANE_TYPES
 from .end_rules import EndRule
 from .flood import TabFlood
-from .link_events import Close, Disconnected, Event, HandshakeDone, MessageReceived, RequestEnded, Send
+from .link_events import Close, Disconnected, Event, HandshakeDone, MessageReceived, ReadApart, RequestEnded, Send
 from .link_handshake import LinkHandshake
 from .link_peer import LinkState, Peer
 from .pairing import Pairings, TokenOnly
@@ -117,11 +117,13 @@ __all__ = [
     "MessageReceived",
     "Peer",
     "PendingRequest",
+    "ReadApart",
     "RequestEnded",
     "RequestKind",
     "RequestState",
     "RequestTable",
     "Send",
+    "read_apart",
 ]
 
 log = logging.getLogger("tabmcp.session")
@@ -179,6 +181,9 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
         """Frames and the messages in them (more than frames once the link batches)."""
         self.tab_flood = TabFlood(clock=clock)
         """The per-tab flood rule (core/flood.py): one tab's telemetry past its rate is shed, alone."""
+        self.read_apart = False
+        """A message put together from chunks is handed out to be parsed off the loop (``ReadApart``,
+        then :meth:`take_apart`), as the bridge does; False: parsed at once (the core driven alone)."""
         self._out: list[Send | Close] = []
 
     # -- state ---------------------------------------------------------------------------
@@ -256,6 +261,31 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
         self.messages_received += 1
         try:
             message = parse_extension_message(frame)
+        except ProtocolError as exc:
+            return self._refused(peer, frame, exc)
+        if peer.apart and message.type in LANE_TYPES:  # behind the lane's message read off the loop
+            peer.apart += 1
+            return [ReadApart(peer, message=message)]
+        return self._take(peer, frame, message, chunked=chunked)
+
+    def take_apart(self, apart: ReadApart, outcome: Any) -> list[Event]:
+        """A :class:`ReadApart`'s message, in its turn (after every earlier one of its link's):
+        ``outcome`` is what :func:`read_apart` made of its text (unused for an already parsed
+        message). A link closed meanwhile takes nothing."""
+        peer = apart.peer
+        peer.apart -= 1
+        if peer.state is LinkState.CLOSED:
+            return []
+        if apart.message is not None:
+            return self._take(peer, "", apart.message)
+        text = apart.text or ""
+        self.messages_received += 1
+        if isinstance(outcome, ProtocolError):
+            return self._refused(peer, text, outcome)
+        return self._take(peer, text, outcome, chunked=True)
+
+    def _take(self, peer: Peer, frame: str | bytes, message: Any, *, chunked: bool = False) -> list[Event]:
+        try:
             if chunked and message.type not in CHUNKED_TYPES:
                 raise MalformedMessage(f"chunk: a {message.type} may not be sent in chunks", ref="chunk")
             if peer.state is LinkState.PAIRING and not isinstance(message, Hello | PairRequest | Ping | Pong):
@@ -269,13 +299,17 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
                 return []
             return self._dispatch(peer, message)
         except ProtocolError as exc:
-            self.protocol_errors += 1
-            log.warning("extension %s: %s: %s", peer.name, exc.code, exc.message)
-            events = self._end_unusable_result(peer, frame, exc)
-            self.report(peer, exc.code, exc.message, exc.ref)
-            if isinstance(exc, ProtocolVersionMismatch):
-                self._close(peer, 1002, "protocol version mismatch")
-            return events
+            return self._refused(peer, frame, exc)
+
+    def _refused(self, peer: Peer, frame: str | bytes, exc: ProtocolError) -> list[Event]:
+        """``frame`` is answered with its named error (and the link closed on a version mismatch)."""
+        self.protocol_errors += 1
+        log.warning("extension %s: %s: %s", peer.name, exc.code, exc.message)
+        events = self._end_unusable_result(peer, frame, exc)
+        self.report(peer, exc.code, exc.message, exc.ref)
+        if isinstance(exc, ProtocolVersionMismatch):
+            self._close(peer, 1002, "protocol version mismatch")
+        return events
 
     def _dispatch(self, peer: Peer, message: Any) -> list[Event]:
         if isinstance(message, Hello):
@@ -341,7 +375,12 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
             self.protocol_errors += 1
             log.warning("extension %s: %s: %s", peer.name, abandoned.code, abandoned.message)
             self.report(peer, abandoned.code, abandoned.message, abandoned.ref)
-        return [] if text is None else self._receive(peer, text, chunked=True)
+        if text is None:
+            return []
+        if self.read_apart:
+            peer.apart += 1
+            return [ReadApart(peer, text=text)]
+        return self._receive(peer, text, chunked=True)
 
     def _on_call_result(self, peer: Peer, message: CallResult) -> list[Event]:
         events = self._on_call_outcome(peer, message)
@@ -587,3 +626,12 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
             tool=request.label, origin=request.origin, timeout_s=request.timeout_s,
             tab_id=request.tab_id if request.tab_id >= 0 else None))
 
+
+def read_apart(text: str) -> Any:
+    """Parse a message put together from chunks (a :class:`ReadApart`'s text): its message, or the
+    :class:`~tabmcp.errors.ProtocolError` it is refused with. Touches no state: the bridge runs it
+    on its reader's thread (server/reader.py), and :meth:`ExtensionLinks.take_apart` takes the outcome."""
+    try:
+        return parse_extension_message(text)
+    except ProtocolError as exc:
+        return exc

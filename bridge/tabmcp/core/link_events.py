@@ -14,7 +14,7 @@ from ..protocol import WireModel
 from .link_peer import Peer
 from .pending_requests import PendingRequest
 
-__all__ = ["Close", "Disconnected", "Event", "HandshakeDone", "MessageReceived", "RequestEnded", "Send"]
+__all__ = ["Close", "Disconnected", "Event", "HandshakeDone", "MessageReceived", "ReadApart", "RequestEnded", "Send"]
 
 
 @dataclass(frozen=True)
@@ -74,4 +74,17 @@ class RequestEnded:
     """A traced call's stamps as the extension sent them back (debug mode only)."""
 
 
-Event = HandshakeDone | Disconnected | MessageReceived | RequestEnded
+@dataclass(frozen=True)
+class ReadApart:
+    """A message of ``peer``'s tabs' lane for the caller to read off the loop, then give back to
+    :meth:`~tabmcp.core.extension_links.ExtensionLinks.take_apart` in the order these came:
+    ``text``, a message put together from chunks (megabytes of JSON: parse it with
+    :func:`~tabmcp.core.extension_links.read_apart`), or ``message``, one of the lane's that came,
+    already parsed, while such a text was being read (nothing to read: it waits its turn)."""
+
+    peer: Peer
+    text: str | None = None
+    message: WireModel | None = None
+
+
+Event = HandshakeDone | Disconnected | MessageReceived | ReadApart | RequestEnded

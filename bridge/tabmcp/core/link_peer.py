@@ -49,6 +49,8 @@ class Peer:
         """The parts of a sync received so far (each said ``more``), until its last part."""
         self.chunks = Reassembly()
         """A big message's chunks received so far (:mod:`tabmcp.core.chunks`), until its last."""
+        self.apart = 0
+        """This link's messages handed out to be read off the loop (``ReadApart``) and not yet taken back."""
         self.key: Hashable = None
         """Which browser this link is (:func:`tabmcp.core.browsers.browser_key`), once admitted."""
         self.slot = 0

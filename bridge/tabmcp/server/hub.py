@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -25,7 +26,9 @@ from ..core.extension_links import (
     MessageReceived,
     Peer,
     PendingRequest,
+    ReadApart,
     RequestEnded,
+    read_apart,
 )
 from ..core.stalls import LINK_WORK
 from ..errors import InvalidState
@@ -75,6 +78,9 @@ class Link(Peer):
 
 Handler = Callable[[Peer, Any], None]
 """What the hub calls with a message the session passed on (``MessageReceived``), and its link."""
+OffLoop = Callable[[Callable[[], Any] | None, Callable[[Any], None]], None]
+"""``submit(work, then)`` of :class:`tabmcp.server.reader.OffLoop`: ``work`` off the loop, ``then`` on
+it in submission order."""
 
 
 def _ignore(_event: Any) -> None:
@@ -89,14 +95,18 @@ class Hub:
         trace: debug mode: calls carry hop timestamps (see :data:`TRACE`); off, the call path pays one check.
         work: charges a block of work to an origin (:meth:`tabmcp.core.stalls.StallMeter.work`): a
             frame's is the link's until a handler names its tab's origin.
+        off_loop: where a message put together from chunks is parsed (the snapshot reader's
+            thread, in the order of its readings); None: on the loop, at once.
     """
 
     def __init__(self, session: ExtensionLinks, *, trace: bool = False,
                  work: Callable[[str], AbstractContextManager[None]] | None = None,
                  on_connected: Callable[[HandshakeDone], None] = _ignore,
                  on_disconnected: Callable[[Disconnected], None] = _ignore,
-                 after: Callable[[], list[Event]] = list) -> None:
+                 after: Callable[[], list[Event]] = list, off_loop: OffLoop | None = None) -> None:
         self.session = session
+        self.off_loop = off_loop
+        session.read_apart = off_loop is not None
         self.trace = trace
         self.work: Callable[[str], AbstractContextManager[None]] = work or (lambda _origin: contextlib.nullcontext())
         self._handlers: dict[type[WireModel], Handler] = {}
@@ -164,6 +174,17 @@ class Hub:
             self.session.internal_error(link, exc)
         await self.flush()
 
+    def _taken_apart(self, event: ReadApart, outcome: Any) -> None:
+        """A message read off the loop, in its turn: handled as its frame would have been."""
+        try:
+            with self.work(LINK_WORK):
+                self.handle(self.session.take_apart(event, outcome))
+        except Exception as exc:  # as handle_frame: a message must never take the link down
+            log.exception("extension %s: a message put together from chunks could not be handled", event.peer.name)
+            self.session.internal_error(event.peer, exc)
+        with contextlib.suppress(RuntimeError):  # no running loop (the core driven by tests): nothing to send on
+            self.flush_soon()
+
     async def link_closed(self, link: Link) -> None:
         """The socket closed. Requests sent on it end now."""
         link.socket_closed = True
@@ -194,6 +215,9 @@ class Hub:
             handler = self._handlers.get(type(event.message))
             if handler is not None:
                 handler(event.peer, event.message)
+        elif isinstance(event, ReadApart) and self.off_loop is not None:
+            work = None if event.text is None else functools.partial(read_apart, event.text)
+            self.off_loop(work, functools.partial(self._taken_apart, event))
         elif isinstance(event, HandshakeDone):
             self._link_ready.set()
             self.on_connected(event)
