@@ -1399,7 +1399,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "flood-sync-part-applied-alone",
         "the bridge applies each part of a sync as the whole state",
-        "bridge/tabmcp/core/extension_links.py",
+        "bridge/tabmcp/core/link_chunks.py",
         "        if message.more:",
         "        if False:",
         ("bridge/tests/test_tab_flood.py", "-k", "parts"),
@@ -3295,7 +3295,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "chunk-not-read",
         "the bridge never says it read a chunk (the lane stops for good after two)",
-        "bridge/tabmcp/core/extension_links.py",
+        "bridge/tabmcp/core/link_chunks.py",
         "        self.send(peer, ChunkRead(id=chunk.id, part=chunk.part))  # read or refused: the lane goes on",
         "",
         ("bridge/tests/test_chunks.py",),
@@ -3351,7 +3351,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "chunk-abandoned-silent",
         "a message left unfinished when the next began is dropped without a word",
-        "bridge/tabmcp/core/extension_links.py",
+        "bridge/tabmcp/core/link_chunks.py",
         "        if (abandoned := peer.chunks.take_abandoned()) is not None:",
         "        if False:",
         ("bridge/tests/test_chunks.py", "-k", "before_the_last_one_ended"),
@@ -3375,9 +3375,9 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
         "chunked-parse-on-the-loop",
         "a message put together from chunks is parsed on the event loop again (megabytes of JSON hold every call)",
-        "bridge/tabmcp/server/hub.py",
-        "        session.read_apart = off_loop is not None",
-        "        session.read_apart = False",
+        "bridge/tabmcp/wiring.py",
+        "                                      read_apart=True)",
+        "                                      read_apart=False)",
         ("bridge/tests/test_chunks.py", "-k", "reader_s_thread"),
     ),
     Mutation(

@@ -104,7 +104,8 @@ class BridgeCore:
         )
         """Who may be the extension: paired installs, launchers' pairings, the pre-shared token
         (core/pairing.py)."""
-        self.session = ExtensionLinks(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings)
+        self.session = ExtensionLinks(session_id=self.session_id, bridge_version=__version__, pairing=self.pairings,
+                                      read_apart=True)
         self.hub = Hub(self.session, trace=trace_enabled(), work=self.stalls.work, off_loop=self.reader.submit,
                        on_connected=self._connected,
                        on_disconnected=self._disconnected, after=self._opened_tabs)

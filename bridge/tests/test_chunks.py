@@ -15,7 +15,7 @@ import threading
 from typing import Any
 
 import pytest
-from tabmcp.core import extension_links
+from tabmcp.core import extension_links, link_chunks
 from tabmcp.core.chunks import MAX_MESSAGE_CHARS, Reassembly
 from tabmcp.core.extension_links import ExtensionLinks, MessageReceived, Peer, ReadApart, RequestEnded, Send, read_apart
 from tabmcp.protocol import MAX_CHUNK_CHARS, PROTOCOL_VERSION, Chunk, ChunkRead, TabsSync, TabUpdate, Welcome
@@ -228,7 +228,8 @@ async def test_a_message_put_together_is_parsed_on_the_reader_s_thread(bridge, m
             threads.append(threading.get_ident())
         return parse(frame)
 
-    monkeypatch.setattr(extension_links, "parse_extension_message", recorded)
+    for module in (extension_links, link_chunks):  # parsed on the loop (a frame) or apart (put together)
+        monkeypatch.setattr(module, "parse_extension_message", recorded)
     ext = ScriptedExtension(bridge.port)
     await ext.connect(batch=True)
     try:

@@ -372,6 +372,7 @@ FOREIGN_SETS_ALLOWED = {
     ("tabmcp.core.extension_links", "peer"),  # a link's record the session keeps in its table: its state machine
     ("tabmcp.core.extension_links", "request"),  # a pending request in the session's own table
     ("tabmcp.core.link_handshake", "peer"),  # the handshake moves a link's record through its states
+    ("tabmcp.core.link_chunks", "peer"),  # a link's parts and chunks in flight, on its record
     ("tabmcp.server.hub", "link"),  # the hub's own Link records
     ("tabmcp.core.stalls", "stack[-1]"),  # the meter's own open sections
     ("tabmcp.core.registry", "index"),  # the registry's own name index

@@ -71,13 +71,11 @@ from ..errors import (
     page_error,
 )
 from ..protocol import (
-    MAX_SYNC_PARTS,
     ApprovalRequest,
     ApprovalResult,
     CallResult,
     CallStart,
     Chunk,
-    ChunkRead,
     ErrorCode,
     Hello,
     PageQuery,
@@ -97,6 +95,7 @@ from .browsers import BrowserSlots, inbound, slot_of, wire_tab_id
 from .chunks import CHUNKED_TYPES, LANE_TYPES
 from .end_rules import EndRule
 from .flood import TabFlood
+from .link_chunks import LinkChunks, read_apart
 from .link_events import Close, Disconnected, Event, HandshakeDone, MessageReceived, ReadApart, RequestEnded, Send
 from .link_handshake import LinkHandshake
 from .link_peer import LinkState, Peer
@@ -142,7 +141,7 @@ _NOT_CONNECTED: dict[RequestKind, str] = {
 # -- the session ---------------------------------------------------------------------------
 
 
-class ExtensionLinks(LinkHandshake, RequestEndings):
+class ExtensionLinks(LinkHandshake, LinkChunks, RequestEndings):
     """The extension link's protocol: handshake, pending requests and the rules that end them.
 
     Args:
@@ -153,6 +152,8 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
         pairing: who may be the extension (the bridge always passes one): a ``hello`` it does
             not admit leaves its connection in the pairing ceremony (:attr:`LinkState.PAIRING`).
         clock: monotonic seconds; deadlines are on this clock (tests pass their own).
+        read_apart: a message put together from chunks is handed out to be parsed off the loop
+            (``ReadApart``, then :meth:`take_apart`), as the bridge does; False: parsed at once.
     """
 
     def __init__(
@@ -163,6 +164,7 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
         token: str | None = None,
         pairing: Pairings | None = None,
         clock: Callable[[], float] = time.monotonic,
+        read_apart: bool = False,
     ) -> None:
         self.session_id = session_id
         self.bridge_version = bridge_version
@@ -181,9 +183,7 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
         """Frames and the messages in them (more than frames once the link batches)."""
         self.tab_flood = TabFlood(clock=clock)
         """The per-tab flood rule (core/flood.py): one tab's telemetry past its rate is shed, alone."""
-        self.read_apart = False
-        """A message put together from chunks is handed out to be parsed off the loop (``ReadApart``,
-        then :meth:`take_apart`), as the bridge does; False: parsed at once (the core driven alone)."""
+        self.read_apart = read_apart
         self._out: list[Send | Close] = []
 
     # -- state ---------------------------------------------------------------------------
@@ -268,22 +268,6 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
             return [ReadApart(peer, message=message)]
         return self._take(peer, frame, message, chunked=chunked)
 
-    def take_apart(self, apart: ReadApart, outcome: Any) -> list[Event]:
-        """A :class:`ReadApart`'s message, in its turn (after every earlier one of its link's):
-        ``outcome`` is what :func:`read_apart` made of its text (unused for an already parsed
-        message). A link closed meanwhile takes nothing."""
-        peer = apart.peer
-        peer.apart -= 1
-        if peer.state is LinkState.CLOSED:
-            return []
-        if apart.message is not None:
-            return self._take(peer, "", apart.message)
-        text = apart.text or ""
-        self.messages_received += 1
-        if isinstance(outcome, ProtocolError):
-            return self._refused(peer, text, outcome)
-        return self._take(peer, text, outcome, chunked=True)
-
     def _take(self, peer: Peer, frame: str | bytes, message: Any, *, chunked: bool = False) -> list[Event]:
         try:
             if chunked and message.type not in CHUNKED_TYPES:
@@ -346,41 +330,6 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
                         "slows down; the link and every other tab are not affected", tab_id,
                         self.tab_flood.rate, ErrorCode.TAB_FLOODED)
         return bool(admitted)
-
-    def _on_sync(self, peer: Peer, message: TabsSync) -> list[Event]:
-        """A sync, or a part of one: the full state goes on once its last part has arrived."""
-        if message.more:
-            if len(peer.sync_parts) >= MAX_SYNC_PARTS - 1:
-                peer.sync_parts = []
-                self.report(peer, ErrorCode.TOO_LARGE,
-                            f"a sync in more than {MAX_SYNC_PARTS} parts: dropped (the next sync replaces it)",
-                            ref="tabs.sync")
-                return []
-            peer.sync_parts.append(message)
-            return []
-        if peer.sync_parts:
-            tabs = [tab for part in peer.sync_parts for tab in part.tabs]
-            peer.sync_parts = []
-            message = TabsSync(type="tabs.sync", tabs=[*tabs, *message.tabs])
-        return [MessageReceived(peer, message)]
-
-
-    def _on_chunk(self, peer: Peer, chunk: Chunk) -> list[Event]:
-        """A piece of a big message of the tabs' lane: said read at once (the worker sends the lane
-        on while at most two are unread), and once its last piece is in, the message is read as a
-        frame of its own (a bad chunk raises its named error, :mod:`tabmcp.core.chunks`)."""
-        self.send(peer, ChunkRead(id=chunk.id, part=chunk.part))  # read or refused: the lane goes on
-        text = peer.chunks.add(chunk)
-        if (abandoned := peer.chunks.take_abandoned()) is not None:
-            self.protocol_errors += 1
-            log.warning("extension %s: %s: %s", peer.name, abandoned.code, abandoned.message)
-            self.report(peer, abandoned.code, abandoned.message, abandoned.ref)
-        if text is None:
-            return []
-        if self.read_apart:
-            peer.apart += 1
-            return [ReadApart(peer, text=text)]
-        return self._receive(peer, text, chunked=True)
 
     def _on_call_result(self, peer: Peer, message: CallResult) -> list[Event]:
         events = self._on_call_outcome(peer, message)
@@ -626,12 +575,3 @@ class ExtensionLinks(LinkHandshake, RequestEndings):
             tool=request.label, origin=request.origin, timeout_s=request.timeout_s,
             tab_id=request.tab_id if request.tab_id >= 0 else None))
 
-
-def read_apart(text: str) -> Any:
-    """Parse a message put together from chunks (a :class:`ReadApart`'s text): its message, or the
-    :class:`~tabmcp.errors.ProtocolError` it is refused with. Touches no state: the bridge runs it
-    on its reader's thread (server/reader.py), and :meth:`ExtensionLinks.take_apart` takes the outcome."""
-    try:
-        return parse_extension_message(text)
-    except ProtocolError as exc:
-        return exc

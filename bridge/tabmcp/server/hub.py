@@ -106,7 +106,8 @@ class Hub:
                  after: Callable[[], list[Event]] = list, off_loop: OffLoop | None = None) -> None:
         self.session = session
         self.off_loop = off_loop
-        session.read_apart = off_loop is not None
+        if session.read_apart and off_loop is None:
+            raise ValueError("the links hand out messages to be read off the loop: give the hub off_loop")
         self.trace = trace
         self.work: Callable[[str], AbstractContextManager[None]] = work or (lambda _origin: contextlib.nullcontext())
         self._handlers: dict[type[WireModel], Handler] = {}
