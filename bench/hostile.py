@@ -33,8 +33,16 @@ stalls of the hostile phase by origin, and the issue's aims as PASS/FAIL lines: 
 control's within 2x; apart, the innocent calls due outside the reconnect (from moving the
 extension away until its sync was read).
 
+Then the browser alone (``--no-bare`` skips it): the same hostile pages in a Chromium without the
+extension (native WebMCP, ``--enable-features=WebMCP``: the pages register their tools into the
+browser's own API and do their own work; the telemetry flood just runs its loop, nothing relays it;
+no reconnect, no tool calls), with the same control in the same innocent page, the same phases. Its
+control's slowdown (p99 with / without hostile pages) beside the control's with the extension says
+how much of the browser's own slowdown is the extension's work on the hostile pages and how much
+the pages' alone.
+
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
-                            [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native]
+                            [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native] [--no-bare]
 """
 
 from __future__ import annotations
@@ -440,14 +448,105 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         return base, hostile, calls, notes
 
 
-def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[HostileCall], notes: list[str]) -> int:
-    rows = []
+async def control_until(control: PacedEvaluate, phase: Phase, *, rate: float, seconds: float,
+                        done: Callable[[], bool]) -> None:
+    """The control alone (no innocent calls: the browser without the extension has no tabmcp), paced
+    as in :func:`innocent_until`, for ``seconds`` and until ``done()``."""
+    start, stop = time.time(), asyncio.Event()
+    controlled = asyncio.create_task(control.run(phase, rate, stop))
+    while time.time() - start < seconds or not done():
+        await asyncio.sleep(0.05)
+    stop.set()
+    await controlled
+
+
+async def bare_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str], phase: Phase) -> None:
+    """The hostile corpus of :func:`hostile_driver` in a browser without the extension: the same pages,
+    each in its own tab and on its own origin, the same flood; no tool calls, no reconnect."""
+
+    async def open_page(url: str, ready: str = "window.ready") -> Any:
+        page = await browser.context.new_page()
+        await page.goto(url)
+        await page.evaluate(f"() => Promise.resolve({ready}).then(() => true)")
+        return page
+
+    progress("browser alone: schema bombs, tool flood, telemetry flood")
+    phase.marks["schema bombs"] = time.time()
+    await open_page(sites[BOMBS] + f"hostile-schemas.html?depth={args.depth}&evil={args.evil}")
+    await open_page(sites[TOOL_FLOOD] + f"many.html?n={args.flood_tools}", "window.registered")
+    flooder = await open_page(sites[TELEMETRY_FLOOD] + "flood.html")
+    await flooder.evaluate(f"flood({int(args.flood_s * 1000)}, 1000)")
+    progress(f"browser alone: {args.heavy_tabs} heavy tabs")
+    phase.marks["heavy tabs"] = time.time()
+    for i in range(args.heavy_tabs):
+        await open_page(sites[GIANT_SYNC] + f"heavy.html?tab={i}")
+    await asyncio.sleep(2)  # as long as the run with the extension waits for their updates
+
+
+async def measure_bare(args: argparse.Namespace) -> tuple[Phase, Phase, list[str]]:
+    """The control's two phases in a Chromium without the extension (native WebMCP), the hostile pages as in
+    :func:`measure`: the browser's own slowdown from the pages alone."""
+    notes = [f"load average at start: {loadavg()}"]
+    async with contextlib.AsyncExitStack() as stack:
+        bench_url = await stack.enter_async_context(serve_demo_site(site_dir=BENCH_PAGES))
+        sites = {attack: elsewhere(await stack.enter_async_context(serve_demo_site(site_dir=folder)))
+                 for attack, folder in ATTACKS.items()}
+        progress("browser alone: Chromium with native WebMCP, no extension")
+        devtools = free_port()
+        browser = await stack.enter_async_context(
+            launch_browser(headless=True, webmcp=True, extension=False,
+                           extra_args=[f"--remote-debugging-port={devtools}"]))
+        innocent_page = await browser.context.new_page()
+        await innocent_page.goto(bench_url + "roundtrip.html")
+        async with httpx.AsyncClient() as http:
+            targets = (await http.get(f"http://127.0.0.1:{devtools}/json/list")).json()
+        if any(t["type"] == "service_worker" for t in targets):
+            raise RuntimeError("the browser alone runs an extension's service worker")
+        page_url = next(t for t in targets if t["type"] == "page" and t["url"].endswith("/roundtrip.html"))
+        control = PacedEvaluate(await stack.enter_async_context(
+            websockets.connect(page_url["webSocketDebuggerUrl"], max_size=None)))
+        stack.callback(control.reader.cancel)
+        for _ in range(3):
+            await control._one(time.perf_counter())
+        progress(f"browser alone: baseline, {args.seconds:g} s of the control")
+        base = Phase("browser alone (no extension): no hostile page")
+        await control_until(control, base, rate=args.rate, seconds=args.seconds, done=lambda: True)
+        progress("browser alone: hostile pages beside the innocent tab")
+        hostile = Phase("browser alone (no extension): hostile pages open")
+        driver = asyncio.create_task(bare_driver(args, browser, sites, hostile))
+        await control_until(control, hostile, rate=args.rate, seconds=args.seconds, done=driver.done)
+        await driver
+        notes.append(f"load average at end: {loadavg()}")
+        return base, hostile, notes
+
+
+def slowdown(base: Phase, hostile: Phase) -> float:
+    """The control's p99 with hostile pages over its p99 without."""
+    return percentile(hostile.control, 99) / percentile(base.control, 99)
+
+
+def bare_line(base: Phase, hostile: Phase, bare_base: Phase, bare_hostile: Phase) -> str:
+    """The browser's own slowdown (the control's p99 ratio) with the extension and without it."""
+    ours, alone = slowdown(base, hostile), slowdown(bare_base, bare_hostile)
+    return (f"the browser's own slowdown (the control's p99 with / without hostile pages): {ours:.2f}x with the "
+            f"extension, {alone:.2f}x without it ({ours / alone:.2f} of it with the extension's work on the pages)")
+
+
+def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[HostileCall], notes: list[str],
+           bare: tuple[Phase, Phase, list[str]] | None = None) -> int:
+    rows: list[list[Any]] = []
     for phase in (base, hostile):
         failed = ", ".join(f"{code} {n}" for code, n in sorted(phase.errors.items())) or "none"
         rows.append([phase.label, len(phase.samples), fmt_ms(phase.p(50)), fmt_ms(phase.p(99)),
                      fmt_ms(max(phase.samples, default=float("nan"))), failed,
                      fmt_ms(percentile(phase.control, 50)), fmt_ms(percentile(phase.control, 99)),
                      phase.control_failed, phase.stall_count, phase.worst_ms, f"{phase.bridge_cpu_s:.1f}"])
+    if bare is not None:
+        for phase in bare[:2]:
+            rows.append([phase.label, "", "", "", "", "", fmt_ms(percentile(phase.control, 50)),
+                         fmt_ms(percentile(phase.control, 99)), phase.control_failed, "", "", ""])
+        notes = [*notes, "browser alone (Chromium with native WebMCP, no extension, the same pages and control after "
+                 "the run with it): " + ", ".join(bare[2])]
     print_table(
         "The innocent tab's calls, without and with hostile pages (one run)",
         ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "control p50 ms", "control p99 ms",
@@ -488,6 +587,8 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
               f"(the extension moved away and back, its sync read): {len(outside)} calls, p50 "
               f"{fmt_ms(percentile(outside, 50))} / p99 {fmt_ms(percentile(outside, 99))} ms, max "
               f"{fmt_ms(max(outside, default=float('nan')))} ms")
+    if bare is not None and base.control and hostile.control and bare[0].control and bare[1].control:
+        print(f"- (apart) {bare_line(base, hostile, bare[0], bare[1])}")
     return 0
 
 
@@ -533,9 +634,12 @@ def main(argv: list[str]) -> int:
                         help="the extension's service worker's CPU profile (over CDP) from the heavy tabs on")
     parser.add_argument("--trace", action="store_true",
                         help="the bridge in debug mode (TABMCP_TRACE=1): where the slowest innocent calls waited, by hop")
+    parser.add_argument("--no-bare", action="store_true",
+                        help="skip the browser alone (the same pages and control in a Chromium without the extension)")
     args = parser.parse_args(argv)
     base, hostile, calls, notes = asyncio.run(measure(args))
-    return report(args, base, hostile, calls, notes)
+    bare = None if args.no_bare else asyncio.run(measure_bare(args))
+    return report(args, base, hostile, calls, notes, bare)
 
 
 if __name__ == "__main__":

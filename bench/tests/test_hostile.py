@@ -72,3 +72,27 @@ async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.
     assert all(t[0][0] == "client.due" and t[-1][0] == "client.recv" and "worker.in" in {h for h, _ in t}
                for t in phase.traces)
     assert "Where the slowest innocent calls waited" in out and "bridge.sent→worker.in" in out
+
+
+def test_the_browser_s_own_slowdown_with_the_extension_and_without() -> None:
+    base = Phase("no hostile page", control=[0.004] * 100)
+    hostile_ = Phase("hostile", control=[0.004] * 90 + [0.040] * 10)  # the p99 10x, the p50 the same
+    bare_base = Phase("browser alone", control=[0.004] * 100)
+    bare_hostile = Phase("browser alone", control=[0.004] * 90 + [0.020] * 10)
+    line = hostile.bare_line(base, hostile_, bare_base, bare_hostile)
+    assert "10.00x with the extension, 5.00x without it (2.00 of it" in line
+
+
+@pytest.mark.timeout(300)
+async def test_the_browser_alone_opens_the_corpus_without_the_extension(capsys: pytest.CaptureFixture[str]) -> None:
+    args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5,
+                              flood_s=0.5, heavy_tabs=1, native=False, trace=False, profile_worker=False)
+    bare = await hostile.measure_bare(args)
+    assert len(bare[0].control) >= 10 and len(bare[1].control) >= 10
+    assert bare[0].control_failed == bare[1].control_failed == 0
+    assert "heavy tabs" in bare[1].marks  # the driver got through the corpus (each page's tools registered)
+    base = Phase("no hostile page", samples=[0.005] * 20, control=[0.004] * 20)
+    with_pages = Phase("hostile pages open", samples=[0.006] * 20, control=[0.005] * 20)
+    hostile.report(args, base, with_pages, [], [], bare)
+    out = capsys.readouterr().out
+    assert "browser alone (no extension): hostile pages open" in out and "the browser's own slowdown" in out
