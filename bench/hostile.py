@@ -529,7 +529,9 @@ def bare_line(base: Phase, hostile: Phase, bare_base: Phase, bare_hostile: Phase
     """The browser's own slowdown (the control's p99 ratio) with the extension and without it."""
     ours, alone = slowdown(base, hostile), slowdown(bare_base, bare_hostile)
     return (f"the browser's own slowdown (the control's p99 with / without hostile pages): {ours:.2f}x with the "
-            f"extension, {alone:.2f}x without it ({ours / alone:.2f} of it with the extension's work on the pages)")
+            f"extension, {alone:.2f}x without it ({ours / alone:.2f} of it); the control's p99 with hostile pages "
+            f"{fmt_ms(percentile(hostile.control, 99))} ms with the extension, "
+            f"{fmt_ms(percentile(bare_hostile.control, 99))} ms without")
 
 
 def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[HostileCall], notes: list[str],
