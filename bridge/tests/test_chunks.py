@@ -208,18 +208,8 @@ def test_chunk_parts_are_counted_from_zero_in_order():
     assert reassembly.add(Chunk(type="chunk", id=1, part=0, data="{}", last=True)) == "{}"
 
 
-async def test_chunks_over_a_real_socket_register_the_tab(bridge):
-    ext = ScriptedExtension(bridge.port)
-    await ext.connect(batch=True)
-    try:
-        for frame in chunks(UPDATE, tab_id=7, size=64):
-            await ext.send(frame)
-        await eventually(lambda: any(t.tab_id == 7 and len(t.tools) == 2 for t in bridge.core.registry.tabs.values()))
-    finally:
-        await ext.close()
-
-
 async def test_a_message_put_together_is_parsed_on_the_reader_s_thread(bridge, monkeypatch: pytest.MonkeyPatch):
+    """Chunks over a real socket register the tab, and the message they make is parsed off the loop."""
     threads: list[int] = []
     parse = extension_links.parse_extension_message
 
