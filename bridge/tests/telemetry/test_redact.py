@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from tabmcp.core.telemetry import BufferKind, RedactionSettings
+from tabmcp.core.telemetry.errors import InvalidTelemetryArguments
 from tabmcp.core.telemetry.redact import Redactor, luhn_valid
 
 from .factory import ORIGIN, action, batch, console, error, make_store, nav, request, ws
@@ -292,3 +294,18 @@ def test_an_action_value_is_dropped_by_the_page_s_own_field_rule() -> None:
                         action(2, "input", value="1234 5678 1234 5671", label="Member no", css="#m")]))
     values = [e.event.value for e in store.buffers.entries(BufferKind.ACTIONS)]
     assert values == [R, "1234 5678 1234 5671"]
+
+
+def test_a_long_run_of_digits_as_a_json_key_is_no_array_index(redactor: Redactor) -> None:
+    """int() refuses a string of over 4,300 digits: such a key must not take the body's batch down."""
+    key = "9" * 5000
+    out = json.loads(redactor.body(json.dumps({key: 1, "password": "x"})) or "")
+    assert out == {key: 1, "password": "[REDACTED]"}
+
+
+def test_an_audit_nested_past_the_depth_rule_is_refused_by_name(redactor: Redactor) -> None:
+    deep: Any = "x"
+    for _ in range(70):
+        deep = [deep]
+    with pytest.raises(InvalidTelemetryArguments):
+        redactor.audit({"violations": [], "x": deep})

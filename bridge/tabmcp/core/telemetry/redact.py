@@ -26,6 +26,7 @@ from ...capture.events import Selectors, SourceLocation, TelemetryEvent
 from ...capture.kinds import Redact, kind_of
 from ..js_regex import JsPattern, js_pattern
 from ..sensitive_fields import secret_autocomplete
+from .errors import InvalidTelemetryArguments
 from .models import Event
 from .settings import KEY_GAPS, RedactionSettings, normalize_key
 
@@ -222,7 +223,9 @@ class Redactor:
     def audit(self, results: dict[str, Any]) -> dict[str, Any]:
         """An accessibility audit's result: page text (element HTML, texts, the URL) like any
         other, so its strings get the rules and its ``url`` the URL rules."""
-        redacted: dict[str, Any] = self.json_value(results)
+        redacted = self.json_value(results)
+        if not isinstance(redacted, dict):  # nested past the depth rule: replaced whole, refused by name
+            raise InvalidTelemetryArguments("accessibility results nested too deep to redact", field="axe_results")
         if isinstance(redacted.get("url"), str):
             redacted["url"] = self.url(redacted["url"])
         return redacted
@@ -370,7 +373,8 @@ def _js_string(s: str) -> str:
 
 
 def _array_index(key: str) -> bool:
-    return key.isascii() and key.isdigit() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
+    # (a long run of digits is no index, and int() refuses one of over 4,300: checked by length first)
+    return len(key) <= 10 and key.isascii() and key.isdigit() and (key == "0" or key[0] != "0") and int(key) < 2**32 - 1
 
 
 def _js_json(value: Any) -> str:
