@@ -3317,11 +3317,19 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_flood.py", "-k", "polyfill and bridge and not_queued_behind"),
     ),
     Mutation(
+        "chunk-read-before-parse",
+        "the last chunk is said read before its message is parsed: a link's messages waiting for the reader pile up without bound",
+        "bridge/tabmcp/core/link_chunks.py",
+        "            if text is None or not self.read_apart:",
+        "            if True:",
+        ("bridge/tests/test_chunks.py", "-k", "once_parsed"),
+    ),
+    Mutation(
         "chunk-not-read",
         "the bridge never says it read a chunk (the lane stops for good after two)",
         "bridge/tabmcp/core/link_chunks.py",
-        "        self.send(peer, ChunkRead(id=chunk.id, part=chunk.part))  # read or refused: the lane goes on",
-        "",
+        "                self.send(peer, read)",
+        "                pass",
         ("bridge/tests/test_chunks.py",),
     ),
     Mutation(

@@ -121,6 +121,22 @@ def test_a_message_put_together_is_handed_out_to_be_parsed_apart_and_the_lane_wa
     assert isinstance(session.receive(peer, json.dumps(later))[0], MessageReceived)
 
 
+def test_a_message_read_apart_is_said_read_once_parsed():
+    """The last chunk's chunk.read waits for its message's parse: the worker keeps at most two
+    unread, so a link's messages waiting to be parsed off the loop stay bounded."""
+    session, peer = linked()
+    session.read_apart = True
+    frames = chunks(UPDATE, tab_id=7)
+    (apart,) = [e for frame in frames for e in session.receive(peer, frame)]
+
+    def reads() -> list[int]:
+        return [a.message.part for a in session.data_to_send() if isinstance(a, Send) and isinstance(a.message, ChunkRead)]
+
+    assert reads() == list(range(len(frames) - 1))
+    session.take_apart(apart, read_apart(apart.text or ""))
+    assert reads() == [len(frames) - 1]
+
+
 def test_a_bad_message_put_together_is_refused_by_name_in_its_turn():
     session, peer = linked()
     session.read_apart = True

@@ -85,6 +85,8 @@ class ReadApart:
     peer: Peer
     text: str | None = None
     message: WireModel | None = None
+    read: WireModel | None = None
+    """The ``chunk.read`` of ``text``'s last chunk, sent once it is taken (not when it arrived)."""
 
 
 Event = HandshakeDone | Disconnected | MessageReceived | ReadApart | RequestEnded
