@@ -27,7 +27,7 @@ import asyncio
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +49,7 @@ from bench._table import print_table
 PAGES = Path(__file__).parent / "pages"
 
 
-Measured = tuple[dict[str, list[dict[str, object]]], list[str]]
+Measured = tuple[dict[str, list[Mapping[str, object]]], list[str]]
 
 
 async def _listings(site_url: str, ready_tools: int) -> Measured:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from . import __version__
@@ -439,7 +440,7 @@ class BridgeCore:
 
     # -- what clients see ------------------------------------------------------------------
 
-    def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[dict[str, Any]]:
+    def listing(self, view: ClientView | None = None, *, profile: str | None = None) -> list[Mapping[str, Any]]:
         """tools/list for a client (:meth:`Disclosure.listing`)."""
         return self.disclosure.listing(view, profile=profile)  # type: ignore[arg-type]
 

@@ -446,7 +446,7 @@ from tabmcp.core.disclosure import Disclosure, _described
 from tabmcp.core.introspection import RefusalView
 from tabmcp.core.registry import CategoryEntry, Tab, ToolEntry
 from tabmcp.core.trust.gate import PageSource, TextGate, definition_schema, definition_text
-from tabmcp.core.trust.text import Listed, Shown, listed_definition
+from tabmcp.core.trust.text import Listed, PageJson, Shown, ShownResult, amended, listed_definition
 
 
 def leak(tab: Tab) -> Shown:
@@ -483,13 +483,25 @@ def listed_through_the_check(entry: ToolEntry) -> Listed:
     tool = entry.tool
     return listed_definition(entry.public_name, definition_text(tool.description), definition_schema(tool.input_schema),
                              title=definition_text(tool.title or ""), annotations={"readOnlyHint": True})
+
+
+def changed_once_made(entry: ToolEntry, answer: ShownResult, listed: Listed, page: PageJson) -> ShownResult:
+    answer["structuredContent"] = page  # leak
+    listed["description"] = entry.tool.description  # leak
+    amended(answer, meta=page)  # leak
+    return amended(answer, structured=page)  # leak
+
+
+def amended_by_the_bridge(answer: ShownResult) -> ShownResult:
+    return amended(answer, structured={"page": "shown"}, meta={"tabmcp/trace": []}, is_error=False, result_type="complete")
 '''
 
 
 def test_strict_mypy_refuses_page_text_handed_to_an_agent_facing_builder_past_the_gate(tmp_path):
     """Each line marked ``# leak`` puts a page's words where the agent reads them past the gate: a
     refusal, a described text, a listing entry not made by :func:`listed_definition` or one given
-    a page's own field (text, schema, annotation) rather than the definition check's reading."""
+    a page's own field (text, schema, annotation) rather than the definition check's reading, a
+    gated answer or listing entry changed once made, an answer amended with a page's JSON."""
     import subprocess
     import sys
     from pathlib import Path

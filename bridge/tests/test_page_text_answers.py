@@ -278,7 +278,7 @@ _REVIEWED = {
     "core/tools/describe.py": {"listed": 1},
     "core/tools/open_page.py": {"listed": 1},
     "core/tools/search.py": {"listed": 1},
-    "core/tools/telemetry_tools.py": {"ours": 1},
+    "core/tools/telemetry_tools.py": {"ours": 2},
     "server/call_path.py": {"ours": 1},
 }
 """Where text is called the agent's without the gate: the bridge's own words (``ours``), text built

@@ -11,7 +11,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -118,7 +118,7 @@ def summarize(value: Any, redactor: Redactor, limit: int = SUMMARY_CHARS) -> str
     return _clip(body, limit)
 
 
-def _result_value(result: dict[str, Any]) -> Any:
+def _result_value(result: Mapping[str, Any]) -> Any:
     """What to summarise of a CallToolResult: the error, the structured content, or the text."""
     structured = result.get("structuredContent")
     if result.get("isError") and isinstance(structured, dict) and isinstance(structured.get("error"), dict):
@@ -129,7 +129,7 @@ def _result_value(result: dict[str, Any]) -> Any:
     return " ".join(t for t in texts if isinstance(t, str))
 
 
-def outcome_of(result: dict[str, Any]) -> str:
+def outcome_of(result: Mapping[str, Any]) -> str:
     """``ok``, ``input_required`` (approval asked of a 2026-07-28 client), or the named error code
     of a failed call (``PAGE_ERROR`` for a page's bare isError)."""
     if result.get("resultType") == OUTCOME_ASKED:
@@ -246,7 +246,7 @@ class ActivityLog:
         return Pending(target, client or "", time.time(), time.monotonic())
 
     def end(
-        self, pending: Pending, result: dict[str, Any] | None, *, outcome: str | None = None, defer: bool = False
+        self, pending: Pending, result: Mapping[str, Any] | None, *, outcome: str | None = None, defer: bool = False
     ) -> ActivityEntry | None:
         """Record a finished call: ``result`` is what the agent got (``None`` with an ``outcome`` when nothing).
 

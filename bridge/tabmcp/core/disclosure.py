@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 from .introspection import CategoryView, Introspection, refusals
@@ -107,7 +107,7 @@ class Disclosure:
         usage_core: Callable[[], set[tuple[str, str]]] | None = None,
         extra_tools: Callable[[ClientView], list[dict[str, Any]]] | None = None,
         extra_key: Callable[[ClientView], Hashable] | None = None,
-        definition_hook: Callable[[ToolEntry, Listed], None] | None = None,
+        definition_hook: Callable[[ToolEntry, Listed], Listed] | None = None,
         hook_version: Callable[[], int] | None = None,
     ) -> None:
         self.registry = registry
@@ -121,7 +121,7 @@ class Disclosure:
         self.policy_check = policy_check or PolicyCheck()
         self.core_tools = tuple(core_tools)
         self.usage_core = usage_core
-        self._listing_cache: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+        self._listing_cache: dict[tuple[Any, ...], list[Mapping[str, Any]]] = {}
         self.definition_hook = definition_hook
         """Called on every tool definition shown (the trust guard marks changed definitions)."""
         self.hook_version: Callable[[], int] = hook_version or (lambda: 0)
@@ -178,7 +178,7 @@ class Disclosure:
             annotations=_tool_annotations(entry),
         )
         if self.definition_hook is not None:
-            self.definition_hook(entry, out)
+            out = self.definition_hook(entry, out)
         return out
 
     def category_definition(
@@ -215,7 +215,7 @@ class Disclosure:
 
     # -- listings -------------------------------------------------------------------------
 
-    def listing(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[dict[str, Any]]:
+    def listing(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[Mapping[str, Any]]:
         """The whole tools/list for a client: built-ins, then :attr:`extra_tools` (not in
         ``meta``), then the page tools as the profile shows them."""
         view = view or ClientView()
@@ -226,7 +226,7 @@ class Disclosure:
             tools[at:at] = self.extra_tools(view)
         return tools
 
-    def list_tools(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[dict[str, Any]]:
+    def list_tools(self, view: ClientView | None = None, *, profile: Profile | None = None) -> list[Mapping[str, Any]]:
         """The tools/list answer for a client (``profile`` overrides the configured one).
 
         Memoized per registry, hook and policy version, so polling an unchanged browser is a dictionary lookup.
@@ -263,8 +263,8 @@ class Disclosure:
                 key += (json.dumps(self.extra_tools(view), sort_keys=True, default=str),)
         return key
 
-    def _build_listing(self, view: ClientView, profile: Profile) -> list[dict[str, Any]]:
-        out = self.builtins(profile)
+    def _build_listing(self, view: ClientView, profile: Profile) -> list[Mapping[str, Any]]:
+        out: list[Mapping[str, Any]] = list(self.builtins(profile))
         core = self.core_set(profile)
         for doc in self.registry.documents():
             out += self.document_part(doc, view, profile, core=core)
@@ -347,9 +347,9 @@ class Disclosure:
         structured = {"category": entry.public_name, "source": entry.tab.origin, "tools": tools}
         return "\n".join(lines), structured, changed
 
-    def describe(self, names: Iterable[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    def describe(self, names: Iterable[str]) -> tuple[list[Mapping[str, Any]], list[str]]:
         """Full definitions of the named tools; the second list holds names not found or not allowed."""
-        found: list[dict[str, Any]] = []
+        found: list[Mapping[str, Any]] = []
         missing: list[str] = []
         for name in names:
             entry = self.registry.resolve(name)

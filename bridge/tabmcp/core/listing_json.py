@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +64,7 @@ def _tools_adapter(surface: str) -> TypeAdapter[Any]:
     return TypeAdapter(model.model_fields["tools"].annotation)  # type: ignore[union-attr,arg-type,maybe-unrecognized-str-typeform]
 
 
-def _encode(surface: str, tools: Sequence[dict[str, Any]]) -> bytes:
+def _encode(surface: str, tools: Sequence[Mapping[str, Any]]) -> bytes:
     """``tools`` sieved as :func:`sieve_tools` does (the same ``Tool`` model, the same dump
     options) and encoded in the same pass: the JSON array's elements, without the brackets."""
     if not tools:

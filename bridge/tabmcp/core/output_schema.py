@@ -9,6 +9,7 @@ bounded engines (:func:`structured_result`): a mismatch is ``BAD_RESULT``, never
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from jsonschema.exceptions import SchemaError, best_match
@@ -114,7 +115,7 @@ def structured_from_text(result: dict[str, Any]) -> dict[str, Any]:
     return {**result, "structuredContent": value} if isinstance(value, dict) else result
 
 
-def check_structured(tool: str, schema: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
+def check_structured(tool: str, schema: dict[str, Any], result: Mapping[str, Any]) -> Mapping[str, Any]:
     """``result`` when it keeps the tool's ``outputSchema`` promise (an error result always does).
 
     Raises:

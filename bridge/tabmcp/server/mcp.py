@@ -19,7 +19,7 @@ import json
 import logging
 import re
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -42,6 +42,7 @@ from ..core.progress import PHASE, Phase
 from ..core.registry import ToolEntry
 from ..core.telemetry.definitions import META_DATA_COUNTS
 from ..core.tools import Bridge
+from ..core.trust.text import ShownResult
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
 from .http_transport import HTTP_SPLICE, PLACEHOLDER
@@ -314,7 +315,7 @@ class _Handlers:
         await self.core.settle()
         view = self.notifier.view_for(ctx)
         apart = _TOOLS_APART.get()
-        tools: list[dict[str, Any]]
+        tools: list[Mapping[str, Any]]
         if apart is not None:  # already sieved for this version: the SDK shapes the rest
             wire = self.core.listing_json(view, protocol_version=ctx.protocol_version)
             # (stdio and /mcp-stream write the bytes, .mcp_streams: they need no list)
@@ -364,12 +365,13 @@ class _Handlers:
             beat.cancel()
             PHASE.reset(token)
 
-    def _stamped(self, result: dict[str, Any], modern: bool) -> dict[str, Any]:
-        """The server's serverInfo stamp, taken once (2026-07-28 results carry it)."""
+    def _stamped(self, result: ShownResult, modern: bool) -> dict[str, Any]:
+        """The answer as the SDK takes it, with the server's serverInfo stamp taken once
+        (2026-07-28 results carry it)."""
         meta = result.get("_meta")
         if modern and self.server_info is not None and (meta is None or isinstance(meta, dict)):
-            result["_meta"] = {**(meta or {}), types.SERVER_INFO_META_KEY: self.server_info}
-        return result
+            return {**result, "_meta": {**(meta or {}), types.SERVER_INFO_META_KEY: self.server_info}}
+        return dict(result)
 
     async def _heartbeat(self, ctx: ServerRequestContext[Any, Any], token: str | int, phase: Phase) -> None:
         interval = self.core.config.mcp.progress_interval_s

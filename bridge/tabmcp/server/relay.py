@@ -21,6 +21,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from websockets.asyncio.client import ClientConnection
 
 from ..config import Config
+from ..core.trust.text import amended
 from ..errors import ExtensionDisconnected
 from .app import BridgeApp, PortInUse, bind_socket
 from .call_path import error_result
@@ -154,7 +155,7 @@ class Relay:
         if method == "tools/call":
             result = error_result(ExtensionDisconnected(GONE))
             if modern:  # 2026-07-28 results say what they are
-                result["resultType"] = "complete"
+                result = amended(result, result_type="complete")
             answer: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
         else:
             answer = {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32603, "message": GONE}}

@@ -9,7 +9,7 @@ from typing import Any
 
 from ... import errors
 from .. import telemetry as telemetry_core
-from ..trust.text import PageJson, PageValue, ShownResult, ours
+from ..trust.text import PageJson, PageValue, ShownResult, amended, joined, ours, shown_result
 from .base import BuiltinTool, ToolContext, text
 
 __all__ = ["ANALYZE", "CONFIGURE", "GENERATE", "OBSERVE", "as_telemetry", "live"]
@@ -63,7 +63,7 @@ async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
                 exc = ctx.trust.page_error(exc, tab.origin if tab else "", tab.url if tab else "", "observe")
             shown_page = {"unavailable": exc.to_dict()}
             shown = exc.shown or ours(json.dumps(shown_page, ensure_ascii=False)[:4000])
-            result["content"].append(text("Live page: " + shown))
+            result = joined(result, shown_result([ours("Live page: " + shown)]))
         else:
             # The page's title, headings and text are the page's words: untrusted content.
             framed = as_page_content(ctx, tab_id, "observe", PageJson({
@@ -72,9 +72,8 @@ async def observe(ctx: ToolContext, arguments: dict[str, Any]) -> ShownResult:
             }))
             # the gate's copy only: one too large is dropped (its _meta says so), never the page's own
             shown_page = framed.get("structuredContent", {"dropped": "too large (see _meta tabmcp/trust)"})
-            result["content"].extend(framed["content"])
-            result.setdefault("_meta", {}).update(framed.get("_meta") or {})
-        result["structuredContent"] = {**(result.get("structuredContent") or {}), "page": shown_page}
+            result = joined(result, framed)
+        result = amended(result, structured={**(result.get("structuredContent") or {}), "page": shown_page})
     if ctx.view.exposure.note_observe(exposure_enabled=store.settings.dynamic_exposure):
         await ctx.notify_changed()
     return result

@@ -19,7 +19,7 @@ from .lockdown import Lockdown
 from .pins import PinLimits, Pins, PinState, definition_of
 from .results import META_TRUST, ResultSource, process_result
 from .settings import TrustSettings
-from .text import Listed, PageJson, Shown, ShownResult
+from .text import Listed, PageJson, Shown, ShownResult, relisted
 
 __all__ = ["CHANGED_PREFIX", "ERROR_CHARS", "META_PIN", "TrustGuard"]
 
@@ -78,14 +78,14 @@ class TrustGuard:
         self._observed[key] = (tool, state)
         return state
 
-    def mark_definition(self, entry: ToolEntry, definition: Listed) -> None:
-        """Mark a listed definition that changed since it was pinned (its diff is of the page's
-        definitions: cleaned as their listed text is)."""
+    def mark_definition(self, entry: ToolEntry, definition: Listed) -> Listed:
+        """A listed definition marked if it changed since it was pinned (its diff is of the page's
+        definitions: cleaned as their listed text is); else the same one."""
         state = self.observe(entry)
-        if state.changed:
-            definition["description"] = CHANGED_PREFIX + str(definition.get("description", ""))
-            meta = definition.setdefault("_meta", {})
-            meta[META_PIN] = {"status": "changed", "diff": definition_text(state.diff)}
+        if not state.changed:
+            return definition
+        return relisted(definition, Shown(CHANGED_PREFIX + str(definition.get("description", ""))),
+                        {META_PIN: {"status": "changed", "diff": definition_text(state.diff)}})
 
     @property
     def version(self) -> int:

@@ -9,7 +9,7 @@ overload marked deprecated, which strict mypy reports as an error.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, NewType, TypedDict, overload
 
 from pydantic import GetCoreSchemaHandler
@@ -26,11 +26,14 @@ __all__ = [
     "Shown",
     "ShownResult",
     "ShownTree",
+    "amended",
+    "joined",
     "listed",
     "listed_definition",
     "our_result",
     "ours",
     "page_strings",
+    "relisted",
     "shown_result",
 ]
 
@@ -86,19 +89,22 @@ the gate turns one into a :data:`ShownResult`."""
 PageValue = NewType("PageValue", object)
 """Any JSON value a page wrote (a page query's answer): narrowed with ``isinstance`` before use."""
 
-ShownResult = NewType("ShownResult", dict[str, Any])
+ShownResult = NewType("ShownResult", Mapping[str, Any])
 """A tool's answer (an MCP CallToolResult) the agent may receive: made by the gate from a
 :data:`PageJson`, or by :func:`shown_result` from :data:`Shown` texts. Every built-in handler and
-the call path return it, so a page value handed to the agent past the gate fails strict mypy."""
+the call path return it, so a page value handed to the agent past the gate fails strict mypy. A
+``Mapping``: once made it is not changed; :func:`amended` and :func:`joined` make new ones."""
 
 
-ShownTree = NewType("ShownTree", dict[str, Any])
+ShownTree = NewType("ShownTree", Mapping[str, Any])
 """A page-written schema as a listing shows it: made by
-:func:`tabmcp.core.trust.gate.definition_schema` from a checked definition's :data:`PageJson`."""
+:func:`tabmcp.core.trust.gate.definition_schema` from a checked definition's :data:`PageJson`
+(a ``Mapping``: not changed once made)."""
 
-Listed = NewType("Listed", dict[str, Any])
+Listed = NewType("Listed", Mapping[str, Any])
 """One page tool's or category's definition as the agent is shown it: made only by
-:func:`listed_definition`, so a listing builder that puts a page's own field in it fails strict mypy."""
+:func:`listed_definition`, so a listing builder that puts a page's own field in it fails strict mypy
+(a ``Mapping``: not changed once made; :func:`relisted` makes a changed copy of checked text)."""
 
 
 class ListedAnnotations(TypedDict, total=False):
@@ -135,6 +141,12 @@ def listed_definition(
     return Listed(out)
 
 
+def relisted(definition: Listed, description: Shown, meta: Mapping[str, Any]) -> Listed:
+    """A listing entry with another checked description and more of the bridge's ``_meta`` keys
+    (checked text too): a new entry, the given one unchanged."""
+    return Listed({**definition, "description": description, "_meta": {**definition.get("_meta", {}), **meta}})
+
+
 @overload
 @deprecated("page text reaches the agent only through the gate")
 def shown_result(
@@ -169,6 +181,53 @@ def our_result(result: dict[str, Any]) -> ShownResult: ...
 def our_result(result: dict[str, Any]) -> ShownResult:
     """An answer the bridge wrote itself, with no page text in it (``input_required``)."""
     return ShownResult(result)
+
+
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def amended(
+    result: ShownResult, /, *, structured: PageJson, meta: Mapping[str, Any] | None = None,
+    is_error: bool | None = None, result_type: str | None = None,
+) -> ShownResult: ...
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def amended(
+    result: ShownResult, /, *, structured: Mapping[str, Any] | None = None, meta: PageJson,
+    is_error: bool | None = None, result_type: str | None = None,
+) -> ShownResult: ...
+@overload
+def amended(
+    result: ShownResult, /, *, structured: Mapping[str, Any] | None = None, meta: Mapping[str, Any] | None = None,
+    is_error: bool | None = None, result_type: str | None = None,
+) -> ShownResult: ...
+def amended(
+    result: ShownResult, /, *, structured: Mapping[str, Any] | None = None, meta: Mapping[str, Any] | None = None,
+    is_error: bool | None = None, result_type: str | None = None,
+) -> ShownResult:
+    """A new answer: ``result`` with the bridge's own fields (``structured`` in place of its
+    ``structuredContent``, ``meta`` keys added to its ``_meta``, ``isError``, and ``resultType``
+    unless it has one); the given answer is unchanged."""
+    out = dict(result)
+    if structured is not None:
+        out["structuredContent"] = structured
+    if meta:
+        out["_meta"] = {**(result.get("_meta") or {}), **meta}
+    if is_error is not None:
+        out["isError"] = is_error
+    if result_type is not None and "resultType" not in result:
+        out["resultType"] = result_type
+    return ShownResult(out)
+
+
+def joined(first: ShownResult, then: ShownResult) -> ShownResult:
+    """One answer of two the gate or the bridge made: ``then``'s content after ``first``'s, both
+    ``_meta`` merged (``then``'s keys win); ``first``'s other fields kept."""
+    out = dict(first)
+    out["content"] = [*first.get("content", ()), *then.get("content", ())]
+    meta = {**(first.get("_meta") or {}), **(then.get("_meta") or {})}
+    if meta:
+        out["_meta"] = meta
+    return ShownResult(out)
 
 
 def page_strings(value: Any, place: str = "") -> Iterator[tuple[str, str]]:
