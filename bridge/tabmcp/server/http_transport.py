@@ -23,11 +23,11 @@ listing, 91 KiB, costs about 0.7 ms of CPU per request, more than everything els
 costs). :class:`ListingSplice` wraps the SDK's app, as stdio's and ``/mcp-stream``'s writers do
 their streams (:func:`.mcp_streams.encode`): :class:`.mcp.ListingCache` hands the request's
 :class:`Splice` the tools array's bytes and gives the SDK a one-string placeholder for it, and the
-wrapper puts the bytes where the SDK wrote the placeholder (:mod:`..core.listing_splice`, the splice
-the byte transports use too; the ``Content-Length`` follows). The SDK
-still parses, validates, dispatches and shapes the request. Only 2026-07-28 requests are spliced:
-a handshake-era answer is also kept in the session's events for a resumed stream, which must
-replay the listing itself.
+wrapper puts the bytes where the SDK wrote the placeholder with the byte transports' splice
+(:mod:`..core.listing_splice`: a placeholder not there exactly once is refused by name); the
+``Content-Length`` follows. The SDK still parses, validates, dispatches and shapes the request.
+Only 2026-07-28 requests are spliced: a handshake-era answer is also kept in the session's events
+for a resumed stream, which must replay the listing itself.
 """
 
 from __future__ import annotations
