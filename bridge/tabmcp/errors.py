@@ -5,6 +5,10 @@
     BridgeError
     ├── ConfigError                  The config file or a flag is invalid.
     ├── InvalidState                 An object was used in a state that forbids it.
+    ├── SpliceError                  A kept listing's bytes could not go into the SDK's answer: refused by name, never
+    │   │                            answered wrong.
+    │   ├── PlaceholderMissing       The SDK's answer holds no placeholder array to replace (core/listing_splice.py).
+    │   └── PlaceholderRepeated      The SDK's answer holds the placeholder more than once (core/listing_splice.py).
     ├── PairingError                 ``tabmcp pair`` could not pair (``code`` names why; the control API answers it).
     │   ├── PairingCodeWrong         PAIRING_CODE_WRONG: No pending pairing request has the code typed (or it expired).
     │   ├── PairingLocked            PAIRING_LOCKED: Too many wrong codes in a row: every pending code is void (ask for a
@@ -122,6 +126,8 @@ __all__ = [
     "PairingLocked",
     "PairingUnknown",
     "Paused",
+    "PlaceholderMissing",
+    "PlaceholderRepeated",
     "ProtocolError",
     "ProtocolVersionMismatch",
     "QueryFailed",
@@ -134,6 +140,7 @@ __all__ = [
     "SiteNotRegistered",
     "SiteRedirected",
     "SiteToolGone",
+    "SpliceError",
     "TabClosed",
     "TabFlooded",
     "TabNavigated",
@@ -269,6 +276,18 @@ class ConfigError(BridgeError):
 
 class InvalidState(BridgeError):
     """An object was used in a state that forbids it."""
+
+
+class SpliceError(BridgeError):
+    """A kept listing's bytes could not go into the SDK's answer: refused by name, never answered wrong."""
+
+
+class PlaceholderMissing(SpliceError):
+    """The SDK's answer holds no placeholder array to replace (core/listing_splice.py)."""
+
+
+class PlaceholderRepeated(SpliceError):
+    """The SDK's answer holds the placeholder more than once (core/listing_splice.py)."""
 
 
 class PairingError(BridgeError):

@@ -298,7 +298,8 @@ async def test_a_spliced_http_listing_is_the_sdks_listing(profile: str):
 async def test_a_spliced_answer_streamed_as_events_gets_its_bytes():
     """An SSE answer (the SDK commits to a stream before the result when the handler notifies)
     has no Content-Length: the bytes go into the event that carries the placeholder."""
-    from tabmcp.server.http_transport import PLACEHOLDER, Splice
+    from tabmcp.core.listing_splice import PLACEHOLDER
+    from tabmcp.server.http_transport import Splice
 
     sent: list[dict[str, Any]] = []
 

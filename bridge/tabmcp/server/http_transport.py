@@ -23,15 +23,17 @@ listing, 91 KiB, costs about 0.7 ms of CPU per request, more than everything els
 costs). :class:`ListingSplice` wraps the SDK's app, as stdio's and ``/mcp-stream``'s writers do
 their streams (:func:`.mcp_streams.encode`): :class:`.mcp.ListingCache` hands the request's
 :class:`Splice` the tools array's bytes and gives the SDK a one-string placeholder for it, and the
-wrapper puts the bytes where the SDK wrote the placeholder (the ``Content-Length`` follows). The SDK
-still parses, validates, dispatches and shapes the request. Only 2026-07-28 requests are spliced:
-a handshake-era answer is also kept in the session's events for a resumed stream, which must
-replay the listing itself.
+wrapper puts the bytes where the SDK wrote the placeholder with the byte transports' splice
+(:mod:`..core.listing_splice`: a placeholder not there exactly once is refused by name); the
+``Content-Length`` follows. The SDK still parses, validates, dispatches and shapes the request.
+Only 2026-07-28 requests are spliced: a handshake-era answer is also kept in the session's events
+for a resumed stream, which must replay the listing itself.
 """
 
 from __future__ import annotations
 
 import contextvars
+import logging
 import secrets
 from collections import OrderedDict
 
@@ -40,8 +42,13 @@ from mcp.server.streamable_http import EventCallback, EventId, EventMessage, Eve
 from mcp_types import JSONRPCMessage, RequestId, jsonrpc_message_adapter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["HTTP_SPLICE", "PLACEHOLDER", "RETRY_MS", "BridgeHTTPTransport", "ListingSplice", "SessionEvents", "Splice",
+from ..core.listing_splice import carries_placeholder, refusal, splice
+from ..errors import SpliceError
+
+__all__ = ["HTTP_SPLICE", "RETRY_MS", "BridgeHTTPTransport", "ListingSplice", "SessionEvents", "Splice",
            "install"]
+
+log = logging.getLogger("tabmcp.mcp")
 
 RETRY_MS = 1000
 """The SSE ``retry`` the bridge suggests: how long a client waits before it reconnects a stream."""
@@ -113,15 +120,9 @@ def install() -> None:
     streamable_http_manager.StreamableHTTPServerTransport = BridgeHTTPTransport  # type: ignore[attr-defined]
 
 
-PLACEHOLDER: list[str] = [f"tabmcp-splice-{secrets.token_hex(16)}"]
-"""What the SDK is given for a spliced tools array: one string no page can know (random per process)."""
-_MARK = b'["' + PLACEHOLDER[0].encode() + b'"]'
-"""The placeholder as the SDK writes it (``json.dumps``: no spaces in a one-string array)."""
-
-
 class Splice:
     """One HTTP request's kept listing: the tools array's bytes, once :class:`.mcp.ListingCache` put
-    them here (and the placeholder in the result)."""
+    them here (and :data:`.listing_splice.PLACEHOLDER` in the result)."""
 
     __slots__ = ("wire",)
 
@@ -129,7 +130,8 @@ class Splice:
         self.wire: bytes | None = None
 
     def sender(self, send: Send) -> Send:
-        """``send`` with the bytes put in place of the placeholder in the response's body."""
+        """``send`` with the bytes put in place of the placeholder in the response's body (the
+        message, or SSE event, that carries it: :func:`.listing_splice.splice`, or its refusal)."""
         held: Message | None = None
 
         async def out(message: Message) -> None:
@@ -144,8 +146,12 @@ class Splice:
                 await send(message)
                 return
             body = message.get("body", b"")
-            if message["type"] == "http.response.body" and _MARK in body:
-                body = body.replace(_MARK, self.wire, 1)
+            if message["type"] == "http.response.body" and carries_placeholder(body):
+                try:
+                    body = splice(body, self.wire)
+                except SpliceError as exc:
+                    log.error("tools/list answer over HTTP refused: %s", exc, exc_info=True)
+                    body = refusal(body, exc)
                 self.wire = None
                 message = {**message, "body": body}
             if held is not None:

@@ -37,6 +37,7 @@ from .. import __version__
 from ..core import tools
 from ..core.coalesce import Coalescer
 from ..core.disclosure import META_EXPANDED, META_REVISION, ClientView
+from ..core.listing_splice import PLACEHOLDER
 from ..core.paging import BadCursor, page_of
 from ..core.progress import PHASE, Phase
 from ..core.registry import ToolEntry
@@ -45,7 +46,7 @@ from ..core.tools import Bridge
 from ..core.trust.text import ShownResult
 from .approvals import Approvals
 from .call_path import META_TRACE, CallPath
-from .http_transport import HTTP_SPLICE, PLACEHOLDER
+from .http_transport import HTTP_SPLICE, Splice
 from .mcp_streams import SPLICES, EncodedTools
 
 if TYPE_CHECKING:  # the facade the handlers read: the composition root (tabmcp/wiring.py)
@@ -108,11 +109,19 @@ def is_dynamic(protocol_version: str) -> bool:
     return protocol_version not in MODERN_PROTOCOL_VERSIONS
 
 
+def _http_splice(ctx: ServerRequestContext[Any, Any]) -> Splice | None:
+    """The :class:`.http_transport.Splice` that writes the answer to ``ctx``: a 2026-07-28 HTTP
+    request's. A handshake-era answer is never spliced (its session's events keep the message a
+    resumed stream replays, and its handler may see another request's splice)."""
+    splice = HTTP_SPLICE.get()
+    return None if splice is None or is_dynamic(ctx.protocol_version) else splice
+
+
 def _splices(ctx: ServerRequestContext[Any, Any]) -> bool:
     """Does the transport answering ``ctx`` write an :class:`EncodedTools`' bytes itself (so its
     list may stay empty)? stdio and ``/mcp-stream`` always; HTTP for a 2026-07-28 request
     (:mod:`.http_transport`)."""
-    return SPLICES.get() or (HTTP_SPLICE.get() is not None and not is_dynamic(ctx.protocol_version))
+    return SPLICES.get() or _http_splice(ctx) is not None
 
 
 class _ListenedBus(InMemorySubscriptionBus):
@@ -468,8 +477,8 @@ class ListingCache:
     def _spliced(ctx: ServerRequestContext[Any, Any], result: Any) -> Any:
         """``result`` as an HTTP request's answer is written: the tools' bytes to the request's
         :class:`.http_transport.Splice`, a placeholder for them to the SDK (2026-07-28 only)."""
-        splice = HTTP_SPLICE.get()
-        if splice is None or is_dynamic(ctx.protocol_version) or not isinstance(result, dict):
+        splice = _http_splice(ctx)
+        if splice is None or not isinstance(result, dict):
             return result
         tools = result.get("tools")
         if type(tools) is not EncodedTools:

@@ -6,9 +6,9 @@ as over HTTP. Two things here keep that cheap:
 
 * a tools/list result whose ``tools`` is an :class:`EncodedTools` (what :class:`.mcp.ListingCache`
   keeps: the tools array the core holds as bytes, :meth:`BridgeCore.listing_json`) is written with
-  those bytes spliced in (:func:`encode`), not re-encoded tool by tool (a 2026-07-28 HTTP answer
-  gets them through :mod:`.http_transport`'s splice); the SDK's handshake-era HTTP transport sees
-  a plain list and encodes it as usual;
+  those bytes spliced in (:func:`encode`, with :mod:`..core.listing_splice`, the splice a
+  2026-07-28 HTTP answer gets too through :mod:`.http_transport`), not re-encoded tool by tool;
+  the SDK's handshake-era HTTP transport sees a plain list and encodes it as usual;
 * the streams carry each message's sender context (:class:`ContextReceiveStream`): the SDK runs a
   request's handler in the context of the task that read it when its read stream has a
   ``last_context`` (as its own transports' streams do), which is how the debug trace's
@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import logging
 from collections import deque
 from types import TracebackType
 from typing import Any, Generic, TypeVar
@@ -31,9 +32,14 @@ import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
+from ..core.listing_splice import PLACEHOLDER, refusal, splice
+from ..errors import SpliceError
+
 __all__ = ["SPLICES", "ContextReceiveStream", "ContextSendStream", "EncodedTools", "encode", "message_streams", "parse"]
 
 T = TypeVar("T")
+
+log = logging.getLogger("tabmcp.mcp")
 
 
 SPLICES: contextvars.ContextVar[bool] = contextvars.ContextVar("tabmcp.splices", default=False)
@@ -65,14 +71,18 @@ def parse(data: str | bytes) -> SessionMessage | Exception:
 
 def encode(message: types.JSONRPCMessage) -> bytes:
     """A message's bytes, as the SDK's transports write it (``model_dump_json``), except that a
-    tools/list result's :class:`EncodedTools` goes in as the bytes it already is."""
+    tools/list result's :class:`EncodedTools` goes in as the bytes it already is: the SDK encodes
+    the result around the placeholder and :func:`.listing_splice.splice` puts the bytes there (a
+    refused splice answers the request with an error naming why)."""
     if isinstance(message, types.JSONRPCResponse) and type(message.result.get("tools")) is EncodedTools:
-        tools: EncodedTools = message.result["tools"]
-        rest = {k: v for k, v in message.result.items() if k != "tools"}
-        head = message.model_copy(update={"result": rest}).model_dump_json(by_alias=True, exclude_unset=True)
-        if head.endswith("{}}"):  # (the result is the response's last field: ``...,"result":{...}}``)
-            return b"".join((head[:-2].encode(), b'"tools":', tools.wire, b"}}"))
-        return b"".join((head[:-2].encode(), b',"tools":', tools.wire, b"}}"))
+        wire = message.result["tools"].wire
+        body = message.model_copy(update={"result": {**message.result, "tools": PLACEHOLDER}}).model_dump_json(
+            by_alias=True, exclude_unset=True).encode()
+        try:
+            return splice(body, wire)
+        except SpliceError as exc:
+            log.error("tools/list answer %r refused: %s", message.id, exc, exc_info=True)
+            return refusal(body, exc)
     return message.model_dump_json(by_alias=True, exclude_unset=True).encode()
 
 
