@@ -2032,6 +2032,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_mcp_streams.py",),
     ),
     Mutation(
+        "direct-write-not-broken-by-a-gone-peer",
+        "after a write to a client that went away, later answers are written to nowhere instead of refused",
+        "bridge/tabmcp/server/direct_writes.py",
+        "                self._broken = True",
+        "                pass",
+        ("bridge/tests/test_direct_writes.py",),
+    ),
+    Mutation(
+        "direct-write-overtaken",
+        "an answer sent while an earlier one waits for the socket is written first (the lock dropped)",
+        "bridge/tabmcp/server/direct_writes.py",
+        "        async with self._lock:  # uncontended: taken without a trip round the loop",
+        "        if True:",
+        ("bridge/tests/test_direct_writes.py",),
+    ),
+    Mutation(
         "sniffio-not-told",
         "the bridge's loop thread no longer tells sniffio it runs asyncio (anyio looks the task up on every SDK operation)",
         "bridge/tabmcp/event_loop.py",
