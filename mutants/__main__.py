@@ -2032,6 +2032,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_mcp_streams.py",),
     ),
     Mutation(
+        "activity-full-batch-on-the-call-path",
+        "the call that fills an activity batch writes it (redaction, SQLite) before its answer again",
+        "bridge/tabmcp/core/activity.py",
+        "        if due and self.flush_soon is not None and self.flush_soon():",
+        "        if False:",
+        ("bridge/tests/test_activity.py", "-k", "next_turn"),
+    ),
+    Mutation(
+        "activity-full-batch-never-written",
+        "a full activity batch asked to be written in the loop's next turn is not (only the timer writes it, late)",
+        "bridge/tabmcp/server/write_behind.py",
+        "        self._soon = loop.call_soon(self._fire_soon)",
+        "        pass",
+        ("bridge/tests/test_activity.py", "-k", "next_turn"),
+    ),
+    Mutation(
         "direct-write-not-broken-by-a-gone-peer",
         "after a write to a client that went away, later answers are written to nowhere instead of refused",
         "bridge/tabmcp/server/direct_writes.py",

@@ -118,6 +118,7 @@ class BridgeCore:
             self.activity.flush, delay_s=ACTIVITY_FLUSH_DELAY_S, name="activity"
         )
         """Writes the activity batch within a second of a call, with or without later calls."""
+        self.activity.flush_soon = self.activity_writer.soon  # a full batch: after the answer, not before it
         self.controls = person_controls(config.store.path)
         """The person's switches (popup, ``tabmcp controls``)."""
         self.forms_switches = FormsSwitchStore(config.store.path)
