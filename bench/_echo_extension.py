@@ -39,8 +39,9 @@ async def echo_extension(port: int, churn_s: float | None = None) -> AsyncIterat
     pairing_id, secret = await ControlClient(port).create_pairing("bench stand-in")  # as a launcher pairs
     await ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "extensionVersion": "bench",
                               "extensionId": EXTENSION_ID, "instanceId": "bench",
-                              "pairing": {"id": pairing_id, "secret": secret}}))
-    welcome = json.loads(await ws.recv())
+                              "pairing": {"id": pairing_id, "secret": secret},
+                              "batch": True}))  # as the real extension's worker says (batched frames)
+    welcome = json.loads(str(await ws.recv()).splitlines()[0])  # (what follows it in the frame: nothing to answer)
     if welcome.get("type") != "welcome":
         raise RuntimeError(f"the bridge did not welcome the stand-in extension: {welcome}")
     await ws.send(json.dumps({"type": "tabs.sync", "tabs": [{
