@@ -17,8 +17,8 @@ import anyio
 from mcp.server.lowlevel import Server
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from .extension import is_loopback_host
 from .direct_writes import DirectWrites
+from .extension import is_loopback_host
 from .mcp_streams import SPLICES, message_streams, parse
 from .trace import ARRIVED, trace_enabled
 
