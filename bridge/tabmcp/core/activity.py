@@ -216,12 +216,13 @@ class ActivityLog:
         max_rows: int = DEFAULT_ROWS,
         redactor: Redactor | Callable[[], Redactor] | None = None,
         on_pending: Callable[[], None] | None = None,
+        flush_soon: Callable[[], bool] | None = None,
     ) -> None:
         self.rows = rows
         self.on_pending = on_pending
         """Called (outside the lock) when a row arrives in an empty batch: the server arms a timer
         that calls :meth:`flush` within :data:`FLUSH_EVERY_S`."""
-        self.flush_soon: Callable[[], bool] | None = None
+        self.flush_soon = flush_soon
         """Asked (outside the lock) when a batch is full: the server writes it in its loop's next turn, so
         the call that filled it does not wait for the write (it returns False without a loop: the call writes it)."""
         self.max_rows = max_rows
