@@ -53,8 +53,10 @@ async def echo_extension(port: int, churn_s: float | None = None) -> AsyncIterat
             for line in str(frame).splitlines():
                 message: dict[str, Any] = json.loads(line)
                 if message.get("type") == "call.start":
-                    await ws.send(json.dumps({"type": "call.result", "callId": message["callId"],
-                                              "ok": True, "result": RESULT}))
+                    reply: dict[str, Any] = {"type": "call.result", "callId": message["callId"], "ok": True, "result": RESULT}
+                    if "trace" in message:  # debug mode: the stamps go back, as the worker sends them (none of its own)
+                        reply["trace"] = message["trace"]
+                    await ws.send(json.dumps(reply))
                 elif message.get("type") == "ping":
                     await ws.send(json.dumps({"type": "pong", "ts": message.get("ts")}))
 
