@@ -2048,6 +2048,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_activity.py", "-k", "next_turn"),
     ),
     Mutation(
+        "outbox-quiet-waits-a-turn",
+        "on a quiet link a lone call.start waits a loop turn in the outbox's writer task again",
+        "bridge/tabmcp/server/extension.py",
+        "        if self._quiet():",
+        "        if False:",
+        ("bridge/tests/test_extension_link.py", "-k", "quiet"),
+    ),
+    Mutation(
+        "outbox-cancelled-write-loses-texts",
+        "a sending task cancelled while it writes at once loses its texts and those queued behind it",
+        "bridge/tabmcp/server/extension.py",
+        "            self._lines[:0] = unsent",
+        "            self._lines.clear()",
+        ("bridge/tests/test_extension_link.py", "-k", "quiet"),
+    ),
+    Mutation(
         "direct-write-not-broken-by-a-gone-peer",
         "after a write to a client that went away, later answers are written to nowhere instead of refused",
         "bridge/tabmcp/server/direct_writes.py",
