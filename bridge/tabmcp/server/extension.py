@@ -3,7 +3,8 @@
 The handshake needs an extension ``Origin`` (keeps web pages out) and a loopback ``Host`` (DNS
 rebinding); a local program can forge any ``Origin``, so what admits a link is its pairing, on
 ``hello`` (docs/security.md §1). A peer that asked for ``batch`` gets one frame per loop turn
-(:class:`Outbox`), so ten calls started together cost the worker one frame, not ten.
+(:class:`Outbox`), so ten calls started together cost the worker one frame, not ten; on a quiet
+link (nothing else in flight) a message is written at once instead.
 """
 
 from __future__ import annotations
