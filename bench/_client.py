@@ -22,6 +22,10 @@ a line on stdin, a JSON line on stdout each:
   call without the SDK client's share. ``{"samples": [...]}``.
 - ``{"op": "time_stream", "url": WS_URL, "tool": NAME, "calls": N, "warmup": W}``: as
   ``time_raw``, over the bridge's ``/mcp-stream``. ``{"samples": [...]}``.
+- ``{"op": "trace_stream", "url": WS_URL, "tool": NAME, "calls": N, "warmup": W}``: as
+  ``time_stream``, each call asking for the bridge's hop timestamps (``TABMCP_TRACE=1``); answered
+  as ``trace``, each call's stamps framed by ``client.send`` and ``client.recv`` (the answer read,
+  then parsed for its stamps).
 - ``{"op": "list_stream", "url": WS_URL, "rounds": N}``: N tools/list over the bridge's
   ``/mcp-stream`` (a handshake-era session kept open), sent raw, each answer read whole and not
   parsed: the server's share on a transport the bridge writes itself (as stdio).
@@ -262,6 +266,29 @@ async def _time_stream(
     return out
 
 
+async def _trace_stream(
+    streams: dict[str, Any], stack: contextlib.AsyncExitStack, url: str, tool: str, calls: int, warmup: int
+) -> dict[str, Any]:
+    """tools/call over ``/mcp-stream``, sent raw, each asking for the bridge's hop timestamps."""
+    ws = await _stream(streams, stack, url)
+    traces = []
+    for i in range(warmup + calls):
+        request = json.dumps({"jsonrpc": "2.0", "id": f"t{i}", "method": "tools/call",
+                              "params": {"name": tool, "arguments": {}, "_meta": {"tabmcp/trace": True}}})
+        sent = time.time_ns() / 1e6
+        await ws.send(request)
+        frame = await ws.recv(decode=False)
+        while frame.startswith(b'{"jsonrpc":"2.0","method":"notifications/'):  # a list change: not the answer
+            frame = await ws.recv(decode=False)
+        received = time.time_ns() / 1e6
+        stamps = ((json.loads(frame).get("result") or {}).get("_meta") or {}).get("tabmcp/trace")
+        if not stamps:
+            return {"error": f"no trace in the answer (is TABMCP_TRACE=1 set?): {frame[:300]!r}"}
+        if i >= warmup:
+            traces.append([["client.send", sent], *stamps, ["client.recv", received]])
+    return {"traces": traces}
+
+
 async def _stream(streams: dict[str, Any], stack: contextlib.AsyncExitStack, url: str) -> Any:
     """One handshake-era session on the bridge's ``/mcp-stream`` per URL, opened once and kept."""
     import websockets
@@ -368,6 +395,8 @@ async def run(args: argparse.Namespace) -> None:
                         out["samples"].append(time.perf_counter() - start)
                 elif cmd["op"] == "time_stream":
                     out = await _time_stream(streams, stack, cmd["url"], cmd["tool"], cmd["calls"], cmd.get("warmup", 0))
+                elif cmd["op"] == "trace_stream":
+                    out = await _trace_stream(streams, stack, cmd["url"], cmd["tool"], cmd["calls"], cmd.get("warmup", 0))
                 elif cmd["op"] == "list_stream":
                     out = await _list_stream(streams, stack, cmd["url"], cmd["rounds"])
                 elif cmd["op"] == "time_get":

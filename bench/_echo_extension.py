@@ -39,8 +39,9 @@ async def echo_extension(port: int, churn_s: float | None = None) -> AsyncIterat
     pairing_id, secret = await ControlClient(port).create_pairing("bench stand-in")  # as a launcher pairs
     await ws.send(json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "extensionVersion": "bench",
                               "extensionId": EXTENSION_ID, "instanceId": "bench",
-                              "pairing": {"id": pairing_id, "secret": secret}}))
-    welcome = json.loads(await ws.recv())
+                              "pairing": {"id": pairing_id, "secret": secret},
+                              "batch": True}))  # as the real extension's worker says (batched frames)
+    welcome = json.loads(str(await ws.recv()).splitlines()[0])  # (what follows it in the frame: nothing to answer)
     if welcome.get("type") != "welcome":
         raise RuntimeError(f"the bridge did not welcome the stand-in extension: {welcome}")
     await ws.send(json.dumps({"type": "tabs.sync", "tabs": [{
@@ -52,8 +53,10 @@ async def echo_extension(port: int, churn_s: float | None = None) -> AsyncIterat
             for line in str(frame).splitlines():
                 message: dict[str, Any] = json.loads(line)
                 if message.get("type") == "call.start":
-                    await ws.send(json.dumps({"type": "call.result", "callId": message["callId"],
-                                              "ok": True, "result": RESULT}))
+                    reply: dict[str, Any] = {"type": "call.result", "callId": message["callId"], "ok": True, "result": RESULT}
+                    if "trace" in message:  # debug mode: the stamps go back, as the worker sends them (none of its own)
+                        reply["trace"] = message["trace"]
+                    await ws.send(json.dumps(reply))
                 elif message.get("type") == "ping":
                     await ws.send(json.dumps({"type": "pong", "ts": message.get("ts")}))
 

@@ -15,6 +15,7 @@ code as stdio), ``http`` (the SDK client over Streamable HTTP, 2026-07-28) and `
 client's last request replayed as is: the server's share).
 
     python -m bench.call_profile [--calls 3000] [--py-spy] [--out DIR] [--paths stream,http,http_raw]
+    python -m bench.call_profile --hops 3000   # traced calls over /mcp-stream: the bridge's hops, no browser
 """
 
 from __future__ import annotations
@@ -202,6 +203,13 @@ async def measure(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
                     if args.long:
                         results["_long"] = {"chunks": await _long(client, stream, args, bridge)}
                         return results
+                    if args.hops:
+                        await client.ask(op="trace_stream", url=stream, tool="noop", calls=args.warmup, warmup=0)
+                        got = await client.ask(op="trace_stream", url=stream, tool="noop", calls=args.hops, warmup=0)
+                        if "error" in got:
+                            raise RuntimeError(got["error"])
+                        results["_hops"] = {"traces": got["traces"]}
+                        return results
                     for key in args.paths.split(","):
                         label, op = PATHS[key]
                         extra: dict[str, Any] = {"url": stream} if op == "time_stream" else {}
@@ -255,14 +263,36 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--long", type=int, help="instead: this many calls over /mcp-stream, CPU per call per chunk")
     parser.add_argument("--chunk", type=int, default=10_000)
     parser.add_argument("--churn", type=float, help="the stand-in's second tab is replaced every this many seconds")
+    parser.add_argument("--hops", type=int, help="instead: this many traced calls over /mcp-stream (debug mode), "
+                        "the bridge's own hops without a browser")
     parser.add_argument("--echo-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.echo_child:
         run_loop(_echo_child(args.echo_child, args.churn))
         return 0
     start = loadavg()
+    if args.hops:
+        os.environ["TABMCP_TRACE"] = "1"  # debug mode in this process's bridge: calls that ask are stamped
     results = run_loop(measure(args))
     end = loadavg()
+    if "_hops" in results:
+        from bench.roundtrip import breakdown
+
+        traces = results["_hops"]["traces"]
+        assert isinstance(traces, list)
+        rows = [r for r in breakdown(traces) if r[0] != "browser half"]  # no browser: the stand-in's row below
+        for row in rows:
+            if row[0] == "bridge.sent → bridge.frame":
+                row[1] = "call.start encoded, written → WebSocket → the stand-in → WebSocket → uvicorn"
+        print_table(
+            f"Where a no-op call's time goes in the bridge, over /mcp-stream ({args.hops:,} traced calls, ms)",
+            ["hop (stamp → stamp)", "what runs there", "p50", "p90", "share of p50"], rows,
+            note="The stand-in extension answers at once and sends the stamps back (none of its own), so "
+            "bridge.sent → bridge.frame is both WebSocket hops and the stand-in; client.send and client.recv are "
+            "the raw client's, around its send and its read of the answer. Tracing adds its own cost to each "
+            f"stamped hop. Load average at start: {start}; at end: {end}.",
+        )
+        return 0
     if "_long" in results:
         chunks = results["_long"]["chunks"]
         assert isinstance(chunks, list)

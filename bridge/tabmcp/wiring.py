@@ -114,6 +114,7 @@ class BridgeCore:
         self.activity = activity_log(  # agent calls that reach a page, redacted as telemetry is
             config.store.path, max_rows=config.store.activity_rows, redactor=lambda: self.telemetry.redactor,
             on_pending=lambda: self.activity_writer.poke(),
+            flush_soon=lambda: self.activity_writer.soon(),  # a full batch: after the answer, not before it
         )
         self.activity_writer = WriteBehind(
             self.activity.flush, delay_s=ACTIVITY_FLUSH_DELAY_S, name="activity"

@@ -13,6 +13,7 @@ import pytest
 from tabmcp.core.activity import (
     FLUSH_DELAY_S,
     FLUSH_EVERY_S,
+    FLUSH_ROWS,
     OUTCOME_ASKED,
     OUTCOME_OK,
     SUMMARY_CHARS,
@@ -274,3 +275,41 @@ async def test_the_servers_timer_writes_a_lone_call_within_a_second(tmp_path):
     writer.close()
     log.close()
     reader.close()
+
+
+async def test_a_full_batch_is_written_in_the_loops_next_turn_not_by_the_call_that_fills_it(tmp_path):
+    """With the server's write-behind, the call that fills a batch only asks for the write: it runs
+    in the loop's next turn (after that call's answer is written), and every row lands."""
+    from tabmcp.server.write_behind import WriteBehind
+
+    path = tmp_path / "bridge.db"
+    log = activity_log(path)
+    writer = WriteBehind(log.flush, delay_s=FLUSH_DELAY_S)
+    log.on_pending = writer.poke
+    log.flush_soon = writer.soon
+    reader = activity_log(path)
+
+    def in_file() -> int:
+        return int(reader.rows.db.execute("SELECT COUNT(*) FROM activity").fetchone()[0])
+
+    for n in range(FLUSH_ROWS + 3):  # one task step: the batch fills and more rows come
+        deferred(log, n)
+    assert in_file() == 0  # nothing written on the call path
+    await asyncio.sleep(0)  # the loop's next turn
+    assert in_file() == FLUSH_ROWS + 3  # one write, every row
+    assert writer.flushes == 1
+    writer.close()
+    log.close()
+    reader.close()
+
+
+def test_without_a_running_loop_the_call_that_fills_a_batch_writes_it(tmp_path):
+    from tabmcp.server.write_behind import WriteBehind
+
+    log = activity_log(tmp_path / "bridge.db")
+    writer = WriteBehind(log.flush, delay_s=FLUSH_DELAY_S)
+    log.flush_soon = writer.soon  # no loop runs: it says so, and the call writes the batch
+    for n in range(FLUSH_ROWS):
+        deferred(log, n)
+    assert log.rows.count() == FLUSH_ROWS
+    log.close()

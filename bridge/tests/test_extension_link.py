@@ -51,6 +51,8 @@ def result_of(start: dict[str, Any]) -> dict[str, Any]:
 async def test_calls_started_together_leave_in_one_frame_and_batched_answers_end_them_all(bridge: BridgeApp):
     ext = await connected(bridge, batch=True)
     entry = echo_entry(bridge)
+    held = asyncio.ensure_future(bridge.core.call_tool(entry, {"n": -1}))  # in flight: the link is not quiet
+    first = await ext.wait_for(lambda m: m["type"] == "call.start")
     frames_before = len(ext.frames)
     received_before = bridge.core.session.frames_received, bridge.core.session.messages_received
     calls = asyncio.gather(*(bridge.core.call_tool(entry, {"n": n}) for n in range(CALLS)))
@@ -58,13 +60,87 @@ async def test_calls_started_together_leave_in_one_frame_and_batched_answers_end
     # Started in the same turn of the bridge's loop: one frame, one call.start a line.
     assert ext.frames[frames_before:] == [CALLS]
     # All the answers in one frame too; each ends its own call.
-    await ext.send("\n".join(json.dumps(result_of(s)) for s in reversed(starts)))
+    await ext.send("\n".join(json.dumps(result_of(s)) for s in [*reversed(starts), first]))
     results = await asyncio.wait_for(calls, 10)
     assert [json.loads(r["content"][0]["text"]) for r in results] == [{"n": n} for n in range(CALLS)]
+    assert json.loads((await asyncio.wait_for(held, 10))["content"][0]["text"]) == {"n": -1}
     frames, messages = bridge.core.session.frames_received, bridge.core.session.messages_received
-    assert (frames - received_before[0], messages - received_before[1]) == (1, CALLS)
+    assert (frames - received_before[0], messages - received_before[1]) == (1, CALLS + 1)
     assert len(bridge.core.session.requests) == 0
     await ext.close()
+
+
+async def test_on_a_quiet_link_a_call_start_leaves_at_once_and_the_rest_of_its_turn_after_it(bridge: BridgeApp):
+    ext = await connected(bridge, batch=True)
+    entry = echo_entry(bridge)
+    frames_before = len(ext.frames)
+    calls = asyncio.gather(*(bridge.core.call_tool(entry, {"n": n}) for n in range(CALLS)))
+    starts = [await ext.wait_for(lambda m: m["type"] == "call.start") for _ in range(CALLS)]
+    # Nothing else was in flight: the first call.start was written by its own task, without
+    # waiting a turn; those started in that turn meanwhile follow in one frame.
+    assert ext.frames[frames_before:] == [1, CALLS - 1]
+    assert [s["arguments"] for s in starts] == [{"n": n} for n in range(CALLS)]
+    await ext.send("\n".join(json.dumps(result_of(s)) for s in starts))
+    assert len(await asyncio.wait_for(calls, 10)) == CALLS
+    await ext.close()
+
+
+class _Socket:
+    """What the outbox writes to: texts in order; a write waits while ``blocked`` is clear."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.blocked = asyncio.Event()
+        self.blocked.set()
+
+    async def send_text(self, data: str) -> None:
+        await self.blocked.wait()
+        self.texts.append(data)
+
+    async def close(self, code: int = 1000, reason: str | None = None) -> None:
+        return None
+
+
+class _BatchedLink(extension_module.Link):
+    @property
+    def batched(self) -> bool:  # as after a hello with batch: true
+        return True
+
+
+def _batched_outbox(socket: _Socket, quiet: bool) -> extension_module.Outbox:
+    outbox = extension_module.Outbox(socket, quiet=lambda: quiet)
+    outbox.peer = _BatchedLink(outbox)
+    return outbox
+
+
+async def test_a_quiet_outbox_writes_in_the_sending_task_and_a_busy_one_a_turn_later():
+    quiet = _Socket()
+    await _batched_outbox(quiet, quiet=True).send_text("a")
+    assert quiet.texts == ["a"]  # on the socket when the send returns
+    busy = _Socket()
+    outbox = _batched_outbox(busy, quiet=False)
+    await outbox.send_text("a")
+    await outbox.send_text("b")
+    assert busy.texts == []
+    await asyncio.sleep(0)  # the loop's next turn: the turn's texts as one frame
+    assert busy.texts == ["a\nb"]
+
+
+async def test_a_quiet_write_that_waits_keeps_the_order_and_a_cancelled_one_loses_nothing():
+    socket = _Socket()
+    outbox = _batched_outbox(socket, quiet=True)
+    socket.blocked.clear()  # the socket is not writable (flow control)
+    first = asyncio.create_task(outbox.send_text("a"))
+    await asyncio.sleep(0)
+    await outbox.send_text("b")  # behind the write that waits, not a frame of its own before it
+    first.cancel()  # the sending task goes (its client cancelled): its text is still written
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    socket.blocked.set()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert socket.texts == ["a\nb"]
+    await outbox.close()
 
 
 async def test_an_extension_that_does_not_batch_gets_one_message_a_frame(bridge: BridgeApp):

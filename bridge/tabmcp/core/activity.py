@@ -216,11 +216,15 @@ class ActivityLog:
         max_rows: int = DEFAULT_ROWS,
         redactor: Redactor | Callable[[], Redactor] | None = None,
         on_pending: Callable[[], None] | None = None,
+        flush_soon: Callable[[], bool] | None = None,
     ) -> None:
         self.rows = rows
         self.on_pending = on_pending
         """Called (outside the lock) when a row arrives in an empty batch: the server arms a timer
         that calls :meth:`flush` within :data:`FLUSH_EVERY_S`."""
+        self.flush_soon = flush_soon
+        """Asked (outside the lock) when a batch is full: the server writes it in its loop's next turn, so
+        the call that filled it does not wait for the write (it returns False without a loop: the call writes it)."""
         self.max_rows = max_rows
         self._redactor = redactor or Redactor()
         self._lock = threading.Lock()
@@ -294,8 +298,11 @@ class ActivityLog:
             # Written behind in batches so a call pays for a list append, not a SQLite transaction; after a
             # failed write the hot path waits FLUSH_EVERY_S, so a locked file costs one try a second.
             now = self.clock()
-            if now >= self._retry_at and (len(self._pending) >= FLUSH_ROWS
-                                          or now - self._flushed_at > FLUSH_EVERY_S):
+            due = now >= self._retry_at and (len(self._pending) >= FLUSH_ROWS or now - self._flushed_at > FLUSH_EVERY_S)
+        if due and self.flush_soon is not None and self.flush_soon():
+            due = False  # written in the loop's next turn, after this call's answer
+        if due:
+            with self._lock:
                 try:
                     self._flush_locked()
                 except StoreUnavailable:  # a locked file: the call still succeeds; the timer retries

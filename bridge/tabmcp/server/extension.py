@@ -3,7 +3,8 @@
 The handshake needs an extension ``Origin`` (keeps web pages out) and a loopback ``Host`` (DNS
 rebinding); a local program can forge any ``Origin``, so what admits a link is its pairing, on
 ``hello`` (docs/security.md §1). A peer that asked for ``batch`` gets one frame per loop turn
-(:class:`Outbox`), so ten calls started together cost the worker one frame, not ten.
+(:class:`Outbox`), so ten calls started together cost the worker one frame, not ten; on a quiet
+link (nothing else in flight) a message is written at once instead.
 """
 
 from __future__ import annotations
@@ -66,18 +67,29 @@ class _Socket(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
+def _never() -> bool:
+    return False
+
+
 class Outbox:
     """The socket as the hub's :class:`Link` sees it, joining one loop turn's texts once the peer reads batches.
 
-    ``send_text`` then returns before the write: a failed write is raised by the next ``send_text``.
+    ``send_text`` then returns before the write (a failed write is raised by the next ``send_text``),
+    except while ``quiet()`` (nothing else in flight on the bridge's links): what is sent then is
+    written at once by the sending task, with what comes while it writes, so a lone call's
+    ``call.start`` does not wait a loop turn for company that will not come. A burst that starts on a
+    quiet link leaves as two frames (its first message, then the rest of the turn).
     """
 
-    def __init__(self, socket: _Socket) -> None:
+    def __init__(self, socket: _Socket, *, quiet: Callable[[], bool] = _never) -> None:
         self._socket = socket
         self.peer: Peer | None = None
         """Whose hello decides (the :class:`Link` this outbox writes for)."""
+        self._quiet = quiet
         self._lines: list[str] = []
         self._writer: asyncio.Task[None] | None = None
+        self._writing: asyncio.Future[None] | None = None
+        """A sending task writing at once (quiet): later texts wait in ``_lines`` for it, close waits for it."""
         self._failed: BaseException | None = None
         self.frames = 0
         self.messages = 0
@@ -92,19 +104,37 @@ class Outbox:
             self.messages += 1
             return
         self._lines.append(data)
-        if self._writer is None:
-            self._writer = asyncio.get_running_loop().create_task(self._write())
+        if self._writer is not None or self._writing is not None:
+            return  # behind what is being written
+        if self._quiet():
+            self._writing = asyncio.get_running_loop().create_future()
+            try:
+                await self._write()
+            finally:
+                self._writing.set_result(None)
+                self._writing = None
+                if self._lines and self._failed is None:  # cancelled mid-write: a writer finishes
+                    self._writer = asyncio.get_running_loop().create_task(self._write())
+            return
+        self._writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
+        unsent: list[str] = []
         try:
             while self._lines:
                 lines, self._lines = self._lines, []
                 self.messages += len(lines)
                 if len(lines) > 1 and self.peer is not None and self.peer.batched:
                     lines = ["\n".join(lines)]
-                for text in lines:  # one frame, or each alone (a later hello took batching back)
-                    await self._socket.send_text(text)
+                unsent = lines
+                while unsent:  # one frame, or each alone (a later hello took batching back)
+                    await self._socket.send_text(unsent[0])
+                    unsent = unsent[1:]
                     self.frames += 1
+        except asyncio.CancelledError:  # a sending task writing at once was cancelled: its texts are not lost
+            self._lines[:0] = unsent
+            self.messages -= len(unsent)
+            raise
         except Exception as exc:  # the peer is gone; the next send (or the endpoint) sees it
             self._failed = exc
             self._lines.clear()
@@ -114,6 +144,8 @@ class Outbox:
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
         if self._writer is not None and self._writer is not asyncio.current_task():
             await asyncio.wait([self._writer])
+        if self._writing is not None:
+            await asyncio.wait([self._writing])
         await self._socket.close(code=code, reason=reason)
 
 
@@ -198,7 +230,7 @@ def extension_endpoint(hub: Hub, allowed: Collection[str]) -> Callable[[WebSocke
             await ws.close(code=1008)
             return
         await ws.accept()
-        outbox = Outbox(ws)
+        outbox = Outbox(ws, quiet=lambda: len(hub.session.requests) <= 1)  # the request being sent, at most
         link = Link(outbox, peer=peer)
         outbox.peer = link
         gate = FloodGate()

@@ -20,7 +20,8 @@ from typing import Any
 import anyio
 from mcp.server.stdio import stdio_server
 
-from .mcp_streams import SPLICES, encode, message_streams, parse
+from .direct_writes import DirectWrites
+from .mcp_streams import SPLICES, message_streams, parse
 from .trace import ARRIVED, trace_enabled
 
 __all__ = ["LINE_LIMIT", "StdLines", "pipes_usable", "std_lines", "stdio_transport"]
@@ -103,7 +104,7 @@ async def stdio_transport(fds: tuple[int, int] | None = None) -> AsyncIterator[t
 
 @contextlib.asynccontextmanager
 async def _serve_lines(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> AsyncIterator[tuple[Any, Any]]:
-    read_stream_writer, read_stream, write_stream, write_stream_reader = message_streams()
+    read_stream_writer, read_stream, _, _ = message_streams()
     traced = trace_enabled()
 
     async def stdin_reader() -> None:
@@ -121,20 +122,16 @@ async def _serve_lines(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
                     ARRIVED.set(time.time_ns() / 1e6)
                 await read_stream_writer.send(parse(line))
 
-    async def stdout_writer() -> None:
-        with contextlib.suppress(anyio.ClosedResourceError):
-            async with write_stream_reader:
-                async for session_message in write_stream_reader:
-                    if writer.transport.is_closing():
-                        continue
-                    with contextlib.suppress(ConnectionError):  # the client went away (broken pipe, reset)
-                        writer.write(encode(session_message.message) + b"\n")
-                        await writer.drain()  # returns at once unless the client stopped reading
+    async def write_line(data: bytes) -> None:  # in the answering task (server/direct_writes.py)
+        if writer.transport.is_closing():
+            return
+        with contextlib.suppress(ConnectionError):  # the client went away (broken pipe, reset)
+            writer.write(data + b"\n")
+            await writer.drain()  # returns at once unless the client stopped reading
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(stdin_reader)
-        tg.start_soon(stdout_writer)
-        yield read_stream, write_stream
+        yield read_stream, DirectWrites(write_line, gone=())
         tg.cancel_scope.cancel()
 
 

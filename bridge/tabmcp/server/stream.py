@@ -17,8 +17,9 @@ import anyio
 from mcp.server.lowlevel import Server
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from .direct_writes import DirectWrites
 from .extension import is_loopback_host
-from .mcp_streams import SPLICES, encode, message_streams, parse
+from .mcp_streams import SPLICES, message_streams, parse
 from .trace import ARRIVED, trace_enabled
 
 __all__ = ["STREAM_PATH", "mcp_stream_endpoint"]
@@ -42,7 +43,7 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[Web
             await ws.close(code=1008)
             return
         await ws.accept()
-        read_writer, read_stream, write_stream, write_reader = message_streams()
+        read_writer, read_stream, _, _ = message_streams()
         traced = trace_enabled()
 
         async def reader() -> None:
@@ -62,18 +63,12 @@ def mcp_stream_endpoint(server: Server[Any], token: str | None) -> Callable[[Web
                         ARRIVED.set(time.time_ns() / 1e6)
                     await read_writer.send(parse(data))
 
-        async def writer() -> None:
-            async with write_reader:
-                async for session_message in write_reader:
-                    try:  # UTF-8 JSON as is: no decode and re-encode of a 5 MB listing
-                        await ws.send_bytes(encode(session_message.message))
-                    except (WebSocketDisconnect, RuntimeError, OSError):  # the relay went away
-                        return
-
+        # UTF-8 JSON as is (no decode and re-encode of a 5 MB listing), in the answering task
+        # (server/direct_writes.py); the relay going away breaks the stream.
+        write_stream = DirectWrites(ws.send_bytes, gone=(WebSocketDisconnect, RuntimeError, OSError))
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(reader)
-                tg.start_soon(writer)
                 await server.run(read_stream, write_stream, server.create_initialization_options())
                 tg.cancel_scope.cancel()
         except* (anyio.BrokenResourceError, anyio.ClosedResourceError):  # the relay left mid-answer

@@ -24,6 +24,7 @@ class WriteBehind:
         self.delay_s = delay_s
         self.name = name
         self._timer: asyncio.TimerHandle | None = None
+        self._soon: asyncio.Handle | None = None
         self.flushes = 0
         """How many timed flushes ran (for tests and benches)."""
 
@@ -45,8 +46,26 @@ class WriteBehind:
             return
         self._timer = loop.call_later(self.delay_s, self._fire)
 
-    def _fire(self) -> None:
-        self._timer = None
+    def soon(self) -> bool:
+        """A batch is full: write it in the loop's next turn, after what the running task does
+        now (a call's answer, which stdio and ``/mcp-stream`` write in that task), not before it.
+        False without a running loop: the caller writes it itself."""
+        if self._soon is not None:
+            return True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        self._soon = loop.call_soon(self._fire_soon)
+        return True
+
+    def _fire_soon(self) -> None:
+        self._soon = None
+        self._fire(timed=False)
+
+    def _fire(self, timed: bool = True) -> None:
+        if timed:
+            self._timer = None
         self.flushes += 1
         try:
             self._flush()
@@ -59,3 +78,6 @@ class WriteBehind:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._soon is not None:
+            self._soon.cancel()
+            self._soon = None

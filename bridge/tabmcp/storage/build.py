@@ -29,9 +29,11 @@ def db_path(path: PathLike | None) -> PathLike:
 
 def activity_log(path: PathLike | None = ":memory:", *, max_rows: int = DEFAULT_ROWS,
                  redactor: Redactor | Callable[[], Redactor] | None = None,
-                 on_pending: Callable[[], None] | None = None) -> ActivityLog:
+                 on_pending: Callable[[], None] | None = None,
+                 flush_soon: Callable[[], bool] | None = None) -> ActivityLog:
     """The activity log on the database file (``None``: the default file)."""
-    return ActivityLog(ActivityStore(db_path(path)), max_rows=max_rows, redactor=redactor, on_pending=on_pending)
+    return ActivityLog(ActivityStore(db_path(path)), max_rows=max_rows, redactor=redactor, on_pending=on_pending,
+                       flush_soon=flush_soon)
 
 
 def person_controls(path: PathLike | None = ":memory:") -> PersonSwitches:
