@@ -1410,7 +1410,15 @@ MUTATIONS: tuple[Mutation, ...] = (
         "extension/background/tabs.js",
         "          return `{\"type\":${JSON.stringify(OUT.tabUpdate)},\"tab\":${text}}`;",
         "          return JSON.stringify({ type: OUT.tabUpdate, tab: fitTab(snap)[0] });",
-        ("e2e/test_flood.py", "-k", "polyfill and serialized_once"),
+        ("e2e/test_flood.py", "-k", "polyfill and never_serialized_whole"),
+    ),
+    Mutation(
+        "worker-tab-serialized-whole",
+        "a tab's snapshot is serialized whole at every update and sync, not written from its definitions' measured texts",
+        "extension/background/tab_limits.js",
+        "      const entry = Array.isArray(value) ? listTexts.get(value) : undefined;",
+        "      const entry = undefined;",
+        ("e2e/test_flood.py", "-k", "polyfill and never_serialized_whole"),
     ),
     Mutation(
         "worker-bytes-by-encoding",
@@ -1418,7 +1426,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "extension/limits.js",
         "    return NON_ASCII.test(text) ? new TextEncoder().encode(text).length : text.length;",
         "    return new TextEncoder().encode(text).length;",
-        ("e2e/test_flood.py", "-k", "polyfill and serialized_once"),
+        ("e2e/test_flood.py", "-k", "polyfill and never_serialized_whole"),
     ),
     Mutation(
         "flood-sync-part-applied-alone",
