@@ -1421,6 +1421,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_flood.py", "-k", "polyfill and never_serialized_whole"),
     ),
     Mutation(
+        "polyfill-entry-round-trip",
+        "a tool's snapshot entry is built by a JSON round trip (its schema serialized and parsed twice more in the page)",
+        "polyfill/src/views.js",
+        "    entry = { ...toolInfo(rec), category: rec.category, scope: rec.scope ? JSON.parse(JSON.stringify(rec.scope)) : rec.scope };",
+        "    entry = JSON.parse(JSON.stringify({ ...toolInfo(rec), category: rec.category, scope: rec.scope }));",
+        ("polyfill/tests/test_polyfill_hook.py", "-k", "not_serialized"),
+    ),
+    Mutation(
         "worker-bytes-by-encoding",
         "the worker encodes a tab's megabytes to UTF-8 to count them, however plain the text",
         "extension/limits.js",
