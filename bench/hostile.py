@@ -33,6 +33,15 @@ stalls of the hostile phase by origin, and the issue's aims as PASS/FAIL lines: 
 control's within 2x; apart, the innocent calls due outside the reconnect (from moving the
 extension away until its sync was read).
 
+Beside them, Chromium's CPU seconds per phase by process (its browser process, the extension's
+service worker's, the pages' renderers, the GPU process, the rest: ``SystemInfo.getProcessInfo``
+and ``/proc``), the figure a loaded machine stretches least; ``--profile-pages`` adds the CPU
+profiles of the tool flood's and the heavy tabs' renderers (the content script, the page agent
+and the polyfill run there), ``--profile-worker`` the service worker's. Playwright is told not to
+inspect the service worker's network (``bench/throughput.py``'s ``UNWATCHED``): every WebSocket
+frame of the extension's link was a DevTools event the browser process built, which no user's
+browser does.
+
 Then the browser alone (``--no-bare`` skips it): the same hostile pages in a Chromium without the
 extension (native WebMCP, ``--enable-features=WebMCP``: the pages register their tools into the
 browser's own API and do their own work; the telemetry flood just runs its loop, nothing relays it;
@@ -43,6 +52,7 @@ the pages' alone.
 
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native] [--no-bare]
+                            [--profile-worker] [--profile-pages] [--trace]
 """
 
 from __future__ import annotations
