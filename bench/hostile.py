@@ -33,6 +33,15 @@ stalls of the hostile phase by origin, and the issue's aims as PASS/FAIL lines: 
 control's within 2x; apart, the innocent calls due outside the reconnect (from moving the
 extension away until its sync was read).
 
+Beside them, Chromium's CPU seconds per phase by process (its browser process, the extension's
+service worker's, the pages' renderers, the GPU process, the rest: ``SystemInfo.getProcessInfo``
+and ``/proc``), the figure a loaded machine stretches least; ``--profile-pages`` adds the CPU
+profiles of the tool flood's and the heavy tabs' renderers (the content script, the page agent
+and the polyfill run there), ``--profile-worker`` the service worker's. Playwright is told not to
+inspect the service worker's network (``bench/throughput.py``'s ``UNWATCHED``): every WebSocket
+frame of the extension's link was a DevTools event the browser process built, which no user's
+browser does.
+
 Then the browser alone (``--no-bare`` skips it): the same hostile pages in a Chromium without the
 extension (native WebMCP, ``--enable-features=WebMCP``: the pages register their tools into the
 browser's own API and do their own work; the telemetry flood just runs its loop, nothing relays it;
@@ -43,6 +52,7 @@ the pages' alone.
 
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native] [--no-bare]
+                            [--profile-worker] [--profile-pages] [--trace]
 """
 
 from __future__ import annotations
@@ -56,6 +66,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +82,7 @@ from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
 from bench._client import ClientProcess
 from bench._table import fmt_ms, percentile, print_table
 from bench.roundtrip import _poll, free_port, loadavg
+from bench.throughput import UNWATCHED
 from bench.worker_profile import Cdp, self_times
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,6 +99,47 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of process ``pid`` so far (Linux ``/proc``)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+BROWSER_KINDS = ("browser", "extension", "pages", "gpu", "other")
+
+
+def process_kind(cdp_type: str, cmdline: str) -> str:
+    """Which part of Chromium a process is: its browser process, the extension's (its service worker's
+    renderer: ``--extension-process``), the pages' renderers, the GPU process, or the rest (the network
+    service and other utilities, the zygotes)."""
+    if cdp_type == "browser":
+        return "browser"
+    if cdp_type == "renderer" or "--type=renderer" in cmdline:
+        return "extension" if "--extension-process" in cmdline else "pages"
+    if cdp_type.lower() == "gpu" or "--type=gpu-process" in cmdline:
+        return "gpu"
+    return "other"
+
+
+async def browser_cpu(devtools: int) -> dict[int, tuple[str, float]]:
+    """Each Chromium process (``SystemInfo.getProcessInfo`` over the browser's own DevTools socket):
+    pid → (kind, CPU seconds so far, from ``/proc``)."""
+    async with httpx.AsyncClient() as http:
+        url = (await http.get(f"http://127.0.0.1:{devtools}/json/version")).json()["webSocketDebuggerUrl"]
+    async with websockets.connect(url, max_size=None) as ws:
+        infos = (await Cdp(ws).send("SystemInfo.getProcessInfo"))["processInfo"]
+    out: dict[int, tuple[str, float]] = {}
+    for info in infos:
+        pid = int(info["id"])
+        with contextlib.suppress(OSError):
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            out[pid] = (process_kind(str(info["type"]), cmdline), cpu_seconds(pid))
+    return out
+
+
+def cpu_by_kind(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> dict[str, float]:
+    """CPU seconds per kind of process between two :func:`browser_cpu` readings (a process new since
+    ``before`` counts from zero; one gone by ``after`` is not counted)."""
+    out = dict.fromkeys(BROWSER_KINDS, 0.0)
+    for pid, (kind, cpu) in after.items():
+        out[kind] += cpu - before.get(pid, (kind, 0.0))[1]
+    return out
 
 
 def child_of(pid: int) -> int:
@@ -151,6 +204,12 @@ class Phase:
     control: list[float] = field(default_factory=list)
     """The control's times (s): ``Runtime.evaluate("1")`` in the innocent tab over CDP, paced as the calls."""
     control_failed: int = 0
+    page_profiles: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """``--profile-pages``: the CPU profiles of the tool flood's and the heavy tabs' renderers, by attack."""
+    browser_cpu: dict[str, float] = field(default_factory=dict)
+    """Chromium's CPU seconds in the phase by kind of process (:func:`cpu_by_kind`)."""
+    seconds: float = float("nan")
+    """How long the phase's calls (or control) ran."""
 
     def outside_reconnect(self) -> list[float]:
         """The samples of calls due outside :attr:`reconnect` (a link that is away answers no call)."""
@@ -293,6 +352,7 @@ async def innocent_until(client: ClientProcess, phase: Phase, *, rate: float, se
     while time.time() - start < seconds or not done():
         await asyncio.sleep(0.05)
     stop.set()
+    phase.seconds = time.time() - start
     phase.add(await client.ask(op="paced_stop"))
     if controlled is not None:
         await controlled
@@ -303,9 +363,17 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
                          pages: list[Any], phase: Phase, worker: Cdp | None = None) -> None:
     """Open the corpus, call the bombs, flood, and make the extension send every tab again."""
 
-    async def open_page(url: str, ready: str | None = "window.ready") -> Any:
+    profiling: list[tuple[str, Any]] = []
+
+    async def open_page(url: str, ready: str | None = "window.ready", attack: str | None = None) -> Any:
         page = await browser.context.new_page()
         pages.append(page)
+        if attack is not None and args.profile_pages:  # from before its first script runs
+            session = await browser.context.new_cdp_session(page)
+            await session.send("Profiler.enable")
+            await session.send("Profiler.setSamplingInterval", {"interval": 200})
+            await session.send("Profiler.start")
+            profiling.append((attack, session))
         await page.goto(url)
         if ready:
             await page.evaluate(f"() => Promise.resolve({ready}).then(() => true)")
@@ -317,7 +385,7 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
     evil = await bombs.evaluate("() => window.evil")
     progress("tool flood, telemetry flood")
     phase.marks["tool flood"] = time.time()
-    await open_page(sites[TOOL_FLOOD] + f"many.html?n={args.flood_tools}", "window.registered")
+    await open_page(sites[TOOL_FLOOD] + f"many.html?n={args.flood_tools}", "window.registered", TOOL_FLOOD)
     flooder = await open_page(sites[TELEMETRY_FLOOD] + "flood.html")
     flood = asyncio.create_task(flooder.evaluate(f"flood({int(args.flood_s * 1000)}, 1000)"))
     arguments = {"ref_output": {}, "ref_input": {"v": "x"}, "evil_result": {}, "evil_argument": {"text": evil}}
@@ -338,7 +406,7 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
     if worker is not None:
         await worker.send("Profiler.start")
     for i in range(args.heavy_tabs):
-        await open_page(sites[GIANT_SYNC] + f"heavy.html?tab={i}")
+        await open_page(sites[GIANT_SYNC] + f"heavy.html?tab={i}", attack=GIANT_SYNC)
     phase.marks["heavy tabs open"] = time.time()
     await asyncio.sleep(2)  # their updates reach the bridge
     away = time.time()
@@ -349,6 +417,8 @@ async def hostile_driver(args: argparse.Namespace, browser: ExtensionBrowser, si
     phase.reconnect = (away, time.time())
     if worker is not None:
         phase.worker_profile = (await worker.send("Profiler.stop"))["profile"]
+    for attack, session in profiling:
+        phase.page_profiles.setdefault(attack, []).append((await session.send("Profiler.stop"))["profile"])
 
 
 async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileCall], list[str]]:
@@ -358,6 +428,8 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
     async with contextlib.AsyncExitStack() as stack:
         if args.trace:  # the bridge the innocent client launches inherits it
             stack.enter_context(_environ("TABMCP_TRACE", "1"))
+        for name, value in UNWATCHED.items():  # before Playwright starts its driver
+            stack.enter_context(_environ(name, value))
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
         config = Path(tmp, "config.toml")
         config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n[calls]\ntimeout_s = 120\n')
@@ -423,12 +495,13 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         await innocent.ask(op="load", tools=["noop"], calls=args.warmup, concurrency=1)
         bridge_pid = child_of(innocent.proc.pid)
         before = await loop_status(port)
-        cpu = cpu_seconds(bridge_pid)
+        cpu, chromium = cpu_seconds(bridge_pid), await browser_cpu(devtools)
         await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True,
                              trace=args.trace, control=control)
         middle = await loop_status(port)
-        now = cpu_seconds(bridge_pid)
+        now, chromium_now = cpu_seconds(bridge_pid), await browser_cpu(devtools)
         base.bridge_cpu_s, cpu = now - cpu, now
+        base.browser_cpu, chromium = cpu_by_kind(chromium, chromium_now), chromium_now
         base.stall_count, base.worst_ms, base.stalls, base.partial = stalls_between(before, middle)
 
         progress("hostile pages beside the innocent tab")
@@ -441,6 +514,7 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         await driver  # its failure is the run's
         after = await loop_status(port)
         hostile.bridge_cpu_s = cpu_seconds(bridge_pid) - cpu
+        hostile.browser_cpu = cpu_by_kind(chromium, await browser_cpu(devtools))
         hostile.stall_count, hostile.worst_ms, hostile.stalls, hostile.partial = stalls_between(middle, after)
         notes.append(f"load average at end: {loadavg()}")
         hostile.names = {origin_of(url): attack for attack, url in sites.items()}
@@ -457,6 +531,7 @@ async def control_until(control: PacedEvaluate, phase: Phase, *, rate: float, se
     while time.time() - start < seconds or not done():
         await asyncio.sleep(0.05)
     stop.set()
+    phase.seconds = time.time() - start
     await controlled
 
 
@@ -488,6 +563,8 @@ async def measure_bare(args: argparse.Namespace) -> tuple[Phase, Phase, list[str
     :func:`measure`: the browser's own slowdown from the pages alone."""
     notes = [f"load average at start: {loadavg()}"]
     async with contextlib.AsyncExitStack() as stack:
+        for name, value in UNWATCHED.items():  # as the run with the extension has it
+            stack.enter_context(_environ(name, value))
         bench_url = await stack.enter_async_context(serve_demo_site(site_dir=BENCH_PAGES))
         sites = {attack: elsewhere(await stack.enter_async_context(serve_demo_site(site_dir=folder)))
                  for attack, folder in ATTACKS.items()}
@@ -510,12 +587,16 @@ async def measure_bare(args: argparse.Namespace) -> tuple[Phase, Phase, list[str
             await control._one(time.perf_counter())
         progress(f"browser alone: baseline, {args.seconds:g} s of the control")
         base = Phase("browser alone (no extension): no hostile page")
+        chromium = await browser_cpu(devtools)
         await control_until(control, base, rate=args.rate, seconds=args.seconds, done=lambda: True)
+        chromium_now = await browser_cpu(devtools)
+        base.browser_cpu, chromium = cpu_by_kind(chromium, chromium_now), chromium_now
         progress("browser alone: hostile pages beside the innocent tab")
         hostile = Phase("browser alone (no extension): hostile pages open")
         driver = asyncio.create_task(bare_driver(args, browser, sites, hostile))
         await control_until(control, hostile, rate=args.rate, seconds=args.seconds, done=driver.done)
         await driver
+        hostile.browser_cpu = cpu_by_kind(chromium, await browser_cpu(devtools))
         notes.append(f"load average at end: {loadavg()}")
         return base, hostile, notes
 
@@ -563,6 +644,17 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
         f"{args.evil} letters, {args.flood_tools} tools, a {args.flood_s:g} s telemetry flood, {args.heavy_tabs} "
         "heavy tabs and a reconnect (its sync). " + "; ".join(notes) + ".",
     )
+    cpu_phases = [base, hostile, *(bare[:2] if bare is not None else [])]
+    if any(phase.browser_cpu for phase in cpu_phases):
+        print_table(
+            "Chromium's CPU seconds per phase, by process (/proc; the phases' lengths differ)",
+            ["phase", "s", *BROWSER_KINDS, "all"],
+            [[phase.label, f"{phase.seconds:.1f}", *(f"{phase.browser_cpu.get(k, 0.0):.2f}" for k in BROWSER_KINDS),
+              f"{sum(phase.browser_cpu.values()):.2f}"] for phase in cpu_phases if phase.browser_cpu],
+            note="browser: its browser process; extension: the extension's service worker's process; pages: every "
+            "tab's renderer (the innocent tab's too; the content script and the page agent run there); other: the "
+            "network service, other utilities and zygotes.",
+        )
     print_table(
         "The hostile tools' calls (a second client, over Streamable HTTP)",
         ["tool", "seconds", "answer"],
@@ -580,6 +672,13 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
         _, by_fn, span = self_times(hostile.worker_profile)
         print_table(f"The extension's service worker from the heavy tabs on ({span:.0f} ms profiled): top functions",
                     ["function", "self ms"], [[n, f"{ms:.0f}"] for n, ms in by_fn.most_common(25)])
+    for attack, profiles in hostile.page_profiles.items():
+        fns: Counter[str] = Counter()
+        for profile in profiles:
+            fns.update(self_times(profile)[1])
+        print_table(f"The {attack}'s renderers ({len(profiles)} tab(s), from their opening to the run's end): top "
+                    "functions", ["function", "self ms"],
+                    [[n, f"{ms:.0f}"] for n, ms in fns.most_common(25)])
     print("\nAims (issue 35):")
     for ok, line in verdicts(base, hostile):
         print(f"- {'PASS' if ok else 'FAIL'} {line}")
@@ -634,6 +733,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--native", action="store_true", help="Chromium's native WebMCP instead of the polyfill")
     parser.add_argument("--profile-worker", action="store_true",
                         help="the extension's service worker's CPU profile (over CDP) from the heavy tabs on")
+    parser.add_argument("--profile-pages", action="store_true",
+                        help="the CPU profiles (over CDP) of the tool flood's and the heavy tabs' renderers")
     parser.add_argument("--trace", action="store_true",
                         help="the bridge in debug mode (TABMCP_TRACE=1): where the slowest innocent calls waited, by hop")
     parser.add_argument("--no-bare", action="store_true",

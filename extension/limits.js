@@ -168,12 +168,16 @@
    * A document's tools and categories within SIZE.definition each and SIZE.document together;
    * the others refused, by name, with why. `tools` and `categories` are the page's raw lists.
    * @param {unknown} tools @param {unknown} categories
-   * @returns {{tools: any[], categories: any[], refused: Array<{kind: string, name: string, bytes: number, limit: number}>}}
+   * `texts` has each kept list's definitions as the JSON texts they were measured by (the worker writes a tab's
+   * snapshot with them instead of serializing its megabytes again).
+   * @returns {{tools: any[], categories: any[], refused: Array<{kind: string, name: string, bytes: number, limit: number}>,
+   *   texts: {tools: string[], categories: string[]}}}
    */
   function fitDefinitions(tools, categories) {
     /** @type {Array<{kind: string, name: string, bytes: number, limit: number}>} */
     const refused = [];
     let total = 0;
+    const texts = { tool: /** @type {string[]} */ ([]), category: /** @type {string[]} */ ([]) };
     const fit = (list, kind) => {
       if (!Array.isArray(list)) return [];
       const kept = [];
@@ -193,12 +197,13 @@
         }
         total += bytes;
         kept.push(item);
+        texts[kind].push(text);
       }
       return kept;
     };
     const keptTools = fit(tools, 'tool');
     const keptCategories = fit(categories, 'category');
-    return { tools: keptTools, categories: keptCategories, refused };
+    return { tools: keptTools, categories: keptCategories, refused, texts: { tools: texts.tool, categories: texts.category } };
   }
 
   /** Kinds of lost telemetry counted by name; past them, or for a name no capture uses, 'other'. */

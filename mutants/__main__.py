@@ -1410,7 +1410,23 @@ MUTATIONS: tuple[Mutation, ...] = (
         "extension/background/tabs.js",
         "          return `{\"type\":${JSON.stringify(OUT.tabUpdate)},\"tab\":${text}}`;",
         "          return JSON.stringify({ type: OUT.tabUpdate, tab: fitTab(snap)[0] });",
-        ("e2e/test_flood.py", "-k", "polyfill and serialized_once"),
+        ("e2e/test_flood.py", "-k", "polyfill and never_serialized_whole"),
+    ),
+    Mutation(
+        "worker-tab-serialized-whole",
+        "a tab's snapshot is serialized whole at every update and sync, not written from its definitions' measured texts",
+        "extension/background/tab_limits.js",
+        "      const entry = Array.isArray(value) ? listTexts.get(value) : undefined;",
+        "      const entry = undefined;",
+        ("e2e/test_flood.py", "-k", "polyfill and never_serialized_whole"),
+    ),
+    Mutation(
+        "polyfill-entry-round-trip",
+        "a tool's snapshot entry is built by a JSON round trip (its schema serialized and parsed twice more in the page)",
+        "polyfill/src/views.js",
+        "    entry = { ...toolInfo(rec), category: rec.category, scope: rec.scope ? JSON.parse(JSON.stringify(rec.scope)) : rec.scope };",
+        "    entry = JSON.parse(JSON.stringify({ ...toolInfo(rec), category: rec.category, scope: rec.scope }));",
+        ("polyfill/tests/test_polyfill_hook.py", "-k", "not_serialized"),
     ),
     Mutation(
         "worker-bytes-by-encoding",
@@ -1418,7 +1434,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "extension/limits.js",
         "    return NON_ASCII.test(text) ? new TextEncoder().encode(text).length : text.length;",
         "    return new TextEncoder().encode(text).length;",
-        ("e2e/test_flood.py", "-k", "polyfill and serialized_once"),
+        ("e2e/test_flood.py", "-k", "polyfill and never_serialized_whole"),
     ),
     Mutation(
         "flood-sync-part-applied-alone",

@@ -777,7 +777,9 @@
   function ownEntry(rec) {
     let entry = ownEntries.get(rec);
     if (!entry) {
-      entry = deepFreeze(JSON.parse(JSON.stringify({ ...toolInfo(rec), category: rec.category, scope: rec.scope })));
+      entry = { ...toolInfo(rec), category: rec.category, scope: rec.scope ? JSON.parse(JSON.stringify(rec.scope)) : rec.scope };
+      for (const key of Object.keys(entry)) if (entry[key] === void 0) delete entry[key];
+      entry = deepFreeze(entry);
       ownEntries.set(rec, entry);
     }
     return entry;

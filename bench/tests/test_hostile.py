@@ -56,7 +56,7 @@ def test_the_control_divides_out_the_machine_s_slowdown() -> None:
 @pytest.mark.timeout(300)
 async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5, flood_s=0.5,
-                              heavy_tabs=1, native=False, trace=True, profile_worker=False)
+                              heavy_tabs=1, native=False, trace=True, profile_worker=False, profile_pages=True)
     base, phase, calls, notes = await hostile.measure(args)
     assert len(base.samples) >= 10 and len(phase.samples) >= 10
     assert {c.tool for c in calls} == {"ref_output", "ref_input", "evil_result", "evil_argument"}
@@ -72,6 +72,21 @@ async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.
     assert all(t[0][0] == "client.due" and t[-1][0] == "client.recv" and "worker.in" in {h for h, _ in t}
                for t in phase.traces)
     assert "Where the slowest innocent calls waited" in out and "bridge.sent→worker.in" in out
+    # Chromium's CPU per phase by process; --profile-pages: the tool flood's and the heavy tab's renderers
+    assert phase.browser_cpu["extension"] > 0 and phase.browser_cpu["pages"] > 0 and "Chromium's CPU seconds" in out
+    assert sorted(phase.page_profiles) == sorted([hostile.TOOL_FLOOD, hostile.GIANT_SYNC])
+    assert "The giant sync's renderers (1 tab(s)" in out
+
+
+def test_chromium_s_processes_are_told_apart_and_their_cpu_counted_per_phase() -> None:
+    assert hostile.process_kind("browser", "/chrome --no-sandbox") == "browser"
+    assert hostile.process_kind("renderer", "/chrome --type=renderer --extension-process") == "extension"
+    assert hostile.process_kind("renderer", "/chrome --type=renderer") == "pages"
+    assert hostile.process_kind("GPU", "/chrome --type=gpu-process") == "gpu"
+    assert hostile.process_kind("utility", "/chrome --type=utility --utility-sub-type=network.mojom.NetworkService") == "other"
+    before = {1: ("browser", 1.0), 2: ("pages", 0.5)}
+    after = {1: ("browser", 1.5), 2: ("pages", 0.75), 3: ("pages", 0.25)}  # 3 opened in the phase
+    assert hostile.cpu_by_kind(before, after) == {"browser": 0.5, "extension": 0.0, "pages": 0.5, "gpu": 0.0, "other": 0.0}
 
 
 def test_the_browser_s_own_slowdown_with_the_extension_and_without() -> None:

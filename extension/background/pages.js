@@ -8,7 +8,7 @@ import { formsEnabled } from '../forms-policy.js';
 import { originOf } from '../origin.js';
 import { LIMITS, pending, state } from './state.js';
 import { agentTabs } from './sites.js';
-import { admitDefinitions, noteFlood, noteRefusals } from './tab_limits.js';
+import { admitDefinitions, noteFlood, noteRefusals, rememberTexts } from './tab_limits.js';
 import { onTabRemoved, scheduleTabUpdate } from './tabs.js';
 import { finishCall, pageError, pageOutcome } from './calls.js';
 import { finishPageQuery } from './queries.js';
@@ -122,7 +122,8 @@ function onPageMessage(tabId, port, msg) {
       if (state.forms.delete(tabId)) scheduleTabUpdate(tabId);
       return;
     }
-    const { tools, refused } = fitDefinitions(msg.tools, []);
+    const { tools, refused, texts } = fitDefinitions(msg.tools, []);
+    rememberTexts(tools, texts.tools);
     if (refused.length) noteRefusals(tabId, -1, refused);
     state.forms.set(tabId, tools);
     scheduleTabUpdate(tabId);

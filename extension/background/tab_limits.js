@@ -80,9 +80,66 @@ export function noteFlood(tabId, info) {
   tell(tabId, 0, ERROR.TAB_FLOODED, limits.flood.message);
 }
 
+/**
+ * Each list of definitions admitted here (a document's tools or categories, a page's form tools) → its JSON text,
+ * joined from the texts `fitDefinitions` measured it by, and its UTF-8 bytes once counted. A tab's snapshot is
+ * written with them (`snapshotText`): its megabytes were serialized again at every update and every sync, and
+ * scanned to count their bytes. The lists are replaced, never changed in place, so a list's text stays true.
+ * @type {WeakMap<any[], {text: string, bytes: number}>}
+ */
+const listTexts = new WeakMap();
+
+/** Remember an admitted list's text (`texts`: its definitions' JSON texts, from fitDefinitions). */
+export function rememberTexts(list, texts) {
+  listTexts.set(list, { text: `[${texts.join(',')}]`, bytes: -1 });
+}
+
+/** A list's remembered UTF-8 bytes, counted the first time they are asked for. */
+function listBytes(entry) {
+  if (entry.bytes < 0) entry.bytes = utf8Bytes(entry.text);
+  return entry.bytes;
+}
+
+/**
+ * A snapshot's JSON text (the same as `JSON.stringify(snap)`) and its length in UTF-16 units, the lists admitted
+ * here written from their remembered texts and the rest serialized; `bytes()` counts its UTF-8 bytes. The lists
+ * stand in the serialized rest as strings carrying a nonce made for this call, which no page text can hold.
+ * @returns {{text: string, units: number, bytes: () => number}}
+ */
+export function snapshotText(snap) {
+  /** @type {Array<{text: string, bytes: number}>} */
+  const lists = [];
+  const nonce = crypto.randomUUID();
+  let skeleton;
+  try {
+    skeleton = JSON.stringify(snap, (_key, value) => {
+      const entry = Array.isArray(value) ? listTexts.get(value) : undefined;
+      if (!entry) return value;
+      lists.push(entry);
+      return `@tabmcp-list:${nonce}:${lists.length - 1}@`;
+    }) ?? '{}';
+  } catch {
+    skeleton = '{}'; // not JSON (never so from the fields the worker builds a snapshot of)
+    lists.length = 0;
+  }
+  if (!lists.length) return { text: skeleton, units: skeleton.length, bytes: () => utf8Bytes(skeleton) };
+  const pieces = skeleton.split(new RegExp(`"@tabmcp-list:${nonce}:(\\d+)@"`));
+  let units = 0;
+  let text = '';
+  for (let i = 0; i < pieces.length; i++) {
+    const piece = i % 2 ? lists[Number(pieces[i])].text : pieces[i];
+    text += piece;
+    units += piece.length;
+  }
+  const bytes = () => pieces.reduce((n, piece, i) => n + (i % 2 ? listBytes(lists[Number(piece)]) : utf8Bytes(piece)), 0);
+  return { text, units, bytes };
+}
+
 /** A document's definitions within their sizes: the content script's refusals and this worker's own, noted. */
 export function admitDefinitions(tabId, frameId, msg) {
   const fitted = fitDefinitions(msg.tools, msg.categories);
+  rememberTexts(fitted.tools, fitted.texts.tools);
+  rememberTexts(fitted.categories, fitted.texts.categories);
   const relayed = Array.isArray(msg.refused) ? msg.refused.slice(0, 100).filter(isRefusal) : [];
   noteRefusals(tabId, frameId, [...relayed, ...fitted.refused]);
   return fitted;
@@ -105,14 +162,16 @@ export function noteRefusals(tabId, frameId, refusals) {
 }
 
 /**
- * A tab's snapshot as it may be sent, with its size and JSON text (serialized once): past SIZE.tab
+ * A tab's snapshot as it may be sent, with its size and JSON text (written once, its definitions from their
+ * admitted texts: `snapshotText`): past SIZE.tab
  * it goes without its definitions, and the person is told why.
  * @returns {[object, number, string] | null}
  */
 export function fitTab(snap) {
   if (!snap) return null;
-  const text = jsonOf(snap) || '{}';
-  const bytes = text.length * 3 <= Math.min(SIZE.tab, SIZE.syncPart) ? text.length * 3 : utf8Bytes(text);
+  const written = snapshotText(snap);
+  const text = written.text;
+  const bytes = written.units * 3 <= Math.min(SIZE.tab, SIZE.syncPart) ? written.units * 3 : written.bytes();
   const over = bytes > SIZE.tab ? bytes : 0;
   const limits = state.limited.get(snap.tabId);
   if (!over) {

@@ -83,8 +83,10 @@ function deepFreeze(value) {
 }
 
 /**
- * Each of our records' snapshot entry, built (parsed, made JSON-safe, frozen) once: a record never
- * changes after it is added, so a snapshot during a burst of n registrations reads no schema again.
+ * Each of our records' snapshot entry, built (parsed, frozen) once: a record never changes after it
+ * is added, so a snapshot during a burst of n registrations reads no schema again. It is JSON-safe
+ * as built: its schemas are parsed from their JSON text, the rest strings, booleans and null (a
+ * second serialization round trip cost a heavy tab's megabytes twice more in the page's renderer).
  * @type {WeakMap<ToolRecord, any>}
  */
 const ownEntries = new WeakMap();
@@ -92,7 +94,10 @@ const ownEntries = new WeakMap();
 function ownEntry(rec) {
   let entry = ownEntries.get(rec);
   if (!entry) {
-    entry = deepFreeze(JSON.parse(JSON.stringify({ ...toolInfo(rec), category: rec.category, scope: rec.scope })));
+    // The scope is the record's own (a few strings): copied whole, so freezing the entry leaves it as it was.
+    entry = { ...toolInfo(rec), category: rec.category, scope: rec.scope ? JSON.parse(JSON.stringify(rec.scope)) : rec.scope };
+    for (const key of Object.keys(entry)) if (entry[key] === undefined) delete entry[key]; // as JSON leaves them out
+    entry = deepFreeze(entry);
     ownEntries.set(rec, entry);
   }
   return entry;

@@ -71,6 +71,29 @@ async def test_snapshot(tab: Any) -> None:
     }
 
 
+async def test_a_tool_s_snapshot_entry_reads_its_schema_once_and_is_not_serialized(tab: Any) -> None:
+    # A heavy page's tools (60 of 63 KB each, e2e/pages/heavy.html): building each entry with a JSON
+    # round trip cost its schema twice more in the page's renderer (bench hostile --profile-pages).
+    out = await tab.js(script("""
+        const big = 'Details of what this tool does, at length. '.repeat(1500);
+        await mc.registerTool(tool('heavy', () => 1, {
+          inputSchema: { type: 'object', properties: { text: { type: 'string', description: big } } },
+          scope: { routes: ['/a/*'] } }));
+        const { stringify, parse } = JSON;
+        const counts = { stringify: 0, parse: 0 };
+        JSON.stringify = function (...a) { const t = stringify.apply(this, a); if (typeof t === 'string' && t.length > 50000) counts.stringify++; return t; };
+        JSON.parse = function (t, ...a) { if (typeof t === 'string' && t.length > 50000) counts.parse++; return parse.call(this, t, ...a); };
+        let snap;
+        try { snap = await hook.snapshot(); } finally { Object.assign(JSON, { stringify, parse }); }
+        const entry = snap.tools.find((t) => t.name === 'heavy');
+        return { counts, frozen: Object.isFrozen(entry.scope) && Object.isFrozen(entry.scope.routes),
+                 again: (await hook.snapshot()).tools.find((t) => t.name === 'heavy') === entry,
+                 description: entry.inputSchema.properties.text.description === big, scope: entry.scope };
+    """))
+    assert out["counts"] == {"stringify": 0, "parse": 1}, out["counts"]  # its schema's text, parsed once
+    assert out["frozen"] and out["again"] and out["description"] and out["scope"] == {"routes": ["/a/*"]}
+
+
 async def test_preexisting_native_tools_are_merged(open_page: Any) -> None:
     t = await open_page("native")
     await t.js("""async () => {
