@@ -40,6 +40,9 @@ export const bridgeWaits = (rule) => !!END_RULES[rule]?.reported;
  * @typedef {(entry: Pending, rule: Rule, message: string) => void} OnEnd
  */
 
+/** The longest delay setTimeout takes (a longer one fires at once). */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
 /** A new, empty table. */
 export function createPendingTable() {
   /** @type {Map<string, Pending>} */
@@ -70,7 +73,7 @@ export function createPendingTable() {
     if (timer !== null && timerAt <= at) return;
     if (timer !== null) clearTimeout(timer);
     timerAt = at;
-    timer = setTimeout(onDeadline, Math.max(0, Math.ceil(at - performance.now())));
+    timer = setTimeout(onDeadline, Math.min(MAX_DELAY_MS, Math.max(0, Math.ceil(at - performance.now()))));
   }
 
   function onDeadline() {
@@ -120,7 +123,9 @@ export function createPendingTable() {
   function add(kind, id, { tabId, frameId = 0, timeoutMs, timeoutMessage, data = {} }) {
     if (entries.has(id)) end(id, RULE.cancel, 'replaced by a request with the same id');
     /** @type {Pending} */
-    const entry = { id, kind, tabId, frameId, data, deadline: performance.now() + timeoutMs, timeoutMessage };
+    // As setTimeout took it: a number of ms (none is 0), at most its largest delay (2^31 - 1).
+    const ms = Math.min(Number(timeoutMs) || 0, MAX_DELAY_MS);
+    const entry = { id, kind, tabId, frameId, data, deadline: performance.now() + ms, timeoutMessage };
     arm(entry.deadline);
     entries.set(id, entry);
     count(entry, 1);
