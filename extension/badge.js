@@ -22,8 +22,13 @@ export const BADGE = Object.freeze({
 export function createBadges({ table, toolCount, connected }) {
   /** Tabs whose badge shows a running call now. @type {Set<number>} */
   const running = new Set();
-  /** @type {Map<number, ReturnType<typeof setTimeout>>} */
-  const timers = new Map();
+  /** Tabs with a call pending and not yet shown as running: since when (performance.now() ms). @type {Map<number, number>} */
+  const busySince = new Map();
+  /**
+   * One timer for every tab, armed for the first tab due to show "running" and never cleared when
+   * a call ends: back-to-back fast calls arm it about once per RUNNING_AFTER_MS, not once each.
+   */
+  let timer = /** @type {ReturnType<typeof setTimeout> | null} */ (null);
 
   /** @param {number} tabId */
   function update(tabId) {
@@ -43,19 +48,37 @@ export function createBadges({ table, toolCount, connected }) {
     chrome.action.setTitle({ tabId, title: look.title }).catch(() => {});
   }
 
+  /** @param {number} at when the first busy tab is due (performance.now() ms) */
+  function arm(at) {
+    if (timer === null) timer = setTimeout(onDue, Math.max(0, Math.ceil(at - performance.now())));
+  }
+
+  function onDue() {
+    timer = null;
+    const now = performance.now() + 1; // a timer's delay is whole ms, the clock coarse: due within 1 ms is due
+    let next = Infinity;
+    for (const [tabId, since] of busySince) {
+      if (since + RUNNING_AFTER_MS > now) {
+        next = Math.min(next, since + RUNNING_AFTER_MS);
+        continue;
+      }
+      busySince.delete(tabId);
+      if (!table.inTab(KIND.call, tabId)) continue;
+      running.add(tabId);
+      update(tabId);
+    }
+    if (next < Infinity) arm(next);
+  }
+
   /** @param {number} tabId */
   function callsChanged(tabId) {
     const busy = table.inTab(KIND.call, tabId);
-    if (busy && !running.has(tabId) && !timers.has(tabId)) {
-      timers.set(tabId, setTimeout(() => {
-        timers.delete(tabId);
-        if (!table.inTab(KIND.call, tabId)) return;
-        running.add(tabId);
-        update(tabId);
-      }, RUNNING_AFTER_MS));
+    if (busy && !running.has(tabId) && !busySince.has(tabId)) {
+      const since = performance.now();
+      busySince.set(tabId, since);
+      arm(since + RUNNING_AFTER_MS);
     } else if (!busy) {
-      clearTimeout(timers.get(tabId));
-      timers.delete(tabId);
+      busySince.delete(tabId);
       if (running.delete(tabId)) update(tabId);
     }
   }

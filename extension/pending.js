@@ -36,9 +36,12 @@ export const bridgeWaits = (rule) => !!END_RULES[rule]?.reported;
  * @typedef {keyof typeof KIND} Kind
  * @typedef {keyof typeof RULE} Rule
  * @typedef {{id: string, kind: Kind, tabId: number, frameId: number, data: any,
- *   timer: ReturnType<typeof setTimeout> | null}} Pending
+ *   deadline: number, timeoutMessage: string}} Pending
  * @typedef {(entry: Pending, rule: Rule, message: string) => void} OnEnd
  */
+
+/** The longest delay setTimeout takes (a longer one fires at once). */
+const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /** A new, empty table. */
 export function createPendingTable() {
@@ -57,6 +60,32 @@ export function createPendingTable() {
   const handlers = {};
   /** Told whenever a request starts or ends (the icon's badge follows them). @type {Array<(entry: Pending) => void>} */
   const watchers = [];
+  /**
+   * One timer for every deadline, armed for the earliest it knows of and never cleared when a
+   * request ends: a call no longer costs a setTimeout and a clearTimeout. When it fires it ends
+   * what is due and arms itself for the earliest deadline left.
+   */
+  let timer = /** @type {ReturnType<typeof setTimeout> | null} */ (null);
+  let timerAt = Infinity;
+
+  /** @param {number} at a deadline (performance.now() ms) */
+  function arm(at) {
+    if (timer !== null && timerAt <= at) return;
+    if (timer !== null) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(onDeadline, Math.min(MAX_DELAY_MS, Math.max(0, Math.ceil(at - performance.now()))));
+  }
+
+  function onDeadline() {
+    timer = null;
+    timerAt = Infinity;
+    const now = performance.now() + 1; // a timer's delay is whole ms, the clock coarse: due within 1 ms is due
+    const due = [...entries.values()].filter((e) => e.deadline <= now).sort((a, b) => a.deadline - b.deadline);
+    for (const entry of due) if (entries.get(entry.id) === entry) end(entry.id, RULE.timeout, entry.timeoutMessage);
+    let next = Infinity;
+    for (const entry of entries.values()) if (entry.deadline < next) next = entry.deadline;
+    if (next < Infinity) arm(next);
+  }
 
   /** @param {Pending} entry */
   const changed = (entry) => {
@@ -94,8 +123,10 @@ export function createPendingTable() {
   function add(kind, id, { tabId, frameId = 0, timeoutMs, timeoutMessage, data = {} }) {
     if (entries.has(id)) end(id, RULE.cancel, 'replaced by a request with the same id');
     /** @type {Pending} */
-    const entry = { id, kind, tabId, frameId, data, timer: null };
-    entry.timer = setTimeout(() => end(id, RULE.timeout, timeoutMessage), timeoutMs);
+    // As setTimeout took it: a number of ms (none is 0), at most its largest delay (2^31 - 1).
+    const ms = Math.min(Number(timeoutMs) || 0, MAX_DELAY_MS);
+    const entry = { id, kind, tabId, frameId, data, deadline: performance.now() + ms, timeoutMessage };
+    arm(entry.deadline);
     entries.set(id, entry);
     count(entry, 1);
     changed(entry);
@@ -115,7 +146,6 @@ export function createPendingTable() {
   function take(id, kind) {
     const entry = get(id, kind);
     if (!entry) return undefined;
-    clearTimeout(entry.timer ?? undefined);
     entries.delete(id);
     count(entry, -1);
     changed(entry);

@@ -1,0 +1,140 @@
+"""The browser half of a no-op call split on one clock per side, tabmcp beside the floor.
+
+``bridge.sent → bridge.frame`` (the bridge's clock) is the browser half; ``worker.in →
+worker.out`` (the worker's clock) is the part from the call leaving the worker for the page to
+its answer back in the worker (Port both ways, the content script, the page agent, the polyfill,
+the tool); the difference is the rest: the WebSocket both ways with the bridge's own encode and
+read of the frames and the worker's routing before and after. The floor (bench/floor, server-
+started calls from its Python echo server) is split the same way: the Python side's round trip,
+and the worker's span from the call's frame to the page's result, kept by the floor's worker
+only while this bench asks. Chromium coarsens ``performance.now()`` to 0.1 ms in the worker and the
+page, so each span is a trimmed mean (10% off each end) over many calls, an unbiased figure
+where a median of coarse stamps is not; the p50 of the whole half is given too.
+
+    python -m bench.browser_half [--calls 300] [--rounds 3] [--no-floor]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import statistics
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import httpx
+from playwright.async_api import async_playwright
+from tabmcp.launch.launcher import launch_browser
+
+from bench._client import ClientProcess
+from bench._floor import floor_server
+from bench._table import print_table
+from bench.roundtrip import TABMCP, _poll, floor_browser, free_port, loadavg
+
+
+def trimmed_mean(xs: Sequence[float]) -> float:
+    """The mean of the middle 80% (robust to the loaded machine's outliers, unbiased for coarse clocks)."""
+    s = sorted(xs)
+    k = len(s) // 10
+    s = s[k : len(s) - k] if k else s
+    return sum(s) / len(s)
+
+
+async def tabmcp_rounds(args: argparse.Namespace) -> list[list[float]]:
+    """Per round: [half p50, half, worker span, rest, content] in ms (traced calls over stdio)."""
+    out = []
+    async with contextlib.AsyncExitStack() as stack:
+        floor = await stack.enter_async_context(floor_server())  # serves the bench page
+        pw = await stack.enter_async_context(async_playwright())
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
+        config = Path(tmp, "config.toml")
+        config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n')
+        os.environ["TABMCP_CONFIG"] = str(config)
+        os.environ["TABMCP_TRACE"] = "1"
+        port = free_port()
+        start = asyncio.create_task(ClientProcess.start(
+            "stdio", "--tool", "noop", "--wait", "60", "--stdio", TABMCP, "serve", "--stdio", "--port", str(port)))
+
+        async def healthy() -> bool:
+            async with httpx.AsyncClient(timeout=1) as http:
+                return (await http.get(f"http://127.0.0.1:{port}/health")).status_code == 200
+
+        await _poll("tabmcp bridge", healthy, 60)
+        browser = await stack.enter_async_context(launch_browser(
+            bridge_url=f"ws://127.0.0.1:{port}/extension", headless=True, playwright=pw))
+        page = await browser.context.new_page()
+        await page.goto(floor.url("roundtrip.html"))
+        client = await start
+        stack.push_async_callback(client.close)
+        await client.ask(op="time", tool="noop", calls=args.warmup, warmup=0)
+        for _ in range(args.rounds):
+            res = await client.ask(op="trace", tool="noop", calls=args.calls, warmup=20)
+            if "error" in res:
+                raise RuntimeError(f"traced calls: {res['error']}")
+            half, worker, content = [], [], []
+            for trace in res["traces"]:
+                at = dict(trace)
+                half.append(at["bridge.frame"] - at["bridge.sent"])
+                worker.append(at["worker.out"] - at["worker.in"])
+                content.append(at["content.out"] - at["content.in"])
+            h, w = trimmed_mean(half), trimmed_mean(worker)
+            out.append([statistics.median(half), h, w, h - w, trimmed_mean(content)])
+    return out
+
+
+async def floor_rounds(args: argparse.Namespace) -> list[list[float]]:
+    """Per round: [half p50, half, worker span, rest] in ms (server-started floor calls)."""
+    out = []
+    async with contextlib.AsyncExitStack() as stack:
+        floor = await stack.enter_async_context(floor_server())
+        pw = await stack.enter_async_context(async_playwright())
+        browser, _page, tab = await stack.enter_async_context(floor_browser(pw, floor))
+        worker = next(w for w in browser.context.service_workers if w.url.endswith("/worker.js"))
+        await floor.time_calls(tab, args.warmup, 0)
+        for _ in range(args.rounds):
+            await worker.evaluate("() => timeSpans(true)")
+            half = [s * 1000 for s in await floor.time_calls(tab, args.calls, 0)]
+            spans = [float(x) for x in await worker.evaluate("() => timeSpans(false)")]
+            h, w = trimmed_mean(half), trimmed_mean(spans)
+            out.append([statistics.median(half), h, w, h - w])
+    return out
+
+
+async def measure(args: argparse.Namespace) -> None:
+    load = loadavg()
+    rows = []
+    if not args.no_floor:
+        print("[browser_half] floor", file=sys.stderr, flush=True)
+        for i, r in enumerate(await floor_rounds(args)):
+            rows.append([f"floor, round {i + 1}", *(f"{x:.3f}" for x in r), "–"])
+    print("[browser_half] tabmcp", file=sys.stderr, flush=True)
+    for i, r in enumerate(await tabmcp_rounds(args)):
+        rows.append([f"tabmcp, round {i + 1}", *(f"{x:.3f}" for x in r)])
+    print_table(
+        f"The browser half on one clock per side ({args.calls} calls a round, ms)",
+        ["", "half p50", "half", "worker span", "rest", "content.in → content.out"],
+        rows,
+        note=("half: bridge.sent → bridge.frame (the floor: its server's round trip); worker span: the call "
+              "out of the worker to the page's answer back in it (the floor: its frame in to the result); "
+              "rest = half − worker span: the WebSocket both ways, the server's own send and read, the "
+              "worker's routing (tabmcp: before worker.in and after worker.out). Trimmed means but the p50. "
+              f"Load average at start: {load}; at end: {loadavg()}."),
+    )
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.browser_half")
+    parser.add_argument("--calls", type=int, default=300, help="calls per round")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=200, help="untimed calls first")
+    parser.add_argument("--no-floor", action="store_true", help="tabmcp only")
+    asyncio.run(measure(parser.parse_args(argv)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
