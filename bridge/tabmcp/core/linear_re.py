@@ -36,7 +36,8 @@ class LinearPattern:
 
     def __init__(self, pattern: str, options: Any) -> None:
         self.pattern = pattern
-        self._re = re2.compile(pattern, options)
+        """The pattern as written for ``re`` (RE2 runs it with Python's ``\\s``)."""
+        self._re = re2.compile(pattern.replace("\\s", f"[{PY_SPACE}]"), options)
         self._ignorecase = not options.case_sensitive
 
     def search(self, text: str) -> Any:
@@ -71,4 +72,4 @@ def linear(pattern: str, *, ignorecase: bool = False) -> LinearPattern:
     options = re2.Options()
     options.log_errors = False
     options.case_sensitive = not ignorecase
-    return LinearPattern(pattern.replace("\\s", f"[{PY_SPACE}]"), options)
+    return LinearPattern(pattern, options)
