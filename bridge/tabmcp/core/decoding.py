@@ -118,6 +118,8 @@ def _hex(run: str) -> str:
 def _decoded_runs(text: str) -> list[tuple[str, str]]:
     """(encoding, text) of each base64 or hex run of ``text`` that decodes to text, up to the budget."""
     out: list[tuple[str, str]] = []
+    if len(text) < 16:  # the shortest run either finder takes
+        return out
     budget = MAX_DECODED
     for how, run_re, decode in (("base64", _BASE64_RUN_RE, _base64), ("hex", _HEX_RUN_RE, _hex)):
         for match in run_re.finditer(text):

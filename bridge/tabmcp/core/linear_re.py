@@ -8,59 +8,110 @@ scanner in linear time", lists where its semantics differ from ``re``'s and why 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import re2
 
-__all__ = ["PY_SPACE", "LinearPattern", "linear"]
+__all__ = ["PY_SPACE", "Found", "LinearPattern", "linear"]
 
 PY_SPACE = ("\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}"
             "\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}")
 """Python's ``\\s`` on text (every character ``str.isspace`` accepts) as an RE2 class body; RE2's
 ``\\s`` is only ``[\\t\\n\\f\\r ]`` and would read less."""
 
+_UNANCHORED = re2._Anchor.UNANCHORED
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _DOTTED_I = str.maketrans("\u0130\u0131", "ii")
 """İ and ı: ``re`` matches them to ``i`` ignoring case, RE2 does not (the only letters where its
 case folding reads less, checked over every code point in the tests)."""
 
 
+class Found:
+    """A match's span (and text), as ``re.Match`` gives them: what the scanners read of a match."""
+
+    __slots__ = ("_end", "_start", "_text")
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        self._text, self._start, self._end = text, start, end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def group(self, index: int = 0) -> str:
+        if index:
+            raise IndexError("only the whole match is kept")
+        return self._text[self._start : self._end]
+
+
 class LinearPattern:
-    """An RE2 pattern with ``re``'s calls the scanners use, safe on any Python string.
+    """An RE2 pattern with the calls of ``re`` the scanners use, safe on any Python string.
 
     RE2 reads UTF-8, which has no lone surrogates (JSON may carry them): those are read as U+FFFD,
     one character for one, so offsets hold; both are non-word characters to ``re`` and RE2 alike.
+    RE2 is called directly (the ``re2`` module's own ``search`` costs about 1.5 µs a call in Python
+    around it, most of a short text's scan): ASCII text's byte offsets are its character offsets.
     """
 
-    __slots__ = ("_ignorecase", "_re", "pattern")
+    __slots__ = ("_ignorecase", "_regexp", "pattern")
 
     def __init__(self, pattern: str, options: Any) -> None:
         self.pattern = pattern
         """The pattern as written for ``re`` (RE2 runs it with Python's ``\\s``)."""
-        self._re = re2.compile(pattern.replace("\\s", f"[{PY_SPACE}]"), options)
+        self._regexp = re2.compile(pattern.replace("\\s", f"[{PY_SPACE}]"), options)._regexp
         self._ignorecase = not options.case_sensitive
 
-    def search(self, text: str) -> Any:
-        """The first match (leftmost-first, as ``re``'s); its span is the text's, its ``group(0)``
-        may show İ, ı or a lone surrogate as RE2 read it: quote ``text[start:end]``."""
-        if self._ignorecase and not text.isascii():
+    def _utf8(self, text: str) -> tuple[str, bytes]:
+        """The text as RE2 reads it (İ and ı as i when ignoring case, surrogates as U+FFFD), in UTF-8."""
+        if text.isascii():
+            return text, text.encode("ascii")
+        if self._ignorecase:
             text = text.translate(_DOTTED_I)
         try:
-            return self._re.search(text)
+            return text, text.encode("utf-8")
         except UnicodeEncodeError:
-            return self._re.search(_SURROGATE_RE.sub("\ufffd", text))
+            text = _SURROGATE_RE.sub("\ufffd", text)
+            return text, text.encode("utf-8")
 
-    def finditer(self, text: str) -> list[Any]:
-        """Every match, as ``re.finditer``'s (``findall`` quotes the text itself)."""
-        if self._ignorecase and not text.isascii():
-            text = text.translate(_DOTTED_I)
-        try:
-            return list(self._re.finditer(text))
-        except UnicodeEncodeError:
-            return list(self._re.finditer(_SURROGATE_RE.sub("\ufffd", text)))
+    def _spans(self, data: bytes) -> Iterator[tuple[int, int]]:
+        """Byte spans of the matches, leftmost-first and non-overlapping, as ``re.finditer``'s."""
+        pos, end = 0, len(data)
+        while pos <= end:
+            start, stop = self._regexp.Match(_UNANCHORED, data, pos, end)[0]
+            if start < 0:
+                return
+            yield start, stop
+            pos = stop if stop > start else stop + 1  # past an empty match (on a character's first byte)
+            while 0 < pos < end and data[pos] & 0xC0 == 0x80:
+                pos += 1
+
+    def search(self, text: str) -> Found | None:
+        """The first match (leftmost-first, as ``re``'s), its span in ``text``."""
+        read, data = self._utf8(text)
+        for start, stop in self._spans(data):
+            if len(data) != len(read):  # past ASCII: byte offsets to character offsets
+                start, stop = len(data[:start].decode("utf-8")), len(data[:stop].decode("utf-8"))
+            return Found(text, start, stop)
+        return None
+
+    def finditer(self, text: str) -> list[Found]:
+        """Every match, as ``re.finditer``'s."""
+        read, data = self._utf8(text)
+        if len(data) == len(read):
+            return [Found(text, start, stop) for start, stop in self._spans(data)]
+        found, chars, done = [], 0, 0
+        for start, stop in self._spans(data):  # offsets counted once over the text: linear
+            chars += len(data[done:start].decode("utf-8"))
+            length = len(data[start:stop].decode("utf-8"))
+            found.append(Found(text, chars, chars + length))
+            chars, done = chars + length, stop
+        return found
 
     def findall(self, text: str) -> list[str]:
-        return [text[match.start() : match.end()] for match in self.finditer(text)]
+        return [match.group(0) for match in self.finditer(text)]
 
 
 def linear(pattern: str, *, ignorecase: bool = False) -> LinearPattern:
