@@ -103,6 +103,9 @@ def test_re2_spaces_are_pythons() -> None:
     spaces = {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
     every = "".join(chr(c) for c in range(sys.maxunicode + 1) if not 0xD800 <= c <= 0xDFFF)
     assert set(linear(r"\s").findall(every)) == spaces == set(linear(f"[{PY_SPACE}]").findall(every))
+    # the space collapse is skipped unless the text holds what it would change
+    assert set(decoding._ODD_SPACE_RE.findall(every)) == spaces - {" ", "\n"}
+    assert decoding._ODD_SPACE_RE.search("a  b") and not decoding._ODD_SPACE_RE.search("a b\nc")
 
 
 @pytest.mark.parametrize("text", [

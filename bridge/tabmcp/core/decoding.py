@@ -25,7 +25,7 @@ HIDDEN = "hidden in tag characters"
 MAX_DECODED = 32_000
 """Characters decoded from base64 and hex runs per text, at most (an order is a sentence)."""
 
-# The triggers and run finders run on RE2 (:mod:`.linear_re`: linear, and ~50× faster than ``re``
+# The triggers and run finders run on RE2 (:mod:`.linear_re`: linear, and 4–8× faster than ``re``
 # on ordinary text). ``_SPLIT_RE`` stays on ``re``: RE2 has no backreference (``\1``, one repeated
 # separator) nor lookaround; it is linear as it is (each word tried once). ``_TAG_RE`` and
 # ``_HEX_NOISE_RE`` are single character classes, linear on ``re`` too.

@@ -1,6 +1,6 @@
 """The scanners' own regular expressions on RE2, so a page's text costs linear time to scan.
 
-Python's ``re`` backtracks: the result patterns cost about 0.6 µs a character on ordinary text,
+Python's ``re`` backtracks: the result patterns cost about 0.7 µs a character of ordinary text,
 and a page chooses the text. RE2 runs the same pattern strings in one pass (docs/security.md, "A
 scanner in linear time", lists where its semantics differ from ``re``'s and why each is safe).
 """
