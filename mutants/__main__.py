@@ -457,8 +457,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "re2-ascii-spaces",
         "RE2's own \\s (ASCII) stands for Python's: an order after a vertical tab or an em space passes",
         "bridge/tabmcp/core/linear_re.py",
-        '        self._regexp = re2.compile(pattern.replace("\\\\s", f"[{PY_SPACE}]"), options)._regexp',
-        "        self._regexp = re2.compile(pattern, options)._regexp",
+        '        self._compiled = re2.compile(pattern.replace("\\\\s", f"[{PY_SPACE}]"), options)',
+        "        self._compiled = re2.compile(pattern, options)",
         ("bridge/tests/test_scanner_linear.py", "-k", "spaces"),
     ),
     Mutation(

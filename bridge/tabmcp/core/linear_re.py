@@ -20,7 +20,6 @@ PY_SPACE = ("\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{
 """Python's ``\\s`` on text (every character ``str.isspace`` accepts) as an RE2 class body; RE2's
 ``\\s`` is only ``[\\t\\n\\f\\r ]`` and would read less."""
 
-_UNANCHORED = re2._Anchor.UNANCHORED
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _DOTTED_I = str.maketrans("\u0130\u0131", "ii")
 """İ and ı: ``re`` matches them to ``i`` ignoring case, RE2 does not (the only letters where its
@@ -52,16 +51,17 @@ class LinearPattern:
 
     RE2 reads UTF-8, which has no lone surrogates (JSON may carry them): those are read as U+FFFD,
     one character for one, so offsets hold; both are non-word characters to ``re`` and RE2 alike.
-    RE2 is called directly (the ``re2`` module's own ``search`` costs about 1.5 µs a call in Python
-    around it, most of a short text's scan): ASCII text's byte offsets are its character offsets.
+    The text is encoded once per call and searched as bytes through the ``re2`` module's public
+    ``search`` (its private ``_regexp.Match`` would save about 0.8 µs a call: not worth a private
+    API); ASCII text's byte offsets are its character offsets.
     """
 
-    __slots__ = ("_ignorecase", "_regexp", "pattern")
+    __slots__ = ("_compiled", "_ignorecase", "pattern")
 
     def __init__(self, pattern: str, options: Any) -> None:
         self.pattern = pattern
         """The pattern as written for ``re`` (RE2 runs it with Python's ``\\s``)."""
-        self._regexp = re2.compile(pattern.replace("\\s", f"[{PY_SPACE}]"), options)._regexp
+        self._compiled = re2.compile(pattern.replace("\\s", f"[{PY_SPACE}]"), options)
         self._ignorecase = not options.case_sensitive
 
     def _utf8(self, text: str) -> tuple[str, bytes]:
@@ -80,9 +80,10 @@ class LinearPattern:
         """Byte spans of the matches, leftmost-first and non-overlapping, as ``re.finditer``'s."""
         pos, end = 0, len(data)
         while pos <= end:
-            start, stop = self._regexp.Match(_UNANCHORED, data, pos, end)[0]
-            if start < 0:
+            match = self._compiled.search(data, pos, end)
+            if match is None:
                 return
+            start, stop = match.span()
             yield start, stop
             pos = stop if stop > start else stop + 1  # past an empty match (on a character's first byte)
             while 0 < pos < end and data[pos] & 0xC0 == 0x80:
