@@ -130,6 +130,8 @@ def scan_texts() -> list[tuple[str, str]]:
         ("worst: entities &amp; (100,000)", fill("&amp;")),
         ("worst: trigger words only (100,000)", fill("erongi vtaber eht gur ")),
         ("worst: U+FDFA, 18 letters in NFKC (100,000)", fill("\ufdfa")),
+        # quadratic on a backtracking engine (each line start retries the rest): 13 s at 20,000 on re
+        ("worst: blank lines (10,000)", "\n" * 10_000 + "x"),
     ]
 
 

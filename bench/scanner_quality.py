@@ -152,7 +152,7 @@ def scanners_at(rev: str) -> tuple[Scanner, Scanner]:
     folder = Path(tempfile.mkdtemp(prefix="scanner-")) / "scanner_at"
     folder.mkdir()
     (folder / "__init__.py").write_text("")
-    for name in ("injection", "skeleton", "decoding"):
+    for name in ("injection", "skeleton", "decoding", "linear_re"):
         shown = subprocess.run(
             ["git", "-C", str(ROOT), "show", f"{rev}:bridge/tabmcp/core/{name}.py"], capture_output=True, text=True
         )

@@ -14,6 +14,7 @@ import codecs
 import html
 import re
 
+from .linear_re import linear
 from .skeleton import fold
 
 __all__ = ["HIDDEN", "MAX_DECODED", "plain", "readings"]
@@ -24,15 +25,23 @@ HIDDEN = "hidden in tag characters"
 MAX_DECODED = 32_000
 """Characters decoded from base64 and hex runs per text, at most (an order is a sentence)."""
 
+# The triggers and run finders run on RE2 (:mod:`.linear_re`: linear, and 4–8× faster than ``re``
+# on ordinary text). ``_SPLIT_RE`` stays on ``re``: RE2 has no backreference (``\1``, one repeated
+# separator) nor lookaround; it is linear as it is (each word tried once). ``_TAG_RE`` and
+# ``_HEX_NOISE_RE`` are single character classes, linear on ``re`` too.
+
 # Characters split by one repeated separator: "i.g.n.o.r.e", "c.l.o.s.e._.a.c.c.o.u.n.t", "i g n o r e"
 # (a different or longer gap ends the word, so "a.l.l  p.r.e.v" reads "all prev"). Each word is
 # tried once, from its start, and gives back at most its own length: linear.
 _SPLIT_RE = re.compile(r"(?<!\S)\S([ .\-_*·•|,/+~:;'])(?:\S\1)*\S?(?!\S)")
 _SPACE_RE = re.compile(r"[^\S\n]+")
+# what _SPACE_RE changes: a run of two or more, or any space but " " (ordinary text has neither)
+_ODD_SPACE_RE = linear(r"  |[\t\x0b\x0c\r\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}"
+                       r"\x{205f}\x{3000}]")
 _LEET = str.maketrans("013457@$", "oieastas")
 
-_BASE64_RUN_RE = re.compile(r"[A-Za-z0-9+/_-]{16,}")
-_HEX_RUN_RE = re.compile(r"(?:(?:\\x|0x|%)?[0-9A-Fa-f]{2}[ ,:]?){8,}")
+_BASE64_RUN_RE = linear(r"[A-Za-z0-9+/_-]{16,}")
+_HEX_RUN_RE = linear(r"(?:(?:\\x|0x|%)?[0-9A-Fa-f]{2}[ ,:]?){8,}")
 _HEX_NOISE_RE = re.compile(r"\\x|0x|%|[ ,:]")
 _URLSAFE = str.maketrans("-_", "+/")
 
@@ -42,10 +51,10 @@ _ORDER_WORDS = ("ignore", "disregard", "forget", "instruction", "previous", "sys
                 "send ", "password", "credential")
 # ... and the commonest English words (any sentence has one), so an order in other words is read too.
 _COMMON_WORDS = ("the", "and", "you", "your", "this", "with", "for", "all")
-_REVERSED_RE = re.compile(
+_REVERSED_RE = linear(
     "|".join(re.escape(w[::-1]) for w in _ORDER_WORDS) + r"|\b(?:" + "|".join(w[::-1] for w in _COMMON_WORDS) + r")\b"
 )
-_ROT13_RE = re.compile(
+_ROT13_RE = linear(
     "|".join(re.escape(codecs.encode(w, "rot13")) for w in _ORDER_WORDS)
     + r"|\b(?:" + "|".join(codecs.encode(w, "rot13") for w in _COMMON_WORDS) + r")\b"
 )
@@ -64,7 +73,9 @@ def plain(text: str) -> str:
         text = _TAG_RE.sub(lambda m: " " + "".join(chr(ord(c) - 0xE0000) for c in m.group(0)) + " ", text)
     text = fold(text)
     text = _SPLIT_RE.sub(lambda m: m.group(0).replace(m.group(1), ""), text)
-    return _SPACE_RE.sub(" ", text).translate(_LEET)
+    if _ODD_SPACE_RE.search(text):
+        text = _SPACE_RE.sub(" ", text)
+    return text.translate(_LEET)
 
 
 def _as_text(data: bytes) -> str:
@@ -107,6 +118,8 @@ def _hex(run: str) -> str:
 def _decoded_runs(text: str) -> list[tuple[str, str]]:
     """(encoding, text) of each base64 or hex run of ``text`` that decodes to text, up to the budget."""
     out: list[tuple[str, str]] = []
+    if len(text) < 16:  # the shortest run either finder takes
+        return out
     budget = MAX_DECODED
     for how, run_re, decode in (("base64", _BASE64_RUN_RE, _base64), ("hex", _HEX_RUN_RE, _hex)):
         for match in run_re.finditer(text):

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .decoding import HIDDEN, readings
+from .linear_re import LinearPattern, linear
 
 __all__ = ["decode_tag_text", "lint_parameters", "readings", "scan_result_text", "scan_text", "scan_tool"]
 
@@ -35,9 +36,12 @@ _PHRASES = [
     r"\[\s*(system|inst)\s*\]",
     _DECODE_AND_FOLLOW,
 ]
-_PHRASE_RE = re.compile("|".join(f"(?:{p})" for p in _PHRASES), re.IGNORECASE)
-_HIDDEN_RE = re.compile("[\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
-_COMMENT_RE = re.compile(r"<!--.*?-->", re.DOTALL)
+# The scanners' patterns run on RE2 (:mod:`.linear_re`): linear in what a page sends, whatever it
+# sends. Every ``\b`` in them sits beside an ASCII letter (RE2's is ASCII-only: it finds more, never
+# less; docs/security.md, "A scanner in linear time").
+_PHRASE_RE = linear("|".join(f"(?:{p})" for p in _PHRASES), ignorecase=True)
+_HIDDEN_RE = linear("[\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
+_COMMENT_RE = linear(r"(?s)<!--.*?-->")
 
 
 def scan_text(text: str) -> list[str]:
@@ -46,7 +50,7 @@ def scan_text(text: str) -> list[str]:
     read = readings(text)
     if _HIDDEN_RE.search(text) or any(how == HIDDEN for how, _ in read):
         reasons.append("hidden characters (zero-width, bidi override or Unicode tag characters)")
-    if _COMMENT_RE.search(text):
+    if "<!--" in text and _COMMENT_RE.search(text):
         reasons.append("an HTML comment (hidden from people, read by models)")
     found = _match(_PHRASE_RE, read)
     if found:
@@ -54,13 +58,14 @@ def scan_text(text: str) -> list[str]:
     return reasons
 
 
-def _match(pattern: re.Pattern[str], read: list[tuple[str, str]]) -> str:
+def _match(pattern: LinearPattern, read: list[tuple[str, str]]) -> str:
     """": 'the match'" (with how it was decoded) where ``pattern`` matches one of a text's readings
     (:func:`.decoding.readings`, the plain one first), else ""."""
     for how, reading in read:
         match = pattern.search(reading)
         if match:
-            return f"{'' if how == 'plain' else f' (read {how})'}: {match.group(0).strip()!r}"
+            quoted = reading[match.start() : match.end()].strip()
+            return f"{'' if how == 'plain' else f' (read {how})'}: {quoted!r}"
     return ""
 
 
@@ -69,7 +74,9 @@ def _match(pattern: re.Pattern[str], read: list[tuple[str, str]]) -> str:
 # Results may tell a human "you must sign in", so only text addressed to an AI agent counts
 # (tuned on bench/data/trust_hostile.jsonl's "tuning" split; bench/trust.py measures the rest).
 
-_AGENT = r"(?:ai|a\.i\.|llm|language model|assistant|agent|model|chatbot|bot|claude|gpt|chatgpt|copilot|gemini)s?"
+# its own word's end: "a.i." ends in a dot, so a \b after it read "an a.i. reading this" as no agent
+_AGENT = (r"(?:(?:ai|llm|language model|assistant|agent|model|chatbot|bot|claude|gpt|chatgpt|copilot|gemini)s?\b"
+          r"|a\.i\.(?:s\b)?)")
 _AI = r"(?:ai|llm|language model|chatbot|bot|crawler|claude|gpt|chatgpt|copilot|gemini|ai (?:agent|assistant|model))s?"
 _ACT = (r"(?:call|run|invoke|execute|send|forward|email|post|share|reveal|ignore|delete|click|approve|confirm|provide|"
         r"include|output|transfer|buy|purchase|disable|enable|grant)")
@@ -85,9 +92,9 @@ _RESULT_PHRASES = [
     r" ?(?:for you)?:",
     r"\byour (?:real|true|actual|new|only) (?:goal|task|objective|purpose|instructions?|mission) (?:is|are)\b",
     r"\b(?:agent|assistant|ai|model|llm) instructions\b",
-    rf"\b(?:attention|note|message|instructions?|notice|dear)[ ,:]+(?:to |for )?(?:the |all |any )?{_AGENT}\b"
+    rf"\b(?:attention|note|message|instructions?|notice|dear)[ ,:]+(?:to |for )?(?:the |all |any )?{_AGENT}"
     r"[^.\n]{0,30}[:,]",
-    rf"\b(?:if|when) you are an? {_AGENT}\b",
+    rf"\b(?:if|when) you are an? {_AGENT}",
     r"\b(?:you are|you're) (?:now )?(?:an? )?(?:ai|language model|assistant|agent|llm)\b.{0,40}\b(?:must|should|will|need to)\b",
     rf"\b{_AGENT} (?:reading|processing|summari[sz]ing) (?:this|the)\b",
     rf"\b{_AI} (?:should|must|need to|are required to|have to|are instructed to) (?:now |immediately |always |also )?{_ACT}",
@@ -121,7 +128,7 @@ _RESULT_PHRASES = [
     r"(?:^|\n)\s*(?:system|assistant)\s*:\s",
     _DECODE_AND_FOLLOW,
 ]
-_RESULT_RE = re.compile("|".join(f"(?:{p})" for p in _RESULT_PHRASES), re.IGNORECASE)
+_RESULT_RE = linear("|".join(f"(?:{p})" for p in _RESULT_PHRASES), ignorecase=True)
 _TAG_RE = re.compile("[\U000e0000-\U000e007f]+")
 
 
@@ -145,7 +152,7 @@ def scan_result_text(text: str) -> list[str]:
         (reading for how, reading in read if how == HIDDEN), "")
     if hidden:
         reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
-    if _COMMENT_RE.search(text) and _RESULT_RE.search(" ".join(_COMMENT_RE.findall(text))):
+    if "<!--" in text and (comments := _COMMENT_RE.findall(text)) and _RESULT_RE.search(" ".join(comments)):
         reasons.append("instructions inside an HTML comment")
     found = _match(_RESULT_RE, read)
     if found:

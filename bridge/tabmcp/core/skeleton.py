@@ -89,17 +89,25 @@ def _nfkc(text: str) -> str:
     folded = unicodedata.normalize("NFKC", text)
     if len(folded) <= 2 * len(text):
         return folded
-    return "".join(n if len(n := unicodedata.normalize("NFKC", ch)) <= 3 else " " for ch in text)
+    # each distinct character normalized once (a page repeats the same few)
+    return text.translate({ord(ch): n if len(n := unicodedata.normalize("NFKC", ch)) <= 3 else " " for ch in set(text)})
+
+
+@cache
+def _marks() -> dict[int, None]:
+    """Every combining mark (a non-zero combining class), as a table that deletes it (all lie in
+    U+0300–U+1FFFF, which the tests check: the rest of Unicode is not scanned on first use)."""
+    return {cp: None for cp in range(0x300, 0x20000) if unicodedata.combining(chr(cp))}
 
 
 def fold(text: str) -> str:
     """``text`` as its skeleton: what it reads as, in plain lower-case ASCII where it looks like it."""
-    text = _FORMAT_OR_MARK_RE.sub("", text)
-    if text.isascii():
+    if text.isascii():  # no format character, mark or look-alike is ASCII
         return text.lower()
+    text = _FORMAT_OR_MARK_RE.sub("", text)
     table = _table()
     text = _capital_i_re().sub(_after_small, text)
     # mapped before case folding too: capitals look alike (Greek Nu is N, its small letter looks like v)
     text = _nfkc(text).translate(table).casefold()
-    text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    text = unicodedata.normalize("NFKD", text).translate(_marks())
     return unicodedata.normalize("NFKC", text).translate(table)
