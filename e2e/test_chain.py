@@ -55,24 +55,30 @@ async def test_categories_collapsed_then_expanded_and_called(env: Env, page_clos
 
 
 async def test_the_link_batches_both_ways(env: Env, page_closer):
-    """The extension says ``batch`` in its hello: calls started together reach it in one frame,
-    which it splits, and what it sends in one task reaches the bridge in one frame."""
+    """The extension says ``batch`` in its hello: calls started together reach it in one frame
+    (after the first, which a quiet link writes at once), which it splits, and what it sends in
+    one task reaches the bridge in one frame."""
     page = await env.open("basic.html", wait_for_tool="page_title")
     page_closer.append(page)
     link = env.bridge.core.link
     assert link is not None and link.batched
-    entry = next(e for e in env.bridge.core.registry.tool_entries()
-                 if e.tool.name == "page_title" and e.tab.url == page.url)
-    assert isinstance(entry, ToolEntry)
-    # Started in one turn of the bridge's loop: one frame of five call.start, each run in the page.
+    entries = {e.tool.name: e for e in env.bridge.core.registry.tool_entries() if e.tab.url == page.url}
+    entry, wait = entries["page_title"], entries["wait"]
+    assert isinstance(entry, ToolEntry) and isinstance(wait, ToolEntry)
+    # Started in one turn of the bridge's loop: the first call.start alone, then one frame of four,
+    # each run in the page.
     results = await asyncio.gather(*(env.bridge.core.call_tool(entry, {}) for _ in range(5)))
     assert [r["content"][0]["text"] for r in results] == [await page.title()] * 5
-    # Three pings in one frame; the worker answers each in the same task: one frame of three pongs.
+    # Two calls in flight, so the link is busy and a turn's messages leave together: three pings
+    # in one frame; the worker answers each in the same task: one frame of three pongs.
     session = env.bridge.core.session
+    waits = [asyncio.ensure_future(env.bridge.core.call_tool(wait, {"ms": 1500})) for _ in range(2)]
+    await eventually(lambda: len(session.requests) >= 2)
     extra = session.messages_received - session.frames_received
     for ts in range(3):
         await link.send(Ping(type="ping", ts=ts))
     await eventually(lambda: session.messages_received - session.frames_received >= extra + 2)
+    assert [r["content"][0]["text"] for r in await asyncio.gather(*waits)] == ["waited 1500"] * 2
 
 
 async def test_a_call_crosses_the_page_as_events_not_window_messages(env: Env, page_closer):
