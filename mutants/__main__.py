@@ -3629,6 +3629,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "        if False:",
         ("bridge/tests/test_chunks.py", "-k", "overtaken or lane_waits_behind"),
     ),
+    Mutation(
+        "worker-sends-each-alone",
+        "the worker sends each message in a frame of its own though the bridge reads batched frames",
+        "extension/background/link.js",
+        "  if (!state.batch) {",
+        "  if (true) {",
+        ("e2e/test_chain.py", "-k", "batches_both_ways and polyfill"),
+    ),
 )
 
 
