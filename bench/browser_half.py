@@ -22,18 +22,15 @@ import contextlib
 import os
 import statistics
 import sys
-import tempfile
 from collections.abc import Sequence
-from pathlib import Path
 
-import httpx
 from playwright.async_api import async_playwright
 from tabmcp.launch.launcher import launch_browser
 
-from bench._client import ClientProcess
 from bench._floor import floor_server
 from bench._table import print_table
-from bench.roundtrip import TABMCP, _poll, floor_browser, free_port, loadavg
+from bench.roundtrip import floor_browser, loadavg
+from bench.worker_profile import stdio_bridge
 
 
 def trimmed_mean(xs: Sequence[float]) -> float:
@@ -50,20 +47,8 @@ async def tabmcp_rounds(args: argparse.Namespace) -> list[list[float]]:
     async with contextlib.AsyncExitStack() as stack:
         floor = await stack.enter_async_context(floor_server())  # serves the bench page
         pw = await stack.enter_async_context(async_playwright())
-        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
-        config = Path(tmp, "config.toml")
-        config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n')
-        os.environ["TABMCP_CONFIG"] = str(config)
         os.environ["TABMCP_TRACE"] = "1"
-        port = free_port()
-        start = asyncio.create_task(ClientProcess.start(
-            "stdio", "--tool", "noop", "--wait", "60", "--stdio", TABMCP, "serve", "--stdio", "--port", str(port)))
-
-        async def healthy() -> bool:
-            async with httpx.AsyncClient(timeout=1) as http:
-                return (await http.get(f"http://127.0.0.1:{port}/health")).status_code == 200
-
-        await _poll("tabmcp bridge", healthy, 60)
+        start, port = await stdio_bridge(stack)
         browser = await stack.enter_async_context(launch_browser(
             bridge_url=f"ws://127.0.0.1:{port}/extension", headless=True, playwright=pw))
         page = await browser.context.new_page()

@@ -97,9 +97,9 @@ async def _targets(devtools: int, worker: str, page: str) -> list[tuple[str, str
     return [("service worker", w["webSocketDebuggerUrl"]), ("page renderer", p["webSocketDebuggerUrl"])]
 
 
-async def _tabmcp(stack: contextlib.AsyncExitStack, args: argparse.Namespace, floor: Any, pw: Any,
-                  devtools: int) -> tuple[list[tuple[str, str]], Callable[[int], Awaitable[list[float]]]]:
-    """tabmcp's bridge (launched over stdio by an SDK client) and browser; calls of the noop tool."""
+async def stdio_bridge(stack: contextlib.AsyncExitStack) -> tuple[asyncio.Task[ClientProcess], int]:
+    """``tabmcp serve --stdio`` launched by an SDK client in its own process (its store in a
+    temporary folder), healthy: the client's start (it waits for the ``noop`` tool) and the port."""
     tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="tabmcp-bench-"))
     config = Path(tmp, "config.toml")
     config.write_text(f'[store]\npath = "{Path(tmp, "tabmcp.db")}"\n')
@@ -113,6 +113,13 @@ async def _tabmcp(stack: contextlib.AsyncExitStack, args: argparse.Namespace, fl
             return (await http.get(f"http://127.0.0.1:{port}/health")).status_code == 200
 
     await _poll("tabmcp bridge", healthy, 60)
+    return start, port
+
+
+async def _tabmcp(stack: contextlib.AsyncExitStack, args: argparse.Namespace, floor: Any, pw: Any,
+                  devtools: int) -> tuple[list[tuple[str, str]], Callable[[int], Awaitable[list[float]]]]:
+    """tabmcp's bridge (launched over stdio by an SDK client) and browser; calls of the noop tool."""
+    start, port = await stdio_bridge(stack)
     browser = await stack.enter_async_context(launch_browser(
         bridge_url=f"ws://127.0.0.1:{port}/extension", headless=True, webmcp=args.native, playwright=pw,
         extra_args=[f"--remote-debugging-port={devtools}"]))
