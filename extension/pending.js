@@ -153,14 +153,20 @@ export function createPendingTable() {
   }
 
   /**
-   * End one request by a rule: forget it, then let its kind report the end.
+   * End one request by a rule: forget it, then let its kind report the end. A handler that fails is
+   * logged, not thrown: the shared deadline timer and `endWhere` go on ending the others (one throw
+   * there would leave every request after it, and every later deadline, pending for good).
    * @param {string} id @param {Rule} rule @param {string} message @returns {boolean}
    */
   function end(id, rule, message) {
     const entry = take(id);
     if (!entry) return false;
     const onEnd = handlers[entry.kind];
-    if (onEnd) onEnd(entry, rule, message);
+    try {
+      if (onEnd) onEnd(entry, rule, message);
+    } catch (err) {
+      console.warn('[tabmcp] pending end handler failed', err);
+    }
     return true;
   }
 

@@ -3342,6 +3342,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_worker_timers.py", "-k", "deadline"),
     ),
     Mutation(
+        "pending-end-handler-throws",
+        "a kind's end handler that throws escapes the table: the shared deadline timer stops (every later deadline hangs)",
+        "extension/pending.js",
+        "      console.warn('[tabmcp] pending end handler failed', err);",
+        "      throw err;",
+        ("bridge/tests/test_worker_timers.py", "-k", "failing"),
+    ),
+    Mutation(
         "badge-timer-fires-once",
         "the badge's one timer does not arm itself again: a call that starts after it was armed never shows running",
         "extension/badge.js",

@@ -46,3 +46,15 @@ def test_the_badge_shows_a_call_that_runs_and_never_a_fast_one() -> None:
     assert [1, "▶"] in out["shown"]
     assert out["shown"][-1] == [1, "3"]  # the call ended: the tool count again
     assert not out["runningAfter"]
+
+
+def test_a_failing_end_handler_stops_no_other_request_from_ending() -> None:
+    # One kind's handler throwing (a bug there) must not leave every other request to hang: not
+    # the ones due at the same fire of the shared timer, not the later ones it arms itself for,
+    # not the others a tab's closing ends. The failure is logged, not thrown at the timer.
+    out = scenario("failingEnd")
+    assert out["all"], out
+    assert out["ended"] == ["good", "later", "in-tab-2"], out
+    assert out["endTabEnded"], out
+    assert out["left"] == [], out
+    assert out["escaped"] == [], out

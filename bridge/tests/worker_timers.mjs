@@ -45,6 +45,36 @@ const scenarios = {
     table.take('long', KIND.call);
     return out;
   },
+  /** A kind's end handler that throws (a bug there) while the timer ends what is due: the other
+   * requests due at the same fire, and the later ones, still end. */
+  async failingEnd() {
+    const table = createPendingTable();
+    const ended = [];
+    const escaped = [];
+    process.on('uncaughtException', (err) => escaped.push(String(err)));
+    table.handle(KIND.call, (entry) => {
+      if (entry.id === 'bad') throw new Error('a handler bug');
+      ended.push(entry.id);
+    });
+    const add = (id, timeoutMs) => table.add(KIND.call, id, { tabId: 1, timeoutMs, timeoutMessage: `${id} timed out` });
+    add('bad', 20);
+    add('good', 25); // due by the time the timer armed for 'bad' fires (the machine may be slow)
+    add('later', 120);
+    table.handle(KIND.query, () => {
+      throw new Error('another handler bug');
+    });
+    table.add(KIND.query, 'query', { tabId: 2, timeoutMs: 30_000, timeoutMessage: 'query timed out' });
+    table.add(KIND.call, 'in-tab-2', { tabId: 2, timeoutMs: 30_000, timeoutMessage: 'timed out' });
+    let endTabEnded = false;
+    const all = await until(() => ended.includes('good') && ended.includes('later'));
+    try {
+      table.endTab(2, 'tabClosed', 'tab 2 was closed'); // the query's handler throws first: the call still ends
+      endTabEnded = ended.includes('in-tab-2');
+    } catch (err) {
+      escaped.push(String(err));
+    }
+    return { all, ended, endTabEnded, left: table.all(KIND.call).map((e) => e.id).concat(table.all(KIND.query).map((e) => e.id)), escaped };
+  },
   /** The badge: a fast call never shows; a call that runs RUNNING_AFTER_MS shows, also one that
    * starts after the shared timer was armed for an earlier call. */
   async badge() {
