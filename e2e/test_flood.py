@@ -449,6 +449,52 @@ async def test_an_answer_is_not_queued_behind_a_heavy_tab_s_bytes(env: Env, page
 
 
 @pytest.mark.timeout(180)
+async def test_a_tab_closed_while_its_update_waits_in_the_lane_leaves_no_limits_behind(env: Env, page_closer):
+    # A tab's update is measured when its turn in the lane comes (tab_lane.js): a tab over the size
+    # one tab may send, closed while its update waited behind a heavy tab's chunks, must not leave
+    # its limits (the TOO_LARGE it is sent with) in the worker for good: every per-tab map drains
+    # on close (test_tab_churn), also for what the lane measures after it.
+    if env.flavour != "polyfill":
+        pytest.skip("the worker's lane is the same in both flavours; one covers it")
+    worker = await env.browser.worker()
+    await worker.evaluate(LANE_LOG, "socket")
+    try:
+        heavy = await env.browser.context.new_page()
+        page_closer.append(heavy)
+        await heavy.goto(f"{env.pages_url}heavy.html?tab=held-lane&together")
+        # Its first chunk sent, the socket says it holds more than a chunk: the lane waits.
+        await eventually(lambda: worker.evaluate("() => globalThis.laneLog.some((m) => m.type === 'chunk')"), 60)
+        over = await env.browser.context.new_page()
+        await over.goto(f"{env.pages_url}over-tab.html")
+
+        async def over_tab_id() -> int | None:
+            status = await env.browser.status()
+            return next((t["tabId"] for t in status["tabs"] if t["url"] == over.url and t["tools"] == 40), None)
+
+        over_id = await eventually(over_tab_id, 60)
+
+        async def update_queued() -> bool:  # its debounce over: its update waits in the held lane
+            held = await worker.evaluate("() => tabmcpHeld()")
+            return over_id in held["sentSnapshots"] and over_id not in held["updateTimers"]
+
+        await eventually(update_queued, 30)
+        assert not await worker.evaluate(
+            "(url) => globalThis.laneLog.some((m) => m.type === 'tab.update' && m.url === url)", over.url)
+        await over.close()
+        await eventually(lambda: worker.evaluate(f"() => !tabmcpHeld().tabs.includes({over_id})"), 30)
+        await worker.evaluate("() => globalThis.laneRelease()")
+
+        await eventually(lambda: worker.evaluate("() => globalThis.laneLog.some((m) => m.type === 'tab.closed')"), 60)
+        bare = await eventually(lambda: worker.evaluate(
+            "(url) => globalThis.laneLog.find((m) => m.type === 'tab.update' && m.url === url) || null", over.url), 60)
+        assert bare["tools"] == [], bare  # it went without its definitions, as a tab over the size does
+    finally:
+        await worker.evaluate("() => globalThis.laneDone()")
+    held = await worker.evaluate("() => tabmcpHeld()")
+    assert over_id not in {tab for ids in held.values() for tab in ids}, held
+
+
+@pytest.mark.timeout(180)
 async def test_a_chunk_never_ends_inside_a_surrogate_pair(env: Env, page_closer):
     # Two heavy tabs whose schemas are astral characters (two UTF-16 units each), the second with
     # one character more before them: a chunk's end (64 Ki units) that falls on an astral

@@ -3350,6 +3350,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_worker_timers.py", "-k", "failing"),
     ),
     Mutation(
+        "closed-tab-keeps-lane-limits",
+        "a tab over the size one tab may send, closed while its update waited in the lane, keeps its limits in the worker for good",
+        "extension/background/tab_limits.js",
+        "  const tabLimits = state.tabs.has(snap.tabId) ? limitsOf(snap.tabId) : null;",
+        "  const tabLimits = limitsOf(snap.tabId);",
+        ("e2e/test_flood.py", "-k", "closed_while"),
+    ),
+    Mutation(
         "badge-timer-fires-once",
         "the badge's one timer does not arm itself again: a call that starts after it was armed never shows running",
         "extension/badge.js",

@@ -181,8 +181,9 @@ export function fitTab(snap) {
   const bare = { ...snap, tools: [], categories: [], frames: [], forms: undefined };
   const message = `the tab's definitions together are ${showBytes(over)}, over the ${showBytes(SIZE.tab)} one tab may send: ` +
     'it is sent without them';
-  const tabLimits = limitsOf(snap.tabId);
-  if (!tabLimits.tab || tabLimits.tab.message !== message) {
+  // Measured when its turn in the lane comes (tab_lane.js): a tab closed meanwhile keeps no limits (they would stay for good).
+  const tabLimits = state.tabs.has(snap.tabId) ? limitsOf(snap.tabId) : null;
+  if (tabLimits && (!tabLimits.tab || tabLimits.tab.message !== message)) {
     tabLimits.tab = { code: ERROR.TOO_LARGE, message };
     tell(snap.tabId, 0, ERROR.TOO_LARGE, message);
   }
