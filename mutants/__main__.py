@@ -470,6 +470,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_scanner_linear.py", "-k", "code_point or comments"),
     ),
     Mutation(
+        "re2-long-s-kelvin",
+        "RE2 ignoring case reads ſ and the Kelvin sign as written: its ASCII \\b sees no word's end after 'thiſ'",
+        "bridge/tabmcp/core/linear_re.py",
+        '_ASCII_FOLDS = str.maketrans("\\u0130\\u0131\\u017f\\u212a", "iisk")',
+        '_ASCII_FOLDS = str.maketrans("\\u0130\\u0131", "ii")',
+        ("bridge/tests/test_scanner_linear.py", "-k", "fold_to_ascii or comments"),
+    ),
+    Mutation(
         "re2-surrogates-raise",
         "a lone surrogate in a page's text makes the RE2 scan raise",
         "bridge/tabmcp/core/linear_re.py",
