@@ -1838,6 +1838,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_page_text.py", "-k", "strict_mypy"),
     ),
     Mutation(
+        "relisted-takes-page-json",
+        "relisted() takes a page's JSON as a listing entry's _meta: strict mypy no longer refuses it",
+        "bridge/tabmcp/core/trust/text.py",
+        "def relisted(definition: Listed, description: Shown, meta: PageJson) -> Listed: ...",
+        "def relisted(definition: Listed, description: Shown, meta: str) -> Listed: ...",
+        ("bridge/tests/test_page_text.py", "-k", "strict_mypy"),
+    ),
+    Mutation(
         "shown-tree-any-dict",
         "a listed schema is any dict: strict mypy no longer refuses a page's schema listed as it came",
         "bridge/tabmcp/core/trust/text.py",
