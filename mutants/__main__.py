@@ -470,6 +470,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_scanner_linear.py", "-k", "code_point or comments"),
     ),
     Mutation(
+        "rot13-read-as-written",
+        "the decode-and-follow order's 'rot13' only as written: its 1337 reading ('rotie') passes",
+        "bridge/tabmcp/core/injection.py",
+        '_DECODE_AND_FOLLOW = (r"\\b(?:decode|decrypt|decipher|unscramble|reverse|rot(?:13|ie)|base64-decode|translate) "',
+        '_DECODE_AND_FOLLOW = (r"\\b(?:decode|decrypt|decipher|unscramble|reverse|rot13|base64-decode|translate) "',
+        ("bridge/tests/test_scanner_decode.py", "-k", "rot13_and"),
+    ),
+    Mutation(
         "re2-long-s-kelvin",
         "RE2 ignoring case reads ſ and the Kelvin sign as written: its ASCII \\b sees no word's end after 'thiſ'",
         "bridge/tabmcp/core/linear_re.py",
