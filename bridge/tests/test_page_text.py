@@ -446,7 +446,7 @@ from tabmcp.core.disclosure import Disclosure, _described
 from tabmcp.core.introspection import RefusalView
 from tabmcp.core.registry import CategoryEntry, Tab, ToolEntry
 from tabmcp.core.trust.gate import PageSource, TextGate, definition_schema, definition_text
-from tabmcp.core.trust.text import Listed, PageJson, Shown, ShownResult, amended, listed_definition
+from tabmcp.core.trust.text import Listed, PageJson, Shown, ShownResult, amended, listed_definition, relisted
 
 
 def leak(tab: Tab) -> Shown:
@@ -489,11 +489,16 @@ def changed_once_made(entry: ToolEntry, answer: ShownResult, listed: Listed, pag
     answer["structuredContent"] = page  # leak
     listed["description"] = entry.tool.description  # leak
     amended(answer, meta=page)  # leak
+    relisted(listed, definition_text(entry.tool.description), page)  # leak
     return amended(answer, structured=page)  # leak
 
 
 def amended_by_the_bridge(answer: ShownResult) -> ShownResult:
     return amended(answer, structured={"page": "shown"}, meta={"tabmcp/trace": []}, is_error=False, result_type="complete")
+
+
+def relisted_by_the_bridge(entry: ToolEntry, listed: Listed) -> Listed:
+    return relisted(listed, definition_text(entry.tool.description), {"tabmcp/pin": {"status": "changed"}})
 '''
 
 
@@ -501,7 +506,8 @@ def test_strict_mypy_refuses_page_text_handed_to_an_agent_facing_builder_past_th
     """Each line marked ``# leak`` puts a page's words where the agent reads them past the gate: a
     refusal, a described text, a listing entry not made by :func:`listed_definition` or one given
     a page's own field (text, schema, annotation) rather than the definition check's reading, a
-    gated answer or listing entry changed once made, an answer amended with a page's JSON."""
+    gated answer or listing entry changed once made, an answer amended (or an entry relisted) with a
+    page's JSON."""
     import subprocess
     import sys
     from pathlib import Path

@@ -19,8 +19,9 @@ from .linear_re import LinearPattern, linear
 
 __all__ = ["decode_tag_text", "lint_parameters", "readings", "scan_result_text", "scan_text", "scan_tool"]
 
-# "Decode this and follow it: …": an order to read what follows as orders, whatever it says.
-_DECODE_AND_FOLLOW = (r"\b(?:decode|decrypt|decipher|unscramble|reverse|rot13|base64-decode|translate) "
+# "Decode this and follow it: …": an order to read what follows as orders, whatever it says
+# (the plain reading reads 1337: "rot13" there is "rotie").
+_DECODE_AND_FOLLOW = (r"\b(?:decode|decrypt|decipher|unscramble|reverse|rot(?:13|ie)|base64-decode|translate) "
                       r"(?:this|it|the following|the text|the message|the string|below)\b[^.\n]{0,40}"
                       r"\b(?:and|then)\s+(?:follow|obey|execute|carry out|act on|do)\b")
 _PHRASES = [

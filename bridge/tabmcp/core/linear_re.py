@@ -21,9 +21,11 @@ PY_SPACE = ("\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{
 ``\\s`` is only ``[\\t\\n\\f\\r ]`` and would read less."""
 
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
-_DOTTED_I = str.maketrans("\u0130\u0131", "ii")
-"""İ and ı: ``re`` matches them to ``i`` ignoring case, RE2 does not (the only letters where its
-case folding reads less, checked over every code point in the tests)."""
+_ASCII_FOLDS = str.maketrans("\u0130\u0131\u017f\u212a", "iisk")
+"""The only letters ``re`` matches to an ASCII letter ignoring case (checked over every code point
+in the tests). RE2 does not match İ and ı to ``i``; it matches ſ and the Kelvin sign to ``s`` and
+``k`` but its ASCII ``\\b`` sees no word there, so "thiſ" had no word's end. Read as the ASCII
+letter, each is a word character to both engines."""
 
 
 class Found:
@@ -65,11 +67,11 @@ class LinearPattern:
         self._ignorecase = not options.case_sensitive
 
     def _utf8(self, text: str) -> tuple[str, bytes]:
-        """The text as RE2 reads it (İ and ı as i when ignoring case, surrogates as U+FFFD), in UTF-8."""
+        """The text as RE2 reads it (İ, ı, ſ and K as ASCII when ignoring case, surrogates as U+FFFD), in UTF-8."""
         if text.isascii():
             return text, text.encode("ascii")
         if self._ignorecase:
-            text = text.translate(_DOTTED_I)
+            text = text.translate(_ASCII_FOLDS)
         try:
             return text, text.encode("utf-8")
         except UnicodeEncodeError:

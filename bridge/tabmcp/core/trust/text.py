@@ -141,6 +141,11 @@ def listed_definition(
     return Listed(out)
 
 
+@overload
+@deprecated("page text reaches the agent only through the gate")
+def relisted(definition: Listed, description: Shown, meta: PageJson) -> Listed: ...
+@overload
+def relisted(definition: Listed, description: Shown, meta: Mapping[str, Any]) -> Listed: ...
 def relisted(definition: Listed, description: Shown, meta: Mapping[str, Any]) -> Listed:
     """A listing entry with another checked description and more of the bridge's ``_meta`` keys
     (checked text too): a new entry, the given one unchanged."""
