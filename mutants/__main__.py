@@ -2201,6 +2201,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_extension_link.py", "-k", "quiet"),
     ),
     Mutation(
+        "outbox-close-before-writer",
+        "closing a link waits for a quiet write but not for the writer task its cancelled sender left behind",
+        "bridge/tabmcp/server/extension.py",
+        "        while True:  # a quiet write whose sender was cancelled leaves its texts to a writer task: wait for both",
+        "        for _ in range(1):",
+        ("bridge/tests/test_extension_link.py", "-k", "close"),
+    ),
+    Mutation(
         "direct-write-not-broken-by-a-gone-peer",
         "after a write to a client that went away, later answers are written to nowhere instead of refused",
         "bridge/tabmcp/server/direct_writes.py",

@@ -86,19 +86,23 @@ async def test_on_a_quiet_link_a_call_start_leaves_at_once_and_the_rest_of_its_t
 
 
 class _Socket:
-    """What the outbox writes to: texts in order; a write waits while ``blocked`` is clear."""
+    """What the outbox writes to: texts in order; a write waits while ``blocked`` is clear (as
+    uvicorn's does, before it writes); after ``close`` a write raises, as Starlette's does."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []
         self.blocked = asyncio.Event()
         self.blocked.set()
+        self.closed = False
 
     async def send_text(self, data: str) -> None:
         await self.blocked.wait()
+        if self.closed:
+            raise RuntimeError('Cannot call "send" once a close message has been sent.')
         self.texts.append(data)
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        return None
+        self.closed = True
 
 
 class _BatchedLink(extension_module.Link):
@@ -141,6 +145,25 @@ async def test_a_quiet_write_that_waits_keeps_the_order_and_a_cancelled_one_lose
         await asyncio.sleep(0)
     assert socket.texts == ["a\nb"]
     await outbox.close()
+
+
+async def test_close_waits_for_the_texts_a_cancelled_quiet_write_left_to_a_writer():
+    socket = _Socket()
+    outbox = _batched_outbox(socket, quiet=True)
+    socket.blocked.clear()  # the socket is not writable (flow control)
+    first = asyncio.create_task(outbox.send_text("a"))
+    await asyncio.sleep(0)
+    closing = asyncio.create_task(outbox.close())  # the session closes the link (flood, replaced)
+    await asyncio.sleep(0)
+    first.cancel()  # the sending task goes: a writer task takes its text over
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not closing.done() and not socket.closed  # "a" is not written yet: the close waits for it
+    socket.blocked.set()
+    await asyncio.wait_for(closing, 5)
+    assert socket.texts == ["a"] and socket.closed
 
 
 async def test_an_extension_that_does_not_batch_gets_one_message_a_frame(bridge: BridgeApp):

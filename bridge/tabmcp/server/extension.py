@@ -142,10 +142,13 @@ class Outbox:
             self._writer = None
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        if self._writer is not None and self._writer is not asyncio.current_task():
-            await asyncio.wait([self._writer])
-        if self._writing is not None:
-            await asyncio.wait([self._writing])
+        while True:  # a quiet write whose sender was cancelled leaves its texts to a writer task: wait for both
+            if self._writer is not None and self._writer is not asyncio.current_task():
+                await asyncio.wait([self._writer])
+            elif self._writing is not None:
+                await asyncio.wait([self._writing])
+            else:
+                break
         await self._socket.close(code=code, reason=reason)
 
 
