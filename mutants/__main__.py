@@ -2209,6 +2209,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_extension_link.py", "-k", "close"),
     ),
     Mutation(
+        "flush-overtaken-by-a-later-flush",
+        "a flush whose quiet write waits for the socket lets a later flush's message go between its own",
+        "bridge/tabmcp/server/hub.py",
+        "        async with self._lock:\n            for message in messages:\n                await self._socket.send_text(dump(message))",
+        "        for message in messages:\n            async with self._lock:\n                await self._socket.send_text(dump(message))",
+        ("bridge/tests/test_extension_link.py", "-k", "overtaken"),
+    ),
+    Mutation(
         "direct-write-not-broken-by-a-gone-peer",
         "after a write to a client that went away, later answers are written to nowhere instead of refused",
         "bridge/tabmcp/server/direct_writes.py",

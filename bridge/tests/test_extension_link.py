@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 import tabmcp.server.extension as extension_module
 import websockets
+from tabmcp.core.extension_links import ExtensionLinks
 from tabmcp.core.registry import ToolEntry
-from tabmcp.protocol import PROTOCOL_VERSION
+from tabmcp.protocol import PROTOCOL_VERSION, WireError
 from tabmcp.server.app import BridgeApp
+from tabmcp.server.hub import Hub
 
 from .conftest import eventually
 from .helpers import ScriptedExtension, tab, tool
@@ -164,6 +166,33 @@ async def test_close_waits_for_the_texts_a_cancelled_quiet_write_left_to_a_write
     socket.blocked.set()
     await asyncio.wait_for(closing, 5)
     assert socket.texts == ["a"] and socket.closed
+
+
+async def test_a_flush_whose_quiet_write_waits_is_not_overtaken_by_a_later_flush():
+    # What the session queued leaves in that order: a later flush (a call.cancel) never goes
+    # between the messages of an earlier one (its call.start) whose first write waits.
+    session = ExtensionLinks(session_id="s", bridge_version="t")
+    hub = Hub(session)
+    socket = _Socket()
+    outbox = _batched_outbox(socket, quiet=True)
+    link = outbox.peer
+    assert isinstance(link, extension_module.Link)
+    socket.blocked.clear()  # the socket is not writable (flow control)
+
+    def queue(n: int) -> None:
+        session.send(link, WireError(type="error", code="TEST", message=str(n)))
+
+    queue(1)
+    queue(2)
+    first = asyncio.create_task(hub.flush())
+    await asyncio.sleep(0)  # its first message is written at once (quiet), and waits
+    queue(3)
+    second = asyncio.create_task(hub.flush())
+    await asyncio.sleep(0)
+    socket.blocked.set()
+    await asyncio.wait_for(asyncio.gather(first, second), 5)
+    sent = [json.loads(line)["message"] for text in socket.texts for line in text.split("\n")]
+    assert sent == ["1", "2", "3"]
 
 
 async def test_an_extension_that_does_not_batch_gets_one_message_a_frame(bridge: BridgeApp):
