@@ -168,19 +168,44 @@ async def test_close_waits_for_the_texts_a_cancelled_quiet_write_left_to_a_write
     assert socket.texts == ["a"] and socket.closed
 
 
+def _hub_on_a_quiet_link() -> tuple[ExtensionLinks, Hub, _Socket, extension_module.Outbox]:
+    session = ExtensionLinks(session_id="s", bridge_version="t")
+    socket = _Socket()
+    return session, Hub(session), socket, _batched_outbox(socket, quiet=True)
+
+
+def _queue(session: ExtensionLinks, outbox: extension_module.Outbox, n: int) -> None:
+    assert isinstance(outbox.peer, extension_module.Link)
+    session.send(outbox.peer, WireError(type="error", code="TEST", message=str(n)))
+
+
+def _sent(socket: _Socket) -> list[str]:
+    return [json.loads(line)["message"] for text in socket.texts for line in text.split("\n")]
+
+
+async def test_a_flush_cancelled_while_its_quiet_write_waits_loses_none_of_its_messages():
+    session, hub, socket, outbox = _hub_on_a_quiet_link()
+    socket.blocked.clear()  # the socket is not writable (flow control)
+    _queue(session, outbox, 1)
+    _queue(session, outbox, 2)
+    flushing = asyncio.create_task(hub.flush())  # a call's task, sending what the session queued
+    await asyncio.sleep(0)  # its first message is written at once (quiet), and waits
+    flushing.cancel()  # the call's client cancelled it
+    with pytest.raises(asyncio.CancelledError):
+        await flushing
+    socket.blocked.set()
+    await asyncio.wait_for(outbox.close(), 5)  # (waits for what is left to write)
+    assert _sent(socket) == ["1", "2"]
+
+
 async def test_a_flush_whose_quiet_write_waits_is_not_overtaken_by_a_later_flush():
     # What the session queued leaves in that order: a later flush (a call.cancel) never goes
     # between the messages of an earlier one (its call.start) whose first write waits.
-    session = ExtensionLinks(session_id="s", bridge_version="t")
-    hub = Hub(session)
-    socket = _Socket()
-    outbox = _batched_outbox(socket, quiet=True)
-    link = outbox.peer
-    assert isinstance(link, extension_module.Link)
+    session, hub, socket, outbox = _hub_on_a_quiet_link()
     socket.blocked.clear()  # the socket is not writable (flow control)
 
     def queue(n: int) -> None:
-        session.send(link, WireError(type="error", code="TEST", message=str(n)))
+        _queue(session, outbox, n)
 
     queue(1)
     queue(2)
@@ -191,8 +216,7 @@ async def test_a_flush_whose_quiet_write_waits_is_not_overtaken_by_a_later_flush
     await asyncio.sleep(0)
     socket.blocked.set()
     await asyncio.wait_for(asyncio.gather(first, second), 5)
-    sent = [json.loads(line)["message"] for text in socket.texts for line in text.split("\n")]
-    assert sent == ["1", "2", "3"]
+    assert _sent(socket) == ["1", "2", "3"]
 
 
 async def test_an_extension_that_does_not_batch_gets_one_message_a_frame(bridge: BridgeApp):

@@ -12,9 +12,9 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..core.extension_links import (
     Close,
@@ -45,12 +45,21 @@ class _Socket(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
+@runtime_checkable
+class _Texts(Protocol):
+    """A socket that takes several texts at once (the extension's outbox, server/extension.py)."""
+
+    async def send_texts(self, texts: Sequence[str]) -> None: ...
+
+
 class Link(Peer):
     """One WebSocket connection from an extension: the session's :class:`Peer` plus its socket."""
 
     def __init__(self, socket: _Socket, *, peer: str = "") -> None:
         super().__init__(peer)
         self._socket = socket
+        self._texts: Callable[[Sequence[str]], Awaitable[None]] | None = (
+            socket.send_texts if isinstance(socket, _Texts) else None)
         self._lock = asyncio.Lock()
         self.socket_closed = False
 
@@ -67,6 +76,9 @@ class Link(Peer):
         if self.socket_closed:
             raise InvalidState("link is closed")
         async with self._lock:
+            if self._texts is not None:  # all handed over before a write can wait or be cancelled
+                await self._texts([dump(message) for message in messages])
+                return
             for message in messages:
                 await self._socket.send_text(dump(message))
 
