@@ -2233,6 +2233,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_direct_writes.py",),
     ),
     Mutation(
+        "stdio-gone-client-never-breaks",
+        "on stdio, answers to a client that stopped reading are dropped silently forever instead of refused by name",
+        "bridge/tabmcp/server/stdio.py",
+        "            raise BrokenPipeError",
+        "            return",
+        ("bridge/tests/test_direct_writes.py", "-k", "stdio"),
+    ),
+    Mutation(
         "direct-write-overtaken",
         "an answer sent while an earlier one waits for the socket is written first (the lock dropped)",
         "bridge/tabmcp/server/direct_writes.py",
