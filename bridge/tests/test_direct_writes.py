@@ -4,6 +4,7 @@ task, in the order sent, refusing as a channel whose writer stopped does."""
 from __future__ import annotations
 
 import asyncio
+import os
 
 import anyio
 import mcp_types as types
@@ -11,6 +12,7 @@ import pytest
 from mcp.shared.message import SessionMessage
 from tabmcp.server.direct_writes import DirectWrites
 from tabmcp.server.mcp_streams import encode
+from tabmcp.server.stdio import stdio_transport
 
 
 def _message(n: int) -> SessionMessage:
@@ -80,3 +82,17 @@ async def test_a_write_failing_otherwise_is_raised_to_the_sender():
 
     with pytest.raises(ValueError, match="a bug"):
         await DirectWrites(write, gone=(OSError,)).send(_message(1))
+
+
+async def test_on_stdio_a_client_that_stopped_reading_breaks_the_stream():
+    to_server, from_client = os.pipe()
+    to_client, from_server = os.pipe()
+    os.close(to_client)  # the client went away: nobody reads the bridge's stdout any more
+    try:
+        async with stdio_transport((to_server, from_server)) as (_, write):
+            with pytest.raises(anyio.BrokenResourceError):  # by name, as /mcp-stream's relay gone
+                for n in range(3):  # the write that finds the pipe broken is lost with it
+                    await write.send(_message(n))
+    finally:
+        for fd in (to_server, from_client, from_server):
+            os.close(fd)

@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 import tabmcp.server.extension as extension_module
 import websockets
+from tabmcp.core.extension_links import ExtensionLinks
 from tabmcp.core.registry import ToolEntry
-from tabmcp.protocol import PROTOCOL_VERSION
+from tabmcp.protocol import PROTOCOL_VERSION, WireError
 from tabmcp.server.app import BridgeApp
+from tabmcp.server.hub import Hub
 
 from .conftest import eventually
 from .helpers import ScriptedExtension, tab, tool
@@ -86,19 +88,23 @@ async def test_on_a_quiet_link_a_call_start_leaves_at_once_and_the_rest_of_its_t
 
 
 class _Socket:
-    """What the outbox writes to: texts in order; a write waits while ``blocked`` is clear."""
+    """What the outbox writes to: texts in order; a write waits while ``blocked`` is clear (as
+    uvicorn's does, before it writes); after ``close`` a write raises, as Starlette's does."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []
         self.blocked = asyncio.Event()
         self.blocked.set()
+        self.closed = False
 
     async def send_text(self, data: str) -> None:
         await self.blocked.wait()
+        if self.closed:
+            raise RuntimeError('Cannot call "send" once a close message has been sent.')
         self.texts.append(data)
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        return None
+        self.closed = True
 
 
 class _BatchedLink(extension_module.Link):
@@ -141,6 +147,76 @@ async def test_a_quiet_write_that_waits_keeps_the_order_and_a_cancelled_one_lose
         await asyncio.sleep(0)
     assert socket.texts == ["a\nb"]
     await outbox.close()
+
+
+async def test_close_waits_for_the_texts_a_cancelled_quiet_write_left_to_a_writer():
+    socket = _Socket()
+    outbox = _batched_outbox(socket, quiet=True)
+    socket.blocked.clear()  # the socket is not writable (flow control)
+    first = asyncio.create_task(outbox.send_text("a"))
+    await asyncio.sleep(0)
+    closing = asyncio.create_task(outbox.close())  # the session closes the link (flood, replaced)
+    await asyncio.sleep(0)
+    first.cancel()  # the sending task goes: a writer task takes its text over
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not closing.done() and not socket.closed  # "a" is not written yet: the close waits for it
+    socket.blocked.set()
+    await asyncio.wait_for(closing, 5)
+    assert socket.texts == ["a"] and socket.closed
+
+
+def _hub_on_a_quiet_link() -> tuple[ExtensionLinks, Hub, _Socket, extension_module.Outbox]:
+    session = ExtensionLinks(session_id="s", bridge_version="t")
+    socket = _Socket()
+    return session, Hub(session), socket, _batched_outbox(socket, quiet=True)
+
+
+def _queue(session: ExtensionLinks, outbox: extension_module.Outbox, n: int) -> None:
+    assert isinstance(outbox.peer, extension_module.Link)
+    session.send(outbox.peer, WireError(type="error", code="TEST", message=str(n)))
+
+
+def _sent(socket: _Socket) -> list[str]:
+    return [json.loads(line)["message"] for text in socket.texts for line in text.split("\n")]
+
+
+async def test_a_flush_cancelled_while_its_quiet_write_waits_loses_none_of_its_messages():
+    session, hub, socket, outbox = _hub_on_a_quiet_link()
+    socket.blocked.clear()  # the socket is not writable (flow control)
+    _queue(session, outbox, 1)
+    _queue(session, outbox, 2)
+    flushing = asyncio.create_task(hub.flush())  # a call's task, sending what the session queued
+    await asyncio.sleep(0)  # its first message is written at once (quiet), and waits
+    flushing.cancel()  # the call's client cancelled it
+    with pytest.raises(asyncio.CancelledError):
+        await flushing
+    socket.blocked.set()
+    await asyncio.wait_for(outbox.close(), 5)  # (waits for what is left to write)
+    assert _sent(socket) == ["1", "2"]
+
+
+async def test_a_flush_whose_quiet_write_waits_is_not_overtaken_by_a_later_flush():
+    # What the session queued leaves in that order: a later flush (a call.cancel) never goes
+    # between the messages of an earlier one (its call.start) whose first write waits.
+    session, hub, socket, outbox = _hub_on_a_quiet_link()
+    socket.blocked.clear()  # the socket is not writable (flow control)
+
+    def queue(n: int) -> None:
+        _queue(session, outbox, n)
+
+    queue(1)
+    queue(2)
+    first = asyncio.create_task(hub.flush())
+    await asyncio.sleep(0)  # its first message is written at once (quiet), and waits
+    queue(3)
+    second = asyncio.create_task(hub.flush())
+    await asyncio.sleep(0)
+    socket.blocked.set()
+    await asyncio.wait_for(asyncio.gather(first, second), 5)
+    assert _sent(socket) == ["1", "2", "3"]
 
 
 async def test_an_extension_that_does_not_batch_gets_one_message_a_frame(bridge: BridgeApp):

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Collection, Iterator
+from collections.abc import Awaitable, Callable, Collection, Iterator, Sequence
 from typing import Protocol
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -96,14 +96,20 @@ class Outbox:
         """Frames written and the messages in them (logged when the connection ends)."""
 
     async def send_text(self, data: str) -> None:
+        await self.send_texts((data,))
+
+    async def send_texts(self, texts: Sequence[str]) -> None:
+        """``texts`` in order, queued together before any write: a quiet write that waits for the
+        socket, or whose sender is cancelled, keeps them all and lets nothing in between."""
         if self._failed is not None:
             raise self._failed
         if (self.peer is None or not self.peer.batched) and self._writer is None:
-            await self._socket.send_text(data)
-            self.frames += 1
-            self.messages += 1
+            for data in texts:
+                await self._socket.send_text(data)
+                self.frames += 1
+                self.messages += 1
             return
-        self._lines.append(data)
+        self._lines.extend(texts)
         if self._writer is not None or self._writing is not None:
             return  # behind what is being written
         if self._quiet():
@@ -142,10 +148,13 @@ class Outbox:
             self._writer = None
 
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        if self._writer is not None and self._writer is not asyncio.current_task():
-            await asyncio.wait([self._writer])
-        if self._writing is not None:
-            await asyncio.wait([self._writing])
+        while True:  # a quiet write whose sender was cancelled leaves its texts to a writer task: wait for both
+            if self._writer is not None and self._writer is not asyncio.current_task():
+                await asyncio.wait([self._writer])
+            elif self._writing is not None:
+                await asyncio.wait([self._writing])
+            else:
+                break
         await self._socket.close(code=code, reason=reason)
 
 

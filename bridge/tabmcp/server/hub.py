@@ -12,9 +12,9 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ..core.extension_links import (
     Close,
@@ -45,12 +45,21 @@ class _Socket(Protocol):
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
 
 
+@runtime_checkable
+class _Texts(Protocol):
+    """A socket that takes several texts at once (the extension's outbox, server/extension.py)."""
+
+    async def send_texts(self, texts: Sequence[str]) -> None: ...
+
+
 class Link(Peer):
     """One WebSocket connection from an extension: the session's :class:`Peer` plus its socket."""
 
     def __init__(self, socket: _Socket, *, peer: str = "") -> None:
         super().__init__(peer)
         self._socket = socket
+        self._texts: Callable[[Sequence[str]], Awaitable[None]] | None = (
+            socket.send_texts if isinstance(socket, _Texts) else None)
         self._lock = asyncio.Lock()
         self.socket_closed = False
 
@@ -59,10 +68,19 @@ class Link(Peer):
         return self.name
 
     async def send(self, message: WireModel) -> None:
+        await self.send_all((message,))
+
+    async def send_all(self, messages: Sequence[WireModel]) -> None:
+        """Send ``messages`` in order, with no other sender's between them (a write may wait for the
+        socket: the extension's outbox writes a quiet link's message in the sending task)."""
         if self.socket_closed:
             raise InvalidState("link is closed")
         async with self._lock:
-            await self._socket.send_text(dump(message))
+            if self._texts is not None:  # all handed over before a write can wait or be cancelled
+                await self._texts([dump(message) for message in messages])
+                return
+            for message in messages:
+                await self._socket.send_text(dump(message))
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
         """Close the socket (the session decides when; this only does it)."""
@@ -228,23 +246,33 @@ class Hub:
             self.on_disconnected(event)
 
     async def flush(self) -> None:
-        """Send what the session queued, in order; a socket that fails is closed for good."""
+        """Send what the session queued, in order; a socket that fails is closed for good.
+
+        A link's messages go in one :meth:`Link.send_all` (up to a close of it), so a later flush's
+        cannot go between them while a write waits for the socket."""
+        batches: dict[Link, list[WireModel]] = {}
         for action in self.session.data_to_send():
             link = action.peer
             if not isinstance(link, Link):
                 continue
             if isinstance(action, Close):
+                await self._send(link, batches.pop(link, []))
                 await link.close(action.code, action.reason)
                 continue
-            try:
-                await link.send(action.message)
-            except Exception:  # the peer is gone; its close handler (or this) ends its requests
-                log.debug(
-                    "could not send %s to %s", action.message.__class__.__name__, link.peer, exc_info=True
-                )
-                if not link.socket_closed:
-                    link.socket_closed = True
-                    self.handle(self.session.closed(link))
+            batches.setdefault(link, []).append(action.message)
+        for link, messages in batches.items():
+            await self._send(link, messages)
+
+    async def _send(self, link: Link, messages: list[WireModel]) -> None:
+        if not messages:
+            return
+        try:
+            await link.send_all(messages)
+        except Exception:  # the peer is gone; its close handler (or this) ends its requests
+            log.debug("could not send %d messages to %s", len(messages), link.peer, exc_info=True)
+            if not link.socket_closed:
+                link.socket_closed = True
+                self.handle(self.session.closed(link))
 
     def flush_soon(self) -> None:
         """Send queued messages from synchronous code (timers, cancellation)."""

@@ -123,15 +123,14 @@ async def _serve_lines(reader: asyncio.StreamReader, writer: asyncio.StreamWrite
                 await read_stream_writer.send(parse(line))
 
     async def write_line(data: bytes) -> None:  # in the answering task (server/direct_writes.py)
-        if writer.transport.is_closing():
-            return
-        with contextlib.suppress(ConnectionError):  # the client went away (broken pipe, reset)
-            writer.write(data + b"\n")
-            await writer.drain()  # returns at once unless the client stopped reading
+        if writer.transport.is_closing():  # the client went away (a write found the pipe broken)
+            raise BrokenPipeError
+        writer.write(data + b"\n")
+        await writer.drain()  # returns at once unless the client stopped reading
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(stdin_reader)
-        yield read_stream, DirectWrites(write_line, gone=())
+        yield read_stream, DirectWrites(write_line, gone=(ConnectionError,))  # gone: later sends refused
         tg.cancel_scope.cancel()
 
 
