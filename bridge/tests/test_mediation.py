@@ -67,6 +67,9 @@ async def test_renamed_tools_reach_the_page_under_their_original_name():
         user = {"type": "object", "properties": {"name": {"type": "string"}}}
         await ext.sync(tab(1, url="https://cryptic.test/", tools=[
             tool("gt_usr", "gets user", inputSchema={"type": "object"}, outputSchema=user), tool("ping", "ping")]))
+        # The sync travels on the extension's socket, the listing on the client's: the bridge has
+        # read (off the loop) and mediated the sync only once its tools are there.
+        await eventually(lambda: app.core.tool("get_user") and app.core.tool("ping"))
         async with Client(f"http://127.0.0.1:{app.port}/mcp") as client:
             listed = await client.list_tools(cache_mode="bypass")
             assert "people" in names(listed) and "ping" in names(listed) and "invented" not in names(listed)

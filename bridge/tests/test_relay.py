@@ -15,6 +15,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 
+from .conftest import eventually
 from .helpers import ScriptedExtension, tab, tool
 
 
@@ -162,6 +163,7 @@ async def test_a_relayed_client_is_asked_for_approval_itself(tmp_path: Path, mod
         ext.handler = handler
         await ext.sync(tab(1, url="https://shop.test/", tools=[
             tool("delete_customer", "Delete a customer.", annotations={"destructiveHint": True})]))
+        await eventually(lambda: app.core.tool("delete_customer"))  # read by the bridge before the client asks
         asked: list[str] = []
 
         async def elicit(context: Any, params: Any) -> types.ElicitResult:
@@ -214,6 +216,7 @@ async def test_a_call_in_flight_when_the_bridge_goes_ends_with_a_named_error(tmp
 
         ext.handler = never
         await ext.sync(tab(1, url="https://app.test/", tools=[tool("stuck")]))
+        await eventually(lambda: app.core.tool("stuck"))  # read by the bridge before the client lists
         async with held(Client(params, mode=mode)) as (client, _):
             assert "stuck" in names(await client.list_tools(cache_mode="bypass"))
             call = asyncio.create_task(client.call_tool("stuck", {}))
