@@ -56,7 +56,8 @@ def test_the_control_divides_out_the_machine_s_slowdown() -> None:
 @pytest.mark.timeout(300)
 async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5, flood_s=0.5,
-                              heavy_tabs=1, native=False, trace=True, profile_worker=False, profile_pages=True)
+                              heavy_tabs=1, native=False, trace=True, profile_worker=False, profile_pages=True,
+                              pin_pages=False)
     base, phase, calls, notes = await hostile.measure(args)
     assert len(base.samples) >= 10 and len(phase.samples) >= 10
     assert {c.tool for c in calls} == {"ref_output", "ref_input", "evil_result", "evil_argument"}
@@ -102,7 +103,8 @@ def test_the_browser_s_own_slowdown_with_the_extension_and_without() -> None:
 @pytest.mark.timeout(300)
 async def test_the_browser_alone_opens_the_corpus_without_the_extension(capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5,
-                              flood_s=0.5, heavy_tabs=1, native=False, trace=False, profile_worker=False)
+                              flood_s=0.5, heavy_tabs=1, native=False, trace=False, profile_worker=False,
+                              pin_pages=False)
     bare = await hostile.measure_bare(args)
     assert len(bare[0].control) >= 10 and len(bare[1].control) >= 10
     assert bare[0].control_failed == bare[1].control_failed == 0
