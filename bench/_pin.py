@@ -16,8 +16,17 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["Pinner", "busiest_renderer", "cpu_jiffies", "hostile_renderers", "pin_cpus", "pin_tasks",
-           "pinned_self", "busy_between", "tasks_off"]
+__all__ = [
+    "Pinner",
+    "busiest_renderer",
+    "busy_between",
+    "cpu_jiffies",
+    "hostile_renderers",
+    "pin_cpus",
+    "pin_tasks",
+    "pinned_self",
+    "tasks_off",
+]
 
 
 def pin_cpus(allowed: set[int] | None = None) -> tuple[int, int]:
