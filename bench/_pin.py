@@ -102,11 +102,11 @@ def hostile_renderers(cmdlines: dict[int, str], keep: set[int]) -> set[int]:
 
 def busiest_renderer(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]], probe_s: float) -> int:
     """The renderer that hosts a tab, from two readings (pid → (kind, CPU seconds)) around a busy loop of
-    ``probe_s`` in that tab: the one renderer whose CPU rose by at least a quarter of it, thrice as much as
+    ``probe_s`` in that tab: the one renderer whose CPU rose by at least a quarter of it, twice as much as
     any other's. Anything less is refused (:class:`LookupError`): the bench never pins on a guess."""
     rises = sorted(((cpu - before[pid][1], pid) for pid, (kind, cpu) in after.items()
                     if kind in ("pages", "extension") and pid in before), reverse=True)
-    if not rises or rises[0][0] < probe_s / 4 or (len(rises) > 1 and rises[1][0] * 3 > rises[0][0]):
+    if not rises or rises[0][0] < probe_s / 4 or (len(rises) > 1 and rises[1][0] * 2 > rises[0][0]):
         raise LookupError(f"no one renderer ran a {probe_s:g} s busy loop: CPU rises "
                           f"{[(pid, round(s, 3)) for s, pid in rises[:3]]}")
     return rises[0][1]

@@ -50,9 +50,20 @@ control's slowdown (p99 with / without hostile pages) beside the control's with 
 how much of the browser's own slowdown is the extension's work on the hostile pages and how much
 the pages' alone.
 
+``--pin-pages`` (Linux, two CPUs at least; ``bench/_pin.py``) is an extra measure beside the default
+run, never instead of it: the bench pins itself before it starts anything, so the clients, the
+bridge, Playwright's driver and all of Chromium (browser process, GPU, network service, the
+extension's process, the innocent tab's renderer) share one CPU, and moves every other renderer
+(the hostile tabs', found as they appear; all their threads; priority unchanged) to another, in
+both browsers. The innocent tab's renderer is the one whose CPU rises by a busy loop run in it (CDP
+names no process for a tab); after each hostile phase the same probe finds each hostile tab's
+renderer and the run fails unless every one is pinned and every other process is on the first CPU.
+The content scripts run in the hostile tabs' renderers, so their share of tabmcp's work is on the
+pinned CPU: the figure is the bridge's, the worker's and the browser process's part alone.
+
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native] [--no-bare]
-                            [--profile-worker] [--profile-pages] [--trace]
+                            [--profile-worker] [--profile-pages] [--trace] [--pin-pages]
 """
 
 from __future__ import annotations
@@ -146,16 +157,18 @@ def cpu_by_kind(before: dict[int, tuple[str, float]], after: dict[int, tuple[str
 PROBE_S = 0.4
 
 
-async def tab_renderer(page: Any, devtools: int, tries: int = 3) -> int:
+async def tab_renderer(page: Any, devtools: int, tries: int = 4) -> int:
     """The pid of the renderer hosting ``page``: the one whose CPU rises by a busy loop run in it
-    (:func:`bench._pin.busiest_renderer`; CDP names no process for a tab)."""
+    (:func:`bench._pin.busiest_renderer`; CDP names no process for a tab), the loop twice as long at each
+    try (other renderers' work, a page still loading, does not grow with it)."""
     for attempt in range(tries):
+        probe_s = PROBE_S * 2**attempt
         before = await browser_cpu(devtools)
         await page.evaluate("ms => { const end = performance.now() + ms; while (performance.now() < end); }",
-                            PROBE_S * 1000)
+                            probe_s * 1000)
         after = await browser_cpu(devtools)
         try:
-            return busiest_renderer(before, after, PROBE_S)
+            return busiest_renderer(before, after, probe_s)
         except LookupError:
             if attempt == tries - 1:
                 raise

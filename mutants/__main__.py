@@ -1464,7 +1464,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "pin-probe-guesses",
         "--pin-pages takes the busiest renderer for a tab's even when another ran as much",
         "bench/_pin.py",
-        "    if not rises or rises[0][0] < probe_s / 4 or (len(rises) > 1 and rises[1][0] * 3 > rises[0][0]):",
+        "    if not rises or rises[0][0] < probe_s / 4 or (len(rises) > 1 and rises[1][0] * 2 > rises[0][0]):",
         "    if not rises or rises[0][0] < probe_s / 4:",
         ("bench/tests/test_pin.py", "-k", "busy_loop"),
     ),
