@@ -4,7 +4,8 @@ The bench pins its own process (and so everything it starts after: the MCP clien
 they launch, Playwright's driver and the Chromium it launches) to one CPU, finds the innocent tab's
 renderer (:func:`busiest_renderer`, after a busy loop in that tab), then moves every other renderer
 that is not the extension's (:func:`hostile_renderers`: the hostile tabs', and the idle blank tab,
-WebUI and spare renderers) to the other CPU, all their threads, as they appear (:class:`Pinner`).
+WebUI and spare renderers) to the other CPU, all their threads, as they appear (:class:`Pinner`), and
+Playwright's driver with them (:func:`playwright_drivers`).
 Threads made later inherit the CPU of the thread that makes them; the pinner checks them anyway.
 """
 
@@ -98,6 +99,12 @@ def hostile_renderers(cmdlines: dict[int, str], keep: set[int]) -> set[int]:
     (``--extension-process``) and those in ``keep`` (the innocent tab's)."""
     return {pid for pid, cmd in cmdlines.items()
             if "--type=renderer" in cmd and "--extension-process" not in cmd and pid not in keep}
+
+
+def playwright_drivers(cmdlines: dict[int, str]) -> set[int]:
+    """Playwright's driver processes (``cli.js run-driver``): the bench's hands on the hostile pages (it opens
+    them and runs the probes), so they go with them."""
+    return {pid for pid, cmd in cmdlines.items() if "run-driver" in cmd}
 
 
 def busiest_renderer(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]], probe_s: float) -> int:

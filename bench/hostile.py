@@ -52,14 +52,15 @@ the pages' alone.
 
 ``--pin-pages`` (Linux, two CPUs at least; ``bench/_pin.py``) is an extra measure beside the default
 run, never instead of it: the bench pins itself before it starts anything, so the clients, the
-bridge, Playwright's driver and all of Chromium (browser process, GPU, network service, the
-extension's process, the innocent tab's renderer) share one CPU, and moves every other renderer
-(the hostile tabs', found as they appear; all their threads; priority unchanged) to another, in
-both browsers. The innocent tab's renderer is the one whose CPU rises by a busy loop run in it (CDP
-names no process for a tab); after each hostile phase the same probe finds each hostile tab's
-renderer and the run fails unless every one is pinned and every other process is on the first CPU.
-The content scripts run in the hostile tabs' renderers, so their share of tabmcp's work is on the
-pinned CPU: the figure is the bridge's, the worker's and the browser process's part alone.
+bridge and all of Chromium (browser process, GPU, network service, the extension's process, the
+innocent tab's renderer) share one CPU with the bench itself, and moves every other renderer (the
+hostile tabs', found as they appear; all their threads; priority unchanged) and Playwright's driver
+(which opens the pages) to another, in both browsers. The innocent tab's renderer is the one whose
+CPU rises by a busy loop run in it (CDP names no process for a tab); after each hostile phase the
+same probe finds each hostile tab's renderer and the run fails unless every one is pinned and every
+other process is on the first CPU. The content scripts run in the hostile tabs' renderers, so their
+share of tabmcp's work is on the pinned CPU: the figure is the bridge's, the worker's and the
+browser process's part alone.
 
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native] [--no-bare]
@@ -91,7 +92,8 @@ from tabmcp.demo.server import serve_demo_site
 from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
 
 from bench._client import ClientProcess
-from bench._pin import Pinner, busiest_renderer, busy_between, cpu_jiffies, pin_cpus, pinned_self, tasks_off
+from bench._pin import (Pinner, busiest_renderer, busy_between, cpu_jiffies, descendants, pin_cpus, pin_tasks,
+                        pinned_self, playwright_drivers, tasks_off)
 from bench._table import fmt_ms, percentile, print_table
 from bench.roundtrip import _poll, free_port, loadavg
 from bench.throughput import UNWATCHED
@@ -182,7 +184,11 @@ async def start_pinning(browser: Any, innocent_page: Any, devtools: int, page_cp
     browser_pid = next(pid for pid, (kind, _) in (await browser_cpu(devtools)).items() if kind == "browser")
     pinner = Pinner(browser_pid, {innocent}, page_cpu)
     pinner.start()
-    progress(f"--pin-pages: innocent tab's renderer {innocent}; other renderers to CPU {page_cpu}")
+    children = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                for pid in descendants(os.getpid()) if Path(f"/proc/{pid}").exists()}
+    for driver in playwright_drivers(children):  # Chromium, its child, keeps the CPU it was started on
+        pin_tasks(driver, page_cpu)
+    progress(f"--pin-pages: innocent tab's renderer {innocent}; other renderers and Playwright's driver to CPU {page_cpu}")
     return pinner, innocent
 
 
@@ -199,11 +205,17 @@ async def check_pinning(pinner: Pinner, innocent: int, hostile_pages: list[Any],
     problems += [f"{pid} ({kind}) has {n} thread(s) off CPU {cpu}" for pid, (kind, _) in processes.items()
                  for cpu in [pinner.cpu if pid in pinner.pinned else main_cpu]
                  if (n := tasks_off(pid, cpu))]
+    drivers = playwright_drivers({pid: Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+                                  for pid in descendants(os.getpid()) if Path(f"/proc/{pid}").exists()})
+    problems += [f"Playwright's driver {pid} has {n} thread(s) off CPU {pinner.cpu}" for pid in drivers
+                 if (n := tasks_off(pid, pinner.cpu))]
+    if not drivers:
+        problems.append("no Playwright driver found")
     if problems:
         raise RuntimeError("--pin-pages did not hold: " + "; ".join(problems))
     return (f"pinned: the {len(hostile_pages)} hostile tabs' {len(tabs)} renderer(s) (each found by a busy loop "
             f"in its tab) among {len(pinner.pinned)} renderer(s) on CPU {pinner.cpu} alone ({pinner.moves} "
-            f"thread moves), the innocent tab's renderer and the {len(processes) - len(pinner.pinned & set(processes)) - 1} "
+            f"thread moves) with Playwright's driver, the innocent tab's renderer and the {len(processes) - len(pinner.pinned & set(processes)) - 1} "
             f"other Chromium processes on CPU {main_cpu} alone, checked after the phase")
 
 
@@ -796,10 +808,11 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
 
 
 PINNED_NOTE = (
-    "--pin-pages: the bench pinned itself before starting anything, so the MCP clients, the bridge, Playwright's "
-    "driver and the whole Chromium (browser process, GPU, network service, the extension's process, the innocent "
-    "tab's renderer) run on one CPU, and moved every other renderer (the hostile tabs', all their threads) to the "
-    "other CPU as it appeared, their priority left as it was; in the browser alone the same. The content script "
+    "--pin-pages: the bench pinned itself before starting anything, so the MCP clients, the bridge "
+    "and the whole Chromium (browser process, GPU, network service, the extension's process, the innocent tab's "
+    "renderer) run on one CPU with the bench itself (its timing, the pages' HTTP servers), and moved every other "
+    "renderer (the hostile tabs', all their threads) and Playwright's driver (which opens the pages) to the other "
+    "CPU, their priority left as it was; in the browser alone the same. The content script "
     "and the page agent run in the hostile tabs' renderers: tabmcp's work for those pages (their snapshots' "
     "stringify, parse and checks, the port's serialization) is on the pinned CPU, not on the innocent path's, so "
     "this run measures the bridge, the worker and the browser process, not the content scripts. "

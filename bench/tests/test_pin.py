@@ -32,6 +32,8 @@ def test_every_renderer_but_the_extension_s_and_the_innocent_tab_s_is_pinned_awa
     cmdlines = {1: BROWSER, 2: ZYGOTE, 3: GPU, 4: NETWORK, 5: EXTENSION, 6: RENDERER, 7: RENDERER, 8: RENDERER}
     assert _pin.hostile_renderers(cmdlines, keep={6}) == {7, 8}
     assert _pin.hostile_renderers(cmdlines, keep=set()) == {6, 7, 8}
+    driver = "/venv/playwright/driver/node /venv/playwright/driver/package/cli.js run-driver"
+    assert _pin.playwright_drivers({**cmdlines, 9: driver, 10: "/venv/bin/python -m bench hostile"}) == {9}
 
 
 def test_a_tab_s_renderer_is_the_one_its_busy_loop_ran_in() -> None:
