@@ -92,8 +92,18 @@ from tabmcp.demo.server import serve_demo_site
 from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
 
 from bench._client import ClientProcess
-from bench._pin import (Pinner, busiest_renderer, busy_between, cpu_jiffies, descendants, pin_cpus, pin_tasks,
-                        pinned_self, playwright_drivers, tasks_off)
+from bench._pin import (
+    Pinner,
+    busiest_renderer,
+    busy_between,
+    cpu_jiffies,
+    descendants,
+    pin_cpus,
+    pin_tasks,
+    pinned_self,
+    playwright_drivers,
+    tasks_off,
+)
 from bench._table import fmt_ms, percentile, print_table
 from bench.roundtrip import _poll, free_port, loadavg
 from bench.throughput import UNWATCHED
@@ -188,7 +198,8 @@ async def start_pinning(browser: Any, innocent_page: Any, devtools: int, page_cp
                 for pid in descendants(os.getpid()) if Path(f"/proc/{pid}").exists()}
     for driver in playwright_drivers(children):  # Chromium, its child, keeps the CPU it was started on
         pin_tasks(driver, page_cpu)
-    progress(f"--pin-pages: innocent tab's renderer {innocent}; other renderers and Playwright's driver to CPU {page_cpu}")
+    progress(f"--pin-pages: innocent tab's renderer {innocent}; other renderers and Playwright's driver to "
+             f"CPU {page_cpu}")
     return pinner, innocent
 
 
@@ -213,9 +224,10 @@ async def check_pinning(pinner: Pinner, innocent: int, hostile_pages: list[Any],
         problems.append("no Playwright driver found")
     if problems:
         raise RuntimeError("--pin-pages did not hold: " + "; ".join(problems))
+    others = len(processes) - len(pinner.pinned & set(processes)) - 1
     return (f"pinned: the {len(hostile_pages)} hostile tabs' {len(tabs)} renderer(s) (each found by a busy loop "
             f"in its tab) among {len(pinner.pinned)} renderer(s) on CPU {pinner.cpu} alone ({pinner.moves} "
-            f"thread moves) with Playwright's driver, the innocent tab's renderer and the {len(processes) - len(pinner.pinned & set(processes)) - 1} "
+            f"thread moves) with Playwright's driver, the innocent tab's renderer and the {others} "
             f"other Chromium processes on CPU {main_cpu} alone, checked after the phase")
 
 

@@ -41,7 +41,7 @@ def test_a_tab_s_renderer_is_the_one_its_busy_loop_ran_in() -> None:
     ran = {1: ("browser", 1.3), 5: ("extension", 0.52), 6: ("pages", 0.21), 7: ("pages", 0.62), 9: ("gpu", 0.4),
            10: ("pages", 0.05)}  # the browser and the GPU process worked too; 10 is new (not counted)
     assert _pin.busiest_renderer(before, ran, 0.4) == 7
-    with pytest.raises(LookupError, match="no one renderer ran a 0.4 s busy loop"):  # none ran it
+    with pytest.raises(LookupError, match=r"no one renderer ran a 0\.4 s busy loop"):  # none ran it
         _pin.busiest_renderer(before, {**ran, 7: ("pages", 0.35)}, 0.4)
     with pytest.raises(LookupError):  # two ran alike: no guess
         _pin.busiest_renderer(before, {**ran, 6: ("pages", 0.45)}, 0.4)
