@@ -1474,7 +1474,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "bench/_pin.py",
         "            if pid not in self.pinned:  # read again: a zygote's child shows the zygote's until it sets its own",
         "            if pid not in self.cmdlines:",
-        ("bench/tests/test_hostile.py", "-k", "pinned"),
+        ("bench/tests/test_pin.py", "-k", "turns_into"),
     ),
     Mutation(
         "pin-self-kept",

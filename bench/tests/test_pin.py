@@ -108,3 +108,35 @@ def test_the_bench_pins_itself_and_what_it_starts_then_puts_itself_back() -> Non
             child.kill()
             child.wait()
     assert os.sched_getaffinity(0) == before
+
+
+def test_a_process_that_turns_into_a_renderer_after_the_first_sweep_is_pinned(tmp_path: Path) -> None:
+    """A zygote's child reads as the zygote until it sets its own command line: the pinner reads it again."""
+    go, script = tmp_path / "go", tmp_path / "child.py"
+    script.write_text("import os, sys, time\nif sys.argv[1] == '--type=zygote':\n"
+                      f"    while not os.path.exists({str(go)!r}):\n        time.sleep(0.01)\n"
+                      "    os.execv(sys.executable, [sys.executable, sys.argv[0], '--type=renderer'])\n"
+                      "time.sleep(60)\n")
+    parent = subprocess.Popen([sys.executable, "-c", "import subprocess, sys, time\n"
+                               "kid = subprocess.Popen([sys.executable, sys.argv[1], '--type=zygote'])\n"
+                               "print(kid.pid, flush=True)\ntime.sleep(60)\n", str(script)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        while "--type=zygote" not in Path(f"/proc/{child}/cmdline").read_text():
+            time.sleep(0.01)
+        _, page_cpu = _pin.pin_cpus()
+        pinner = _pin.Pinner(parent.pid, set(), page_cpu)
+        pinner.sweep()
+        assert pinner.pinned == set()  # not a renderer (yet)
+        go.touch()
+        while "--type=renderer" not in Path(f"/proc/{child}/cmdline").read_text():
+            time.sleep(0.01)
+        pinner.sweep()
+        assert pinner.pinned == {child} and _pin.tasks_off(child, page_cpu) == 0
+    finally:
+        for pid in _pin.descendants(parent.pid):
+            os.kill(pid, 9)
+        parent.kill()
+        parent.wait()
