@@ -805,8 +805,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "sync-read-on-the-loop",
         "a sync's tabs are read on the event loop again",
         "bridge/tabmcp/server/intake.py",
-        "        self.reader.submit(read, functools.partial(self._synced, peer))",
-        "        self._synced(peer, read())",
+        "        self.reader.submit(read, functools.partial(self._synced, peer, kept))",
+        "        self._synced(peer, kept, read())",
         ("bridge/tests/test_reader.py", "-k", "outside_the_loop"),
     ),
     Mutation(
@@ -2477,8 +2477,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "sync-replaces-every-browser",
         "one browser's tabs.sync drops the tabs of every other browser",
         "bridge/tabmcp/server/intake.py",
-        "            self._apply(self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot))",
-        "            self._apply(self.registry.commit_sync(readings, within=None))",
+        "            self._apply(self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot,",
+        "            self._apply(self.registry.commit_sync(readings, within=None,",
         ("bridge/tests/test_browsers.py", "-k", "sync_replaces_only"),
     ),
     Mutation(
@@ -3633,8 +3633,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "welcome-no-chunks",
         "the bridge no longer says it puts chunks back together (the extension sends every message whole)",
         "bridge/tabmcp/core/link_handshake.py",
-        "                                batch=hello.batch, chunks=True))",
-        "                                batch=hello.batch))",
+        "                                batch=hello.batch, chunks=True, revisions=hello.revisions, held=held))",
+        "                                batch=hello.batch, revisions=hello.revisions, held=held))",
         ("bridge/tests/test_chunks.py",),
     ),
     Mutation(

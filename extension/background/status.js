@@ -64,7 +64,7 @@ export function statusReport({ code = true } = {}) {
 
 /** The per-tab maps of `state` (each keyed by tab id), by name. */
 const PER_TAB = ['ports', 'pages', 'frames', 'tabs', 'updateTimers', 'telemetryDropped', 'lateDocuments', 'refused',
-  'forms', 'telemetryRules', 'limited', 'received', 'sentSnapshots'];
+  'forms', 'telemetryRules', 'limited', 'received', 'sentSnapshots', 'sentRevisions'];
 
 /**
  * Which tabs each per-tab map of this worker holds state for (tests and debugging, from the worker's
