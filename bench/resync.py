@@ -80,8 +80,8 @@ async def measure(args: argparse.Namespace) -> tuple[dict[str, list[dict[str, fl
             while True:
                 link = core.session.current
                 held = core.session.revisions.held(link.key) if link is not None else {}
-                tabs = (await browser.status())["tabs"]
-                if heavy_in() and all(held.get(t["tabId"]) == t["revision"] for t in tabs):  # type: ignore[union-attr]
+                tabs: list[dict[str, Any]] = (await browser.status())["tabs"]  # type: ignore[assignment]
+                if heavy_in() and all(held.get(t["tabId"]) == t["revision"] for t in tabs):
                     return
                 if time.monotonic() > deadline:
                     raise RuntimeError("the heavy tabs did not settle in the bridge within 120 s")
@@ -97,7 +97,7 @@ async def measure(args: argparse.Namespace) -> tuple[dict[str, list[dict[str, fl
             synced(*a)
             syncs[0] += 1
 
-        revisions.synced = counted  # type: ignore[method-assign]
+        revisions.synced = counted  # type: ignore[method-assign,assignment]
         for _ in range(args.rounds):
             for mode in MODES:
                 # whole: a welcome that lists nothing, as a bridge without revisions answers

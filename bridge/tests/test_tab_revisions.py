@@ -69,7 +69,7 @@ def first_sync() -> tuple[ExtensionLinks, Peer]:
 def test_welcome_lists_the_tabs_held_to_the_same_worker_instance_of_this_run():
     session, peer = first_sync()
     session.closed(peer)
-    again, said = reconnect(session)
+    _, said = reconnect(session)
     assert said.revisions is True
     assert {(r.tab_id, r.revision) for r in said.held} == {(1, "w1.1"), (2, "w1.2")}  # tab 3 had none
 
@@ -138,7 +138,7 @@ def test_forgotten_revisions_are_never_listed_nor_honoured():
 
 
 def test_a_second_browser_keeps_by_its_own_tab_ids():
-    session, first = first_sync()
+    session, _ = first_sync()
     other = Peer("firefox")
     session.receive(other, hello("f1", profile="p2"))
     session.receive(other, sync(tab(1, revision="f1.1")))
