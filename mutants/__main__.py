@@ -3709,6 +3709,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "  if (true) {",
         ("e2e/test_chain.py", "-k", "batches_both_ways and polyfill"),
     ),
+    Mutation(
+        "usage-write-drops-counts",
+        "a usage write the file refuses loses its counts (and fails the call that recorded one)",
+        "bridge/tabmcp/storage/database.py",
+        "                self._pending.update(pending)  # with what was recorded meanwhile",
+        "                pass",
+        ("bridge/tests/storage/test_database.py",),
+    ),
+    Mutation(
+        "shutdown-flush-one-failure-skips-the-rest",
+        "a usage write that fails on shutdown skips the activity rows' write after it",
+        "bridge/tabmcp/server/app.py",
+        "                except StoreUnavailable as exc:\n                    log.warning(\"could not write the %s on shutdown: %s\", name, exc)",
+        "                except ZeroDivisionError as exc:\n                    log.warning(\"could not write the %s on shutdown: %s\", name, exc)",
+        ("bridge/tests/test_activity_bridge.py", "-k", "fails_at_shutdown"),
+    ),
 )
 
 
