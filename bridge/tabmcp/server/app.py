@@ -37,7 +37,7 @@ from ..core.stores import StoreUnavailable
 from ..protocol import MAX_FRAME_BYTES
 from ..wiring import BridgeCore
 from .control_api import control_routes, health_route
-from .extension import extension_endpoint, is_loopback_host
+from .extension import TransportAbort, extension_endpoint, is_loopback_host
 from .http_transport import PER_SESSION, RETRY_MS, ListingSplice
 from .http_transport import install as install_http_transport
 from .keepalive import StallSafeHTTP
@@ -180,7 +180,8 @@ class BridgeApp:
         token = self.config.server.mcp_token
         if token:
             app.add_middleware(BearerTokenMiddleware, token=token, paths=("/mcp", "/api/"))
-        app.add_middleware(OneHost)  # outermost
+        app.add_middleware(OneHost)
+        app.add_middleware(TransportAbort)  # outermost: it needs the server's own send
         return app
 
     async def serve(
