@@ -55,7 +55,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "no-list-changed",
         "page-driven changes are never sent to handshake-era clients",
         "bridge/tabmcp/server/mcp.py",
-        "                await conn.send_tool_list_changed(meta=meta)\n            else:\n                self.skipped += 1",
+        "                self._tell(conn, meta)\n            else:\n                self.skipped += 1",
         "                pass\n            else:\n                self.skipped += 1",
         ("bridge/tests/test_bridge.py", "-k", "notif or burst"),
     ),
@@ -2863,7 +2863,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "ts-sdk-no-list-changed",
         "page-driven changes never reach the TypeScript SDK's client (stdio and HTTP)",
         "bridge/tabmcp/server/mcp.py",
-        "                await conn.send_tool_list_changed(meta=meta)\n            else:\n                self.skipped += 1",
+        "                self._tell(conn, meta)\n            else:\n                self.skipped += 1",
         "                pass\n            else:\n                self.skipped += 1",
         ("e2e/test_ts_sdk.py", "-k", "polyfill"),
     ),
@@ -3740,6 +3740,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                self._abort()  # the blocked write fails at once (the server sees the connection lost)",
         "                pass",
         ("bridge/tests/test_extension_link.py", "-k", "stopped_reading"),
+    ),
+    Mutation(
+        "notify-clients-in-turn",
+        "clients are told of a change one after another: one that stopped reading holds up the rest",
+        "bridge/tabmcp/server/mcp.py",
+        "                self._tell(conn, meta)",
+        "                await conn.send_tool_list_changed(meta=meta)",
+        ("bridge/tests/test_bridge.py", "-k", "stopped_reading"),
     ),
 )
 
