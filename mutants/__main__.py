@@ -3749,6 +3749,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         "                await conn.send_tool_list_changed(meta=meta)",
         ("bridge/tests/test_bridge.py", "-k", "stopped_reading"),
     ),
+    Mutation(
+        "comments-read-as-written-only",
+        "a comment's words are not read past disguises: <!--i.g.n.o.r.e a.l.l p.r.e.v.i.o.u.s…--> passes",
+        "bridge/tabmcp/core/injection.py",
+        "    return bool(_match(_RESULT_RE, readings(\"\\n\".join(comment[4:-3] for comment in comments))))",
+        "    return False",
+        ("bridge/tests/test_scanner_decode.py", "-k", "comment"),
+    ),
+    Mutation(
+        "comments-read-with-their-delimiters",
+        "a comment is read with its delimiters touching its first and last words (split letters there stay split)",
+        "bridge/tabmcp/core/injection.py",
+        "    return bool(_match(_RESULT_RE, readings(\"\\n\".join(comment[4:-3] for comment in comments))))",
+        "    return bool(_match(_RESULT_RE, readings(\"\\n\".join(comment for comment in comments))))",
+        ("bridge/tests/test_scanner_decode.py", "-k", "comment"),
+    ),
 )
 
 
