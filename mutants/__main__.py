@@ -3750,6 +3750,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_bridge.py", "-k", "stopped_reading"),
     ),
     Mutation(
+        "notify-newest-dropped",
+        "a change while a client has not taken its last notification is never told to it",
+        "bridge/tabmcp/server/mcp.py",
+        "            self._next[conn] = meta  # behind the one it has not taken yet",
+        "            pass",
+        ("bridge/tests/test_bridge.py", "-k", "stopped_reading"),
+    ),
+    Mutation(
         "comments-read-as-written-only",
         "a comment's words are not read past disguises: <!--i.g.n.o.r.e a.l.l p.r.e.v.i.o.u.s…--> passes",
         "bridge/tabmcp/core/injection.py",

@@ -576,12 +576,24 @@ async def test_a_client_that_stopped_reading_does_not_hold_up_the_others_notific
                 await extension.send({"type": "tab.update", "tab": tab(1, tools=[*many, tool(f"new{n}")])})
                 await changes.until_listed(client, listed(f"new{n}"))
             await eventually(lambda: not bridge.notifier.pending)  # nothing left waiting on the stuck client
+        newest = bridge.notifier.revision
+
+        def told() -> list[int]:  # the stuck client reads again: its answers, then what it was told
+            revisions: list[int] = []
+            while not revisions or revisions[-1] < newest:
+                message = json.loads(lines.readline())
+                if message.get("method") == "notifications/tools/list_changed":
+                    revisions.append(message["params"]["_meta"]["tabmcp/revision"])
+            return revisions
+
+        revisions = await asyncio.wait_for(asyncio.to_thread(told), 10)
+        assert revisions[-1] == newest and len(revisions) <= 2  # the one it had not taken, then the newest
     finally:
         os.close(bridge_in)  # the stuck client goes away
-        lines.close()
         await asyncio.wait_for(asyncio.gather(stuck, return_exceptions=True), 10)
-        for fd in (to_bridge, bridge_out):
+        for fd in (to_bridge, bridge_out):  # (a read still waiting on the pipe ends)
             os.close(fd)
+        lines.close()
 
 
 def _unread(fd: int) -> int:
