@@ -3718,6 +3718,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/storage/test_database.py",),
     ),
     Mutation(
+        "usage-record-raises",
+        "a call whose usage count is due to be written fails when the file refuses the write",
+        "bridge/tabmcp/storage/database.py",
+        "            self._flush_or_keep()  # on a call's path: a file that refuses the write does not fail the call",
+        "            self.flush()",
+        ("bridge/tests/storage/test_database.py", "-k", "not_failed"),
+    ),
+    Mutation(
         "shutdown-flush-one-failure-skips-the-rest",
         "a usage write that fails on shutdown skips the activity rows' write after it",
         "bridge/tabmcp/server/app.py",
