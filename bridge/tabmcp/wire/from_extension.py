@@ -13,10 +13,11 @@ from ..capture.kinds import WireEvent
 from ..core.trust.text import Captured, PageJson, PageValue
 from ..errors import MalformedMessage, UnknownMessageType
 from .base import MAX_TRACE_STAMPS, ErrorBody, TraceStamp, WireModel
-from .snapshots import MAX_TAB_ID, TabSnapshot
+from .snapshots import MAX_REVISION_CHARS, MAX_TAB_ID, TabRef, TabSnapshot
 
 __all__ = [
     "MAX_CHUNK_CHARS",
+    "MAX_KEPT_TABS",
     "MAX_SYNC_PARTS",
     "ApprovalResult",
     "CallResult",
@@ -79,6 +80,17 @@ class Hello(WireModel):
     batch: bool = False
     """The extension reads frames holding several messages, one per line, and would send such
     frames too (the bridge says in ``welcome`` whether it reads them)."""
+    revisions: bool = False
+    """The extension gives each tab state it sends a ``revision`` and can keep an unchanged tab
+    in a sync by it (``tabs.sync.kept``): the bridge says in ``welcome`` whether it stores them."""
+    session_id: str | None = Field(default=None, max_length=MAX_REVISION_CHARS)
+    """The ``welcome.sessionId`` of the bridge run this worker last synced with (none after a
+    start): only to that run, with this ``instanceId``, does ``welcome`` list the tabs it holds."""
+
+
+MAX_KEPT_TABS = 4096
+"""Tabs one browser's sync may keep by revision, and revisions the bridge stores per browser (a
+tab past them is sent whole on a reconnect)."""
 
 
 MAX_SYNC_PARTS = 64
@@ -94,6 +106,10 @@ class TabsSync(WireModel):
     tabs: list[TabSnapshot]
     more: bool = False
     """More parts of this sync follow (the extension splits a sync that would not fit one frame)."""
+    kept: list[TabRef] = Field(default_factory=list, max_length=MAX_KEPT_TABS)
+    """Tabs unchanged since the worker sent them in these revisions, which ``welcome.held`` said the
+    bridge holds: not sent again, and not gone. A revision the bridge no longer holds refuses the
+    whole sync (``UNKNOWN_REVISION``: the extension sends every tab)."""
 
 
 MAX_CHUNK_CHARS = 256 * 1024
