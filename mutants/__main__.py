@@ -36,6 +36,14 @@ class Mutation:
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
+        "fast-parse-without-checked-fallback",
+        "a frame pydantic's JSON pass refuses is not read again the checked way (no surrogate repair, faults unnamed)",
+        "bridge/tabmcp/wire/from_extension.py",
+        "    except (ValidationError, ValueError, RecursionError):\n        return _parse_checked(frame)",
+        "    except (ValidationError, ValueError, RecursionError):\n        raise MalformedMessage(\"frame refused\") from None",
+        ("bridge/tests/test_protocol.py",),
+    ),
+    Mutation(
         "notify-after-enhancement",
         "enhanced tools enter the registry without telling clients",
         "bridge/tabmcp/server/intake.py",
