@@ -9,7 +9,8 @@ page. Over ``/echo`` it
   ``result`` by ``callId``: the server-started floor, timed here like an MCP client times a call.
 
 ``floor_server(echoes=...)`` can also serve ``/echo`` other ways, each on a port of its own, with
-the same handler (``FloorServer.echo_url(echo)``; the worker's ``connectTo`` switches between them) (bench/browser_half.py sets them side by side): ``"asgi"`` through uvicorn with the bridge's
+the same handler (``FloorServer.echo_url(echo)``; the worker's ``connectTo`` switches between
+them; bench/browser_half.py sets them side by side): ``"asgi"`` through uvicorn with the bridge's
 WebSocket settings (``ws="websockets-sansio"``, its frame limit, no ping, no deflate) and a plain
 ASGI app; ``"starlette"`` the same uvicorn with a Starlette ``WebSocketRoute`` reading and writing
 through starlette's ``WebSocket``, as the bridge's ``/extension`` does.
@@ -97,7 +98,7 @@ ECHOES: tuple[Echo, ...] = ("websockets", "asgi", "starlette")
 
 
 class _Sender(Protocol):
-    async def send(self, text: str) -> None: ...
+    async def send(self, message: str, /) -> None: ...
 
 
 class _AsgiSender:

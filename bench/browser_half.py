@@ -115,7 +115,7 @@ async def measure(args: argparse.Namespace) -> None:
     if not args.no_floor:
         print(f"[browser_half] floor ({', '.join(echoes)})", file=sys.stderr, flush=True)
         rounds: dict[str, int] = {}
-        for echo, r in await floor_rounds(args, echoes):  # type: ignore[arg-type]
+        for echo, r in await floor_rounds(args, echoes):
             rounds[echo] = rounds.get(echo, 0) + 1
             label = "floor" if echo == "websockets" else f"floor, {echo} echo"
             rows.append([f"{label}, round {rounds[echo]}", *(f"{x:.3f}" for x in r[:4]), "–", f"{r[4]:.0f}"])
