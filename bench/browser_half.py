@@ -83,7 +83,8 @@ async def tabmcp_rounds(args: argparse.Namespace) -> list[list[float]]:
 async def floor_rounds(args: argparse.Namespace, echoes: Sequence[Echo] = ("websockets",)
                        ) -> list[tuple[Echo, list[float]]]:
     """Per round and way of serving ``/echo`` (one browser, its worker switched between them, every
-    echo once before the next round): [half p50, half, worker span, rest] in ms (server-started calls)."""
+    echo once before the next round, each after ``--warmup`` calls of its own): [half p50, half,
+    worker span, rest] in ms and the server's CPU µs per call (server-started calls)."""
     out = []
     async with contextlib.AsyncExitStack() as stack:
         floor = await stack.enter_async_context(floor_server(tuple(echoes)))
