@@ -36,6 +36,30 @@ class Mutation:
 
 MUTATIONS: tuple[Mutation, ...] = (
     Mutation(
+        "sdk-baseline-keeps-the-span",
+        "the SDK-alone baseline keeps the SDK's OpenTelemetry span the bridge drops",
+        "bench/_sdk_server.py",
+        "    if not sdk_defaults:  # as server/mcp.py does unless mcp.opentelemetry asks for the span",
+        "    if False:",
+        ("bench/tests/test_instruments.py", "-k", "sdk_alone_runs"),
+    ),
+    Mutation(
+        "floor-starlette-echo-missing",
+        "browser_half --echo starlette measures nothing new: the starlette echo is not served",
+        "bench/_floor.py",
+        '            state.echo_ports["starlette"] = await stack.enter_async_context(_uvicorn_echo(app))',
+        "            pass",
+        ("bench/tests/test_instruments.py", "-k", "floor_echo"),
+    ),
+    Mutation(
+        "fast-parse-without-checked-fallback",
+        "a frame pydantic's JSON pass refuses is not read again the checked way (no surrogate repair, faults unnamed)",
+        "bridge/tabmcp/wire/from_extension.py",
+        "    except (ValidationError, ValueError, RecursionError):\n        return _parse_checked(frame)",
+        "    except (ValidationError, ValueError, RecursionError):\n        raise MalformedMessage(\"frame refused\") from None",
+        ("bridge/tests/test_protocol.py",),
+    ),
+    Mutation(
         "notify-after-enhancement",
         "enhanced tools enter the registry without telling clients",
         "bridge/tabmcp/server/intake.py",
