@@ -1517,6 +1517,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("e2e/test_flood.py", "-k", "polyfill and never_serialized_whole"),
     ),
     Mutation(
+        "chunks-message-in-characters",
+        "a message put together from chunks is bounded in characters: 3-byte ones pass at 3 times a frame",
+        "bridge/tabmcp/core/chunks.py",
+        "        self._bytes += utf8_length(chunk.data)",
+        "        self._bytes += len(chunk.data)",
+        ("bridge/tests/test_chunks.py",),
+    ),
+    Mutation(
         "limits-bytes-by-units",
         "a text's UTF-8 bytes are counted as its UTF-16 units (a JS string's length) again",
         "extension/limits.js",
