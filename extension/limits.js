@@ -184,16 +184,22 @@
    * the others refused, by name, with why. `tools` and `categories` are the page's raw lists.
    * @param {unknown} tools @param {unknown} categories
    * `texts` has each kept list's definitions as the JSON texts they were measured by (the worker writes a tab's
-   * snapshot with them instead of serializing its megabytes again).
+   * snapshot with them instead of serializing its megabytes again); `bytes` their UTF-8 bytes together, when
+   * they were counted (-1 when 3 bytes a UTF-16 unit proved they fit without counting: the worker counts
+   * them if a tab's size ever needs it), so that no text is counted twice.
    * @returns {{tools: any[], categories: any[], refused: Array<{kind: string, name: string, bytes: number, limit: number}>,
-   *   texts: {tools: string[], categories: string[]}}}
+   *   texts: {tools: string[], categories: string[]}, bytes: {tools: number, categories: number}}}
    */
   function fitDefinitions(tools, categories) {
     /** @type {Array<{kind: string, name: string, bytes: number, limit: number}>} */
     const refused = [];
-    // The document's bytes: those of the kept definitions counted so far (`counted`), and the texts
-    // kept without counting (`uncounted`, `uncountedUnits`) while 3 bytes a UTF-16 unit proved they fit.
+    // The document's bytes: those of the kept definitions counted so far (`counted`; by kind, `listed`),
+    // and the texts kept without counting (`uncounted`) while 3 bytes a UTF-16 unit proved they fit;
+    // once that bound ran out (`counting`), every text is counted as it comes, each once.
+    let counting = false;
     let counted = 0;
+    const listed = { tool: 0, category: 0 };
+    /** @type {Array<[string, string]>} */
     let uncounted = [];
     let uncountedUnits = 0;
     const texts = { tool: /** @type {string[]} */ ([]), category: /** @type {string[]} */ ([]) };
@@ -209,9 +215,14 @@
           refused.push({ kind, name, bytes, limit: SIZE.definition });
           continue;
         }
-        if (counted + (uncountedUnits + text.length) * 3 > SIZE.document) {
+        if (counting || counted + (uncountedUnits + text.length) * 3 > SIZE.document) {
           // The bound proves nothing: the document's bytes, counted (each text at most once).
-          for (const t of uncounted) counted += utf8Bytes(t);
+          counting = true;
+          for (const [k, t] of uncounted) {
+            const n = utf8Bytes(t);
+            counted += n;
+            listed[k] += n;
+          }
           uncounted = [];
           uncountedUnits = 0;
           if (bytes < 0) bytes = utf8Bytes(text);
@@ -220,11 +231,13 @@
             continue;
           }
           counted += bytes;
+          listed[kind] += bytes;
         } else if (bytes < 0) {
-          uncounted.push(text);
+          uncounted.push([kind, text]);
           uncountedUnits += text.length;
         } else {
           counted += bytes;
+          listed[kind] += bytes;
         }
         kept.push(item);
         texts[kind].push(text);
@@ -233,7 +246,12 @@
     };
     const keptTools = fit(tools, 'tool');
     const keptCategories = fit(categories, 'category');
-    return { tools: keptTools, categories: keptCategories, refused, texts: { tools: texts.tool, categories: texts.category } };
+    const bytesOf = (kind) => (counting || !texts[kind].length ? listed[kind] : -1);
+    return {
+      tools: keptTools, categories: keptCategories, refused,
+      texts: { tools: texts.tool, categories: texts.category },
+      bytes: { tools: bytesOf('tool'), categories: bytesOf('category') },
+    };
   }
 
   /** Kinds of lost telemetry counted by name; past them, or for a name no capture uses, 'other'. */

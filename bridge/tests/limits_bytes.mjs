@@ -73,8 +73,13 @@ const scenarios = {
       out[kind] = {
         units, kept: fitted.tools.length, keptBytes: fitted.tools.reduce((n, t) => n + wire(t), 0),
         refused: fitted.refused.map((r) => [r.kind, r.name, r.limit]), encoded,
+        // The kept texts' bytes as fitDefinitions tells them (counted here: the bound ran out) and as node counts them.
+        listBytes: fitted.bytes.tools, textBytes: fitted.texts.tools.reduce((n, t) => n + Buffer.byteLength(t, 'utf8'), 0),
       };
     }
+    // A small document: 3 bytes a unit proves it fits, nothing is counted (-1: the worker counts if a tab's size needs it).
+    const small = fitDefinitions([tool('small', '\u4e2d'.repeat(100))], [{ name: 'c', description: 'é', tools: ['small'] }]);
+    out.small = { kept: small.tools.length + small.categories.length, bytes: small.bytes };
     return { limit: SIZE.document, ...out };
   },
   /** A document of exactly SIZE.document bytes (mixed 1- to 4-byte characters) is kept whole; one byte more is not. */

@@ -50,6 +50,8 @@ def test_a_document_in_three_byte_characters_is_cut_where_the_same_bytes_in_asci
         assert out[kind]["refused"] == refused, (kind, out[kind])
         assert out[kind]["kept"] == 17 and out[kind]["keptBytes"] <= limit, (kind, out[kind])
         assert out[kind]["encoded"] == 0, (kind, out[kind])  # counted, never encoded to be counted
+        assert out[kind]["listBytes"] == out[kind]["textBytes"] == out[kind]["keptBytes"], (kind, out[kind])
+    assert out["small"] == {"kept": 2, "bytes": {"tools": -1, "categories": -1}}  # proved by the bound, not counted
 
 
 def test_a_document_of_exactly_its_limit_in_mixed_characters_is_kept_whole_and_one_byte_more_is_not() -> None:
