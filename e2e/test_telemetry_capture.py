@@ -359,7 +359,10 @@ async def test_a_batch_of_three_byte_characters_stays_within_the_relays_bytes(la
     # 512 KiB, counted in UTF-16 units they reached 1.5 MiB in 3-byte characters and were dropped whole.
     logs = 60
     await lab.page.evaluate(
-        """(n) => { const s = '\\u4e2d'.repeat(2000); for (let i = 0; i < n; i++) console.log(`cjk ${i}`, s, s, s, s, s, s, s); }""",
+        """(n) => {
+          const s = '\\u4e2d'.repeat(2000);
+          for (let i = 0; i < n; i++) console.log(`cjk ${i}`, s, s, s, s, s, s, s);
+        }""",
         logs,
     )
     batches = await lab.batches(drain=True)
