@@ -1560,8 +1560,8 @@ MUTATIONS: tuple[Mutation, ...] = (
         "limits-document-uncounted-by-units",
         "the definitions kept before the bound ran out are added up by their length, not their bytes",
         "extension/limits.js",
-        "          for (const t of uncounted) counted += utf8Bytes(t);",
-        "          for (const t of uncounted) counted += t.length;",
+        "            const n = utf8Bytes(t);",
+        "            const n = t.length;",
         ("bridge/tests/test_limits_bytes.py",),
     ),
     Mutation(
