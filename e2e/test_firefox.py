@@ -151,6 +151,25 @@ async def test_a_heavy_tab_reaches_the_bridge_in_chunks_and_calls_go_on_meanwhil
     assert not ff.bridge.core.session.protocol_errors
 
 
+@pytest.mark.timeout(240)
+async def test_a_document_is_cut_at_its_bytes_in_three_byte_characters_in_firefox(ff: FirefoxEnv, closer):
+    # The limits count UTF-8 bytes in Firefox's worker too: 4.3 MB of CJK definitions (1.4 Mi
+    # UTF-16 units) are cut where the same bytes in ASCII are (77 of 80 kept, e2e/test_flood.py),
+    # and 96 tools of 1- to 4-byte characters 1 KiB under the 4 MiB of one document all pass.
+    for text, kept in (("cjk", [f"over_{i:02d}" for i in range(77)]), ("under", None)):
+        page = await ff.open(f"over-document.html?text={text}")
+        closer.append(page)
+        count = await page.evaluate("() => window.toolCount")
+
+        def names(text: str = text) -> list[str]:
+            return sorted(e.tool.name for e in ff.bridge.core.registry.tool_entries()
+                          if e.tab.url.endswith(f"over-document.html?text={text}"))
+
+        expected = kept if kept is not None else sorted(await page.evaluate("() => window.toolNames"))
+        assert len(expected) == (77 if kept else count)
+        await eventually(lambda names=names, expected=expected: names() == expected, 90)
+
+
 async def test_a_tool_registered_on_firefoxs_own_api_reaches_the_client(ff: FirefoxEnv, closer):
     if ff.flavour != "native":
         pytest.skip("the polyfill flavour has no native API to register on")
