@@ -733,8 +733,10 @@ async def test_a_reconnect_to_the_same_bridge_keeps_the_unchanged_heavy_tab_in_f
     async def bridge_took_all() -> bool:  # every tab's last update in (none left half-sent in the lane)
         link = core.session.current
         held = core.session.revisions.held(link.key) if link is not None else {}
-        tabs = (await ff.browser.status())["tabs"]
-        return all(held.get(t["tabId"]) == t["revision"] for t in tabs)
+        status = await ff.browser.status()
+        # the worker's own sync with this run sent too: only a synced run is named on a reconnect
+        return (status["syncedSessionId"] == status["sessionId"] is not None
+                and all(held.get(t["tabId"]) == t["revision"] for t in status["tabs"]))
 
     await eventually(lambda: (h := tab("tab=firefox-resync&together")) is not None and len(h.tools) == 60, 90)
     await eventually(bridge_took_all, 60, interval=0.2)

@@ -48,6 +48,7 @@ export function statusReport({ code = true } = {}) {
       expiresAt: code && state.pairCode ? state.pairCode.expiresAt : null,
     },
     sessionId: state.sessionId,
+    syncedSessionId: state.syncedSessionId,
     lastError: state.lastError,
     connects: state.connects,
     instanceId: state.instanceId,

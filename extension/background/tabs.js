@@ -93,19 +93,26 @@ function onWire(snap, revision) {
  * @param {{whole?: boolean}} [options]
  */
 export async function sendFullSync({ whole = false } = {}) {
+  // The sync answers this link's welcome and names its bridge run in the next hello: a link that
+  // dropped or changed meanwhile (while the tabs were asked for, or a fresh worker's pause) has its
+  // own welcome and sync, and a run that was never synced must never be named.
+  const { ws, sessionId } = state;
+  if (!ws || !sessionId || state.status !== 'ready') return;
   try {
+    const tabs = await chrome.tabs.query({});
     state.tabs.clear();
-    for (const tab of await chrome.tabs.query({})) if (tab.id !== undefined) state.tabs.set(tab.id, tab);
+    for (const tab of tabs) if (tab.id !== undefined) state.tabs.set(tab.id, tab);
   } catch {
     /* keep what we know */
   }
+  if (state.ws !== ws || state.sessionId !== sessionId || state.status !== 'ready') return;
   const held = whole || !state.revisions ? new Map() : state.held;
   const lastSent = state.sentSnapshots;
   const lastRevisions = state.sentRevisions;
   state.sentSnapshots = new Map(); // a new link: every tab goes again, or is kept by its revision
   state.sentRevisions = new Map();
   state.held = new Map();
-  state.syncedSessionId = state.sessionId;
+  state.syncedSessionId = sessionId;
   /** @type {Array<{tabId: number, revision: string}>} */
   const kept = [];
   // One sync in parts that each fit a frame (`more` on all but the last): however many tabs and
