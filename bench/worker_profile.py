@@ -147,7 +147,7 @@ async def _floor(stack: contextlib.AsyncExitStack, floor: Any, pw: Any,
     worker = next((w for w in context.service_workers if w.url.endswith("/worker.js")), None)
     if worker is None:
         worker = await context.wait_for_event("serviceworker", timeout=15_000)
-    await worker.evaluate("(url) => connectTo(url)", f"ws://127.0.0.1:{floor.port}/echo")
+    await worker.evaluate("(url) => connectTo(url)", floor.echo_url())
     await asyncio.wait_for(floor.connected.wait(), 15)
     page = await context.new_page()
     await page.goto(floor.url("floor.html"))

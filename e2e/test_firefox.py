@@ -16,6 +16,7 @@ import contextlib
 import json
 import re
 import shutil
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +149,25 @@ async def test_a_heavy_tab_reaches_the_bridge_in_chunks_and_calls_go_on_meanwhil
                 assert not result.is_error, result.content
                 calls += 1
     assert not ff.bridge.core.session.protocol_errors
+
+
+@pytest.mark.timeout(240)
+async def test_a_document_is_cut_at_its_bytes_in_three_byte_characters_in_firefox(ff: FirefoxEnv, closer):
+    # The limits count UTF-8 bytes in Firefox's worker too: 4.3 MB of CJK definitions (1.4 Mi
+    # UTF-16 units) are cut where the same bytes in ASCII are (77 of 80 kept, e2e/test_flood.py),
+    # and 96 tools of 1- to 4-byte characters 1 KiB under the 4 MiB of one document all pass.
+    for text, kept in (("cjk", [f"over_{i:02d}" for i in range(77)]), ("under", None)):
+        page = await ff.open(f"over-document.html?text={text}")
+        closer.append(page)
+        count = await page.evaluate("() => window.toolCount")
+
+        def names(text: str = text) -> list[str]:
+            return sorted(e.tool.name for e in ff.bridge.core.registry.tool_entries()
+                          if e.tab.url.endswith(f"over-document.html?text={text}"))
+
+        expected = kept if kept is not None else sorted(await page.evaluate("() => window.toolNames"))
+        assert len(expected) == (77 if kept else count)
+        await eventually(lambda names=names, expected=expected: names() == expected, 90)
 
 
 async def test_a_tool_registered_on_firefoxs_own_api_reaches_the_client(ff: FirefoxEnv, closer):
@@ -691,3 +711,68 @@ async def test_a_sign_in_form_is_filled_by_a_secrets_name_in_firefox(ff: Firefox
     finally:
         store.remove("form_login")
         ff.bridge.core.set_forms_as_tools(origin, False)
+
+
+async def test_a_reconnect_to_the_same_bridge_keeps_the_unchanged_heavy_tab_in_firefox(
+        ff: FirefoxEnv, closer, monkeypatch: pytest.MonkeyPatch):
+    # The background script keeps, by revision, the tabs the bridge still holds (issue 35): the
+    # heavy tab unchanged while the link was away is not sent again, the navigated one is, the
+    # closed one goes.
+    core = ff.bridge.core
+    monkeypatch.setattr(core.link_timers.config.server, "reconnect_grace_s", 120)
+    closing = await ff.open("basic.html?resync=closing")
+    closer.append(closing)
+    heavy = await ff.open("heavy.html?tab=firefox-resync&together")
+    closer.append(heavy)
+    changing = await ff.open("basic.html?resync=before")
+    closer.append(changing)
+
+    def tab(url_end: str) -> Any:
+        return next((t for t in core.registry.tabs.values() if t.url.endswith(url_end)), None)
+
+    async def bridge_took_all() -> bool:  # every tab's last update in (none left half-sent in the lane)
+        link = core.session.current
+        held = core.session.revisions.held(link.key) if link is not None else {}
+        status = await ff.browser.status()
+        # the worker's own sync with this run sent too: only a synced run is named on a reconnect
+        return (status["syncedSessionId"] == status["sessionId"] is not None
+                and all(held.get(t["tabId"]) == t["revision"] for t in status["tabs"]))
+
+    await eventually(lambda: (h := tab("tab=firefox-resync&together")) is not None and len(h.tools) == 60, 90)
+    await eventually(bridge_took_all, 60, interval=0.2)
+    heavy_tab = tab("tab=firefox-resync&together").tab_id
+    revisions = core.session.revisions
+    synced = revisions.synced
+    syncs: list[tuple[list[int], list[int]]] = []
+
+    def recorded(key: Any, tabs: Any, kept: Any) -> None:
+        tabs, kept = list(tabs), list(kept)
+        synced(key, tabs, kept)
+        syncs.append(([t.tab_id for t in tabs], [r.tab_id for r in kept]))
+
+    monkeypatch.setattr(revisions, "synced", recorded)
+    bridge_url = f"ws://127.0.0.1:{ff.bridge.port}/extension"
+    await ff.browser.set_bridge_url(f"ws://127.0.0.1:{_free_port()}/extension", pair=False)  # a dead port
+    await eventually(lambda: not core.connected, 10)
+    await closing.close()
+    await changing.goto(ff.pages_url + "basic.html?resync=after")
+
+    async def background_saw_both() -> bool:
+        tabs = (await ff.browser.status())["tabs"]
+        return (not any(t["url"].endswith("resync=closing") for t in tabs)
+                and any(t["url"].endswith("resync=after") and t["tools"] for t in tabs))
+
+    await eventually(background_saw_both, 20, interval=0.2)
+    await ff.browser.set_bridge_url(bridge_url, pair=False)
+    await eventually(lambda: tab("resync=after") is not None and tab("resync=before") is None, 30)
+    await eventually(lambda: tab("resync=closing") is None, 30)
+    assert len(tab("tab=firefox-resync&together").tools) == 60
+    [(sent, kept)] = syncs
+    assert heavy_tab in kept and heavy_tab not in sent, syncs
+    assert tab("resync=after").tab_id in sent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -140,6 +140,60 @@ async def test_a_tool_larger_than_a_frame_is_refused_alone_and_the_link_survives
         assert status["status"] == "ready"
 
 
+DOCUMENT_REASONS = [f'tool "over_{i}" refused: this page\'s definitions would exceed 4.0 MiB with it' for i in (77, 78, 79)]
+
+
+def page_tools(env: Env, url: str) -> list[str]:
+    return sorted(e.tool.name for e in env.bridge.core.registry.tool_entries() if e.tab.url == url)
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("text", ["ascii", "cjk", "fdfa"])
+async def test_a_document_over_its_bytes_is_cut_alike_in_ascii_and_in_three_byte_characters(
+    env: Env, page_closer, text: str
+):
+    # 80 tools of 54,000 bytes of text: 4.3 MB of UTF-8, over the 4 MiB one document may send. In CJK
+    # or U+FDFA that is 1.4 Mi UTF-16 units: counted by a JS string's length, it passed whole and
+    # went on as 4.3 MB (three times that much text could have). Counted in bytes, every page is cut
+    # where the ASCII one is, with the same reasons shown to the person.
+    page = await env.browser.context.new_page()
+    page_closer.append(page)
+    console: list[str] = []
+    page.on("console", lambda m: console.append(m.text))
+    await page.goto(f"{env.pages_url}over-document.html?text={text}")
+    await page.evaluate("() => window.ready")
+    assert await page.evaluate("() => window.pageBytes") > 4 * 1024 * 1024
+    if text != "ascii":
+        assert await page.evaluate("() => window.pageUnits") < 4 * 1024 * 1024
+
+    async def cut() -> dict[str, Any] | None:
+        tab = await tab_status(env, page.url)
+        return tab if tab and tab["tools"] == 77 and [lim["message"] for lim in tab["limits"]] == DOCUMENT_REASONS else None
+
+    tab = await eventually(cut, 60)
+    assert {lim["code"] for lim in tab["limits"]} == {"TOO_LARGE"}
+    await eventually(lambda: any("TOO_LARGE" in t and DOCUMENT_REASONS[0] in t for t in console), 20)
+    # The bridge lists the 77 kept, each of them a tool it accepts; the tab came with its definitions.
+    kept = [f"over_{i:02d}" for i in range(77)]
+    await eventually(lambda: page_tools(env, page.url) == kept, 60)
+
+
+@pytest.mark.timeout(240)
+async def test_a_document_just_under_its_bytes_in_multibyte_text_passes_whole(env: Env, page_closer):
+    # 96 tools of 1- to 4-byte characters (aé中😀: 10 bytes in 5 UTF-16 units), together 1 KiB under
+    # the 4 MiB of one document: counted in bytes they all pass (3 bytes a unit would refuse a third).
+    page = await env.browser.context.new_page()
+    page_closer.append(page)
+    await page.goto(f"{env.pages_url}over-document.html?text=under")
+    await page.evaluate("() => window.ready")
+    count = await page.evaluate("() => window.toolCount")
+    assert await page.evaluate("() => window.pageBytes") == 4 * 1024 * 1024 - 1024
+    assert count == 96
+    await eventually(lambda: len(page_tools(env, page.url)) == count, 60)
+    tab = await tab_status(env, page.url)
+    assert tab is not None and tab["tools"] == count and tab["limits"] == [], tab
+
+
 @pytest.mark.timeout(180)
 async def test_a_sync_larger_than_a_frame_arrives_in_parts_and_the_link_stays_up(env: Env, page_closer):
     # Five tabs of ordinary tools, each within every limit: together past the 16 MiB a frame may be.
@@ -469,7 +523,8 @@ async def test_a_tab_closed_while_its_update_waits_in_the_lane_leaves_no_limits_
 
         async def over_tab_id() -> int | None:
             status = await env.browser.status()
-            return next((t["tabId"] for t in status["tabs"] if t["url"] == over.url and t["tools"] == 40), None)
+            return next((t["tabId"] for t in status["tabs"] if t["url"] == over.url and t["tools"] == 16
+                         and [f["tools"] for f in t["frames"]] == [16]), None)
 
         over_id = await eventually(over_tab_id, 60)
 

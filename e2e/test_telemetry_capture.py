@@ -353,6 +353,26 @@ async def test_console_flood_drops_logs_counted_and_errors_survive(lab: Lab) -> 
     assert status["droppedByTab"]["1"]["logs"]["page"] == dropped, "the bridge counts the page's drops"
 
 
+async def test_a_batch_of_three_byte_characters_stays_within_the_relays_bytes(lab: Lab) -> None:
+    # Logs in CJK: 8 arguments of 2,000 characters, 48 KB of UTF-8 each. The content script drops a
+    # batch over 1 MiB of UTF-8 (extension/limits.js SIZE.telemetry); the capture's own batches are
+    # 512 KiB, counted in UTF-16 units they reached 1.5 MiB in 3-byte characters and were dropped whole.
+    logs = 60
+    await lab.page.evaluate(
+        """(n) => {
+          const s = '\\u4e2d'.repeat(2000);
+          for (let i = 0; i < n; i++) console.log(`cjk ${i}`, s, s, s, s, s, s, s);
+        }""",
+        logs,
+    )
+    batches = await lab.batches(drain=True)
+    sent = [e for b in batches for e in b["events"] if e["kind"] == "console" and str(e["args"][0]).startswith("cjk ")]
+    assert len(sent) == logs and not any(b["dropped"].get("console") for b in batches)
+    sizes = [len(json.dumps(b["events"], ensure_ascii=False, separators=(",", ":")).encode()) for b in batches]
+    assert max(sizes) <= 512 * 1024 + 1024, sizes  # its events' bytes, a few brackets and commas more
+    assert sum(sizes) > 2 * 1024 * 1024  # the logs are 2.9 MB of UTF-8: several batches
+
+
 # ------------------------------------------------------------------------------------ network
 
 

@@ -206,6 +206,13 @@ async function onBridgeMessage(msg) {
     case IN.pong:
       break;
     case IN.error: {
+      if (msg.code === ERROR.UNKNOWN_REVISION) {
+        // The bridge no longer holds a tab this sync kept by its revision: it refused the sync whole
+        // and kept its tabs as they were; every tab goes again, whole.
+        console.warn('[tabmcp] the bridge refused a kept tab:', msg.message);
+        await sendFullSync({ whole: true });
+        break;
+      }
       const refusedTab = msg.code === ERROR.INVALID_TOOL && /^tab:\d+$/.test(msg.ref || '') ? Number(msg.ref.slice(4)) : null;
       if (refusedTab !== null) {
         noteRefused(refusedTab, msg.message);

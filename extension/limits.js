@@ -17,7 +17,7 @@
   const KIB = 1024;
   const MIB = 1024 * KIB;
 
-  /** Sizes, in bytes of JSON text (UTF-8), as the bridge counts them. */
+  /** Sizes, in bytes of JSON text in UTF-8 (as it crosses the link; `utf8Bytes`), save `chunk`. */
   const SIZE = Object.freeze({
     /** One tool or category definition. The bridge accepts descriptions up to 8,000 characters
      * and schemas up to 64 KiB: any definition it could register fits well inside this. */
@@ -34,9 +34,9 @@
     frame: 8 * MIB,
     /** One telemetry batch from a page (its own capture sends at most 512 KiB). */
     telemetry: 1 * MIB,
-    /** Characters (UTF-16 units) of a tabs' data message in one `chunk` to the bridge, and what the
-     * socket may hold buffered before the next goes (background/tab_lane.js): what an answer
-     * waits behind at most. */
+    /** Characters (UTF-16 units) of a tabs' data message in one `chunk` to the bridge, and the bytes
+     * the socket may hold buffered (`bufferedAmount`) before the next goes (background/tab_lane.js):
+     * what an answer waits behind at most. */
     chunk: 64 * KIB,
   });
 
@@ -70,12 +70,27 @@
   const NON_ASCII = /[\u0080-\uffff]/; // any UTF-16 unit past ASCII (surrogates included)
 
   /**
-   * Bytes of a text in UTF-8. An ASCII text (most JSON) is its length, found by one scan: encoding
-   * a tab's megabytes to count them held the worker (every other tab's calls) for that long, three
-   * times per update. @param {string} text
+   * Bytes of a text in UTF-8, counted, never encoded: encoding a tab's megabytes to count them held
+   * the worker (every other tab's calls) for that long, three times per update. An ASCII text (most
+   * JSON) is its length, found by one scan; past its first other unit, each unit adds what it takes
+   * beyond one byte: 2 bytes below U+0800, a surrogate pair 4 (2 units), any other unit 3 (a lone
+   * surrogate too, as U+FFFD, though JSON.stringify writes one as an escape). @param {string} text
    */
   function utf8Bytes(text) {
-    return NON_ASCII.test(text) ? new TextEncoder().encode(text).length : text.length;
+    const first = text.search(NON_ASCII);
+    if (first < 0) return text.length;
+    const n = text.length;
+    let bytes = n;
+    for (let i = first; i < n; i++) {
+      const unit = text.charCodeAt(i);
+      if (unit < 0x80) continue;
+      if (unit < 0x800) bytes += 1;
+      else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < n && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        bytes += 2; // a pair: 4 bytes for its 2 units
+        i++;
+      } else bytes += 2;
+    }
+    return bytes;
   }
 
   /** The JSON text of a value, or null when it has none (a cycle, a BigInt). */
@@ -169,14 +184,24 @@
    * the others refused, by name, with why. `tools` and `categories` are the page's raw lists.
    * @param {unknown} tools @param {unknown} categories
    * `texts` has each kept list's definitions as the JSON texts they were measured by (the worker writes a tab's
-   * snapshot with them instead of serializing its megabytes again).
+   * snapshot with them instead of serializing its megabytes again); `bytes` their UTF-8 bytes together, when
+   * they were counted (-1 when 3 bytes a UTF-16 unit proved they fit without counting: the worker counts
+   * them if a tab's size ever needs it), so that no text is counted twice.
    * @returns {{tools: any[], categories: any[], refused: Array<{kind: string, name: string, bytes: number, limit: number}>,
-   *   texts: {tools: string[], categories: string[]}}}
+   *   texts: {tools: string[], categories: string[]}, bytes: {tools: number, categories: number}}}
    */
   function fitDefinitions(tools, categories) {
     /** @type {Array<{kind: string, name: string, bytes: number, limit: number}>} */
     const refused = [];
-    let total = 0;
+    // The document's bytes: those of the kept definitions counted so far (`counted`; by kind, `listed`),
+    // and the texts kept without counting (`uncounted`) while 3 bytes a UTF-16 unit proved they fit;
+    // once that bound ran out (`counting`), every text is counted as it comes, each once.
+    let counting = false;
+    let counted = 0;
+    const listed = { tool: 0, category: 0 };
+    /** @type {Array<[string, string]>} */
+    let uncounted = [];
+    let uncountedUnits = 0;
     const texts = { tool: /** @type {string[]} */ ([]), category: /** @type {string[]} */ ([]) };
     const fit = (list, kind) => {
       if (!Array.isArray(list)) return [];
@@ -185,17 +210,35 @@
         const name = String((item && typeof item === 'object' && item.name) || '?').slice(0, 128);
         const text = jsonOf(item);
         if (text === null) continue; // not JSON: the bridge could not read it either
-        const over = bytesOver(text, SIZE.definition);
-        if (over) {
-          refused.push({ kind, name, bytes: over, limit: SIZE.definition });
+        let bytes = text.length * 3 <= SIZE.definition ? -1 : utf8Bytes(text); // -1: fits, not counted
+        if (bytes > SIZE.definition) {
+          refused.push({ kind, name, bytes, limit: SIZE.definition });
           continue;
         }
-        const bytes = text.length; // close enough to add up (a tool is at most SIZE.definition)
-        if (total + bytes > SIZE.document) {
-          refused.push({ kind, name, bytes: total + bytes, limit: SIZE.document });
-          continue;
+        if (counting || counted + (uncountedUnits + text.length) * 3 > SIZE.document) {
+          // The bound proves nothing: the document's bytes, counted (each text at most once).
+          counting = true;
+          for (const [k, t] of uncounted) {
+            const n = utf8Bytes(t);
+            counted += n;
+            listed[k] += n;
+          }
+          uncounted = [];
+          uncountedUnits = 0;
+          if (bytes < 0) bytes = utf8Bytes(text);
+          if (counted + bytes > SIZE.document) {
+            refused.push({ kind, name, bytes: counted + bytes, limit: SIZE.document });
+            continue;
+          }
+          counted += bytes;
+          listed[kind] += bytes;
+        } else if (bytes < 0) {
+          uncounted.push([kind, text]);
+          uncountedUnits += text.length;
+        } else {
+          counted += bytes;
+          listed[kind] += bytes;
         }
-        total += bytes;
         kept.push(item);
         texts[kind].push(text);
       }
@@ -203,7 +246,12 @@
     };
     const keptTools = fit(tools, 'tool');
     const keptCategories = fit(categories, 'category');
-    return { tools: keptTools, categories: keptCategories, refused, texts: { tools: texts.tool, categories: texts.category } };
+    const bytesOf = (kind) => (counting || !texts[kind].length ? listed[kind] : -1);
+    return {
+      tools: keptTools, categories: keptCategories, refused,
+      texts: { tools: texts.tool, categories: texts.category },
+      bytes: { tools: bytesOf('tool'), categories: bytesOf('category') },
+    };
   }
 
   /** Kinds of lost telemetry counted by name; past them, or for a name no capture uses, 'other'. */

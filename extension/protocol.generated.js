@@ -71,6 +71,7 @@
     TAB_FLOODED: 'TAB_FLOODED', // One tab sent past its rate: throttled, then cut off alone (its tools kept, the link untouched).
     TOO_LARGE: 'TOO_LARGE', // A definition, a tab or a result over its size limit: refused by name before it was sent.
     INVALID_TOOL: 'INVALID_TOOL', // A tool definition the bridge refuses (its neighbours kept).
+    UNKNOWN_REVISION: 'UNKNOWN_REVISION', // A sync kept a tab by a revision the bridge does not hold: the sync is refused whole, the extension sends every tab.
     INTERNAL_ERROR: 'INTERNAL_ERROR', // A bug in the bridge: logged with its traceback; the agent gets the exception's type only.
     TOOL_ERROR: 'TOOL_ERROR', // A tool call failed; `code` is what the agent sees.
     TOOL_NOT_FOUND: 'TOOL_NOT_FOUND', // No tool has this name (with the closest names).
@@ -198,6 +199,13 @@
  */
 
 /**
+ * A tab by its revision: in ``welcome.held``, the tabs the bridge holds in that revision; in ``tabs.sync.kept``, a tab unchanged since the worker sent it in that revision (not sent again).
+ * @typedef {object} TabRef
+ * @property {number} tabId
+ * @property {string} revision
+ */
+
+/**
  * Everything the bridge needs to know about one tab's top-level document; ``tools`` and ``categories`` stay raw so the registry rejects a bad tool alone, not the tab.
  * @typedef {object} TabSnapshot
  * @property {number} tabId
@@ -214,6 +222,7 @@
  * @property {Array<*>} [states]
  * @property {Array<FrameSnapshot>} [frames] Child frames whose tools the top page allows (see :class:`FrameSnapshot`); at most ``MAX_FRAMES_PER_TAB``, the rest are ignored.
  * @property {PageForms} [forms] The top document's ordinary forms as tools, when its origin's forms-as-tools switch is on.
+ * @property {string} [revision] Opaque, made by the worker for this state of the tab (its instance id and a counter), sent to a bridge whose ``welcome`` said ``revisions``: a later sync may keep the tab by it (:class:`TabRef`).
  */
 
 /**
@@ -406,6 +415,8 @@
  * @property {string} [token] ``server.extension_token``, when the person set one (a pre-shared secret instead of pairing).
  * @property {PairingCredential} [pairing] The pairing the person confirmed once (``tabmcp pair``); without it (or ``token``) the link gets nothing but the pairing ceremony.
  * @property {boolean} [batch] The extension reads frames holding several messages, one per line, and would send such frames too (the bridge says in ``welcome`` whether it reads them).
+ * @property {boolean} [revisions] The extension gives each tab state it sends a ``revision`` and can keep an unchanged tab in a sync by it (``tabs.sync.kept``): the bridge says in ``welcome`` whether it stores them.
+ * @property {string} [sessionId] The ``welcome.sessionId`` of the bridge run this worker last synced with (none after a start): only to that run, with this ``instanceId``, does ``welcome`` list the tabs it holds.
  */
 
 /**
@@ -420,6 +431,7 @@
  * @property {'tabs.sync'} type
  * @property {Array<TabSnapshot>} tabs
  * @property {boolean} [more] More parts of this sync follow (the extension splits a sync that would not fit one frame).
+ * @property {Array<TabRef>} [kept] Tabs unchanged since the worker sent them in these revisions, which ``welcome.held`` said the bridge holds: not sent again, and not gone. A revision the bridge no longer holds refuses the whole sync (``UNKNOWN_REVISION``: the extension sends every tab).
  */
 
 /**
@@ -582,6 +594,8 @@
  * @property {number} [heartbeatMs] How often the extension should ping: under MV3's 30 s idle limit, so the worker stays alive.
  * @property {boolean} [batch] Answers ``hello.batch``: from now on both sides may join messages into one frame, one per line (JSON text holds no raw newline), and split every frame they read.
  * @property {boolean} [chunks] The bridge puts ``chunk`` messages back together: the extension may send a big message of the tabs' lane in chunks (``tabmcp.core.chunks``).
+ * @property {boolean} [revisions] Answers ``hello.revisions``: the bridge stores each tab's revision and takes ``tabs.sync.kept``.
+ * @property {Array<TabRef>} [held] The tabs of this browser the bridge still holds (the reconnect grace) and the revision of each, only to the worker instance that sent them and that names this run's ``sessionId``: the sync may keep these by revision instead of sending them again.
  */
 
 /**

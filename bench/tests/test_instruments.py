@@ -32,6 +32,44 @@ async def test_floor_round_trips_both_ways() -> None:
         assert not floor.pending  # the answer was matched to its call
 
 
+async def test_floor_echo_serves_the_same_through_uvicorn_and_starlette() -> None:
+    """The ASGI variants of the floor's /echo (browser_half --echo) answer as the bare server does:
+    an echo straight back, a started call matched to its result, the worker switched between them."""
+    import json
+
+    from websockets.asyncio.client import connect
+
+    async with floor_server(("asgi", "starlette")) as floor:
+        assert set(floor.echo_ports) == {"asgi", "starlette"} and floor.port not in floor.echo_ports.values()
+        for echo in ("websockets", "asgi", "starlette"):
+            floor.connected.clear()
+            async with connect(floor.echo_url(echo)) as worker:  # stands in for the floor's worker
+                await asyncio.wait_for(floor.connected.wait(), 10)
+                await worker.send('{"type":"echo","n":1}')
+                assert await worker.recv() == '{"type":"echo","n":1}'
+                call = asyncio.create_task(floor.call(7))
+                started = json.loads(await worker.recv())
+                assert started["type"] == "call" and started["tab"] == 7
+                await worker.send(json.dumps({"type": "result", "callId": started["callId"], "ok": True}))
+                assert (await call)["callId"] == started["callId"]
+                assert not floor.pending
+
+
+def test_sdk_alone_runs_with_the_bridges_sdk_settings() -> None:
+    """The SDK-alone baseline drops the SDK's span as the bridge does (``--sdk-defaults`` keeps it)."""
+    from tabmcp.config import Config
+    from tabmcp.server.mcp import build_mcp_server
+    from tabmcp.wiring import BridgeCore
+
+    from bench._sdk_server import build
+
+    bridge = build_mcp_server(BridgeCore(Config().with_overrides({"store": {"path": ":memory:"}})))[0]
+    sdk_middleware = {type(m).__name__ for m in build().middleware}
+    bridge_middleware = {type(m).__name__ for m in bridge.middleware}
+    assert "OpenTelemetryMiddleware" in {type(m).__name__ for m in build(sdk_defaults=True).middleware}
+    assert "OpenTelemetryMiddleware" not in sdk_middleware | bridge_middleware
+
+
 async def test_client_process_times_calls_over_stdio_and_reports_failures() -> None:
     client = await ClientProcess.start(
         "sdk", "--tool", "noop", "--stdio", sys.executable, "-m", "bench._sdk_server", "--stdio"

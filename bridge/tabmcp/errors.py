@@ -39,7 +39,9 @@
     │   │                            kept, the link untouched).
     │   ├── TooLarge                 TOO_LARGE: A definition, a tab or a result over its size limit: refused by name
     │   │                            before it was sent.
-    │   └── InvalidTool              INVALID_TOOL: A tool definition the bridge refuses (its neighbours kept).
+    │   ├── InvalidTool              INVALID_TOOL: A tool definition the bridge refuses (its neighbours kept).
+    │   └── UnknownRevision          UNKNOWN_REVISION: A sync kept a tab by a revision the bridge does not hold: the sync
+    │                                is refused whole, the extension sends every tab.
     └── ToolCallError                TOOL_ERROR: A tool call failed; ``code`` is what the agent sees.
         ├── ToolNotFound             TOOL_NOT_FOUND: No tool has this name (with the closest names).
         ├── ToolGone                 TOOL_GONE: The name meant an origin's tool that left; names never move to another
@@ -153,6 +155,7 @@ __all__ = [
     "Unauthorized",
     "UnknownMessageType",
     "UnknownQuery",
+    "UnknownRevision",
     "UnknownSecret",
     "Use",
     "WritesDisabled",
@@ -181,6 +184,7 @@ class ErrorCode(enum.StrEnum):
     TAB_FLOODED = "TAB_FLOODED"
     TOO_LARGE = "TOO_LARGE"
     INVALID_TOOL = "INVALID_TOOL"
+    UNKNOWN_REVISION = "UNKNOWN_REVISION"
     INTERNAL_ERROR = "INTERNAL_ERROR"
     TOOL_ERROR = "TOOL_ERROR"
     TOOL_NOT_FOUND = "TOOL_NOT_FOUND"
@@ -393,6 +397,10 @@ class TooLarge(ProtocolError, code=ErrorCode.TOO_LARGE, uses=("frame",), worker=
 
 class InvalidTool(ProtocolError, code=ErrorCode.INVALID_TOOL, uses=("frame",)):
     """A tool definition the bridge refuses (its neighbours kept)."""
+
+
+class UnknownRevision(ProtocolError, code=ErrorCode.UNKNOWN_REVISION, uses=("frame",)):
+    """A sync kept a tab by a revision the bridge does not hold: the sync is refused whole, the extension sends every tab."""
 
 
 class ToolCallError(BridgeError, code=ErrorCode.TOOL_ERROR, uses=("call",)):

@@ -39,6 +39,7 @@ PAYLOADS: tuple[type[BaseModel], ...] = (
     protocol.ErrorBody,
     protocol.FrameSnapshot,
     protocol.PageForms,
+    protocol.TabRef,
     protocol.TabSnapshot,
     protocol.JsRegExp,
     protocol.FormsPolicyRule,

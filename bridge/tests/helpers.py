@@ -79,16 +79,20 @@ class ScriptedExtension:
         """How many messages each frame from the bridge held (more than one only with ``batch``)."""
 
     async def connect(
-        self, *, hello: bool = True, protocol: int = PROTOCOL_VERSION, batch: bool = False
+        self, *, hello: bool = True, protocol: int = PROTOCOL_VERSION, batch: bool = False,
+        fields: dict[str, Any] | None = None,
     ) -> dict[str, Any] | None:
         self.ws = await websockets.connect(self.url, origin=self.origin, max_size=None)  # type: ignore[arg-type]
         self._reader = asyncio.create_task(self._read())
         if not hello:
             return None
-        return await self.hello(protocol=protocol, batch=batch)
+        return await self.hello(protocol=protocol, batch=batch, fields=fields)
 
-    async def hello(self, *, protocol: int = PROTOCOL_VERSION, batch: bool = False) -> dict[str, Any]:
-        """Say hello (with the pairing, if any); the bridge's answer (``welcome``, ``pair.required``, ``error``)."""
+    async def hello(
+        self, *, protocol: int = PROTOCOL_VERSION, batch: bool = False, fields: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Say hello (with the pairing, if any, and ``fields``); the bridge's answer (``welcome``,
+        ``pair.required``, ``error``)."""
         if self.paired and self.pairing is None:
             pairing_id, secret = await ControlClient(self.port).create_pairing("scripted extension")
             self.pairing = {"id": pairing_id, "secret": secret}
@@ -98,7 +102,7 @@ class ScriptedExtension:
              **({"pairing": self.pairing} if self.pairing else {}),
              **({"profileId": self.profile} if self.profile else {}),
              **({"browserName": self.browser} if self.browser else {}),
-             **({"batch": True} if batch else {})}
+             **({"batch": True} if batch else {}), **(fields or {})}
         )
         return await self.wait_for(lambda m: m["type"] in ("welcome", "error", "pair.required"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import subprocess
 import sys
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import httpx
 from mcp import Client, Implementation
 from tabmcp.control_key import control_headers
+from tabmcp.core.activity import Target
 from tabmcp.errors import ErrorCode
 from tabmcp.server.app import running_bridge
 
@@ -109,3 +111,22 @@ async def test_the_last_call_reaches_the_file_on_its_own_within_a_second(tmp_pat
         finally:
             reader.close()
             await ext.close()
+
+
+async def test_a_usage_write_that_fails_at_shutdown_loses_neither_its_counts_nor_the_activity_rows(tmp_path):
+    """Shutdown writes the usage counts, then the activity rows: one store failing (here a real
+    SQLite error on the usage table: a trigger refuses the write, as a full disk or a locked file
+    would) must not stop the other's write, nor lose its own counts."""
+    db = tmp_path / "tabmcp.db"
+    async with running_bridge(make_config(store={"path": str(db)})) as app:
+        app.core.activity_writer.delay_s = 3600.0  # the shutdown, not the timer, writes the rows
+        target = Target("add_note", 3, "https://notes.test", {"text": "milk"})
+        app.core.activity.end(app.core.activity.begin(target, "agent"), None, defer=True)
+        app.core.usage.record("https://notes.test", "add_note")
+        other = sqlite3.connect(db, isolation_level=None)
+        other.execute("CREATE TRIGGER refuse BEFORE INSERT ON tool_usage BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+        usage = app.core.usage
+    assert [row[0] for row in other.execute("SELECT tool FROM activity")] == ["add_note"]
+    other.execute("DROP TRIGGER refuse")
+    assert usage.top(5) == [("https://notes.test", "add_note", 1)]  # kept, written once the file takes it
+    other.close()

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
+import struct
+import termios
 from typing import Any
 
 import httpx
@@ -15,10 +19,13 @@ from tabmcp.control_key import control_headers
 from tabmcp.core.listing_json import surface_of
 from tabmcp.core.telemetry import TELEMETRY_TOOLS
 from tabmcp.server.app import running_bridge
+from tabmcp.server.stdio import stdio_transport
 from tabmcp.testing import ListChanges, listed, unlisted
 
 from .conftest import eventually, make_config
 from .helpers import ORIGIN, ScriptedExtension, tab, tool
+
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 SCHEMA = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 
@@ -530,3 +537,64 @@ async def test_pages_get_the_capture_config_on_connect_and_on_change():
             await client.call_tool("configure", {"action": "redaction", "op": "list"})
         await ext.close()
     assert [m for m in ext.received if m["type"] == "telemetry.config"] == []  # nothing sent for a no-op
+
+
+async def test_a_client_that_stopped_reading_does_not_hold_up_the_others_notifications(bridge, extension):
+    """A stdio client that stopped reading (its pipe full, the bridge's write waiting on it) gets
+    its notification when it reads again; the others are told at once, and nothing the page
+    changes wait for is left waiting on it."""
+    many = [tool(f"t{n}", "d" * 400) for n in range(60)]
+    await extension.sync(tab(1, tools=many))
+    await eventually(lambda: bridge.core.tool("t59"))
+    to_bridge, bridge_in = os.pipe()  # the stuck client writes bridge_in, never reads bridge_out
+    client_out, bridge_out = os.pipe()
+    fcntl.fcntl(bridge_out, F_SETPIPE_SZ, 4096)
+
+    async def serve_stdio() -> None:
+        async with stdio_transport((to_bridge, bridge_out)) as (read, write):
+            await bridge.mcp.run(read, write, bridge.mcp.create_initialization_options())
+
+    stuck = asyncio.create_task(serve_stdio())
+    lines = os.fdopen(client_out, "rb", buffering=0)
+
+    def ask(n: int, method: str, params: dict[str, Any] | None = None) -> None:
+        message = {"jsonrpc": "2.0", "method": method, **({"id": n} if n else {}), "params": params or {}}
+        os.write(bridge_in, json.dumps(message).encode() + b"\n")
+
+    ask(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                          "clientInfo": {"name": "stuck", "version": "1"}})
+    assert json.loads(await asyncio.to_thread(lines.readline))["id"] == 1
+    ask(0, "notifications/initialized")
+    for n in range(2, 42):  # answers it will not read: the pipe fills, the bridge's write waits
+        ask(n, "tools/list")
+    await eventually(lambda: _unread(client_out) >= 4096)
+    changes = ListChanges()
+    try:
+        async with Client(mcp_url(bridge), mode="legacy", message_handler=changes) as client:
+            await client.list_tools()
+            for n in range(3):  # each change is news to both clients
+                await extension.send({"type": "tab.update", "tab": tab(1, tools=[*many, tool(f"new{n}")])})
+                await changes.until_listed(client, listed(f"new{n}"))
+            await eventually(lambda: not bridge.notifier.pending)  # nothing left waiting on the stuck client
+        newest = bridge.notifier.revision
+
+        def told() -> list[int]:  # the stuck client reads again: its answers, then what it was told
+            revisions: list[int] = []
+            while not revisions or revisions[-1] < newest:
+                message = json.loads(lines.readline())
+                if message.get("method") == "notifications/tools/list_changed":
+                    revisions.append(message["params"]["_meta"]["tabmcp/revision"])
+            return revisions
+
+        revisions = await asyncio.wait_for(asyncio.to_thread(told), 10)
+        assert revisions[-1] == newest and len(revisions) <= 2  # the one it had not taken, then the newest
+    finally:
+        os.close(bridge_in)  # the stuck client goes away
+        await asyncio.wait_for(asyncio.gather(stuck, return_exceptions=True), 10)
+        for fd in (to_bridge, bridge_out):  # (a read still waiting on the pipe ends)
+            os.close(fd)
+        lines.close()
+
+
+def _unread(fd: int) -> int:
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]

@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 from tabmcp.core import extension_links, link_chunks
-from tabmcp.core.chunks import MAX_MESSAGE_CHARS, Reassembly
+from tabmcp.core.chunks import MAX_MESSAGE_BYTES, Reassembly
 from tabmcp.core.extension_links import ExtensionLinks, MessageReceived, Peer, ReadApart, RequestEnded, Send, read_apart
+from tabmcp.errors import TooLarge
 from tabmcp.protocol import MAX_CHUNK_CHARS, PROTOCOL_VERSION, Chunk, ChunkRead, TabsSync, TabUpdate, Welcome
 
 from .conftest import eventually
@@ -184,7 +185,24 @@ def test_a_message_growing_past_its_budget_is_cut_off_by_name():
         assert session.receive(peer, frame) == []
     assert errors(session) == [("TOO_LARGE", "tab:7")]  # once, however many chunks came after
     assert not reassembly.partial
-    assert MAX_MESSAGE_CHARS >= 16 * 1024 * 1024  # the default: what one frame may be
+    assert MAX_MESSAGE_BYTES >= 16 * 1024 * 1024  # the default: what one frame may be
+
+
+def test_a_message_is_bounded_in_utf8_bytes_as_a_frame_is_not_in_characters():
+    # 3-byte characters: the message's text is a third as many characters as the bytes a frame of
+    # it would carry. Counted in characters, it passed at up to three times what one frame may be.
+    text = json.dumps({**UPDATE, "note": "\u4e2d" * 200}, ensure_ascii=False)
+    size = len(text.encode("utf-8"))
+    assert len(text) < size - 300
+    frames = [json.dumps({"type": "chunk", "id": 0, "part": n, "data": text[i:i + 50],
+                          **({"last": True} if i + 50 >= len(text) else {})}, ensure_ascii=False)
+              for n, i in enumerate(range(0, len(text), 50))]
+    whole = Reassembly(limit=size)
+    assert [whole.add(Chunk.model_validate_json(f)) for f in frames][-1] == text
+    over = Reassembly(limit=size - 1)
+    with pytest.raises(TooLarge, match=f"over {size - 1} bytes"):
+        for frame in frames:
+            over.add(Chunk.model_validate_json(frame))
 
 
 def test_only_the_tabs_data_may_come_in_chunks():

@@ -17,6 +17,7 @@ import tabmcp.server.extension as extension_module
 import websockets
 from tabmcp.core.extension_links import ExtensionLinks
 from tabmcp.core.registry import ToolEntry
+from tabmcp.errors import ErrorCode
 from tabmcp.protocol import PROTOCOL_VERSION, WireError
 from tabmcp.server.app import BridgeApp
 from tabmcp.server.hub import Hub
@@ -296,3 +297,72 @@ async def test_a_handler_that_fails_does_not_strand_the_call_answered_after_it_i
     report = await ext.wait_for(lambda m: m["type"] == "error" and m.get("code") == "INTERNAL_ERROR")
     assert "RuntimeError" in report["message"]
     await ext.close()
+
+
+async def test_an_extension_that_stopped_reading_does_not_hold_up_forgetting_its_pairing(
+        bridge: BridgeApp, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
+    """A peer that stopped reading fills its TCP window: what is queued for it can never be
+    written, so closing its link (the person forgot its pairing) gives the write
+    ``CLOSE_TIMEOUT_S`` and then cuts the socket, instead of waiting for ever."""
+    monkeypatch.setattr(extension_module, "CLOSE_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(extension_module, "WRITE_TIMEOUT_S", 3600.0)  # only closing's own bound may end it
+    assert bridge.port is not None
+    ext = ScriptedExtension(bridge.port)
+    ext.ws = await websockets.connect(ext.url, origin=ext.origin, max_size=None, max_queue=1)  # type: ignore[arg-type]
+    reader = asyncio.create_task(ext._read())
+    ext._reader = reader
+    assert (await ext.hello(batch=True))["type"] == "welcome"
+    await ext.sync(tab(1, tools=[tool("echo")]))
+    await eventually(lambda: bridge.core.tool("echo"))
+    reader.cancel()  # the extension reads no more: its socket's window fills
+    entry = echo_entry(bridge)
+    link = bridge.core.hub.link
+    assert link is not None
+    outbox = link._socket
+    assert isinstance(outbox, extension_module.Outbox)
+    blob = "x" * 100_000
+    calls: list[asyncio.Future[Any]] = []
+    while not (outbox._writer is not None and outbox._lines):  # until a write waits for the socket
+        assert len(calls) < 2_000, "the socket never filled"
+        calls.append(asyncio.ensure_future(bridge.core.call_tool(entry, {"blob": blob, "n": len(calls)})))
+        await asyncio.sleep(0.01)  # a frame of its own: what the peer has not read piles up
+    assert ext.pairing is not None
+    with caplog.at_level("INFO", logger="tabmcp.extension"):
+        assert await asyncio.wait_for(bridge.core.forget_pairing(ext.pairing["id"]), 30)
+        assert "is not reading: cut" in caplog.text
+        await eventually(lambda: "closed: in" in caplog.text)  # cut: its endpoint saw the connection lost
+    for call in calls:
+        call.cancel()
+    await asyncio.gather(*calls, return_exceptions=True)
+
+
+async def test_an_extension_that_stopped_reading_does_not_hold_up_the_calls_sent_to_it(
+        bridge: BridgeApp, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
+    """A peer that stopped reading and is never closed (it still sends: no idle close comes): the
+    frame whose write waits for its full socket waits ``WRITE_TIMEOUT_S`` at most, then the link is
+    cut and every call sent to it ends by name, instead of waiting as long as the peer does not read."""
+    monkeypatch.setattr(extension_module, "WRITE_TIMEOUT_S", 0.5)
+    assert bridge.port is not None
+    ext = ScriptedExtension(bridge.port)
+    ext.ws = await websockets.connect(ext.url, origin=ext.origin, max_size=None, max_queue=1)  # type: ignore[arg-type]
+    reader = asyncio.create_task(ext._read())
+    ext._reader = reader
+    assert (await ext.hello(batch=True))["type"] == "welcome"
+    await ext.sync(tab(1, tools=[tool("echo")]))
+    await eventually(lambda: bridge.core.tool("echo"))
+    reader.cancel()  # the extension reads no more: its socket's window fills
+    entry = echo_entry(bridge)
+    link = bridge.core.hub.link
+    assert link is not None
+    outbox = link._socket
+    assert isinstance(outbox, extension_module.Outbox)
+    blob = "x" * 100_000
+    calls: list[asyncio.Future[Any]] = []
+    with caplog.at_level("INFO", logger="tabmcp.extension"):
+        while "is not reading: cut" not in caplog.text:  # calls until a write has waited its limit
+            assert len(calls) < 2_000, "the link was never cut"
+            calls.append(asyncio.ensure_future(bridge.core.call_tool(entry, {"blob": blob, "n": len(calls)})))
+            await asyncio.sleep(0.01)
+        assert "to be written" in caplog.text
+        results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 30)
+    assert {getattr(r, "code", None) for r in results} == {ErrorCode.EXTENSION_DISCONNECTED}, results[:3]

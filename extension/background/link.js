@@ -133,6 +133,7 @@ export function connect() {
   state.status = 'connecting';
   state.batch = false;
   state.chunks = false;
+  state.revisions = false;
   state.connects += 1;
   let ws;
   try {
@@ -160,6 +161,8 @@ export function connect() {
       token: state.token || undefined,
       pairing: state.pairing || undefined,
       batch: true,
+      revisions: true,
+      sessionId: state.syncedSessionId || undefined,
     });
   };
   ws.onmessage = (event) => {
@@ -183,6 +186,7 @@ export function connect() {
     state.ws = null;
     state.batch = false;
     state.chunks = false;
+    state.revisions = false;
     state.status = 'disconnected';
     state.sessionId = null;
     state.pairCode = null;
@@ -215,6 +219,7 @@ export function reconnectNow(reason) {
   state.ws = null;
   state.batch = false;
   state.chunks = false;
+  state.revisions = false;
   state.status = 'disconnected';
   clearInterval(state.heartbeat);
   state.heartbeat = null;
@@ -232,6 +237,11 @@ export function onWelcome(msg) {
   state.pairCode = null;
   state.batch = msg.batch === true;
   state.chunks = msg.chunks === true;
+  state.revisions = msg.revisions === true;
+  // The tabs this run holds from this worker (the reconnect grace): its sync keeps the unchanged ones.
+  state.held = new Map(state.revisions && Array.isArray(msg.held)
+    ? msg.held.filter((r) => r && typeof r.revision === 'string').map((r) => [r.tabId, r.revision])
+    : []);
   state.sessionId = msg.sessionId;
   keepAlive(msg.heartbeatMs);
 }

@@ -122,8 +122,8 @@ function onPageMessage(tabId, port, msg) {
       if (state.forms.delete(tabId)) scheduleTabUpdate(tabId);
       return;
     }
-    const { tools, refused, texts } = fitDefinitions(msg.tools, []);
-    rememberTexts(tools, texts.tools);
+    const { tools, refused, texts, bytes } = fitDefinitions(msg.tools, []);
+    rememberTexts(tools, texts.tools, bytes.tools);
     if (refused.length) noteRefusals(tabId, -1, refused);
     state.forms.set(tabId, tools);
     scheduleTabUpdate(tabId);

@@ -32,6 +32,9 @@ export const state = {
    * @type {'disconnected'|'connecting'|'open'|'pairing'|'ready'} */ status: 'disconnected',
   /** The bridge reads frames of several messages (its welcome said `batch`). */ batch: false,
   /** The bridge puts big messages sent in chunks back together (its welcome said `chunks`: tab_lane.js). */ chunks: false,
+  /** The bridge stores each tab's revision and takes a sync's `kept` tabs (its welcome said `revisions`). */ revisions: false,
+  /** The tabs the bridge still holds, by the revision of each (welcome.held): a sync keeps the unchanged ones.
+   * @type {Map<number, string>} */ held: new Map(),
   url: DEFAULT_BRIDGE_URL,
   /** @type {string | null} */ token: null,
   /** The pairing the person confirmed (tabmcp pair) with the bridge at `url`, presented in every
@@ -47,6 +50,8 @@ export const state = {
   instanceId: crypto.randomUUID(),
   /** This browser profile's id (STORAGE.profileId), sent in hello. @type {string | null} */ profileId: null,
   /** @type {string | null} */ sessionId: null,
+  /** The bridge run this worker last sent a sync to (hello.sessionId): only that run lists the tabs it holds.
+   * @type {string | null} */ syncedSessionId: null,
   /** @type {string | null} */ lastError: null,
   connects: 0,
   /** @type {Map<number, PagePort>} */ ports: new Map(),
@@ -56,6 +61,9 @@ export const state = {
   /** @type {Map<number, ReturnType<typeof setTimeout>>} */ updateTimers: new Map(),
   /** Each tab's snapshot as this link last sent it (sameSnapshot: an unchanged one is not sent again). @type {Map<number, object>} */
   sentSnapshots: new Map(),
+  /** The revision each tab's last sent snapshot went with (this instance's id and a counter). @type {Map<number, string>} */
+  sentRevisions: new Map(),
+  /** Revisions made by this worker instance so far. */ revisionCount: 0,
   /** @type {number | null} */ focusedWindowId: null,
   /** @type {Map<number, Record<string, number>>} */ telemetryDropped: new Map(),
   /**

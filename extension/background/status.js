@@ -31,6 +31,8 @@ export function statusReport({ code = true } = {}) {
         /** What the per-tab limits did (limits.js): {code: TAB_FLOODED | TOO_LARGE, message}. */
         limits: limitsList(t.id),
         received: state.received.get(t.id) || 0,
+        /** The revision of the tab's state this worker last sent (tabs.js): what a reconnect's sync may keep. */
+        revision: state.sentRevisions.get(t.id) || null,
         running: badges.isRunning(t.id),
       };
     });
@@ -46,6 +48,7 @@ export function statusReport({ code = true } = {}) {
       expiresAt: code && state.pairCode ? state.pairCode.expiresAt : null,
     },
     sessionId: state.sessionId,
+    syncedSessionId: state.syncedSessionId,
     lastError: state.lastError,
     connects: state.connects,
     instanceId: state.instanceId,
@@ -64,7 +67,7 @@ export function statusReport({ code = true } = {}) {
 
 /** The per-tab maps of `state` (each keyed by tab id), by name. */
 const PER_TAB = ['ports', 'pages', 'frames', 'tabs', 'updateTimers', 'telemetryDropped', 'lateDocuments', 'refused',
-  'forms', 'telemetryRules', 'limited', 'received', 'sentSnapshots'];
+  'forms', 'telemetryRules', 'limited', 'received', 'sentSnapshots', 'sentRevisions'];
 
 /**
  * Which tabs each per-tab map of this worker holds state for (tests and debugging, from the worker's

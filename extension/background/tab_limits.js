@@ -89,9 +89,10 @@ export function noteFlood(tabId, info) {
  */
 const listTexts = new WeakMap();
 
-/** Remember an admitted list's text (`texts`: its definitions' JSON texts, from fitDefinitions). */
-export function rememberTexts(list, texts) {
-  listTexts.set(list, { text: `[${texts.join(',')}]`, bytes: -1 });
+/** Remember an admitted list's text (`texts`: its definitions' JSON texts, from fitDefinitions, and `bytes`
+ * their UTF-8 bytes together if fitDefinitions counted them, else -1: counted here when first asked for). */
+export function rememberTexts(list, texts, bytes = -1) {
+  listTexts.set(list, { text: `[${texts.join(',')}]`, bytes: bytes < 0 ? -1 : bytes + Math.max(texts.length - 1, 0) + 2 });
 }
 
 /** A list's remembered UTF-8 bytes, counted the first time they are asked for. */
@@ -138,8 +139,8 @@ export function snapshotText(snap) {
 /** A document's definitions within their sizes: the content script's refusals and this worker's own, noted. */
 export function admitDefinitions(tabId, frameId, msg) {
   const fitted = fitDefinitions(msg.tools, msg.categories);
-  rememberTexts(fitted.tools, fitted.texts.tools);
-  rememberTexts(fitted.categories, fitted.texts.categories);
+  rememberTexts(fitted.tools, fitted.texts.tools, fitted.bytes.tools);
+  rememberTexts(fitted.categories, fitted.texts.categories, fitted.bytes.categories);
   const relayed = Array.isArray(msg.refused) ? msg.refused.slice(0, 100).filter(isRefusal) : [];
   noteRefusals(tabId, frameId, [...relayed, ...fitted.refused]);
   return fitted;

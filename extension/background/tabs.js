@@ -71,24 +71,70 @@ function sameSnapshot(a, b, depth = 3) {
   return keys.every((k) => Object.hasOwn(b, k) && sameSnapshot(a[k], b[k], depth - 1));
 }
 
-export async function sendFullSync() {
-  state.sentSnapshots.clear(); // a new link: every tab goes again
+/**
+ * A new revision of a tab's state: this worker instance's id and a counter, so a restarted worker
+ * (its counter from 0 again) never names a state the bridge holds from an earlier one.
+ */
+function newRevision() {
+  state.revisionCount += 1;
+  return `${state.instanceId}.${state.revisionCount}`;
+}
+
+/** A snapshot as it goes to the bridge: with its revision when the bridge keeps them (welcome.revisions). */
+function onWire(snap, revision) {
+  return snap && state.revisions ? { ...snap, revision } : snap;
+}
+
+/**
+ * The full sync after a welcome. To a bridge run that still holds this worker's tabs (the reconnect
+ * grace: welcome.held), a tab unchanged since it was sent in the revision the bridge holds is kept
+ * by reference (`kept`) instead of sent again: a reconnect costs the heavy tabs nothing. `whole`:
+ * every tab again (the bridge refused a kept tab, UNKNOWN_REVISION).
+ * @param {{whole?: boolean}} [options]
+ */
+export async function sendFullSync({ whole = false } = {}) {
+  // The sync answers this link's welcome and names its bridge run in the next hello: a link that
+  // dropped or changed meanwhile (while the tabs were asked for, or a fresh worker's pause) has its
+  // own welcome and sync, and a run that was never synced must never be named.
+  const { ws, sessionId } = state;
+  if (!ws || !sessionId || state.status !== 'ready') return;
   try {
+    const tabs = await chrome.tabs.query({});
     state.tabs.clear();
-    for (const tab of await chrome.tabs.query({})) if (tab.id !== undefined) state.tabs.set(tab.id, tab);
+    for (const tab of tabs) if (tab.id !== undefined) state.tabs.set(tab.id, tab);
   } catch {
     /* keep what we know */
   }
+  if (state.ws !== ws || state.sessionId !== sessionId || state.status !== 'ready') return;
+  const held = whole || !state.revisions ? new Map() : state.held;
+  const lastSent = state.sentSnapshots;
+  const lastRevisions = state.sentRevisions;
+  state.sentSnapshots = new Map(); // a new link: every tab goes again, or is kept by its revision
+  state.sentRevisions = new Map();
+  state.held = new Map();
+  state.syncedSessionId = sessionId;
+  /** @type {Array<{tabId: number, revision: string}>} */
+  const kept = [];
   // One sync in parts that each fit a frame (`more` on all but the last): however many tabs and
   // tools there are, never a frame the bridge must refuse.
   /** @type {Array<Array<[object, string]>>} each part's snapshots with their JSON texts (sent as they were measured) */
   const parts = [[]];
   let size = 0;
   for (const tabId of state.tabs.keys()) {
-    const fitted = fitTab(snapshotOf(tabId));
+    const current = snapshotOf(tabId);
+    const revision = lastRevisions.get(tabId);
+    if (current && revision !== undefined && held.get(tabId) === revision && sameSnapshot(current, lastSent.get(tabId))) {
+      state.sentSnapshots.set(tabId, lastSent.get(tabId));
+      state.sentRevisions.set(tabId, revision);
+      kept.push({ tabId, revision });
+      continue;
+    }
+    const fresh = newRevision();
+    const fitted = fitTab(onWire(current, fresh));
     if (!fitted) continue;
     const [snap, bytes, text] = fitted;
-    state.sentSnapshots.set(tabId, snap);
+    state.sentSnapshots.set(tabId, current);
+    state.sentRevisions.set(tabId, fresh);
     if (parts[parts.length - 1].length && size + bytes > SIZE.syncPart) {
       parts.push([]);
       size = 0;
@@ -97,9 +143,14 @@ export async function sendFullSync() {
     size += bytes;
   }
   parts.forEach((tabs, i) => {
-    const message = { type: OUT.tabsSync, tabs: tabs.map(([snap]) => snap), ...(i < parts.length - 1 ? { more: true } : {}) };
+    const last = i === parts.length - 1;
+    const message = {
+      type: OUT.tabsSync, tabs: tabs.map(([snap]) => snap), ...(last ? {} : { more: true }),
+      ...(last && kept.length ? { kept } : {}),
+    };
     const more = message.more ? ',"more":true' : '';
-    send(message, `{"type":${JSON.stringify(OUT.tabsSync)},"tabs":[${tabs.map(([, text]) => text).join(',')}]${more}}`);
+    const refs = message.kept ? `,"kept":${JSON.stringify(kept)}` : '';
+    send(message, `{"type":${JSON.stringify(OUT.tabsSync)},"tabs":[${tabs.map(([, text]) => text).join(',')}]${more}${refs}}`);
   });
   // A new bridge run hears what the limits did, for its log.
   for (const tabId of state.limited.keys()) {
@@ -119,10 +170,13 @@ export function scheduleTabUpdate(tabId) {
       // changes none of it, a title the page set to the same, is no news to the bridge), and the
       // bridge answers again if the new definitions still have refused ones.
       if (snap && state.status === 'ready' && !sameSnapshot(snap, state.sentSnapshots.get(tabId))) {
+        const revision = newRevision(); // a reconnect's sync may keep the tab by it, while unchanged
         state.sentSnapshots.set(tabId, snap);
+        state.sentRevisions.set(tabId, revision);
         state.refused.delete(tabId);
-        send({ type: OUT.tabUpdate, tab: snap }, () => {
-          const [, , text] = fitTab(snap); // when its turn comes (tab_lane.js): measured and serialized once
+        const wire = onWire(snap, revision);
+        send({ type: OUT.tabUpdate, tab: wire }, () => {
+          const [, , text] = fitTab(wire); // when its turn comes (tab_lane.js): measured and serialized once
           return `{"type":${JSON.stringify(OUT.tabUpdate)},"tab":${text}}`;
         });
       }
@@ -146,6 +200,7 @@ export function onTabRemoved(tabId) {
   state.refused.delete(tabId);
   state.tabs.delete(tabId);
   state.sentSnapshots.delete(tabId);
+  state.sentRevisions.delete(tabId);
   state.pages.delete(tabId);
   state.forms.delete(tabId);
   state.frames.delete(tabId);

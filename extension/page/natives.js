@@ -31,6 +31,8 @@
     qsa: Document.prototype.querySelectorAll,
     randomValues: crypto.getRandomValues.bind(crypto),
     portPost: MessagePort.prototype.postMessage,
+    encode: TextEncoder.prototype.encode,
+    encoder: new TextEncoder(),
   });
 
   const timeOrigin = performance.timeOrigin || Date.now() - N.perfNow();

@@ -30,7 +30,7 @@
     text: 300, // element text in query results
     html: 4000,
     batchEvents: 200,
-    batchBytes: 512 * 1024,
+    batchBytes: 512 * 1024, // bytes of its events' JSON in UTF-8 (sizeOf)
   });
   /** Events of each kind the page holds between two batches; beyond, they are counted as dropped
    * (each kind's `pageCap`, from its record in tabmcp/capture/kinds.py, through protocol.generated.js). */
@@ -105,12 +105,15 @@
     timerDue = due;
     timer = N.setTimeout(flush, delay);
   }
-  /** @param {TelemetryEvent} ev */
+  /** An event's bytes of JSON in UTF-8, as the content script counts a batch (limits.js SIZE.telemetry):
+   * counted in UTF-16 units, a batch of 3-byte characters (CJK logs) was up to 1.5 MiB, and dropped whole
+   * there. Encoded (the isolated world's utf8Bytes is out of this world's reach): an event is small
+   * (LIMITS and cfg.bodyLimit bound its texts), measured once, when a batch is made. @param {TelemetryEvent} ev */
   function sizeOf(ev) {
     let n = sizes.get(ev);
     if (n === undefined) {
       try {
-        n = N.stringify(ev).length;
+        n = N.encode.call(N.encoder, N.stringify(ev)).length;
       } catch {
         n = Infinity;
       }

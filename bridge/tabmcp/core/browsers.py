@@ -125,7 +125,8 @@ def inbound(message: Any, slot: int) -> Any:
         return message
     if isinstance(message, TabsSync):
         return message.model_copy(
-            update={"tabs": [t.model_copy(update={"tab_id": _tab(slot, t.tab_id)}) for t in message.tabs]}
+            update={"tabs": [t.model_copy(update={"tab_id": _tab(slot, t.tab_id)}) for t in message.tabs],
+                    "kept": [r.model_copy(update={"tab_id": _tab(slot, r.tab_id)}) for r in message.kept]}
         )
     if isinstance(message, TabUpdate):
         return message.model_copy(

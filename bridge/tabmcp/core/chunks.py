@@ -10,7 +10,7 @@ paced by the socket's ``bufferedAmount``: an answer waits behind one chunk at mo
 puts one link's chunks back together, one message at a time (the lane is in order).
 
 Bad chunks get a named error and lose nothing else: a chunk out of its place
-(:class:`~tabmcp.errors.MalformedMessage`) or a message that grows past :data:`MAX_MESSAGE_CHARS`
+(:class:`~tabmcp.errors.MalformedMessage`) or a message that grows past :data:`MAX_MESSAGE_BYTES`
 (:class:`~tabmcp.errors.TooLarge`) drops that message's chunks so far, and its later chunks are
 ignored (the message is cut off; the link, the other tabs and the next message go on). The
 message put together is read like a frame, and only a message of the lane may come in chunks.
@@ -23,9 +23,10 @@ from __future__ import annotations
 from ..errors import MalformedMessage, TooLarge
 from ..protocol import MAX_FRAME_BYTES, Chunk
 
-__all__ = ["CHUNKED_TYPES", "LANE_TYPES", "MAX_MESSAGE_CHARS", "Reassembly"]
-MAX_MESSAGE_CHARS = MAX_FRAME_BYTES
-"""A message put together from chunks is at most what one frame may be (a character is at least a byte)."""
+__all__ = ["CHUNKED_TYPES", "LANE_TYPES", "MAX_MESSAGE_BYTES", "Reassembly", "utf8_length"]
+MAX_MESSAGE_BYTES = MAX_FRAME_BYTES
+"""A message put together from chunks is at most what one frame may be: bytes of its JSON text in UTF-8
+(a character counted as one, 3-byte characters made it three times what a frame may carry)."""
 CHUNKED_TYPES = frozenset({"tabs.sync", "tab.update", "telemetry"})
 """The messages of the worker's lane for tabs' data: only they may come in chunks."""
 LANE_TYPES = CHUNKED_TYPES | {"tab.closed", "site.status"}
@@ -36,11 +37,11 @@ chunks is read off the loop waits behind it (``ExtensionLinks.read_apart``)."""
 class Reassembly:
     """One link's chunks, put back together: :meth:`add` each as it comes, in order."""
 
-    def __init__(self, limit: int = MAX_MESSAGE_CHARS) -> None:
+    def __init__(self, limit: int = MAX_MESSAGE_BYTES) -> None:
         self.limit = limit
         self._id: int | None = None
         self._parts: list[str] = []
-        self._chars = 0
+        self._bytes = 0
         self._ref = "chunk"
         self._cut: int | None = None
         """The message whose chunks went wrong: its later chunks are ignored."""
@@ -79,16 +80,16 @@ class Reassembly:
             self._drop(chunk.id)
             raise MalformedMessage(f"chunk: part {chunk.part} of message {chunk.id} came where {expected} was due: "
                                    "the message is dropped", ref=ref)
-        self._chars += len(chunk.data)
-        if self._chars > self.limit:
+        self._bytes += utf8_length(chunk.data)
+        if self._bytes > self.limit:
             self._drop(chunk.id)
-            raise TooLarge(f"chunk: message {chunk.id} is over {self.limit} characters put together: dropped",
+            raise TooLarge(f"chunk: message {chunk.id} is over {self.limit} bytes put together: dropped",
                            ref=ref)
         self._parts.append(chunk.data)
         if not chunk.last:
             return None
         text = "".join(self._parts)
-        self._id, self._parts, self._chars = None, [], 0
+        self._id, self._parts, self._bytes = None, [], 0
         return text
 
     def take_abandoned(self) -> MalformedMessage | None:
@@ -97,15 +98,22 @@ class Reassembly:
         return abandoned
 
     def _start(self, chunk: Chunk) -> None:
-        self._id, self._parts, self._chars = chunk.id, [], 0
+        self._id, self._parts, self._bytes = chunk.id, [], 0
         self._ref = _ref(chunk)
 
     def _drop(self, message_id: int) -> None:
         self._cut = message_id
         if self._id == message_id:
-            self._id, self._parts, self._chars = None, [], 0
+            self._id, self._parts, self._bytes = None, [], 0
 
 
 def _ref(chunk: Chunk) -> str:
     """What an error about ``chunk``'s message names: its tab when it is a tab's update."""
     return f"tab:{chunk.tab_id}" if chunk.tab_id is not None else "chunk"
+
+
+def utf8_length(text: str) -> int:
+    """Bytes of ``text`` in UTF-8, as a frame carries it: an ASCII text (most JSON) is its length, told
+    without a scan (CPython keeps the flag ``isascii`` reads); another is encoded (C speed, one chunk of
+    at most :data:`~tabmcp.protocol.MAX_CHUNK_CHARS`). A lone surrogate (a JSON escape) counts 3, as U+FFFD."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))

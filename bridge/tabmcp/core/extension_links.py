@@ -85,7 +85,9 @@ from ..protocol import (
     Pong,
     SiteOpen,
     SiteStatus,
+    TabClosedMessage,
     TabsSync,
+    TabUpdate,
     Telemetry,
     WireError,
     WireModel,
@@ -102,6 +104,7 @@ from .link_peer import LinkState, Peer
 from .pairing import Pairings, TokenOnly
 from .pending_requests import CallState, KindView, PendingRequest, RequestKind, RequestState, RequestTable
 from .request_endings import RequestEndings
+from .tab_revisions import TabRevisions
 from .trust.text import Shown
 
 __all__ = [
@@ -184,6 +187,9 @@ class ExtensionLinks(LinkHandshake, LinkChunks, RequestEndings):
         self.tab_flood = TabFlood(clock=clock)
         """The per-tab flood rule (core/flood.py): one tab's telemetry past its rate is shed, alone."""
         self.read_apart = read_apart
+        self.revisions = TabRevisions()
+        """The revision of each tab the bridge holds, per browser: what a reconnect's sync may keep
+        (core/tab_revisions.py)."""
         self._out: list[Send | Close] = []
 
     # -- state ---------------------------------------------------------------------------
@@ -317,6 +323,10 @@ class ExtensionLinks(LinkHandshake, LinkChunks, RequestEndings):
             return self._on_sync(peer, message)
         if isinstance(message, Chunk):
             return self._on_chunk(peer, message)
+        if isinstance(message, TabUpdate):
+            self.revisions.updated(peer.key, message.tab)
+        elif isinstance(message, TabClosedMessage):
+            self.revisions.closed(peer.key, message.tab_id)
         if isinstance(message, WireError):
             log.warning("extension reported %s: %s (ref %s)", message.code, message.message, message.ref)
         return [MessageReceived(peer, message)]

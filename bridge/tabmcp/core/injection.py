@@ -140,6 +140,18 @@ def decode_tag_text(text: str) -> str:
     ).strip()
 
 
+def _orders_in_comments(comments: list[str]) -> bool:
+    """Do the comments give orders? Read as written (``rot13`` there is not 1337's ``rotie``), then
+    their words apart from the delimiters, each comment a line of its own, past every disguise the
+    rest of the text is read (``<!--i.g.n.o.r.e`` is a split word to a model; ``<!--system:`` opens
+    an utterance as a line does)."""
+    if not comments:
+        return False
+    if _RESULT_RE.search(" ".join(comments)):
+        return True
+    return bool(_match(_RESULT_RE, readings("\n".join(comment[4:-3] for comment in comments))))
+
+
 def scan_result_text(text: str) -> list[str]:
     """Reasons a piece of a tool *result* looks like orders to the agent (empty when it looks like data).
 
@@ -153,7 +165,7 @@ def scan_result_text(text: str) -> list[str]:
         (reading for how, reading in read if how == HIDDEN), "")
     if hidden:
         reasons.append(f"text hidden in Unicode tag characters: {hidden[:80]!r}")
-    if "<!--" in text and (comments := _COMMENT_RE.findall(text)) and _RESULT_RE.search(" ".join(comments)):
+    if "<!--" in text and _orders_in_comments(_COMMENT_RE.findall(text)):
         reasons.append("instructions inside an HTML comment")
     found = _match(_RESULT_RE, read)
     if found:

@@ -14,6 +14,7 @@ from ..errors import MalformedMessage, ProtocolError
 from ..protocol import MAX_SYNC_PARTS, Chunk, ChunkRead, ErrorCode, TabsSync, WireModel, parse_extension_message
 from .link_events import Event, MessageReceived, ReadApart
 from .link_peer import LinkState, Peer
+from .tab_revisions import TabRevisions
 
 __all__ = ["LinkChunks", "read_apart"]
 
@@ -28,6 +29,7 @@ class LinkChunks:
     then :meth:`take_apart`), as the bridge does; False: parsed at once (the core driven alone)."""
     protocol_errors: int
     messages_received: int
+    revisions: TabRevisions
 
     if TYPE_CHECKING:
         def send(self, peer: Peer | None, message: WireModel) -> None: ...
@@ -55,7 +57,9 @@ class LinkChunks:
         return self._take(peer, text, outcome, chunked=True)
 
     def _on_sync(self, peer: Peer, message: TabsSync) -> list[Event]:
-        """A sync, or a part of one: the full state goes on once its last part has arrived."""
+        """A sync, or a part of one: the full state goes on once its last part has arrived, if
+        every tab it keeps by revision is held in that revision (else ``UNKNOWN_REVISION``: the
+        sync is refused whole, the bridge's tabs stay as they were and the worker sends them all)."""
         if message.more:
             if len(peer.sync_parts) >= MAX_SYNC_PARTS - 1:
                 peer.sync_parts = []
@@ -67,8 +71,10 @@ class LinkChunks:
             return []
         if peer.sync_parts:
             tabs = [tab for part in peer.sync_parts for tab in part.tabs]
+            kept = [ref for part in peer.sync_parts for ref in part.kept]
             peer.sync_parts = []
-            message = TabsSync(type="tabs.sync", tabs=[*tabs, *message.tabs])
+            message = TabsSync(type="tabs.sync", tabs=[*tabs, *message.tabs], kept=[*kept, *message.kept])
+        self.revisions.synced(peer.key, message.tabs, message.kept)  # a kept tab not held so: refused whole
         return [MessageReceived(peer, message)]
 
     def _on_chunk(self, peer: Peer, chunk: Chunk) -> list[Event]:

@@ -18,6 +18,7 @@ from .end_rules import EndRule
 from .link_events import Disconnected, Event, HandshakeDone
 from .link_peer import LinkState, Peer
 from .pairing import Pairing, Pairings, TokenOnly, Verdict, format_code
+from .tab_revisions import TabRevisions
 
 __all__ = ["LinkHandshake"]
 
@@ -35,6 +36,7 @@ class LinkHandshake:
     _admission: Pairings | TokenOnly
     links: dict[Hashable, Peer]
     slots: BrowserSlots
+    revisions: TabRevisions
 
     if TYPE_CHECKING:
         def send(self, peer: Peer | None, message: WireModel) -> None: ...
@@ -76,8 +78,9 @@ class LinkHandshake:
             events += self._end_link(old, _Rule.REPLACED)
             self._close(old, 4000, "replaced by a newer connection")
             replaced = old
+        held = self.revisions.welcome(key, hello, self.session_id)  # the tabs a reconnect's sync may keep
         self.send(peer, Welcome(bridge_version=self.bridge_version, session_id=self.session_id,
-                                batch=hello.batch, chunks=True))
+                                batch=hello.batch, chunks=True, revisions=hello.revisions, held=held))
         log.info("extension %s connected (version %s, instance %s, %s browser slot %d)", hello.extension_id,
                  hello.extension_version, hello.instance_id, peer.browser or "a", peer.slot)
         events.append(HandshakeDone(peer, replaced))

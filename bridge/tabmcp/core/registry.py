@@ -164,10 +164,12 @@ class Registry:
                 readings.append(self.read(snap, browser=browser))
         return self.commit_sync(readings, within=within)
 
-    def commit_sync(self, readings: Iterable[Reading], *, within: Callable[[int], bool] | None = None) -> RegistryChange:
-        """:meth:`sync` with every tab read already (:meth:`read`, on any thread)."""
+    def commit_sync(self, readings: Iterable[Reading], *, within: Callable[[int], bool] | None = None,
+                    kept: Iterable[int] = ()) -> RegistryChange:
+        """:meth:`sync` with every tab read already (:meth:`read`, on any thread). ``kept``: tabs
+        the sync keeps as they are (unchanged since their last snapshot: ``tabs.sync.kept``)."""
         readings = list(readings)
-        seen = {r.tab_id for r in readings}
+        seen = {r.tab_id for r in readings} | set(kept)
         closed = tuple(t for t in self._tabs if t not in seen and (within is None or within(t)))
         changed = False
         rejected: list[Rejection] = []

@@ -33,10 +33,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ..config import Config
 from ..control_key import load_or_create_control_key
 from ..core.disclosure import PROFILES
+from ..core.stores import StoreUnavailable
 from ..protocol import MAX_FRAME_BYTES
 from ..wiring import BridgeCore
 from .control_api import control_routes, health_route
-from .extension import extension_endpoint, is_loopback_host
+from .extension import TransportAbort, extension_endpoint, is_loopback_host
 from .http_transport import PER_SESSION, RETRY_MS, ListingSplice
 from .http_transport import install as install_http_transport
 from .keepalive import StallSafeHTTP
@@ -179,7 +180,8 @@ class BridgeApp:
         token = self.config.server.mcp_token
         if token:
             app.add_middleware(BearerTokenMiddleware, token=token, paths=("/mcp", "/api/"))
-        app.add_middleware(OneHost)  # outermost
+        app.add_middleware(OneHost)
+        app.add_middleware(TransportAbort)  # outermost: it needs the server's own send
         return app
 
     async def serve(
@@ -241,9 +243,12 @@ class BridgeApp:
             self.core.reader.close()
             sys.setswitchinterval(switch)
             self.core.shared_state.stop()
-            self.core.usage.flush()
             self.core.activity_writer.close()
-            self.core.activity.flush()
+            for name, flush in (("usage counts", self.core.usage.flush), ("activity rows", self.core.activity.flush)):
+                try:  # each store on its own: one that refuses its write does not cost the other's
+                    flush()
+                except StoreUnavailable as exc:
+                    log.warning("could not write the %s on shutdown: %s", name, exc)
 
     def stop(self) -> None:
         if self._uvicorn is not None:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Iterator, Sequence
 from typing import Protocol
 
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from ..core.extension_links import Peer
@@ -24,7 +25,10 @@ from ..errors import ErrorCode
 from ..protocol import WireError
 from .hub import Hub, Link
 
-__all__ = ["IDLE_TIMEOUT_S", "FloodGate", "Outbox", "extension_endpoint", "is_firefox_extension", "is_loopback_host"]
+__all__ = [
+    "ABORT", "CLOSE_TIMEOUT_S", "IDLE_TIMEOUT_S", "WRITE_TIMEOUT_S", "FloodGate", "Outbox", "TransportAbort",
+    "extension_endpoint", "is_firefox_extension", "is_loopback_host",
+]
 
 log = logging.getLogger("tabmcp.extension")
 
@@ -32,6 +36,15 @@ IDLE_TIMEOUT_S = 75.0
 """A connection that sends nothing (not even its 20 s heartbeat) for this long is closed."""
 SECOND_LOOK_S = 0.5
 """After a quiet ``IDLE_TIMEOUT_S``, the watchdog looks once more this much later (a stall's frames get read first)."""
+
+CLOSE_TIMEOUT_S = 5.0
+"""How long closing a link waits for what is queued to be written and for its close frame to go: a
+peer that stopped reading (its TCP window full) takes neither, so its connection is cut instead."""
+
+WRITE_TIMEOUT_S = 20.0
+"""How long one frame's write may wait for a peer that stopped reading (its TCP window and the
+transport's buffer full) before the connection is cut: a call's ``call.start`` and every
+message behind it would otherwise wait for as long as the peer does not read."""
 
 FLOOD_RATE = 2_000.0
 """Messages per second a connection may sustain (a busy browser sends tens; a batched frame
@@ -62,6 +75,31 @@ class FloodGate:
         return True
 
 
+ABORT = "tabmcp.abort"
+"""The ASGI scope key :class:`TransportAbort` sets: a callable that cuts the connection at once."""
+
+
+class TransportAbort:
+    """Gives a WebSocket endpoint ``scope[ABORT]``: ASGI has no way to cut a connection, and its
+    ``websocket.close`` waits, as every send does, until the peer has read what is queued.
+
+    Outermost middleware, where ``send`` is still the server's own (uvicorn's protocol, whose
+    transport can ``abort``); under another server the key is absent and closing gives up waiting
+    without cutting.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            transport = getattr(getattr(send, "__self__", None), "transport", None)
+            abort = getattr(transport, "abort", None)
+            if callable(abort):
+                scope[ABORT] = abort
+        await self.app(scope, receive, send)
+
+
 class _Socket(Protocol):
     async def send_text(self, data: str) -> None: ...
     async def close(self, code: int = 1000, reason: str | None = None) -> None: ...
@@ -81,8 +119,11 @@ class Outbox:
     quiet link leaves as two frames (its first message, then the rest of the turn).
     """
 
-    def __init__(self, socket: _Socket, *, quiet: Callable[[], bool] = _never) -> None:
+    def __init__(self, socket: _Socket, *, quiet: Callable[[], bool] = _never,
+                 abort: Callable[[], None] | None = None) -> None:
         self._socket = socket
+        self._abort = abort
+        """Cuts the connection (:class:`TransportAbort`), for a peer that does not read."""
         self.peer: Peer | None = None
         """Whose hello decides (the :class:`Link` this outbox writes for)."""
         self._quiet = quiet
@@ -91,6 +132,11 @@ class Outbox:
         self._writing: asyncio.Future[None] | None = None
         """A sending task writing at once (quiet): later texts wait in ``_lines`` for it, close waits for it."""
         self._failed: BaseException | None = None
+        self._writing_since: float | None = None
+        """When the write under way began (loop time); None between writes."""
+        self._write_timer: asyncio.TimerHandle | None = None
+        """Looks at the write under way ``WRITE_TIMEOUT_S`` on: armed by a write when unarmed, so
+        a busy link arms one timer per ``WRITE_TIMEOUT_S``, not one per frame."""
         self.frames = 0
         self.messages = 0
         """Frames written and the messages in them (logged when the connection ends)."""
@@ -105,7 +151,11 @@ class Outbox:
             raise self._failed
         if (self.peer is None or not self.peer.batched) and self._writer is None:
             for data in texts:
-                await self._socket.send_text(data)
+                self._writing_since = self._watch_write()
+                try:
+                    await self._socket.send_text(data)
+                finally:
+                    self._writing_since = None
                 self.frames += 1
                 self.messages += 1
             return
@@ -134,7 +184,11 @@ class Outbox:
                     lines = ["\n".join(lines)]
                 unsent = lines
                 while unsent:  # one frame, or each alone (a later hello took batching back)
-                    await self._socket.send_text(unsent[0])
+                    self._writing_since = self._watch_write()
+                    try:
+                        await self._socket.send_text(unsent[0])
+                    finally:
+                        self._writing_since = None
                     unsent = unsent[1:]
                     self.frames += 1
         except asyncio.CancelledError:  # a sending task writing at once was cancelled: its texts are not lost
@@ -147,15 +201,56 @@ class Outbox:
         finally:
             self._writer = None
 
+    def _watch_write(self) -> float:
+        """A write begins: its start, with the timer that will look at it armed."""
+        loop = asyncio.get_running_loop()
+        if self._write_timer is None:
+            self._write_timer = loop.call_later(WRITE_TIMEOUT_S, self._look_at_write)
+        return loop.time()
+
+    def _look_at_write(self) -> None:
+        self._write_timer = None
+        since = self._writing_since
+        if since is None:
+            return  # no write under way: the next one arms the timer again
+        loop = asyncio.get_running_loop()
+        waited = loop.time() - since
+        if waited < WRITE_TIMEOUT_S:
+            self._write_timer = loop.call_later(WRITE_TIMEOUT_S - waited, self._look_at_write)
+            return
+        self._cut(f"a frame waited {waited:.0f}s to be written")
+
+    def _cut(self, why: str) -> None:
+        """Cut a peer that does not read: what is queued is dropped, the blocked write fails and the
+        server sees the connection lost (its requests end as the link does)."""
+        log.warning("extension %s is not reading: cut (%s) with %d messages unwritten",
+                    self.peer.name if self.peer is not None else "?", why, len(self._lines))
+        self._failed = self._failed or ConnectionAbortedError("the peer did not read; its connection was cut")
+        self._lines.clear()
+        if self._abort is not None:
+            self._abort()  # the blocked write fails at once (the server sees the connection lost)
+        if self._writer is not None and self._writer is not asyncio.current_task():
+            self._writer.cancel()  # under a server that cannot cut, at least nothing waits on it
+
     async def close(self, code: int = 1000, reason: str | None = None) -> None:
-        while True:  # a quiet write whose sender was cancelled leaves its texts to a writer task: wait for both
-            if self._writer is not None and self._writer is not asyncio.current_task():
-                await asyncio.wait([self._writer])
-            elif self._writing is not None:
-                await asyncio.wait([self._writing])
-            else:
-                break
-        await self._socket.close(code=code, reason=reason)
+        """Close once what is queued is written, within ``CLOSE_TIMEOUT_S``: a peer that does not
+        read is cut then (what it did not take is dropped; its requests end as the link does)."""
+        try:
+            async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                while True:  # a quiet write whose sender was cancelled leaves its texts to a writer task: wait for both
+                    if self._writer is not None and self._writer is not asyncio.current_task():
+                        await asyncio.wait([self._writer])
+                    elif self._writing is not None:
+                        await asyncio.wait([self._writing])
+                    else:
+                        break
+                await self._socket.close(code=code, reason=reason)
+        except TimeoutError:
+            self._cut(f"closing waited {CLOSE_TIMEOUT_S:.0f}s")
+        finally:
+            if self._write_timer is not None:
+                self._write_timer.cancel()
+                self._write_timer = None
 
 
 class _IdleWatchdog:
@@ -239,7 +334,8 @@ def extension_endpoint(hub: Hub, allowed: Collection[str]) -> Callable[[WebSocke
             await ws.close(code=1008)
             return
         await ws.accept()
-        outbox = Outbox(ws, quiet=lambda: len(hub.session.requests) <= 1)  # the request being sent, at most
+        outbox = Outbox(ws, quiet=lambda: len(hub.session.requests) <= 1,  # the request being sent, at most
+                        abort=ws.scope.get(ABORT))
         link = Link(outbox, peer=peer)
         outbox.peer = link
         gate = FloodGate()

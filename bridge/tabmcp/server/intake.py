@@ -78,12 +78,14 @@ class RegistryIntake:
             return [Reading(s.tab_id, origin_of(s.url)) if skip else _read(s, browser)
                     for s, skip in zip(snaps, cut, strict=True)]
 
-        self.reader.submit(read, functools.partial(self._synced, peer))
+        kept = frozenset(ref.tab_id for ref in message.kept)  # unchanged: held as they are, not read again
+        self.reader.submit(read, functools.partial(self._synced, peer, kept))
 
-    def _synced(self, peer: Peer, readings: list[Reading]) -> None:
+    def _synced(self, peer: Peer, kept: frozenset[int], readings: list[Reading]) -> None:
         slot = peer.slot
         with self.stalls.work(LINK_WORK):  # each tab's part is charged to its origin (Registry.commit_sync)
-            self._apply(self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot))
+            self._apply(self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot,
+                                                  kept=kept))
         for tab in self.registry.tabs.values():
             if tab.rejected and slot_of(tab.tab_id) == slot:
                 self._report_rejections(

@@ -57,6 +57,7 @@ class LinkTimers:
     def _grace_expired(self, key: Hashable, slot: int) -> None:
         self._grace.pop(key, None)
         if key not in self.session.links:  # the browser did not come back: its tabs go, only its
+            self.session.revisions.forget(key)  # and no later sync may keep one
             self.reader.submit(None, lambda _: self._apply(self.registry.clear(
                 within=lambda tab_id: slot_of(tab_id) == slot)))
 

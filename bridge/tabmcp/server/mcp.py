@@ -155,6 +155,10 @@ class ChangeNotifier:
     client whose own listing changed: a change of the registry that no listing shows (a tab
     gaining the focus when an approval window opens, a title) is not news to anyone. Each
     connection keeps a digest of the listing it was last told about (or first saw).
+
+    Each client is told in a task of its own, one notification at a time: a client that stopped
+    reading (a stdio pipe or an HTTP stream nobody drains, where the SDK's send waits) delays
+    only itself, and gets the newest notification once it reads again.
     """
 
     def __init__(self, core: BridgeCore | None = None, *, debounce_s: float = 0.05, max_wait_s: float = 0.5) -> None:
@@ -164,6 +168,10 @@ class ChangeNotifier:
         self._coalescer = Coalescer(debounce_s=debounce_s, max_wait_s=max_wait_s)
         self._pending: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._telling: dict[Connection, asyncio.Task[None]] = {}
+        """The task telling each connection now (until its send returns: the client read it, or left)."""
+        self._next: dict[Connection, dict[str, Any]] = {}
+        """The notification each of those connections gets next (the newest: it says only "list again")."""
         self._published: bytes | None = None
         """Digest of the 2026-07-28 listing last published on ``subscriptions/listen`` streams."""
         self.sent = 0
@@ -256,9 +264,26 @@ class ChangeNotifier:
             self._published = None  # the next change is news to the next stream
         for conn in list(self._connections):
             if self._news(conn):
-                await conn.send_tool_list_changed(meta=meta)
+                self._tell(conn, meta)
             else:
                 self.skipped += 1
+
+    def _tell(self, conn: Connection, meta: dict[str, Any]) -> None:
+        if conn in self._telling:
+            self._next[conn] = meta  # behind the one it has not taken yet
+            return
+        self._telling[conn] = asyncio.get_running_loop().create_task(self._send(conn, meta))
+
+    async def _send(self, conn: Connection, meta: dict[str, Any] | None) -> None:
+        try:
+            while meta is not None:
+                await conn.send_tool_list_changed(meta=meta)  # waits while the client does not read
+                meta = self._next.pop(conn, None)
+        except Exception:  # (the SDK drops it on a closed stream) one client's failure is its own
+            log.debug("could not tell a client its tools changed", exc_info=True)
+        finally:
+            self._telling.pop(conn, None)
+            self._next.pop(conn, None)
 
     async def notify_one(self, ctx: ServerRequestContext[Any, Any], *, expanded: str | None = None) -> None:
         """Tell one client its own listing changed (it opened ``expanded``, or telemetry tools appeared)."""

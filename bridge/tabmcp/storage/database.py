@@ -6,6 +6,7 @@ Counts are written in batches so a call never waits for the disk, and bounded (d
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -14,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from ..core.pairing import Pairing
+from ..core.stores import StoreUnavailable
 from .files import private_db, state_dir
 
 __all__ = [
@@ -36,6 +38,9 @@ CREATE TABLE IF NOT EXISTS tool_usage (
 );
 CREATE INDEX IF NOT EXISTS tool_usage_used ON tool_usage (last_used);
 """
+
+
+log = logging.getLogger("tabmcp.database")
 
 
 def default_db_path() -> Path:
@@ -126,15 +131,38 @@ class UsageStore:
         with self._lock:
             self._pending[(origin, name)] += 1
         if time.monotonic() - self._flushed_at > self.FLUSH_EVERY_S:
+            self._flush_or_keep()  # on a call's path: a file that refuses the write does not fail the call
+
+    def _flush_or_keep(self) -> None:
+        try:
             self.flush()
+        except StoreUnavailable as exc:
+            log.warning("%s; the counts are kept for the next write", exc)
 
     def flush(self) -> int:
-        """Write pending counts; returns how many tools were updated."""
+        """Write pending counts; returns how many tools were updated.
+
+        Raises:
+            StoreUnavailable: the file refused the write (locked past its busy timeout, disk full):
+                nothing of it was kept, the counts stay pending for the next one.
+        """
         self._flushed_at = time.monotonic()
         with self._lock:
             pending, self._pending = self._pending, Counter()
         if not pending:
             return 0
+        try:
+            self._write(pending)
+        except sqlite3.Error as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            with self._lock:
+                self._pending.update(pending)  # with what was recorded meanwhile
+            raise StoreUnavailable(f"usage: {exc}") from exc
+        self._top_cache.clear()
+        return len(pending)
+
+    def _write(self, pending: Counter[tuple[str, str]]) -> None:
         now = time.time()
         self._db.execute("BEGIN")
         self._db.executemany(
@@ -155,8 +183,6 @@ class UsageStore:
             (self.total,),
         )
         self._db.execute("COMMIT")
-        self._top_cache.clear()
-        return len(pending)
 
     def forget(self, origin: str) -> None:
         """Remove every count of ``origin``'s tools (the person forgot the site)."""
@@ -168,18 +194,19 @@ class UsageStore:
 
     def origins(self) -> dict[str, float]:
         """Every origin with counts, and when one of its tools was last called."""
-        self.flush()
+        self._flush_or_keep()
         rows = self._db.execute("SELECT origin, MAX(last_used) FROM tool_usage GROUP BY origin").fetchall()
         return {str(o): float(t) for o, t in rows}
 
     def rows(self) -> int:
         """How many tools have counts (tests and the churn bench read it)."""
-        self.flush()
+        self._flush_or_keep()
         return int(self._db.execute("SELECT COUNT(*) FROM tool_usage").fetchone()[0])
 
     def top(self, n: int) -> list[tuple[str, str, int]]:
-        """The ``n`` most called tools: (origin, name, calls), most first."""
-        self.flush()
+        """The ``n`` most called tools: (origin, name, calls), most first (what is written: a
+        file that refuses the write keeps the rest pending)."""
+        self._flush_or_keep()
         rows = self._db.execute(
             "SELECT origin, name, calls FROM tool_usage ORDER BY calls DESC, last_used DESC LIMIT ?", (n,)
         ).fetchall()
@@ -192,8 +219,10 @@ class UsageStore:
         return self._top_cache[n]
 
     def close(self) -> None:
-        self.flush()
-        self._db.close()
+        try:
+            self.flush()
+        finally:
+            self._db.close()
 
 
 _FORMS_SCHEMA = """

@@ -12,9 +12,11 @@ from .base import WireModel
 
 __all__ = [
     "MAX_FRAMES_PER_TAB",
+    "MAX_REVISION_CHARS",
     "MAX_TAB_ID",
     "FrameSnapshot",
     "PageForms",
+    "TabRef",
     "TabSnapshot",
 ]
 
@@ -22,6 +24,10 @@ MAX_TAB_ID = 2**31 - 1
 """Browsers' tab ids are small positive 32-bit integers (Chrome's and Firefox's alike); anything
 larger is garbage. The bound also keeps each browser's ids apart once the bridge qualifies them
 (``tabmcp.core.browsers.TAB_STRIDE``)."""
+
+
+MAX_REVISION_CHARS = 64
+"""A tab revision is the worker's word (its instance id and a counter), never a page's: short."""
 
 
 MAX_FRAMES_PER_TAB = 16
@@ -76,9 +82,20 @@ class TabSnapshot(WireModel):
     ``MAX_FRAMES_PER_TAB``, the rest are ignored."""
     forms: PageForms | None = None
     """The top document's ordinary forms as tools, when its origin's forms-as-tools switch is on."""
+    revision: str | None = Field(default=None, min_length=1, max_length=MAX_REVISION_CHARS)
+    """Opaque, made by the worker for this state of the tab (its instance id and a counter), sent
+    to a bridge whose ``welcome`` said ``revisions``: a later sync may keep the tab by it (:class:`TabRef`)."""
 
     @field_validator("frames", mode="before")
     @classmethod
     def _cap_frames(cls, value: Any) -> Any:
         return value[:MAX_FRAMES_PER_TAB] if isinstance(value, list) else value
 
+
+
+class TabRef(WireModel):
+    """A tab by its revision: in ``welcome.held``, the tabs the bridge holds in that revision; in
+    ``tabs.sync.kept``, a tab unchanged since the worker sent it in that revision (not sent again)."""
+
+    tab_id: int = Field(ge=0, le=MAX_TAB_ID)
+    revision: str = Field(min_length=1, max_length=MAX_REVISION_CHARS)

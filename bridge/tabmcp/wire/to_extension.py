@@ -9,7 +9,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .base import PROTOCOL_VERSION, ErrorBody, TraceStamp, WireModel
-from .from_extension import Ping, Pong, WireError
+from .from_extension import MAX_KEPT_TABS, Ping, Pong, WireError
+from .snapshots import TabRef
 
 __all__ = [
     "ApprovalRequest",
@@ -48,6 +49,12 @@ class Welcome(WireModel):
     chunks: bool = False
     """The bridge puts ``chunk`` messages back together: the extension may send a big message of
     the tabs' lane in chunks (``tabmcp.core.chunks``)."""
+    revisions: bool = False
+    """Answers ``hello.revisions``: the bridge stores each tab's revision and takes ``tabs.sync.kept``."""
+    held: list[TabRef] = Field(default_factory=list, max_length=MAX_KEPT_TABS)
+    """The tabs of this browser the bridge still holds (the reconnect grace) and the revision of
+    each, only to the worker instance that sent them and that names this run's ``sessionId``: the
+    sync may keep these by revision instead of sending them again."""
 
 
 class ChunkRead(WireModel):

@@ -1,0 +1,217 @@
+"""A reconnect to the same bridge run keeps the tabs the bridge holds (issue 35): ``welcome.held``
+lists each tab's revision to the worker instance that sent it, and the sync keeps the unchanged
+ones by reference (``tabs.sync.kept``); a reference the bridge does not hold refuses the sync whole
+(``UNKNOWN_REVISION``), so no tab is ever kept stale or dropped.
+
+The links' protocol alone first (no socket), then the bridge over a real socket with a scripted
+extension: the registry keeps a referenced tab, closes one the sync left out, and forgets the
+revisions when the reconnect grace runs out.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tabmcp.core.browsers import TAB_STRIDE
+from tabmcp.core.extension_links import ExtensionLinks, MessageReceived, Peer, Send
+from tabmcp.errors import ErrorCode
+from tabmcp.protocol import MAX_KEPT_TABS, PROTOCOL_VERSION, TabRef, TabsSync, Welcome, WireError
+from tabmcp.server.app import running_bridge
+
+from .conftest import eventually, make_config
+from .helpers import ScriptedExtension, tab, tool
+
+SESSION = "run-1"
+
+
+def hello(instance: str = "w1", *, session: str | None = SESSION, revisions: bool = True,
+          profile: str = "p1") -> str:
+    return json.dumps({"type": "hello", "protocol": PROTOCOL_VERSION, "instanceId": instance, "profileId": profile,
+                       **({"revisions": True} if revisions else {}),
+                       **({"sessionId": session} if session else {})})
+
+
+def welcome(session: ExtensionLinks) -> Welcome:
+    [message] = [a.message for a in session.data_to_send() if isinstance(a, Send) and isinstance(a.message, Welcome)]
+    return message
+
+
+def errors(session: ExtensionLinks) -> list[WireError]:
+    return [a.message for a in session.data_to_send() if isinstance(a, Send) and isinstance(a.message, WireError)]
+
+
+def sync(*tabs: dict[str, Any], kept: list[tuple[int, str]] = (), more: bool = False) -> str:  # type: ignore[assignment]
+    return json.dumps({"type": "tabs.sync", "tabs": list(tabs), "kept": [{"tabId": t, "revision": r} for t, r in kept],
+                       **({"more": True} if more else {})})
+
+
+def linked(instance: str = "w1", **fields: Any) -> tuple[ExtensionLinks, Peer]:
+    session = ExtensionLinks(session_id=SESSION, bridge_version="9.9")
+    peer = Peer("chromium")
+    session.receive(peer, hello(instance, **fields))
+    return session, peer
+
+
+def reconnect(links: ExtensionLinks, instance: str = "w1", **fields: Any) -> tuple[Peer, Welcome]:
+    links.data_to_send()
+    peer = Peer("again")
+    links.receive(peer, hello(instance, **fields))
+    return peer, welcome(links)
+
+
+def first_sync() -> tuple[ExtensionLinks, Peer]:
+    session, peer = linked()
+    session.receive(peer, sync(tab(1, revision="w1.1"), tab(2, revision="w1.2"), tab(3)))
+    return session, peer
+
+
+def test_welcome_lists_the_tabs_held_to_the_same_worker_instance_of_this_run():
+    session, peer = first_sync()
+    session.closed(peer)
+    _, said = reconnect(session)
+    assert said.revisions is True
+    assert {(r.tab_id, r.revision) for r in said.held} == {(1, "w1.1"), (2, "w1.2")}  # tab 3 had none
+
+
+def test_welcome_lists_nothing_to_another_instance_another_run_or_an_old_worker():
+    for fields in ({"instance": "w2"}, {"session": "run-0"}, {"session": None}, {"revisions": False}):
+        session, peer = first_sync()
+        session.closed(peer)
+        again, said = reconnect(session, **fields)
+        assert said.held == [], fields
+        assert said.revisions is (fields != {"revisions": False})
+        # Nor later to the first instance: the other one's sync is what the bridge holds now.
+        session.receive(again, sync(tab(1)))
+        _, later = reconnect(session)
+        assert later.held == [], fields
+
+
+def test_a_sync_keeps_a_referenced_tab_and_notes_the_new_revisions():
+    session, peer = first_sync()
+    session.closed(peer)
+    again, _ = reconnect(session)
+    [event] = session.receive(again, sync(tab(2, revision="w1.5"), kept=[(1, "w1.1")]))
+    assert isinstance(event, MessageReceived) and isinstance(event.message, TabsSync)
+    assert [t.tab_id for t in event.message.tabs] == [2]
+    assert event.message.kept == [TabRef(tab_id=1, revision="w1.1")]
+    assert session.revisions.held(again.key) == {1: "w1.1", 2: "w1.5"}  # tab 3 left the sync: gone
+    assert errors(session) == []
+
+
+def test_a_reference_to_a_revision_not_held_refuses_the_sync_whole():
+    session, peer = first_sync()
+    session.receive(peer, json.dumps({"type": "tab.update", "tab": tab(1, revision="w1.9")}))
+    session.closed(peer)
+    again, said = reconnect(session)
+    assert {(r.tab_id, r.revision) for r in said.held} == {(1, "w1.9"), (2, "w1.2")}
+    for kept in ([(1, "w1.1")], [(7, "w1.7")], [(2, "w1.2"), (1, "w1.3")]):  # older, never sent, one of two
+        assert session.receive(again, sync(tab(4, revision="w1.10"), kept=kept)) == []
+        [error] = errors(session)
+        assert (error.code, error.ref) == (ErrorCode.UNKNOWN_REVISION, "tabs.sync"), kept
+        assert session.revisions.held(again.key) == {1: "w1.9", 2: "w1.2"}  # nothing noted
+
+
+def test_a_closed_tab_cannot_be_kept_and_a_sync_in_parts_keeps_across_parts():
+    session, peer = first_sync()
+    session.receive(peer, json.dumps({"type": "tab.closed", "tabId": 2}))
+    session.closed(peer)
+    again, said = reconnect(session)
+    assert [r.tab_id for r in said.held] == [1]
+    assert session.receive(again, sync(kept=[(2, "w1.2")])) == []
+    assert errors(session)[0].code == ErrorCode.UNKNOWN_REVISION
+    assert session.receive(again, sync(tab(5, revision="w1.6"), kept=[(1, "w1.1")], more=True)) == []
+    [event] = session.receive(again, sync(tab(6, revision="w1.7")))
+    assert isinstance(event, MessageReceived) and isinstance(event.message, TabsSync)
+    assert [t.tab_id for t in event.message.tabs] == [5, 6] and [r.tab_id for r in event.message.kept] == [1]
+
+
+def test_forgotten_revisions_are_never_listed_nor_honoured():
+    # The reconnect grace ran out (server/link_timers.py forgets them with the tabs).
+    session, peer = first_sync()
+    session.closed(peer)
+    session.revisions.forget(peer.key)
+    again, said = reconnect(session)
+    assert said.held == []
+    assert session.receive(again, sync(kept=[(1, "w1.1")])) == []
+    assert errors(session)[0].code == ErrorCode.UNKNOWN_REVISION
+
+
+def test_a_second_browser_keeps_by_its_own_tab_ids():
+    session, _ = first_sync()
+    other = Peer("firefox")
+    session.receive(other, hello("f1", profile="p2"))
+    session.receive(other, sync(tab(1, revision="f1.1")))
+    session.closed(other)
+    again, said = reconnect(session, "f1", profile="p2")
+    assert [(r.tab_id, r.revision) for r in said.held] == [(1, "f1.1")]  # its own id, not the qualified one
+    [event] = session.receive(again, sync(kept=[(1, "f1.1")]))
+    assert isinstance(event, MessageReceived) and event.message.kept[0].tab_id == TAB_STRIDE + 1
+
+
+def test_revisions_are_capped_per_browser():
+    session, peer = linked()
+    session.receive(peer, sync(*(tab(i, revision=f"w1.{i}") for i in range(MAX_KEPT_TABS + 10))))
+    session.receive(peer, json.dumps({"type": "tab.update", "tab": tab(MAX_KEPT_TABS + 50, revision="w1.x")}))
+    assert len(session.revisions.held(peer.key)) == MAX_KEPT_TABS
+
+
+def test_a_revision_is_the_worker_s_short_word():
+    session, peer = linked()
+    session.data_to_send()
+    assert session.receive(peer, sync(tab(1, revision="x" * 65))) == []
+    assert errors(session)[0].code == ErrorCode.MALFORMED_MESSAGE
+
+
+# -- the bridge over a real socket ----------------------------------------------------------------
+
+
+async def test_a_reconnect_keeps_referenced_tabs_in_the_registry_and_closes_the_rest():
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
+        ext = ScriptedExtension(app.port)
+        first = await ext.connect(fields={"revisions": True, "instanceId": "w1"})
+        assert first is not None and first.get("held", []) == []
+        await ext.sync(tab(1, tools=[tool("kept")], revision="w1.1"), tab(2, tools=[tool("closed_away")], revision="w1.2"),
+                       tab(3, tools=[tool("old")], revision="w1.3"))
+        await eventually(lambda: app.core.tool("kept") and app.core.tool("closed_away") and app.core.tool("old"))
+        session_id = first["sessionId"]
+        await ext.close()
+        await eventually(lambda: not app.core.connected)
+        again = ScriptedExtension(app.port, pairing=ext.pairing)
+        said = await again.connect(fields={"revisions": True, "instanceId": "w1", "sessionId": session_id})
+        assert said is not None and said["revisions"] is True
+        assert sorted((r["tabId"], r["revision"]) for r in said["held"]) == [(1, "w1.1"), (2, "w1.2"), (3, "w1.3")]
+        # Tab 1 unchanged (kept), tab 2 closed while away (left out), tab 3 changed (sent whole).
+        await again.send({"type": "tabs.sync", "tabs": [tab(3, tools=[tool("new")], revision="w1.4")],
+                          "kept": [{"tabId": 1, "revision": "w1.1"}]})
+        await eventually(lambda: app.core.tool("new"))
+        assert app.core.tool("kept") is not None
+        assert app.core.tool("closed_away") is None and app.core.tool("old") is None
+        # A stale reference: refused by name, the registry as it was, and a full sync after it is taken.
+        await again.send({"type": "tabs.sync", "tabs": [], "kept": [{"tabId": 1, "revision": "w1.0"}]})
+        refused = await again.wait_for(lambda m: m["type"] == "error")
+        assert (refused["code"], refused["ref"]) == ("UNKNOWN_REVISION", "tabs.sync")
+        assert app.core.tool("kept") is not None and app.core.tool("new") is not None
+        await again.sync(tab(1, tools=[tool("kept")], revision="w1.5"))
+        await eventually(lambda: app.core.tool("new") is None)
+        assert app.core.tool("kept") is not None
+        await again.close()
+
+
+async def test_after_the_grace_the_bridge_holds_no_revision():
+    async with running_bridge(make_config()) as app:  # a 0.2 s grace
+        ext = ScriptedExtension(app.port)
+        first = await ext.connect(fields={"revisions": True, "instanceId": "w1"})
+        assert first is not None
+        await ext.sync(tab(1, tools=[tool("a")], revision="w1.1"))
+        await eventually(lambda: app.core.tool("a"))
+        await ext.close()
+        await eventually(lambda: app.core.tool("a") is None)  # the grace ran out: its tabs went
+        again = ScriptedExtension(app.port, pairing=ext.pairing)
+        said = await again.connect(fields={"revisions": True, "instanceId": "w1", "sessionId": first["sessionId"]})
+        assert said is not None and said.get("held", []) == []
+        await again.send({"type": "tabs.sync", "tabs": [], "kept": [{"tabId": 1, "revision": "w1.1"}]})
+        refused = await again.wait_for(lambda m: m["type"] == "error")
+        assert refused["code"] == "UNKNOWN_REVISION"
+        assert app.core.tool("a") is None
+        await again.close()
