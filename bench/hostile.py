@@ -50,9 +50,21 @@ control's slowdown (p99 with / without hostile pages) beside the control's with 
 how much of the browser's own slowdown is the extension's work on the hostile pages and how much
 the pages' alone.
 
+``--pin-pages`` (Linux, two CPUs at least; ``bench/_pin.py``) is an extra measure beside the default
+run, never instead of it: the bench pins itself before it starts anything, so the clients, the
+bridge and all of Chromium (browser process, GPU, network service, the extension's process, the
+innocent tab's renderer) share one CPU with the bench itself, and moves every other renderer (the
+hostile tabs', found as they appear; all their threads; priority unchanged) and Playwright's driver
+(which opens the pages) to another, in both browsers. The innocent tab's renderer is the one whose
+CPU rises by a busy loop run in it (CDP names no process for a tab); after each hostile phase the
+same probe finds each hostile tab's renderer and the run fails unless every one is pinned and every
+other process is on the first CPU. The content scripts run in the hostile tabs' renderers, so their
+share of tabmcp's work is on the pinned CPU: the figure is the bridge's, the worker's and the
+browser process's part alone.
+
     python -m bench hostile [--rate 20] [--seconds 15] [--depth 16] [--evil 22] [--hostile-calls 2]
                             [--flood-tools 1000] [--flood-s 6] [--heavy-tabs 5] [--native] [--no-bare]
-                            [--profile-worker] [--profile-pages] [--trace]
+                            [--profile-worker] [--profile-pages] [--trace] [--pin-pages]
 """
 
 from __future__ import annotations
@@ -80,6 +92,18 @@ from tabmcp.demo.server import serve_demo_site
 from tabmcp.launch.launcher import ExtensionBrowser, launch_browser
 
 from bench._client import ClientProcess
+from bench._pin import (
+    Pinner,
+    busiest_renderer,
+    busy_between,
+    cpu_jiffies,
+    descendants,
+    pin_cpus,
+    pin_tasks,
+    pinned_self,
+    playwright_drivers,
+    tasks_off,
+)
 from bench._table import fmt_ms, percentile, print_table
 from bench.roundtrip import _poll, free_port, loadavg
 from bench.throughput import UNWATCHED
@@ -117,9 +141,9 @@ def process_kind(cdp_type: str, cmdline: str) -> str:
     return "other"
 
 
-async def browser_cpu(devtools: int) -> dict[int, tuple[str, float]]:
+async def browser_cpu(devtools: int, innocent: int | None = None) -> dict[int, tuple[str, float]]:
     """Each Chromium process (``SystemInfo.getProcessInfo`` over the browser's own DevTools socket):
-    pid → (kind, CPU seconds so far, from ``/proc``)."""
+    pid → (kind, CPU seconds so far, from ``/proc``); the renderer ``innocent`` is kind ``innocent``."""
     async with httpx.AsyncClient() as http:
         url = (await http.get(f"http://127.0.0.1:{devtools}/json/version")).json()["webSocketDebuggerUrl"]
     async with websockets.connect(url, max_size=None) as ws:
@@ -129,7 +153,7 @@ async def browser_cpu(devtools: int) -> dict[int, tuple[str, float]]:
         pid = int(info["id"])
         with contextlib.suppress(OSError):
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            out[pid] = (process_kind(str(info["type"]), cmdline), cpu_seconds(pid))
+            out[pid] = ("innocent" if pid == innocent else process_kind(str(info["type"]), cmdline), cpu_seconds(pid))
     return out
 
 
@@ -138,8 +162,73 @@ def cpu_by_kind(before: dict[int, tuple[str, float]], after: dict[int, tuple[str
     ``before`` counts from zero; one gone by ``after`` is not counted)."""
     out = dict.fromkeys(BROWSER_KINDS, 0.0)
     for pid, (kind, cpu) in after.items():
-        out[kind] += cpu - before.get(pid, (kind, 0.0))[1]
+        out[kind] = out.get(kind, 0.0) + cpu - before.get(pid, (kind, 0.0))[1]
     return out
+
+
+PROBE_S = 0.4
+
+
+async def tab_renderer(page: Any, devtools: int, tries: int = 4) -> int:
+    """The pid of the renderer hosting ``page``: the one whose CPU rises by a busy loop run in it
+    (:func:`bench._pin.busiest_renderer`; CDP names no process for a tab), the loop twice as long at each
+    try (other renderers' work, a page still loading, does not grow with it)."""
+    for attempt in range(tries):
+        probe_s = PROBE_S * 2**attempt
+        before = await browser_cpu(devtools)
+        await page.evaluate("ms => { const end = performance.now() + ms; while (performance.now() < end); }",
+                            probe_s * 1000)
+        after = await browser_cpu(devtools)
+        try:
+            return busiest_renderer(before, after, probe_s)
+        except LookupError:
+            if attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def start_pinning(browser: Any, innocent_page: Any, devtools: int, page_cpu: int) -> tuple[Pinner, int]:
+    """``--pin-pages``: the innocent tab's renderer found, every other renderer but the extension's moved
+    to ``page_cpu`` as it appears (:class:`bench._pin.Pinner`)."""
+    innocent = await tab_renderer(innocent_page, devtools)
+    browser_pid = next(pid for pid, (kind, _) in (await browser_cpu(devtools)).items() if kind == "browser")
+    pinner = Pinner(browser_pid, {innocent}, page_cpu)
+    pinner.start()
+    children = {pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                for pid in descendants(os.getpid()) if Path(f"/proc/{pid}").exists()}
+    for driver in playwright_drivers(children):  # Chromium, its child, keeps the CPU it was started on
+        pin_tasks(driver, page_cpu)
+    progress(f"--pin-pages: innocent tab's renderer {innocent}; other renderers and Playwright's driver to "
+             f"CPU {page_cpu}")
+    return pinner, innocent
+
+
+async def check_pinning(pinner: Pinner, innocent: int, hostile_pages: list[Any], devtools: int,
+                        main_cpu: int) -> str:
+    """After a phase: each hostile tab's renderer (found as the innocent one was) among the pinned, on
+    their CPU alone, and every other Chromium process on ``main_cpu`` alone; else the run fails."""
+    pinner.sweep()
+    tabs = {await tab_renderer(page, devtools) for page in hostile_pages}
+    problems = [f"a hostile tab's renderer {pid} is not pinned" for pid in sorted(tabs - pinner.pinned)]
+    if innocent in tabs:
+        problems.append(f"a hostile tab shares the innocent tab's renderer {innocent}")
+    processes = await browser_cpu(devtools)
+    problems += [f"{pid} ({kind}) has {n} thread(s) off CPU {cpu}" for pid, (kind, _) in processes.items()
+                 for cpu in [pinner.cpu if pid in pinner.pinned else main_cpu]
+                 if (n := tasks_off(pid, cpu))]
+    drivers = playwright_drivers({pid: Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+                                  for pid in descendants(os.getpid()) if Path(f"/proc/{pid}").exists()})
+    problems += [f"Playwright's driver {pid} has {n} thread(s) off CPU {pinner.cpu}" for pid in drivers
+                 if (n := tasks_off(pid, pinner.cpu))]
+    if not drivers:
+        problems.append("no Playwright driver found")
+    if problems:
+        raise RuntimeError("--pin-pages did not hold: " + "; ".join(problems))
+    others = len(processes) - len(pinner.pinned & set(processes)) - 1
+    return (f"pinned: the {len(hostile_pages)} hostile tabs' {len(tabs)} renderer(s) (each found by a busy loop "
+            f"in its tab) among {len(pinner.pinned)} renderer(s) on CPU {pinner.cpu} alone ({pinner.moves} "
+            f"thread moves) with Playwright's driver, the innocent tab's renderer and the {others} "
+            f"other Chromium processes on CPU {main_cpu} alone, checked after the phase")
 
 
 def child_of(pid: int) -> int:
@@ -210,6 +299,8 @@ class Phase:
     """Chromium's CPU seconds in the phase by kind of process (:func:`cpu_by_kind`)."""
     seconds: float = float("nan")
     """How long the phase's calls (or control) ran."""
+    cpu_busy: dict[int, float] = field(default_factory=dict)
+    """Each CPU's busy share in the phase, the whole machine's (``/proc/stat``: other users' work too)."""
 
     def outside_reconnect(self) -> list[float]:
         """The samples of calls due outside :attr:`reconnect` (a link that is away answers no call)."""
@@ -426,6 +517,9 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
     if read_control_key() is None:
         raise SystemExit("bench.hostile reads the bridge's stalls with the control key: none found")
     async with contextlib.AsyncExitStack() as stack:
+        if args.pin_pages:  # before anything starts: what this process starts inherits its CPU
+            main_cpu, page_cpu = pin_cpus()
+            stack.enter_context(pinned_self(main_cpu))
         if args.trace:  # the bridge the innocent client launches inherits it
             stack.enter_context(_environ("TABMCP_TRACE", "1"))
         for name, value in UNWATCHED.items():  # before Playwright starts its driver
@@ -481,6 +575,10 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         stack.callback(control.reader.cancel)
         for _ in range(3):  # the page's first evaluations compile; untimed as the calls' warmup
             await control._one(time.perf_counter())
+        innocent_pid: int | None = None
+        if args.pin_pages:
+            pinner, innocent_pid = await start_pinning(browser, innocent_page, devtools, page_cpu)
+            stack.push_async_callback(pinner.stop)
         worker: Cdp | None = None
         if args.profile_worker:
             url = next(t for t in targets if t["type"] == "service_worker")["webSocketDebuggerUrl"]
@@ -495,13 +593,14 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         await innocent.ask(op="load", tools=["noop"], calls=args.warmup, concurrency=1)
         bridge_pid = child_of(innocent.proc.pid)
         before = await loop_status(port)
-        cpu, chromium = cpu_seconds(bridge_pid), await browser_cpu(devtools)
+        cpu, chromium, jiffies = cpu_seconds(bridge_pid), await browser_cpu(devtools, innocent_pid), cpu_jiffies()
         await innocent_until(innocent, base, rate=args.rate, seconds=args.seconds, done=lambda: True,
                              trace=args.trace, control=control)
         middle = await loop_status(port)
-        now, chromium_now = cpu_seconds(bridge_pid), await browser_cpu(devtools)
+        now, chromium_now, jiffies_now = cpu_seconds(bridge_pid), await browser_cpu(devtools, innocent_pid), cpu_jiffies()
         base.bridge_cpu_s, cpu = now - cpu, now
         base.browser_cpu, chromium = cpu_by_kind(chromium, chromium_now), chromium_now
+        base.cpu_busy, jiffies = busy_between(jiffies, jiffies_now), jiffies_now
         base.stall_count, base.worst_ms, base.stalls, base.partial = stalls_between(before, middle)
 
         progress("hostile pages beside the innocent tab")
@@ -514,7 +613,10 @@ async def measure(args: argparse.Namespace) -> tuple[Phase, Phase, list[HostileC
         await driver  # its failure is the run's
         after = await loop_status(port)
         hostile.bridge_cpu_s = cpu_seconds(bridge_pid) - cpu
-        hostile.browser_cpu = cpu_by_kind(chromium, await browser_cpu(devtools))
+        hostile.browser_cpu = cpu_by_kind(chromium, await browser_cpu(devtools, innocent_pid))
+        hostile.cpu_busy = busy_between(jiffies, cpu_jiffies())
+        if args.pin_pages and innocent_pid is not None:
+            notes.append(await check_pinning(pinner, innocent_pid, pages, devtools, main_cpu))
         hostile.stall_count, hostile.worst_ms, hostile.stalls, hostile.partial = stalls_between(middle, after)
         notes.append(f"load average at end: {loadavg()}")
         hostile.names = {origin_of(url): attack for attack, url in sites.items()}
@@ -535,12 +637,14 @@ async def control_until(control: PacedEvaluate, phase: Phase, *, rate: float, se
     await controlled
 
 
-async def bare_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str], phase: Phase) -> None:
+async def bare_driver(args: argparse.Namespace, browser: ExtensionBrowser, sites: dict[str, str], phase: Phase,
+                      pages: list[Any]) -> None:
     """The hostile corpus of :func:`hostile_driver` in a browser without the extension: the same pages,
     each in its own tab and on its own origin, the same flood; no tool calls, no reconnect."""
 
     async def open_page(url: str, ready: str = "window.ready") -> Any:
         page = await browser.context.new_page()
+        pages.append(page)
         await page.goto(url)
         await page.evaluate(f"() => Promise.resolve({ready}).then(() => true)")
         return page
@@ -563,6 +667,9 @@ async def measure_bare(args: argparse.Namespace) -> tuple[Phase, Phase, list[str
     :func:`measure`: the browser's own slowdown from the pages alone."""
     notes = [f"load average at start: {loadavg()}"]
     async with contextlib.AsyncExitStack() as stack:
+        if args.pin_pages:  # as the run with the extension
+            main_cpu, page_cpu = pin_cpus()
+            stack.enter_context(pinned_self(main_cpu))
         for name, value in UNWATCHED.items():  # as the run with the extension has it
             stack.enter_context(_environ(name, value))
         bench_url = await stack.enter_async_context(serve_demo_site(site_dir=BENCH_PAGES))
@@ -585,18 +692,27 @@ async def measure_bare(args: argparse.Namespace) -> tuple[Phase, Phase, list[str
         stack.callback(control.reader.cancel)
         for _ in range(3):
             await control._one(time.perf_counter())
+        innocent_pid: int | None = None
+        if args.pin_pages:
+            pinner, innocent_pid = await start_pinning(browser, innocent_page, devtools, page_cpu)
+            stack.push_async_callback(pinner.stop)
         progress(f"browser alone: baseline, {args.seconds:g} s of the control")
         base = Phase("browser alone (no extension): no hostile page")
-        chromium = await browser_cpu(devtools)
+        chromium, jiffies = await browser_cpu(devtools, innocent_pid), cpu_jiffies()
         await control_until(control, base, rate=args.rate, seconds=args.seconds, done=lambda: True)
-        chromium_now = await browser_cpu(devtools)
+        chromium_now, jiffies_now = await browser_cpu(devtools, innocent_pid), cpu_jiffies()
         base.browser_cpu, chromium = cpu_by_kind(chromium, chromium_now), chromium_now
+        base.cpu_busy, jiffies = busy_between(jiffies, jiffies_now), jiffies_now
         progress("browser alone: hostile pages beside the innocent tab")
         hostile = Phase("browser alone (no extension): hostile pages open")
-        driver = asyncio.create_task(bare_driver(args, browser, sites, hostile))
+        pages: list[Any] = []
+        driver = asyncio.create_task(bare_driver(args, browser, sites, hostile, pages))
         await control_until(control, hostile, rate=args.rate, seconds=args.seconds, done=driver.done)
         await driver
-        hostile.browser_cpu = cpu_by_kind(chromium, await browser_cpu(devtools))
+        hostile.browser_cpu = cpu_by_kind(chromium, await browser_cpu(devtools, innocent_pid))
+        hostile.cpu_busy = busy_between(jiffies, cpu_jiffies())
+        if args.pin_pages and innocent_pid is not None:
+            notes.append(await check_pinning(pinner, innocent_pid, pages, devtools, main_cpu))
         notes.append(f"load average at end: {loadavg()}")
         return base, hostile, notes
 
@@ -630,8 +746,9 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
                          fmt_ms(percentile(phase.control, 99)), phase.control_failed, "", "", ""])
         notes = [*notes, "browser alone (Chromium with native WebMCP, no extension, the same pages and control after "
                  "the run with it): " + ", ".join(bare[2])]
+    pinned = " (--pin-pages: the hostile pages' renderers on a CPU of their own)" if args.pin_pages else ""
     print_table(
-        "The innocent tab's calls, without and with hostile pages (one run)",
+        "The innocent tab's calls, without and with hostile pages (one run)" + pinned,
         ["phase", "calls", "p50 ms", "p99 ms", "max ms", "failed", "control p50 ms", "control p99 ms",
          "control failed", "stalls > 100 ms", "worst stall ms", "bridge CPU s"],
         rows,
@@ -642,18 +759,26 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
         "CPU time (all threads, /proc) is the figure a loaded machine stretches least. "
         f"Hostile corpus: $ref chains of depth {args.depth}, ^(a+)+$ on "
         f"{args.evil} letters, {args.flood_tools} tools, a {args.flood_s:g} s telemetry flood, {args.heavy_tabs} "
-        "heavy tabs and a reconnect (its sync). " + "; ".join(notes) + ".",
+        "heavy tabs and a reconnect (its sync). " + (PINNED_NOTE if args.pin_pages else "") + "; ".join(notes) + ".",
     )
     cpu_phases = [base, hostile, *(bare[:2] if bare is not None else [])]
     if any(phase.browser_cpu for phase in cpu_phases):
+        kinds = [k for k in ("browser", "extension", "innocent", "pages", "gpu", "other")
+                 if k != "innocent" or any("innocent" in phase.browser_cpu for phase in cpu_phases)]
+        cpus = sorted({cpu for phase in cpu_phases for cpu in phase.cpu_busy})
         print_table(
-            "Chromium's CPU seconds per phase, by process (/proc; the phases' lengths differ)",
-            ["phase", "s", *BROWSER_KINDS, "all"],
-            [[phase.label, f"{phase.seconds:.1f}", *(f"{phase.browser_cpu.get(k, 0.0):.2f}" for k in BROWSER_KINDS),
-              f"{sum(phase.browser_cpu.values()):.2f}"] for phase in cpu_phases if phase.browser_cpu],
-            note="browser: its browser process; extension: the extension's service worker's process; pages: every "
-            "tab's renderer (the innocent tab's too; the content script and the page agent run there); other: the "
-            "network service, other utilities and zygotes.",
+            "Chromium's CPU seconds per phase, by process (/proc; the phases' lengths differ)" + pinned,
+            ["phase", "s", *kinds, "all", *(f"CPU {cpu} busy" for cpu in cpus)],
+            [[phase.label, f"{phase.seconds:.1f}", *(f"{phase.browser_cpu.get(k, 0.0):.2f}" for k in kinds),
+              f"{sum(phase.browser_cpu.values()):.2f}", *(f"{phase.cpu_busy.get(c, float('nan')):.0%}" for c in cpus)]
+             for phase in cpu_phases if phase.browser_cpu],
+            note="browser: its browser process; extension: the extension's service worker's process; "
+            + ("innocent: the innocent tab's renderer; pages: every other renderer (the hostile tabs', each with "
+               "its content script and page agent, and idle blank, WebUI and spare ones), on a CPU of their own; "
+               if "innocent" in kinds else "pages: every tab's renderer (the innocent tab's too; the content script "
+               "and the page agent run there); ")
+            + "other: the network service, other utilities and zygotes; CPU n busy: the whole machine's CPU n "
+            "(/proc/stat), other users' work too.",
         )
     print_table(
         "The hostile tools' calls (a second client, over Streamable HTTP)",
@@ -679,7 +804,8 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
         print_table(f"The {attack}'s renderers ({len(profiles)} tab(s), from their opening to the run's end): top "
                     "functions", ["function", "self ms"],
                     [[n, f"{ms:.0f}"] for n, ms in fns.most_common(25)])
-    print("\nAims (issue 35):")
+    print("\nAims (issue 35)" + (", the hostile pages' renderers on a CPU of their own (--pin-pages):" if args.pin_pages
+                                  else ":"))
     for ok, line in verdicts(base, hostile):
         print(f"- {'PASS' if ok else 'FAIL'} {line}")
     if hostile.reconnect is not None:
@@ -691,6 +817,18 @@ def report(args: argparse.Namespace, base: Phase, hostile: Phase, calls: list[Ho
     if bare is not None and base.control and hostile.control and bare[0].control and bare[1].control:
         print(f"- (apart) {bare_line(base, hostile, bare[0], bare[1])}")
     return 0
+
+
+PINNED_NOTE = (
+    "--pin-pages: the bench pinned itself before starting anything, so the MCP clients, the bridge "
+    "and the whole Chromium (browser process, GPU, network service, the extension's process, the innocent tab's "
+    "renderer) run on one CPU with the bench itself (its timing, the pages' HTTP servers), and moved every other "
+    "renderer (the hostile tabs', all their threads) and Playwright's driver (which opens the pages) to the other "
+    "CPU, their priority left as it was; in the browser alone the same. The content script "
+    "and the page agent run in the hostile tabs' renderers: tabmcp's work for those pages (their snapshots' "
+    "stringify, parse and checks, the port's serialization) is on the pinned CPU, not on the innocent path's, so "
+    "this run measures the bridge, the worker and the browser process, not the content scripts. "
+)
 
 
 def hops(trace: list[list[Any]]) -> list[tuple[str, float]]:
@@ -737,6 +875,10 @@ def main(argv: list[str]) -> int:
                         help="the CPU profiles (over CDP) of the tool flood's and the heavy tabs' renderers")
     parser.add_argument("--trace", action="store_true",
                         help="the bridge in debug mode (TABMCP_TRACE=1): where the slowest innocent calls waited, by hop")
+    parser.add_argument("--pin-pages", action="store_true",
+                        help="the hostile tabs' renderers on one CPU, everything else on another, in both browsers "
+                             "(Linux, two CPUs at least): what tabmcp's path costs when the pages' own CPU does not "
+                             "compete with it")
     parser.add_argument("--no-bare", action="store_true",
                         help="skip the browser alone (the same pages and control in a Chromium without the extension)")
     args = parser.parse_args(argv)

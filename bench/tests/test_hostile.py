@@ -8,6 +8,7 @@ prints its aims). No timing is asserted: speed lives in the tables.
 from __future__ import annotations
 
 import argparse
+import os
 
 import pytest
 
@@ -56,7 +57,8 @@ def test_the_control_divides_out_the_machine_s_slowdown() -> None:
 @pytest.mark.timeout(300)
 async def test_a_small_run_opens_the_corpus_and_reports_its_aims(capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5, flood_s=0.5,
-                              heavy_tabs=1, native=False, trace=True, profile_worker=False, profile_pages=True)
+                              heavy_tabs=1, native=False, trace=True, profile_worker=False, profile_pages=True,
+                              pin_pages=False)
     base, phase, calls, notes = await hostile.measure(args)
     assert len(base.samples) >= 10 and len(phase.samples) >= 10
     assert {c.tool for c in calls} == {"ref_output", "ref_input", "evil_result", "evil_argument"}
@@ -102,7 +104,8 @@ def test_the_browser_s_own_slowdown_with_the_extension_and_without() -> None:
 @pytest.mark.timeout(300)
 async def test_the_browser_alone_opens_the_corpus_without_the_extension(capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5,
-                              flood_s=0.5, heavy_tabs=1, native=False, trace=False, profile_worker=False)
+                              flood_s=0.5, heavy_tabs=1, native=False, trace=False, profile_worker=False,
+                              pin_pages=False)
     bare = await hostile.measure_bare(args)
     assert len(bare[0].control) >= 10 and len(bare[1].control) >= 10
     assert bare[0].control_failed == bare[1].control_failed == 0
@@ -112,3 +115,27 @@ async def test_the_browser_alone_opens_the_corpus_without_the_extension(capsys: 
     hostile.report(args, base, with_pages, [], [], bare)
     out = capsys.readouterr().out
     assert "browser alone (no extension): hostile pages open" in out and "the browser's own slowdown" in out
+
+
+@pytest.mark.timeout(300)
+async def test_a_small_pinned_run_puts_the_hostile_renderers_on_a_cpu_of_their_own(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    args = argparse.Namespace(rate=10.0, seconds=1.0, warmup=2, depth=4, evil=4, hostile_calls=1, flood_tools=5,
+                              flood_s=0.5, heavy_tabs=1, native=False, trace=False, profile_worker=False,
+                              profile_pages=False, pin_pages=True)
+    before = os.sched_getaffinity(0)
+    # Each run checks after its hostile phase that every hostile tab's renderer (found by a busy loop in
+    # it) runs on the pages' CPU alone and every other Chromium process on the other alone, or fails.
+    base, phase, calls, notes = await hostile.measure(args)
+    bare = await hostile.measure_bare(args)
+    assert os.sched_getaffinity(0) == before  # the bench put itself back
+    assert len(phase.samples) >= 10 and len(bare[1].control) >= 10
+    for phase_ in (base, phase, bare[0], bare[1]):  # the innocent tab's renderer counted apart
+        assert "innocent" in phase_.browser_cpu and set(phase_.cpu_busy) == before
+    assert phase.browser_cpu["pages"] > 0 and bare[1].browser_cpu["pages"] > 0
+    checked = [n for n in [*notes, *bare[2]] if n.startswith("pinned: the 4 hostile tabs' 4 renderer(s)")]
+    assert len(checked) == 2
+    hostile.report(args, base, phase, calls, notes, bare)
+    out = capsys.readouterr().out
+    assert "(--pin-pages:" in out and "the hostile pages' renderers on a CPU of their own (--pin-pages):" in out
+    assert "| innocent |" in out and f"CPU {max(before)} busy" in out and "is on the pinned CPU" in out
