@@ -3958,6 +3958,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_extension_link.py", "-k", "stopped_reading"),
     ),
     Mutation(
+        "stall-starved-by-wall",
+        "a stall the bridge worked through is called the machine's (its CPU time never read)",
+        "bridge/tabmcp/core/stalls.py",
+        "        cpu = max(0.0, self._cpu_at - cpu_at)",
+        "        cpu = 0.0",
+        ("bridge/tests/test_stalls.py",),
+    ),
+    Mutation(
+        "stall-starved-counted-as-work",
+        "a stall the process spent waiting for a CPU counts as the worst the bridge worked through",
+        "bridge/tabmcp/core/stalls.py",
+        "        elif self.worst_work is None or lag > self.worst_work.lag_s:",
+        "        if self.worst_work is None or lag > self.worst_work.lag_s:",
+        ("bridge/tests/test_stalls.py",),
+    ),
+    Mutation(
         "write-waits-forever",
         "a frame's write waits without bound for a peer that stopped reading (every call behind it hangs)",
         "bridge/tabmcp/server/extension.py",

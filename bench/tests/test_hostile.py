@@ -42,6 +42,10 @@ def test_the_aims_are_the_issues() -> None:
     assert [ok for ok, _ in verdicts(base, calm)] == [True, True, True]
     assert [ok for ok, _ in verdicts(base, stalled)] == [False, False, False]
     assert "2 of 103" in verdicts(base, stalled)[2][1]  # the reconnect's failure is not the pages'
+    starved = Phase("hostile", samples=[0.006] * 100, worst_ms=300, stall_count=2,
+                    stalls=[{"n": 1, "ms": 300, "starved": True}, {"n": 2, "ms": 120, "starved": False}])
+    ok, line = verdicts(base, starved)[1]
+    assert not ok and "1 of those listed while the bridge waited for a CPU" in line and "worked through 120 ms" in line
 
 
 def test_the_control_divides_out_the_machine_s_slowdown() -> None:

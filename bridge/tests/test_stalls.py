@@ -33,7 +33,7 @@ class Clock:
 
 def meter() -> tuple[StallMeter, Clock]:
     clock = Clock()
-    m = StallMeter(clock=clock, wall=lambda: 1_700_000_000.0, tick_s=0.05, stall_s=0.1)
+    m = StallMeter(clock=clock, wall=lambda: 1_700_000_000.0, cpu=clock, tick_s=0.05, stall_s=0.1)  # working throughout
     m.start()
     return m, clock
 
@@ -62,7 +62,32 @@ def test_a_late_tick_is_a_stall_named_for_the_origin_whose_work_filled_it() -> N
     assert status["stalls"] == 1 and status["worstMs"] == 400
     assert status["byOrigin"] == {"https://bomb.example": 1}
     assert status["recent"] == [{"n": 1, "ms": 400, "origin": "https://bomb.example", "workMs": 400,
-                                 "at": 1_700_000_000.0}]
+                                 "cpuMs": 450, "starved": False, "at": 1_700_000_000.0}]
+    assert status["starved"] == 0 and status["worstWorkMs"] == 400
+
+
+def test_a_stall_the_process_spent_waiting_for_a_cpu_is_the_machines_and_kept_apart() -> None:
+    """Wall time ran on while the process had almost no CPU (a busy machine, a suspended process):
+    counted and listed like any stall, marked starved, and not the worst the bridge worked through."""
+    clock, cpu = Clock(), Clock()
+    m = StallMeter(clock=clock, wall=lambda: 1_700_000_000.0, cpu=cpu, tick_s=0.05, stall_s=0.1)
+    m.start()
+    clock.now += 0.05 + 0.3  # 0.3 late, with 0.02 of CPU
+    cpu.now += 0.02
+    waited = m.tick()
+    assert waited is not None and waited.starved and waited.cpu_s == pytest.approx(0.02)
+    with m.work("https://bomb.example"):  # then 0.2 late, working throughout
+        clock.now += 0.25
+        cpu.now += 0.25
+    worked = m.tick()
+    assert worked is not None and not worked.starved and worked.origin == "https://bomb.example"
+    status = m.status()
+    assert status["stalls"] == 2 and status["starved"] == 1
+    assert status["worstMs"] == 300 and status["worstWorkMs"] == 200
+    assert [s["starved"] for s in status["recent"]] == [True, False]  # type: ignore[index, union-attr]
+    clock.now += 0.05 + 0.15  # a late tick whose CPU went to another thread (a snapshot read off the loop)
+    cpu.now += 0.1
+    assert (off_loop := m.tick()) is not None and not off_loop.starved
 
 
 def test_a_nested_section_is_charged_to_its_own_origin_not_the_enclosing_one() -> None:
@@ -133,6 +158,9 @@ def test_doctor_names_the_origin_that_stalled_the_bridge() -> None:
     machine = {**full, "loop": {**full["loop"], "byOrigin": {UNATTRIBUTED: 3}}}  # type: ignore[dict-item]
     check = {c.name: c for c in diagnose(replace(HEALTHY, full_health=machine))}["loop"]
     assert check.status == Status.WARN and check.fix is not None and "no page" in check.fix
+    busy = {**full, "loop": {**full["loop"], "starved": 2, "worstWorkMs": 140}}  # type: ignore[dict-item]
+    check = {c.name: c for c in diagnose(replace(HEALTHY, full_health=busy))}["loop"]
+    assert "2 of them while the bridge waited for a CPU" in check.detail and "140 ms" in check.detail
     quiet = {**full, "loop": {"stalls": 0, "worstMs": 0, "thresholdMs": 100}}
     assert {c.name: c for c in diagnose(replace(HEALTHY, full_health=quiet))}["loop"].status == Status.OK
 

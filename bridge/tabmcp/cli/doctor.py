@@ -361,13 +361,16 @@ def _loop_check(health: dict[str, Any] | None, full: dict[str, Any] | None) -> C
     stalls, threshold = int(loop.get("stalls") or 0), loop.get("thresholdMs", 100)
     if not stalls:
         return Check("loop", Status.OK, f"event loop: no stall over {threshold} ms")
+    starved = int(loop.get("starved") or 0)
+    waited = (f"; {starved} of them while the bridge waited for a CPU (a busy machine; the worst it worked "
+              f"through: {loop.get('worstWorkMs', 0)} ms)" if starved else "")
     worst = loop.get("worst") or {}
     top = sorted((loop.get("byOrigin") or {}).items(), key=lambda kv: -kv[1])[:3]
     named = ", ".join(f"{origin} ({n})" for origin, n in top)
     pages = [origin for origin, _ in top if not origin.startswith("(")]  # "(the bridge)", "(the extension link)"
     return Check("loop", Status.WARN,
                  f"event loop stalled {stalls} time(s) over {threshold} ms (worst {loop.get('worstMs')} ms, "
-                 f"for {worst.get('origin', '?')}); by origin: {named}",
+                 f"for {worst.get('origin', '?')}); by origin: {named}{waited}",
                  f"close the tabs of {', '.join(pages)} (their pages made the bridge compute while every other tab "
                  "and agent waited); the bridge's log has each stall" if pages else
                  "no page's work accounts for them: a busy machine, or the process was suspended; the bridge's "

@@ -4,6 +4,11 @@ Every tab's work shares one event loop, so a page that makes the bridge compute 
 freezes everyone: :class:`StallMeter` names that page. A shell ticks it every :data:`TICK_S`; code
 doing a tab's work runs inside ``with meter.work(origin):`` (synchronous, so the time is that
 origin's alone), and a stall names the origin charged most since the last tick.
+
+A late tick is not always the bridge's work: on a busy machine the process may wait for a CPU, or
+be suspended, while nothing of its own runs. Each stall says how much CPU the process had in it
+(every thread: a snapshot read off the loop holds the loop too): one that had less than half its
+lag is ``starved`` (the machine's, not a page's), and the worst stall of work is kept apart.
 """
 
 from __future__ import annotations
@@ -49,10 +54,16 @@ class Stall:
     """What that origin's work took in that time."""
     at: float
     """Wall-clock time of the tick that saw it (epoch seconds)."""
+    cpu_s: float = 0.0
+    """The process's CPU time (all its threads) from the tick before to this one."""
+    starved: bool = False
+    """The process had a CPU for less than half the lag: it waited (a busy machine, suspended),
+    it was not working."""
 
     def to_dict(self) -> dict[str, object]:
         return {"n": self.n, "ms": round(self.lag_s * 1000), "origin": self.origin,
-                "workMs": round(self.work_s * 1000), "at": round(self.at, 3)}
+                "workMs": round(self.work_s * 1000), "cpuMs": round(self.cpu_s * 1000),
+                "starved": self.starved, "at": round(self.at, 3)}
 
 
 class _Section:
@@ -90,14 +101,18 @@ class StallMeter:
     Args:
         clock: a monotonic clock in seconds (the shell's and the sections' must be the same).
         wall: the wall clock, for :attr:`Stall.at`.
+        cpu: the process's CPU time in seconds (all threads), for :attr:`Stall.starved`.
         tick_s: the shell's timer period; :meth:`tick` expects a tick this long after the last.
         stall_s: a tick later than this is a stall.
     """
 
     def __init__(self, *, clock: Callable[[], float] = time.perf_counter, wall: Callable[[], float] = time.time,
-                 tick_s: float = TICK_S, stall_s: float = STALL_S) -> None:
+                 cpu: Callable[[], float] = time.process_time, tick_s: float = TICK_S,
+                 stall_s: float = STALL_S) -> None:
         self.clock = clock
         self.wall = wall
+        self.cpu = cpu
+        self._cpu_at = 0.0
         self.tick_s = tick_s
         self.stall_s = stall_s
         self._open: list[_Section] = []
@@ -106,6 +121,10 @@ class StallMeter:
         self.count = 0
         """Stalls since the bridge started."""
         self.worst: Stall | None = None
+        self.worst_work: Stall | None = None
+        """The worst stall the process was working through (not :attr:`Stall.starved`)."""
+        self.starved = 0
+        """Stalls the process spent mostly waiting for a CPU."""
         self.stalled_s = 0.0
         """The stalls' lags, added up."""
         self.recent: deque[Stall] = deque(maxlen=RECENT)
@@ -119,6 +138,7 @@ class StallMeter:
     def start(self, now: float | None = None) -> None:
         """The shell's timer starts now: the first tick is due one period later."""
         self._due = (self.clock() if now is None else now) + self.tick_s
+        self._cpu_at = self.cpu()
         self._since_tick.clear()
 
     def tick(self, now: float | None = None) -> Stall | None:
@@ -127,19 +147,26 @@ class StallMeter:
         now = self.clock() if now is None else now
         due, self._due = self._due, now + self.tick_s
         charged, self._since_tick = self._since_tick, {}
+        cpu_at, self._cpu_at = self._cpu_at, self.cpu()
         if due is None:
             return None
         lag = now - due
         if lag <= self.stall_s:
             return None
+        cpu = max(0.0, self._cpu_at - cpu_at)
         origin, work = max(charged.items(), key=lambda kv: kv[1], default=(UNATTRIBUTED, 0.0))
         if work < lag / 2:  # what was charged does not account for the stall: say so, not guess
             origin, work = UNATTRIBUTED, 0.0
         self.count += 1
-        stall = Stall(n=self.count, lag_s=lag, origin=origin, work_s=work, at=self.wall())
+        stall = Stall(n=self.count, lag_s=lag, origin=origin, work_s=work, at=self.wall(), cpu_s=cpu,
+                      starved=cpu < lag / 2)
         self.stalled_s += lag
         if self.worst is None or lag > self.worst.lag_s:
             self.worst = stall
+        if stall.starved:
+            self.starved += 1
+        elif self.worst_work is None or lag > self.worst_work.lag_s:
+            self.worst_work = stall
         self.recent.append(stall)
         self.by_origin[origin] = self.by_origin.get(origin, 0) + 1
         if len(self.by_origin) > MAX_ORIGINS:
@@ -153,6 +180,8 @@ class StallMeter:
             "stalls": self.count,
             "worstMs": round(self.worst.lag_s * 1000) if self.worst else 0,
             "worst": self.worst.to_dict() if self.worst else None,
+            "starved": self.starved,
+            "worstWorkMs": round(self.worst_work.lag_s * 1000) if self.worst_work else 0,
             "stalledMs": round(self.stalled_s * 1000),
             "thresholdMs": round(self.stall_s * 1000),
             "byOrigin": dict(top),

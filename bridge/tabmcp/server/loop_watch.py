@@ -43,8 +43,10 @@ class LoopWatch:
         stall = self.meter.tick()
         if stall is None:
             return
+        cpu = (f"; the process had a CPU for {stall.cpu_s * 1000:.0f} ms of it: a busy machine"
+               if stall.starved else "")
         if stall.origin == UNATTRIBUTED:
-            log.warning("event loop stalled %.0f ms (no tab's work accounts for it)", stall.lag_s * 1000)
+            log.warning("event loop stalled %.0f ms (no tab's work accounts for it%s)", stall.lag_s * 1000, cpu)
         else:
             log.warning("event loop stalled %.0f ms: work for %s took %.0f ms of it (every other tab and "
-                        "agent waited)", stall.lag_s * 1000, stall.origin, stall.work_s * 1000)
+                        "agent waited%s)", stall.lag_s * 1000, stall.origin, stall.work_s * 1000, cpu)
