@@ -10,6 +10,8 @@ import asyncio
 import filecmp
 import json
 import os
+import shutil
+import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from hypothesis import HealthCheck, settings
 from tabmcp.control_key import ControlClient
 from tabmcp.packaging.assets import EXTENSION_ID
 from tabmcp.protocol import PROTOCOL_VERSION
+from tabmcp.testing import missing_from_setup
 
 ORIGIN = f"chrome-extension://{EXTENSION_ID}"
 
@@ -195,3 +198,14 @@ def fuzz(examples: int, **overrides: Any) -> settings:
                                HealthCheck.large_base_example, HealthCheck.function_scoped_fixture],
         **overrides,
     )
+
+
+def node_scenario(script: Path, name: str, what: str) -> Any:
+    """Runs scenario ``name`` of a node script that loads the extension's own modules (``what``
+    says which, for the skip message) and returns the JSON it prints."""
+    node = shutil.which("node")
+    if node is None:
+        missing_from_setup(f"node is not installed: cannot run {what}")
+    done = subprocess.run([node, str(script), name], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

@@ -299,13 +299,10 @@ async def test_a_handler_that_fails_does_not_strand_the_call_answered_after_it_i
     await ext.close()
 
 
-async def test_an_extension_that_stopped_reading_does_not_hold_up_forgetting_its_pairing(
-        bridge: BridgeApp, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
-    """A peer that stopped reading fills its TCP window: what is queued for it can never be
-    written, so closing its link (the person forgot its pairing) gives the write
-    ``CLOSE_TIMEOUT_S`` and then cuts the socket, instead of waiting for ever."""
-    monkeypatch.setattr(extension_module, "CLOSE_TIMEOUT_S", 0.5)
-    monkeypatch.setattr(extension_module, "WRITE_TIMEOUT_S", 3600.0)  # only closing's own bound may end it
+async def an_extension_that_stopped_reading(
+        bridge: BridgeApp) -> tuple[ScriptedExtension, extension_module.Outbox, ToolEntry]:
+    """A paired, batched extension with one tool, that then reads no more (its socket's window
+    fills as the bridge writes): it, the bridge's outbox for it, and its tool."""
     assert bridge.port is not None
     ext = ScriptedExtension(bridge.port)
     ext.ws = await websockets.connect(ext.url, origin=ext.origin, max_size=None, max_queue=1)  # type: ignore[arg-type]
@@ -314,12 +311,22 @@ async def test_an_extension_that_stopped_reading_does_not_hold_up_forgetting_its
     assert (await ext.hello(batch=True))["type"] == "welcome"
     await ext.sync(tab(1, tools=[tool("echo")]))
     await eventually(lambda: bridge.core.tool("echo"))
-    reader.cancel()  # the extension reads no more: its socket's window fills
-    entry = echo_entry(bridge)
+    reader.cancel()
     link = bridge.core.hub.link
     assert link is not None
     outbox = link._socket
     assert isinstance(outbox, extension_module.Outbox)
+    return ext, outbox, echo_entry(bridge)
+
+
+async def test_an_extension_that_stopped_reading_does_not_hold_up_forgetting_its_pairing(
+        bridge: BridgeApp, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture):
+    """A peer that stopped reading fills its TCP window: what is queued for it can never be
+    written, so closing its link (the person forgot its pairing) gives the write
+    ``CLOSE_TIMEOUT_S`` and then cuts the socket, instead of waiting for ever."""
+    monkeypatch.setattr(extension_module, "CLOSE_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(extension_module, "WRITE_TIMEOUT_S", 3600.0)  # only closing's own bound may end it
+    ext, outbox, entry = await an_extension_that_stopped_reading(bridge)
     blob = "x" * 100_000
     calls: list[asyncio.Future[Any]] = []
     while not (outbox._writer is not None and outbox._lines):  # until a write waits for the socket
@@ -342,20 +349,7 @@ async def test_an_extension_that_stopped_reading_does_not_hold_up_the_calls_sent
     frame whose write waits for its full socket waits ``WRITE_TIMEOUT_S`` at most, then the link is
     cut and every call sent to it ends by name, instead of waiting as long as the peer does not read."""
     monkeypatch.setattr(extension_module, "WRITE_TIMEOUT_S", 0.5)
-    assert bridge.port is not None
-    ext = ScriptedExtension(bridge.port)
-    ext.ws = await websockets.connect(ext.url, origin=ext.origin, max_size=None, max_queue=1)  # type: ignore[arg-type]
-    reader = asyncio.create_task(ext._read())
-    ext._reader = reader
-    assert (await ext.hello(batch=True))["type"] == "welcome"
-    await ext.sync(tab(1, tools=[tool("echo")]))
-    await eventually(lambda: bridge.core.tool("echo"))
-    reader.cancel()  # the extension reads no more: its socket's window fills
-    entry = echo_entry(bridge)
-    link = bridge.core.hub.link
-    assert link is not None
-    outbox = link._socket
-    assert isinstance(outbox, extension_module.Outbox)
+    _ext, _outbox, entry = await an_extension_that_stopped_reading(bridge)
     blob = "x" * 100_000
     calls: list[asyncio.Future[Any]] = []
     with caplog.at_level("INFO", logger="tabmcp.extension"):

@@ -5,24 +5,16 @@ text to count it. Run in node on the extension's own script (limits_bytes.mjs). 
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from tabmcp.testing import missing_from_setup
+from .helpers import node_scenario
 
 HERE = Path(__file__).resolve().parent
 
 
 def scenario(name: str) -> Any:
-    node = shutil.which("node")
-    if node is None:
-        missing_from_setup("node is not installed: cannot run the extension's limits")
-    done = subprocess.run([node, str(HERE / "limits_bytes.mjs"), name], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return node_scenario(HERE / "limits_bytes.mjs", name, "the extension's limits")
 
 
 def test_a_texts_bytes_are_counted_as_utf8_for_every_kind_of_unit() -> None:

@@ -6,24 +6,16 @@ setup``: under ``CI=true`` a missing node fails these tests instead of skipping 
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from tabmcp.testing import missing_from_setup
+from .helpers import node_scenario
 
 HERE = Path(__file__).resolve().parent
 
 
 def scenario(name: str) -> Any:
-    node = shutil.which("node")
-    if node is None:
-        missing_from_setup("node is not installed: cannot run the worker's timers")
-    done = subprocess.run([node, str(HERE / "worker_timers.mjs"), name], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return node_scenario(HERE / "worker_timers.mjs", name, "the worker's timers")
 
 
 def test_each_deadline_ends_its_request_and_an_answered_one_ends_nothing() -> None:
