@@ -3990,6 +3990,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_extension_link.py", "-k", "stopped_reading"),
     ),
     Mutation(
+        "write-bound-from-newest",
+        "a stuck write is bounded from the newest write's start: writes side by side (no batch) keep it from a cut",
+        "bridge/tabmcp/server/extension.py",
+        "        since = next(iter(self._writes.values()))  # the oldest write under way",
+        "        since = next(reversed(self._writes.values()))",
+        ("bridge/tests/test_extension_link.py", "-k", "keep_starting or stopped_reading"),
+    ),
+    Mutation(
         "notify-clients-in-turn",
         "clients are told of a change one after another: one that stopped reading holds up the rest",
         "bridge/tabmcp/server/mcp.py",
