@@ -4022,6 +4022,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_stalls.py",),
     ),
     Mutation(
+        "page-batch-length-by-prototype",
+        "an event's encoded bytes are read through %TypedArray%.prototype.length, which a page may redefine",
+        "extension/page/queue.js",
+        "        n = N.bytesLength.call(N.encode.call(N.encoder, N.stringify(ev)));",
+        "        n = N.encode.call(N.encoder, N.stringify(ev)).length;",
+        ("e2e/test_telemetry_capture.py", "-k", "redefines_a_typed"),
+    ),
+    Mutation(
         "notify-clients-in-turn",
         "clients are told of a change one after another: one that stopped reading holds up the rest",
         "bridge/tabmcp/server/mcp.py",
