@@ -386,7 +386,8 @@ async def test_a_page_that_redefines_a_typed_arrays_length_does_not_size_its_bat
     )
     logs = 60
     await lab.page.evaluate(
-        """(n) => { const s = '\\u4e2d'.repeat(2000); for (let i = 0; i < n; i++) console.log(`cjk ${i}`, s, s, s, s, s, s, s); }""",
+        """(n) => { const s = '\\u4e2d'.repeat(2000);
+                    for (let i = 0; i < n; i++) console.log(`cjk ${i}`, s, s, s, s, s, s, s); }""",
         logs,
     )
     batches = await lab.batches(drain=True)
