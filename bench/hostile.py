@@ -349,8 +349,9 @@ def verdicts(base: Phase, hostile: Phase) -> list[tuple[bool, str]]:
                 f"limit {fmt_ms(limit)} ms ({p99 / limit:.2f} of it)"))
     starved = [st for st in hostile.stalls if st.get("starved")]
     worked = max((int(st["ms"]) for st in hostile.stalls if not st.get("starved")), default=0)
-    waited = (f"; {len(starved)} of those listed while the bridge waited for a CPU (it had one for less than "
-              f"half the stall: the machine's), the worst it worked through {worked} ms" if starved else "")
+    waited = (f"; {len(starved)} of those listed while the bridge waited for a CPU (half the stall or more, or "
+              f"where that is not known it had one for less than half: the machine's), the worst it worked through "
+              f"{worked} ms" if starved else "")
     out.append((hostile.worst_ms <= STALL_AIM_MS, f"worst loop stall with hostile pages ≤ {STALL_AIM_MS} ms: "
                 f"{hostile.worst_ms} ms ({hostile.stall_count} stall(s) over {STALL_AIM_MS} ms{waited})"))
     failed = sum(n for code, n in hostile.errors.items() if code != "EXTENSION_DISCONNECTED")

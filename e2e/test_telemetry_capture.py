@@ -373,6 +373,30 @@ async def test_a_batch_of_three_byte_characters_stays_within_the_relays_bytes(la
     assert sum(sizes) > 2 * 1024 * 1024  # the logs are 2.9 MB of UTF-8: several batches
 
 
+async def test_a_page_that_redefines_a_typed_arrays_length_does_not_size_its_batches(lab: Lab) -> None:
+    # The capture counts an event's bytes by encoding it (natives.js saves TextEncoder's encode before
+    # any page script); the encoded bytes' length was read through %TypedArray%.prototype.length, a
+    # getter any page script may redefine later: one that says 1 made every event 1 byte, a batch of
+    # 60 CJK logs 2.9 MB, and the content script dropped it whole.
+    await lab.page.evaluate(
+        """() => { const proto = Object.getPrototypeOf(Uint8Array.prototype);
+                   const real = Object.getOwnPropertyDescriptor(proto, 'length').get;
+                   Object.defineProperty(proto, 'length', { configurable: true,
+                     get() { const n = real.call(this); return n > 4096 ? 1 : n; } }); }"""
+    )
+    logs = 60
+    await lab.page.evaluate(
+        """(n) => { const s = '\\u4e2d'.repeat(2000);
+                    for (let i = 0; i < n; i++) console.log(`cjk ${i}`, s, s, s, s, s, s, s); }""",
+        logs,
+    )
+    batches = await lab.batches(drain=True)
+    sent = [e for b in batches for e in b["events"] if e["kind"] == "console" and str(e["args"][0]).startswith("cjk ")]
+    assert len(sent) == logs and not any(b["dropped"].get("console") for b in batches)
+    sizes = [len(json.dumps(b["events"], ensure_ascii=False, separators=(",", ":")).encode()) for b in batches]
+    assert max(sizes) <= 512 * 1024 + 1024, sizes  # what the content script would relay (1 MiB at most)
+
+
 # ------------------------------------------------------------------------------------ network
 
 

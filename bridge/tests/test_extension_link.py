@@ -360,3 +360,24 @@ async def test_an_extension_that_stopped_reading_does_not_hold_up_the_calls_sent
         assert "to be written" in caplog.text
         results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), 30)
     assert {getattr(r, "code", None) for r in results} == {ErrorCode.EXTENSION_DISCONNECTED}, results[:3]
+
+
+async def test_writes_that_keep_starting_do_not_keep_a_stuck_write_from_its_bound(monkeypatch: pytest.MonkeyPatch):
+    """An extension that does not batch gets each message written by its sender, side by side: a
+    write stuck on a peer that stopped reading is bounded from its own start, not from the latest
+    write's (a call every few seconds, each blocking too, kept the link from ever being cut)."""
+    monkeypatch.setattr(extension_module, "WRITE_TIMEOUT_S", 0.3)
+    socket = _Socket()
+    socket.blocked.clear()  # the peer reads nothing
+    cut: list[bool] = []
+    outbox = extension_module.Outbox(socket, abort=lambda: cut.append(True))
+    writes = [asyncio.ensure_future(outbox.send_text("first"))]
+    while not cut:  # a write starts more often than the bound: the first's wait still ends it
+        assert len(writes) < 40, "a write waited 4 bounds and the link was never cut"
+        await asyncio.sleep(0.1)
+        writes.append(asyncio.ensure_future(outbox.send_text(f"then {len(writes)}")))
+    assert socket.texts == []
+    for write in writes:
+        write.cancel()
+    await asyncio.gather(*writes, return_exceptions=True)
+    await outbox.close()

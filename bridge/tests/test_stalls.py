@@ -5,6 +5,9 @@ clock made by hand, then a real bridge whose work for one origin blocks, read th
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
+import sys
 import time
 from dataclasses import replace
 from typing import Any
@@ -17,6 +20,7 @@ from tabmcp.core import registry as registry_module
 from tabmcp.core.stalls import LINK_WORK, MAX_ORIGINS, UNATTRIBUTED, StallMeter
 from tabmcp.core.tools import call as call_module
 from tabmcp.server.app import BridgeApp
+from tabmcp.server.loop_watch import run_queue_wait
 
 from .conftest import eventually
 from .helpers import ScriptedExtension, tab, tool
@@ -88,6 +92,43 @@ def test_a_stall_the_process_spent_waiting_for_a_cpu_is_the_machines_and_kept_ap
     clock.now += 0.05 + 0.15  # a late tick whose CPU went to another thread (a snapshot read off the loop)
     cpu.now += 0.1
     assert (off_loop := m.tick()) is not None and not off_loop.starved
+
+
+def test_a_page_whose_section_the_machine_held_up_is_not_named_for_the_stall() -> None:
+    """A section's time is wall time: a process that lost its CPU in the middle of a page's work
+    (a busy machine) charged that page the whole wait, and doctor told the person to close its tabs
+    for a stall the process had a CPU for a fraction of. What the page's work can account for is at
+    most the CPU the process had."""
+    clock, cpu, waited = Clock(), Clock(), Clock()
+    m = StallMeter(clock=clock, wall=lambda: 1_700_000_000.0, cpu=cpu, waited=waited, tick_s=0.05, stall_s=0.1)
+    m.start()
+    with m.work("https://innocent.example"):
+        clock.now += 0.4  # 0.4 of wall time: 0.03 of it with a CPU, 0.37 waiting for one
+        cpu.now += 0.03
+        waited.now += 0.37
+    clock.now += 0.05
+    stall = m.tick()
+    assert stall is not None and stall.starved and stall.waited_s == pytest.approx(0.37)
+    assert stall.origin == UNATTRIBUTED and stall.work_s == 0.0
+    assert m.status()["byOrigin"] == {UNATTRIBUTED: 1}
+    full = {**(HEALTHY.full_health or {}), "loop": m.status()}
+    check = {c.name: c for c in diagnose(replace(HEALTHY, full_health=full))}["loop"]
+    assert check.fix is not None and "innocent" not in check.fix and "no page" in check.fix
+
+
+def test_a_loop_blocked_in_a_call_of_its_own_did_not_wait_for_a_cpu() -> None:
+    """A section blocked in a call (a write the disk holds up, a lock): no CPU, and no wait for one
+    either. Where the wait is known, that stall is the bridge's own (named for the page whose work
+    blocked), not a busy machine's."""
+    clock, cpu, waited = Clock(), Clock(), Clock()
+    m = StallMeter(clock=clock, wall=lambda: 1_700_000_000.0, cpu=cpu, waited=waited, tick_s=0.05, stall_s=0.1)
+    m.start()
+    with m.work("https://bomb.example"):
+        clock.now += 0.4  # blocked: neither CPU nor a wait for one
+    clock.now += 0.05
+    stall = m.tick()
+    assert stall is not None and not stall.starved and stall.origin == "https://bomb.example"
+    assert m.status()["starved"] == 0 and m.status()["worstWorkMs"] == 400
 
 
 def test_a_nested_section_is_charged_to_its_own_origin_not_the_enclosing_one() -> None:
@@ -196,6 +237,9 @@ async def test_a_page_whose_work_blocks_the_loop_is_logged_and_counted_for_the_p
     assert BOMB not in before["byOrigin"]
     assert loop["byOrigin"][BOMB] == 1
     assert [s["ms"] >= 300 and s["workMs"] >= 300 for s in loop["recent"] if s["origin"] == BOMB] == [True]
+    if sys.platform == "linux":  # the loop's wait for a CPU is known: blocked in a call, the loop did not wait
+        assert bridge.core.stalls.waited is not None
+        assert [s["starved"] for s in loop["recent"] if s["origin"] == BOMB] == [False]
     assert not {"https://innocent.example", LINK_WORK} & set(loop["byOrigin"])
     assert full["loop"]["byOrigin"][BOMB] == 1 and full["loop"]["stalls"] >= 1
     for answer in (anonymous, wrong):
@@ -233,3 +277,28 @@ async def test_a_calls_argument_check_and_result_are_charged_to_the_tools_origin
             before = bridge.core.stalls.by_origin.get(BOMB, 0)
             assert not (await client.call_tool(name, {})).is_error
             await eventually(lambda before=before: bridge.core.stalls.by_origin.get(BOMB, 0) == before + 1)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the run queue's delay is read from Linux's /proc")
+def test_the_loops_wait_for_a_cpu_is_read_from_its_run_queue_delay() -> None:
+    """This thread and two busy processes on one CPU: the thread has a third of it, so it waits for
+    it about twice as long as it runs, and the reader says so (not its own CPU time, another field)."""
+    waited = run_queue_wait()
+    assert waited is not None
+    cpus = os.sched_getaffinity(0)
+    one = min(cpus)
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        for process in busy:
+            os.sched_setaffinity(process.pid, {one})
+        os.sched_setaffinity(0, {one})
+        before, cpu_before = waited(), time.thread_time()
+        while time.thread_time() - cpu_before < 0.1:  # 0.1 s of CPU, shared with the busy processes
+            pass
+        assert waited() - before > 1.3 * (time.thread_time() - cpu_before)
+    finally:
+        os.sched_setaffinity(0, cpus)
+        for process in busy:
+            process.kill()
+            process.wait()
+        waited.close()

@@ -33,6 +33,9 @@
     portPost: MessagePort.prototype.postMessage,
     encode: TextEncoder.prototype.encode,
     encoder: new TextEncoder(),
+    /** A typed array's length, read by the getter itself: a page may redefine %TypedArray%.prototype.length. */
+    bytesLength: /** @type {(this: Uint8Array) => number} */ (
+      Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length')?.get),
   });
 
   const timeOrigin = performance.timeOrigin || Date.now() - N.perfNow();

@@ -107,13 +107,14 @@
   }
   /** An event's bytes of JSON in UTF-8, as the content script counts a batch (limits.js SIZE.telemetry):
    * counted in UTF-16 units, a batch of 3-byte characters (CJK logs) was up to 1.5 MiB, and dropped whole
-   * there. Encoded (the isolated world's utf8Bytes is out of this world's reach): an event is small
+   * there. Encoded (the isolated world's utf8Bytes is out of this world's reach), its length read by the saved
+   * getter (natives.js: a page may redefine the prototype's): an event is small
    * (LIMITS and cfg.bodyLimit bound its texts), measured once, when a batch is made. @param {TelemetryEvent} ev */
   function sizeOf(ev) {
     let n = sizes.get(ev);
     if (n === undefined) {
       try {
-        n = N.encode.call(N.encoder, N.stringify(ev)).length;
+        n = N.bytesLength.call(N.encode.call(N.encoder, N.stringify(ev)));
       } catch {
         n = Infinity;
       }

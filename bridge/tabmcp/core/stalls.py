@@ -9,6 +9,10 @@ A late tick is not always the bridge's work: on a busy machine the process may w
 be suspended, while nothing of its own runs. Each stall says how much CPU the process had in it
 (every thread: a snapshot read off the loop holds the loop too): one that had less than half its
 lag is ``starved`` (the machine's, not a page's), and the worst stall of work is kept apart.
+Where the system tells how long the loop's thread waited for a CPU (Linux: its run queue delay),
+that decides instead: a loop blocked in a call of its own (a write the disk holds up, a lock) has
+no CPU either, but it did not wait for one, and is no busy machine's; and a stall the thread spent
+mostly waiting is no page's, though a page's section (wall time) took it.
 """
 
 from __future__ import annotations
@@ -58,12 +62,16 @@ class Stall:
     """The process's CPU time (all its threads) from the tick before to this one."""
     starved: bool = False
     """The process had a CPU for less than half the lag: it waited (a busy machine, suspended),
-    it was not working."""
+    it was not working. Where :attr:`waited_s` is known: the loop's thread waited for a CPU for
+    half the lag or more."""
+    waited_s: float | None = None
+    """How long the loop's thread waited for a CPU (in a run queue) in that time; None: not known."""
 
     def to_dict(self) -> dict[str, object]:
         return {"n": self.n, "ms": round(self.lag_s * 1000), "origin": self.origin,
                 "workMs": round(self.work_s * 1000), "cpuMs": round(self.cpu_s * 1000),
-                "starved": self.starved, "at": round(self.at, 3)}
+                "starved": self.starved, "at": round(self.at, 3),
+                **({"waitedMs": round(self.waited_s * 1000)} if self.waited_s is not None else {})}
 
 
 class _Section:
@@ -102,17 +110,21 @@ class StallMeter:
         clock: a monotonic clock in seconds (the shell's and the sections' must be the same).
         wall: the wall clock, for :attr:`Stall.at`.
         cpu: the process's CPU time in seconds (all threads), for :attr:`Stall.starved`.
+        waited: the loop thread's time waiting for a CPU in seconds, for :attr:`Stall.starved`
+            (None: not known; the shell sets it where the system tells it, :attr:`waited`).
         tick_s: the shell's timer period; :meth:`tick` expects a tick this long after the last.
         stall_s: a tick later than this is a stall.
     """
 
     def __init__(self, *, clock: Callable[[], float] = time.perf_counter, wall: Callable[[], float] = time.time,
-                 cpu: Callable[[], float] = time.process_time, tick_s: float = TICK_S,
-                 stall_s: float = STALL_S) -> None:
+                 cpu: Callable[[], float] = time.process_time, waited: Callable[[], float] | None = None,
+                 tick_s: float = TICK_S, stall_s: float = STALL_S) -> None:
         self.clock = clock
         self.wall = wall
         self.cpu = cpu
         self._cpu_at = 0.0
+        self.waited = waited
+        self._waited_at = 0.0
         self.tick_s = tick_s
         self.stall_s = stall_s
         self._open: list[_Section] = []
@@ -139,6 +151,7 @@ class StallMeter:
         """The shell's timer starts now: the first tick is due one period later."""
         self._due = (self.clock() if now is None else now) + self.tick_s
         self._cpu_at = self.cpu()
+        self._waited_at = self.waited() if self.waited is not None else 0.0
         self._since_tick.clear()
 
     def tick(self, now: float | None = None) -> Stall | None:
@@ -148,18 +161,23 @@ class StallMeter:
         due, self._due = self._due, now + self.tick_s
         charged, self._since_tick = self._since_tick, {}
         cpu_at, self._cpu_at = self._cpu_at, self.cpu()
+        waited_at, self._waited_at = self._waited_at, (self.waited() if self.waited is not None else 0.0)
         if due is None:
             return None
         lag = now - due
         if lag <= self.stall_s:
             return None
         cpu = max(0.0, self._cpu_at - cpu_at)
+        waited = max(0.0, self._waited_at - waited_at) if self.waited is not None else None
+        starved = waited >= lag / 2 if waited is not None else cpu < lag / 2
         origin, work = max(charged.items(), key=lambda kv: kv[1], default=(UNATTRIBUTED, 0.0))
-        if work < lag / 2:  # what was charged does not account for the stall: say so, not guess
+        # What was charged does not account for the stall: say so, not guess. A section's time is wall
+        # time: one the loop's thread spent mostly waiting for a CPU is the machine's, not the page's.
+        if work < lag / 2 or (starved and waited is not None):
             origin, work = UNATTRIBUTED, 0.0
         self.count += 1
         stall = Stall(n=self.count, lag_s=lag, origin=origin, work_s=work, at=self.wall(), cpu_s=cpu,
-                      starved=cpu < lag / 2)
+                      starved=starved, waited_s=waited)
         self.stalled_s += lag
         if self.worst is None or lag > self.worst.lag_s:
             self.worst = stall

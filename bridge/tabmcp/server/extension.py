@@ -132,8 +132,9 @@ class Outbox:
         self._writing: asyncio.Future[None] | None = None
         """A sending task writing at once (quiet): later texts wait in ``_lines`` for it, close waits for it."""
         self._failed: BaseException | None = None
-        self._writing_since: float | None = None
-        """When the write under way began (loop time); None between writes."""
+        self._writes: dict[object, float] = {}
+        """The writes under way, each with when it began (loop time), oldest first: an extension that
+        does not batch is written by each sender, side by side, and the oldest write is the one bounded."""
         self._write_timer: asyncio.TimerHandle | None = None
         """Looks at the write under way ``WRITE_TIMEOUT_S`` on: armed by a write when unarmed, so
         a busy link arms one timer per ``WRITE_TIMEOUT_S``, not one per frame."""
@@ -151,11 +152,11 @@ class Outbox:
             raise self._failed
         if (self.peer is None or not self.peer.batched) and self._writer is None:
             for data in texts:
-                self._writing_since = self._watch_write()
+                write = self._watch_write()
                 try:
                     await self._socket.send_text(data)
                 finally:
-                    self._writing_since = None
+                    del self._writes[write]
                 self.frames += 1
                 self.messages += 1
             return
@@ -184,11 +185,11 @@ class Outbox:
                     lines = ["\n".join(lines)]
                 unsent = lines
                 while unsent:  # one frame, or each alone (a later hello took batching back)
-                    self._writing_since = self._watch_write()
+                    write = self._watch_write()
                     try:
                         await self._socket.send_text(unsent[0])
                     finally:
-                        self._writing_since = None
+                        del self._writes[write]
                     unsent = unsent[1:]
                     self.frames += 1
         except asyncio.CancelledError:  # a sending task writing at once was cancelled: its texts are not lost
@@ -201,18 +202,21 @@ class Outbox:
         finally:
             self._writer = None
 
-    def _watch_write(self) -> float:
-        """A write begins: its start, with the timer that will look at it armed."""
+    def _watch_write(self) -> object:
+        """A write begins: noted with its start (the token to remove it by when it ends), with the timer
+        that will look at it armed."""
         loop = asyncio.get_running_loop()
         if self._write_timer is None:
             self._write_timer = loop.call_later(WRITE_TIMEOUT_S, self._look_at_write)
-        return loop.time()
+        write = object()
+        self._writes[write] = loop.time()
+        return write
 
     def _look_at_write(self) -> None:
         self._write_timer = None
-        since = self._writing_since
-        if since is None:
+        if not self._writes:
             return  # no write under way: the next one arms the timer again
+        since = next(iter(self._writes.values()))  # the oldest write under way
         loop = asyncio.get_running_loop()
         waited = loop.time() - since
         if waited < WRITE_TIMEOUT_S:
