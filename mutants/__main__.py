@@ -3894,6 +3894,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_tab_revisions.py", "-k", "after_the_grace"),
     ),
     Mutation(
+        "resync-unread-update-held",
+        "a tab's update not read (cut off for work over budget) stays held in its revision: a reconnect keeps the tab as last read for good",
+        "bridge/tabmcp/server/intake.py",
+        "            self.session.revisions.unread(peer.key, snap.tab_id, snap.revision)",
+        "            pass",
+        ("bridge/tests/test_tab_revisions.py", "-k", "cut_off"),
+    ),
+    Mutation(
         "worker-resync-resends-unchanged",
         "a reconnect's sync sends every tab whole again, unchanged heavy tabs included",
         "extension/background/tabs.js",

@@ -215,3 +215,38 @@ async def test_after_the_grace_the_bridge_holds_no_revision():
         assert refused["code"] == "UNKNOWN_REVISION"
         assert app.core.tool("a") is None
         await again.close()
+
+
+async def test_an_update_not_read_cut_off_is_not_held_in_its_revision():
+    # A tab cut off for work over budget (core/budget.py TabWork) keeps its tools as last read: its
+    # update's revision is not what the registry holds. Kept by it on a reconnect after the cut-off
+    # ended, the tab would stay as last read for good, where the whole sync reads it again.
+    from tabmcp.core.budget import CUT_AFTER, CUT_FOR_S, BudgetScope, TabWork
+
+    now = [0.0]
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
+        app.core.registry.work = TabWork(clock=lambda: now[0])
+        ext = ScriptedExtension(app.port)
+        first = await ext.connect(fields={"revisions": True, "instanceId": "w1"})
+        assert first is not None
+        await ext.sync(tab(1, tools=[tool("as_last_read")], revision="w1.1"))
+        await eventually(lambda: app.core.tool("as_last_read"))
+        bombs = BudgetScope(limit=CUT_AFTER, steps=1)
+        bombs.overruns = CUT_AFTER
+        assert app.core.registry.work.note(1, "http://site1.test", bombs)  # the tab is cut off
+        await ext.send({"type": "tab.update", "tab": tab(1, tools=[tool("changed")], revision="w1.2")})
+        told = await ext.wait_for(lambda m: m["type"] == "error" and m.get("ref") == "tab:1")
+        assert "TAB_OVER_BUDGET" in told["message"] and app.core.tool("changed") is None  # not read
+        now[0] += CUT_FOR_S  # the cut-off ends
+        await ext.close()
+        await eventually(lambda: not app.core.connected)
+        again = ScriptedExtension(app.port, pairing=ext.pairing)
+        said = await again.connect(fields={"revisions": True, "instanceId": "w1", "sessionId": first["sessionId"]})
+        assert said is not None and said["held"] == []  # not held in w1.2: the worker sends it whole
+        await again.send({"type": "tabs.sync", "tabs": [], "kept": [{"tabId": 1, "revision": "w1.2"}]})
+        refused = await again.wait_for(lambda m: m["type"] == "error")
+        assert refused["code"] == "UNKNOWN_REVISION"
+        await again.sync(tab(1, tools=[tool("changed")], revision="w1.3"))
+        await eventually(lambda: app.core.tool("changed"))
+        assert app.core.tool("as_last_read") is None
+        await again.close()

@@ -79,13 +79,17 @@ class RegistryIntake:
                     for s, skip in zip(snaps, cut, strict=True)]
 
         kept = frozenset(ref.tab_id for ref in message.kept)  # unchanged: held as they are, not read again
-        self.reader.submit(read, functools.partial(self._synced, peer, kept))
+        revisions = {s.tab_id: s.revision for s in snaps}
+        self.reader.submit(read, functools.partial(self._synced, peer, kept, revisions))
 
-    def _synced(self, peer: Peer, kept: frozenset[int], readings: list[Reading]) -> None:
+    def _synced(self, peer: Peer, kept: frozenset[int], revisions: dict[int, str | None],
+                readings: list[Reading]) -> None:
         slot = peer.slot
         with self.stalls.work(LINK_WORK):  # each tab's part is charged to its origin (Registry.commit_sync)
-            self._apply(self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot,
-                                                  kept=kept))
+            change = self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot, kept=kept)
+            self._apply(change)
+        for tab_id in change.unread:  # not put in: the bridge does not hold the revision it came with
+            self.session.revisions.unread(peer.key, tab_id, revisions.get(tab_id))
         for tab in self.registry.tabs.values():
             if tab.rejected and slot_of(tab.tab_id) == slot:
                 self._report_rejections(
@@ -106,6 +110,8 @@ class RegistryIntake:
         with self.stalls.work(reading.tab.origin if reading.tab else reading.origin):
             change = self.registry.commit(reading)
             self._apply(change)
+        if change.unread and peer is not None:  # not put in: the bridge does not hold the revision it came with
+            self.session.revisions.unread(peer.key, snap.tab_id, snap.revision)
         if change.rejected and peer is not None:
             self._report_rejections(peer, change)
         self._send_soon()
