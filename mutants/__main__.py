@@ -3902,6 +3902,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_tab_revisions.py", "-k", "cut_off"),
     ),
     Mutation(
+        "resync-kept-tab-names-no-browser",
+        "a browser that comes back after a second one linked keeps tabs by reference that name no browser",
+        "bridge/tabmcp/server/intake.py",
+        "            links = [peer]",
+        "            links = []",
+        ("bridge/tests/test_tab_revisions.py", "-k", "second_browser_s"),
+    ),
+    Mutation(
         "worker-resync-resends-unchanged",
         "a reconnect's sync sends every tab whole again, unchanged heavy tabs included",
         "extension/background/tabs.js",

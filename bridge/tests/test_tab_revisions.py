@@ -250,3 +250,34 @@ async def test_an_update_not_read_cut_off_is_not_held_in_its_revision():
         await eventually(lambda: app.core.tool("changed"))
         assert app.core.tool("as_last_read") is None
         await again.close()
+
+
+async def test_tabs_kept_across_a_second_browser_s_arrival_name_their_browser():
+    # Chromium's tabs were read while it was the only browser (their source names none); Firefox
+    # links while Chromium is away. Chromium's reconnect keeps its tabs by reference, not read
+    # again: they must name their browser now, as a whole resync read them.
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
+        chromium = ScriptedExtension(app.port, profile="chromium-profile", browser="chromium")
+        first = await chromium.connect(fields={"revisions": True, "instanceId": "c1"})
+        assert first is not None
+        await chromium.sync(tab(1, tools=[tool("in_chromium")], revision="c1.1"))
+        await eventually(lambda: app.core.tool("in_chromium"))
+        assert app.core.tool("in_chromium").tab.browser == ""  # one browser: its sources name none
+        await chromium.close()
+        await eventually(lambda: not app.core.connected)
+        firefox = ScriptedExtension(app.port, profile="firefox-profile", browser="firefox",
+                                    origin="moz-extension://0b5c2a1e-52f1-4c7f-9a55-4f4f7a9c1d2e")
+        assert (await firefox.connect())["type"] == "welcome"
+        await firefox.sync(tab(1, tools=[tool("in_firefox")]))
+        await eventually(lambda: app.core.tool("in_firefox"))
+        again = ScriptedExtension(app.port, pairing=chromium.pairing, profile="chromium-profile", browser="chromium")
+        said = await again.connect(fields={"revisions": True, "instanceId": "c1", "sessionId": first["sessionId"]})
+        assert said is not None and [r["tabId"] for r in said["held"]] == [1]
+        await again.send({"type": "tabs.sync", "tabs": [tab(2, tools=[tool("read_again")], revision="c1.2")],
+                          "kept": [{"tabId": 1, "revision": "c1.1"}]})
+        await eventually(lambda: app.core.tool("read_again"))
+        assert app.core.tool("read_again").tab.browser == "chromium"
+        assert app.core.tool("in_chromium").tab.browser == "chromium"  # kept: named as the tab read again
+        assert app.core.tool("in_firefox").tab.browser == "firefox"
+        await again.close()
+        await firefox.close()

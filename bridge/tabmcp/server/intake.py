@@ -53,13 +53,20 @@ class RegistryIntake:
             None, lambda _: self._apply(self.registry.remove(m.tab_id)))  # after its tab's readings
 
     def second_browser(self, peer: Peer) -> None:
-        """A link completed its handshake: if it is a second browser, every tab's source names its browser now."""
+        """A link completed its handshake: if it is a second browser, every tab's source names its
+        browser now; after that, a browser that comes back has its tabs named too (those it had while
+        away were read naming none, and its sync may keep them by reference: ``tabs.sync.kept``)."""
         if peer.slot and not self.several:  # a second browser: every tab's source names its browser now
             self.several = True
-            for link in self.session.links.values():
-                stamp = functools.partial(self.registry.stamp, functools.partial(_in_slot, link.slot),
-                                          self.browser_of(link))
-                self.reader.submit(None, functools.partial(self._stamped, stamp))
+            links = list(self.session.links.values())
+        elif self.several:
+            links = [peer]
+        else:
+            return
+        for link in links:
+            stamp = functools.partial(self.registry.stamp, functools.partial(_in_slot, link.slot),
+                                      self.browser_of(link))
+            self.reader.submit(None, functools.partial(self._stamped, stamp))
 
     def browser_of(self, peer: Peer) -> tuple[str, str]:
         """What a tab's source says of its browser: nothing while one browser was ever linked (the
