@@ -3902,6 +3902,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_tab_revisions.py", "-k", "cut_off"),
     ),
     Mutation(
+        "resync-unread-sync-tab-held",
+        "a sync's tab not read (cut off for work over budget) stays held in the sync's revision",
+        "bridge/tabmcp/server/intake.py",
+        "            self.session.revisions.unread(peer.key, tab_id, revisions.get(tab_id))",
+        "            pass",
+        ("bridge/tests/test_tab_revisions.py", "-k", "sync_s_tab"),
+    ),
+    Mutation(
         "resync-kept-tab-names-no-browser",
         "a browser that comes back after a second one linked keeps tabs by reference that name no browser",
         "bridge/tabmcp/server/intake.py",

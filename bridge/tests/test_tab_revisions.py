@@ -281,3 +281,29 @@ async def test_tabs_kept_across_a_second_browser_s_arrival_name_their_browser():
         assert app.core.tool("in_firefox").tab.browser == "firefox"
         await again.close()
         await firefox.close()
+
+
+async def test_a_sync_s_tab_not_read_cut_off_is_not_held_in_its_revision():
+    from tabmcp.core.budget import CUT_AFTER, CUT_FOR_S, BudgetScope, TabWork
+
+    now = [0.0]
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
+        app.core.registry.work = TabWork(clock=lambda: now[0])
+        ext = ScriptedExtension(app.port)
+        first = await ext.connect(fields={"revisions": True, "instanceId": "w1"})
+        assert first is not None
+        await ext.sync(tab(1, tools=[tool("as_last_read")], revision="w1.1"), tab(2, tools=[tool("other")], revision="w1.2"))
+        await eventually(lambda: app.core.tool("as_last_read") and app.core.tool("other"))
+        bombs = BudgetScope(limit=CUT_AFTER, steps=1)
+        bombs.overruns = CUT_AFTER
+        assert app.core.registry.work.note(1, "http://site1.test", bombs)  # the tab is cut off
+        await ext.sync(tab(1, tools=[tool("changed")], revision="w1.3"), tab(2, tools=[tool("other2")], revision="w1.4"))
+        await eventually(lambda: app.core.tool("other2"))
+        assert app.core.tool("changed") is None and app.core.tool("as_last_read")  # tab 1 not read
+        now[0] += CUT_FOR_S
+        await ext.close()
+        await eventually(lambda: not app.core.connected)
+        again = ScriptedExtension(app.port, pairing=ext.pairing)
+        said = await again.connect(fields={"revisions": True, "instanceId": "w1", "sessionId": first["sessionId"]})
+        assert said is not None and [(r["tabId"], r["revision"]) for r in said["held"]] == [(2, "w1.4")]
+        await again.close()
