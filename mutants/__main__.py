@@ -3910,6 +3910,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_tab_revisions.py", "-k", "sync_s_tab"),
     ),
     Mutation(
+        "resync-unread-drops-later-revision",
+        "a late reading of an older state not put in forgets the tab's later revision too",
+        "bridge/tabmcp/core/tab_revisions.py",
+        "        if held is not None and revision is not None and held.tabs.get(wire_tab_id(tab_id)) == revision:",
+        "        if held is not None and wire_tab_id(tab_id) in held.tabs:",
+        ("bridge/tests/test_tab_revisions.py", "-k", "not_read_is_not_held"),
+    ),
+    Mutation(
         "resync-kept-tab-names-no-browser",
         "a browser that comes back after a second one linked keeps tabs by reference that name no browser",
         "bridge/tabmcp/server/intake.py",

@@ -149,6 +149,18 @@ def test_a_second_browser_keeps_by_its_own_tab_ids():
     assert isinstance(event, MessageReceived) and event.message.kept[0].tab_id == TAB_STRIDE + 1
 
 
+def test_a_state_not_read_is_not_held_but_a_later_one_noted_meanwhile_stays():
+    # The registry did not put a tab's snapshot in (cut off): that revision is not held. Its
+    # reading comes after later messages were taken, so a later revision noted meanwhile stays.
+    session, peer = first_sync()
+    session.revisions.unread(peer.key, 1, "w1.1")
+    session.receive(peer, json.dumps({"type": "tab.update", "tab": tab(2, revision="w1.8")}))
+    session.revisions.unread(peer.key, 2, "w1.2")  # the older state's reading, late
+    assert session.revisions.held(peer.key) == {2: "w1.8"}
+    session.revisions.unread(peer.key, 2, None)  # a snapshot without a revision names none
+    assert session.revisions.held(peer.key) == {2: "w1.8"}
+
+
 def test_revisions_are_capped_per_browser():
     session, peer = linked()
     session.receive(peer, sync(*(tab(i, revision=f"w1.{i}") for i in range(MAX_KEPT_TABS + 10))))
