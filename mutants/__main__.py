@@ -3918,6 +3918,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_tab_revisions.py", "-k", "not_read_is_not_held"),
     ),
     Mutation(
+        "resync-kept-parts-uncounted",
+        "a sync in parts keeping more than 4,096 tabs together raises out of the links' protocol (the frame's later messages lost)",
+        "bridge/tabmcp/core/link_chunks.py",
+        "            if len(kept) + len(message.kept) > MAX_KEPT_TABS:  # each part within it, together not",
+        "            if False:",
+        ("bridge/tests/test_tab_revisions.py", "-k", "too_many_tabs_together"),
+    ),
+    Mutation(
         "resync-kept-tab-names-no-browser",
         "a browser that comes back after a second one linked keeps tabs by reference that name no browser",
         "bridge/tabmcp/server/intake.py",

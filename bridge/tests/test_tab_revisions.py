@@ -168,6 +168,21 @@ def test_revisions_are_capped_per_browser():
     assert len(session.revisions.held(peer.key)) == MAX_KEPT_TABS
 
 
+def test_a_sync_in_parts_keeping_too_many_tabs_together_is_refused_by_name():
+    # Each part's kept list is within the cap, together they are not: bad input is answered with
+    # its named error, never raised out of the links' protocol (the sync is dropped, nothing noted).
+    session, peer = first_sync()
+    refs = [(i, f"w1.{i}") for i in range(MAX_KEPT_TABS // 2 + 1)]
+    assert session.receive(peer, sync(kept=refs, more=True)) == []
+    session.data_to_send()
+    assert session.receive(peer, sync(kept=refs)) == []
+    [error] = errors(session)
+    assert (error.code, error.ref) == (ErrorCode.MALFORMED_MESSAGE, "tabs.sync")
+    assert session.revisions.held(peer.key) == {1: "w1.1", 2: "w1.2"}
+    [event] = session.receive(peer, sync(tab(1, revision="w1.9")))  # the next sync is whole and taken
+    assert isinstance(event, MessageReceived) and [t.tab_id for t in event.message.tabs] == [1]
+
+
 def test_a_revision_is_the_worker_s_short_word():
     session, peer = linked()
     session.data_to_send()
