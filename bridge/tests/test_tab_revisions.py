@@ -149,11 +149,38 @@ def test_a_second_browser_keeps_by_its_own_tab_ids():
     assert isinstance(event, MessageReceived) and event.message.kept[0].tab_id == TAB_STRIDE + 1
 
 
+def test_a_state_not_read_is_not_held_but_a_later_one_noted_meanwhile_stays():
+    # The registry did not put a tab's snapshot in (cut off): that revision is not held. Its
+    # reading comes after later messages were taken, so a later revision noted meanwhile stays.
+    session, peer = first_sync()
+    session.revisions.unread(peer.key, 1, "w1.1")
+    session.receive(peer, json.dumps({"type": "tab.update", "tab": tab(2, revision="w1.8")}))
+    session.revisions.unread(peer.key, 2, "w1.2")  # the older state's reading, late
+    assert session.revisions.held(peer.key) == {2: "w1.8"}
+    session.revisions.unread(peer.key, 2, None)  # a snapshot without a revision names none
+    assert session.revisions.held(peer.key) == {2: "w1.8"}
+
+
 def test_revisions_are_capped_per_browser():
     session, peer = linked()
     session.receive(peer, sync(*(tab(i, revision=f"w1.{i}") for i in range(MAX_KEPT_TABS + 10))))
     session.receive(peer, json.dumps({"type": "tab.update", "tab": tab(MAX_KEPT_TABS + 50, revision="w1.x")}))
     assert len(session.revisions.held(peer.key)) == MAX_KEPT_TABS
+
+
+def test_a_sync_in_parts_keeping_too_many_tabs_together_is_refused_by_name():
+    # Each part's kept list is within the cap, together they are not: bad input is answered with
+    # its named error, never raised out of the links' protocol (the sync is dropped, nothing noted).
+    session, peer = first_sync()
+    refs = [(i, f"w1.{i}") for i in range(MAX_KEPT_TABS // 2 + 1)]
+    assert session.receive(peer, sync(kept=refs, more=True)) == []
+    session.data_to_send()
+    assert session.receive(peer, sync(kept=refs)) == []
+    [error] = errors(session)
+    assert (error.code, error.ref) == (ErrorCode.MALFORMED_MESSAGE, "tabs.sync")
+    assert session.revisions.held(peer.key) == {1: "w1.1", 2: "w1.2"}
+    [event] = session.receive(peer, sync(tab(1, revision="w1.9")))  # the next sync is whole and taken
+    assert isinstance(event, MessageReceived) and [t.tab_id for t in event.message.tabs] == [1]
 
 
 def test_a_revision_is_the_worker_s_short_word():
@@ -214,4 +241,96 @@ async def test_after_the_grace_the_bridge_holds_no_revision():
         refused = await again.wait_for(lambda m: m["type"] == "error")
         assert refused["code"] == "UNKNOWN_REVISION"
         assert app.core.tool("a") is None
+        await again.close()
+
+
+async def test_an_update_not_read_cut_off_is_not_held_in_its_revision():
+    # A tab cut off for work over budget (core/budget.py TabWork) keeps its tools as last read: its
+    # update's revision is not what the registry holds. Kept by it on a reconnect after the cut-off
+    # ended, the tab would stay as last read for good, where the whole sync reads it again.
+    from tabmcp.core.budget import CUT_AFTER, CUT_FOR_S, BudgetScope, TabWork
+
+    now = [0.0]
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
+        app.core.registry.work = TabWork(clock=lambda: now[0])
+        ext = ScriptedExtension(app.port)
+        first = await ext.connect(fields={"revisions": True, "instanceId": "w1"})
+        assert first is not None
+        await ext.sync(tab(1, tools=[tool("as_last_read")], revision="w1.1"))
+        await eventually(lambda: app.core.tool("as_last_read"))
+        bombs = BudgetScope(limit=CUT_AFTER, steps=1)
+        bombs.overruns = CUT_AFTER
+        assert app.core.registry.work.note(1, "http://site1.test", bombs)  # the tab is cut off
+        await ext.send({"type": "tab.update", "tab": tab(1, tools=[tool("changed")], revision="w1.2")})
+        told = await ext.wait_for(lambda m: m["type"] == "error" and m.get("ref") == "tab:1")
+        assert "TAB_OVER_BUDGET" in told["message"] and app.core.tool("changed") is None  # not read
+        now[0] += CUT_FOR_S  # the cut-off ends
+        await ext.close()
+        await eventually(lambda: not app.core.connected)
+        again = ScriptedExtension(app.port, pairing=ext.pairing)
+        said = await again.connect(fields={"revisions": True, "instanceId": "w1", "sessionId": first["sessionId"]})
+        assert said is not None and said["held"] == []  # not held in w1.2: the worker sends it whole
+        await again.send({"type": "tabs.sync", "tabs": [], "kept": [{"tabId": 1, "revision": "w1.2"}]})
+        refused = await again.wait_for(lambda m: m["type"] == "error")
+        assert refused["code"] == "UNKNOWN_REVISION"
+        await again.sync(tab(1, tools=[tool("changed")], revision="w1.3"))
+        await eventually(lambda: app.core.tool("changed"))
+        assert app.core.tool("as_last_read") is None
+        await again.close()
+
+
+async def test_tabs_kept_across_a_second_browser_s_arrival_name_their_browser():
+    # Chromium's tabs were read while it was the only browser (their source names none); Firefox
+    # links while Chromium is away. Chromium's reconnect keeps its tabs by reference, not read
+    # again: they must name their browser now, as a whole resync read them.
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
+        chromium = ScriptedExtension(app.port, profile="chromium-profile", browser="chromium")
+        first = await chromium.connect(fields={"revisions": True, "instanceId": "c1"})
+        assert first is not None
+        await chromium.sync(tab(1, tools=[tool("in_chromium")], revision="c1.1"))
+        await eventually(lambda: app.core.tool("in_chromium"))
+        assert app.core.tool("in_chromium").tab.browser == ""  # one browser: its sources name none
+        await chromium.close()
+        await eventually(lambda: not app.core.connected)
+        firefox = ScriptedExtension(app.port, profile="firefox-profile", browser="firefox",
+                                    origin="moz-extension://0b5c2a1e-52f1-4c7f-9a55-4f4f7a9c1d2e")
+        assert (await firefox.connect())["type"] == "welcome"
+        await firefox.sync(tab(1, tools=[tool("in_firefox")]))
+        await eventually(lambda: app.core.tool("in_firefox"))
+        again = ScriptedExtension(app.port, pairing=chromium.pairing, profile="chromium-profile", browser="chromium")
+        said = await again.connect(fields={"revisions": True, "instanceId": "c1", "sessionId": first["sessionId"]})
+        assert said is not None and [r["tabId"] for r in said["held"]] == [1]
+        await again.send({"type": "tabs.sync", "tabs": [tab(2, tools=[tool("read_again")], revision="c1.2")],
+                          "kept": [{"tabId": 1, "revision": "c1.1"}]})
+        await eventually(lambda: app.core.tool("read_again"))
+        assert app.core.tool("read_again").tab.browser == "chromium"
+        assert app.core.tool("in_chromium").tab.browser == "chromium"  # kept: named as the tab read again
+        assert app.core.tool("in_firefox").tab.browser == "firefox"
+        await again.close()
+        await firefox.close()
+
+
+async def test_a_sync_s_tab_not_read_cut_off_is_not_held_in_its_revision():
+    from tabmcp.core.budget import CUT_AFTER, CUT_FOR_S, BudgetScope, TabWork
+
+    now = [0.0]
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
+        app.core.registry.work = TabWork(clock=lambda: now[0])
+        ext = ScriptedExtension(app.port)
+        first = await ext.connect(fields={"revisions": True, "instanceId": "w1"})
+        assert first is not None
+        await ext.sync(tab(1, tools=[tool("as_last_read")], revision="w1.1"), tab(2, tools=[tool("other")], revision="w1.2"))
+        await eventually(lambda: app.core.tool("as_last_read") and app.core.tool("other"))
+        bombs = BudgetScope(limit=CUT_AFTER, steps=1)
+        bombs.overruns = CUT_AFTER
+        assert app.core.registry.work.note(1, "http://site1.test", bombs)  # the tab is cut off
+        await ext.sync(tab(1, tools=[tool("changed")], revision="w1.3"), tab(2, tools=[tool("other2")], revision="w1.4"))
+        await eventually(lambda: app.core.tool("other2"))
+        assert app.core.tool("changed") is None and app.core.tool("as_last_read")  # tab 1 not read
+        now[0] += CUT_FOR_S
+        await ext.close()
+        await eventually(lambda: not app.core.connected)
+        again = ScriptedExtension(app.port, pairing=ext.pairing)
+        said = await again.connect(fields={"revisions": True, "instanceId": "w1", "sessionId": first["sessionId"]})
+        assert said is not None and [(r["tabId"], r["revision"]) for r in said["held"]] == [(2, "w1.4")]
         await again.close()

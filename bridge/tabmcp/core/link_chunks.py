@@ -11,7 +11,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MalformedMessage, ProtocolError
-from ..protocol import MAX_SYNC_PARTS, Chunk, ChunkRead, ErrorCode, TabsSync, WireModel, parse_extension_message
+from ..protocol import MAX_KEPT_TABS, MAX_SYNC_PARTS, Chunk, ChunkRead, ErrorCode, TabsSync, WireModel, parse_extension_message
 from .link_events import Event, MessageReceived, ReadApart
 from .link_peer import LinkState, Peer
 from .tab_revisions import TabRevisions
@@ -73,6 +73,9 @@ class LinkChunks:
             tabs = [tab for part in peer.sync_parts for tab in part.tabs]
             kept = [ref for part in peer.sync_parts for ref in part.kept]
             peer.sync_parts = []
+            if len(kept) + len(message.kept) > MAX_KEPT_TABS:  # each part within it, together not
+                raise MalformedMessage(f"a sync keeps at most {MAX_KEPT_TABS} tabs by revision, its parts together "
+                                       f"{len(kept) + len(message.kept)}: dropped (send every tab)", ref="tabs.sync")
             message = TabsSync(type="tabs.sync", tabs=[*tabs, *message.tabs], kept=[*kept, *message.kept])
         self.revisions.synced(peer.key, message.tabs, message.kept)  # a kept tab not held so: refused whole
         return [MessageReceived(peer, message)]

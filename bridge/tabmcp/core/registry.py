@@ -133,7 +133,8 @@ class Registry:
         new = reading.tab
         if new is None or self.work.cut_off(tab_id, reading.origin):
             kept = self._tabs.get(tab_id)
-            return RegistryChange(changed=False, tab_id=tab_id, rejected=(*(kept.rejected if kept else ()), _CUT_OFF))
+            return RegistryChange(changed=False, tab_id=tab_id, rejected=(*(kept.rejected if kept else ()), _CUT_OFF),
+                                  unread=(tab_id,))
         if reading.scope is not None and self.work.note(tab_id, reading.origin, reading.scope):
             new = replace(new, rejected=(*new.rejected, _CUT_OFF))
         old = self._tabs.get(new.tab_id)
@@ -174,6 +175,7 @@ class Registry:
         changed = False
         rejected: list[Rejection] = []
         navigated: list[int] = []
+        unread: list[int] = []
         for tab_id in closed:
             self._drop(tab_id)
             changed = True
@@ -183,9 +185,11 @@ class Registry:
             changed |= change.changed
             rejected.extend(change.rejected)
             navigated.extend(change.navigated)
+            unread.extend(change.unread)
         if changed:
             self._bump()
-        return RegistryChange(changed=changed, closed=closed, navigated=tuple(navigated), rejected=tuple(rejected))
+        return RegistryChange(changed=changed, closed=closed, navigated=tuple(navigated), rejected=tuple(rejected),
+                              unread=tuple(unread))
 
     def remove(self, tab_id: int) -> RegistryChange:
         if tab_id not in self._tabs:

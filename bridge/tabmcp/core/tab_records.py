@@ -189,4 +189,7 @@ class RegistryChange:
     navigated: tuple[int, ...] = ()
     """Tabs whose document changed: calls pending in the old document cannot complete."""
     rejected: tuple[Rejection, ...] = ()
+    unread: tuple[int, ...] = ()
+    """Tabs whose snapshot was not put in (cut off for work over budget): they stay as last read,
+    so the bridge does not hold the revision that snapshot came with (core/tab_revisions.py)."""
 

@@ -85,6 +85,15 @@ class TabRevisions:
         elif tab_id in held.tabs or len(held.tabs) < self.limit:
             held.tabs[tab_id] = tab.revision
 
+    def unread(self, key: Hashable, tab_id: int, revision: str | None) -> None:
+        """A tab's snapshot in ``revision`` was taken but not put in the registry (cut off for work
+        over budget: the tab stays as last read): the bridge does not hold that revision, so a
+        reconnect sends the tab whole, read again once the cut-off has ended. A later revision
+        noted meanwhile stays (its own reading says)."""
+        held = self._held.get(key)
+        if held is not None and revision is not None and held.tabs.get(wire_tab_id(tab_id)) == revision:
+            del held.tabs[wire_tab_id(tab_id)]
+
     def closed(self, key: Hashable, tab_id: int) -> None:
         """A tab closed: it cannot be kept."""
         held = self._held.get(key)

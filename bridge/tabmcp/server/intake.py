@@ -53,13 +53,20 @@ class RegistryIntake:
             None, lambda _: self._apply(self.registry.remove(m.tab_id)))  # after its tab's readings
 
     def second_browser(self, peer: Peer) -> None:
-        """A link completed its handshake: if it is a second browser, every tab's source names its browser now."""
+        """A link completed its handshake: if it is a second browser, every tab's source names its
+        browser now; after that, a browser that comes back has its tabs named too (those it had while
+        away were read naming none, and its sync may keep them by reference: ``tabs.sync.kept``)."""
         if peer.slot and not self.several:  # a second browser: every tab's source names its browser now
             self.several = True
-            for link in self.session.links.values():
-                stamp = functools.partial(self.registry.stamp, functools.partial(_in_slot, link.slot),
-                                          self.browser_of(link))
-                self.reader.submit(None, functools.partial(self._stamped, stamp))
+            links = list(self.session.links.values())
+        elif self.several:
+            links = [peer]
+        else:
+            return
+        for link in links:
+            stamp = functools.partial(self.registry.stamp, functools.partial(_in_slot, link.slot),
+                                      self.browser_of(link))
+            self.reader.submit(None, functools.partial(self._stamped, stamp))
 
     def browser_of(self, peer: Peer) -> tuple[str, str]:
         """What a tab's source says of its browser: nothing while one browser was ever linked (the
@@ -79,13 +86,17 @@ class RegistryIntake:
                     for s, skip in zip(snaps, cut, strict=True)]
 
         kept = frozenset(ref.tab_id for ref in message.kept)  # unchanged: held as they are, not read again
-        self.reader.submit(read, functools.partial(self._synced, peer, kept))
+        revisions = {s.tab_id: s.revision for s in snaps}
+        self.reader.submit(read, functools.partial(self._synced, peer, kept, revisions))
 
-    def _synced(self, peer: Peer, kept: frozenset[int], readings: list[Reading]) -> None:
+    def _synced(self, peer: Peer, kept: frozenset[int], revisions: dict[int, str | None],
+                readings: list[Reading]) -> None:
         slot = peer.slot
         with self.stalls.work(LINK_WORK):  # each tab's part is charged to its origin (Registry.commit_sync)
-            self._apply(self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot,
-                                                  kept=kept))
+            change = self.registry.commit_sync(readings, within=lambda tab_id: slot_of(tab_id) == slot, kept=kept)
+            self._apply(change)
+        for tab_id in change.unread:  # not put in: the bridge does not hold the revision it came with
+            self.session.revisions.unread(peer.key, tab_id, revisions.get(tab_id))
         for tab in self.registry.tabs.values():
             if tab.rejected and slot_of(tab.tab_id) == slot:
                 self._report_rejections(
@@ -106,6 +117,8 @@ class RegistryIntake:
         with self.stalls.work(reading.tab.origin if reading.tab else reading.origin):
             change = self.registry.commit(reading)
             self._apply(change)
+        if change.unread and peer is not None:  # not put in: the bridge does not hold the revision it came with
+            self.session.revisions.unread(peer.key, snap.tab_id, snap.revision)
         if change.rejected and peer is not None:
             self._report_rejections(peer, change)
         self._send_soon()
