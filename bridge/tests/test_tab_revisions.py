@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from tabmcp.core.browsers import TAB_STRIDE
+from tabmcp.core.budget import CUT_AFTER, CUT_FOR_S, BudgetScope, TabWork
 from tabmcp.core.extension_links import ExtensionLinks, MessageReceived, Peer, Send
 from tabmcp.errors import ErrorCode
 from tabmcp.protocol import MAX_KEPT_TABS, PROTOCOL_VERSION, TabRef, TabsSync, Welcome, WireError
@@ -244,31 +245,47 @@ async def test_after_the_grace_the_bridge_holds_no_revision():
         await again.close()
 
 
+async def worker_w1(app: Any) -> tuple[ScriptedExtension, dict[str, Any]]:
+    """Worker instance ``w1``, keeping revisions, linked: it and its welcome."""
+    ext = ScriptedExtension(app.port)
+    first = await ext.connect(fields={"revisions": True, "instanceId": "w1"})
+    assert first is not None
+    return ext, first
+
+
+def cut_off_tab_1(app: Any) -> None:
+    """Tab 1 cut off for work over budget (core/budget.py ``TabWork``): its snapshots are not read."""
+    bombs = BudgetScope(limit=CUT_AFTER, steps=1)
+    bombs.overruns = CUT_AFTER
+    assert app.core.registry.work.note(1, "http://site1.test", bombs)
+
+
+async def back_as_w1(app: Any, ext: ScriptedExtension,
+                     first: dict[str, Any]) -> tuple[ScriptedExtension, dict[str, Any] | None]:
+    """``ext`` goes away and the same worker comes back to the same run: the new link and its welcome."""
+    await ext.close()
+    await eventually(lambda: not app.core.connected)
+    again = ScriptedExtension(app.port, pairing=ext.pairing)
+    said = await again.connect(fields={"revisions": True, "instanceId": "w1", "sessionId": first["sessionId"]})
+    return again, said
+
+
 async def test_an_update_not_read_cut_off_is_not_held_in_its_revision():
     # A tab cut off for work over budget (core/budget.py TabWork) keeps its tools as last read: its
     # update's revision is not what the registry holds. Kept by it on a reconnect after the cut-off
     # ended, the tab would stay as last read for good, where the whole sync reads it again.
-    from tabmcp.core.budget import CUT_AFTER, CUT_FOR_S, BudgetScope, TabWork
-
     now = [0.0]
     async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
         app.core.registry.work = TabWork(clock=lambda: now[0])
-        ext = ScriptedExtension(app.port)
-        first = await ext.connect(fields={"revisions": True, "instanceId": "w1"})
-        assert first is not None
+        ext, first = await worker_w1(app)
         await ext.sync(tab(1, tools=[tool("as_last_read")], revision="w1.1"))
         await eventually(lambda: app.core.tool("as_last_read"))
-        bombs = BudgetScope(limit=CUT_AFTER, steps=1)
-        bombs.overruns = CUT_AFTER
-        assert app.core.registry.work.note(1, "http://site1.test", bombs)  # the tab is cut off
+        cut_off_tab_1(app)
         await ext.send({"type": "tab.update", "tab": tab(1, tools=[tool("changed")], revision="w1.2")})
         told = await ext.wait_for(lambda m: m["type"] == "error" and m.get("ref") == "tab:1")
         assert "TAB_OVER_BUDGET" in told["message"] and app.core.tool("changed") is None  # not read
         now[0] += CUT_FOR_S  # the cut-off ends
-        await ext.close()
-        await eventually(lambda: not app.core.connected)
-        again = ScriptedExtension(app.port, pairing=ext.pairing)
-        said = await again.connect(fields={"revisions": True, "instanceId": "w1", "sessionId": first["sessionId"]})
+        again, said = await back_as_w1(app, ext, first)
         assert said is not None and said["held"] == []  # not held in w1.2: the worker sends it whole
         await again.send({"type": "tabs.sync", "tabs": [], "kept": [{"tabId": 1, "revision": "w1.2"}]})
         refused = await again.wait_for(lambda m: m["type"] == "error")
@@ -311,26 +328,17 @@ async def test_tabs_kept_across_a_second_browser_s_arrival_name_their_browser():
 
 
 async def test_a_sync_s_tab_not_read_cut_off_is_not_held_in_its_revision():
-    from tabmcp.core.budget import CUT_AFTER, CUT_FOR_S, BudgetScope, TabWork
-
     now = [0.0]
     async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
         app.core.registry.work = TabWork(clock=lambda: now[0])
-        ext = ScriptedExtension(app.port)
-        first = await ext.connect(fields={"revisions": True, "instanceId": "w1"})
-        assert first is not None
+        ext, first = await worker_w1(app)
         await ext.sync(tab(1, tools=[tool("as_last_read")], revision="w1.1"), tab(2, tools=[tool("other")], revision="w1.2"))
         await eventually(lambda: app.core.tool("as_last_read") and app.core.tool("other"))
-        bombs = BudgetScope(limit=CUT_AFTER, steps=1)
-        bombs.overruns = CUT_AFTER
-        assert app.core.registry.work.note(1, "http://site1.test", bombs)  # the tab is cut off
+        cut_off_tab_1(app)
         await ext.sync(tab(1, tools=[tool("changed")], revision="w1.3"), tab(2, tools=[tool("other2")], revision="w1.4"))
         await eventually(lambda: app.core.tool("other2"))
         assert app.core.tool("changed") is None and app.core.tool("as_last_read")  # tab 1 not read
         now[0] += CUT_FOR_S
-        await ext.close()
-        await eventually(lambda: not app.core.connected)
-        again = ScriptedExtension(app.port, pairing=ext.pairing)
-        said = await again.connect(fields={"revisions": True, "instanceId": "w1", "sessionId": first["sessionId"]})
+        again, said = await back_as_w1(app, ext, first)
         assert said is not None and [(r["tabId"], r["revision"]) for r in said["held"]] == [(2, "w1.4")]
         await again.close()
