@@ -4014,6 +4014,22 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_stalls.py",),
     ),
     Mutation(
+        "resync-failed-reading-held",
+        "work that raised on the reader never runs its failed step: a tab whose reading failed stays held in its revision",
+        "bridge/tabmcp/server/reader.py",
+        "    elif failed is not None:",
+        "    elif False:",
+        ("bridge/tests/test_tab_revisions.py", "-k", "reading_failed"),
+    ),
+    Mutation(
+        "resync-failed-sync-held",
+        "a sync whose reading failed keeps every tab it named held in its revision",
+        "bridge/tabmcp/server/intake.py",
+        "                           functools.partial(self._not_read, peer, revisions))",
+        "                           None)",
+        ("bridge/tests/test_tab_revisions.py", "-k", "sync_whose_reading_failed"),
+    ),
+    Mutation(
         "write-waits-forever",
         "a frame's write waits without bound for a peer that stopped reading (every call behind it hangs)",
         "bridge/tabmcp/server/extension.py",
