@@ -4014,6 +4014,14 @@ MUTATIONS: tuple[Mutation, ...] = (
         ("bridge/tests/test_stalls.py",),
     ),
     Mutation(
+        "sync-cut-off-untold",
+        "a sync's tab left unread for work over budget is not told TAB_OVER_BUDGET, as an update's is",
+        "bridge/tabmcp/server/intake.py",
+        "        unread = set(change.unread)  # cut off: told so, as an update's reading is",
+        "        unread: set[int] = set()",
+        ("bridge/tests/test_tab_revisions.py", "-k", "told_so"),
+    ),
+    Mutation(
         "resync-failed-reading-held",
         "work that raised on the reader never runs its failed step: a tab whose reading failed stays held in its revision",
         "bridge/tabmcp/server/reader.py",

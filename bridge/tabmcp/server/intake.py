@@ -98,11 +98,11 @@ class RegistryIntake:
             self._apply(change)
         for tab_id in change.unread:  # not put in: the bridge does not hold the revision it came with
             self.session.revisions.unread(peer.key, tab_id, revisions.get(tab_id))
+        unread = set(change.unread)  # cut off: told so, as an update's reading is
         for tab in self.registry.tabs.values():
-            if tab.rejected and slot_of(tab.tab_id) == slot:
-                self._report_rejections(
-                    peer, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=tab.rejected)
-                )
+            if (tab.rejected or tab.tab_id in unread) and slot_of(tab.tab_id) == slot:
+                rejected = self.registry.rejected_of(tab.tab_id, unread=tab.tab_id in unread)
+                self._report_rejections(peer, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=rejected))
         self._send_soon()
 
     def on_update(self, peer: Peer, message: TabUpdate) -> None:
