@@ -4019,7 +4019,7 @@ MUTATIONS: tuple[Mutation, ...] = (
         "bridge/tabmcp/server/intake.py",
         "        unread = set(change.unread)  # cut off: told so, as an update's reading is",
         "        unread: set[int] = set()",
-        ("bridge/tests/test_tab_revisions.py", "-k", "told_so"),
+        ("bridge/tests/test_tab_revisions.py", "-k", "sync_s_tab_not_read"),
     ),
     Mutation(
         "resync-failed-reading-held",

@@ -337,6 +337,9 @@ async def test_a_sync_s_tab_not_read_cut_off_is_not_held_in_its_revision():
         await eventually(lambda: app.core.tool("as_last_read") and app.core.tool("other"))
         cut_off_tab_1(app)
         await ext.sync(tab(1, tools=[tool("changed")], revision="w1.3"), tab(2, tools=[tool("other2")], revision="w1.4"))
+        # told why its tools stay as last read, as an update's answer says (the person's popup shows it)
+        told = await ext.wait_for(lambda m: m["type"] == "error" and m.get("ref") == "tab:1")
+        assert "TAB_OVER_BUDGET" in told["message"]
         await eventually(lambda: app.core.tool("other2"))
         assert app.core.tool("changed") is None and app.core.tool("as_last_read")  # tab 1 not read
         now[0] += CUT_FOR_S
@@ -393,18 +396,3 @@ async def test_a_sync_whose_reading_failed_holds_none_of_its_tabs(monkeypatch: p
         assert said is not None and [(r["tabId"], r["revision"]) for r in said["held"]] == [(3, "w1.3")]
         await again.close()
 
-
-async def test_a_sync_s_tab_not_read_cut_off_is_told_so_as_an_update_is():
-    # The worker shows the person why a tab's tools are as last read: an update's answer said
-    # TAB_OVER_BUDGET; a (re)connect's sync said nothing, so the reason was gone from the popup.
-    now = [0.0]
-    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
-        app.core.registry.work = TabWork(clock=lambda: now[0])
-        ext, _first = await worker_w1(app)
-        await ext.sync(tab(1, tools=[tool("as_last_read")], revision="w1.1"))
-        await eventually(lambda: app.core.tool("as_last_read"))
-        cut_off_tab_1(app)
-        await ext.sync(tab(1, tools=[tool("changed")], revision="w1.2"), tab(2, tools=[tool("other")], revision="w1.3"))
-        told = await ext.wait_for(lambda m: m["type"] == "error" and m.get("ref") == "tab:1")
-        assert "TAB_OVER_BUDGET" in told["message"] and app.core.tool("changed") is None
-        await ext.close()
