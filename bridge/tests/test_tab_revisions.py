@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from tabmcp.core.browsers import TAB_STRIDE
 from tabmcp.core.budget import CUT_AFTER, CUT_FOR_S, BudgetScope, TabWork
 from tabmcp.core.extension_links import ExtensionLinks, MessageReceived, Peer, Send
@@ -336,9 +337,62 @@ async def test_a_sync_s_tab_not_read_cut_off_is_not_held_in_its_revision():
         await eventually(lambda: app.core.tool("as_last_read") and app.core.tool("other"))
         cut_off_tab_1(app)
         await ext.sync(tab(1, tools=[tool("changed")], revision="w1.3"), tab(2, tools=[tool("other2")], revision="w1.4"))
+        # told why its tools stay as last read, as an update's answer says (the person's popup shows it)
+        told = await ext.wait_for(lambda m: m["type"] == "error" and m.get("ref") == "tab:1")
+        assert "TAB_OVER_BUDGET" in told["message"]
         await eventually(lambda: app.core.tool("other2"))
         assert app.core.tool("changed") is None and app.core.tool("as_last_read")  # tab 1 not read
         now[0] += CUT_FOR_S
         again, said = await back_as_w1(app, ext, first)
         assert said is not None and [(r["tabId"], r["revision"]) for r in said["held"]] == [(2, "w1.4")]
         await again.close()
+
+
+def break_the_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a snapshot with a tool named ``breaks_the_reader`` raises (a bridge bug, made by hand)."""
+    import tabmcp.server.intake as intake_module
+
+    read = intake_module._read
+
+    def broken(snap: Any, browser: Any) -> Any:
+        if "breaks_the_reader" in str(snap.tools):
+            raise RuntimeError("a bug in the bridge")
+        return read(snap, browser)
+
+    monkeypatch.setattr(intake_module, "_read", broken)
+
+
+async def test_a_tab_whose_reading_failed_is_not_held_in_its_revision(monkeypatch: pytest.MonkeyPatch):
+    # Reading a snapshot that raises is a bridge bug: logged, the message lost, not the link. The
+    # tab stays as last read, so the revision it came with is not what the bridge holds: a reconnect
+    # sends it whole (kept by it, the tab would stay as last read for good).
+    break_the_reader(monkeypatch)
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
+        ext, first = await worker_w1(app)
+        await ext.sync(tab(1, tools=[tool("as_last_read")], revision="w1.1"),
+                       tab(2, tools=[tool("other")], revision="w1.2"))
+        await eventually(lambda: app.core.tool("as_last_read") and app.core.tool("other"))
+        await ext.send({"type": "tab.update", "tab": tab(1, tools=[tool("breaks_the_reader")], revision="w1.3")})
+        await ext.send({"type": "tab.update", "tab": tab(2, tools=[tool("other2")], revision="w1.4")})
+        await eventually(lambda: app.core.tool("other2"))  # read in order: the failed one is behind us
+        assert app.core.tool("as_last_read") and app.core.tool("breaks_the_reader") is None
+        again, said = await back_as_w1(app, ext, first)
+        assert said is not None and [(r["tabId"], r["revision"]) for r in said["held"]] == [(2, "w1.4")]
+        await again.close()
+
+
+async def test_a_sync_whose_reading_failed_holds_none_of_its_tabs(monkeypatch: pytest.MonkeyPatch):
+    # A sync is read as a whole: one tab's failure loses the message, so none of its tabs is put in,
+    # and none may be kept by the revision it came with.
+    break_the_reader(monkeypatch)
+    async with running_bridge(make_config(server={"reconnect_grace_s": 60})) as app:
+        ext, first = await worker_w1(app)
+        await ext.sync(tab(1, tools=[tool("breaks_the_reader")], revision="w1.1"),
+                       tab(2, tools=[tool("other")], revision="w1.2"))
+        await ext.send({"type": "tab.update", "tab": tab(3, tools=[tool("third")], revision="w1.3")})
+        await eventually(lambda: app.core.tool("third"))  # read in order: the failed sync is behind us
+        assert app.core.tool("other") is None
+        again, said = await back_as_w1(app, ext, first)
+        assert said is not None and [(r["tabId"], r["revision"]) for r in said["held"]] == [(3, "w1.3")]
+        await again.close()
+

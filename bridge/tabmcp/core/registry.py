@@ -132,8 +132,7 @@ class Registry:
         tab_id = reading.tab_id
         new = reading.tab
         if new is None or self.work.cut_off(tab_id, reading.origin):
-            kept = self._tabs.get(tab_id)
-            return RegistryChange(changed=False, tab_id=tab_id, rejected=(*(kept.rejected if kept else ()), _CUT_OFF),
+            return RegistryChange(changed=False, tab_id=tab_id, rejected=self.rejected_of(tab_id, unread=True),
                                   unread=(tab_id,))
         if reading.scope is not None and self.work.note(tab_id, reading.origin, reading.scope):
             new = replace(new, rejected=(*new.rejected, _CUT_OFF))
@@ -149,6 +148,13 @@ class Registry:
         self._note_names(new)
         self._bump()
         return RegistryChange(changed=True, tab_id=new.tab_id, navigated=navigated, rejected=new.rejected)
+
+    def rejected_of(self, tab_id: int, *, unread: bool = False) -> tuple[Rejection, ...]:
+        """What the tab's definitions had refused; ``unread``: and that its last snapshot was not
+        read (cut off for work over budget: its tools as last read are kept)."""
+        tab = self._tabs.get(tab_id)
+        rejected = tab.rejected if tab is not None else ()
+        return (*rejected, _CUT_OFF) if unread else rejected
 
     def sync(
         self, snaps: Iterable[TabSnapshot], *, within: Callable[[int], bool] | None = None,

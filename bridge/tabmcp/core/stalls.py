@@ -124,6 +124,7 @@ class StallMeter:
         self.cpu = cpu
         self._cpu_at = 0.0
         self.waited = waited
+        self._waited_given = waited
         self._waited_at = 0.0
         self.tick_s = tick_s
         self.stall_s = stall_s
@@ -147,12 +148,20 @@ class StallMeter:
         """A block of work done for ``origin`` (synchronous: no ``await`` inside)."""
         return _Section(self, origin or UNATTRIBUTED)
 
-    def start(self, now: float | None = None) -> None:
-        """The shell's timer starts now: the first tick is due one period later."""
+    def start(self, now: float | None = None, *, waited: Callable[[], float] | None = None) -> None:
+        """The shell's timer starts now: the first tick is due one period later. ``waited``: the
+        loop thread's wait for a CPU as the shell reads it (where the system tells it), until :meth:`stop`."""
+        if waited is not None:
+            self.waited = waited
         self._due = (self.clock() if now is None else now) + self.tick_s
         self._cpu_at = self.cpu()
         self._waited_at = self.waited() if self.waited is not None else 0.0
         self._since_tick.clear()
+
+    def stop(self) -> None:
+        """The shell's timer stopped: the wait it handed to :meth:`start` is no longer read."""
+        self.waited = self._waited_given
+        self._due = None
 
     def tick(self, now: float | None = None) -> Stall | None:
         """The shell's timer fired (at ``now``): the stall it came late for, if it did. The next

@@ -87,7 +87,8 @@ class RegistryIntake:
 
         kept = frozenset(ref.tab_id for ref in message.kept)  # unchanged: held as they are, not read again
         revisions = {s.tab_id: s.revision for s in snaps}
-        self.reader.submit(read, functools.partial(self._synced, peer, kept, revisions))
+        self.reader.submit(read, functools.partial(self._synced, peer, kept, revisions),
+                           functools.partial(self._not_read, peer, revisions))
 
     def _synced(self, peer: Peer, kept: frozenset[int], revisions: dict[int, str | None],
                 readings: list[Reading]) -> None:
@@ -97,17 +98,24 @@ class RegistryIntake:
             self._apply(change)
         for tab_id in change.unread:  # not put in: the bridge does not hold the revision it came with
             self.session.revisions.unread(peer.key, tab_id, revisions.get(tab_id))
+        unread = set(change.unread)  # cut off: told so, as an update's reading is
         for tab in self.registry.tabs.values():
-            if tab.rejected and slot_of(tab.tab_id) == slot:
-                self._report_rejections(
-                    peer, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=tab.rejected)
-                )
+            if (tab.rejected or tab.tab_id in unread) and slot_of(tab.tab_id) == slot:
+                rejected = self.registry.rejected_of(tab.tab_id, unread=tab.tab_id in unread)
+                self._report_rejections(peer, RegistryChange(changed=False, tab_id=tab.tab_id, rejected=rejected))
         self._send_soon()
 
     def on_update(self, peer: Peer, message: TabUpdate) -> None:
         snap = self.mediation.intake(message.tab)
         work = None if self.registry.cut_off(snap) else functools.partial(_read, snap, self.browser_of(peer))
-        self.reader.submit(work, functools.partial(self._updated, peer, snap))
+        self.reader.submit(work, functools.partial(self._updated, peer, snap),
+                           functools.partial(self._not_read, peer, {snap.tab_id: snap.revision}))
+
+    def _not_read(self, peer: Peer, revisions: dict[int, str | None]) -> None:
+        """Reading a message's tabs failed (a bridge bug, logged): none was put in, so the bridge
+        holds none in the revision it came with, and a reconnect sends them whole."""
+        for tab_id, revision in revisions.items():
+            self.session.revisions.unread(peer.key, tab_id, revision)
 
     def _updated(self, peer: Peer | None, snap: TabSnapshot, reading: Reading | None) -> None:
         """Put one tab's reading in (``None``: not read, the tab is cut off); ``peer``: the link to

@@ -33,17 +33,18 @@ class LoopWatch:
             return
         self._loop = asyncio.get_running_loop()
         if self.meter.waited is None:
-            self._waited = self.meter.waited = run_queue_wait()  # this thread's: the loop's
-        self.meter.start()
+            self._waited = run_queue_wait()  # this thread's: the loop's
+        self.meter.start(waited=self._waited)
         self._timer = self._loop.call_later(self.meter.tick_s, self._tick)
 
     def stop(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        self.meter.stop()
         if self._waited is not None:
             self._waited.close()
-            self.meter.waited = self._waited = None
+            self._waited = None
 
     def _tick(self) -> None:
         assert self._loop is not None

@@ -240,7 +240,9 @@ class ChangeNotifier:
 
     @property
     def pending(self) -> bool:
-        """A change is waiting for its notification (debounced), or one is being sent."""
+        """A change is waiting for its notification (debounced), or is being handed to the clients.
+        Each client's own send may still be under way after (one that stopped reading waits there
+        alone): not counted, so nothing waiting on this waits for a client that does not read."""
         return self._pending is not None or bool(self._tasks)
 
     @property

@@ -10,6 +10,7 @@ snapshots' reading, never a call.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -42,10 +43,12 @@ class OffLoop:
         """Messages whose reading runs, or waits behind one that runs."""
         return self._order.pending
 
-    def submit(self, work: Callable[[], Any] | None, then: Callable[[Any], None]) -> None:
+    def submit(self, work: Callable[[], Any] | None, then: Callable[[Any], None],
+               failed: Callable[[], None] | None = None) -> None:
         """Run ``work`` off the loop and ``then(its outcome)`` on the loop, after every earlier
         submission's ``then``; ``work`` None: nothing to read, ``then(None)`` in its turn (at once
-        when nothing is pending)."""
+        when nothing is pending). ``work`` that raises (a bridge bug: logged) runs ``failed()``
+        instead, in the same turn, so what was noted of the message on arrival can be taken back."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -54,7 +57,7 @@ class OffLoop:
         if work is None and not self._order.pending:
             then(None)
             return
-        ticket = self._order.take(then)
+        ticket = self._order.take(functools.partial(_then_or_failed, then, failed))
         if self._idle is not None:
             self._idle.clear()
         if work is None:
@@ -70,7 +73,7 @@ class OffLoop:
             ready = self._order.finish(ticket, ok=False)
         elif (exc := future.exception()) is not None:  # a bridge bug: the message is lost, not the link
             log.error("reading a page's snapshot failed", exc_info=exc)
-            ready = self._order.finish(ticket, ok=False)
+            ready = self._order.finish(ticket, _FAILED)
         else:
             ready = self._order.finish(ticket, future.result())
         self._run(ready)
@@ -97,3 +100,14 @@ class OffLoop:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
+
+
+_FAILED = object()
+"""The outcome of work that raised: its ``failed`` runs, not its ``then``."""
+
+
+def _then_or_failed(then: Callable[[Any], None], failed: Callable[[], None] | None, outcome: Any) -> None:
+    if outcome is not _FAILED:
+        then(outcome)
+    elif failed is not None:
+        failed()
