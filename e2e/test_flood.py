@@ -243,8 +243,15 @@ BYPASS = """async (tabId) => {
 }"""
 
 
-@pytest.mark.timeout(120)
-async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env: Env, page_closer):
+@pytest.mark.timeout(300)
+async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(
+        env: Env, page_closer, monkeypatch: pytest.MonkeyPatch):
+    # What this checks is that the innocent tab's calls answer while the worker limits the flooder,
+    # not how fast: every one of the flood's messages reaches the worker's one thread (Chrome
+    # delivers a port's messages; only disconnecting would stop them, and the tab's tools would go
+    # with it), seconds of its CPU on a loaded machine, where a call waited past the bridge's usual
+    # 10 s once in two CI runs side by side (load 6-8). Speed under a flood is bench hostile's.
+    monkeypatch.setattr(env.bridge.config.calls, "timeout_s", 120.0)
     innocent = await env.open("basic.html", wait_for_tool="page_title")
     page_closer.append(innocent)
     title = await env.wait_tool("page_title", innocent)
@@ -257,7 +264,7 @@ async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env
         await worker.evaluate(BYPASS, flooder_tab)
         calls = 0
         while calls < 3 or not await flooder.evaluate("document.body.dataset.flooded === 'done'"):
-            result = await asyncio.wait_for(client.call_tool(title, {}), 15)
+            result = await asyncio.wait_for(client.call_tool(title, {}), 130)
             assert not result.is_error, result.content
             calls += 1
     # The worker's own per-tab rules: the flood cut off and the big definition refused, by name.
@@ -265,10 +272,10 @@ async def test_past_the_content_script_the_worker_still_limits_the_tab_alone(env
         return {"TAB_FLOODED", "TOO_LARGE"} <= await limit_codes(env, flooder.url)
 
     try:
-        await eventually(both_named, 30)
+        await eventually(both_named, 90)
     except AssertionError:
         raise AssertionError(f"not both named: {await tab_status(env, flooder.url)}") from None
-    await env.wait_tool("fine", flooder, timeout=20)
+    await env.wait_tool("fine", flooder, timeout=90)
     assert not any(e.tool.name == "huge" for e in env.bridge.core.registry.tool_entries())
     received = (await tab_status(env, flooder.url) or {})["received"]
     assert received > FLOOD_BURST + 5 * FLOOD_RATE, f"only {received} messages: relayed, not a flood for the link"
